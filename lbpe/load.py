@@ -1,0 +1,119 @@
+"""Reading vocabulary files: detect the format, read the bytes, hand them to a parser.
+
+Parsers live in :mod:`lbpe.formats` and take bytes; this module is the only place that opens
+files. New formats slot in by adding a detector branch and a parser.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from lbpe.errors import VocabFormatError
+from lbpe.formats.gpt2 import parse_gpt2
+from lbpe.formats.tiktoken import KNOWN_ENCODINGS, parse_tiktoken
+from lbpe.pretokenize import resolve_pattern
+from lbpe.tokenizer import Tokenizer
+
+__all__ = ["load", "detect_format", "FORMATS"]
+
+#: Formats :func:`load` recognises, and how it recognises them.
+FORMATS = {
+    "tiktoken": "a .tiktoken rank file (or a file of '<base64> <rank>' lines)",
+    "gpt2": "GPT-2 encoder.json + vocab.bpe (give either file, or their folder)",
+}
+
+_RANK_LINE = re.compile(rb"^[A-Za-z0-9+/=]+ \d+\r?$")
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise VocabFormatError(str(path), "no such file") from None
+    except IsADirectoryError:
+        raise VocabFormatError(str(path), "is a folder, expected a file") from None
+    except OSError as exc:
+        raise VocabFormatError(str(path), f"cannot be read ({exc.strerror})") from None
+
+
+def detect_format(path: str | os.PathLike[str]) -> tuple[str, Path]:
+    """Return ``(format name, the file to read)`` for a vocabulary file or folder."""
+    p = Path(path)
+    if p.is_dir():
+        if (p / "encoder.json").is_file() and (p / "vocab.bpe").is_file():
+            return "gpt2", p / "encoder.json"
+        ranks = sorted(p.glob("*.tiktoken"))
+        if len(ranks) == 1:
+            return "tiktoken", ranks[0]
+        if (p / "tokenizer.json").is_file() or (p / "tokenizer.model").is_file():
+            return _unsupported(p, "HF tokenizer.json and SentencePiece .model files")
+        found = ", ".join(sorted(x.name for x in p.iterdir())[:10]) or "nothing"
+        raise VocabFormatError(
+            str(p), f"no vocabulary found in this folder (found: {found}); expected {' or '.join(FORMATS.values())}"
+        )
+    if not p.exists():
+        raise VocabFormatError(str(p), "no such file or folder")
+    name = p.name.lower()
+    if name.endswith(".tiktoken"):
+        return "tiktoken", p
+    if name in ("encoder.json", "vocab.bpe"):
+        return "gpt2", p
+    if name.endswith(".model"):
+        return _unsupported(p, "SentencePiece .model files")
+    head = _read(p)[:4096]
+    if name.endswith(".json") or head.lstrip()[:1] == b"{":
+        return _unsupported(p, "JSON tokenizer files other than GPT-2's encoder.json")
+    first = head.split(b"\n", 1)[0]
+    if _RANK_LINE.match(first):
+        return "tiktoken", p
+    raise VocabFormatError(str(p), f"unrecognised vocabulary format; supported: {'; '.join(FORMATS.values())}")
+
+
+def _unsupported(p: Path, what: str) -> tuple[str, Path]:
+    raise VocabFormatError(str(p), f"{what} are not supported yet; supported: {'; '.join(FORMATS.values())}")
+
+
+def load(path: str | os.PathLike[str], *, pattern: str | re.Pattern[str] | None = None) -> Tokenizer:
+    """Load a vocabulary file or folder as a :class:`~lbpe.tokenizer.Tokenizer`.
+
+    ``pattern`` names the pre-tokeniser preset (``"gpt2"``, ``"r50k_base"``, ``"p50k_base"``,
+    ``"cl100k_base"``, ``"o200k_base"``, ``"paper"``) or is a compiled ``re`` pattern. For the
+    OpenAI rank files it can be left out: the file name (``cl100k_base.tiktoken``) tells.
+    """
+    fmt, file = detect_format(path)
+    if fmt == "tiktoken":
+        stem = file.name[: -len(".tiktoken")] if file.name.endswith(".tiktoken") else file.stem
+        preset, special = KNOWN_ENCODINGS.get(stem, (None, {}))
+        if pattern is None:
+            if preset is None:
+                raise VocabFormatError(
+                    str(file),
+                    f"cannot tell the pre-tokenizer from the file name {file.name!r}; pass pattern= one of "
+                    f"{', '.join(sorted(KNOWN_ENCODINGS))} or 'paper', or name the file after its encoding",
+                )
+            pattern = preset
+        compiled = _pattern_for(file, pattern)
+        vocab = parse_tiktoken(_read(file), source=str(file), special=special, name=stem)
+        return Tokenizer(vocab, pattern if isinstance(pattern, str) else compiled, name=stem)
+    if fmt == "gpt2":
+        folder = file.parent
+        encoder, merges = folder / "encoder.json", folder / "vocab.bpe"
+        for needed in (encoder, merges):
+            if not needed.is_file():
+                raise VocabFormatError(str(needed), "missing: GPT-2 vocabularies need encoder.json and vocab.bpe side by side")
+        pattern = "gpt2" if pattern is None else pattern
+        compiled = _pattern_for(file, pattern)
+        vocab = parse_gpt2(
+            _read(encoder), _read(merges), encoder_source=str(encoder), merges_source=str(merges), name="gpt2"
+        )
+        return Tokenizer(vocab, pattern if isinstance(pattern, str) else compiled, name=folder.name or "gpt2")
+    raise AssertionError(f"detect_format returned an unknown format {fmt!r}")  # pragma: no cover
+
+
+def _pattern_for(file: Path, pattern: str | re.Pattern[str]) -> re.Pattern[str]:
+    try:
+        return resolve_pattern(pattern)
+    except ValueError as exc:
+        raise VocabFormatError(str(file), str(exc)) from None

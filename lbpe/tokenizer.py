@@ -1,0 +1,296 @@
+"""The pipeline: pre-tokenise -> encode each piece (cached) -> ids, and back.
+
+>>> from lbpe.vocab import Vocab
+>>> tokens = {bytes([b]): b for b in range(256)}
+>>> tokens.update({b"aa": 256, b"bb": 257, b"bbb": 258, b"ab": 259, b"aab": 260})
+>>> tok = Tokenizer(Vocab(tokens), "paper")
+>>> tok.encode("aabbb", mode="bpe"), tok.encode("aabbb", mode="lbpe")
+([256, 258], [260, 257])
+>>> tok.decode([260, 257])
+'aabbb'
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass
+from typing import AbstractSet, Literal
+
+from lbpe.errors import DisallowedSpecialError, LbpeError
+from lbpe.model.bpe import bpe_by_merges, bpe_by_rank
+from lbpe.model.lbpe import longest_first
+from lbpe.pretokenize import resolve_pattern
+from lbpe.vocab import Vocab
+
+__all__ = ["Tokenizer", "Segment", "Mode", "MODES", "replace_surrogates"]
+
+Mode = Literal["bpe", "lbpe"]
+#: The encoding modes: classic BPE and long-token-first BPE.
+MODES: tuple[Mode, ...] = ("bpe", "lbpe")
+
+#: Default bound on the number of cached pieces per mode.
+DEFAULT_CACHE_SIZE = 200_000
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """One token of a segmentation, located in the original text.
+
+    ``start``/``end`` are character offsets into the text. A byte-level token that begins or
+    ends inside a multi-byte character has ``partial=True``; its ``start``/``end`` cover every
+    character it touches, so neighbouring partial tokens overlap. Draw partial tokens from
+    ``token`` (their raw bytes, see :attr:`label`), never by decoding them on their own.
+    """
+
+    id: int
+    start: int
+    end: int
+    token: bytes
+    partial: bool = False
+    special: bool = False
+
+    @property
+    def label(self) -> str:
+        """Display text: the token's text, or ``\\xNN`` escapes for a partial UTF-8 token."""
+        if self.partial:
+            return "".join(f"\\x{b:02x}" for b in self.token)
+        return self.token.decode("utf-8")
+
+    @property
+    def units(self) -> int:
+        """Length in bytes (the unit of byte-level vocabularies)."""
+        return len(self.token)
+
+
+class Tokenizer:
+    """A vocabulary plus a pre-tokeniser, encoding with classic BPE or with LBPE.
+
+    Use :func:`lbpe.load` to build one from a file. Piece encodings are cached per mode; each
+    cache holds at most ``cache_size`` pieces (it is emptied when full, so memory stays bounded).
+    """
+
+    def __init__(
+        self,
+        vocab: Vocab,
+        pattern: str | re.Pattern[str],
+        *,
+        name: str = "",
+        cache_size: int = DEFAULT_CACHE_SIZE,
+    ) -> None:
+        if vocab.unit != "byte":
+            raise LbpeError("character-level vocabularies are not supported by this Tokenizer yet")
+        self.vocab = vocab
+        self.pattern_name = pattern if isinstance(pattern, str) else "custom"
+        self._regex = resolve_pattern(pattern)
+        self.name = name or vocab.name
+        self.cache_size = cache_size
+        self._caches: dict[str, dict[str, list[int]]] = {"bpe": {}, "lbpe": {}}
+        self._split: dict[str, Callable[[bytes], list[bytes]]] = {
+            "bpe": self._bpe_keys,
+            "lbpe": self._lbpe_keys,
+        }
+        self._special_regex: re.Pattern[str] | None = None
+        if vocab.special:
+            alternatives = sorted(vocab.special, key=lambda s: (-len(s), s))
+            self._special_regex = re.compile("|".join(map(re.escape, alternatives)))
+
+    def __repr__(self) -> str:
+        return f"Tokenizer(name={self.name!r}, pattern={self.pattern_name!r}, vocab={self.vocab!r})"
+
+    @property
+    def n_vocab(self) -> int:
+        return self.vocab.n_vocab
+
+    @property
+    def special_tokens(self) -> dict[str, int]:
+        return dict(self.vocab.special)
+
+    # ---- the model stage for one piece ----
+
+    def _bpe_keys(self, piece: bytes) -> list[bytes]:
+        tokens = self.vocab.tokens
+        if piece in tokens:
+            return [piece]
+        if self.vocab.merges is None:
+            return bpe_by_rank(piece, tokens)
+        return bpe_by_merges(piece, self.vocab.merges)
+
+    def _lbpe_keys(self, piece: bytes) -> list[bytes]:
+        return longest_first(piece, self.vocab.prefix_index, self.vocab.max_len)
+
+    def split_piece(self, piece: str | bytes, *, mode: Mode) -> list[bytes]:
+        """The tokens (as bytes) that one pre-token becomes; no cache, no pre-tokenisation."""
+        data = piece.encode("utf-8") if isinstance(piece, str) else piece
+        return self._split[_check_mode(mode)](data)
+
+    # ---- encoding ----
+
+    def encode_ordinary(self, text: str, *, mode: Mode) -> list[int]:
+        """Encode ``text`` treating special-token strings as ordinary text."""
+        cache = self._caches[_check_mode(mode)]
+        split = self._split[mode]
+        tokens = self.vocab.tokens
+        limit = self.cache_size
+        out: list[int] = []
+        try:
+            for piece in self._regex.findall(_checked_text(text)):
+                ids = cache.get(piece)
+                if ids is None:
+                    ids = [tokens[k] for k in split(piece.encode("utf-8"))]
+                    if len(cache) >= limit:
+                        cache.clear()
+                    cache[piece] = ids
+                out += ids
+        except UnicodeEncodeError:
+            # Lone surrogates cannot be UTF-8 encoded; replace them as tiktoken does.
+            return self.encode_ordinary(replace_surrogates(text), mode=mode)
+        return out
+
+    def encode(
+        self,
+        text: str,
+        *,
+        mode: Mode,
+        allowed_special: Literal["all"] | AbstractSet[str] = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> list[int]:
+        """Encode ``text`` with ``mode`` ``"bpe"`` or ``"lbpe"``.
+
+        Special tokens follow tiktoken's rules: a special-token string in the text raises
+        :class:`~lbpe.errors.DisallowedSpecialError` unless it is in ``allowed_special`` (then it
+        becomes that special token) or excluded from ``disallowed_special`` (then it is
+        encoded as ordinary text).
+        """
+        out: list[int] = []
+        for is_special, chunk in self._chunks(text, allowed_special, disallowed_special):
+            if is_special:
+                out.append(self.vocab.special[chunk])
+            else:
+                out += self.encode_ordinary(chunk, mode=mode)
+        return out
+
+    def encode_batch(self, texts: Iterable[str], *, mode: Mode, **special: object) -> list[list[int]]:
+        """Encode several texts (sequentially; see the benchmarks for process pools)."""
+        return [self.encode(t, mode=mode, **special) for t in texts]  # type: ignore[arg-type]
+
+    def _chunks(
+        self,
+        text: str,
+        allowed_special: Literal["all"] | AbstractSet[str],
+        disallowed_special: Literal["all"] | Collection[str],
+    ) -> list[tuple[bool, str]]:
+        """Split text into (is_special, chunk) after checking for disallowed special tokens."""
+        text = _checked_text(text)
+        specials = self.vocab.special
+        allowed = set(specials) if allowed_special == "all" else set(allowed_special)
+        unknown = allowed - set(specials)
+        if unknown:
+            raise LbpeError(f"allowed_special names tokens this vocabulary does not have: {sorted(unknown)}")
+        if disallowed_special == "all":
+            disallowed = set(specials) - allowed
+        else:
+            disallowed = set(disallowed_special)
+        if self._special_regex is None or not (allowed or disallowed):
+            return [(False, text)]
+        chunks: list[tuple[bool, str]] = []
+        pos = 0
+        for m in self._special_regex.finditer(text):
+            found = m.group()
+            if found in disallowed:
+                raise DisallowedSpecialError(found)
+            if found in allowed:
+                if m.start() > pos:
+                    chunks.append((False, text[pos : m.start()]))
+                chunks.append((True, found))
+                pos = m.end()
+        if pos < len(text) or not chunks:
+            chunks.append((False, text[pos:]))
+        return chunks
+
+    # ---- segmentation for display ----
+
+    def segment(
+        self,
+        text: str,
+        *,
+        mode: Mode,
+        allowed_special: Literal["all"] | AbstractSet[str] = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> list[Segment]:
+        """Encode ``text`` and locate every token in it (character offsets); see :class:`Segment`."""
+        split = self._split[_check_mode(mode)]
+        tokens = self.vocab.tokens
+        text = replace_surrogates(_checked_text(text))
+        out: list[Segment] = []
+        offset = 0
+        for is_special, chunk in self._chunks(text, allowed_special, disallowed_special):
+            if is_special:
+                out.append(
+                    Segment(self.vocab.special[chunk], offset, offset + len(chunk), chunk.encode(), special=True)
+                )
+            else:
+                for m in self._regex.finditer(chunk):
+                    piece = m.group()
+                    keys = split(piece.encode("utf-8"))
+                    out += _locate(piece, keys, [tokens[k] for k in keys], offset + m.start())
+            offset += len(chunk)
+        return out
+
+    # ---- decoding ----
+
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        """The bytes that ``ids`` stand for."""
+        token_bytes = self.vocab.token_bytes
+        return b"".join([token_bytes(i) for i in ids])
+
+    def decode(self, ids: Iterable[int], *, errors: str = "replace") -> str:
+        """Decode ``ids`` to text (all bytes joined first, then decoded once as UTF-8)."""
+        return self.decode_bytes(ids).decode("utf-8", errors=errors)
+
+
+def _check_mode(mode: str) -> Mode:
+    if mode not in MODES:
+        raise LbpeError(f"mode must be 'bpe' or 'lbpe', not {mode!r}")
+    return mode  # type: ignore[return-value]
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def replace_surrogates(text: str) -> str:
+    """Text that UTF-8 can encode: surrogate pairs joined, lone surrogates -> U+FFFD (as tiktoken)."""
+    if _SURROGATE.search(text) is None:
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _checked_text(text: object) -> str:
+    if not isinstance(text, str):
+        raise TypeError(f"text must be str, not {type(text).__name__}; decode bytes first")
+    return text
+
+
+def _locate(piece: str, keys: Sequence[bytes], ids: Sequence[int], char_offset: int) -> list[Segment]:
+    """Place the byte tokens of one piece at character offsets (see :class:`Segment`)."""
+    if piece.isascii():
+        segs = []
+        pos = char_offset
+        for key, i in zip(keys, ids):
+            segs.append(Segment(i, pos, pos + len(key), key))
+            pos += len(key)
+        return segs
+    starts = [0]  # byte offset at which each character starts, plus the end
+    for ch in piece:
+        starts.append(starts[-1] + len(ch.encode("utf-8")))
+    segs = []
+    b = 0
+    for key, i in zip(keys, ids):
+        e = b + len(key)
+        first = bisect_right(starts, b) - 1
+        last = bisect_left(starts, e)
+        partial = starts[first] != b or starts[last] != e
+        segs.append(Segment(i, char_offset + first, char_offset + last, key, partial=partial))
+        b = e
+    return segs

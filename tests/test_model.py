@@ -1,0 +1,111 @@
+"""Known answers and naive-reference checks for the per-piece encoders."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lbpe.model.bpe import SHORT_PIECE, _bpe_heap, bpe_by_merges, bpe_by_rank
+from lbpe.model.lbpe import NOT_A_TOKEN, build_prefix_index, longest_first
+from tests.naive import byte_units, naive_bpe_by_merges, naive_bpe_by_rank, naive_lbpe
+
+
+def _bytes_vocab(*extra: bytes) -> dict[bytes, int]:
+    ranks = {bytes([b]): b for b in range(256)}
+    for k, token in enumerate(extra):
+        ranks[token] = 256 + k
+    return ranks
+
+
+def _lbpe(piece, tokens):
+    index = build_prefix_index(tokens)
+    return longest_first(piece, index, max(map(len, tokens)))
+
+
+# ---- known answers, checkable by hand ----
+
+
+def test_equal_length_leftmost_wins():
+    assert _lbpe("aaa", {"a": 0, "aa": 1}) == ["aa", "a"]
+
+
+def test_lbpe_and_bpe_differ_leftmost_long_token():
+    # BPE merges the better-ranked "bc" first; LBPE takes the leftmost length-2 span "ab".
+    ranks = _bytes_vocab(b"bc", b"ab")
+    assert bpe_by_rank(b"abc", ranks) == [b"a", b"bc"]
+    assert _lbpe(b"abc", ranks) == [b"ab", b"c"]
+
+
+def test_lbpe_uses_tokens_bpe_never_builds():
+    # BPE merges "aa", then "bb" and "bbb" (better ranked than "aab"); LBPE takes "aab" first.
+    ranks = _bytes_vocab(b"aa", b"bb", b"bbb", b"ab", b"aab")
+    assert bpe_by_rank(b"aabbb", ranks) == [b"aa", b"bbb"]
+    assert _lbpe(b"aabbb", ranks) == [b"aab", b"bb"]
+
+
+def test_longer_token_beats_earlier_shorter():
+    ranks = _bytes_vocab(b"ab", b"bcd")
+    assert _lbpe(b"abcd", ranks) == [b"a", b"bcd"]
+    assert bpe_by_rank(b"abcd", ranks) == [b"ab", b"c", b"d"]
+
+
+def test_uncovered_character_units_come_back_alone():
+    assert _lbpe("xaay", {"a": 0, "aa": 1}) == ["x", "aa", "y"]
+
+
+def test_merge_list_rule_differs_from_rank_rule():
+    # merges: (a, a) first, then (a, b); ranks say "ab" (id 256) before "aa" (id 257).
+    assert bpe_by_merges(b"aab", {(b"a", b"a"): 0, (b"a", b"b"): 1}) == [b"aa", b"b"]
+    assert bpe_by_rank(b"aab", _bytes_vocab(b"ab", b"aa")) == [b"a", b"ab"]
+
+
+def test_prefix_index_marks_proper_prefixes():
+    index = build_prefix_index({b"abc": 7, b"a": 1})
+    assert index == {b"abc": 7, b"ab": NOT_A_TOKEN, b"a": 1}
+
+
+# ---- against the naive transcriptions ----
+
+_alphabet = st.sampled_from("abc")
+_words = st.text(alphabet="abc", min_size=1, max_size=6)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_words, min_size=1, max_size=30, unique=True), st.text(alphabet="abcd", max_size=40))
+def test_longest_first_equals_naive_on_characters(vocab, text):
+    tokens = {t: i for i, t in enumerate(vocab)}
+    m = max(map(len, vocab))
+    assert longest_first(text, build_prefix_index(tokens), m) == naive_lbpe(list(text), set(vocab), m)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_words, max_size=40, unique=True), st.binary(max_size=300).map(lambda b: bytes(x % 3 + 97 for x in b)))
+def test_longest_first_equals_naive_on_bytes_long_pieces(vocab, piece):
+    ranks = _bytes_vocab(*[w.encode() for w in vocab if len(w) > 1])
+    m = max(map(len, ranks))
+    assert longest_first(piece, build_prefix_index(ranks), m) == naive_lbpe(byte_units(piece), set(ranks), m)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_words, max_size=40, unique=True), st.text(alphabet="abc", max_size=2 * SHORT_PIECE + 20))
+def test_bpe_by_rank_equals_naive_both_paths(vocab, text):
+    ranks = _bytes_vocab(*[w.encode() for w in vocab if len(w) > 1])
+    piece = text.encode()
+    expected = naive_bpe_by_rank(piece, ranks)
+    assert bpe_by_rank(piece, ranks) == expected
+    if len(piece) > 1:
+        assert _bpe_heap(piece, lambda i, j, e: ranks.get(piece[i:e])) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(_words, _words), max_size=40, unique=True),
+    st.text(alphabet="abc", max_size=2 * SHORT_PIECE + 20),
+)
+def test_bpe_by_merges_equals_naive_both_paths(pairs, text):
+    merges = {(a.encode(), b.encode()): r for r, (a, b) in enumerate(pairs)}
+    piece = text.encode()
+    expected = naive_bpe_by_merges(piece, merges)
+    assert bpe_by_merges(piece, merges) == expected
+    if len(piece) > 1:
+        assert _bpe_heap(piece, lambda i, j, e: merges.get((piece[i:j], piece[j:e]))) == expected
