@@ -1,0 +1,72 @@
+"""Shared fixtures: the registry data cache, reference tokenizers and real text.
+
+Real files come from ``scripts/fetch_data.py``. A missing file is a test *failure* with the
+command that fixes it, never a skip.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _fetch_module():
+    spec = importlib.util.spec_from_file_location("fetch_data", ROOT / "scripts" / "fetch_data.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses in the script look themselves up here
+    spec.loader.exec_module(module)
+    return module
+
+
+DATA = _fetch_module().data_dir()
+
+
+def data_file(relative: str) -> Path:
+    """Path of a fetched file; fails the test with the fix when it is missing."""
+    path = DATA / relative
+    if not path.is_file():
+        pytest.fail(f"{path} is missing: run `python {ROOT / 'scripts' / 'fetch_data.py'}` first", pytrace=False)
+    return path
+
+
+RANK_FILES = ("r50k_base", "p50k_base", "cl100k_base", "o200k_base")
+
+# Where tiktoken would download each file from; seeding its cache with our copies (same sha256,
+# which tiktoken checks) gives the official encodings offline.
+_TIKTOKEN_URLS = {
+    **{f"openai/{n}.tiktoken": f"https://openaipublic.blob.core.windows.net/encodings/{n}.tiktoken" for n in RANK_FILES},
+    "gpt2/vocab.bpe": "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main/vocab.bpe",
+    "gpt2/encoder.json": "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main/encoder.json",
+}
+
+
+def tiktoken_encoding(name: str):
+    """The official tiktoken encoding ``name``, built offline from the fetched files."""
+    import tiktoken
+
+    cache = DATA / "_tiktoken_cache"
+    cache.mkdir(parents=True, exist_ok=True)
+    for relative, url in _TIKTOKEN_URLS.items():
+        target = cache / hashlib.sha1(url.encode()).hexdigest()
+        if not target.exists():
+            shutil.copyfile(data_file(relative), target)
+    os.environ["TIKTOKEN_CACHE_DIR"] = str(cache)
+    return tiktoken.get_encoding(name)
+
+
+def english_text(min_bytes: int) -> str:
+    """Public-domain English (Moby-Dick, then State of the Union addresses) of at least ``min_bytes``."""
+    text = data_file("text/moby_dick.txt").read_text("utf-8")
+    if len(text.encode()) < min_bytes:
+        text += "\n\n" + data_file("text/sotu.txt").read_text("utf-8")
+    if len(text.encode()) < min_bytes:
+        raise AssertionError(f"only {len(text.encode())} bytes of English text available, wanted {min_bytes}")
+    return text

@@ -1,0 +1,118 @@
+"""The Tokenizer pipeline: round trips, special tokens, segments, decoding, modes, caches."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import lbpe
+from lbpe.tokenizer import Tokenizer
+from lbpe.vocab import Vocab
+from tests.conftest import data_file
+
+
+@functools.lru_cache(maxsize=None)
+def cl100k() -> lbpe.Tokenizer:
+    return lbpe.load(data_file("openai/cl100k_base.tiktoken"))
+
+
+def tiny(pattern: str = "paper", cache_size: int = 1000) -> Tokenizer:
+    tokens = {bytes([b]): b for b in range(256)}
+    tokens.update({b"aa": 256, b"bb": 257, b"bbb": 258, b"ab": 259, b"aab": 260})
+    return Tokenizer(Vocab(tokens, special={"<|end|>": 261}), pattern, cache_size=cache_size)
+
+
+@pytest.mark.parametrize("mode", lbpe.MODES)
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(st.characters(blacklist_categories=("Cs",)), max_size=300))
+def test_round_trip(mode, text):
+    tok = cl100k()
+    ids = tok.encode(text, mode=mode, disallowed_special=())
+    assert tok.decode(ids) == text
+    assert tok.decode_bytes(ids) == text.encode()
+
+
+def test_mode_is_checked():
+    with pytest.raises(ValueError, match="mode must be 'bpe' or 'lbpe'"):
+        tiny().encode("abc", mode="unigram")
+
+
+def test_special_tokens_follow_tiktoken_rules():
+    tok = tiny()
+    with pytest.raises(lbpe.DisallowedSpecialError, match="allowed_special"):
+        tok.encode("aa<|end|>", mode="lbpe")
+    assert tok.encode("aa<|end|>bb", mode="lbpe", allowed_special={"<|end|>"}) == [256, 261, 257]
+    as_text = tok.encode("aa<|end|>", mode="lbpe", disallowed_special=())
+    assert 261 not in as_text and tok.decode(as_text) == "aa<|end|>"
+    with pytest.raises(ValueError, match="does not have"):
+        tok.encode("x", mode="bpe", allowed_special={"<|nope|>"})
+
+
+def test_special_tokens_never_come_from_lbpe_even_if_longest():
+    tok = tiny()
+    ids = tok.encode("<|end|>" * 3, mode="lbpe", disallowed_special=())
+    assert 261 not in ids
+
+
+def test_segments_cover_text_and_match_encode():
+    tok = cl100k()
+    text = "Hello, wörld! 日本語のテキスト 🙂🙂 tabs\there\n\nend  "
+    for mode in lbpe.MODES:
+        segs = tok.segment(text, mode=mode)
+        assert [s.id for s in segs] == tok.encode(text, mode=mode)
+        assert b"".join(s.token for s in segs) == text.encode()
+        # complete tokens tile the text; partial ones overlap only inside multi-byte characters
+        pos = 0
+        for s in segs:
+            if not s.partial:
+                assert text[s.start : s.end] == s.label
+            assert s.start <= pos <= s.end or s.partial
+            pos = s.end
+
+
+def test_partial_utf8_tokens_are_marked_not_replaced():
+    tok = cl100k()
+    text = "語"  # three bytes; cl100k has no token for it, so it splits inside the character
+    segs = tok.segment(text, mode="bpe")
+    assert len(segs) > 1 and all(s.partial for s in segs)
+    assert all((s.start, s.end) == (0, 1) for s in segs)
+    assert all("\ufffd" not in s.label for s in segs)
+    assert "".join(s.label for s in segs) == "".join(f"\\x{b:02x}" for b in text.encode())
+
+
+def test_decode_joins_bytes_before_decoding():
+    tok = cl100k()
+    ids = tok.encode("語", mode="bpe")
+    assert len(ids) > 1
+    assert tok.decode(ids) == "語"  # no U+FFFD from decoding tokens one at a time
+
+
+def test_decode_unknown_id_is_a_clear_error():
+    with pytest.raises(ValueError, match="not in the vocabulary"):
+        tiny().decode([10**9])
+
+
+def test_text_must_be_str():
+    with pytest.raises(TypeError, match="decode bytes first"):
+        tiny().encode(b"abc", mode="bpe")  # type: ignore[arg-type]
+
+
+def test_cache_is_bounded_and_does_not_change_results():
+    tok = tiny(cache_size=3)
+    text = " ".join(["aab", "bbb", "ab", "ba", "aaa", "bab"] * 5)
+    first = tok.encode(text, mode="lbpe")
+    assert len(tok._caches["lbpe"]) <= 3
+    uncached = [i for p in tok._regex.findall(text) for i in (tok.vocab.tokens[k] for k in tok.split_piece(p, mode="lbpe"))]
+    assert first == uncached == tok.encode(text, mode="lbpe")
+
+
+def test_vocab_rejects_bad_tables():
+    with pytest.raises(ValueError, match="used by both"):
+        Vocab({bytes([b]): b for b in range(256)} | {b"ab": 5})
+    with pytest.raises(ValueError, match="lacks single-byte tokens"):
+        Vocab({b"a": 0})
+    with pytest.raises(ValueError, match="unit must be"):
+        Vocab({b"a": 0}, unit="word")  # type: ignore[arg-type]
