@@ -79,18 +79,13 @@ class Tokenizer:
         name: str = "",
         cache_size: int = DEFAULT_CACHE_SIZE,
     ) -> None:
-        if vocab.unit != "byte":
-            raise LbpeError("character-level vocabularies are not supported by this Tokenizer yet")
         self.vocab = vocab
         self.pattern_name = pattern if isinstance(pattern, str) else "custom"
         self._regex = resolve_pattern(pattern)
         self.name = name or vocab.name
         self.cache_size = cache_size
         self._caches: dict[str, dict[str, list[int]]] = {"bpe": {}, "lbpe": {}}
-        self._split: dict[str, Callable[[bytes], list[bytes]]] = {
-            "bpe": self._bpe_keys,
-            "lbpe": self._lbpe_keys,
-        }
+        self._split: dict[str, Callable[[str], list]] = {"bpe": self._bpe_keys, "lbpe": self._lbpe_keys}
         self._special_regex: re.Pattern[str] | None = None
         if vocab.special:
             alternatives = sorted(vocab.special, key=lambda s: (-len(s), s))
@@ -109,21 +104,60 @@ class Tokenizer:
 
     # ---- the model stage for one piece ----
 
-    def _bpe_keys(self, piece: bytes) -> list[bytes]:
-        tokens = self.vocab.tokens
-        if piece in tokens:
-            return [piece]
-        if self.vocab.merges is None:
-            return bpe_by_rank(piece, tokens)
-        return bpe_by_merges(piece, self.vocab.merges)
+    def _units(self, piece: str) -> bytes | str:
+        return piece.encode("utf-8") if self.vocab.unit == "byte" else piece
 
-    def _lbpe_keys(self, piece: bytes) -> list[bytes]:
-        return longest_first(piece, self.vocab.prefix_index, self.vocab.max_len)
+    def _bpe_keys(self, piece: str) -> list:
+        vocab = self.vocab
+        units = self._units(piece)
+        if vocab.whole_piece_first and units in vocab.units:
+            keys = [units]
+        elif vocab.merges is None:
+            keys = bpe_by_rank(units, vocab.units)
+        else:
+            keys = bpe_by_merges(units, vocab.unit_merges)
+        if vocab.scaffold:
+            keys = self._split_scaffold(keys)
+        return keys
 
-    def split_piece(self, piece: str | bytes, *, mode: Mode) -> list[bytes]:
-        """The tokens (as bytes) that one pre-token becomes; no cache, no pre-tokenisation."""
-        data = piece.encode("utf-8") if isinstance(piece, str) else piece
-        return self._split[_check_mode(mode)](data)
+    def _split_scaffold(self, keys: list) -> list:
+        """Scaffold-BPE: split scaffold tokens among ``keys`` back into their parts."""
+        vocab = self.vocab
+        out = []
+        for key in keys:
+            i = vocab.units.get(key)
+            if i is None or i not in vocab.scaffold:
+                out.append(key)
+                continue
+            for j in vocab.expand_scaffold([i]):
+                token = vocab.decoder[j]
+                out.append(token if vocab.unit == "byte" else token.decode("utf-8"))
+        return out
+
+    def _lbpe_keys(self, piece: str) -> list:
+        return longest_first(self._units(piece), self.vocab.prefix_index, self.vocab.max_len)
+
+    def _key_ids(self, keys: Sequence) -> list[int]:
+        """Ids of the model's keys; a character with no token takes the fallback ids."""
+        table = self.vocab.units
+        if self.vocab.unit == "byte":
+            return [table[k] for k in keys]
+        out: list[int] = []
+        for k in keys:
+            i = table.get(k)
+            if i is None:
+                out += self.vocab.fallback_ids(k)
+            else:
+                out.append(i)
+        return out
+
+    def split_piece(self, piece: str, *, mode: Mode) -> list[bytes]:
+        """The tokens (as bytes) one pre-token becomes; no cache, no pre-tokenisation.
+
+        A character without a token (character-level vocabularies) comes back as its own bytes.
+        """
+        keys = self._split[_check_mode(mode)](piece)
+        return keys if self.vocab.unit == "byte" else [k.encode("utf-8") for k in keys]
 
     # ---- encoding ----
 
@@ -131,14 +165,14 @@ class Tokenizer:
         """Encode ``text`` treating special-token strings as ordinary text."""
         cache = self._caches[_check_mode(mode)]
         split = self._split[mode]
-        tokens = self.vocab.tokens
+        key_ids = self._key_ids
         limit = self.cache_size
         out: list[int] = []
         try:
             for piece in self._regex.findall(_checked_text(text)):
                 ids = cache.get(piece)
                 if ids is None:
-                    ids = [tokens[k] for k in split(piece.encode("utf-8"))]
+                    ids = key_ids(split(piece))
                     if len(cache) >= limit:
                         cache.clear()
                     cache[piece] = ids
@@ -221,7 +255,6 @@ class Tokenizer:
     ) -> list[Segment]:
         """Encode ``text`` and locate every token in it (character offsets); see :class:`Segment`."""
         split = self._split[_check_mode(mode)]
-        tokens = self.vocab.tokens
         text = replace_surrogates(_checked_text(text))
         out: list[Segment] = []
         offset = 0
@@ -233,10 +266,27 @@ class Tokenizer:
             else:
                 for m in self._regex.finditer(chunk):
                     piece = m.group()
-                    keys = split(piece.encode("utf-8"))
-                    out += _locate(piece, keys, [tokens[k] for k in keys], offset + m.start())
+                    keys = split(piece)
+                    if self.vocab.unit == "byte":
+                        out += _locate_bytes(piece, keys, self._key_ids(keys), offset + m.start())
+                    else:
+                        out += self._locate_chars(keys, offset + m.start())
             offset += len(chunk)
         return out
+
+    def _locate_chars(self, keys: Sequence[str], pos: int) -> list[Segment]:
+        """Segments of character-level keys; fallback bytes of one character share its span."""
+        segs = []
+        for key in keys:
+            ids = self._key_ids([key])
+            if len(ids) == 1 and key in self.vocab.units:
+                segs.append(Segment(ids[0], pos, pos + len(key), key.encode("utf-8")))
+            else:  # byte fallback (one token per UTF-8 byte) or the unknown token
+                multi = len(ids) > 1
+                for i in ids:
+                    segs.append(Segment(i, pos, pos + len(key), self.vocab.token_bytes(i), partial=multi))
+            pos += len(key)
+        return segs
 
     # ---- decoding ----
 
@@ -272,7 +322,7 @@ def _checked_text(text: object) -> str:
     return text
 
 
-def _locate(piece: str, keys: Sequence[bytes], ids: Sequence[int], char_offset: int) -> list[Segment]:
+def _locate_bytes(piece: str, keys: Sequence[bytes], ids: Sequence[int], char_offset: int) -> list[Segment]:
     """Place the byte tokens of one piece at character offsets (see :class:`Segment`)."""
     if piece.isascii():
         segs = []

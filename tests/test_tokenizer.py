@@ -116,3 +116,51 @@ def test_vocab_rejects_bad_tables():
         Vocab({b"a": 0})
     with pytest.raises(ValueError, match="unit must be"):
         Vocab({b"a": 0}, unit="word")  # type: ignore[arg-type]
+
+
+# ---- character-level vocabularies and Scaffold-BPE (hand-made vocabularies) ----
+
+
+def char_vocab(**kw) -> Vocab:
+    texts = ["a", "b", "c", " ", "ab", "abc", "ca", " a"]
+    tokens = {t.encode(): 300 + i for i, t in enumerate(texts)}
+    merges = {(b"a", b"b"): 0, (b"ab", b"c"): 1, (b"c", b"a"): 2, (b" ", b"a"): 3}
+    return Vocab(tokens, merges=merges, unit="char", byte_fallback={b: b for b in range(256)}, **kw)
+
+
+def test_char_level_bpe_lbpe_and_byte_fallback():
+    tok = Tokenizer(char_vocab(), "paper")
+    # "cabc": BPE merges (a,b) first -> c|ab|c -> c|abc ; LBPE takes "abc" (longest) then "c"
+    assert tok.encode("cabc", mode="bpe") == [302, 305]
+    assert tok.encode("cabc", mode="lbpe") == [302, 305]
+    # "caab": BPE: (a,b) -> c a ab -> (c,a) -> ca ab ; LBPE: "ca" at 0, "ab" at 2 -> same
+    assert tok.encode("caab", mode="lbpe") == [306, 304]
+    # an unseen character becomes its UTF-8 bytes' fallback tokens, in both modes
+    for mode in lbpe.MODES:
+        ids = tok.encode("aé", mode=mode)
+        assert ids == [300, 0xC3, 0xA9]
+        assert tok.decode(ids) == "aé"
+        segs = tok.segment("aé", mode=mode)
+        assert [(s.start, s.end, s.partial) for s in segs] == [(0, 1, False), (1, 2, True), (1, 2, True)]
+
+
+def test_char_level_without_fallback_uses_unk_or_errors():
+    texts = ["a", "<unk>"]
+    vocab = Vocab({t.encode(): i for i, t in enumerate(texts)}, unit="char", unk=1)
+    assert Tokenizer(vocab, "paper").encode("aza", mode="lbpe") == [0, 1, 0]
+    bare = Vocab({b"a": 0}, unit="char")
+    with pytest.raises(ValueError, match="has no token"):
+        Tokenizer(bare, "paper").encode("z", mode="bpe")
+
+
+def test_scaffold_tokens_are_split_by_bpe_and_never_used_by_lbpe():
+    tokens = {bytes([b]): b for b in range(256)}
+    tokens.update({b"er": 256, b"ser": 257})  # "er" is a scaffold: it lives on only inside "ser"
+    scaffold = {256: (ord("e"), ord("r"))}
+    tok = Tokenizer(Vocab(tokens, merges={(b"e", b"r"): 0, (b"s", b"er"): 1}, scaffold=scaffold), "paper")
+    assert tok.encode("ser", mode="bpe") == [257]
+    assert tok.encode("her", mode="bpe") == [ord("h"), ord("e"), ord("r")]  # "er" split back
+    assert tok.encode("her", mode="lbpe") == [ord("h"), ord("e"), ord("r")]
+    assert tok.encode("sers", mode="lbpe") == [257, ord("s")]
+    with pytest.raises(ValueError, match="not the concatenation"):
+        Vocab(tokens, scaffold={257: (ord("e"), ord("r"))})
