@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import AbstractSet, Literal
 
 from lbpe.errors import DisallowedSpecialError, LbpeError
 from lbpe.model.bpe import bpe_by_merges, bpe_by_rank
 from lbpe.model.lbpe import longest_first
-from lbpe.pretokenize import resolve_pattern
+from lbpe.normalize import Normalizer
+from lbpe.splitters import Regex, Splitter
 from lbpe.vocab import Vocab
 
 __all__ = ["Tokenizer", "Segment", "Mode", "MODES", "replace_surrogates"]
@@ -67,32 +68,62 @@ class Segment:
 class Tokenizer:
     """A vocabulary plus a pre-tokeniser, encoding with classic BPE or with LBPE.
 
-    Use :func:`lbpe.load` to build one from a file. Piece encodings are cached per mode; each
-    cache holds at most ``cache_size`` pieces (it is emptied when full, so memory stays bounded).
+    Use :func:`lbpe.load` to build one from a file. The pipeline is: split out special and
+    added tokens -> ``normalizer`` -> ``pretokenizer`` -> the model per piece -> ids.
+
+    * ``pretokenizer``: a preset name (see :mod:`lbpe.pretokenize`), a compiled ``re`` pattern,
+      or a :class:`~lbpe.splitters.Splitter`;
+    * ``added_tokens``: non-special tokens matched in the text before anything else (HF);
+    * ``decoder``: bytes of the ids -> text (default: UTF-8 with U+FFFD for invalid bytes);
+    * ``bos``/``eos``: ids added by ``encode(..., add_special_tokens=True)`` only.
+
+    Piece encodings are cached per mode; each cache holds at most ``cache_size`` pieces (it is
+    emptied when full, so memory stays bounded).
     """
 
     def __init__(
         self,
         vocab: Vocab,
-        pattern: str | re.Pattern[str],
+        pretokenizer: str | re.Pattern[str] | Splitter,
         *,
         name: str = "",
+        normalizer: Normalizer | None = None,
+        added_tokens: Mapping[str, int] | None = None,
+        decoder: Callable[[bytes], str] | None = None,
+        bos: int | None = None,
+        eos: int | None = None,
         cache_size: int = DEFAULT_CACHE_SIZE,
     ) -> None:
         self.vocab = vocab
-        self.pattern_name = pattern if isinstance(pattern, str) else "custom"
-        self._regex = resolve_pattern(pattern)
+        if isinstance(pretokenizer, Splitter):
+            self.pattern_name = type(pretokenizer).__name__
+            self._splitter: Splitter = pretokenizer
+        else:
+            self.pattern_name = pretokenizer if isinstance(pretokenizer, str) else "custom"
+            self._splitter = Regex(pretokenizer)
+        self._findall = self._splitter.findall
+        self.normalizer = normalizer
+        self.added_tokens: dict[str, int] = dict(added_tokens or {})
+        self._decoder = decoder
+        self.bos, self.eos = bos, eos
         self.name = name or vocab.name
         self.cache_size = cache_size
         self._caches: dict[str, dict[str, list[int]]] = {"bpe": {}, "lbpe": {}}
         self._split: dict[str, Callable[[str], list]] = {"bpe": self._bpe_keys, "lbpe": self._lbpe_keys}
         self._special_regex: re.Pattern[str] | None = None
-        if vocab.special:
-            alternatives = sorted(vocab.special, key=lambda s: (-len(s), s))
+        matched = set(vocab.special) | set(self.added_tokens)
+        if matched:
+            alternatives = sorted(matched, key=lambda s: (-len(s), s))
             self._special_regex = re.compile("|".join(map(re.escape, alternatives)))
 
     def __repr__(self) -> str:
         return f"Tokenizer(name={self.name!r}, pattern={self.pattern_name!r}, vocab={self.vocab!r})"
+
+    def pieces(self, text: str) -> list[str]:
+        """The pre-tokens of ``text`` (after normalisation), as the model sees them."""
+        if self.normalizer is not None:
+            text = self.normalizer(text)
+        return self._findall(text)
 
     @property
     def n_vocab(self) -> int:
@@ -168,8 +199,11 @@ class Tokenizer:
         key_ids = self._key_ids
         limit = self.cache_size
         out: list[int] = []
+        text = _checked_text(text)
+        if self.normalizer is not None:
+            text = self.normalizer(text)
         try:
-            for piece in self._regex.findall(_checked_text(text)):
+            for piece in self._findall(text):
                 ids = cache.get(piece)
                 if ids is None:
                     ids = key_ids(split(piece))
@@ -189,21 +223,32 @@ class Tokenizer:
         mode: Mode,
         allowed_special: Literal["all"] | AbstractSet[str] = frozenset(),
         disallowed_special: Literal["all"] | Collection[str] = "all",
+        add_special_tokens: bool = False,
     ) -> list[int]:
         """Encode ``text`` with ``mode`` ``"bpe"`` or ``"lbpe"``.
 
         Special tokens follow tiktoken's rules: a special-token string in the text raises
         :class:`~lbpe.errors.DisallowedSpecialError` unless it is in ``allowed_special`` (then it
         becomes that special token) or excluded from ``disallowed_special`` (then it is
-        encoded as ordinary text).
+        encoded as ordinary text). Added (non-special) tokens are always matched.
+        ``add_special_tokens=True`` adds the vocabulary's BOS/EOS ids (off by default, so counts
+        never silently include them).
         """
         out: list[int] = []
+        if add_special_tokens and self.bos is not None:
+            out.append(self.bos)
         for is_special, chunk in self._chunks(text, allowed_special, disallowed_special):
             if is_special:
-                out.append(self.vocab.special[chunk])
+                out.append(self._matched_id(chunk))
             else:
                 out += self.encode_ordinary(chunk, mode=mode)
+        if add_special_tokens and self.eos is not None:
+            out.append(self.eos)
         return out
+
+    def _matched_id(self, chunk: str) -> int:
+        found = self.added_tokens.get(chunk)
+        return self.vocab.special[chunk] if found is None else found
 
     def encode_batch(self, texts: Iterable[str], *, mode: Mode, **special: object) -> list[list[int]]:
         """Encode several texts (sequentially; see the benchmarks for process pools)."""
@@ -226,7 +271,7 @@ class Tokenizer:
             disallowed = set(specials) - allowed
         else:
             disallowed = set(disallowed_special)
-        if self._special_regex is None or not (allowed or disallowed):
+        if self._special_regex is None or not (allowed or disallowed or self.added_tokens):
             return [(False, text)]
         chunks: list[tuple[bool, str]] = []
         pos = 0
@@ -234,7 +279,7 @@ class Tokenizer:
             found = m.group()
             if found in disallowed:
                 raise DisallowedSpecialError(found)
-            if found in allowed:
+            if found in allowed or found in self.added_tokens:
                 if m.start() > pos:
                     chunks.append((False, text[pos : m.start()]))
                 chunks.append((True, found))
@@ -260,18 +305,39 @@ class Tokenizer:
         offset = 0
         for is_special, chunk in self._chunks(text, allowed_special, disallowed_special):
             if is_special:
-                out.append(
-                    Segment(self.vocab.special[chunk], offset, offset + len(chunk), chunk.encode(), special=True)
-                )
+                i = self._matched_id(chunk)
+                out.append(Segment(i, offset, offset + len(chunk), chunk.encode(), special=chunk in self.vocab.special))
             else:
-                for m in self._regex.finditer(chunk):
-                    piece = m.group()
-                    keys = split(piece)
-                    if self.vocab.unit == "byte":
-                        out += _locate_bytes(piece, keys, self._key_ids(keys), offset + m.start())
-                    else:
-                        out += self._locate_chars(keys, offset + m.start())
+                out += self._segment_chunk(chunk, split, offset)
             offset += len(chunk)
+        return out
+
+    def _segment_chunk(self, chunk: str, split: Callable[[str], list], offset: int) -> list[Segment]:
+        if self.normalizer is not None:
+            norm, origin = self.normalizer.aligned(chunk)
+        else:
+            norm, origin = chunk, None
+        out: list[Segment] = []
+        for piece, start, end in self._splitter.split(norm):
+            keys = split(piece)
+            if self.vocab.unit == "byte":
+                segs = _locate_bytes(piece, keys, self._key_ids(keys), start)
+            else:
+                segs = self._locate_chars(keys, start)
+            if len(piece) != end - start:  # the splitter rewrote the piece: stay inside its span
+                segs = [_moved(s, min(max(s.start, start), end), min(max(s.end, start), end)) for s in segs]
+            out += segs
+        if origin is not None:
+            size = len(chunk)
+
+            def back(i: int, is_end: bool) -> int:
+                if is_end:
+                    return origin[i - 1] + 1 if 0 < i <= len(origin) else (size if i else 0)
+                return origin[i] if i < len(origin) else size
+
+            out = [_moved(s, back(s.start, False), max(back(s.end, True), back(s.start, False))) for s in out]
+        if offset:
+            out = [_moved(s, s.start + offset, s.end + offset) for s in out]
         return out
 
     def _locate_chars(self, keys: Sequence[str], pos: int) -> list[Segment]:
@@ -296,8 +362,16 @@ class Tokenizer:
         return b"".join([token_bytes(i) for i in ids])
 
     def decode(self, ids: Iterable[int], *, errors: str = "replace") -> str:
-        """Decode ``ids`` to text (all bytes joined first, then decoded once as UTF-8)."""
-        return self.decode_bytes(ids).decode("utf-8", errors=errors)
+        """Decode ``ids`` to text (all bytes joined first, then decoded once as UTF-8, then the
+        vocabulary's own decoder steps, e.g. ``▁`` back to spaces)."""
+        data = self.decode_bytes(ids)
+        if self._decoder is not None:
+            return self._decoder(data)
+        return data.decode("utf-8", errors=errors)
+
+
+def _moved(seg: Segment, start: int, end: int) -> Segment:
+    return Segment(seg.id, start, end, seg.token, partial=seg.partial, special=seg.special)
 
 
 def _check_mode(mode: str) -> Mode:
