@@ -12,6 +12,7 @@ from pathlib import Path
 
 from lbpe.errors import VocabFormatError
 from lbpe.formats.gpt2 import parse_gpt2
+from lbpe.formats.hf import parse_tokenizer_json
 from lbpe.formats.tiktoken import KNOWN_ENCODINGS, parse_tiktoken
 from lbpe.pretokenize import resolve_pattern
 from lbpe.tokenizer import Tokenizer
@@ -22,6 +23,7 @@ __all__ = ["load", "detect_format", "FORMATS"]
 FORMATS = {
     "tiktoken": "a .tiktoken rank file (or a file of '<base64> <rank>' lines)",
     "gpt2": "GPT-2 encoder.json + vocab.bpe (give either file, or their folder)",
+    "hf": "a HF tokenizer.json with a BPE model",
 }
 
 _RANK_LINE = re.compile(rb"^[A-Za-z0-9+/=]+ \d+\r?$")
@@ -44,11 +46,13 @@ def detect_format(path: str | os.PathLike[str]) -> tuple[str, Path]:
     if p.is_dir():
         if (p / "encoder.json").is_file() and (p / "vocab.bpe").is_file():
             return "gpt2", p / "encoder.json"
+        if (p / "tokenizer.json").is_file():
+            return "hf", p / "tokenizer.json"
         ranks = sorted(p.glob("*.tiktoken"))
         if len(ranks) == 1:
             return "tiktoken", ranks[0]
-        if (p / "tokenizer.json").is_file() or (p / "tokenizer.model").is_file():
-            return _unsupported(p, "HF tokenizer.json and SentencePiece .model files")
+        if (p / "tokenizer.model").is_file():
+            return _unsupported(p, "SentencePiece .model files")
         found = ", ".join(sorted(x.name for x in p.iterdir())[:10]) or "nothing"
         raise VocabFormatError(
             str(p), f"no vocabulary found in this folder (found: {found}); expected {' or '.join(FORMATS.values())}"
@@ -64,7 +68,7 @@ def detect_format(path: str | os.PathLike[str]) -> tuple[str, Path]:
         return _unsupported(p, "SentencePiece .model files")
     head = _read(p)[:4096]
     if name.endswith(".json") or head.lstrip()[:1] == b"{":
-        return _unsupported(p, "JSON tokenizer files other than GPT-2's encoder.json")
+        return "hf", p
     first = head.split(b"\n", 1)[0]
     if _RANK_LINE.match(first):
         return "tiktoken", p
@@ -109,6 +113,10 @@ def load(path: str | os.PathLike[str], *, pattern: str | re.Pattern[str] | None 
             _read(encoder), _read(merges), encoder_source=str(encoder), merges_source=str(merges), name="gpt2"
         )
         return Tokenizer(vocab, pattern if isinstance(pattern, str) else compiled, name=folder.name or "gpt2")
+    if fmt == "hf":
+        if pattern is not None:
+            raise VocabFormatError(str(file), "a tokenizer.json carries its own pre-tokenizer; do not pass pattern=")
+        return parse_tokenizer_json(_read(file), source=str(file), name=file.parent.name or file.stem)
     raise AssertionError(f"detect_format returned an unknown format {fmt!r}")  # pragma: no cover
 
 

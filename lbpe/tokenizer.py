@@ -33,6 +33,8 @@ MODES: tuple[Mode, ...] = ("bpe", "lbpe")
 
 #: Default bound on the number of cached pieces per mode.
 DEFAULT_CACHE_SIZE = 200_000
+#: Longer pieces are not cached (they rarely repeat and would pin memory).
+_CACHED_PIECE_CHARS = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +76,9 @@ class Tokenizer:
     * ``pretokenizer``: a preset name (see :mod:`lbpe.pretokenize`), a compiled ``re`` pattern,
       or a :class:`~lbpe.splitters.Splitter`;
     * ``added_tokens``: non-special tokens matched in the text before anything else (HF);
-    * ``decoder``: bytes of the ids -> text (default: UTF-8 with U+FFFD for invalid bytes);
+    * ``decoder``: ids -> text, for vocabularies with their own decoding rules (HF decoders);
+      the default joins the tokens' bytes and decodes them once as UTF-8 (U+FFFD for invalid
+      bytes);
     * ``bos``/``eos``: ids added by ``encode(..., add_special_tokens=True)`` only.
 
     Piece encodings are cached per mode; each cache holds at most ``cache_size`` pieces (it is
@@ -89,9 +93,9 @@ class Tokenizer:
         name: str = "",
         normalizer: Normalizer | None = None,
         added_tokens: Mapping[str, int] | None = None,
-        decoder: Callable[[bytes], str] | None = None,
-        bos: int | None = None,
-        eos: int | None = None,
+        decoder: Callable[[Sequence[int]], str] | None = None,
+        bos: Sequence[int] = (),
+        eos: Sequence[int] = (),
         cache_size: int = DEFAULT_CACHE_SIZE,
     ) -> None:
         self.vocab = vocab
@@ -105,7 +109,8 @@ class Tokenizer:
         self.normalizer = normalizer
         self.added_tokens: dict[str, int] = dict(added_tokens or {})
         self._decoder = decoder
-        self.bos, self.eos = bos, eos
+        self.bos, self.eos = list(bos), list(eos)
+        self._added_bytes = {i: t.encode("utf-8") for t, i in self.added_tokens.items()}
         self.name = name or vocab.name
         self.cache_size = cache_size
         self._caches: dict[str, dict[str, list[int]]] = {"bpe": {}, "lbpe": {}}
@@ -207,9 +212,10 @@ class Tokenizer:
                 ids = cache.get(piece)
                 if ids is None:
                     ids = key_ids(split(piece))
-                    if len(cache) >= limit:
-                        cache.clear()
-                    cache[piece] = ids
+                    if len(piece) <= _CACHED_PIECE_CHARS:
+                        if len(cache) >= limit:
+                            cache.clear()
+                        cache[piece] = ids
                 out += ids
         except UnicodeEncodeError:
             # Lone surrogates cannot be UTF-8 encoded; replace them as tiktoken does.
@@ -235,15 +241,15 @@ class Tokenizer:
         never silently include them).
         """
         out: list[int] = []
-        if add_special_tokens and self.bos is not None:
-            out.append(self.bos)
+        if add_special_tokens:
+            out += self.bos
         for is_special, chunk in self._chunks(text, allowed_special, disallowed_special):
             if is_special:
                 out.append(self._matched_id(chunk))
             else:
                 out += self.encode_ordinary(chunk, mode=mode)
-        if add_special_tokens and self.eos is not None:
-            out.append(self.eos)
+        if add_special_tokens:
+            out += self.eos
         return out
 
     def _matched_id(self, chunk: str) -> int:
@@ -357,17 +363,23 @@ class Tokenizer:
     # ---- decoding ----
 
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
-        """The bytes that ``ids`` stand for."""
-        token_bytes = self.vocab.token_bytes
-        return b"".join([token_bytes(i) for i in ids])
+        """The tokens' bytes joined, in the vocabulary's own spelling (for SentencePiece-style
+        vocabularies that keeps ``▁``; :meth:`decode` applies the vocabulary's decoder)."""
+        decoder = self.vocab.decoder
+        added = self._added_bytes
+        try:
+            return b"".join([decoder.get(i) or added[i] for i in ids])
+        except (KeyError, TypeError) as exc:
+            raise LbpeError(
+                f"token id {exc.args[0]!r} is not in the vocabulary (ids run from 0 to {self.n_vocab - 1})"
+            ) from None
 
     def decode(self, ids: Iterable[int], *, errors: str = "replace") -> str:
         """Decode ``ids`` to text (all bytes joined first, then decoded once as UTF-8, then the
         vocabulary's own decoder steps, e.g. ``▁`` back to spaces)."""
-        data = self.decode_bytes(ids)
         if self._decoder is not None:
-            return self._decoder(data)
-        return data.decode("utf-8", errors=errors)
+            return self._decoder(list(ids))
+        return self.decode_bytes(ids).decode("utf-8", errors=errors)
 
 
 def _moved(seg: Segment, start: int, end: int) -> Segment:

@@ -70,3 +70,27 @@ def english_text(min_bytes: int) -> str:
     if len(text.encode()) < min_bytes:
         raise AssertionError(f"only {len(text.encode())} bytes of English text available, wanted {min_bytes}")
     return text
+
+
+def mixed_text(english_bytes: int) -> list[tuple[str, str]]:
+    """(name, text) samples: English prose, many languages and scripts, and source code."""
+    return [
+        ("english", english_text(english_bytes)[:english_bytes]),
+        ("multilingual", data_file("text/multilingual_words.txt").read_text("utf-8")),
+        ("multilingual-stdlib", data_file("text/multilingual.txt").read_text("utf-8")),
+        ("code", data_file("text/code.txt").read_text("utf-8") + data_file("text/code_more.txt").read_text("utf-8")),
+    ]
+
+
+def chunks(text: str, size: int = 65536) -> list[str]:
+    """Split text at line ends into blocks of about ``size`` characters."""
+    out, block, length = [], [], 0
+    for line in text.splitlines(keepends=True):
+        block.append(line)
+        length += len(line)
+        if length >= size:
+            out.append("".join(block))
+            block, length = [], 0
+    if block:
+        out.append("".join(block))
+    return out
