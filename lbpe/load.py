@@ -13,6 +13,7 @@ from pathlib import Path
 from lbpe.errors import VocabFormatError
 from lbpe.formats.gpt2 import parse_gpt2
 from lbpe.formats.hf import parse_tokenizer_json
+from lbpe.formats.sentencepiece import parse_sentencepiece
 from lbpe.formats.tiktoken import KNOWN_ENCODINGS, parse_tiktoken
 from lbpe.pretokenize import resolve_pattern
 from lbpe.tokenizer import Tokenizer
@@ -24,6 +25,7 @@ FORMATS = {
     "tiktoken": "a .tiktoken rank file (or a file of '<base64> <rank>' lines)",
     "gpt2": "GPT-2 encoder.json + vocab.bpe (give either file, or their folder)",
     "hf": "a HF tokenizer.json with a BPE model",
+    "sentencepiece": "a SentencePiece .model file of type BPE",
 }
 
 _RANK_LINE = re.compile(rb"^[A-Za-z0-9+/=]+ \d+\r?$")
@@ -52,7 +54,7 @@ def detect_format(path: str | os.PathLike[str]) -> tuple[str, Path]:
         if len(ranks) == 1:
             return "tiktoken", ranks[0]
         if (p / "tokenizer.model").is_file():
-            return _unsupported(p, "SentencePiece .model files")
+            return "sentencepiece", p / "tokenizer.model"
         found = ", ".join(sorted(x.name for x in p.iterdir())[:10]) or "nothing"
         raise VocabFormatError(
             str(p), f"no vocabulary found in this folder (found: {found}); expected {' or '.join(FORMATS.values())}"
@@ -64,8 +66,8 @@ def detect_format(path: str | os.PathLike[str]) -> tuple[str, Path]:
         return "tiktoken", p
     if name in ("encoder.json", "vocab.bpe"):
         return "gpt2", p
-    if name.endswith(".model"):
-        return _unsupported(p, "SentencePiece .model files")
+    if name.endswith(".model") or ".model." in name:
+        return "sentencepiece", p
     head = _read(p)[:4096]
     if name.endswith(".json") or head.lstrip()[:1] == b"{":
         return "hf", p
@@ -117,6 +119,10 @@ def load(path: str | os.PathLike[str], *, pattern: str | re.Pattern[str] | None 
         if pattern is not None:
             raise VocabFormatError(str(file), "a tokenizer.json carries its own pre-tokenizer; do not pass pattern=")
         return parse_tokenizer_json(_read(file), source=str(file), name=file.parent.name or file.stem)
+    if fmt == "sentencepiece":
+        if pattern is not None:
+            raise VocabFormatError(str(file), "a SentencePiece model carries its own normalisation; do not pass pattern=")
+        return parse_sentencepiece(_read(file), source=str(file), name=file.stem)
     raise AssertionError(f"detect_format returned an unknown format {fmt!r}")  # pragma: no cover
 
 

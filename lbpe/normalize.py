@@ -19,7 +19,7 @@ from collections.abc import Sequence as Seq
 
 from lbpe.errors import LbpeError
 
-__all__ = ["Normalizer", "Unicode", "Lowercase", "Strip", "Prepend", "Replace", "Sequence"]
+__all__ = ["Normalizer", "Unicode", "Lowercase", "Strip", "Prepend", "Replace", "Sequence", "SentencePieceNormalizer"]
 
 Aligned = tuple[str, list[int]]
 
@@ -160,3 +160,122 @@ class Sequence(Normalizer):
             text, inner = step.aligned(text)
             origin = [origin[i] if i < len(origin) else len(origin) for i in inner]
         return text, origin
+
+
+class SentencePieceNormalizer(Normalizer):
+    """SentencePiece's normaliser: the precompiled character map (longest match first), then
+    extra white space removed, ``▁`` for spaces and a dummy ``▁`` prefix.
+
+    The character map is a darts-clone double array over UTF-8 keys followed by the
+    NUL-terminated replacement strings; an empty map means "identity".
+    """
+
+    def __init__(
+        self,
+        charsmap: bytes = b"",
+        *,
+        add_dummy_prefix: bool = True,
+        remove_extra_whitespaces: bool = True,
+        escape_whitespaces: bool = True,
+    ) -> None:
+        self.add_dummy_prefix = add_dummy_prefix
+        self.remove_extra_whitespaces = remove_extra_whitespaces
+        self.space = "\u2581" if escape_whitespaces else " "
+        self._units: tuple[int, ...] = ()
+        self._strings = b""
+        if charsmap:
+            if len(charsmap) < 4:
+                raise LbpeError("precompiled_charsmap is truncated")
+            size = int.from_bytes(charsmap[:4], "little")
+            if size % 4 or 4 + size > len(charsmap):
+                raise LbpeError("precompiled_charsmap has an impossible trie size")
+            trie = charsmap[4 : 4 + size]
+            self._units = tuple(int.from_bytes(trie[i : i + 4], "little") for i in range(0, size, 4))
+            self._strings = charsmap[4 + size :]
+
+    def _lookup(self, data: bytes, start: int) -> tuple[int, bytes] | None:
+        """Longest key of the map that prefixes ``data[start:]``: (length, replacement)."""
+        units = self._units
+        if not units:
+            return None
+        best = None
+        node = 0
+        unit = units[0]
+        node ^= (unit >> 10) << ((unit & (1 << 9)) >> 6)
+        for k in range(start, len(data)):
+            byte = data[k]
+            node ^= byte
+            if node >= len(units):
+                break
+            unit = units[node]
+            if (unit & ((1 << 31) | 0xFF)) != byte:
+                break
+            node ^= (unit >> 10) << ((unit & (1 << 9)) >> 6)
+            if (unit >> 8) & 1:
+                if node >= len(units):
+                    break
+                value = units[node] & ((1 << 31) - 1)
+                end = self._strings.find(b"\0", value)
+                best = (k - start + 1, self._strings[value : end if end >= 0 else len(self._strings)])
+        return best
+
+    def _mapped(self, text: str) -> tuple[list[str], list[int]]:
+        """Apply the character map: output strings and, per string, its input char index."""
+        if not self._units:
+            return list(text), list(range(len(text)))
+        data = text.encode("utf-8")
+        char_at: list[int] = []  # byte offset -> char index
+        for i, ch in enumerate(text):
+            char_at += [i] * len(ch.encode("utf-8"))
+        outs: list[str] = []
+        origin: list[int] = []
+        pos = 0
+        while pos < len(data):
+            hit = self._lookup(data, pos)
+            if hit is None:
+                ch = text[char_at[pos]]
+                outs.append(ch)
+                origin.append(char_at[pos])
+                pos += len(ch.encode("utf-8"))
+            else:
+                length, replacement = hit
+                # a key always ends on a character boundary in valid maps; stay safe otherwise
+                end = pos + length
+                while end < len(data) and (data[end] & 0xC0) == 0x80:
+                    end += 1
+                outs.append(replacement.decode("utf-8", "replace"))
+                origin.append(char_at[pos])
+                pos = end
+        return outs, origin
+
+    def __call__(self, text: str) -> str:
+        return self.aligned(text)[0]
+
+    def aligned(self, text: str) -> Aligned:
+        pieces, where = self._mapped(text)
+        out: list[str] = []
+        origin: list[int] = []
+        squeeze = self.remove_extra_whitespaces
+        k = 0
+        if squeeze:  # drop leading spaces
+            while k < len(pieces) and pieces[k] == " ":
+                k += 1
+        if k == len(pieces):
+            return "", []
+        if self.add_dummy_prefix:
+            out.append(self.space)
+            origin.append(where[k])
+        prev_space = squeeze
+        for piece, at in zip(pieces[k:], where[k:]):
+            if prev_space:
+                piece = piece.lstrip(" ")
+            if piece:
+                out.append(piece.replace(" ", self.space))
+                origin += [at] * len(piece)
+                prev_space = squeeze and piece.endswith(" ")
+        text_out = "".join(out)
+        if squeeze:
+            while text_out.endswith(self.space) and len(text_out) > 0:
+                text_out = text_out[: -len(self.space)]
+                origin = origin[: len(text_out)]
+        return text_out, origin

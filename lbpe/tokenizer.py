@@ -178,13 +178,29 @@ class Tokenizer:
         table = self.vocab.units
         if self.vocab.unit == "byte":
             return [table[k] for k in keys]
-        out: list[int] = []
+        return [i for ids in self._key_groups(keys) for i in ids]
+
+    def _key_groups(self, keys: Sequence[str]) -> list[list[int]]:
+        """Per key, its ids (character units); a key fused into the unknown token before it
+        gets an empty list."""
+        table = self.vocab.units
+        fuse = self.vocab.fuse_unk
+        unk = self.vocab.unk
+        out: list[list[int]] = []
+        prev_unk = False
         for k in keys:
             i = table.get(k)
-            if i is None:
-                out += self.vocab.fallback_ids(k)
+            if i is not None:
+                out.append([i])
+                prev_unk = False
+                continue
+            ids = self.vocab.fallback_ids(k)
+            if fuse and ids == [unk]:
+                out.append([] if prev_unk else ids)
+                prev_unk = True
             else:
-                out.append(i)
+                out.append(ids)
+                prev_unk = False
         return out
 
     def split_piece(self, piece: str, *, mode: Mode) -> list[bytes]:
@@ -348,10 +364,11 @@ class Tokenizer:
 
     def _locate_chars(self, keys: Sequence[str], pos: int) -> list[Segment]:
         """Segments of character-level keys; fallback bytes of one character share its span."""
-        segs = []
-        for key in keys:
-            ids = self._key_ids([key])
-            if len(ids) == 1 and key in self.vocab.units:
+        segs: list[Segment] = []
+        for key, ids in zip(keys, self._key_groups(keys)):
+            if not ids:  # fused into the unknown token before it
+                segs[-1] = _moved(segs[-1], segs[-1].start, pos + len(key))
+            elif len(ids) == 1 and key in self.vocab.units:
                 segs.append(Segment(ids[0], pos, pos + len(key), key.encode("utf-8")))
             else:  # byte fallback (one token per UTF-8 byte) or the unknown token
                 multi = len(ids) > 1

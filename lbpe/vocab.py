@@ -36,7 +36,8 @@ class Vocab:
     * ``byte_fallback``: for character-level vocabularies, byte value -> id of its ``<0xNN>``
       token; a character with no token is encoded as the tokens of its UTF-8 bytes. These ids
       are not in ``tokens`` (their text is not their meaning).
-    * ``unk``: id of the unknown token, used for a character with no token and no byte fallback.
+    * ``unk``: id of the unknown token, used for a character with no token and no byte fallback;
+      with ``fuse_unk`` a run of such characters in one piece becomes a single unknown token.
     * ``whole_piece_first``: a piece that is itself a token is emitted as that token without
       merging (tiktoken, and HF's ``ignore_merges``); otherwise merges always run (HF default).
     * ``scaffold``: Scaffold-BPE's scaffold tokens, id -> the ids of the two tokens it was merged
@@ -45,7 +46,7 @@ class Vocab:
     """
 
     __slots__ = (
-        "tokens", "merges", "special", "unit", "name", "byte_fallback", "unk", "whole_piece_first", "scaffold", "__dict__"
+        "tokens", "merges", "special", "unit", "name", "byte_fallback", "unk", "whole_piece_first", "scaffold", "fuse_unk", "__dict__"
     )
 
     def __init__(
@@ -60,6 +61,7 @@ class Vocab:
         unk: int | None = None,
         whole_piece_first: bool = True,
         scaffold: Mapping[int, tuple[int, int]] | None = None,
+        fuse_unk: bool = False,
     ) -> None:
         if unit not in ("byte", "char"):
             raise LbpeError(f"unit must be 'byte' or 'char', not {unit!r}")
@@ -71,6 +73,7 @@ class Vocab:
         self.byte_fallback: dict[int, int] | None = None if byte_fallback is None else dict(byte_fallback)
         self.unk = unk
         self.whole_piece_first = whole_piece_first
+        self.fuse_unk = fuse_unk
         self.scaffold: dict[int, tuple[int, int]] = {i: (int(a), int(b)) for i, (a, b) in (scaffold or {}).items()}
         self._check()
 

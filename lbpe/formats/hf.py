@@ -175,6 +175,7 @@ def _build(spec: Any, *, source: str, name: str) -> Tokenizer:
             unk=unk if (unk is not None and not byte_level) else None,
             whole_piece_first=bool(model.get("ignore_merges")),
             scaffold=scaffold or None,
+            fuse_unk=bool(model.get("fuse_unk")),
         )
     except LbpeError as exc:
         raise ValueError(str(exc)) from None
