@@ -2,6 +2,7 @@
 
     lbpe encode --vocab PATH [--pattern NAME] --mode {bpe,lbpe} [FILE|-]
     lbpe compare --vocab PATH [--pattern NAME] [FILE|-]
+    lbpe train --vocab-size N --unit {char,byte} [--scaffold] [--pattern NAME] -o tokenizer.json FILE...
 
 Errors in the input (a bad vocabulary, undecodable text) print one line to stderr and exit 2.
 """
@@ -62,6 +63,89 @@ def _cmd_compare(args: argparse.Namespace, out: TextIO) -> None:
     diff = counts["lbpe"] - counts["bpe"]
     out.write(f"lbpe - bpe: {diff:+d} tokens\n")
 
+# ---- lbpe train ----
+
+
+class _ProgressBar:
+    """A one-line progress bar on stderr, redrawn at most ten times a second."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.label, self.in_bytes = "", False
+        self.last = 0.0
+        self.shown = False
+
+    def phase(self, label: str, *, in_bytes: bool = False):
+        """The callback ``(done, total)`` for one phase; it ends the previous phase's line."""
+
+        def update(done: int, total: int) -> None:
+            if (label, in_bytes) != (self.label, self.in_bytes):
+                self.close()
+                self.label, self.in_bytes, self.last = label, in_bytes, 0.0
+            self.draw(done, total)
+
+        return update
+
+    def draw(self, done: int, total: int) -> None:
+        import time
+
+        now = time.monotonic()
+        if not self.enabled or (now - self.last < 0.1 and done < total):
+            return
+        self.last = now
+        frac = min(done / total, 1.0) if total else 1.0
+        amount = f"{done / 1e6:.1f}/{total / 1e6:.1f} MB" if self.in_bytes else f"{done}/{total}"
+        sys.stderr.write(f"\r{self.label} [{'#' * int(24 * frac):<24}] {100 * frac:5.1f}% {amount}")
+        sys.stderr.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+            self.shown = False
+
+
+def _cmd_train(args: argparse.Namespace, out: TextIO) -> None:
+    from pathlib import Path
+
+    from lbpe.formats.hf_write import hf_regex, write_tokenizer_json
+    from lbpe.train import train
+
+    hf_regex(args.pattern)  # an unknown preset fails before the corpus is read
+    bar = _ProgressBar(enabled=not args.quiet)
+    try:
+        vocab = train(
+            [Path(f) for f in args.files],
+            vocab_size=args.vocab_size,
+            unit=args.unit,
+            pattern=args.pattern,
+            scaffold=args.scaffold,
+            special_tokens=args.special,
+            max_chars=args.max_chars,
+            progress=bar.phase("merging "),
+            read_progress=bar.phase("counting", in_bytes=True),
+        )
+    finally:
+        bar.close()
+    write_tokenizer_json(vocab, args.output, pattern=args.pattern)
+    extra = f" + {len(vocab.scaffold)} scaffold tokens" if vocab.scaffold else ""
+    print(f"wrote {args.output}: {len(vocab) - len(vocab.scaffold)} tokens{extra}", file=sys.stderr)
+
+
+def _add_train(sub) -> None:
+    p = sub.add_parser("train", help="train a BPE vocabulary and write it as an HF tokenizer.json")
+    p.add_argument("--vocab-size", required=True, type=int, help="number of tokens (specials, 256 bytes, base units, merges)")
+    p.add_argument("--unit", choices=("char", "byte"), default="char", help="char (byte fallback; default) or byte")
+    p.add_argument("--scaffold", action="store_true", help="Scaffold-BPE training (Lian et al. 2024)")
+    p.add_argument("--pattern", default="paper", help="pre-tokenizer preset (default: paper)")
+    p.add_argument("--special", action="append", default=[], metavar="TOKEN", help="a special token (repeatable)")
+    p.add_argument("--max-chars", type=int, default=None, help="char unit: keep only the N most frequent characters")
+    p.add_argument("-o", "--output", required=True, help="the tokenizer.json to write (.gz: gzip-compressed)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files")
+    p.set_defaults(run=_cmd_train)
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="lbpe", description="Classic BPE and long-token-first BPE (LBPE).")
@@ -80,6 +164,8 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("compare", help="print the BPE and LBPE segmentations and their token counts")
     common(p)
     p.set_defaults(run=_cmd_compare)
+
+    _add_train(sub)
     return parser
 
 
