@@ -483,3 +483,37 @@ def test_cli_train_errors_are_one_line(tmp_path, args, message):
     result = run_cli("train", "-q", "-o", str(tmp_path / "t.json"), *args, *files)
     assert result.returncode == 2 and message in result.stderr
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+# ---- the bundled default vocabulary ---------------------------------------------------------
+
+
+def test_bundled_default_vocabulary_is_reproducible_and_loads_everywhere():
+    import gzip
+    import hashlib
+
+    from lbpe.data import default_tokenizer_path, default_training_record_path
+
+    path = default_tokenizer_path()
+    record = json.loads(default_training_record_path().read_text("utf-8"))
+    data = path.read_bytes()
+    assert record["file"] == path.name and record["file_sha256"] == hashlib.sha256(data).hexdigest()
+    assert len(data) < 1_500_000
+    if path.suffix == ".gz":
+        data = gzip.decompress(data)
+    inputs = [data_file(i["file"]) for i in record["inputs"]]
+    assert [hashlib.sha256(p.read_bytes()).hexdigest() for p in inputs] == [i["sha256"] for i in record["inputs"]]
+    assert "text/code.txt" not in [i["file"] for i in record["inputs"]]  # not public domain
+    params = record["parameters"]
+    assert (params["vocab_size"], params["unit"], params["pattern"]) == (32000, "char", "paper")
+    # the script's training, rerun here, gives the shipped file byte for byte
+    vocab = train(inputs, vocab_size=params["vocab_size"], unit=params["unit"], pattern=params["pattern"],
+                  scaffold=params["scaffold"], special_tokens=params["special_tokens"], max_chars=params["max_chars"])
+    assert to_tokenizer_json(vocab, pattern=params["pattern"]).encode("utf-8") == data
+    assert len(vocab) == 32000
+    text = held_out()["multilingual"] + held_out()["code"][:100_000].replace("<|endoftext|>", "")
+    expect = Tokenizer(vocab, "paper").encode(text, mode="bpe")
+    assert tokenizers.Tokenizer.from_str(data.decode("utf-8")).encode(text).ids == expect
+    loaded = lbpe.load(path)
+    assert loaded.encode(text, mode="bpe") == expect
+    assert loaded.encode(text, mode="lbpe") == Tokenizer(vocab, "paper").encode(text, mode="lbpe")
