@@ -52,7 +52,7 @@ from typing import Any
 
 from lbpe.errors import LbpeError
 from lbpe.formats.gpt2 import byte_to_char
-from lbpe.pretokenize import PATTERN_ALIASES, PRESETS
+from lbpe.pretokenize import PATTERN_ALIASES
 from lbpe.vocab import Vocab
 
 __all__ = ["HF_REGEX", "hf_regex", "SCAFFOLD_KEY", "PATTERN_KEY", "tokenizer_json", "to_tokenizer_json", "write_tokenizer_json"]
@@ -84,7 +84,6 @@ HF_REGEX: dict[str, str] = {
         ]
     ),
 }
-assert set(HF_REGEX) == set(PRESETS)
 
 
 def _preset(pattern: str) -> str:
