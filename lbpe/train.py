@@ -241,21 +241,23 @@ def _file_blocks(path: os.PathLike[str], size: int, report: Callable[[int], None
 def _count_blocks(blocks: Iterable[str], regex, counts: Counter[str], chunk_chars: int) -> None:
     """Count the pieces of one document given as consecutive blocks of text."""
     preset = isinstance(regex, PresetPattern)
-    carry = ""
+    pending: list[str] = []  # text not yet split: no cut found in it
     for block in blocks:
         # A long text given whole is cut into chunk-sized blocks as well.
         for start in range(0, len(block), chunk_chars):
             part = block[start : start + chunk_chars]
-            buf = carry + part if carry else part
-            cut = _find_cut(buf, max(len(carry) - 1, 0))
+            probe = pending[-1][-1] + part if pending else part
+            cut = _find_cut(probe, 0)
             if cut < 0:
-                carry = buf
+                pending.append(part)
                 continue
+            buf = "".join(pending) + part
+            cut += len(buf) - len(probe)
             if preset:
                 pieces = regex.findall(buf, 0, cut + 1)
                 pieces.pop()  # the lone letter at ``cut``: its piece goes on in the next block
                 counts.update(pieces)
-                carry = buf[cut:]
+                pending = [buf[cut:]]
             else:  # any other pattern: keep only the pieces that end before the cut
                 end = 0
                 for m in regex.finditer(buf, 0, cut + 1):
@@ -263,9 +265,9 @@ def _count_blocks(blocks: Iterable[str], regex, counts: Counter[str], chunk_char
                         break
                     counts[m.group()] += 1
                     end = m.end()
-                carry = buf[end:]
-    if carry:
-        counts.update(regex.findall(carry))
+                pending = [buf[end:]] if end < len(buf) else []
+    if pending:
+        counts.update(regex.findall("".join(pending)))
 
 
 def _find_cut(buf: str, lo: int) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import subprocess
 import sys
 import unicodedata
@@ -289,6 +290,9 @@ def test_chunked_counting_gives_the_pieces_of_the_whole_text(text, chunk):
     for preset in PRESETS:
         expect = Counter(split_text(text, preset))
         assert count_pieces(text, preset, chunk_chars=chunk) == expect, preset
+    # a compiled pattern of one's own (here one that skips characters) takes the general path
+    custom = re.compile(r"[a-z]+|\s+")
+    assert count_pieces(text, custom, chunk_chars=chunk) == Counter(custom.findall(text))
 
 
 def test_file_counting_streams_and_matches_text(tmp_path):
