@@ -6,8 +6,10 @@ files. New formats slot in by adding a detector branch and a parser.
 
 from __future__ import annotations
 
+import gzip
 import os
 import re
+import zlib
 from pathlib import Path
 
 from lbpe.errors import VocabFormatError
@@ -31,9 +33,25 @@ FORMATS = {
 _RANK_LINE = re.compile(rb"^[A-Za-z0-9+/=]+ \d+\r?$")
 
 
-def _read(path: Path) -> bytes:
+#: Largest vocabulary file :func:`load` reads (after decompression), in bytes.
+MAX_VOCAB_BYTES = 256 << 20
+
+
+def _read(path: Path, *, limit: int = MAX_VOCAB_BYTES) -> bytes:
+    """Read a file, transparently gunzipping ``*.gz``; refuse files over ``limit`` bytes."""
     try:
+        size = path.stat().st_size
+        if size > limit:
+            raise VocabFormatError(str(path), f"is {size} bytes, over the {limit}-byte limit for vocabulary files")
+        if path.name.endswith(".gz"):
+            with gzip.open(path, "rb") as f:
+                data = f.read(limit + 1)
+            if len(data) > limit:
+                raise VocabFormatError(str(path), f"decompresses to more than the {limit}-byte limit")
+            return data
         return path.read_bytes()
+    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+        raise VocabFormatError(str(path), f"is not a valid gzip file ({exc})") from None
     except FileNotFoundError:
         raise VocabFormatError(str(path), "no such file") from None
     except IsADirectoryError:
@@ -62,6 +80,8 @@ def detect_format(path: str | os.PathLike[str]) -> tuple[str, Path]:
     if not p.exists():
         raise VocabFormatError(str(p), "no such file or folder")
     name = p.name.lower()
+    if name.endswith(".gz"):
+        name = name[: -len(".gz")]
     if name.endswith(".tiktoken"):
         return "tiktoken", p
     if name in ("encoder.json", "vocab.bpe"):
@@ -90,7 +110,8 @@ def load(path: str | os.PathLike[str], *, pattern: str | re.Pattern[str] | None 
     """
     fmt, file = detect_format(path)
     if fmt == "tiktoken":
-        stem = file.name[: -len(".tiktoken")] if file.name.endswith(".tiktoken") else file.stem
+        base = file.name[: -len(".gz")] if file.name.endswith(".gz") else file.name
+        stem = base[: -len(".tiktoken")] if base.endswith(".tiktoken") else Path(base).stem
         preset, special = KNOWN_ENCODINGS.get(stem, (None, {}))
         if pattern is None:
             if preset is None:

@@ -283,6 +283,16 @@ PRESETS: dict[str, str] = {
         + r"|[^\r\n{L}{N}]?[{Lu_Lt_Lm_Lo_M}]+[{Ll_Lm_Lo_M}]*" + _O200K_SUFFIX
         + r"|[{N}]{{1,3}}| ?[^{WS}{L}{N}]+[\r\n/]*|[{WS}]*[\r\n]+|[{WS}]+(?![^{WS}])|[{WS}]+"
     ),
+    # Llama 3's tokenizer.json Split pattern (cl100k-like, newline runs kept together).
+    "llama3": (
+        _CONTRACTIONS_CI
+        + r"|[^\r\n{L}{N}]?[{L}]+|[{N}]{{1,3}}| ?[^{WS}{L}{N}]+[\r\n]*|[{WS}]*[\r\n]+|[{WS}]+(?![^{WS}])|[{WS}]+"
+    ),
+    # Qwen 2/2.5/3's: Llama 3's with every digit on its own.
+    "qwen2": (
+        _CONTRACTIONS_CI
+        + r"|[^\r\n{L}{N}]?[{L}]+|[{N}]| ?[^{WS}{L}{N}]+[\r\n]*|[{WS}]*[\r\n]+|[{WS}]+(?![^{WS}])|[{WS}]+"
+    ),
     # The LBPE paper's setup: GPT-2 style categories kept apart, every digit on its own.
     "paper": (
         _CONTRACTIONS

@@ -35,7 +35,7 @@ from lbpe import pretokenize
 from lbpe.pretokenize import PresetPattern, compile_pattern, preset_pattern, resolve_pattern, split_text
 from tests.conftest import data_file, english_text, tiktoken_encoding
 
-PRESETS = ("r50k_base", "cl100k_base", "o200k_base", "paper")
+PRESETS = ("r50k_base", "cl100k_base", "o200k_base", "paper", "llama3", "qwen2")
 MB = 1 << 20
 
 
@@ -44,7 +44,11 @@ def reference(name: str) -> regex.Pattern:
     """tiktoken's pattern for a preset, compiled by the ``regex`` module."""
     import tiktoken_ext.openai_public as public
 
-    if name == "r50k_base":
+    from lbpe.formats.hf import ONIG_PRESETS
+
+    if name in ("llama3", "qwen2"):  # the Split regex of those models' tokenizer.json files
+        (source,) = [onig for onig, preset in ONIG_PRESETS.items() if preset == name]
+    elif name == "r50k_base":
         source = public.r50k_pat_str
     elif name == "paper":
         source = public.r50k_pat_str.replace(r" ?\p{N}++", r"\p{N}")
@@ -334,7 +338,7 @@ def test_resolve_pattern():
 
 
 def test_presets_and_aliases_unchanged():
-    assert set(pretokenize.PRESETS) == {"r50k_base", "cl100k_base", "o200k_base", "paper"}
+    assert set(pretokenize.PRESETS) == {"r50k_base", "cl100k_base", "o200k_base", "paper", "llama3", "qwen2"}
     assert pretokenize.PATTERN_ALIASES == {"gpt2": "r50k_base", "p50k_base": "r50k_base"}
     for name in PRESETS:
         re.compile(pretokenize._plain_pattern(name))
@@ -375,3 +379,17 @@ def test_unicode_version_skew_is_documented():
     if unicodedata.category("\u0295") == "Ll" and regex.match(r"\p{Lo}", "\u0295"):
         assert split_text(text, "o200k_base") == ["\u0295", "Ab"]
         assert reference("o200k_base").findall(text) == ["\u0295Ab"]
+
+
+@pytest.mark.parametrize("onig", sorted(__import__("lbpe.formats.hf", fromlist=["x"]).ONIG_PRESETS))
+def test_tokenizer_json_spellings_equal_their_presets(onig):
+    """Each Oniguruma Split regex that lbpe.formats.hf maps to a preset splits like it."""
+    from lbpe.formats.hf import ONIG_PRESETS
+
+    name = ONIG_PRESETS[onig]
+    ref = regex.compile(onig)
+    for text in (english_text(1 * MB)[: 1 * MB], data_file("text/multilingual_words.txt").read_text("utf-8"),
+                 data_file("text/code_more.txt").read_text("utf-8")):
+        assert compile_pattern(name).findall(text) == ref.findall(text)
+        # the pattern covers every character, so HF's Isolated split has no gaps
+        assert "".join(ref.findall(text)) == text

@@ -88,7 +88,7 @@ def _build(spec: Any, *, source: str, name: str) -> Tokenizer:
         if model.get(affix):
             raise _Refused(f"model {affix} {model[affix]!r} is not supported")
 
-    splitter = _pretokenizer(spec.get("pre_tokenizer"))
+    splitter = _simplify(_pretokenizer(spec.get("pre_tokenizer")))
     byte_level = _has_byte_level(spec.get("pre_tokenizer"))
     normalizer = _normalizer(spec.get("normalizer"))
     vocab_json = _obj(model.get("vocab"), '"model.vocab"')
@@ -236,6 +236,34 @@ def _pattern(node: Any) -> tuple[str, bool]:
 
 # ---- pre-tokenizers ----
 
+#: Split regexes found in real tokenizer.json files (Oniguruma spelling) that equal a preset of
+#: :mod:`lbpe.pretokenize` exactly (covering every character, so HF's Isolated split and the
+#: preset's findall give the same pieces); such files get the preset's optimised pattern.
+#: ``tests/test_pretokenize.py`` checks each spelling against the ``regex`` module.
+ONIG_PRESETS: dict[str, str] = {
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""": "llama3",
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""": "qwen2",
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+""": "o200k_base",
+    r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+|\s+\z|\s+(?!\S)|\s""": "paper",
+    r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""": "gpt2",
+}
+
+
+def _simplify(splitter: sp.Splitter | None) -> sp.Splitter | None:
+    """Drop steps that cannot change anything and unwrap one-step sequences, so that the
+    common "one regex, then byte mapping" files take the fast ``findall`` path."""
+    if isinstance(splitter, sp.Sequence):
+        steps = [_simplify(s) for s in splitter.steps]
+        steps = [s for s in steps if s is not None and not _is_noop(s)]
+        if not steps:
+            return None
+        return steps[0] if len(steps) == 1 else sp.Sequence(steps)
+    return splitter
+
+
+def _is_noop(splitter: sp.Splitter) -> bool:
+    return isinstance(splitter, sp.ByteLevel) and not splitter.add_prefix_space and splitter.regex is None
+
 def _has_byte_level(node: Any) -> bool:
     if not isinstance(node, dict):
         return False
@@ -253,9 +281,12 @@ def _pretokenizer(node: Any) -> sp.Splitter | None:
         return sp.ByteLevel(add_prefix_space=bool(node.get("add_prefix_space", True)),
                             use_regex=bool(node.get("use_regex", True)))
     if kind == "Split":
+        raw = _obj(node["pattern"], "pattern").get("Regex")
+        behavior, invert = node.get("behavior", "Isolated"), bool(node.get("invert", False))
+        if raw in ONIG_PRESETS and (behavior, invert) in (("Isolated", False), ("Removed", True)):
+            return sp.Regex(ONIG_PRESETS[raw])
         pattern, is_regex = _pattern(node["pattern"])
-        return sp.Split(pattern, node.get("behavior", "Isolated"), invert=bool(node.get("invert", False)),
-                        literal=not is_regex)
+        return sp.Split(pattern, behavior, invert=invert, literal=not is_regex)
     if kind == "Digits":
         return sp.Digits(individual_digits=bool(node.get("individual_digits", False)))
     if kind == "Metaspace":
