@@ -319,6 +319,8 @@ def train_from_counts(
         raise LbpeError(f"max_chars must be a positive int or None, not {max_chars!r}")
     specials = _check_specials(special_tokens)
     n_special = len(specials)
+    if not counts:
+        raise LbpeError("there is no text to train on")
 
     # Base units, and the words (distinct pieces) as lists of unit ids.
     names: list = []  # internal id -> token text (str for char units, bytes for byte units)
@@ -368,10 +370,9 @@ def train_from_counts(
         raise LbpeError(
             f"vocab_size {vocab_size} is smaller than the {n_base} base tokens of {kind} ({base_what})"
         )
-    merges, scaffold_ids, normal = _merge(
-        names, words, wcount, vocab_size - n_base, scaffold=scaffold, progress=progress
-    )
-    return _build_vocab(names, merges, scaffold_ids, normal, specials, unit)
+    n_units = len(names)
+    merges, scaffold_ids = _merge(names, words, wcount, vocab_size - n_base, scaffold=scaffold, progress=progress)
+    return _build_vocab(names, n_units, merges, scaffold_ids, specials, unit)
 
 
 def _merge(
@@ -382,9 +383,9 @@ def _merge(
     *,
     scaffold: bool,
     progress: Progress | None,
-) -> tuple[list[tuple[int, int, int]], set[int], int]:
-    """The merge loop. Returns the merges ``(left, right, result)`` in order (internal ids),
-    the internal ids that end as scaffold tokens, and the number of normal merged tokens."""
+) -> tuple[list[tuple[int, int, int]], set[int]]:
+    """The merge loop over internal ids (``names`` grows with every new token). Returns the
+    merges ``(left, right, result)`` in order and the ids that end as scaffold tokens."""
     n_base = len(names)
     pair_count: dict[tuple[int, int], int] = {}
     where: dict[tuple[int, int], set[int]] = {}
@@ -412,7 +413,7 @@ def _merge(
     merges: list[tuple[int, int, int]] = []
     seen_pairs: set[tuple[int, int]] = set()
     made = 0  # normal merged tokens
-    empty = names[0][:0]
+    empty = names[0][:0] if names else ""
     if progress is not None:
         progress(0, wanted)
 
@@ -475,7 +476,7 @@ def _merge(
         if progress is not None:
             progress(made, wanted)
     scaffold_ids = {i for i in range(n_base, len(names)) if is_scaffold[i]}
-    return merges, scaffold_ids, made
+    return merges, scaffold_ids
 
 
 def _apply_merge(
@@ -557,9 +558,9 @@ def _apply_merge(
 
 def _build_vocab(
     names: list,
+    n_units: int,
     merges: list[tuple[int, int, int]],
     scaffold_ids: set[int],
-    n_normal: int,
     specials: tuple[str, ...],
     unit: Unit,
 ) -> Vocab:
@@ -568,17 +569,13 @@ def _build_vocab(
     special = {s: i for i, s in enumerate(specials)}
     first = n_special + 256
     final: dict[int, int] = {}  # internal id -> final id
-    if unit == "byte":
-        n_units = 256
-        for b in range(256):
-            final[b] = n_special + b
-        nxt = first
-    else:
-        n_units = len(names) - len({t for _, _, t in merges})
-        for k in range(n_units):
-            final[k] = first + k
-        nxt = first + n_units
-    made = [t for t in dict.fromkeys(t for _, _, t in merges)]  # distinct results, in order
+    # internal ids: the base units (bytes 0..255, or characters in code-point order), then
+    # the merged tokens in the order they were made
+    base = n_special if unit == "byte" else first
+    for k in range(n_units):
+        final[k] = base + k
+    nxt = base + n_units
+    made = list(dict.fromkeys(t for _, _, t in merges))  # distinct results, in order
     for t in made:
         if t not in scaffold_ids:
             final[t] = nxt

@@ -160,6 +160,8 @@ def test_too_small_vocab_size_is_a_clear_value_error():
         train("abc", vocab_size=255, unit="byte")
     with pytest.raises(LbpeError, match=r"smaller than the 259 base tokens .*256 byte-fallback \+ 3 characters"):
         train("abc", vocab_size=258)
+    with pytest.raises(LbpeError, match="no text to train on"):
+        train(["", ""], vocab_size=1000)
     # the base alone is fine; max_chars shrinks it
     assert len(train("abc", vocab_size=259)) == 259
     v = train("aab", vocab_size=257, max_chars=1)
