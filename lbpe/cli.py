@@ -2,6 +2,8 @@
 
     lbpe encode --vocab PATH [--pattern NAME] --mode {bpe,lbpe} [FILE|-]
     lbpe compare --vocab PATH [--pattern NAME] [FILE|-]
+    lbpe stats [--vocab PATH|PRESET] [--json] FILE...
+    lbpe export [--vocab PATH|PRESET] --mode {bpe,lbpe} -o OUT.npy FILE...
     lbpe train --vocab-size N --unit {char,byte} [--scaffold] [--pattern NAME] -o tokenizer.json FILE...
 
 Errors in the input (a bad vocabulary, undecodable text) print one line to stderr and exit 2.
@@ -41,8 +43,24 @@ def _read_text(name: str) -> str:
         ) from None
 
 
+def _loader(args: argparse.Namespace):
+    """A picklable callable that loads the chosen vocabulary: a file or folder, a bundled
+    preset name, or (no --vocab) the default preset."""
+    import functools
+    from pathlib import Path
+
+    from lbpe.presets import DEFAULT_PRESET, PRESETS, load_preset
+
+    spec = args.vocab
+    if spec is None or (spec in PRESETS and not Path(spec).exists()):
+        if args.pattern is not None:
+            raise LbpeError("--pattern applies to vocabulary files; a bundled preset has its own")
+        return functools.partial(load_preset, spec or DEFAULT_PRESET)
+    return functools.partial(load, spec, pattern=args.pattern)
+
+
 def _tokenizer(args: argparse.Namespace) -> Tokenizer:
-    return load(args.vocab, pattern=args.pattern)
+    return _loader(args)()
 
 
 def _cmd_encode(args: argparse.Namespace, out: TextIO) -> None:
@@ -133,6 +151,71 @@ def _cmd_train(args: argparse.Namespace, out: TextIO) -> None:
     print(f"wrote {args.output}: {len(vocab) - len(vocab.scaffold)} tokens{extra}", file=sys.stderr)
 
 
+def _total_chars(files: Sequence[str]) -> int:
+    import os
+
+    total = 0
+    for f in files:
+        try:
+            total += os.path.getsize(f)
+        except OSError as exc:
+            raise LbpeError(f"{f}: cannot be read ({exc.strerror})") from None
+    return total
+
+
+def _cmd_stats(args: argparse.Namespace, out: TextIO) -> None:
+    import json
+
+    from lbpe.corpus import align_chunks, parallel_stats, read_chunks
+    from lbpe.stats import compare_json
+
+    loader = _loader(args)
+    tok = loader()  # fail early on a bad vocabulary
+    total = _total_chars(args.files)
+    bar = _ProgressBar(enabled=not args.quiet)
+    update = bar.phase("encoding", in_bytes=True)
+    try:
+        chunks = (c for f in args.files for c in align_chunks(tok, read_chunks([f])))
+        stats = parallel_stats(loader, chunks, workers=args.workers,
+                               progress=lambda done: update(min(done, total), total))
+    finally:
+        bar.close()
+    doc = compare_json(stats, vocab=tok.name, unit=tok.vocab.unit)
+    if args.json:
+        out.write(json.dumps(doc, indent=2) + "\n")
+        return
+    unit = "bytes" if tok.vocab.unit == "byte" else "chars"
+    out.write(f"vocabulary {tok.name} ({tok.vocab.unit}-level); token length in {unit}\n")
+    out.write(f"{'':18}{'bpe':>14}{'lbpe':>14}{'change':>10}\n")
+    for key, label in (("tokens", "tokens"), ("bytes_per_token", "bytes/token"), ("chars_per_token", "chars/token"),
+                       ("tokens_per_word", "tokens/word")):
+        b, l = doc["bpe"][key], doc["lbpe"][key]
+        change = f"{100 * (l / b - 1):+.2f}%" if b else ""
+        fmt = "{:>14,}" if key == "tokens" else "{:>14.4f}"
+        out.write(f"{label:18}" + fmt.format(b) + fmt.format(l) + f"{change:>10}\n")
+    out.write("length share (%)\n")
+    for bucket, points in doc["change"]["length_share_points"].items():
+        bt, lt = doc["bpe"]["tokens"] or 1, doc["lbpe"]["tokens"] or 1
+        b = 100 * doc["bpe"]["length_buckets"][bucket] / bt
+        l = 100 * doc["lbpe"]["length_buckets"][bucket] / lt
+        out.write(f"  {bucket:16}{b:>14.2f}{l:>14.2f}{points:>+9.2f}pt\n")
+
+
+def _cmd_export(args: argparse.Namespace, out: TextIO) -> None:
+    from lbpe.corpus import export_ids
+
+    tok = _tokenizer(args)
+    total = _total_chars(args.files)
+    bar = _ProgressBar(enabled=not args.quiet)
+    update = bar.phase("encoding", in_bytes=True)
+    try:
+        sidecar = export_ids(tok, args.files, args.output, mode=args.mode, separator=args.separator_id,
+                             progress=lambda done: update(min(done, total), total))
+    finally:
+        bar.close()
+    print(f"wrote {args.output}: {sidecar['tokens']} ids as {sidecar['dtype']}", file=sys.stderr)
+
+
 def _add_train(sub) -> None:
     p = sub.add_parser("train", help="train a BPE vocabulary and write it as an HF tokenizer.json")
     p.add_argument("--vocab-size", required=True, type=int, help="number of tokens (specials, 256 bytes, base units, merges)")
@@ -151,10 +234,18 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="lbpe", description="Classic BPE and long-token-first BPE (LBPE).")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    def common(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--vocab", required=True, help="vocabulary file or folder (.tiktoken, encoder.json/vocab.bpe)")
+    def common(p: argparse.ArgumentParser, *, many: bool = False) -> None:
+        p.add_argument(
+            "--vocab",
+            default=None,
+            help="vocabulary file or folder (.tiktoken, encoder.json + vocab.bpe, tokenizer.json, SentencePiece "
+            ".model, optionally .gz) or a bundled preset: lbpe-32k (default), gpt2, cl100k_base, o200k_base",
+        )
         p.add_argument("--pattern", default=None, help="pre-tokenizer preset (default: inferred from the vocabulary)")
-        p.add_argument("file", nargs="?", default="-", help="UTF-8 text file, or - for standard input (default)")
+        if many:
+            p.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files")
+        else:
+            p.add_argument("file", nargs="?", default="-", help="UTF-8 text file, or - for standard input (default)")
 
     p = sub.add_parser("encode", help="print token ids separated by spaces")
     common(p)
@@ -166,6 +257,21 @@ def _parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_cmd_compare)
 
     _add_train(sub)
+
+    p = sub.add_parser("stats", help="corpus statistics for BPE and LBPE (token lengths, compression)")
+    common(p, many=True)
+    p.add_argument("--json", action="store_true", help="print the JSON document (schema: lbpe.stats)")
+    p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=_cmd_stats)
+
+    p = sub.add_parser("export", help="token ids of a corpus as a .npy array (+ JSON sidecar)")
+    common(p, many=True)
+    p.add_argument("--mode", required=True, choices=MODES, help="bpe (classic) or lbpe (long-token-first)")
+    p.add_argument("-o", "--output", required=True, help="the .npy file to write (sidecar: OUTPUT.json)")
+    p.add_argument("--separator-id", type=int, default=None, help="an id written after each file (e.g. end of text)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=_cmd_export)
     return parser
 
 

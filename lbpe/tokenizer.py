@@ -124,6 +124,24 @@ class Tokenizer:
     def __repr__(self) -> str:
         return f"Tokenizer(name={self.name!r}, pattern={self.pattern_name!r}, vocab={self.vocab!r})"
 
+    def safe_cut(self, text: str) -> int | None:
+        """A piece boundary ``c`` of ``text`` such that ``text[:c]`` on its own splits into the
+        same pieces as it does inside ``text``, and the pieces from ``c`` on do not depend on
+        what precedes ``c`` (the presets have no look-behind). Chunks cut there encode exactly
+        like the whole text. ``None`` when the pipeline has a normaliser or a non-regex
+        pre-tokeniser, or no such boundary is found near the end."""
+        if self.normalizer is not None or not isinstance(self._splitter, Regex):
+            return None
+        pattern = self._splitter.pattern
+        found = list(pattern.finditer(text))
+        for k in range(len(found) - 2, max(len(found) - 12, 0), -1):
+            cut = found[k].start()
+            start = found[max(k - 4, 0)].start()
+            alone = [m.group() for m in pattern.finditer(text, start, cut)]
+            if cut > 0 and alone == [m.group() for m in found[max(k - 4, 0) : k]]:
+                return cut
+        return None
+
     def pieces(self, text: str) -> list[str]:
         """The pre-tokens of ``text`` (after normalisation), as the model sees them."""
         if self.normalizer is not None:

@@ -1,0 +1,134 @@
+"""Corpus statistics, chunked streaming, process-parallel sums and .npy export."""
+
+from __future__ import annotations
+
+import functools
+import json
+import subprocess
+import sys
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import lbpe
+from lbpe.corpus import align_chunks, iter_chunks, parallel_stats, read_chunks
+from lbpe.presets import load_preset
+from lbpe.stats import Stats, compare_json, text_stats
+from lbpe.tokenizer import Tokenizer
+from lbpe.vocab import Vocab
+from tests.conftest import data_file
+
+
+def tiny() -> Tokenizer:
+    tokens = {bytes([b]): b for b in range(256)}
+    tokens.update({b"aa": 256, b"bb": 257, b"bbb": 258, b"ab": 259, b"aab": 260, b"aabbbb": 261})
+    return Tokenizer(Vocab(tokens), "paper")
+
+
+def test_known_answer_buckets_and_ratios():
+    # "aabbb bb": BPE -> aa|bbb| |bb ; LBPE -> aab|bb| |bb  (lengths 2,3,1,2 vs 3,2,1,2)
+    tok = tiny()
+    bpe = text_stats(tok, "aabbb bb", mode="bpe")
+    lbpe_ = text_stats(tok, "aabbb bb", mode="lbpe")
+    assert (bpe.tokens, bpe.bytes, bpe.words) == (4, 8, 2)
+    assert bpe.length_counts == {2: 2, 3: 1, 1: 1}
+    assert lbpe_.length_counts == {3: 1, 2: 2, 1: 1}
+    assert bpe.bytes_per_token == 2.0 and bpe.tokens_per_word == 2.0
+    long = text_stats(tok, "aabbbb", mode="lbpe")
+    assert long.buckets() == {"1-3": 0, "4-6": 1, "7-9": 0, "10-12": 0, "13-15": 0, "16+": 0}
+    doc = compare_json({"bpe": bpe, "lbpe": lbpe_})
+    assert doc["change"]["tokens"] == 0.0
+    assert set(doc["bpe"]) >= {"tokens", "bytes", "bytes_per_token", "length_buckets"}
+
+
+def test_stats_add_up():
+    tok = load_preset("gpt2")
+    a, b = "Call me Ishmael.\n", "Some years ago—never mind how long precisely."
+    for mode in lbpe.MODES:
+        whole = text_stats(tok, a + b, mode=mode)
+        parts = text_stats(tok, a, mode=mode) + text_stats(tok, b, mode=mode)
+        assert parts == whole  # these two texts split at a piece boundary
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300), st.integers(min_value=1, max_value=40), st.integers(min_value=1, max_value=17))
+def test_chunks_keep_characters_whole(text, size, block):
+    data = text.encode("utf-8", "surrogatepass")
+    if any(0xD800 <= ord(c) <= 0xDFFF for c in text):
+        return
+    blocks = [data[i : i + block] for i in range(0, len(data), block)]
+    chunks = list(iter_chunks(blocks, size=size))
+    assert "".join(chunks) == text
+    assert all(chunks)
+
+
+def test_parallel_equals_serial_on_real_text():
+    path = data_file("text/moby_dick.txt")
+    loader = functools.partial(load_preset, "lbpe-32k")
+    tok = loader()
+    serial = parallel_stats(loader, align_chunks(tok, read_chunks([path], size=1 << 18)), workers=1)
+    parallel = parallel_stats(loader, align_chunks(tok, read_chunks([path], size=1 << 18)), workers=2)
+    assert serial == parallel
+    assert serial["bpe"].bytes == path.stat().st_size
+    text = path.read_text("utf-8")
+    assert serial["lbpe"].tokens == len(tok.encode(text, mode="lbpe", disallowed_special=()))
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "lbpe", *args], capture_output=True, text=True, timeout=300)
+
+
+def test_cli_stats_json_matches_library(tmp_path):
+    path = tmp_path / "t.txt"
+    path.write_text("Tokenization of internationalization, 2024 edition.\n" * 50, encoding="utf-8")
+    result = run("stats", "--json", "--workers", "1", "-q", "--vocab", "cl100k_base", str(path))
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
+    tok = load_preset("cl100k_base")
+    text = path.read_text("utf-8")
+    for mode in lbpe.MODES:
+        assert doc[mode]["tokens"] == len(tok.encode(text, mode=mode))
+        assert doc[mode]["bytes"] == len(text.encode())
+        assert sum(doc[mode]["length_buckets"].values()) == doc[mode]["tokens"]
+
+
+def test_cli_stats_default_vocabulary_and_errors(tmp_path):
+    path = tmp_path / "t.txt"
+    path.write_text("hello world\n", encoding="utf-8")
+    ok = run("stats", "--json", "-q", str(path))
+    assert ok.returncode == 0 and json.loads(ok.stdout)["vocab"] == "lbpe-32k"
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"fine\n\xff\xfe")
+    result = run("stats", "-q", str(bad))
+    assert result.returncode == 2 and "not UTF-8" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_cli_export_npy_and_sidecar(tmp_path):
+    text_path = tmp_path / "t.txt"
+    text = "Call me Ishmael. Some years ago, never mind how long precisely.\n" * 20
+    text_path.write_text(text, encoding="utf-8")
+    for preset, dtype in (("gpt2", np.uint16), ("cl100k_base", np.uint32)):
+        out = tmp_path / f"{preset}.npy"
+        result = run("export", "--vocab", preset, "--mode", "lbpe", "-q", "-o", str(out), str(text_path),
+                     "--separator-id", "50256" if preset == "gpt2" else "100257")
+        assert result.returncode == 0, result.stderr
+        ids = np.load(out)
+        assert ids.dtype == dtype
+        expected = load_preset(preset).encode(text, mode="lbpe") + [50256 if preset == "gpt2" else 100257]
+        assert ids.tolist() == expected
+        sidecar = json.loads((tmp_path / f"{preset}.npy.json").read_text())
+        assert sidecar["tokens"] == len(expected) and sidecar["mode"] == "lbpe"
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(st.sampled_from("ab \n\t12.'日"), max_size=400), st.integers(min_value=1, max_value=50))
+def test_aligned_chunks_encode_like_the_whole_text(text, size):
+    for preset in ("gpt2", "cl100k_base", "o200k_base", "lbpe-32k"):
+        tok = load_preset(preset)
+        raw = [text[i : i + size] for i in range(0, len(text), size)]
+        chunks = list(align_chunks(tok, raw))
+        assert "".join(chunks) == text
+        for mode in lbpe.MODES:
+            ids = [i for c in chunks for i in tok.encode(c, mode=mode, disallowed_special=())]
+            assert ids == tok.encode(text, mode=mode, disallowed_special=())
