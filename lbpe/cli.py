@@ -5,6 +5,7 @@
     lbpe stats [--vocab PATH|PRESET] [--json] FILE...
     lbpe export [--vocab PATH|PRESET] --mode {bpe,lbpe} -o OUT.npy FILE...
     lbpe train --vocab-size N --unit {char,byte} [--scaffold] [--pattern NAME] -o tokenizer.json FILE...
+    lbpe build-web --out DIR [--space [DIR]] [--root DIR]
 
 Errors in the input (a bad vocabulary, undecodable text) print one line to stderr and exit 2.
 """
@@ -230,6 +231,30 @@ def _add_train(sub) -> None:
     p.set_defaults(run=_cmd_train)
 
 
+def _cmd_build_web(args: argparse.Namespace, out: TextIO) -> None:
+    from pathlib import Path
+
+    from lbpe.web import build_site, find_root
+
+    root = find_root(Path(args.root) if args.root else None)
+    space = None if args.space is None else Path(args.space) if args.space else root / "spaces" / "static"
+    files = build_site(Path(args.out), root=root, space=space)
+    size = sum((Path(args.out) / f).stat().st_size for f in files)
+    out.write(f"wrote {args.out}: {len(files)} files, {size / 1e6:.1f} MB; serve it over http "
+              f"(e.g. python -m http.server -d {args.out})\n")
+    if space is not None:
+        out.write(f"wrote the static Space folder {space}\n")
+
+
+def _add_build_web(sub) -> None:
+    p = sub.add_parser("build-web", help="assemble the offline browser page (Pyodide + lbpe) into a static folder")
+    p.add_argument("--out", required=True, help="the folder to write (emptied first if it holds an earlier build)")
+    p.add_argument("--space", nargs="?", const="", default=None, metavar="DIR",
+                   help="also write a Hugging Face static Space folder (default DIR: spaces/static in the checkout)")
+    p.add_argument("--root", default=None, help="the lbpe checkout with static/ and node_modules/ (default: found)")
+    p.set_defaults(run=_cmd_build_web)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="lbpe", description="Classic BPE and long-token-first BPE (LBPE).")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -257,6 +282,7 @@ def _parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_cmd_compare)
 
     _add_train(sub)
+    _add_build_web(sub)
 
     p = sub.add_parser("stats", help="corpus statistics for BPE and LBPE (token lengths, compression)")
     common(p, many=True)
