@@ -14,11 +14,15 @@ The package imports only the Python standard library, so it also runs in Pyodide
 
 from lbpe.errors import DisallowedSpecialError, LbpeError, VocabFormatError
 from lbpe.load import load
+from lbpe.presets import load_preset
 from lbpe.tokenizer import MODES, Mode, Segment, Tokenizer
+from lbpe.train import train
 from lbpe.vocab import Vocab
 
 __all__ = [
     "load",
+    "load_preset",
+    "train",
     "Tokenizer",
     "Segment",
     "Vocab",

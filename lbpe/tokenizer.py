@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from itertools import chain
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import AbstractSet, Literal
@@ -113,7 +114,8 @@ class Tokenizer:
         self._added_bytes = {i: t.encode("utf-8") for t, i in self.added_tokens.items()}
         self.name = name or vocab.name
         self.cache_size = cache_size
-        self._caches: dict[str, dict[str, list[int]]] = {"bpe": {}, "lbpe": {}}
+        # piece -> ids; tuples of ints, which the garbage collector stops tracking
+        self._caches: dict[str, dict[str, tuple[int, ...]]] = {"bpe": {}, "lbpe": {}}
         self._split: dict[str, Callable[[str], list]] = {"bpe": self._bpe_keys, "lbpe": self._lbpe_keys}
         self._special_regex: re.Pattern[str] | None = None
         matched = set(vocab.special) | set(self.added_tokens)
@@ -237,24 +239,24 @@ class Tokenizer:
         split = self._split[mode]
         key_ids = self._key_ids
         limit = self.cache_size
-        out: list[int] = []
         text = _checked_text(text)
         if self.normalizer is not None:
             text = self.normalizer(text)
-        try:
-            for piece in self._findall(text):
-                ids = cache.get(piece)
-                if ids is None:
-                    ids = key_ids(split(piece))
-                    if len(piece) <= _CACHED_PIECE_CHARS:
-                        if len(cache) >= limit:
-                            cache.clear()
-                        cache[piece] = ids
-                out += ids
-        except UnicodeEncodeError:
-            # Lone surrogates cannot be UTF-8 encoded; replace them as tiktoken does.
-            return self.encode_ordinary(replace_surrogates(text), mode=mode)
-        return out
+        pieces = self._findall(text)
+        found = list(map(cache.get, pieces))  # the common case: every piece seen before
+        if None in found:
+            try:
+                for k, piece in enumerate(pieces):
+                    if found[k] is None:
+                        ids = found[k] = tuple(key_ids(split(piece)))
+                        if len(piece) <= _CACHED_PIECE_CHARS:
+                            if len(cache) >= limit:
+                                cache.clear()
+                            cache[piece] = ids
+            except UnicodeEncodeError:
+                # Lone surrogates cannot be UTF-8 encoded; replace them as tiktoken does.
+                return self.encode_ordinary(replace_surrogates(text), mode=mode)
+        return list(chain.from_iterable(found))
 
     def encode(
         self,

@@ -403,11 +403,6 @@ def test_lbpe_load_reads_the_written_file(moby_vocabs, tmp_path, key):
         assert loaded.encode(text, mode=mode) == ours.encode(text, mode=mode)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="lbpe/formats/hf.py reads the scaffold map from a top-level key, which tokenizers refuses; "
-    "the writer stores it in model['lbpe_scaffold']",
-)
 def test_lbpe_load_keeps_the_scaffold_map(moby_vocabs, tmp_path):
     vocab = moby_vocabs[("char", True)]
     path = tmp_path / "tokenizer.json"

@@ -40,7 +40,9 @@ __all__ = ["parse_tokenizer_json"]
 
 _BYTE_TOKEN = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 
-#: Top-level key under which lbpe stores Scaffold-BPE data in the tokenizer.json it writes.
+#: Key inside ``"model"`` under which lbpe stores Scaffold-BPE data in the tokenizer.json it
+#: writes (``tokenizers`` ignores unknown keys there, but refuses them at the top level):
+#: ``{"<scaffold id>": [left id, right id], ...}``, see :mod:`lbpe.formats.hf_write`.
 SCAFFOLD_KEY = "lbpe_scaffold"
 
 
@@ -161,7 +163,7 @@ def _build(spec: Any, *, source: str, name: str) -> Tokenizer:
             raise ValueError(f"unk_token {unk_text!r} is not in the vocabulary")
         unk = vocab_json[unk_text]
     special = {t: i for t, i in special_texts.items()}
-    scaffold = {int(k): tuple(v) for k, v in (spec.get(SCAFFOLD_KEY) or {}).items()}
+    scaffold = {int(k): tuple(v) for k, v in _obj(model.get(SCAFFOLD_KEY) or {}, SCAFFOLD_KEY).items()}
     if byte_level and byte_fallback_on:
         raise _Refused("byte_fallback together with a ByteLevel pre-tokenizer is not supported")
     try:

@@ -1,0 +1,278 @@
+"""Throughput benchmark: lbpe (classic BPE and LBPE) beside tiktoken and HF tokenizers.
+
+    python -m bench [--quick] [--write docs/benchmarks.md]
+
+Every figure in one table comes from one run on one machine, on the same texts (fetched by
+``scripts/fetch_data.py``) and the same vocabularies; ratios are against tiktoken's
+``encode_ordinary`` measured in the same run. None of the lbpe paths call tiktoken or
+tokenizers. This is a benchmark: it asserts nothing.
+
+* warm: the same Tokenizer encodes the text a second time (its piece cache is filled);
+* cold: a fresh Tokenizer (empty cache) encodes the text once;
+* batch: 256 documents over all cores (a process pool, one Tokenizer per process) vs one core;
+* adversarial: time for 2x the input over time for 1x, cold, for each mode;
+* memory: peak RSS of a fresh process that loads o200k_base and encodes 10 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import functools
+import importlib.util
+import os
+import platform
+import random
+import subprocess
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import lbpe  # noqa: E402
+from lbpe.presets import load_preset  # noqa: E402
+
+
+def _data_dir() -> Path:
+    spec = importlib.util.spec_from_file_location("fetch_data", ROOT / "scripts" / "fetch_data.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["fetch_data"] = module
+    spec.loader.exec_module(module)
+    return module.data_dir()
+
+
+DATA = _data_dir()
+
+
+def _read(name: str) -> str:
+    path = DATA / name
+    if not path.is_file():
+        sys.exit(f"{path} is missing: run python scripts/fetch_data.py")
+    return path.read_text("utf-8")
+
+
+def _locale_block(text: str, locales: tuple[str, ...]) -> str:
+    out, keep = [], False
+    for line in text.splitlines(keepends=True):
+        if line.startswith("# ") and len(line.strip()) <= 8:
+            keep = line[2:].strip() in locales
+            continue
+        if keep:
+            out.append(line)
+    return "".join(out)
+
+
+def inputs(quick: bool) -> dict[str, str]:
+    english = _read("text/moby_dick.txt") + _read("text/sotu.txt")
+    multilingual = _read("text/multilingual_words.txt")
+    size = (1 if quick else 5) << 20
+    return {
+        "English prose": english[:size],
+        "code": (_read("text/code.txt") + _read("text/code_more.txt"))[:size],
+        "Chinese": _locale_block(multilingual, ("zh_CN", "zh_TW")),
+        "Japanese": _locale_block(multilingual, ("ja_JP",)),
+        "multilingual": multilingual,
+    }
+
+
+def tiktoken_encoding(name: str):
+    """Official tiktoken encodings, offline, from the fetched files (same sha256 tiktoken pins)."""
+    import hashlib
+    import shutil
+
+    import tiktoken
+
+    cache = DATA / "_tiktoken_cache"
+    cache.mkdir(exist_ok=True)
+    url = f"https://openaipublic.blob.core.windows.net/encodings/{name}.tiktoken"
+    target = cache / hashlib.sha1(url.encode()).hexdigest()
+    if not target.exists():
+        shutil.copyfile(DATA / "openai" / f"{name}.tiktoken", target)
+    os.environ["TIKTOKEN_CACHE_DIR"] = str(cache)
+    return tiktoken.get_encoding(name)
+
+
+def best(fn, rounds: int) -> float:
+    times = []
+    for _ in range(rounds):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def mbps(text: str, seconds: float) -> float:
+    return len(text.encode()) / seconds / 1e6
+
+
+def throughput(rows: list, texts: dict[str, str], rounds: int) -> None:
+    hf = {}
+    try:
+        from tokenizers import Tokenizer as HF
+
+        hf["o200k_base"] = HF.from_file(str(DATA / "hf" / "gpt4o" / "tokenizer.json"))
+    except Exception as exc:  # noqa: BLE001 - a missing optional peer only drops a column
+        print(f"(HF tokenizers column skipped: {exc})", file=sys.stderr)
+    for vocab in ("cl100k_base", "o200k_base"):
+        ref = tiktoken_encoding(vocab)
+        for label, text in texts.items():
+            t_tik = best(lambda: ref.encode_ordinary(text), rounds)
+            base = mbps(text, t_tik)
+            rows.append((vocab, label, "tiktoken", "-", base, 1.0))
+            if vocab in hf:
+                t_hf = best(lambda: hf[vocab].encode(text, add_special_tokens=False), rounds)
+                rows.append((vocab, label, "HF tokenizers", "-", mbps(text, t_hf), mbps(text, t_hf) / base))
+            for mode in lbpe.MODES:
+                def cold():
+                    fresh = lbpe.load(Path(lbpe.presets.preset_path(vocab)))
+                    t = time.perf_counter()
+                    fresh.encode(text, mode=mode, disallowed_special=())
+                    return time.perf_counter() - t
+
+                t_cold = min(cold() for _ in range(max(1, rounds // 2)))
+                tok = load_preset(vocab)
+                tok.encode(text, mode=mode, disallowed_special=())
+                t_warm = best(lambda: tok.encode(text, mode=mode, disallowed_special=()), rounds)
+                rows.append((vocab, label, f"lbpe {mode}", "cold", mbps(text, t_cold), mbps(text, t_cold) / base))
+                rows.append((vocab, label, f"lbpe {mode}", "warm", mbps(text, t_warm), mbps(text, t_warm) / base))
+
+
+_pool_tok = None
+
+
+def _pool_init(vocab: str) -> None:
+    global _pool_tok
+    _pool_tok = load_preset(vocab)
+
+
+def _pool_encode(args: tuple[str, str]) -> int:
+    text, mode = args
+    return len(_pool_tok.encode(text, mode=mode, disallowed_special=()))
+
+
+def batch(rows: list, text: str, rounds: int) -> None:
+    docs = [text[i : i + len(text) // 256] for i in range(0, len(text), len(text) // 256)]
+    workers = os.cpu_count() or 1
+    for mode in lbpe.MODES:
+        # cold in every round: a fresh pool (and fresh caches) each time, fair to both sides
+        def one_core():
+            tok = lbpe.load(Path(lbpe.presets.preset_path("cl100k_base")))
+            for d in docs:
+                tok.encode(d, mode=mode, disallowed_special=())
+
+        def all_cores():
+            with ProcessPoolExecutor(workers, initializer=_pool_init, initargs=("cl100k_base",)) as pool:
+                list(pool.map(_pool_encode, [(d, mode) for d in docs], chunksize=8))
+
+        t1 = best(one_core, rounds)
+        tn = best(all_cores, rounds)
+        rows.append(("cl100k_base", f"batch of {len(docs)} docs", f"lbpe {mode}", f"{workers} cores", mbps(text, tn), t1 / tn))
+
+
+def adversarial(rows: list, size: int) -> None:
+    rng = random.Random(0)
+    cases = {
+        "one repeated character": lambda n: "a" * n,
+        "CJK without spaces": lambda n: "".join(chr(rng.randrange(0x4E00, 0x9FA5)) for _ in range(n // 3)),
+        "random printable ASCII": lambda n: "".join(chr(rng.randrange(32, 127)) for _ in range(n)),
+        "one long word": lambda n: "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(n)),
+    }
+    for label, make in cases.items():
+        small, large = make(size), make(2 * size)
+        for mode in lbpe.MODES:
+            def run(text):
+                tok = lbpe.load(Path(lbpe.presets.preset_path("cl100k_base")))
+                t = time.perf_counter()
+                tok.encode(text, mode=mode, disallowed_special=())
+                return time.perf_counter() - t
+
+            t1, t2 = run(small), run(large)
+            rows.append((label, f"{size >> 10} KB -> {2 * size >> 10} KB", f"lbpe {mode}", f"{t1:.2f}s -> {t2:.2f}s", t2 / t1))
+
+
+_RSS_PROBE = r"""
+import resource, sys
+which, path, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
+text = open(path, encoding="utf-8").read()
+text = (text * (size // len(text) + 1))[:size]
+if which == "tiktoken":
+    import os
+    os.environ["TIKTOKEN_CACHE_DIR"] = sys.argv[4]
+    import tiktoken
+    enc = tiktoken.get_encoding("o200k_base")
+    enc.encode_ordinary(text)
+else:
+    sys.path.insert(0, sys.argv[4])
+    from lbpe.presets import load_preset
+    load_preset("o200k_base").encode(text, mode=which, disallowed_special=())
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def memory(rows: list, size: int) -> None:
+    tiktoken_encoding("o200k_base")  # seeds the offline cache
+    english = DATA / "text" / "sotu.txt"
+    peak = {}
+    for which in ("tiktoken", "bpe", "lbpe"):
+        extra = str(DATA / "_tiktoken_cache") if which == "tiktoken" else str(ROOT)
+        out = subprocess.run([sys.executable, "-c", _RSS_PROBE, which, str(english), str(size), extra],
+                             capture_output=True, text=True, check=True)
+        peak[which] = int(out.stdout.strip()) / 1024
+    for which in ("tiktoken", "bpe", "lbpe"):
+        label = "tiktoken" if which == "tiktoken" else f"lbpe {which}"
+        rows.append(("o200k_base", f"load + encode {size >> 20} MB", label, f"{peak[which]:.0f} MB", peak[which] / peak["tiktoken"]))
+
+
+def render(sections: dict[str, tuple[list[str], list]]) -> str:
+    out = []
+    for title, (header, rows) in sections.items():
+        out.append(f"\n### {title}\n")
+        out.append("| " + " | ".join(header) + " |")
+        out.append("|" + "---|" * len(header))
+        for row in rows:
+            cells = [f"{c:.2f}" if isinstance(c, float) else str(c) for c in row]
+            out.append("| " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="1 MB inputs, fewer rounds")
+    parser.add_argument("--write", metavar="FILE", help="also write the tables (markdown) to FILE")
+    args = parser.parse_args()
+    rounds = 2 if args.quick else 3
+    texts = inputs(args.quick)
+    sections: dict[str, tuple[list[str], list]] = {}
+    rows: list = []
+    throughput(rows, texts, rounds)
+    sections["Throughput, one thread (MB/s; ratio to tiktoken encode_ordinary)"] = (
+        ["vocabulary", "text", "encoder", "cache", "MB/s", "x tiktoken"], rows)
+    rows = []
+    batch(rows, texts["English prose"], rounds)
+    sections["Batch encoding over all cores (ratio to one core)"] = (
+        ["vocabulary", "input", "encoder", "processes", "MB/s", "x one core"], rows)
+    rows = []
+    adversarial(rows, (256 if args.quick else 1024) << 10)
+    sections["Adversarial inputs: time when the input doubles (target <= 2.2)"] = (
+        ["input", "size", "encoder", "time", "ratio"], rows)
+    rows = []
+    memory(rows, 10 << 20)
+    sections["Peak memory (ratio to tiktoken; target < 2)"] = (["vocabulary", "work", "encoder", "peak RSS", "x tiktoken"], rows)
+    machine = (f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+               f"{datetime.date.today().isoformat()}")
+    body = render(sections)
+    print(f"machine: {machine}\n{body}")
+    if args.write:
+        note = ("lbpe's encoders are pure Python and use no optional fast path, so the stdlib-only path "
+                "(what Pyodide runs) is the only path: its ratio to itself is 1.0 by construction.")
+        Path(args.write).write_text(
+            f"# Benchmarks\n\nGenerated by `python -m bench{' --quick' if args.quick else ''} --write {args.write}`"
+            f" on {machine}.\n\n{note}\n{body}", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
