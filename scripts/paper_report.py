@@ -50,12 +50,11 @@ def _notes(doc: dict) -> list[str]:
         f"* Tokens: LBPE needs {abs(100 * doc['change']['tokens']):.3f}% "
         f"{'fewer' if doc['change']['tokens'] < 0 else 'more'} tokens than BPE here "
         f"(the paper: {100 * (PAPER_BYTES_PER_TOKEN[1] / PAPER_BYTES_PER_TOKEN[0] - 1):+.3f}% bytes per token).",
-        f"* Long buckets: {', '.join(long_up) or 'none'} of 7-9, 10-12, 13-15 rise, by "
+        f"* Long buckets: {len(long_up)} of 3 (7-9, 10-12, 13-15) rise, by "
         + ", ".join(f"{100 * rel[k]:+.2f}%" for k in ("7-9", "10-12", "13-15"))
         + " (the paper: about +2.2 to +2.4% each).",
         f"* Short bucket: 1-3 changes by {100 * rel['1-3']:+.2f}% (the paper: about -1%)"
-        + ("; it does not fall here: the remainders LBPE leaves around a long token are often short."
-           if rel["1-3"] >= 0 else "."),
+        + ("; it does not fall on this corpus." if rel["1-3"] >= 0 else "."),
         "* Scale: this corpus is plain English prose that the vocabulary was trained on, while the "
         "paper's corpus is a large, mixed pretraining set; a vocabulary fitted to its own text leaves "
         "LBPE little to re-segment, so the shifts here are smaller than the paper's. Bytes per token "
