@@ -246,13 +246,17 @@ class Tokenizer:
         found = list(map(cache.get, pieces))  # the common case: every piece seen before
         if None in found:
             try:
+                get = cache.get
                 for k, piece in enumerate(pieces):
                     if found[k] is None:
-                        ids = found[k] = tuple(key_ids(split(piece)))
-                        if len(piece) <= _CACHED_PIECE_CHARS:
-                            if len(cache) >= limit:
-                                cache.clear()
-                            cache[piece] = ids
+                        ids = get(piece)  # seen earlier in this same text
+                        if ids is None:
+                            ids = tuple(key_ids(split(piece)))
+                            if len(piece) <= _CACHED_PIECE_CHARS:
+                                if len(cache) >= limit:
+                                    cache.clear()
+                                cache[piece] = ids
+                        found[k] = ids
             except UnicodeEncodeError:
                 # Lone surrogates cannot be UTF-8 encoded; replace them as tiktoken does.
                 return self.encode_ordinary(replace_surrogates(text), mode=mode)
