@@ -1,0 +1,252 @@
+"""lbpe.display: comparisons, differing spans, HTML, length shift, Plotly spec, corpus tables."""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+import re
+
+import pytest
+
+from lbpe import display
+from lbpe.presets import PRESETS, load_preset
+from lbpe.stats import Stats, corpus_stats, text_stats
+from lbpe.tokenizer import Segment, Tokenizer
+from lbpe.vocab import Vocab
+
+MIXED = (
+    "Tokenization <b>&amp;</b> naïve café, 日本語 🙂 internationalization\n"
+    "\tdef f(x):\r\n        return x  # <|endoftext|> stays text\n"
+)
+
+
+def segs(*spans, token=None):
+    return [Segment(0, s, e, token if token is not None else b"x" * (e - s)) for s, e in spans]
+
+
+def toy() -> Tokenizer:
+    tokens = {bytes([b]): b for b in range(256)}
+    tokens.update({b"aa": 256, b"bb": 257, b"bbb": 258, b"ab": 259, b"aab": 260})
+    return Tokenizer(Vocab(tokens), "paper")
+
+
+# ---- differing_spans: tiny known answers ----
+
+
+@pytest.mark.parametrize(
+    "a, b, expected",
+    [
+        (segs((0, 2), (2, 5)), segs((0, 2), (2, 5)), ()),
+        (segs((0, 2), (2, 5)), segs((0, 3), (3, 5)), ((0, 5),)),
+        (segs((0, 1), (1, 3), (3, 4)), segs((0, 1), (1, 2), (2, 4)), ((1, 4),)),
+        (segs((0, 2), (2, 3), (3, 5), (5, 6)), segs((0, 1), (1, 3), (3, 5), (5, 6)), ((0, 3),)),
+        (segs((0, 2), (2, 4)), segs((0, 1), (1, 2), (2, 3), (3, 4)), ((0, 2), (2, 4))),
+        ([], [], ()),
+    ],
+)
+def test_differing_spans_known_answers(a, b, expected):
+    assert display.differing_spans(a, b) == expected
+    assert display.differing_spans(b, a) == expected
+
+
+def test_differing_spans_sees_partial_tokens_that_split_one_character_differently():
+    # "日" (3 bytes): two partial tokens on one side, one whole token on the other
+    a = [Segment(1, 0, 1, b"\xe6\x97", partial=True), Segment(2, 0, 1, b"\xa5", partial=True), Segment(3, 1, 2, b"x")]
+    b = [Segment(4, 0, 1, "日".encode()), Segment(3, 1, 2, b"x")]
+    assert display.differing_spans(a, b) == ((0, 1),)
+    # a partial token straddling a character boundary is never cut through
+    a = [Segment(1, 0, 2, b"\xe6\x97\xa5\xe6", partial=True), Segment(2, 1, 2, b"\x9c\xac", partial=True)]
+    b = [Segment(3, 0, 1, "日".encode()), Segment(4, 1, 2, "本".encode())]
+    assert display.differing_spans(a, b) == ((0, 2),)
+
+
+def test_compare_on_a_toy_vocabulary():
+    c = display.compare(toy(), "aabbb aabbb")
+    assert [s.label for s in c.bpe.segments] == ["aa", "bbb", " ", "aa", "bbb"]
+    assert [s.label for s in c.lbpe.segments] == ["aab", "bb", " ", "aab", "bb"]
+    assert c.differ == ((0, 5), (6, 11))
+    assert c.differing_chars == 10
+    assert c.to_json()["differ"] == [[0, 5], [6, 11]]
+
+
+# ---- compare on the bundled vocabularies ----
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_compare_matches_encode_and_covers_the_text(name):
+    tok = load_preset(name)
+    c = display.compare(tok, MIXED)
+    for mode in ("bpe", "lbpe"):
+        side = c.side(mode)
+        assert side.ids == tok.encode(MIXED, mode=mode, disallowed_special=())
+        assert side.bytes == len(MIXED.encode()) and side.chars == len(MIXED)
+        assert side.bytes_per_token == pytest.approx(side.bytes / side.tokens)
+    # every differing range holds a token boundary of one side that the other lacks
+    for start, end in c.differ:
+        inside = lambda side: [(s.start, s.end, s.token) for s in side.segments if start <= s.start and s.end <= end]  # noqa: E731
+        assert inside(c.bpe) != inside(c.lbpe)
+    json.dumps(c.to_json())
+
+
+def test_special_token_strings_stay_ordinary_text():
+    tok = load_preset("cl100k_base")
+    c = display.compare(tok, "a <|endoftext|> b")
+    assert 100257 not in c.bpe.ids and 100257 not in c.lbpe.ids
+    assert not any(s.special for s in c.bpe.segments)
+
+
+def test_lone_surrogates_are_replaced_not_fatal():
+    c = display.compare(load_preset("gpt2"), "a\ud800b")
+    assert c.text == "a\ufffdb"
+    assert c.bpe.ids == load_preset("gpt2").encode("a\ufffdb", mode="bpe")
+
+
+# ---- HTML ----
+
+
+def visible_text(fragment: str) -> str:
+    """The characters a reader sees, without ids (whitespace glyphs left as they are)."""
+    fragment = re.sub(r'<span class="lbpe-id">.*?</span>', "", fragment)
+    return html.unescape(re.sub(r"<[^>]+>", "", fragment))
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_render_html_shows_the_text_once_escaped_and_never_u_fffd(name):
+    tok = load_preset(name)
+    c = display.compare(tok, MIXED)
+    for mode in ("bpe", "lbpe"):
+        out = display.render_html(c.side(mode).segments, c.text, differ=c.differ, show_whitespace=False)
+        assert re.search(r"<b[ >]|</b>", out) is None  # the user's markup is text
+        assert "\ufffd" not in out
+        assert visible_text(out) == c.text
+        assert out.count('class="lbpe-tok ') == len(list(display._groups(c.side(mode).segments)))
+
+
+def test_byte_tokens_are_grouped_with_their_bytes_in_the_tooltip():
+    tok = load_preset("gpt2")
+    c = display.compare(tok, "日")
+    out = display.render_html(c.bpe.segments, c.text)
+    assert len(c.bpe.segments) == 2
+    assert out.count('class="lbpe-tok ') == 1 and "lbpe-bytes" in out
+    title = html.unescape(re.search(r'title="([^"]*)"', out).group(1))
+    assert title.splitlines() == ['2 tokens for "日"', f"#{c.bpe.ids[0]}  \\xe6\\x97", f"#{c.bpe.ids[1]}  \\xa5"]
+    # character-level byte fallback (the default vocabulary has no token for "🙂")
+    c = display.compare(load_preset("lbpe-32k"), "🙂")
+    out = display.render_html(c.bpe.segments, c.text)
+    assert c.bpe.tokens == 4 and out.count('class="lbpe-tok ') == 1
+    assert "\\xf0" in html.unescape(out) and ">🙂<" in out
+
+
+def test_whitespace_glyphs_ids_and_diff_marks_toggle():
+    c = display.compare(toy(), "aabbb\taa\n")
+    with_ws = display.render_html(c.bpe.segments, c.text, differ=c.differ)
+    assert '<span class="lbpe-ws">\u2192</span>' in with_ws and "\u21b5\n" in with_ws
+    plain = display.render_html(c.bpe.segments, c.text, differ=c.differ, show_whitespace=False)
+    assert "lbpe-ws" not in plain and "\t" in plain
+    assert "lbpe-id" not in plain
+    ids = display.render_html(c.bpe.segments, c.text, show_ids=True)
+    assert [int(x) for x in re.findall(r'<span class="lbpe-id">(\d+)</span>', ids)] == c.bpe.ids
+    marked = re.findall(r'class="([^"]*lbpe-diff[^"]*)"[^>]*>([^<]*)<', plain)
+    assert [text for _, text in marked] == ["aa", "bbb"]
+    assert "lbpe-diff" not in display.render_html(c.bpe.segments, c.text)
+
+
+def test_control_characters_are_shown_as_pictures():
+    tok = load_preset("gpt2")
+    c = display.compare(tok, "a\x00b\x1b")
+    out = display.render_html(c.bpe.segments, c.text)
+    assert "\x00" not in out and "\u2400" in out and "\u241b" in out
+
+
+def test_render_pane_and_metrics():
+    c = display.compare(toy(), "aabbb")
+    pane = display.render_pane(c, "lbpe", show_ids=True)
+    assert 'data-mode="lbpe"' in pane and 'data-tokens="2"' in pane and 'data-differ="1"' in pane
+    assert "LBPE" in pane and "1 differing span" in pane
+    table = display.metrics_html(c)
+    assert "<th>BPE</th>" in table and "2.500" in table  # 5 bytes / 2 tokens
+    empty = display.compare(toy(), "")
+    assert "(no text)" in display.render_pane(empty, "bpe")
+    assert empty.differ == () and display.metrics_html(empty)
+
+
+# ---- length shift and the chart ----
+
+
+@pytest.mark.parametrize("name", ["lbpe-32k", "cl100k_base"])
+def test_length_shift_reuses_the_stats_module(name):
+    tok = load_preset(name)
+    c = display.compare(tok, MIXED)
+    stats = display.comparison_stats(tok, c)
+    for mode in ("bpe", "lbpe"):
+        assert stats[mode] == text_stats(tok, MIXED, mode=mode)
+    shift = display.length_shift(tok, c)
+    assert shift.buckets == ("1-3", "4-6", "7-9", "10-12", "13-15", "16+")
+    assert sum(shift.bpe_buckets) == sum(shift.bpe_lengths) == c.bpe.tokens
+    assert sum(shift.lbpe_buckets) == sum(shift.lbpe_lengths) == c.lbpe.tokens
+    assert shift.lengths == tuple(range(1, len(shift.lengths) + 1))
+    for b, l, r in zip(shift.bpe_buckets, shift.lbpe_buckets, shift.relative_change):
+        assert r is None if b == 0 else r == pytest.approx(l / b - 1)
+    spec = display.plotly_spec(shift, title="t")
+    assert json.loads(json.dumps(spec)) == spec
+    assert [t["name"] for t in spec["data"]] == ["BPE", "LBPE", "BPE", "LBPE"]
+    assert spec["data"][1]["y"] == list(shift.lbpe_buckets)
+    assert spec["data"][3]["x"] == list(shift.lengths)
+
+
+def test_relative_change_labels():
+    shift = display.shift_from_stats(
+        Stats(tokens=4, length_counts={1: 2, 5: 2}), Stats(tokens=3, length_counts={1: 1, 5: 1, 20: 1}), unit="byte"
+    )
+    labels = display.plotly_spec(shift)["data"][1]["text"]
+    assert labels == ["\u221250%", "\u221250%", "", "", "", "new"]
+
+
+# ---- corpus tables ----
+
+
+def test_text_blocks_give_the_statistics_of_the_whole_text():
+    para = "It was the best of times,\nit was the worst of times.\nAnd so on 12\nNext  \nline\r\nLine\t\nTab\n\n  Ind\n"
+    text = (para * 10 + "Chapter 2\n\nBody text\n") * 4
+    blocks = list(display.text_blocks(text, size=200))
+    assert "".join(blocks) == text and len(blocks) > 10
+    for a, b in zip(blocks, blocks[1:]):
+        assert (a[-1] == "\n" and not a[-2].isspace() and b[0].isalpha()) or (
+            not a[-1].isspace() and b[0] == " " and b[1].isalpha()
+        )
+    for name in ("gpt2", "cl100k_base", "o200k_base", "lbpe-32k"):
+        tok = load_preset(name)
+        whole = {m: text_stats(tok, text, mode=m) for m in ("bpe", "lbpe")}
+        assert corpus_stats(tok, blocks) == whole
+    assert list(display.text_blocks("", 10)) == [""]
+    assert list(display.text_blocks("1 2 3 4 5 6 7 8 9 " * 10, 10)) == ["1 2 3 4 5 6 7 8 9 " * 10]
+    assert list(display.text_blocks("ab cd ef gh", 2)) == ["ab", " cd", " ef", " gh"]
+
+
+def test_corpus_blocks_cut_only_where_the_tokens_stay_the_same():
+    text = "word " * 1000
+    assert len(display.corpus_blocks(load_preset("cl100k_base"), text, 100)) > 10
+    from lbpe.normalize import Normalizer
+
+    tok = load_preset("gpt2")
+    with_norm = Tokenizer(tok.vocab, "gpt2", normalizer=Normalizer())
+    assert display.corpus_blocks(with_norm, text, 100) == [text]
+
+
+def test_stats_rows_and_csv():
+    from lbpe.stats import compare_json
+
+    tok = load_preset("gpt2")
+    stats = {m: text_stats(tok, MIXED, mode=m) for m in ("bpe", "lbpe")}
+    summary = compare_json(stats, vocab="gpt2", unit="byte")
+    rows = display.stats_rows(summary)
+    assert rows[0][:3] == ["tokens", f"{stats['bpe'].tokens:,}", f"{stats['lbpe'].tokens:,}"]
+    assert all(len(r) == 4 for r in rows) and len(rows) == 7 + 6
+    table = list(csv.reader(io.StringIO(display.stats_csv(summary))))
+    assert table[0] == ["metric", "bpe", "lbpe", "change"]
+    by_name = {r[0]: r for r in table[1:]}
+    assert int(by_name["tokens"][1]) == stats["bpe"].tokens and int(by_name["tokens"][2]) == stats["lbpe"].tokens
+    for n, count in stats["lbpe"].length_counts.items():
+        assert int(by_name[f"length {n}"][2]) == count
