@@ -17,8 +17,8 @@ The pieces:
   into a plain JSON-able Plotly figure (``{"data": [...], "layout": {...}}``) that the
   ``plotly`` Python package and ``plotly.js`` both draw;
 * :func:`stats_rows` / :func:`stats_csv`: the corpus statistics of
-  :func:`lbpe.stats.compare_json` as table rows and as CSV; :func:`corpus_blocks` cuts a large
-  text into blocks for :func:`lbpe.stats.corpus_stats` (with progress) without changing a token.
+  :func:`lbpe.stats.compare_json` as table rows and as CSV (compute the statistics of large
+  texts in chunks with :mod:`lbpe.corpus`).
 
 Special-token strings in the text are always treated as ordinary text here
 (``disallowed_special=()``), as :func:`lbpe.stats.text_stats` does: user text never silently
@@ -48,7 +48,6 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from lbpe.splitters import Regex
 from lbpe.stats import BUCKETS, Stats, bucket_label, compare_json, token_lengths
 from lbpe.tokenizer import MODES, Mode, Segment, Tokenizer, replace_surrogates
 
@@ -69,8 +68,6 @@ __all__ = [
     "plotly_spec",
     "stats_rows",
     "stats_csv",
-    "text_blocks",
-    "corpus_blocks",
 ]
 
 #: Display names of the modes.
@@ -716,44 +713,3 @@ def stats_csv(summary: dict) -> str:
     for n in lengths:
         w.writerow([f"length {n}", b["length_counts"].get(str(n), 0), l["length_counts"].get(str(n), 0), ""])
     return buf.getvalue()
-
-
-#: Where :func:`text_blocks` may cut: after a newline that follows a non-space character and
-#: comes before a letter, or before a space that follows a non-space character and comes
-#: before a letter.
-_CUT = re.compile(r"(?<=\S)\n(?=[^\W\d_])|(?<=\S)(?= [^\W\d_])")
-
-
-def text_blocks(text: str, size: int = 1 << 16) -> Iterator[str]:
-    """Cut ``text`` into blocks of about ``size`` characters (for
-    :func:`lbpe.stats.corpus_stats`, which can then report progress).
-
-    A cut falls after a newline that follows a non-space character and comes before a letter
-    (``word\n|Next``), or before a space that follows a non-space character and comes before
-    a letter (``word| next``). With the tiktoken-style presets (gpt2, cl100k_base, o200k_base,
-    paper) no pre-token spans such a cut, and the pre-tokens on either side are the same
-    whether the text is whole or cut, so encoding the blocks one by one gives the tokens of
-    the whole text. Use :func:`corpus_blocks` to cut only where that holds.
-    A text without a cut point comes back whole; ``""`` gives ``[""]``.
-    """
-    n = len(text)
-    pos = 0
-    while n - pos > size:
-        m = _CUT.search(text, pos + size)
-        if m is None or m.end() >= n:
-            break
-        yield text[pos : m.end()]
-        pos = m.end()
-    if pos < n or not text:
-        yield text[pos:]
-
-
-def corpus_blocks(tok: Tokenizer, text: str, size: int = 1 << 16) -> list[str]:
-    """:func:`text_blocks` when blocks give the same tokens as the whole text with ``tok``
-    (a plain pre-tokeniser regex, no normaliser, no added token containing white space);
-    otherwise ``[text]`` (e.g. SentencePiece-style vocabularies add a prefix per text)."""
-    splitter = getattr(tok, "_splitter", None)
-    plain = isinstance(splitter, Regex) and tok.normalizer is None
-    if plain and not any(c.isspace() for t in tok.added_tokens for c in t):
-        return list(text_blocks(text, size))
-    return [text]

@@ -12,7 +12,7 @@ import pytest
 
 from lbpe import display
 from lbpe.presets import PRESETS, load_preset
-from lbpe.stats import Stats, corpus_stats, text_stats
+from lbpe.stats import Stats, text_stats
 from lbpe.tokenizer import Segment, Tokenizer
 from lbpe.vocab import Vocab
 
@@ -205,34 +205,6 @@ def test_relative_change_labels():
 
 
 # ---- corpus tables ----
-
-
-def test_text_blocks_give_the_statistics_of_the_whole_text():
-    para = "It was the best of times,\nit was the worst of times.\nAnd so on 12\nNext  \nline\r\nLine\t\nTab\n\n  Ind\n"
-    text = (para * 10 + "Chapter 2\n\nBody text\n") * 4
-    blocks = list(display.text_blocks(text, size=200))
-    assert "".join(blocks) == text and len(blocks) > 10
-    for a, b in zip(blocks, blocks[1:]):
-        assert (a[-1] == "\n" and not a[-2].isspace() and b[0].isalpha()) or (
-            not a[-1].isspace() and b[0] == " " and b[1].isalpha()
-        )
-    for name in ("gpt2", "cl100k_base", "o200k_base", "lbpe-32k"):
-        tok = load_preset(name)
-        whole = {m: text_stats(tok, text, mode=m) for m in ("bpe", "lbpe")}
-        assert corpus_stats(tok, blocks) == whole
-    assert list(display.text_blocks("", 10)) == [""]
-    assert list(display.text_blocks("1 2 3 4 5 6 7 8 9 " * 10, 10)) == ["1 2 3 4 5 6 7 8 9 " * 10]
-    assert list(display.text_blocks("ab cd ef gh", 2)) == ["ab", " cd", " ef", " gh"]
-
-
-def test_corpus_blocks_cut_only_where_the_tokens_stay_the_same():
-    text = "word " * 1000
-    assert len(display.corpus_blocks(load_preset("cl100k_base"), text, 100)) > 10
-    from lbpe.normalize import Normalizer
-
-    tok = load_preset("gpt2")
-    with_norm = Tokenizer(tok.vocab, "gpt2", normalizer=Normalizer())
-    assert display.corpus_blocks(with_norm, text, 100) == [text]
 
 
 def test_stats_rows_and_csv():
