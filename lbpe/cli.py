@@ -238,12 +238,13 @@ def _cmd_build_web(args: argparse.Namespace, out: TextIO) -> None:
 
     root = find_root(Path(args.root) if args.root else None)
     space = None if args.space is None else Path(args.space) if args.space else root / "spaces" / "static"
-    files = build_site(Path(args.out), root=root, space=space)
+    # The Space folder is committed: build it from git's index, never from uncommitted edits.
+    files = build_site(Path(args.out), root=root, space=space, sources="tree" if space is None else "index")
     size = sum((Path(args.out) / f).stat().st_size for f in files)
     out.write(f"wrote {args.out}: {len(files)} files, {size / 1e6:.1f} MB; serve it over http "
               f"(e.g. python -m http.server -d {args.out})\n")
     if space is not None:
-        out.write(f"wrote the static Space folder {space}\n")
+        out.write(f"wrote the static Space folder {space} (lbpe code and static/ as staged in git's index)\n")
 
 
 def _add_build_web(sub) -> None:

@@ -12,6 +12,7 @@ import re
 import zlib
 from pathlib import Path
 
+from lbpe import limits
 from lbpe.errors import VocabFormatError
 from lbpe.formats.gpt2 import parse_gpt2
 from lbpe.formats.hf import parse_tokenizer_json
@@ -33,31 +34,62 @@ FORMATS = {
 _RANK_LINE = re.compile(rb"^[A-Za-z0-9+/=]+ \d+\r?$")
 
 
-#: Largest vocabulary file :func:`load` reads (after decompression), in bytes.
-MAX_VOCAB_BYTES = 256 << 20
+def _read(
+    path: Path, *, limit: int | None = None, head: bool = False, allow_empty: bool = False, expected: str = ""
+) -> bytes:
+    """Read a vocabulary file, transparently gunzipping ``*.gz``.
 
-
-def _read(path: Path, *, limit: int = MAX_VOCAB_BYTES) -> bytes:
-    """Read a file, transparently gunzipping ``*.gz``; refuse files over ``limit`` bytes."""
+    Files over ``limit`` bytes (default: :mod:`lbpe.limits` ``vocab_bytes``, before and after
+    decompression) are refused before they are parsed; a gzip bomb stops at the limit. With
+    ``head=True`` only the first 4 KiB are returned (format sniffing). An empty (or all white
+    space) file is refused unless ``allow_empty``.
+    """
+    if limit is None:
+        limit = limits.get("vocab_bytes") or -1
     try:
         size = path.stat().st_size
-        if size > limit:
-            raise VocabFormatError(str(path), f"is {size} bytes, over the {limit}-byte limit for vocabulary files")
+        if limit >= 0 and size > limit:
+            raise VocabFormatError(str(path), limits.exceeded("vocab_bytes", size, "the file") or "too large")
+        want = 4096 if head else (limit + 1 if limit >= 0 else -1)
         if path.name.endswith(".gz"):
             with gzip.open(path, "rb") as f:
-                data = f.read(limit + 1)
-            if len(data) > limit:
-                raise VocabFormatError(str(path), f"decompresses to more than the {limit}-byte limit")
-            return data
-        return path.read_bytes()
+                data = _read_up_to(f, want)
+        else:  # not only regular files: a pipe or a device has no size to check up front
+            with open(path, "rb") as f:
+                data = _read_up_to(f, want)
+        if not head and limit >= 0 and len(data) > limit:
+            grows = "decompresses to" if path.name.endswith(".gz") else "holds"
+            raise VocabFormatError(
+                str(path),
+                f"{grows} more than {limit:,} bytes, the limit for vocabulary files; "
+                f"set LBPE_MAX_VOCAB_BYTES to raise it (0 for no limit)",
+            )
     except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
-        raise VocabFormatError(str(path), f"is not a valid gzip file ({exc})") from None
+        raise VocabFormatError(str(path), f"is not a valid gzip file ({exc or type(exc).__name__})") from None
     except FileNotFoundError:
         raise VocabFormatError(str(path), "no such file") from None
     except IsADirectoryError:
         raise VocabFormatError(str(path), "is a folder, expected a file") from None
     except OSError as exc:
-        raise VocabFormatError(str(path), f"cannot be read ({exc.strerror})") from None
+        raise VocabFormatError(str(path), f"cannot be read ({exc.strerror or exc})") from None
+    if not head and not data.strip() and not allow_empty:
+        raise VocabFormatError(str(path), f"the file is empty; expected {expected or ' or '.join(FORMATS.values())}")
+    return data
+
+
+def _read_up_to(f, n: int) -> bytes:
+    """At most ``n`` bytes of ``f`` (all of it for ``n < 0``), in 1 MiB steps so that memory
+    follows what is actually there."""
+    if n < 0:
+        return f.read()
+    parts, got = [], 0
+    while got < n:
+        part = f.read(min(1 << 20, n - got))
+        if not part:
+            break
+        parts.append(part)
+        got += len(part)
+    return b"".join(parts)
 
 
 def detect_format(path: str | os.PathLike[str]) -> tuple[str, Path]:
@@ -71,6 +103,9 @@ def detect_format(path: str | os.PathLike[str]) -> tuple[str, Path]:
         ranks = sorted(p.glob("*.tiktoken"))
         if len(ranks) == 1:
             return "tiktoken", ranks[0]
+        if len(ranks) > 1:
+            names = ", ".join(r.name for r in ranks[:5])
+            raise VocabFormatError(str(p), f"holds {len(ranks)} .tiktoken files ({names}); give the one you mean")
         if (p / "tokenizer.model").is_file():
             return "sentencepiece", p / "tokenizer.model"
         found = ", ".join(sorted(x.name for x in p.iterdir())[:10]) or "nothing"
@@ -88,7 +123,7 @@ def detect_format(path: str | os.PathLike[str]) -> tuple[str, Path]:
         return "gpt2", p
     if name.endswith(".model") or ".model." in name:
         return "sentencepiece", p
-    head = _read(p)[:4096]
+    head = _read(p, head=True)
     if name.endswith(".json") or head.lstrip()[:1] == b"{":
         return "hf", p
     first = head.split(b"\n", 1)[0]
@@ -122,7 +157,7 @@ def load(path: str | os.PathLike[str], *, pattern: str | re.Pattern[str] | None 
                 )
             pattern = preset
         compiled = _pattern_for(file, pattern)
-        vocab = parse_tiktoken(_read(file), source=str(file), special=special, name=stem)
+        vocab = parse_tiktoken(_read(file, expected=FORMATS[fmt]), source=str(file), special=special, name=stem)
         return Tokenizer(vocab, pattern if isinstance(pattern, str) else compiled, name=stem)
     if fmt == "gpt2":
         folder = file.parent
@@ -133,17 +168,21 @@ def load(path: str | os.PathLike[str], *, pattern: str | re.Pattern[str] | None 
         pattern = "gpt2" if pattern is None else pattern
         compiled = _pattern_for(file, pattern)
         vocab = parse_gpt2(
-            _read(encoder), _read(merges), encoder_source=str(encoder), merges_source=str(merges), name="gpt2"
+            _read(encoder, expected="a JSON object mapping token text to id"),
+            _read(merges, allow_empty=True),
+            encoder_source=str(encoder),
+            merges_source=str(merges),
+            name="gpt2",
         )
         return Tokenizer(vocab, pattern if isinstance(pattern, str) else compiled, name=folder.name or "gpt2")
     if fmt == "hf":
         if pattern is not None:
             raise VocabFormatError(str(file), "a tokenizer.json carries its own pre-tokenizer; do not pass pattern=")
-        return parse_tokenizer_json(_read(file), source=str(file), name=file.parent.name or file.stem)
+        return parse_tokenizer_json(_read(file, expected=FORMATS[fmt]), source=str(file), name=file.parent.name or file.stem)
     if fmt == "sentencepiece":
         if pattern is not None:
             raise VocabFormatError(str(file), "a SentencePiece model carries its own normalisation; do not pass pattern=")
-        return parse_sentencepiece(_read(file), source=str(file), name=file.stem)
+        return parse_sentencepiece(_read(file, expected=FORMATS[fmt]), source=str(file), name=file.stem)
     raise AssertionError(f"detect_format returned an unknown format {fmt!r}")  # pragma: no cover
 
 

@@ -14,11 +14,11 @@ State is one current tokenizer per worker (the page compares one vocabulary at a
 
 from __future__ import annotations
 
-import html
 import json
 import time
 from pathlib import Path
 
+from lbpe import display
 from lbpe.errors import LbpeError
 from lbpe.load import load
 from lbpe.presets import PRESETS, load_preset, preset_path
@@ -90,42 +90,65 @@ def encode(text: str, mode: str) -> str:
 
 
 def bench(text: str, mode: str, repeat: int = 3) -> str:
-    """Best time of ``repeat`` encodings of ``text`` with empty piece caches:
-    ``{"seconds", "tokens", "chars", "bytes"}``. The same code times CPython and Pyodide."""
+    """Encoding time of ``text``: ``{"cold", "warm", "tokens", "chars", "bytes"}`` where
+    ``cold`` is the best of ``repeat`` runs each starting with empty piece caches and ``warm``
+    the best of ``repeat`` runs after them (caches filled). The same code times CPython and
+    Pyodide (``bench/web_speed.py``)."""
     tok = _tok()
-    best = float("inf")
+    cold = warm = float("inf")
     n = 0
     for _ in range(max(1, repeat)):
         for cache in tok._caches.values():
             cache.clear()
         t0 = time.perf_counter()
         n = len(tok.encode(text, mode=mode, disallowed_special=()))
-        best = min(best, time.perf_counter() - t0)
-    return json.dumps({"seconds": best, "tokens": n, "chars": len(text), "bytes": len(text.encode("utf-8", "replace"))})
+        cold = min(cold, time.perf_counter() - t0)
+    for _ in range(max(1, repeat)):
+        t0 = time.perf_counter()
+        tok.encode(text, mode=mode, disallowed_special=())
+        warm = min(warm, time.perf_counter() - t0)
+    size = len(text.encode("utf-8", "replace"))
+    return json.dumps({"cold": cold, "warm": warm, "tokens": n, "chars": len(text), "bytes": size})
 
 
 def css() -> str:
-    """Styles of the token HTML (shared with the Gradio app)."""
-    return ""
+    """Styles of the token HTML, the same stylesheet the Gradio app uses."""
+    return display.CSS
+
+
+def _shown_part(text: str) -> str:
+    """``text``, or its first :data:`MAX_RENDER_CHARS` characters cut at a line end when one
+    is near."""
+    if len(text) <= MAX_RENDER_CHARS:
+        return text
+    cut = text.rfind("\n", MAX_RENDER_CHARS // 2, MAX_RENDER_CHARS)
+    return text[: cut + 1] if cut >= 0 else text[:MAX_RENDER_CHARS]
 
 
 def compare(text: str, show_whitespace: bool = True, show_ids: bool = False) -> str:
-    """Both segmentations of ``text`` as HTML, their counts and ids, and the chart's figure."""
-    tok = _tok()
-    shown = text[:MAX_RENDER_CHARS]
-    out: dict[str, object] = {"chars": len(text), "shown_chars": len(shown), "bytes": len(text.encode("utf-8", "replace"))}
-    for mode in MODES:
-        ids = tok.encode(text, mode=mode, disallowed_special=())
-        segs = tok.segment(shown, mode=mode, disallowed_special=())
-        spans = "".join(
-            f'<span class="tok" data-id="{s.id}" title="id {s.id}">{html.escape(s.label)}</span>' for s in segs
-        )
-        out[mode] = {
-            "tokens": len(ids),
-            "bytes_per_token": (out["bytes"] / len(ids)) if ids else 0.0,  # type: ignore[operator]
-            "ids": ids,
-            "html": spans,
-        }
-    out["figure"] = None
-    return json.dumps(out)
+    """Everything the page shows for ``text``, from :mod:`lbpe.display` (as the Gradio app):
 
+    ``{"chars", "bytes", "shown_chars", "panes": {mode: HTML}, "metrics": HTML,
+    "figure": Plotly figure, "summary": Comparison.to_json() (counts, ids, differing spans),
+    "whole": {mode: tokens} | None}``. A text over :data:`MAX_RENDER_CHARS` characters is
+    drawn, measured and charted on its first part; ``whole`` then counts all of it.
+    """
+    tok = _tok()
+    shown = _shown_part(text)
+    comparison = display.compare(tok, shown)
+    out = {
+        "chars": len(text),
+        "bytes": len(text.encode("utf-8", "replace")),
+        "shown_chars": len(shown),
+        "panes": {
+            mode: display.render_pane(comparison, mode, show_whitespace=show_whitespace, show_ids=show_ids)
+            for mode in MODES
+        },
+        "metrics": display.metrics_html(comparison),
+        "figure": display.plotly_spec(display.length_shift(tok, comparison), height=460),
+        "summary": comparison.to_json(),
+        "whole": None,
+    }
+    if len(shown) < len(text):
+        out["whole"] = {mode: len(tok.encode(text, mode=mode, disallowed_special=())) for mode in MODES}
+    return json.dumps(out)

@@ -18,7 +18,10 @@ with the network off::
 
 The build is reproducible: the wheel is a stored (uncompressed) zip with fixed timestamps and
 sorted members, and every other file is copied byte for byte, so the same sources give the
-same bytes. Only the standard library is imported.
+same bytes. The sources (``static/``, the package's modules and vocabularies) come from the
+working tree, or with ``sources="index"`` from git's index, i.e. what the next commit holds:
+the committed Space folder (``--space``) is built that way, so it never carries uncommitted
+edits lying in the work tree. Only the standard library is imported.
 
 >>> wheel_name("0.1.0")
 'lbpe-0.1.0-py3-none-any.whl'
@@ -35,7 +38,7 @@ from pathlib import Path
 
 from lbpe.errors import LbpeError
 
-__all__ = ["build_site", "build_wheel", "wheel_name", "find_root", "PYODIDE_FILES", "STATIC_FILES"]
+__all__ = ["build_site", "build_wheel", "wheel_name", "find_root", "serve", "PYODIDE_FILES", "STATIC_FILES"]
 
 #: Files of the npm package ``pyodide`` the page loads (its core; no packages are loaded).
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
@@ -76,32 +79,80 @@ def wheel_name(version: str) -> str:
     return f"lbpe-{version}-py3-none-any.whl"
 
 
-def _package_files() -> list[tuple[str, Path]]:
-    """(archive name, file) of the package's Python modules, sorted."""
-    out = []
-    for path in sorted(_PACKAGE.rglob("*.py")):
-        rel = path.relative_to(_PACKAGE)
-        if "__pycache__" in rel.parts:
-            continue
-        out.append(("lbpe/" + rel.as_posix(), path))
-    return out
+class _Sources:
+    """Files of the checkout by relative path: from the working tree or from git's index."""
+
+    def __init__(self, root: Path, kind: str = "tree") -> None:
+        if kind not in ("tree", "index"):
+            raise LbpeError(f"sources must be 'tree' or 'index', not {kind!r}")
+        self.root, self.kind = root, kind
+        self._index: dict[str, bytes] | None = None
+
+    def _load_index(self) -> dict[str, bytes]:
+        import subprocess
+
+        if self._index is None:
+            try:
+                listing = subprocess.run(
+                    ["git", "-C", str(self.root), "ls-files", "-s", "-z", "--", "static", "lbpe"],
+                    capture_output=True, check=True,
+                ).stdout
+                entries = []
+                for item in listing.split(b"\0"):
+                    if item:
+                        meta, path = item.split(b"\t", 1)
+                        entries.append((path.decode(), meta.split()[1].decode()))
+                blobs = subprocess.run(
+                    ["git", "-C", str(self.root), "cat-file", "--batch"],
+                    input="".join(f"{sha}\n" for _, sha in entries).encode(), capture_output=True, check=True,
+                ).stdout
+            except (OSError, subprocess.CalledProcessError) as exc:
+                raise LbpeError(f"cannot read git's index in {self.root} ({exc}); build from the working tree instead") from None
+            self._index = {}
+            pos = 0
+            for path, _ in entries:
+                header_end = blobs.index(b"\n", pos)
+                size = int(blobs[pos:header_end].split()[2])
+                self._index[path] = blobs[header_end + 1 : header_end + 1 + size]
+                pos = header_end + 1 + size + 1
+        return self._index
+
+    def read(self, rel: str) -> bytes:
+        if self.kind == "index":
+            data = self._load_index().get(rel)
+            if data is None:
+                raise LbpeError(f"{rel} is not in git's index (git add it first)")
+            return data
+        path = self.root / rel
+        if not path.is_file():
+            raise LbpeError(f"{path} is missing")
+        return path.read_bytes()
+
+    def modules(self) -> list[str]:
+        """The package's Python modules (``lbpe/...py``), sorted."""
+        if self.kind == "index":
+            names = [n for n in self._load_index() if n.startswith("lbpe/") and n.endswith(".py")]
+        else:
+            names = [p.relative_to(self.root).as_posix() for p in (self.root / "lbpe").rglob("*.py")]
+        return sorted(n for n in names if "__pycache__" not in n.split("/"))
 
 
 def _record_hash(data: bytes) -> str:
     return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
 
 
-def build_wheel(out_dir: Path) -> Path:
+def build_wheel(out_dir: Path, *, root: Path | None = None, sources: str = "tree") -> Path:
     """Write the pure-Python wheel of the package's code into ``out_dir``; return its path.
 
     Vocabularies are left out (the page serves them separately, see the module docstring).
     The zip is stored, not deflated, with fixed timestamps and sorted members, so its bytes
-    depend only on the sources.
+    depend only on the sources (``sources``: ``"tree"`` or ``"index"``, see the module docstring).
     """
     from lbpe import __version__ as version
 
+    src = _Sources(find_root(root), sources)
     dist_info = f"lbpe-{version}.dist-info"
-    members: list[tuple[str, bytes]] = [(name, path.read_bytes()) for name, path in _package_files()]
+    members: list[tuple[str, bytes]] = [(name, src.read(name)) for name in src.modules()]
     metadata = (
         "Metadata-Version: 2.1\n"
         "Name: lbpe\n"
@@ -152,6 +203,11 @@ def find_root(start: Path | None = None) -> Path:
     )
 
 
+def _write(dst: Path, data: bytes) -> None:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    dst.write_bytes(data)
+
+
 def _copy(src: Path, dst: Path) -> None:
     dst.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(src, dst)
@@ -171,17 +227,19 @@ def _npm_version(node_modules: Path, package: str) -> str:
     return json.loads(_npm_file(node_modules, package, "package.json").read_text("utf-8"))["version"]
 
 
-def build_site(out: Path, *, root: Path | None = None, space: Path | None = None) -> list[str]:
-    """Assemble the page into ``out`` (emptied first); return the site's files, sorted.
+def build_site(out: Path, *, root: Path | None = None, space: Path | None = None, sources: str = "tree") -> list[str]:
+    """Assemble the page into ``out`` (emptied first if it holds an earlier build); return the
+    site's files, sorted.
 
     ``space``: also write a Hugging Face static Space folder there (the same files plus a
-    README.md with the Space's front matter).
+    README.md with the Space's front matter). ``sources``: ``"tree"`` (the working tree) or
+    ``"index"`` (git's index); see the module docstring.
     """
     from lbpe import __version__ as version
     from lbpe.presets import DEFAULT_PRESET, PRESETS
 
     root = find_root(root)
-    static = root / "static"
+    src = _Sources(root, sources)
     node_modules = root / "node_modules"
     if not node_modules.is_dir():
         raise LbpeError(f"{node_modules} is missing: run `npm ci` in {root} first (it installs Pyodide and plotly.js)")
@@ -193,15 +251,15 @@ def build_site(out: Path, *, root: Path | None = None, space: Path | None = None
     out.mkdir(parents=True, exist_ok=True)
 
     for name in STATIC_FILES:
-        _copy(static / name, out / name)
+        _write(out / name, src.read(f"static/{name}"))
     for name in PYODIDE_FILES:
         _copy(_npm_file(node_modules, "pyodide", name), out / "pyodide" / name)
     _copy(_npm_file(node_modules, "plotly.js-dist-min", "plotly.min.js"), out / "plotly" / "plotly.min.js")
     _copy(_npm_file(node_modules, "plotly.js-dist-min", "LICENSE"), out / "plotly" / "LICENSE")
-    wheel = build_wheel(out / "wheels")
+    wheel = build_wheel(out / "wheels", root=root, sources=sources)
     presets = []
     for name, (file, description) in PRESETS.items():
-        _copy(_PACKAGE / "data" / file, out / "vocab" / file)
+        _write(out / "vocab" / file, src.read(f"lbpe/data/{file}"))
         presets.append({"name": name, "file": file, "description": description})
     site = {
         "lbpe": version,
@@ -211,28 +269,28 @@ def build_site(out: Path, *, root: Path | None = None, space: Path | None = None
         "default_preset": DEFAULT_PRESET,
         "presets": presets,
     }
-    (out / "site.json").write_text(json.dumps(site, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    _write(out / "site.json", (json.dumps(site, indent=1, ensure_ascii=False) + "\n").encode("utf-8"))
 
     files = _files(out)
     digest = hashlib.sha256()
     for f in files:
         digest.update(f.encode() + b"\0" + hashlib.sha256((out / f).read_bytes()).digest())
-    template = (static / "sw.js").read_text("utf-8")
+    template = src.read("static/sw.js").decode("utf-8")
     if SW_MARKER not in template:
-        raise LbpeError(f"{static / 'sw.js'} lacks the marker {SW_MARKER!r}")
+        raise LbpeError(f"static/sw.js lacks the marker {SW_MARKER!r}")
     precache = ["./", *files]
     filled = template.replace(
         SW_MARKER,
         f"const BUILD = {json.dumps(digest.hexdigest()[:16])};\nconst PRECACHE = {json.dumps(precache, indent=1)};",
     )
-    (out / "sw.js").write_text(filled, encoding="utf-8")
+    _write(out / "sw.js", filled.encode("utf-8"))
     files = _files(out)
 
     if space is not None:
         space = Path(space)
         _clear_earlier_build(space)
         shutil.copytree(out, space, dirs_exist_ok=True)
-        (space / "README.md").write_text(_SPACE_README, encoding="utf-8")
+        _write(space / "README.md", _SPACE_README.encode("utf-8"))
     return files
 
 
@@ -258,3 +316,37 @@ def _empty(folder: Path) -> None:
             shutil.rmtree(child)
         else:
             child.unlink()
+
+
+#: Content types the page needs (module scripts must be JavaScript, WebAssembly streams only
+#: as application/wasm); ``.gz`` files are data, never sent with Content-Encoding.
+CONTENT_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".mjs": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".json": "application/json",
+    ".svg": "image/svg+xml",
+    ".wasm": "application/wasm",
+    ".zip": "application/zip",
+    ".whl": "application/zip",
+    ".gz": "application/gzip",
+}
+
+
+def serve(directory: Path, host: str = "127.0.0.1", port: int = 0, *, quiet: bool = True):
+    """An HTTP server for a built site (not started: call ``serve_forever`` in a thread, then
+    ``shutdown`` and ``server_close``). Any static file server works as well; this one only
+    pins the content types above. ``server_address`` holds the port chosen for ``port=0``."""
+    import functools
+    import http.server
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **CONTENT_TYPES}
+
+        def log_message(self, format: str, *args) -> None:  # noqa: A002 - the base class's name
+            if not quiet:
+                super().log_message(format, *args)
+
+    handler = functools.partial(Handler, directory=str(directory))
+    return http.server.ThreadingHTTPServer((host, port), handler)

@@ -7,9 +7,9 @@ const modes = ["bpe", "lbpe"];
 const MAX_URL_TEXT = 2000; // characters of text kept in a shared link
 const FILE_VOCAB = "__file__";
 const SAMPLE = [
-  "Tokenization decides what a language model sees. Classic BPE applies merges in the order it learned them;",
-  "long-token-first BPE (LBPE) places the longest tokens of the vocabulary first, so fewer short fragments",
-  "remain: internationalization, counterrevolutionary, 3.14159, naïve café, 東京, ¿qué tal?",
+  "Tokenization decides what a language model sees. Long-token-first BPE (LBPE) places the longest",
+  "tokens of the vocabulary first: the geographers at Plattsburg found the scepter's redelivery unrescinded,",
+  "and the auctions fronting the harbour sold flavored tea. Also: naïve café, 東京, ¿qué tal? 3.14159",
 ].join(" ");
 
 const ui = {
@@ -113,22 +113,22 @@ const rendered = { text: null, preset: null, seq: 0 };
 const number = new Intl.NumberFormat("en-US");
 
 function render(result) {
+  const summary = result.summary;
   for (const mode of modes) {
-    const r = result[mode];
-    $(`.count[data-mode="${mode}"]`).textContent = number.format(r.tokens);
-    $(`.bpt[data-mode="${mode}"]`).textContent = r.bytes_per_token.toFixed(2);
-    $(`.tokens[data-mode="${mode}"]`).innerHTML = r.html;
-    $(`.ids[data-mode="${mode}"]`).textContent = r.ids.join(" ");
+    $(`.pane[data-mode="${mode}"]`).innerHTML = result.panes[mode];
+    $(`.ids[data-mode="${mode}"]`).textContent = summary[mode].ids.join(" ");
   }
-  const diff = result.lbpe.tokens - result.bpe.tokens;
-  const pct = result.bpe.tokens ? (100 * diff) / result.bpe.tokens : 0;
-  let info = `${number.format(result.chars)} characters, ${number.format(result.bytes)} bytes · LBPE − BPE: `;
-  info += `${diff > 0 ? "+" : ""}${number.format(diff)} tokens (${pct > 0 ? "+" : ""}${pct.toFixed(1)}%)`;
-  if (result.shown_chars < result.chars) {
-    info += ` · tokens drawn for the first ${number.format(result.shown_chars)} characters; counts and ids cover all`;
+  $("#metrics").innerHTML = result.metrics;
+  let info = `${number.format(result.chars)} characters, ${number.format(result.bytes)} bytes`;
+  if (result.whole) {
+    const { bpe, lbpe } = result.whole;
+    const pct = bpe ? (100 * (lbpe - bpe)) / bpe : 0;
+    info += ` · only the first ${number.format(result.shown_chars)} characters are drawn, measured and charted;` +
+      ` the whole text is ${number.format(bpe)} BPE and ${number.format(lbpe)} LBPE tokens` +
+      ` (${pct > 0 ? "+" : ""}${pct.toFixed(1)}%)`;
   }
   ui.textInfo.textContent = info;
-  if (result.figure) drawChart(result.figure);
+  drawChart(result.figure).catch((error) => showError(`The chart could not be drawn: ${error.message}`));
 }
 
 let plotlyLoading = null;
@@ -217,7 +217,12 @@ async function loadVocabFiles(files) {
   setStatus("busy", `Reading ${label}…`);
   // A copy goes to the worker, so the pre-tokenizer can be changed later without reopening.
   const copies = files.map((f) => ({ name: f.name, data: f.data.slice(0) }));
-  const info = JSON.parse(await call("files", { files: copies, pattern: ui.pattern.value }, copies.map((f) => f.data)));
+  let info;
+  try {
+    info = JSON.parse(await call("files", { files: copies, pattern: ui.pattern.value }, copies.map((f) => f.data)));
+  } catch (error) {
+    info = { error: error.message };
+  }
   if (info.error) {
     showError(`Could not load ${label}: ${info.error}`);
     setStatus("ready", "Ready");

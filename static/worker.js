@@ -21,31 +21,63 @@ async function fetchBytes(url) {
 
 async function start() {
   const t0 = performance.now();
+  const timings = {}; // seconds per start-up step, for bench/web_speed.py
+  const lap = (name, since) => {
+    timings[name] = (performance.now() - since) / 1000;
+    return performance.now();
+  };
   progress("Loading Python (Pyodide)…");
   const site = await (await fetch(here("site.json"))).json();
   const wheel = fetchBytes(site.wheel);
+  const preset = site.presets.find((p) => p.name === site.default_preset);
+  const vocab = fetchOnce(`vocab/${preset.file}`); // downloads while Python starts
+  let t = performance.now();
   py = await loadPyodide({ indexURL: here("pyodide/"), stdout: () => {}, stderr: (s) => console.warn(s) });
+  t = lap("pyodide", t);
   progress("Installing lbpe…");
   // The wheel is unpacked into site-packages; loadPackage is never used (it would reach a CDN).
-  py.unpackArchive(await wheel, "wheel");
+  const sitePackages = py.runPython("import site; site.getsitepackages()[0]");
+  py.unpackArchive(await wheel, "wheel", { extractDir: sitePackages });
   page = py.pyimport("lbpe.page");
+  t = lap("lbpe", t);
   progress(`Loading the ${site.default_preset} vocabulary…`);
+  await vocab;
   const info = JSON.parse(await usePreset(site.default_preset));
+  lap("vocabulary", t);
   return {
     site,
     info,
     css: page.css(),
     python: py.runPython("import sys; sys.version.split()[0]"),
     seconds: (performance.now() - t0) / 1000,
+    timings,
   };
+}
+
+const fetched = new Map(); // URL -> Promise of its bytes (a vocabulary is fetched once)
+
+function fetchOnce(url) {
+  if (!fetched.has(url)) {
+    fetched.set(url, fetchBytes(url).catch((error) => {
+      fetched.delete(url);
+      throw error;
+    }));
+  }
+  return fetched.get(url);
 }
 
 async function usePreset(name) {
   const target = JSON.parse(page.preset_target(name));
   if (!py.FS.analyzePath(target.path).exists) {
-    const data = await fetchBytes(target.url);
+    let data = await fetchOnce(target.url);
+    if (target.url.endsWith(".gz") && !(data[0] === 0x1f && data[1] === 0x8b)) {
+      // A host that sent the file with Content-Encoding: gzip had the browser unpack it:
+      // pack it again, since lbpe reads *.gz files as gzip.
+      data = new Uint8Array(await new Response(new Blob([data]).stream().pipeThrough(new CompressionStream("gzip"))).arrayBuffer());
+    }
     py.FS.mkdirTree(target.path.slice(0, target.path.lastIndexOf("/")));
     py.FS.writeFile(target.path, data);
+    fetched.delete(target.url);
   }
   return page.use_preset(name);
 }

@@ -22,7 +22,8 @@ const { loadPyodide } = await import(pathToFileURL(join(site, "pyodide", "pyodid
 const siteInfo = JSON.parse(readFileSync(join(site, "site.json"), "utf-8"));
 
 const py = await loadPyodide({ indexURL: join(site, "pyodide") + "/", stdout: () => {}, stderr: (s) => process.stderr.write(s + "\n") });
-py.unpackArchive(readBytes(join(site, siteInfo.wheel)), "wheel");
+const sitePackages = py.runPython("import site; site.getsitepackages()[0]");
+py.unpackArchive(readBytes(join(site, siteInfo.wheel)), "wheel", { extractDir: sitePackages });
 const page = py.pyimport("lbpe.page");
 
 function usePreset(name) {
@@ -43,7 +44,11 @@ function useFile(hostPath) {
   return JSON.parse(page.use_file(`${dir}/${basename(hostPath)}`, ""));
 }
 
-const out = { python: py.runPython("import sys; sys.version.split()[0]"), vocabs: [] };
+const out = {
+  python: py.runPython("import sys; sys.version.split()[0]"),
+  lbpe: py.runPython("import lbpe; lbpe.__file__"),
+  vocabs: [],
+};
 for (const vocab of job.vocabs) {
   const info = vocab.preset !== undefined ? usePreset(vocab.preset) : useFile(vocab.file);
   if (info.error) {

@@ -87,6 +87,7 @@ def test_pyodide_ids_equal_cpython(site):
     }
     result = run_in_pyodide(site, job)
     assert result["python"].startswith("3."), result["python"]
+    assert "/site-packages/lbpe/" in result["lbpe"], result["lbpe"]  # the wheel's copy, installed
     references = [load_preset(name) for name in PRESETS] + [lbpe.load(p) for p in files.values()]
     labels = list(PRESETS) + list(files)
     assert len(result["vocabs"]) == len(references)

@@ -6,9 +6,9 @@ Both files spell bytes with GPT-2's printable stand-ins (``bytes_to_unicode``): 
 
 from __future__ import annotations
 
-import json
-
 from lbpe.errors import LbpeError, VocabFormatError
+from lbpe.formats._json import json_type, load_json
+from lbpe.limits import vocab_problem
 from lbpe.vocab import Vocab
 
 __all__ = ["byte_to_char", "char_to_byte", "parse_gpt2", "parse_merges_text"]
@@ -36,7 +36,10 @@ def decode_symbol(text: str, *, source: str, line: int | None = None) -> bytes:
         return bytes(char_to_byte[c] for c in text)
     except KeyError as exc:
         raise VocabFormatError(
-            source, f"{text!r} contains {exc.args[0]!r}, which is not a GPT-2 byte stand-in character", line=line
+            source,
+            f"{text[:60]!r} contains {exc.args[0]!r}, which is not a GPT-2 byte stand-in character "
+            "(encoder.json and vocab.bpe spell bytes with bytes_to_unicode)",
+            line=line,
         ) from None
 
 
@@ -62,21 +65,22 @@ def parse_gpt2(encoder_json: bytes, vocab_bpe: bytes, *, encoder_source: str, me
     Tokens of the form ``<|...|>`` in ``encoder.json`` become special tokens. Merge priority is
     the line order of ``vocab.bpe``, as in GPT-2's own encoder.
     """
-    try:
-        encoder = json.loads(encoder_json.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise VocabFormatError(encoder_source, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except json.JSONDecodeError as exc:
-        raise VocabFormatError(encoder_source, f"not valid JSON: {exc.msg}", line=exc.lineno) from None
-    except RecursionError:
-        raise VocabFormatError(encoder_source, "JSON nested too deeply") from None
+    encoder = load_json(encoder_json, source=encoder_source)
     if not isinstance(encoder, dict) or not encoder:
-        raise VocabFormatError(encoder_source, "expected a non-empty JSON object mapping token text to id")
+        found = "an empty object" if encoder == {} else json_type(encoder)
+        raise VocabFormatError(
+            encoder_source, f"expected a non-empty JSON object mapping token text to id, found {found}"
+        )
+    problem = vocab_problem(len(encoder), max((i for i in encoder.values() if type(i) is int), default=None))
+    if problem:
+        raise VocabFormatError(encoder_source, problem)
     tokens: dict[bytes, int] = {}
     special: dict[str, int] = {}
     for text, i in encoder.items():
         if not isinstance(i, int) or isinstance(i, bool) or i < 0:
-            raise VocabFormatError(encoder_source, f"token {text[:40]!r} has id {i!r}; ids must be non-negative integers")
+            raise VocabFormatError(
+                encoder_source, f"token {text[:40]!r} has id {i!r:.40} ({json_type(i)}); ids must be non-negative integers"
+            )
         if text.startswith("<|") and text.endswith("|>") and len(text) > 4:
             special[text] = i
             continue
@@ -87,8 +91,11 @@ def parse_gpt2(encoder_json: bytes, vocab_bpe: bytes, *, encoder_source: str, me
     try:
         merge_text = vocab_bpe.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise VocabFormatError(merges_source, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        raise VocabFormatError(
+            merges_source, f"not UTF-8 text (byte 0x{vocab_bpe[exc.start]:02x} at offset {exc.start}); save it as UTF-8"
+        ) from None
     merges: dict[tuple[bytes, bytes], int] = {}
+    merge_line: dict[tuple[bytes, bytes], int] = {}
     for rank, (lineno, left, right) in enumerate(parse_merges_text(merge_text, source=merges_source)):
         a = decode_symbol(left, source=merges_source, line=lineno)
         b = decode_symbol(right, source=merges_source, line=lineno)
@@ -96,10 +103,17 @@ def parse_gpt2(encoder_json: bytes, vocab_bpe: bytes, *, encoder_source: str, me
             missing = next(t for t in (a, b, a + b) if t not in tokens)
             raise VocabFormatError(
                 merges_source,
-                f"merge '{left} {right}' needs the token {missing!r}, which is not in {encoder_source}",
+                f"merge '{left[:40]} {right[:40]}' needs the token {missing[:60]!r}, which is not in {encoder_source}",
                 line=lineno,
             )
-        merges.setdefault((a, b), rank)
+        if (a, b) in merges:
+            raise VocabFormatError(
+                merges_source,
+                f"merge '{left[:40]} {right[:40]}' appears twice (first on line {merge_line[(a, b)]}); each pair may appear once",
+                line=lineno,
+            )
+        merges[(a, b)] = rank
+        merge_line[(a, b)] = lineno
     try:
         return Vocab(tokens, special=special, merges=merges, name=name)
     except LbpeError as exc:

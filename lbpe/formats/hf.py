@@ -23,7 +23,6 @@ component and the file: never a silently different encoding.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -31,7 +30,9 @@ from typing import Any
 from lbpe import normalize as norm
 from lbpe import splitters as sp
 from lbpe.errors import LbpeError, VocabFormatError
+from lbpe.formats._json import json_type, load_json
 from lbpe.formats.gpt2 import char_to_byte
+from lbpe.limits import vocab_problem
 from lbpe.splitters import UnsupportedRegex, translate_regex
 from lbpe.tokenizer import Tokenizer
 from lbpe.vocab import Vocab
@@ -52,29 +53,54 @@ class _Refused(Exception):
 
 def parse_tokenizer_json(data: bytes, *, source: str, name: str = "") -> Tokenizer:
     """Parse the bytes of a ``tokenizer.json`` into a :class:`~lbpe.tokenizer.Tokenizer`."""
-    try:
-        spec = json.loads(data.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise VocabFormatError(source, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except json.JSONDecodeError as exc:
-        raise VocabFormatError(source, f"not valid JSON: {exc.msg}", line=exc.lineno) from None
-    except RecursionError:
-        raise VocabFormatError(source, "JSON nested too deeply") from None
+    spec = load_json(data, source=source)
     try:
         return _build(spec, source=source, name=name)
     except _Refused as exc:
         raise VocabFormatError(source, f"{exc} (lbpe reads BPE tokenizer.json files; see lbpe.formats.hf)") from None
     except UnsupportedRegex as exc:
         raise VocabFormatError(source, f"unsupported regular expression: {exc}") from None
-    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+    except re.error as exc:
+        raise VocabFormatError(source, f"a regular expression in the file does not compile: {exc}") from None
+    except RecursionError:
+        raise VocabFormatError(source, "components nested too deeply (Sequence inside Sequence ...)") from None
+    except (KeyError, TypeError, AttributeError, ValueError, IndexError) as exc:
         if isinstance(exc, VocabFormatError):
             raise
-        raise VocabFormatError(source, f"malformed tokenizer.json ({type(exc).__name__}: {exc})") from None
+        what = f"missing key {exc}" if isinstance(exc, KeyError) else str(exc)
+        raise VocabFormatError(source, f"malformed tokenizer.json ({what[:400]})") from None
 
 
 def _obj(value: Any, what: str) -> dict:
     if not isinstance(value, dict):
-        raise ValueError(f"{what} must be a JSON object, found {type(value).__name__}")
+        raise ValueError(f"{what} must be a JSON object, found {json_type(value)}")
+    return value
+
+
+def _added_tokens(value: Any) -> list[dict]:
+    """``added_tokens``, checked: objects with a non-empty string ``content`` and an id, each
+    content and each id once."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ValueError(f'"added_tokens" must be a JSON array of objects, found {json_type(value)}')
+    contents: dict[str, int] = {}
+    ids: dict[int, str] = {}
+    for n, a in enumerate(value, 1):
+        if not isinstance(a, dict):
+            raise ValueError(f"added token #{n} is {json_type(a)}; expected an object with \"content\" and \"id\"")
+        content, i = a.get("content"), a.get("id")
+        if not isinstance(content, str) or not content:
+            raise ValueError(f"added token #{n} has content {content!r:.40}; expected a non-empty string")
+        if type(i) is not int or i < 0:
+            raise ValueError(
+                f"added token {content[:40]!r} has id {i!r:.40} ({json_type(i)}); ids must be non-negative integers"
+            )
+        if content in contents:
+            raise ValueError(f"added token {content[:40]!r} appears twice (#{contents[content]} and #{n})")
+        if i in ids:
+            raise ValueError(f"added tokens {ids[i][:40]!r} and {content[:40]!r} have the same id {i}")
+        contents[content], ids[i] = n, content
     return value
 
 
@@ -94,7 +120,11 @@ def _build(spec: Any, *, source: str, name: str) -> Tokenizer:
     byte_level = _has_byte_level(spec.get("pre_tokenizer"))
     normalizer = _normalizer(spec.get("normalizer"))
     vocab_json = _obj(model.get("vocab"), '"model.vocab"')
-    added = spec.get("added_tokens") or []
+    added = _added_tokens(spec.get("added_tokens"))
+    ids = [i for i in vocab_json.values() if type(i) is int] + [a["id"] for a in added]
+    problem = vocab_problem(len(vocab_json), max(ids, default=None))
+    if problem:
+        raise VocabFormatError(source, problem)
     special_texts = {a["content"]: a["id"] for a in added if a.get("special")}
     plain_added = {a["content"]: a["id"] for a in added if not a.get("special")}
     for a in added:
@@ -117,9 +147,11 @@ def _build(spec: Any, *, source: str, name: str) -> Tokenizer:
     id_to_text: dict[int, str] = {}
     for text, i in vocab_json.items():
         if not isinstance(i, int) or isinstance(i, bool) or i < 0:
-            raise ValueError(f"vocabulary entry {text!r} has id {i!r}; ids must be non-negative integers")
+            raise ValueError(
+                f"vocabulary entry {text[:40]!r} has id {i!r:.40} ({json_type(i)}); ids must be non-negative integers"
+            )
         if i in id_to_text:
-            raise ValueError(f"id {i} is given to both {id_to_text[i]!r} and {text!r}")
+            raise ValueError(f"id {i} is given to both {id_to_text[i][:40]!r} and {text[:40]!r}")
         id_to_text[i] = text
         if text in special_texts:
             continue  # special tokens are never produced by the model
@@ -146,15 +178,18 @@ def _build(spec: Any, *, source: str, name: str) -> Tokenizer:
         elif isinstance(merge, list):
             parts = merge
         else:
-            raise ValueError(f"merge #{rank + 1} is {merge!r}; expected 'a b' or ['a', 'b']")
+            raise ValueError(f"merge #{rank + 1} is {merge!r:.60} ({json_type(merge)}); expected 'a b' or ['a', 'b']")
         if len(parts) != 2 or not all(isinstance(p, str) and p for p in parts):
-            raise ValueError(f"merge #{rank + 1} is {merge!r}; expected exactly two non-empty parts")
+            raise ValueError(f"merge #{rank + 1} is {merge!r:.60}; expected exactly two non-empty parts")
         a, b = key_of(parts[0]), key_of(parts[1])
         for needed in (a, b, a + b):
             if needed not in tokens:
-                raise ValueError(f"merge #{rank + 1} {parts[0]!r} + {parts[1]!r} needs the token {needed!r}, "
-                                 "which is not in the vocabulary")
-        merges.setdefault((a, b), rank)
+                raise ValueError(f"merge #{rank + 1} {parts[0][:40]!r} + {parts[1][:40]!r} needs the token "
+                                 f"{needed[:60]!r}, which is not in the vocabulary")
+        first = merges.setdefault((a, b), rank)
+        if first != rank:
+            raise ValueError(f"merge #{rank + 1} {parts[0][:40]!r} + {parts[1][:40]!r} repeats merge #{first + 1}; "
+                             "each pair may appear once in model.merges")
 
     unk_text = model.get("unk_token")
     unk = None
@@ -333,7 +368,13 @@ def _post_processor(node: Any, ids: dict[str, int]) -> tuple[list[int], list[int
                 seen_a = True
                 continue
             token = item["SpecialToken"]["id"]
-            token_ids = node.get("special_tokens", {}).get(token, {}).get("ids") or [ids[token]]
+            token_ids = node.get("special_tokens", {}).get(token, {}).get("ids")
+            if not token_ids:
+                if token not in ids:
+                    raise ValueError(f"the post-processor template names {token!r:.60}, which is not in the vocabulary")
+                token_ids = [ids[token]]
+            if not all(type(i) is int and i >= 0 for i in token_ids):
+                raise ValueError(f"the post-processor gives {token!r:.60} the ids {token_ids!r:.60}; expected integers")
             (eos if seen_a else bos).extend(token_ids)
         return bos, eos
     raise _Refused(f"post-processor {kind!r} is not supported")

@@ -13,10 +13,12 @@ re-segments in a way that depends on the encoding history).
 
 from __future__ import annotations
 
+import re
 import struct
 from collections.abc import Iterator
 
 from lbpe.errors import LbpeError, VocabFormatError
+from lbpe.limits import vocab_problem
 from lbpe.normalize import SentencePieceNormalizer
 from lbpe.splitters import Sequence
 from lbpe.tokenizer import Tokenizer
@@ -27,6 +29,7 @@ __all__ = ["parse_sentencepiece", "read_fields"]
 # SentencePiece piece types
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 _MODEL_TYPES = {1: "UNIGRAM", 2: "BPE", 3: "WORD", 4: "CHAR"}
+_BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 
 
 class _Corrupt(Exception):
@@ -96,7 +99,13 @@ def parse_sentencepiece(data: bytes, *, source: str, name: str = "") -> Tokenize
     try:
         return _build(data, source=source, name=name)
     except _Corrupt as exc:
-        raise VocabFormatError(source, f"not a valid SentencePiece model ({exc})") from None
+        raise VocabFormatError(
+            source, f"not a valid SentencePiece model ({exc}); is it a complete .model file (protobuf)?"
+        ) from None
+    except VocabFormatError:
+        raise
+    except LbpeError as exc:  # e.g. a corrupt precompiled_charsmap
+        raise VocabFormatError(source, f"not a usable SentencePiece model: {exc}") from None
 
 
 def _build(data: bytes, *, source: str, name: str) -> Tokenizer:
@@ -120,6 +129,9 @@ def _build(data: bytes, *, source: str, name: str) -> Tokenizer:
             normalizer = value  # type: ignore[assignment]
     if not pieces:
         raise _Corrupt("no pieces")
+    problem = vocab_problem(len(pieces))
+    if problem:
+        raise VocabFormatError(source, problem)
 
     model_type, byte_fallback, ws_suffix = 1, False, False
     unk_id, bos_id, eos_id = 0, 1, 2
@@ -165,21 +177,27 @@ def _build(data: bytes, *, source: str, name: str) -> Tokenizer:
     user_defined: dict[str, int] = {}
     unk = None
     for i, (text, score, kind) in enumerate(pieces):
+        if score != score or score in (float("inf"), float("-inf")):
+            raise _Corrupt(f"piece {i} ({text[:40]!r}) has score {score}; scores must be finite numbers")
         if kind == UNUSED:
-            raise VocabFormatError(source, f"piece {i} ({text!r}) is UNUSED; models with unused pieces are not supported")
+            raise VocabFormatError(source, f"piece {i} ({text[:40]!r}) is UNUSED; models with unused pieces are not supported")
         if kind in (NORMAL, USER_DEFINED):
             if not text:
                 raise _Corrupt(f"piece {i} is empty")
             if text.encode() in tokens:
-                raise _Corrupt(f"piece {text!r} appears twice")
+                raise _Corrupt(f"piece {text[:40]!r} appears twice")
             tokens[text.encode()] = i
             scores[text] = score
             if kind == USER_DEFINED:
                 user_defined[text] = i
         elif kind == BYTE:
-            if len(text) != 6 or not text.startswith("<0x") or not text.endswith(">"):
-                raise _Corrupt(f"byte piece {i} is {text!r}, expected <0xNN>")
-            fallback[int(text[3:5], 16)] = i
+            m = _BYTE_PIECE.fullmatch(text)
+            if m is None:
+                raise _Corrupt(f"byte piece {i} is {text[:40]!r}, expected <0xNN> with two hex digits")
+            byte = int(m.group(1), 16)
+            if byte in fallback:
+                raise _Corrupt(f"byte piece {i} repeats {text!r} (piece {fallback[byte]})")
+            fallback[byte] = i
         elif kind == UNKNOWN:
             unk = i
             special[text] = i

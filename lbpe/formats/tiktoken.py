@@ -15,6 +15,7 @@ import base64
 import binascii
 
 from lbpe.errors import LbpeError, VocabFormatError
+from lbpe.limits import vocab_problem
 from lbpe.vocab import Vocab
 
 __all__ = ["parse_tiktoken", "KNOWN_ENCODINGS"]
@@ -42,6 +43,9 @@ def parse_tiktoken(
     """Parse the bytes of a rank file. ``source`` names the file in error messages."""
     if not data.strip():
         raise VocabFormatError(source, "the file is empty; a .tiktoken file has one '<base64 token> <rank>' per line")
+    problem = vocab_problem(data.count(b"\n") + (not data.endswith(b"\n")))  # before the slow part
+    if problem:
+        raise VocabFormatError(source, problem)
     tokens: dict[bytes, int] = {}
     seen_ranks: dict[int, int] = {}
     for lineno, raw in enumerate(data.splitlines(), 1):
@@ -63,13 +67,20 @@ def parse_tiktoken(
             raise VocabFormatError(source, "a token decodes to zero bytes", line=lineno)
         if not rank_text.isdigit():
             raise VocabFormatError(source, f"rank {rank_text[:20]!r} is not a non-negative integer", line=lineno)
+        if len(rank_text) > 18:
+            raise VocabFormatError(source, f"rank {rank_text[:20].decode()}... is too large to be a token id", line=lineno)
         rank = int(rank_text)
         if token in tokens:
-            raise VocabFormatError(source, f"token {token!r} appears twice (again with rank {rank})", line=lineno)
+            raise VocabFormatError(source, f"token {token[:40]!r} appears twice (again with rank {rank})", line=lineno)
         if rank in seen_ranks:
             raise VocabFormatError(source, f"rank {rank} appears twice (first on line {seen_ranks[rank]})", line=lineno)
         tokens[token] = rank
         seen_ranks[rank] = lineno
+    if not tokens:
+        raise VocabFormatError(source, "the file has no '<base64 token> <rank>' lines")
+    problem = vocab_problem(len(tokens), max(seen_ranks))
+    if problem:
+        raise VocabFormatError(source, problem)
     special = dict(special or {})
     clash = {t: i for t, i in special.items() if i in seen_ranks}
     if clash:

@@ -1,0 +1,143 @@
+"""The browser page's speed: time to ready, and encoding throughput in the page vs CPython.
+
+    python bench/web_speed.py [--site DIR] [--kb 256] [--presets lbpe-32k,cl100k_base]
+
+Builds the site (or uses ``--site``), serves it from 127.0.0.1 and opens it in Debian's
+headless Chromium (playwright drives it; never ``playwright install``):
+
+* ready: from the start of navigation to the page saying Python is ready (Pyodide started,
+  the wheel installed, the default vocabulary loaded), on a first visit (empty caches) and on
+  a second one (files from the service worker's cache);
+* throughput: the same function (``lbpe.page.bench``) encodes the same text in the page's
+  worker (Pyodide) and here in CPython; cold = empty piece caches, warm = caches filled.
+
+Targets from the issue: ready in under 6 s, and at least half of CPython's throughput. This is a
+benchmark: it prints a table and asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from lbpe import page as py_page  # noqa: E402
+from lbpe.presets import DEFAULT_PRESET, PRESETS  # noqa: E402
+from lbpe.web import build_site, serve  # noqa: E402
+
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+]
+READY_TARGET_S = 6.0
+RATIO_TARGET = 0.5
+
+
+def bench_text(kb: int) -> str:
+    """English, multilingual text and code from the data cache, about ``kb`` KB in all."""
+    from tests.conftest import data_file
+
+    parts = [
+        data_file("text/moby_dick.txt").read_text("utf-8")[50_000:],
+        data_file("text/multilingual.txt").read_text("utf-8"),
+        data_file("text/code.txt").read_text("utf-8"),
+    ]
+    share = kb * 1024 // len(parts)
+    out = []
+    for p in parts:
+        b = p.encode("utf-8")[:share]
+        out.append(b.decode("utf-8", "ignore"))
+    return "\n".join(out)
+
+
+def wait_ready(page) -> float:
+    page.wait_for_function("() => window.lbpePage && window.lbpePage.readySeconds !== undefined", timeout=180_000)
+    return page.evaluate("() => window.lbpePage.readySeconds")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--site", type=Path, default=None, help="a built site (default: build one in a temp folder)")
+    ap.add_argument("--kb", type=int, default=256, help="size of the text encoded (KB)")
+    ap.add_argument("--presets", default=",".join(PRESETS), help="comma-separated presets")
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+
+    from playwright.sync_api import sync_playwright
+
+    tmp = None
+    site = args.site
+    if site is None:
+        tmp = tempfile.TemporaryDirectory(prefix="lbpe-site-")
+        site = Path(tmp.name)
+        build_site(site)
+    httpd = serve(site)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{httpd.server_address[1]}/"
+    text = bench_text(args.kb)
+    presets = [p for p in args.presets.split(",") if p]
+
+    rows = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_ARGS, headless=True)
+        context = browser.new_context()
+        page = context.new_page()
+        page.goto(url)
+        first = wait_ready(page)
+        page.wait_for_function("() => navigator.serviceWorker.controller !== null", timeout=180_000)
+        page.reload()
+        second = wait_ready(page)
+        boot = page.evaluate("() => window.lbpePage.bootSeconds")
+        for name in presets:
+            page.evaluate("(name) => window.lbpePage.call('preset', {name})", name)
+            py_page.use_preset(name)
+            for mode in ("bpe", "lbpe"):
+                in_page = page.evaluate(
+                    "([text, mode, repeat]) => window.lbpePage.bench(text, mode, repeat)", [text, mode, args.repeat]
+                )
+                here = json.loads(py_page.bench(text, mode, args.repeat))
+                assert in_page["tokens"] == here["tokens"], (name, mode, in_page["tokens"], here["tokens"])
+                rows.append((name, mode, here, in_page))
+        python_in_page = page.evaluate("() => document.querySelector('#versions').textContent")
+        browser.close()
+    httpd.shutdown()
+    httpd.server_close()
+    if tmp is not None:
+        tmp.cleanup()
+
+    mb = len(text.encode("utf-8")) / 1e6
+    print(f"# lbpe browser page: {platform.python_implementation()} {platform.python_version()} here; page: {python_in_page}")
+    print(f"# {time.strftime('%Y-%m-%d')}, {platform.machine()}, text {mb:.2f} MB (English, multilingual, code)\n")
+    print("| ready | seconds | target |")
+    print("|---|---:|---|")
+    print(f"| first visit (navigation -> ready) | {first:.2f} | < {READY_TARGET_S:.0f} s: {'met' if first < READY_TARGET_S else 'MISSED'} |")
+    print(f"| second visit (service worker cache) | {second:.2f} | < {READY_TARGET_S:.0f} s: {'met' if second < READY_TARGET_S else 'MISSED'} |")
+    print(f"| of which in the worker (Pyodide + wheel + {DEFAULT_PRESET}) | {boot:.2f} | |")
+    print()
+    print("| vocabulary | mode | CPython cold MB/s | page cold MB/s | ratio | CPython warm MB/s | page warm MB/s | ratio |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    worst = float("inf")
+    for name, mode, here, there in rows:
+        cells = []
+        for key in ("cold", "warm"):
+            a, b = mb / here[key], mb / there[key]
+            worst = min(worst, b / a)
+            cells += [f"{a:.2f}", f"{b:.2f}", f"{b / a:.2f}x"]
+        print(f"| {name} | {mode} | " + " | ".join(cells) + " |")
+    print(f"\nslowest page/CPython ratio: {worst:.2f}x (target >= {RATIO_TARGET}x: {'met' if worst >= RATIO_TARGET else 'MISSED'})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,313 @@
+"""The built browser page in a real headless Chromium (Debian's, driven by Python playwright).
+
+A site built by ``lbpe build-web`` is served from 127.0.0.1 by a thread of the test. Every
+check compares what the page *shows* (token counts, the ids listed under each pane and the ids
+in each token's hover title) with CPython's ``lbpe`` on the same text and vocabulary. Every
+request the browser makes is recorded and must stay on the page's origin (Chromium is also
+told that no other host name resolves). ``artifacts/web_page.png`` keeps a screenshot.
+
+The last test stops the server and reloads: the service worker must serve the whole page,
+Python included.
+
+Needs ``chromium`` (Debian's package) and the npm packages: ``bash scripts/install_test_deps.sh``.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import threading
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+import lbpe
+from lbpe.presets import DEFAULT_PRESET, PRESETS, load_preset
+from lbpe.tokenizer import MODES, Tokenizer
+from lbpe.web import build_site, serve
+from playwright.sync_api import sync_playwright
+from tests.conftest import ROOT, data_file
+
+
+ARTIFACTS = ROOT / "artifacts"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+]
+READY_MS = 120_000  # Pyodide's first start compiles 10 MB of WebAssembly: seconds, not minutes
+STEP_MS = 60_000
+
+TEXT = (
+    "Long-token-first BPE places the geographers' unrescinded redelivery first.\n"
+    "\tTabs,  double  spaces, café naïve, 東京タワー, emoji 👍🏽, digits 1234567 and <|endoftext|>."
+)
+
+
+# ---- fixtures ----
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("site")
+    build_site(out)
+    return out
+
+
+class Server:
+    """The site over http on 127.0.0.1, in a thread; ``stop`` ends it for good."""
+
+    def __init__(self, directory: Path) -> None:
+        self.httpd = serve(directory)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        if self.thread.is_alive():
+            self.httpd.shutdown()
+            self.httpd.server_close()
+            self.thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def server(site):
+    s = Server(site)
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    executable = shutil.which("chromium")
+    if executable is None:
+        pytest.fail("chromium is not installed: run `bash scripts/install_test_deps.sh`", pytrace=False)
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+class Session:
+    """A fresh browser context (its own cache and service workers) recording every request."""
+
+    def __init__(self, browser, origin: str) -> None:
+        self.origin = origin.rstrip("/")
+        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+        self.requests: list[str] = []
+        self.context.on("request", lambda r: self.requests.append(r.url))
+        self.errors: list[str] = []
+        self.page = self.context.new_page()
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+    def foreign_requests(self) -> list[str]:
+        return [u for u in self.requests if not (u.startswith(self.origin + "/") or u.startswith(("data:", "blob:")))]
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture
+def session(browser, server):
+    s = Session(browser, server.url)
+    yield s
+    s.close()
+    assert not s.foreign_requests(), f"requests left the page's origin: {s.foreign_requests()}"
+    assert not s.errors, f"uncaught errors in the page: {s.errors}"
+
+
+# ---- driving the page ----
+
+
+def open_page(page, url: str) -> None:
+    page.goto(url, wait_until="domcontentloaded")
+    wait_ready(page)
+
+
+def wait_ready(page) -> None:
+    # Until Python is ready the controls stay disabled (checked in one step, so no race).
+    assert page.evaluate(
+        "() => document.querySelector('#status').dataset.state === 'ready' || "
+        "[...document.querySelectorAll('.controls select, .controls input, #text')].every((e) => e.disabled)"
+    )
+    page.wait_for_function("() => window.lbpePage && window.lbpePage.rendered.seq > 0", timeout=READY_MS)
+    assert page.get_attribute("#status", "data-state") == "ready"
+    assert not page.is_disabled("#text") and not page.is_disabled("#preset")
+
+
+def wait_rendered(page, text: str, preset: str) -> None:
+    page.wait_for_function(
+        "([text, preset]) => window.lbpePage.rendered.text === text && window.lbpePage.rendered.preset === preset",
+        arg=[text, preset],
+        timeout=STEP_MS,
+    )
+
+
+def set_text(page, text: str, preset: str) -> None:
+    page.fill("#text", text)
+    wait_rendered(page, text, preset)
+
+
+def choose_preset(page, name: str, text: str) -> None:
+    page.select_option("#preset", name)
+    wait_rendered(page, text, name)
+
+
+_TITLE_ID = re.compile(r"(?:^|\n)#(\d+)  ")
+
+
+def shown(page) -> dict:
+    """Per mode: the count the pane shows, the ids listed under it, the ids of the hover titles."""
+    raw = page.evaluate(
+        """(modes) => Object.fromEntries(modes.map((m) => {
+            const pane = document.querySelector(`.pane[data-mode="${m}"] .lbpe-pane`);
+            return [m, {
+              tokens: pane.dataset.tokens,
+              count: pane.querySelector('.lbpe-count').textContent,
+              ids: document.querySelector(`.ids[data-mode="${m}"]`).textContent,
+              titles: [...pane.querySelectorAll('.lbpe-tok')].map((s) => s.title),
+            }];
+          }))""",
+        list(MODES),
+    )
+    out = {}
+    for mode, r in raw.items():
+        out[mode] = {
+            "tokens": int(r["tokens"]),
+            "count": int(re.match(r"([\d,]+) tokens?", r["count"]).group(1).replace(",", "")),
+            "ids": [int(x) for x in r["ids"].split()],
+            "hover_ids": [int(i) for t in r["titles"] for i in _TITLE_ID.findall(t)],
+        }
+    return out
+
+
+def assert_matches_cpython(page, tok: Tokenizer, text: str, label: str) -> None:
+    got = shown(page)
+    for mode in MODES:
+        want = tok.encode(text, mode=mode, disallowed_special=())
+        g = got[mode]
+        assert g["ids"] == want, f"{label} {mode}: listed ids differ from CPython"
+        assert g["hover_ids"] == want, f"{label} {mode}: hover ids differ from CPython"
+        assert g["tokens"] == g["count"] == len(want), f"{label} {mode}: shown count {g['count']} != {len(want)}"
+
+
+# ---- tests ----
+
+
+def test_page_shows_cpython_ids_for_every_preset(session, server):
+    page = session.page
+    open_page(page, server.url)
+    assert page.input_value("#preset") == DEFAULT_PRESET
+    assert sorted(o for o in page.eval_on_selector_all("#preset option", "os => os.map(o => o.value)")) == sorted(PRESETS)
+
+    set_text(page, TEXT, DEFAULT_PRESET)
+    assert_matches_cpython(page, load_preset(DEFAULT_PRESET), TEXT, DEFAULT_PRESET)
+    for name in PRESETS:
+        if name != DEFAULT_PRESET:
+            choose_preset(page, name, TEXT)
+            assert_matches_cpython(page, load_preset(name), TEXT, name)
+
+    # differences are marked, whitespace glyphs follow their switch, the chart is drawn
+    page.wait_for_selector("#chart .main-svg", timeout=STEP_MS)
+    assert page.locator(".pane .lbpe-ws").count() > 0
+    page.uncheck("#show-ws")
+    page.wait_for_function("() => !document.querySelector('.pane .lbpe-ws')", timeout=STEP_MS)
+    page.check("#show-ws")
+    page.wait_for_function("() => !!document.querySelector('.pane .lbpe-ws')", timeout=STEP_MS)
+
+    choose_preset(page, DEFAULT_PRESET, TEXT)
+    assert page.locator(".pane .lbpe-diff").count() > 0, "the sample differs between BPE and LBPE here"
+    page.wait_for_selector("#chart .main-svg", timeout=STEP_MS)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "web_page.png"), full_page=True)
+
+
+def test_state_round_trips_through_the_url_fragment(session, server):
+    page = session.page
+    open_page(page, server.url)
+    text = "Shared link: unrescinded redelivery, 東京."
+    choose_preset(page, "o200k_base", page.input_value("#text"))
+    set_text(page, text, "o200k_base")
+    page.check("#show-ids")
+    page.wait_for_function("() => location.hash.includes('ids=1')", timeout=STEP_MS)
+    url = page.url
+    assert "v=o200k_base" in url and "t=" in url
+
+    other = session.context.new_page()
+    open_page(other, url)
+    wait_rendered(other, text, "o200k_base")
+    assert other.input_value("#text") == text
+    assert other.input_value("#preset") == "o200k_base"
+    assert other.is_checked("#show-ids")
+    assert other.locator(".pane .lbpe-id").count() > 0  # ids drawn inside the tokens
+    assert_matches_cpython(other, load_preset("o200k_base"), text, "restored link")
+
+    long_text = "x" * 5000  # too long for a link: left out, the rest kept
+    set_text(other, long_text, "o200k_base")
+    other.wait_for_function("() => !location.hash.includes('t=x')", timeout=STEP_MS)
+    assert "v=o200k_base" in other.url
+
+
+def test_loading_a_vocabulary_file(session, server, tmp_path):
+    page = session.page
+    open_page(page, server.url)
+    text = page.input_value("#text")
+
+    rank_file = data_file("openai/r50k_base.tiktoken")
+    page.set_input_files("#vocab-file", str(rank_file))
+    wait_rendered(page, text, "__file__")
+    assert page.is_hidden("#error")
+    assert "r50k_base.tiktoken" in page.inner_text("#preset option[value='__file__']")
+    assert_matches_cpython(page, lbpe.load(rank_file), text, "uploaded r50k_base.tiktoken")
+
+    # GPT-2's two files chosen together
+    pair = [data_file("gpt2/encoder.json"), data_file("gpt2/vocab.bpe")]
+    page.set_input_files("#vocab-file", [str(p) for p in pair])
+    page.wait_for_function(
+        "() => document.querySelector(\"#preset option[value='__file__']\").textContent.includes('vocab.bpe')",
+        timeout=STEP_MS,
+    )
+    set_text(page, text + " (gpt2 pair)", "__file__")
+    assert_matches_cpython(page, lbpe.load(pair[0].parent), text + " (gpt2 pair)", "uploaded encoder.json + vocab.bpe")
+
+    # a bad file: a clear error, and the previous vocabulary stays in use
+    bad = tmp_path / "broken.tiktoken"
+    bad.write_bytes(b"this is not a vocabulary\x00\xff\n")
+    page.set_input_files("#vocab-file", str(bad))
+    page.wait_for_selector("#error:not([hidden])", timeout=STEP_MS)
+    message = page.inner_text("#error")
+    assert "broken.tiktoken" in message and "Traceback" not in message, message
+    set_text(page, "still the gpt2 pair", "__file__")
+    assert_matches_cpython(page, lbpe.load(pair[0].parent), "still the gpt2 pair", "after a bad file")
+
+
+def test_works_offline_after_the_first_visit(browser, site):
+    """Stop the server after one visit; a reload must still give the right ids (service worker)."""
+    server = Server(site)  # its own server (and origin), so stopping it affects no other test
+    s = Session(browser, server.url)
+    try:
+        page = s.page
+        open_page(page, server.url)
+        # The service worker controls the page once it has precached every file and activated.
+        page.wait_for_function("() => navigator.serviceWorker && navigator.serviceWorker.controller !== null",
+                               timeout=READY_MS)
+        server.stop()
+        with pytest.raises(urllib.error.URLError):
+            urllib.request.urlopen(server.url, timeout=5)
+
+        page.reload(wait_until="domcontentloaded")
+        wait_ready(page)
+        text = "Offline now: the geographers' unrescinded redelivery, café 東京."
+        set_text(page, text, DEFAULT_PRESET)
+        assert_matches_cpython(page, load_preset(DEFAULT_PRESET), text, "offline")
+        choose_preset(page, "gpt2", text)  # a vocabulary not used before: precached too
+        assert_matches_cpython(page, load_preset("gpt2"), text, "offline gpt2")
+        assert not s.foreign_requests(), s.foreign_requests()
+        assert not s.errors, s.errors
+    finally:
+        s.close()
+        server.stop()

@@ -1,0 +1,81 @@
+"""``spaces/static/`` (the Hugging Face static Space, committed as built) equals a fresh
+``lbpe build-web --space`` of the current sources, byte for byte, and the build itself is
+reproducible and refuses to wipe folders it did not make."""
+
+from __future__ import annotations
+
+import hashlib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from lbpe.errors import LbpeError
+from lbpe.web import build_site
+from tests.conftest import ROOT
+
+SPACE = ROOT / "spaces" / "static"
+REBUILD = (
+    "spaces/static is out of date: run `lbpe build-web --out /tmp/lbpe-site --space` (it reads lbpe/ and "
+    "static/ as staged in git's index, so `git add` your changes first), then `git add spaces/static`"
+)
+
+
+def _digests(folder: Path) -> dict[str, str]:
+    return {
+        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_committed_space_matches_a_fresh_build(tmp_path):
+    assert SPACE.is_dir(), REBUILD
+    fresh = tmp_path / "space"
+    build_site(tmp_path / "site", space=fresh, sources="index")
+    want, got = _digests(fresh), _digests(SPACE)
+    missing = sorted(set(want) - set(got))
+    extra = sorted(set(got) - set(want))
+    changed = sorted(k for k in set(want) & set(got) if want[k] != got[k])
+    assert not (missing or extra or changed), f"{REBUILD}\nmissing: {missing}\nextra: {extra}\nchanged: {changed}"
+
+
+def test_space_readme_declares_a_static_space():
+    readme = (SPACE / "README.md").read_text("utf-8")
+    front = readme.split("---")[1]
+    assert "\nsdk: static\n" in front and "\napp_file: index.html\n" in front, front
+
+
+def test_build_is_reproducible_and_wheel_is_complete(tmp_path):
+    a = build_site(tmp_path / "a")
+    b = build_site(tmp_path / "b")
+    assert a == b
+    assert _digests(tmp_path / "a") == _digests(tmp_path / "b")
+    wheel = next((tmp_path / "a" / "wheels").glob("lbpe-*-py3-none-any.whl"))
+    with zipfile.ZipFile(wheel) as zf:
+        names = zf.namelist()
+        assert {i.date_time for i in zf.infolist()} == {(1980, 1, 1, 0, 0, 0)}
+        record = zf.read(next(n for n in names if n.endswith(".dist-info/RECORD"))).decode()
+    assert "lbpe/__init__.py" in names and "lbpe/page.py" in names and "lbpe/display.py" in names
+    assert not any(n.startswith("lbpe/data/") and not n.endswith(".py") for n in names)  # vocabularies ship beside
+    assert all(line.split(",")[0] in names for line in record.splitlines())
+    site = (tmp_path / "a" / "sw.js").read_text("utf-8")
+    for f in a:
+        if f != "sw.js":
+            assert f'"{f}"' in site, f"{f} is not precached by the service worker"
+
+
+def test_build_refuses_to_empty_a_foreign_folder(tmp_path):
+    (tmp_path / "notes.txt").write_text("keep me")
+    with pytest.raises(LbpeError, match="holds no earlier build"):
+        build_site(tmp_path)
+    assert (tmp_path / "notes.txt").read_text() == "keep me"
+
+
+def test_build_without_npm_packages_says_to_run_npm_ci(tmp_path):
+    root = tmp_path / "checkout"
+    (root / "static").mkdir(parents=True)
+    (root / "static" / "index.html").write_text("<!doctype html>")
+    (root / "package.json").write_text("{}")
+    with pytest.raises(LbpeError, match="npm ci"):
+        build_site(tmp_path / "out", root=root)
