@@ -1,0 +1,402 @@
+// The page's main thread: controls, the URL fragment, and inserting what Python returns.
+// Python (lbpe.page, in worker.js) does all tokenisation and produces the token HTML and the
+// chart's Plotly figure; this file only wires controls, inserts that HTML and draws the figure.
+
+const $ = (selector) => document.querySelector(selector);
+const modes = ["bpe", "lbpe"];
+const MAX_URL_TEXT = 2000; // characters of text kept in a shared link
+const FILE_VOCAB = "__file__";
+const SAMPLE = [
+  "Tokenization decides what a language model sees. Long-token-first BPE (LBPE) places the longest",
+  "tokens of the vocabulary first: the geographers at Plattsburg found the scepter's redelivery unrescinded,",
+  "and the auctions fronting the harbour sold flavored tea. Also: naïve café, 東京, ¿qué tal? 3.14159",
+].join(" ");
+
+const ui = {
+  status: $("#status"),
+  statusText: $("#status-text"),
+  preset: $("#preset"),
+  vocabFile: $("#vocab-file"),
+  pattern: $("#pattern"),
+  textFile: $("#text-file"),
+  showWs: $("#show-ws"),
+  showIds: $("#show-ids"),
+  share: $("#share"),
+  text: $("#text"),
+  error: $("#error"),
+  vocabInfo: $("#vocab-info"),
+  textInfo: $("#text-info"),
+  chart: $("#chart"),
+  versions: $("#versions"),
+};
+
+// ---- talking to the worker ----
+
+const worker = new Worker(new URL("worker.js", import.meta.url), { type: "module" });
+const pending = new Map();
+let nextId = 0;
+let resolveReady, rejectReady;
+const ready = new Promise((resolve, reject) => {
+  resolveReady = resolve;
+  rejectReady = reject;
+});
+
+function call(cmd, args = {}, transfer = []) {
+  return new Promise((resolve, reject) => {
+    const id = ++nextId;
+    pending.set(id, { resolve, reject });
+    worker.postMessage({ id, cmd, args }, transfer);
+  });
+}
+
+worker.onmessage = (event) => {
+  const m = event.data;
+  if (m.type === "progress") {
+    setStatus("loading", m.text);
+  } else if (m.type === "ready") {
+    resolveReady(m.result);
+  } else if (m.type === "failed") {
+    rejectReady(new Error(m.error));
+  } else if (m.type === "result") {
+    const p = pending.get(m.id);
+    pending.delete(m.id);
+    if (m.error !== undefined) p.reject(new Error(m.error));
+    else p.resolve(m.result);
+  }
+};
+worker.onerror = (event) => rejectReady(new Error(event.message || "the Python worker could not start"));
+
+// ---- state <-> URL fragment ----
+
+const state = { preset: "", ws: true, ids: false, text: SAMPLE };
+let fileVocab = null; // {files: [{name, data}], label} of a loaded vocabulary file
+
+function readFragment() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const out = {};
+  if (params.has("v")) out.preset = params.get("v");
+  if (params.has("ws")) out.ws = params.get("ws") !== "0";
+  if (params.has("ids")) out.ids = params.get("ids") === "1";
+  if (params.has("t")) out.text = params.get("t");
+  return out;
+}
+
+function fragment() {
+  const params = new URLSearchParams();
+  if (state.preset && state.preset !== FILE_VOCAB) params.set("v", state.preset);
+  params.set("ws", state.ws ? "1" : "0");
+  params.set("ids", state.ids ? "1" : "0");
+  if (state.text.length <= MAX_URL_TEXT) params.set("t", state.text);
+  return "#" + params.toString().replace(/\+/g, "%20");
+}
+
+function writeFragment() {
+  const hash = fragment();
+  if (hash !== location.hash) history.replaceState(null, "", hash);
+}
+
+// ---- status, errors ----
+
+function setStatus(kind, text) {
+  ui.status.dataset.state = kind;
+  ui.statusText.textContent = text;
+}
+
+function showError(message) {
+  ui.error.textContent = message;
+  ui.error.hidden = !message;
+}
+
+// ---- rendering what Python returned ----
+
+const rendered = { text: null, preset: null, seq: 0 };
+const number = new Intl.NumberFormat("en-US");
+
+function render(result) {
+  const summary = result.summary;
+  for (const mode of modes) {
+    $(`.pane[data-mode="${mode}"]`).innerHTML = result.panes[mode];
+    $(`.ids[data-mode="${mode}"]`).textContent = summary[mode].ids.join(" ");
+  }
+  $("#metrics").innerHTML = result.metrics;
+  let info = `${number.format(result.chars)} characters, ${number.format(result.bytes)} bytes`;
+  if (result.whole) {
+    const { bpe, lbpe } = result.whole;
+    const pct = bpe ? (100 * (lbpe - bpe)) / bpe : 0;
+    info += ` · only the first ${number.format(result.shown_chars)} characters are drawn, measured and charted;` +
+      ` the whole text is ${number.format(bpe)} BPE and ${number.format(lbpe)} LBPE tokens` +
+      ` (${pct > 0 ? "+" : ""}${pct.toFixed(1)}%)`;
+  }
+  ui.textInfo.textContent = info;
+  drawChart(result.figure).catch((error) => showError(`The chart could not be drawn: ${error.message}`));
+}
+
+let plotlyLoading = null;
+function plotly() {
+  // plotly.js is big and only needed for the chart: load it after Python is ready.
+  if (!plotlyLoading) {
+    plotlyLoading = new Promise((resolve, reject) => {
+      const script = document.createElement("script");
+      script.src = new URL("plotly/plotly.min.js", import.meta.url).href;
+      script.onload = () => resolve(window.Plotly);
+      script.onerror = () => reject(new Error("plotly.js could not be loaded"));
+      document.head.append(script);
+    });
+  }
+  return plotlyLoading;
+}
+
+async function drawChart(figure) {
+  const Plotly = await plotly();
+  const config = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ["select2d", "lasso2d"] };
+  await Plotly.react(ui.chart, figure.data, figure.layout, config);
+}
+
+// ---- actions ----
+
+let busy = false;
+let dirty = false;
+let timer = null;
+
+function schedule(delay = 150) {
+  clearTimeout(timer);
+  timer = setTimeout(runCompare, delay);
+}
+
+async function runCompare() {
+  if (busy) {
+    dirty = true;
+    return;
+  }
+  busy = true;
+  dirty = false;
+  const text = state.text;
+  const preset = state.preset;
+  const slow = setTimeout(() => setStatus("busy", "Tokenising…"), 120);
+  try {
+    const result = JSON.parse(await call("compare", { text, showWhitespace: state.ws, showIds: state.ids }));
+    render(result);
+    rendered.text = text;
+    rendered.preset = preset;
+    rendered.seq += 1;
+    setStatus("ready", "Ready");
+  } catch (error) {
+    showError(`Could not tokenise this text: ${error.message}`);
+    setStatus("ready", "Ready");
+  } finally {
+    clearTimeout(slow);
+    busy = false;
+    if (dirty) schedule(0);
+  }
+}
+
+function describe(info) {
+  const unit = info.unit === "byte" ? "byte-level" : "character-level";
+  const source = info.source === "file" ? "loaded from your file (not in shared links)" : "bundled";
+  ui.vocabInfo.textContent =
+    `${info.name}: ${number.format(info.n_vocab)} ids, ${unit}, pre-tokenizer ${info.pattern} · ${source}`;
+}
+
+async function choosePreset(name) {
+  showError("");
+  setStatus("busy", `Loading the ${name} vocabulary…`);
+  try {
+    describe(JSON.parse(await call("preset", { name })));
+    state.preset = name;
+  } catch (error) {
+    showError(`Could not load the ${name} vocabulary: ${error.message}`);
+    ui.preset.value = state.preset;
+  }
+  writeFragment();
+  schedule(0);
+}
+
+async function loadVocabFiles(files) {
+  showError("");
+  const label = files.map((f) => f.name).join(" + ");
+  setStatus("busy", `Reading ${label}…`);
+  // A copy goes to the worker, so the pre-tokenizer can be changed later without reopening.
+  const copies = files.map((f) => ({ name: f.name, data: f.data.slice(0) }));
+  let info;
+  try {
+    info = JSON.parse(await call("files", { files: copies, pattern: ui.pattern.value }, copies.map((f) => f.data)));
+  } catch (error) {
+    info = { error: error.message };
+  }
+  if (info.error) {
+    showError(`Could not load ${label}: ${info.error}`);
+    setStatus("ready", "Ready");
+    ui.preset.value = state.preset;
+    return;
+  }
+  fileVocab = { files, label };
+  let option = ui.preset.querySelector(`option[value="${FILE_VOCAB}"]`);
+  if (!option) {
+    option = document.createElement("option");
+    option.value = FILE_VOCAB;
+    ui.preset.append(option);
+  }
+  option.textContent = `file: ${label}`;
+  ui.preset.value = FILE_VOCAB;
+  state.preset = FILE_VOCAB;
+  describe(info);
+  writeFragment();
+  schedule(0);
+}
+
+async function readText(file) {
+  const bytes = await file.arrayBuffer();
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new Error(`${file.name} is not UTF-8 text`);
+  }
+}
+
+async function openTextFile(file) {
+  showError("");
+  try {
+    ui.text.value = await readText(file);
+  } catch (error) {
+    showError(error.message);
+    return;
+  }
+  state.text = ui.text.value;
+  writeFragment();
+  schedule(0);
+}
+
+function applyState() {
+  ui.text.value = state.text;
+  ui.showWs.checked = state.ws;
+  ui.showIds.checked = state.ids;
+  document.body.classList.toggle("show-ws", state.ws);
+  document.body.classList.toggle("show-ids", state.ids);
+}
+
+function wire(presets) {
+  ui.preset.addEventListener("change", () => {
+    if (ui.preset.value === FILE_VOCAB && fileVocab) loadVocabFiles(fileVocab.files);
+    else choosePreset(ui.preset.value);
+  });
+  ui.vocabFile.addEventListener("change", async () => {
+    const files = await Promise.all([...ui.vocabFile.files].map(async (f) => ({ name: f.name, data: await f.arrayBuffer() })));
+    ui.vocabFile.value = "";
+    if (files.length) loadVocabFiles(files);
+  });
+  ui.pattern.addEventListener("change", () => {
+    if (state.preset === FILE_VOCAB && fileVocab) loadVocabFiles(fileVocab.files);
+  });
+  ui.textFile.addEventListener("change", () => {
+    const file = ui.textFile.files[0];
+    ui.textFile.value = "";
+    if (file) openTextFile(file);
+  });
+  ui.text.addEventListener("input", () => {
+    state.text = ui.text.value;
+    writeFragment();
+    schedule();
+  });
+  ui.text.addEventListener("dragover", (event) => event.preventDefault());
+  ui.text.addEventListener("drop", (event) => {
+    const file = event.dataTransfer.files[0];
+    if (!file) return;
+    event.preventDefault();
+    openTextFile(file);
+  });
+  for (const [box, key] of [[ui.showWs, "ws"], [ui.showIds, "ids"]]) {
+    box.addEventListener("change", () => {
+      state[key] = box.checked;
+      applyState();
+      writeFragment();
+      schedule(0);
+    });
+  }
+  ui.share.addEventListener("click", async () => {
+    writeFragment();
+    const note = state.text.length > MAX_URL_TEXT ? ` (text over ${number.format(MAX_URL_TEXT)} characters is not included)` : "";
+    try {
+      await navigator.clipboard.writeText(location.href);
+      setStatus("ready", `Link copied${note}`);
+    } catch {
+      window.prompt("Copy this link", location.href);
+    }
+  });
+  window.addEventListener("hashchange", () => {
+    const next = readFragment();
+    const vocabChanged = next.preset && next.preset !== state.preset && presets.includes(next.preset);
+    Object.assign(state, next);
+    if (!presets.includes(state.preset) && state.preset !== FILE_VOCAB) state.preset = ui.preset.value;
+    applyState();
+    if (vocabChanged) {
+      ui.preset.value = state.preset;
+      choosePreset(state.preset);
+    } else {
+      schedule(0);
+    }
+  });
+}
+
+function enableControls() {
+  for (const el of document.querySelectorAll(".controls [disabled], #text")) el.disabled = false;
+}
+
+async function main() {
+  if ("serviceWorker" in navigator) {
+    navigator.serviceWorker.register(new URL("sw.js", import.meta.url).href).catch((error) => {
+      console.warn("offline cache unavailable:", error);
+    });
+  }
+  Object.assign(state, readFragment());
+  applyState();
+  let boot;
+  try {
+    boot = await ready;
+  } catch (error) {
+    setStatus("error", "Python could not start");
+    showError(`Python could not start in this browser: ${error.message}`);
+    return;
+  }
+  $("#token-css").textContent = boot.css;
+  const presets = boot.site.presets.map((p) => p.name);
+  for (const p of boot.site.presets) {
+    const option = document.createElement("option");
+    option.value = p.name;
+    option.textContent = p.name;
+    option.title = p.description;
+    ui.preset.append(option);
+  }
+  ui.versions.textContent =
+    `lbpe ${boot.site.lbpe} · Python ${boot.python} on Pyodide ${boot.site.pyodide} · plotly.js ${boot.site.plotly}`;
+  describe(boot.info);
+  state.preset = boot.site.default_preset;
+  ui.preset.value = state.preset;
+  wire(presets);
+  enableControls();
+  const wanted = readFragment().preset;
+  if (wanted && wanted !== state.preset) {
+    if (presets.includes(wanted)) {
+      ui.preset.value = wanted;
+      await choosePreset(wanted);
+    } else {
+      showError(`Unknown vocabulary “${wanted}” in the link; using ${state.preset}.`);
+    }
+  }
+  api.readySeconds = performance.now() / 1000;
+  api.bootSeconds = boot.seconds;
+  setStatus("ready", "Ready");
+  writeFragment();
+  schedule(0);
+}
+
+// For tests and the benchmark (bench/web_speed.py): the same calls the page makes.
+const api = {
+  ready,
+  rendered,
+  call,
+  encode: async (text, mode) => JSON.parse(await call("encode", { text, mode })),
+  bench: async (text, mode, repeat = 3) => JSON.parse(await call("bench", { text, mode, repeat })),
+};
+window.lbpePage = api;
+
+main();

@@ -1,0 +1,139 @@
+// The page's Python: Pyodide plus the lbpe wheel, in a Web Worker so the page never freezes.
+// Every URL is relative to this file, so the site works from any folder of any static host.
+// Tokenisation, rendering and the chart's data all come from Python (lbpe.page); this file
+// only moves bytes and messages.
+import { loadPyodide } from "./pyodide/pyodide.mjs";
+
+const here = (path) => new URL(path, import.meta.url).href;
+let py = null; // the Pyodide instance
+let page = null; // the Python module lbpe.page
+let uploads = 0;
+
+function progress(text) {
+  self.postMessage({ type: "progress", text });
+}
+
+async function fetchBytes(url) {
+  const response = await fetch(here(url));
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+async function start() {
+  const t0 = performance.now();
+  const timings = {}; // seconds per start-up step, for bench/web_speed.py
+  const lap = (name, since) => {
+    timings[name] = (performance.now() - since) / 1000;
+    return performance.now();
+  };
+  progress("Loading Python (Pyodide)…");
+  const site = await (await fetch(here("site.json"))).json();
+  const wheel = fetchBytes(site.wheel);
+  const preset = site.presets.find((p) => p.name === site.default_preset);
+  const vocab = fetchOnce(`vocab/${preset.file}`); // downloads while Python starts
+  let t = performance.now();
+  py = await loadPyodide({ indexURL: here("pyodide/"), stdout: () => {}, stderr: (s) => console.warn(s) });
+  t = lap("pyodide", t);
+  progress("Installing lbpe…");
+  // The wheel is unpacked into site-packages; loadPackage is never used (it would reach a CDN).
+  const sitePackages = py.runPython("import site; site.getsitepackages()[0]");
+  py.unpackArchive(await wheel, "wheel", { extractDir: sitePackages });
+  page = py.pyimport("lbpe.page");
+  t = lap("lbpe", t);
+  progress(`Loading the ${site.default_preset} vocabulary…`);
+  await vocab;
+  const info = JSON.parse(await usePreset(site.default_preset));
+  lap("vocabulary", t);
+  return {
+    site,
+    info,
+    css: page.css(),
+    python: py.runPython("import sys; sys.version.split()[0]"),
+    seconds: (performance.now() - t0) / 1000,
+    timings,
+  };
+}
+
+const fetched = new Map(); // URL -> Promise of its bytes (a vocabulary is fetched once)
+
+function fetchOnce(url) {
+  if (!fetched.has(url)) {
+    fetched.set(url, fetchBytes(url).catch((error) => {
+      fetched.delete(url);
+      throw error;
+    }));
+  }
+  return fetched.get(url);
+}
+
+async function usePreset(name) {
+  const target = JSON.parse(page.preset_target(name));
+  if (!py.FS.analyzePath(target.path).exists) {
+    let data = await fetchOnce(target.url);
+    if (target.url.endsWith(".gz") && !(data[0] === 0x1f && data[1] === 0x8b)) {
+      // A host that sent the file with Content-Encoding: gzip had the browser unpack it:
+      // pack it again, since lbpe reads *.gz files as gzip.
+      data = new Uint8Array(await new Response(new Blob([data]).stream().pipeThrough(new CompressionStream("gzip"))).arrayBuffer());
+    }
+    py.FS.mkdirTree(target.path.slice(0, target.path.lastIndexOf("/")));
+    py.FS.writeFile(target.path, data);
+    fetched.delete(target.url);
+  }
+  return page.use_preset(name);
+}
+
+function useFiles(files, pattern) {
+  // Each load gets a fresh folder; the file names are kept (the loaders detect formats by
+  // name) but never their directories.
+  const dir = `/tmp/vocab-upload-${++uploads}`;
+  py.FS.mkdirTree(dir);
+  const paths = files.map((f) => {
+    const name = f.name.split(/[\\/]/).pop().replace(/^\.+/, "_") || "vocabulary";
+    const path = `${dir}/${name}`;
+    py.FS.writeFile(path, new Uint8Array(f.data));
+    return path;
+  });
+  try {
+    return page.use_file(paths.length === 1 ? paths[0] : dir, pattern || "");
+  } finally {
+    // The parsed vocabulary lives in Python now; the uploaded bytes are not needed.
+    for (const path of new Set(paths)) py.FS.unlink(path);
+    py.FS.rmdir(dir);
+  }
+}
+
+const handlers = {
+  preset: ({ name }) => usePreset(name),
+  files: ({ files, pattern }) => useFiles(files, pattern),
+  compare: ({ text, showWhitespace, showIds }) => page.compare(text, showWhitespace, showIds),
+  encode: ({ text, mode }) => page.encode(text, mode),
+  bench: ({ text, mode, repeat }) => page.bench(text, mode, repeat),
+};
+
+const ready = start();
+ready.then(
+  (result) => self.postMessage({ type: "ready", result }),
+  (error) => self.postMessage({ type: "failed", error: String(error && error.message ? error.message : error) }),
+);
+
+self.onmessage = async (event) => {
+  const { id, cmd, args } = event.data;
+  try {
+    await ready;
+    const handler = handlers[cmd];
+    if (!handler) throw new Error(`unknown command ${cmd}`);
+    const result = await handler(args || {});
+    self.postMessage({ type: "result", id, result: String(result) });
+  } catch (error) {
+    self.postMessage({ type: "result", id, error: pythonMessage(error) });
+  }
+};
+
+function pythonMessage(error) {
+  // A Python exception arrives as a PythonError whose message is the traceback: keep its last
+  // line ("LbpeError: ..."), which is what a person needs.
+  const text = String(error && error.message ? error.message : error).trim();
+  const lines = text.split("\n").filter((l) => l.trim());
+  const last = lines.length ? lines[lines.length - 1] : text;
+  return last.replace(/^lbpe\.errors\.|^(LbpeError|VocabFormatError): /, "");
+}
