@@ -6,6 +6,7 @@
     lbpe export [--vocab PATH|PRESET] --mode {bpe,lbpe} -o OUT.npy FILE...
     lbpe train --vocab-size N --unit {char,byte} [--scaffold] [--pattern NAME] -o tokenizer.json FILE...
     lbpe build-web --out DIR [--space [DIR]] [--root DIR]
+    lbpe serve [--host HOST] [--port PORT]
 
 Errors in the input (a bad vocabulary, undecodable text) print one line to stderr and exit 2.
 """
@@ -256,6 +257,30 @@ def _add_build_web(sub) -> None:
     p.set_defaults(run=_cmd_build_web)
 
 
+def _cmd_serve(args: argparse.Namespace, out: TextIO) -> None:
+    """Run the Gradio playground: app.py beside the package (a checkout or the Space folder)."""
+    import importlib.util
+    from pathlib import Path
+
+    app_file = Path(__file__).resolve().parent.parent / "app.py"
+    if not app_file.is_file():
+        raise LbpeError(f"{app_file} not found: `lbpe serve` runs the app.py of an lbpe checkout")
+    if importlib.util.find_spec("gradio") is None:
+        raise LbpeError('the playground needs Gradio: python -m pip install -e ".[app]"')
+    spec = importlib.util.spec_from_file_location("lbpe_app", app_file)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # imports gradio; `import lbpe` itself never does
+    argv = (["--host", args.host] if args.host else []) + (["--port", str(args.port)] if args.port else [])
+    module.main(argv)
+
+
+def _add_serve(sub) -> None:
+    p = sub.add_parser("serve", help="run the Gradio playground (needs the [app] extra)")
+    p.add_argument("--host", default=None, help="address to listen on (default: $GRADIO_SERVER_NAME or 127.0.0.1)")
+    p.add_argument("--port", type=int, default=None, help="port (default: $GRADIO_SERVER_PORT or 7860)")
+    p.set_defaults(run=_cmd_serve)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="lbpe", description="Classic BPE and long-token-first BPE (LBPE).")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -284,6 +309,7 @@ def _parser() -> argparse.ArgumentParser:
 
     _add_train(sub)
     _add_build_web(sub)
+    _add_serve(sub)
 
     p = sub.add_parser("stats", help="corpus statistics for BPE and LBPE (token lengths, compression)")
     common(p, many=True)

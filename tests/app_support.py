@@ -1,0 +1,114 @@
+"""Helpers for the playground tests: import app.py, and run it as a real server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: The environment every playground process runs with: offline, no analytics.
+OFFLINE_ENV = {
+    "GRADIO_ANALYTICS_ENABLED": "False",
+    "HF_HUB_OFFLINE": "1",
+    "HF_HUB_DISABLE_TELEMETRY": "1",
+    "GRADIO_SERVER_NAME": "127.0.0.1",
+    "NO_PROXY": "127.0.0.1,localhost",
+}
+
+#: Seconds a server may take to answer its first request.
+STARTUP_TIMEOUT = 120
+
+
+def load_app():
+    """The ``app`` module of the checkout (imported once)."""
+    if "app" in sys.modules and getattr(sys.modules["app"], "__file__", None) == str(ROOT / "app.py"):
+        return sys.modules["app"]
+    os.environ.update({k: v for k, v in OFFLINE_ENV.items() if k != "GRADIO_SERVER_NAME"})
+    spec = importlib.util.spec_from_file_location("app", ROOT / "app.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["app"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _tail(path: Path, lines: int = 40) -> str:
+    try:
+        return "\n".join(path.read_text("utf-8", "replace").splitlines()[-lines:])
+    except OSError:
+        return "(no output)"
+
+
+@dataclass
+class Server:
+    url: str
+    log: Path
+    proc: subprocess.Popen
+
+    def tail(self, lines: int = 40) -> str:
+        """The last lines of the server's output (for failure messages)."""
+        return _tail(self.log, lines)
+
+
+@contextlib.contextmanager
+def running_server(command: Sequence[str], *, env: dict[str, str] | None = None, port: int | None = None) -> Iterator[Server]:
+    """Run ``command`` (``{port}`` in it is replaced; it must serve on 127.0.0.1) and yield
+    the :class:`Server`.
+
+    Start-up is bounded by :data:`STARTUP_TIMEOUT`; if the process dies or does not answer
+    in time the test fails with the last lines of its output. The process is stopped by its
+    own pid afterwards.
+    """
+    port = port or free_port()
+    url = f"http://127.0.0.1:{port}/"
+    log = Path(tempfile.mkstemp(prefix="lbpe-app-test-", suffix=".log")[1])
+    full_env = {**os.environ, **OFFLINE_ENV, "GRADIO_SERVER_PORT": str(port), **(env or {})}
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [c.replace("{port}", str(port)) for c in command], cwd=ROOT, env=full_env,
+            stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        )
+    try:
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"{' '.join(command)} exited with {proc.returncode} before serving:\n{_tail(log)}", pytrace=False)
+            try:
+                with urllib.request.urlopen(url + "config", timeout=5) as r:
+                    if r.status == 200:
+                        break
+            except (urllib.error.URLError, OSError):
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"{' '.join(command)} did not answer on {url} within {STARTUP_TIMEOUT} s:\n{_tail(log)}",
+                            pytrace=False)
+            time.sleep(0.5)
+        yield Server(url, log, proc)
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=20)
+        log.unlink(missing_ok=True)

@@ -1,0 +1,307 @@
+"""The playground's handlers called directly (no server): outputs equal lbpe called directly,
+bad input becomes a readable gr.Error, uploads are removed, sessions are isolated."""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import lbpe
+from lbpe import display
+from lbpe.formats.hf_write import to_tokenizer_json
+from lbpe.presets import PRESETS, load_preset
+from lbpe.stats import compare_json, text_stats
+from tests.app_support import load_app
+from tests.conftest import data_file
+
+app = load_app()
+gr = app.gr
+
+TEXT = "Internationalization of counterrevolutionary misunderstandings: naïve café, 日本語 🙂\n\tcode(x)\n"
+
+
+def upload(tmp_path: Path, source: Path | bytes, name: str) -> str:
+    """A file as Gradio hands an upload to a handler: a copy in its own folder."""
+    folder = tmp_path / f"upload-{len(list(tmp_path.iterdir()))}"
+    folder.mkdir()
+    target = folder / name
+    if isinstance(source, bytes):
+        target.write_bytes(source)
+    else:
+        shutil.copyfile(source, target)
+    return str(target)
+
+
+@pytest.fixture
+def limits(monkeypatch):
+    """Change app limits for one test: ``limits(vocab_bytes=...)``."""
+
+    def set_limits(**changes):
+        monkeypatch.setattr(app, "LIMITS", dataclasses.replace(app.LIMITS, **changes))
+
+    return set_limits
+
+
+# ---- Compare ----
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_compare_equals_lbpe_called_directly(name):
+    tok = load_preset(name)
+    bpe_html, lbpe_html, metrics, figure, details = app.compare(TEXT, name, True, False, None)
+    c = display.compare(tok, TEXT)
+    assert bpe_html == display.render_pane(c, "bpe", show_whitespace=True, show_ids=False)
+    assert lbpe_html == display.render_pane(c, "lbpe", show_whitespace=True, show_ids=False)
+    assert metrics == display.metrics_html(c)
+    for mode in ("bpe", "lbpe"):
+        ids = tok.encode(TEXT, mode=mode, disallowed_special=())
+        assert details[mode]["ids"] == ids
+        assert f'data-mode="{mode}" data-tokens="{len(ids)}"' in (bpe_html if mode == "bpe" else lbpe_html)
+    assert details["differ"] == [list(r) for r in c.differ]
+    shift = display.length_shift(tok, c)
+    assert details["length_shift"] == shift.to_json()
+    assert [list(t.y) for t in figure.data] == [
+        list(shift.bpe_buckets), list(shift.lbpe_buckets), list(shift.bpe_lengths), list(shift.lbpe_lengths)
+    ]
+
+
+def test_compare_toggles_and_empty_text():
+    with_ids = app.compare("hello world", "gpt2", False, True, None)[0]
+    assert '<span class="lbpe-id">31373</span>' in with_ids and "lbpe-ws" not in with_ids
+    glyphs = app.compare("hello world", "gpt2", True, False, None)[0]
+    assert '<span class="lbpe-ws">\u00b7</span>' in glyphs and "lbpe-id" not in glyphs
+    empty = app.compare("", "lbpe-32k", True, False, None)
+    assert 'data-tokens="0"' in empty[0] and "(no text)" in empty[0]
+    assert app.compare(None, "lbpe-32k", True, False, None)[4]["bpe"]["tokens"] == 0
+
+
+def test_compare_treats_special_token_strings_as_text():
+    out = app.compare("<|endoftext|>", "cl100k_base", True, False, None)[4]
+    assert 100257 not in out["bpe"]["ids"] and out["bpe"]["tokens"] > 1
+
+
+def test_compare_limits_and_unknown_vocabulary(limits):
+    limits(text_chars=10)
+    with pytest.raises(gr.Error, match=r"11 characters.*at most 10.*LBPE_APP_MAX_TEXT_CHARS"):
+        app.compare("x" * 11, "gpt2", True, False, None)
+    with pytest.raises(gr.Error, match="Unknown vocabulary 'nope'"):
+        app.compare("x", "nope", True, False, None)
+
+
+def test_load_text_reads_and_removes_the_upload(tmp_path, limits):
+    path = upload(tmp_path, "héllo\r\nworld\n".encode(), "a.txt")
+    assert app.load_text(path) == ("héllo\r\nworld\n", None)
+    assert not Path(path).exists()
+    bad = upload(tmp_path, b"ok \xff\xfe", "latin.txt")
+    with pytest.raises(gr.Error, match=r"latin.txt is not UTF-8 text \(byte 0xff at offset 3\)"):
+        app.load_text(bad)
+    assert not Path(bad).exists()
+    limits(text_chars=5)
+    with pytest.raises(gr.Error, match=r"at most 5 \(set LBPE_APP_MAX_TEXT_CHARS"):
+        app.load_text(upload(tmp_path, b"123456", "long.txt"))
+    with pytest.raises(gr.Error, match="Choose a .txt file"):
+        app.load_text(None)
+
+
+# ---- vocabulary uploads ----
+
+
+def _gz(path: Path) -> bytes:
+    return gzip.compress(path.read_bytes())
+
+
+@pytest.mark.parametrize(
+    "files, reference",
+    [
+        (lambda: [(data_file("openai/cl100k_base.tiktoken"), "cl100k_base.tiktoken")], "openai/cl100k_base.tiktoken"),
+        (lambda: [(_gz(data_file("openai/r50k_base.tiktoken")), "r50k_base.tiktoken.gz")], "openai/r50k_base.tiktoken"),
+        (lambda: [(data_file("gpt2/encoder.json"), "encoder.json"), (data_file("gpt2/vocab.bpe"), "vocab.bpe")], "gpt2"),
+        (lambda: [(data_file("hf/mistral_v0.1/tokenizer.json"), "tokenizer.json")], "hf/mistral_v0.1/tokenizer.json"),
+        (lambda: [(data_file("sentencepiece/mistral_tokenizer.model.v1"), "mistral.model")],
+         "sentencepiece/mistral_tokenizer.model.v1"),
+    ],
+    ids=["tiktoken", "tiktoken.gz", "gpt2", "tokenizer.json", "sentencepiece"],
+)
+def test_upload_vocab_every_format_then_compare(tmp_path, files, reference):
+    paths = [upload(tmp_path, src, name) for src, name in files()]
+    state, dropdown, cleared = app.upload_vocab(paths, "auto", app.new_session())
+    name = dropdown["value"]
+    assert name.startswith("upload: ") and name in dropdown["choices"] and cleared is None
+    assert list(state["vocabs"]) == [name]
+    assert all(not Path(p).exists() for p in paths)  # uploads are deleted once read
+    ref = lbpe.load(data_file(reference) if "/" in reference else data_file("gpt2/encoder.json").parent)
+    details = app.compare(TEXT, name, True, False, state)[4]
+    for mode in ("bpe", "lbpe"):
+        assert details[mode]["ids"] == ref.encode(TEXT, mode=mode, disallowed_special=())
+    assert app.describe_vocab(name, state).startswith(f"**{name}**: {ref.n_vocab:,} tokens")
+
+
+def test_unknown_rank_file_names_need_a_pattern(tmp_path):
+    src = data_file("openai/cl100k_base.tiktoken")
+    with pytest.raises(gr.Error, match=r"mine.tiktoken: cannot tell the pre-tokenizer.*choose the pre-tokenizer"):
+        app.upload_vocab([upload(tmp_path, src, "mine.tiktoken")], "auto", app.new_session())
+    state, dropdown, _ = app.upload_vocab([upload(tmp_path, src, "mine.tiktoken")], "cl100k_base", app.new_session())
+    ids = app.compare("Hello world", dropdown["value"], True, False, state)[4]["bpe"]["ids"]
+    assert ids == load_preset("cl100k_base").encode("Hello world", mode="bpe")
+
+
+MALFORMED = [
+    ("tokenizer.json", b'{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [', "tokenizer.json"),
+    ("tokenizer.json", b"[" * 100_000, "tokenizer.json"),
+    ("tokenizer.json", b'{"model": {"type": "WordPiece", "vocab": {}}}', "tokenizer.json"),
+    ("cl100k_base.tiktoken", b"IQ== 0\nnot base64 !! 1\n", "cl100k_base.tiktoken"),
+    ("weird.model", b"\x0a\xff\xff\xff\xff\x0f" + bytes(range(256)), "weird.model"),
+    ("r50k_base.tiktoken.gz", b"this is not gzip", "r50k_base.tiktoken.gz"),
+    ("empty.json", b"", "empty.json"),
+    ("notes.txt", b"hello there\n", "notes.txt"),
+]
+
+
+@pytest.mark.parametrize("name, data, mentioned", MALFORMED, ids=[f"{n}-{i}" for i, (n, _, _) in enumerate(MALFORMED)])
+def test_malformed_vocabularies_give_a_readable_message(tmp_path, name, data, mentioned):
+    path = upload(tmp_path, data, name)
+    state = app.new_session()
+    with pytest.raises(gr.Error) as err:
+        app.upload_vocab([path], "auto", state)
+    message = err.value.message
+    assert mentioned in message and "Traceback" not in message and "lbpe-vocab-" not in message, message
+    assert "/tmp" not in message and str(tmp_path) not in message, message
+    assert not Path(path).exists() and state["vocabs"] == {}
+
+
+def test_upload_limits(tmp_path, limits):
+    src = data_file("openai/cl100k_base.tiktoken")
+    limits(vocab_bytes=1_000_000)
+    with pytest.raises(gr.Error, match=r"cl100k_base.tiktoken is 1.68\d* MB; a vocabulary can be at most 1 MB.*LBPE_APP_MAX_VOCAB_MB"):
+        app.upload_vocab([upload(tmp_path, src, "cl100k_base.tiktoken")], "auto", app.new_session())
+    bomb = gzip.compress(b"A" * 3_000_000)
+    with pytest.raises(gr.Error, match=r"x.tiktoken.gz decompresses to more than 1 MB"):
+        app.upload_vocab([upload(tmp_path, bomb, "x.tiktoken.gz")], "auto", app.new_session())
+    limits(vocab_bytes=50_000_000, vocab_tokens=1000)
+    with pytest.raises(gr.Error, match=r"has 100,\d+ tokens; at most 1,000.*LBPE_APP_MAX_VOCAB_TOKENS"):
+        app.upload_vocab([upload(tmp_path, src, "cl100k_base.tiktoken")], "auto", app.new_session())
+    with pytest.raises(gr.Error, match="Two files can only be GPT-2's encoder.json and vocab.bpe"):
+        app.upload_vocab([upload(tmp_path, b"{}", "a.json"), upload(tmp_path, b"{}", "b.json")], "auto", app.new_session())
+    with pytest.raises(gr.Error, match="Choose a vocabulary file"):
+        app.upload_vocab(None, "auto", app.new_session())
+
+
+def test_sessions_are_isolated_and_bounded(tmp_path, limits):
+    limits(session_vocabs=2)
+    src = data_file("openai/r50k_base.tiktoken")
+    alice, bob = app.new_session(), app.new_session()
+    alice, dropdown, _ = app.upload_vocab([upload(tmp_path, src, "r50k_base.tiktoken")], "auto", alice)
+    name = dropdown["value"]
+    assert name in app.vocab_choices(alice) and name not in app.vocab_choices(bob)
+    with pytest.raises(gr.Error, match="Unknown vocabulary"):
+        app.compare("hi", name, True, False, bob)
+    names = [name]
+    for _ in range(2):
+        alice, dropdown, _ = app.upload_vocab([upload(tmp_path, src, "r50k_base.tiktoken")], "auto", alice)
+        names.append(dropdown["value"])
+    assert names[1:] == ["upload: r50k_base.tiktoken (2)", "upload: r50k_base.tiktoken (3)"]
+    assert list(alice["vocabs"]) == names[1:]  # the oldest was dropped
+    assert app.vocab_choices(alice) == [*PRESETS, *names[1:]]
+
+
+# ---- Corpus ----
+
+
+def test_corpus_equals_lbpe_stats_on_the_whole_file(tmp_path):
+    text = data_file("text/moby_dick.txt").read_text("utf-8")[:300_000]
+    path = upload(tmp_path, text.encode(), "moby.txt")
+    rows, figure, json_path, csv_path, status = app.corpus(path, "cl100k_base", None)
+    tok = load_preset("cl100k_base")
+    stats = {m: text_stats(tok, text, mode=m) for m in ("bpe", "lbpe")}
+    summary = compare_json(stats, vocab="cl100k_base", unit="byte")
+    got = json.loads(Path(json_path).read_text("utf-8"))
+    # lbpe.corpus cuts chunks at piece boundaries: token counts are exact, a word may be cut
+    for mode in ("bpe", "lbpe"):
+        assert abs(got[mode].pop("words") - summary[mode].pop("words")) <= 2
+        assert got[mode].pop("tokens_per_word") == pytest.approx(summary[mode].pop("tokens_per_word"), rel=1e-3)
+    assert got == {**summary, "file": "moby.txt"}
+    assert [r for r in rows if "word" not in r[0]] == [r for r in display.stats_rows(compare_json(stats)) if "word" not in r[0]]
+    assert Path(csv_path).read_text("utf-8").splitlines()[1].startswith(f"tokens,{stats['bpe'].tokens},{stats['lbpe'].tokens},")
+    assert Path(json_path).name == "moby-stats.json" and Path(csv_path).name == "moby-stats.csv"
+    assert f"BPE {stats['bpe'].tokens:,} tokens" in status
+    assert list(figure.data[0].y) == list(display.shift_from_stats(stats["bpe"], stats["lbpe"], unit="byte").bpe_buckets)
+    assert not Path(path).exists()
+
+
+def test_corpus_errors(tmp_path, limits):
+    limits(corpus_bytes=100)
+    with pytest.raises(gr.Error, match=r"big.txt is 0.0002 MB; a corpus file can be at most 0.0001 MB.*LBPE_APP_MAX_CORPUS_MB"):
+        app.corpus(upload(tmp_path, b"x" * 200, "big.txt"), "gpt2", None)
+    with pytest.raises(gr.Error, match="not UTF-8"):
+        app.corpus(upload(tmp_path, b"\xc3\x28", "bad.txt"), "gpt2", None)
+    with pytest.raises(gr.Error, match="Choose a text file"):
+        app.corpus(None, "gpt2", None)
+
+
+# ---- Train ----
+
+
+def test_train_downloads_the_tokenizer_json_and_compare_uses_it(tmp_path):
+    text = data_file("text/moby_dick.txt").read_text("utf-8")[:100_000]
+    state = app.new_session()
+    with pytest.raises(gr.Error, match="Train a vocabulary first"):
+        app.use_trained(state)
+    path = upload(tmp_path, text.encode(), "moby.txt")
+    state, dropdown, out, status = app.train([path], 600, "byte", True, state)
+    expected = to_tokenizer_json(lbpe.train(text, vocab_size=600, unit="byte", scaffold=True), pattern="paper")
+    assert json.loads(Path(out).read_text("utf-8")) == json.loads(expected)
+    name = state["trained"]
+    assert name == "trained: 600 byte scaffold on moby.txt" and name in dropdown["choices"]
+    assert "value" not in dropdown and f"**{name}**, 600 tokens" in status
+    assert not Path(path).exists()
+    selected, tabs = app.use_trained(state)
+    assert selected["value"] == name and tabs["selected"] == "compare"
+    ref = lbpe.load(out)
+    details = app.compare(TEXT, name, True, False, state)[4]
+    for mode in ("bpe", "lbpe"):
+        assert details[mode]["ids"] == ref.encode(TEXT, mode=mode, disallowed_special=())
+
+
+def test_train_errors(tmp_path, limits):
+    txt = upload(tmp_path, b"hello hello world\n", "a.txt")
+    with pytest.raises(gr.Error, match=r"between 1 and 50,000.*LBPE_APP_MAX_TRAIN_VOCAB"):
+        app.train([txt], 60_000, "char", False, None)
+    with pytest.raises(gr.Error, match="unit must be 'char' or 'byte'"):
+        app.train([upload(tmp_path, b"hi", "b.txt")], 300, "word", False, None)
+    with pytest.raises(gr.Error, match="smaller than the 256"):
+        app.train([upload(tmp_path, b"hi", "c.txt")], 100, "byte", False, None)
+    limits(train_bytes=10)
+    with pytest.raises(gr.Error, match=r"at most 1e-05 MB in all.*LBPE_APP_MAX_TRAIN_MB"):
+        app.train([upload(tmp_path, b"x" * 6, "d.txt"), upload(tmp_path, b"y" * 6, "e.txt")], 300, "char", False, None)
+    with pytest.raises(gr.Error, match="Choose one or more"):
+        app.train(None, 300, "char", False, None)
+
+
+# ---- the Blocks app, limits, unexpected failures ----
+
+
+def test_every_handler_has_an_api_name():
+    names = {fn.api_name for fn in app.demo.fns.values() if fn.api_visibility == "public"}
+    assert names == {"compare", "load_text", "upload_vocab", "describe_vocab", "corpus_stats", "train", "use_trained"}
+
+
+def test_limits_from_the_environment():
+    limits = app.Limits.from_env({"LBPE_APP_MAX_TEXT_CHARS": "1000", "LBPE_APP_MAX_VOCAB_MB": "2.5", "LBPE_APP_FILE_TTL": "60"})
+    assert (limits.text_chars, limits.vocab_bytes, limits.file_ttl) == (1000, 2_500_000, 60)
+    assert limits.corpus_bytes == app.Limits().corpus_bytes
+    with pytest.raises(SystemExit, match="LBPE_APP_MAX_TRAIN_MB='lots' is not a number"):
+        app.Limits.from_env({"LBPE_APP_MAX_TRAIN_MB": "lots"})
+
+
+def test_an_unexpected_failure_is_a_short_message(monkeypatch):
+    def broken(*args, **kwargs):
+        raise KeyError("internal")
+
+    monkeypatch.setattr(app.display, "compare", broken)
+    with pytest.raises(gr.Error, match=r"Something went wrong \(KeyError\).*still running"):
+        app.compare("x", "gpt2", True, False, None)
