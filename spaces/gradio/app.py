@@ -1,0 +1,689 @@
+"""The lbpe playground: classic BPE and long-token-first BPE (LBPE) side by side, in Gradio.
+
+    python app.py [--host 127.0.0.1] [--port 7860]      # or: lbpe serve [--host] [--port]
+
+Views: Compare (your text, any vocabulary, both segmentations, metrics, length-shift chart),
+Corpus (statistics of a larger file, JSON and CSV downloads) and Train (train a vocabulary,
+download its tokenizer.json and compare with it straight away).
+
+Every handler below is a thin call into :mod:`lbpe` (tokenising, statistics, training and
+rendering all live there, mostly in :mod:`lbpe.display`); each is reachable through
+``gradio_client`` under its ``api_name``. Uploaded files are read as data only
+(:func:`lbpe.load` parses them; nothing is executed or unpickled), deleted as soon as they
+are read, and uploaded or trained vocabularies live in the session's ``gr.State``: another
+user never sees them. Bad input gives a readable message in the page (``gr.Error``), never a
+traceback, and the app keeps serving. The limits come from environment variables (see
+:class:`Limits` and the README).
+
+The app starts offline: no analytics, no share link, system fonts only (no font or CDN
+request).
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import functools
+import gzip
+import json
+import logging
+import os
+import secrets
+import shutil
+import sys
+import tempfile
+import time
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+
+import gradio as gr  # noqa: E402
+import plotly.graph_objects as go  # noqa: E402
+
+import lbpe  # noqa: E402
+from lbpe import display  # noqa: E402
+from lbpe.corpus import align_chunks, iter_chunks  # noqa: E402
+from lbpe.errors import LbpeError  # noqa: E402
+from lbpe.formats.hf_write import write_tokenizer_json  # noqa: E402
+from lbpe.load import detect_format  # noqa: E402
+from lbpe.presets import DEFAULT_PRESET, PRESETS, load_preset  # noqa: E402
+from lbpe.stats import compare_json, corpus_stats  # noqa: E402
+from lbpe.tokenizer import Tokenizer  # noqa: E402
+from lbpe.train import train as train_vocab  # noqa: E402
+
+log = logging.getLogger("lbpe.app")
+
+MB = 1_000_000
+
+
+# ---------------------------------------------------------------------------------------------
+# limits
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What the app accepts; each field is read from the environment variable in its comment."""
+
+    text_chars: int = 50_000  # LBPE_APP_MAX_TEXT_CHARS: characters compared in the Compare view
+    vocab_bytes: int = 50 * MB  # LBPE_APP_MAX_VOCAB_MB: an uploaded vocabulary (after gunzip)
+    vocab_tokens: int = 500_000  # LBPE_APP_MAX_VOCAB_TOKENS: tokens in an uploaded vocabulary
+    corpus_bytes: int = 20 * MB  # LBPE_APP_MAX_CORPUS_MB: a file for the Corpus view
+    train_bytes: int = 10 * MB  # LBPE_APP_MAX_TRAIN_MB: training corpus (all files together)
+    train_vocab: int = 50_000  # LBPE_APP_MAX_TRAIN_VOCAB: largest vocabulary size to train
+    session_vocabs: int = 4  # LBPE_APP_SESSION_VOCABS: uploaded/trained vocabularies kept per session
+    file_ttl: int = 3600  # LBPE_APP_FILE_TTL: seconds downloads and upload copies are kept
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> Limits:
+        env = dict(os.environ if env is None else env)
+
+        def number(name: str, default: float, scale: float = 1) -> int:
+            raw = env.get(name, "").strip()
+            if not raw:
+                return int(default)
+            try:
+                value = float(raw) * scale
+            except ValueError:
+                raise SystemExit(f"{name}={raw!r} is not a number") from None
+            if value <= 0:
+                raise SystemExit(f"{name}={raw!r} must be positive")
+            return int(value)
+
+        d = cls()
+        return cls(
+            text_chars=number("LBPE_APP_MAX_TEXT_CHARS", d.text_chars),
+            vocab_bytes=number("LBPE_APP_MAX_VOCAB_MB", d.vocab_bytes, MB),
+            vocab_tokens=number("LBPE_APP_MAX_VOCAB_TOKENS", d.vocab_tokens),
+            corpus_bytes=number("LBPE_APP_MAX_CORPUS_MB", d.corpus_bytes, MB),
+            train_bytes=number("LBPE_APP_MAX_TRAIN_MB", d.train_bytes, MB),
+            train_vocab=number("LBPE_APP_MAX_TRAIN_VOCAB", d.train_vocab),
+            session_vocabs=number("LBPE_APP_SESSION_VOCABS", d.session_vocabs),
+            file_ttl=number("LBPE_APP_FILE_TTL", d.file_ttl),
+        )
+
+
+LIMITS = Limits.from_env()
+
+
+def _mb(n: int) -> str:
+    return f"{n / MB:g} MB"
+
+
+# ---------------------------------------------------------------------------------------------
+# files: uploads are read once and deleted; downloads live in a private folder for a while
+# ---------------------------------------------------------------------------------------------
+
+_OUTPUT_DIR = Path(tempfile.mkdtemp(prefix="lbpe-app-"))
+atexit.register(shutil.rmtree, _OUTPUT_DIR, True)
+
+
+def _output_file(name: str, data: str | bytes) -> str:
+    """Write a download into its own unguessable folder; older downloads are swept away."""
+    now = time.time()
+    for old in _OUTPUT_DIR.iterdir():
+        try:
+            if now - old.stat().st_mtime > LIMITS.file_ttl:
+                shutil.rmtree(old, ignore_errors=True)
+        except OSError:
+            pass
+    folder = _OUTPUT_DIR / secrets.token_hex(8)
+    folder.mkdir()
+    path = folder / name
+    if isinstance(data, str):
+        path.write_text(data, encoding="utf-8")
+    else:
+        path.write_bytes(data)
+    return str(path)
+
+
+def _paths(files: Any) -> list[Path]:
+    """Paths of a File component's value (``None``, a path, or a list of paths)."""
+    if files is None:
+        return []
+    if isinstance(files, (str, os.PathLike)):
+        files = [files]
+    out = []
+    for f in files:
+        if isinstance(f, dict):  # a FileData-like value
+            f = f.get("path")
+        if f:
+            out.append(Path(f))
+    return out
+
+
+def _discard(paths: list[Path]) -> None:
+    """Delete uploaded files (and their folder when it is left empty) once they are read."""
+    for p in paths:
+        try:
+            p.unlink()
+        except OSError:
+            pass
+        try:
+            p.parent.rmdir()
+        except OSError:
+            pass
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        raise gr.Error(f"{path.name}: the upload is gone; please upload it again.") from None
+
+
+def _read_upload(path: Path, limit: int, what: str, env: str) -> bytes:
+    size = _size(path)
+    if size > limit:
+        raise gr.Error(f"{path.name} is {_mb(size)}; {what} can be at most {_mb(limit)} (set {env} to change this).")
+    with open(path, "rb") as f:
+        return f.read(limit + 1)
+
+
+def _decode(data: bytes, name: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise gr.Error(
+            f"{name} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+            "convert it to UTF-8 first (e.g. iconv -t UTF-8)."
+        ) from None
+
+
+# ---------------------------------------------------------------------------------------------
+# errors: every handler reports bad input as a readable message, never a traceback
+# ---------------------------------------------------------------------------------------------
+
+
+def _handler(fn):
+    """Turn any failure of ``fn`` into a ``gr.Error`` with a readable message."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except gr.Error:
+            raise
+        except (ValueError, UnicodeError) as exc:  # LbpeError and VocabFormatError are ValueErrors
+            raise gr.Error(str(exc), print_exception=False) from None
+        except RecursionError:
+            raise gr.Error("The input is nested too deeply to be read.", print_exception=False) from None
+        except MemoryError:
+            raise gr.Error("The input needs more memory than this server has; try a smaller one.", print_exception=False) from None
+        except Exception as exc:  # a bug: log it here, show a short message there
+            log.exception("handler %s failed", fn.__name__)
+            raise gr.Error(
+                f"Something went wrong ({type(exc).__name__}); the input was not processed. The app is still running.",
+                print_exception=False,
+            ) from None
+
+    return wrapper
+
+
+# ---------------------------------------------------------------------------------------------
+# vocabularies: bundled presets plus what this session uploaded or trained
+# ---------------------------------------------------------------------------------------------
+
+PATTERN_CHOICES = ["auto", "gpt2", "cl100k_base", "o200k_base", "paper"]
+
+
+def new_session() -> dict:
+    """The per-session state: uploaded/trained vocabularies by name, and the last trained one."""
+    return {"vocabs": {}, "trained": None}
+
+
+def _session(state: Any) -> dict:
+    return state if isinstance(state, dict) and "vocabs" in state else new_session()
+
+
+def vocab_choices(state: Any = None) -> list[str]:
+    return [*PRESETS, *_session(state)["vocabs"]]
+
+
+def get_tokenizer(name: str, state: Any = None) -> Tokenizer:
+    """A bundled preset by name, or a vocabulary this session uploaded or trained."""
+    session = _session(state)
+    if name in session["vocabs"]:
+        return session["vocabs"][name]
+    if name in PRESETS:
+        return load_preset(name)
+    raise gr.Error(f"Unknown vocabulary {name!r}; choose one of: {', '.join(vocab_choices(state))}.")
+
+
+def _remember(state: dict, base: str, tok: Tokenizer) -> str:
+    """Keep ``tok`` in the session under a new name (oldest dropped beyond the limit)."""
+    vocabs = state["vocabs"]
+    name, n = base, 2
+    while name in vocabs or name in PRESETS:
+        name, n = f"{base} ({n})", n + 1
+    tok.name = name
+    vocabs[name] = tok
+    while len(vocabs) > LIMITS.session_vocabs:
+        vocabs.pop(next(iter(vocabs)))
+    return name
+
+
+def _describe(tok: Tokenizer) -> str:
+    units = "bytes" if tok.vocab.unit == "byte" else "characters with byte fallback" if tok.vocab.byte_fallback else "characters"
+    about = f" ({PRESETS[tok.name][1]})" if tok.name in PRESETS else ""
+    return f"**{tok.name}**{about}: {tok.n_vocab:,} tokens, {units} as units."
+
+
+@_handler
+def describe_vocab(vocab: str = DEFAULT_PRESET, state: Any = None) -> str:
+    """One line about a vocabulary (markdown): name, size, units."""
+    return _describe(get_tokenizer(vocab, state))
+
+
+def _check_gzip_size(path: Path, limit: int) -> None:
+    """Refuse a ``.gz`` vocabulary that decompresses to more than ``limit`` bytes."""
+    total = 0
+    try:
+        with gzip.open(path, "rb") as f:
+            while chunk := f.read(1 << 20):
+                total += len(chunk)
+                if total > limit:
+                    raise gr.Error(
+                        f"{path.name} decompresses to more than {_mb(limit)}, the limit for vocabularies "
+                        "(set LBPE_APP_MAX_VOCAB_MB to change it)."
+                    )
+    except (OSError, EOFError, zlib.error) as exc:
+        raise gr.Error(f"{path.name} is not a valid gzip file ({exc}).") from None
+
+
+@_handler
+def upload_vocab(files: Any, pattern: str = "auto", state: Any = None):
+    """Read an uploaded vocabulary (data only) into this session and select it.
+
+    Returns ``(state, vocabulary dropdown update, cleared upload)``; selecting the new
+    vocabulary redraws Compare and its description.
+    """
+    state = _session(state)
+    paths = _paths(files)
+    try:
+        if not paths:
+            raise gr.Error("Choose a vocabulary file to upload.")
+        if len(paths) > 2:
+            raise gr.Error("Upload one vocabulary file (or GPT-2's encoder.json and vocab.bpe together).")
+        names = sorted(p.name for p in paths)
+        if len(paths) == 2 and names != ["encoder.json", "vocab.bpe"]:
+            raise gr.Error(f"Two files can only be GPT-2's encoder.json and vocab.bpe, not {' and '.join(names)}.")
+        with tempfile.TemporaryDirectory(prefix="lbpe-vocab-") as tmp:
+            folder = Path(tmp)
+            copies = []
+            for p in paths:
+                data = _read_upload(p, LIMITS.vocab_bytes, "a vocabulary", "LBPE_APP_MAX_VOCAB_MB")
+                copy = folder / p.name
+                copy.write_bytes(data)
+                copies.append(copy)
+                if p.name.lower().endswith(".gz"):
+                    _check_gzip_size(copy, LIMITS.vocab_bytes)
+            target = folder if len(copies) == 2 else copies[0]
+            try:
+                fmt, _ = detect_format(target)
+                chosen = None if pattern in (None, "", "auto") or fmt in ("hf", "sentencepiece") else pattern
+                tok = lbpe.load(target, pattern=chosen)
+            except RecursionError:
+                raise gr.Error(f"{' + '.join(names)}: nested too deeply to be a vocabulary.", print_exception=False) from None
+            except LbpeError as exc:
+                message = str(exc).replace(str(folder) + os.sep, "").replace(str(folder), "the upload")
+                if "pass pattern=" in message:
+                    message += " (in the app: choose the pre-tokenizer next to the upload, then upload again)"
+                raise gr.Error(message, print_exception=False) from None
+        if tok.n_vocab > LIMITS.vocab_tokens:
+            raise gr.Error(
+                f"{names[0]} has {tok.n_vocab:,} tokens; at most {LIMITS.vocab_tokens:,} are accepted "
+                "(set LBPE_APP_MAX_VOCAB_TOKENS to change this)."
+            )
+    finally:
+        _discard(paths)
+    label = "gpt2 files" if len(paths) == 2 else names[0]
+    name = _remember(state, f"upload: {label}", tok)
+    return state, gr.update(choices=vocab_choices(state), value=name), None
+
+
+# ---------------------------------------------------------------------------------------------
+# Compare
+# ---------------------------------------------------------------------------------------------
+
+DEFAULT_TEXT = """Tokenization is the first step of every language model. Long-token-first encoding (LBPE) keeps the vocabulary of classic BPE and only changes how a word is split: the longest tokens go first. Words such as "internationalization", "counterrevolutionary" and "misunderstandings" often come out in fewer, longer tokens.
+
+Byte fallback keeps every character encodable: café, naïve, 日本語, 🙂.
+\tdef encode(text): return tokenizer.encode(text, mode="lbpe")
+"""
+
+
+def _figure(spec: dict) -> go.Figure:
+    return go.Figure(spec)
+
+
+@_handler
+def compare(text: str, vocab: str = DEFAULT_PRESET, show_whitespace: bool = True, show_ids: bool = False, state: Any = None):
+    """Both segmentations of ``text`` with ``vocab``.
+
+    Returns ``(BPE pane HTML, LBPE pane HTML, metrics HTML, Plotly figure, details JSON)``.
+    """
+    text = text or ""
+    if len(text) > LIMITS.text_chars:
+        raise gr.Error(
+            f"The text has {len(text):,} characters; Compare shows at most {LIMITS.text_chars:,} "
+            "(set LBPE_APP_MAX_TEXT_CHARS to change this). Use the Corpus view for larger files."
+        )
+    tok = get_tokenizer(vocab, state)
+    c = display.compare(tok, text)
+    shift = display.length_shift(tok, c)
+    return (
+        display.render_pane(c, "bpe", show_whitespace=show_whitespace, show_ids=show_ids),
+        display.render_pane(c, "lbpe", show_whitespace=show_whitespace, show_ids=show_ids),
+        display.metrics_html(c),
+        _figure(display.plotly_spec(shift, title="Token lengths: BPE vs LBPE on this text")),
+        {**c.to_json(), "length_shift": shift.to_json()},
+    )
+
+
+@_handler
+def load_text(file: Any):
+    """Read an uploaded ``.txt`` file into the text box. Returns ``(text, cleared upload)``."""
+    paths = _paths(file)
+    if not paths:
+        raise gr.Error("Choose a .txt file to upload.")
+    try:
+        data = _read_upload(paths[0], 4 * LIMITS.text_chars, "a text for Compare", "LBPE_APP_MAX_TEXT_CHARS")
+    finally:
+        _discard(paths)
+    text = _decode(data, paths[0].name)
+    if len(text) > LIMITS.text_chars:
+        raise gr.Error(
+            f"{paths[0].name} has {len(text):,} characters; Compare shows at most {LIMITS.text_chars:,} "
+            "(set LBPE_APP_MAX_TEXT_CHARS to change this). Use the Corpus view for larger files."
+        )
+    return text, None
+
+
+# ---------------------------------------------------------------------------------------------
+# Corpus
+# ---------------------------------------------------------------------------------------------
+
+STATS_HEADERS = ["metric", "BPE", "LBPE", "LBPE vs BPE"]
+#: Bytes per chunk in the Corpus view (progress is reported after each).
+CHUNK_BYTES = 1 << 16
+
+
+@_handler
+def corpus(file: Any, vocab: str = DEFAULT_PRESET, state: Any = None, progress: gr.Progress = gr.Progress()):
+    """Statistics of an uploaded text file for BPE and LBPE.
+
+    Returns ``(table rows, Plotly figure, JSON file, CSV file, status markdown)``; the JSON is
+    :func:`lbpe.stats.compare_json`, the CSV :func:`lbpe.display.stats_csv` of it.
+    """
+    paths = _paths(file)
+    if not paths:
+        raise gr.Error("Choose a text file for the corpus statistics.")
+    try:
+        data = _read_upload(paths[0], LIMITS.corpus_bytes, "a corpus file", "LBPE_APP_MAX_CORPUS_MB")
+    finally:
+        _discard(paths)
+    text = _decode(data, paths[0].name)
+    tok = get_tokenizer(vocab, state)
+    total = max(len(text), 1)
+    progress(0.0, desc="encoding with BPE and LBPE")
+    blocks = (data[i : i + CHUNK_BYTES] for i in range(0, len(data), CHUNK_BYTES))
+    chunks = align_chunks(tok, iter_chunks(blocks, size=CHUNK_BYTES, source=paths[0].name))  # exact totals
+    stats = corpus_stats(tok, chunks, progress=lambda done: progress(done / total, desc="encoding with BPE and LBPE"))
+    summary = compare_json(stats, vocab=tok.name, unit=tok.vocab.unit)
+    summary["file"] = paths[0].name
+    shift = display.shift_from_stats(stats["bpe"], stats["lbpe"], unit=tok.vocab.unit)
+    stem = Path(paths[0].name).stem or "corpus"
+    json_path = _output_file(f"{stem}-stats.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    csv_path = _output_file(f"{stem}-stats.csv", display.stats_csv(summary))
+    status = (
+        f"{paths[0].name}: {len(data):,} bytes with **{tok.name}**: BPE {stats['bpe'].tokens:,} tokens, "
+        f"LBPE {stats['lbpe'].tokens:,} tokens ({100 * summary['change']['tokens']:+.2f}%)."
+    )
+    figure = _figure(display.plotly_spec(shift, title=f"Token lengths on {paths[0].name}"))
+    return display.stats_rows(summary), figure, json_path, csv_path, status
+
+
+# ---------------------------------------------------------------------------------------------
+# Train
+# ---------------------------------------------------------------------------------------------
+
+
+@_handler
+def train(files: Any, vocab_size: float = 8000, unit: str = "char", scaffold: bool = False, state: Any = None,
+          progress: gr.Progress = gr.Progress()):
+    """Train a vocabulary on uploaded text files; keep it in the session for Compare.
+
+    Returns ``(state, vocabulary dropdown update, tokenizer.json file, status markdown)``.
+    """
+    state = _session(state)
+    paths = _paths(files)
+    if not paths:
+        raise gr.Error("Choose one or more UTF-8 text files to train on.")
+    try:
+        size = int(vocab_size or 0)
+        if unit not in ("char", "byte"):
+            raise gr.Error(f"unit must be 'char' or 'byte', not {unit!r}.")
+        if not 1 <= size <= LIMITS.train_vocab:
+            raise gr.Error(
+                f"The vocabulary size must be between 1 and {LIMITS.train_vocab:,} "
+                "(set LBPE_APP_MAX_TRAIN_VOCAB to change the maximum)."
+            )
+        total = sum(_size(p) for p in paths)
+        if total > LIMITS.train_bytes:
+            raise gr.Error(
+                f"The training files hold {_mb(total)}; the training corpus can be at most "
+                f"{_mb(LIMITS.train_bytes)} in all (set LBPE_APP_MAX_TRAIN_MB to change this)."
+            )
+        texts = [_decode(_read_upload(p, LIMITS.train_bytes, "the training corpus", "LBPE_APP_MAX_TRAIN_MB"), p.name)
+                 for p in paths]
+    finally:
+        _discard(paths)
+    progress(0.0, desc="counting pre-tokens")
+    vocab = train_vocab(
+        texts, vocab_size=size, unit=unit, scaffold=scaffold,
+        progress=lambda done, wanted: progress(done / max(wanted, 1), desc="merging"),
+    )
+    corpus_name = paths[0].name if len(paths) == 1 else f"{len(paths)} files"
+    kind = f"{size} {unit}{' scaffold' if scaffold else ''}"
+    path = _output_file(f"tokenizer-{size}-{unit}{'-scaffold' if scaffold else ''}.json", b"")
+    write_tokenizer_json(vocab, path, pattern="paper")
+    tok = lbpe.load(path)  # exactly what the download holds
+    name = _remember(state, f"trained: {kind} on {corpus_name}", tok)
+    state["trained"] = name
+    made = len(vocab) - len(vocab.scaffold)
+    extra = f" + {len(vocab.scaffold):,} scaffold tokens" if vocab.scaffold else ""
+    status = f"Done: **{name}**, {made:,} tokens{extra} from {total:,} bytes. Download it below, or use it in Compare."
+    return state, gr.update(choices=vocab_choices(state)), path, status
+
+
+@_handler
+def use_trained(state: Any = None):
+    """Select the vocabulary trained last in this session and switch to Compare.
+
+    Returns ``(vocabulary dropdown update, tabs update)``.
+    """
+    name = _session(state)["trained"]
+    if not name or name not in _session(state)["vocabs"]:
+        raise gr.Error("Train a vocabulary first (or it was dropped: only the latest few are kept).")
+    return gr.update(choices=vocab_choices(state), value=name), gr.update(selected="compare")
+
+
+# ---------------------------------------------------------------------------------------------
+# the page
+# ---------------------------------------------------------------------------------------------
+
+THEME = gr.themes.Default(
+    primary_hue="orange",
+    neutral_hue="slate",
+    font=["system-ui", "-apple-system", "'Segoe UI'", "Roboto", "'Helvetica Neue'", "Arial", "sans-serif"],
+    font_mono=["ui-monospace", "SFMono-Regular", "Menlo", "Consolas", "'DejaVu Sans Mono'", "monospace"],
+)
+
+APP_CSS = display.CSS + """
+.lbpe-intro p { margin: .2em 0; }
+#vocab-status p { margin: .1em 0; font-size: .92em; }
+.lbpe-panes { gap: 12px; }
+"""
+
+INTRO = """\
+# lbpe playground: classic BPE vs long-token-first BPE (LBPE)
+LBPE keeps a BPE vocabulary and changes only the encoding: longer tokens are placed first.
+Type or upload text, pick a vocabulary (or upload your own), and see both segmentations;
+the spans where they differ are underlined in orange. Hover a token for its id."""
+
+
+def _limits_md() -> str:
+    return (
+        f"Limits: Compare {LIMITS.text_chars:,} characters · vocabulary upload {_mb(LIMITS.vocab_bytes)} "
+        f"and {LIMITS.vocab_tokens:,} tokens · corpus file {_mb(LIMITS.corpus_bytes)} · "
+        f"training corpus {_mb(LIMITS.train_bytes)}, vocabulary size up to {LIMITS.train_vocab:,}."
+    )
+
+
+def build() -> gr.Blocks:
+    """The Blocks app (module-level ``demo`` is ``build()``)."""
+    initial = compare(DEFAULT_TEXT, DEFAULT_PRESET, True, False, None)
+    with gr.Blocks(title="lbpe playground: BPE vs LBPE", analytics_enabled=False,
+                   delete_cache=(600, LIMITS.file_ttl)) as demo:
+        state = gr.State(new_session(), time_to_live=24 * 3600)
+        gr.Markdown(INTRO, elem_classes="lbpe-intro")
+        with gr.Row(equal_height=False):
+            vocab = gr.Dropdown(
+                vocab_choices(), value=DEFAULT_PRESET, label="Vocabulary", allow_custom_value=True, scale=2,
+                info="a bundled preset, or one you uploaded or trained in this session", elem_id="vocab",
+            )
+            vocab_files = gr.File(
+                label="Upload a vocabulary: tokenizer.json, .tiktoken, encoder.json + vocab.bpe (both at once), "
+                "SentencePiece .model, or any of them .gz",
+                file_count="multiple", file_types=[".json", ".tiktoken", ".bpe", ".model", ".gz", ".txt"],
+                scale=2, height=140, elem_id="vocab-upload",
+            )
+            pattern = gr.Dropdown(
+                PATTERN_CHOICES, value="auto", label="Pre-tokenizer for .tiktoken / GPT-2 files", scale=1,
+                info="auto: from the file name", elem_id="pattern",
+            )
+        vocab_status = gr.Markdown(_describe(load_preset(DEFAULT_PRESET)), label="About the vocabulary", elem_id="vocab-status")
+        with gr.Tabs(selected="compare") as tabs:
+            with gr.Tab("Compare", id="compare"):
+                with gr.Row(equal_height=False):
+                    text = gr.Textbox(
+                        DEFAULT_TEXT, lines=7, max_lines=20, label="Text", scale=3, max_length=LIMITS.text_chars,
+                        elem_id="text", info=f"at most {LIMITS.text_chars:,} characters",
+                    )
+                    with gr.Column(scale=1, min_width=220):
+                        text_file = gr.File(label="…or upload a .txt file", file_types=[".txt", "text"], height=140,
+                                            elem_id="text-upload")
+                        show_ws = gr.Checkbox(True, label="Show whitespace (· → ↵)", elem_id="show-ws")
+                        show_ids = gr.Checkbox(False, label="Show token ids", elem_id="show-ids")
+                with gr.Row(equal_height=False, elem_classes="lbpe-panes"):
+                    with gr.Column(min_width=320):
+                        bpe_html = gr.HTML(initial[0], label="BPE segmentation", elem_id="bpe-pane")
+                    with gr.Column(min_width=320):
+                        lbpe_html = gr.HTML(initial[1], label="LBPE segmentation", elem_id="lbpe-pane")
+                metrics = gr.HTML(initial[2], label="Metrics", elem_id="metrics")
+                plot = gr.Plot(initial[3], label="Token-length shift", elem_id="length-plot")
+                with gr.Accordion("Details (JSON: ids, differing ranges, length counts)", open=False):
+                    details = gr.JSON(initial[4], label="Details", elem_id="details")
+            with gr.Tab("Corpus", id="corpus"):
+                gr.Markdown(
+                    f"Statistics of a whole file (UTF-8 text, at most **{_mb(LIMITS.corpus_bytes)}**) with the "
+                    "vocabulary chosen above: token counts, bytes and characters per token, and token lengths in "
+                    "the paper's buckets. Download them as JSON or CSV."
+                )
+                with gr.Row(equal_height=False):
+                    corpus_file = gr.File(label="Text file", file_types=[".txt", "text"], height=140, scale=3,
+                                          elem_id="corpus-upload")
+                    with gr.Column(scale=1, min_width=180):
+                        corpus_btn = gr.Button("Compute statistics", variant="primary", elem_id="corpus-run")
+                        corpus_stop = gr.Button("Stop", variant="stop", elem_id="corpus-stop")
+                corpus_status = gr.Markdown("", label="Corpus status", elem_id="corpus-status")
+                corpus_table = gr.Dataframe(label="Statistics", headers=STATS_HEADERS, datatype="str", interactive=False, wrap=True,
+                                            max_height=800, elem_id="corpus-table")
+                corpus_plot = gr.Plot(label="Token-length shift", elem_id="corpus-plot")
+                with gr.Row():
+                    corpus_json = gr.File(label="statistics.json", interactive=False, elem_id="corpus-json")
+                    corpus_csv = gr.File(label="statistics.csv", interactive=False, elem_id="corpus-csv")
+            with gr.Tab("Train", id="train"):
+                gr.Markdown(
+                    f"Train a BPE vocabulary on your UTF-8 text (at most **{_mb(LIMITS.train_bytes)}** in all, "
+                    f"vocabulary size up to **{LIMITS.train_vocab:,}**; the paper's pre-tokenizer). "
+                    "`char` units: characters plus 256 byte-fallback tokens (the paper's LLaMA-like setup); "
+                    "`byte` units: 256 byte tokens (GPT-2 style). Scaffold-BPE removes low-frequency scaffold "
+                    "tokens (Lian et al. 2024)."
+                )
+                with gr.Row(equal_height=False):
+                    train_files = gr.File(label="Training text files", file_count="multiple", file_types=[".txt", "text"],
+                                          height=140, scale=2, elem_id="train-upload")
+                    with gr.Column(scale=1, min_width=220):
+                        train_size = gr.Number(8000, label="Vocabulary size", precision=0, minimum=1,
+                                               maximum=LIMITS.train_vocab, elem_id="train-size")
+                        train_unit = gr.Radio(["char", "byte"], value="char", label="Unit", elem_id="train-unit")
+                        train_scaffold = gr.Checkbox(False, label="Scaffold-BPE", elem_id="train-scaffold")
+                with gr.Row():
+                    train_btn = gr.Button("Train", variant="primary", elem_id="train-run")
+                    train_stop = gr.Button("Stop", variant="stop", elem_id="train-stop")
+                train_status = gr.Markdown("", label="Training status", elem_id="train-status")
+                with gr.Row(equal_height=False):
+                    train_out = gr.File(label="tokenizer.json", interactive=False, elem_id="train-download")
+                    use_btn = gr.Button("Use it in Compare", elem_id="train-use")
+        gr.Markdown(_limits_md(), elem_id="limits")
+
+        gr.on(
+            [text.change, vocab.change, show_ws.change, show_ids.change],
+            compare, [text, vocab, show_ws, show_ids, state], [bpe_html, lbpe_html, metrics, plot, details],
+            api_name="compare", trigger_mode="always_last", show_progress="minimal", concurrency_limit=4,
+        )
+        text_file.upload(load_text, text_file, [text, text_file], api_name="load_text")
+        vocab_files.upload(upload_vocab, [vocab_files, pattern, state], [state, vocab, vocab_files],
+                           api_name="upload_vocab")
+        run = corpus_btn.click(corpus, [corpus_file, vocab, state],
+                               [corpus_table, corpus_plot, corpus_json, corpus_csv, corpus_status],
+                               api_name="corpus_stats", concurrency_limit=1)
+        corpus_stop.click(None, cancels=[run], api_visibility="private")
+        trained = train_btn.click(train, [train_files, train_size, train_unit, train_scaffold, state],
+                                  [state, vocab, train_out, train_status], api_name="train", concurrency_limit=1)
+        train_stop.click(None, cancels=[trained], api_visibility="private")
+        use_btn.click(use_trained, state, [vocab, tabs], api_name="use_trained")
+        vocab.change(describe_vocab, [vocab, state], vocab_status, api_name="describe_vocab", show_progress="hidden")
+    return demo
+
+
+demo = build()
+
+
+def launch(host: str | None = None, port: int | None = None, **kwargs: Any):
+    """Start the server (blocking unless ``prevent_thread_lock=True``); offline, no share link."""
+    demo.queue(default_concurrency_limit=2)
+    return demo.launch(
+        server_name=host,
+        server_port=port,
+        share=False,
+        theme=THEME,
+        css=APP_CSS,
+        footer_links=["api", "settings"],
+        run_history=False,
+        mcp_server=False,
+        ssr_mode=False,
+        pwa=False,
+        enable_monitoring=False,
+        max_file_size=max(LIMITS.vocab_bytes, LIMITS.corpus_bytes, LIMITS.train_bytes, 4 * LIMITS.text_chars) + MB,
+        **kwargs,
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="The lbpe playground (Gradio).")
+    parser.add_argument("--host", default=None, help="address to listen on (default: $GRADIO_SERVER_NAME or 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=None, help="port (default: $GRADIO_SERVER_PORT or 7860)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr)
+    launch(args.host, args.port)
+
+
+if __name__ == "__main__":
+    main()

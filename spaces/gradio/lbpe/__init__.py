@@ -1,0 +1,36 @@
+"""lbpe: classic BPE and long-token-first BPE (LBPE) encoding over real BPE vocabularies.
+
+The pipeline, one module per stage:
+
+* :mod:`lbpe.pretokenize` -- split text into pieces (tiktoken-exact presets, stdlib ``re``);
+* :mod:`lbpe.model` -- encode one piece: :func:`~lbpe.model.bpe_by_rank` /
+  :func:`~lbpe.model.bpe_by_merges` (classic BPE) and :func:`~lbpe.model.longest_first` (LBPE);
+* :mod:`lbpe.vocab` -- the vocabulary (token bytes <-> id) and its derived indexes;
+* :mod:`lbpe.formats` + :mod:`lbpe.load` -- vocabulary files;
+* :mod:`lbpe.tokenizer` -- the whole pipeline, caching, special tokens, decoding, segments.
+
+The package imports only the Python standard library, so it also runs in Pyodide.
+"""
+
+from lbpe.errors import DisallowedSpecialError, LbpeError, VocabFormatError
+from lbpe.load import load
+from lbpe.presets import load_preset
+from lbpe.tokenizer import MODES, Mode, Segment, Tokenizer
+from lbpe.train import train
+from lbpe.vocab import Vocab
+
+__all__ = [
+    "load",
+    "load_preset",
+    "train",
+    "Tokenizer",
+    "Segment",
+    "Vocab",
+    "Mode",
+    "MODES",
+    "LbpeError",
+    "VocabFormatError",
+    "DisallowedSpecialError",
+]
+
+__version__ = "0.1.0"

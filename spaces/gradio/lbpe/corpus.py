@@ -1,0 +1,272 @@
+"""Working over corpora: streaming text files in chunks, statistics over all cores, and token
+id export as a NumPy ``.npy`` file (written with the standard library).
+
+Chunks are encoded independently. With :func:`align_chunks`, chunks for regex pre-tokenisers
+are re-cut at :meth:`~lbpe.tokenizer.Tokenizer.safe_cut` so that totals equal encoding each file
+at once; for pipelines with a normaliser or without a pre-tokeniser (SentencePiece-style) each
+chunk, cut at a line end, is one encoding call, as when such tokenizers run per document.
+
+>>> list(iter_chunks([b"ab\\ncd\\n", b"ef"], size=4))
+['ab\\n', 'cd\\n', 'ef']
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import BinaryIO
+
+from lbpe.errors import LbpeError
+from lbpe.stats import Stats, text_stats
+from lbpe.tokenizer import MODES, Mode, Tokenizer
+
+__all__ = ["iter_chunks", "read_chunks", "align_chunks", "parallel_stats", "NpyWriter", "export_ids"]
+
+#: Default chunk size in bytes when streaming files.
+CHUNK_BYTES = 1 << 20
+
+
+def iter_chunks(blocks: Iterable[bytes], *, size: int = CHUNK_BYTES, source: str = "input") -> Iterator[str]:
+    """Regroup raw byte blocks into UTF-8 text chunks of about ``size`` bytes, cut after a
+    newline (or anywhere at a character boundary if a line is longer than ``size``)."""
+    buf = bytearray()
+    consumed = 0
+
+    def decode(data: bytes) -> str:
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise LbpeError(
+                f"{source}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {consumed + exc.start}); "
+                "convert it to UTF-8 first"
+            ) from None
+
+    for block in blocks:
+        buf += block
+        while len(buf) >= size:
+            cut = _boundary(buf, size)
+            if not cut:
+                break  # no complete character to cut after yet: read more
+            yield decode(bytes(buf[:cut]))
+            consumed += cut
+            del buf[:cut]
+    if buf:
+        yield decode(bytes(buf))
+
+
+# A single newline between two visible ASCII characters: every preset pre-tokeniser makes that
+# newline a piece of its own whether or not the text is cut right after it, so chunked
+# statistics equal whole-text ones (tested). Other cuts fall back to any newline, then to any
+# character boundary.
+_SAFE_CUT = re.compile(rb"[\x21-\x7e]\n(?=[\x21-\x7e])")
+
+
+def _boundary(buf: bytearray, size: int) -> int:
+    """A cut position in ``buf`` (0 < cut < len(buf)) that starts a character: after the last
+    safe newline before ``size`` if any, else after any newline, else the character boundary
+    nearest ``size``; 0 if there is none yet."""
+    window = bytes(buf[: min(size + 1, len(buf))])
+    safe = 0
+    for m in _SAFE_CUT.finditer(window):
+        safe = m.end()
+    if 0 < safe < len(buf):
+        return safe
+    newline = buf.rfind(b"\n", 0, size) + 1
+    if 0 < newline < len(buf):
+        return newline
+    for cut in range(min(size, len(buf) - 1), 0, -1):
+        if (buf[cut] & 0xC0) != 0x80:
+            return cut
+    for cut in range(size + 1, len(buf)):
+        if (buf[cut] & 0xC0) != 0x80:
+            return cut
+    return 0
+
+
+def read_chunks(paths: Sequence[str | os.PathLike[str]], *, size: int = CHUNK_BYTES) -> Iterator[str]:
+    """Text chunks of each file in turn (a chunk never spans two files)."""
+    for path in paths:
+        try:
+            with open(path, "rb") as f:
+                yield from iter_chunks(iter(lambda: f.read(size), b""), size=size, source=str(path))
+        except OSError as exc:
+            raise LbpeError(f"{path}: cannot be read ({exc.strerror})") from None
+
+
+def align_chunks(tok: Tokenizer, chunks: Iterable[str]) -> Iterator[str]:
+    """Re-cut consecutive chunks of ONE text so that every cut is a safe piece boundary for
+    ``tok`` (the tail after the cut moves on to the next chunk). Unchanged when ``tok`` has no
+    safe cut (see :meth:`~lbpe.tokenizer.Tokenizer.safe_cut`)."""
+    carry = ""
+    for chunk in chunks:
+        text = carry + chunk
+        cut = tok.safe_cut(text)
+        if cut is None:
+            if tok.normalizer is not None or len(text) > 64 * CHUNK_BYTES:
+                yield text  # nothing better is known (or the carry grew too large): cut here
+                carry = ""
+            else:
+                carry = text
+            continue
+        yield text[:cut]
+        carry = text[cut:]
+    if carry:
+        yield carry
+
+
+# ---- statistics over processes ----
+
+_worker_tok: Tokenizer | None = None
+
+
+def _init_worker(loader: Callable[[], Tokenizer]) -> None:
+    global _worker_tok
+    _worker_tok = loader()
+
+
+def _chunk_stats(args: tuple[str, tuple[Mode, ...]]) -> dict[str, Stats]:
+    text, modes = args
+    assert _worker_tok is not None  # set by _init_worker
+    return {m: text_stats(_worker_tok, text, mode=m) for m in modes}
+
+
+def parallel_stats(
+    loader: Callable[[], Tokenizer],
+    chunks: Iterable[str],
+    *,
+    modes: Sequence[Mode] = MODES,
+    workers: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Stats]:
+    """Sum :class:`~lbpe.stats.Stats` per mode over chunks, on ``workers`` processes.
+
+    ``loader`` (a picklable callable, e.g. ``functools.partial(lbpe.load, path)``) builds the
+    tokenizer once per process. ``workers=1`` runs in this process (also the fallback where
+    processes are unavailable, as in Pyodide). ``progress`` receives the characters done.
+    """
+    modes = tuple(modes)
+    totals = {m: Stats() for m in modes}
+    done = 0
+    workers = workers or os.cpu_count() or 1
+    if workers <= 1 or sys.platform == "emscripten":
+        tok = loader()
+        for text in chunks:
+            for m in modes:
+                totals[m] = totals[m] + text_stats(tok, text, mode=m)
+            done += len(text)
+            if progress:
+                progress(done)
+        return totals
+    with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(loader,)) as pool:
+        pending: list = []
+        sizes: list[int] = []
+
+        def drain(limit: int) -> None:
+            nonlocal done
+            while len(pending) > limit:
+                part = pending.pop(0).result()
+                for m in modes:
+                    totals[m] = totals[m] + part[m]
+                done += sizes.pop(0)
+                if progress:
+                    progress(done)
+
+        for text in chunks:
+            pending.append(pool.submit(_chunk_stats, (text, modes)))
+            sizes.append(len(text))
+            drain(2 * workers)  # bounded memory: at most a few chunks in flight
+        drain(0)
+    return totals
+
+
+# ---- .npy export ----
+
+_HEADER_LEN = 128  # fixed, so the shape can be rewritten in place once the count is known
+
+
+class NpyWriter:
+    """Append unsigned integers to a 1-D ``.npy`` file (``uint16`` or ``uint32``)."""
+
+    def __init__(self, f: BinaryIO, *, itemsize: int) -> None:
+        if itemsize not in (2, 4):
+            raise ValueError("itemsize must be 2 (uint16) or 4 (uint32)")
+        self.f = f
+        self.typecode = "H" if itemsize == 2 else "I" if array("I").itemsize == 4 else "L"
+        self.descr = "<u2" if itemsize == 2 else "<u4"
+        self.limit = (1 << (8 * itemsize)) - 1
+        self.count = 0
+        f.write(self._header())
+
+    def _header(self) -> bytes:
+        text = f"{{'descr': '{self.descr}', 'fortran_order': False, 'shape': ({self.count},), }}"
+        body = text.encode("latin1")
+        pad = _HEADER_LEN - 10 - len(body) - 1
+        return b"\x93NUMPY\x01\x00" + (_HEADER_LEN - 10).to_bytes(2, "little") + body + b" " * pad + b"\n"
+
+    def write(self, ids: Sequence[int]) -> None:
+        if ids and max(ids) > self.limit:
+            raise LbpeError(f"token id {max(ids)} does not fit {self.descr}")
+        data = array(self.typecode, ids)
+        if sys.byteorder == "big":
+            data.byteswap()
+        self.f.write(data.tobytes())
+        self.count += len(ids)
+
+    def close(self) -> None:
+        self.f.seek(0)
+        self.f.write(self._header())
+        self.f.seek(0, os.SEEK_END)
+
+
+def export_ids(
+    tok: Tokenizer,
+    paths: Sequence[str | os.PathLike[str]],
+    out: str | os.PathLike[str],
+    *,
+    mode: Mode,
+    separator: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> dict:
+    """Encode files and write their ids to ``out`` (.npy) plus ``out`` + ``.json`` (sidecar).
+
+    ``separator`` (e.g. an end-of-text id) goes after each file. Returns the sidecar dict.
+    """
+    if mode not in MODES:
+        raise LbpeError(f"mode must be 'bpe' or 'lbpe', not {mode!r}")
+    itemsize = 2 if tok.n_vocab <= 1 << 16 else 4
+    files = []
+    done = 0
+    out = Path(out)
+    with open(out, "wb") as f:
+        writer = NpyWriter(f, itemsize=itemsize)
+        for path in paths:
+            start = writer.count
+            size = 0
+            for text in align_chunks(tok, read_chunks([path])):
+                writer.write(tok.encode(text, mode=mode, disallowed_special=()))
+                size += len(text.encode("utf-8"))
+                done += len(text)
+                if progress:
+                    progress(done)
+            if separator is not None:
+                writer.write([separator])
+            files.append({"path": str(path), "bytes": size, "tokens": writer.count - start})
+        writer.close()
+    sidecar = {
+        "format": "lbpe-token-ids/1",
+        "vocab": tok.name,
+        "mode": mode,
+        "dtype": writer.descr,
+        "tokens": writer.count,
+        "n_vocab": tok.n_vocab,
+        "separator": separator,
+        "files": files,
+    }
+    Path(str(out) + ".json").write_text(json.dumps(sidecar, indent=2) + "\n", encoding="utf-8")
+    return sidecar

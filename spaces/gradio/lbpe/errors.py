@@ -1,0 +1,32 @@
+"""The project's exceptions. All are ``ValueError`` subclasses, so ``except ValueError`` works."""
+
+from __future__ import annotations
+
+__all__ = ["LbpeError", "VocabFormatError", "DisallowedSpecialError"]
+
+
+class LbpeError(ValueError):
+    """Base class of every error raised on bad input by this package."""
+
+
+class VocabFormatError(LbpeError):
+    """A vocabulary file could not be read; the message names the file, the line and the fix."""
+
+    def __init__(self, source: str, problem: str, *, line: int | None = None) -> None:
+        self.source = source
+        self.line = line
+        self.problem = problem
+        where = f"{source}, line {line}" if line is not None else source
+        super().__init__(f"{where}: {problem}")
+
+
+class DisallowedSpecialError(LbpeError):
+    """Text contains a special-token string that the caller did not allow."""
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+        super().__init__(
+            f"the text contains the special token {token!r}, which is disallowed. "
+            f"To encode it as the special token pass allowed_special={{{token!r}}} (or \"all\"); "
+            f"to encode it as ordinary text pass disallowed_special=() (or use encode_ordinary)."
+        )

@@ -1,0 +1,497 @@
+"""HF ``tokenizer.json`` files whose model is BPE (byte-level or SentencePiece-style).
+
+Supported, each translated to this package's own pipeline stages:
+
+* model ``BPE``: ``vocab``; ``merges`` as ``"a b"`` strings or ``["a", "b"]`` pairs;
+  ``byte_fallback``; ``unk_token``; ``fuse_unk``; ``ignore_merges``; empty
+  ``continuing_subword_prefix``/``end_of_word_suffix``;
+* added tokens: special ones become special tokens (tiktoken rules apply), the others are
+  matched in the text before anything else, as HF does (``lstrip``/``rstrip`` honoured);
+* normalizers ``NFC``, ``NFD``, ``NFKC``, ``NFKD``, ``Lowercase``, ``Strip``, ``Prepend``,
+  ``Replace``, ``Sequence``;
+* pre-tokenizers ``ByteLevel``, ``Split`` (String or Regex, every behavior, ``invert``),
+  ``Digits``, ``Metaspace``, ``Punctuation``, ``WhitespaceSplit``, ``Sequence``;
+* decoders ``ByteLevel``, ``Metaspace``, ``ByteFallback``, ``Fuse``, ``Strip``, ``Replace``,
+  ``Sequence``;
+* post-processor ``TemplateProcessing`` (its BOS/EOS, used only on request), ``ByteLevel``
+  and ``Sequence``.
+
+Everything else (WordPiece, Unigram, WordLevel models; dropout; non-empty subword affixes;
+``Whitespace``, ``BertPreTokenizer``, ``Precompiled`` ...) is refused with an error naming the
+component and the file: never a silently different encoding.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from lbpe import normalize as norm
+from lbpe import splitters as sp
+from lbpe.errors import LbpeError, VocabFormatError
+from lbpe.formats._json import json_type, load_json
+from lbpe.formats.gpt2 import char_to_byte
+from lbpe.limits import vocab_problem
+from lbpe.splitters import UnsupportedRegex, translate_regex
+from lbpe.tokenizer import Tokenizer
+from lbpe.vocab import Vocab
+
+__all__ = ["parse_tokenizer_json"]
+
+_BYTE_TOKEN = re.compile(r"<0x([0-9A-Fa-f]{2})>")
+
+#: Key inside ``"model"`` under which lbpe stores Scaffold-BPE data in the tokenizer.json it
+#: writes (``tokenizers`` ignores unknown keys there, but refuses them at the top level):
+#: ``{"<scaffold id>": [left id, right id], ...}``, see :mod:`lbpe.formats.hf_write`.
+SCAFFOLD_KEY = "lbpe_scaffold"
+
+
+class _Refused(Exception):
+    """Internal: a component outside what is supported (turned into VocabFormatError)."""
+
+
+def parse_tokenizer_json(data: bytes, *, source: str, name: str = "") -> Tokenizer:
+    """Parse the bytes of a ``tokenizer.json`` into a :class:`~lbpe.tokenizer.Tokenizer`."""
+    spec = load_json(data, source=source)
+    try:
+        return _build(spec, source=source, name=name)
+    except _Refused as exc:
+        raise VocabFormatError(source, f"{exc} (lbpe reads BPE tokenizer.json files; see lbpe.formats.hf)") from None
+    except UnsupportedRegex as exc:
+        raise VocabFormatError(source, f"unsupported regular expression: {exc}") from None
+    except re.error as exc:
+        raise VocabFormatError(source, f"a regular expression in the file does not compile: {exc}") from None
+    except RecursionError:
+        raise VocabFormatError(source, "components nested too deeply (Sequence inside Sequence ...)") from None
+    except (KeyError, TypeError, AttributeError, ValueError, IndexError) as exc:
+        if isinstance(exc, VocabFormatError):
+            raise
+        what = f"missing key {exc}" if isinstance(exc, KeyError) else str(exc)
+        raise VocabFormatError(source, f"malformed tokenizer.json ({what[:400]})") from None
+
+
+def _obj(value: Any, what: str) -> dict:
+    if not isinstance(value, dict):
+        raise ValueError(f"{what} must be a JSON object, found {json_type(value)}")
+    return value
+
+
+def _added_tokens(value: Any) -> list[dict]:
+    """``added_tokens``, checked: objects with a non-empty string ``content`` and an id, each
+    content and each id once."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ValueError(f'"added_tokens" must be a JSON array of objects, found {json_type(value)}')
+    contents: dict[str, int] = {}
+    ids: dict[int, str] = {}
+    for n, a in enumerate(value, 1):
+        if not isinstance(a, dict):
+            raise ValueError(f"added token #{n} is {json_type(a)}; expected an object with \"content\" and \"id\"")
+        content, i = a.get("content"), a.get("id")
+        if not isinstance(content, str) or not content:
+            raise ValueError(f"added token #{n} has content {content!r:.40}; expected a non-empty string")
+        if type(i) is not int or i < 0:
+            raise ValueError(
+                f"added token {content[:40]!r} has id {i!r:.40} ({json_type(i)}); ids must be non-negative integers"
+            )
+        if content in contents:
+            raise ValueError(f"added token {content[:40]!r} appears twice (#{contents[content]} and #{n})")
+        if i in ids:
+            raise ValueError(f"added tokens {ids[i][:40]!r} and {content[:40]!r} have the same id {i}")
+        contents[content], ids[i] = n, content
+    return value
+
+
+def _build(spec: Any, *, source: str, name: str) -> Tokenizer:
+    spec = _obj(spec, "the top level")
+    model = _obj(spec.get("model"), '"model"')
+    kind = model.get("type", "BPE" if "merges" in model else None)
+    if kind != "BPE":
+        raise _Refused(f"model type {kind!r} is not supported (BPE only)")
+    if model.get("dropout") not in (None, 0, 0.0):
+        raise _Refused("BPE dropout is random; a model with dropout is not supported")
+    for affix in ("continuing_subword_prefix", "end_of_word_suffix"):
+        if model.get(affix):
+            raise _Refused(f"model {affix} {model[affix]!r} is not supported")
+
+    splitter = _simplify(_pretokenizer(spec.get("pre_tokenizer")))
+    byte_level = _has_byte_level(spec.get("pre_tokenizer"))
+    normalizer = _normalizer(spec.get("normalizer"))
+    vocab_json = _obj(model.get("vocab"), '"model.vocab"')
+    added = _added_tokens(spec.get("added_tokens"))
+    ids = [i for i in vocab_json.values() if type(i) is int] + [a["id"] for a in added]
+    problem = vocab_problem(len(vocab_json), max(ids, default=None))
+    if problem:
+        raise VocabFormatError(source, problem)
+    special_texts = {a["content"]: a["id"] for a in added if a.get("special")}
+    plain_added = {a["content"]: a["id"] for a in added if not a.get("special")}
+    for a in added:
+        if a.get("single_word"):
+            raise _Refused(f"added token {a['content']!r} uses single_word, which is not supported")
+        if a.get("lstrip") or a.get("rstrip"):
+            raise _Refused(f"added token {a['content']!r} uses lstrip/rstrip, which is not supported")
+
+    def key_of(text: str) -> bytes:
+        if not byte_level:
+            return text.encode("utf-8")
+        try:
+            return bytes(char_to_byte[c] for c in text)
+        except KeyError:
+            raise ValueError(f"vocabulary entry {text!r} is not in byte-level (GPT-2 stand-in) spelling") from None
+
+    byte_fallback_on = bool(model.get("byte_fallback"))
+    tokens: dict[bytes, int] = {}
+    fallback: dict[int, int] = {}
+    id_to_text: dict[int, str] = {}
+    for text, i in vocab_json.items():
+        if not isinstance(i, int) or isinstance(i, bool) or i < 0:
+            raise ValueError(
+                f"vocabulary entry {text[:40]!r} has id {i!r:.40} ({json_type(i)}); ids must be non-negative integers"
+            )
+        if i in id_to_text:
+            raise ValueError(f"id {i} is given to both {id_to_text[i][:40]!r} and {text[:40]!r}")
+        id_to_text[i] = text
+        if text in special_texts:
+            continue  # special tokens are never produced by the model
+        m = _BYTE_TOKEN.fullmatch(text)
+        if byte_fallback_on and not byte_level and m:
+            fallback[int(m.group(1), 16)] = i
+            continue
+        key = key_of(text)
+        if key in tokens:
+            raise ValueError(f"two vocabulary entries mean the same token {key!r}")
+        tokens[key] = i
+    for text, i in list(special_texts.items()) + list(plain_added.items()):
+        if i in id_to_text and id_to_text[i] != text:
+            raise ValueError(f"added token {text!r} has id {i}, which the vocabulary gives to {id_to_text[i]!r}")
+        id_to_text.setdefault(i, text)
+
+    merges: dict[tuple[bytes, bytes], int] = {}
+    raw_merges = model.get("merges") or []
+    if not isinstance(raw_merges, list):
+        raise ValueError('"model.merges" must be a list')
+    for rank, merge in enumerate(raw_merges):
+        if isinstance(merge, str):
+            parts = merge.split(" ")
+        elif isinstance(merge, list):
+            parts = merge
+        else:
+            raise ValueError(f"merge #{rank + 1} is {merge!r:.60} ({json_type(merge)}); expected 'a b' or ['a', 'b']")
+        if len(parts) != 2 or not all(isinstance(p, str) and p for p in parts):
+            raise ValueError(f"merge #{rank + 1} is {merge!r:.60}; expected exactly two non-empty parts")
+        a, b = key_of(parts[0]), key_of(parts[1])
+        for needed in (a, b, a + b):
+            if needed not in tokens:
+                raise ValueError(f"merge #{rank + 1} {parts[0][:40]!r} + {parts[1][:40]!r} needs the token "
+                                 f"{needed[:60]!r}, which is not in the vocabulary")
+        first = merges.setdefault((a, b), rank)
+        if first != rank:
+            raise ValueError(f"merge #{rank + 1} {parts[0][:40]!r} + {parts[1][:40]!r} repeats merge #{first + 1}; "
+                             "each pair may appear once in model.merges")
+
+    unk_text = model.get("unk_token")
+    unk = None
+    if unk_text is not None:
+        if unk_text not in vocab_json:
+            raise ValueError(f"unk_token {unk_text!r} is not in the vocabulary")
+        unk = vocab_json[unk_text]
+    special = {t: i for t, i in special_texts.items()}
+    scaffold = {int(k): tuple(v) for k, v in _obj(model.get(SCAFFOLD_KEY) or {}, SCAFFOLD_KEY).items()}
+    if byte_level and byte_fallback_on:
+        raise _Refused("byte_fallback together with a ByteLevel pre-tokenizer is not supported")
+    try:
+        vocab = Vocab(
+            tokens,
+            special=special,
+            merges=merges,
+            unit="byte" if byte_level else "char",
+            name=name,
+            byte_fallback=fallback if byte_fallback_on and not byte_level else None,
+            unk=unk if (unk is not None and not byte_level) else None,
+            whole_piece_first=bool(model.get("ignore_merges")),
+            scaffold=scaffold or None,
+            fuse_unk=bool(model.get("fuse_unk")),
+        )
+    except LbpeError as exc:
+        raise ValueError(str(exc)) from None
+    if byte_fallback_on and not byte_level and len(fallback) != 256:
+        raise ValueError(f"byte_fallback is on but the vocabulary has {len(fallback)} of the 256 <0xNN> tokens")
+
+    bos, eos = _post_processor(spec.get("post_processor"), {**vocab_json, **special_texts, **plain_added})
+    decoder = _decoder(spec.get("decoder"))
+    # added tokens that are not special: matched in text; those missing from the model vocab
+    # still need to decode
+    tok = Tokenizer(
+        vocab,
+        splitter if splitter is not None else sp.Sequence([]),
+        name=name,
+        normalizer=normalizer,
+        added_tokens=plain_added,
+        decoder=_id_decoder(decoder, id_to_text),
+        bos=bos,
+        eos=eos,
+    )
+    tok.pattern_name = "tokenizer.json"
+    return tok
+
+
+# ---- normalizers ----
+
+def _normalizer(node: Any) -> norm.Normalizer | None:
+    if node is None:
+        return None
+    node = _obj(node, "normalizer")
+    kind = node.get("type")
+    if kind in ("NFC", "NFD", "NFKC", "NFKD"):
+        return norm.Unicode(kind)
+    if kind == "Lowercase":
+        return norm.Lowercase()
+    if kind == "Strip":
+        return norm.Strip(left=bool(node.get("strip_left", True)), right=bool(node.get("strip_right", True)))
+    if kind == "Prepend":
+        return norm.Prepend(node["prepend"])
+    if kind == "Replace":
+        pattern, is_regex = _pattern(node["pattern"])
+        return norm.Replace(pattern, node["content"], regex=is_regex)
+    if kind == "Sequence":
+        steps = [_normalizer(n) for n in node.get("normalizers", [])]
+        steps = [s for s in steps if s is not None]
+        return norm.Sequence(steps) if steps else None
+    raise _Refused(f"normalizer {kind!r} is not supported")
+
+
+def _pattern(node: Any) -> tuple[str, bool]:
+    node = _obj(node, "pattern")
+    if "String" in node:
+        return node["String"], False
+    if "Regex" in node:
+        return translate_regex(node["Regex"]), True
+    raise ValueError(f"pattern {node!r} has neither String nor Regex")
+
+
+# ---- pre-tokenizers ----
+
+#: Split regexes found in real tokenizer.json files (Oniguruma spelling) that equal a preset of
+#: :mod:`lbpe.pretokenize` exactly (covering every character, so HF's Isolated split and the
+#: preset's findall give the same pieces); such files get the preset's optimised pattern.
+#: ``tests/test_pretokenize.py`` checks each spelling against the ``regex`` module.
+ONIG_PRESETS: dict[str, str] = {
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""": "llama3",
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""": "qwen2",
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+""": "o200k_base",
+    r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+|\s+\z|\s+(?!\S)|\s""": "paper",
+    r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""": "gpt2",
+}
+
+
+def _simplify(splitter: sp.Splitter | None) -> sp.Splitter | None:
+    """Drop steps that cannot change anything and unwrap one-step sequences, so that the
+    common "one regex, then byte mapping" files take the fast ``findall`` path."""
+    if isinstance(splitter, sp.Sequence):
+        steps = [_simplify(s) for s in splitter.steps]
+        steps = [s for s in steps if s is not None and not _is_noop(s)]
+        if not steps:
+            return None
+        return steps[0] if len(steps) == 1 else sp.Sequence(steps)
+    return splitter
+
+
+def _is_noop(splitter: sp.Splitter) -> bool:
+    return isinstance(splitter, sp.ByteLevel) and not splitter.add_prefix_space and splitter.regex is None
+
+def _has_byte_level(node: Any) -> bool:
+    if not isinstance(node, dict):
+        return False
+    if node.get("type") == "ByteLevel":
+        return True
+    return node.get("type") == "Sequence" and any(_has_byte_level(n) for n in node.get("pretokenizers", []))
+
+
+def _pretokenizer(node: Any) -> sp.Splitter | None:
+    if node is None:
+        return None
+    node = _obj(node, "pre_tokenizer")
+    kind = node.get("type")
+    if kind == "ByteLevel":
+        return sp.ByteLevel(add_prefix_space=bool(node.get("add_prefix_space", True)),
+                            use_regex=bool(node.get("use_regex", True)))
+    if kind == "Split":
+        raw = _obj(node["pattern"], "pattern").get("Regex")
+        behavior, invert = node.get("behavior", "Isolated"), bool(node.get("invert", False))
+        if raw in ONIG_PRESETS and (behavior, invert) in (("Isolated", False), ("Removed", True)):
+            return sp.Regex(ONIG_PRESETS[raw])
+        pattern, is_regex = _pattern(node["pattern"])
+        return sp.Split(pattern, behavior, invert=invert, literal=not is_regex)
+    if kind == "Digits":
+        return sp.Digits(individual_digits=bool(node.get("individual_digits", False)))
+    if kind == "Metaspace":
+        scheme = node.get("prepend_scheme")
+        if scheme is None:  # files from before prepend_scheme existed
+            scheme = "always" if node.get("add_prefix_space", True) else "never"
+        return sp.Metaspace(replacement=node.get("replacement", "\u2581"), prepend_scheme=scheme,
+                            split=bool(node.get("split", True)))
+    if kind == "Punctuation":
+        return sp.Punctuation(behavior=node.get("behavior", "Isolated"))
+    if kind == "WhitespaceSplit":
+        return sp.WhitespaceSplit()
+    if kind == "Sequence":
+        steps = [_pretokenizer(n) for n in node.get("pretokenizers", [])]
+        return sp.Sequence([s for s in steps if s is not None])
+    raise _Refused(f"pre-tokenizer {kind!r} is not supported")
+
+
+# ---- post-processor ----
+
+def _post_processor(node: Any, ids: dict[str, int]) -> tuple[list[int], list[int]]:
+    if node is None:
+        return [], []
+    node = _obj(node, "post_processor")
+    kind = node.get("type")
+    if kind == "ByteLevel":
+        return [], []
+    if kind in ("RobertaProcessing", "BertProcessing"):
+        return [int(node["cls"][1])], [int(node["sep"][1])]
+    if kind == "Sequence":
+        bos: list[int] = []
+        eos: list[int] = []
+        for sub in node.get("processors", []):
+            b, e = _post_processor(sub, ids)
+            bos += b
+            eos += e
+        return bos, eos
+    if kind == "TemplateProcessing":
+        bos, eos, seen_a = [], [], False
+        for item in node.get("single", []):
+            if "Sequence" in item:
+                seen_a = True
+                continue
+            token = item["SpecialToken"]["id"]
+            token_ids = node.get("special_tokens", {}).get(token, {}).get("ids")
+            if not token_ids:
+                if token not in ids:
+                    raise ValueError(f"the post-processor template names {token!r:.60}, which is not in the vocabulary")
+                token_ids = [ids[token]]
+            if not all(type(i) is int and i >= 0 for i in token_ids):
+                raise ValueError(f"the post-processor gives {token!r:.60} the ids {token_ids!r:.60}; expected integers")
+            (eos if seen_a else bos).extend(token_ids)
+        return bos, eos
+    raise _Refused(f"post-processor {kind!r} is not supported")
+
+
+# ---- decoders ----
+
+Step = Callable[[list[str]], list[str]]
+
+
+def _decoder(node: Any) -> Step | None:
+    if node is None:
+        return None
+    node = _obj(node, "decoder")
+    kind = node.get("type")
+    if kind == "ByteLevel":
+        return _decode_byte_level
+    if kind == "ByteFallback":
+        return _decode_byte_fallback
+    if kind == "Fuse":
+        return lambda tokens: ["".join(tokens)]
+    if kind == "Strip":
+        return _strip_step(node.get("content", " "), int(node.get("start", 0)), int(node.get("stop", 0)))
+    if kind == "Replace":
+        pattern, is_regex = _pattern(node["pattern"])
+        regex = re.compile(pattern if is_regex else re.escape(pattern))
+        content = node["content"]
+        return lambda tokens: [regex.sub(lambda m: content, t) for t in tokens]
+    if kind == "Metaspace":
+        replacement = node.get("replacement", "\u2581")
+        scheme = node.get("prepend_scheme") or ("always" if node.get("add_prefix_space", True) else "never")
+        return _metaspace_step(replacement, scheme != "never")
+    if kind == "Sequence":
+        steps = [_decoder(n) for n in node.get("decoders", [])]
+        return _chain([s for s in steps if s is not None])
+    raise _Refused(f"decoder {kind!r} is not supported")
+
+
+def _chain(steps: Sequence[Step]) -> Step:
+    def run(tokens: list[str]) -> list[str]:
+        for step in steps:
+            tokens = step(tokens)
+        return tokens
+
+    return run
+
+
+def _decode_byte_level(tokens: list[str]) -> list[str]:
+    data = bytearray()
+    for t in tokens:
+        try:
+            data += bytes(char_to_byte[c] for c in t)
+        except KeyError:
+            data += t.encode("utf-8")
+    return [data.decode("utf-8", "replace")]
+
+
+def _decode_byte_fallback(tokens: list[str]) -> list[str]:
+    out: list[str] = []
+    pending = bytearray()
+
+    def flush() -> None:
+        if pending:
+            try:
+                out.append(pending.decode("utf-8"))
+            except UnicodeDecodeError:
+                out.extend("\ufffd" for _ in pending)
+            pending.clear()
+
+    for t in tokens:
+        m = _BYTE_TOKEN.fullmatch(t)
+        if m:
+            pending.append(int(m.group(1), 16))
+        else:
+            flush()
+            out.append(t)
+    flush()
+    return out
+
+
+def _strip_step(content: str, start: int, stop: int) -> Step:
+    def run(tokens: list[str]) -> list[str]:
+        out = []
+        for t in tokens:
+            a = 0
+            while a < start and a < len(t) and t[a] == content:
+                a += 1
+            b = len(t)
+            while len(t) - b < stop and b > a and t[b - 1] == content:
+                b -= 1
+            out.append(t[a:b])
+        return out
+
+    return run
+
+
+def _metaspace_step(replacement: str, strip_first: bool) -> Step:
+    def run(tokens: list[str]) -> list[str]:
+        out = []
+        for i, t in enumerate(tokens):
+            t = t.replace(replacement, " ")
+            if i == 0 and strip_first and t.startswith(" "):
+                t = t[1:]
+            out.append(t)
+        return out
+
+    return run
+
+
+def _id_decoder(step: Step | None, id_to_text: dict[int, str]) -> Callable[[Sequence[int]], str]:
+    def decode(ids: Sequence[int]) -> str:
+        try:
+            tokens = [id_to_text[i] for i in ids]
+        except KeyError as exc:
+            raise LbpeError(f"token id {exc.args[0]!r} is not in the vocabulary") from None
+        if step is None:
+            return "".join(tokens)
+        return "".join(step(tokens))
+
+    return decode

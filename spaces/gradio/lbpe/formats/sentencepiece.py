@@ -1,0 +1,300 @@
+"""SentencePiece ``.model`` files of type BPE, parsed from the protobuf bytes in pure Python.
+
+What matters for encoding is read: the pieces (text, score, type), the trainer's model type,
+``byte_fallback``, ``unk_id``/``bos_id``/``eos_id``, ``treat_whitespace_as_suffix``, and the
+normaliser's ``precompiled_charsmap``, ``add_dummy_prefix``, ``remove_extra_whitespaces`` and
+``escape_whitespaces``. SentencePiece's BPE merges the adjacent pair whose concatenation is
+the piece with the highest score (leftmost on ties); here that becomes a merge list whose
+priority for ``(a, b)`` is the score rank of ``a + b``.
+
+Unigram, word and char models are refused, as are UNUSED pieces (which SentencePiece
+re-segments in a way that depends on the encoding history).
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from collections.abc import Iterator
+
+from lbpe.errors import LbpeError, VocabFormatError
+from lbpe.limits import vocab_problem
+from lbpe.normalize import SentencePieceNormalizer
+from lbpe.splitters import Sequence
+from lbpe.tokenizer import Tokenizer
+from lbpe.vocab import Vocab
+
+__all__ = ["parse_sentencepiece", "read_fields"]
+
+# SentencePiece piece types
+NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
+_MODEL_TYPES = {1: "UNIGRAM", 2: "BPE", 3: "WORD", 4: "CHAR"}
+_BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
+
+
+class _Corrupt(Exception):
+    pass
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    result = shift = 0
+    while True:
+        if pos >= len(data):
+            raise _Corrupt("truncated varint")
+        b = data[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return result, pos
+        shift += 7
+        if shift > 63:
+            raise _Corrupt("varint longer than 10 bytes")
+
+
+def read_fields(data: bytes) -> Iterator[tuple[int, int, object]]:
+    """Yield ``(field number, wire type, value)`` of one protobuf message.
+
+    Values: ``int`` for varints, ``bytes`` for length-delimited fields and for fixed32/fixed64.
+    """
+    pos = 0
+    n = len(data)
+    while pos < n:
+        key, pos = _varint(data, pos)
+        field, wire = key >> 3, key & 7
+        if field == 0:
+            raise _Corrupt("field number 0")
+        if wire == 0:
+            value, pos = _varint(data, pos)
+        elif wire == 1:
+            if pos + 8 > n:
+                raise _Corrupt("truncated 64-bit field")
+            value, pos = data[pos : pos + 8], pos + 8
+        elif wire == 2:
+            length, pos = _varint(data, pos)
+            if pos + length > n:
+                raise _Corrupt(f"field {field} claims {length} bytes, {n - pos} remain")
+            value, pos = data[pos : pos + length], pos + length
+        elif wire == 5:
+            if pos + 4 > n:
+                raise _Corrupt("truncated 32-bit field")
+            value, pos = data[pos : pos + 4], pos + 4
+        else:
+            raise _Corrupt(f"unsupported wire type {wire} (field {field})")
+        yield field, wire, value
+
+
+def _text(value: object, what: str) -> str:
+    if not isinstance(value, bytes):
+        raise _Corrupt(f"{what} is not a string field")
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _Corrupt(f"{what} is not UTF-8") from None
+
+
+def parse_sentencepiece(data: bytes, *, source: str, name: str = "") -> Tokenizer:
+    """Parse the bytes of a SentencePiece ``.model`` file (BPE models only)."""
+    if not data:
+        raise VocabFormatError(source, "the file is empty; expected a SentencePiece .model (protobuf) file")
+    try:
+        return _build(data, source=source, name=name)
+    except _Corrupt as exc:
+        raise VocabFormatError(
+            source, f"not a valid SentencePiece model ({exc}); is it a complete .model file (protobuf)?"
+        ) from None
+    except VocabFormatError:
+        raise
+    except LbpeError as exc:  # e.g. a corrupt precompiled_charsmap
+        raise VocabFormatError(source, f"not a usable SentencePiece model: {exc}") from None
+
+
+def _build(data: bytes, *, source: str, name: str) -> Tokenizer:
+    pieces: list[tuple[str, float, int]] = []
+    trainer = b""
+    normalizer = b""
+    for field, wire, value in read_fields(data):
+        if field == 1 and wire == 2:
+            text, score, kind = "", 0.0, NORMAL
+            for f, w, v in read_fields(value):  # type: ignore[arg-type]
+                if f == 1 and w == 2:
+                    text = _text(v, "a piece")
+                elif f == 2 and w == 5:
+                    score = struct.unpack("<f", v)[0]  # type: ignore[arg-type]
+                elif f == 3 and w == 0:
+                    kind = int(v)  # type: ignore[arg-type]
+            pieces.append((text, score, kind))
+        elif field == 2 and wire == 2:
+            trainer = value  # type: ignore[assignment]
+        elif field == 3 and wire == 2:
+            normalizer = value  # type: ignore[assignment]
+    if not pieces:
+        raise _Corrupt("no pieces")
+    problem = vocab_problem(len(pieces))
+    if problem:
+        raise VocabFormatError(source, problem)
+
+    model_type, byte_fallback, ws_suffix = 1, False, False
+    unk_id, bos_id, eos_id = 0, 1, 2
+    unk_surface = " \u2047 "
+    for f, w, v in read_fields(trainer):
+        if f == 44 and w == 2:
+            unk_surface = _text(v, "unk_surface")
+        if w != 0:
+            continue
+        if f == 3:
+            model_type = int(v)  # type: ignore[arg-type]
+        elif f == 35:
+            byte_fallback = bool(v)
+        elif f == 24:
+            ws_suffix = bool(v)
+        elif f == 40:
+            unk_id = _signed32(int(v))  # type: ignore[arg-type]
+        elif f == 41:
+            bos_id = _signed32(int(v))  # type: ignore[arg-type]
+        elif f == 42:
+            eos_id = _signed32(int(v))  # type: ignore[arg-type]
+    if model_type != 2:
+        kind = _MODEL_TYPES.get(model_type, str(model_type))
+        raise VocabFormatError(source, f"SentencePiece model type {kind} is not supported (BPE only)")
+    if ws_suffix:
+        raise VocabFormatError(source, "treat_whitespace_as_suffix models are not supported")
+
+    charsmap, dummy, extra_ws, escape = b"", True, True, True
+    for f, w, v in read_fields(normalizer):
+        if f == 2 and w == 2:
+            charsmap = v  # type: ignore[assignment]
+        elif f == 3 and w == 0:
+            dummy = bool(v)
+        elif f == 4 and w == 0:
+            extra_ws = bool(v)
+        elif f == 5 and w == 0:
+            escape = bool(v)
+
+    tokens: dict[bytes, int] = {}
+    scores: dict[str, float] = {}
+    fallback: dict[int, int] = {}
+    special: dict[str, int] = {}
+    user_defined: dict[str, int] = {}
+    unk = None
+    for i, (text, score, kind) in enumerate(pieces):
+        if score != score or score in (float("inf"), float("-inf")):
+            raise _Corrupt(f"piece {i} ({text[:40]!r}) has score {score}; scores must be finite numbers")
+        if kind == UNUSED:
+            raise VocabFormatError(source, f"piece {i} ({text[:40]!r}) is UNUSED; models with unused pieces are not supported")
+        if kind in (NORMAL, USER_DEFINED):
+            if not text:
+                raise _Corrupt(f"piece {i} is empty")
+            if text.encode() in tokens:
+                raise _Corrupt(f"piece {text[:40]!r} appears twice")
+            tokens[text.encode()] = i
+            scores[text] = score
+            if kind == USER_DEFINED:
+                user_defined[text] = i
+        elif kind == BYTE:
+            m = _BYTE_PIECE.fullmatch(text)
+            if m is None:
+                raise _Corrupt(f"byte piece {i} is {text[:40]!r}, expected <0xNN> with two hex digits")
+            byte = int(m.group(1), 16)
+            if byte in fallback:
+                raise _Corrupt(f"byte piece {i} repeats {text!r} (piece {fallback[byte]})")
+            fallback[byte] = i
+        elif kind == UNKNOWN:
+            unk = i
+            special[text] = i
+        elif kind == CONTROL:
+            special[text] = i
+        else:
+            raise _Corrupt(f"piece {i} has unknown type {kind}")
+    if unk is None and 0 <= unk_id < len(pieces):
+        unk = unk_id
+
+    # Merge priority of (a, b): the score rank of a + b (higher score first; equal scores tie,
+    # and ties go to the leftmost pair, as in SentencePiece's agenda).
+    rank_of_score = {s: r for r, s in enumerate(sorted(set(scores.values()), reverse=True))}
+    merges: dict[tuple[bytes, bytes], int] = {}
+    for text in scores:
+        if text in user_defined:
+            continue
+        for cut in range(1, len(text)):
+            a, b = text[:cut], text[cut:]
+            if a in scores and b in scores:
+                merges[(a.encode(), b.encode())] = rank_of_score[scores[text]]
+    try:
+        vocab = Vocab(
+            tokens,
+            special=special,
+            merges=merges,
+            unit="char",
+            name=name,
+            byte_fallback=fallback if byte_fallback else None,
+            unk=unk,
+            whole_piece_first=False,
+            fuse_unk=True,
+        )
+    except LbpeError as exc:
+        raise VocabFormatError(source, str(exc)) from None
+    surfaces: dict[int, str | None] = {}
+    for i, (text, _, kind) in enumerate(pieces):
+        if kind in (NORMAL, USER_DEFINED):
+            surfaces[i] = text
+        elif kind == UNKNOWN:
+            surfaces[i] = unk_surface
+        elif kind == CONTROL:
+            surfaces[i] = ""
+        else:  # BYTE
+            surfaces[i] = None
+    byte_of = {i: b for b, i in fallback.items()}
+
+    def decode(ids: list[int]) -> str:
+        return _decode(ids, surfaces, byte_of, "\u2581" if escape else " ", dummy, extra_ws)
+
+    tok = Tokenizer(
+        vocab,
+        Sequence([]),
+        name=name,
+        normalizer=SentencePieceNormalizer(
+            charsmap, add_dummy_prefix=dummy, remove_extra_whitespaces=extra_ws, escape_whitespaces=escape
+        ),
+        added_tokens=user_defined,
+        decoder=decode,
+        bos=[bos_id] if 0 <= bos_id < len(pieces) else [],
+        eos=[eos_id] if 0 <= eos_id < len(pieces) else [],
+    )
+    tok.pattern_name = "sentencepiece"
+    return tok
+
+
+def _signed32(v: int) -> int:
+    v &= 0xFFFFFFFFFFFFFFFF
+    return v - (1 << 64) if v >= 1 << 63 else v
+
+
+def _decode(
+    ids: list[int], surfaces: dict[int, str | None], byte_of: dict[int, int], space: str, dummy: bool, squeeze: bool
+) -> str:
+    """SentencePiece's decoding: byte pieces joined and decoded together, ``▁`` back to a
+    space, control pieces empty; at the very start one ``▁`` is dropped (the dummy prefix), or
+    all of them when extra white space is removed on encoding."""
+    out: list[str] = []
+    pending = bytearray()
+    at_start = True  # control pieces (empty) do not end the start of the text
+    for i in ids:
+        if i not in surfaces:
+            raise LbpeError(f"token id {i!r} is not in the vocabulary (ids run from 0 to {len(surfaces) - 1})")
+        if i in byte_of:
+            pending.append(byte_of[i])
+            at_start = False
+            continue
+        if pending:
+            out.append(pending.decode("utf-8", "replace"))
+            pending.clear()
+        piece = surfaces[i] or ""
+        if piece:
+            if at_start and (dummy or squeeze) and piece.startswith(space):
+                piece = piece.lstrip(space) if squeeze else piece[len(space):]
+            at_start = at_start and squeeze and not piece
+            piece = piece.replace(space, " ")
+        out.append(piece)
+    if pending:
+        out.append(pending.decode("utf-8", "replace"))
+    return "".join(out)

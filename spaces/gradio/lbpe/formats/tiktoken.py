@@ -1,0 +1,91 @@
+"""``.tiktoken`` rank files: one ``<base64 token> <rank>`` pair per line.
+
+The rank is both the token id and its merge priority. The files carry no special tokens and no
+pre-tokeniser, so both come from the encoding's name (:data:`KNOWN_ENCODINGS`).
+
+>>> lines = [base64.b64encode(bytes([b])) + b" %d" % b for b in range(256)] + [b"YWI= 256"]
+>>> vocab = parse_tiktoken(b"\\n".join(lines), source="tiny.tiktoken")
+>>> vocab.tokens[b"ab"], len(vocab.tokens)
+(256, 257)
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+
+from lbpe.errors import LbpeError, VocabFormatError
+from lbpe.limits import vocab_problem
+from lbpe.vocab import Vocab
+
+__all__ = ["parse_tiktoken", "KNOWN_ENCODINGS"]
+
+_ENDOFTEXT = "<|endoftext|>"
+_FIM = {"<|fim_prefix|>": 100258, "<|fim_middle|>": 100259, "<|fim_suffix|>": 100260}
+
+#: name -> (pre-tokeniser preset, special tokens) for the OpenAI rank files.
+KNOWN_ENCODINGS: dict[str, tuple[str, dict[str, int]]] = {
+    "gpt2": ("r50k_base", {_ENDOFTEXT: 50256}),
+    "r50k_base": ("r50k_base", {_ENDOFTEXT: 50256}),
+    "p50k_base": ("r50k_base", {_ENDOFTEXT: 50256}),
+    "cl100k_base": ("cl100k_base", {_ENDOFTEXT: 100257, **_FIM, "<|endofprompt|>": 100276}),
+    "o200k_base": ("o200k_base", {_ENDOFTEXT: 199999, "<|endofprompt|>": 200018}),
+}
+
+
+def parse_tiktoken(
+    data: bytes,
+    *,
+    source: str,
+    special: dict[str, int] | None = None,
+    name: str = "",
+) -> Vocab:
+    """Parse the bytes of a rank file. ``source`` names the file in error messages."""
+    if not data.strip():
+        raise VocabFormatError(source, "the file is empty; a .tiktoken file has one '<base64 token> <rank>' per line")
+    problem = vocab_problem(data.count(b"\n") + (not data.endswith(b"\n")))  # before the slow part
+    if problem:
+        raise VocabFormatError(source, problem)
+    tokens: dict[bytes, int] = {}
+    seen_ranks: dict[int, int] = {}
+    for lineno, raw in enumerate(data.splitlines(), 1):
+        if not raw.strip():
+            continue
+        fields = raw.split()
+        if len(fields) != 2:
+            raise VocabFormatError(
+                source,
+                f"expected '<base64 token> <rank>', found {len(fields)} field(s): {raw[:60]!r}",
+                line=lineno,
+            )
+        encoded, rank_text = fields
+        try:
+            token = base64.b64decode(encoded, validate=True)
+        except (binascii.Error, ValueError):
+            raise VocabFormatError(source, f"{encoded[:40]!r} is not valid base64", line=lineno) from None
+        if not token:
+            raise VocabFormatError(source, "a token decodes to zero bytes", line=lineno)
+        if not rank_text.isdigit():
+            raise VocabFormatError(source, f"rank {rank_text[:20]!r} is not a non-negative integer", line=lineno)
+        if len(rank_text) > 18:
+            raise VocabFormatError(source, f"rank {rank_text[:20].decode()}... is too large to be a token id", line=lineno)
+        rank = int(rank_text)
+        if token in tokens:
+            raise VocabFormatError(source, f"token {token[:40]!r} appears twice (again with rank {rank})", line=lineno)
+        if rank in seen_ranks:
+            raise VocabFormatError(source, f"rank {rank} appears twice (first on line {seen_ranks[rank]})", line=lineno)
+        tokens[token] = rank
+        seen_ranks[rank] = lineno
+    if not tokens:
+        raise VocabFormatError(source, "the file has no '<base64 token> <rank>' lines")
+    problem = vocab_problem(len(tokens), max(seen_ranks))
+    if problem:
+        raise VocabFormatError(source, problem)
+    special = dict(special or {})
+    clash = {t: i for t, i in special.items() if i in seen_ranks}
+    if clash:
+        raise VocabFormatError(source, f"special token ids {clash} collide with ranks in the file")
+    try:
+        return Vocab(tokens, special=special, name=name)
+    except LbpeError as exc:
+        raise VocabFormatError(source, str(exc)) from None

@@ -1,0 +1,193 @@
+"""Reading vocabulary files: detect the format, read the bytes, hand them to a parser.
+
+Parsers live in :mod:`lbpe.formats` and take bytes; this module is the only place that opens
+files. New formats slot in by adding a detector branch and a parser.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+import zlib
+from pathlib import Path
+
+from lbpe import limits
+from lbpe.errors import VocabFormatError
+from lbpe.formats.gpt2 import parse_gpt2
+from lbpe.formats.hf import parse_tokenizer_json
+from lbpe.formats.sentencepiece import parse_sentencepiece
+from lbpe.formats.tiktoken import KNOWN_ENCODINGS, parse_tiktoken
+from lbpe.pretokenize import resolve_pattern
+from lbpe.tokenizer import Tokenizer
+
+__all__ = ["load", "detect_format", "FORMATS"]
+
+#: Formats :func:`load` recognises, and how it recognises them.
+FORMATS = {
+    "tiktoken": "a .tiktoken rank file (or a file of '<base64> <rank>' lines)",
+    "gpt2": "GPT-2 encoder.json + vocab.bpe (give either file, or their folder)",
+    "hf": "a HF tokenizer.json with a BPE model",
+    "sentencepiece": "a SentencePiece .model file of type BPE",
+}
+
+_RANK_LINE = re.compile(rb"^[A-Za-z0-9+/=]+ \d+\r?$")
+
+
+def _read(
+    path: Path, *, limit: int | None = None, head: bool = False, allow_empty: bool = False, expected: str = ""
+) -> bytes:
+    """Read a vocabulary file, transparently gunzipping ``*.gz``.
+
+    Files over ``limit`` bytes (default: :mod:`lbpe.limits` ``vocab_bytes``, before and after
+    decompression) are refused before they are parsed; a gzip bomb stops at the limit. With
+    ``head=True`` only the first 4 KiB are returned (format sniffing). An empty (or all white
+    space) file is refused unless ``allow_empty``.
+    """
+    if limit is None:
+        limit = limits.get("vocab_bytes") or -1
+    try:
+        size = path.stat().st_size
+        if limit >= 0 and size > limit:
+            raise VocabFormatError(str(path), limits.exceeded("vocab_bytes", size, "the file") or "too large")
+        want = 4096 if head else (limit + 1 if limit >= 0 else -1)
+        if path.name.endswith(".gz"):
+            with gzip.open(path, "rb") as f:
+                data = _read_up_to(f, want)
+        else:  # not only regular files: a pipe or a device has no size to check up front
+            with open(path, "rb") as f:
+                data = _read_up_to(f, want)
+        if not head and limit >= 0 and len(data) > limit:
+            grows = "decompresses to" if path.name.endswith(".gz") else "holds"
+            raise VocabFormatError(
+                str(path),
+                f"{grows} more than {limit:,} bytes, the limit for vocabulary files; "
+                f"set LBPE_MAX_VOCAB_BYTES to raise it (0 for no limit)",
+            )
+    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+        raise VocabFormatError(str(path), f"is not a valid gzip file ({exc or type(exc).__name__})") from None
+    except FileNotFoundError:
+        raise VocabFormatError(str(path), "no such file") from None
+    except IsADirectoryError:
+        raise VocabFormatError(str(path), "is a folder, expected a file") from None
+    except OSError as exc:
+        raise VocabFormatError(str(path), f"cannot be read ({exc.strerror or exc})") from None
+    if not head and not data.strip() and not allow_empty:
+        raise VocabFormatError(str(path), f"the file is empty; expected {expected or ' or '.join(FORMATS.values())}")
+    return data
+
+
+def _read_up_to(f, n: int) -> bytes:
+    """At most ``n`` bytes of ``f`` (all of it for ``n < 0``), in 1 MiB steps so that memory
+    follows what is actually there."""
+    if n < 0:
+        return f.read()
+    parts, got = [], 0
+    while got < n:
+        part = f.read(min(1 << 20, n - got))
+        if not part:
+            break
+        parts.append(part)
+        got += len(part)
+    return b"".join(parts)
+
+
+def detect_format(path: str | os.PathLike[str]) -> tuple[str, Path]:
+    """Return ``(format name, the file to read)`` for a vocabulary file or folder."""
+    p = Path(path)
+    if p.is_dir():
+        if (p / "encoder.json").is_file() and (p / "vocab.bpe").is_file():
+            return "gpt2", p / "encoder.json"
+        if (p / "tokenizer.json").is_file():
+            return "hf", p / "tokenizer.json"
+        ranks = sorted(p.glob("*.tiktoken"))
+        if len(ranks) == 1:
+            return "tiktoken", ranks[0]
+        if len(ranks) > 1:
+            names = ", ".join(r.name for r in ranks[:5])
+            raise VocabFormatError(str(p), f"holds {len(ranks)} .tiktoken files ({names}); give the one you mean")
+        if (p / "tokenizer.model").is_file():
+            return "sentencepiece", p / "tokenizer.model"
+        found = ", ".join(sorted(x.name for x in p.iterdir())[:10]) or "nothing"
+        raise VocabFormatError(
+            str(p), f"no vocabulary found in this folder (found: {found}); expected {' or '.join(FORMATS.values())}"
+        )
+    if not p.exists():
+        raise VocabFormatError(str(p), "no such file or folder")
+    name = p.name.lower()
+    if name.endswith(".gz"):
+        name = name[: -len(".gz")]
+    if name.endswith(".tiktoken"):
+        return "tiktoken", p
+    if name in ("encoder.json", "vocab.bpe"):
+        return "gpt2", p
+    if name.endswith(".model") or ".model." in name:
+        return "sentencepiece", p
+    head = _read(p, head=True)
+    if name.endswith(".json") or head.lstrip()[:1] == b"{":
+        return "hf", p
+    first = head.split(b"\n", 1)[0]
+    if _RANK_LINE.match(first):
+        return "tiktoken", p
+    raise VocabFormatError(str(p), f"unrecognised vocabulary format; supported: {'; '.join(FORMATS.values())}")
+
+
+def _unsupported(p: Path, what: str) -> tuple[str, Path]:
+    raise VocabFormatError(str(p), f"{what} are not supported yet; supported: {'; '.join(FORMATS.values())}")
+
+
+def load(path: str | os.PathLike[str], *, pattern: str | re.Pattern[str] | None = None) -> Tokenizer:
+    """Load a vocabulary file or folder as a :class:`~lbpe.tokenizer.Tokenizer`.
+
+    ``pattern`` names the pre-tokeniser preset (``"gpt2"``, ``"r50k_base"``, ``"p50k_base"``,
+    ``"cl100k_base"``, ``"o200k_base"``, ``"paper"``) or is a compiled ``re`` pattern. For the
+    OpenAI rank files it can be left out: the file name (``cl100k_base.tiktoken``) tells.
+    """
+    fmt, file = detect_format(path)
+    if fmt == "tiktoken":
+        base = file.name[: -len(".gz")] if file.name.endswith(".gz") else file.name
+        stem = base[: -len(".tiktoken")] if base.endswith(".tiktoken") else Path(base).stem
+        preset, special = KNOWN_ENCODINGS.get(stem, (None, {}))
+        if pattern is None:
+            if preset is None:
+                raise VocabFormatError(
+                    str(file),
+                    f"cannot tell the pre-tokenizer from the file name {file.name!r}; pass pattern= one of "
+                    f"{', '.join(sorted(KNOWN_ENCODINGS))} or 'paper', or name the file after its encoding",
+                )
+            pattern = preset
+        compiled = _pattern_for(file, pattern)
+        vocab = parse_tiktoken(_read(file, expected=FORMATS[fmt]), source=str(file), special=special, name=stem)
+        return Tokenizer(vocab, pattern if isinstance(pattern, str) else compiled, name=stem)
+    if fmt == "gpt2":
+        folder = file.parent
+        encoder, merges = folder / "encoder.json", folder / "vocab.bpe"
+        for needed in (encoder, merges):
+            if not needed.is_file():
+                raise VocabFormatError(str(needed), "missing: GPT-2 vocabularies need encoder.json and vocab.bpe side by side")
+        pattern = "gpt2" if pattern is None else pattern
+        compiled = _pattern_for(file, pattern)
+        vocab = parse_gpt2(
+            _read(encoder, expected="a JSON object mapping token text to id"),
+            _read(merges, allow_empty=True),
+            encoder_source=str(encoder),
+            merges_source=str(merges),
+            name="gpt2",
+        )
+        return Tokenizer(vocab, pattern if isinstance(pattern, str) else compiled, name=folder.name or "gpt2")
+    if fmt == "hf":
+        if pattern is not None:
+            raise VocabFormatError(str(file), "a tokenizer.json carries its own pre-tokenizer; do not pass pattern=")
+        return parse_tokenizer_json(_read(file, expected=FORMATS[fmt]), source=str(file), name=file.parent.name or file.stem)
+    if fmt == "sentencepiece":
+        if pattern is not None:
+            raise VocabFormatError(str(file), "a SentencePiece model carries its own normalisation; do not pass pattern=")
+        return parse_sentencepiece(_read(file, expected=FORMATS[fmt]), source=str(file), name=file.stem)
+    raise AssertionError(f"detect_format returned an unknown format {fmt!r}")  # pragma: no cover
+
+
+def _pattern_for(file: Path, pattern: str | re.Pattern[str]) -> re.Pattern[str]:
+    try:
+        return resolve_pattern(pattern)
+    except ValueError as exc:
+        raise VocabFormatError(str(file), str(exc)) from None

@@ -1,0 +1,281 @@
+"""Normalisers: text -> text before pre-tokenisation (HF ``normalizers``).
+
+Each normaliser maps a text to ``(normalized, origin)`` where ``origin[i]`` is the index in the
+input of the character that produced normalised character ``i`` (inserted characters point at
+the position they were inserted before). :meth:`Normalizer.__call__` gives the text alone for
+the encoder's hot path; ``aligned`` feeds display offsets.
+
+>>> Sequence([Prepend("\\u2581"), Replace(" ", "\\u2581")])("a b")
+'▁a▁b'
+>>> Sequence([Prepend("\\u2581"), Replace(" ", "\\u2581")]).aligned("a b")
+('▁a▁b', [0, 0, 1, 2])
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence as Seq
+
+from lbpe.errors import LbpeError
+
+__all__ = ["Normalizer", "Unicode", "Lowercase", "Strip", "Prepend", "Replace", "Sequence", "SentencePieceNormalizer"]
+
+Aligned = tuple[str, list[int]]
+
+
+class Normalizer:
+    def __call__(self, text: str) -> str:
+        return self.aligned(text)[0]
+
+    def aligned(self, text: str) -> Aligned:
+        raise NotImplementedError
+
+
+def _per_char(text: str, out: str, fn) -> Aligned:
+    """Alignment for a normaliser that acts character by character (when that reproduces
+    ``out``); otherwise every output character points at the start of the text."""
+    if len(out) == len(text):
+        return out, list(range(len(text)))
+    pieces = [fn(c) for c in text]
+    if "".join(pieces) == out:
+        return out, [i for i, p in enumerate(pieces) for _ in p]
+    return out, [0] * len(out)
+
+
+class Unicode(Normalizer):
+    """NFC, NFD, NFKC or NFKD (with the running Python's Unicode tables)."""
+
+    def __init__(self, form: str) -> None:
+        if form not in ("NFC", "NFD", "NFKC", "NFKD"):
+            raise LbpeError(f"unknown Unicode normal form {form!r}")
+        self.form = form
+
+    def __call__(self, text: str) -> str:
+        if unicodedata.is_normalized(self.form, text):
+            return text
+        return unicodedata.normalize(self.form, text)
+
+    def aligned(self, text: str) -> Aligned:
+        out = self(text)
+        if out is text:
+            return out, list(range(len(text)))
+        # normalise runs that start at a character with combining class 0 separately
+        starts = [i for i, c in enumerate(text) if unicodedata.combining(c) == 0] or [0]
+        if starts[0] != 0:
+            starts.insert(0, 0)
+        bounds = starts + [len(text)]
+        chunks = [unicodedata.normalize(self.form, text[a:b]) for a, b in zip(bounds, bounds[1:])]
+        if "".join(chunks) == out:
+            return out, [a for a, chunk in zip(bounds, chunks) for _ in chunk]
+        return out, [0] * len(out)
+
+
+class Lowercase(Normalizer):
+    def __call__(self, text: str) -> str:
+        return text.lower()
+
+    def aligned(self, text: str) -> Aligned:
+        return _per_char(text, text.lower(), str.lower)
+
+
+class Strip(Normalizer):
+    """Remove white space at the start and/or end."""
+
+    def __init__(self, *, left: bool = True, right: bool = True) -> None:
+        self.left, self.right = left, right
+
+    def __call__(self, text: str) -> str:
+        if self.left:
+            text = text.lstrip()
+        if self.right:
+            text = text.rstrip()
+        return text
+
+    def aligned(self, text: str) -> Aligned:
+        start = len(text) - len(text.lstrip()) if self.left else 0
+        end = len(text.rstrip()) if self.right else len(text)
+        end = max(end, start)
+        return text[start:end], list(range(start, end))
+
+
+class Prepend(Normalizer):
+    """Put ``prefix`` in front of a non-empty text."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+
+    def __call__(self, text: str) -> str:
+        return self.prefix + text if text else text
+
+    def aligned(self, text: str) -> Aligned:
+        if not text:
+            return text, []
+        return self.prefix + text, [0] * len(self.prefix) + list(range(len(text)))
+
+
+class Replace(Normalizer):
+    """Replace every match of a literal string (or a translated regex) by ``content``."""
+
+    def __init__(self, pattern: str, content: str, *, regex: bool = False) -> None:
+        self.literal = None if regex else pattern
+        self.regex = re.compile(pattern if regex else re.escape(pattern))
+        self.content = content
+
+    def __call__(self, text: str) -> str:
+        if self.literal is not None:
+            return text.replace(self.literal, self.content)
+        return self.regex.sub(lambda m: self.content, text)
+
+    def aligned(self, text: str) -> Aligned:
+        out: list[str] = []
+        origin: list[int] = []
+        pos = 0
+        for m in self.regex.finditer(text):
+            s, e = m.span()
+            if s == e:
+                continue
+            out.append(text[pos:s])
+            origin += range(pos, s)
+            out.append(self.content)
+            origin += [s] * len(self.content)
+            pos = e
+        out.append(text[pos:])
+        origin += range(pos, len(text))
+        return "".join(out), origin
+
+
+class Sequence(Normalizer):
+    def __init__(self, steps: Seq[Normalizer]) -> None:
+        self.steps = list(steps)
+
+    def __call__(self, text: str) -> str:
+        for step in self.steps:
+            text = step(text)
+        return text
+
+    def aligned(self, text: str) -> Aligned:
+        origin = list(range(len(text)))
+        for step in self.steps:
+            text, inner = step.aligned(text)
+            origin = [origin[i] if i < len(origin) else len(origin) for i in inner]
+        return text, origin
+
+
+class SentencePieceNormalizer(Normalizer):
+    """SentencePiece's normaliser: the precompiled character map (longest match first), then
+    extra white space removed, ``▁`` for spaces and a dummy ``▁`` prefix.
+
+    The character map is a darts-clone double array over UTF-8 keys followed by the
+    NUL-terminated replacement strings; an empty map means "identity".
+    """
+
+    def __init__(
+        self,
+        charsmap: bytes = b"",
+        *,
+        add_dummy_prefix: bool = True,
+        remove_extra_whitespaces: bool = True,
+        escape_whitespaces: bool = True,
+    ) -> None:
+        self.add_dummy_prefix = add_dummy_prefix
+        self.remove_extra_whitespaces = remove_extra_whitespaces
+        self.space = "\u2581" if escape_whitespaces else " "
+        self._units: tuple[int, ...] = ()
+        self._strings = b""
+        if charsmap:
+            if len(charsmap) < 4:
+                raise LbpeError("precompiled_charsmap is truncated")
+            size = int.from_bytes(charsmap[:4], "little")
+            if size % 4 or 4 + size > len(charsmap):
+                raise LbpeError("precompiled_charsmap has an impossible trie size")
+            trie = charsmap[4 : 4 + size]
+            self._units = tuple(int.from_bytes(trie[i : i + 4], "little") for i in range(0, size, 4))
+            self._strings = charsmap[4 + size :]
+
+    def _lookup(self, data: bytes, start: int) -> tuple[int, bytes] | None:
+        """Longest key of the map that prefixes ``data[start:]``: (length, replacement)."""
+        units = self._units
+        if not units:
+            return None
+        best = None
+        node = 0
+        unit = units[0]
+        node ^= (unit >> 10) << ((unit & (1 << 9)) >> 6)
+        for k in range(start, len(data)):
+            byte = data[k]
+            node ^= byte
+            if node >= len(units):
+                break
+            unit = units[node]
+            if (unit & ((1 << 31) | 0xFF)) != byte:
+                break
+            node ^= (unit >> 10) << ((unit & (1 << 9)) >> 6)
+            if (unit >> 8) & 1:
+                if node >= len(units):
+                    break
+                value = units[node] & ((1 << 31) - 1)
+                end = self._strings.find(b"\0", value)
+                best = (k - start + 1, self._strings[value : end if end >= 0 else len(self._strings)])
+        return best
+
+    def _mapped(self, text: str) -> tuple[list[str], list[int]]:
+        """Apply the character map: output strings and, per string, its input char index."""
+        if not self._units:
+            return list(text), list(range(len(text)))
+        data = text.encode("utf-8")
+        char_at: list[int] = []  # byte offset -> char index
+        for i, ch in enumerate(text):
+            char_at += [i] * len(ch.encode("utf-8"))
+        outs: list[str] = []
+        origin: list[int] = []
+        pos = 0
+        while pos < len(data):
+            hit = self._lookup(data, pos)
+            if hit is None:
+                ch = text[char_at[pos]]
+                outs.append(ch)
+                origin.append(char_at[pos])
+                pos += len(ch.encode("utf-8"))
+            else:
+                length, replacement = hit
+                # a key always ends on a character boundary in valid maps; stay safe otherwise
+                end = pos + length
+                while end < len(data) and (data[end] & 0xC0) == 0x80:
+                    end += 1
+                outs.append(replacement.decode("utf-8", "replace"))
+                origin.append(char_at[pos])
+                pos = end
+        return outs, origin
+
+    def __call__(self, text: str) -> str:
+        return self.aligned(text)[0]
+
+    def aligned(self, text: str) -> Aligned:
+        pieces, where = self._mapped(text)
+        out: list[str] = []
+        origin: list[int] = []
+        squeeze = self.remove_extra_whitespaces
+        k = 0
+        if squeeze:  # drop leading spaces
+            while k < len(pieces) and pieces[k] == " ":
+                k += 1
+        if k == len(pieces):
+            return "", []
+        if self.add_dummy_prefix:
+            out.append(self.space)
+            origin.append(where[k])
+        prev_space = squeeze
+        for piece, at in zip(pieces[k:], where[k:]):
+            if prev_space:
+                piece = piece.lstrip(" ")
+            if piece:
+                out.append(piece.replace(" ", self.space))
+                origin += [at] * len(piece)
+                prev_space = squeeze and piece.endswith(" ")
+        text_out = "".join(out)
+        if squeeze:
+            while text_out.endswith(self.space) and len(text_out) > 0:
+                text_out = text_out[: -len(self.space)]
+                origin = origin[: len(text_out)]
+        return text_out, origin

@@ -1,0 +1,154 @@
+"""What the browser page's Web Worker calls, inside Pyodide (``static/worker.js``).
+
+Every function takes plain values and returns a JSON string, so the worker hands results to
+the page unchanged and the page only inserts the HTML and draws the chart. The same functions
+run in CPython, where the tests compare their results with the library's.
+
+State is one current tokenizer per worker (the page compares one vocabulary at a time).
+
+>>> json.loads(use_preset("gpt2"))["n_vocab"]
+50257
+>>> json.loads(encode("Hello world", "bpe"))
+[15496, 995]
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from lbpe import display
+from lbpe.errors import LbpeError
+from lbpe.load import load
+from lbpe.presets import PRESETS, load_preset, preset_path
+from lbpe.tokenizer import MODES, Tokenizer
+
+__all__ = ["preset_target", "use_preset", "use_file", "compare", "encode", "bench", "css", "MAX_RENDER_CHARS"]
+
+#: Longer texts are counted in full but drawn only up to here (tens of thousands of spans
+#: already take the browser a while to lay out).
+MAX_RENDER_CHARS = 60_000
+
+_state: dict[str, object] = {"tok": None, "source": ""}
+
+
+def _tok() -> Tokenizer:
+    tok = _state["tok"]
+    if tok is None:
+        raise LbpeError("no vocabulary loaded yet")
+    return tok  # type: ignore[return-value]
+
+
+def _info(tok: Tokenizer, source: str) -> str:
+    return json.dumps(
+        {
+            "name": tok.name,
+            "source": source,
+            "unit": tok.vocab.unit,
+            "n_vocab": tok.n_vocab,
+            "pattern": tok.pattern_name,
+            "special": len(tok.vocab.special),
+        }
+    )
+
+
+def preset_target(name: str) -> str:
+    """JSON ``{"url": relative URL in the site, "path": where lbpe.presets reads it}``."""
+    if name not in PRESETS:
+        raise LbpeError(f"unknown vocabulary preset {name!r}; choose one of: {', '.join(PRESETS)}")
+    return json.dumps({"url": "vocab/" + PRESETS[name][0], "path": str(preset_path(name))})
+
+
+def use_preset(name: str) -> str:
+    """Make a bundled preset the current vocabulary (its file must be in place); its info."""
+    tok = load_preset(name)
+    _state["tok"], _state["source"] = tok, "preset"
+    return _info(tok, "preset")
+
+
+def use_file(path: str, pattern: str = "") -> str:
+    """Load a vocabulary file (or a folder, for GPT-2's encoder.json + vocab.bpe) with
+    :func:`lbpe.load` and make it current; its info, or ``{"error": message}``.
+
+    The file is parsed as data by the library's loaders; nothing in it is executed.
+    """
+    try:
+        tok = load(path, pattern=pattern or None)
+    except LbpeError as exc:
+        return json.dumps({"error": str(exc)})
+    except (ValueError, KeyError, IndexError, TypeError, RecursionError, MemoryError, OverflowError) as exc:
+        name = Path(path).name
+        return json.dumps({"error": f"{name}: not a vocabulary lbpe can read ({type(exc).__name__}: {exc})"})
+    _state["tok"], _state["source"] = tok, "file"
+    return _info(tok, "file")
+
+
+def encode(text: str, mode: str) -> str:
+    """The ids of ``text`` (special-token strings encoded as ordinary text)."""
+    return json.dumps(_tok().encode(text, mode=mode, disallowed_special=()))
+
+
+def bench(text: str, mode: str, repeat: int = 3) -> str:
+    """Encoding time of ``text``: ``{"cold", "warm", "tokens", "chars", "bytes"}`` where
+    ``cold`` is the best of ``repeat`` runs each starting with empty piece caches and ``warm``
+    the best of ``repeat`` runs after them (caches filled). The same code times CPython and
+    Pyodide (``bench/web_speed.py``)."""
+    tok = _tok()
+    cold = warm = float("inf")
+    n = 0
+    for _ in range(max(1, repeat)):
+        for cache in tok._caches.values():
+            cache.clear()
+        t0 = time.perf_counter()
+        n = len(tok.encode(text, mode=mode, disallowed_special=()))
+        cold = min(cold, time.perf_counter() - t0)
+    for _ in range(max(1, repeat)):
+        t0 = time.perf_counter()
+        tok.encode(text, mode=mode, disallowed_special=())
+        warm = min(warm, time.perf_counter() - t0)
+    size = len(text.encode("utf-8", "replace"))
+    return json.dumps({"cold": cold, "warm": warm, "tokens": n, "chars": len(text), "bytes": size})
+
+
+def css() -> str:
+    """Styles of the token HTML, the same stylesheet the Gradio app uses."""
+    return display.CSS
+
+
+def _shown_part(text: str) -> str:
+    """``text``, or its first :data:`MAX_RENDER_CHARS` characters cut at a line end when one
+    is near."""
+    if len(text) <= MAX_RENDER_CHARS:
+        return text
+    cut = text.rfind("\n", MAX_RENDER_CHARS // 2, MAX_RENDER_CHARS)
+    return text[: cut + 1] if cut >= 0 else text[:MAX_RENDER_CHARS]
+
+
+def compare(text: str, show_whitespace: bool = True, show_ids: bool = False) -> str:
+    """Everything the page shows for ``text``, from :mod:`lbpe.display` (as the Gradio app):
+
+    ``{"chars", "bytes", "shown_chars", "panes": {mode: HTML}, "metrics": HTML,
+    "figure": Plotly figure, "summary": Comparison.to_json() (counts, ids, differing spans),
+    "whole": {mode: tokens} | None}``. A text over :data:`MAX_RENDER_CHARS` characters is
+    drawn, measured and charted on its first part; ``whole`` then counts all of it.
+    """
+    tok = _tok()
+    shown = _shown_part(text)
+    comparison = display.compare(tok, shown)
+    out = {
+        "chars": len(text),
+        "bytes": len(text.encode("utf-8", "replace")),
+        "shown_chars": len(shown),
+        "panes": {
+            mode: display.render_pane(comparison, mode, show_whitespace=show_whitespace, show_ids=show_ids)
+            for mode in MODES
+        },
+        "metrics": display.metrics_html(comparison),
+        "figure": display.plotly_spec(display.length_shift(tok, comparison), height=460),
+        "summary": comparison.to_json(),
+        "whole": None,
+    }
+    if len(shown) < len(text):
+        out["whole"] = {mode: len(tok.encode(text, mode=mode, disallowed_special=())) for mode in MODES}
+    return json.dumps(out)

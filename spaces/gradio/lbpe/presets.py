@@ -1,0 +1,47 @@
+"""Vocabularies shipped inside the package, by name.
+
+>>> sorted(PRESETS)
+['cl100k_base', 'gpt2', 'lbpe-32k', 'o200k_base']
+>>> load_preset("gpt2").encode("Hello world", mode="bpe")
+[15496, 995]
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+from lbpe.errors import LbpeError
+from lbpe.load import load
+from lbpe.tokenizer import Tokenizer
+
+__all__ = ["PRESETS", "DEFAULT_PRESET", "preset_path", "load_preset"]
+
+_DATA = Path(__file__).resolve().parent / "data"
+
+#: name -> (file inside lbpe/data, one-line description)
+PRESETS: dict[str, tuple[str, str]] = {
+    "lbpe-32k": (
+        "default/tokenizer.json",
+        "32K character-level BPE trained by lbpe with the paper's setup on public-domain English (default)",
+    ),
+    "gpt2": ("openai/r50k_base.tiktoken.gz", "GPT-2 / r50k_base: 50K byte-level tokens"),
+    "cl100k_base": ("openai/cl100k_base.tiktoken.gz", "cl100k_base (GPT-3.5/GPT-4): 100K byte-level tokens"),
+    "o200k_base": ("openai/o200k_base.tiktoken.gz", "o200k_base (GPT-4o): 200K byte-level tokens"),
+}
+DEFAULT_PRESET = "lbpe-32k"
+
+
+def preset_path(name: str) -> Path:
+    """The bundled file of a preset."""
+    if name not in PRESETS:
+        raise LbpeError(f"unknown vocabulary preset {name!r}; choose one of: {', '.join(PRESETS)}")
+    return _DATA / PRESETS[name][0]
+
+
+@functools.lru_cache(maxsize=None)
+def load_preset(name: str = DEFAULT_PRESET) -> Tokenizer:
+    """Load a bundled vocabulary (cached: the same Tokenizer object for the same name)."""
+    tok = load(preset_path(name))
+    tok.name = name
+    return tok

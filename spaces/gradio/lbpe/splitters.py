@@ -1,0 +1,357 @@
+"""Composable pre-tokenisers, as HF ``tokenizers`` files describe them.
+
+Every splitter turns a text into pieces with offsets: :meth:`Splitter.split` returns
+``(piece, start, end)`` triples, where ``start``/``end`` index the splitter's input and
+``piece`` is usually ``text[start:end]`` (Metaspace and ByteLevel's prefix space change it).
+``findall`` returns only the pieces, for the encoder's hot path.
+
+Regular expressions in those files are written for Oniguruma; :func:`translate_regex` turns
+them into the standard library ``re`` dialect with explicit Unicode classes and refuses what it
+cannot translate exactly.
+
+>>> Split(translate_regex(r"\\p{N}{1,3}"), "Isolated").findall("abc12345")
+['abc', '123', '45']
+>>> Sequence([Split(" ", "MergedWithPrevious")]).findall("a b  c")
+['a ', 'b ', ' ', 'c']
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence as Seq
+
+from lbpe.errors import LbpeError
+from lbpe.pretokenize import _class_body, compile_pattern, resolve_pattern
+
+__all__ = [
+    "Splitter",
+    "Regex",
+    "Split",
+    "ByteLevel",
+    "Metaspace",
+    "Digits",
+    "Punctuation",
+    "WhitespaceSplit",
+    "Sequence",
+    "translate_regex",
+    "BEHAVIORS",
+]
+
+Piece = tuple[str, int, int]
+
+_WS = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+
+_CATEGORIES = {
+    "L", "Lu", "Ll", "Lt", "Lm", "Lo", "M", "Mn", "Mc", "Me", "N", "Nd", "Nl", "No",
+    "P", "Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po", "S", "Sm", "Sc", "Sk", "So",
+    "Z", "Zs", "Zl", "Zp", "C", "Cc", "Cf", "Co",
+}
+_LONG_NAMES = {
+    "Letter": "L", "Mark": "M", "Number": "N", "Punctuation": "P", "Symbol": "S", "Separator": "Z",
+    "Uppercase_Letter": "Lu", "Lowercase_Letter": "Ll", "Decimal_Number": "Nd",
+}
+
+
+class UnsupportedRegex(LbpeError):
+    """An Oniguruma construct with no exact stdlib ``re`` equivalent here."""
+
+
+def translate_regex(pattern: str) -> str:
+    """Translate an Oniguruma pattern (as found in tokenizer.json) into stdlib ``re`` syntax.
+
+    ``\\p{..}``/``\\P{..}`` general categories, ``\\s``/``\\S`` (Unicode White_Space) and
+    ``\\d`` (decimal numbers) become explicit classes; ``$``/``^`` keep Oniguruma's line
+    meaning through ``re.MULTILINE`` (see :class:`Regex`). ``\\w``, ``\\b``, POSIX brackets
+    and class operations raise :class:`UnsupportedRegex`.
+    """
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    in_class = False
+    class_start = 0
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            if i + 1 >= n:
+                raise UnsupportedRegex(f"pattern ends with a lone backslash: {pattern!r}")
+            e = pattern[i + 1]
+            if e in "pP":
+                name, i = _property_name(pattern, i + 2)
+                negate = (e == "P") != name.startswith("^")
+                body = _class_body(_category(name.lstrip("^")))
+                if in_class:
+                    if negate:
+                        raise UnsupportedRegex(f"a negated property inside a class is not supported: {pattern!r}")
+                    out.append(body)
+                else:
+                    out.append(("[^" if negate else "[") + body + "]")
+                continue
+            if e in "sS":
+                if in_class:
+                    if e == "S":
+                        raise UnsupportedRegex(f"\\S inside a character class is not supported: {pattern!r}")
+                    out.append(_WS)
+                else:
+                    out.append(("[" if e == "s" else "[^") + _WS + "]")
+                i += 2
+                continue
+            if e == "d":
+                body = _class_body("Nd")
+                out.append(body if in_class else "[" + body + "]")
+                i += 2
+                continue
+            if e in "wWbBhHRXKGyYk":
+                raise UnsupportedRegex(f"the escape \\{e} has no exact translation here: {pattern!r}")
+            if e == "z":
+                out.append(r"\Z")
+                i += 2
+                continue
+            if e == "Z":
+                out.append(r"(?=\n?\Z)")
+                i += 2
+                continue
+            if e == "x" and i + 2 < n and pattern[i + 2] == "{":
+                close = pattern.index("}", i)
+                out.append("\\U%08x" % int(pattern[i + 3 : close], 16))
+                i = close + 1
+                continue
+            out.append(pattern[i : i + 2])
+            i += 2
+            continue
+        if in_class:
+            if c == "[" and i + 1 < n and pattern[i + 1] == ":":
+                raise UnsupportedRegex(f"POSIX bracket classes are not supported: {pattern!r}")
+            if c == "[":
+                raise UnsupportedRegex(f"nested character classes are not supported: {pattern!r}")
+            if c == "&" and pattern.startswith("&&", i):
+                raise UnsupportedRegex(f"class intersection (&&) is not supported: {pattern!r}")
+            if c == "]" and i > class_start:
+                in_class = False
+            out.append(c)
+            i += 1
+            continue
+        if c == "[":
+            in_class = True
+            out.append(c)
+            i += 1
+            if i < n and pattern[i] == "^":
+                out.append("^")
+                i += 1
+            class_start = i  # a "]" right here is a literal
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _property_name(pattern: str, i: int) -> tuple[str, int]:
+    if i < len(pattern) and pattern[i] == "{":
+        close = pattern.find("}", i)
+        if close < 0:
+            raise UnsupportedRegex(f"unclosed \\p{{ in {pattern!r}")
+        return pattern[i + 1 : close], close + 1
+    if i < len(pattern):
+        return pattern[i], i + 1  # one-letter form: \pL
+    raise UnsupportedRegex(f"\\p without a property name in {pattern!r}")
+
+
+def _category(name: str) -> str:
+    name = _LONG_NAMES.get(name, name)
+    if name not in _CATEGORIES:
+        raise UnsupportedRegex(f"the Unicode property {name!r} is not supported (general categories only)")
+    return name
+
+
+class Splitter:
+    """Base class: subclasses implement :meth:`split`."""
+
+    def split(self, text: str) -> list[Piece]:
+        raise NotImplementedError
+
+    def findall(self, text: str) -> list[str]:
+        return [p for p, _, _ in self.split(text)]
+
+
+class Regex(Splitter):
+    """Pieces are the matches of a stdlib pattern (tiktoken-style pre-tokenisation)."""
+
+    def __init__(self, pattern: re.Pattern[str] | str) -> None:
+        self.pattern = resolve_pattern(pattern)
+        self.findall = self.pattern.findall  # type: ignore[method-assign]
+
+    def split(self, text: str) -> list[Piece]:
+        return [(m.group(), m.start(), m.end()) for m in self.pattern.finditer(text)]
+
+
+#: HF ``SplitDelimiterBehavior`` names.
+BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
+
+
+class Split(Splitter):
+    """HF ``Split``: cut at the matches of a pattern and treat them per ``behavior``.
+
+    ``pattern`` is a translated regex source (see :func:`translate_regex`) or, for HF's
+    ``{"String": ...}`` form, pass ``literal=True``.
+    """
+
+    def __init__(self, pattern: str, behavior: str, *, invert: bool = False, literal: bool = False) -> None:
+        if behavior not in BEHAVIORS:
+            raise LbpeError(f"unknown Split behavior {behavior!r}; known: {', '.join(BEHAVIORS)}")
+        self.regex = re.compile(re.escape(pattern) if literal else pattern, re.MULTILINE)
+        self.behavior = behavior
+        self.invert = invert
+
+    def split(self, text: str) -> list[Piece]:
+        spans: list[tuple[int, int, bool]] = []  # (start, end, is_delimiter)
+        pos = 0
+        for m in self.regex.finditer(text):
+            s, e = m.span()
+            if s == e:
+                continue
+            if s > pos:
+                spans.append((pos, s, False))
+            spans.append((s, e, True))
+            pos = e
+        if pos < len(text):
+            spans.append((pos, len(text), False))
+        if self.invert:
+            spans = [(s, e, not d) for s, e, d in spans]
+        return [(text[s:e], s, e) for s, e in _apply_behavior(spans, self.behavior)]
+
+
+def _apply_behavior(spans: list[tuple[int, int, bool]], behavior: str) -> list[tuple[int, int]]:
+    if behavior == "Isolated":
+        return [(s, e) for s, e, _ in spans]
+    if behavior == "Removed":
+        return [(s, e) for s, e, d in spans if not d]
+    out: list[list[int]] = []
+    if behavior == "MergedWithPrevious":
+        prev_delim = False
+        for s, e, d in spans:
+            if d and out and not prev_delim:
+                out[-1][1] = e
+            else:
+                out.append([s, e])
+            prev_delim = d
+        return [(s, e) for s, e in out]
+    if behavior == "MergedWithNext":
+        pending: int | None = None
+        for s, e, d in spans:
+            if d:
+                if pending is not None:
+                    out.append([pending, s])
+                pending = s
+            else:
+                out.append([s if pending is None else pending, e])
+                pending = None
+        if pending is not None:
+            out.append([pending, spans[-1][1]])
+        return [(s, e) for s, e in out]
+    # Contiguous: runs of delimiters become one piece
+    for s, e, d in spans:
+        if d and out and out[-1][2]:
+            out[-1][1] = e
+        else:
+            out.append([s, e, d])
+    return [(s, e) for s, e, _ in out]
+
+
+class ByteLevel(Splitter):
+    """HF ``ByteLevel`` pre-tokeniser. Byte mapping is implicit (our byte-level units *are*
+    bytes); what remains is the optional prefix space and the optional GPT-2 regex."""
+
+    def __init__(self, *, add_prefix_space: bool = False, use_regex: bool = True) -> None:
+        self.add_prefix_space = add_prefix_space
+        self.regex = compile_pattern("gpt2") if use_regex else None
+
+    def split(self, text: str) -> list[Piece]:
+        shift = 0
+        if self.add_prefix_space and not text.startswith(" "):
+            text = " " + text
+            shift = 1
+        if self.regex is None:
+            return [(text, 0, len(text) - shift)] if text else []
+        return [(m.group(), max(m.start() - shift, 0), m.end() - shift) for m in self.regex.finditer(text)]
+
+
+class Metaspace(Splitter):
+    """HF ``Metaspace``: spaces become ``replacement`` (``▁``), a prefix is added per
+    ``prepend_scheme`` and, with ``split``, each piece starts at a ``▁``."""
+
+    def __init__(self, *, replacement: str = "\u2581", prepend_scheme: str = "always", split: bool = True,
+                 first: bool = True) -> None:
+        if prepend_scheme not in ("always", "first", "never"):
+            raise LbpeError(f"unknown Metaspace prepend_scheme {prepend_scheme!r}")
+        self.replacement = replacement
+        self.prepend_scheme = prepend_scheme
+        self.split_pieces = split
+        self.first = first  # whether the text given is the first section (for scheme "first")
+
+    def split(self, text: str) -> list[Piece]:
+        replaced = text.replace(" ", self.replacement)
+        prepend = self.prepend_scheme == "always" or (self.prepend_scheme == "first" and self.first)
+        shift = 0
+        if prepend and not replaced.startswith(self.replacement):
+            replaced = self.replacement + replaced
+            shift = 1
+        if not replaced:
+            return []
+        if not self.split_pieces:
+            return [(replaced, 0, len(text))]
+        starts = [i for i, c in enumerate(replaced) if c == self.replacement and i > 0]
+        bounds = [0, *starts, len(replaced)]
+        return [
+            (replaced[a:b], max(a - shift, 0), b - shift) for a, b in zip(bounds, bounds[1:]) if b > a
+        ]
+
+
+class Digits(Splitter):
+    """HF ``Digits``: digits apart from the rest, one by one or in runs."""
+
+    def __init__(self, *, individual_digits: bool = False) -> None:
+        body = _class_body("Nd")
+        self._split = Split("[" + body + "]", "Isolated" if individual_digits else "Contiguous")
+
+    def split(self, text: str) -> list[Piece]:
+        return self._split.split(text)
+
+
+class Punctuation(Splitter):
+    """HF ``Punctuation``: ASCII punctuation and Unicode P* characters apart from the rest."""
+
+    def __init__(self, *, behavior: str = "Isolated") -> None:
+        ascii_punct = "".join(re.escape(c) for c in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+        self._split = Split("[" + ascii_punct + _class_body("P") + "]", behavior)
+
+    def split(self, text: str) -> list[Piece]:
+        return self._split.split(text)
+
+
+class WhitespaceSplit(Splitter):
+    """HF ``WhitespaceSplit``: cut at Unicode white space, dropping it."""
+
+    _regex = re.compile("[^" + _WS + "]+")
+
+    def split(self, text: str) -> list[Piece]:
+        return [(m.group(), m.start(), m.end()) for m in self._regex.finditer(text)]
+
+
+class Sequence(Splitter):
+    """Apply splitters one after another; each splits every piece of the one before."""
+
+    def __init__(self, steps: Seq[Splitter]) -> None:
+        self.steps = list(steps)
+
+    def split(self, text: str) -> list[Piece]:
+        pieces: list[Piece] = [(text, 0, len(text))] if text else []
+        for step in self.steps:
+            nxt: list[Piece] = []
+            for piece, start, end in pieces:
+                exact = end - start == len(piece)
+                for sub, s, e in step.split(piece):
+                    if exact:
+                        nxt.append((sub, start + s, start + e))
+                    else:  # the piece was rewritten (▁ or prefix space): keep the outer span
+                        nxt.append((sub, start + min(s, end - start), start + min(e, end - start)))
+            pieces = nxt
+        return pieces
+

@@ -1,0 +1,183 @@
+"""Corpus statistics for classic BPE and LBPE on the same text (the paper's Tables 2 and 6).
+
+:class:`Stats` holds additive counts, so partial results from chunks, processes or machines
+merge with ``+``. Token length is measured in the vocabulary's units (bytes for byte-level
+vocabularies, characters for character-level ones; a byte-fallback token is one unit).
+
+>>> from lbpe.vocab import Vocab
+>>> from lbpe.tokenizer import Tokenizer
+>>> tok = Tokenizer(Vocab({bytes([b]): b for b in range(256)} | {b"ab": 256}), "paper")
+>>> s = text_stats(tok, "abab c", mode="lbpe")
+>>> s.tokens, s.bytes, s.length_counts
+(4, 6, {2: 2, 1: 2})
+>>> s.buckets()["1-3"]
+4
+
+JSON layout of :func:`compare_json` (``lbpe stats --json``)::
+
+    {"vocab": str, "unit": "byte" | "char",
+     "bpe":  {"tokens": int, "bytes": int, "chars": int, "words": int,
+              "bytes_per_token": float, "chars_per_token": float, "tokens_per_word": float,
+              "length_buckets": {"1-3": int, ..., "16+": int},
+              "length_counts": {"<length>": int, ...}},
+     "lbpe": {... the same keys ...},
+     "change": {"tokens": float, "bytes_per_token": float,
+                "length_share_points": {"1-3": float, ...}}}
+
+``change.tokens`` and ``change.bytes_per_token`` are relative (lbpe / bpe - 1);
+``length_share_points`` is the difference of each bucket's share of all tokens, in
+percentage points (the paper's Table 2 convention).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from lbpe.tokenizer import MODES, Mode, Tokenizer
+
+__all__ = ["BUCKETS", "Stats", "text_stats", "corpus_stats", "compare_json", "bucket_label", "token_lengths"]
+
+#: The paper's token-length buckets: (low, high) inclusive, ``None`` for open-ended.
+BUCKETS: tuple[tuple[int, int | None], ...] = ((1, 3), (4, 6), (7, 9), (10, 12), (13, 15), (16, None))
+
+_WORD = re.compile(r"\S+")
+
+
+def bucket_label(low: int, high: int | None) -> str:
+    return f"{low}-{high}" if high is not None else f"{low}+"
+
+
+@dataclass
+class Stats:
+    """Additive counts for one encoding mode over some text."""
+
+    tokens: int = 0
+    bytes: int = 0
+    chars: int = 0
+    words: int = 0
+    length_counts: dict[int, int] = field(default_factory=dict)
+
+    def __add__(self, other: Stats) -> Stats:
+        counts = Counter(self.length_counts)
+        counts.update(other.length_counts)
+        return Stats(
+            self.tokens + other.tokens,
+            self.bytes + other.bytes,
+            self.chars + other.chars,
+            self.words + other.words,
+            dict(counts),
+        )
+
+    @property
+    def bytes_per_token(self) -> float:
+        return self.bytes / self.tokens if self.tokens else 0.0
+
+    @property
+    def chars_per_token(self) -> float:
+        return self.chars / self.tokens if self.tokens else 0.0
+
+    @property
+    def tokens_per_word(self) -> float:
+        return self.tokens / self.words if self.words else 0.0
+
+    def buckets(self) -> dict[str, int]:
+        """Token counts per paper bucket (``"1-3"`` ... ``"16+"``)."""
+        out = {bucket_label(lo, hi): 0 for lo, hi in BUCKETS}
+        for length, count in self.length_counts.items():
+            for lo, hi in BUCKETS:
+                if length >= lo and (hi is None or length <= hi):
+                    out[bucket_label(lo, hi)] += count
+                    break
+        return out
+
+    def to_json(self) -> dict:
+        return {
+            "tokens": self.tokens,
+            "bytes": self.bytes,
+            "chars": self.chars,
+            "words": self.words,
+            "bytes_per_token": self.bytes_per_token,
+            "chars_per_token": self.chars_per_token,
+            "tokens_per_word": self.tokens_per_word,
+            "length_buckets": self.buckets(),
+            "length_counts": {str(k): v for k, v in sorted(self.length_counts.items())},
+        }
+
+
+def token_lengths(tok: Tokenizer) -> Callable[[int], int]:
+    """id -> length in the vocabulary's units (0 for special and added tokens)."""
+    vocab = tok.vocab
+    table: dict[int, int] = {}
+    for key, i in vocab.units.items():
+        table[i] = len(key)
+    for i in (vocab.byte_fallback or {}).values():
+        table[i] = 1
+    if vocab.unk is not None:
+        table.setdefault(vocab.unk, 1)
+    get = table.get
+    return lambda i: get(i, 0)
+
+
+def text_stats(tok: Tokenizer, text: str, *, mode: Mode) -> Stats:
+    """Counts for one text and one mode (special-token strings count as ordinary text)."""
+    ids = tok.encode(text, mode=mode, disallowed_special=())
+    length = token_lengths(tok)
+    counts = Counter(length(i) for i in ids)
+    counts.pop(0, None)
+    return Stats(
+        tokens=len(ids),
+        bytes=len(text.encode("utf-8", "surrogatepass")),
+        chars=len(text),
+        words=len(_WORD.findall(text)),
+        length_counts=dict(counts),
+    )
+
+
+def corpus_stats(
+    tok: Tokenizer,
+    texts: Iterable[str],
+    *,
+    modes: Iterable[Mode] = MODES,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Stats]:
+    """Stream texts (e.g. chunks of files) and sum their :class:`Stats` per mode.
+
+    ``progress`` is called with the number of characters done after each text.
+    """
+    modes = tuple(modes)
+    totals = {m: Stats() for m in modes}
+    done = 0
+    for text in texts:
+        for m in modes:
+            totals[m] = totals[m] + text_stats(tok, text, mode=m)
+        done += len(text)
+        if progress is not None:
+            progress(done)
+    return totals
+
+
+def compare_json(stats: dict[str, Stats], *, vocab: str = "", unit: str = "") -> dict:
+    """The documented JSON for BPE vs LBPE (see the module docstring)."""
+    bpe, lbpe = stats["bpe"], stats["lbpe"]
+    b_share = _shares(bpe)
+    l_share = _shares(lbpe)
+    return {
+        "vocab": vocab,
+        "unit": unit,
+        "bpe": bpe.to_json(),
+        "lbpe": lbpe.to_json(),
+        "change": {
+            "tokens": (lbpe.tokens / bpe.tokens - 1) if bpe.tokens else 0.0,
+            "bytes_per_token": (lbpe.bytes_per_token / bpe.bytes_per_token - 1) if bpe.bytes_per_token else 0.0,
+            "length_share_points": {k: 100 * (l_share[k] - b_share[k]) for k in b_share},
+        },
+    }
+
+
+def _shares(s: Stats) -> dict[str, float]:
+    b = s.buckets()
+    total = sum(b.values())
+    return {k: (v / total if total else 0.0) for k, v in b.items()}

@@ -1,0 +1,473 @@
+"""The pipeline: pre-tokenise -> encode each piece (cached) -> ids, and back.
+
+>>> from lbpe.vocab import Vocab
+>>> tokens = {bytes([b]): b for b in range(256)}
+>>> tokens.update({b"aa": 256, b"bb": 257, b"bbb": 258, b"ab": 259, b"aab": 260})
+>>> tok = Tokenizer(Vocab(tokens), "paper")
+>>> tok.encode("aabbb", mode="bpe"), tok.encode("aabbb", mode="lbpe")
+([256, 258], [260, 257])
+>>> tok.decode([260, 257])
+'aabbb'
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from itertools import chain
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import AbstractSet, Literal
+
+from lbpe.errors import DisallowedSpecialError, LbpeError
+from lbpe.model.bpe import bpe_by_merges, bpe_by_rank
+from lbpe.model.lbpe import longest_first
+from lbpe.normalize import Normalizer
+from lbpe.splitters import Regex, Splitter
+from lbpe.vocab import Vocab
+
+__all__ = ["Tokenizer", "Segment", "Mode", "MODES", "replace_surrogates"]
+
+Mode = Literal["bpe", "lbpe"]
+#: The encoding modes: classic BPE and long-token-first BPE.
+MODES: tuple[Mode, ...] = ("bpe", "lbpe")
+
+#: Default bound on the number of cached pieces per mode.
+DEFAULT_CACHE_SIZE = 200_000
+#: Longer pieces are not cached (they rarely repeat and would pin memory).
+_CACHED_PIECE_CHARS = 256
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """One token of a segmentation, located in the original text.
+
+    ``start``/``end`` are character offsets into the text. A byte-level token that begins or
+    ends inside a multi-byte character has ``partial=True``; its ``start``/``end`` cover every
+    character it touches, so neighbouring partial tokens overlap. Draw partial tokens from
+    ``token`` (their raw bytes, see :attr:`label`), never by decoding them on their own.
+    """
+
+    id: int
+    start: int
+    end: int
+    token: bytes
+    partial: bool = False
+    special: bool = False
+
+    @property
+    def label(self) -> str:
+        """Display text: the token's text, or ``\\xNN`` escapes for a partial UTF-8 token."""
+        if self.partial:
+            return "".join(f"\\x{b:02x}" for b in self.token)
+        return self.token.decode("utf-8")
+
+    @property
+    def units(self) -> int:
+        """Length in bytes (the unit of byte-level vocabularies)."""
+        return len(self.token)
+
+
+class Tokenizer:
+    """A vocabulary plus a pre-tokeniser, encoding with classic BPE or with LBPE.
+
+    Use :func:`lbpe.load` to build one from a file. The pipeline is: split out special and
+    added tokens -> ``normalizer`` -> ``pretokenizer`` -> the model per piece -> ids.
+
+    * ``pretokenizer``: a preset name (see :mod:`lbpe.pretokenize`), a compiled ``re`` pattern,
+      or a :class:`~lbpe.splitters.Splitter`;
+    * ``added_tokens``: non-special tokens matched in the text before anything else (HF);
+    * ``decoder``: ids -> text, for vocabularies with their own decoding rules (HF decoders);
+      the default joins the tokens' bytes and decodes them once as UTF-8 (U+FFFD for invalid
+      bytes);
+    * ``bos``/``eos``: ids added by ``encode(..., add_special_tokens=True)`` only.
+
+    Piece encodings are cached per mode; each cache holds at most ``cache_size`` pieces (it is
+    emptied when full, so memory stays bounded).
+    """
+
+    def __init__(
+        self,
+        vocab: Vocab,
+        pretokenizer: str | re.Pattern[str] | Splitter,
+        *,
+        name: str = "",
+        normalizer: Normalizer | None = None,
+        added_tokens: Mapping[str, int] | None = None,
+        decoder: Callable[[Sequence[int]], str] | None = None,
+        bos: Sequence[int] = (),
+        eos: Sequence[int] = (),
+        cache_size: int = DEFAULT_CACHE_SIZE,
+    ) -> None:
+        self.vocab = vocab
+        if isinstance(pretokenizer, Splitter):
+            self.pattern_name = type(pretokenizer).__name__
+            self._splitter: Splitter = pretokenizer
+        else:
+            self.pattern_name = pretokenizer if isinstance(pretokenizer, str) else "custom"
+            self._splitter = Regex(pretokenizer)
+        self._findall = self._splitter.findall
+        self.normalizer = normalizer
+        self.added_tokens: dict[str, int] = dict(added_tokens or {})
+        self._decoder = decoder
+        self.bos, self.eos = list(bos), list(eos)
+        self._added_bytes = {i: t.encode("utf-8") for t, i in self.added_tokens.items()}
+        self.name = name or vocab.name
+        self.cache_size = cache_size
+        # piece -> ids; tuples of ints, which the garbage collector stops tracking
+        self._caches: dict[str, dict[str, tuple[int, ...]]] = {"bpe": {}, "lbpe": {}}
+        self._split: dict[str, Callable[[str], list]] = {"bpe": self._bpe_keys, "lbpe": self._lbpe_keys}
+        self._special_regex: re.Pattern[str] | None = None
+        matched = set(vocab.special) | set(self.added_tokens)
+        if matched:
+            alternatives = sorted(matched, key=lambda s: (-len(s), s))
+            self._special_regex = re.compile("|".join(map(re.escape, alternatives)))
+
+    def __repr__(self) -> str:
+        return f"Tokenizer(name={self.name!r}, pattern={self.pattern_name!r}, vocab={self.vocab!r})"
+
+    def safe_cut(self, text: str) -> int | None:
+        """A piece boundary ``c`` of ``text`` such that ``text[:c]`` on its own splits into the
+        same pieces as it does inside ``text``, and the pieces from ``c`` on do not depend on
+        what precedes ``c`` (the presets have no look-behind). Chunks cut there encode exactly
+        like the whole text. ``None`` when the pipeline has a normaliser or a non-regex
+        pre-tokeniser, or no such boundary is found near the end."""
+        if self.normalizer is not None or not isinstance(self._splitter, Regex):
+            return None
+        pattern = self._splitter.pattern
+        found = list(pattern.finditer(text))
+        for k in range(len(found) - 2, max(len(found) - 12, 0), -1):
+            cut = found[k].start()
+            start = found[max(k - 4, 0)].start()
+            alone = [m.group() for m in pattern.finditer(text, start, cut)]
+            if cut > 0 and alone == [m.group() for m in found[max(k - 4, 0) : k]]:
+                return cut
+        return None
+
+    def pieces(self, text: str) -> list[str]:
+        """The pre-tokens of ``text`` (after normalisation), as the model sees them."""
+        if self.normalizer is not None:
+            text = self.normalizer(text)
+        return self._findall(text)
+
+    @property
+    def n_vocab(self) -> int:
+        return self.vocab.n_vocab
+
+    @property
+    def special_tokens(self) -> dict[str, int]:
+        return dict(self.vocab.special)
+
+    # ---- the model stage for one piece ----
+
+    def _units(self, piece: str) -> bytes | str:
+        return piece.encode("utf-8") if self.vocab.unit == "byte" else piece
+
+    def _bpe_keys(self, piece: str) -> list:
+        vocab = self.vocab
+        units = self._units(piece)
+        if vocab.whole_piece_first and units in vocab.units:
+            keys = [units]
+        elif vocab.merges is None:
+            keys = bpe_by_rank(units, vocab.units)
+        else:
+            keys = bpe_by_merges(units, vocab.unit_merges)
+        if vocab.scaffold:
+            keys = self._split_scaffold(keys)
+        return keys
+
+    def _split_scaffold(self, keys: list) -> list:
+        """Scaffold-BPE: split scaffold tokens among ``keys`` back into their parts."""
+        vocab = self.vocab
+        out = []
+        for key in keys:
+            i = vocab.units.get(key)
+            if i is None or i not in vocab.scaffold:
+                out.append(key)
+                continue
+            for j in vocab.expand_scaffold([i]):
+                token = vocab.decoder[j]
+                out.append(token if vocab.unit == "byte" else token.decode("utf-8"))
+        return out
+
+    def _lbpe_keys(self, piece: str) -> list:
+        return longest_first(self._units(piece), self.vocab.prefix_index, self.vocab.max_len)
+
+    def _key_ids(self, keys: Sequence) -> list[int]:
+        """Ids of the model's keys; a character with no token takes the fallback ids."""
+        table = self.vocab.units
+        if self.vocab.unit == "byte":
+            return [table[k] for k in keys]
+        return [i for ids in self._key_groups(keys) for i in ids]
+
+    def _key_groups(self, keys: Sequence[str]) -> list[list[int]]:
+        """Per key, its ids (character units); a key fused into the unknown token before it
+        gets an empty list."""
+        table = self.vocab.units
+        fuse = self.vocab.fuse_unk
+        unk = self.vocab.unk
+        out: list[list[int]] = []
+        prev_unk = False
+        for k in keys:
+            i = table.get(k)
+            if i is not None:
+                out.append([i])
+                prev_unk = False
+                continue
+            ids = self.vocab.fallback_ids(k)
+            if fuse and ids == [unk]:
+                out.append([] if prev_unk else ids)
+                prev_unk = True
+            else:
+                out.append(ids)
+                prev_unk = False
+        return out
+
+    def split_piece(self, piece: str, *, mode: Mode) -> list[bytes]:
+        """The tokens (as bytes) one pre-token becomes; no cache, no pre-tokenisation.
+
+        A character without a token (character-level vocabularies) comes back as its own bytes.
+        """
+        keys = self._split[_check_mode(mode)](piece)
+        return keys if self.vocab.unit == "byte" else [k.encode("utf-8") for k in keys]
+
+    # ---- encoding ----
+
+    def encode_ordinary(self, text: str, *, mode: Mode) -> list[int]:
+        """Encode ``text`` treating special-token strings as ordinary text."""
+        cache = self._caches[_check_mode(mode)]
+        split = self._split[mode]
+        key_ids = self._key_ids
+        limit = self.cache_size
+        text = _checked_text(text)
+        if self.normalizer is not None:
+            text = self.normalizer(text)
+        pieces = self._findall(text)
+        found = list(map(cache.get, pieces))  # the common case: every piece seen before
+        if None in found:
+            try:
+                get = cache.get
+                for k, piece in enumerate(pieces):
+                    if found[k] is None:
+                        ids = get(piece)  # seen earlier in this same text
+                        if ids is None:
+                            ids = tuple(key_ids(split(piece)))
+                            if len(piece) <= _CACHED_PIECE_CHARS:
+                                if len(cache) >= limit:
+                                    cache.clear()
+                                cache[piece] = ids
+                        found[k] = ids
+            except UnicodeEncodeError:
+                # Lone surrogates cannot be UTF-8 encoded; replace them as tiktoken does.
+                return self.encode_ordinary(replace_surrogates(text), mode=mode)
+        return list(chain.from_iterable(found))
+
+    def encode(
+        self,
+        text: str,
+        *,
+        mode: Mode,
+        allowed_special: Literal["all"] | AbstractSet[str] = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+        add_special_tokens: bool = False,
+    ) -> list[int]:
+        """Encode ``text`` with ``mode`` ``"bpe"`` or ``"lbpe"``.
+
+        Special tokens follow tiktoken's rules: a special-token string in the text raises
+        :class:`~lbpe.errors.DisallowedSpecialError` unless it is in ``allowed_special`` (then it
+        becomes that special token) or excluded from ``disallowed_special`` (then it is
+        encoded as ordinary text). Added (non-special) tokens are always matched.
+        ``add_special_tokens=True`` adds the vocabulary's BOS/EOS ids (off by default, so counts
+        never silently include them).
+        """
+        out: list[int] = []
+        if add_special_tokens:
+            out += self.bos
+        for is_special, chunk in self._chunks(text, allowed_special, disallowed_special):
+            if is_special:
+                out.append(self._matched_id(chunk))
+            else:
+                out += self.encode_ordinary(chunk, mode=mode)
+        if add_special_tokens:
+            out += self.eos
+        return out
+
+    def _matched_id(self, chunk: str) -> int:
+        found = self.added_tokens.get(chunk)
+        return self.vocab.special[chunk] if found is None else found
+
+    def encode_batch(self, texts: Iterable[str], *, mode: Mode, **special: object) -> list[list[int]]:
+        """Encode several texts (sequentially; see the benchmarks for process pools)."""
+        return [self.encode(t, mode=mode, **special) for t in texts]  # type: ignore[arg-type]
+
+    def _chunks(
+        self,
+        text: str,
+        allowed_special: Literal["all"] | AbstractSet[str],
+        disallowed_special: Literal["all"] | Collection[str],
+    ) -> list[tuple[bool, str]]:
+        """Split text into (is_special, chunk) after checking for disallowed special tokens."""
+        text = _checked_text(text)
+        specials = self.vocab.special
+        allowed = set(specials) if allowed_special == "all" else set(allowed_special)
+        unknown = allowed - set(specials)
+        if unknown:
+            raise LbpeError(f"allowed_special names tokens this vocabulary does not have: {sorted(unknown)}")
+        if disallowed_special == "all":
+            disallowed = set(specials) - allowed
+        else:
+            disallowed = set(disallowed_special)
+        if self._special_regex is None or not (allowed or disallowed or self.added_tokens):
+            return [(False, text)]
+        chunks: list[tuple[bool, str]] = []
+        pos = 0
+        for m in self._special_regex.finditer(text):
+            found = m.group()
+            if found in disallowed:
+                raise DisallowedSpecialError(found)
+            if found in allowed or found in self.added_tokens:
+                if m.start() > pos:
+                    chunks.append((False, text[pos : m.start()]))
+                chunks.append((True, found))
+                pos = m.end()
+        if pos < len(text) or not chunks:
+            chunks.append((False, text[pos:]))
+        return chunks
+
+    # ---- segmentation for display ----
+
+    def segment(
+        self,
+        text: str,
+        *,
+        mode: Mode,
+        allowed_special: Literal["all"] | AbstractSet[str] = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> list[Segment]:
+        """Encode ``text`` and locate every token in it (character offsets); see :class:`Segment`."""
+        split = self._split[_check_mode(mode)]
+        text = replace_surrogates(_checked_text(text))
+        out: list[Segment] = []
+        offset = 0
+        for is_special, chunk in self._chunks(text, allowed_special, disallowed_special):
+            if is_special:
+                i = self._matched_id(chunk)
+                out.append(Segment(i, offset, offset + len(chunk), chunk.encode(), special=chunk in self.vocab.special))
+            else:
+                out += self._segment_chunk(chunk, split, offset)
+            offset += len(chunk)
+        return out
+
+    def _segment_chunk(self, chunk: str, split: Callable[[str], list], offset: int) -> list[Segment]:
+        if self.normalizer is not None:
+            norm, origin = self.normalizer.aligned(chunk)
+        else:
+            norm, origin = chunk, None
+        out: list[Segment] = []
+        for piece, start, end in self._splitter.split(norm):
+            keys = split(piece)
+            if self.vocab.unit == "byte":
+                segs = _locate_bytes(piece, keys, self._key_ids(keys), start)
+            else:
+                segs = self._locate_chars(keys, start)
+            if len(piece) != end - start:  # the splitter rewrote the piece: stay inside its span
+                segs = [_moved(s, min(max(s.start, start), end), min(max(s.end, start), end)) for s in segs]
+            out += segs
+        if origin is not None:
+            size = len(chunk)
+
+            def back(i: int, is_end: bool) -> int:
+                if is_end:
+                    return origin[i - 1] + 1 if 0 < i <= len(origin) else (size if i else 0)
+                return origin[i] if i < len(origin) else size
+
+            out = [_moved(s, back(s.start, False), max(back(s.end, True), back(s.start, False))) for s in out]
+        if offset:
+            out = [_moved(s, s.start + offset, s.end + offset) for s in out]
+        return out
+
+    def _locate_chars(self, keys: Sequence[str], pos: int) -> list[Segment]:
+        """Segments of character-level keys; fallback bytes of one character share its span."""
+        segs: list[Segment] = []
+        for key, ids in zip(keys, self._key_groups(keys)):
+            if not ids:  # fused into the unknown token before it
+                segs[-1] = _moved(segs[-1], segs[-1].start, pos + len(key))
+            elif len(ids) == 1 and key in self.vocab.units:
+                segs.append(Segment(ids[0], pos, pos + len(key), key.encode("utf-8")))
+            else:  # byte fallback (one token per UTF-8 byte) or the unknown token
+                multi = len(ids) > 1
+                for i in ids:
+                    segs.append(Segment(i, pos, pos + len(key), self.vocab.token_bytes(i), partial=multi))
+            pos += len(key)
+        return segs
+
+    # ---- decoding ----
+
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        """The tokens' bytes joined, in the vocabulary's own spelling (for SentencePiece-style
+        vocabularies that keeps ``▁``; :meth:`decode` applies the vocabulary's decoder)."""
+        decoder = self.vocab.decoder
+        added = self._added_bytes
+        try:
+            return b"".join([decoder.get(i) or added[i] for i in ids])
+        except (KeyError, TypeError) as exc:
+            raise LbpeError(
+                f"token id {exc.args[0]!r} is not in the vocabulary (ids run from 0 to {self.n_vocab - 1})"
+            ) from None
+
+    def decode(self, ids: Iterable[int], *, errors: str = "replace") -> str:
+        """Decode ``ids`` to text (all bytes joined first, then decoded once as UTF-8, then the
+        vocabulary's own decoder steps, e.g. ``▁`` back to spaces)."""
+        if self._decoder is not None:
+            return self._decoder(list(ids))
+        return self.decode_bytes(ids).decode("utf-8", errors=errors)
+
+
+def _moved(seg: Segment, start: int, end: int) -> Segment:
+    return Segment(seg.id, start, end, seg.token, partial=seg.partial, special=seg.special)
+
+
+def _check_mode(mode: str) -> Mode:
+    if mode not in MODES:
+        raise LbpeError(f"mode must be 'bpe' or 'lbpe', not {mode!r}")
+    return mode  # type: ignore[return-value]
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def replace_surrogates(text: str) -> str:
+    """Text that UTF-8 can encode: surrogate pairs joined, lone surrogates -> U+FFFD (as tiktoken)."""
+    if _SURROGATE.search(text) is None:
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _checked_text(text: object) -> str:
+    if not isinstance(text, str):
+        raise TypeError(f"text must be str, not {type(text).__name__}; decode bytes first")
+    return text
+
+
+def _locate_bytes(piece: str, keys: Sequence[bytes], ids: Sequence[int], char_offset: int) -> list[Segment]:
+    """Place the byte tokens of one piece at character offsets (see :class:`Segment`)."""
+    if piece.isascii():
+        segs = []
+        pos = char_offset
+        for key, i in zip(keys, ids):
+            segs.append(Segment(i, pos, pos + len(key), key))
+            pos += len(key)
+        return segs
+    starts = [0]  # byte offset at which each character starts, plus the end
+    for ch in piece:
+        starts.append(starts[-1] + len(ch.encode("utf-8")))
+    segs = []
+    b = 0
+    for key, i in zip(keys, ids):
+        e = b + len(key)
+        first = bisect_right(starts, b) - 1
+        last = bisect_left(starts, e)
+        partial = starts[first] != b or starts[last] != e
+        segs.append(Segment(i, char_offset + first, char_offset + last, key, partial=partial))
+        b = e
+    return segs

@@ -1,0 +1,604 @@
+"""Training BPE vocabularies: classic BPE and Scaffold-BPE, character or byte units.
+
+>>> v = train(["low lower lowest"] * 3, vocab_size=4, unit="byte", special_tokens=())
+Traceback (most recent call last):
+  ...
+lbpe.errors.LbpeError: vocab_size 4 is smaller than the 256 base tokens of a byte-level vocabulary (256 bytes)
+>>> v = train(["low lower lowest"], vocab_size=259, unit="byte")
+>>> [v.token_bytes(i) for i in range(256, 259)]
+[b'lo', b'low', b' low']
+
+How training works
+------------------
+1. **Counting** (streaming). Texts are split into pre-tokens ("pieces") by the pre-tokeniser
+   preset (default ``"paper"``) and every distinct piece is counted. Files are read in blocks
+   of about 1 MB and never held whole. A block is cut just before a line that starts with a
+   letter: for every preset no piece spans such a cut, and the pieces before it are the same
+   as in the whole text (the block is split with that one letter still attached, so the
+   end-of-text rules of the patterns cannot fire early). A file with no such line is read in
+   one piece. Each text and each file is split on its own: no piece spans two of them.
+2. **Merging** (incremental). Each distinct piece becomes a "word", a list of unit ids with
+   the piece's count. The trainer keeps pair -> count, pair -> the words that contain it, and
+   a lazy max-heap of pairs. A merge visits only the words that contain the merged pair and
+   applies the count changes of the pairs around each occurrence; the corpus is never
+   re-scanned. Occurrences are merged left to right, without overlap (``a a a`` -> ``aa a``).
+
+Tie-break
+---------
+The pair with the highest count is merged first. Among pairs with equal counts, the one that
+comes first comparing (left token, right token) as strings -- code points for ``unit="char"``,
+byte values for ``unit="byte"`` -- wins: ``("a", "b")`` before ``("a", "c")`` before
+``("b", "a")``. With ``scaffold=True`` a scaffold token whose count equals the best pair's
+count is re-admitted before that pair is merged; several such tokens go in text order.
+
+Units and base alphabet
+-----------------------
+* ``unit="byte"``: the 256 single bytes are the base tokens (GPT-2 style); a piece is its
+  UTF-8 bytes.
+* ``unit="char"``: the paper's LLaMA-like setup. Every character seen in the corpus is a base
+  token (``max_chars`` keeps only that many, the most frequent, ties by code point), and the
+  256 ``<0xNN>`` byte-fallback tokens make any text encodable: a character without a token is
+  encoded as the tokens of its UTF-8 bytes. A character left out by ``max_chars`` is never
+  merged: a piece is trained as the runs of kept characters between such characters.
+
+Token ids
+---------
+``[specials][256 byte tokens][base characters][merged tokens][scaffold tokens]``:
+
+* the ``special_tokens`` in the order given, from 0;
+* then the 256 byte tokens, byte ``b`` at ``len(special_tokens) + b`` (``unit="byte"``: the
+  single bytes; ``unit="char"``: the ``<0xNN>`` fallback tokens);
+* then, for ``unit="char"``, the base characters in code-point order;
+* then the merged tokens that are normal tokens, in the order they were (first) made;
+* then, with ``scaffold=True``, the scaffold tokens, in the order they were made.
+
+So the normal tokens take the ids ``0 .. vocab_size - 1`` and a model needs only that many
+embeddings; scaffold ids (``>= vocab_size``) never come out of an encoder.
+
+Scaffold-BPE
+------------
+Lian et al. 2024 (arXiv 2404.17808), as the trainer implements it:
+
+* one priority queue holds candidate pairs (by pair count) and scaffold tokens (by their own
+  stand-alone count, the number of times the token occurs in the corpus as currently merged);
+* the head is a pair (a, b): merge it into t (t becomes a normal token); the stand-alone
+  counts of a and b drop by the number of merges applied, and each of a, b whose count is now
+  below the count at the head of the queue becomes a scaffold token: it stops counting toward
+  the vocabulary size and enters the queue with its stand-alone count;
+* the head is a scaffold token: it becomes a normal token again;
+* training stops when the normal tokens reach ``vocab_size`` (or nothing is left to merge).
+
+Base units (bytes, characters) and special tokens are never scaffold tokens. A scaffold token
+whose stand-alone count reaches 0 never comes back. The result keeps the scaffold tokens
+(classic BPE needs them to run its merges) and records each one's two parts in
+:attr:`lbpe.vocab.Vocab.scaffold`: classic BPE splits them back, LBPE ignores them.
+
+If the same token text can be made by two merges (``("a", "bc")`` after ``("ab", "c")``),
+both merges go into the merge list and the token keeps its first id, as in HF ``tokenizers``.
+"""
+
+from __future__ import annotations
+
+import codecs
+import heapq
+import os
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from typing import Union
+
+from lbpe.errors import LbpeError
+from lbpe.pretokenize import PresetPattern, resolve_pattern
+from lbpe.vocab import Unit, Vocab
+
+__all__ = ["train", "count_pieces", "train_from_counts", "TextSource", "Progress"]
+
+#: A text (``str``) or a file (any ``os.PathLike``, e.g. :class:`pathlib.Path`).
+TextSource = Union[str, "os.PathLike[str]"]
+#: A progress callback, called as ``progress(done, total)``.
+Progress = Callable[[int, int], None]
+
+#: Characters per block when splitting large texts and files.
+CHUNK_CHARS = 1 << 20
+
+_PAIR, _SCAFFOLD = 1, 0  # heap entry kinds; scaffold tokens win ties with pairs
+
+
+def train(
+    texts_or_files: TextSource | Iterable[TextSource],
+    *,
+    vocab_size: int,
+    unit: Unit = "char",
+    pattern: str | re.Pattern[str] = "paper",
+    scaffold: bool = False,
+    special_tokens: Iterable[str] = (),
+    max_chars: int | None = None,
+    progress: Progress | None = None,
+    read_progress: Progress | None = None,
+) -> Vocab:
+    """Train a BPE vocabulary of ``vocab_size`` tokens.
+
+    ``texts_or_files``: a text (``str``), a file (``os.PathLike``, UTF-8), or an iterable of
+    them. A plain ``str`` is always text, never a file name: pass ``pathlib.Path`` for files.
+
+    ``vocab_size`` counts every normal token: special tokens, the 256 byte tokens, base
+    characters and merged tokens (scaffold tokens are extra, see the module documentation).
+    It raises :class:`~lbpe.errors.LbpeError` (a ``ValueError``) when it is smaller than the
+    base tokens. Training stops early, with a smaller vocabulary, when no pair is left.
+
+    ``progress(done, total)`` is called after every merge with the merged (normal) tokens made
+    so far and the number wanted; ``read_progress(done, total)`` while counting, with the bytes
+    of files read so far and their total size (texts given as ``str`` count as 0).
+
+    The result has ``merges`` (pair -> rank, in merge order), ``whole_piece_first=False``
+    (merges always run, HF ``tokenizers``' default), ``byte_fallback`` (``unit="char"``),
+    ``special`` and ``scaffold``. Encode with
+    ``Tokenizer(vocab, pattern).encode(text, mode="bpe")``, or write it with
+    :func:`lbpe.formats.hf_write.write_tokenizer_json`.
+
+    >>> v = train("hug hugs hugged", vocab_size=256 + 7 + 1)  # 256 fallback, 7 characters, 1 merge
+    >>> len(v), v.token_bytes(263)
+    (264, b'hu')
+    """
+    specials = _check_specials(special_tokens)
+    try:
+        regex = resolve_pattern(pattern)
+    except ValueError as exc:
+        raise LbpeError(str(exc)) from None
+    counts = count_pieces(texts_or_files, regex, progress=read_progress)
+    return train_from_counts(
+        counts,
+        vocab_size=vocab_size,
+        unit=unit,
+        scaffold=scaffold,
+        special_tokens=specials,
+        max_chars=max_chars,
+        progress=progress,
+    )
+
+
+# ---- counting --------------------------------------------------------------------------------
+
+
+def _sources(texts_or_files: TextSource | Iterable[TextSource]) -> Iterator[TextSource]:
+    if isinstance(texts_or_files, (str, os.PathLike)):
+        yield texts_or_files
+        return
+    if isinstance(texts_or_files, (bytes, bytearray)):
+        raise TypeError("texts must be str (decode bytes first) or os.PathLike file paths")
+    for item in texts_or_files:
+        if not isinstance(item, (str, os.PathLike)):
+            raise TypeError(f"expected a text (str) or a file path (os.PathLike), not {type(item).__name__}")
+        yield item
+
+
+def count_pieces(
+    texts_or_files: TextSource | Iterable[TextSource],
+    pattern: str | re.Pattern[str] | PresetPattern = "paper",
+    *,
+    progress: Progress | None = None,
+    chunk_chars: int = CHUNK_CHARS,
+) -> Counter[str]:
+    """Count the pre-tokens of texts and files (streaming; see the module documentation).
+
+    >>> sorted(count_pieces(["ab ab", "ab"]).items())
+    [(' ab', 1), ('ab', 2)]
+    """
+    regex = resolve_pattern(pattern)
+    sources = list(_sources(texts_or_files))
+    total = 0
+    for src in sources:
+        if not isinstance(src, str):
+            try:
+                total += os.path.getsize(src)
+            except OSError as exc:
+                raise LbpeError(f"{os.fsdecode(src)}: cannot be read ({exc.strerror})") from None
+    counts: Counter[str] = Counter()
+    state = {"done": 0}
+
+    def report(nbytes: int) -> None:
+        state["done"] += nbytes
+        if progress is not None:
+            progress(state["done"], total)
+
+    report(0)
+    for src in sources:
+        if isinstance(src, str):
+            _count_blocks((src,), regex, counts, chunk_chars)
+        else:
+            _count_blocks(_file_blocks(src, chunk_chars, report), regex, counts, chunk_chars)
+    return counts
+
+
+def _file_blocks(path: os.PathLike[str], size: int, report: Callable[[int], None]) -> Iterator[str]:
+    """The text of a UTF-8 file in blocks of about ``size`` bytes; ``report(n)`` after each
+    block is consumed, with its size in bytes."""
+    name = os.fsdecode(path)
+    try:
+        f = open(path, "rb")
+    except OSError as exc:
+        raise LbpeError(f"{name}: cannot be read ({exc.strerror})") from None
+    with f:
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        offset = 0
+        while True:
+            data = f.read(size)
+            try:
+                text = decoder.decode(data, final=not data)
+            except UnicodeDecodeError as exc:
+                raise LbpeError(
+                    f"{name}: not UTF-8 text (invalid byte near offset {offset + max(exc.start, 0)}); "
+                    "convert it to UTF-8 first (e.g. iconv -t UTF-8)"
+                ) from None
+            if text:
+                yield text
+            if not data:
+                return
+            offset += len(data)
+            report(len(data))
+
+
+def _count_blocks(blocks: Iterable[str], regex, counts: Counter[str], chunk_chars: int) -> None:
+    """Count the pieces of one document given as consecutive blocks of text."""
+    preset = isinstance(regex, PresetPattern)
+    pending: list[str] = []  # text not yet split: no cut found in it
+    for block in blocks:
+        # A long text given whole is cut into chunk-sized blocks as well.
+        for start in range(0, len(block), chunk_chars):
+            part = block[start : start + chunk_chars]
+            probe = pending[-1][-1] + part if pending else part
+            cut = _find_cut(probe, 0)
+            if cut < 0:
+                pending.append(part)
+                continue
+            buf = "".join(pending) + part
+            cut += len(buf) - len(probe)
+            if preset:
+                pieces = regex.findall(buf, 0, cut + 1)
+                pieces.pop()  # the lone letter at ``cut``: its piece goes on in the next block
+                counts.update(pieces)
+                pending = [buf[cut:]]
+            else:  # any other pattern: keep only the pieces that end before the cut
+                end = 0
+                for m in regex.finditer(buf, 0, cut + 1):
+                    if m.end() > cut:
+                        break
+                    counts[m.group()] += 1
+                    end = m.end()
+                pending = [buf[end:]] if end < len(buf) else []
+    if pending:
+        counts.update(regex.findall("".join(pending)))
+
+
+def _find_cut(buf: str, lo: int) -> int:
+    """The last position ``p > lo`` with ``buf[p - 1] == "\\n"`` and ``buf[p]`` a letter, or -1."""
+    i = buf.rfind("\n", lo, len(buf) - 1)
+    while i >= 0:
+        if buf[i + 1].isalpha():
+            return i + 1
+        i = buf.rfind("\n", lo, i)
+    return -1
+
+
+# ---- merging ---------------------------------------------------------------------------------
+
+
+def _check_specials(special_tokens: Iterable[str]) -> tuple[str, ...]:
+    if isinstance(special_tokens, str):
+        raise TypeError("special_tokens must be an iterable of strings, e.g. ['<|endoftext|>'], not one string")
+    specials = tuple(special_tokens)
+    for s in specials:
+        if not isinstance(s, str) or not s:
+            raise LbpeError(f"special token {s!r} must be a non-empty string")
+    if len(set(specials)) != len(specials):
+        raise LbpeError(f"special tokens repeat: {sorted(s for s in set(specials) if specials.count(s) > 1)}")
+    return specials
+
+
+def train_from_counts(
+    counts: Counter[str] | dict[str, int],
+    *,
+    vocab_size: int,
+    unit: Unit = "char",
+    scaffold: bool = False,
+    special_tokens: Iterable[str] = (),
+    max_chars: int | None = None,
+    progress: Progress | None = None,
+) -> Vocab:
+    """Train from already counted pieces (piece -> count); the options are those of :func:`train`.
+
+    >>> v = train_from_counts({"aaab": 2}, vocab_size=256 + 2 + 1)
+    >>> v.token_bytes(256 + 2), v.merges
+    (b'aa', {(b'a', b'a'): 0})
+    """
+    if unit not in ("byte", "char"):
+        raise LbpeError(f"unit must be 'byte' or 'char', not {unit!r}")
+    if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):
+        raise TypeError(f"vocab_size must be an int, not {type(vocab_size).__name__}")
+    if max_chars is not None and (not isinstance(max_chars, int) or max_chars < 1):
+        raise LbpeError(f"max_chars must be a positive int or None, not {max_chars!r}")
+    specials = _check_specials(special_tokens)
+    n_special = len(specials)
+    if not counts:
+        raise LbpeError("there is no text to train on")
+
+    # Base units, and the words (distinct pieces) as lists of unit ids.
+    names: list = []  # internal id -> token text (str for char units, bytes for byte units)
+    if unit == "byte":
+        names = [bytes([b]) for b in range(256)]
+        words = [list(p.encode("utf-8")) for p in counts]
+        wcount = list(counts.values())
+        n_base = n_special + 256
+        base_what = f"{n_special} special + 256 bytes" if n_special else "256 bytes"
+        kind = "a byte-level vocabulary"
+    else:
+        char_counts: Counter[str] = Counter()
+        for piece, c in counts.items():
+            for ch in piece:
+                char_counts[ch] += c
+        chars = sorted(char_counts, key=lambda ch: (-char_counts[ch], ch))
+        if max_chars is not None:
+            chars = chars[:max_chars]
+        names = sorted(chars)
+        index = {ch: i for i, ch in enumerate(names)}
+        words = []
+        wcount = []
+        for piece, c in counts.items():
+            if max_chars is None or all(ch in index for ch in piece):
+                words.append([index[ch] for ch in piece])
+                wcount.append(c)
+                continue
+            run: list[int] = []
+            for ch in piece:
+                i = index.get(ch)
+                if i is None:
+                    if len(run) > 1:
+                        words.append(run)
+                        wcount.append(c)
+                    run = []
+                else:
+                    run.append(i)
+            if len(run) > 1:
+                words.append(run)
+                wcount.append(c)
+        n_base = n_special + 256 + len(names)
+        base_what = (f"{n_special} special + " if n_special else "") + f"256 byte-fallback + {len(names)} characters"
+        kind = "a character-level vocabulary"
+        if max_chars is None and len(names) > 1:
+            base_what += "; max_chars (CLI: --max-chars) keeps only the most frequent characters"
+    if vocab_size < n_base:
+        raise LbpeError(
+            f"vocab_size {vocab_size} is smaller than the {n_base} base tokens of {kind} ({base_what})"
+        )
+    n_units = len(names)
+    merges, scaffold_ids = _merge(names, words, wcount, vocab_size - n_base, scaffold=scaffold, progress=progress)
+    return _build_vocab(names, n_units, merges, scaffold_ids, specials, unit)
+
+
+def _merge(
+    names: list,
+    words: list[list[int]],
+    wcount: list[int],
+    wanted: int,
+    *,
+    scaffold: bool,
+    progress: Progress | None,
+) -> tuple[list[tuple[int, int, int]], set[int]]:
+    """The merge loop over internal ids (``names`` grows with every new token). Returns the
+    merges ``(left, right, result)`` in order and the ids that end as scaffold tokens."""
+    n_base = len(names)
+    pair_count: dict[tuple[int, int], int] = {}
+    where: dict[tuple[int, int], set[int]] = {}
+    for wi, w in enumerate(words):
+        c = wcount[wi]
+        for p in zip(w, w[1:]):
+            pair_count[p] = pair_count.get(p, 0) + c
+            s = where.get(p)
+            if s is None:
+                where[p] = {wi}
+            else:
+                s.add(wi)
+    heap = [(-c, _PAIR, names[p[0]], names[p[1]], p) for p, c in pair_count.items()]
+    heapq.heapify(heap)
+
+    by_name = {name: i for i, name in enumerate(names)}
+    freq: list[int] = []  # stand-alone counts (only kept for Scaffold-BPE)
+    if scaffold:
+        freq = [0] * n_base
+        for wi, w in enumerate(words):
+            c = wcount[wi]
+            for u in w:
+                freq[u] += c
+    is_scaffold: list[bool] = [False] * n_base
+    merges: list[tuple[int, int, int]] = []
+    seen_pairs: set[tuple[int, int]] = set()
+    made = 0  # normal merged tokens
+    empty = names[0][:0] if names else ""
+    if progress is not None:
+        progress(0, wanted)
+
+    def head_count() -> int:
+        """Count at the head of the queue, after dropping or refreshing stale entries."""
+        while heap:
+            negc, kind, _, _, key = heap[0]
+            if kind == _PAIR:
+                cur = pair_count.get(key, 0)
+            else:
+                cur = freq[key] if is_scaffold[key] else 0
+            if cur == -negc and cur > 0:
+                return cur
+            if cur > 0:
+                e = heap[0]
+                heapq.heapreplace(heap, (-cur, e[1], e[2], e[3], e[4]))
+            else:
+                heapq.heappop(heap)
+        return 0
+
+    while made < wanted:
+        if head_count() == 0:
+            break
+        _, kind, _, _, key = heapq.heappop(heap)
+        if kind == _SCAFFOLD:
+            is_scaffold[key] = False  # back as a normal token
+            made += 1
+            if progress is not None:
+                progress(made, wanted)
+            continue
+        a, b = key
+        name = names[a] + names[b]
+        t = by_name.get(name)
+        if t is None:
+            t = len(names)
+            names.append(name)
+            by_name[name] = t
+            is_scaffold.append(False)
+            if scaffold:
+                freq.append(0)
+            made += 1
+        elif is_scaffold[t]:
+            is_scaffold[t] = False
+            made += 1
+        if key not in seen_pairs:
+            seen_pairs.add(key)
+            merges.append((a, b, t))
+        applied = _apply_merge(a, b, t, words, wcount, where, pair_count, heap, names)
+        if scaffold:
+            freq[t] += applied
+            freq[a] -= applied  # each merge uses up one a and one b (two a's when a == b)
+            freq[b] -= applied
+            limit = head_count()
+            for x in (a, b) if a != b else (a,):
+                if x >= n_base and not is_scaffold[x] and freq[x] < limit:
+                    is_scaffold[x] = True
+                    made -= 1
+                    if freq[x] > 0:
+                        heapq.heappush(heap, (-freq[x], _SCAFFOLD, names[x], empty, x))
+        if progress is not None:
+            progress(made, wanted)
+    scaffold_ids = {i for i in range(n_base, len(names)) if is_scaffold[i]}
+    return merges, scaffold_ids
+
+
+def _apply_merge(
+    a: int,
+    b: int,
+    t: int,
+    words: list[list[int]],
+    wcount: list[int],
+    where: dict[tuple[int, int], set[int]],
+    pair_count: dict[tuple[int, int], int],
+    heap: list,
+    names: list,
+) -> int:
+    """Merge every (a, b) into t in the words that hold it; update the pair counts and push the
+    pairs that gained occurrences. Returns the number of merges applied (weighted by count)."""
+    changes: dict[tuple[int, int], int] = {}
+    gained: dict[tuple[int, int], set[int]] = {}
+    applied = 0
+    for wi in where.pop((a, b), ()):
+        w = words[wi]
+        n = len(w)
+        c = wcount[wi]
+        out: list[int] = []
+        i = 0
+        merged_at = -2  # old index where the last merge occurrence ended
+        while i < n:
+            if w[i] == a and i + 1 < n and w[i + 1] == b:
+                applied += c
+                if out:
+                    if merged_at == i - 1:  # the left neighbour is the previous t
+                        old, new = (b, a), (t, t)
+                    else:
+                        x = w[i - 1]
+                        old, new = (x, a), (x, t)
+                    changes[old] = changes.get(old, 0) - c
+                    changes[new] = changes.get(new, 0) + c
+                    s = gained.get(new)
+                    if s is None:
+                        gained[new] = {wi}
+                    else:
+                        s.add(wi)
+                if i + 2 < n and not (w[i + 2] == a and i + 3 < n and w[i + 3] == b):
+                    y = w[i + 2]
+                    old, new = (b, y), (t, y)
+                    changes[old] = changes.get(old, 0) - c
+                    changes[new] = changes.get(new, 0) + c
+                    s = gained.get(new)
+                    if s is None:
+                        gained[new] = {wi}
+                    else:
+                        s.add(wi)
+                out.append(t)
+                merged_at = i + 1
+                i += 2
+            else:
+                out.append(w[i])
+                i += 1
+        if len(out) != n:
+            words[wi] = out
+    pair_count.pop((a, b), None)
+    for p, d in changes.items():
+        if d == 0 or p == (a, b):
+            continue
+        cur = pair_count.get(p, 0) + d
+        if cur > 0:
+            pair_count[p] = cur
+        else:
+            pair_count.pop(p, None)
+        if d > 0:
+            heapq.heappush(heap, (-cur, _PAIR, names[p[0]], names[p[1]], p))
+    for p, s in gained.items():
+        old = where.get(p)
+        if old is None:
+            where[p] = s
+        else:
+            old |= s
+    return applied
+
+
+def _build_vocab(
+    names: list,
+    n_units: int,
+    merges: list[tuple[int, int, int]],
+    scaffold_ids: set[int],
+    specials: tuple[str, ...],
+    unit: Unit,
+) -> Vocab:
+    """Lay out the ids (see the module documentation) and build the :class:`Vocab`."""
+    n_special = len(specials)
+    special = {s: i for i, s in enumerate(specials)}
+    first = n_special + 256
+    final: dict[int, int] = {}  # internal id -> final id
+    # internal ids: the base units (bytes 0..255, or characters in code-point order), then
+    # the merged tokens in the order they were made
+    base = n_special if unit == "byte" else first
+    for k in range(n_units):
+        final[k] = base + k
+    nxt = base + n_units
+    made = list(dict.fromkeys(t for _, _, t in merges))  # distinct results, in order
+    for t in made:
+        if t not in scaffold_ids:
+            final[t] = nxt
+            nxt += 1
+    for t in made:
+        if t in scaffold_ids:
+            final[t] = nxt
+            nxt += 1
+    key = (lambda s: s) if unit == "byte" else (lambda s: s.encode("utf-8"))
+    tokens = {key(names[i]): j for i, j in final.items()}
+    merge_ranks: dict[tuple[bytes, bytes], int] = {}
+    parts: dict[int, tuple[int, int]] = {}
+    for rank, (a, b, t) in enumerate(merges):
+        merge_ranks[(key(names[a]), key(names[b]))] = rank
+        if t in scaffold_ids and final[t] not in parts:
+            parts[final[t]] = (final[a], final[b])
+    return Vocab(
+        tokens,
+        special=special,
+        merges=merge_ranks,
+        unit=unit,
+        name="",
+        byte_fallback={b: n_special + b for b in range(256)} if unit == "char" else None,
+        whole_piece_first=False,
+        scaffold=parts,
+    )
