@@ -269,6 +269,7 @@ def _cmd_serve(args: argparse.Namespace, out: TextIO) -> None:
         raise LbpeError('the playground needs Gradio: python -m pip install -e ".[app]"')
     spec = importlib.util.spec_from_file_location("lbpe_app", app_file)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses in app.py look their module up there
     spec.loader.exec_module(module)  # imports gradio; `import lbpe` itself never does
     argv = (["--host", args.host] if args.host else []) + (["--port", str(args.port)] if args.port else [])
     module.main(argv)

@@ -1,0 +1,185 @@
+"""The playground as a real server (``python app.py`` and ``lbpe serve`` on 127.0.0.1), driven by
+gradio_client through every api_name; results equal lbpe called directly on the same input."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from gradio_client import Client, handle_file
+from gradio_client.exceptions import AppError
+
+import lbpe
+from lbpe import display
+from lbpe.formats.hf_write import to_tokenizer_json
+from lbpe.presets import PRESETS, load_preset
+from lbpe.stats import compare_json, text_stats
+from tests.app_support import running_server
+from tests.conftest import data_file
+
+TEXT = "Internationalization of counterrevolutionary misunderstandings: naïve café, 日本語 🙂\n\tcode(x)\n"
+API_NAMES = {"/compare", "/load_text", "/upload_vocab", "/describe_vocab", "/corpus_stats", "/train", "/use_trained"}
+#: A small vocabulary limit so that a real file (o200k_base.tiktoken, 3.6 MB) is over it.
+SERVER_ENV = {"LBPE_APP_MAX_VOCAB_MB": "3"}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    cache = tmp_path_factory.mktemp("gradio-cache")
+    env = {**SERVER_ENV, "GRADIO_TEMP_DIR": str(cache)}
+    with running_server([sys.executable, "app.py", "--host", "127.0.0.1", "--port", "{port}"], env=env) as s:
+        s.cache = cache
+        yield s
+
+
+@pytest.fixture
+def client(server, tmp_path):
+    """A fresh gradio_client session (its own gr.State) on the running server."""
+    return Client(server.url, verbose=False, download_files=str(tmp_path / "downloads"))
+
+
+def upload_copy(tmp_path: Path, source: Path | bytes, name: str) -> str:
+    folder = tmp_path / f"src-{len(list(tmp_path.iterdir()))}"
+    folder.mkdir()
+    target = folder / name
+    if isinstance(source, bytes):
+        target.write_bytes(source)
+    else:
+        shutil.copyfile(source, target)
+    return str(target)
+
+
+def check_compare(result, tok, text: str, *, show_whitespace=True, show_ids=False) -> None:
+    bpe_html, lbpe_html, metrics, plot, details = result
+    c = display.compare(tok, text)
+    assert bpe_html == display.render_pane(c, "bpe", show_whitespace=show_whitespace, show_ids=show_ids)
+    assert lbpe_html == display.render_pane(c, "lbpe", show_whitespace=show_whitespace, show_ids=show_ids)
+    assert metrics == display.metrics_html(c)
+    for mode in ("bpe", "lbpe"):
+        assert details[mode]["ids"] == tok.encode(text, mode=mode, disallowed_special=())
+    assert details["differ"] == [list(r) for r in c.differ]
+    shift = display.length_shift(tok, c)
+    figure = json.loads(plot["plot"])
+    assert plot["type"] == "plotly"
+    assert [t["y"] for t in figure["data"]] == [
+        list(shift.bpe_buckets), list(shift.lbpe_buckets), list(shift.bpe_lengths), list(shift.lbpe_lengths)
+    ]
+
+
+def test_every_api_name_is_served(client):
+    api = client.view_api(return_format="dict", print_info=False)
+    assert set(api["named_endpoints"]) == API_NAMES
+    assert api["unnamed_endpoints"] == {}
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_compare_equals_lbpe(client, name):
+    check_compare(client.predict(TEXT, name, True, False, api_name="/compare"), load_preset(name), TEXT)
+    check_compare(client.predict(TEXT, name, False, True, api_name="/compare"), load_preset(name), TEXT,
+                  show_whitespace=False, show_ids=True)
+
+
+def test_load_text_and_describe_vocab(client, tmp_path):
+    text = "line one\r\nzweite Zeile, naïve\n"
+    result = client.predict(handle_file(upload_copy(tmp_path, text.encode(), "t.txt")), api_name="/load_text")
+    assert result[0] == text
+    about = client.predict("o200k_base", api_name="/describe_vocab")
+    assert about.startswith("**o200k_base**") and f"{load_preset('o200k_base').n_vocab:,} tokens" in about
+
+
+@pytest.mark.parametrize(
+    "files, reference",
+    [
+        ([("openai/cl100k_base.tiktoken", "cl100k_base.tiktoken")], "openai/cl100k_base.tiktoken"),
+        ([("gpt2/encoder.json", "encoder.json"), ("gpt2/vocab.bpe", "vocab.bpe")], "gpt2/encoder.json"),
+        ([("hf/mistral_v0.1/tokenizer.json", "tokenizer.json")], "hf/mistral_v0.1/tokenizer.json"),
+        ([("sentencepiece/mistral_tokenizer.model.v1", "mistral.model")], "sentencepiece/mistral_tokenizer.model.v1"),
+    ],
+    ids=["tiktoken", "gpt2", "tokenizer.json", "sentencepiece"],
+)
+def test_upload_vocab_then_compare(server, client, tmp_path, files, reference):
+    paths = [handle_file(upload_copy(tmp_path, data_file(rel), name)) for rel, name in files]
+    update, cleared = client.predict(paths, "auto", api_name="/upload_vocab")
+    name = update["value"]  # a dropdown update: the new vocabulary is selected and listed
+    assert name.startswith("upload: ") and [name, name] in update["choices"] and cleared is None
+    ref = lbpe.load(data_file(reference).parent if reference.startswith("gpt2/") else data_file(reference))
+    ref.name = name
+    uploaded = {data_file(rel).read_bytes() for rel, _ in files}
+    sizes = {len(d) for d in uploaded}
+    left = [p for p in server.cache.rglob("*") if p.is_file() and p.stat().st_size in sizes and p.read_bytes() in uploaded]
+    assert left == [], f"uploaded vocabulary files left on the server: {left}"
+    check_compare(client.predict(TEXT, name, True, False, api_name="/compare"), ref, TEXT)
+
+
+def test_bad_uploads_give_a_clear_message_and_the_server_keeps_serving(client, tmp_path):
+    bad = upload_copy(tmp_path, b'{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [', "tokenizer.json")
+    with pytest.raises(AppError) as err:
+        client.predict([handle_file(bad)], "auto", api_name="/upload_vocab")
+    message = str(err.value)
+    assert "tokenizer.json" in message and "JSON" in message and "Traceback" not in message, message
+    big = upload_copy(tmp_path, data_file("openai/o200k_base.tiktoken"), "o200k_base.tiktoken")
+    with pytest.raises(AppError, match=r"o200k_base.tiktoken is 3.6\d* MB; a vocabulary can be at most 3 MB.*LBPE_APP_MAX_VOCAB_MB"):
+        client.predict([handle_file(big)], "auto", api_name="/upload_vocab")
+    with pytest.raises(AppError, match="not UTF-8 text"):
+        client.predict(handle_file(upload_copy(tmp_path, b"\xff\xfe\x00", "x.txt")), api_name="/load_text")
+    with pytest.raises(AppError, match="Unknown vocabulary"):
+        client.predict("hi", "no-such-vocab", True, False, api_name="/compare")
+    # still serving, in this session and in a new one
+    check_compare(client.predict("still here", "gpt2", True, False, api_name="/compare"), load_preset("gpt2"), "still here")
+    fresh = Client(client.src, verbose=False)
+    assert fresh.predict("ok", "lbpe-32k", True, False, api_name="/compare")[4]["bpe"]["tokens"] > 0
+
+
+def test_uploaded_vocabularies_stay_in_their_session(server, tmp_path):
+    alice = Client(server.url, verbose=False)
+    bob = Client(server.url, verbose=False)
+    src = upload_copy(tmp_path, data_file("openai/r50k_base.tiktoken"), "r50k_base.tiktoken")
+    name = alice.predict([handle_file(src)], "auto", api_name="/upload_vocab")[0]["value"]
+    assert alice.predict("hello", name, True, False, api_name="/compare")[4]["bpe"]["ids"] == [31373]
+    with pytest.raises(AppError, match="Unknown vocabulary"):
+        bob.predict("hello", name, True, False, api_name="/compare")
+
+
+def test_corpus_stats(client, tmp_path):
+    text = data_file("text/moby_dick.txt").read_text("utf-8")[:200_000]
+    table, plot, json_file, csv_file, status = client.predict(
+        handle_file(upload_copy(tmp_path, text.encode(), "moby.txt")), "gpt2", api_name="/corpus_stats"
+    )
+    tok = load_preset("gpt2")
+    stats = {m: text_stats(tok, text, mode=m) for m in ("bpe", "lbpe")}
+    summary = compare_json(stats, vocab="gpt2", unit="byte")
+    assert table["headers"] == ["metric", "BPE", "LBPE", "LBPE vs BPE"]
+    expected = [r for r in display.stats_rows(summary) if "word" not in r[0]]
+    assert [r for r in table["data"] if "word" not in r[0]] == expected
+    got = json.loads(Path(json_file).read_text("utf-8"))
+    for mode in ("bpe", "lbpe"):
+        assert got[mode]["tokens"] == stats[mode].tokens and got[mode]["length_counts"] == summary[mode]["length_counts"]
+    assert Path(csv_file).read_text("utf-8").startswith("metric,bpe,lbpe,change\n")
+    assert json.loads(plot["plot"])["data"][0]["y"] == list(display.shift_from_stats(stats["bpe"], stats["lbpe"], unit="byte").bpe_buckets)
+    assert "moby.txt" in status
+
+
+def test_train_then_use_it_in_compare(client, tmp_path):
+    text = data_file("text/moby_dick.txt").read_text("utf-8")[:60_000]
+    with pytest.raises(AppError, match="Train a vocabulary first"):
+        client.predict(api_name="/use_trained")
+    update, out, status = client.predict(
+        [handle_file(upload_copy(tmp_path, text.encode(), "moby.txt"))], 500, "char", False, api_name="/train"
+    )
+    expected = to_tokenizer_json(lbpe.train(text, vocab_size=500, unit="char"), pattern="paper")
+    assert json.loads(Path(out).read_text("utf-8")) == json.loads(expected)
+    assert "trained: 500 char on moby.txt" in status and ["trained: 500 char on moby.txt"] * 2 in update["choices"]
+    name = client.predict(api_name="/use_trained")["value"]
+    assert name == "trained: 500 char on moby.txt"
+    ref = lbpe.load(out)
+    ref.name = name
+    check_compare(client.predict(TEXT, name, True, False, api_name="/compare"), ref, TEXT)
+
+
+def test_lbpe_serve_launches_the_same_app(tmp_path):
+    with running_server([sys.executable, "-m", "lbpe", "serve", "--host", "127.0.0.1", "--port", "{port}"]) as s:
+        c = Client(s.url, verbose=False)
+        check_compare(c.predict(TEXT, "lbpe-32k", True, False, api_name="/compare"), load_preset("lbpe-32k"), TEXT)
