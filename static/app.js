@@ -69,7 +69,8 @@ worker.onerror = (event) => rejectReady(new Error(event.message || "the Python w
 // ---- state <-> URL fragment ----
 
 const state = { preset: "", ws: true, ids: false, text: SAMPLE };
-let fileVocab = null; // {files: [{name, data}], label} of a loaded vocabulary file
+let fileVocab = null; // {files: [{name, data}], label} of the loaded vocabulary file
+let lastFiles = null; // the files of the last attempt, kept to retry with another pre-tokenizer
 
 function readFragment() {
   const params = new URLSearchParams(location.hash.slice(1));
@@ -193,8 +194,9 @@ async function runCompare() {
 function describe(info) {
   const unit = info.unit === "byte" ? "byte-level" : "character-level";
   const source = info.source === "file" ? "loaded from your file (not in shared links)" : "bundled";
-  ui.vocabInfo.textContent =
-    `${info.name}: ${number.format(info.n_vocab)} ids, ${unit}, pre-tokenizer ${info.pattern} · ${source}`;
+  const own = { "tokenizer.json": "the tokenizer.json's own pre-tokenizer", sentencepiece: "SentencePiece's normalisation" };
+  const pre = own[info.pattern] || `pre-tokenizer ${info.pattern}`;
+  ui.vocabInfo.textContent = `${info.name}: ${number.format(info.n_vocab)} ids, ${unit}, ${pre} · ${source}`;
 }
 
 async function choosePreset(name) {
@@ -213,6 +215,8 @@ async function choosePreset(name) {
 
 async function loadVocabFiles(files) {
   showError("");
+  lastFiles = files;
+  ui.pattern.classList.remove("attention");
   const label = files.map((f) => f.name).join(" + ");
   setStatus("busy", `Reading ${label}…`);
   // A copy goes to the worker, so the pre-tokenizer can be changed later without reopening.
@@ -225,6 +229,10 @@ async function loadVocabFiles(files) {
   }
   if (info.error) {
     showError(`Could not load ${label}: ${info.error}`);
+    if (info.needs_pattern) {
+      ui.pattern.classList.add("attention");
+      ui.pattern.focus();
+    }
     setStatus("ready", "Ready");
     ui.preset.value = state.preset;
     return;
@@ -285,7 +293,8 @@ function wire(presets) {
     if (files.length) loadVocabFiles(files);
   });
   ui.pattern.addEventListener("change", () => {
-    if (state.preset === FILE_VOCAB && fileVocab) loadVocabFiles(fileVocab.files);
+    // Applies to rank files: retry the last file chosen (loaded or not) with this pre-tokenizer.
+    if (lastFiles) loadVocabFiles(lastFiles);
   });
   ui.textFile.addEventListener("change", () => {
     const file = ui.textFile.files[0];
@@ -342,11 +351,6 @@ function enableControls() {
 }
 
 async function main() {
-  if ("serviceWorker" in navigator) {
-    navigator.serviceWorker.register(new URL("sw.js", import.meta.url).href).catch((error) => {
-      console.warn("offline cache unavailable:", error);
-    });
-  }
   Object.assign(state, readFragment());
   applyState();
   let boot;
@@ -359,6 +363,7 @@ async function main() {
   }
   $("#token-css").textContent = boot.css;
   const presets = boot.site.presets.map((p) => p.name);
+  ui.preset.replaceChildren();
   for (const p of boot.site.presets) {
     const option = document.createElement("option");
     option.value = p.name;
@@ -384,9 +389,17 @@ async function main() {
   }
   api.readySeconds = performance.now() / 1000;
   api.bootSeconds = boot.seconds;
+  api.bootTimings = boot.timings;
   setStatus("ready", "Ready");
   writeFragment();
   schedule(0);
+  // The offline copy (every file of the site) is made once Python is up, so that the first
+  // visit's start-up does not compete with it.
+  if ("serviceWorker" in navigator) {
+    navigator.serviceWorker.register(new URL("sw.js", import.meta.url).href).catch((error) => {
+      console.warn("offline copy unavailable:", error);
+    });
+  }
 }
 
 // For tests and the benchmark (bench/web_speed.py): the same calls the page makes.

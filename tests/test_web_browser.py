@@ -274,15 +274,33 @@ def test_loading_a_vocabulary_file(session, server, tmp_path):
     set_text(page, text + " (gpt2 pair)", "__file__")
     assert_matches_cpython(page, lbpe.load(pair[0].parent), text + " (gpt2 pair)", "uploaded encoder.json + vocab.bpe")
 
-    # a bad file: a clear error, and the previous vocabulary stays in use
-    bad = tmp_path / "broken.tiktoken"
+    # a bad file: a clear error naming the file (not the page's scratch folder), and the
+    # previous vocabulary stays in use
+    bad = tmp_path / "bad" / "cl100k_base.tiktoken"
+    bad.parent.mkdir()
     bad.write_bytes(b"this is not a vocabulary\x00\xff\n")
     page.set_input_files("#vocab-file", str(bad))
     page.wait_for_selector("#error:not([hidden])", timeout=STEP_MS)
     message = page.inner_text("#error")
-    assert "broken.tiktoken" in message and "Traceback" not in message, message
+    assert "cl100k_base.tiktoken, line 1" in message, message
+    assert "Traceback" not in message and "/tmp/" not in message, message
     set_text(page, "still the gpt2 pair", "__file__")
     assert_matches_cpython(page, lbpe.load(pair[0].parent), "still the gpt2 pair", "after a bad file")
+
+    # a rank file whose name does not tell its pre-tokenizer: asked for, then chosen in the menu
+    unnamed = tmp_path / "my_ranks.tiktoken"
+    unnamed.write_bytes(rank_file.read_bytes())
+    page.set_input_files("#vocab-file", str(unnamed))
+    page.wait_for_function("() => document.querySelector('#pattern').classList.contains('attention')", timeout=STEP_MS)
+    assert "pre-tokenizer" in page.inner_text("#error")
+    page.select_option("#pattern", "gpt2")
+    page.wait_for_function(
+        "() => document.querySelector(\"#preset option[value='__file__']\").textContent.includes('my_ranks')",
+        timeout=STEP_MS,
+    )
+    assert page.is_hidden("#error")
+    set_text(page, "ranks with a chosen pre-tokenizer", "__file__")
+    assert_matches_cpython(page, lbpe.load(unnamed, pattern="gpt2"), "ranks with a chosen pre-tokenizer", "my_ranks")
 
 
 def test_works_offline_after_the_first_visit(browser, site):
