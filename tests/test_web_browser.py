@@ -210,6 +210,10 @@ def test_page_shows_cpython_ids_for_every_preset(session, server):
         if name != DEFAULT_PRESET:
             choose_preset(page, name, TEXT)
             assert_matches_cpython(page, load_preset(name), TEXT, name)
+            # byte-level vocabularies split 東京 and the emoji into byte tokens: shown as the
+            # character once, with the bytes (\xNN, never U+FFFD) in the hover title
+            titles = page.eval_on_selector_all(".pane .lbpe-bytes", "els => els.map(e => e.title)")
+            assert titles and all("\\x" in t and "\ufffd" not in t for t in titles), titles
 
     # differences are marked, whitespace glyphs follow their switch, the chart is drawn
     page.wait_for_selector("#chart .main-svg", timeout=STEP_MS)
@@ -219,6 +223,16 @@ def test_page_shows_cpython_ids_for_every_preset(session, server):
     page.check("#show-ws")
     page.wait_for_function("() => !!document.querySelector('.pane .lbpe-ws')", timeout=STEP_MS)
 
+    # a long text: drawn in part, counted in full
+    long_text = data_file("text/moby_dick.txt").read_text("utf-8")[200_000:270_000]
+    choose_preset(page, "o200k_base", TEXT)
+    set_text(page, long_text, "o200k_base")
+    info = page.inner_text("#text-info")
+    o200k = load_preset("o200k_base")
+    whole = [len(o200k.encode(long_text, mode=m, disallowed_special=())) for m in MODES]
+    assert f"the whole text is {whole[0]:,} BPE and {whole[1]:,} LBPE tokens" in info, info
+
+    set_text(page, TEXT, "o200k_base")
     choose_preset(page, DEFAULT_PRESET, TEXT)
     assert page.locator(".pane .lbpe-diff").count() > 0, "the sample differs between BPE and LBPE here"
     page.wait_for_selector("#chart .main-svg", timeout=STEP_MS)
@@ -250,6 +264,24 @@ def test_state_round_trips_through_the_url_fragment(session, server):
     set_text(other, long_text, "o200k_base")
     other.wait_for_function("() => !location.hash.includes('t=x')", timeout=STEP_MS)
     assert "v=o200k_base" in other.url
+
+
+def test_opening_text_files(session, server, tmp_path):
+    page = session.page
+    open_page(page, server.url)
+    good = tmp_path / "notes.txt"
+    good.write_text("Notes from a file: unrescinded redelivery, naïve café.\n", encoding="utf-8")
+    page.set_input_files("#text-file", str(good))
+    wait_rendered(page, good.read_text("utf-8"), DEFAULT_PRESET)
+    assert page.input_value("#text") == good.read_text("utf-8")
+    assert_matches_cpython(page, load_preset(DEFAULT_PRESET), good.read_text("utf-8"), "text file")
+
+    latin1 = tmp_path / "latin1.txt"
+    latin1.write_bytes("caf\u00e9".encode("latin-1"))
+    page.set_input_files("#text-file", str(latin1))
+    page.wait_for_selector("#error:not([hidden])", timeout=STEP_MS)
+    assert "latin1.txt is not UTF-8 text" in page.inner_text("#error")
+    assert page.input_value("#text") == good.read_text("utf-8")  # the text box is left alone
 
 
 def test_loading_a_vocabulary_file(session, server, tmp_path):
