@@ -380,7 +380,7 @@ def compare(text: str, vocab: str = DEFAULT_PRESET, show_whitespace: bool = True
         display.render_pane(c, "bpe", show_whitespace=show_whitespace, show_ids=show_ids),
         display.render_pane(c, "lbpe", show_whitespace=show_whitespace, show_ids=show_ids),
         display.metrics_html(c),
-        _figure(display.plotly_spec(shift, title="Token lengths: BPE vs LBPE on this text")),
+        _figure(display.plotly_spec(shift, title="Token lengths, BPE vs LBPE (labels: LBPE's change per bucket)")),
         {**c.to_json(), "length_shift": shift.to_json()},
     )
 
@@ -444,7 +444,7 @@ def corpus(file: Any, vocab: str = DEFAULT_PRESET, state: Any = None, progress: 
         f"{paths[0].name}: {len(data):,} bytes with **{tok.name}**: BPE {stats['bpe'].tokens:,} tokens, "
         f"LBPE {stats['lbpe'].tokens:,} tokens ({100 * summary['change']['tokens']:+.2f}%)."
     )
-    figure = _figure(display.plotly_spec(shift, title=f"Token lengths on {paths[0].name}"))
+    figure = _figure(display.plotly_spec(shift, title=f"Token lengths in {paths[0].name} (labels: LBPE's change per bucket)"))
     return display.stats_rows(summary), figure, json_path, csv_path, status
 
 
@@ -638,15 +638,16 @@ def build() -> gr.Blocks:
             compare, [text, vocab, show_ws, show_ids, state], [bpe_html, lbpe_html, metrics, plot, details],
             api_name="compare", trigger_mode="always_last", show_progress="minimal", concurrency_limit=4,
         )
-        text_file.upload(load_text, text_file, [text, text_file], api_name="load_text")
+        text_file.upload(load_text, text_file, [text, text_file], api_name="load_text", show_progress="hidden")
         vocab_files.upload(upload_vocab, [vocab_files, pattern, state], [state, vocab, vocab_files],
-                           api_name="upload_vocab")
+                           api_name="upload_vocab", show_progress="hidden")
         run = corpus_btn.click(corpus, [corpus_file, vocab, state],
                                [corpus_table, corpus_plot, corpus_json, corpus_csv, corpus_status],
-                               api_name="corpus_stats", concurrency_limit=1)
+                               api_name="corpus_stats", concurrency_limit=1, show_progress_on=corpus_status)
         corpus_stop.click(None, cancels=[run], api_visibility="private")
         trained = train_btn.click(train, [train_files, train_size, train_unit, train_scaffold, state],
-                                  [state, vocab, train_out, train_status], api_name="train", concurrency_limit=1)
+                                  [state, vocab, train_out, train_status], api_name="train", concurrency_limit=1,
+                                  show_progress_on=train_status)
         train_stop.click(None, cancels=[trained], api_visibility="private")
         use_btn.click(use_trained, state, [vocab, tabs], api_name="use_trained")
         vocab.change(describe_vocab, [vocab, state], vocab_status, api_name="describe_vocab", show_progress="hidden")

@@ -281,7 +281,8 @@ CSS = """
 .lbpe-gap { color: #8c959f; text-decoration: line-through; }
 .lbpe-id { font-size: .68em; vertical-align: sub; color: #57606a; margin-left: 1px; font-weight: 400; }
 .lbpe-empty-text { color: #8c959f; font-style: italic; }
-.lbpe-metrics { border-collapse: collapse; font-variant-numeric: tabular-nums; width: 100%;
+table.lbpe-metrics, table.lbpe-metrics tr { border: none; }
+.lbpe-metrics { border-collapse: collapse; font-variant-numeric: tabular-nums; width: 100%; margin: 0;
   font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; font-size: 14px; }
 table.lbpe-metrics th, table.lbpe-metrics td { padding: .3em .7em; border: none; border-bottom: 1px solid #d0d7de;
   text-align: right; background: none; }
@@ -644,7 +645,7 @@ def plotly_spec(shift: LengthShift, *, title: str | None = None, height: int = 5
         "plot_bgcolor": "rgba(0,0,0,0)",
         "legend": {"orientation": "h", "x": 1, "xanchor": "right", "y": 1.02, "yanchor": "bottom"},
         "xaxis": {**axis, "domain": [0, 1], "anchor": "y", "type": "category",
-                  "title": {"text": f"token length in {unit} (the paper's buckets; labels: LBPE vs BPE)"}},
+                  "title": {"text": f"token length in {unit}, the paper's buckets"}},
         "yaxis": {**axis, "domain": [0.58, 1], "anchor": "x", "title": {"text": "tokens"}, "rangemode": "tozero"},
         "xaxis2": {**axis, "domain": [0, 1], "anchor": "y2", "title": {"text": f"token length in {unit}"},
                    "dtick": 1 if len(shift.lengths) <= 24 else None, "tickmode": "linear" if len(shift.lengths) <= 24 else "auto"},

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from lbpe import display
 from lbpe.errors import LbpeError
+from lbpe.formats.tiktoken import KNOWN_ENCODINGS
 from lbpe.load import load
 from lbpe.presets import PRESETS, load_preset, preset_path
 from lbpe.tokenizer import MODES, Tokenizer
@@ -69,17 +70,28 @@ def use_preset(name: str) -> str:
 
 def use_file(path: str, pattern: str = "") -> str:
     """Load a vocabulary file (or a folder, for GPT-2's encoder.json + vocab.bpe) with
-    :func:`lbpe.load` and make it current; its info, or ``{"error": message}``.
+    :func:`lbpe.load` and make it current; its info, or ``{"error": message, "needs_pattern":
+    bool}`` (``needs_pattern``: a rank file whose name does not tell its pre-tokenizer).
 
-    The file is parsed as data by the library's loaders; nothing in it is executed.
+    The file is parsed as data by the library's loaders; nothing in it is executed. Messages
+    name the file as the person chose it, not the folder the page wrote it to.
     """
+    p = Path(path)
+    folder = str(p if p.is_dir() else p.parent) + "/"
+    stem = p.name.lower().removesuffix(".gz").removesuffix(".tiktoken")
+    if not pattern and p.name.lower().removesuffix(".gz").endswith(".tiktoken") and stem not in KNOWN_ENCODINGS:
+        return json.dumps({
+            "error": f"{p.name}: the file name does not tell which pre-tokenizer this rank file uses "
+            f"(known names: {', '.join(sorted(KNOWN_ENCODINGS))}); choose one in the pre-tokenizer menu",
+            "needs_pattern": True,
+        })
     try:
         tok = load(path, pattern=pattern or None)
     except LbpeError as exc:
-        return json.dumps({"error": str(exc)})
+        return json.dumps({"error": str(exc).replace(folder, ""), "needs_pattern": False})
     except (ValueError, KeyError, IndexError, TypeError, RecursionError, MemoryError, OverflowError) as exc:
-        name = Path(path).name
-        return json.dumps({"error": f"{name}: not a vocabulary lbpe can read ({type(exc).__name__}: {exc})"})
+        message = f"{p.name}: not a vocabulary lbpe can read ({type(exc).__name__}: {exc})"
+        return json.dumps({"error": message.replace(folder, ""), "needs_pattern": False})
     _state["tok"], _state["source"] = tok, "file"
     return _info(tok, "file")
 

@@ -77,6 +77,46 @@ def _obj(value: Any, what: str) -> dict:
     return value
 
 
+def _flag(node: dict, key: str, default: bool, what: str) -> bool:
+    """A boolean field (missing or null: ``default``)."""
+    value = node.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise ValueError(f'{what} field "{key}" is {json_type(value)} ({value!r:.40}); expected true or false')
+    return value
+
+
+def _str(node: dict, key: str, default: str | None, what: str, *, one_char: bool = False) -> str:
+    """A string field (missing or null: ``default``; ``None`` means required)."""
+    value = node.get(key)
+    if value is None and default is not None:
+        return default
+    if not isinstance(value, str) or (one_char and len(value) != 1):
+        expected = "a single character" if one_char else "a string"
+        raise ValueError(f'{what} field "{key}" is {json_type(value)} ({value!r:.40}); expected {expected}')
+    return value
+
+
+def _count(node: dict, key: str, what: str) -> int:
+    """A non-negative integer field (missing or null: 0)."""
+    value = node.get(key)
+    if value is None:
+        return 0
+    if type(value) is not int or value < 0:
+        raise ValueError(f'{what} field "{key}" is {json_type(value)} ({value!r:.40}); expected a count')
+    return value
+
+
+def _list(node: dict, key: str, what: str) -> list:
+    value = node.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ValueError(f'{what} field "{key}" is {json_type(value)}; expected an array')
+    return value
+
+
 def _added_tokens(value: Any) -> list[dict]:
     """``added_tokens``, checked: objects with a non-empty string ``content`` and an id, each
     content and each id once."""
@@ -96,6 +136,8 @@ def _added_tokens(value: Any) -> list[dict]:
             raise ValueError(
                 f"added token {content[:40]!r} has id {i!r:.40} ({json_type(i)}); ids must be non-negative integers"
             )
+        for flag in ("special", "single_word", "lstrip", "rstrip", "normalized"):
+            _flag(a, flag, False, f"added token {content[:40]!r}")
         if content in contents:
             raise ValueError(f"added token {content[:40]!r} appears twice (#{contents[content]} and #{n})")
         if i in ids:
@@ -141,7 +183,7 @@ def _build(spec: Any, *, source: str, name: str) -> Tokenizer:
         except KeyError:
             raise ValueError(f"vocabulary entry {text!r} is not in byte-level (GPT-2 stand-in) spelling") from None
 
-    byte_fallback_on = bool(model.get("byte_fallback"))
+    byte_fallback_on = _flag(model, "byte_fallback", False, "model")
     tokens: dict[bytes, int] = {}
     fallback: dict[int, int] = {}
     id_to_text: dict[int, str] = {}
@@ -194,6 +236,7 @@ def _build(spec: Any, *, source: str, name: str) -> Tokenizer:
     unk_text = model.get("unk_token")
     unk = None
     if unk_text is not None:
+        unk_text = _str(model, "unk_token", None, "model")
         if unk_text not in vocab_json:
             raise ValueError(f"unk_token {unk_text!r} is not in the vocabulary")
         unk = vocab_json[unk_text]
@@ -210,9 +253,9 @@ def _build(spec: Any, *, source: str, name: str) -> Tokenizer:
             name=name,
             byte_fallback=fallback if byte_fallback_on and not byte_level else None,
             unk=unk if (unk is not None and not byte_level) else None,
-            whole_piece_first=bool(model.get("ignore_merges")),
+            whole_piece_first=_flag(model, "ignore_merges", False, "model"),
             scaffold=scaffold or None,
-            fuse_unk=bool(model.get("fuse_unk")),
+            fuse_unk=_flag(model, "fuse_unk", False, "model"),
         )
     except LbpeError as exc:
         raise ValueError(str(exc)) from None
@@ -249,14 +292,15 @@ def _normalizer(node: Any) -> norm.Normalizer | None:
     if kind == "Lowercase":
         return norm.Lowercase()
     if kind == "Strip":
-        return norm.Strip(left=bool(node.get("strip_left", True)), right=bool(node.get("strip_right", True)))
+        return norm.Strip(left=_flag(node, "strip_left", True, "Strip normalizer"),
+                          right=_flag(node, "strip_right", True, "Strip normalizer"))
     if kind == "Prepend":
-        return norm.Prepend(node["prepend"])
+        return norm.Prepend(_str(node, "prepend", None, "Prepend normalizer"))
     if kind == "Replace":
-        pattern, is_regex = _pattern(node["pattern"])
-        return norm.Replace(pattern, node["content"], regex=is_regex)
+        pattern, is_regex = _pattern(node.get("pattern"))
+        return norm.Replace(pattern, _str(node, "content", None, "Replace normalizer"), regex=is_regex)
     if kind == "Sequence":
-        steps = [_normalizer(n) for n in node.get("normalizers", [])]
+        steps = [_normalizer(n) for n in _list(node, "normalizers", "Sequence normalizer")]
         steps = [s for s in steps if s is not None]
         return norm.Sequence(steps) if steps else None
     raise _Refused(f"normalizer {kind!r} is not supported")
@@ -265,9 +309,9 @@ def _normalizer(node: Any) -> norm.Normalizer | None:
 def _pattern(node: Any) -> tuple[str, bool]:
     node = _obj(node, "pattern")
     if "String" in node:
-        return node["String"], False
+        return _str(node, "String", None, "pattern"), False
     if "Regex" in node:
-        return translate_regex(node["Regex"]), True
+        return translate_regex(_str(node, "Regex", None, "pattern")), True
     raise ValueError(f"pattern {node!r} has neither String nor Regex")
 
 
@@ -306,7 +350,8 @@ def _has_byte_level(node: Any) -> bool:
         return False
     if node.get("type") == "ByteLevel":
         return True
-    return node.get("type") == "Sequence" and any(_has_byte_level(n) for n in node.get("pretokenizers", []))
+    steps = node.get("pretokenizers")
+    return node.get("type") == "Sequence" and isinstance(steps, list) and any(_has_byte_level(n) for n in steps)
 
 
 def _pretokenizer(node: Any) -> sp.Splitter | None:
@@ -315,29 +360,32 @@ def _pretokenizer(node: Any) -> sp.Splitter | None:
     node = _obj(node, "pre_tokenizer")
     kind = node.get("type")
     if kind == "ByteLevel":
-        return sp.ByteLevel(add_prefix_space=bool(node.get("add_prefix_space", True)),
-                            use_regex=bool(node.get("use_regex", True)))
+        return sp.ByteLevel(add_prefix_space=_flag(node, "add_prefix_space", True, "ByteLevel pre-tokenizer"),
+                            use_regex=_flag(node, "use_regex", True, "ByteLevel pre-tokenizer"))
     if kind == "Split":
-        raw = _obj(node["pattern"], "pattern").get("Regex")
-        behavior, invert = node.get("behavior", "Isolated"), bool(node.get("invert", False))
+        raw = _obj(node.get("pattern"), "Split pattern").get("Regex")
+        behavior = _str(node, "behavior", "Isolated", "Split pre-tokenizer")
+        invert = _flag(node, "invert", False, "Split pre-tokenizer")
         if raw in ONIG_PRESETS and (behavior, invert) in (("Isolated", False), ("Removed", True)):
             return sp.Regex(ONIG_PRESETS[raw])
         pattern, is_regex = _pattern(node["pattern"])
         return sp.Split(pattern, behavior, invert=invert, literal=not is_regex)
     if kind == "Digits":
-        return sp.Digits(individual_digits=bool(node.get("individual_digits", False)))
+        return sp.Digits(individual_digits=_flag(node, "individual_digits", False, "Digits pre-tokenizer"))
     if kind == "Metaspace":
+        what = "Metaspace pre-tokenizer"
         scheme = node.get("prepend_scheme")
         if scheme is None:  # files from before prepend_scheme existed
-            scheme = "always" if node.get("add_prefix_space", True) else "never"
-        return sp.Metaspace(replacement=node.get("replacement", "\u2581"), prepend_scheme=scheme,
-                            split=bool(node.get("split", True)))
+            scheme = "always" if _flag(node, "add_prefix_space", True, what) else "never"
+        return sp.Metaspace(replacement=_str(node, "replacement", "\u2581", what, one_char=True),
+                            prepend_scheme=_str(node, "prepend_scheme", scheme, what),
+                            split=_flag(node, "split", True, what))
     if kind == "Punctuation":
-        return sp.Punctuation(behavior=node.get("behavior", "Isolated"))
+        return sp.Punctuation(behavior=_str(node, "behavior", "Isolated", "Punctuation pre-tokenizer"))
     if kind == "WhitespaceSplit":
         return sp.WhitespaceSplit()
     if kind == "Sequence":
-        steps = [_pretokenizer(n) for n in node.get("pretokenizers", [])]
+        steps = [_pretokenizer(n) for n in _list(node, "pretokenizers", "Sequence pre-tokenizer")]
         return sp.Sequence([s for s in steps if s is not None])
     raise _Refused(f"pre-tokenizer {kind!r} is not supported")
 
@@ -352,23 +400,27 @@ def _post_processor(node: Any, ids: dict[str, int]) -> tuple[list[int], list[int
     if kind == "ByteLevel":
         return [], []
     if kind in ("RobertaProcessing", "BertProcessing"):
-        return [int(node["cls"][1])], [int(node["sep"][1])]
+        return [_special_pair(node, "cls", kind)], [_special_pair(node, "sep", kind)]
     if kind == "Sequence":
         bos: list[int] = []
         eos: list[int] = []
-        for sub in node.get("processors", []):
+        for sub in _list(node, "processors", "Sequence post-processor"):
             b, e = _post_processor(sub, ids)
             bos += b
             eos += e
         return bos, eos
     if kind == "TemplateProcessing":
         bos, eos, seen_a = [], [], False
-        for item in node.get("single", []):
+        table = _obj(node.get("special_tokens") or {}, "TemplateProcessing special_tokens")
+        for item in _list(node, "single", "TemplateProcessing post-processor"):
+            item = _obj(item, "a TemplateProcessing item")
             if "Sequence" in item:
                 seen_a = True
                 continue
-            token = item["SpecialToken"]["id"]
-            token_ids = node.get("special_tokens", {}).get(token, {}).get("ids")
+            token = _str(_obj(item.get("SpecialToken"), "SpecialToken"), "id", None, "SpecialToken")
+            token_ids = _obj(table.get(token) or {}, f"special_tokens[{token!r:.40}]").get("ids")
+            if token_ids is not None and not isinstance(token_ids, list):
+                raise ValueError(f"the post-processor gives {token!r:.60} the ids {token_ids!r:.60}; expected an array")
             if not token_ids:
                 if token not in ids:
                     raise ValueError(f"the post-processor template names {token!r:.60}, which is not in the vocabulary")
@@ -378,6 +430,14 @@ def _post_processor(node: Any, ids: dict[str, int]) -> tuple[list[int], list[int
             (eos if seen_a else bos).extend(token_ids)
         return bos, eos
     raise _Refused(f"post-processor {kind!r} is not supported")
+
+
+def _special_pair(node: dict, key: str, kind: str) -> int:
+    """The id of ``cls``/``sep`` (``["<s>", 0]``) in Roberta/Bert post-processors."""
+    pair = node.get(key)
+    if not (isinstance(pair, list) and len(pair) == 2 and type(pair[1]) is int and pair[1] >= 0):
+        raise ValueError(f'{kind} field "{key}" is {pair!r:.60}; expected ["token", id]')
+    return pair[1]
 
 
 # ---- decoders ----
@@ -397,18 +457,20 @@ def _decoder(node: Any) -> Step | None:
     if kind == "Fuse":
         return lambda tokens: ["".join(tokens)]
     if kind == "Strip":
-        return _strip_step(node.get("content", " "), int(node.get("start", 0)), int(node.get("stop", 0)))
+        what = "Strip decoder"
+        return _strip_step(_str(node, "content", " ", what), _count(node, "start", what), _count(node, "stop", what))
     if kind == "Replace":
-        pattern, is_regex = _pattern(node["pattern"])
+        pattern, is_regex = _pattern(node.get("pattern"))
         regex = re.compile(pattern if is_regex else re.escape(pattern))
-        content = node["content"]
+        content = _str(node, "content", None, "Replace decoder")
         return lambda tokens: [regex.sub(lambda m: content, t) for t in tokens]
     if kind == "Metaspace":
-        replacement = node.get("replacement", "\u2581")
-        scheme = node.get("prepend_scheme") or ("always" if node.get("add_prefix_space", True) else "never")
+        what = "Metaspace decoder"
+        replacement = _str(node, "replacement", "\u2581", what, one_char=True)
+        scheme = _str(node, "prepend_scheme", "always" if _flag(node, "add_prefix_space", True, what) else "never", what)
         return _metaspace_step(replacement, scheme != "never")
     if kind == "Sequence":
-        steps = [_decoder(n) for n in node.get("decoders", [])]
+        steps = [_decoder(n) for n in _list(node, "decoders", "Sequence decoder")]
         return _chain([s for s in steps if s is not None])
     raise _Refused(f"decoder {kind!r} is not supported")
 

@@ -1,0 +1,159 @@
+"""The playground in a real headless Chromium (Debian's, driven by Python playwright): type text,
+switch vocabulary and toggles, find lbpe's token counts and the marked differences in the
+DOM, get a readable message for a broken upload, stack the panes on a narrow screen, and
+never send a request anywhere but 127.0.0.1. Screenshots go to ``artifacts/``."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from lbpe import display
+from lbpe.presets import load_preset
+from tests.app_support import ROOT, running_server
+
+ARTIFACTS = ROOT / "artifacts"
+TEXT = (
+    "Long-token-first encoding splits internationalization and counterrevolutionary misunderstandings "
+    "differently from classic BPE.\n\tcafé, naïve, 日本語 🙂\n"
+)
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+]
+TIMEOUT_MS = 60_000
+
+
+def chromium() -> str:
+    path = shutil.which("chromium")
+    if path is None:
+        pytest.fail("Debian's chromium is missing: run `bash scripts/install_test_deps.sh`", pytrace=False)
+    return path
+
+
+@pytest.fixture(scope="module")
+def server():
+    with running_server([sys.executable, "app.py", "--host", "127.0.0.1", "--port", "{port}"]) as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def requests():
+    return []
+
+
+@pytest.fixture
+def page(browser, requests, server):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.on("request", lambda r: requests.append(r.url))
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(server.url)
+    expect(page.locator("#bpe-pane .lbpe-pane")).to_be_visible()
+    yield page
+    context.close()
+    outside = sorted({u for u in requests if urlparse(u).scheme not in ("data", "blob", "about")
+                      and urlparse(u).hostname != "127.0.0.1"})
+    assert requests and not outside, f"requests left 127.0.0.1: {outside}"
+
+
+def pane(page, mode: str):
+    return page.locator(f"#{mode}-pane .lbpe-pane")
+
+
+def expect_counts(page, tok, text: str) -> display.Comparison:
+    """Wait until both panes show lbpe's token counts for ``text`` and ``tok``."""
+    c = display.compare(tok, text)
+    for mode in ("bpe", "lbpe"):
+        expect(pane(page, mode)).to_have_attribute("data-tokens", str(c.side(mode).tokens))
+        expect(pane(page, mode).locator(".lbpe-count")).to_have_text(f"{c.side(mode).tokens} tokens")
+    return c
+
+
+def choose_vocab(page, name: str) -> None:
+    page.locator("#vocab input").click()
+    page.get_by_role("option", name=name, exact=True).click()
+
+
+def test_compare_in_the_browser(page, tmp_path):
+    page.locator("#text textarea").fill(TEXT)
+    c = expect_counts(page, load_preset("lbpe-32k"), TEXT)
+    assert c.differ, "the test text should show a difference with the default vocabulary"
+    for mode in ("bpe", "lbpe"):
+        diff = pane(page, mode).locator(".lbpe-diff")
+        expect(diff.first).to_be_visible()
+        expect(pane(page, mode)).to_have_attribute("data-differ", str(len(c.differ)))
+        marked = "".join(diff.all_text_contents()).replace("\u00b7", " ")
+        assert marked == "".join(c.text[s:e] for s, e in c.differ).replace("\t", "\u2192").replace("\n", "\u21b5\n")
+    # the grouped byte-fallback token: shown once, its bytes in the tooltip
+    emoji = pane(page, "bpe").locator(".lbpe-bytes", has_text="🙂")
+    expect(emoji).to_have_count(1)
+    title = emoji.get_attribute("title")
+    assert title.startswith('4 tokens for "🙂"') and "\\xf0" in title and "\\x82" in title, title
+
+    choose_vocab(page, "cl100k_base")
+    c = expect_counts(page, load_preset("cl100k_base"), TEXT)
+    expect(page.locator("#vocab-status")).to_contain_text("cl100k_base")
+
+    page.locator("#show-ids input").check()
+    ids = pane(page, "lbpe").locator(".lbpe-id")
+    expect(ids.first).to_be_visible()
+    shown = [int(i) for group in ids.all_text_contents() for i in group.split()]
+    assert shown == c.lbpe.ids
+    page.locator("#show-ws input").uncheck()
+    expect(pane(page, "bpe").locator(".lbpe-ws")).to_have_count(0)
+    expect(page.locator("#length-plot .js-plotly-plot")).to_be_visible()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "app_compare.png"), full_page=True)
+
+    # a broken vocabulary: a readable message, and the page keeps working
+    bad = tmp_path / "tokenizer.json"
+    bad.write_text('{"model": {"type": "BPE", "vocab": {', "utf-8")
+    page.locator("#vocab-upload input[type=file]").set_input_files(str(bad))
+    expect(page.get_by_text("tokenizer.json, line 1: not valid JSON")).to_be_visible()
+    page.wait_for_timeout(800)  # let the toast finish sliding in before the screenshot
+    page.screenshot(path=str(ARTIFACTS / "app_bad_upload.png"))
+    page.locator("#text textarea").fill("still working")
+    expect_counts(page, load_preset("cl100k_base"), "still working")
+
+
+def test_uploaded_vocabulary_in_the_browser(page, tmp_path):
+    from tests.conftest import data_file
+
+    src = tmp_path / "r50k_base.tiktoken"
+    shutil.copyfile(data_file("openai/r50k_base.tiktoken"), src)
+    page.locator("#vocab-upload input[type=file]").set_input_files(str(src))
+    expect(page.locator("#vocab input")).to_have_value("upload: r50k_base.tiktoken")
+    page.locator("#text textarea").fill(TEXT)
+    expect_counts(page, load_preset("gpt2"), TEXT)  # the same ranks as the bundled gpt2
+
+
+def test_panes_stack_on_a_narrow_screen(browser, server, requests):
+    context = browser.new_context(viewport={"width": 420, "height": 900})
+    context.on("request", lambda r: requests.append(r.url))
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(server.url)
+    expect(pane(page, "lbpe")).to_be_visible()
+    bpe, lbpe = pane(page, "bpe").bounding_box(), pane(page, "lbpe").bounding_box()
+    assert lbpe["y"] >= bpe["y"] + bpe["height"] - 1 and abs(lbpe["x"] - bpe["x"]) < 2, (bpe, lbpe)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "app_narrow.png"), full_page=True)
+    context.close()
+    assert not [u for u in requests if urlparse(u).hostname not in (None, "127.0.0.1")]
