@@ -135,5 +135,5 @@ function pythonMessage(error) {
   const text = String(error && error.message ? error.message : error).trim();
   const lines = text.split("\n").filter((l) => l.trim());
   const last = lines.length ? lines[lines.length - 1] : text;
-  return last.replace(/^lbpe\.errors\.|^(LbpeError|VocabFormatError): /, "");
+  return last.replace(/^(?:lbpe\.errors\.)?(?:LbpeError|VocabFormatError|DisallowedSpecialError): /, "");
 }
