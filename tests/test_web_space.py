@@ -79,3 +79,17 @@ def test_build_without_npm_packages_says_to_run_npm_ci(tmp_path):
     (root / "package.json").write_text("{}")
     with pytest.raises(LbpeError, match="npm ci"):
         build_site(tmp_path / "out", root=root)
+
+
+def test_cli_build_web(tmp_path, capsys):
+    from lbpe.cli import main
+
+    assert main(["build-web", "--out", str(tmp_path / "site"), "--space", str(tmp_path / "space")]) == 0
+    out = capsys.readouterr().out
+    assert "wrote" in out and "http" in out
+    assert (tmp_path / "site" / "index.html").is_file() and (tmp_path / "site" / "sw.js").is_file()
+    assert (tmp_path / "space" / "README.md").read_text("utf-8").startswith("---\n")
+    (tmp_path / "foreign").mkdir()
+    (tmp_path / "foreign" / "keep.txt").write_text("x")
+    assert main(["build-web", "--out", str(tmp_path / "foreign")]) == 2
+    assert "holds no earlier build" in capsys.readouterr().err

@@ -2,7 +2,7 @@
 // first visit, the page (Python included) works with the network off.
 // `lbpe build-web` replaces the marker below with BUILD (a hash of the site's files) and
 // PRECACHE (every file of the site, as URLs relative to this script).
-const BUILD = "40cb556f67c2af48";
+const BUILD = "359d1efda8c7a319";
 const PRECACHE = [
  "./",
  "app.js",
