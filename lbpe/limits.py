@@ -97,7 +97,7 @@ def _amount(n: int, unit: str) -> str:
     return f"{n:,} {unit}"
 
 
-def exceeded(key: str, amount: int, what: str) -> str | None:
+def exceeded(key: str, amount: int, what: str, *, hint: str = "") -> str | None:
     """The message for ``amount`` over limit ``key``, or ``None`` when within it.
 
     ``what`` starts the message (``"input.txt"``, ``"the training corpus"``); the message ends
@@ -110,12 +110,13 @@ def exceeded(key: str, amount: int, what: str) -> str | None:
     return (
         f"{what} is {_amount(amount, lim.unit)}, over the limit of {_amount(limit, lim.unit)} for {lim.what}; "
         f"set {lim.env} to raise it (e.g. {lim.env}={_suggest(amount, lim.unit)}, or 0 for no limit)"
+        + (f"; {hint}" if hint else "")
     )
 
 
-def check(key: str, amount: int, what: str) -> None:
+def check(key: str, amount: int, what: str, *, hint: str = "") -> None:
     """Raise :class:`LimitExceededError` if ``amount`` is over limit ``key`` (see :func:`exceeded`)."""
-    message = exceeded(key, amount, what)
+    message = exceeded(key, amount, what, hint=hint)
     if message is not None:
         raise LimitExceededError(message, key=key, amount=amount, limit=get(key))
 

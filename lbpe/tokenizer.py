@@ -239,9 +239,12 @@ class Tokenizer:
         split = self._split[mode]
         key_ids = self._key_ids
         limit = self.cache_size
-        text = _checked_text(text)
+        text = original = _checked_text(text)
         if self.normalizer is not None:
-            text = self.normalizer(text)
+            try:
+                text = self.normalizer(text)
+            except UnicodeEncodeError:  # a normaliser that works on UTF-8 met a lone surrogate
+                return self._without_surrogates(original, mode)
         pieces = self._findall(text)
         found = list(map(cache.get, pieces))  # the common case: every piece seen before
         if None in found:
@@ -258,9 +261,17 @@ class Tokenizer:
                                 cache[piece] = ids
                         found[k] = ids
             except UnicodeEncodeError:
-                # Lone surrogates cannot be UTF-8 encoded; replace them as tiktoken does.
-                return self.encode_ordinary(replace_surrogates(text), mode=mode)
+                return self._without_surrogates(original, mode)
         return list(chain.from_iterable(found))
+
+    def _without_surrogates(self, text: str, mode: Mode) -> list[int]:
+        """Lone surrogates cannot be UTF-8 encoded: encode the text with them replaced by
+        U+FFFD (surrogate pairs joined), as tiktoken does. The replacement is made on the text
+        as given, before any normaliser, so the normaliser runs once."""
+        fixed = replace_surrogates(text)
+        if fixed is text:  # the surrogate came from the vocabulary's own normaliser
+            raise LbpeError(f"vocabulary {self.name or '(unnamed)'}: its normaliser produced a lone surrogate")
+        return self.encode_ordinary(fixed, mode=mode)
 
     def encode(
         self,
@@ -278,7 +289,10 @@ class Tokenizer:
         becomes that special token) or excluded from ``disallowed_special`` (then it is
         encoded as ordinary text). Added (non-special) tokens are always matched.
         ``add_special_tokens=True`` adds the vocabulary's BOS/EOS ids (off by default, so counts
-        never silently include them).
+        never silently include them). Lone surrogates in ``text`` (which UTF-8 cannot encode) are
+        replaced by U+FFFD and surrogate pairs joined before encoding, as tiktoken does, so
+        ``decode(encode(text)) == replace_surrogates(text)``. There is no size limit here (see
+        :mod:`lbpe.limits` for the caps the CLI and the app apply to untrusted input).
         """
         out: list[int] = []
         if add_special_tokens:

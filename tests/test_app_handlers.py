@@ -282,12 +282,42 @@ def test_train_errors(tmp_path, limits):
         app.train(None, 300, "char", False, None)
 
 
+class PressStop:
+    """A gr.Progress stand-in that presses Stop (as the Stop button does) on its ``n``-th report."""
+
+    def __init__(self, state: dict, n: int) -> None:
+        self.state, self.n, self.calls = state, n, 0
+
+    def __call__(self, fraction, desc=None):
+        self.calls += 1
+        if self.calls == self.n:
+            app.stop(self.state)
+
+
+def test_stop_ends_training_and_corpus_statistics(tmp_path):
+    text = data_file("text/moby_dick.txt").read_text("utf-8")[:300_000]
+    state = app.new_session()
+    press = PressStop(state, 5)
+    with pytest.raises(gr.Error, match="Stopped"):
+        app.train([upload(tmp_path, text.encode(), "t.txt")], 2000, "char", False, state, progress=press)
+    assert press.calls == 5 and state["trained"] is None and state["vocabs"] == {}
+    press = PressStop(state, 2)
+    with pytest.raises(gr.Error, match="Stopped"):
+        app.corpus(upload(tmp_path, text.encode(), "c.txt"), "gpt2", state, progress=press)
+    assert press.calls == 2
+    # the next run starts afresh
+    assert app.train([upload(tmp_path, b"abc abd abe\n", "s.txt")], 260, "byte", False, state)[0]["trained"]
+
+
 # ---- the Blocks app, limits, unexpected failures ----
 
 
 def test_every_handler_has_an_api_name():
     names = {fn.api_name for fn in app.demo.fns.values() if fn.api_visibility == "public"}
-    assert names == {"compare", "load_text", "upload_vocab", "describe_vocab", "corpus_stats", "train", "use_trained"}
+    assert names == {
+        "compare", "load_text", "upload_vocab", "describe_vocab", "corpus_stats", "train", "use_trained",
+        "stop_corpus", "stop_train",
+    }
 
 
 def test_limits_from_the_environment():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,10 @@ from tests.app_support import running_server
 from tests.conftest import data_file
 
 TEXT = "Internationalization of counterrevolutionary misunderstandings: naïve café, 日本語 🙂\n\tcode(x)\n"
-API_NAMES = {"/compare", "/load_text", "/upload_vocab", "/describe_vocab", "/corpus_stats", "/train", "/use_trained"}
+API_NAMES = {
+    "/compare", "/load_text", "/upload_vocab", "/describe_vocab", "/corpus_stats", "/train", "/use_trained",
+    "/stop_corpus", "/stop_train",
+}
 #: A small vocabulary limit so that a real file (o200k_base.tiktoken, 3.6 MB) is over it.
 SERVER_ENV = {"LBPE_APP_MAX_VOCAB_MB": "3"}
 
@@ -177,6 +181,27 @@ def test_train_then_use_it_in_compare(client, tmp_path):
     ref = lbpe.load(out)
     ref.name = name
     check_compare(client.predict(TEXT, name, True, False, api_name="/compare"), ref, TEXT)
+
+
+def test_stop_ends_a_running_training(server, client, tmp_path):
+    text = data_file("text/sotu.txt").read_text("utf-8")[:4_000_000]
+    job = client.submit([handle_file(upload_copy(tmp_path, text.encode(), "sotu.txt"))], 50_000, "char", False,
+                        api_name="/train")
+    deadline = time.monotonic() + 120
+    while not (job.status().progress_data or job.done()):  # wait until it is running
+        assert time.monotonic() < deadline, "training never reported progress"
+        time.sleep(0.05)
+    client.predict(api_name="/stop_train")
+    with pytest.raises(Exception):  # cancelled (or "Stopped." if it got there first)
+        job.result(timeout=120)
+    while "stopped by the user while merging" not in server.tail(200):  # the work itself ended, not just the wait
+        assert time.monotonic() < deadline, "the training went on after Stop:\n" + server.tail()
+        time.sleep(0.1)
+    # the session goes on: a small training afterwards completes
+    _, out, status = client.predict([handle_file(upload_copy(tmp_path, b"abc abd\n", "s.txt"))], 260, "byte", False,
+                                    api_name="/train")
+    assert "Done" in status
+    client.predict(api_name="/stop_corpus")  # nothing running: a no-op
 
 
 def test_lbpe_serve_launches_the_same_app(tmp_path):

@@ -224,6 +224,19 @@ def _handler(fn):
     return wrapper
 
 
+def _reporter(progress: Any, state: dict, desc: str):
+    """A progress callback ``(fraction)`` that also stops the work when this session's Stop
+    button was pressed (the Stop handler sets ``state["stop"]``)."""
+
+    def report(fraction: float) -> None:
+        progress(min(max(fraction, 0.0), 1.0), desc=desc)
+        if state.get("stop"):
+            log.info("stopped by the user while %s", desc)
+            raise gr.Error("Stopped.", print_exception=False)
+
+    return report
+
+
 # ---------------------------------------------------------------------------------------------
 # vocabularies: bundled presets plus what this session uploaded or trained
 # ---------------------------------------------------------------------------------------------
@@ -232,8 +245,9 @@ PATTERN_CHOICES = ["auto", "gpt2", "cl100k_base", "o200k_base", "paper"]
 
 
 def new_session() -> dict:
-    """The per-session state: uploaded/trained vocabularies by name, and the last trained one."""
-    return {"vocabs": {}, "trained": None}
+    """The per-session state: uploaded/trained vocabularies by name, the last trained one, and
+    whether Stop was pressed."""
+    return {"vocabs": {}, "trained": None, "stop": False}
 
 
 def _session(state: Any) -> dict:
@@ -429,11 +443,14 @@ def corpus(file: Any, vocab: str = DEFAULT_PRESET, state: Any = None, progress: 
         _discard(paths)
     text = _decode(data, paths[0].name)
     tok = get_tokenizer(vocab, state)
+    session = _session(state)
+    session["stop"] = False
     total = max(len(text), 1)
-    progress(0.0, desc="encoding with BPE and LBPE")
+    report = _reporter(progress, session, "encoding with BPE and LBPE")
+    report(0.0)
     blocks = (data[i : i + CHUNK_BYTES] for i in range(0, len(data), CHUNK_BYTES))
     chunks = align_chunks(tok, iter_chunks(blocks, size=CHUNK_BYTES, source=paths[0].name))  # exact totals
-    stats = corpus_stats(tok, chunks, progress=lambda done: progress(done / total, desc="encoding with BPE and LBPE"))
+    stats = corpus_stats(tok, chunks, progress=lambda done: report(done / total))
     summary = compare_json(stats, vocab=tok.name, unit=tok.vocab.unit)
     summary["file"] = paths[0].name
     shift = display.shift_from_stats(stats["bpe"], stats["lbpe"], unit=tok.vocab.unit)
@@ -483,10 +500,12 @@ def train(files: Any, vocab_size: float = 8000, unit: str = "char", scaffold: bo
                  for p in paths]
     finally:
         _discard(paths)
-    progress(0.0, desc="counting pre-tokens")
+    state["stop"] = False
+    _reporter(progress, state, "counting pre-tokens")(0.0)
+    merging = _reporter(progress, state, "merging")
     vocab = train_vocab(
         texts, vocab_size=size, unit=unit, scaffold=scaffold,
-        progress=lambda done, wanted: progress(done / max(wanted, 1), desc="merging"),
+        progress=lambda done, wanted: merging(done / max(wanted, 1)),
     )
     corpus_name = paths[0].name if len(paths) == 1 else f"{len(paths)} files"
     kind = f"{size} {unit}{' scaffold' if scaffold else ''}"
@@ -499,6 +518,13 @@ def train(files: Any, vocab_size: float = 8000, unit: str = "char", scaffold: bo
     extra = f" + {len(vocab.scaffold):,} scaffold tokens" if vocab.scaffold else ""
     status = f"Done: **{name}**, {made:,} tokens{extra} from {total:,} bytes. Download it below, or use it in Compare."
     return state, gr.update(choices=vocab_choices(state)), path, status
+
+
+@_handler
+def stop(state: Any = None) -> None:
+    """Stop this session's running corpus statistics or training (at its next progress step)."""
+    if isinstance(state, dict):
+        state["stop"] = True
 
 
 @_handler
@@ -644,11 +670,11 @@ def build() -> gr.Blocks:
         run = corpus_btn.click(corpus, [corpus_file, vocab, state],
                                [corpus_table, corpus_plot, corpus_json, corpus_csv, corpus_status],
                                api_name="corpus_stats", concurrency_limit=1, show_progress_on=corpus_status)
-        corpus_stop.click(None, cancels=[run], api_visibility="private")
+        corpus_stop.click(stop, state, None, cancels=[run], api_name="stop_corpus", queue=False)
         trained = train_btn.click(train, [train_files, train_size, train_unit, train_scaffold, state],
                                   [state, vocab, train_out, train_status], api_name="train", concurrency_limit=1,
                                   show_progress_on=train_status)
-        train_stop.click(None, cancels=[trained], api_visibility="private")
+        train_stop.click(stop, state, None, cancels=[trained], api_name="stop_train", queue=False)
         use_btn.click(use_trained, state, [vocab, tabs], api_name="use_trained")
         vocab.change(describe_vocab, [vocab, state], vocab_status, api_name="describe_vocab", show_progress="hidden")
     return demo

@@ -9,15 +9,20 @@
     lbpe serve [--host HOST] [--port PORT]
 
 Errors in the input (a bad vocabulary, undecodable text) print one line to stderr and exit 2.
+Inputs are capped by :mod:`lbpe.limits`: ``encode``/``compare`` read at most
+``LBPE_MAX_TEXT_BYTES``, ``train`` at most ``LBPE_MAX_TRAIN_BYTES``, vocabularies at most
+``LBPE_MAX_VOCAB_BYTES``/``LBPE_MAX_VOCAB_TOKENS`` (``stats``/``export`` stream any size).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from lbpe import limits
 from lbpe.errors import LbpeError
 from lbpe.load import load
 from lbpe.tokenizer import MODES, Tokenizer
@@ -25,17 +30,25 @@ from lbpe.tokenizer import MODES, Tokenizer
 __all__ = ["main"]
 
 
+_STREAM_HINT = "lbpe stats and lbpe export stream files of any size"
+
+
 def _read_text(name: str) -> str:
+    """The whole of a UTF-8 text file (or standard input), within the ``text_bytes`` limit."""
+    limit = limits.get("text_bytes")
     if name == "-":
-        data = sys.stdin.buffer.read()
+        data = sys.stdin.buffer.read(limit + 1) if limit else sys.stdin.buffer.read()
         source = "standard input"
     else:
         try:
             with open(name, "rb") as f:
-                data = f.read()
+                limits.check("text_bytes", os.fstat(f.fileno()).st_size, name, hint=_STREAM_HINT)
+                data = f.read(limit + 1) if limit else f.read()
         except OSError as exc:
             raise LbpeError(f"{name}: cannot be read ({exc.strerror})") from None
         source = name
+    if limit and len(data) > limit:  # standard input, a pipe or a device: no size up front
+        limits.check("text_bytes", len(data), f"{source} (at least)", hint=_STREAM_HINT)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -133,6 +146,8 @@ def _cmd_train(args: argparse.Namespace, out: TextIO) -> None:
     from lbpe.train import train
 
     hf_regex(args.pattern)  # an unknown preset fails before the corpus is read
+    total = _total_chars(args.files)
+    limits.check("train_bytes", total, f"the training corpus ({len(args.files)} file(s))")
     bar = _ProgressBar(enabled=not args.quiet)
     try:
         vocab = train(

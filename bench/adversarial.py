@@ -1,0 +1,105 @@
+"""Adversarial inputs: does encoding time grow linearly? Time at N bytes and at 2N bytes.
+
+    python bench/adversarial.py [--size 1M] [--rounds 2] [--vocab NAME ...] [--profile]
+
+Inputs (deterministic): one repeated character, CJK without spaces, random printable ASCII,
+and one long "word" of random lowercase letters (a single pre-token). For every vocabulary
+(the bundled presets, plus Mistral's HF tokenizer.json and SentencePiece model from the data
+cache) and both modes it prints the cold-cache time at N and 2N and their ratio; a linear
+encoder gives ~2.0 (target: at most ~2.2). ``--profile`` prints the top functions of the
+slowest case. This is a benchmark: it asserts nothing (the unit test
+``tests/test_hostile_text.py`` only checks that small versions round-trip).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import lbpe  # noqa: E402
+from lbpe.limits import parse_size  # noqa: E402
+from lbpe.presets import PRESETS, load_preset  # noqa: E402
+
+#: extra vocabularies from the data cache (scripts/fetch_data.py)
+EXTRA = {"hf:mistral_v0.1": "hf/mistral_v0.1/tokenizer.json", "sp:mistral_v1": "sentencepiece/mistral_tokenizer.model.v1"}
+
+
+def adversarial_inputs(size: int) -> dict[str, str]:
+    """The four inputs, each about ``size`` UTF-8 bytes, the same on every call."""
+    rng = random.Random(size)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return {
+        "repeated char": "a" * size,
+        "CJK, no spaces": "".join(chr(rng.randrange(0x4E00, 0x9FA6)) for _ in range(size // 3)),
+        "random ASCII": "".join(chr(rng.randrange(32, 127)) for _ in range(size)),
+        "one long word": "".join(rng.choice(letters) for _ in range(size)),
+    }
+
+
+def _tokenizer(name: str) -> lbpe.Tokenizer:
+    if name in EXTRA:
+        sys.path.insert(0, str(ROOT / "scripts"))
+        import fetch_data
+
+        return lbpe.load(fetch_data.data_dir() / EXTRA[name])
+    return load_preset(name)
+
+
+def cold_time(tok: lbpe.Tokenizer, text: str, mode: str, rounds: int) -> float:
+    """Best of ``rounds`` encodings, each with empty piece caches."""
+    best = float("inf")
+    for _ in range(rounds):
+        for cache in tok._caches.values():
+            cache.clear()
+        t0 = time.perf_counter()
+        tok.encode(text, mode=mode, disallowed_special=())
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--size", default="1M", help="N, the smaller size (default 1M; 2N is also timed)")
+    parser.add_argument("--rounds", type=int, default=2, help="best of this many runs per timing (default 2)")
+    parser.add_argument("--vocab", action="append", choices=[*PRESETS, *EXTRA], help="default: all")
+    parser.add_argument("--profile", action="store_true", help="profile the case with the highest ratio")
+    args = parser.parse_args(argv)
+    size = parse_size(args.size, "--size")
+    small, large = adversarial_inputs(size), adversarial_inputs(2 * size)
+    print(f"{'vocabulary':16} {'input':15} {'mode':5} {'N':>9} {'t(N)':>8} {'t(2N)':>8} {'ratio':>6}")
+    worst = (0.0, None)
+    for name in args.vocab or [*PRESETS, *EXTRA]:
+        tok = _tokenizer(name)
+        for mode in lbpe.MODES:
+            tok.encode("warm up the derived tables", mode=mode)
+        for kind in small:
+            for mode in lbpe.MODES:
+                t1 = cold_time(tok, small[kind], mode, args.rounds)
+                t2 = cold_time(tok, large[kind], mode, args.rounds)
+                ratio = t2 / t1
+                print(f"{name:16} {kind:15} {mode:5} {size:>9} {t1:7.2f}s {t2:7.2f}s {ratio:6.2f}", flush=True)
+                if ratio > worst[0]:
+                    worst = (ratio, (tok, large[kind], mode, f"{name} {kind} {mode}"))
+    if args.profile and worst[1] is not None:
+        import cProfile
+        import pstats
+
+        tok, text, mode, label = worst[1]
+        print(f"\nprofile of the highest ratio ({worst[0]:.2f}): {label}")
+        for cache in tok._caches.values():
+            cache.clear()
+        profiler = cProfile.Profile()
+        profiler.runcall(tok.encode, text, mode=mode, disallowed_special=())
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(12)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,120 @@
+"""lbpe.limits: documented defaults, environment overrides, clear messages; enforced by the
+loaders and the CLI, never by Tokenizer.encode."""
+
+from __future__ import annotations
+
+import io
+import sys
+
+import pytest
+
+import lbpe
+from lbpe import limits
+from lbpe.cli import main
+from lbpe.errors import LbpeError
+from lbpe.limits import LIMITS, LimitExceededError
+from tests import tiny_vocabs as tv
+from tests.conftest import ROOT
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch):
+    for lim in LIMITS.values():
+        monkeypatch.delenv(lim.env, raising=False)
+
+
+def test_defaults_and_documentation():
+    assert {k: (lim.env, lim.default) for k, lim in LIMITS.items()} == {
+        "text_bytes": ("LBPE_MAX_TEXT_BYTES", 8 << 20),
+        "upload_bytes": ("LBPE_MAX_UPLOAD_BYTES", 128 << 20),
+        "vocab_bytes": ("LBPE_MAX_VOCAB_BYTES", 128 << 20),
+        "vocab_tokens": ("LBPE_MAX_VOCAB_TOKENS", 1 << 20),
+        "train_bytes": ("LBPE_MAX_TRAIN_BYTES", 1 << 30),
+    }
+    rows = limits.describe()
+    assert [r["value"] for r in rows] == [lim.default for lim in LIMITS.values()]
+    readme = (ROOT / "README.md").read_text("utf-8")
+    assert "## Limits" in readme
+    for lim in LIMITS.values():
+        assert lim.env in readme, f"README's Limits section does not mention {lim.env}"
+
+
+@pytest.mark.parametrize("raw, value", [("1048576", 1 << 20), ("512K", 512 << 10), ("64M", 64 << 20), ("2G", 2 << 30),
+                                        ("64MiB", 64 << 20), ("8mb", 8 << 20), (" 10 ", 10), ("0", 0)])
+def test_environment_overrides(monkeypatch, raw, value):
+    monkeypatch.setenv("LBPE_MAX_TEXT_BYTES", raw)
+    assert limits.get("text_bytes") == value
+    assert limits.exceeded("text_bytes", 10**15, "x") is None or value
+
+
+@pytest.mark.parametrize("raw", ["lots", "-5", "1.5M", "M", "12T"])
+def test_bad_environment_values_are_named(monkeypatch, raw):
+    monkeypatch.setenv("LBPE_MAX_VOCAB_TOKENS", raw)
+    with pytest.raises(LbpeError, match="LBPE_MAX_VOCAB_TOKENS"):
+        limits.get("vocab_tokens")
+
+
+def test_check_message_says_what_and_how(monkeypatch):
+    monkeypatch.setenv("LBPE_MAX_TRAIN_BYTES", "1M")
+    with pytest.raises(LimitExceededError) as info:
+        limits.check("train_bytes", 3 << 20, "the training corpus")
+    message = str(info.value)
+    assert message.startswith("the training corpus is 3,145,728 bytes (3.0 MiB), over the limit of 1,048,576")
+    assert "LBPE_MAX_TRAIN_BYTES=3M" in message and isinstance(info.value, ValueError)
+    assert info.value.amount == 3 << 20 and info.value.limit == 1 << 20
+    monkeypatch.setenv("LBPE_MAX_TRAIN_BYTES", "0")
+    limits.check("train_bytes", 10**12, "anything")  # 0: no limit
+
+
+def test_encode_itself_has_no_cap(monkeypatch):
+    monkeypatch.setenv("LBPE_MAX_TEXT_BYTES", "16")
+    tok = lbpe.load_preset("gpt2")
+    text = "no cap in the library " * 50
+    assert tok.decode(tok.encode(text, mode="lbpe")) == text
+
+
+def test_cli_refuses_a_text_over_the_limit(monkeypatch, tmp_path, capsys):
+    path = tmp_path / "big.txt"
+    path.write_text("word " * 1000)
+    monkeypatch.setenv("LBPE_MAX_TEXT_BYTES", "1K")
+    for command in (["encode", "--mode", "bpe"], ["compare"]):
+        assert main([*command, "--vocab", "gpt2", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert str(path) in err and "5,000 bytes" in err and "LBPE_MAX_TEXT_BYTES" in err and "lbpe stats" in err
+    monkeypatch.setenv("LBPE_MAX_TEXT_BYTES", "8K")
+    assert main(["encode", "--mode", "bpe", "--vocab", "gpt2", str(path)]) == 0
+    capsys.readouterr()
+
+
+def test_cli_refuses_standard_input_over_the_limit(monkeypatch, capsys):
+    monkeypatch.setenv("LBPE_MAX_TEXT_BYTES", "100")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"x" * 5000)))
+    assert main(["encode", "--mode", "lbpe", "--vocab", "gpt2", "-"]) == 2
+    assert "standard input (at least) is 101 bytes" in capsys.readouterr().err
+
+
+def test_cli_train_refuses_a_corpus_over_the_limit(monkeypatch, tmp_path, capsys):
+    files = []
+    for k in range(3):
+        files.append(tmp_path / f"c{k}.txt")
+        files[-1].write_text("abc def " * 100)
+    monkeypatch.setenv("LBPE_MAX_TRAIN_BYTES", "2K")
+    out = tmp_path / "tok.json"
+    assert main(["train", "--vocab-size", "300", "-q", "-o", str(out), *map(str, files)]) == 2
+    err = capsys.readouterr().err
+    assert "the training corpus (3 file(s)) is 2,400 bytes" in err and "LBPE_MAX_TRAIN_BYTES" in err
+    assert not out.exists()
+
+
+def test_vocabulary_limits_in_load(monkeypatch, tmp_path):
+    path = tmp_path / "cl100k_base.tiktoken"
+    path.write_bytes(tv.tiktoken_bytes())
+    monkeypatch.setenv("LBPE_MAX_VOCAB_TOKENS", "200")
+    with pytest.raises(lbpe.VocabFormatError, match=r"cl100k_base\.tiktoken: the vocabulary is 261 tokens"):
+        lbpe.load(path)
+    monkeypatch.setenv("LBPE_MAX_VOCAB_TOKENS", "300")
+    monkeypatch.setenv("LBPE_MAX_VOCAB_BYTES", "2K")
+    with pytest.raises(lbpe.VocabFormatError, match="LBPE_MAX_VOCAB_BYTES"):
+        lbpe.load(path)
+    monkeypatch.delenv("LBPE_MAX_VOCAB_BYTES")
+    assert lbpe.load(path).n_vocab == 100277  # the file is small; cl100k_base's special ids sit above
