@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import shutil
 import sys
-from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
