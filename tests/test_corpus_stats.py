@@ -73,6 +73,7 @@ def test_parallel_equals_serial_on_real_text():
     assert serial["bpe"].bytes == path.stat().st_size
     text = path.read_text("utf-8")
     assert serial["lbpe"].tokens == len(tok.encode(text, mode="lbpe", disallowed_special=()))
+    assert serial["lbpe"].words == len(text.split())
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
