@@ -129,8 +129,8 @@ class Tokenizer:
     def safe_cut(self, text: str) -> int | None:
         """A piece boundary ``c`` of ``text`` such that ``text[:c]`` on its own splits into the
         same pieces as it does inside ``text``, and the pieces from ``c`` on do not depend on
-        what precedes ``c`` (the presets have no look-behind). Chunks cut there encode exactly
-        like the whole text. ``None`` when the pipeline has a normaliser or a non-regex
+        what precedes ``c`` (the presets have no look-behind), and white space on one side of
+        ``c`` (words stay whole). Chunks cut there encode exactly like the whole text. ``None`` when the pipeline has a normaliser or a non-regex
         pre-tokeniser, or no such boundary is found near the end."""
         if self.normalizer is not None or not isinstance(self._splitter, Regex):
             return None
@@ -139,8 +139,10 @@ class Tokenizer:
         for k in range(len(found) - 2, max(len(found) - 12, 0), -1):
             cut = found[k].start()
             start = found[max(k - 4, 0)].start()
+            if cut <= 0 or not (text[cut - 1].isspace() or text[cut].isspace()):
+                continue  # also keep words (white-space separated) whole, for word counts
             alone = [m.group() for m in pattern.finditer(text, start, cut)]
-            if cut > 0 and alone == [m.group() for m in found[max(k - 4, 0) : k]]:
+            if alone == [m.group() for m in found[max(k - 4, 0) : k]]:
                 return cut
         return None
 
