@@ -194,7 +194,7 @@ def adversarial(rows: list, size: int) -> None:
 
 
 _RSS_PROBE = r"""
-import resource, sys
+import sys
 which, path, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
 text = open(path, encoding="utf-8").read()
 text = (text * (size // len(text) + 1))[:size]
@@ -208,7 +208,8 @@ else:
     sys.path.insert(0, sys.argv[4])
     from lbpe.presets import load_preset
     load_preset("o200k_base").encode(text, mode=which, disallowed_special=())
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+# VmHWM: this process's own peak (ru_maxrss would carry the forking parent's peak over exec)
+print(next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:")))
 """
 
 
