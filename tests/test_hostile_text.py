@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import functools
 import os
+import struct
+import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -173,3 +175,21 @@ def test_adversarial_inputs_round_trip(name):
         for mode in MODES:
             ids = tok.encode(text, mode=mode, disallowed_special=())
             assert tok.decode(ids) == expected(name, text), f"{name} {mode} {kind}"
+
+
+def test_cyclic_charsmap_does_not_make_encoding_quadratic():
+    """A SentencePiece charsmap whose trie loops on "a" (hostile or corrupt) made every lookup
+    run to the end of the text: 8,000 characters took 5 s. Lookups now stop at
+    ``MAX_KEY_BYTES`` (real maps have keys of at most a few characters)."""
+    from lbpe.formats.sentencepiece import parse_sentencepiece
+    from tests import tiny_vocabs as tv
+
+    units = [0] * 0x80
+    units[0x61] = (0x61 << 10) | 0x61  # label "a", offset "a": node ^ "a" ^ "a" = node, forever
+    trie = b"".join(struct.pack("<I", u) for u in units)
+    normalizer = tv.field(1, b"loop") + tv.field(2, struct.pack("<I", len(trie)) + trie) + tv.field(4, 0)
+    tok = parse_sentencepiece(tv.sp_model_bytes(normalizer=normalizer), source="loop.model")
+    t0 = time.process_time()
+    for mode in MODES:
+        assert tok.decode(tok.encode("a" * 40_000, mode=mode)) == "a" * 40_000
+    assert time.process_time() - t0 < 10, "quadratic: was about 2 minutes"

@@ -92,35 +92,45 @@ def _bpe_heap(piece: K, rank: Callable[[int, int, int], int | None]) -> list[K]:
     """BPE over a doubly linked list of parts with a lazy heap of candidate pairs.
 
     ``rank(i, j, e)`` is the priority of merging the parts ``piece[i:j]`` and ``piece[j:e]``.
-    Heap entries are ``(priority, i, j, e)``; an entry is stale once the part starting at ``i``
-    no longer ends at ``j`` or its right neighbour no longer ends at ``e``.
+    A heap entry is one integer, ``(priority, i, e)`` packed in that order (so the smallest is
+    the best pair, leftmost on ties): plain ints keep the heap small and its comparisons cheap,
+    which matters for megabyte-long pieces. An entry is stale unless ``i`` still starts a part
+    whose right neighbour ends at ``e``; the boundary between them is then necessarily the
+    ``j`` the entry was made with, since boundaries only ever disappear.
     """
     n = len(piece)
     end = list(range(1, n + 1))  # end[i]: end of the part starting at i (valid if alive)
     prev = list(range(-1, n - 1))  # prev[i]: start of the part before the one at i
     alive = [True] * n
+    span = n + 1
     heap = []
     for i in range(n - 1):
         r = rank(i, i + 1, i + 2)
         if r is not None:
-            heap.append((r, i, i + 1, i + 2))
+            heap.append((r * span + i) * span + i + 2)
     heapq.heapify(heap)
+    pop, push = heapq.heappop, heapq.heappush
     while heap:
-        _, i, j, e = heapq.heappop(heap)
-        if not alive[i] or end[i] != j or not alive[j] or end[j] != e:
+        rest, e = divmod(pop(heap), span)
+        i = rest % span
+        if not alive[i]:
+            continue
+        j = end[i]
+        if j == e or j >= n or end[j] != e:
             continue
         alive[j] = False
         end[i] = e
         if e < n:
             prev[e] = i
-            r = rank(i, e, end[e])
+            f = end[e]
+            r = rank(i, e, f)
             if r is not None:
-                heapq.heappush(heap, (r, i, e, end[e]))
+                push(heap, (r * span + i) * span + f)
         p = prev[i]
         if p >= 0:
             r = rank(p, i, e)
             if r is not None:
-                heapq.heappush(heap, (r, p, i, e))
+                push(heap, (r * span + p) * span + e)
     out = []
     i = 0
     while i < n:

@@ -162,6 +162,13 @@ class Sequence(Normalizer):
         return text, origin
 
 
+#: Longest key the precompiled character map is searched for, in UTF-8 bytes. Real maps have
+#: keys of a few characters (nmt_nfkc: at most 10 bytes); without a bound, a corrupt or hostile
+#: map whose trie loops on itself would make every lookup run to the end of the text
+#: (quadratic time: 8,000 characters took 5 s).
+MAX_KEY_BYTES = 64
+
+
 class SentencePieceNormalizer(Normalizer):
     """SentencePiece's normaliser: the precompiled character map (longest match first), then
     extra white space removed, ``▁`` for spaces and a dummy ``▁`` prefix.
@@ -202,7 +209,7 @@ class SentencePieceNormalizer(Normalizer):
         node = 0
         unit = units[0]
         node ^= (unit >> 10) << ((unit & (1 << 9)) >> 6)
-        for k in range(start, len(data)):
+        for k in range(start, min(len(data), start + MAX_KEY_BYTES)):
             byte = data[k]
             node ^= byte
             if node >= len(units):
