@@ -7,10 +7,13 @@ number of bytes (or tokens), optionally with a ``K``/``M``/``G`` suffix (powers 
 
 * ``vocab_bytes`` -- :func:`lbpe.load`: a vocabulary file, after decompression;
 * ``vocab_tokens`` -- the vocabulary parsers: entries in a file and the largest id;
-* ``text_bytes`` -- the CLI (``lbpe encode``/``compare`` read the whole text) and the app;
+* ``text_bytes`` -- the CLI (``lbpe encode``/``compare`` read the whole text);
   :meth:`lbpe.Tokenizer.encode` itself has **no** cap (library callers pass what they like);
-* ``train_bytes`` -- ``lbpe train`` (total size of the corpus files) and the app;
-* ``upload_bytes`` -- the app and the page: one uploaded file, as received.
+* ``train_bytes`` -- ``lbpe train`` (total size of the corpus files);
+* ``upload_bytes`` -- for servers built on ``lbpe``: one uploaded file, as received.
+
+The Gradio playground (``app.py``) has its own, smaller caps (``LBPE_APP_*``); uploads it
+loads still go through :func:`lbpe.load` and so also meet ``vocab_bytes``/``vocab_tokens``.
 
 >>> get("vocab_tokens") == LIMITS["vocab_tokens"].default or "LBPE_MAX_VOCAB_TOKENS" in os.environ
 True
@@ -48,15 +51,15 @@ LIMITS: dict[str, Limit] = {
     lim.key: lim
     for lim in (
         Limit("text_bytes", "LBPE_MAX_TEXT_BYTES", 8 * MIB, "bytes",
-              "a text encoded in one piece (CLI encode/compare input, the app's text box or text upload)"),
+              "a text read whole (the input of lbpe encode and lbpe compare)"),
         Limit("upload_bytes", "LBPE_MAX_UPLOAD_BYTES", 128 * MIB, "bytes",
-              "one uploaded file in the app or the page, as received (compressed or not)"),
+              "one uploaded file in a server built on lbpe, as received (compressed or not)"),
         Limit("vocab_bytes", "LBPE_MAX_VOCAB_BYTES", 128 * MIB, "bytes",
               "a vocabulary file, after gzip decompression (the largest real tokenizer.json files are ~35 MB)"),
         Limit("vocab_tokens", "LBPE_MAX_VOCAB_TOKENS", 1 << 20, "tokens",
               "entries in a vocabulary file, and one more than its largest id (real vocabularies: <= 262,144)"),
         Limit("train_bytes", "LBPE_MAX_TRAIN_BYTES", 1 * GIB, "bytes",
-              "the training corpus of `lbpe train` or of the app, all files together"),
+              "the training corpus of lbpe train, all files together"),
     )
 }
 

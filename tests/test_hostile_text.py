@@ -69,10 +69,12 @@ SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=
 def test_round_trip(name, mode):
     tok = tokenizer(name)
     specials = special_ids(tok)
+    runs = []
 
     @SETTINGS
     @given(text=texts)
     def check(text):
+        runs.append(len(text))
         ids = tok.encode(text, mode=mode, disallowed_special=())
         assert tok.decode(ids) == expected(name, text)
         assert not specials & set(ids), "a special-token string in the text became a special token"
@@ -81,6 +83,8 @@ def test_round_trip(name, mode):
         assert all(0 <= s.start <= s.end <= len(text) and not s.special for s in segments)
 
     check()
+    print(f"{name} {mode}: {len(runs)} round trips, {sum(runs)} characters")
+    assert len(runs) >= EXAMPLES
 
 
 # ---- lone surrogates: replaced by U+FFFD before encoding, as tiktoken does ----
@@ -95,10 +99,12 @@ with_surrogates = st.lists(
 @pytest.mark.parametrize("name", VOCABS)
 def test_lone_surrogates_are_replaced(name):
     tok = tokenizer(name)
+    runs = []
 
     @SETTINGS
     @given(text=with_surrogates)
     def check(text):
+        runs.append(text)
         clean = replace_surrogates(text)
         assert not any("\ud800" <= c <= "\udfff" for c in clean)
         for mode in MODES:
@@ -109,6 +115,8 @@ def test_lone_surrogates_are_replaced(name):
             assert [s.id for s in segments] == ids and all(s.end <= len(clean) for s in segments)
 
     check()
+    print(f"{name}: {len(runs)} texts with surrogates, both modes")
+    assert len(runs) >= EXAMPLES
 
 
 def test_surrogates_as_tiktoken():
