@@ -132,10 +132,6 @@ def detect_format(path: str | os.PathLike[str]) -> tuple[str, Path]:
     raise VocabFormatError(str(p), f"unrecognised vocabulary format; supported: {'; '.join(FORMATS.values())}")
 
 
-def _unsupported(p: Path, what: str) -> tuple[str, Path]:
-    raise VocabFormatError(str(p), f"{what} are not supported yet; supported: {'; '.join(FORMATS.values())}")
-
-
 def load(path: str | os.PathLike[str], *, pattern: str | re.Pattern[str] | None = None) -> Tokenizer:
     """Load a vocabulary file or folder as a :class:`~lbpe.tokenizer.Tokenizer`.
 
