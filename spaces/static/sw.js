@@ -2,7 +2,7 @@
 // first visit, the page (Python included) works with the network off.
 // `lbpe build-web` replaces the marker below with BUILD (a hash of the site's files) and
 // PRECACHE (every file of the site, as URLs relative to this script).
-const BUILD = "46bf27304886b51c";
+const BUILD = "21efd06b0b8e1e3b";
 const PRECACHE = [
  "./",
  "app.js",

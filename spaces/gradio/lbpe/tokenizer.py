@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from itertools import chain
+from itertools import chain, compress, repeat
+from operator import is_
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import AbstractSet, Literal
@@ -36,6 +37,8 @@ MODES: tuple[Mode, ...] = ("bpe", "lbpe")
 DEFAULT_CACHE_SIZE = 200_000
 #: Longer pieces are not cached (they rarely repeat and would pin memory).
 _CACHED_PIECE_CHARS = 256
+#: Bound on the number of cached parts of pieces (see :mod:`lbpe.model.cuts`) per mode.
+_PART_CACHE_SIZE = 100_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +120,8 @@ class Tokenizer:
         # piece -> ids; tuples of ints, which the garbage collector stops tracking
         self._caches: dict[str, dict[str, tuple[int, ...]]] = {"bpe": {}, "lbpe": {}}
         self._split: dict[str, Callable[[str], list]] = {"bpe": self._bpe_keys, "lbpe": self._lbpe_keys}
+        # part of a piece -> keys, for pieces split at cuts (lbpe.model.cuts)
+        self._part_caches: dict[str, dict[str, tuple]] = {"bpe": {}, "lbpe": {}}
         self._special_regex: re.Pattern[str] | None = None
         matched = set(vocab.special) | set(self.added_tokens)
         if matched:
@@ -125,6 +130,15 @@ class Tokenizer:
 
     def __repr__(self) -> str:
         return f"Tokenizer(name={self.name!r}, pattern={self.pattern_name!r}, vocab={self.vocab!r})"
+
+    def clear_cache(self) -> None:
+        """Empty the piece caches (both modes) and what the vocabulary remembered about text it
+        has seen, keeping the tables built from the vocabulary itself. The next encode runs
+        cold: every piece is encoded anew."""
+        for cache in (*self._caches.values(), *self._part_caches.values()):
+            cache.clear()
+        if "cut_finder" in self.vocab.__dict__:
+            self.vocab.cut_finder.clear()
 
     def safe_cut(self, text: str) -> int | None:
         """A piece boundary ``c`` of ``text`` such that ``text[:c]`` on its own splits into the
@@ -167,16 +181,12 @@ class Tokenizer:
 
     def _bpe_keys(self, piece: str) -> list:
         vocab = self.vocab
-        units = self._units(piece)
-        if vocab.whole_piece_first and units in vocab.units:
-            keys = [units]
-        elif vocab.merges is None:
-            keys = bpe_by_rank(units, vocab.units)
-        else:
-            keys = bpe_by_merges(units, vocab.unit_merges)
-        if vocab.scaffold:
-            keys = self._split_scaffold(keys)
-        return keys
+        if vocab.whole_piece_first:
+            units = self._units(piece)
+            if units in vocab.units:
+                return self._split_scaffold([units]) if vocab.scaffold else [units]
+        keys = self._by_parts(piece, "bpe", self._bpe_units)
+        return self._split_scaffold(keys) if vocab.scaffold else keys
 
     def _split_scaffold(self, keys: list) -> list:
         """Scaffold-BPE: split scaffold tokens among ``keys`` back into their parts."""
@@ -192,14 +202,48 @@ class Tokenizer:
                 out.append(token if vocab.unit == "byte" else token.decode("utf-8"))
         return out
 
+    def _bpe_units(self, units: bytes | str) -> list:
+        """Classic BPE of a piece's units (no whole-piece shortcut, no scaffold splitting)."""
+        vocab = self.vocab
+        if vocab.merges is None:
+            return bpe_by_rank(units, vocab.units)
+        return bpe_by_merges(units, vocab.unit_merges)
+
+    def _lbpe_units(self, units: bytes | str) -> list:
+        return longest_first(units, self.vocab.prefix_index, self.vocab.max_len)
+
     def _lbpe_keys(self, piece: str) -> list:
-        return longest_first(self._units(piece), self.vocab.prefix_index, self.vocab.max_len)
+        return self._by_parts(piece, "lbpe", self._lbpe_units)
+
+    def _by_parts(self, piece: str, mode: Mode, model: Callable[[bytes | str], list]) -> list:
+        """``model`` over the piece, or over its parts where it has cuts (lbpe.model.cuts),
+        each part's keys cached. Only non-ASCII pieces are tried: English and code have few
+        cuts, while runs of Chinese or Japanese are long pieces made of words that repeat."""
+        if piece.isascii():
+            return model(self._units(piece))
+        parts = self.vocab.cut_finder.split(piece)
+        if len(parts) == 1:
+            return model(self._units(piece))
+        cache = self._part_caches[mode]
+        found = list(map(cache.get, parts))
+        if None in found:
+            units = self._units
+            for k, part in enumerate(parts):
+                if found[k] is None:
+                    keys = cache.get(part)
+                    if keys is None:
+                        keys = tuple(model(units(part)))
+                        if len(cache) >= _PART_CACHE_SIZE:
+                            cache.clear()
+                        cache[part] = keys
+                    found[k] = keys
+        return list(chain.from_iterable(found))
 
     def _key_ids(self, keys: Sequence) -> list[int]:
         """Ids of the model's keys; a character with no token takes the fallback ids."""
         table = self.vocab.units
         if self.vocab.unit == "byte":
-            return [table[k] for k in keys]
+            return list(map(table.__getitem__, keys))
         return [i for ids in self._key_groups(keys) for i in ids]
 
     def _key_groups(self, keys: Sequence[str]) -> list[list[int]]:
@@ -251,19 +295,18 @@ class Tokenizer:
         found = list(map(cache.get, pieces))  # the common case: every piece seen before
         if None in found:
             try:
-                get = cache.get
-                for k, piece in enumerate(pieces):
-                    if found[k] is None:
-                        ids = get(piece)  # seen earlier in this same text
-                        if ids is None:
-                            ids = tuple(key_ids(split(piece)))
-                            if len(piece) <= _CACHED_PIECE_CHARS:
-                                if len(cache) >= limit:
-                                    cache.clear()
-                                cache[piece] = ids
-                        found[k] = ids
+                # each distinct new piece once, in order of first appearance
+                new = dict.fromkeys(compress(pieces, map(is_, found, repeat(None))))
+                for piece in new:
+                    new[piece] = tuple(key_ids(split(piece)))
             except UnicodeEncodeError:
                 return self._without_surrogates(original, mode)
+            found = list(map(new.get, pieces, found))
+            if len(cache) + len(new) > limit:
+                cache.clear()
+            for piece, ids in new.items():
+                if len(piece) <= _CACHED_PIECE_CHARS and len(cache) < limit:
+                    cache[piece] = ids
         return list(chain.from_iterable(found))
 
     def _without_surrogates(self, text: str, mode: Mode) -> list[int]:

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Literal
 
 from lbpe.errors import LbpeError
+from lbpe.model.cuts import CutFinder
 from lbpe.model.lbpe import build_prefix_index
 
 __all__ = ["Vocab", "Unit"]
@@ -172,6 +173,14 @@ class Vocab:
         if not self.scaffold:
             return build_prefix_index(self.units)
         return build_prefix_index({k: i for k, i in self.units.items() if i not in self.scaffold})
+
+    @functools.cached_property
+    def cut_finder(self) -> CutFinder:
+        """Splits pieces where no token (nor any merge result) can cross; see :mod:`lbpe.model.cuts`."""
+        keys = list(self.units)
+        if self.unit_merges is not None:
+            keys += [a + b for a, b in self.unit_merges]
+        return CutFinder(keys, unit=self.unit)
 
     def expand_scaffold(self, ids: list[int]) -> list[int]:
         """Replace every scaffold token in ``ids`` by the normal tokens it was built from."""
