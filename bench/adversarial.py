@@ -57,8 +57,7 @@ def cold_time(tok: lbpe.Tokenizer, text: str, mode: str, rounds: int) -> float:
     process (steadier than wall time on a shared machine; the encoder is single-threaded)."""
     best = float("inf")
     for _ in range(rounds):
-        for cache in tok._caches.values():
-            cache.clear()
+        tok.clear_cache()
         t0 = time.process_time()
         tok.encode(text, mode=mode, disallowed_special=())
         best = min(best, time.process_time() - t0)
@@ -94,8 +93,7 @@ def main(argv: list[str] | None = None) -> int:
 
         tok, text, mode, label = worst[1]
         print(f"\nprofile of the highest ratio ({worst[0]:.2f}): {label}")
-        for cache in tok._caches.values():
-            cache.clear()
+        tok.clear_cache()
         profiler = cProfile.Profile()
         profiler.runcall(tok.encode, text, mode=mode, disallowed_special=())
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(12)

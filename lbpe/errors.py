@@ -30,3 +30,6 @@ class DisallowedSpecialError(LbpeError):
             f"To encode it as the special token pass allowed_special={{{token!r}}} (or \"all\"); "
             f"to encode it as ordinary text pass disallowed_special=() (or use encode_ordinary)."
         )
+
+    def __reduce__(self):  # crosses process boundaries (encode_batch with workers) intact
+        return (type(self), (self.token,))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lbpe.model.bpe import SHORT_PIECE, _bpe_heap, bpe_by_merges, bpe_by_rank
+from lbpe.model.bpe import SHORT_PIECE, _bpe_long, bpe_by_merges, bpe_by_rank
 from lbpe.model.lbpe import NOT_A_TOKEN, build_prefix_index, longest_first
 from tests.naive import byte_units, naive_bpe_by_merges, naive_bpe_by_rank, naive_lbpe
 
@@ -94,7 +94,7 @@ def test_bpe_by_rank_equals_naive_both_paths(vocab, text):
     expected = naive_bpe_by_rank(piece, ranks)
     assert bpe_by_rank(piece, ranks) == expected
     if len(piece) > 1:
-        assert _bpe_heap(piece, lambda i, j, e: ranks.get(piece[i:e])) == expected
+        assert _bpe_long(piece, lambda i, j, e: ranks.get(piece[i:e])) == expected
 
 
 @settings(max_examples=300, deadline=None)
@@ -108,4 +108,20 @@ def test_bpe_by_merges_equals_naive_both_paths(pairs, text):
     expected = naive_bpe_by_merges(piece, merges)
     assert bpe_by_merges(piece, merges) == expected
     if len(piece) > 1:
-        assert _bpe_heap(piece, lambda i, j, e: merges.get((piece[i:j], piece[j:e]))) == expected
+        assert _bpe_long(piece, lambda i, j, e: merges.get((piece[i:j], piece[j:e]))) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.dictionaries(_words.filter(lambda w: len(w) > 1), st.integers(0, 3), max_size=30),
+    st.text(alphabet="abc", max_size=2 * SHORT_PIECE + 20),
+)
+def test_bpe_with_tied_priorities_equals_naive_both_paths(tied, text):
+    # priorities shared by several tokens: the leftmost pair of the best priority goes first,
+    # and a merge can create a pair as good as the one it applied
+    ranks = {bytes([b]): 10 for b in range(256)} | {w.encode(): r for w, r in tied.items()}
+    piece = text.encode()
+    expected = naive_bpe_by_rank(piece, ranks)
+    assert bpe_by_rank(piece, ranks) == expected
+    if len(piece) > 1:
+        assert _bpe_long(piece, lambda i, j, e: ranks.get(piece[i:e])) == expected

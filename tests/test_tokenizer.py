@@ -164,3 +164,47 @@ def test_scaffold_tokens_are_split_by_bpe_and_never_used_by_lbpe():
     assert tok.encode("sers", mode="lbpe") == [257, ord("s")]
     with pytest.raises(ValueError, match="not the concatenation"):
         Vocab(tokens, scaffold={257: (ord("e"), ord("r"))})
+
+
+# ---- encode_batch over forked processes ----
+
+
+def _mixed_docs() -> list[str]:
+    english = data_file("text/sotu.txt").read_text("utf-8")[:300_000]
+    other = data_file("text/multilingual.txt").read_text("utf-8")[:100_000]
+    docs = [english[i : i + 5_000] for i in range(0, len(english), 5_000)]
+    docs += [other[i : i + 3_000] for i in range(0, len(other), 3_000)]
+    docs.insert(7, "")
+    return docs
+
+
+@pytest.mark.parametrize("mode", lbpe.MODES)
+def test_encode_batch_over_processes_equals_one_by_one(mode):
+    tok = lbpe.presets.load_preset("cl100k_base")
+    docs = _mixed_docs()
+    one_by_one = [tok.encode(d, mode=mode) for d in docs]
+    tok.clear_cache()
+    assert tok.encode_batch(docs, mode=mode, workers=3) == one_by_one
+    assert tok.encode_batch(docs, mode=mode, workers=None) == one_by_one
+    assert tok.encode_batch(docs[:1], mode=mode, workers=4) == one_by_one[:1]
+    assert tok.encode_batch([], mode=mode, workers=2) == []
+
+
+def test_encode_batch_errors_from_a_worker_reach_the_caller():
+    tok = lbpe.presets.load_preset("cl100k_base")
+    docs = ["plain text"] * 50 + ["the end <|endoftext|>"]  # the special token sits in the fork's share
+    with pytest.raises(lbpe.DisallowedSpecialError, match="endoftext"):
+        tok.encode_batch(docs, mode="bpe", workers=2)
+    ids = tok.encode_batch(docs, mode="bpe", workers=2, allowed_special="all")
+    assert ids[-1][-1] == tok.special_tokens["<|endoftext|>"]
+    with pytest.raises(lbpe.LbpeError, match="workers must be"):
+        tok.encode_batch(docs, mode="bpe", workers=0)
+    with pytest.raises(lbpe.LbpeError, match="workers must be"):
+        tok.encode_batch(docs, mode="bpe", workers=1.5)
+
+
+def test_a_worker_that_sends_nothing_is_reported():
+    from lbpe.corpus import _read_share
+
+    with pytest.raises(lbpe.LbpeError, match="ended without sending"):
+        _read_share(b"")
