@@ -15,6 +15,13 @@ This module computes exactly that, in O(n * m) for a piece of ``n`` units:
    when its first and last units are still free. Checking the two ends is enough: every span
    placed earlier is at least as long, so it cannot sit strictly inside the candidate.
 
+Pieces of up to :data:`SHORT_PIECE` units (most words) take a shortcut that reads the same loop
+another way: the leftmost of the longest tokens in the piece is always placed (nothing longer
+exists to block it, nothing of its length lies to its left), and what remains on either side of
+it are two smaller pieces of the same problem, where the left one holds no token of that length.
+Trying window lengths from the longest down finds that token after a few lookups, where the
+index walk would visit every start.
+
 Units that no token covers (possible only for character-level vocabularies) come back as
 single-unit keys that are not in the vocabulary; the caller decides how to encode them
 (byte fallback or the unknown token).
@@ -32,12 +39,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TypeVar
 
-__all__ = ["longest_first", "build_prefix_index", "NOT_A_TOKEN"]
+__all__ = ["longest_first", "build_prefix_index", "NOT_A_TOKEN", "SHORT_PIECE"]
 
 K = TypeVar("K", bytes, str)
 
 #: Value in a prefix index for a prefix that is not itself a token.
 NOT_A_TOKEN = -1
+
+#: Pieces up to this many units take the leftmost-longest shortcut (see the module notes).
+SHORT_PIECE = 12
 
 
 def build_prefix_index(tokens: Mapping[K, int] | Iterable[K]) -> dict[K, int]:
@@ -64,8 +74,12 @@ def longest_first(piece: K, index: Mapping[K, int], max_len: int) -> list[K]:
     ``max_len`` is the longest token length in units (the paper's ``m``).
     """
     n = len(piece)
-    if index.get(piece, NOT_A_TOKEN) != NOT_A_TOKEN or n <= 1:
-        return [piece] if n else []
+    if n <= SHORT_PIECE:
+        out: list[K] = []
+        _leftmost_longest(piece, index.get, max_len, out)
+        return out
+    if index.get(piece, NOT_A_TOKEN) != NOT_A_TOKEN:
+        return [piece]
     get = index.get
     by_length: dict[int, list[int]] = {}
     for i in range(n):
@@ -94,3 +108,18 @@ def longest_first(piece: K, index: Mapping[K, int], max_len: int) -> list[K]:
         out.append(piece[i : i + length])
         i += length
     return out
+
+
+def _leftmost_longest(piece: K, get, longest: int, out: list[K]) -> None:
+    """Append the tokens of ``piece``, in which no token is longer than ``longest`` units."""
+    n = len(piece)
+    for length in range(min(n, longest), 1, -1):
+        for i in range(n - length + 1):
+            if get(piece[i : i + length], NOT_A_TOKEN) != NOT_A_TOKEN:
+                if i:
+                    _leftmost_longest(piece[:i], get, length - 1, out)
+                out.append(piece[i : i + length])
+                if i + length < n:
+                    _leftmost_longest(piece[i + length :], get, length, out)
+                return
+    out.extend(piece[k : k + 1] for k in range(n))
