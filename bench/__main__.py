@@ -96,15 +96,6 @@ def tiktoken_encoding(name: str):
     return tiktoken.get_encoding(name)
 
 
-def best(fn, rounds: int) -> float:
-    times = []
-    for _ in range(rounds):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
-
-
 def mbps(text: str, seconds: float) -> float:
     return len(text.encode()) / seconds / 1e6
 
@@ -119,27 +110,29 @@ def throughput(rows: list, texts: dict[str, str], rounds: int) -> None:
         print(f"(HF tokenizers column skipped: {exc})", file=sys.stderr)
     for vocab in ("cl100k_base", "o200k_base"):
         ref = tiktoken_encoding(vocab)
+        tok = load_preset(vocab)
+        for mode in lbpe.MODES:
+            tok.encode("warm up the tables", mode=mode)
         for label, text in texts.items():
-            t_tik = best(lambda: ref.encode_ordinary(text), rounds)
-            base = mbps(text, t_tik)
-            rows.append((vocab, label, "tiktoken", "-", base, 1.0))
-            if vocab in hf:
-                t_hf = best(lambda: hf[vocab].encode(text, add_special_tokens=False), rounds)
-                rows.append((vocab, label, "HF tokenizers", "-", mbps(text, t_hf), mbps(text, t_hf) / base))
-            tok = load_preset(vocab)
-            for mode in lbpe.MODES:
-                tok.encode("warm up the tables", mode=mode)
+            # every round times each encoder once, so a slow spell of the machine hits all alike
+            times: dict[tuple[str, str], float] = {}
 
-                def cold():
+            def timed(key: tuple[str, str], fn) -> None:
+                t = time.perf_counter()
+                fn()
+                times[key] = min(times.get(key, float("inf")), time.perf_counter() - t)
+
+            for _ in range(rounds):
+                timed(("tiktoken", "-"), lambda: ref.encode_ordinary(text))
+                if vocab in hf:
+                    timed(("HF tokenizers", "-"), lambda: hf[vocab].encode(text, add_special_tokens=False))
+                for mode in lbpe.MODES:
                     tok.clear_cache()
-                    t = time.perf_counter()
-                    tok.encode(text, mode=mode, disallowed_special=())
-                    return time.perf_counter() - t
-
-                t_cold = min(cold() for _ in range(rounds))
-                t_warm = best(lambda: tok.encode(text, mode=mode, disallowed_special=()), rounds)
-                rows.append((vocab, label, f"lbpe {mode}", "cold", mbps(text, t_cold), mbps(text, t_cold) / base))
-                rows.append((vocab, label, f"lbpe {mode}", "warm", mbps(text, t_warm), mbps(text, t_warm) / base))
+                    timed((f"lbpe {mode}", "cold"), lambda: tok.encode(text, mode=mode, disallowed_special=()))
+                    timed((f"lbpe {mode}", "warm"), lambda: tok.encode(text, mode=mode, disallowed_special=()))
+            base = mbps(text, times[("tiktoken", "-")])
+            for (encoder, cache), seconds in times.items():
+                rows.append((vocab, label, encoder, cache, mbps(text, seconds), mbps(text, seconds) / base))
 
 
 def load_times(rows: list, rounds: int) -> None:
@@ -212,19 +205,21 @@ def batch(rows: list, text: str, rounds: int) -> None:
                 return time.perf_counter() - t
 
             t1, tn = float("inf"), float("inf")
-            for _ in range(rounds + 2):  # interleaved, best of each: the machine's load drifts
+            for _ in range(rounds):  # interleaved, best of each: the machine's load drifts
                 t1 = min(t1, run(1))
                 tn = min(tn, run(workers))
             rows.append(("cl100k_base", f"{len(docs)} documents, {cache}", f"lbpe {mode}", f"{workers} processes",
                          mbps(text, tn), t1 / tn))
     n = 20_000_000
-    t1 = min(_forked(1, lambda: _spin(n)) for _ in range(rounds + 2))
-    tn = min(_forked(workers, lambda: _spin(n // workers)) for _ in range(rounds + 2))
+    t1 = tn = float("inf")
+    for _ in range(rounds):
+        t1 = min(t1, _forked(1, lambda: _spin(n)))
+        tn = min(tn, _forked(workers, lambda: _spin(n // workers)))
     rows.append(("-", "CPU-bound Python loop (the machine's ceiling)", "-", f"{workers} processes", "-", t1 / tn))
 
 
 def adversarial(rows: list, size: int, rounds: int) -> None:
-    from bench.adversarial import adversarial_inputs, cold_time
+    from bench.adversarial import adversarial_inputs, doubling
 
     small, large = adversarial_inputs(size), adversarial_inputs(2 * size)
     tok = load_preset("cl100k_base")
@@ -232,8 +227,7 @@ def adversarial(rows: list, size: int, rounds: int) -> None:
         tok.encode("warm up the tables", mode=mode)
     for label in small:
         for mode in lbpe.MODES:
-            t1 = cold_time(tok, small[label], mode, rounds)
-            t2 = cold_time(tok, large[label], mode, rounds)
+            t1, t2 = doubling(tok, small[label], large[label], mode, rounds)
             rows.append((label, f"{size >> 10} KB -> {2 * size >> 10} KB", f"lbpe {mode}", f"{t1:.2f}s -> {t2:.2f}s", t2 / t1))
 
 
@@ -288,7 +282,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="1 MB inputs, fewer rounds")
     parser.add_argument("--write", metavar="FILE", help="also write the tables (markdown) to FILE")
     args = parser.parse_args()
-    rounds = 2 if args.quick else 3
+    rounds = 2 if args.quick else 5
     texts = inputs(args.quick)
     sections: dict[str, tuple[list[str], list]] = {}
     rows: list = []

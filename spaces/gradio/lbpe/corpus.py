@@ -20,7 +20,7 @@ import sys
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from itertools import accumulate, chain
+from itertools import chain, islice
 from pathlib import Path
 from typing import BinaryIO
 
@@ -219,7 +219,7 @@ def forked_encode(
                 data = f.read()
             children.pop(0)
             os.waitpid(pid, 0)
-            out += _read_share(data)
+            out += _read_share(data, tok.n_vocab)
         return out
     finally:
         for pid, fd in children:
@@ -263,7 +263,12 @@ def _encode_share_and_exit(tok: Tokenizer, texts: Sequence[str], mode: Mode, spe
         os._exit(0)
 
 
-def _read_share(data: bytes) -> list[list[int]]:
+#: The ints 0, 1, 2, ...: ids read back from a fork are mapped onto these shared objects
+#: instead of becoming millions of new int objects (which made the parent slower than the forks).
+_INTS: list[int] = []
+
+
+def _read_share(data: bytes, n_vocab: int = 0) -> list[list[int]]:
     kind, body = data[:1], data[1:]
     if kind == b"K":
         count = int.from_bytes(body[:8], "little")
@@ -271,9 +276,10 @@ def _read_share(data: bytes) -> list[list[int]]:
         lengths.frombytes(body[8 : 8 + 8 * count])
         flat = array("q")
         flat.frombytes(body[8 + 8 * count :])
-        ids = flat.tolist()
-        ends = list(accumulate(lengths))
-        return [ids[e - n : e] for e, n in zip(ends, lengths)]
+        if len(_INTS) < n_vocab:
+            _INTS.extend(range(len(_INTS), n_vocab))
+        ids = map(_INTS.__getitem__, flat)
+        return [list(islice(ids, n)) for n in lengths]
     if kind == b"D":
         raise DisallowedSpecialError(body.decode("utf-8", "surrogatepass"))
     if kind == b"E":

@@ -15,9 +15,10 @@ cache of parts turns a cold encode into lookups.
 
 Finding every cut exactly costs as much as encoding. :class:`CutFinder` instead asks a cheap
 question per pair of characters ``c1 c2``: could any token contain the end of ``c1`` followed
-by the start of ``c2``? It answers from *witnesses* collected once from the tokens, and
-remembers each pair's answer. A "yes" may be a false alarm (the witness token may not fit the
-text around the pair), which only costs a missed cut, never a wrong one. Pairs of two ASCII
+by the start of ``c2``? It answers from *witnesses* collected once from the tokens (for each
+fragment that ends a character inside a token, the fragments that follow it there), and
+remembers per character what the question needs. A "yes" may be a false alarm (the witness
+token may not fit the text around the pair), which only costs a missed cut, never a wrong one. Pairs of two ASCII
 characters always count as covered: English and code have few cuts, and skipping them keeps
 the witness table small.
 
