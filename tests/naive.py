@@ -38,9 +38,11 @@ def byte_units(piece: bytes) -> list[bytes]:
     return [piece[i : i + 1] for i in range(len(piece))]
 
 
-def naive_bpe_by_rank(piece: bytes, ranks: dict) -> list[bytes]:
-    """Repeatedly merge the adjacent pair whose concatenation has the lowest rank (leftmost on ties)."""
-    parts = byte_units(piece)
+def naive_bpe_by_rank(piece, ranks: dict) -> list:
+    """Repeatedly merge the adjacent pair whose concatenation has the lowest rank (leftmost on ties).
+
+    ``piece`` is bytes (byte units) or text (character units)."""
+    parts = [piece[i : i + 1] for i in range(len(piece))]
     while True:
         best = None
         for i in range(len(parts) - 1):

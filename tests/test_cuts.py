@@ -164,22 +164,9 @@ def test_char_vocab_by_parts_equals_whole(tokens, text, fallback):
                 prev_unk = True
         return out
 
-    want_bpe = ids(naive_bpe_by_rank_chars(text, ranks))
+    want_bpe = ids(naive_bpe_by_rank(text, ranks))
     want_lbpe = ids(naive_lbpe(list(text), set(units), max(map(len, units), default=1)))
     assert tok.encode(text, mode="bpe") == want_bpe
     assert tok.encode(text, mode="lbpe") == want_lbpe
     assert [s.id for s in tok.segment(text, mode="lbpe")] == want_lbpe
 
-
-def naive_bpe_by_rank_chars(text: str, ranks: dict[str, int]) -> list[str]:
-    parts = list(text)
-    while True:
-        best = None
-        for i in range(len(parts) - 1):
-            r = ranks.get(parts[i] + parts[i + 1])
-            if r is not None and (best is None or r < best[0]):
-                best = (r, i)
-        if best is None:
-            return parts
-        i = best[1]
-        parts[i : i + 2] = [parts[i] + parts[i + 1]]
