@@ -23,24 +23,17 @@ texts = st.text(alphabet=ALPHABET, min_size=1, max_size=30)
 
 
 @st.composite
-def byte_slices(draw, max_tokens: int = 25) -> list[bytes]:
-    """Slices of the UTF-8 of texts over the alphabet (partial characters included)."""
-    source = draw(texts).encode()
-    out = []
-    for _ in range(draw(st.integers(0, max_tokens))):
-        i = draw(st.integers(0, len(source) - 1))
-        j = draw(st.integers(i + 1, min(len(source), i + 8)))
-        out.append(source[i:j])
-    return out
-
-
-@st.composite
-def char_slices(draw, max_tokens: int = 25) -> list[str]:
+def slices(draw, unit: str, max_tokens: int = 25) -> list:
+    """Slices of a text over the alphabet: of its UTF-8 bytes (partial characters included) for
+    ``unit="byte"``, of its characters for ``unit="char"``."""
     source = draw(texts)
+    if unit == "byte":
+        source = source.encode()
+    longest = 8 if unit == "byte" else 4
     out = []
     for _ in range(draw(st.integers(0, max_tokens))):
         i = draw(st.integers(0, len(source) - 1))
-        j = draw(st.integers(i + 1, min(len(source), i + 4)))
+        j = draw(st.integers(i + 1, min(len(source), i + longest)))
         out.append(source[i:j])
     return out
 
@@ -73,7 +66,7 @@ def test_known_cuts():
 
 
 @settings(max_examples=300, deadline=None)
-@given(byte_slices(), texts)
+@given(slices("byte"), texts)
 def test_every_cut_is_real_bytes(tokens, text):
     parts = CutFinder(tokens, unit="byte").split(text)
     assert "".join(parts) == text and all(parts)
@@ -84,7 +77,7 @@ def test_every_cut_is_real_bytes(tokens, text):
 
 
 @settings(max_examples=300, deadline=None)
-@given(char_slices(), texts)
+@given(slices("char"), texts)
 def test_every_cut_is_real_chars(tokens, text):
     parts = CutFinder(tokens, unit="char").split(text)
     assert "".join(parts) == text and all(parts)
@@ -105,7 +98,7 @@ def _ranked(tokens: list[bytes]) -> dict[bytes, int]:
 
 
 @settings(max_examples=300, deadline=None)
-@given(byte_slices(), texts, st.booleans())
+@given(slices("byte"), texts, st.booleans())
 def test_byte_vocab_by_parts_equals_whole(tokens, text, whole_piece_first):
     ranks = _ranked(tokens)
     tok = Tokenizer(Vocab(ranks, whole_piece_first=whole_piece_first), WHOLE)
@@ -121,7 +114,7 @@ def test_byte_vocab_by_parts_equals_whole(tokens, text, whole_piece_first):
 
 
 @settings(max_examples=200, deadline=None)
-@given(byte_slices(), texts)
+@given(slices("byte"), texts)
 def test_merge_list_by_parts_equals_whole(tokens, text):
     ranks = _ranked(tokens)
     merges = {}
@@ -136,7 +129,7 @@ def test_merge_list_by_parts_equals_whole(tokens, text):
 
 
 @settings(max_examples=200, deadline=None)
-@given(char_slices(), texts, st.booleans())
+@given(slices("char"), texts, st.booleans())
 def test_char_vocab_by_parts_equals_whole(tokens, text, fallback):
     # a character-level vocabulary without some characters: byte fallback, or fused unknowns
     units = {t: k for k, t in enumerate(dict.fromkeys(["a", *(c for t in tokens for c in t)]))}
@@ -149,7 +142,6 @@ def test_char_vocab_by_parts_equals_whole(tokens, text, fallback):
     else:
         vocab = Vocab({**table, b"<unk>": n}, unit="char", unk=n, fuse_unk=True, whole_piece_first=False)
     tok = Tokenizer(vocab, WHOLE)
-    ranks = {t: i for t, i in units.items()}
 
     def ids(keys: list[str]) -> list[int]:
         out, prev_unk = [], False
@@ -164,7 +156,7 @@ def test_char_vocab_by_parts_equals_whole(tokens, text, fallback):
                 prev_unk = True
         return out
 
-    want_bpe = ids(naive_bpe_by_rank(text, ranks))
+    want_bpe = ids(naive_bpe_by_rank(text, units))  # ids are the ranks
     want_lbpe = ids(naive_lbpe(list(text), set(units), max(map(len, units), default=1)))
     assert tok.encode(text, mode="bpe") == want_bpe
     assert tok.encode(text, mode="lbpe") == want_lbpe

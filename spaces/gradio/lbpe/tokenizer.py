@@ -183,11 +183,11 @@ class Tokenizer:
 
     def _bpe_keys(self, piece: str) -> list:
         vocab = self.vocab
-        if vocab.whole_piece_first:
-            units = self._units(piece)
-            if units in vocab.units:
-                return self._split_scaffold([units]) if vocab.scaffold else [units]
-        keys = self._by_parts(piece, "bpe", self._bpe_units)
+        units = self._units(piece)
+        if vocab.whole_piece_first and units in vocab.units:
+            keys = [units]
+        else:
+            keys = self._by_parts(piece, units, "bpe", self._bpe_units)
         return self._split_scaffold(keys) if vocab.scaffold else keys
 
     def _split_scaffold(self, keys: list) -> list:
@@ -215,26 +215,26 @@ class Tokenizer:
         return longest_first(units, self.vocab.prefix_index, self.vocab.max_len)
 
     def _lbpe_keys(self, piece: str) -> list:
-        return self._by_parts(piece, "lbpe", self._lbpe_units)
+        return self._by_parts(piece, self._units(piece), "lbpe", self._lbpe_units)
 
-    def _by_parts(self, piece: str, mode: Mode, model: Callable[[bytes | str], list]) -> list:
-        """``model`` over the piece, or over its parts where it has cuts (lbpe.model.cuts),
-        each part's keys cached. Only non-ASCII pieces are tried: English and code have few
-        cuts, while runs of Chinese or Japanese are long pieces made of words that repeat."""
+    def _by_parts(self, piece: str, units: bytes | str, mode: Mode, model: Callable[[bytes | str], list]) -> list:
+        """``model`` over the piece's ``units``, or over its parts where it has cuts
+        (lbpe.model.cuts), each part's keys cached. Only non-ASCII pieces are tried: English and
+        code have few cuts, while runs of Chinese or Japanese are long pieces made of words that
+        repeat."""
         if piece.isascii():
-            return model(self._units(piece))
+            return model(units)
         parts = self.vocab.cut_finder.split(piece)
         if len(parts) == 1:
-            return model(self._units(piece))
+            return model(units)
         cache = self._part_caches[mode]
         found = list(map(cache.get, parts))
         if None in found:
-            units = self._units
             for k, part in enumerate(parts):
                 if found[k] is None:
                     keys = cache.get(part)
                     if keys is None:
-                        keys = tuple(model(units(part)))
+                        keys = tuple(model(self._units(part)))
                         if len(cache) >= _PART_CACHE_SIZE:
                             cache.clear()
                         cache[part] = keys
