@@ -24,7 +24,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))  # fetch_data: where the registry data is cached
 
+import fetch_data  # noqa: E402
 import lbpe  # noqa: E402
 from lbpe.limits import parse_size  # noqa: E402
 from lbpe.presets import PRESETS, load_preset  # noqa: E402
@@ -47,9 +49,6 @@ def adversarial_inputs(size: int) -> dict[str, str]:
 
 def _tokenizer(name: str) -> lbpe.Tokenizer:
     if name in EXTRA:
-        sys.path.insert(0, str(ROOT / "scripts"))
-        import fetch_data
-
         return lbpe.load(fetch_data.data_dir() / EXTRA[name])
     return load_preset(name)
 

@@ -32,20 +32,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))  # fetch_data: where the registry data is cached
 
+import fetch_data  # noqa: E402
 from lbpe import pretokenize  # noqa: E402
 
 TEXTS = ("moby_dick.txt", "multilingual.txt", "code.txt")
-
-
-def data_dir() -> Path:
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("fetch_data", ROOT / "scripts" / "fetch_data.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module.data_dir()
 
 
 def reference_patterns() -> dict:
@@ -85,7 +77,7 @@ def main() -> None:
     parser.add_argument("--presets", default=",".join(pretokenize.PRESETS))
     args = parser.parse_args()
 
-    folder = data_dir() / "text"
+    folder = fetch_data.data_dir() / "text"
     texts = {name: (folder / name).read_text("utf-8") for name in TEXTS if (folder / name).is_file()}
     if "moby_dick.txt" not in texts:
         sys.exit(f"{folder / 'moby_dick.txt'} is missing: run `python {ROOT / 'scripts' / 'fetch_data.py'}`")

@@ -17,7 +17,6 @@ Usage: python bench/train_speed.py [--rounds 3] [--vocab-size 32000] [--file tex
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import sys
 import time
@@ -25,17 +24,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))  # fetch_data: where the registry data is cached
 
+import fetch_data  # noqa: E402
 from lbpe.formats.hf_write import HF_REGEX  # noqa: E402
 from lbpe.train import count_pieces, train_from_counts  # noqa: E402
-
-
-def data_dir() -> Path:
-    spec = importlib.util.spec_from_file_location("fetch_data", ROOT / "scripts" / "fetch_data.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module.data_dir()
 
 
 def ours(path: Path, vocab_size: int) -> tuple[float, float, int]:
@@ -67,7 +60,7 @@ def main() -> int:
     parser.add_argument("--vocab-size", type=int, default=32000)
     parser.add_argument("--file", default="text/sotu.txt", help="path inside the data cache")
     args = parser.parse_args()
-    path = data_dir() / args.file
+    path = fetch_data.data_dir() / args.file
     if not path.is_file():
         print(f"{path} is missing: run python scripts/fetch_data.py first", file=sys.stderr)
         return 1

@@ -48,7 +48,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from lbpe.stats import BUCKETS, Stats, bucket_label, compare_json, token_lengths
+from lbpe.stats import BUCKETS, PerToken, Stats, bucket_label, compare_json, token_lengths
 from lbpe.tokenizer import MODES, Mode, Segment, Tokenizer, replace_surrogates
 
 __all__ = [
@@ -85,7 +85,7 @@ _WORD = re.compile(r"\S+")
 
 
 @dataclass(frozen=True)
-class Side:
+class Side(PerToken):
     """One segmentation of the text, with the counts the metrics are made of."""
 
     mode: Mode
@@ -100,14 +100,6 @@ class Side:
     @property
     def ids(self) -> list[int]:
         return [s.id for s in self.segments]
-
-    @property
-    def bytes_per_token(self) -> float:
-        return self.bytes / self.tokens if self.tokens else 0.0
-
-    @property
-    def chars_per_token(self) -> float:
-        return self.chars / self.tokens if self.tokens else 0.0
 
     def to_json(self) -> dict:
         return {

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 from lbpe.tokenizer import MODES, Mode, Tokenizer
 
-__all__ = ["BUCKETS", "Stats", "text_stats", "corpus_stats", "compare_json", "bucket_label", "token_lengths"]
+__all__ = ["BUCKETS", "PerToken", "Stats", "text_stats", "corpus_stats", "compare_json", "bucket_label", "token_lengths"]
 
 #: The paper's token-length buckets: (low, high) inclusive, ``None`` for open-ended.
 BUCKETS: tuple[tuple[int, int | None], ...] = ((1, 3), (4, 6), (7, 9), (10, 12), (13, 15), (16, None))
@@ -50,8 +50,20 @@ def bucket_label(low: int, high: int | None) -> str:
     return f"{low}-{high}" if high is not None else f"{low}+"
 
 
+class PerToken:
+    """The per-token averages of anything that counts ``tokens``, ``bytes`` and ``chars``."""
+
+    @property
+    def bytes_per_token(self) -> float:
+        return self.bytes / self.tokens if self.tokens else 0.0
+
+    @property
+    def chars_per_token(self) -> float:
+        return self.chars / self.tokens if self.tokens else 0.0
+
+
 @dataclass
-class Stats:
+class Stats(PerToken):
     """Additive counts for one encoding mode over some text."""
 
     tokens: int = 0
@@ -70,14 +82,6 @@ class Stats:
             self.words + other.words,
             dict(counts),
         )
-
-    @property
-    def bytes_per_token(self) -> float:
-        return self.bytes / self.tokens if self.tokens else 0.0
-
-    @property
-    def chars_per_token(self) -> float:
-        return self.chars / self.tokens if self.tokens else 0.0
 
     @property
     def tokens_per_word(self) -> float:

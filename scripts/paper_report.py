@@ -14,14 +14,15 @@ from __future__ import annotations
 import argparse
 import datetime
 import functools
-import importlib.util
 import platform
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))  # fetch_data: where the registry data is cached
 
+import fetch_data  # noqa: E402
 from lbpe.corpus import align_chunks, parallel_stats, read_chunks  # noqa: E402
 from lbpe.presets import DEFAULT_PRESET, load_preset  # noqa: E402
 from lbpe.stats import compare_json  # noqa: E402
@@ -31,14 +32,6 @@ from lbpe.stats import compare_json  # noqa: E402
 PAPER_BUCKET_CHANGE = {"1-3": "about -1%", "7-9": "about +2.2 to +2.4%", "10-12": "about +2.2 to +2.4%",
                        "13-15": "about +2.2 to +2.4%"}
 PAPER_BYTES_PER_TOKEN = (3.4318, 3.4381)
-
-
-def _data_dir() -> Path:
-    spec = importlib.util.spec_from_file_location("fetch_data", ROOT / "scripts" / "fetch_data.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["fetch_data"] = module
-    spec.loader.exec_module(module)
-    return module.data_dir()
 
 
 def _notes(doc: dict) -> list[str]:
@@ -69,7 +62,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default=str(ROOT / "docs" / "paper_report.md"))
     args = parser.parse_args()
-    data = _data_dir()
+    data = fetch_data.data_dir()
     files = [data / "text" / "moby_dick.txt", data / "text" / "sotu.txt"]
     for f in files:
         if not f.is_file():

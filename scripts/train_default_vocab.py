@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import hashlib
-import importlib.util
 import json
 import platform
 import sys
@@ -31,20 +30,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))  # fetch_data: where the registry data is cached
 
+import fetch_data  # noqa: E402
 from lbpe.formats.hf_write import to_tokenizer_json  # noqa: E402
 from lbpe.train import train  # noqa: E402
 
 FILES = ("text/moby_dick.txt", "text/sotu.txt")
 PATTERN = "paper"
-
-
-def _fetch_module():
-    spec = importlib.util.spec_from_file_location("fetch_data", ROOT / "scripts" / "fetch_data.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def sha256(path: Path) -> str:
@@ -62,9 +55,8 @@ def main() -> int:
     parser.add_argument("--max-plain", type=int, default=1_500_000, help="bytes; larger files are gzipped")
     args = parser.parse_args()
 
-    fetch = _fetch_module()
-    data = fetch.data_dir()
-    sources = {item.out: item for item in fetch.MANIFEST}
+    data = fetch_data.data_dir()
+    sources = {item.out: item for item in fetch_data.MANIFEST}
     paths = [data / f for f in FILES]
     for f, p in zip(FILES, paths):
         if not p.is_file():

@@ -7,7 +7,6 @@ command that fixes it, never a skip.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 import shutil
 import sys
@@ -18,15 +17,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _fetch_module():
-    spec = importlib.util.spec_from_file_location("fetch_data", ROOT / "scripts" / "fetch_data.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses in the script look themselves up here
-    spec.loader.exec_module(module)
-    return module
+sys.path.insert(0, str(ROOT / "scripts"))  # fetch_data: where the registry data is cached
+import fetch_data  # noqa: E402
 
-
-DATA = _fetch_module().data_dir()
+DATA = fetch_data.data_dir()
 
 
 def data_file(relative: str) -> Path:

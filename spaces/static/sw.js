@@ -2,7 +2,7 @@
 // first visit, the page (Python included) works with the network off.
 // `lbpe build-web` replaces the marker below with BUILD (a hash of the site's files) and
 // PRECACHE (every file of the site, as URLs relative to this script).
-const BUILD = "43f2112ad80687c0";
+const BUILD = "33046d1ec4dc2e56";
 const PRECACHE = [
  "./",
  "app.js",
