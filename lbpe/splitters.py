@@ -110,8 +110,11 @@ def translate_regex(pattern: str) -> str:
                 i += 2
                 continue
             if e == "x" and i + 2 < n and pattern[i + 2] == "{":
-                close = pattern.index("}", i)
-                out.append("\\U%08x" % int(pattern[i + 3 : close], 16))
+                close = pattern.find("}", i)
+                digits = pattern[i + 3 : close]
+                if close < 0 or not digits or len(digits) > 8 or any(d not in "0123456789abcdefABCDEF" for d in digits):
+                    raise UnsupportedRegex(f"\\x{{...}} needs 1 to 8 hex digits and a closing brace: {pattern!r}")
+                out.append("\\U%08x" % int(digits, 16))
                 i = close + 1
                 continue
             out.append(pattern[i : i + 2])
@@ -140,7 +143,123 @@ def translate_regex(pattern: str) -> str:
             continue
         out.append(c)
         i += 1
+    risky = _repeated_repetition(pattern)
+    if risky is not None:
+        raise UnsupportedRegex(
+            f"the group {risky!r} repeats something that is itself repeated or has alternatives, "
+            f"so matching can take exponential time on some texts (catastrophic backtracking): "
+            f"{pattern!r}. Rewrite it so that a repeated group holds no quantifier and no '|' "
+            f"(for example (?:ab)+ is fine, (a+)+ and (a|ab)* are not), or make the outer "
+            f"quantifier possessive (*+, ++)."
+        )
     return "".join(out)
+
+
+_INTERVAL = re.compile(r"\{(\d*)(?:(,)(\d*))?\}")
+
+
+def _quantifier(pattern: str, i: int) -> tuple[int, int, bool, bool]:
+    """The quantifier at ``pattern[i]``, if any: (its end, its largest count, possessive,
+    doubled). The count is 0 when there is no quantifier and -1 when it is unbounded; doubled
+    is an interval followed by ``+``, which Oniguruma reads as a repeated interval (Python as a
+    possessive one)."""
+    if i >= len(pattern):
+        return i, 0, False, False
+    c = pattern[i]
+    if c in "*+?":
+        end, most = i + 1, (1 if c == "?" else -1)
+    else:
+        m = _INTERVAL.match(pattern, i)
+        if not m or not (m.group(1) or m.group(3)):
+            return i, 0, False, False  # a "{" that is no interval is a literal
+        end = m.end()
+        if m.group(2) is None:
+            most = int(m.group(1))
+        else:
+            most = int(m.group(3)) if m.group(3) else -1
+        if end < len(pattern) and pattern[end] == "+":
+            return end + 1, -1, False, True
+    if end < len(pattern) and pattern[end] in "?+":
+        return end + 1, most, pattern[end] == "+", False
+    return end, most, False, False
+
+
+def _repeated_repetition(pattern: str) -> str | None:
+    """The first group that a quantifier repeats (more than once) and that holds a repeating
+    quantifier or an alternation, as in ``(a+)+`` or ``(a|ab)*``; ``None`` if there is none.
+
+    Such a group lets a backtracking engine (``re`` here, Oniguruma in ``tokenizers``) split a
+    run of text in exponentially many ways before it gives up, which hangs the encoder. The
+    pre-tokenisers of real tokenizers have none. Call this on a pattern that translated
+    without error (no nested classes); a pattern it cannot read gives ``None`` and is left for
+    ``re.compile`` to report.
+    """
+    open_groups: list[list] = [[0, False]]  # per open group: start, holds a repetition or "|"
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        closed = None
+        atom = i
+        if c == "\\":
+            if pattern.startswith(("p{", "P{", "x{"), i + 1):
+                i = pattern.find("}", i) + 1
+                if i == 0:
+                    return None
+            else:
+                i += 2
+        elif c == "[":
+            j = i + 1
+            if j < n and pattern[j] == "^":
+                j += 1
+            j += 1  # a "]" right after the opening is a literal
+            while j < n and pattern[j] != "]":
+                j += 2 if pattern[j] == "\\" else 1
+            i = j + 1
+        elif c == "(":
+            j = i + 1
+            if pattern.startswith("?", j):
+                k = j + 1
+                if pattern.startswith("#", k):  # a comment
+                    i = pattern.find(")", k) + 1
+                    if i == 0:
+                        return None
+                    continue
+                if pattern.startswith(("<=", "<!"), k):
+                    j = k + 2
+                elif pattern.startswith(("<", "P<", "'"), k):
+                    j = pattern.find(">" if pattern[k] != "'" else "'", k + 1) + 1
+                    if j == 0:
+                        return None
+                else:
+                    while k < n and pattern[k] not in ":=!>)":
+                        k += 1
+                    if k < n and pattern[k] == ")":  # inline flags, such as (?i)
+                        i = k + 1
+                        continue
+                    j = k + 1
+            open_groups.append([i, False])
+            i = j
+            continue
+        elif c == ")":
+            if len(open_groups) == 1:
+                return None  # unbalanced: re.compile reports it
+            closed = open_groups.pop()
+            atom = closed[0]
+            i += 1
+        elif c == "|":
+            open_groups[-1][1] = True
+            i += 1
+            continue
+        else:
+            i += 1
+        end, most, possessive, doubled = _quantifier(pattern, i)
+        repeats = most == -1 or most > 1
+        if doubled or (closed is not None and closed[1] and repeats and not possessive):
+            return pattern[atom:end]
+        if repeats or (closed is not None and closed[1]):
+            open_groups[-1][1] = True
+        i = end
+    return None
 
 
 def _property_name(pattern: str, i: int) -> tuple[str, int]:

@@ -16,6 +16,7 @@ from lbpe import display
 from lbpe.formats.hf_write import to_tokenizer_json
 from lbpe.presets import PRESETS, load_preset
 from lbpe.stats import compare_json, text_stats
+from tests import tiny_vocabs as tv
 from tests.app_support import load_app
 from tests.conftest import data_file
 
@@ -159,6 +160,10 @@ MALFORMED = [
     ("r50k_base.tiktoken.gz", b"this is not gzip", "r50k_base.tiktoken.gz"),
     ("empty.json", b"", "empty.json"),
     ("notes.txt", b"hello there\n", "notes.txt"),
+    # a pre-tokenizer that backtracks exponentially ("aaaa...!" would hang the server's worker)
+    ("tokenizer.json", tv.json_bytes(dict(tv.hf_spec(), pre_tokenizer={
+        "type": "Split", "pattern": {"Regex": "(?:\\p{L}+\\s?)*!"}, "behavior": "Isolated"})),
+     "catastrophic backtracking"),
 ]
 
 
