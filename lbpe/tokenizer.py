@@ -85,7 +85,9 @@ class Tokenizer:
     * ``decoder``: ids -> text, for vocabularies with their own decoding rules (HF decoders);
       the default joins the tokens' bytes and decodes them once as UTF-8 (U+FFFD for invalid
       bytes);
-    * ``bos``/``eos``: ids added by ``encode(..., add_special_tokens=True)`` only.
+    * ``bos``/``eos``: ids added by ``encode(..., add_special_tokens=True)`` only;
+    * ``pattern_name``: how the pre-tokeniser is shown (default: the preset's name, the
+      splitter's class name, or ``"custom"``).
 
     Piece encodings are cached per mode; each cache holds at most ``cache_size`` pieces (it is
     emptied when full, so memory stays bounded).
@@ -103,13 +105,14 @@ class Tokenizer:
         bos: Sequence[int] = (),
         eos: Sequence[int] = (),
         cache_size: int = DEFAULT_CACHE_SIZE,
+        pattern_name: str = "",
     ) -> None:
         self.vocab = vocab
         if isinstance(pretokenizer, Splitter):
-            self.pattern_name = type(pretokenizer).__name__
+            self.pattern_name = pattern_name or type(pretokenizer).__name__
             self._splitter: Splitter = pretokenizer
         else:
-            self.pattern_name = pretokenizer if isinstance(pretokenizer, str) else "custom"
+            self.pattern_name = pattern_name or (pretokenizer if isinstance(pretokenizer, str) else "custom")
             self._splitter = Regex(pretokenizer)
         self._findall = self._splitter.findall
         self.normalizer = normalizer
@@ -139,8 +142,7 @@ class Tokenizer:
         cold: every piece is encoded anew."""
         for cache in (*self._caches.values(), *self._part_caches.values()):
             cache.clear()
-        if "cut_finder" in self.vocab.__dict__:
-            self.vocab.cut_finder.clear()
+        self.vocab.forget_text()
 
     def safe_cut(self, text: str) -> int | None:
         """A piece boundary ``c`` of ``text`` such that ``text[:c]`` on its own splits into the

@@ -182,6 +182,13 @@ class Vocab:
             keys += [a + b for a, b in self.unit_merges]
         return CutFinder(keys, unit=self.unit)
 
+    def forget_text(self) -> None:
+        """Forget what was remembered about characters met in text (the cut finder's memos),
+        without building any table that has not been built yet."""
+        finder = self.__dict__.get("cut_finder")  # where cached_property keeps a built value
+        if finder is not None:
+            finder.clear()
+
     def expand_scaffold(self, ids: list[int]) -> list[int]:
         """Replace every scaffold token in ``ids`` by the normal tokens it was built from."""
         scaffold = self.scaffold

@@ -208,3 +208,17 @@ def test_a_worker_that_sends_nothing_is_reported():
 
     with pytest.raises(lbpe.LbpeError, match="ended without sending"):
         _read_share(b"")
+
+
+def test_clear_cache_empties_the_caches_and_keeps_the_tables():
+    tok = lbpe.presets.load_preset("cl100k_base")
+    tok.clear_cache()
+    assert "cut_finder" not in tok.vocab.__dict__  # clearing builds nothing
+    text = "Tokenizers 東京都の天気 are fun, naïvely."
+    first = {mode: tok.encode(text, mode=mode) for mode in lbpe.MODES}
+    finder = tok.vocab.cut_finder
+    assert all(tok._caches.values()) and len(finder._follow) > 0
+    tok.clear_cache()
+    assert not any(tok._caches.values()) and not any(tok._part_caches.values()) and len(finder._follow) == 0
+    assert tok.vocab.cut_finder is finder  # the tables stay built
+    assert {mode: tok.encode(text, mode=mode) for mode in lbpe.MODES} == first

@@ -266,7 +266,7 @@ def _build(spec: Any, *, source: str, name: str) -> Tokenizer:
     decoder = _decoder(spec.get("decoder"))
     # added tokens that are not special: matched in text; those missing from the model vocab
     # still need to decode
-    tok = Tokenizer(
+    return Tokenizer(
         vocab,
         splitter if splitter is not None else sp.Sequence([]),
         name=name,
@@ -275,9 +275,8 @@ def _build(spec: Any, *, source: str, name: str) -> Tokenizer:
         decoder=_id_decoder(decoder, id_to_text),
         bos=bos,
         eos=eos,
+        pattern_name="tokenizer.json",
     )
-    tok.pattern_name = "tokenizer.json"
-    return tok
 
 
 # ---- normalizers ----

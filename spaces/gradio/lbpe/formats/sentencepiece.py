@@ -248,7 +248,7 @@ def _build(data: bytes, *, source: str, name: str) -> Tokenizer:
     def decode(ids: list[int]) -> str:
         return _decode(ids, surfaces, byte_of, "\u2581" if escape else " ", dummy, extra_ws)
 
-    tok = Tokenizer(
+    return Tokenizer(
         vocab,
         Sequence([]),
         name=name,
@@ -259,9 +259,8 @@ def _build(data: bytes, *, source: str, name: str) -> Tokenizer:
         decoder=decode,
         bos=[bos_id] if 0 <= bos_id < len(pieces) else [],
         eos=[eos_id] if 0 <= eos_id < len(pieces) else [],
+        pattern_name="sentencepiece",
     )
-    tok.pattern_name = "sentencepiece"
-    return tok
 
 
 def _signed32(v: int) -> int:
