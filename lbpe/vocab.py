@@ -24,6 +24,19 @@ __all__ = ["Vocab", "Unit"]
 Unit = Literal["byte", "char"]
 
 
+def _plain_tokens(tokens: dict) -> bool:
+    """True when every key is non-empty ``bytes`` and the ids are distinct non-negative ``int``
+    values: what :meth:`Vocab._check` asks of each token, tested in bulk (C loops)."""
+    keys, ids = tokens.keys(), tokens.values()
+    return (
+        set(map(type, keys)) == {bytes}
+        and set(map(type, ids)) == {int}
+        and all(keys)
+        and min(ids) >= 0
+        and len(set(ids)) == len(ids)
+    )
+
+
 class Vocab:
     """Token bytes <-> ids, the unit kind, special tokens and (optionally) a merge list.
 
@@ -82,7 +95,9 @@ class Vocab:
         if not self.tokens:
             raise LbpeError(f"vocabulary {self.name or '(unnamed)'} has no tokens")
         seen: dict[int, object] = {}
-        for key, i in self.tokens.items():
+        if self.unit == "byte" and _plain_tokens(self.tokens):
+            seen = dict(zip(self.tokens.values(), self.tokens))  # what the loop below would build
+        for key, i in () if seen else self.tokens.items():
             if not isinstance(key, bytes) or not key:
                 raise LbpeError(f"token {key!r} must be non-empty bytes")
             if self.unit == "char":

@@ -102,3 +102,40 @@ def test_gpt2_bad_json(tmp_path):
     (tmp_path / "vocab.bpe").write_text("#version: 0.2\n")
     with pytest.raises(VocabFormatError, match=r"encoder\.json.*not valid JSON"):
         lbpe.load(tmp_path)
+
+
+# ---- .tiktoken: the bulk reader and the line-by-line reader agree ----
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from lbpe.formats.tiktoken import _parse_lines, _well_formed  # noqa: E402
+
+
+@pytest.mark.parametrize("name", ["r50k_base", "p50k_base", "cl100k_base", "o200k_base"])
+def test_real_rank_files_take_the_bulk_reader_with_the_same_tokens(name):
+    data = data_file(f"openai/{name}.tiktoken").read_bytes()
+    bulk = _well_formed(data)
+    assert bulk is not None, "a real rank file should be read in bulk"
+    assert bulk == _parse_lines(data, f"{name}.tiktoken")
+
+
+_B64 = st.binary(min_size=0, max_size=4).map(base64.b64encode)
+_LINE = st.one_of(
+    st.tuples(_B64, st.integers(0, 40).map(lambda r: b"%d" % r)).map(b" ".join),  # the usual line
+    st.sampled_from([b"", b" ", b"YQ==  1", b"YQ== 1 2", b"YQ", b"YQ= 3", b"=YQ= 4", b"YQ== -1", b"YQ==\t5",
+                     b"YR== 6", b"YQ== 1234567890123456789", b"YQ== \xd9\xa3", b"YQ==\r"]),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_LINE, min_size=1, max_size=8), st.booleans())
+def test_the_bulk_reader_never_accepts_what_the_line_reader_refuses(lines, final_newline):
+    data = b"\n".join(lines) + (b"\n" if final_newline else b"")
+    bulk = _well_formed(data)
+    try:
+        exact = _parse_lines(data, "x.tiktoken")
+    except VocabFormatError:
+        assert bulk is None
+    else:
+        assert bulk is None or bulk == exact
