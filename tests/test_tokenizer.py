@@ -211,7 +211,8 @@ def test_a_worker_that_sends_nothing_is_reported():
 
 
 def test_clear_cache_empties_the_caches_and_keeps_the_tables():
-    tok = lbpe.presets.load_preset("cl100k_base")
+    shared = lbpe.presets.load_preset("cl100k_base").vocab  # a fresh Tokenizer and Vocab over its tokens
+    tok = lbpe.Tokenizer(lbpe.Vocab(shared.tokens, special=shared.special), "cl100k_base")
     tok.clear_cache()
     assert "cut_finder" not in tok.vocab.__dict__  # clearing builds nothing
     text = "Tokenizers 東京都の天気 are fun, naïvely."

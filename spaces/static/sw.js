@@ -2,7 +2,7 @@
 // first visit, the page (Python included) works with the network off.
 // `lbpe build-web` replaces the marker below with BUILD (a hash of the site's files) and
 // PRECACHE (every file of the site, as URLs relative to this script).
-const BUILD = "0f953be3c8ee5d95";
+const BUILD = "c39b4fdd7535995e";
 const PRECACHE = [
  "./",
  "app.js",

@@ -618,13 +618,20 @@ class PresetPattern:
     (``pattern``, ``flags``, ``search``, ``sub``, ...) are those of :attr:`regex`.
     """
 
-    __slots__ = ("name", "regex", "_bmp")
+    __slots__ = ("name", "_full", "_bmp")
 
     def __init__(self, name: str) -> None:
         self.name = _canonical(name)
-        #: The full pattern: a real ``re.Pattern``, exact on every input.
-        self.regex = re.compile(_source(self.name, True))
+        self._full: re.Pattern[str] | None = None  # compiled on first use: ASCII text never needs it
         self._bmp = re.compile(_source(self.name, False))
+
+    @property
+    def regex(self) -> re.Pattern[str]:
+        """The full pattern: a real ``re.Pattern``, exact on every input."""
+        full = self._full
+        if full is None:
+            full = self._full = re.compile(_source(self.name, True))
+        return full
 
     def _engine(self, string: str) -> re.Pattern[str]:
         # Either pattern gives the same results; this picks the faster one.
