@@ -26,7 +26,8 @@ Unit = Literal["byte", "char"]
 
 def _plain_tokens(tokens: dict) -> bool:
     """True when every key is non-empty ``bytes`` and the ids are distinct non-negative ``int``
-    values: what :meth:`Vocab._check` asks of each token, tested in bulk (C loops)."""
+    values: what :meth:`Vocab._checked_tokens` asks of each byte-level token, tested in bulk
+    (C loops); when it says no, the one-by-one check finds and names the problem."""
     keys, ids = tokens.keys(), tokens.values()
     return (
         set(map(type, keys)) == {bytes}
@@ -91,13 +92,10 @@ class Vocab:
         self.scaffold: dict[int, tuple[int, int]] = {i: (int(a), int(b)) for i, (a, b) in (scaffold or {}).items()}
         self._check()
 
-    def _check(self) -> None:
-        if not self.tokens:
-            raise LbpeError(f"vocabulary {self.name or '(unnamed)'} has no tokens")
+    def _checked_tokens(self) -> dict[int, object]:
+        """id -> token, checking the tokens one by one and naming the first bad one."""
         seen: dict[int, object] = {}
-        if self.unit == "byte" and _plain_tokens(self.tokens):
-            seen = dict(zip(self.tokens.values(), self.tokens))  # what the loop below would build
-        for key, i in () if seen else self.tokens.items():
+        for key, i in self.tokens.items():
             if not isinstance(key, bytes) or not key:
                 raise LbpeError(f"token {key!r} must be non-empty bytes")
             if self.unit == "char":
@@ -112,6 +110,15 @@ class Vocab:
             if i in seen:
                 raise LbpeError(f"id {i} is used by both {seen[i]!r} and {key!r}")
             seen[i] = key
+        return seen
+
+    def _check(self) -> None:
+        if not self.tokens:
+            raise LbpeError(f"vocabulary {self.name or '(unnamed)'} has no tokens")
+        if self.unit == "byte" and _plain_tokens(self.tokens):
+            seen: dict[int, object] = dict(zip(self.tokens.values(), self.tokens))
+        else:
+            seen = self._checked_tokens()
         for text, i in self.special.items():
             if not isinstance(text, str) or not text:
                 raise LbpeError(f"special token {text!r} must be a non-empty string")

@@ -139,3 +139,20 @@ def test_the_bulk_reader_never_accepts_what_the_line_reader_refuses(lines, final
         assert bulk is None
     else:
         assert bulk is None or bulk == exact
+
+
+@pytest.mark.parametrize(
+    "extra, problem",
+    [
+        ({b"": 300}, "must be non-empty bytes"),
+        ({"text": 300}, "must be non-empty bytes"),
+        ({b"xy": -1}, "non-negative integers"),
+        ({b"xy": 2.0}, "non-negative integers"),
+        ({b"xy": 65}, "id 65 is used by both"),
+    ],
+)
+def test_vocab_names_a_bad_token_after_the_bulk_check_says_no(extra, problem):
+    tokens = {bytes([b]): b for b in range(256)}
+    assert lbpe.Vocab(tokens).decoder[65] == b"A"  # the plain case passes the bulk check
+    with pytest.raises(lbpe.LbpeError, match=problem):
+        lbpe.Vocab({**tokens, **extra})
