@@ -390,6 +390,12 @@ class Tokenizer:
     ) -> list[tuple[bool, str]]:
         """Split text into (is_special, chunk) after checking for disallowed special tokens."""
         text = _checked_text(text)
+        if not allowed_special and disallowed_special == "all" and not self.added_tokens:
+            # the defaults, and nothing to match: only a special token's text could matter
+            found = None if self._special_regex is None else self._special_regex.search(text)
+            if found is None:
+                return [(False, text)]
+            raise DisallowedSpecialError(found.group())
         specials = self.vocab.special
         allowed = set(specials) if allowed_special == "all" else set(allowed_special)
         unknown = allowed - set(specials)

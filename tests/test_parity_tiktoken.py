@@ -91,6 +91,11 @@ def test_special_tokens_match_tiktoken(name):
         ours(name).encode(text, mode="bpe")
     with pytest.raises(ValueError):
         ref.encode(text)
+    # the defaults on text without a special token (lbpe's shortcut for this case)
+    plain = "hello <|endof text|> world <|endofprompt"
+    assert ours(name).encode(plain, mode="bpe") == ref.encode(plain)
+    with pytest.raises(lbpe.DisallowedSpecialError, match=r"<\|endofprompt\|>"):
+        ours(name).encode(plain + "|>", mode="bpe")
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
