@@ -11,6 +11,8 @@ tokenizers. This is a benchmark: it asserts nothing.
 * cold: a loaded Tokenizer with empty caches (``clear_cache()``) encodes the text once: every
   piece is new the first time it appears. The vocabulary's own tables are built beforehand;
   the "load" table shows what that costs, next to tiktoken's ``get_encoding``;
+* short: 20,000 English sentences, one ``encode`` call each with the default special-token
+  checks (tiktoken's ``encode``), warm: the cost per call;
 * batch: the English text as 1,024 documents, ``encode_batch(workers=all cores)`` vs
   ``workers=1``, cold and warm; beside it, the same split of a plain CPU-bound Python loop, which
   is the most any process-parallel code can gain on this machine;
@@ -178,6 +180,33 @@ def load_times(rows: list, rounds: int) -> None:
             rows.append((vocab, label, f"{min(first):.2f}s", f"+{min(then):.2f}s"))
 
 
+def short_calls(rows: list, english: str, rounds: int) -> None:
+    """Microseconds per ``encode`` call on short texts (sentences, one call each, warm caches):
+    the per-call cost a chat or an API server pays, with the default special-token checks."""
+    sentences = [s.strip() for s in english.replace("\n", " ").split(". ") if s.strip()][:20_000]
+    for vocab in ("cl100k_base", "o200k_base"):
+        ref = tiktoken_encoding(vocab)
+        tok = load_preset(vocab)
+        encoders = {"tiktoken": ref.encode}
+        for mode in lbpe.MODES:
+            encoders[f"lbpe {mode}"] = lambda s, m=mode: tok.encode(s, mode=m)
+        for encode in encoders.values():
+            for s in sentences:
+                encode(s)  # warm
+        times: dict[str, list[float]] = {}
+        for _ in range(rounds):
+            for label, encode in encoders.items():
+                t = time.perf_counter()
+                for s in sentences:
+                    encode(s)
+                times.setdefault(label, []).append(time.perf_counter() - t)
+        base = times["tiktoken"]
+        for label, seconds in times.items():
+            ratio = statistics.median(b / s for b, s in zip(base, seconds))
+            rows.append((vocab, f"{len(sentences):,} sentences", label,
+                         f"{min(seconds) / len(sentences) * 1e6:.1f} us", ratio))
+
+
 def _spin(n: int) -> int:
     total = 0
     for i in range(n):
@@ -304,6 +333,10 @@ def main() -> int:
         ["vocabulary", "encoder", "to a first ASCII text", "then a first non-ASCII text"], rows)
     rows = []
     english = _read("text/moby_dick.txt") + _read("text/sotu.txt")
+    short_calls(rows, english, rounds)
+    sections["Short texts, one encode call each, default special-token checks (time per call: best round; x tiktoken: median of within-round ratios)"] = (
+        ["vocabulary", "input", "encoder", "per call", "x tiktoken"], rows)
+    rows = []
     batch(rows, english[: 2 << 20] if args.quick else english, rounds)
     sections["Batch encoding over all cores (ratio to one core: median of back-to-back rounds)"] = (
         ["vocabulary", "input", "encoder", "processes", "MB/s", "x one core"], rows)
