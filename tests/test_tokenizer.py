@@ -223,3 +223,10 @@ def test_clear_cache_empties_the_caches_and_keeps_the_tables():
     assert not any(tok._caches.values()) and not any(tok._part_caches.values()) and len(finder._follow) == 0
     assert tok.vocab.cut_finder is finder  # the tables stay built
     assert {mode: tok.encode(text, mode=mode) for mode in lbpe.MODES} == first
+
+
+def test_disallowed_special_error_survives_pickling():
+    import pickle
+
+    err = pickle.loads(pickle.dumps(lbpe.DisallowedSpecialError("<|endoftext|>")))
+    assert type(err) is lbpe.DisallowedSpecialError and err.token == "<|endoftext|>" and "allowed_special" in str(err)

@@ -31,5 +31,5 @@ class DisallowedSpecialError(LbpeError):
             f"to encode it as ordinary text pass disallowed_special=() (or use encode_ordinary)."
         )
 
-    def __reduce__(self):  # crosses process boundaries (encode_batch with workers) intact
+    def __reduce__(self):  # pickles intact, so it reaches the caller of a multiprocessing pool
         return (type(self), (self.token,))

@@ -39,6 +39,7 @@ MODES: tuple[Mode, ...] = ("bpe", "lbpe")
 DEFAULT_CACHE_SIZE = 200_000
 #: Longer pieces are not cached (they rarely repeat and would pin memory).
 _CACHED_PIECE_CHARS = 256
+_NO_NAMES: frozenset[str] = frozenset()
 #: Bound on the number of cached parts of pieces (see :mod:`lbpe.model.cuts`) per mode.
 _PART_CACHE_SIZE = 100_000
 
@@ -390,26 +391,21 @@ class Tokenizer:
     ) -> list[tuple[bool, str]]:
         """Split text into (is_special, chunk) after checking for disallowed special tokens."""
         text = _checked_text(text)
-        if not allowed_special and disallowed_special == "all" and not self.added_tokens:
-            # the defaults, and nothing to match: only a special token's text could matter
-            found = None if self._special_regex is None else self._special_regex.search(text)
-            if found is None:
-                return [(False, text)]
-            raise DisallowedSpecialError(found.group())
         specials = self.vocab.special
-        allowed = set(specials) if allowed_special == "all" else set(allowed_special)
-        unknown = allowed - set(specials)
-        if unknown:
-            raise LbpeError(f"allowed_special names tokens this vocabulary does not have: {sorted(unknown)}")
-        if disallowed_special == "all":
-            disallowed = set(specials) - allowed
+        if allowed_special == "all":
+            allowed: AbstractSet[str] = specials.keys()
         else:
-            disallowed = set(disallowed_special)
-        if self._special_regex is None or not (allowed or disallowed or self.added_tokens):
+            allowed = set(allowed_special) if allowed_special else _NO_NAMES
+            unknown = allowed - specials.keys() if allowed else None
+            if unknown:
+                raise LbpeError(f"allowed_special names tokens this vocabulary does not have: {sorted(unknown)}")
+        first = None if self._special_regex is None else self._special_regex.search(text)
+        if first is None:  # no special or added token's text: nothing to match, nothing to refuse
             return [(False, text)]
+        disallowed = specials.keys() - allowed if disallowed_special == "all" else set(disallowed_special)
         chunks: list[tuple[bool, str]] = []
         pos = 0
-        for m in self._special_regex.finditer(text):
+        for m in self._special_regex.finditer(text, first.start()):
             found = m.group()
             if found in disallowed:
                 raise DisallowedSpecialError(found)
