@@ -7,6 +7,8 @@ Every figure in one table comes from one run on one machine, on the same texts (
 ``encode_ordinary`` measured in the same run. None of the lbpe paths call tiktoken or
 tokenizers. This is a benchmark: it asserts nothing.
 
+* paths: every lbpe row is measured on the compiled path (``lbpe/_native.c``) and on the
+  pure-Python one (what Pyodide runs), switched with ``lbpe.native.use`` in the same process;
 * warm: the same Tokenizer encodes the text a second time (its piece cache is filled);
 * cold: a loaded Tokenizer with empty caches (``clear_cache()``) encodes the text once: every
   piece is new the first time it appears. The vocabulary's own tables are built beforehand;
@@ -17,7 +19,9 @@ tokenizers. This is a benchmark: it asserts nothing.
   ``workers=1``, cold and warm; beside it, the same split of a plain CPU-bound Python loop, which
   is the most any process-parallel code can gain on this machine;
 * adversarial: time for 2x the input over time for 1x, cold, for each mode;
-* memory: peak RSS of a fresh process that loads o200k_base and encodes 10 MB.
+* memory: peak RSS of a fresh process that loads o200k_base and encodes 10 MB;
+* tokenizer.json: files with their own pre-tokeniser patterns, cold, beside HF tokenizers on
+  the same file.
 """
 
 from __future__ import annotations
@@ -38,7 +42,11 @@ sys.path.insert(0, str(ROOT / "scripts"))  # fetch_data: where the registry data
 
 import fetch_data  # noqa: E402
 import lbpe  # noqa: E402
+from lbpe import native  # noqa: E402
 from lbpe.presets import load_preset  # noqa: E402
+
+#: The encoding paths every lbpe row is measured on (the compiled one only where it is built).
+PATHS = ("compiled", "pure") if lbpe.backend().compiled_available else ("pure",)
 
 
 #: Encoded once before any timing: it builds the tables an encoder makes on first use (the
@@ -130,9 +138,13 @@ def throughput(rows: list, texts: dict[str, str], rounds: int) -> None:
                 if vocab in hf:
                     timed(("HF tokenizers", "-"), lambda: hf[vocab].encode(text, add_special_tokens=False))
                 for mode in lbpe.MODES:
-                    tok.clear_cache()
-                    timed((f"lbpe {mode}", "cold"), lambda: tok.encode(text, mode=mode, disallowed_special=()))
-                    timed((f"lbpe {mode}", "warm"), lambda: tok.encode(text, mode=mode, disallowed_special=()))
+                    for path in PATHS:
+                        native.use(path)
+                        tok.clear_cache()
+                        name = f"lbpe {mode} ({path})"
+                        timed((name, "cold"), lambda: tok.encode(text, mode=mode, disallowed_special=()))
+                        timed((name, "warm"), lambda: tok.encode(text, mode=mode, disallowed_special=()))
+                native.use(PATHS[0])
             base = times[("tiktoken", "-")]
             for (encoder, cache), seconds in times.items():
                 ratio = statistics.median(b / s for b, s in zip(base, seconds))
@@ -157,6 +169,7 @@ def load_times(rows: list, rounds: int) -> None:
         "else:\n"
         "    sys.path.insert(0, sys.argv[3])\n"
         "    import lbpe\n"
+        "    lbpe.native.use(sys.argv[5])\n"
         "    from lbpe.presets import load_preset\n"
         "    tok = load_preset(sys.argv[2])\n"
         "    encode = lambda text: tok.encode(text, mode=sys.argv[1])\n"
@@ -167,16 +180,16 @@ def load_times(rows: list, rounds: int) -> None:
     )
     for vocab in ("cl100k_base", "o200k_base"):
         tiktoken_encoding(vocab)  # seeds the offline cache
-        for which in ("tiktoken", "bpe", "lbpe"):
+        for which, path in [("tiktoken", "-")] + [(m, p) for m in lbpe.MODES for p in PATHS]:
             extra = str(DATA / "_tiktoken_cache") if which == "tiktoken" else str(ROOT)
             first, then = [], []
             for _ in range(rounds):
-                out = subprocess.run([sys.executable, "-c", probe, which, vocab, extra, WARM_UP],
+                out = subprocess.run([sys.executable, "-c", probe, which, vocab, extra, WARM_UP, path],
                                      capture_output=True, text=True, check=True)
                 a, b = map(float, out.stdout.split())
                 first.append(a)
                 then.append(b)
-            label = "tiktoken" if which == "tiktoken" else f"lbpe {which}"
+            label = "tiktoken" if which == "tiktoken" else f"lbpe {which} ({path})"
             rows.append((vocab, label, f"{min(first):.2f}s", f"+{min(then):.2f}s"))
 
 
@@ -189,7 +202,12 @@ def short_calls(rows: list, english: str, rounds: int) -> None:
         tok = load_preset(vocab)
         encoders = {"tiktoken": ref.encode}
         for mode in lbpe.MODES:
-            encoders[f"lbpe {mode}"] = lambda s, m=mode: tok.encode(s, mode=m)
+            for path in PATHS:
+                def encode(s, m=mode, p=path):
+                    native.use(p)
+                    return tok.encode(s, mode=m)
+
+                encoders[f"lbpe {mode} ({path})"] = encode
         for encode in encoders.values():
             for s in sentences:
                 encode(s)  # warm
@@ -282,7 +300,9 @@ if which == "tiktoken":
     enc.encode_ordinary(text)
 else:
     sys.path.insert(0, sys.argv[4])
+    import lbpe
     from lbpe.presets import load_preset
+    lbpe.native.use(sys.argv[5])
     load_preset("o200k_base").encode(text, mode=which, disallowed_special=())
 # VmHWM: this process's own peak (ru_maxrss would carry the forking parent's peak over exec)
 print(next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:")))
@@ -293,14 +313,56 @@ def memory(rows: list, size: int) -> None:
     tiktoken_encoding("o200k_base")  # seeds the offline cache
     english = DATA / "text" / "sotu.txt"
     peak = {}
-    for which in ("tiktoken", "bpe", "lbpe"):
+    for which, path in [("tiktoken", "-")] + [(m, p) for m in lbpe.MODES for p in PATHS]:
         extra = str(DATA / "_tiktoken_cache") if which == "tiktoken" else str(ROOT)
-        out = subprocess.run([sys.executable, "-c", _RSS_PROBE, which, str(english), str(size), extra],
+        out = subprocess.run([sys.executable, "-c", _RSS_PROBE, which, str(english), str(size), extra, path],
                              capture_output=True, text=True, check=True)
-        peak[which] = int(out.stdout.strip()) / 1024
-    for which in ("tiktoken", "bpe", "lbpe"):
-        label = "tiktoken" if which == "tiktoken" else f"lbpe {which}"
-        rows.append(("o200k_base", f"load + encode {size >> 20} MB", label, f"{peak[which]:.0f} MB", peak[which] / peak["tiktoken"]))
+        label = "tiktoken" if which == "tiktoken" else f"lbpe {which} ({path})"
+        peak[label] = int(out.stdout.strip()) / 1024
+    for label, mb in peak.items():
+        rows.append(("o200k_base", f"load + encode {size >> 20} MB", label, f"{mb:.0f} MB", mb / peak["tiktoken"]))
+
+
+#: tokenizer.json files with their own pre-tokeniser patterns (fetched by scripts/fetch_data.py).
+HF_FILES = {"Llama 3": "hf/llama3/tokenizer.json", "Qwen 3": "hf/qwen3/tokenizer.json",
+            "DeepSeek-V3": "hf/deepseek_v3/tokenizer.json"}
+
+
+def hf_files(rows: list, texts: dict[str, str], rounds: int) -> None:
+    """Cold encodes of files whose pre-tokeniser is their own (not a bundled preset), next to HF
+    tokenizers' Rust encoder on the same file and text."""
+    from tokenizers import Tokenizer as HF
+
+    text = texts["English prose"][: 1 << 20] + texts["code"][: 1 << 19] + texts["multilingual"][: 1 << 19]
+    for label, relative in HF_FILES.items():
+        ref = HF.from_file(str(DATA / relative))
+        tok = lbpe.load(DATA / relative)
+        times: dict[str, list[float]] = {}
+        for _ in range(rounds):
+            t = time.perf_counter()
+            ref.encode(text, add_special_tokens=False)
+            times.setdefault("HF tokenizers", []).append(time.perf_counter() - t)
+            for mode in lbpe.MODES:
+                for path in PATHS:
+                    native.use(path)
+                    tok.clear_cache()
+                    t = time.perf_counter()
+                    tok.encode(text, mode=mode, disallowed_special=())
+                    times.setdefault(f"lbpe {mode} ({path}), cold", []).append(time.perf_counter() - t)
+        native.use(PATHS[0])
+        base = times["HF tokenizers"]
+        for name, seconds in times.items():
+            ratio = statistics.median(b / s for b, s in zip(base, seconds))
+            rows.append((label, tok.pattern_name, name, mbps(text, min(seconds)), ratio))
+
+
+def _version(package: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return "(not installed)"
 
 
 def render(sections: dict[str, tuple[list[str], list]]) -> str:
@@ -346,14 +408,20 @@ def main() -> int:
         ["input", "size", "encoder", "time", "ratio"], rows)
     rows = []
     memory(rows, 10 << 20)
-    sections["Peak memory (ratio to tiktoken; target < 2)"] = (["vocabulary", "work", "encoder", "peak RSS", "x tiktoken"], rows)
+    sections["Peak memory (ratio to tiktoken; target <= 1.3)"] = (["vocabulary", "work", "encoder", "peak RSS", "x tiktoken"], rows)
+    rows = []
+    hf_files(rows, texts, rounds)
+    sections["tokenizer.json files with their own patterns: 2 MB of English, code and other languages (x HF tokenizers: median of within-round ratios)"] = (
+        ["file", "pre-tokeniser", "encoder", "MB/s", "x HF tokenizers"], rows)
     machine = (f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
                f"{datetime.date.today().isoformat()}")
     body = render(sections)
     print(f"machine: {machine}\n{body}")
     if args.write:
-        note = ("lbpe's encoders are pure Python and use no optional fast path, so the stdlib-only path "
-                "(what Pyodide runs) is the only path: its ratio to itself is 1.0 by construction.")
+        note = (f"Active path: {lbpe.backend().name} ({lbpe.backend().reason}). Rows marked (compiled) run "
+                "lbpe/_native.c, rows marked (pure) the standard-library modules Pyodide runs; the two give the "
+                "same ids (tests/test_native.py). tiktoken " + _version("tiktoken") + ", HF tokenizers "
+                + _version("tokenizers") + ".")
         Path(args.write).write_text(
             f"# Benchmarks\n\nGenerated by `python -m bench{' --quick' if args.quick else ''} --write {args.write}`"
             f" on {machine}.\n\n{note}\n{body}", encoding="utf-8")

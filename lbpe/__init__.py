@@ -9,11 +9,14 @@ The pipeline, one module per stage:
 * :mod:`lbpe.formats` + :mod:`lbpe.load` -- vocabulary files;
 * :mod:`lbpe.tokenizer` -- the whole pipeline, caching, special tokens, decoding, segments.
 
-The package imports only the Python standard library, so it also runs in Pyodide.
+The package imports only the Python standard library, so it also runs in Pyodide. In CPython
+a compiled extension (``lbpe/_native.c``, built at install when a C compiler is there) encodes
+the same ids faster; :func:`backend` says which path is active and why.
 """
 
 from lbpe.errors import DisallowedSpecialError, LbpeError, VocabFormatError
 from lbpe.load import load
+from lbpe.native import Backend, backend
 from lbpe.presets import load_preset
 from lbpe.tokenizer import MODES, Mode, Segment, Tokenizer
 from lbpe.train import train
@@ -21,6 +24,8 @@ from lbpe.vocab import Vocab
 
 __all__ = [
     "load",
+    "backend",
+    "Backend",
     "load_preset",
     "train",
     "Tokenizer",

@@ -22,6 +22,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import AbstractSet, Literal
 
+from lbpe import native
 from lbpe.errors import DisallowedSpecialError, LbpeError
 from lbpe.model.bpe import bpe_by_merges, bpe_by_rank
 from lbpe.model.lbpe import longest_first
@@ -116,6 +117,8 @@ class Tokenizer:
             self.pattern_name = pattern_name or (pretokenizer if isinstance(pretokenizer, str) else "custom")
             self._splitter = Regex(pretokenizer)
         self._findall = self._splitter.findall
+        # a preset the compiled path splits itself (None: the splitter's findall does)
+        self._preset_code = native.preset_code(self._splitter.pattern) if isinstance(self._splitter, Regex) else None
         self.normalizer = normalizer
         self.added_tokens: dict[str, int] = dict(added_tokens or {})
         self._decoder = decoder
@@ -143,7 +146,7 @@ class Tokenizer:
         cold: every piece is encoded anew."""
         for cache in (*self._caches.values(), *self._part_caches.values()):
             cache.clear()
-        self.vocab.forget_text()
+        self.vocab.forget_text()  # also the compiled path's piece caches, kept with the vocabulary
 
     def safe_cut(self, text: str) -> int | None:
         """A piece boundary ``c`` of ``text`` such that ``text[:c]`` on its own splits into the
@@ -295,6 +298,14 @@ class Tokenizer:
             try:
                 text = self.normalizer(text)
             except UnicodeEncodeError:  # a normaliser that works on UTF-8 met a lone surrogate
+                return self._without_surrogates(original, mode)
+        model = native.model_for(self.vocab)
+        if model is not None:  # the compiled path (lbpe/_native.c): the same ids, faster
+            try:
+                if self._preset_code is not None:
+                    return model.encode_text(text, self._preset_code, mode == "lbpe", limit, _CACHED_PIECE_CHARS)
+                return model.encode_pieces(self._findall(text), mode == "lbpe", limit, _CACHED_PIECE_CHARS)
+            except UnicodeEncodeError:
                 return self._without_surrogates(original, mode)
         pieces = self._findall(text)
         found = list(map(cache.get, pieces))  # the common case: every piece seen before

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from lbpe import native
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -88,3 +90,33 @@ def chunks(text: str, size: int = 65536) -> list[str]:
     if block:
         out.append("".join(block))
     return out
+
+
+# ---- both encoding paths --------------------------------------------------------------------
+
+#: Test modules whose every test runs twice: on the compiled path and on the pure-Python one.
+BOTH_PATHS = {
+    "test_parity_tiktoken",
+    "test_parity_hf",
+    "test_parity_sentencepiece",
+    "test_lbpe_reference",
+    "test_tokenizer",
+    "test_hostile_text",
+}
+
+
+def pytest_generate_tests(metafunc):
+    if metafunc.module.__name__.rsplit(".", 1)[-1] in BOTH_PATHS:
+        metafunc.fixturenames.append("encode_path")
+        forced_pure = os.environ.get(native.ENV_VAR, "") not in ("", "0")
+        metafunc.parametrize("encode_path", ["pure"] if forced_pure else ["compiled", "pure"], indirect=True)
+
+
+@pytest.fixture
+def encode_path(request):
+    """Run the test on one encoding path (lbpe.native.use). The compiled one must be built
+    (unless LBPE_PURE_PYTHON is set), so a missing build fails here instead of passing quietly."""
+    before = native.backend().name
+    native.use(request.param)  # raises, saying why, when the extension was not built
+    yield request.param
+    native.use(before)

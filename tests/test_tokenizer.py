@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lbpe
+from lbpe import native
 from lbpe.tokenizer import Tokenizer
 from lbpe.vocab import Vocab
 from tests.conftest import data_file
@@ -210,18 +211,24 @@ def test_a_worker_that_sends_nothing_is_reported():
         _read_share(b"")
 
 
-def test_clear_cache_empties_the_caches_and_keeps_the_tables():
+def test_clear_cache_empties_the_caches_and_keeps_the_tables(encode_path):
     shared = lbpe.presets.load_preset("cl100k_base").vocab  # a fresh Tokenizer and Vocab over its tokens
     tok = lbpe.Tokenizer(lbpe.Vocab(shared.tokens, special=shared.special), "cl100k_base")
     tok.clear_cache()
-    assert "cut_finder" not in tok.vocab.__dict__  # clearing builds nothing
+    assert "cut_finder" not in tok.vocab.__dict__ and "_native_model" not in tok.vocab.__dict__  # builds nothing
     text = "Tokenizers 東京都の天気 are fun, naïvely."
     first = {mode: tok.encode(text, mode=mode) for mode in lbpe.MODES}
-    finder = tok.vocab.cut_finder
-    assert all(tok._caches.values()) and len(finder._follow) > 0
-    tok.clear_cache()
-    assert not any(tok._caches.values()) and not any(tok._part_caches.values()) and len(finder._follow) == 0
-    assert tok.vocab.cut_finder is finder  # the tables stay built
+    if encode_path == "compiled":  # the compiled path keeps its caches with its tables
+        model = native.model_for(tok.vocab)
+        assert all(model.cached()) and not any(tok._caches.values())
+        tok.clear_cache()
+        assert model.cached() == (0, 0) and native.model_for(tok.vocab) is model  # the tables stay built
+    else:
+        finder = tok.vocab.cut_finder
+        assert all(tok._caches.values()) and len(finder._follow) > 0
+        tok.clear_cache()
+        assert not any(tok._caches.values()) and not any(tok._part_caches.values()) and len(finder._follow) == 0
+        assert tok.vocab.cut_finder is finder  # the tables stay built
     assert {mode: tok.encode(text, mode=mode) for mode in lbpe.MODES} == first
 
 

@@ -38,6 +38,15 @@ def _plain_tokens(tokens: dict) -> bool:
     )
 
 
+def no_token_error(char: str, name: str) -> LbpeError:
+    """The error for a character that has no token in a vocabulary with neither byte-fallback
+    tokens nor an unknown token (raised by both encoding paths)."""
+    return LbpeError(
+        f"the character {char!r} has no token in vocabulary {name or '(unnamed)'}, which has neither "
+        "byte-fallback tokens nor an unknown token"
+    )
+
+
 class Vocab:
     """Token bytes <-> ids, the unit kind, special tokens and (optionally) a merge list.
 
@@ -210,6 +219,9 @@ class Vocab:
         finder = self.__dict__.get("cut_finder")  # where cached_property keeps a built value
         if finder is not None:
             finder.clear()
+        compiled = self.__dict__.get("_native_model")  # lbpe.native keeps the compiled tables here
+        if compiled:
+            compiled.clear_cache()
 
     def expand_scaffold(self, ids: list[int]) -> list[int]:
         """Replace every scaffold token in ``ids`` by the normal tokens it was built from."""
@@ -235,10 +247,7 @@ class Vocab:
             return [self.byte_fallback[b] for b in char.encode("utf-8")]
         if self.unk is not None:
             return [self.unk]
-        raise LbpeError(
-            f"the character {char!r} has no token in vocabulary {self.name or '(unnamed)'}, which has neither "
-            "byte-fallback tokens nor an unknown token"
-        )
+        raise no_token_error(char, self.name)
 
     def token_bytes(self, token_id: int) -> bytes:
         """The bytes of one token (ordinary or special)."""

@@ -1,0 +1,1167 @@
+/* lbpe._native: the compiled fast path of the model stage (CPython only).
+ *
+ * The pure-Python modules lbpe/model/bpe.py and lbpe/model/lbpe.py are the reference; this
+ * file computes the same tokens for the same pieces, faster, and the test suite checks that
+ * the two agree (tests/test_native.py). What lives here:
+ *
+ *   Table    every token's bytes and every proper prefix of a token, hashed (FNV-1a, so a
+ *            span's hash grows one byte at a time while LBPE walks it) -> id / LBPE id;
+ *   Pairs    for merge-list vocabularies: (left id, right id) -> (priority, merged id);
+ *   bpe      classic BPE of one piece: an array scan for short pieces, a linked list with a
+ *            heap ordered by (priority, position) for long ones (exactly one merge at a time,
+ *            leftmost first among equal priorities);
+ *   lbpe     the paper's loop: every vocabulary span, longest first, left to right, placed
+ *            when both of its ends are still free;
+ *   split    the preset pre-tokenisers (gpt2/r50k/p50k, cl100k, o200k, llama3, qwen2, paper)
+ *            written out as code: for each, the piece the preset's regular expression would
+ *            match at a position, with the same classes (set_classes, from lbpe/pretokenize.py);
+ *   Model.encode_text    text -> ids: split with a preset, each piece through a bounded cache
+ *            (piece UTF-8 -> ids) or the model, ids returned as shared int objects;
+ *   Model.encode_pieces  the same for pieces another pre-tokeniser made.
+ *
+ * Units are bytes (byte-level vocabularies) or characters (character-level ones; a character is
+ * its UTF-8 bytes, and spans may only start and end on character boundaries). A character
+ * that is no token takes the vocabulary's byte fallback, or the Python callable `fallback`
+ * (lbpe.vocab.Vocab.fallback_ids), exactly as the pure path does.
+ *
+ * Nothing here keeps a pointer into a Python object across a call into Python, and every loop
+ * that can run long checks for signals (Ctrl-C) now and then.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#define FNV_OFFSET 1469598103934665603ULL
+#define FNV_PRIME 1099511628211ULL
+#define NONE_PRIO INT64_MAX
+/* pieces of at most this many units take the array scan in classic BPE */
+#define SHORT_BPE 8
+/* how many steps of a long loop run between two checks for Ctrl-C */
+#define SIGNAL_EVERY 65536
+
+typedef struct {
+    int32_t id;     /* token id, or -1 for a proper prefix that is not a token */
+    int32_t lid;    /* id LBPE may place (-1: not a token, or a scaffold token) */
+} Ids;
+
+typedef struct {
+    uint64_t hash;
+    uint32_t off;   /* into the byte arena */
+    uint32_t len;
+    Ids v;
+} Entry;
+
+/* Strings of at most SHORT_KEY bytes (most tokens) are also kept in a second table whose key is
+ * the string itself packed into 64 bits with its length: one probe of one slot, no hashing of
+ * the bytes and no comparison in the arena. */
+#define SHORT_KEY 7
+typedef struct { uint64_t key; Ids v; } Short;   /* key 0: empty (a length is never 0) */
+
+typedef struct {
+    uint64_t key;   /* (left id << 32) | right id; UINT64_MAX when empty */
+    int32_t prio;
+    int32_t merged;
+} PairSlot;
+
+typedef struct { int32_t s, e, id; } Part;       /* units [s, e) with their id (-1: none) */
+typedef struct { int32_t i, len, id; } Span;     /* an LBPE candidate */
+typedef struct { int64_t prio; int32_t i, e, merged; } HeapItem;
+
+/* A bounded cache of pieces (keyed by their UTF-8) -> ids, emptied when full. */
+typedef struct { uint64_t hash; uint32_t koff, klen, ioff, icount; } CEntry;
+typedef struct {
+    uint64_t *slots; size_t mask;
+    CEntry *entries; size_t n, cap;
+    char *keys; size_t klen, kcap;
+    int32_t *ids; size_t ilen, icap;
+} Cache;
+
+#define N_SCRATCH 8
+typedef struct {
+    PyObject_HEAD
+    /* token table */
+    char *arena; size_t arena_len, arena_cap;
+    Entry *entries; size_t n_entries, cap_entries;
+    uint64_t *slots; size_t mask;      /* (hash high 32 << 32) | (entry + 1); 0 = empty */
+    Short *shorts; size_t short_mask; int short_shift;
+    /* merge pairs (NULL for rank vocabularies) */
+    PairSlot *pairs; size_t pair_mask;
+    int char_units;
+    int whole_piece_first;
+    /* scaffold: id -> its two parts (-1 when not scaffold); NULL when none */
+    int32_t *sc_left, *sc_right; Py_ssize_t sc_size;
+    /* character units without a token */
+    int has_byte_fallback; int32_t byte_fallback[256];
+    int has_unk; int32_t unk; int fuse_unk;
+    PyObject *fallback;                /* callable(char) -> list[int] */
+    int32_t max_span;                  /* longest token in units */
+    void *scratch[N_SCRATCH]; size_t scratch_cap[N_SCRATCH];
+    int busy;
+    Cache cache[2];                    /* piece -> ids, per mode (0: BPE, 1: LBPE) */
+    PyObject **longs; Py_ssize_t n_longs;   /* shared int objects for ids 0..n_longs-1 */
+} Model;
+
+/* ------------------------------------------------------------------ helpers */
+
+static void *scratch(Model *m, int slot, size_t bytes) {
+    if (bytes == 0) bytes = 1;
+    if (m->scratch_cap[slot] < bytes) {
+        size_t cap = m->scratch_cap[slot] ? m->scratch_cap[slot] : 256;
+        while (cap < bytes) cap *= 2;
+        void *p = PyMem_Realloc(m->scratch[slot], cap);
+        if (!p) { PyErr_NoMemory(); return NULL; }
+        m->scratch[slot] = p;
+        m->scratch_cap[slot] = cap;
+    }
+    return m->scratch[slot];
+}
+
+static inline uint64_t fnv(const unsigned char *s, size_t n, uint64_t h) {
+    for (size_t k = 0; k < n; k++) { h ^= s[k]; h *= FNV_PRIME; }
+    return h;
+}
+
+static inline Entry *table_find(const Model *m, uint64_t h, const char *s, size_t n) {
+    uint64_t tag = h >> 32;
+    size_t k = (size_t)h & m->mask;
+    for (;;) {
+        uint64_t slot = m->slots[k];
+        if (slot == 0) return NULL;
+        if ((slot >> 32) == tag) {
+            Entry *e = &m->entries[(uint32_t)slot - 1];
+            if (e->hash == h && e->len == n && memcmp(m->arena + e->off, s, n) == 0) return e;
+        }
+        k = (k + 1) & m->mask;
+    }
+}
+
+static int table_grow(Model *m) {
+    size_t size = (m->mask + 1) * 2;
+    uint64_t *slots = PyMem_Calloc(size, sizeof(uint64_t));
+    if (!slots) { PyErr_NoMemory(); return -1; }
+    for (size_t x = 0; x < m->n_entries; x++) {
+        uint64_t h = m->entries[x].hash;
+        size_t k = (size_t)h & (size - 1);
+        while (slots[k]) k = (k + 1) & (size - 1);
+        slots[k] = ((h >> 32) << 32) | (uint64_t)(x + 1);
+    }
+    PyMem_Free(m->slots);
+    m->slots = slots;
+    m->mask = size - 1;
+    return 0;
+}
+
+/* Find or add the string s[0:n] (hash h); returns the entry or NULL with an exception set. */
+static Entry *table_add(Model *m, uint64_t h, const char *s, size_t n) {
+    Entry *e = table_find(m, h, s, n);
+    if (e) return e;
+    if (n > UINT32_MAX || m->n_entries >= UINT32_MAX - 1) { PyErr_SetString(PyExc_OverflowError, "vocabulary too large"); return NULL; }
+    if ((m->n_entries + 1) * 2 > m->mask + 1 && table_grow(m) < 0) return NULL;
+    if (m->n_entries == m->cap_entries) {
+        size_t cap = m->cap_entries ? m->cap_entries * 2 : 1024;
+        Entry *p = PyMem_Realloc(m->entries, cap * sizeof(Entry));
+        if (!p) { PyErr_NoMemory(); return NULL; }
+        m->entries = p; m->cap_entries = cap;
+    }
+    if (m->arena_len + n > m->arena_cap) {
+        size_t cap = m->arena_cap ? m->arena_cap : 1 << 16;
+        while (cap < m->arena_len + n) cap *= 2;
+        if (cap > UINT32_MAX) { PyErr_SetString(PyExc_OverflowError, "vocabulary too large"); return NULL; }
+        char *p = PyMem_Realloc(m->arena, cap);
+        if (!p) { PyErr_NoMemory(); return NULL; }
+        m->arena = p; m->arena_cap = cap;
+    }
+    memcpy(m->arena + m->arena_len, s, n);
+    e = &m->entries[m->n_entries];
+    e->hash = h; e->off = (uint32_t)m->arena_len; e->len = (uint32_t)n; e->v.id = -1; e->v.lid = -1;
+    m->arena_len += n;
+    size_t k = (size_t)h & m->mask;
+    while (m->slots[k]) k = (k + 1) & m->mask;
+    m->slots[k] = ((h >> 32) << 32) | (uint64_t)(m->n_entries + 1);
+    m->n_entries++;
+    return e;
+}
+
+static inline uint64_t short_key(const char *s, size_t n) {
+    uint64_t k = 0;
+    memcpy(&k, s, n);
+    return k | ((uint64_t)n << 56);
+}
+
+static inline const Ids *short_find(const Model *m, uint64_t key) {
+    size_t k = (size_t)((key * 0x9E3779B97F4A7C15ULL) >> m->short_shift);
+    for (;;) {
+        const Short *x = &m->shorts[k];
+        if (x->key == key) return &x->v;
+        if (x->key == 0) return NULL;
+        k = (k + 1) & m->short_mask;
+    }
+}
+
+/* The token / prefix s[0:n] (h: its FNV hash, needed only when n > SHORT_KEY), or NULL. */
+static inline const Ids *lookup_h(const Model *m, const char *s, size_t n, uint64_t h) {
+    if (n <= SHORT_KEY) return short_find(m, short_key(s, n));
+    const Entry *e = table_find(m, h, s, n);
+    return e ? &e->v : NULL;
+}
+
+static inline const Ids *lookup(const Model *m, const char *s, size_t n) {
+    if (n <= SHORT_KEY) return short_find(m, short_key(s, n));
+    const Entry *e = table_find(m, fnv((const unsigned char *)s, n, FNV_OFFSET), s, n);
+    return e ? &e->v : NULL;
+}
+
+static int build_shorts(Model *m) {
+    size_t count = 0;
+    for (size_t x = 0; x < m->n_entries; x++) count += m->entries[x].len <= SHORT_KEY;
+    size_t size = 1024; int bits = 10;
+    while (size < count * 2) { size *= 2; bits++; }
+    m->shorts = PyMem_Calloc(size, sizeof(Short));
+    if (!m->shorts) { PyErr_NoMemory(); return -1; }
+    m->short_mask = size - 1;
+    m->short_shift = 64 - bits;
+    for (size_t x = 0; x < m->n_entries; x++) {
+        const Entry *e = &m->entries[x];
+        if (e->len > SHORT_KEY) continue;
+        uint64_t key = short_key(m->arena + e->off, e->len);
+        size_t k = (size_t)((key * 0x9E3779B97F4A7C15ULL) >> m->short_shift);
+        while (m->shorts[k].key) k = (k + 1) & m->short_mask;
+        m->shorts[k].key = key;
+        m->shorts[k].v = e->v;
+    }
+    return 0;
+}
+
+static inline uint64_t pair_key(int32_t a, int32_t b) { return ((uint64_t)(uint32_t)a << 32) | (uint32_t)b; }
+static inline size_t pair_hash(uint64_t key) { return (size_t)((key * 0x9E3779B97F4A7C15ULL) >> 17); }
+
+static inline const PairSlot *pair_find(const Model *m, int32_t a, int32_t b) {
+    uint64_t key = pair_key(a, b);
+    size_t k = pair_hash(key) & m->pair_mask;
+    for (;;) {
+        const PairSlot *p = &m->pairs[k];
+        if (p->key == key) return p;
+        if (p->key == UINT64_MAX) return NULL;
+        k = (k + 1) & m->pair_mask;
+    }
+}
+
+/* ------------------------------------------------------------------ classic BPE */
+
+/* Priority and result of merging units [i, j) and [j, e) (parts with ids a and b). */
+static inline int64_t merge_prio(const Model *m, const char *s, const int32_t *ub, int32_t i, int32_t e,
+                                 int32_t a, int32_t b, int32_t *merged) {
+    if (m->pairs) {
+        if (a < 0 || b < 0) return NONE_PRIO;
+        const PairSlot *p = pair_find(m, a, b);
+        if (!p) return NONE_PRIO;
+        *merged = p->merged;
+        return p->prio;
+    }
+    const Ids *x = lookup(m, s + ub[i], (size_t)(ub[e] - ub[i]));
+    if (!x || x->id < 0) return NONE_PRIO;
+    *merged = x->id;
+    return x->id;
+}
+
+/* Short pieces: arrays of parts, the best pair found by a scan (leftmost among equals). */
+static Py_ssize_t bpe_short(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid, Part *out) {
+    int32_t ps[SHORT_BPE + 1], pid[SHORT_BPE], pm[SHORT_BPE];
+    int64_t pr[SHORT_BPE];
+    int32_t np = n;
+    for (int32_t k = 0; k < n; k++) { ps[k] = k; pid[k] = uid[k]; }
+    ps[n] = n;
+    for (int32_t k = 0; k + 1 < np; k++) pr[k] = merge_prio(m, s, ub, k, k + 2, pid[k], pid[k + 1], &pm[k]);
+    while (np > 1) {
+        int64_t best = NONE_PRIO; int32_t b = -1;
+        for (int32_t k = 0; k + 1 < np; k++) if (pr[k] < best) { best = pr[k]; b = k; }
+        if (b < 0) break;
+        pid[b] = pm[b];
+        memmove(ps + b + 1, ps + b + 2, (size_t)(np - b - 1) * sizeof(int32_t));
+        memmove(pid + b + 1, pid + b + 2, (size_t)(np - b - 2) * sizeof(int32_t));
+        memmove(pr + b, pr + b + 1, (size_t)(np - b - 2) * sizeof(int64_t));
+        memmove(pm + b, pm + b + 1, (size_t)(np - b - 2) * sizeof(int32_t));
+        np--;
+        if (b > 0) pr[b - 1] = merge_prio(m, s, ub, ps[b - 1], ps[b + 1], pid[b - 1], pid[b], &pm[b - 1]);
+        if (b + 1 < np) pr[b] = merge_prio(m, s, ub, ps[b], ps[b + 2], pid[b], pid[b + 1], &pm[b]);
+    }
+    for (int32_t k = 0; k < np; k++) { out[k].s = ps[k]; out[k].e = ps[k + 1]; out[k].id = pid[k]; }
+    return np;
+}
+
+static inline int heap_less(const HeapItem *a, const HeapItem *b) {
+    return a->prio < b->prio || (a->prio == b->prio && a->i < b->i);
+}
+
+static void heap_push(HeapItem *h, size_t *len, HeapItem item) {
+    size_t k = (*len)++;
+    while (k > 0) {
+        size_t p = (k - 1) / 2;
+        if (!heap_less(&item, &h[p])) break;
+        h[k] = h[p]; k = p;
+    }
+    h[k] = item;
+}
+
+static HeapItem heap_pop(HeapItem *h, size_t *len) {
+    HeapItem top = h[0], last = h[--(*len)];
+    size_t k = 0, n = *len;
+    for (;;) {
+        size_t c = 2 * k + 1;
+        if (c >= n) break;
+        if (c + 1 < n && heap_less(&h[c + 1], &h[c])) c++;
+        if (!heap_less(&h[c], &last)) break;
+        h[k] = h[c]; k = c;
+    }
+    if (n) h[k] = last;
+    return top;
+}
+
+/* Long pieces: a linked list of parts (keyed by their first unit) and a heap of candidate
+ * pairs ordered by (priority, position), so every step merges the best, leftmost pair as the
+ * one-at-a-time definition does. A candidate is stale unless its left part still starts at i
+ * and its right part still ends at e (boundaries only ever disappear). */
+static Py_ssize_t bpe_long(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid, Part *out) {
+    int32_t *end = scratch(m, 3, (size_t)n * sizeof(int32_t));
+    int32_t *prev = scratch(m, 4, (size_t)n * sizeof(int32_t));
+    int32_t *pid = scratch(m, 5, (size_t)n * sizeof(int32_t));
+    /* at most n - 1 initial candidates plus two per merge (n - 1 merges) */
+    HeapItem *heap = scratch(m, 6, (size_t)3 * n * sizeof(HeapItem));
+    if (!end || !prev || !pid || !heap) return -1;
+    size_t hl = 0;
+    for (int32_t k = 0; k < n; k++) { end[k] = k + 1; prev[k] = k - 1; pid[k] = uid[k]; }
+    for (int32_t k = 0; k + 1 < n; k++) {
+        HeapItem it = {0, k, k + 2, 0};
+        it.prio = merge_prio(m, s, ub, k, k + 2, pid[k], pid[k + 1], &it.merged);
+        if (it.prio != NONE_PRIO) heap_push(heap, &hl, it);
+    }
+    long steps = 0;
+    while (hl) {
+        if (++steps % SIGNAL_EVERY == 0 && PyErr_CheckSignals() < 0) return -1;
+        HeapItem it = heap_pop(heap, &hl);
+        int32_t i = it.i, e = it.e;
+        if (pid[i] == INT32_MIN) continue;                 /* i no longer starts a part */
+        int32_t j = end[i];
+        if (j >= e || j >= n || end[j] != e) continue;     /* the pair changed */
+        pid[j] = INT32_MIN;
+        end[i] = e;
+        pid[i] = it.merged;
+        if (e < n) {
+            prev[e] = i;
+            HeapItem r = {0, i, end[e], 0};
+            r.prio = merge_prio(m, s, ub, i, end[e], pid[i], pid[e], &r.merged);
+            if (r.prio != NONE_PRIO) heap_push(heap, &hl, r);
+        }
+        int32_t p = prev[i];
+        if (p >= 0) {
+            HeapItem l = {0, p, e, 0};
+            l.prio = merge_prio(m, s, ub, p, e, pid[p], pid[i], &l.merged);
+            if (l.prio != NONE_PRIO) heap_push(heap, &hl, l);
+        }
+    }
+    Py_ssize_t np = 0;
+    for (int32_t k = 0; k < n; k = end[k]) { out[np].s = k; out[np].e = end[k]; out[np].id = pid[k]; np++; }
+    return np;
+}
+
+/* ------------------------------------------------------------------ LBPE */
+
+static Py_ssize_t lbpe(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid, Part *out) {
+    size_t cap = (size_t)n * 2 + 16, ns = 0;
+    Span *spans = scratch(m, 3, cap * sizeof(Span));
+    if (!spans) return -1;
+    int32_t longest = 1;
+    for (int32_t i = 0; i < n; i++) {
+        if ((i & (SIGNAL_EVERY - 1)) == SIGNAL_EVERY - 1 && PyErr_CheckSignals() < 0) return -1;
+        uint64_t h = FNV_OFFSET;
+        for (int32_t j = i + 1; j <= n; j++) {
+            h = fnv((const unsigned char *)s + ub[j - 1], (size_t)(ub[j] - ub[j - 1]), h);
+            const Ids *x = lookup_h(m, s + ub[i], (size_t)(ub[j] - ub[i]), h);
+            if (!x) break;
+            if (x->lid >= 0 && j - i >= 2) {
+                if (ns == cap) {
+                    cap *= 2;
+                    spans = scratch(m, 3, cap * sizeof(Span));
+                    if (!spans) return -1;
+                }
+                spans[ns].i = i; spans[ns].len = j - i; spans[ns].id = x->lid; ns++;
+                if (j - i > longest) longest = j - i;
+            }
+        }
+    }
+    /* longest first, left to right: a counting sort by length (stable in position) */
+    size_t *start = scratch(m, 4, ((size_t)longest + 2) * sizeof(size_t));
+    Span *order = scratch(m, 5, ns * sizeof(Span));
+    unsigned char *taken = scratch(m, 6, (size_t)n);
+    int32_t *placed = scratch(m, 7, (size_t)n * sizeof(int32_t) * 2);
+    if (!start || !order || !taken || !placed) return -1;
+    memset(start, 0, ((size_t)longest + 2) * sizeof(size_t));
+    for (size_t k = 0; k < ns; k++) start[longest - spans[k].len + 1]++;
+    for (int32_t l = 1; l <= longest + 1; l++) start[l] += start[l - 1];
+    for (size_t k = 0; k < ns; k++) order[start[longest - spans[k].len]++] = spans[k];
+    memset(taken, 0, (size_t)n);
+    for (int32_t k = 0; k < n; k++) placed[2 * k] = 0;
+    for (size_t k = 0; k < ns; k++) {
+        int32_t i = order[k].i, last = i + order[k].len - 1;
+        if (taken[i] || taken[last]) continue;
+        memset(taken + i, 1, (size_t)order[k].len);
+        placed[2 * i] = order[k].len;
+        placed[2 * i + 1] = order[k].id;
+    }
+    Py_ssize_t np = 0;
+    for (int32_t i = 0; i < n;) {
+        int32_t len = placed[2 * i];
+        if (len) { out[np].s = i; out[np].e = i + len; out[np].id = placed[2 * i + 1]; i += len; }
+        else { out[np].s = i; out[np].e = i + 1; out[np].id = uid[i]; i++; }
+        np++;
+    }
+    return np;
+}
+
+/* ------------------------------------------------------------------ one piece -> ids */
+
+typedef struct { int32_t *ids; size_t len, cap; } IdBuf;
+
+static int idbuf_push(IdBuf *b, int32_t id) {
+    if (b->len == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 64;
+        int32_t *p = PyMem_Realloc(b->ids, cap * sizeof(int32_t));
+        if (!p) { PyErr_NoMemory(); return -1; }
+        b->ids = p; b->cap = cap;
+    }
+    b->ids[b->len++] = id;
+    return 0;
+}
+
+static int push_scaffold(Model *m, int32_t id, IdBuf *b) {
+    /* split a scaffold token into its parts, depth first, left part first */
+    int32_t stack[64]; int top = 0;
+    stack[top++] = id;
+    while (top) {
+        int32_t x = stack[--top];
+        if (x >= 0 && x < m->sc_size && m->sc_left[x] >= 0) {
+            if (top + 2 > 64) { PyErr_SetString(PyExc_RecursionError, "scaffold tokens nested too deeply"); return -1; }
+            stack[top++] = m->sc_right[x];
+            stack[top++] = m->sc_left[x];
+        } else if (idbuf_push(b, x) < 0) return -1;
+    }
+    return 0;
+}
+
+/* ids of a character that has no token (character units only) */
+static int push_fallback(Model *m, const char *s, int32_t a, int32_t z, int *prev_unk, IdBuf *b) {
+    if (m->has_byte_fallback) {
+        for (int32_t k = a; k < z; k++) if (idbuf_push(b, m->byte_fallback[(unsigned char)s[k]]) < 0) return -1;
+        *prev_unk = 0;
+        return 0;
+    }
+    if (m->has_unk) {
+        if (!(m->fuse_unk && *prev_unk) && idbuf_push(b, m->unk) < 0) return -1;
+        *prev_unk = m->fuse_unk;
+        return 0;
+    }
+    /* neither: the Python side raises the error that names the character */
+    PyObject *ch = PyUnicode_DecodeUTF8(s + a, z - a, "strict");
+    if (!ch) return -1;
+    PyObject *r = PyObject_CallOneArg(m->fallback, ch);
+    Py_DECREF(ch);
+    if (!r) return -1;
+    Py_DECREF(r);
+    PyErr_SetString(PyExc_RuntimeError, "lbpe._native: the fallback returned ids for a vocabulary without fallback");
+    return -1;
+}
+
+/* Encode one piece (UTF-8 bytes s[0:len]) into b. Returns 0, or -1 with an exception set. */
+static int encode_piece(Model *m, const char *s, Py_ssize_t len, int lbpe_mode, IdBuf *b) {
+    if (len > INT32_MAX / 4) { PyErr_SetString(PyExc_OverflowError, "piece too long for the compiled path"); return -1; }
+    int32_t n;
+    int32_t *ub = scratch(m, 0, ((size_t)len + 1) * sizeof(int32_t));
+    if (!ub) return -1;
+    if (m->char_units) {
+        n = 0;
+        for (int32_t k = 0; k < len; k++) if (((unsigned char)s[k] & 0xC0) != 0x80) ub[n++] = k;
+        ub[n] = (int32_t)len;
+    } else {
+        n = (int32_t)len;
+        for (int32_t k = 0; k <= n; k++) ub[k] = k;
+    }
+    if (n == 0) return 0;
+    Part *parts = scratch(m, 1, (size_t)n * sizeof(Part));
+    int32_t *uid = scratch(m, 2, (size_t)n * sizeof(int32_t));
+    if (!parts || !uid) return -1;
+    Py_ssize_t np = -2;
+    if (!lbpe_mode && m->whole_piece_first) {
+        const Ids *x = lookup(m, s, (size_t)len);
+        if (x && x->id >= 0) { parts[0].s = 0; parts[0].e = n; parts[0].id = x->id; np = 1; }
+    }
+    if (np == -2) {
+        for (int32_t k = 0; k < n; k++) {
+            const Ids *x = lookup(m, s + ub[k], (size_t)(ub[k + 1] - ub[k]));
+            uid[k] = x ? x->id : -1;
+        }
+        if (n == 1) { parts[0].s = 0; parts[0].e = 1; parts[0].id = uid[0]; np = 1; }
+        else if (lbpe_mode) np = lbpe(m, s, ub, n, uid, parts);
+        else if (n <= SHORT_BPE) np = bpe_short(m, s, ub, n, uid, parts);
+        else np = bpe_long(m, s, ub, n, uid, parts);
+        if (np < 0) return -1;
+    }
+    int prev_unk = 0;
+    for (Py_ssize_t k = 0; k < np; k++) {
+        int32_t id = parts[k].id;
+        if (id < 0) {
+            /* a single character without a token: copy it out of scratch before calling out */
+            char ch[8]; int32_t a = ub[parts[k].s], z = ub[parts[k].e];
+            if (z - a > 8) { PyErr_SetString(PyExc_RuntimeError, "lbpe._native: unit longer than a character"); return -1; }
+            memcpy(ch, s + a, (size_t)(z - a));
+            if (push_fallback(m, ch, 0, z - a, &prev_unk, b) < 0) return -1;
+            continue;
+        }
+        prev_unk = 0;
+        if (!lbpe_mode && m->sc_left) {
+            if (push_scaffold(m, id, b) < 0) return -1;
+        } else if (idbuf_push(b, id) < 0) return -1;
+    }
+    return 0;
+}
+
+static PyObject *ids_tuple(const IdBuf *b, size_t from) {
+    PyObject *t = PyTuple_New((Py_ssize_t)(b->len - from));
+    if (!t) return NULL;
+    for (size_t k = from; k < b->len; k++) {
+        PyObject *v = PyLong_FromLong(b->ids[k]);
+        if (!v) { Py_DECREF(t); return NULL; }
+        PyTuple_SET_ITEM(t, (Py_ssize_t)(k - from), v);
+    }
+    return t;
+}
+
+/* ------------------------------------------------------------------ the piece cache */
+
+static void cache_free(Cache *c) {
+    PyMem_Free(c->slots); PyMem_Free(c->entries); PyMem_Free(c->keys); PyMem_Free(c->ids);
+    memset(c, 0, sizeof(Cache));
+}
+
+static void cache_clear(Cache *c) {
+    if (c->mask + 1 > 4096) { cache_free(c); return; }  /* give the memory back */
+    if (c->slots) memset(c->slots, 0, (c->mask + 1) * sizeof(uint64_t));
+    c->n = c->klen = c->ilen = 0;
+}
+
+static const CEntry *cache_find(const Cache *c, uint64_t h, const char *s, size_t n) {
+    if (!c->slots) return NULL;
+    uint64_t tag = h >> 32;
+    size_t k = (size_t)h & c->mask;
+    for (;;) {
+        uint64_t slot = c->slots[k];
+        if (slot == 0) return NULL;
+        if ((slot >> 32) == tag) {
+            const CEntry *e = &c->entries[(uint32_t)slot - 1];
+            if (e->hash == h && e->klen == n && memcmp(c->keys + e->koff, s, n) == 0) return e;
+        }
+        k = (k + 1) & c->mask;
+    }
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t item) {
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap : 256;
+    while (c < need) c *= 2;
+    void *q = PyMem_Realloc(*p, c * item);
+    if (!q) { PyErr_NoMemory(); return -1; }
+    *p = q; *cap = c;
+    return 0;
+}
+
+static int cache_add(Cache *c, uint64_t h, const char *s, size_t n, const int32_t *ids, size_t count) {
+    if (c->klen + n > UINT32_MAX || c->ilen + count > UINT32_MAX) return 0;  /* full: just skip */
+    if (!c->slots || (c->n + 1) * 2 > c->mask + 1) {
+        size_t size = c->slots ? (c->mask + 1) * 2 : 1024;
+        uint64_t *slots = PyMem_Calloc(size, sizeof(uint64_t));
+        if (!slots) { PyErr_NoMemory(); return -1; }
+        for (size_t x = 0; x < c->n; x++) {
+            size_t k = (size_t)c->entries[x].hash & (size - 1);
+            while (slots[k]) k = (k + 1) & (size - 1);
+            slots[k] = ((c->entries[x].hash >> 32) << 32) | (uint64_t)(x + 1);
+        }
+        PyMem_Free(c->slots);
+        c->slots = slots; c->mask = size - 1;
+    }
+    if (grow((void **)&c->entries, &c->cap, c->n + 1, sizeof(CEntry)) < 0 ||
+        grow((void **)&c->keys, &c->kcap, c->klen + n, 1) < 0 ||
+        grow((void **)&c->ids, &c->icap, c->ilen + count, sizeof(int32_t)) < 0)
+        return -1;
+    CEntry *e = &c->entries[c->n];
+    e->hash = h; e->koff = (uint32_t)c->klen; e->klen = (uint32_t)n; e->ioff = (uint32_t)c->ilen; e->icount = (uint32_t)count;
+    memcpy(c->keys + c->klen, s, n); c->klen += n;
+    if (count) memcpy(c->ids + c->ilen, ids, count * sizeof(int32_t));
+    c->ilen += count;
+    size_t k = (size_t)h & c->mask;
+    while (c->slots[k]) k = (k + 1) & c->mask;
+    c->slots[k] = ((h >> 32) << 32) | (uint64_t)(c->n + 1);
+    c->n++;
+    return 0;
+}
+
+/* One piece (UTF-8 s[0:n], `chars` characters) -> its ids appended to out, through the cache. */
+static int cached_piece(Model *m, const char *s, size_t n, Py_ssize_t chars, int lbpe_mode, Py_ssize_t limit,
+                        Py_ssize_t cached_chars, IdBuf *out) {
+    Cache *c = &m->cache[lbpe_mode];
+    uint64_t h = fnv((const unsigned char *)s, n, FNV_OFFSET);
+    const CEntry *e = cache_find(c, h, s, n);
+    if (e) {
+        if (out->len + e->icount > out->cap) {
+            size_t cap = out->cap ? out->cap : 64;
+            while (cap < out->len + e->icount) cap *= 2;
+            int32_t *p = PyMem_Realloc(out->ids, cap * sizeof(int32_t));
+            if (!p) { PyErr_NoMemory(); return -1; }
+            out->ids = p; out->cap = cap;
+        }
+        memcpy(out->ids + out->len, c->ids + e->ioff, e->icount * sizeof(int32_t));
+        out->len += e->icount;
+        return 0;
+    }
+    size_t from = out->len;
+    if (encode_piece(m, s, (Py_ssize_t)n, lbpe_mode, out) < 0) return -1;
+    if (chars <= cached_chars) {
+        if ((Py_ssize_t)c->n >= limit) cache_clear(c);
+        if (limit > 0 && cache_add(c, h, s, n, out->ids + from, out->len - from) < 0) return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ pre-tokenising the presets */
+
+/* Character classes of the presets, per code point, filled by set_classes() from the ranges
+ * lbpe/pretokenize.py builds (so both paths see the same Unicode data). */
+#define C_L 1    /* \p{L} */
+#define C_N 2    /* \p{N} */
+#define C_U 4    /* Lu Lt Lm Lo M: o200k's "upper" letters */
+#define C_W 8    /* Ll Lm Lo M: o200k's "lower" letters */
+#define C_S 16   /* White_Space */
+#define MAX_CP 0x110000
+static unsigned char *classes = NULL;
+
+enum { CONTR_NONE, CONTR_CASE, CONTR_ANY_CASE };
+typedef struct { int contractions, letters, numbers, other_tail, space; } Preset;
+/* letters: 0 " ?L+", 1 "[^\r\n L N]?L+", 2 o200k's two forms; numbers: 0 " ?N+", 1 "N{1,3}", 2 "N";
+ * other_tail: 0 none, 1 "[\r\n]*", 2 "[\r\n/]*"; space: see split_space() */
+static const Preset PRESETS[] = {
+    /* 0 r50k_base (gpt2, p50k_base) */ {CONTR_CASE, 0, 0, 0, 0},
+    /* 1 cl100k_base */ {CONTR_ANY_CASE, 1, 1, 1, 1},
+    /* 2 o200k_base */ {CONTR_NONE, 2, 1, 2, 2},
+    /* 3 llama3 */ {CONTR_ANY_CASE, 1, 1, 1, 2},
+    /* 4 qwen2 */ {CONTR_ANY_CASE, 1, 2, 1, 2},
+    /* 5 paper */ {CONTR_CASE, 0, 2, 0, 0},
+};
+#define N_PRESETS 6
+
+#define CP(i) PyUnicode_READ(kind, data, (i))
+#define CLS(i) classes[CP(i)]
+#define IS(i, f) ((CLS(i) & (f)) != 0)
+#define OTHER(i) ((CLS(i) & (C_L | C_N | C_S)) == 0)
+#define CRLF(ch) ((ch) == '\r' || (ch) == '\n')
+
+/* Length of the contraction ('s 't 're 've 'm 'll 'd) at p, or 0. */
+static Py_ssize_t contraction(int kind, const void *data, Py_ssize_t n, Py_ssize_t p, int any_case) {
+    if (p + 1 >= n || CP(p) != '\'') return 0;
+    Py_UCS4 a = CP(p + 1), b = p + 2 < n ? CP(p + 2) : 0;
+    if (any_case) {
+        if (a == 0x17F) a = 's';   /* LATIN SMALL LETTER LONG S folds to s */
+        if (a < 128) a |= 0x20;
+        if (b < 128 && b) b |= 0x20;
+    }
+    if (a == 's' || a == 'd' || a == 'm' || a == 't') return 2;
+    if ((a == 'l' && b == 'l') || (a == 'v' && b == 'e') || (a == 'r' && b == 'e')) return 3;
+    return 0;
+}
+
+static inline Py_ssize_t run(int kind, const void *data, Py_ssize_t n, Py_ssize_t p, unsigned char f) {
+    while (p < n && IS(p, f)) p++;
+    return p;
+}
+
+static inline Py_ssize_t run_other(int kind, const void *data, Py_ssize_t n, Py_ssize_t p) {
+    while (p < n && OTHER(p)) p++;
+    return p;
+}
+
+/* o200k: "[U]*[W]+" from s (end, or -1) and "[U]+[W]*" from s */
+static Py_ssize_t upper_lower(int kind, const void *data, Py_ssize_t n, Py_ssize_t s) {
+    Py_ssize_t u = run(kind, data, n, s, C_U);
+    if (u < n && IS(u, C_W)) return run(kind, data, n, u, C_W);
+    for (Py_ssize_t k = u - 1; k >= s; k--) if (IS(k, C_W)) return k + 1;
+    return -1;
+}
+
+static Py_ssize_t upper_then_lower(int kind, const void *data, Py_ssize_t n, Py_ssize_t s) {
+    Py_ssize_t u = run(kind, data, n, s, C_U);
+    return u == s ? -1 : run(kind, data, n, u, C_W);
+}
+
+/* White space at p (reached only when CP(p) is white space). */
+static Py_ssize_t split_space(int kind, const void *data, Py_ssize_t n, Py_ssize_t p, int style) {
+    Py_ssize_t r = run(kind, data, n, p, C_S);
+    Py_ssize_t last_newline = -1;
+    if (style) for (Py_ssize_t k = r - 1; k >= p; k--) if (CRLF(CP(k))) { last_newline = k; break; }
+    if (style == 2 && last_newline >= 0) return last_newline + 1;   /* \s*[\r\n]+ first */
+    if (r == n) return n;                                           /* \s+$ (or \s+(?!\S) at the end) */
+    if (style == 1 && last_newline >= 0) return last_newline + 1;   /* cl100k: \s*[\r\n] */
+    return r - p >= 2 ? r - 1 : p + 1;                              /* \s+(?!\S), then \s */
+}
+
+/* The end of the piece that starts at p (p < n). */
+static Py_ssize_t next_piece(const Preset *pr, int kind, const void *data, Py_ssize_t n, Py_ssize_t p) {
+    Py_UCS4 c = CP(p);
+    unsigned char cls = classes[c];
+    Py_ssize_t q;
+    if (pr->contractions && (q = contraction(kind, data, n, p, pr->contractions == CONTR_ANY_CASE))) return p + q;
+    int lead = !CRLF(c) && !(cls & (C_L | C_N));   /* [^\r\n\p{L}\p{N}] */
+    switch (pr->letters) {
+    case 0:
+        if (c == ' ' && p + 1 < n && IS(p + 1, C_L)) return run(kind, data, n, p + 1, C_L);
+        if (cls & C_L) return run(kind, data, n, p, C_L);
+        break;
+    case 1:
+        if (cls & C_L) return run(kind, data, n, p, C_L);
+        if (lead && p + 1 < n && IS(p + 1, C_L)) return run(kind, data, n, p + 1, C_L);
+        break;
+    default:
+        for (int form = 0; form < 2; form++) {
+            Py_ssize_t e = -1;
+            if (lead && p + 1 < n)
+                e = form ? upper_then_lower(kind, data, n, p + 1) : upper_lower(kind, data, n, p + 1);
+            if (e < 0) e = form ? upper_then_lower(kind, data, n, p) : upper_lower(kind, data, n, p);
+            if (e >= 0) return e + contraction(kind, data, n, e, 1);
+        }
+    }
+    switch (pr->numbers) {
+    case 0:
+        if (c == ' ' && p + 1 < n && IS(p + 1, C_N)) return run(kind, data, n, p + 1, C_N);
+        if (cls & C_N) return run(kind, data, n, p, C_N);
+        break;
+    case 1:
+        if (cls & C_N) {
+            q = p + 1;
+            while (q < n && q < p + 3 && IS(q, C_N)) q++;
+            return q;
+        }
+        break;
+    default:
+        if (cls & C_N) return p + 1;
+    }
+    q = -1;
+    if (c == ' ' && p + 1 < n && OTHER(p + 1)) q = run_other(kind, data, n, p + 1);
+    else if (!(cls & (C_L | C_N | C_S))) q = run_other(kind, data, n, p);
+    if (q >= 0) {
+        if (pr->other_tail) while (q < n && (CRLF(CP(q)) || (pr->other_tail == 2 && CP(q) == '/'))) q++;
+        return q;
+    }
+    return split_space(kind, data, n, p, pr->space);
+}
+
+/* set_classes(letters, numbers, upper, lower, space): inclusive (lo, hi) code point ranges */
+static PyObject *set_classes(PyObject *Py_UNUSED(mod), PyObject *args) {
+    PyObject *lists[5];
+    if (!PyArg_ParseTuple(args, "OOOOO", &lists[0], &lists[1], &lists[2], &lists[3], &lists[4])) return NULL;
+    unsigned char *table = PyMem_Calloc(MAX_CP, 1);
+    if (!table) return PyErr_NoMemory();
+    static const unsigned char flags[5] = {C_L, C_N, C_U, C_W, C_S};
+    for (int f = 0; f < 5; f++) {
+        PyObject *seq = PySequence_Fast(lists[f], "ranges must be a sequence of (lo, hi)");
+        if (!seq) { PyMem_Free(table); return NULL; }
+        for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(seq); k++) {
+            long lo, hi;
+            if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, k), "ll", &lo, &hi)) { Py_DECREF(seq); PyMem_Free(table); return NULL; }
+            if (lo < 0 || hi >= MAX_CP || lo > hi) {
+                Py_DECREF(seq); PyMem_Free(table);
+                PyErr_Format(PyExc_ValueError, "bad code point range (%ld, %ld)", lo, hi);
+                return NULL;
+            }
+            for (long cp = lo; cp <= hi; cp++) table[cp] |= flags[f];
+        }
+        Py_DECREF(seq);
+    }
+    PyMem_Free(classes);
+    classes = table;
+    Py_RETURN_NONE;
+}
+
+/* split(text, preset) -> list[str]: the pieces (for tests: must equal the preset's findall) */
+static PyObject *split(PyObject *Py_UNUSED(mod), PyObject *args) {
+    PyObject *text;
+    int preset;
+    if (!PyArg_ParseTuple(args, "Ui", &text, &preset)) return NULL;
+    if (!classes) { PyErr_SetString(PyExc_RuntimeError, "set_classes() first"); return NULL; }
+    if (preset < 0 || preset >= N_PRESETS) { PyErr_SetString(PyExc_ValueError, "unknown preset"); return NULL; }
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    PyObject *out = PyList_New(0);
+    if (!out) return NULL;
+    for (Py_ssize_t p = 0; p < n;) {
+        Py_ssize_t q = next_piece(&PRESETS[preset], kind, data, n, p);
+        PyObject *piece = PyUnicode_Substring(text, p, q);
+        if (!piece || PyList_Append(out, piece) < 0) { Py_XDECREF(piece); Py_DECREF(out); return NULL; }
+        Py_DECREF(piece);
+        p = q;
+    }
+    return out;
+}
+
+/* UTF-8 of text[p:q] into buf; -1 with UnicodeEncodeError (as str.encode gives) at a surrogate */
+static Py_ssize_t utf8_of(PyObject *text, int kind, const void *data, Py_ssize_t p, Py_ssize_t q, unsigned char *buf) {
+    Py_ssize_t n = 0;
+    for (Py_ssize_t i = p; i < q; i++) {
+        Py_UCS4 c = CP(i);
+        if (c < 0x80) buf[n++] = (unsigned char)c;
+        else if (c < 0x800) { buf[n++] = 0xC0 | (c >> 6); buf[n++] = 0x80 | (c & 0x3F); }
+        else if (c < 0x10000) {
+            if (c >= 0xD800 && c <= 0xDFFF) {
+                PyObject *piece = PyUnicode_Substring(text, p, q);
+                if (piece) { PyObject *r = PyUnicode_AsUTF8String(piece); Py_XDECREF(r); Py_DECREF(piece); }
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "lbpe._native: surrogate not refused");
+                return -1;
+            }
+            buf[n++] = 0xE0 | (c >> 12); buf[n++] = 0x80 | ((c >> 6) & 0x3F); buf[n++] = 0x80 | (c & 0x3F);
+        } else {
+            buf[n++] = 0xF0 | (c >> 18); buf[n++] = 0x80 | ((c >> 12) & 0x3F);
+            buf[n++] = 0x80 | ((c >> 6) & 0x3F); buf[n++] = 0x80 | (c & 0x3F);
+        }
+    }
+    return n;
+}
+
+static PyObject *id_list(Model *m, const IdBuf *b) {
+    if (!m->longs) {
+        Py_ssize_t n = 0;
+        for (size_t x = 0; x < m->n_entries; x++) if (m->entries[x].v.id >= n) n = m->entries[x].v.id + 1;
+        if (m->has_byte_fallback) for (int x = 0; x < 256; x++) if (m->byte_fallback[x] >= n) n = m->byte_fallback[x] + 1;
+        if (m->has_unk && m->unk >= n) n = m->unk + 1;
+        PyObject **longs = PyMem_Calloc((size_t)n + 1, sizeof(PyObject *));
+        if (!longs) return PyErr_NoMemory();
+        for (Py_ssize_t x = 0; x < n; x++) {
+            longs[x] = PyLong_FromSsize_t(x);
+            if (!longs[x]) { while (x--) Py_DECREF(longs[x]); PyMem_Free(longs); return NULL; }
+        }
+        m->longs = longs; m->n_longs = n;
+    }
+    PyObject *list = PyList_New((Py_ssize_t)b->len);
+    if (!list) return NULL;
+    for (size_t x = 0; x < b->len; x++) {
+        int32_t id = b->ids[x];
+        PyObject *v;
+        if (id >= 0 && id < m->n_longs) { v = m->longs[id]; Py_INCREF(v); }
+        else if (!(v = PyLong_FromLong(id))) { Py_DECREF(list); return NULL; }
+        PyList_SET_ITEM(list, (Py_ssize_t)x, v);
+    }
+    return list;
+}
+
+/* encode_text(text, preset, lbpe, limit, cached_chars) -> list[int]: pre-tokenise with a preset
+ * and encode every piece, in one pass. */
+static PyObject *Model_encode_text(Model *m, PyObject *args) {
+    PyObject *text;
+    int preset, lbpe_mode;
+    Py_ssize_t limit, cached_chars;
+    if (!PyArg_ParseTuple(args, "Uipnn", &text, &preset, &lbpe_mode, &limit, &cached_chars)) return NULL;
+    if (!classes) { PyErr_SetString(PyExc_RuntimeError, "set_classes() first"); return NULL; }
+    if (preset < 0 || preset >= N_PRESETS) { PyErr_SetString(PyExc_ValueError, "unknown preset"); return NULL; }
+    if (m->busy) { PyErr_SetString(PyExc_RuntimeError, "lbpe._native.Model is not re-entrant"); return NULL; }
+    const Preset *pr = &PRESETS[preset];
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    int ascii = PyUnicode_IS_ASCII(text);
+    IdBuf b = {NULL, 0, 0};
+    unsigned char *u8 = NULL;
+    size_t u8cap = 0;
+    PyObject *result = NULL;
+    m->busy = 1;
+    Py_ssize_t count = 0;
+    for (Py_ssize_t p = 0; p < n; count++) {
+        if ((count & 8191) == 8191 && PyErr_CheckSignals() < 0) goto done;
+        Py_ssize_t q = next_piece(pr, kind, data, n, p);
+        const char *s;
+        Py_ssize_t len;
+        if (ascii) { s = (const char *)data + p; len = q - p; }
+        else {
+            /* its own buffer: encode_piece reuses the scratch buffers */
+            if (grow((void **)&u8, &u8cap, (size_t)(q - p) * 4 + 1, 1) < 0) goto done;
+            len = utf8_of(text, kind, data, p, q, u8);
+            if (len < 0) goto done;
+            s = (const char *)u8;
+        }
+        if (cached_piece(m, s, (size_t)len, q - p, lbpe_mode, limit, cached_chars, &b) < 0) goto done;
+        p = q;
+    }
+    result = id_list(m, &b);
+done:
+    PyMem_Free(b.ids);
+    PyMem_Free(u8);
+    m->busy = 0;
+    return result;
+}
+
+/* encode_pieces(pieces, lbpe, limit, cached_chars) -> list[int]: pieces from any pre-tokeniser */
+static PyObject *Model_encode_pieces(Model *m, PyObject *args) {
+    PyObject *pieces;
+    int lbpe_mode;
+    Py_ssize_t limit, cached_chars;
+    if (!PyArg_ParseTuple(args, "O!pnn", &PyList_Type, &pieces, &lbpe_mode, &limit, &cached_chars)) return NULL;
+    if (m->busy) { PyErr_SetString(PyExc_RuntimeError, "lbpe._native.Model is not re-entrant"); return NULL; }
+    IdBuf b = {NULL, 0, 0};
+    PyObject *result = NULL;
+    m->busy = 1;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(pieces); k++) {
+        if ((k & 8191) == 8191 && PyErr_CheckSignals() < 0) goto done;
+        PyObject *piece = PyList_GET_ITEM(pieces, k);
+        if (!PyUnicode_Check(piece)) { PyErr_SetString(PyExc_TypeError, "pieces must be str"); goto done; }
+        Py_ssize_t n;
+        const char *s = PyUnicode_AsUTF8AndSize(piece, &n);   /* a lone surrogate: UnicodeEncodeError */
+        if (!s) goto done;
+        if (cached_piece(m, s, (size_t)n, PyUnicode_GET_LENGTH(piece), lbpe_mode, limit, cached_chars, &b) < 0) goto done;
+    }
+    result = id_list(m, &b);
+done:
+    PyMem_Free(b.ids);
+    m->busy = 0;
+    return result;
+}
+
+static PyObject *Model_clear_cache(Model *m, PyObject *Py_UNUSED(ignored)) {
+    cache_clear(&m->cache[0]);
+    cache_clear(&m->cache[1]);
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------ the Model type */
+
+static void Model_dealloc(Model *m) {
+    PyMem_Free(m->arena); PyMem_Free(m->entries); PyMem_Free(m->slots); PyMem_Free(m->pairs); PyMem_Free(m->shorts);
+    PyMem_Free(m->sc_left); PyMem_Free(m->sc_right);
+    for (int k = 0; k < N_SCRATCH; k++) PyMem_Free(m->scratch[k]);
+    Py_XDECREF(m->fallback);
+    cache_free(&m->cache[0]);
+    cache_free(&m->cache[1]);
+    if (m->longs) { for (Py_ssize_t x = 0; x < m->n_longs; x++) Py_DECREF(m->longs[x]); PyMem_Free(m->longs); }
+    Py_TYPE(m)->tp_free((PyObject *)m);
+}
+
+static int as_id(PyObject *v, int32_t *out, const char *what) {
+    long x = PyLong_AsLong(v);
+    if (x == -1 && PyErr_Occurred()) return -1;
+    if (x < 0 || x > INT32_MAX) { PyErr_Format(PyExc_ValueError, "%s %ld is outside 0..2**31-1", what, x); return -1; }
+    *out = (int32_t)x;
+    return 0;
+}
+
+static Entry *lookup_bytes(Model *m, PyObject *key) {
+    char *s; Py_ssize_t n;
+    if (PyBytes_AsStringAndSize(key, &s, &n) < 0) return NULL;
+    Entry *e = table_find(m, fnv((const unsigned char *)s, (size_t)n, FNV_OFFSET), s, (size_t)n);
+    if (!e || e->v.id < 0) PyErr_Format(PyExc_ValueError, "merge part %R is not a token", key);
+    return (e && e->v.id >= 0) ? e : NULL;
+}
+
+static int pair_put(Model *m, int32_t a, int32_t b, int32_t prio, int32_t merged) {
+    uint64_t key = pair_key(a, b);
+    size_t slot = pair_hash(key) & m->pair_mask;
+    while (m->pairs[slot].key != UINT64_MAX && m->pairs[slot].key != key) slot = (slot + 1) & m->pair_mask;
+    if (m->pairs[slot].key == key && m->pairs[slot].prio <= prio) return 0;  /* keep the best */
+    m->pairs[slot].key = key; m->pairs[slot].prio = prio; m->pairs[slot].merged = merged;
+    return 0;
+}
+
+/* Model(tokens, *, char_units, whole_piece_first, merges, scaffold, byte_fallback, unk,
+ *       fuse_unk, fallback)
+ *   tokens: dict bytes -> id;  merges: dict (bytes, bytes) -> priority, or None;
+ *   scaffold: dict id -> (id, id);  byte_fallback: dict byte -> id, or None;  unk: int or None */
+static int Model_init(Model *m, PyObject *args, PyObject *kw) {
+    static char *names[] = {"tokens", "char_units", "whole_piece_first", "merges", "scaffold",
+                            "byte_fallback", "unk", "fuse_unk", "fallback", NULL};
+    PyObject *tokens, *merges, *scaffold, *bf, *unk, *fallback;
+    int char_units, wpf, fuse;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!$ppOOOOpO", names, &PyDict_Type, &tokens, &char_units, &wpf,
+                                     &merges, &scaffold, &bf, &unk, &fuse, &fallback))
+        return -1;
+    if (m->slots) { PyErr_SetString(PyExc_RuntimeError, "Model is already initialised"); return -1; }
+    m->char_units = char_units; m->whole_piece_first = wpf; m->fuse_unk = fuse;
+    Py_INCREF(fallback); m->fallback = fallback;
+    size_t size = 1024;
+    while (size < (size_t)PyDict_GET_SIZE(tokens) * 4) size *= 2;
+    m->slots = PyMem_Calloc(size, sizeof(uint64_t));
+    if (!m->slots) { PyErr_NoMemory(); return -1; }
+    m->mask = size - 1;
+    /* scaffold ids: excluded from LBPE, split after BPE */
+    PyObject *k, *v; Py_ssize_t pos = 0;
+    int32_t max_id = 0;
+    while (PyDict_Next(tokens, &pos, &k, &v)) {
+        int32_t id;
+        if (as_id(v, &id, "token id") < 0) return -1;
+        if (id > max_id) max_id = id;
+    }
+    if (scaffold != Py_None && PyDict_GET_SIZE(scaffold)) {
+        m->sc_size = (Py_ssize_t)max_id + 1;
+        m->sc_left = PyMem_Malloc((size_t)m->sc_size * sizeof(int32_t));
+        m->sc_right = PyMem_Malloc((size_t)m->sc_size * sizeof(int32_t));
+        if (!m->sc_left || !m->sc_right) { PyErr_NoMemory(); return -1; }
+        for (Py_ssize_t x = 0; x < m->sc_size; x++) m->sc_left[x] = m->sc_right[x] = -1;
+        pos = 0;
+        while (PyDict_Next(scaffold, &pos, &k, &v)) {
+            int32_t id, a, b;
+            if (as_id(k, &id, "scaffold id") < 0) return -1;
+            if (!PyTuple_Check(v) || PyTuple_GET_SIZE(v) != 2) { PyErr_SetString(PyExc_TypeError, "scaffold parts must be (id, id)"); return -1; }
+            if (as_id(PyTuple_GET_ITEM(v, 0), &a, "scaffold part") < 0 || as_id(PyTuple_GET_ITEM(v, 1), &b, "scaffold part") < 0) return -1;
+            if (id >= m->sc_size) { PyErr_SetString(PyExc_ValueError, "scaffold id is not a token"); return -1; }
+            m->sc_left[id] = a; m->sc_right[id] = b;
+        }
+    }
+    pos = 0;
+    m->max_span = 1;
+    while (PyDict_Next(tokens, &pos, &k, &v)) {
+        char *s; Py_ssize_t n;
+        if (PyBytes_AsStringAndSize(k, &s, &n) < 0) return -1;
+        if (n == 0) { PyErr_SetString(PyExc_ValueError, "empty token"); return -1; }
+        int32_t id;
+        if (as_id(v, &id, "token id") < 0) return -1;
+        /* every proper prefix, then the token (prefix entries keep id -1 unless a token) */
+        uint64_t h = FNV_OFFSET;
+        for (Py_ssize_t c = 1; c < n; c++) {
+            h = fnv((const unsigned char *)s + c - 1, 1, h);
+            if (!table_add(m, h, s, (size_t)c)) return -1;
+        }
+        h = fnv((const unsigned char *)s + n - 1, 1, h);
+        Entry *e = table_add(m, h, s, (size_t)n);
+        if (!e) return -1;
+        e->v.id = id;
+        int scaffold_id = m->sc_left && id < m->sc_size && m->sc_left[id] >= 0;
+        e->v.lid = scaffold_id ? -1 : id;
+    }
+    if (build_shorts(m) < 0) return -1;
+    if (merges != Py_None) {
+        Py_ssize_t count = PyDict_GET_SIZE(merges);
+        size_t psize = 1024;
+        while (psize < (size_t)count * 2 + 2) psize *= 2;
+        m->pairs = PyMem_Malloc(psize * sizeof(PairSlot));
+        if (!m->pairs) { PyErr_NoMemory(); return -1; }
+        for (size_t x = 0; x < psize; x++) m->pairs[x].key = UINT64_MAX;
+        m->pair_mask = psize - 1;
+        pos = 0;
+        while (PyDict_Next(merges, &pos, &k, &v)) {
+            if (!PyTuple_Check(k) || PyTuple_GET_SIZE(k) != 2) { PyErr_SetString(PyExc_TypeError, "merge keys must be (bytes, bytes)"); return -1; }
+            Entry *a = lookup_bytes(m, PyTuple_GET_ITEM(k, 0));
+            if (!a) return -1;
+            Entry *b = lookup_bytes(m, PyTuple_GET_ITEM(k, 1));
+            if (!b) return -1;
+            /* the merged token: look the concatenation up */
+            size_t la = a->len, lb = b->len;
+            char *joined = PyMem_Malloc(la + lb);
+            if (!joined) { PyErr_NoMemory(); return -1; }
+            memcpy(joined, m->arena + a->off, la);
+            memcpy(joined + la, m->arena + b->off, lb);
+            Entry *c = table_find(m, fnv((const unsigned char *)joined, la + lb, FNV_OFFSET), joined, la + lb);
+            PyMem_Free(joined);
+            if (!c || c->v.id < 0) { PyErr_Format(PyExc_ValueError, "merge %R does not make a token", k); return -1; }
+            long prio = PyLong_AsLong(v);
+            if (prio == -1 && PyErr_Occurred()) return -1;
+            if (prio < INT32_MIN || prio > INT32_MAX) { PyErr_SetString(PyExc_ValueError, "merge priority out of range"); return -1; }
+            pair_put(m, a->v.id, b->v.id, (int32_t)prio, c->v.id);
+        }
+    }
+    if (bf != Py_None) {
+        if (PyDict_GET_SIZE(bf) != 256) { PyErr_SetString(PyExc_ValueError, "byte fallback needs 256 ids"); return -1; }
+        for (int x = 0; x < 256; x++) {
+            PyObject *key = PyLong_FromLong(x);
+            if (!key) return -1;
+            PyObject *id = PyDict_GetItemWithError(bf, key);
+            Py_DECREF(key);
+            if (!id) { if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "byte fallback lacks byte %d", x); return -1; }
+            if (as_id(id, &m->byte_fallback[x], "byte fallback id") < 0) return -1;
+        }
+        m->has_byte_fallback = 1;
+    }
+    if (unk != Py_None) {
+        if (as_id(unk, &m->unk, "unknown-token id") < 0) return -1;
+        m->has_unk = 1;
+    }
+    return 0;
+}
+
+/* encode_piece(piece, lbpe) -> tuple[int, ...]: one piece, no cache (for tests and display) */
+static PyObject *Model_encode_piece(Model *m, PyObject *args) {
+    PyObject *piece;
+    int lbpe_mode;
+    if (!PyArg_ParseTuple(args, "Up", &piece, &lbpe_mode)) return NULL;
+    if (m->busy) { PyErr_SetString(PyExc_RuntimeError, "lbpe._native.Model is not re-entrant"); return NULL; }
+    Py_ssize_t n;
+    const char *s = PyUnicode_AsUTF8AndSize(piece, &n);
+    if (!s) return NULL;
+    IdBuf b = {NULL, 0, 0};
+    m->busy = 1;
+    PyObject *r = encode_piece(m, s, n, lbpe_mode, &b) < 0 ? NULL : ids_tuple(&b, 0);
+    m->busy = 0;
+    PyMem_Free(b.ids);
+    return r;
+}
+
+static PyObject *Model_cached(Model *m, PyObject *Py_UNUSED(ignored)) {
+    return Py_BuildValue("nn", (Py_ssize_t)m->cache[0].n, (Py_ssize_t)m->cache[1].n);
+}
+
+static PyObject *Model_sizeof(Model *m, PyObject *Py_UNUSED(ignored)) {
+    size_t total = sizeof(Model) + m->arena_cap + m->cap_entries * sizeof(Entry) + (m->mask + 1) * sizeof(uint64_t);
+    if (m->pairs) total += (m->pair_mask + 1) * sizeof(PairSlot);
+    if (m->shorts) total += (m->short_mask + 1) * sizeof(Short);
+    total += (size_t)m->sc_size * 2 * sizeof(int32_t);
+    for (int k = 0; k < N_SCRATCH; k++) total += m->scratch_cap[k];
+    for (int k = 0; k < 2; k++)
+        total += (m->cache[k].slots ? (m->cache[k].mask + 1) * sizeof(uint64_t) : 0) + m->cache[k].cap * sizeof(CEntry) +
+                 m->cache[k].kcap + m->cache[k].icap * sizeof(int32_t);
+    return PyLong_FromSize_t(total);
+}
+
+static PyMethodDef Model_methods[] = {
+    {"encode_pieces", (PyCFunction)Model_encode_pieces, METH_VARARGS,
+     "encode_pieces(pieces, lbpe, limit, cached_chars) -> list[int]: encode pre-tokenised pieces"},
+    {"encode_piece", (PyCFunction)Model_encode_piece, METH_VARARGS, "encode_piece(piece, lbpe) -> tuple[int, ...]"},
+    {"encode_text", (PyCFunction)Model_encode_text, METH_VARARGS,
+     "encode_text(text, preset, lbpe, limit, cached_chars) -> list[int]: pre-tokenise with a preset and encode"},
+    {"clear_cache", (PyCFunction)Model_clear_cache, METH_NOARGS, "empty the piece caches of both modes"},
+    {"cached", (PyCFunction)Model_cached, METH_NOARGS, "cached() -> (pieces cached for BPE, for LBPE)"},
+    {"__sizeof__", (PyCFunction)Model_sizeof, METH_NOARGS, "memory held by the tables, in bytes"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject ModelType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "lbpe._native.Model",
+    .tp_basicsize = sizeof(Model),
+    .tp_dealloc = (destructor)Model_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A vocabulary's tables for compiled BPE and LBPE (see lbpe/native.py).",
+    .tp_methods = Model_methods,
+    .tp_init = (initproc)Model_init,
+    .tp_new = PyType_GenericNew,
+};
+
+static PyMethodDef module_methods[] = {
+    {"set_classes", set_classes, METH_VARARGS, "set_classes(letters, numbers, upper, lower, space): the presets' classes"},
+    {"split", split, METH_VARARGS, "split(text, preset) -> list[str]: a preset's pieces"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef moduledef = {
+    PyModuleDef_HEAD_INIT, "lbpe._native", "The compiled fast path of lbpe's model stage and preset pre-tokenisers.",
+    -1, module_methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__native(void) {
+    if (PyType_Ready(&ModelType) < 0) return NULL;
+    PyObject *mod = PyModule_Create(&moduledef);
+    if (!mod) return NULL;
+    Py_INCREF(&ModelType);
+    if (PyModule_AddObject(mod, "Model", (PyObject *)&ModelType) < 0) { Py_DECREF(&ModelType); Py_DECREF(mod); return NULL; }
+    return mod;
+}

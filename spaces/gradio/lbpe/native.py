@@ -1,0 +1,156 @@
+"""Which path encodes: the compiled fast path (``lbpe._native``) or the pure-Python reference.
+
+``lbpe/_native.c`` is built by ``pip install`` when a C compiler is there; when it cannot be
+built (no compiler, Pyodide, another interpreter) installation still succeeds and every
+encode runs the pure-Python modules, which are the reference the compiled path is tested
+against. The two give the same ids for every input (``tests/test_native.py``).
+
+* :func:`backend` says which path is active and why;
+* ``LBPE_PURE_PYTHON=1`` in the environment (read at import) forces the pure path;
+* :func:`use` switches between them at run time (for comparisons and tests).
+
+>>> backend().name in ("compiled", "pure")
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from lbpe.vocab import Vocab
+
+__all__ = ["Backend", "backend", "use", "ENV_VAR", "model_for", "preset_code", "split"]
+
+#: Set to 1 to force the pure-Python path.
+ENV_VAR = "LBPE_PURE_PYTHON"
+
+
+@dataclass(frozen=True)
+class Backend:
+    """``name``: ``"compiled"`` or ``"pure"``; ``reason``: why that path is the active one;
+    ``compiled_available``: whether the extension is importable at all."""
+
+    name: Literal["compiled", "pure"]
+    reason: str
+    compiled_available: bool
+
+
+def _import_extension() -> tuple[object | None, str]:
+    if os.environ.get(ENV_VAR, "") not in ("", "0"):
+        return None, f"{ENV_VAR}={os.environ[ENV_VAR]} is set"
+    if sys.platform == "emscripten":
+        return None, "Pyodide runs the pure-Python modules (the browser wheel holds no compiled code)"
+    try:
+        from lbpe import _native  # type: ignore[attr-defined]
+    except ImportError as exc:
+        return None, (
+            f"the compiled extension lbpe._native is not built ({exc}); reinstall with a C compiler "
+            "(`python -m pip install -e .`) for the fast path"
+        )
+    return _native, "lbpe._native is built and loaded"
+
+
+_extension, _reason = _import_extension()
+_enabled = _extension is not None
+
+
+def backend() -> Backend:
+    """The active encoding path and why (``lbpe.backend()``)."""
+    if _enabled:
+        return Backend("compiled", _reason, True)
+    if _extension is not None:
+        return Backend("pure", "switched off by lbpe.native.use('pure')", True)
+    return Backend("pure", _reason, False)
+
+
+def use(name: Literal["compiled", "pure"]) -> Backend:
+    """Switch the path every tokenizer encodes with; returns the new :func:`backend`.
+
+    ``use("compiled")`` raises :class:`RuntimeError` (saying why) when the extension is not
+    available.
+    """
+    global _enabled
+    if name == "pure":
+        _enabled = False
+    elif name == "compiled":
+        if _extension is None:
+            raise RuntimeError(f"the compiled path is not available: {_reason}")
+        _enabled = True
+    else:
+        raise ValueError(f"backend must be 'compiled' or 'pure', not {name!r}")
+    return backend()
+
+
+def model_for(vocab: Vocab) -> object | None:
+    """The compiled tables of ``vocab`` (built on first use, kept on the vocabulary), or
+    ``None`` when the pure path is active."""
+    if not _enabled:
+        return None
+    model = vocab.__dict__.get("_native_model", False)
+    if model is False:
+        model = _build(vocab)
+        vocab.__dict__["_native_model"] = model
+    return model
+
+
+#: The presets the extension splits itself, by the code it knows them by (lbpe/_native.c PRESETS).
+PRESET_CODES = {"r50k_base": 0, "cl100k_base": 1, "o200k_base": 2, "llama3": 3, "qwen2": 4, "paper": 5}
+_classes_set = False
+
+
+def preset_code(pattern: object) -> int | None:
+    """The extension's code for a compiled preset (:class:`lbpe.pretokenize.PresetPattern`), or
+    ``None`` for any other pattern (which the Python side splits)."""
+    global _classes_set
+    from lbpe.pretokenize import PresetPattern, _field_ranges
+
+    if _extension is None or not isinstance(pattern, PresetPattern):
+        return None
+    code = PRESET_CODES.get(pattern.name)
+    if code is not None and not _classes_set:
+        # the same code point classes the pure path's patterns are built from
+        _extension.set_classes(*(_field_ranges(f) for f in ("L", "N", "Lu_Lt_Lm_Lo_M", "Ll_Lm_Lo_M", "WS")))  # type: ignore[attr-defined]
+        _classes_set = True
+    return code
+
+
+def split(text: str, name: str) -> list[str]:
+    """The compiled pre-tokeniser's pieces of ``text`` for preset ``name`` (equal to
+    ``lbpe.pretokenize.split_text(text, name)``; for tests and comparisons)."""
+    from lbpe.pretokenize import compile_pattern
+
+    code = preset_code(compile_pattern(name))
+    if code is None:
+        raise RuntimeError(f"the compiled path cannot split {name!r}: {backend().reason}")
+    return _extension.split(text, code)  # type: ignore[union-attr]
+
+
+def _build(vocab: Vocab) -> object | None:
+    """The extension's Model over ``vocab``; ``None`` for a vocabulary it cannot represent
+    (ids beyond 2**31, a merge whose parts are not tokens), which then stays on the pure path."""
+    try:
+        return _extension.Model(  # type: ignore[union-attr]
+            vocab.tokens,
+            char_units=vocab.unit == "char",
+            whole_piece_first=vocab.whole_piece_first,
+            merges=vocab.merges,
+            scaffold=vocab.scaffold,
+            byte_fallback=vocab.byte_fallback,
+            unk=vocab.unk,
+            fuse_unk=vocab.fuse_unk,
+            # raises the pure path's error; holds the name only, not the vocabulary (no cycle)
+            fallback=functools.partial(_raise_no_token, name=vocab.name),
+        )
+    except (ValueError, TypeError, OverflowError):
+        return None
+
+
+def _raise_no_token(char: str, *, name: str) -> list[int]:
+    from lbpe.vocab import no_token_error
+
+    raise no_token_error(char, name)

@@ -1,0 +1,369 @@
+"""The compiled fast path (lbpe/_native.c) against the pure-Python reference and the naive
+transcriptions: same ids on every bundled vocabulary, an HF tokenizer.json and a
+SentencePiece model, both modes, on real and adversarial text; and it is safe (debug
+allocator, Ctrl-C during a long encode, bounded memory).
+
+The compiled path must be built here: a missing build fails :func:`test_compiled_path_is_active`
+(with the reason), unless ``LBPE_PURE_PYTHON`` is set on purpose.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import lbpe
+from lbpe import native
+from lbpe.presets import PRESETS, load_preset
+from lbpe.tokenizer import MODES
+from lbpe.vocab import Vocab
+from tests.conftest import ROOT, data_file, mixed_text
+from tests.naive import naive_bpe_by_merges, naive_bpe_by_rank, naive_lbpe
+
+pytestmark = pytest.mark.skipif(
+    os.environ.get(native.ENV_VAR, "") not in ("", "0"), reason=f"{native.ENV_VAR} forces the pure path"
+)
+
+EXTRA = {
+    "hf:llama3": "hf/llama3/tokenizer.json",
+    "hf:mistral_v0.1": "hf/mistral_v0.1/tokenizer.json",
+    "sp:mistral_v1": "sentencepiece/mistral_tokenizer.model.v1",
+}
+VOCABS = [*PRESETS, *EXTRA]
+
+
+@functools.lru_cache(maxsize=None)
+def tokenizer(name: str) -> lbpe.Tokenizer:
+    return lbpe.load(data_file(EXTRA[name])) if name in EXTRA else load_preset(name)
+
+
+def both_paths(tok: lbpe.Tokenizer, text: str, mode: str) -> tuple[list[int], list[int]]:
+    """(compiled ids, pure ids) of ``text``, each path starting from empty caches."""
+    out = []
+    try:
+        for path in ("compiled", "pure"):
+            native.use(path)
+            tok.clear_cache()
+            out.append(tok.encode(text, mode=mode, disallowed_special=()))
+    finally:
+        native.use("compiled")
+    return out[0], out[1]
+
+
+def test_compiled_path_is_active():
+    info = lbpe.backend()
+    assert info.name == "compiled", f"the compiled path is not active: {info.reason}"
+    assert info.compiled_available
+
+
+def test_use_switches_paths_and_names_them():
+    try:
+        assert native.use("pure").name == "pure"
+        assert "use('pure')" in lbpe.backend().reason
+        assert native.use("compiled").name == "compiled"
+        with pytest.raises(ValueError, match="'compiled' or 'pure'"):
+            native.use("fast")  # type: ignore[arg-type]
+    finally:
+        native.use("compiled")
+
+
+def test_env_var_forces_pure_path_in_a_fresh_process():
+    code = "import lbpe; b = lbpe.backend(); print(b.name, '|', b.reason)"
+    env = {**os.environ, native.ENV_VAR: "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.startswith("pure |") and native.ENV_VAR in out
+
+
+def test_every_vocabulary_gets_compiled_tables():
+    for name in VOCABS:
+        assert native.model_for(tokenizer(name).vocab) is not None, name
+
+
+# ---- same ids as the pure path on real text ----
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", VOCABS)
+def test_compiled_equals_pure_on_real_text(name, mode):
+    tok = tokenizer(name)
+    compared = 0
+    for label, text in mixed_text(300_000):
+        text = text[:300_000]
+        compiled, pure = both_paths(tok, text, mode)
+        assert compiled == pure, f"{name} {mode} {label}: first difference at id {_first_difference(compiled, pure)}"
+        compared += len(text)
+    assert compared > 600_000
+
+
+def _first_difference(a: list[int], b: list[int]) -> int:
+    return next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+
+
+# ---- hypothesis: adversarial text on every vocabulary ----
+
+FRAGMENTS = [
+    " ", "  ", "\n", "\r\n", "\t", "\u3000", "\u00a0", "'s", "'LL", "e\u0301", "👩\u200d💻", "🦜", "\U0010ffff",
+    "日本語", "中文字符", "한국어", "мир", "مرحبا", "12345", "\u2581", "<|endoftext|>", "<0xFF>", "Ġ", "ß", "İ",
+    "a" * 50, "ab" * 30, " " * 70, "-" * 90, "=" * 40, "\ud800", "\udfff", "\ud83d\ude00", "x\udc80y",
+]
+TEXTS = (
+    st.text(max_size=160)  # every code point, lone surrogates included
+    | st.lists(st.sampled_from(FRAGMENTS) | st.text(max_size=5), max_size=30).map("".join)
+)
+EXAMPLES = int(os.environ.get("LBPE_HYPOTHESIS_EXAMPLES", "60"))
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", VOCABS)
+def test_compiled_equals_pure_on_generated_text(name, mode):
+    tok = tokenizer(name)
+    runs = []
+
+    @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @given(text=TEXTS)
+    def check(text):
+        runs.append(text)
+        compiled, pure = both_paths(tok, text, mode)
+        assert compiled == pure
+
+    check()
+    assert len(runs) >= EXAMPLES
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "lbpe-32k", "sp:mistral_v1"])
+def test_compiled_equals_pure_on_megabyte_pieces(name, mode):
+    tok = tokenizer(name)
+    # (white space stays at 20,000: the pure path's SentencePiece normaliser is quadratic on it)
+    for text in ("a" * 300_000, "ab" * 150_000, "中文" * 100_000, " " * 20_000 + "x", "🦜" * 50_000):
+        compiled, pure = both_paths(tok, text, mode)
+        assert compiled == pure, f"{name} {mode} {text[:3]!r}..."
+
+
+# ---- the model stage alone, against the naive transcriptions ----
+
+_words = st.text(alphabet="abc", min_size=2, max_size=6)
+
+
+def _byte_tokens(*extra: bytes) -> dict[bytes, int]:
+    tokens = {bytes([b]): b for b in range(256)}
+    for t in extra:
+        tokens.setdefault(t, len(tokens))
+    return tokens
+
+
+def _split(vocab: Vocab, ids: tuple[int, ...]) -> list[bytes]:
+    return [vocab.decoder[i] for i in ids]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_words, max_size=40, unique=True), st.text(alphabet="abc", max_size=300))
+def test_compiled_bpe_by_rank_and_lbpe_equal_naive(words, text):
+    vocab = Vocab(_byte_tokens(*[w.encode() for w in words]))
+    model = native.model_for(vocab)
+    piece = text.encode()
+    ranks = vocab.tokens
+    m = max(map(len, ranks))
+    # without the whole-piece shortcut BPE is plain merging; with it a whole token wins
+    assert _split(vocab, model.encode_piece(text, False)) == (
+        [piece] if piece in ranks else naive_bpe_by_rank(piece, ranks)
+    )
+    assert _split(vocab, model.encode_piece(text, True)) == naive_lbpe([piece[i : i + 1] for i in range(len(piece))], set(ranks), m)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_words.map(lambda w: w[:1]) | _words, _words), max_size=40, unique=True),
+       st.text(alphabet="abc", max_size=300))
+def test_compiled_bpe_by_merges_equals_naive(pairs, text):
+    tokens = _byte_tokens(*[t.encode() for a, b in pairs for t in (a, b, a + b)])
+    merges = {(a.encode(), b.encode()): r for r, (a, b) in enumerate(pairs)}
+    vocab = Vocab(tokens, merges=merges, whole_piece_first=False)
+    assert _split(vocab, native.model_for(vocab).encode_piece(text, False)) == naive_bpe_by_merges(text.encode(), merges)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(_words, st.integers(0, 3), max_size=30), st.text(alphabet="abc", max_size=300))
+def test_compiled_bpe_with_tied_priorities_equals_naive(tied, text):
+    # several tokens share a priority: the leftmost best pair merges first, in short and long pieces
+    tokens = _byte_tokens(*[w.encode() for w in tied])
+    merges = {}
+    ranks = {t: 10 for t in tokens if len(t) == 1}
+    for w, r in tied.items():
+        ranks[w.encode()] = r
+    # the merge-list form of "priority = rank of the merged token", with ties
+    for w, r in tied.items():
+        b = w.encode()
+        for cut in range(1, len(b)):
+            if b[:cut] in tokens and b[cut:] in tokens:
+                merges[(b[:cut], b[cut:])] = r
+    vocab = Vocab(tokens, merges=merges, whole_piece_first=False)
+    assert _split(vocab, native.model_for(vocab).encode_piece(text, False)) == naive_bpe_by_merges(text.encode(), merges)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet="aé中", min_size=1, max_size=4), min_size=1, max_size=20, unique=True),
+       st.text(alphabet="aé中z", max_size=60))
+def test_compiled_character_units_equal_naive(words, text):
+    tokens = {w.encode(): i for i, w in enumerate(words)}
+    vocab = Vocab(tokens, unit="char", unk=len(tokens) + 1, special={"<unk>": len(tokens) + 1})
+    model = native.model_for(vocab)
+    m = max(map(len, words))
+    expected = naive_lbpe(list(text), set(words), m)
+    got = model.encode_piece(text, True)
+    assert got == tuple(tokens.get(k.encode(), vocab.unk) for k in expected)
+    assert model.encode_piece(text, False) == tuple(
+        tokens.get(k.encode(), vocab.unk) for k in ([text] if text in words else naive_bpe_by_rank(text, {w: i for i, w in enumerate(words)}))
+    )
+
+
+# ---- safety ----
+
+
+def _python(code: str, **env: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        cwd=ROOT,
+        env={**os.environ, **env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_differential_under_the_debug_allocator():
+    """PYTHONMALLOC=debug catches buffer overruns and misuse of the allocator by the extension."""
+    code = f"""
+        import lbpe
+        from lbpe import native
+        texts = ["a" * 5000, "中文" * 3000, " " * 4000 + "x", "\\ud800 x \\U0010ffff", "Hello world's 123 🦜",
+                 open({str(data_file('text/multilingual.txt'))!r}, encoding='utf-8').read()[:60000]]
+        checked = 0
+        for name in ("cl100k_base", "lbpe-32k"):
+            tok = lbpe.load_preset(name)
+            for mode in ("bpe", "lbpe"):
+                for text in texts:
+                    native.use("compiled"); tok.clear_cache(); a = tok.encode(text, mode=mode)
+                    native.use("pure"); tok.clear_cache(); b = tok.encode(text, mode=mode)
+                    assert a == b, (name, mode, text[:20])
+                    checked += 1
+        print("checked", checked)
+    """
+    proc = _python(code, PYTHONMALLOC="debug")
+    out, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, err[-3000:]
+    assert "checked 24" in out
+
+
+def test_ctrl_c_interrupts_a_long_compiled_encode():
+    code = """
+        import sys, time, lbpe
+        tok = lbpe.load_preset("cl100k_base")
+        text = "ab" * 4_000_000 + " " + "中" * 3_000_000
+        print("ready", flush=True)
+        t = time.perf_counter()
+        try:
+            while True:
+                tok.clear_cache()
+                tok.encode(text, mode="bpe")
+                tok.encode(text, mode="lbpe")
+        except KeyboardInterrupt:
+            print("interrupted after", round(time.perf_counter() - t, 2), flush=True)
+            sys.exit(3)
+    """
+    proc = _python(code)
+    assert proc.stdout.readline().strip() == "ready"
+    time.sleep(1.0)
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    waited = time.monotonic() - sent
+    assert proc.returncode == 3, err[-2000:]
+    assert "interrupted" in out
+    print(f"KeyboardInterrupt reached Python {waited:.2f}s after SIGINT")
+    assert waited < 10
+
+
+def test_memory_stays_bounded_over_many_distinct_pieces():
+    """Encoding a stream of never-repeating pieces keeps the process size flat: the piece cache
+    is bounded and the extension frees its per-call buffers."""
+    code = """
+        import resource, random, lbpe
+        tok = lbpe.load_preset("o200k_base")
+        tok.cache_size = 20_000
+        rnd = random.Random(5)
+        def text():
+            return " ".join("".join(rnd.choice("abcdefghijklmnopqrstuvwxyz中文") for _ in range(rnd.randint(3, 12))) for _ in range(20_000))
+        for mode in ("bpe", "lbpe"):
+            for _ in range(3):
+                tok.encode(text(), mode=mode)
+        first = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        for mode in ("bpe", "lbpe"):
+            for _ in range(12):
+                tok.encode(text(), mode=mode)
+        print(first, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    """
+    proc = _python(code)
+    out, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, err[-2000:]
+    first, last = map(int, out.split())
+    assert last < first * 1.15 + 20_000, f"peak RSS grew from {first} to {last} KiB"
+
+
+def test_the_tables_do_not_hold_their_vocabulary():
+    """The tables live in the vocabulary's __dict__; if they referred back to it, no vocabulary
+    (an uploaded one in the playground, say) would ever be freed."""
+    vocab = Vocab({b"a": 0, b"b": 1, b"ab": 2}, unit="char", unk=0)
+    before = sys.getrefcount(vocab)
+    assert native.model_for(vocab) is not None
+    assert sys.getrefcount(vocab) == before
+
+
+# ---- the compiled pre-tokenisers of the presets ----
+
+SPLIT_TEXTS = (
+    st.text(max_size=120)  # every code point: letters, marks, digits of all scripts, surrogates
+    | st.lists(st.sampled_from(FRAGMENTS + ["'S", "'ll", "'Ve", "\u017f", "'\u017f", "/", "\r\n\r\n  ", "\n \n", " \t"]) | st.text(max_size=4), max_size=30).map("".join)
+)
+
+
+@pytest.mark.parametrize("name", sorted(native.PRESET_CODES))
+def test_compiled_split_equals_the_preset_pattern(name):
+    from lbpe.pretokenize import compile_pattern, split_text
+
+    pattern = compile_pattern(name).regex  # the full pattern, exact on every input
+    for label, text in mixed_text(200_000):
+        text = text[:200_000]
+        assert native.split(text, name) == pattern.findall(text), f"{name} {label}"
+    runs = []
+
+    @settings(max_examples=4 * EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @given(text=SPLIT_TEXTS)
+    def check(text):
+        runs.append(text)
+        assert native.split(text, name) == pattern.findall(text) == split_text(text, name)
+
+    check()
+    assert len(runs) >= 4 * EXAMPLES
+
+
+@pytest.mark.parametrize("name", sorted(native.PRESET_CODES))
+def test_compiled_split_on_every_code_point(name):
+    """Each code point alone, after a space, before a letter, and doubled: the class tables
+    the extension was given agree with the pattern's classes everywhere."""
+    from lbpe.pretokenize import compile_pattern
+
+    pattern = compile_pattern(name).regex
+    step = 0x400
+    for lo in range(0, 0x110000, step):
+        chars = [chr(c) for c in range(lo, lo + step)]
+        text = "".join(f" {c}a{c}{c}'s\n" for c in chars)
+        assert native.split(text, name) == pattern.findall(text), f"{name} near U+{lo:04X}"
