@@ -46,17 +46,12 @@ typedef struct {
 } Ids;
 
 typedef struct {
-    uint64_t hash;
-    uint32_t off;   /* into the byte arena */
+    unsigned char head[8];   /* the first bytes, compared here: most tokens never touch the arena */
+    uint32_t off;            /* into the byte arena */
     uint32_t len;
     Ids v;
 } Entry;
 
-/* Strings of at most SHORT_KEY bytes (most tokens) are also kept in a second table whose key is
- * the string itself packed into 64 bits with its length: one probe of one slot, no hashing of
- * the bytes and no comparison in the arena. */
-#define SHORT_KEY 7
-typedef struct { uint64_t key; Ids v; } Short;   /* key 0: empty (a length is never 0) */
 
 typedef struct {
     uint64_t key;   /* (left id << 32) | right id; UINT64_MAX when empty */
@@ -84,7 +79,6 @@ typedef struct {
     char *arena; size_t arena_len, arena_cap;
     Entry *entries; size_t n_entries, cap_entries;
     uint64_t *slots; size_t mask;      /* (hash high 32 << 32) | (entry + 1); 0 = empty */
-    Short *shorts; size_t short_mask; int short_shift;
     /* merge pairs (NULL for rank vocabularies) */
     PairSlot *pairs; size_t pair_mask;
     int char_units;
@@ -130,7 +124,11 @@ static inline Entry *table_find(const Model *m, uint64_t h, const char *s, size_
         if (slot == 0) return NULL;
         if ((slot >> 32) == tag) {
             Entry *e = &m->entries[(uint32_t)slot - 1];
-            if (e->hash == h && e->len == n && memcmp(m->arena + e->off, s, n) == 0) return e;
+            if (e->len == n) {
+                if (n <= 8 ? memcmp(e->head, s, n) == 0
+                           : memcmp(e->head, s, 8) == 0 && memcmp(m->arena + e->off + 8, s + 8, n - 8) == 0)
+                    return e;
+            }
         }
         k = (k + 1) & m->mask;
     }
@@ -141,7 +139,7 @@ static int table_grow(Model *m) {
     uint64_t *slots = PyMem_Calloc(size, sizeof(uint64_t));
     if (!slots) { PyErr_NoMemory(); return -1; }
     for (size_t x = 0; x < m->n_entries; x++) {
-        uint64_t h = m->entries[x].hash;
+        uint64_t h = fnv((const unsigned char *)m->arena + m->entries[x].off, m->entries[x].len, FNV_OFFSET);
         size_t k = (size_t)h & (size - 1);
         while (slots[k]) k = (k + 1) & (size - 1);
         slots[k] = ((h >> 32) << 32) | (uint64_t)(x + 1);
@@ -174,7 +172,9 @@ static Entry *table_add(Model *m, uint64_t h, const char *s, size_t n) {
     }
     memcpy(m->arena + m->arena_len, s, n);
     e = &m->entries[m->n_entries];
-    e->hash = h; e->off = (uint32_t)m->arena_len; e->len = (uint32_t)n; e->v.id = -1; e->v.lid = -1;
+    memset(e->head, 0, 8);
+    memcpy(e->head, s, n < 8 ? n : 8);
+    e->off = (uint32_t)m->arena_len; e->len = (uint32_t)n; e->v.id = -1; e->v.lid = -1;
     m->arena_len += n;
     size_t k = (size_t)h & m->mask;
     while (m->slots[k]) k = (k + 1) & m->mask;
@@ -183,54 +183,15 @@ static Entry *table_add(Model *m, uint64_t h, const char *s, size_t n) {
     return e;
 }
 
-static inline uint64_t short_key(const char *s, size_t n) {
-    uint64_t k = 0;
-    memcpy(&k, s, n);
-    return k | ((uint64_t)n << 56);
-}
-
-static inline const Ids *short_find(const Model *m, uint64_t key) {
-    size_t k = (size_t)((key * 0x9E3779B97F4A7C15ULL) >> m->short_shift);
-    for (;;) {
-        const Short *x = &m->shorts[k];
-        if (x->key == key) return &x->v;
-        if (x->key == 0) return NULL;
-        k = (k + 1) & m->short_mask;
-    }
-}
-
-/* The token / prefix s[0:n] (h: its FNV hash, needed only when n > SHORT_KEY), or NULL. */
+/* The token / prefix s[0:n] (h: its FNV hash), or NULL. */
 static inline const Ids *lookup_h(const Model *m, const char *s, size_t n, uint64_t h) {
-    if (n <= SHORT_KEY) return short_find(m, short_key(s, n));
     const Entry *e = table_find(m, h, s, n);
     return e ? &e->v : NULL;
 }
 
 static inline const Ids *lookup(const Model *m, const char *s, size_t n) {
-    if (n <= SHORT_KEY) return short_find(m, short_key(s, n));
     const Entry *e = table_find(m, fnv((const unsigned char *)s, n, FNV_OFFSET), s, n);
     return e ? &e->v : NULL;
-}
-
-static int build_shorts(Model *m) {
-    size_t count = 0;
-    for (size_t x = 0; x < m->n_entries; x++) count += m->entries[x].len <= SHORT_KEY;
-    size_t size = 1024; int bits = 10;
-    while (size < count * 2) { size *= 2; bits++; }
-    m->shorts = PyMem_Calloc(size, sizeof(Short));
-    if (!m->shorts) { PyErr_NoMemory(); return -1; }
-    m->short_mask = size - 1;
-    m->short_shift = 64 - bits;
-    for (size_t x = 0; x < m->n_entries; x++) {
-        const Entry *e = &m->entries[x];
-        if (e->len > SHORT_KEY) continue;
-        uint64_t key = short_key(m->arena + e->off, e->len);
-        size_t k = (size_t)((key * 0x9E3779B97F4A7C15ULL) >> m->short_shift);
-        while (m->shorts[k].key) k = (k + 1) & m->short_mask;
-        m->shorts[k].key = key;
-        m->shorts[k].v = e->v;
-    }
-    return 0;
 }
 
 static inline uint64_t pair_key(int32_t a, int32_t b) { return ((uint64_t)(uint32_t)a << 32) | (uint32_t)b; }
@@ -939,7 +900,7 @@ static PyObject *Model_clear_cache(Model *m, PyObject *Py_UNUSED(ignored)) {
 /* ------------------------------------------------------------------ the Model type */
 
 static void Model_dealloc(Model *m) {
-    PyMem_Free(m->arena); PyMem_Free(m->entries); PyMem_Free(m->slots); PyMem_Free(m->pairs); PyMem_Free(m->shorts);
+    PyMem_Free(m->arena); PyMem_Free(m->entries); PyMem_Free(m->slots); PyMem_Free(m->pairs);
     PyMem_Free(m->sc_left); PyMem_Free(m->sc_right);
     for (int k = 0; k < N_SCRATCH; k++) PyMem_Free(m->scratch[k]);
     Py_XDECREF(m->fallback);
@@ -1039,7 +1000,6 @@ static int Model_init(Model *m, PyObject *args, PyObject *kw) {
         int scaffold_id = m->sc_left && id < m->sc_size && m->sc_left[id] >= 0;
         e->v.lid = scaffold_id ? -1 : id;
     }
-    if (build_shorts(m) < 0) return -1;
     if (merges != Py_None) {
         Py_ssize_t count = PyDict_GET_SIZE(merges);
         size_t psize = 1024;
@@ -1113,7 +1073,6 @@ static PyObject *Model_cached(Model *m, PyObject *Py_UNUSED(ignored)) {
 static PyObject *Model_sizeof(Model *m, PyObject *Py_UNUSED(ignored)) {
     size_t total = sizeof(Model) + m->arena_cap + m->cap_entries * sizeof(Entry) + (m->mask + 1) * sizeof(uint64_t);
     if (m->pairs) total += (m->pair_mask + 1) * sizeof(PairSlot);
-    if (m->shorts) total += (m->short_mask + 1) * sizeof(Short);
     total += (size_t)m->sc_size * 2 * sizeof(int32_t);
     for (int k = 0; k < N_SCRATCH; k++) total += m->scratch_cap[k];
     for (int k = 0; k < 2; k++)
