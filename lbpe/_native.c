@@ -37,6 +37,13 @@
 #define NONE_PRIO INT64_MAX
 /* pieces of at most this many units take the array scan in classic BPE */
 #define SHORT_BPE 8
+/* pieces of more units take the bucketed sweep (bpe_bucketed) instead of the heap */
+#define LONG_BPE 4096
+/* the thresholds in force (lowered by tests, _set_bpe_thresholds, to run every algorithm on
+ * small pieces) */
+static int32_t short_bpe = SHORT_BPE, long_bpe = LONG_BPE;
+/* ... when the priorities fit a table of bucket heads this long */
+#define MAX_BUCKETS (1 << 24)
 /* how many steps of a long loop run between two checks for Ctrl-C */
 #define SIGNAL_EVERY 65536
 
@@ -61,7 +68,12 @@ typedef struct {
 
 typedef struct { int32_t s, e, id; } Part;       /* units [s, e) with their id (-1: none) */
 typedef struct { int32_t i, len, id; } Span;     /* an LBPE candidate */
-typedef struct { int64_t prio; int32_t i, e, merged; } HeapItem;
+/* a candidate merge: key = (priority, position of its left part), one integer to compare */
+typedef struct { uint64_t key; int32_t e, merged; } HeapItem;
+
+static inline uint64_t heap_key(int64_t prio, int32_t i) {
+    return ((uint64_t)((uint32_t)(int32_t)prio ^ 0x80000000u) << 32) | (uint32_t)i;
+}
 
 /* A bounded cache of pieces (keyed by their UTF-8) -> ids, emptied when full. */
 typedef struct { uint64_t hash; uint32_t koff, klen, ioff, icount; } CEntry;
@@ -89,7 +101,7 @@ typedef struct {
     int has_byte_fallback; int32_t byte_fallback[256];
     int has_unk; int32_t unk; int fuse_unk;
     PyObject *fallback;                /* callable(char) -> list[int] */
-    int32_t max_span;                  /* longest token in units */
+    int32_t max_prio;                  /* the largest merge priority */
     void *scratch[N_SCRATCH]; size_t scratch_cap[N_SCRATCH];
     int busy;
     Cache cache[2];                    /* piece -> ids, per mode (0: BPE, 1: LBPE) */
@@ -251,9 +263,7 @@ static Py_ssize_t bpe_short(Model *m, const char *s, const int32_t *ub, int32_t 
     return np;
 }
 
-static inline int heap_less(const HeapItem *a, const HeapItem *b) {
-    return a->prio < b->prio || (a->prio == b->prio && a->i < b->i);
-}
+static inline int heap_less(const HeapItem *a, const HeapItem *b) { return a->key < b->key; }
 
 static void heap_push(HeapItem *h, size_t *len, HeapItem item) {
     size_t k = (*len)++;
@@ -293,15 +303,15 @@ static Py_ssize_t bpe_long(Model *m, const char *s, const int32_t *ub, int32_t n
     size_t hl = 0;
     for (int32_t k = 0; k < n; k++) { end[k] = k + 1; prev[k] = k - 1; pid[k] = uid[k]; }
     for (int32_t k = 0; k + 1 < n; k++) {
-        HeapItem it = {0, k, k + 2, 0};
-        it.prio = merge_prio(m, s, ub, k, k + 2, pid[k], pid[k + 1], &it.merged);
-        if (it.prio != NONE_PRIO) heap_push(heap, &hl, it);
+        HeapItem it = {0, k + 2, 0};
+        int64_t prio = merge_prio(m, s, ub, k, k + 2, pid[k], pid[k + 1], &it.merged);
+        if (prio != NONE_PRIO) { it.key = heap_key(prio, k); heap_push(heap, &hl, it); }
     }
     long steps = 0;
     while (hl) {
         if (++steps % SIGNAL_EVERY == 0 && PyErr_CheckSignals() < 0) return -1;
         HeapItem it = heap_pop(heap, &hl);
-        int32_t i = it.i, e = it.e;
+        int32_t i = (int32_t)(uint32_t)it.key, e = it.e;
         if (pid[i] == INT32_MIN) continue;                 /* i no longer starts a part */
         int32_t j = end[i];
         if (j >= e || j >= n || end[j] != e) continue;     /* the pair changed */
@@ -310,20 +320,129 @@ static Py_ssize_t bpe_long(Model *m, const char *s, const int32_t *ub, int32_t n
         pid[i] = it.merged;
         if (e < n) {
             prev[e] = i;
-            HeapItem r = {0, i, end[e], 0};
-            r.prio = merge_prio(m, s, ub, i, end[e], pid[i], pid[e], &r.merged);
-            if (r.prio != NONE_PRIO) heap_push(heap, &hl, r);
+            HeapItem r = {0, end[e], 0};
+            int64_t prio = merge_prio(m, s, ub, i, end[e], pid[i], pid[e], &r.merged);
+            if (prio != NONE_PRIO) { r.key = heap_key(prio, i); heap_push(heap, &hl, r); }
         }
         int32_t p = prev[i];
         if (p >= 0) {
-            HeapItem l = {0, p, e, 0};
-            l.prio = merge_prio(m, s, ub, p, e, pid[p], pid[i], &l.merged);
-            if (l.prio != NONE_PRIO) heap_push(heap, &hl, l);
+            HeapItem l = {0, e, 0};
+            int64_t prio = merge_prio(m, s, ub, p, e, pid[p], pid[i], &l.merged);
+            if (prio != NONE_PRIO) { l.key = heap_key(prio, p); heap_push(heap, &hl, l); }
         }
     }
     Py_ssize_t np = 0;
     for (int32_t k = 0; k < n; k = end[k]) { out[np].s = k; out[np].e = end[k]; out[np].id = pid[k]; np++; }
     return np;
+}
+
+
+/* Very long pieces (a megabyte "word"): candidate pairs kept in one bucket per priority; the
+ * best bucket is sorted by position and applied in one left-to-right sweep, which touches memory
+ * in order and stays linear in practice where a heap of every candidate does not. A merge that
+ * creates a pair at least as good as the sweep's priority stops the sweep: the rest of the bucket
+ * goes back and waits behind it, so the order is still exactly one merge at a time, leftmost
+ * first among equal priorities. */
+typedef struct { int32_t i, e, merged, next; } Cand;
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void prio_push(int32_t *h, size_t *len, int32_t v) {
+    size_t k = (*len)++;
+    while (k > 0 && h[(k - 1) / 2] > v) { h[k] = h[(k - 1) / 2]; k = (k - 1) / 2; }
+    h[k] = v;
+}
+
+static int32_t prio_pop(int32_t *h, size_t *len) {
+    int32_t top = h[0], last = h[--(*len)];
+    size_t k = 0, n = *len;
+    for (;;) {
+        size_t c = 2 * k + 1;
+        if (c >= n) break;
+        if (c + 1 < n && h[c + 1] < h[c]) c++;
+        if (h[c] >= last) break;
+        h[k] = h[c]; k = c;
+    }
+    if (n) h[k] = last;
+    return top;
+}
+
+static Py_ssize_t bpe_bucketed(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid, Part *out) {
+    int32_t *end = scratch(m, 3, (size_t)n * sizeof(int32_t));
+    int32_t *prev = scratch(m, 4, (size_t)n * sizeof(int32_t));
+    int32_t *pid = scratch(m, 5, (size_t)n * sizeof(int32_t));
+    Cand *cand = scratch(m, 6, (size_t)3 * n * sizeof(Cand));
+    int32_t *prios = scratch(m, 7, (size_t)3 * n * sizeof(int32_t));
+    if (!end || !prev || !pid || !cand || !prios) return -1;
+    /* bucket heads by priority (candidate index + 1; 0: empty) */
+    size_t nheads = (size_t)m->max_prio + 1;
+    uint32_t *head = PyMem_Calloc(nheads, sizeof(uint32_t));
+    uint64_t *order = PyMem_Malloc((size_t)3 * n * sizeof(uint64_t));
+    if (!head || !order) { PyMem_Free(head); PyMem_Free(order); PyErr_NoMemory(); return -1; }
+    size_t nc = 0, np = 0;
+#define PUSH_CAND(PRIO, I, E, MERGED) do {                                                       \
+        int32_t pr_ = (int32_t)(PRIO);                                                           \
+        cand[nc].i = (I); cand[nc].e = (E); cand[nc].merged = (MERGED); cand[nc].next = (int32_t)head[pr_]; \
+        if (!head[pr_]) prio_push(prios, &np, pr_);                                              \
+        head[pr_] = (uint32_t)++nc;                                                              \
+    } while (0)
+    for (int32_t k = 0; k < n; k++) { end[k] = k + 1; prev[k] = k - 1; pid[k] = uid[k]; }
+    for (int32_t k = 0; k + 1 < n; k++) {
+        int32_t merged;
+        int64_t pr = merge_prio(m, s, ub, k, k + 2, pid[k], pid[k + 1], &merged);
+        if (pr != NONE_PRIO) PUSH_CAND(pr, k, k + 2, merged);
+    }
+    long steps = 0;
+    Py_ssize_t result = 0;
+    while (np) {
+        int32_t r = prio_pop(prios, &np);
+        size_t count = 0;
+        for (uint32_t c = head[r]; c; c = (uint32_t)cand[c - 1].next) order[count++] = ((uint64_t)(uint32_t)cand[c - 1].i << 32) | (c - 1);
+        head[r] = 0;
+        qsort(order, count, sizeof(uint64_t), cmp_u64);
+        for (size_t k = 0; k < count; k++) {
+            if (++steps % SIGNAL_EVERY == 0 && PyErr_CheckSignals() < 0) { result = -1; goto done; }
+            const Cand *c = &cand[(uint32_t)order[k]];
+            int32_t i = c->i, e = c->e;
+            if (pid[i] == INT32_MIN) continue;
+            int32_t j = end[i];
+            if (j >= e || j >= n || end[j] != e) continue;
+            pid[j] = INT32_MIN;
+            end[i] = e;
+            pid[i] = c->merged;
+            int better = 0;
+            if (e < n) {
+                prev[e] = i;
+                int32_t merged;
+                int64_t q = merge_prio(m, s, ub, i, end[e], pid[i], pid[e], &merged);
+                if (q != NONE_PRIO) { PUSH_CAND(q, i, end[e], merged); better = q <= r; }
+            }
+            int32_t p = prev[i];
+            if (p >= 0) {
+                int32_t merged;
+                int64_t q = merge_prio(m, s, ub, p, e, pid[p], pid[i], &merged);
+                if (q != NONE_PRIO) { PUSH_CAND(q, p, e, merged); better = better || q <= r; }
+            }
+            if (better) {   /* a pair as good as r appeared: the rest of this bucket waits behind it */
+                for (size_t x = k + 1; x < count; x++) {
+                    uint32_t ci = (uint32_t)order[x];
+                    cand[ci].next = (int32_t)head[r];
+                    if (!head[r]) prio_push(prios, &np, r);
+                    head[r] = ci + 1;
+                }
+                break;
+            }
+        }
+    }
+#undef PUSH_CAND
+    for (int32_t k = 0; k < n; k = end[k]) { out[result].s = k; out[result].e = end[k]; out[result].id = pid[k]; result++; }
+done:
+    PyMem_Free(head);
+    PyMem_Free(order);
+    return result;
 }
 
 /* ------------------------------------------------------------------ LBPE */
@@ -463,8 +582,9 @@ static int encode_piece(Model *m, const char *s, Py_ssize_t len, int lbpe_mode, 
         }
         if (n == 1) { parts[0].s = 0; parts[0].e = 1; parts[0].id = uid[0]; np = 1; }
         else if (lbpe_mode) np = lbpe(m, s, ub, n, uid, parts);
-        else if (n <= SHORT_BPE) np = bpe_short(m, s, ub, n, uid, parts);
-        else np = bpe_long(m, s, ub, n, uid, parts);
+        else if (n <= short_bpe) np = bpe_short(m, s, ub, n, uid, parts);
+        else if (n <= long_bpe || m->max_prio > MAX_BUCKETS) np = bpe_long(m, s, ub, n, uid, parts);
+        else np = bpe_bucketed(m, s, ub, n, uid, parts);
         if (np < 0) return -1;
     }
     int prev_unk = 0;
@@ -794,20 +914,30 @@ static Py_ssize_t utf8_of(PyObject *text, int kind, const void *data, Py_ssize_t
     return n;
 }
 
-static PyObject *id_list(Model *m, const IdBuf *b) {
+static int ensure_longs(Model *m) {
     if (!m->longs) {
         Py_ssize_t n = 0;
         for (size_t x = 0; x < m->n_entries; x++) if (m->entries[x].v.id >= n) n = m->entries[x].v.id + 1;
         if (m->has_byte_fallback) for (int x = 0; x < 256; x++) if (m->byte_fallback[x] >= n) n = m->byte_fallback[x] + 1;
         if (m->has_unk && m->unk >= n) n = m->unk + 1;
         PyObject **longs = PyMem_Calloc((size_t)n + 1, sizeof(PyObject *));
-        if (!longs) return PyErr_NoMemory();
+        if (!longs) { PyErr_NoMemory(); return -1; }
         for (Py_ssize_t x = 0; x < n; x++) {
             longs[x] = PyLong_FromSsize_t(x);
-            if (!longs[x]) { while (x--) Py_DECREF(longs[x]); PyMem_Free(longs); return NULL; }
+            if (!longs[x]) { while (x--) Py_DECREF(longs[x]); PyMem_Free(longs); return -1; }
         }
         m->longs = longs; m->n_longs = n;
     }
+    return 0;
+}
+
+static inline PyObject *id_object(Model *m, int32_t id) {
+    if (id >= 0 && id < m->n_longs) { Py_INCREF(m->longs[id]); return m->longs[id]; }
+    return PyLong_FromLong(id);
+}
+
+static PyObject *id_list(Model *m, const IdBuf *b) {
+    if (ensure_longs(m) < 0) return NULL;
     PyObject *list = PyList_New((Py_ssize_t)b->len);
     if (!list) return NULL;
     for (size_t x = 0; x < b->len; x++) {
@@ -889,6 +1019,84 @@ done:
     PyMem_Free(b.ids);
     m->busy = 0;
     return result;
+}
+
+/* pack(lists) -> bytes: lists of ids as b"I" + count (int64) + lengths (int64 each) + ids (int32
+ * each), little-endian; what a worker of encode_batch sends back through its pipe. */
+static PyObject *pack(PyObject *Py_UNUSED(mod), PyObject *lists) {
+    if (!PyList_Check(lists)) { PyErr_SetString(PyExc_TypeError, "pack() takes a list of lists of ids"); return NULL; }
+    Py_ssize_t count = PyList_GET_SIZE(lists), total = 0;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        PyObject *ids = PyList_GET_ITEM(lists, k);
+        if (!PyList_Check(ids)) { PyErr_SetString(PyExc_TypeError, "pack() takes a list of lists of ids"); return NULL; }
+        total += PyList_GET_SIZE(ids);
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, 1 + 8 + 8 * count + 4 * total);
+    if (!out) return NULL;
+    char *p = PyBytes_AS_STRING(out);
+    *p++ = 'I';
+    int64_t c64 = count;
+    memcpy(p, &c64, 8); p += 8;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        int64_t n = PyList_GET_SIZE(PyList_GET_ITEM(lists, k));
+        memcpy(p, &n, 8); p += 8;
+    }
+    for (Py_ssize_t k = 0; k < count; k++) {
+        PyObject *ids = PyList_GET_ITEM(lists, k);
+        for (Py_ssize_t x = 0; x < PyList_GET_SIZE(ids); x++) {
+            long v = PyLong_AsLong(PyList_GET_ITEM(ids, x));
+            if (v == -1 && PyErr_Occurred()) { Py_DECREF(out); return NULL; }
+            if (v < 0 || v > INT32_MAX) { Py_DECREF(out); PyErr_SetString(PyExc_OverflowError, "id out of range"); return NULL; }
+            int32_t v32 = (int32_t)v;
+            memcpy(p, &v32, 4); p += 4;
+        }
+    }
+    return out;
+}
+
+/* unpack(data) -> list[list[int]]: the inverse of pack(), ids as the model's shared ints */
+static PyObject *Model_unpack(Model *m, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    const char *p = view.buf, *end = p + view.len;
+    PyObject *out = NULL;
+    int64_t count;
+    if (view.len < 9 || *p != 'I') goto bad;
+    p++;
+    memcpy(&count, p, 8); p += 8;
+    if (count < 0 || count > (end - p) / 8) goto bad;
+    const char *lengths = p, *ids = p + 8 * count;
+    int64_t total = 0;
+    for (int64_t k = 0; k < count; k++) {
+        int64_t n;
+        memcpy(&n, lengths + 8 * k, 8);
+        if (n < 0 || n > (end - ids) / 4 - total) goto bad;
+        total += n;
+    }
+    if (ids + 4 * total != end) goto bad;
+    if (ensure_longs(m) < 0) goto done;
+    out = PyList_New((Py_ssize_t)count);
+    if (!out) goto done;
+    for (int64_t k = 0; k < count; k++) {
+        int64_t n;
+        memcpy(&n, lengths + 8 * k, 8);
+        PyObject *list = PyList_New((Py_ssize_t)n);
+        if (!list) { Py_CLEAR(out); goto done; }
+        PyList_SET_ITEM(out, (Py_ssize_t)k, list);
+        for (int64_t x = 0; x < n; x++) {
+            int32_t id;
+            memcpy(&id, ids, 4); ids += 4;
+            PyObject *v = id_object(m, id);
+            if (!v) { Py_CLEAR(out); goto done; }
+            PyList_SET_ITEM(list, (Py_ssize_t)x, v);
+        }
+    }
+    goto done;
+bad:
+    PyErr_SetString(PyExc_ValueError, "unpack(): not data written by pack()");
+done:
+    PyBuffer_Release(&view);
+    return out;
 }
 
 static PyObject *Model_clear_cache(Model *m, PyObject *Py_UNUSED(ignored)) {
@@ -980,7 +1188,7 @@ static int Model_init(Model *m, PyObject *args, PyObject *kw) {
         }
     }
     pos = 0;
-    m->max_span = 1;
+    m->max_prio = max_id;   /* rank vocabularies: the priority is the merged token's id */
     while (PyDict_Next(tokens, &pos, &k, &v)) {
         char *s; Py_ssize_t n;
         if (PyBytes_AsStringAndSize(k, &s, &n) < 0) return -1;
@@ -1001,6 +1209,7 @@ static int Model_init(Model *m, PyObject *args, PyObject *kw) {
         e->v.lid = scaffold_id ? -1 : id;
     }
     if (merges != Py_None) {
+        m->max_prio = 0;
         Py_ssize_t count = PyDict_GET_SIZE(merges);
         size_t psize = 1024;
         while (psize < (size_t)count * 2 + 2) psize *= 2;
@@ -1028,6 +1237,9 @@ static int Model_init(Model *m, PyObject *args, PyObject *kw) {
             if (prio == -1 && PyErr_Occurred()) return -1;
             if (prio < INT32_MIN || prio > INT32_MAX) { PyErr_SetString(PyExc_ValueError, "merge priority out of range"); return -1; }
             pair_put(m, a->v.id, b->v.id, (int32_t)prio, c->v.id);
+            /* a negative priority has no bucket: such lists keep the heap */
+            if (prio < 0) m->max_prio = INT32_MAX;
+            else if (prio > m->max_prio && m->max_prio != INT32_MAX) m->max_prio = (int32_t)prio;
         }
     }
     if (bf != Py_None) {
@@ -1088,6 +1300,7 @@ static PyMethodDef Model_methods[] = {
     {"encode_text", (PyCFunction)Model_encode_text, METH_VARARGS,
      "encode_text(text, preset, lbpe, limit, cached_chars) -> list[int]: pre-tokenise with a preset and encode"},
     {"clear_cache", (PyCFunction)Model_clear_cache, METH_NOARGS, "empty the piece caches of both modes"},
+    {"unpack", (PyCFunction)Model_unpack, METH_O, "unpack(data) -> list[list[int]]: what pack() wrote"},
     {"cached", (PyCFunction)Model_cached, METH_NOARGS, "cached() -> (pieces cached for BPE, for LBPE)"},
     {"__sizeof__", (PyCFunction)Model_sizeof, METH_NOARGS, "memory held by the tables, in bytes"},
     {NULL, NULL, 0, NULL},
@@ -1105,9 +1318,21 @@ static PyTypeObject ModelType = {
     .tp_new = PyType_GenericNew,
 };
 
+static PyObject *set_bpe_thresholds(PyObject *Py_UNUSED(mod), PyObject *args) {
+    int a, b;
+    if (!PyArg_ParseTuple(args, "ii", &a, &b)) return NULL;
+    if (a < 1 || a > SHORT_BPE || b < 1) { PyErr_Format(PyExc_ValueError, "need 1 <= short <= %d and long >= 1", SHORT_BPE); return NULL; }
+    PyObject *old = Py_BuildValue("ii", short_bpe, long_bpe);
+    short_bpe = a; long_bpe = b;
+    return old;
+}
+
 static PyMethodDef module_methods[] = {
     {"set_classes", set_classes, METH_VARARGS, "set_classes(letters, numbers, upper, lower, space): the presets' classes"},
     {"split", split, METH_VARARGS, "split(text, preset) -> list[str]: a preset's pieces"},
+    {"_set_bpe_thresholds", set_bpe_thresholds, METH_VARARGS,
+     "_set_bpe_thresholds(short, long) -> old: pieces up to short units take the array scan, up to long the heap (tests)"},
+    {"pack", pack, METH_O, "pack(lists of ids) -> bytes (see Model.unpack)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -24,6 +24,7 @@ from itertools import chain, islice
 from pathlib import Path
 from typing import BinaryIO
 
+from lbpe import native
 from lbpe.errors import DisallowedSpecialError, LbpeError
 from lbpe.stats import Stats, text_stats
 from lbpe.tokenizer import MODES, Mode, Tokenizer
@@ -219,7 +220,8 @@ def forked_encode(
                 data = f.read()
             children.pop(0)
             os.waitpid(pid, 0)
-            out += _read_share(data, tok.n_vocab)
+            model = native.model_for(tok.vocab)
+            out += model.unpack(data) if data[:1] == b"I" and model is not None else _read_share(data, tok.n_vocab)
         return out
     finally:
         for pid, fd in children:
@@ -250,8 +252,11 @@ def _shares(sizes: Sequence[int], workers: int) -> list[tuple[int, int]]:
 def _encode_share_and_exit(tok: Tokenizer, texts: Sequence[str], mode: Mode, special: dict, fd: int) -> None:
     try:
         ids = [tok.encode(t, mode=mode, **special) for t in texts]
-        lengths = array("q", map(len, ids))
-        payload = b"K" + len(lengths).to_bytes(8, "little") + lengths.tobytes() + array("q", chain.from_iterable(ids)).tobytes()
+        if native.model_for(tok.vocab) is not None:  # the compiled path packs in C (int32 ids)
+            payload = native.pack(ids)
+        else:
+            lengths = array("q", map(len, ids))
+            payload = b"K" + len(lengths).to_bytes(8, "little") + lengths.tobytes() + array("q", chain.from_iterable(ids)).tobytes()
     except DisallowedSpecialError as exc:
         payload = b"D" + exc.token.encode("utf-8", "surrogatepass")
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which raises it

@@ -165,9 +165,28 @@ def _split(vocab: Vocab, ids: tuple[int, ...]) -> list[bytes]:
     return [vocab.decoder[i] for i in ids]
 
 
-@settings(max_examples=300, deadline=None)
+#: (short, long) thresholds of the compiled BPE: the defaults, the heap for every piece, and the
+#: bucketed sweep for every piece (so small examples reach all three algorithms)
+THRESHOLDS = [None, (1, 1 << 30), (1, 1)]
+
+
+@pytest.fixture(params=THRESHOLDS, ids=["default", "heap", "buckets"])
+def bpe_algorithm(request):
+    from lbpe import _native
+
+    if request.param is None:
+        yield "default"
+        return
+    old = _native._set_bpe_thresholds(*request.param)
+    try:
+        yield request.param
+    finally:
+        _native._set_bpe_thresholds(*old)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(_words, max_size=40, unique=True), st.text(alphabet="abc", max_size=300))
-def test_compiled_bpe_by_rank_and_lbpe_equal_naive(words, text):
+def test_compiled_bpe_by_rank_and_lbpe_equal_naive(bpe_algorithm, words, text):
     vocab = Vocab(_byte_tokens(*[w.encode() for w in words]))
     model = native.model_for(vocab)
     piece = text.encode()
@@ -180,19 +199,19 @@ def test_compiled_bpe_by_rank_and_lbpe_equal_naive(words, text):
     assert _split(vocab, model.encode_piece(text, True)) == naive_lbpe([piece[i : i + 1] for i in range(len(piece))], set(ranks), m)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(_words.map(lambda w: w[:1]) | _words, _words), max_size=40, unique=True),
        st.text(alphabet="abc", max_size=300))
-def test_compiled_bpe_by_merges_equals_naive(pairs, text):
+def test_compiled_bpe_by_merges_equals_naive(bpe_algorithm, pairs, text):
     tokens = _byte_tokens(*[t.encode() for a, b in pairs for t in (a, b, a + b)])
     merges = {(a.encode(), b.encode()): r for r, (a, b) in enumerate(pairs)}
     vocab = Vocab(tokens, merges=merges, whole_piece_first=False)
     assert _split(vocab, native.model_for(vocab).encode_piece(text, False)) == naive_bpe_by_merges(text.encode(), merges)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.dictionaries(_words, st.integers(0, 3), max_size=30), st.text(alphabet="abc", max_size=300))
-def test_compiled_bpe_with_tied_priorities_equals_naive(tied, text):
+def test_compiled_bpe_with_tied_priorities_equals_naive(bpe_algorithm, tied, text):
     # several tokens share a priority: the leftmost best pair merges first, in short and long pieces
     tokens = _byte_tokens(*[w.encode() for w in tied])
     merges = {}
@@ -209,10 +228,10 @@ def test_compiled_bpe_with_tied_priorities_equals_naive(tied, text):
     assert _split(vocab, native.model_for(vocab).encode_piece(text, False)) == naive_bpe_by_merges(text.encode(), merges)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.text(alphabet="aé中", min_size=1, max_size=4), min_size=1, max_size=20, unique=True),
        st.text(alphabet="aé中z", max_size=60))
-def test_compiled_character_units_equal_naive(words, text):
+def test_compiled_character_units_equal_naive(bpe_algorithm, words, text):
     tokens = {w.encode(): i for i, w in enumerate(words)}
     vocab = Vocab(tokens, unit="char", unk=len(tokens) + 1, special={"<unk>": len(tokens) + 1})
     model = native.model_for(vocab)
@@ -367,3 +386,17 @@ def test_compiled_split_on_every_code_point(name):
         chars = [chr(c) for c in range(lo, lo + step)]
         text = "".join(f" {c}a{c}{c}'s\n" for c in chars)
         assert native.split(text, name) == pattern.findall(text), f"{name} near U+{lo:04X}"
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "gpt2", "lbpe-32k"])
+def test_compiled_bpe_on_very_long_pieces_equals_pure(name):
+    """Pieces beyond the heap's range take the bucketed sweep: random letters (many distinct
+    pairs), one repeated letter (every pair ties) and a repeated syllable, against the pure path."""
+    import random
+
+    rng = random.Random(7)
+    tok = tokenizer(name)
+    for text in ("".join(rng.choice("abcdefghij") for _ in range(60_000)), "a" * 50_000, "abc" * 20_000,
+                 "".join(rng.choice("аб中文") for _ in range(20_000))):
+        compiled, pure = both_paths(tok, text, "bpe")
+        assert compiled == pure, f"{name} {text[:5]!r}"

@@ -130,6 +130,11 @@ def split(text: str, name: str) -> list[str]:
     return _extension.split(text, code)  # type: ignore[union-attr]
 
 
+def pack(ids: list[list[int]]) -> bytes:
+    """Lists of ids as bytes (int32), for encode_batch's workers; the model's ``unpack`` reads them."""
+    return _extension.pack(ids)  # type: ignore[union-attr]
+
+
 def _build(vocab: Vocab) -> object | None:
     """The extension's Model over ``vocab``; ``None`` for a vocabulary it cannot represent
     (ids beyond 2**31, a merge whose parts are not tokens), which then stays on the pure path."""
