@@ -21,7 +21,9 @@ tokenizers. This is a benchmark: it asserts nothing.
 * adversarial: time for 2x the input over time for 1x, cold, for each mode;
 * memory: peak RSS of a fresh process that loads o200k_base and encodes 10 MB;
 * tokenizer.json: files with their own pre-tokeniser patterns, cold, beside HF tokenizers on
-  the same file.
+  the same file;
+* corpus: ``lbpe stats`` and ``lbpe export`` (fresh processes, wall time) over a 100 MB file,
+  beside a script that encodes the same file with tiktoken and writes the ids with ``array``.
 """
 
 from __future__ import annotations
@@ -356,6 +358,53 @@ def hf_files(rows: list, texts: dict[str, str], rounds: int) -> None:
             rows.append((label, tok.pattern_name, name, mbps(text, min(seconds)), ratio))
 
 
+_TIKTOKEN_EXPORT = r"""
+import os, sys, array
+os.environ["TIKTOKEN_CACHE_DIR"] = sys.argv[3]
+import tiktoken
+enc = tiktoken.get_encoding("cl100k_base")
+out = array.array("I")
+with open(sys.argv[1], encoding="utf-8") as f:
+    while True:
+        block = f.read(1 << 22)
+        if not block:
+            break
+        out.extend(enc.encode_ordinary(block))
+with open(sys.argv[2], "wb") as f:
+    out.tofile(f)
+"""
+
+
+def corpus_commands(rows: list, size: int, tmp: Path) -> None:
+    """Wall time of whole commands over one file of ``size`` bytes (English, code and other
+    languages, repeated): what a user waits for. tiktoken's line encodes the file in 4 MB
+    blocks and writes uint32 ids; lbpe's run with their defaults (every core)."""
+    tiktoken_encoding("cl100k_base")
+    parts = [_read("text/moby_dick.txt"), _read("text/sotu.txt"), _read("text/code.txt"), _read("text/multilingual_words.txt")]
+    block = "\n".join(parts)
+    corpus = tmp / "corpus.txt"
+    with open(corpus, "w", encoding="utf-8") as f:
+        written = 0
+        while written < size:
+            f.write(block)
+            written += len(block.encode())
+    mb = corpus.stat().st_size / 1e6
+    commands = {
+        "tiktoken encode_ordinary + write ids": [sys.executable, "-c", _TIKTOKEN_EXPORT, str(corpus), str(tmp / "tt.bin"),
+                                                 str(DATA / "_tiktoken_cache")],
+        "lbpe stats (both modes)": [sys.executable, "-m", "lbpe", "stats", "--vocab", "cl100k_base", "--json", str(corpus)],
+        "lbpe export --mode bpe": [sys.executable, "-m", "lbpe", "export", "--vocab", "cl100k_base", "--mode", "bpe",
+                                   "-o", str(tmp / "bpe.npy"), str(corpus)],
+        "lbpe export --mode lbpe": [sys.executable, "-m", "lbpe", "export", "--vocab", "cl100k_base", "--mode", "lbpe",
+                                    "-o", str(tmp / "lbpe.npy"), str(corpus)],
+    }
+    for label, cmd in commands.items():
+        t = time.perf_counter()
+        subprocess.run(cmd, capture_output=True, check=True, cwd=ROOT)
+        seconds = time.perf_counter() - t
+        rows.append(("cl100k_base", f"{mb:.0f} MB", label, f"{seconds:.1f}s", f"{mb / seconds:.1f}"))
+
+
 def _version(package: str) -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -409,6 +458,13 @@ def main() -> int:
     rows = []
     memory(rows, 10 << 20)
     sections["Peak memory (ratio to tiktoken; target <= 1.3)"] = (["vocabulary", "work", "encoder", "peak RSS", "x tiktoken"], rows)
+    rows = []
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        corpus_commands(rows, (20 if args.quick else 100) << 20, Path(tmp))
+    sections["Corpus commands: wall time of a fresh process over one file (lbpe with its defaults: every core)"] = (
+        ["vocabulary", "file", "command", "wall time", "MB/s"], rows)
     rows = []
     hf_files(rows, texts, rounds)
     sections["tokenizer.json files with their own patterns: 2 MB of English, code and other languages (x HF tokenizers: median of within-round ratios)"] = (

@@ -44,6 +44,10 @@
 static int32_t short_bpe = SHORT_BPE, long_bpe = LONG_BPE;
 /* ... when the priorities fit a table of bucket heads this long */
 #define MAX_BUCKETS (1 << 24)
+/* slots of the memo of boundaries tested for a cut */
+#define CUT_MEMO_MASK ((1 << 16) - 1)
+/* parts of pieces longer than this (bytes) are not cached */
+#define MAX_CACHED_PART 1024
 /* how many steps of a long loop run between two checks for Ctrl-C */
 #define SIGNAL_EVERY 65536
 
@@ -105,6 +109,10 @@ typedef struct {
     void *scratch[N_SCRATCH]; size_t scratch_cap[N_SCRATCH];
     int busy;
     Cache cache[2];                    /* piece -> ids, per mode (0: BPE, 1: LBPE) */
+    Cache part_cache[2];               /* part of a piece (between cuts) -> ids, per mode */
+    uint64_t *witness; size_t witness_mask, n_witness;   /* (end, start) fragment pairs inside tokens */
+    uint64_t *cut_memo;                /* boundaries tested for a cut (NULL: no cuts) ... */
+    uint8_t *cut_val;                  /* ... and the answers: 0 empty slot, 1 cut, 2 covered */
     PyObject **longs; Py_ssize_t n_longs;   /* shared int objects for ids 0..n_longs-1 */
 } Model;
 
@@ -553,7 +561,7 @@ static int push_fallback(Model *m, const char *s, int32_t a, int32_t z, int *pre
 }
 
 /* Encode one piece (UTF-8 bytes s[0:len]) into b. Returns 0, or -1 with an exception set. */
-static int encode_piece(Model *m, const char *s, Py_ssize_t len, int lbpe_mode, IdBuf *b) {
+static int encode_piece(Model *m, const char *s, Py_ssize_t len, int lbpe_mode, int whole, IdBuf *b) {
     if (len > INT32_MAX / 4) { PyErr_SetString(PyExc_OverflowError, "piece too long for the compiled path"); return -1; }
     int32_t n;
     int32_t *ub = scratch(m, 0, ((size_t)len + 1) * sizeof(int32_t));
@@ -571,7 +579,7 @@ static int encode_piece(Model *m, const char *s, Py_ssize_t len, int lbpe_mode, 
     int32_t *uid = scratch(m, 2, (size_t)n * sizeof(int32_t));
     if (!parts || !uid) return -1;
     Py_ssize_t np = -2;
-    if (!lbpe_mode && m->whole_piece_first) {
+    if (!lbpe_mode && whole && m->whole_piece_first) {
         const Ids *x = lookup(m, s, (size_t)len);
         if (x && x->id >= 0) { parts[0].s = 0; parts[0].e = n; parts[0].id = x->id; np = 1; }
     }
@@ -685,26 +693,181 @@ static int cache_add(Cache *c, uint64_t h, const char *s, size_t n, const int32_
     return 0;
 }
 
+static int append_ids(IdBuf *out, const int32_t *ids, size_t count) {
+    if (out->len + count > out->cap) {
+        size_t cap = out->cap ? out->cap : 64;
+        while (cap < out->len + count) cap *= 2;
+        int32_t *p = PyMem_Realloc(out->ids, cap * sizeof(int32_t));
+        if (!p) { PyErr_NoMemory(); return -1; }
+        out->ids = p; out->cap = cap;
+    }
+    if (count) memcpy(out->ids + out->len, ids, count * sizeof(int32_t));
+    out->len += count;
+    return 0;
+}
+
+/* ---- cuts (lbpe/model/cuts.py, the same test): a boundary between two characters that no
+ * token can cover. Pieces of Chinese or Japanese fall apart there into parts (mostly words) that
+ * encode independently and repeat, so a cache of parts makes unseen pieces cheap. A witness is a
+ * pair (the end of a character, the start of the next) found inside some token; the boundary
+ * c1 c2 is a cut when no suffix of c1's bytes followed by a prefix of c2's bytes is a witness
+ * (character units: c1, c2 themselves). Two ASCII characters never count as a cut. */
+
+static inline uint64_t frag_key(const unsigned char *a, int la, const unsigned char *b, int lb) {
+    uint64_t k = 0;
+    for (int x = 0; x < la; x++) k = (k << 8) | a[x];
+    for (int x = 0; x < lb; x++) k = (k << 8) | b[x];
+    return (k << 6) | ((uint64_t)la << 3) | (uint64_t)lb;   /* at most 8 bytes of fragments */
+}
+
+static inline size_t mix64(uint64_t k) {
+    k ^= k >> 33; k *= 0xff51afd7ed558ccdULL; k ^= k >> 33; k *= 0xc4ceb9fe1a85ec53ULL; k ^= k >> 33;
+    return (size_t)k;
+}
+
+static int witness_add(Model *m, uint64_t key) {
+    if ((m->n_witness + 1) * 2 > m->witness_mask + 1) {
+        size_t size = m->witness ? (m->witness_mask + 1) * 2 : 4096;
+        uint64_t *w = PyMem_Calloc(size, sizeof(uint64_t));
+        if (!w) { PyErr_NoMemory(); return -1; }
+        for (size_t x = 0; m->witness && x <= m->witness_mask; x++) {
+            if (!m->witness[x]) continue;
+            size_t k = mix64(m->witness[x]) & (size - 1);
+            while (w[k]) k = (k + 1) & (size - 1);
+            w[k] = m->witness[x];
+        }
+        PyMem_Free(m->witness);
+        m->witness = w; m->witness_mask = size - 1;
+    }
+    size_t k = mix64(key) & m->witness_mask;
+    while (m->witness[k]) { if (m->witness[k] == key) return 0; k = (k + 1) & m->witness_mask; }
+    m->witness[k] = key;
+    m->n_witness++;
+    return 0;
+}
+
+static inline int witness_has(const Model *m, uint64_t key) {
+    size_t k = mix64(key) & m->witness_mask;
+    while (m->witness[k]) { if (m->witness[k] == key) return 1; k = (k + 1) & m->witness_mask; }
+    return 0;
+}
+
+#define CONT(b) (((b) & 0xC0) == 0x80)
+
+static int build_witnesses(Model *m) {
+    for (size_t x = 0; x < m->n_entries; x++) {
+        const Entry *e = &m->entries[x];
+        if (e->v.id < 0) continue;
+        const unsigned char *t = (const unsigned char *)m->arena + e->off;
+        uint32_t n = e->len;
+        for (uint32_t i = 1; i < n; i++) {
+            if (CONT(t[i])) continue;   /* inside a character: never a character boundary */
+            uint32_t p = i - 1, q = i + 1;
+            while (p > 0 && CONT(t[p])) p--;
+            while (q < n && CONT(t[q])) q++;
+            if (t[p] < 0x80 && i - p == 1 && t[i] < 0x80 && q - i == 1) continue;   /* two ASCII characters */
+            if (i - p > 4 || q - i > 4) continue;   /* not UTF-8 text: such tokens never meet text */
+            if (witness_add(m, frag_key(t + p, (int)(i - p), t + i, (int)(q - i))) < 0) return -1;
+        }
+    }
+    return 0;
+}
+
+/* Is the boundary between the characters a[0:la] and b[0:lb] (UTF-8) a cut? Answers are
+ * remembered by the pair's bytes (a character's first byte tells its length, so the 64-bit key
+ * is exact); a full neighbourhood of the memo simply overwrites a slot. */
+static int is_cut(Model *m, const unsigned char *a, int la, const unsigned char *b, int lb) {
+    if (la == 1 && lb == 1 && a[0] < 0x80 && b[0] < 0x80) return 0;
+    if (!m->witness) return 1;
+    uint64_t ka = 0, kb = 0;
+    for (int x = 0; x < la; x++) ka = (ka << 8) | a[x];
+    for (int x = 0; x < lb; x++) kb = (kb << 8) | b[x];
+    uint64_t key = (ka << 32) | kb;
+    size_t k = mix64(key) & CUT_MEMO_MASK, free_slot = k;
+    for (int probe = 0; probe < 8; probe++, k = (k + 1) & CUT_MEMO_MASK) {
+        if (!m->cut_val[k]) { free_slot = k; break; }
+        if (m->cut_memo[k] == key) return m->cut_val[k] == 1;
+    }
+    int covered = 0;
+    if (m->char_units) covered = witness_has(m, frag_key(a, la, b, lb));
+    else
+        for (int x = 0; x < la && !covered; x++)        /* a token may start inside c1 ... */
+            for (int y = 1; y <= lb && !covered; y++)   /* ... and end inside c2 */
+                covered = witness_has(m, frag_key(a + x, la - x, b, y));
+    m->cut_memo[free_slot] = key;
+    m->cut_val[free_slot] = covered ? 2 : 1;
+    return !covered;
+}
+
+/* A piece that falls apart at cuts: each part through the part cache (no whole-piece shortcut:
+ * the parts of a piece are merged as parts, as the pure path does). Returns 1 when it did
+ * the work, 0 when the piece has no cut. */
+static int by_parts(Model *m, const char *s, size_t n, int lbpe_mode, Py_ssize_t limit, IdBuf *out) {
+    const unsigned char *u = (const unsigned char *)s;
+    size_t start = 0, prev = 0, k;
+    int parted = 0;
+    /* first character */
+    k = 1;
+    while (k < n && CONT(u[k])) k++;
+    Cache *c = &m->part_cache[lbpe_mode];
+    while (k < n) {
+        size_t next = k + 1;
+        while (next < n && CONT(u[next])) next++;
+        if (k - prev <= 4 && next - k <= 4 && is_cut(m, u + prev, (int)(k - prev), u + k, (int)(next - k))) {
+            parted = 1;
+            /* the part [start, k) */
+            uint64_t h = fnv(u + start, k - start, FNV_OFFSET);
+            const CEntry *e = cache_find(c, h, s + start, k - start);
+            if (e) { if (append_ids(out, c->ids + e->ioff, e->icount) < 0) return -1; }
+            else {
+                size_t from = out->len;
+                if (encode_piece(m, s + start, (Py_ssize_t)(k - start), lbpe_mode, 0, out) < 0) return -1;
+                if (k - start <= MAX_CACHED_PART) {
+                    if ((Py_ssize_t)c->n >= limit) cache_clear(c);
+                    if (limit > 0 && cache_add(c, h, s + start, k - start, out->ids + from, out->len - from) < 0) return -1;
+                }
+            }
+            start = k;
+        }
+        prev = k;
+        k = next;
+    }
+    if (!parted) return 0;
+    uint64_t h = fnv(u + start, n - start, FNV_OFFSET);
+    const CEntry *e = cache_find(c, h, s + start, n - start);
+    if (e) return append_ids(out, c->ids + e->ioff, e->icount) < 0 ? -1 : 1;
+    size_t from = out->len;
+    if (encode_piece(m, s + start, (Py_ssize_t)(n - start), lbpe_mode, 0, out) < 0) return -1;
+    if (n - start <= MAX_CACHED_PART) {
+        if ((Py_ssize_t)c->n >= limit) cache_clear(c);
+        if (limit > 0 && cache_add(c, h, s + start, n - start, out->ids + from, out->len - from) < 0) return -1;
+    }
+    return 1;
+}
+
+static int is_ascii(const char *s, size_t n) {
+    for (size_t k = 0; k < n; k++) if ((unsigned char)s[k] >= 0x80) return 0;
+    return 1;
+}
+
 /* One piece (UTF-8 s[0:n], `chars` characters) -> its ids appended to out, through the cache. */
 static int cached_piece(Model *m, const char *s, size_t n, Py_ssize_t chars, int lbpe_mode, Py_ssize_t limit,
                         Py_ssize_t cached_chars, IdBuf *out) {
     Cache *c = &m->cache[lbpe_mode];
     uint64_t h = fnv((const unsigned char *)s, n, FNV_OFFSET);
     const CEntry *e = cache_find(c, h, s, n);
-    if (e) {
-        if (out->len + e->icount > out->cap) {
-            size_t cap = out->cap ? out->cap : 64;
-            while (cap < out->len + e->icount) cap *= 2;
-            int32_t *p = PyMem_Realloc(out->ids, cap * sizeof(int32_t));
-            if (!p) { PyErr_NoMemory(); return -1; }
-            out->ids = p; out->cap = cap;
-        }
-        memcpy(out->ids + out->len, c->ids + e->ioff, e->icount * sizeof(int32_t));
-        out->len += e->icount;
-        return 0;
-    }
+    if (e) return append_ids(out, c->ids + e->ioff, e->icount);
     size_t from = out->len;
-    if (encode_piece(m, s, (Py_ssize_t)n, lbpe_mode, out) < 0) return -1;
+    int done = 0;
+    if (m->cut_memo && chars > 1 && !is_ascii(s, n)) {
+        /* the whole-piece shortcut comes first, as in the pure path */
+        const Ids *x = (!lbpe_mode && m->whole_piece_first) ? lookup(m, s, n) : NULL;
+        if (!(x && x->id >= 0)) {
+            done = by_parts(m, s, n, lbpe_mode, limit, out);
+            if (done < 0) return -1;
+        }
+    }
+    if (!done && encode_piece(m, s, (Py_ssize_t)n, lbpe_mode, 1, out) < 0) return -1;
     if (chars <= cached_chars) {
         if ((Py_ssize_t)c->n >= limit) cache_clear(c);
         if (limit > 0 && cache_add(c, h, s, n, out->ids + from, out->len - from) < 0) return -1;
@@ -1102,6 +1265,9 @@ done:
 static PyObject *Model_clear_cache(Model *m, PyObject *Py_UNUSED(ignored)) {
     cache_clear(&m->cache[0]);
     cache_clear(&m->cache[1]);
+    cache_clear(&m->part_cache[0]);
+    cache_clear(&m->part_cache[1]);
+    if (m->cut_val) memset(m->cut_val, 0, CUT_MEMO_MASK + 1);
     Py_RETURN_NONE;
 }
 
@@ -1114,6 +1280,11 @@ static void Model_dealloc(Model *m) {
     Py_XDECREF(m->fallback);
     cache_free(&m->cache[0]);
     cache_free(&m->cache[1]);
+    cache_free(&m->part_cache[0]);
+    cache_free(&m->part_cache[1]);
+    PyMem_Free(m->witness);
+    PyMem_Free(m->cut_memo);
+    PyMem_Free(m->cut_val);
     if (m->longs) { for (Py_ssize_t x = 0; x < m->n_longs; x++) Py_DECREF(m->longs[x]); PyMem_Free(m->longs); }
     Py_TYPE(m)->tp_free((PyObject *)m);
 }
@@ -1258,6 +1429,13 @@ static int Model_init(Model *m, PyObject *args, PyObject *kw) {
         if (as_id(unk, &m->unk, "unknown-token id") < 0) return -1;
         m->has_unk = 1;
     }
+    /* cuts, except where runs of unknown characters fuse into one token across them */
+    if (!(m->fuse_unk && m->has_unk && !m->has_byte_fallback)) {
+        if (build_witnesses(m) < 0) return -1;
+        m->cut_memo = PyMem_Calloc(CUT_MEMO_MASK + 1, sizeof(uint64_t));
+        m->cut_val = PyMem_Calloc(CUT_MEMO_MASK + 1, 1);
+        if (!m->cut_memo || !m->cut_val) { PyErr_NoMemory(); return -1; }
+    }
     return 0;
 }
 
@@ -1272,7 +1450,7 @@ static PyObject *Model_encode_piece(Model *m, PyObject *args) {
     if (!s) return NULL;
     IdBuf b = {NULL, 0, 0};
     m->busy = 1;
-    PyObject *r = encode_piece(m, s, n, lbpe_mode, &b) < 0 ? NULL : ids_tuple(&b, 0);
+    PyObject *r = encode_piece(m, s, n, lbpe_mode, 1, &b) < 0 ? NULL : ids_tuple(&b, 0);
     m->busy = 0;
     PyMem_Free(b.ids);
     return r;

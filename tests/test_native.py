@@ -400,3 +400,32 @@ def test_compiled_bpe_on_very_long_pieces_equals_pure(name):
                  "".join(rng.choice("аб中文") for _ in range(20_000))):
         compiled, pure = both_paths(tok, text, "bpe")
         assert compiled == pure, f"{name} {text[:5]!r}"
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.text(alphabet="aé中b", min_size=2, max_size=4), max_size=25, unique=True),
+       st.text(alphabet="aé中b", min_size=1, max_size=80), st.booleans())
+def test_compiled_cuts_equal_naive(bpe_algorithm, words, text, merge_list):
+    """A whole text as one piece (so the compiled path splits it at cuts and caches the parts),
+    against the naive transcriptions over the whole piece, byte units, both modes."""
+    import re
+
+    tokens = _byte_tokens(*[w.encode() for w in words])
+    merges = None
+    if merge_list:  # every split of a token into two tokens, in token order
+        merges = {}
+        for t, i in sorted(tokens.items(), key=lambda kv: kv[1]):
+            for cut in range(1, len(t)):
+                if t[:cut] in tokens and t[cut:] in tokens:
+                    merges.setdefault((t[:cut], t[cut:]), i)
+    vocab = Vocab(tokens, merges=merges)
+    tok = lbpe.Tokenizer(vocab, re.compile(r"(?s).+"))
+    piece = text.encode()
+    if merges is None:
+        bpe = [piece] if piece in tokens else naive_bpe_by_rank(piece, tokens)
+    else:
+        bpe = [piece] if piece in tokens else naive_bpe_by_merges(piece, merges)
+    m = max(map(len, tokens))
+    for _ in range(2):  # the second time from the caches
+        assert tok.encode(text, mode="bpe") == [tokens[k] for k in bpe]
+        assert tok.encode(text, mode="lbpe") == [tokens[k] for k in naive_lbpe([piece[i : i + 1] for i in range(len(piece))], set(tokens), m)]

@@ -111,26 +111,36 @@ class Stats(PerToken):
         }
 
 
+def _length_table(tok: Tokenizer) -> dict[int, int]:
+    """id -> length in units of every ordinary, byte-fallback and unknown token; built once per
+    vocabulary (kept in its ``__dict__``, next to its other derived tables)."""
+    vocab = tok.vocab
+    table = vocab.__dict__.get("_length_table")
+    if table is None:
+        table = {i: len(key) for key, i in vocab.units.items()}
+        for i in (vocab.byte_fallback or {}).values():
+            table[i] = 1
+        if vocab.unk is not None:
+            table.setdefault(vocab.unk, 1)
+        vocab.__dict__["_length_table"] = table
+    return table
+
+
 def token_lengths(tok: Tokenizer) -> Callable[[int], int]:
     """id -> length in the vocabulary's units (0 for special and added tokens)."""
-    vocab = tok.vocab
-    table: dict[int, int] = {}
-    for key, i in vocab.units.items():
-        table[i] = len(key)
-    for i in (vocab.byte_fallback or {}).values():
-        table[i] = 1
-    if vocab.unk is not None:
-        table.setdefault(vocab.unk, 1)
-    get = table.get
+    get = _length_table(tok).get
     return lambda i: get(i, 0)
 
 
 def text_stats(tok: Tokenizer, text: str, *, mode: Mode) -> Stats:
     """Counts for one text and one mode (special-token strings count as ordinary text)."""
     ids = tok.encode(text, mode=mode, disallowed_special=())
-    length = token_lengths(tok)
-    counts = Counter(length(i) for i in ids)
-    counts.pop(0, None)
+    length = _length_table(tok).get
+    counts: Counter[int] = Counter()
+    for i, n in Counter(ids).items():  # counted in C, then one lookup per distinct id
+        units = length(i, 0)
+        if units:
+            counts[units] += n
     return Stats(
         tokens=len(ids),
         bytes=len(text.encode("utf-8", "surrogatepass")),
