@@ -1054,6 +1054,38 @@ static PyObject *split(PyObject *Py_UNUSED(mod), PyObject *args) {
     return out;
 }
 
+/* last_starts(text, preset, count) -> (pieces, starts): how many pieces the preset splits text
+ * into, and where the last `count` of them start (for Tokenizer.safe_cut, without building
+ * every piece) */
+static PyObject *last_starts(PyObject *Py_UNUSED(mod), PyObject *args) {
+    PyObject *text;
+    int preset;
+    Py_ssize_t count;
+    if (!PyArg_ParseTuple(args, "Uin", &text, &preset, &count)) return NULL;
+    if (!classes) { PyErr_SetString(PyExc_RuntimeError, "set_classes() first"); return NULL; }
+    if (preset < 0 || preset >= N_PRESETS || count < 1 || count > 4096) { PyErr_SetString(PyExc_ValueError, "bad preset or count"); return NULL; }
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), total = 0;
+    Py_ssize_t *ring = PyMem_Malloc((size_t)count * sizeof(Py_ssize_t));
+    if (!ring) return PyErr_NoMemory();
+    for (Py_ssize_t p = 0; p < n; total++) {
+        ring[total % count] = p;
+        p = next_piece(&PRESETS[preset], kind, data, n, p);
+    }
+    Py_ssize_t kept = total < count ? total : count;
+    PyObject *starts = PyList_New(kept);
+    if (!starts) { PyMem_Free(ring); return NULL; }
+    for (Py_ssize_t k = 0; k < kept; k++) {
+        PyObject *v = PyLong_FromSsize_t(ring[(total - kept + k) % count]);
+        if (!v) { Py_DECREF(starts); PyMem_Free(ring); return NULL; }
+        PyList_SET_ITEM(starts, k, v);
+    }
+    PyMem_Free(ring);
+    PyObject *r = Py_BuildValue("nN", total, starts);
+    return r;
+}
+
 /* UTF-8 of text[p:q] into buf; -1 with UnicodeEncodeError (as str.encode gives) at a surrogate */
 static Py_ssize_t utf8_of(PyObject *text, int kind, const void *data, Py_ssize_t p, Py_ssize_t q, unsigned char *buf) {
     Py_ssize_t n = 0;
@@ -1510,6 +1542,7 @@ static PyMethodDef module_methods[] = {
     {"split", split, METH_VARARGS, "split(text, preset) -> list[str]: a preset's pieces"},
     {"_set_bpe_thresholds", set_bpe_thresholds, METH_VARARGS,
      "_set_bpe_thresholds(short, long) -> old: pieces up to short units take the array scan, up to long the heap (tests)"},
+    {"last_starts", last_starts, METH_VARARGS, "last_starts(text, preset, count) -> (pieces, starts of the last count)"},
     {"pack", pack, METH_O, "pack(lists of ids) -> bytes (see Model.unpack)"},
     {NULL, NULL, 0, NULL},
 };

@@ -157,14 +157,22 @@ class Tokenizer:
         if self.normalizer is not None or not isinstance(self._splitter, Regex):
             return None
         pattern = self._splitter.pattern
-        found = list(pattern.finditer(text))
-        for k in range(len(found) - 2, max(len(found) - 12, 0), -1):
-            cut = found[k].start()
-            start = found[max(k - 4, 0)].start()
+        if self._preset_code is not None and native.model_for(self.vocab) is not None:
+            # the compiled splitter counts the pieces and keeps the last starts only
+            total, starts = native.last_starts(text, self._preset_code, 16)
+        else:
+            starts = [m.start() for m in pattern.finditer(text)]
+            total = len(starts)
+        offset = total - len(starts)  # index in all the pieces of starts[0]
+        ends = starts[1:] + [len(text)]
+        for k in range(total - 2, max(total - 12, 0), -1):
+            cut = starts[k - offset]
+            first = max(k - 4, 0) - offset
+            start = starts[first]
             if cut <= 0 or not (text[cut - 1].isspace() or text[cut].isspace()):
                 continue  # also keep words (white-space separated) whole, for word counts
             alone = [m.group() for m in pattern.finditer(text, start, cut)]
-            if alone == [m.group() for m in found[max(k - 4, 0) : k]]:
+            if alone == [text[a:b] for a, b in zip(starts[first : k - offset], ends[first : k - offset])]:
                 return cut
         return None
 

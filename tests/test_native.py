@@ -429,3 +429,24 @@ def test_compiled_cuts_equal_naive(bpe_algorithm, words, text, merge_list):
     for _ in range(2):  # the second time from the caches
         assert tok.encode(text, mode="bpe") == [tokens[k] for k in bpe]
         assert tok.encode(text, mode="lbpe") == [tokens[k] for k in naive_lbpe([piece[i : i + 1] for i in range(len(piece))], set(tokens), m)]
+
+
+@pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])
+def test_safe_cut_is_the_same_on_both_paths(name):
+    """Tokenizer.safe_cut (where lbpe stats and export cut a stream) asks the compiled splitter
+    for the last piece starts only; it must choose the same cut as the full regex scan."""
+    import random
+
+    text = data_file("text/multilingual_words.txt").read_text("utf-8") + data_file("text/code.txt").read_text("utf-8")
+    rng = random.Random(3)
+    tok = tokenizer(name)
+    try:
+        for _ in range(150):
+            a = rng.randrange(len(text))
+            sample = text[a : a + rng.randrange(0, 4000)]
+            native.use("compiled")
+            compiled = tok.safe_cut(sample)
+            native.use("pure")
+            assert tok.safe_cut(sample) == compiled
+    finally:
+        native.use("compiled")

@@ -130,6 +130,11 @@ def split(text: str, name: str) -> list[str]:
     return _extension.split(text, code)  # type: ignore[union-attr]
 
 
+def last_starts(text: str, code: int, count: int) -> tuple[int, list[int]]:
+    """How many pieces preset ``code`` splits ``text`` into, and where the last ``count`` start."""
+    return _extension.last_starts(text, code, count)  # type: ignore[union-attr]
+
+
 def pack(ids: list[list[int]]) -> bytes:
     """Lists of ids as bytes (int32), for encode_batch's workers; the model's ``unpack`` reads them."""
     return _extension.pack(ids)  # type: ignore[union-attr]
