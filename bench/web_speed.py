@@ -9,7 +9,9 @@ headless Chromium (playwright drives it; never ``playwright install``):
   the wheel installed, the default vocabulary loaded), on a first visit (empty caches) and on
   a second one (files from the service worker's cache);
 * throughput: the same function (``lbpe.page.bench``) encodes the same text in the page's
-  worker (Pyodide) and here in CPython; cold = empty piece caches, warm = caches filled.
+  worker (Pyodide) and here in CPython on the pure-Python path (``lbpe.native.use("pure")``:
+  the page runs the same modules; the compiled path is ``python -m bench``'s business);
+  cold = empty piece caches, warm = caches filled.
 
 Targets from the issue: ready in under 6 s, and at least half of CPython's throughput. This is a
 benchmark: it prints a table and asserts nothing.
@@ -31,6 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from lbpe import native  # noqa: E402
 from lbpe import page as py_page  # noqa: E402
 from lbpe.presets import DEFAULT_PRESET, PRESETS  # noqa: E402
 from lbpe.web import build_site, serve  # noqa: E402
@@ -73,6 +76,7 @@ def wait_ready(page) -> float:
 
 
 def main() -> None:
+    native.use("pure")  # the page runs the pure-Python modules: compare like with like
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--site", type=Path, default=None, help="a built site (default: build one in a temp folder)")
     ap.add_argument("--kb", type=int, default=256, help="size of the text encoded (KB)")

@@ -274,6 +274,8 @@ def test_differential_under_the_debug_allocator():
                     native.use("pure"); tok.clear_cache(); b = tok.encode(text, mode=mode)
                     assert a == b, (name, mode, text[:20])
                     checked += 1
+                native.use("compiled"); tok.clear_cache()
+                assert tok.encode_batch(texts * 2, mode=mode, workers=2) == [tok.encode(t, mode=mode) for t in texts * 2]
         print("checked", checked)
     """
     proc = _python(code, PYTHONMALLOC="debug")
@@ -450,3 +452,31 @@ def test_safe_cut_is_the_same_on_both_paths(name):
             assert tok.safe_cut(sample) == compiled
     finally:
         native.use("compiled")
+
+
+def test_encode_batch_threads_equal_one_by_one():
+    """encode_batch on the compiled path runs threads without the GIL: the same ids as encode()
+    one by one, with special tokens, lone surrogates, BOS/EOS and empty texts, in both modes."""
+    tok = tokenizer("cl100k_base")
+    docs = [t[:20_000] for _, t in mixed_text(200_000)] * 3
+    docs += ["", "a<|endoftext|>b", "x\ud800y \udc00", "🦜" * 500, " " * 3000, "日本語のテキスト" * 100]
+    for mode in MODES:
+        for special in ({"allowed_special": "all"}, {"disallowed_special": ()}):
+            tok.clear_cache()
+            one_by_one = [tok.encode(d, mode=mode, **special) for d in docs]
+            tok.clear_cache()
+            assert tok.encode_batch(docs, mode=mode, workers=2, **special) == one_by_one
+            assert tok.encode_batch(docs, mode=mode, workers=3, **special) == one_by_one  # warm, 3 threads
+    with pytest.raises(lbpe.DisallowedSpecialError):
+        tok.encode_batch(["fine", "a<|endoftext|>b"], mode="bpe", workers=2)
+
+
+def test_encode_batch_threads_raise_the_real_error():
+    """A share that fails in a thread (here: a character this vocabulary cannot encode) is encoded
+    again on the caller's thread, which raises the error encode() raises."""
+    bare = lbpe.Tokenizer(Vocab({b"a": 0, b"b": 1}, unit="char"), "paper")
+    assert bare.encode_batch(["ab", "ba", "aa"], mode="lbpe", workers=2) == [[0, 1], [1, 0], [0, 0]]
+    with pytest.raises(lbpe.LbpeError, match="has no token"):
+        bare.encode_batch(["ab", "a z", "b"], mode="bpe", workers=2)
+    # and the model is usable afterwards
+    assert bare.encode("ab", mode="bpe") == [0, 1]

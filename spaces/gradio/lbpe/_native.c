@@ -29,6 +29,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -89,7 +90,7 @@ typedef struct {
 } Cache;
 
 #define N_SCRATCH 8
-typedef struct {
+typedef struct ModelS {
     PyObject_HEAD
     /* token table */
     char *arena; size_t arena_len, arena_cap;
@@ -110,6 +111,7 @@ typedef struct {
     int busy;
     Cache cache[2];                    /* piece -> ids, per mode (0: BPE, 1: LBPE) */
     Cache part_cache[2];               /* part of a piece (between cuts) -> ids, per mode */
+    const struct ModelS *parent;       /* a worker's copy: the model whose caches it may read */
     uint64_t *witness; size_t witness_mask, n_witness;   /* (end, start) fragment pairs inside tokens */
     uint64_t *cut_memo;                /* boundaries tested for a cut (NULL: no cuts) ... */
     uint8_t *cut_val;                  /* ... and the answers: 0 empty slot, 1 cut, 2 covered */
@@ -118,13 +120,22 @@ typedef struct {
 
 /* ------------------------------------------------------------------ helpers */
 
+/* encode_batch's workers run without the GIL. There a failure only returns -1 (the caller's
+ * thread then encodes that share again, the ordinary way, which raises the real error), nothing
+ * calls into Python, and Ctrl-C is left to the caller's thread. */
+static _Thread_local int in_worker = 0;
+
+static void no_memory(void) { if (!in_worker) PyErr_NoMemory(); }
+static void set_error(PyObject *type, const char *msg) { if (!in_worker) PyErr_SetString(type, msg); }
+static int check_signals(void) { return in_worker ? 0 : PyErr_CheckSignals(); }
+
 static void *scratch(Model *m, int slot, size_t bytes) {
     if (bytes == 0) bytes = 1;
     if (m->scratch_cap[slot] < bytes) {
         size_t cap = m->scratch_cap[slot] ? m->scratch_cap[slot] : 256;
         while (cap < bytes) cap *= 2;
-        void *p = PyMem_Realloc(m->scratch[slot], cap);
-        if (!p) { PyErr_NoMemory(); return NULL; }
+        void *p = PyMem_RawRealloc(m->scratch[slot], cap);
+        if (!p) { no_memory(); return NULL; }
         m->scratch[slot] = p;
         m->scratch_cap[slot] = cap;
     }
@@ -156,15 +167,15 @@ static inline Entry *table_find(const Model *m, uint64_t h, const char *s, size_
 
 static int table_grow(Model *m) {
     size_t size = (m->mask + 1) * 2;
-    uint64_t *slots = PyMem_Calloc(size, sizeof(uint64_t));
-    if (!slots) { PyErr_NoMemory(); return -1; }
+    uint64_t *slots = PyMem_RawCalloc(size, sizeof(uint64_t));
+    if (!slots) { no_memory(); return -1; }
     for (size_t x = 0; x < m->n_entries; x++) {
         uint64_t h = fnv((const unsigned char *)m->arena + m->entries[x].off, m->entries[x].len, FNV_OFFSET);
         size_t k = (size_t)h & (size - 1);
         while (slots[k]) k = (k + 1) & (size - 1);
         slots[k] = ((h >> 32) << 32) | (uint64_t)(x + 1);
     }
-    PyMem_Free(m->slots);
+    PyMem_RawFree(m->slots);
     m->slots = slots;
     m->mask = size - 1;
     return 0;
@@ -174,20 +185,20 @@ static int table_grow(Model *m) {
 static Entry *table_add(Model *m, uint64_t h, const char *s, size_t n) {
     Entry *e = table_find(m, h, s, n);
     if (e) return e;
-    if (n > UINT32_MAX || m->n_entries >= UINT32_MAX - 1) { PyErr_SetString(PyExc_OverflowError, "vocabulary too large"); return NULL; }
+    if (n > UINT32_MAX || m->n_entries >= UINT32_MAX - 1) { set_error(PyExc_OverflowError, "vocabulary too large"); return NULL; }
     if ((m->n_entries + 1) * 2 > m->mask + 1 && table_grow(m) < 0) return NULL;
     if (m->n_entries == m->cap_entries) {
         size_t cap = m->cap_entries ? m->cap_entries * 2 : 1024;
-        Entry *p = PyMem_Realloc(m->entries, cap * sizeof(Entry));
-        if (!p) { PyErr_NoMemory(); return NULL; }
+        Entry *p = PyMem_RawRealloc(m->entries, cap * sizeof(Entry));
+        if (!p) { no_memory(); return NULL; }
         m->entries = p; m->cap_entries = cap;
     }
     if (m->arena_len + n > m->arena_cap) {
         size_t cap = m->arena_cap ? m->arena_cap : 1 << 16;
         while (cap < m->arena_len + n) cap *= 2;
-        if (cap > UINT32_MAX) { PyErr_SetString(PyExc_OverflowError, "vocabulary too large"); return NULL; }
-        char *p = PyMem_Realloc(m->arena, cap);
-        if (!p) { PyErr_NoMemory(); return NULL; }
+        if (cap > UINT32_MAX) { set_error(PyExc_OverflowError, "vocabulary too large"); return NULL; }
+        char *p = PyMem_RawRealloc(m->arena, cap);
+        if (!p) { no_memory(); return NULL; }
         m->arena = p; m->arena_cap = cap;
     }
     memcpy(m->arena + m->arena_len, s, n);
@@ -317,7 +328,7 @@ static Py_ssize_t bpe_long(Model *m, const char *s, const int32_t *ub, int32_t n
     }
     long steps = 0;
     while (hl) {
-        if (++steps % SIGNAL_EVERY == 0 && PyErr_CheckSignals() < 0) return -1;
+        if (++steps % SIGNAL_EVERY == 0 && check_signals() < 0) return -1;
         HeapItem it = heap_pop(heap, &hl);
         int32_t i = (int32_t)(uint32_t)it.key, e = it.e;
         if (pid[i] == INT32_MIN) continue;                 /* i no longer starts a part */
@@ -387,9 +398,9 @@ static Py_ssize_t bpe_bucketed(Model *m, const char *s, const int32_t *ub, int32
     if (!end || !prev || !pid || !cand || !prios) return -1;
     /* bucket heads by priority (candidate index + 1; 0: empty) */
     size_t nheads = (size_t)m->max_prio + 1;
-    uint32_t *head = PyMem_Calloc(nheads, sizeof(uint32_t));
-    uint64_t *order = PyMem_Malloc((size_t)3 * n * sizeof(uint64_t));
-    if (!head || !order) { PyMem_Free(head); PyMem_Free(order); PyErr_NoMemory(); return -1; }
+    uint32_t *head = PyMem_RawCalloc(nheads, sizeof(uint32_t));
+    uint64_t *order = PyMem_RawMalloc((size_t)3 * n * sizeof(uint64_t));
+    if (!head || !order) { PyMem_RawFree(head); PyMem_RawFree(order); no_memory(); return -1; }
     size_t nc = 0, np = 0;
 #define PUSH_CAND(PRIO, I, E, MERGED) do {                                                       \
         int32_t pr_ = (int32_t)(PRIO);                                                           \
@@ -412,7 +423,7 @@ static Py_ssize_t bpe_bucketed(Model *m, const char *s, const int32_t *ub, int32
         head[r] = 0;
         qsort(order, count, sizeof(uint64_t), cmp_u64);
         for (size_t k = 0; k < count; k++) {
-            if (++steps % SIGNAL_EVERY == 0 && PyErr_CheckSignals() < 0) { result = -1; goto done; }
+            if (++steps % SIGNAL_EVERY == 0 && check_signals() < 0) { result = -1; goto done; }
             const Cand *c = &cand[(uint32_t)order[k]];
             int32_t i = c->i, e = c->e;
             if (pid[i] == INT32_MIN) continue;
@@ -448,8 +459,8 @@ static Py_ssize_t bpe_bucketed(Model *m, const char *s, const int32_t *ub, int32
 #undef PUSH_CAND
     for (int32_t k = 0; k < n; k = end[k]) { out[result].s = k; out[result].e = end[k]; out[result].id = pid[k]; result++; }
 done:
-    PyMem_Free(head);
-    PyMem_Free(order);
+    PyMem_RawFree(head);
+    PyMem_RawFree(order);
     return result;
 }
 
@@ -461,7 +472,7 @@ static Py_ssize_t lbpe(Model *m, const char *s, const int32_t *ub, int32_t n, co
     if (!spans) return -1;
     int32_t longest = 1;
     for (int32_t i = 0; i < n; i++) {
-        if ((i & (SIGNAL_EVERY - 1)) == SIGNAL_EVERY - 1 && PyErr_CheckSignals() < 0) return -1;
+        if ((i & (SIGNAL_EVERY - 1)) == SIGNAL_EVERY - 1 && check_signals() < 0) return -1;
         uint64_t h = FNV_OFFSET;
         for (int32_t j = i + 1; j <= n; j++) {
             h = fnv((const unsigned char *)s + ub[j - 1], (size_t)(ub[j] - ub[j - 1]), h);
@@ -514,8 +525,8 @@ typedef struct { int32_t *ids; size_t len, cap; } IdBuf;
 static int idbuf_push(IdBuf *b, int32_t id) {
     if (b->len == b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 64;
-        int32_t *p = PyMem_Realloc(b->ids, cap * sizeof(int32_t));
-        if (!p) { PyErr_NoMemory(); return -1; }
+        int32_t *p = PyMem_RawRealloc(b->ids, cap * sizeof(int32_t));
+        if (!p) { no_memory(); return -1; }
         b->ids = p; b->cap = cap;
     }
     b->ids[b->len++] = id;
@@ -529,7 +540,7 @@ static int push_scaffold(Model *m, int32_t id, IdBuf *b) {
     while (top) {
         int32_t x = stack[--top];
         if (x >= 0 && x < m->sc_size && m->sc_left[x] >= 0) {
-            if (top + 2 > 64) { PyErr_SetString(PyExc_RecursionError, "scaffold tokens nested too deeply"); return -1; }
+            if (top + 2 > 64) { set_error(PyExc_RecursionError, "scaffold tokens nested too deeply"); return -1; }
             stack[top++] = m->sc_right[x];
             stack[top++] = m->sc_left[x];
         } else if (idbuf_push(b, x) < 0) return -1;
@@ -550,19 +561,20 @@ static int push_fallback(Model *m, const char *s, int32_t a, int32_t z, int *pre
         return 0;
     }
     /* neither: the Python side raises the error that names the character */
+    if (in_worker) return -1;
     PyObject *ch = PyUnicode_DecodeUTF8(s + a, z - a, "strict");
     if (!ch) return -1;
     PyObject *r = PyObject_CallOneArg(m->fallback, ch);
     Py_DECREF(ch);
     if (!r) return -1;
     Py_DECREF(r);
-    PyErr_SetString(PyExc_RuntimeError, "lbpe._native: the fallback returned ids for a vocabulary without fallback");
+    set_error(PyExc_RuntimeError, "lbpe._native: the fallback returned ids for a vocabulary without fallback");
     return -1;
 }
 
 /* Encode one piece (UTF-8 bytes s[0:len]) into b. Returns 0, or -1 with an exception set. */
 static int encode_piece(Model *m, const char *s, Py_ssize_t len, int lbpe_mode, int whole, IdBuf *b) {
-    if (len > INT32_MAX / 4) { PyErr_SetString(PyExc_OverflowError, "piece too long for the compiled path"); return -1; }
+    if (len > INT32_MAX / 4) { set_error(PyExc_OverflowError, "piece too long for the compiled path"); return -1; }
     int32_t n;
     int32_t *ub = scratch(m, 0, ((size_t)len + 1) * sizeof(int32_t));
     if (!ub) return -1;
@@ -601,7 +613,7 @@ static int encode_piece(Model *m, const char *s, Py_ssize_t len, int lbpe_mode, 
         if (id < 0) {
             /* a single character without a token: copy it out of scratch before calling out */
             char ch[8]; int32_t a = ub[parts[k].s], z = ub[parts[k].e];
-            if (z - a > 8) { PyErr_SetString(PyExc_RuntimeError, "lbpe._native: unit longer than a character"); return -1; }
+            if (z - a > 8) { set_error(PyExc_RuntimeError, "lbpe._native: unit longer than a character"); return -1; }
             memcpy(ch, s + a, (size_t)(z - a));
             if (push_fallback(m, ch, 0, z - a, &prev_unk, b) < 0) return -1;
             continue;
@@ -628,7 +640,7 @@ static PyObject *ids_tuple(const IdBuf *b, size_t from) {
 /* ------------------------------------------------------------------ the piece cache */
 
 static void cache_free(Cache *c) {
-    PyMem_Free(c->slots); PyMem_Free(c->entries); PyMem_Free(c->keys); PyMem_Free(c->ids);
+    PyMem_RawFree(c->slots); PyMem_RawFree(c->entries); PyMem_RawFree(c->keys); PyMem_RawFree(c->ids);
     memset(c, 0, sizeof(Cache));
 }
 
@@ -657,8 +669,8 @@ static int grow(void **p, size_t *cap, size_t need, size_t item) {
     if (need <= *cap) return 0;
     size_t c = *cap ? *cap : 256;
     while (c < need) c *= 2;
-    void *q = PyMem_Realloc(*p, c * item);
-    if (!q) { PyErr_NoMemory(); return -1; }
+    void *q = PyMem_RawRealloc(*p, c * item);
+    if (!q) { no_memory(); return -1; }
     *p = q; *cap = c;
     return 0;
 }
@@ -667,14 +679,14 @@ static int cache_add(Cache *c, uint64_t h, const char *s, size_t n, const int32_
     if (c->klen + n > UINT32_MAX || c->ilen + count > UINT32_MAX) return 0;  /* full: just skip */
     if (!c->slots || (c->n + 1) * 2 > c->mask + 1) {
         size_t size = c->slots ? (c->mask + 1) * 2 : 1024;
-        uint64_t *slots = PyMem_Calloc(size, sizeof(uint64_t));
-        if (!slots) { PyErr_NoMemory(); return -1; }
+        uint64_t *slots = PyMem_RawCalloc(size, sizeof(uint64_t));
+        if (!slots) { no_memory(); return -1; }
         for (size_t x = 0; x < c->n; x++) {
             size_t k = (size_t)c->entries[x].hash & (size - 1);
             while (slots[k]) k = (k + 1) & (size - 1);
             slots[k] = ((c->entries[x].hash >> 32) << 32) | (uint64_t)(x + 1);
         }
-        PyMem_Free(c->slots);
+        PyMem_RawFree(c->slots);
         c->slots = slots; c->mask = size - 1;
     }
     if (grow((void **)&c->entries, &c->cap, c->n + 1, sizeof(CEntry)) < 0 ||
@@ -697,8 +709,8 @@ static int append_ids(IdBuf *out, const int32_t *ids, size_t count) {
     if (out->len + count > out->cap) {
         size_t cap = out->cap ? out->cap : 64;
         while (cap < out->len + count) cap *= 2;
-        int32_t *p = PyMem_Realloc(out->ids, cap * sizeof(int32_t));
-        if (!p) { PyErr_NoMemory(); return -1; }
+        int32_t *p = PyMem_RawRealloc(out->ids, cap * sizeof(int32_t));
+        if (!p) { no_memory(); return -1; }
         out->ids = p; out->cap = cap;
     }
     if (count) memcpy(out->ids + out->len, ids, count * sizeof(int32_t));
@@ -728,15 +740,15 @@ static inline size_t mix64(uint64_t k) {
 static int witness_add(Model *m, uint64_t key) {
     if ((m->n_witness + 1) * 2 > m->witness_mask + 1) {
         size_t size = m->witness ? (m->witness_mask + 1) * 2 : 4096;
-        uint64_t *w = PyMem_Calloc(size, sizeof(uint64_t));
-        if (!w) { PyErr_NoMemory(); return -1; }
+        uint64_t *w = PyMem_RawCalloc(size, sizeof(uint64_t));
+        if (!w) { no_memory(); return -1; }
         for (size_t x = 0; m->witness && x <= m->witness_mask; x++) {
             if (!m->witness[x]) continue;
             size_t k = mix64(m->witness[x]) & (size - 1);
             while (w[k]) k = (k + 1) & (size - 1);
             w[k] = m->witness[x];
         }
-        PyMem_Free(m->witness);
+        PyMem_RawFree(m->witness);
         m->witness = w; m->witness_mask = size - 1;
     }
     size_t k = mix64(key) & m->witness_mask;
@@ -857,6 +869,10 @@ static int cached_piece(Model *m, const char *s, size_t n, Py_ssize_t chars, int
     uint64_t h = fnv((const unsigned char *)s, n, FNV_OFFSET);
     const CEntry *e = cache_find(c, h, s, n);
     if (e) return append_ids(out, c->ids + e->ioff, e->icount);
+    if (m->parent) {   /* a worker reads the model's own cache (nobody writes it meanwhile) */
+        const Cache *pc = &m->parent->cache[lbpe_mode];
+        if ((e = cache_find(pc, h, s, n))) return append_ids(out, pc->ids + e->ioff, e->icount);
+    }
     size_t from = out->len;
     int done = 0;
     if (m->cut_memo && chars > 1 && !is_ascii(s, n)) {
@@ -1009,17 +1025,17 @@ static Py_ssize_t next_piece(const Preset *pr, int kind, const void *data, Py_ss
 static PyObject *set_classes(PyObject *Py_UNUSED(mod), PyObject *args) {
     PyObject *lists[5];
     if (!PyArg_ParseTuple(args, "OOOOO", &lists[0], &lists[1], &lists[2], &lists[3], &lists[4])) return NULL;
-    unsigned char *table = PyMem_Calloc(MAX_CP, 1);
+    unsigned char *table = PyMem_RawCalloc(MAX_CP, 1);
     if (!table) return PyErr_NoMemory();
     static const unsigned char flags[5] = {C_L, C_N, C_U, C_W, C_S};
     for (int f = 0; f < 5; f++) {
         PyObject *seq = PySequence_Fast(lists[f], "ranges must be a sequence of (lo, hi)");
-        if (!seq) { PyMem_Free(table); return NULL; }
+        if (!seq) { PyMem_RawFree(table); return NULL; }
         for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(seq); k++) {
             long lo, hi;
-            if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, k), "ll", &lo, &hi)) { Py_DECREF(seq); PyMem_Free(table); return NULL; }
+            if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, k), "ll", &lo, &hi)) { Py_DECREF(seq); PyMem_RawFree(table); return NULL; }
             if (lo < 0 || hi >= MAX_CP || lo > hi) {
-                Py_DECREF(seq); PyMem_Free(table);
+                Py_DECREF(seq); PyMem_RawFree(table);
                 PyErr_Format(PyExc_ValueError, "bad code point range (%ld, %ld)", lo, hi);
                 return NULL;
             }
@@ -1027,7 +1043,7 @@ static PyObject *set_classes(PyObject *Py_UNUSED(mod), PyObject *args) {
         }
         Py_DECREF(seq);
     }
-    PyMem_Free(classes);
+    PyMem_RawFree(classes);
     classes = table;
     Py_RETURN_NONE;
 }
@@ -1067,7 +1083,7 @@ static PyObject *last_starts(PyObject *Py_UNUSED(mod), PyObject *args) {
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text), total = 0;
-    Py_ssize_t *ring = PyMem_Malloc((size_t)count * sizeof(Py_ssize_t));
+    Py_ssize_t *ring = PyMem_RawMalloc((size_t)count * sizeof(Py_ssize_t));
     if (!ring) return PyErr_NoMemory();
     for (Py_ssize_t p = 0; p < n; total++) {
         ring[total % count] = p;
@@ -1075,13 +1091,13 @@ static PyObject *last_starts(PyObject *Py_UNUSED(mod), PyObject *args) {
     }
     Py_ssize_t kept = total < count ? total : count;
     PyObject *starts = PyList_New(kept);
-    if (!starts) { PyMem_Free(ring); return NULL; }
+    if (!starts) { PyMem_RawFree(ring); return NULL; }
     for (Py_ssize_t k = 0; k < kept; k++) {
         PyObject *v = PyLong_FromSsize_t(ring[(total - kept + k) % count]);
-        if (!v) { Py_DECREF(starts); PyMem_Free(ring); return NULL; }
+        if (!v) { Py_DECREF(starts); PyMem_RawFree(ring); return NULL; }
         PyList_SET_ITEM(starts, k, v);
     }
-    PyMem_Free(ring);
+    PyMem_RawFree(ring);
     PyObject *r = Py_BuildValue("nN", total, starts);
     return r;
 }
@@ -1095,6 +1111,7 @@ static Py_ssize_t utf8_of(PyObject *text, int kind, const void *data, Py_ssize_t
         else if (c < 0x800) { buf[n++] = 0xC0 | (c >> 6); buf[n++] = 0x80 | (c & 0x3F); }
         else if (c < 0x10000) {
             if (c >= 0xD800 && c <= 0xDFFF) {
+                if (in_worker) return -1;
                 PyObject *piece = PyUnicode_Substring(text, p, q);
                 if (piece) { PyObject *r = PyUnicode_AsUTF8String(piece); Py_XDECREF(r); Py_DECREF(piece); }
                 if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "lbpe._native: surrogate not refused");
@@ -1115,11 +1132,11 @@ static int ensure_longs(Model *m) {
         for (size_t x = 0; x < m->n_entries; x++) if (m->entries[x].v.id >= n) n = m->entries[x].v.id + 1;
         if (m->has_byte_fallback) for (int x = 0; x < 256; x++) if (m->byte_fallback[x] >= n) n = m->byte_fallback[x] + 1;
         if (m->has_unk && m->unk >= n) n = m->unk + 1;
-        PyObject **longs = PyMem_Calloc((size_t)n + 1, sizeof(PyObject *));
+        PyObject **longs = PyMem_RawCalloc((size_t)n + 1, sizeof(PyObject *));
         if (!longs) { PyErr_NoMemory(); return -1; }
         for (Py_ssize_t x = 0; x < n; x++) {
             longs[x] = PyLong_FromSsize_t(x);
-            if (!longs[x]) { while (x--) Py_DECREF(longs[x]); PyMem_Free(longs); return -1; }
+            if (!longs[x]) { while (x--) Py_DECREF(longs[x]); PyMem_RawFree(longs); return -1; }
         }
         m->longs = longs; m->n_longs = n;
     }
@@ -1147,6 +1164,34 @@ static PyObject *id_list(Model *m, const IdBuf *b) {
 
 /* encode_text(text, preset, lbpe, limit, cached_chars) -> list[int]: pre-tokenise with a preset
  * and encode every piece, in one pass. */
+/* Pre-tokenise `text` with a preset and append the ids of every piece to b (u8: a buffer for
+ * the UTF-8 of non-ASCII pieces, kept across calls). */
+static int encode_one_text(Model *m, PyObject *text, const Preset *pr, int lbpe_mode, Py_ssize_t limit,
+                           Py_ssize_t cached_chars, IdBuf *b, unsigned char **u8, size_t *u8cap) {
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    int ascii = PyUnicode_IS_ASCII(text);
+    Py_ssize_t count = 0;
+    for (Py_ssize_t p = 0; p < n; count++) {
+        if ((count & 8191) == 8191 && check_signals() < 0) return -1;
+        Py_ssize_t q = next_piece(pr, kind, data, n, p);
+        const char *s;
+        Py_ssize_t len;
+        if (ascii) { s = (const char *)data + p; len = q - p; }
+        else {
+            /* its own buffer: encode_piece reuses the scratch buffers */
+            if (grow((void **)u8, u8cap, (size_t)(q - p) * 4 + 1, 1) < 0) return -1;
+            len = utf8_of(text, kind, data, p, q, *u8);
+            if (len < 0) return -1;
+            s = (const char *)*u8;
+        }
+        if (cached_piece(m, s, (size_t)len, q - p, lbpe_mode, limit, cached_chars, b) < 0) return -1;
+        p = q;
+    }
+    return 0;
+}
+
 static PyObject *Model_encode_text(Model *m, PyObject *args) {
     PyObject *text;
     int preset, lbpe_mode;
@@ -1155,38 +1200,196 @@ static PyObject *Model_encode_text(Model *m, PyObject *args) {
     if (!classes) { PyErr_SetString(PyExc_RuntimeError, "set_classes() first"); return NULL; }
     if (preset < 0 || preset >= N_PRESETS) { PyErr_SetString(PyExc_ValueError, "unknown preset"); return NULL; }
     if (m->busy) { PyErr_SetString(PyExc_RuntimeError, "lbpe._native.Model is not re-entrant"); return NULL; }
-    const Preset *pr = &PRESETS[preset];
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    int ascii = PyUnicode_IS_ASCII(text);
     IdBuf b = {NULL, 0, 0};
     unsigned char *u8 = NULL;
     size_t u8cap = 0;
     PyObject *result = NULL;
     m->busy = 1;
-    Py_ssize_t count = 0;
-    for (Py_ssize_t p = 0; p < n; count++) {
-        if ((count & 8191) == 8191 && PyErr_CheckSignals() < 0) goto done;
-        Py_ssize_t q = next_piece(pr, kind, data, n, p);
-        const char *s;
-        Py_ssize_t len;
-        if (ascii) { s = (const char *)data + p; len = q - p; }
-        else {
-            /* its own buffer: encode_piece reuses the scratch buffers */
-            if (grow((void **)&u8, &u8cap, (size_t)(q - p) * 4 + 1, 1) < 0) goto done;
-            len = utf8_of(text, kind, data, p, q, u8);
-            if (len < 0) goto done;
-            s = (const char *)u8;
-        }
-        if (cached_piece(m, s, (size_t)len, q - p, lbpe_mode, limit, cached_chars, &b) < 0) goto done;
-        p = q;
-    }
-    result = id_list(m, &b);
-done:
-    PyMem_Free(b.ids);
-    PyMem_Free(u8);
+    if (encode_one_text(m, text, &PRESETS[preset], lbpe_mode, limit, cached_chars, &b, &u8, &u8cap) == 0)
+        result = id_list(m, &b);
+    PyMem_RawFree(b.ids);
+    PyMem_RawFree(u8);
     m->busy = 0;
+    return result;
+}
+
+/* ---- encode_batch: texts shared among threads that run without the GIL ---- */
+
+typedef struct {
+    Model copy;                  /* the model's tables, with its own scratch, caches and memo */
+    PyObject **texts;            /* borrowed: the caller's list holds them */
+    Py_ssize_t count;
+    const Preset *pr;
+    int lbpe_mode;
+    Py_ssize_t limit, cached_chars;
+    IdBuf ids;
+    size_t *ends;                /* ids.len after each text */
+    int failed;
+} Job;
+
+static void *run_job(void *arg) {
+    Job *j = arg;
+    unsigned char *u8 = NULL;
+    size_t u8cap = 0;
+    in_worker = 1;
+    for (Py_ssize_t k = 0; k < j->count; k++) {
+        if (encode_one_text(&j->copy, j->texts[k], j->pr, j->lbpe_mode, j->limit, j->cached_chars, &j->ids, &u8, &u8cap) < 0) {
+            j->failed = 1;
+            break;
+        }
+        j->ends[k] = j->ids.len;
+    }
+    in_worker = 0;
+    PyMem_RawFree(u8);
+    return NULL;
+}
+
+/* A worker's copy shares every table of m (read only) and owns the buffers it writes. */
+static int job_setup(Job *j, Model *m) {
+    memcpy(&j->copy, m, sizeof(Model));
+    for (int k = 0; k < N_SCRATCH; k++) { j->copy.scratch[k] = NULL; j->copy.scratch_cap[k] = 0; }
+    memset(j->copy.cache, 0, sizeof(j->copy.cache));
+    memset(j->copy.part_cache, 0, sizeof(j->copy.part_cache));
+    j->copy.parent = m;
+    j->copy.longs = NULL;
+    j->copy.busy = 1;
+    j->copy.cut_memo = NULL;
+    j->copy.cut_val = NULL;
+    if (m->cut_memo) {
+        j->copy.cut_memo = PyMem_RawMalloc((CUT_MEMO_MASK + 1) * sizeof(uint64_t));
+        j->copy.cut_val = PyMem_RawMalloc(CUT_MEMO_MASK + 1);
+        if (!j->copy.cut_memo || !j->copy.cut_val) return -1;
+        memcpy(j->copy.cut_memo, m->cut_memo, (CUT_MEMO_MASK + 1) * sizeof(uint64_t));
+        memcpy(j->copy.cut_val, m->cut_val, CUT_MEMO_MASK + 1);
+    }
+    return 0;
+}
+
+static void job_free(Job *j) {
+    for (int k = 0; k < N_SCRATCH; k++) PyMem_RawFree(j->copy.scratch[k]);
+    cache_free(&j->copy.cache[0]); cache_free(&j->copy.cache[1]);
+    cache_free(&j->copy.part_cache[0]); cache_free(&j->copy.part_cache[1]);
+    PyMem_RawFree(j->copy.cut_memo);
+    PyMem_RawFree(j->copy.cut_val);
+    PyMem_RawFree(j->ids.ids);
+    PyMem_RawFree(j->ends);
+}
+
+
+/* Copy what a worker cached into the model's own caches (as room allows). */
+static int merge_cache(Cache *into, const Cache *from, Py_ssize_t limit) {
+    for (size_t x = 0; x < from->n && (Py_ssize_t)into->n < limit; x++) {
+        const CEntry *e = &from->entries[x];
+        const char *key = from->keys + e->koff;
+        uint64_t h = fnv((const unsigned char *)key, e->klen, FNV_OFFSET);
+        if (cache_find(into, h, key, e->klen)) continue;
+        if (cache_add(into, h, key, e->klen, from->ids + e->ioff, e->icount) < 0) return -1;
+    }
+    return 0;
+}
+
+/* encode_batch(texts, preset, lbpe, limit, cached_chars, threads) -> list[list[int]]
+ * Each text pre-tokenised with a preset and encoded, as encode_text would; `threads` threads
+ * share the texts (consecutive runs of about equal size) and run without the GIL. A share that
+ * fails there (a character the vocabulary cannot encode, a lone surrogate, no memory) is encoded
+ * again here, the ordinary way, which raises the real error. */
+static PyObject *Model_encode_batch(Model *m, PyObject *args) {
+    PyObject *texts;
+    int preset, lbpe_mode, threads;
+    Py_ssize_t limit, cached_chars;
+    if (!PyArg_ParseTuple(args, "O!ipnni", &PyList_Type, &texts, &preset, &lbpe_mode, &limit, &cached_chars, &threads))
+        return NULL;
+    if (!classes) { PyErr_SetString(PyExc_RuntimeError, "set_classes() first"); return NULL; }
+    if (preset < 0 || preset >= N_PRESETS) { PyErr_SetString(PyExc_ValueError, "unknown preset"); return NULL; }
+    if (m->busy) { PyErr_SetString(PyExc_RuntimeError, "lbpe._native.Model is not re-entrant"); return NULL; }
+    Py_ssize_t n = PyList_GET_SIZE(texts);
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (!PyUnicode_Check(PyList_GET_ITEM(texts, k))) { PyErr_SetString(PyExc_TypeError, "texts must be str"); return NULL; }
+    if (threads < 1) threads = 1;
+    if (threads > 64) threads = 64;
+    if (threads > n) threads = (int)(n ? n : 1);
+    if (ensure_longs(m) < 0) return NULL;
+    /* consecutive shares of about equal length */
+    Py_ssize_t total = 0;
+    for (Py_ssize_t k = 0; k < n; k++) total += PyUnicode_GET_LENGTH(PyList_GET_ITEM(texts, k));
+    Job *jobs = PyMem_RawCalloc((size_t)threads, sizeof(Job));
+    /* our own references: the list may change while the threads read the texts */
+    PyObject **items = PyMem_RawMalloc(((size_t)n + 1) * sizeof(PyObject *));
+    if (!jobs || !items) { PyMem_RawFree(jobs); PyMem_RawFree(items); return PyErr_NoMemory(); }
+    for (Py_ssize_t k = 0; k < n; k++) { items[k] = PyList_GET_ITEM(texts, k); Py_INCREF(items[k]); }
+    Py_ssize_t start = 0, next = 0, done = 0;
+    int made = 0;
+    PyObject *result = NULL;
+    for (int t = 0; t < threads; t++) {
+        Job *j = &jobs[t];
+        if (t == threads - 1) next = n;
+        while (next < n) {
+            done += PyUnicode_GET_LENGTH(items[next++]);
+            if (done * threads >= total * (t + 1)) break;
+        }
+        Py_ssize_t end = next;
+        j->texts = items + start; j->count = end - start; j->pr = &PRESETS[preset];
+        j->lbpe_mode = lbpe_mode; j->limit = limit; j->cached_chars = cached_chars;
+        j->ends = PyMem_RawCalloc((size_t)j->count + 1, sizeof(size_t));
+        made++;
+        if (!j->ends || job_setup(j, m) < 0) { PyErr_NoMemory(); goto cleanup; }
+        start = end;
+    }
+    m->busy = 1;
+    pthread_t tids[64];
+    int started[64] = {0};
+    Py_BEGIN_ALLOW_THREADS
+    for (int t = 1; t < threads; t++) started[t] = pthread_create(&tids[t], NULL, run_job, &jobs[t]) == 0;
+    run_job(&jobs[0]);
+    for (int t = 1; t < threads; t++) {
+        if (started[t]) pthread_join(tids[t], NULL);
+        else run_job(&jobs[t]);   /* no thread could be started: do its share here */
+    }
+    Py_END_ALLOW_THREADS
+    m->busy = 0;
+    /* shares that failed in a thread: again here, with the GIL, so the real error is raised */
+    for (int t = 0; t < threads; t++) {
+        Job *j = &jobs[t];
+        if (!j->failed) continue;
+        j->ids.len = 0;
+        m->busy = 1;
+        unsigned char *u8 = NULL;
+        size_t u8cap = 0;
+        int bad = 0;
+        for (Py_ssize_t k = 0; k < j->count && !bad; k++) {
+            bad = encode_one_text(m, j->texts[k], j->pr, lbpe_mode, limit, cached_chars, &j->ids, &u8, &u8cap) < 0;
+            j->ends[k] = j->ids.len;
+        }
+        PyMem_RawFree(u8);
+        m->busy = 0;
+        if (bad) goto cleanup;
+        j->failed = 0;
+    }
+    for (int t = 0; t < threads; t++)
+        for (int c = 0; c < 2; c++)
+            if (merge_cache(&m->cache[c], &jobs[t].copy.cache[c], limit) < 0 ||
+                merge_cache(&m->part_cache[c], &jobs[t].copy.part_cache[c], limit) < 0)
+                goto cleanup;
+    result = PyList_New(n);
+    if (!result) goto cleanup;
+    Py_ssize_t at = 0;
+    for (int t = 0; t < threads; t++) {
+        Job *j = &jobs[t];
+        size_t from = 0;
+        for (Py_ssize_t k = 0; k < j->count; k++, at++) {
+            size_t to = j->ends[k];
+            PyObject *list = PyList_New((Py_ssize_t)(to - from));
+            if (!list) { Py_CLEAR(result); goto cleanup; }
+            for (size_t x = from; x < to; x++) PyList_SET_ITEM(list, (Py_ssize_t)(x - from), id_object(m, j->ids.ids[x]));
+            PyList_SET_ITEM(result, at, list);
+            from = to;
+        }
+    }
+cleanup:
+    for (int t = 0; t < made; t++) job_free(&jobs[t]);
+    PyMem_RawFree(jobs);
+    for (Py_ssize_t k = 0; k < n; k++) Py_DECREF(items[k]);
+    PyMem_RawFree(items);
     return result;
 }
 
@@ -1211,7 +1414,7 @@ static PyObject *Model_encode_pieces(Model *m, PyObject *args) {
     }
     result = id_list(m, &b);
 done:
-    PyMem_Free(b.ids);
+    PyMem_RawFree(b.ids);
     m->busy = 0;
     return result;
 }
@@ -1306,18 +1509,18 @@ static PyObject *Model_clear_cache(Model *m, PyObject *Py_UNUSED(ignored)) {
 /* ------------------------------------------------------------------ the Model type */
 
 static void Model_dealloc(Model *m) {
-    PyMem_Free(m->arena); PyMem_Free(m->entries); PyMem_Free(m->slots); PyMem_Free(m->pairs);
-    PyMem_Free(m->sc_left); PyMem_Free(m->sc_right);
-    for (int k = 0; k < N_SCRATCH; k++) PyMem_Free(m->scratch[k]);
+    PyMem_RawFree(m->arena); PyMem_RawFree(m->entries); PyMem_RawFree(m->slots); PyMem_RawFree(m->pairs);
+    PyMem_RawFree(m->sc_left); PyMem_RawFree(m->sc_right);
+    for (int k = 0; k < N_SCRATCH; k++) PyMem_RawFree(m->scratch[k]);
     Py_XDECREF(m->fallback);
     cache_free(&m->cache[0]);
     cache_free(&m->cache[1]);
     cache_free(&m->part_cache[0]);
     cache_free(&m->part_cache[1]);
-    PyMem_Free(m->witness);
-    PyMem_Free(m->cut_memo);
-    PyMem_Free(m->cut_val);
-    if (m->longs) { for (Py_ssize_t x = 0; x < m->n_longs; x++) Py_DECREF(m->longs[x]); PyMem_Free(m->longs); }
+    PyMem_RawFree(m->witness);
+    PyMem_RawFree(m->cut_memo);
+    PyMem_RawFree(m->cut_val);
+    if (m->longs) { for (Py_ssize_t x = 0; x < m->n_longs; x++) Py_DECREF(m->longs[x]); PyMem_RawFree(m->longs); }
     Py_TYPE(m)->tp_free((PyObject *)m);
 }
 
@@ -1363,7 +1566,7 @@ static int Model_init(Model *m, PyObject *args, PyObject *kw) {
     Py_INCREF(fallback); m->fallback = fallback;
     size_t size = 1024;
     while (size < (size_t)PyDict_GET_SIZE(tokens) * 4) size *= 2;
-    m->slots = PyMem_Calloc(size, sizeof(uint64_t));
+    m->slots = PyMem_RawCalloc(size, sizeof(uint64_t));
     if (!m->slots) { PyErr_NoMemory(); return -1; }
     m->mask = size - 1;
     /* scaffold ids: excluded from LBPE, split after BPE */
@@ -1376,8 +1579,8 @@ static int Model_init(Model *m, PyObject *args, PyObject *kw) {
     }
     if (scaffold != Py_None && PyDict_GET_SIZE(scaffold)) {
         m->sc_size = (Py_ssize_t)max_id + 1;
-        m->sc_left = PyMem_Malloc((size_t)m->sc_size * sizeof(int32_t));
-        m->sc_right = PyMem_Malloc((size_t)m->sc_size * sizeof(int32_t));
+        m->sc_left = PyMem_RawMalloc((size_t)m->sc_size * sizeof(int32_t));
+        m->sc_right = PyMem_RawMalloc((size_t)m->sc_size * sizeof(int32_t));
         if (!m->sc_left || !m->sc_right) { PyErr_NoMemory(); return -1; }
         for (Py_ssize_t x = 0; x < m->sc_size; x++) m->sc_left[x] = m->sc_right[x] = -1;
         pos = 0;
@@ -1416,7 +1619,7 @@ static int Model_init(Model *m, PyObject *args, PyObject *kw) {
         Py_ssize_t count = PyDict_GET_SIZE(merges);
         size_t psize = 1024;
         while (psize < (size_t)count * 2 + 2) psize *= 2;
-        m->pairs = PyMem_Malloc(psize * sizeof(PairSlot));
+        m->pairs = PyMem_RawMalloc(psize * sizeof(PairSlot));
         if (!m->pairs) { PyErr_NoMemory(); return -1; }
         for (size_t x = 0; x < psize; x++) m->pairs[x].key = UINT64_MAX;
         m->pair_mask = psize - 1;
@@ -1429,12 +1632,12 @@ static int Model_init(Model *m, PyObject *args, PyObject *kw) {
             if (!b) return -1;
             /* the merged token: look the concatenation up */
             size_t la = a->len, lb = b->len;
-            char *joined = PyMem_Malloc(la + lb);
+            char *joined = PyMem_RawMalloc(la + lb);
             if (!joined) { PyErr_NoMemory(); return -1; }
             memcpy(joined, m->arena + a->off, la);
             memcpy(joined + la, m->arena + b->off, lb);
             Entry *c = table_find(m, fnv((const unsigned char *)joined, la + lb, FNV_OFFSET), joined, la + lb);
-            PyMem_Free(joined);
+            PyMem_RawFree(joined);
             if (!c || c->v.id < 0) { PyErr_Format(PyExc_ValueError, "merge %R does not make a token", k); return -1; }
             long prio = PyLong_AsLong(v);
             if (prio == -1 && PyErr_Occurred()) return -1;
@@ -1464,8 +1667,8 @@ static int Model_init(Model *m, PyObject *args, PyObject *kw) {
     /* cuts, except where runs of unknown characters fuse into one token across them */
     if (!(m->fuse_unk && m->has_unk && !m->has_byte_fallback)) {
         if (build_witnesses(m) < 0) return -1;
-        m->cut_memo = PyMem_Calloc(CUT_MEMO_MASK + 1, sizeof(uint64_t));
-        m->cut_val = PyMem_Calloc(CUT_MEMO_MASK + 1, 1);
+        m->cut_memo = PyMem_RawCalloc(CUT_MEMO_MASK + 1, sizeof(uint64_t));
+        m->cut_val = PyMem_RawCalloc(CUT_MEMO_MASK + 1, 1);
         if (!m->cut_memo || !m->cut_val) { PyErr_NoMemory(); return -1; }
     }
     return 0;
@@ -1484,7 +1687,7 @@ static PyObject *Model_encode_piece(Model *m, PyObject *args) {
     m->busy = 1;
     PyObject *r = encode_piece(m, s, n, lbpe_mode, 1, &b) < 0 ? NULL : ids_tuple(&b, 0);
     m->busy = 0;
-    PyMem_Free(b.ids);
+    PyMem_RawFree(b.ids);
     return r;
 }
 
@@ -1507,6 +1710,8 @@ static PyMethodDef Model_methods[] = {
     {"encode_pieces", (PyCFunction)Model_encode_pieces, METH_VARARGS,
      "encode_pieces(pieces, lbpe, limit, cached_chars) -> list[int]: encode pre-tokenised pieces"},
     {"encode_piece", (PyCFunction)Model_encode_piece, METH_VARARGS, "encode_piece(piece, lbpe) -> tuple[int, ...]"},
+    {"encode_batch", (PyCFunction)Model_encode_batch, METH_VARARGS,
+     "encode_batch(texts, preset, lbpe, limit, cached_chars, threads) -> list[list[int]]: encode_text of each, on threads"},
     {"encode_text", (PyCFunction)Model_encode_text, METH_VARARGS,
      "encode_text(text, preset, lbpe, limit, cached_chars) -> list[int]: pre-tokenise with a preset and encode"},
     {"clear_cache", (PyCFunction)Model_clear_cache, METH_NOARGS, "empty the piece caches of both modes"},

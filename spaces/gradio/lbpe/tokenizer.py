@@ -384,11 +384,13 @@ class Tokenizer:
     ) -> list[list[int]]:
         """Encode several texts, in order; the keyword arguments of :meth:`encode` apply to each.
 
-        ``workers`` processes share the work (``None``: one per core): this one and forks of it,
-        which start with this tokenizer as it is (tables built, caches filled), so nothing is
-        loaded again. Each text is encoded whole, so the ids equal encoding them one by one.
-        Forking pays off for megabytes of text, not for a few short strings. Where processes
-        cannot be forked (Windows, Pyodide) the texts are encoded here, one by one.
+        ``workers`` share the work (``None``: one per core). On the compiled path with a preset
+        pre-tokeniser they are threads of the extension that run without the GIL; otherwise
+        processes: this one and forks of it, which start with this tokenizer as it is (tables
+        built, caches filled), so nothing is loaded again. Each text is encoded whole, so the ids
+        equal encoding them one by one. Parallel work pays off for megabytes of text, not for a
+        few short strings. Where processes cannot be forked (Windows, Pyodide) the texts of the
+        pure path are encoded here, one by one.
         """
         _check_mode(mode)
         texts = [_checked_text(t) for t in texts]
@@ -396,11 +398,57 @@ class Tokenizer:
             workers = os.cpu_count() or 1
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise LbpeError(f"workers must be a whole number >= 1 or None (one per core), not {workers!r}")
+        model = native.model_for(self.vocab)
+        if workers > 1 and len(texts) > 1 and model is not None and self._preset_code is not None:
+            return self._encode_batch_threads(model, texts, mode, workers, **special)  # type: ignore[arg-type]
         if workers > 1 and len(texts) > 1 and hasattr(os, "fork") and sys.platform != "emscripten":
             from lbpe.corpus import forked_encode
 
             return forked_encode(self, texts, mode=mode, workers=workers, special=special)
         return [self.encode(t, mode=mode, **special) for t in texts]  # type: ignore[arg-type]
+
+    def _encode_batch_threads(
+        self,
+        model,
+        texts: list[str],
+        mode: Mode,
+        workers: int,
+        *,
+        allowed_special: Literal["all"] | AbstractSet[str] = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+        add_special_tokens: bool = False,
+    ) -> list[list[int]]:
+        """encode_batch on the compiled path: special tokens are found here, as encode() finds
+        them, and every ordinary chunk goes to threads that run without the GIL."""
+        plans: list[list[int | None]] = []
+        ordinary: list[str] = []
+        for text in texts:
+            plan: list[int | None] = []
+            for is_special, chunk in self._chunks(text, allowed_special, disallowed_special):
+                if is_special:
+                    plan.append(self._matched_id(chunk))
+                else:
+                    plan.append(None)
+                    # a lone surrogate is replaced, as encode_ordinary does (ASCII has none)
+                    ordinary.append(chunk if chunk.isascii() else replace_surrogates(chunk))
+            plans.append(plan)
+        encoded = iter(model.encode_batch(ordinary, self._preset_code, mode == "lbpe", self.cache_size,
+                                          _CACHED_PIECE_CHARS, workers))
+        out = []
+        for plan in plans:
+            if plan == [None] and not add_special_tokens:  # the usual case: one ordinary chunk
+                out.append(next(encoded))
+                continue
+            ids: list[int] = list(self.bos) if add_special_tokens else []
+            for item in plan:
+                if item is None:
+                    ids += next(encoded)
+                else:
+                    ids.append(item)
+            if add_special_tokens:
+                ids += self.eos
+            out.append(ids)
+        return out
 
     def _chunks(
         self,
