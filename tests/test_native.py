@@ -480,3 +480,31 @@ def test_encode_batch_threads_raise_the_real_error():
         bare.encode_batch(["ab", "a z", "b"], mode="bpe", workers=2)
     # and the model is usable afterwards
     assert bare.encode("ab", mode="bpe") == [0, 1]
+
+
+def test_installing_without_a_c_compiler_gives_the_pure_path(tmp_path):
+    """With no working compiler the build only warns: the wheel has no extension, lbpe imports,
+    encodes, and lbpe.backend() says why it runs the pure path."""
+    import shutil
+    import zipfile
+
+    files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    source = tmp_path / "src"
+    for name in files:
+        if name.startswith(("spaces/", "tests/", "static/")):
+            continue
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, source / name)
+    env = {**os.environ, "CC": "/bin/false"}
+    subprocess.run([sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "-q", "-w", str(tmp_path / "wheel")],
+                   env=env, capture_output=True, text=True, check=True, timeout=600)
+    (wheel,) = (tmp_path / "wheel").glob("lbpe-*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+        assert not [n for n in names if n.endswith((".so", ".pyd"))], names
+        z.extractall(tmp_path / "site")
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import lbpe; b = lbpe.backend(); "
+            "t = lbpe.load_preset('gpt2'); print(b.name, t.encode('hello world', mode='lbpe'), b.reason)")
+    out = subprocess.run([sys.executable, "-S", "-c", code, str(tmp_path / "site")], capture_output=True, text=True,
+                         check=True, cwd=tmp_path).stdout
+    assert out.startswith("pure [31373, 995]") and "not built" in out, out
