@@ -362,7 +362,9 @@ static Py_ssize_t bpe_long(Model *m, const char *s, const int32_t *ub, int32_t n
  * creates a pair at least as good as the sweep's priority stops the sweep: the rest of the bucket
  * goes back and waits behind it, so the order is still exactly one merge at a time, leftmost
  * first among equal priorities. */
-typedef struct { int32_t i, e, merged, next; } Cand;
+static int grow(void **p, size_t *cap, size_t need, size_t item);
+
+typedef struct { uint64_t *items; uint32_t len, cap; } Bucket;   /* candidates: (i << 32) | e */
 
 static int cmp_u64(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -389,78 +391,91 @@ static int32_t prio_pop(int32_t *h, size_t *len) {
     return top;
 }
 
+/* Append a candidate to the bucket of priority pr (a new non-empty bucket joins the queue). */
+static int bucket_push(Bucket *buckets, int32_t *prios, size_t *np, int32_t pr, uint64_t item) {
+    Bucket *b = &buckets[pr];
+    if (b->len == b->cap) {
+        uint32_t cap = b->cap ? b->cap * 2 : 8;
+        uint64_t *p = PyMem_RawRealloc(b->items, (size_t)cap * sizeof(uint64_t));
+        if (!p) { no_memory(); return -1; }
+        b->items = p; b->cap = cap;
+    }
+    if (b->len == 0) prio_push(prios, np, pr);
+    b->items[b->len++] = item;
+    return 0;
+}
+
 static Py_ssize_t bpe_bucketed(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid, Part *out) {
     int32_t *end = scratch(m, 3, (size_t)n * sizeof(int32_t));
     int32_t *prev = scratch(m, 4, (size_t)n * sizeof(int32_t));
     int32_t *pid = scratch(m, 5, (size_t)n * sizeof(int32_t));
-    Cand *cand = scratch(m, 6, (size_t)3 * n * sizeof(Cand));
-    int32_t *prios = scratch(m, 7, (size_t)3 * n * sizeof(int32_t));
-    if (!end || !prev || !pid || !cand || !prios) return -1;
-    /* bucket heads by priority (candidate index + 1; 0: empty) */
-    size_t nheads = (size_t)m->max_prio + 1;
-    uint32_t *head = PyMem_RawCalloc(nheads, sizeof(uint32_t));
-    uint64_t *order = PyMem_RawMalloc((size_t)3 * n * sizeof(uint64_t));
-    if (!head || !order) { PyMem_RawFree(head); PyMem_RawFree(order); no_memory(); return -1; }
-    size_t nc = 0, np = 0;
-#define PUSH_CAND(PRIO, I, E, MERGED) do {                                                       \
-        int32_t pr_ = (int32_t)(PRIO);                                                           \
-        cand[nc].i = (I); cand[nc].e = (E); cand[nc].merged = (MERGED); cand[nc].next = (int32_t)head[pr_]; \
-        if (!head[pr_]) prio_push(prios, &np, pr_);                                              \
-        head[pr_] = (uint32_t)++nc;                                                              \
-    } while (0)
+    /* a priority enters the queue when its bucket fills: at most once per candidate (3n) plus
+     * once per interrupted sweep (n) */
+    int32_t *prios = scratch(m, 7, (size_t)4 * n * sizeof(int32_t) + sizeof(int32_t));
+    if (!end || !prev || !pid || !prios) return -1;
+    size_t nb = (size_t)m->max_prio + 1, np = 0;
+    Bucket *buckets = PyMem_RawCalloc(nb, sizeof(Bucket));
+    uint64_t *sweep = NULL;
+    size_t sweep_cap = 0;
+    if (!buckets) { no_memory(); return -1; }
+    Py_ssize_t result = -1;
     for (int32_t k = 0; k < n; k++) { end[k] = k + 1; prev[k] = k - 1; pid[k] = uid[k]; }
     for (int32_t k = 0; k + 1 < n; k++) {
         int32_t merged;
         int64_t pr = merge_prio(m, s, ub, k, k + 2, pid[k], pid[k + 1], &merged);
-        if (pr != NONE_PRIO) PUSH_CAND(pr, k, k + 2, merged);
+        if (pr != NONE_PRIO && bucket_push(buckets, prios, &np, (int32_t)pr, ((uint64_t)k << 32) | (uint32_t)(k + 2)) < 0) goto done;
     }
     long steps = 0;
-    Py_ssize_t result = 0;
     while (np) {
         int32_t r = prio_pop(prios, &np);
-        size_t count = 0;
-        for (uint32_t c = head[r]; c; c = (uint32_t)cand[c - 1].next) order[count++] = ((uint64_t)(uint32_t)cand[c - 1].i << 32) | (c - 1);
-        head[r] = 0;
-        qsort(order, count, sizeof(uint64_t), cmp_u64);
+        Bucket *b = &buckets[r];
+        /* take the bucket's candidates out (merges may refill it), sorted by position */
+        size_t count = b->len;
+        if (grow((void **)&sweep, &sweep_cap, count, sizeof(uint64_t)) < 0) goto done;
+        memcpy(sweep, b->items, count * sizeof(uint64_t));
+        b->len = 0;
+        qsort(sweep, count, sizeof(uint64_t), cmp_u64);
         for (size_t k = 0; k < count; k++) {
-            if (++steps % SIGNAL_EVERY == 0 && check_signals() < 0) { result = -1; goto done; }
-            const Cand *c = &cand[(uint32_t)order[k]];
-            int32_t i = c->i, e = c->e;
+            if (++steps % SIGNAL_EVERY == 0 && check_signals() < 0) goto done;
+            int32_t i = (int32_t)(sweep[k] >> 32), e = (int32_t)(uint32_t)sweep[k];
             if (pid[i] == INT32_MIN) continue;
             int32_t j = end[i];
             if (j >= e || j >= n || end[j] != e) continue;
+            int32_t merged;
+            if (merge_prio(m, s, ub, i, e, pid[i], pid[j], &merged) == NONE_PRIO) continue;   /* cannot happen */
             pid[j] = INT32_MIN;
             end[i] = e;
-            pid[i] = c->merged;
+            pid[i] = merged;
             int better = 0;
             if (e < n) {
                 prev[e] = i;
-                int32_t merged;
                 int64_t q = merge_prio(m, s, ub, i, end[e], pid[i], pid[e], &merged);
-                if (q != NONE_PRIO) { PUSH_CAND(q, i, end[e], merged); better = q <= r; }
+                if (q != NONE_PRIO) {
+                    if (bucket_push(buckets, prios, &np, (int32_t)q, ((uint64_t)i << 32) | (uint32_t)end[e]) < 0) goto done;
+                    better = q <= r;
+                }
             }
             int32_t p = prev[i];
             if (p >= 0) {
-                int32_t merged;
                 int64_t q = merge_prio(m, s, ub, p, e, pid[p], pid[i], &merged);
-                if (q != NONE_PRIO) { PUSH_CAND(q, p, e, merged); better = better || q <= r; }
-            }
-            if (better) {   /* a pair as good as r appeared: the rest of this bucket waits behind it */
-                for (size_t x = k + 1; x < count; x++) {
-                    uint32_t ci = (uint32_t)order[x];
-                    cand[ci].next = (int32_t)head[r];
-                    if (!head[r]) prio_push(prios, &np, r);
-                    head[r] = ci + 1;
+                if (q != NONE_PRIO) {
+                    if (bucket_push(buckets, prios, &np, (int32_t)q, ((uint64_t)p << 32) | (uint32_t)e) < 0) goto done;
+                    better = better || q <= r;
                 }
+            }
+            if (better) {   /* a pair as good as r appeared: the rest of this sweep waits behind it */
+                for (size_t x = k + 1; x < count; x++)
+                    if (bucket_push(buckets, prios, &np, r, sweep[x]) < 0) goto done;
                 break;
             }
         }
     }
-#undef PUSH_CAND
+    result = 0;
     for (int32_t k = 0; k < n; k = end[k]) { out[result].s = k; out[result].e = end[k]; out[result].id = pid[k]; result++; }
 done:
-    PyMem_RawFree(head);
-    PyMem_RawFree(order);
+    for (size_t x = 0; x < nb; x++) PyMem_RawFree(buckets[x].items);
+    PyMem_RawFree(buckets);
+    PyMem_RawFree(sweep);
     return result;
 }
 
