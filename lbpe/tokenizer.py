@@ -399,7 +399,7 @@ class Tokenizer:
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise LbpeError(f"workers must be a whole number >= 1 or None (one per core), not {workers!r}")
         model = native.model_for(self.vocab)
-        if workers > 1 and len(texts) > 1 and model is not None and self._preset_code is not None:
+        if workers > 1 and len(texts) > 1 and model is not None and self._preset_code is not None and self.normalizer is None:
             return self._encode_batch_threads(model, texts, mode, workers, **special)  # type: ignore[arg-type]
         if workers > 1 and len(texts) > 1 and hasattr(os, "fork") and sys.platform != "emscripten":
             from lbpe.corpus import forked_encode

@@ -508,3 +508,53 @@ def test_installing_without_a_c_compiler_gives_the_pure_path(tmp_path):
     out = subprocess.run([sys.executable, "-S", "-c", code, str(tmp_path / "site")], capture_output=True, text=True,
                          check=True, cwd=tmp_path).stdout
     assert out.startswith("pure [31373, 995]") and "not built" in out, out
+
+
+def test_review_findings_stay_fixed():
+    """Found by review of the C code: each once crashed, hung or gave other ids than the pure path."""
+    import threading
+
+    from lbpe import _native
+    from lbpe.normalize import Unicode
+
+    # a Model that was never initialised refuses politely
+    with pytest.raises(RuntimeError, match="not initialised"):
+        _native.Model.__new__(_native.Model).encode_piece("ab", False)
+    # pack() takes exact ints only: an __index__ that changes the list cannot make it overrun
+    class Grows(int):
+        pass
+
+    with pytest.raises(TypeError):
+        _native.pack([[Grows(1)]])
+    # encode_batch on threads normalises like encode() (Qwen 2's NFC normaliser with its preset)
+    tokens = {bytes([b]): b for b in range(256)} | {"é".encode(): 256}
+    tok = lbpe.Tokenizer(Vocab(tokens), "qwen2", normalizer=Unicode("NFC"))
+    texts = ["e\u0301t\u00e9", "cafe\u0301"] * 3
+    assert tok.encode_batch(texts, mode="bpe", workers=2) == [tok.encode(t, mode="bpe") for t in texts]
+    # scaffold tokens nested deeper than any fixed stack split fully, as in the pure path
+    chain = {bytes([b]): b for b in range(256)}
+    scaffold = {}
+    for k in range(2, 81):
+        chain[b"a" * k] = 254 + k
+        if k < 80:
+            scaffold[254 + k] = (chain[b"a" * (k - 1)], ord("a"))
+    deep = lbpe.Tokenizer(Vocab(chain, scaffold=scaffold), "paper")
+    both = both_paths(deep, "a" * 80 + " " + "a" * 70, "bpe")
+    assert both[0] == both[1]
+    # other threads wait for an encode_batch instead of failing, and clear_cache waits too
+    big = lbpe.Tokenizer(tokenizer("cl100k_base").vocab, "cl100k_base")
+    docs = [t[:50_000] for _, t in mixed_text(400_000)] * 4
+    errors, results = [], []
+
+    def batch():
+        try:
+            results.append(big.encode_batch(docs, mode="lbpe", workers=2))
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    worker = threading.Thread(target=batch)
+    worker.start()
+    alone = [big.encode(d, mode="lbpe") for d in docs[:3]]
+    big.clear_cache()
+    worker.join()
+    assert not errors and results[0][:3] == alone

@@ -29,6 +29,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <pythread.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
@@ -108,7 +109,8 @@ typedef struct ModelS {
     PyObject *fallback;                /* callable(char) -> list[int] */
     int32_t max_prio;                  /* the largest merge priority */
     void *scratch[N_SCRATCH]; size_t scratch_cap[N_SCRATCH];
-    int busy;
+    PyThread_type_lock lock;           /* held by the call using the caches and scratch */
+    unsigned long owner;               /* the thread that holds it (0: none) */
     Cache cache[2];                    /* piece -> ids, per mode (0: BPE, 1: LBPE) */
     Cache part_cache[2];               /* part of a piece (between cuts) -> ids, per mode */
     const struct ModelS *parent;       /* a worker's copy: the model whose caches it may read */
@@ -117,6 +119,24 @@ typedef struct ModelS {
     uint8_t *cut_val;                  /* ... and the answers: 0 empty slot, 1 cut, 2 covered */
     PyObject **longs; Py_ssize_t n_longs;   /* shared int objects for ids 0..n_longs-1 */
 } Model;
+
+static int model_enter(Model *m) {
+    if (!m->slots || !m->lock) { PyErr_SetString(PyExc_RuntimeError, "lbpe._native.Model was not initialised"); return -1; }
+    unsigned long me = PyThread_get_thread_ident();
+    if (!PyThread_acquire_lock(m->lock, NOWAIT_LOCK)) {
+        if (m->owner == me) { PyErr_SetString(PyExc_RuntimeError, "lbpe._native.Model is not re-entrant"); return -1; }
+        Py_BEGIN_ALLOW_THREADS
+        PyThread_acquire_lock(m->lock, WAIT_LOCK);
+        Py_END_ALLOW_THREADS
+    }
+    m->owner = me;
+    return 0;
+}
+
+static void model_exit(Model *m) {
+    m->owner = 0;
+    PyThread_release_lock(m->lock);
+}
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -128,6 +148,13 @@ static _Thread_local int in_worker = 0;
 static void no_memory(void) { if (!in_worker) PyErr_NoMemory(); }
 static void set_error(PyObject *type, const char *msg) { if (!in_worker) PyErr_SetString(type, msg); }
 static int check_signals(void) { return in_worker ? 0 : PyErr_CheckSignals(); }
+
+struct ModelS;
+/* One call at a time uses a model's caches and scratch buffers: another thread waits (without
+ * the GIL) for the lock, e.g. while encode_batch's threads run; the same thread calling again
+ * from inside (through a Python callback) is refused. */
+static int model_enter(struct ModelS *m);
+static void model_exit(struct ModelS *m);
 
 static void *scratch(Model *m, int slot, size_t bytes) {
     if (bytes == 0) bytes = 1;
@@ -549,18 +576,18 @@ static int idbuf_push(IdBuf *b, int32_t id) {
 }
 
 static int push_scaffold(Model *m, int32_t id, IdBuf *b) {
-    /* split a scaffold token into its parts, depth first, left part first */
-    int32_t stack[64]; int top = 0;
-    stack[top++] = id;
-    while (top) {
-        int32_t x = stack[--top];
+    /* split a scaffold token into its parts, depth first, left part first (any depth) */
+    IdBuf stack = {NULL, 0, 0};
+    int rc = idbuf_push(&stack, id);
+    while (rc == 0 && stack.len) {
+        int32_t x = stack.ids[--stack.len];
         if (x >= 0 && x < m->sc_size && m->sc_left[x] >= 0) {
-            if (top + 2 > 64) { set_error(PyExc_RecursionError, "scaffold tokens nested too deeply"); return -1; }
-            stack[top++] = m->sc_right[x];
-            stack[top++] = m->sc_left[x];
-        } else if (idbuf_push(b, x) < 0) return -1;
+            rc = idbuf_push(&stack, m->sc_right[x]);
+            if (rc == 0) rc = idbuf_push(&stack, m->sc_left[x]);
+        } else rc = idbuf_push(b, x);
     }
-    return 0;
+    PyMem_RawFree(stack.ids);
+    return rc;
 }
 
 /* ids of a character that has no token (character units only) */
@@ -1058,7 +1085,7 @@ static PyObject *set_classes(PyObject *Py_UNUSED(mod), PyObject *args) {
         }
         Py_DECREF(seq);
     }
-    PyMem_RawFree(classes);
+    /* the old table is kept: threads of a running encode_batch may be reading it */
     classes = table;
     Py_RETURN_NONE;
 }
@@ -1214,17 +1241,16 @@ static PyObject *Model_encode_text(Model *m, PyObject *args) {
     if (!PyArg_ParseTuple(args, "Uipnn", &text, &preset, &lbpe_mode, &limit, &cached_chars)) return NULL;
     if (!classes) { PyErr_SetString(PyExc_RuntimeError, "set_classes() first"); return NULL; }
     if (preset < 0 || preset >= N_PRESETS) { PyErr_SetString(PyExc_ValueError, "unknown preset"); return NULL; }
-    if (m->busy) { PyErr_SetString(PyExc_RuntimeError, "lbpe._native.Model is not re-entrant"); return NULL; }
+    if (model_enter(m) < 0) return NULL;
     IdBuf b = {NULL, 0, 0};
     unsigned char *u8 = NULL;
     size_t u8cap = 0;
     PyObject *result = NULL;
-    m->busy = 1;
     if (encode_one_text(m, text, &PRESETS[preset], lbpe_mode, limit, cached_chars, &b, &u8, &u8cap) == 0)
         result = id_list(m, &b);
     PyMem_RawFree(b.ids);
     PyMem_RawFree(u8);
-    m->busy = 0;
+    model_exit(m);
     return result;
 }
 
@@ -1267,7 +1293,7 @@ static int job_setup(Job *j, Model *m) {
     memset(j->copy.part_cache, 0, sizeof(j->copy.part_cache));
     j->copy.parent = m;
     j->copy.longs = NULL;
-    j->copy.busy = 1;
+    j->copy.owner = 0;
     j->copy.cut_memo = NULL;
     j->copy.cut_val = NULL;
     if (m->cut_memo) {
@@ -1316,21 +1342,24 @@ static PyObject *Model_encode_batch(Model *m, PyObject *args) {
         return NULL;
     if (!classes) { PyErr_SetString(PyExc_RuntimeError, "set_classes() first"); return NULL; }
     if (preset < 0 || preset >= N_PRESETS) { PyErr_SetString(PyExc_ValueError, "unknown preset"); return NULL; }
-    if (m->busy) { PyErr_SetString(PyExc_RuntimeError, "lbpe._native.Model is not re-entrant"); return NULL; }
     Py_ssize_t n = PyList_GET_SIZE(texts);
-    for (Py_ssize_t k = 0; k < n; k++)
-        if (!PyUnicode_Check(PyList_GET_ITEM(texts, k))) { PyErr_SetString(PyExc_TypeError, "texts must be str"); return NULL; }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *t = PyList_GET_ITEM(texts, k);
+        if (!PyUnicode_Check(t)) { PyErr_SetString(PyExc_TypeError, "texts must be str"); return NULL; }
+        if (PyUnicode_READY(t) < 0) return NULL;
+    }
+    if (model_enter(m) < 0) return NULL;
     if (threads < 1) threads = 1;
     if (threads > 64) threads = 64;
     if (threads > n) threads = (int)(n ? n : 1);
-    if (ensure_longs(m) < 0) return NULL;
+    if (ensure_longs(m) < 0) { model_exit(m); return NULL; }
     /* consecutive shares of about equal length */
     Py_ssize_t total = 0;
     for (Py_ssize_t k = 0; k < n; k++) total += PyUnicode_GET_LENGTH(PyList_GET_ITEM(texts, k));
     Job *jobs = PyMem_RawCalloc((size_t)threads, sizeof(Job));
     /* our own references: the list may change while the threads read the texts */
     PyObject **items = PyMem_RawMalloc(((size_t)n + 1) * sizeof(PyObject *));
-    if (!jobs || !items) { PyMem_RawFree(jobs); PyMem_RawFree(items); return PyErr_NoMemory(); }
+    if (!jobs || !items) { PyMem_RawFree(jobs); PyMem_RawFree(items); model_exit(m); return PyErr_NoMemory(); }
     for (Py_ssize_t k = 0; k < n; k++) { items[k] = PyList_GET_ITEM(texts, k); Py_INCREF(items[k]); }
     Py_ssize_t start = 0, next = 0, done = 0;
     int made = 0;
@@ -1350,7 +1379,6 @@ static PyObject *Model_encode_batch(Model *m, PyObject *args) {
         if (!j->ends || job_setup(j, m) < 0) { PyErr_NoMemory(); goto cleanup; }
         start = end;
     }
-    m->busy = 1;
     pthread_t tids[64];
     int started[64] = {0};
     Py_BEGIN_ALLOW_THREADS
@@ -1361,13 +1389,11 @@ static PyObject *Model_encode_batch(Model *m, PyObject *args) {
         else run_job(&jobs[t]);   /* no thread could be started: do its share here */
     }
     Py_END_ALLOW_THREADS
-    m->busy = 0;
     /* shares that failed in a thread: again here, with the GIL, so the real error is raised */
     for (int t = 0; t < threads; t++) {
         Job *j = &jobs[t];
         if (!j->failed) continue;
         j->ids.len = 0;
-        m->busy = 1;
         unsigned char *u8 = NULL;
         size_t u8cap = 0;
         int bad = 0;
@@ -1376,7 +1402,6 @@ static PyObject *Model_encode_batch(Model *m, PyObject *args) {
             j->ends[k] = j->ids.len;
         }
         PyMem_RawFree(u8);
-        m->busy = 0;
         if (bad) goto cleanup;
         j->failed = 0;
     }
@@ -1395,7 +1420,11 @@ static PyObject *Model_encode_batch(Model *m, PyObject *args) {
             size_t to = j->ends[k];
             PyObject *list = PyList_New((Py_ssize_t)(to - from));
             if (!list) { Py_CLEAR(result); goto cleanup; }
-            for (size_t x = from; x < to; x++) PyList_SET_ITEM(list, (Py_ssize_t)(x - from), id_object(m, j->ids.ids[x]));
+            for (size_t x = from; x < to; x++) {
+                PyObject *v = id_object(m, j->ids.ids[x]);
+                if (!v) { Py_DECREF(list); Py_CLEAR(result); goto cleanup; }
+                PyList_SET_ITEM(list, (Py_ssize_t)(x - from), v);
+            }
             PyList_SET_ITEM(result, at, list);
             from = to;
         }
@@ -1405,6 +1434,7 @@ cleanup:
     PyMem_RawFree(jobs);
     for (Py_ssize_t k = 0; k < n; k++) Py_DECREF(items[k]);
     PyMem_RawFree(items);
+    model_exit(m);
     return result;
 }
 
@@ -1414,23 +1444,24 @@ static PyObject *Model_encode_pieces(Model *m, PyObject *args) {
     int lbpe_mode;
     Py_ssize_t limit, cached_chars;
     if (!PyArg_ParseTuple(args, "O!pnn", &PyList_Type, &pieces, &lbpe_mode, &limit, &cached_chars)) return NULL;
-    if (m->busy) { PyErr_SetString(PyExc_RuntimeError, "lbpe._native.Model is not re-entrant"); return NULL; }
+    if (model_enter(m) < 0) return NULL;
     IdBuf b = {NULL, 0, 0};
     PyObject *result = NULL;
-    m->busy = 1;
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(pieces); k++) {
         if ((k & 8191) == 8191 && PyErr_CheckSignals() < 0) goto done;
         PyObject *piece = PyList_GET_ITEM(pieces, k);
         if (!PyUnicode_Check(piece)) { PyErr_SetString(PyExc_TypeError, "pieces must be str"); goto done; }
+        Py_INCREF(piece);   /* a signal handler could take it out of the list meanwhile */
         Py_ssize_t n;
         const char *s = PyUnicode_AsUTF8AndSize(piece, &n);   /* a lone surrogate: UnicodeEncodeError */
-        if (!s) goto done;
-        if (cached_piece(m, s, (size_t)n, PyUnicode_GET_LENGTH(piece), lbpe_mode, limit, cached_chars, &b) < 0) goto done;
+        int bad = !s || cached_piece(m, s, (size_t)n, PyUnicode_GET_LENGTH(piece), lbpe_mode, limit, cached_chars, &b) < 0;
+        Py_DECREF(piece);
+        if (bad) goto done;
     }
     result = id_list(m, &b);
 done:
     PyMem_RawFree(b.ids);
-    m->busy = 0;
+    model_exit(m);
     return result;
 }
 
@@ -1457,7 +1488,10 @@ static PyObject *pack(PyObject *Py_UNUSED(mod), PyObject *lists) {
     for (Py_ssize_t k = 0; k < count; k++) {
         PyObject *ids = PyList_GET_ITEM(lists, k);
         for (Py_ssize_t x = 0; x < PyList_GET_SIZE(ids); x++) {
-            long v = PyLong_AsLong(PyList_GET_ITEM(ids, x));
+            PyObject *item = PyList_GET_ITEM(ids, x);
+            /* exact ints only: nothing can run Python code (and change the lists) meanwhile */
+            if (!PyLong_CheckExact(item)) { Py_DECREF(out); PyErr_SetString(PyExc_TypeError, "pack() takes lists of int ids"); return NULL; }
+            long v = PyLong_AsLong(item);
             if (v == -1 && PyErr_Occurred()) { Py_DECREF(out); return NULL; }
             if (v < 0 || v > INT32_MAX) { Py_DECREF(out); PyErr_SetString(PyExc_OverflowError, "id out of range"); return NULL; }
             int32_t v32 = (int32_t)v;
@@ -1470,6 +1504,7 @@ static PyObject *pack(PyObject *Py_UNUSED(mod), PyObject *lists) {
 /* unpack(data) -> list[list[int]]: the inverse of pack(), ids as the model's shared ints */
 static PyObject *Model_unpack(Model *m, PyObject *arg) {
     Py_buffer view;
+    if (!m->slots) { PyErr_SetString(PyExc_RuntimeError, "lbpe._native.Model was not initialised"); return NULL; }
     if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
     const char *p = view.buf, *end = p + view.len;
     PyObject *out = NULL;
@@ -1513,11 +1548,13 @@ done:
 }
 
 static PyObject *Model_clear_cache(Model *m, PyObject *Py_UNUSED(ignored)) {
+    if (model_enter(m) < 0) return NULL;   /* waits for an encode_batch whose threads read the caches */
     cache_clear(&m->cache[0]);
     cache_clear(&m->cache[1]);
     cache_clear(&m->part_cache[0]);
     cache_clear(&m->part_cache[1]);
     if (m->cut_val) memset(m->cut_val, 0, CUT_MEMO_MASK + 1);
+    model_exit(m);
     Py_RETURN_NONE;
 }
 
@@ -1528,6 +1565,7 @@ static void Model_dealloc(Model *m) {
     PyMem_RawFree(m->sc_left); PyMem_RawFree(m->sc_right);
     for (int k = 0; k < N_SCRATCH; k++) PyMem_RawFree(m->scratch[k]);
     Py_XDECREF(m->fallback);
+    if (m->lock) PyThread_free_lock(m->lock);
     cache_free(&m->cache[0]);
     cache_free(&m->cache[1]);
     cache_free(&m->part_cache[0]);
@@ -1540,6 +1578,7 @@ static void Model_dealloc(Model *m) {
 }
 
 static int as_id(PyObject *v, int32_t *out, const char *what) {
+    if (!PyLong_Check(v)) { PyErr_Format(PyExc_TypeError, "%s must be an int", what); return -1; }
     long x = PyLong_AsLong(v);
     if (x == -1 && PyErr_Occurred()) return -1;
     if (x < 0 || x > INT32_MAX) { PyErr_Format(PyExc_ValueError, "%s %ld is outside 0..2**31-1", what, x); return -1; }
@@ -1577,6 +1616,8 @@ static int Model_init(Model *m, PyObject *args, PyObject *kw) {
                                      &merges, &scaffold, &bf, &unk, &fuse, &fallback))
         return -1;
     if (m->slots) { PyErr_SetString(PyExc_RuntimeError, "Model is already initialised"); return -1; }
+    m->lock = PyThread_allocate_lock();
+    if (!m->lock) { PyErr_NoMemory(); return -1; }
     m->char_units = char_units; m->whole_piece_first = wpf; m->fuse_unk = fuse;
     Py_INCREF(fallback); m->fallback = fallback;
     size_t size = 1024;
@@ -1694,14 +1735,13 @@ static PyObject *Model_encode_piece(Model *m, PyObject *args) {
     PyObject *piece;
     int lbpe_mode;
     if (!PyArg_ParseTuple(args, "Up", &piece, &lbpe_mode)) return NULL;
-    if (m->busy) { PyErr_SetString(PyExc_RuntimeError, "lbpe._native.Model is not re-entrant"); return NULL; }
     Py_ssize_t n;
     const char *s = PyUnicode_AsUTF8AndSize(piece, &n);
     if (!s) return NULL;
+    if (model_enter(m) < 0) return NULL;
     IdBuf b = {NULL, 0, 0};
-    m->busy = 1;
     PyObject *r = encode_piece(m, s, n, lbpe_mode, 1, &b) < 0 ? NULL : ids_tuple(&b, 0);
-    m->busy = 0;
+    model_exit(m);
     PyMem_RawFree(b.ids);
     return r;
 }
