@@ -565,12 +565,7 @@ static Py_ssize_t lbpe(Model *m, const char *s, const int32_t *ub, int32_t n, co
 typedef struct { int32_t *ids; size_t len, cap; } IdBuf;
 
 static int idbuf_push(IdBuf *b, int32_t id) {
-    if (b->len == b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 64;
-        int32_t *p = PyMem_RawRealloc(b->ids, cap * sizeof(int32_t));
-        if (!p) { no_memory(); return -1; }
-        b->ids = p; b->cap = cap;
-    }
+    if (b->len == b->cap && grow((void **)&b->ids, &b->cap, b->len + 1, sizeof(int32_t)) < 0) return -1;
     b->ids[b->len++] = id;
     return 0;
 }
@@ -748,13 +743,7 @@ static int cache_add(Cache *c, uint64_t h, const char *s, size_t n, const int32_
 }
 
 static int append_ids(IdBuf *out, const int32_t *ids, size_t count) {
-    if (out->len + count > out->cap) {
-        size_t cap = out->cap ? out->cap : 64;
-        while (cap < out->len + count) cap *= 2;
-        int32_t *p = PyMem_RawRealloc(out->ids, cap * sizeof(int32_t));
-        if (!p) { no_memory(); return -1; }
-        out->ids = p; out->cap = cap;
-    }
+    if (grow((void **)&out->ids, &out->cap, out->len + count, sizeof(int32_t)) < 0) return -1;
     if (count) memcpy(out->ids + out->len, ids, count * sizeof(int32_t));
     out->len += count;
     return 0;

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from lbpe.vocab import Vocab
 
-__all__ = ["Backend", "backend", "use", "ENV_VAR", "model_for", "preset_code", "split"]
+__all__ = ["Backend", "backend", "use", "ENV_VAR", "model_for", "built_model", "preset_code", "split"]
 
 #: Set to 1 to force the pure-Python path.
 ENV_VAR = "LBPE_PURE_PYTHON"
@@ -86,16 +86,25 @@ def use(name: Literal["compiled", "pure"]) -> Backend:
     return backend()
 
 
+#: Where a vocabulary keeps its compiled tables (in its ``__dict__``, beside its cached properties).
+_KEY = "_native_model"
+
+
 def model_for(vocab: Vocab) -> object | None:
     """The compiled tables of ``vocab`` (built on first use, kept on the vocabulary), or
     ``None`` when the pure path is active."""
     if not _enabled:
         return None
-    model = vocab.__dict__.get("_native_model", False)
+    model = vocab.__dict__.get(_KEY, False)
     if model is False:
         model = _build(vocab)
-        vocab.__dict__["_native_model"] = model
+        vocab.__dict__[_KEY] = model
     return model
+
+
+def built_model(vocab: Vocab) -> object | None:
+    """The compiled tables of ``vocab`` if they were built already (never builds them)."""
+    return vocab.__dict__.get(_KEY) or None
 
 
 #: The presets the extension splits itself, by the code it knows them by (lbpe/_native.c PRESETS).

@@ -15,6 +15,7 @@ import functools
 from collections.abc import Mapping
 from typing import Literal
 
+from lbpe import native
 from lbpe.errors import LbpeError
 from lbpe.model.cuts import CutFinder
 from lbpe.model.lbpe import build_prefix_index
@@ -219,8 +220,8 @@ class Vocab:
         finder = self.__dict__.get("cut_finder")  # where cached_property keeps a built value
         if finder is not None:
             finder.clear()
-        compiled = self.__dict__.get("_native_model")  # lbpe.native keeps the compiled tables here
-        if compiled:
+        compiled = native.built_model(self)
+        if compiled is not None:
             compiled.clear_cache()
 
     def expand_scaffold(self, ids: list[int]) -> list[int]:
