@@ -5,7 +5,8 @@ quantifiers. This module rewrites them for the standard library ``re`` module so
 code runs in CPython and in Pyodide:
 
 * ``\\p{L}``, ``\\p{N}``, ``\\p{M}`` and the letter sub-categories become explicit character
-  ranges built from :mod:`unicodedata`;
+  ranges from :mod:`lbpe.unicode` (Unicode 16.0, as in tiktoken and HF tokenizers, whatever
+  the interpreter's own :mod:`unicodedata` has);
 * ``\\s`` becomes the Unicode ``White_Space`` set (Python's own ``\\s`` also matches the
   separators U+001C..U+001F, which are not white space in Unicode or in tiktoken);
 * ``$`` (end of text in tiktoken's engine) becomes ``\\Z``;
@@ -75,8 +76,9 @@ import bisect
 import functools
 import re
 import sys
-import unicodedata
 from typing import Iterator
+
+from lbpe.unicode import category_ranges
 
 __all__ = [
     "PRESETS",
@@ -184,42 +186,14 @@ def _body(ranges) -> str:
     return "".join(_char(lo) if lo == hi else _char(lo) + "-" + _char(hi) for lo, hi in ranges)
 
 
-# ---- Unicode data --------------------------------------------------------------------------
-
-
-@functools.lru_cache(maxsize=None)
-def _category_table() -> dict[str, list[tuple[int, int]]]:
-    """Ranges of code points per two-letter general category (one pass over the code space)."""
-    table: dict[str, list[tuple[int, int]]] = {}
-    category = unicodedata.category
-    prev_cat = None
-    start = 0
-    for cp in range(sys.maxunicode + 1):
-        cat = category(chr(cp))
-        if cat != prev_cat:
-            if prev_cat is not None:
-                table.setdefault(prev_cat, []).append((start, cp - 1))
-            prev_cat = cat
-            start = cp
-    table.setdefault(prev_cat, []).append((start, sys.maxunicode))  # type: ignore[arg-type]
-    return table
-
-
-@functools.lru_cache(maxsize=None)
-def _category_ranges(categories: str) -> Ranges:
-    """Merged ranges of space-separated categories such as ``"Lu Ll"``.
-
-    A one-letter name (``L``, ``N``, ``M``) stands for all its sub-categories.
-    """
-    table = _category_table()
-    wanted = categories.split()
-    return _merge(r for cat, rs in table.items() if any(cat.startswith(w) for w in wanted) for r in rs)
+# ---- Unicode data ----------------------------------------------------------------------
 
 
 @functools.lru_cache(maxsize=None)
 def _class_body(categories: str) -> str:
-    """Character-class body (no brackets) for space-separated categories such as ``"Lu Ll"``."""
-    return _ranges_to_class(_category_ranges(categories))
+    """Character-class body (no brackets) for space-separated categories such as ``"Lu Ll"``
+    (at the pinned Unicode version of :mod:`lbpe.unicode`)."""
+    return _ranges_to_class(category_ranges(categories))
 
 
 @functools.lru_cache(maxsize=None)
@@ -318,7 +292,7 @@ def _canonical(name: str) -> str:
 def _field_ranges(field: str) -> Ranges:
     if field == "WS":
         return _WHITE_SPACE_RANGES
-    return _category_ranges(_FIELDS[field])
+    return category_ranges(_FIELDS[field])
 
 
 def _fields() -> dict[str, str]:

@@ -25,7 +25,6 @@ import json
 import platform
 import sys
 import time
-import unicodedata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,6 +34,7 @@ sys.path.insert(0, str(ROOT / "scripts"))  # fetch_data: where the registry data
 import fetch_data  # noqa: E402
 from lbpe.formats.hf_write import to_tokenizer_json  # noqa: E402
 from lbpe.train import train  # noqa: E402
+from lbpe.unicode import UNICODE_VERSION  # noqa: E402
 
 FILES = ("text/moby_dick.txt", "text/sotu.txt")
 PATTERN = "paper"
@@ -118,7 +118,7 @@ def main() -> int:
         },
         "training_seconds": round(seconds, 1),
         "python": platform.python_version(),
-        "unicode": unicodedata.unidata_version,
+        "unicode": UNICODE_VERSION,
     }
     (args.out / "training.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {written} ({written.stat().st_size} bytes; {len(vocab)} tokens, trained in {seconds:.1f} s)")

@@ -94,7 +94,8 @@ def chunks(text: str, size: int = 65536) -> list[str]:
 
 # ---- both encoding paths --------------------------------------------------------------------
 
-#: Test modules whose every test runs twice: on the compiled path and on the pure-Python one.
+#: Test modules whose every test runs twice: on the compiled path and on the pure-Python one
+#: (elsewhere, a test that asks for the ``encode_path`` fixture runs twice).
 BOTH_PATHS = {
     "test_parity_tiktoken",
     "test_parity_hf",
@@ -106,8 +107,9 @@ BOTH_PATHS = {
 
 
 def pytest_generate_tests(metafunc):
-    if metafunc.module.__name__.rsplit(".", 1)[-1] in BOTH_PATHS:
-        metafunc.fixturenames.append("encode_path")
+    if metafunc.module.__name__.rsplit(".", 1)[-1] in BOTH_PATHS or "encode_path" in metafunc.fixturenames:
+        if "encode_path" not in metafunc.fixturenames:
+            metafunc.fixturenames.append("encode_path")
         forced_pure = os.environ.get(native.ENV_VAR, "") not in ("", "0")
         metafunc.parametrize("encode_path", ["pure"] if forced_pure else ["compiled", "pure"], indirect=True)
 

@@ -46,6 +46,7 @@ function useFile(hostPath) {
 
 const out = {
   python: py.runPython("import sys; sys.version.split()[0]"),
+  unicode: py.runPython("import unicodedata; unicodedata.unidata_version"),
   lbpe: py.runPython("import lbpe; lbpe.__file__"),
   vocabs: [],
 };

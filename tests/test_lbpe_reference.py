@@ -4,7 +4,6 @@ text and on generated text, for byte-level vocabularies."""
 from __future__ import annotations
 
 import functools
-import unicodedata
 
 import pytest
 from hypothesis import given, settings
@@ -57,13 +56,9 @@ def test_lbpe_equals_naive_on_real_text(name):
     assert compared >= 2 * MB
 
 
-def _assigned(text: str) -> bool:
-    return all(unicodedata.category(c) != "Cn" for c in text)
-
-
 @pytest.mark.parametrize("name", list(VOCABS))
 @settings(max_examples=150, deadline=None)
-@given(text=st.text(st.characters(blacklist_categories=("Cs",)), max_size=120).filter(_assigned))
+@given(text=st.text(st.characters(blacklist_categories=("Cs",)), max_size=120))
 def test_lbpe_equals_naive_on_generated_text(name, text):
     tok = ours(name)
     expected = [i for piece in tok.pieces(text) for i in naive_ids(tok, piece)]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import json
-import unicodedata
 
 import pytest
 from hypothesis import given, settings
@@ -46,15 +45,9 @@ def test_bpe_ids_and_decode_equal_hf_on_real_text(name):
     assert compared >= 2 * MB
 
 
-def _assigned(text: str) -> bool:
-    # Unicode 14 (Python 3.11's tables) vs the newer tables of HF's regex engine: code points
-    # assigned later cannot agree by construction.
-    return all(unicodedata.category(c) not in ("Cn", "Co") for c in text)
-
-
 @pytest.mark.parametrize("name", NAMES)
 @settings(max_examples=120, deadline=None)
-@given(text=st.text(st.characters(blacklist_categories=("Cs",)), max_size=120).filter(_assigned))
+@given(text=st.text(st.characters(blacklist_categories=("Cs",)), max_size=120))
 def test_bpe_ids_equal_hf_on_generated_text(name, text):
     expected = theirs(name).encode(text, add_special_tokens=False).ids
     assert ours(name).encode(text, mode="bpe", allowed_special="all") == expected

@@ -4,7 +4,6 @@ and hypothesis-generated Unicode."""
 from __future__ import annotations
 
 import functools
-import unicodedata
 
 import pytest
 from hypothesis import given, settings
@@ -61,13 +60,7 @@ def test_bpe_ids_equal_tiktoken_on_1mb_english(name):
     assert ours(name).encode(text, mode="bpe", disallowed_special=()) == tiktoken_encoding(name).encode_ordinary(text)
 
 
-def _assigned(text: str) -> bool:
-    # Python's unicodedata (Unicode 14 on 3.11) and tiktoken's regex engine (newer Unicode)
-    # disagree about code points assigned after Unicode 14; those cannot match by construction.
-    return all(unicodedata.category(c) != "Cn" for c in text)
-
-
-_unicode_text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=200).filter(_assigned)
+_unicode_text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=200)
 _tricky = st.text(
     st.sampled_from(list(" \t\r\n\x0b\x0c\x85\xa0\u3000\u2028\x1c\x1d'sSſlLtTdDmMvVeErR0123456789/!?.-_aéÉ日本語🙂\U00010400\U0001d7ce\u0301ǅʰ")),
     max_size=80,

@@ -30,12 +30,10 @@ What is written:
   HF's trainers do).
 
 The regexes are the presets in the dialect of HF's regex engine (Oniguruma): ``\\p{L}``,
-``\\p{N}``, ``\\s`` and ``\\z`` (end of text; Oniguruma's ``$`` is end of *line*). On every
-code point that the running Python's :mod:`unicodedata` assigns, ``tokenizers`` 0.23.3 splits
-text exactly as :mod:`lbpe.pretokenize` does (``\\s`` included: neither counts U+001C..U+001F
-as white space). They differ on code points that HF's newer Unicode tables assign and Python's
-do not (Python 3.11 has Unicode 14.0: 9,392 code points, e.g. U+1C89, U+A7CB, U+105C0..): HF
-treats them as letters or digits, lbpe as unassigned (``[^\\s\\p{L}\\p{N}]``).
+``\\p{N}``, ``\\s`` and ``\\z`` (end of text; Oniguruma's ``$`` is end of *line*). ``tokenizers``
+0.23.3 splits text exactly as :mod:`lbpe.pretokenize` does on every code point: both use Unicode
+16.0's categories (lbpe's pinned in :mod:`lbpe.unicode`), and neither counts U+001C..U+001F as
+white space.
 
 >>> from lbpe.train import train
 >>> text = to_tokenizer_json(train("hug hugs", vocab_size=256 + 5 + 1), pattern="paper")

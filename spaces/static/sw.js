@@ -2,7 +2,7 @@
 // first visit, the page (Python included) works with the network off.
 // `lbpe build-web` replaces the marker below with BUILD (a hash of the site's files) and
 // PRECACHE (every file of the site, as URLs relative to this script).
-const BUILD = "ba1e7c98017efd18";
+const BUILD = "1709c218a5a4fc71";
 const PRECACHE = [
  "./",
  "app.js",

@@ -89,6 +89,7 @@ from typing import Union
 
 from lbpe.errors import LbpeError
 from lbpe.pretokenize import PresetPattern, resolve_pattern
+from lbpe.unicode import category
 from lbpe.vocab import Unit, Vocab
 
 __all__ = ["train", "count_pieces", "train_from_counts", "TextSource", "Progress"]
@@ -271,10 +272,11 @@ def _count_blocks(blocks: Iterable[str], regex, counts: Counter[str], chunk_char
 
 
 def _find_cut(buf: str, lo: int) -> int:
-    """The last position ``p > lo`` with ``buf[p - 1] == "\\n"`` and ``buf[p]`` a letter, or -1."""
+    """The last position ``p > lo`` with ``buf[p - 1] == "\\n"`` and ``buf[p]`` a letter (``\\p{L}``
+    at the pinned Unicode version, as the pre-tokenisers see it), or -1."""
     i = buf.rfind("\n", lo, len(buf) - 1)
     while i >= 0:
-        if buf[i + 1].isalpha():
+        if category(buf[i + 1])[0] == "L":
             return i + 1
         i = buf.rfind("\n", lo, i)
     return -1
