@@ -22,6 +22,7 @@ from collections.abc import Sequence as Seq
 
 from lbpe.errors import LbpeError
 from lbpe.pretokenize import _class_body, compile_pattern, resolve_pattern
+from lbpe.user_regex import UserRegex, deadline
 
 __all__ = [
     "Splitter",
@@ -308,14 +309,29 @@ BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Con
 class Split(Splitter):
     """HF ``Split``: cut at the matches of a pattern and treat them per ``behavior``.
 
-    ``pattern`` is a translated regex source (see :func:`translate_regex`) or, for HF's
-    ``{"String": ...}`` form, pass ``literal=True``.
+    ``pattern`` is a translated regex source (see :func:`translate_regex`), which runs under the
+    time limit of :mod:`lbpe.user_regex`, or, for HF's ``{"String": ...}`` form, pass
+    ``literal=True``. ``trusted=True`` is for this package's own patterns (plain ``re``);
+    ``shown`` is the pattern as its file spelled it, for error messages.
     """
 
-    def __init__(self, pattern: str, behavior: str, *, invert: bool = False, literal: bool = False) -> None:
+    def __init__(
+        self,
+        pattern: str,
+        behavior: str,
+        *,
+        invert: bool = False,
+        literal: bool = False,
+        trusted: bool = False,
+        shown: str | None = None,
+    ) -> None:
         if behavior not in BEHAVIORS:
             raise LbpeError(f"unknown Split behavior {behavior!r}; known: {', '.join(BEHAVIORS)}")
-        self.regex = re.compile(re.escape(pattern) if literal else pattern, re.MULTILINE)
+        self.regex: UserRegex | re.Pattern[str]
+        if literal or trusted:
+            self.regex = re.compile(re.escape(pattern) if literal else pattern, re.MULTILINE)
+        else:
+            self.regex = UserRegex(pattern, re.MULTILINE, what="the Split pre-tokenizer's pattern", shown=shown)
         self.behavior = behavior
         self.invert = invert
 
@@ -428,7 +444,7 @@ class Digits(Splitter):
 
     def __init__(self, *, individual_digits: bool = False) -> None:
         body = _class_body("Nd")
-        self._split = Split("[" + body + "]", "Isolated" if individual_digits else "Contiguous")
+        self._split = Split("[" + body + "]", "Isolated" if individual_digits else "Contiguous", trusted=True)
 
     def split(self, text: str) -> list[Piece]:
         return self._split.split(text)
@@ -439,7 +455,7 @@ class Punctuation(Splitter):
 
     def __init__(self, *, behavior: str = "Isolated") -> None:
         ascii_punct = "".join(re.escape(c) for c in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
-        self._split = Split("[" + ascii_punct + _class_body("P") + "]", behavior)
+        self._split = Split("[" + ascii_punct + _class_body("P") + "]", behavior, trusted=True)
 
     def split(self, text: str) -> list[Piece]:
         return self._split.split(text)
@@ -461,6 +477,10 @@ class Sequence(Splitter):
         self.steps = list(steps)
 
     def split(self, text: str) -> list[Piece]:
+        with deadline(len(text)):  # the steps' patterns share one time allowance
+            return self._split_all(text)
+
+    def _split_all(self, text: str) -> list[Piece]:
         pieces: list[Piece] = [(text, 0, len(text))] if text else []
         for step in self.steps:
             nxt: list[Piece] = []

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from lbpe.presets import PRESETS, load_preset
 from lbpe.stats import compare_json, text_stats
 from tests.app_support import running_server
 from tests.conftest import data_file
+from tests.test_user_regex import CHARS, POLYNOMIAL, hostile_tokenizer_json
 
 TEXT = "Internationalization of counterrevolutionary misunderstandings: naïve café, 日本語 🙂\n\tcode(x)\n"
 API_NAMES = {
@@ -208,3 +210,34 @@ def test_lbpe_serve_launches_the_same_app(tmp_path):
     with running_server([sys.executable, "-m", "lbpe", "serve", "--host", "127.0.0.1", "--port", "{port}"]) as s:
         c = Client(s.url, verbose=False)
         check_compare(c.predict(TEXT, "lbpe-32k", True, False, api_name="/compare"), load_preset("lbpe-32k"), TEXT)
+
+
+@pytest.mark.parametrize("name", list(POLYNOMIAL))
+def test_a_polynomial_pattern_cannot_hold_the_server(server, tmp_path, name):
+    """An uploaded tokenizer.json whose Split pattern backtracks polynomially, on 50,000
+    characters: a clear error within 10 s, while another client's request is served."""
+    pattern, char = POLYNOMIAL[name]
+    attacker, other = Client(server.url, verbose=False), Client(server.url, verbose=False)
+    upload = upload_copy(tmp_path, hostile_tokenizer_json(pattern), "tokenizer.json")
+    vocab = attacker.predict([handle_file(upload)], "auto", api_name="/upload_vocab")[0]["value"]
+    served: dict = {}
+
+    def normal_request():
+        began = time.monotonic()
+        served["result"] = other.predict(TEXT, "gpt2", True, False, api_name="/compare")
+        served["seconds"] = time.monotonic() - began
+
+    started = time.monotonic()
+    job = attacker.submit(char * CHARS, vocab, True, False, api_name="/compare")
+    time.sleep(0.5)  # the hostile request is running
+    second = threading.Thread(target=normal_request)
+    second.start()
+    with pytest.raises(AppError) as err:
+        job.result(timeout=60)
+    elapsed = time.monotonic() - started
+    second.join(60)
+    message = str(err.value)
+    assert elapsed < 10, f"the hostile request took {elapsed:.1f} s"
+    assert pattern in message and "LBPE_REGEX_SECONDS" in message and "Traceback" not in message, message
+    assert served["seconds"] < 10, f"the other client waited {served['seconds']:.1f} s"
+    check_compare(served["result"], load_preset("gpt2"), TEXT)

@@ -30,6 +30,7 @@ def test_defaults_and_documentation():
         "vocab_bytes": ("LBPE_MAX_VOCAB_BYTES", 128 << 20),
         "vocab_tokens": ("LBPE_MAX_VOCAB_TOKENS", 1 << 20),
         "train_bytes": ("LBPE_MAX_TRAIN_BYTES", 1 << 30),
+        "regex_seconds": ("LBPE_REGEX_SECONDS", 2),
     }
     rows = limits.describe()
     assert [r["value"] for r in rows] == [lim.default for lim in LIMITS.values()]
@@ -118,3 +119,16 @@ def test_vocabulary_limits_in_load(monkeypatch, tmp_path):
         lbpe.load(path)
     monkeypatch.delenv("LBPE_MAX_VOCAB_BYTES")
     assert lbpe.load(path).n_vocab == 100277  # the file is small; cl100k_base's special ids sit above
+
+
+@pytest.mark.parametrize("raw, value", [("2", 2.0), ("0.5", 0.5), ("10s", 10.0), (" 3 ", 3.0), ("0", 0.0)])
+def test_seconds_limit_overrides(monkeypatch, raw, value):
+    monkeypatch.setenv("LBPE_REGEX_SECONDS", raw)
+    assert limits.get("regex_seconds") == value
+
+
+@pytest.mark.parametrize("raw", ["two", "-1", "nan", "inf", "1e99", ""])
+def test_bad_seconds_say_how_to_fix_them(monkeypatch, raw):
+    monkeypatch.setenv("LBPE_REGEX_SECONDS", raw or "x")
+    with pytest.raises(LbpeError, match=r"LBPE_REGEX_SECONDS=.* is not a number of seconds; use e.g. 2 or 0.5"):
+        limits.get("regex_seconds")

@@ -35,6 +35,7 @@ from lbpe.formats.gpt2 import char_to_byte
 from lbpe.limits import vocab_problem
 from lbpe.splitters import UnsupportedRegex, translate_regex
 from lbpe.tokenizer import Tokenizer
+from lbpe.user_regex import UserRegex
 from lbpe.vocab import Vocab
 
 __all__ = ["parse_tokenizer_json"]
@@ -296,8 +297,8 @@ def _normalizer(node: Any) -> norm.Normalizer | None:
     if kind == "Prepend":
         return norm.Prepend(_str(node, "prepend", None, "Prepend normalizer"))
     if kind == "Replace":
-        pattern, is_regex = _pattern(node.get("pattern"))
-        return norm.Replace(pattern, _str(node, "content", None, "Replace normalizer"), regex=is_regex)
+        pattern, is_regex, raw = _pattern(node.get("pattern"))
+        return norm.Replace(pattern, _str(node, "content", None, "Replace normalizer"), regex=is_regex, shown=raw)
     if kind == "Sequence":
         steps = [_normalizer(n) for n in _list(node, "normalizers", "Sequence normalizer")]
         steps = [s for s in steps if s is not None]
@@ -305,12 +306,15 @@ def _normalizer(node: Any) -> norm.Normalizer | None:
     raise _Refused(f"normalizer {kind!r} is not supported")
 
 
-def _pattern(node: Any) -> tuple[str, bool]:
+def _pattern(node: Any) -> tuple[str, bool, str]:
+    """``(pattern, is_regex, as the file spells it)``: a regex is translated for ``re``."""
     node = _obj(node, "pattern")
     if "String" in node:
-        return _str(node, "String", None, "pattern"), False
+        text = _str(node, "String", None, "pattern")
+        return text, False, text
     if "Regex" in node:
-        return translate_regex(_str(node, "Regex", None, "pattern")), True
+        raw = _str(node, "Regex", None, "pattern")
+        return translate_regex(raw), True, raw
     raise ValueError(f"pattern {node!r} has neither String nor Regex")
 
 
@@ -367,8 +371,8 @@ def _pretokenizer(node: Any) -> sp.Splitter | None:
         invert = _flag(node, "invert", False, "Split pre-tokenizer")
         if raw in ONIG_PRESETS and (behavior, invert) in (("Isolated", False), ("Removed", True)):
             return sp.Regex(ONIG_PRESETS[raw])
-        pattern, is_regex = _pattern(node["pattern"])
-        return sp.Split(pattern, behavior, invert=invert, literal=not is_regex)
+        pattern, is_regex, raw = _pattern(node["pattern"])
+        return sp.Split(pattern, behavior, invert=invert, literal=not is_regex, shown=raw)
     if kind == "Digits":
         return sp.Digits(individual_digits=_flag(node, "individual_digits", False, "Digits pre-tokenizer"))
     if kind == "Metaspace":
@@ -459,8 +463,10 @@ def _decoder(node: Any) -> Step | None:
         what = "Strip decoder"
         return _strip_step(_str(node, "content", " ", what), _count(node, "start", what), _count(node, "stop", what))
     if kind == "Replace":
-        pattern, is_regex = _pattern(node.get("pattern"))
-        regex = re.compile(pattern if is_regex else re.escape(pattern))
+        pattern, is_regex, raw = _pattern(node.get("pattern"))
+        regex = (
+            UserRegex(pattern, what="the Replace decoder's pattern", shown=raw) if is_regex else re.compile(re.escape(pattern))
+        )
         content = _str(node, "content", None, "Replace decoder")
         return lambda tokens: [regex.sub(lambda m: content, t) for t in tokens]
     if kind == "Metaspace":

@@ -45,7 +45,7 @@ import gradio as gr  # noqa: E402
 import plotly.graph_objects as go  # noqa: E402
 
 import lbpe  # noqa: E402
-from lbpe import display  # noqa: E402
+from lbpe import display, user_regex  # noqa: E402
 from lbpe.corpus import align_chunks, iter_chunks  # noqa: E402
 from lbpe.errors import LbpeError  # noqa: E402
 from lbpe.formats.hf_write import write_tokenizer_json  # noqa: E402
@@ -709,6 +709,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=None, help="port (default: $GRADIO_SERVER_PORT or 7860)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr)
+    if user_regex.engine() != "regex":
+        log.warning("the regex package is not installed: patterns from uploaded vocabulary files run without a time "
+                    "limit; install the app's dependencies (pip install lbpe[app]) on a shared server")
     launch(args.host, args.port)
 
 

@@ -50,6 +50,7 @@ from dataclasses import dataclass
 
 from lbpe.stats import BUCKETS, PerToken, Stats, bucket_label, compare_json, token_lengths
 from lbpe.tokenizer import MODES, Mode, Segment, Tokenizer, replace_surrogates
+from lbpe.user_regex import deadline
 
 __all__ = [
     "CSS",
@@ -164,10 +165,11 @@ def compare(tok: Tokenizer, text: str) -> Comparison:
         raise TypeError(f"text must be str, not {type(text).__name__}")
     text = replace_surrogates(text)
     nbytes = len(text.encode("utf-8"))
-    sides = {
-        mode: Side(mode, tuple(tok.segment(text, mode=mode, disallowed_special=())), nbytes, len(text))
-        for mode in MODES
-    }
+    with deadline(len(text)):  # both modes share one time allowance for a file's own patterns
+        sides = {
+            mode: Side(mode, tuple(tok.segment(text, mode=mode, disallowed_special=())), nbytes, len(text))
+            for mode in MODES
+        }
     return Comparison(
         text=text,
         vocab=tok.name,

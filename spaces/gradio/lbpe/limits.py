@@ -10,7 +10,10 @@ number of bytes (or tokens), optionally with a ``K``/``M``/``G`` suffix (powers 
 * ``text_bytes`` -- the CLI (``lbpe encode``/``compare`` read the whole text);
   :meth:`lbpe.Tokenizer.encode` itself has **no** cap (library callers pass what they like);
 * ``train_bytes`` -- ``lbpe train`` (total size of the corpus files);
-* ``upload_bytes`` -- for servers built on ``lbpe``: one uploaded file, as received.
+* ``upload_bytes`` -- for servers built on ``lbpe``: one uploaded file, as received;
+* ``regex_seconds`` -- :mod:`lbpe.user_regex`: the time a regular expression that came from a
+  vocabulary file may run, per MiB of text it is given (a text under 1 MiB counts as 1 MiB).
+  It is a number of seconds, decimals allowed.
 
 The Gradio playground (``app.py``) has its own, smaller caps (``LBPE_APP_*``); uploads it
 loads still go through :func:`lbpe.load` and so also meet ``vocab_bytes``/``vocab_tokens``.
@@ -28,7 +31,10 @@ from dataclasses import dataclass
 
 from lbpe.errors import LbpeError
 
-__all__ = ["Limit", "LIMITS", "LimitExceededError", "get", "check", "exceeded", "vocab_problem", "parse_size", "describe"]
+__all__ = [
+    "Limit", "LIMITS", "LimitExceededError", "get", "check", "exceeded", "vocab_problem", "parse_size", "parse_seconds",
+    "describe",
+]
 
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
 
@@ -40,7 +46,7 @@ class Limit:
     key: str
     env: str
     default: int
-    unit: str  # "bytes" or "tokens"
+    unit: str  # "bytes", "tokens" or "seconds"
     what: str
 
 
@@ -60,6 +66,9 @@ LIMITS: dict[str, Limit] = {
               "entries in a vocabulary file, and one more than its largest id (real vocabularies: <= 262,144)"),
         Limit("train_bytes", "LBPE_MAX_TRAIN_BYTES", 1 * GIB, "bytes",
               "the training corpus of lbpe train, all files together"),
+        Limit("regex_seconds", "LBPE_REGEX_SECONDS", 2, "seconds",
+              "a regular expression from a vocabulary file, per MiB of the text it runs on "
+              "(real pre-tokenizers need well under 0.5 s per MiB)"),
     )
 }
 
@@ -85,12 +94,28 @@ def parse_size(text: str, env: str) -> int:
     return int(number) * _SUFFIX[suffix]
 
 
-def get(key: str) -> int:
-    """The current value of limit ``key`` (environment variable, else the default); 0 = no limit."""
+def parse_seconds(text: str, env: str) -> float:
+    """``"2"``, ``"0.5"``, ``"10s"`` -> seconds; ``env`` names the variable in errors."""
+    raw = text.strip().lower().removesuffix("s").strip()
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < 1e9:  # also refuses nan and inf
+        raise LbpeError(f"{env}={text!r} is not a number of seconds; use e.g. 2 or 0.5, or 0 for no limit")
+    return value
+
+
+def get(key: str):
+    """The current value of limit ``key`` (environment variable, else the default); 0 = no limit.
+
+    An ``int`` for sizes and counts, a ``float`` for the ``seconds`` limits."""
     lim = LIMITS[key]
     raw = os.environ.get(lim.env)
     if raw is None or not raw.strip():
         return lim.default
+    if lim.unit == "seconds":
+        return parse_seconds(raw, lim.env)
     return parse_size(raw, lim.env)
 
 

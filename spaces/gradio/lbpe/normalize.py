@@ -18,6 +18,7 @@ import unicodedata
 from collections.abc import Sequence as Seq
 
 from lbpe.errors import LbpeError
+from lbpe.user_regex import UserRegex, deadline
 
 __all__ = ["Normalizer", "Unicode", "Lowercase", "Strip", "Prepend", "Replace", "Sequence", "SentencePieceNormalizer"]
 
@@ -115,11 +116,15 @@ class Prepend(Normalizer):
 
 
 class Replace(Normalizer):
-    """Replace every match of a literal string (or a translated regex) by ``content``."""
+    """Replace every match of a literal string (or a translated regex, from a file: run under
+    the time limit of :mod:`lbpe.user_regex`) by ``content``."""
 
-    def __init__(self, pattern: str, content: str, *, regex: bool = False) -> None:
+    def __init__(self, pattern: str, content: str, *, regex: bool = False, shown: str | None = None) -> None:
         self.literal = None if regex else pattern
-        self.regex = re.compile(pattern if regex else re.escape(pattern))
+        self.regex: UserRegex | re.Pattern[str] = (
+            UserRegex(pattern, what="the Replace normalizer's pattern", shown=shown)
+            if regex else re.compile(re.escape(pattern))
+        )
         self.content = content
 
     def __call__(self, text: str) -> str:
@@ -150,15 +155,17 @@ class Sequence(Normalizer):
         self.steps = list(steps)
 
     def __call__(self, text: str) -> str:
-        for step in self.steps:
-            text = step(text)
+        with deadline(len(text)):  # the steps' patterns share one time allowance
+            for step in self.steps:
+                text = step(text)
         return text
 
     def aligned(self, text: str) -> Aligned:
         origin = list(range(len(text)))
-        for step in self.steps:
-            text, inner = step.aligned(text)
-            origin = [origin[i] if i < len(origin) else len(origin) for i in inner]
+        with deadline(len(text)):
+            for step in self.steps:
+                text, inner = step.aligned(text)
+                origin = [origin[i] if i < len(origin) else len(origin) for i in inner]
         return text, origin
 
 

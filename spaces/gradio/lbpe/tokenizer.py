@@ -19,6 +19,7 @@ from bisect import bisect_left, bisect_right
 from itertools import chain, compress, repeat
 from operator import is_
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import AbstractSet, Literal
 
@@ -28,6 +29,7 @@ from lbpe.model.bpe import bpe_by_merges, bpe_by_rank
 from lbpe.model.lbpe import longest_first
 from lbpe.normalize import Normalizer
 from lbpe.splitters import Regex, Splitter
+from lbpe.user_regex import deadline
 from lbpe.vocab import Vocab
 
 __all__ = ["Tokenizer", "Segment", "Mode", "MODES", "replace_surrogates"]
@@ -120,6 +122,9 @@ class Tokenizer:
         # a preset the compiled path splits itself (None: the splitter's findall does)
         self._preset_code = native.preset_code(self._splitter.pattern) if isinstance(self._splitter, Regex) else None
         self.normalizer = normalizer
+        # patterns from a file may run in the normaliser or the splitter: one time allowance per
+        # text for all of them (lbpe.user_regex); a preset splitter alone needs none
+        self._guarded = normalizer is not None or not isinstance(self._splitter, Regex)
         self.added_tokens: dict[str, int] = dict(added_tokens or {})
         self._decoder = decoder
         self.bos, self.eos = list(bos), list(eos)
@@ -178,9 +183,10 @@ class Tokenizer:
 
     def pieces(self, text: str) -> list[str]:
         """The pre-tokens of ``text`` (after normalisation), as the model sees them."""
-        if self.normalizer is not None:
-            text = self.normalizer(text)
-        return self._findall(text)
+        with self._deadline(text):
+            if self.normalizer is not None:
+                text = self.normalizer(text)
+            return self._findall(text)
 
     @property
     def n_vocab(self) -> int:
@@ -297,16 +303,31 @@ class Tokenizer:
 
     def encode_ordinary(self, text: str, *, mode: Mode) -> list[int]:
         """Encode ``text`` treating special-token strings as ordinary text."""
-        cache = self._caches[_check_mode(mode)]
-        split = self._split[mode]
-        key_ids = self._key_ids
-        limit = self.cache_size
-        text = original = _checked_text(text)
+        _check_mode(mode)
+        text = _checked_text(text)
+        if self._guarded:
+            with deadline(len(text)):
+                return self._encode_guarded(text, mode)
+        return self._encode_ordinary(text, mode)
+
+    def _encode_guarded(self, text: str, mode: Mode) -> list[int]:
+        original = text
         if self.normalizer is not None:
             try:
                 text = self.normalizer(text)
             except UnicodeEncodeError:  # a normaliser that works on UTF-8 met a lone surrogate
                 return self._without_surrogates(original, mode)
+        return self._encode_ordinary(text, mode, original)
+
+    def _encode_ordinary(self, text: str, mode: Mode, original: str | None = None) -> list[int]:
+        """The pieces of the (normalised) ``text`` encoded; ``original``: the text before the
+        normaliser, to encode again when it holds a lone surrogate."""
+        if original is None:
+            original = text
+        cache = self._caches[mode]
+        split = self._split[mode]
+        key_ids = self._key_ids
+        limit = self.cache_size
         model = native.model_for(self.vocab)
         if model is not None:  # the compiled path (lbpe/_native.c): the same ids, faster
             try:
@@ -366,14 +387,18 @@ class Tokenizer:
         out: list[int] = []
         if add_special_tokens:
             out += self.bos
-        for is_special, chunk in self._chunks(text, allowed_special, disallowed_special):
-            if is_special:
-                out.append(self._matched_id(chunk))
-            else:
-                out += self.encode_ordinary(chunk, mode=mode)
+        with self._deadline(text):
+            for is_special, chunk in self._chunks(text, allowed_special, disallowed_special):
+                if is_special:
+                    out.append(self._matched_id(chunk))
+                else:
+                    out += self.encode_ordinary(chunk, mode=mode)
         if add_special_tokens:
             out += self.eos
         return out
+
+    def _deadline(self, text: object) -> deadline | nullcontext:
+        return deadline(len(text)) if self._guarded and isinstance(text, str) else nullcontext()
 
     def _matched_id(self, chunk: str) -> int:
         found = self.added_tokens.get(chunk)
@@ -500,13 +525,14 @@ class Tokenizer:
         text = replace_surrogates(_checked_text(text))
         out: list[Segment] = []
         offset = 0
-        for is_special, chunk in self._chunks(text, allowed_special, disallowed_special):
-            if is_special:
-                i = self._matched_id(chunk)
-                out.append(Segment(i, offset, offset + len(chunk), chunk.encode(), special=chunk in self.vocab.special))
-            else:
-                out += self._segment_chunk(chunk, split, offset)
-            offset += len(chunk)
+        with self._deadline(text):
+            for is_special, chunk in self._chunks(text, allowed_special, disallowed_special):
+                if is_special:
+                    i = self._matched_id(chunk)
+                    out.append(Segment(i, offset, offset + len(chunk), chunk.encode(), special=chunk in self.vocab.special))
+                else:
+                    out += self._segment_chunk(chunk, split, offset)
+                offset += len(chunk)
         return out
 
     def _segment_chunk(self, chunk: str, split: Callable[[str], list], offset: int) -> list[Segment]:

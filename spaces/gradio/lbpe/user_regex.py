@@ -1,0 +1,180 @@
+"""Regular expressions that came from a vocabulary file, run under a time limit.
+
+A tokenizer.json carries its own regular expressions (``Split`` pre-tokenizers, ``Replace``
+normalizers and decoders). lbpe refuses the ones that backtrack exponentially when it loads
+them (``(a+)+``), but a pattern can also be slow in a polynomial way: ``\\s*\\s*\\s*x|\\s+``
+tries every way of sharing a run of spaces among its three ``\\s*``, so a few thousand spaces
+take minutes and 50,000 take hours. On a server that is a denial of service.
+
+So such a pattern runs through :class:`UserRegex`. In CPython, when the ``regex`` package is
+installed (``pip install lbpe[regex]``; the playground's dependencies include it), every call
+runs with its ``timeout=``, and a call that passes it raises :class:`RegexTimeoutError`,
+which names the pattern and says what to do. The time allowed is the ``regex_seconds`` limit
+(``LBPE_REGEX_SECONDS``, default 2 s) per MiB of text, a text under 1 MiB counting as 1 MiB:
+real pre-tokenizers need well under a tenth of that, and a slow pattern cannot hold a worker
+longer than a time proportional to its input. A pipeline step that runs several patterns over
+the pieces of one text (:class:`deadline` in ``Sequence``) gives them one shared allowance,
+so splitting a text into many pieces does not multiply it.
+
+Without ``regex`` (CPython without the extra, or the browser page, whose Pyodide has no
+``regex`` wheel offline) the standard library's ``re`` runs the same pattern with no time
+limit: the page's main thread stops a worker that takes too long instead. The presets of
+:mod:`lbpe.pretokenize` always run on ``re`` (twice as fast as ``regex`` on them) because they
+are ours, not the file's.
+
+>>> p = UserRegex(r"\\s+", what="a Split pattern")
+>>> [m.span() for m in p.finditer("a  b")]
+[(1, 3)]
+>>> p.sub(lambda m: "_", "a  b c")
+'a_b_c'
+"""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+import re
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from lbpe import limits
+from lbpe.errors import LbpeError
+
+__all__ = ["UserRegex", "RegexTimeoutError", "deadline", "engine"]
+
+_MIB = 1 << 20
+
+_engine_override: list = []  # tests: [None] runs the stdlib path even where regex is installed
+
+
+@functools.lru_cache(maxsize=None)
+def _regex_module():
+    """The ``regex`` package, imported when the first pattern from a file is compiled (so
+    ``import lbpe`` never loads it), or ``None`` where it is not installed."""
+    try:
+        import regex
+    except ImportError:  # the browser page, or CPython without lbpe[regex]
+        return None
+    return regex
+
+
+def engine() -> str:
+    """``"regex"`` when patterns from files run under the time limit, ``"re"`` when not."""
+    return "regex" if _active_regex() is not None else "re"
+
+
+def _active_regex():
+    return _engine_override[-1] if _engine_override else _regex_module()
+
+
+class RegexTimeoutError(LbpeError):
+    """A regular expression from a vocabulary file ran past its time limit."""
+
+    def __init__(self, pattern: str, what: str, chars: int, seconds: float) -> None:
+        self.pattern, self.what, self.chars, self.seconds = pattern, what, chars, seconds
+        shown = pattern if len(pattern) <= 80 else pattern[:77] + "..."
+        per_mib = limits.get("regex_seconds")
+        super().__init__(
+            f"{what} `{shown}` from the vocabulary file was stopped after {seconds:.1f} s on a text of "
+            f"{chars:,} characters: it backtracks heavily on this text (quantified parts that can match the "
+            f"same characters in many ways, such as \\s*\\s* or (?:x?)*). Fix the pattern in the file (e.g. one "
+            f"\\s+ instead of \\s*\\s*), shorten the text, or allow it more time with LBPE_REGEX_SECONDS "
+            f"(now {per_mib:g} s per MiB of text; 0 for no limit)."
+        )
+
+
+def _allowance(chars: int) -> float:
+    """Seconds allowed for ``chars`` characters of text (0: no limit)."""
+    per_mib = limits.get("regex_seconds")
+    if not per_mib:
+        return 0.0
+    return per_mib * max(1.0, chars / _MIB)
+
+
+# The running step's absolute end time (time.monotonic) and the size it was computed for.
+_current: contextvars.ContextVar[tuple[float, int] | None] = contextvars.ContextVar("lbpe_regex_deadline", default=None)
+
+
+class deadline:
+    """Context manager: every :class:`UserRegex` call inside shares one allowance for a text of
+    ``chars`` characters. Inside another ``deadline`` it keeps the outer one."""
+
+    def __init__(self, chars: int) -> None:
+        self.chars = chars
+        self._token: contextvars.Token | None = None
+
+    def __enter__(self) -> deadline:
+        if _current.get() is None:
+            seconds = _allowance(self.chars)
+            if seconds:
+                self._token = _current.set((time.monotonic() + seconds, self.chars))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._token is not None:
+            _current.reset(self._token)
+            self._token = None
+
+
+class UserRegex:
+    """A pattern from a file: compiled with ``re`` (which checks it and is the fallback) and,
+    where installed, with ``regex``, whose calls then run under the time limit.
+
+    ``what`` says what the pattern is for and ``shown`` how the file spelled it (default:
+    ``pattern``), both for error messages.
+    Offers the few ``re.Pattern`` methods the pipeline uses; match objects are ``re``'s or
+    ``regex``'s, which agree on ``group``, ``start``, ``end`` and ``span``.
+    """
+
+    __slots__ = ("pattern", "flags", "what", "shown", "_re", "_regex")
+
+    def __init__(self, pattern: str, flags: int = 0, *, what: str = "the pattern", shown: str | None = None) -> None:
+        self.pattern, self.flags, self.what = pattern, flags, what
+        self.shown = pattern if shown is None else shown
+        self._re = re.compile(pattern, flags)
+        self._regex = None
+        module = _regex_module()
+        if module is not None:
+            # VERSION0 is re's dialect; flags of re and regex share their values
+            self._regex = module.compile(pattern, flags | module.VERSION0)
+
+    def __repr__(self) -> str:
+        return f"UserRegex({self.pattern!r}, what={self.what!r})"
+
+    def __reduce__(self):
+        return (_rebuild, (self.pattern, self.flags, self.what, self.shown))
+
+    def _run(self, text: str, call: Callable[[Any, float | None], Any]) -> Any:
+        if self._regex is None or _active_regex() is None:
+            return call(self._re, None)
+        current = _current.get()
+        if current is None:
+            seconds = _allowance(len(text))
+            if not seconds:
+                return call(self._regex, None)
+            end, chars = time.monotonic() + seconds, len(text)
+        else:
+            end, chars = current
+        started = time.monotonic()
+        try:
+            return call(self._regex, max(end - started, 0.001))
+        except TimeoutError:
+            raise RegexTimeoutError(self.shown, self.what, chars, time.monotonic() - started) from None
+
+    def finditer(self, text: str) -> Iterator[Any]:
+        """Every match, as ``re.finditer`` (collected under the time limit, then iterated)."""
+        return iter(self._run(text, lambda p, t: list(p.finditer(text)) if t is None else list(p.finditer(text, timeout=t))))
+
+    def findall(self, text: str) -> list[Any]:
+        return self._run(text, lambda p, t: p.findall(text) if t is None else p.findall(text, timeout=t))
+
+    def sub(self, repl: Callable[[Any], str] | str, text: str) -> str:
+        return self._run(text, lambda p, t: p.sub(repl, text) if t is None else p.sub(repl, text, timeout=t))
+
+    def search(self, text: str, pos: int = 0) -> Any:
+        return self._run(text, lambda p, t: p.search(text, pos) if t is None else p.search(text, pos, timeout=t))
+
+
+def _rebuild(pattern: str, flags: int, what: str, shown: str) -> UserRegex:
+    return UserRegex(pattern, flags, what=what, shown=shown)

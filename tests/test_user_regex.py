@@ -1,0 +1,126 @@
+"""Regular expressions from vocabulary files run under a time limit (lbpe.user_regex): polynomial
+patterns in a real tokenizer.json give a clear error in seconds instead of holding the process
+for hours, one allowance is shared by a pipeline's steps, and the ``regex`` engine splits exactly
+like the standard library's ``re`` (which the browser page uses)."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import time
+
+import pytest
+
+import lbpe
+from lbpe import user_regex
+from lbpe.user_regex import RegexTimeoutError, UserRegex
+from tests.conftest import data_file, english_text
+
+#: Polynomial shapes that load (no repeated group holds a quantifier) and that take the standard
+#: library's re from hours to years on 50,000 characters (measured at 200 and 400: the time grows
+#: 7-16x per doubling), with the character the text repeats. Oniguruma spelling, as in a file.
+POLYNOMIAL = {
+    "quartic adjacent stars": (r"\s*\s*\s*\s*[^\s]|\s+", "\t"),
+    "cubic adjacent stars": (r"\s*\s*\s*x|\s+|\S+", "\t"),
+    "adjacent pluses": (r"\p{L}+\p{L}+\p{L}+\d|\p{L}+|\P{L}+", "a"),
+    "nested optional groups": (r"(?:\s(?:\s)?)?\s*\s*\s*z|\s+|\S+", "\t"),
+    "lookahead inside a repeat": (r"(?:(?=\s)\s)*\s*\s*x|\s+|\S+", "\t"),
+    "lazy quantifiers": (r"\s+?\s+?\s+?x|\s+|\S+", "\t"),
+}
+CHARS = 50_000
+
+
+def hostile_tokenizer_json(pattern: str, *, where: str = "pre_tokenizer") -> bytes:
+    """Mistral 7B v0.1's real tokenizer.json (1.8 MB) with ``pattern`` as its Split pre-tokenizer
+    or as a Replace normalizer put first (its normaliser turns spaces into ▁, not tabs)."""
+    data = json.loads(data_file("hf/mistral_v0.1/tokenizer.json").read_bytes())
+    if where == "pre_tokenizer":
+        data["pre_tokenizer"] = {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated", "invert": False}
+    else:
+        data["normalizer"]["normalizers"].insert(0, {"type": "Replace", "pattern": {"Regex": pattern}, "content": "."})
+    return json.dumps(data).encode()
+
+
+def load_hostile(tmp_path, pattern: str, **kw) -> lbpe.Tokenizer:
+    path = tmp_path / "tokenizer.json"
+    path.write_bytes(hostile_tokenizer_json(pattern, **kw))
+    return lbpe.load(path)
+
+
+def test_the_time_limit_is_on_here():
+    assert user_regex.engine() == "regex"  # a test dependency, and in the app's extra
+
+
+@pytest.mark.parametrize("name", list(POLYNOMIAL))
+def test_polynomial_split_patterns_stop_with_a_clear_error(tmp_path, name):
+    pattern, char = POLYNOMIAL[name]
+    tok = load_hostile(tmp_path, pattern)
+    started = time.monotonic()
+    with pytest.raises(RegexTimeoutError) as err:
+        tok.encode(char * CHARS, mode="lbpe")
+    elapsed = time.monotonic() - started
+    assert elapsed < 10, elapsed
+    message = str(err.value)
+    assert f"the Split pre-tokenizer's pattern `{pattern}`" in message  # as the file spells it
+    assert "50,000 characters" in message and "LBPE_REGEX_SECONDS" in message
+    # short text with the same pattern is fine: the limit is about time, not the pattern
+    assert tok.decode(tok.encode(char * 50, mode="bpe")) == char * 50
+
+
+def test_a_polynomial_replace_normalizer_stops_too(tmp_path):
+    pattern, char = POLYNOMIAL["cubic adjacent stars"]
+    tok = load_hostile(tmp_path, pattern, where="normalizer")
+    with pytest.raises(RegexTimeoutError, match="the Replace normalizer's pattern"):
+        tok.encode(char * CHARS, mode="bpe")
+    with pytest.raises(RegexTimeoutError):
+        tok.segment(char * CHARS, mode="bpe")  # the display path
+
+
+def test_the_allowance_follows_the_environment(tmp_path, monkeypatch):
+    tok = load_hostile(tmp_path, POLYNOMIAL["quartic adjacent stars"][0])
+    monkeypatch.setenv("LBPE_REGEX_SECONDS", "0.25")
+    started = time.monotonic()
+    with pytest.raises(RegexTimeoutError, match=r"now 0.25 s per MiB"):
+        tok.encode("\t" * CHARS, mode="bpe")
+    assert time.monotonic() - started < 1.5
+
+
+def test_pieces_of_one_text_share_one_allowance(tmp_path):
+    # Cut on "x" first, then a slow pattern on each of 20 runs of 1,000 tabs: about 1.2 s each
+    # with regex, under the 2 s a call would get on its own; the 20 calls share one allowance.
+    data = json.loads(hostile_tokenizer_json("x"))
+    slow = {"type": "Split", "pattern": {"Regex": POLYNOMIAL["lazy quantifiers"][0]}, "behavior": "Isolated",
+            "invert": False}
+    data["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+        {"type": "Split", "pattern": {"String": "x"}, "behavior": "Removed", "invert": False}, slow]}
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    tok = lbpe.load(path)
+    started = time.monotonic()
+    with pytest.raises(RegexTimeoutError):
+        tok.encode(("\t" * 1000 + "x") * 20, mode="bpe")
+    assert time.monotonic() - started < 5
+
+
+def test_regex_and_re_split_real_files_alike():
+    # the page runs the same patterns on re: both engines must give the same ids
+    text = english_text(300_000)[:300_000] + data_file("text/multilingual.txt").read_text("utf-8")[:100_000]
+    tok = lbpe.load(data_file("hf/deepseek_v3/tokenizer.json"))
+    with_regex = tok.encode(text, mode="bpe")
+    user_regex._engine_override.append(None)
+    try:
+        assert user_regex.engine() == "re"
+        tok.clear_cache()
+        assert tok.encode(text, mode="bpe") == with_regex
+        assert tok.encode(text, mode="lbpe") != with_regex
+    finally:
+        user_regex._engine_override.pop()
+
+
+def test_user_regex_pickles_and_matches_like_re():
+    p = UserRegex(r"[a-z]+|\s+", what="the test pattern", shown=r"\p{Ll}+|\s+")
+    q = pickle.loads(pickle.dumps(p))
+    assert (q.pattern, q.what, q.shown) == (p.pattern, p.what, p.shown)
+    assert [m.span() for m in q.finditer("ab  cd")] == [(0, 2), (2, 4), (4, 6)]
+    assert q.findall("ab  cd") == ["ab", "  ", "cd"]
+    assert q.sub(lambda m: "-", "ab cd") == "-----"[:3]
