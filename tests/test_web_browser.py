@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import shutil
 import threading
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -29,6 +30,7 @@ from lbpe.tokenizer import MODES, Tokenizer
 from lbpe.web import build_site, serve
 from playwright.sync_api import sync_playwright
 from tests.conftest import ROOT, data_file
+from tests.test_user_regex import CHARS, POLYNOMIAL, hostile_tokenizer_json
 
 
 ARTIFACTS = ROOT / "artifacts"
@@ -337,6 +339,36 @@ def test_loading_a_vocabulary_file(session, server, tmp_path):
     assert page.is_hidden("#error")
     set_text(page, "ranks with a chosen pre-tokenizer", "__file__")
     assert_matches_cpython(page, lbpe.load(unnamed, pattern="gpt2"), "ranks with a chosen pre-tokenizer", "my_ranks")
+
+
+def test_a_hostile_pattern_cannot_freeze_the_page(session, server, tmp_path):
+    """A tokenizer.json whose Split pattern backtracks polynomially, on 50,000 characters: the
+    page stops the request within 10 s, says why, restarts Python with the same vocabulary and
+    stays usable; another tab is served meanwhile."""
+    page = session.page
+    open_page(page, server.url)
+    text = page.input_value("#text")
+    hostile = tmp_path / "tokenizer.json"
+    hostile.write_bytes(hostile_tokenizer_json(POLYNOMIAL["quartic adjacent stars"][0]))
+    page.set_input_files("#vocab-file", str(hostile))
+    wait_rendered(page, text, "__file__")
+    other = session.context.new_page()
+    open_page(other, server.url)
+
+    started = time.monotonic()
+    page.fill("#text", "\t" * CHARS)
+    set_text(other, "another tab is served", DEFAULT_PRESET)
+    assert time.monotonic() - started < 10
+    page.wait_for_selector("#error:not([hidden])", timeout=20_000)
+    elapsed = time.monotonic() - started
+    message = page.inner_text("#error")
+    assert elapsed < 10, f"the page took {elapsed:.1f} s to stop the request"
+    assert "was stopped" in message and "restarted with the same vocabulary" in message, message
+    assert page.evaluate("() => window.lbpePage.restarts") == 1
+
+    set_text(page, "usable again after the restart", "__file__")
+    assert page.is_hidden("#error")
+    assert_matches_cpython(page, lbpe.load(hostile), "usable again after the restart", "after a restart")
 
 
 def test_works_offline_after_the_first_visit(browser, site):

@@ -31,40 +31,113 @@ const ui = {
 };
 
 // ---- talking to the worker ----
+// Each request has a deadline. Python cannot be interrupted inside a regular expression, and a
+// vocabulary file's own pattern can backtrack for hours on some texts (a long run of spaces),
+// so a request past its deadline ends the worker: a new one starts with the same vocabulary
+// and the page says why.
 
-const worker = new Worker(new URL("worker.js", import.meta.url), { type: "module" });
-const pending = new Map();
+const workerURL = new URL("worker.js", import.meta.url);
+let worker = null;
+const pending = new Map(); // id -> {resolve, reject, timer}
 let nextId = 0;
+let gate = Promise.resolve(); // requests wait for a restarted worker's vocabulary
+let restarts = 0;
 let resolveReady, rejectReady;
 const ready = new Promise((resolve, reject) => {
   resolveReady = resolve;
   rejectReady = reject;
 });
 
-function call(cmd, args = {}, transfer = []) {
+function startWorker(onReady, onFailed) {
+  const w = new Worker(workerURL, { type: "module" });
+  w.onmessage = (event) => {
+    const m = event.data;
+    if (m.type === "progress") {
+      setStatus("loading", m.text);
+    } else if (m.type === "ready") {
+      onReady(m.result);
+    } else if (m.type === "failed") {
+      onFailed(new Error(m.error));
+    } else if (m.type === "result") {
+      const p = pending.get(m.id);
+      if (!p) return;
+      pending.delete(m.id);
+      clearTimeout(p.timer);
+      if (m.error !== undefined) p.reject(new Error(m.error));
+      else p.resolve(m.result);
+    }
+  };
+  w.onerror = (event) => onFailed(new Error(event.message || "the Python worker could not start"));
+  return w;
+}
+
+/** Seconds a request may take before the worker is restarted (0: no deadline). */
+function deadline(cmd, args) {
+  if (cmd === "compare" || cmd === "encode") return 5 + (args.text || "").length / 20000;
+  if (cmd === "files") return 30 + (5 * args.files.reduce((n, f) => n + f.data.byteLength, 0)) / 1e6;
+  if (cmd === "preset") return 120;
+  return 0; // bench: the benchmark measures, it may take long
+}
+
+function post(cmd, args, transfer) {
   return new Promise((resolve, reject) => {
     const id = ++nextId;
-    pending.set(id, { resolve, reject });
+    const seconds = deadline(cmd, args);
+    const timer = seconds ? setTimeout(() => expire(id, seconds), seconds * 1000) : null;
+    pending.set(id, { resolve, reject, timer, cmd });
     worker.postMessage({ id, cmd, args }, transfer);
   });
 }
 
-worker.onmessage = (event) => {
-  const m = event.data;
-  if (m.type === "progress") {
-    setStatus("loading", m.text);
-  } else if (m.type === "ready") {
-    resolveReady(m.result);
-  } else if (m.type === "failed") {
-    rejectReady(new Error(m.error));
-  } else if (m.type === "result") {
-    const p = pending.get(m.id);
-    pending.delete(m.id);
-    if (m.error !== undefined) p.reject(new Error(m.error));
-    else p.resolve(m.result);
+async function call(cmd, args = {}, transfer = []) {
+  await gate;
+  return post(cmd, args, transfer);
+}
+
+function expire(id, seconds) {
+  const p = pending.get(id);
+  if (!p) return;
+  const why =
+    `it took more than ${seconds.toFixed(1)} s and was stopped. Python was restarted with the same vocabulary. ` +
+    "A vocabulary file's own regular expression can take very long on some texts (long runs of spaces or " +
+    "repeated characters): try a shorter text or another vocabulary.";
+  restartWorker(why);
+}
+
+function restartWorker(why) {
+  worker.terminate();
+  restarts += 1;
+  api.restarts = restarts;
+  for (const [, p] of pending) {
+    clearTimeout(p.timer);
+    p.reject(new Error(why));
   }
-};
-worker.onerror = (event) => rejectReady(new Error(event.message || "the Python worker could not start"));
+  pending.clear();
+  setStatus("loading", "Restarting Python…");
+  const restarted = new Promise((resolve, reject) => {
+    worker = startWorker(resolve, reject);
+  });
+  // Requests wait until the new worker has the vocabulary the page was showing.
+  gate = restarted
+    .then(async (boot) => {
+      if (state.preset === FILE_VOCAB && fileVocab) {
+        const copies = fileVocab.files.map((f) => ({ name: f.name, data: f.data.slice(0) }));
+        await post("files", { files: copies, pattern: ui.pattern.value }, copies.map((f) => f.data));
+      } else if (state.preset && state.preset !== boot.site.default_preset) {
+        await post("preset", { name: state.preset }, []);
+      }
+      setStatus("ready", "Ready");
+    })
+    .catch((error) => {
+      setStatus("error", "Python could not restart");
+      showError(`Python could not restart: ${error.message}. Reload the page.`);
+    });
+}
+
+worker = startWorker(
+  (result) => resolveReady(result),
+  (error) => rejectReady(error),
+);
 
 // ---- state <-> URL fragment ----
 
@@ -157,6 +230,7 @@ async function drawChart(figure) {
 
 let busy = false;
 let dirty = false;
+let compareFailed = false;
 let timer = null;
 
 function schedule(delay = 150) {
@@ -176,12 +250,15 @@ async function runCompare() {
   const slow = setTimeout(() => setStatus("busy", "Tokenising…"), 120);
   try {
     const result = JSON.parse(await call("compare", { text, showWhitespace: state.ws, showIds: state.ids }));
+    if (compareFailed) showError(""); // the last compare's error no longer applies
+    compareFailed = false;
     render(result);
     rendered.text = text;
     rendered.preset = preset;
     rendered.seq += 1;
     setStatus("ready", "Ready");
   } catch (error) {
+    compareFailed = true;
     showError(`Could not tokenise this text: ${error.message}`);
     setStatus("ready", "Ready");
   } finally {
@@ -405,6 +482,7 @@ async function main() {
 // For tests and the benchmark (bench/web_speed.py): the same calls the page makes.
 const api = {
   ready,
+  restarts: 0, // workers restarted after a request passed its deadline
   rendered,
   call,
   encode: async (text, mode) => JSON.parse(await call("encode", { text, mode })),
