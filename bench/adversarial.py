@@ -2,8 +2,10 @@
 
     python bench/adversarial.py [--size 1M] [--rounds 3] [--vocab NAME ...] [--profile]
 
-Inputs (deterministic): one repeated character, CJK without spaces, random printable ASCII,
-and one long "word" of random lowercase letters (a single pre-token). For every vocabulary
+Inputs (deterministic): one repeated character, one run of spaces (a single piece of ▁ in
+SentencePiece-style vocabularies, whose merge lists give several pairs of ▁ one priority), CJK
+without spaces, random printable ASCII, and one long "word" of random lowercase letters (a
+single pre-token). For every vocabulary
 (the bundled presets, plus Mistral's HF tokenizer.json and SentencePiece model from the data
 cache) and both modes it prints the best cold-cache CPU time at N and at 2N, and the median
 over rounds of the ratio of the two timed back to back; a linear encoder gives ~2.0 (target:
@@ -36,11 +38,12 @@ EXTRA = {"hf:mistral_v0.1": "hf/mistral_v0.1/tokenizer.json", "sp:mistral_v1": "
 
 
 def adversarial_inputs(size: int) -> dict[str, str]:
-    """The four inputs, each about ``size`` UTF-8 bytes, the same on every call."""
+    """The five inputs, each about ``size`` UTF-8 bytes, the same on every call."""
     rng = random.Random(size)
     letters = "abcdefghijklmnopqrstuvwxyz"
     return {
         "repeated char": "a" * size,
+        "run of spaces": " " * size,
         "CJK, no spaces": "".join(chr(rng.randrange(0x4E00, 0x9FA6)) for _ in range(size // 3)),
         "random ASCII": "".join(chr(rng.randrange(32, 127)) for _ in range(size)),
         "one long word": "".join(rng.choice(letters) for _ in range(size)),

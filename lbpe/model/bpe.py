@@ -95,10 +95,10 @@ def _bpe_long(piece: K, rank: Callable[[int, int, int], int | None]) -> list[K]:
     ``rank(i, j, e)`` is the priority of merging the parts ``piece[i:j]`` and ``piece[j:e]``.
     A candidate is one integer, ``i * (n + 1) + e``, in the bucket of its priority. The best
     priority's bucket is sorted (leftmost first) and applied in one sweep; a pair a merge creates
-    goes to its own bucket. Such a pair never has the sweep's priority (its token is longer than
-    the one just made), and in real vocabularies it ranks worse, so the sweep goes on; if it
-    ranks better, the sweep stops and the rest of its bucket waits, which keeps the order of
-    one-merge-at-a-time BPE exactly. A candidate is stale unless ``i`` still starts a part whose
+    goes to its own bucket, or, if it has the sweep's priority (a merge list can give different
+    pairs one priority), into the sweep itself, leftmost first. In real vocabularies it mostly
+    ranks worse, so the sweep goes on; if it ranks better, the sweep stops and the rest of its
+    bucket waits, which keeps the order of one-merge-at-a-time BPE exactly. A candidate is stale unless ``i`` still starts a part whose
     right neighbour ends at ``e`` (boundaries only ever disappear, so the middle is unchanged).
     Sorting plain integers runs in C and touches memory in order, which keeps megabyte-long
     pieces linear in practice (a heap of every candidate was 2x slower and worse than linear).
@@ -117,14 +117,44 @@ def _bpe_long(piece: K, rank: Callable[[int, int, int], int | None]) -> list[K]:
                 buckets[r] = [i * span + i + 2]
             else:
                 bucket.append(i * span + i + 2)
-    order = list(buckets)
+    order = list(buckets)  # a heap of the priorities that have candidates (fresh or paused)
     heapq.heapify(order)
     pop, push = heapq.heappop, heapq.heappush
+    # A sweep that stopped early keeps its sorted candidates, where it stopped and a heap of the
+    # candidates of its priority made since, and resumes there: a run where every merge makes a
+    # pair of the same or a better priority (a long run of one character) stays n log n.
+    paused: dict[int, tuple[list[int], int, list[int]]] = {}
+
+    def add(q: int, packed: int) -> None:
+        bucket = buckets.get(q)
+        if bucket is None:
+            buckets[q] = [packed]
+            if q not in paused:
+                push(order, q)
+        else:
+            bucket.append(packed)
+
     while order:
         r = pop(order)
-        sweep = buckets.pop(r)
-        sweep.sort()
-        for k, packed in enumerate(sweep):
+        fresh = buckets.pop(r, None)
+        held = paused.pop(r, None)
+        if held is None:
+            fresh.sort()  # type: ignore[union-attr]
+            sweep, k, extra = fresh, 0, []
+        else:
+            sweep, k, extra = held
+            for packed in fresh or ():
+                push(extra, packed)
+        size = len(sweep)
+        while True:
+            # the leftmost candidate of the sorted sweep and of the pairs of priority r made since
+            if extra and (k >= size or extra[0] < sweep[k]):
+                packed = pop(extra)
+            elif k < size:
+                packed = sweep[k]
+                k += 1
+            else:
+                break
             i, e = divmod(packed, span)
             if not alive[i]:
                 continue
@@ -139,33 +169,24 @@ def _bpe_long(piece: K, rank: Callable[[int, int, int], int | None]) -> list[K]:
                 f = end[e]
                 q = rank(i, e, f)
                 if q is not None:
-                    bucket = buckets.get(q)
-                    if bucket is None:
-                        buckets[q] = [i * span + f]
-                        push(order, q)
+                    if q == r:
+                        push(extra, i * span + f)
                     else:
-                        bucket.append(i * span + f)
-                    better = q <= r
+                        add(q, i * span + f)
+                        better = q < r
             p = prev[i]
             if p >= 0:
                 q = rank(p, i, e)
                 if q is not None:
-                    bucket = buckets.get(q)
-                    if bucket is None:
-                        buckets[q] = [p * span + e]
-                        push(order, q)
+                    if q == r:
+                        push(extra, p * span + e)
                     else:
-                        bucket.append(p * span + e)
-                    better = better or q <= r
-            if better:  # a pair at least as good as r appeared: it goes before the rest
-                rest = sweep[k + 1 :]
-                if rest:
-                    bucket = buckets.get(r)
-                    if bucket is None:
-                        buckets[r] = rest
-                        push(order, r)
-                    else:
-                        bucket += rest
+                        add(q, p * span + e)
+                        better = better or q < r
+            if better:  # a better pair appeared: it goes before the rest of this sweep
+                if k < size or extra:
+                    paused[r] = (sweep, k, extra)
+                    push(order, r)
                 break
     out = []
     i = 0

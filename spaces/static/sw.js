@@ -2,7 +2,7 @@
 // first visit, the page (Python included) works with the network off.
 // `lbpe build-web` replaces the marker below with BUILD (a hash of the site's files) and
 // PRECACHE (every file of the site, as URLs relative to this script).
-const BUILD = "c682ece0bb3a9021";
+const BUILD = "eda83daf6d64e554";
 const PRECACHE = [
  "./",
  "app.js",
