@@ -1,18 +1,24 @@
-"""Regular expressions from vocabulary files run under a time limit (lbpe.user_regex): polynomial
-patterns in a real tokenizer.json give a clear error in seconds instead of holding the process
-for hours, one allowance is shared by a pipeline's steps, and the ``regex`` engine splits exactly
-like the standard library's ``re`` (which the browser page uses)."""
+"""Work steered by a vocabulary file stays bounded. Regular expressions from the file run under a
+time limit (lbpe.user_regex): polynomial patterns in a real tokenizer.json give a clear error in
+seconds instead of holding the process for hours, one allowance is shared by a pipeline's steps,
+and the ``regex`` engine splits exactly like the standard library's ``re`` (which the browser
+page uses). Added tokens are found through a trie (lbpe.tokenizer.literal_trie_pattern)."""
 
 from __future__ import annotations
 
 import json
 import pickle
+import re
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import lbpe
 from lbpe import user_regex
+from lbpe.errors import LbpeError
+from lbpe.tokenizer import literal_trie_pattern
 from lbpe.user_regex import RegexTimeoutError, UserRegex
 from tests.conftest import data_file, english_text
 
@@ -124,3 +130,49 @@ def test_user_regex_pickles_and_matches_like_re():
     assert [m.span() for m in q.finditer("ab  cd")] == [(0, 2), (2, 4), (4, 6)]
     assert q.findall("ab  cd") == ["ab", "  ", "cd"]
     assert q.sub(lambda m: "-", "ab cd") == "-----"[:3]
+
+
+# ---- added tokens: matched by a trie, not by a plain alternation -----------------------------
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    strings=st.sets(st.text(alphabet="ab<>]\\-^|.", min_size=1, max_size=8), min_size=1, max_size=12),
+    text=st.text(alphabet="ab<>]\\-^|.x", max_size=80),
+)
+def test_trie_pattern_matches_like_the_longest_first_alternation(strings, text):
+    plain = re.compile("|".join(map(re.escape, sorted(strings, key=lambda s: (-len(s), s)))))
+    trie = re.compile(literal_trie_pattern(strings))
+    assert [m.span() for m in trie.finditer(text)] == [m.span() for m in plain.finditer(text)]
+
+
+def test_many_long_added_tokens_with_one_prefix_are_matched_exactly(tmp_path):
+    # 255 added tokens a...ab: a plain alternation compared each of them at every "a" of the
+    # text (2 s on 50,000 characters, minutes with longer ones); the ids are HF's
+    from tokenizers import Tokenizer as HF
+
+    data = json.loads(hostile_tokenizer_json("x"))
+    data["pre_tokenizer"] = None
+    first = max(data["model"]["vocab"].values()) + 1
+    data["added_tokens"] += [
+        {"id": first + k, "content": "a" * (k + 1) + "b", "single_word": False, "lstrip": False, "rstrip": False,
+         "normalized": False, "special": False}
+        for k in range(255)
+    ]
+    for t in data["added_tokens"][-255:]:
+        data["model"]["vocab"][t["content"]] = t["id"]
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    tok, ref = lbpe.load(path), HF.from_file(str(path))
+    text = "a" * 20_000 + "a" * 77 + "b" + "a" * 300 + "b"
+    assert tok.encode(text, mode="bpe") == ref.encode(text, add_special_tokens=False).ids
+
+
+def test_added_tokens_longer_than_the_limit_are_refused(tmp_path):
+    data = json.loads(hostile_tokenizer_json("x"))
+    data["added_tokens"].append({"id": max(data["model"]["vocab"].values()) + 1, "content": "z" * 300, "single_word": False, "lstrip": False,
+                                 "rstrip": False, "normalized": False, "special": True})
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(LbpeError, match=r"is 300 characters long; lbpe matches added and special tokens of at most 256"):
+        lbpe.load(path)
