@@ -31,6 +31,7 @@ percentage points (the paper's Table 2 convention).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -38,7 +39,10 @@ from dataclasses import dataclass, field
 
 from lbpe.tokenizer import MODES, Mode, Tokenizer
 
-__all__ = ["BUCKETS", "PerToken", "Stats", "text_stats", "corpus_stats", "compare_json", "bucket_label", "token_lengths"]
+__all__ = [
+    "BUCKETS", "PerToken", "Stats", "text_stats", "corpus_stats", "compare_json", "bucket_label", "token_lengths",
+    "count_lengths",
+]
 
 #: The paper's token-length buckets: (low, high) inclusive, ``None`` for open-ended.
 BUCKETS: tuple[tuple[int, int | None], ...] = ((1, 3), (4, 6), (7, 9), (10, 12), (13, 15), (16, None))
@@ -132,15 +136,61 @@ def token_lengths(tok: Tokenizer) -> Callable[[int], int]:
     return lambda i: get(i, 0)
 
 
-def text_stats(tok: Tokenizer, text: str, *, mode: Mode) -> Stats:
-    """Counts for one text and one mode (special-token strings count as ordinary text)."""
-    ids = tok.encode(text, mode=mode, disallowed_special=())
+#: Below this many ids the standard library counts faster than a round trip through numpy.
+_NUMPY_MIN_IDS = 4096
+_numpy_override: list = []  # tests: [None] counts with the standard library even where numpy is
+
+
+@functools.lru_cache(maxsize=None)
+def _numpy_module():
+    """numpy, imported on first use (``import lbpe`` never loads it), or ``None``."""
+    try:
+        import numpy
+    except ImportError:  # the browser page, or CPython without lbpe[numpy]
+        return None
+    return numpy
+
+
+def _length_array(tok: Tokenizer, np):
+    """The id -> length table as a numpy array (0 for ids without units), kept beside the dict."""
+    vocab = tok.vocab
+    array_ = vocab.__dict__.get("_length_array")
+    if array_ is None:
+        table = _length_table(tok)
+        array_ = np.zeros(max(max(table, default=0) + 1, tok.n_vocab), dtype=np.int64)
+        array_[np.fromiter(table.keys(), dtype=np.int64, count=len(table))] = np.fromiter(
+            table.values(), dtype=np.int64, count=len(table)
+        )
+        vocab.__dict__["_length_array"] = array_
+    return array_
+
+
+def count_lengths(tok: Tokenizer, ids: list[int]) -> dict[int, int]:
+    """Tokens per length in units among ``ids`` (special and added tokens left out).
+
+    With numpy installed (``lbpe[numpy]``) and many ids, one ``bincount`` over the lengths
+    (7x faster on a million ids); otherwise ``Counter``, the same counts.
+    """
+    np = _numpy_override[-1] if _numpy_override else _numpy_module()
+    if np is not None and len(ids) >= _NUMPY_MIN_IDS:
+        lengths = _length_array(tok, np)
+        a = np.asarray(ids, dtype=np.int64)
+        if int(a.max()) < len(lengths) and int(a.min()) >= 0:
+            by_length = np.bincount(lengths[a])
+            return {units: int(n) for units, n in enumerate(by_length.tolist()) if units and n}
     length = _length_table(tok).get
     counts: Counter[int] = Counter()
     for i, n in Counter(ids).items():  # counted in C, then one lookup per distinct id
         units = length(i, 0)
         if units:
             counts[units] += n
+    return dict(counts)
+
+
+def text_stats(tok: Tokenizer, text: str, *, mode: Mode) -> Stats:
+    """Counts for one text and one mode (special-token strings count as ordinary text)."""
+    ids = tok.encode(text, mode=mode, disallowed_special=())
+    counts = count_lengths(tok, ids)
     return Stats(
         tokens=len(ids),
         bytes=len(text.encode("utf-8", "surrogatepass")),

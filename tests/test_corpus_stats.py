@@ -8,16 +8,17 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lbpe
 from lbpe.corpus import align_chunks, iter_chunks, parallel_stats, read_chunks
-from lbpe.presets import load_preset
+from lbpe.presets import PRESETS, load_preset
 from lbpe.stats import Stats, compare_json, text_stats
 from lbpe.tokenizer import Tokenizer
 from lbpe.vocab import Vocab
-from tests.conftest import data_file
+from tests.conftest import data_file, english_text
 
 
 def tiny() -> Tokenizer:
@@ -133,3 +134,27 @@ def test_aligned_chunks_encode_like_the_whole_text(text, size):
         for mode in lbpe.MODES:
             ids = [i for c in chunks for i in tok.encode(c, mode=mode, disallowed_special=())]
             assert ids == tok.encode(text, mode=mode, disallowed_special=())
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_numpy_and_the_standard_library_count_alike(name):
+    # lbpe.stats counts token lengths with numpy when it is installed (CPython with lbpe[numpy])
+    # and with Counter otherwise (the browser page): the same counts, on real text, both modes
+    from lbpe import stats
+
+    tok = load_preset(name)
+    text = data_file("text/multilingual.txt").read_text("utf-8")[:200_000] + english_text(300_000)[:300_000]
+    text += "".join(tok.vocab.special)  # special-token strings as ordinary text
+    assert stats._numpy_module() is not None
+    for mode in ("bpe", "lbpe"):
+        ids = tok.encode(text, mode=mode, disallowed_special=())
+        assert len(ids) >= stats._NUMPY_MIN_IDS
+        with_numpy = stats.count_lengths(tok, ids)
+        stats._numpy_override.append(None)
+        try:
+            assert stats.count_lengths(tok, ids) == with_numpy
+        finally:
+            stats._numpy_override.pop()
+        special = next(iter(tok.vocab.special.values()), None)
+        if special is not None:  # a special id counts nowhere, on both paths
+            assert stats.count_lengths(tok, ids + [special] * 5000) == with_numpy
