@@ -42,6 +42,13 @@ def preset_path(name: str) -> Path:
 @functools.lru_cache(maxsize=None)
 def load_preset(name: str = DEFAULT_PRESET) -> Tokenizer:
     """Load a bundled vocabulary (cached: the same Tokenizer object for the same name)."""
-    tok = load(preset_path(name))
+    path = preset_path(name)
+    if not path.is_file():
+        raise LbpeError(
+            f"the bundled vocabulary {name!r} is not in this installation ({path} is missing): the browser "
+            f"page's wheel leaves vocabularies out. Install lbpe itself (pip install lbpe), or load a file with "
+            f"--vocab FILE / lbpe.load(FILE)"
+        )
+    tok = load(path)
     tok.name = name
     return tok

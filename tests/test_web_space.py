@@ -93,3 +93,42 @@ def test_cli_build_web(tmp_path, capsys):
     (tmp_path / "foreign" / "keep.txt").write_text("x")
     assert main(["build-web", "--out", str(tmp_path / "foreign")]) == 2
     assert "holds no earlier build" in capsys.readouterr().err
+
+
+def test_the_page_wheel_installs_without_a_broken_command(tmp_path):
+    """The page's wheel leaves the vocabularies out, so it declares no ``lbpe`` command; pip
+    installs it, ``import lbpe`` works, and asking for a bundled vocabulary says what to do."""
+    import subprocess
+    import sys
+
+    from lbpe.web import build_wheel
+
+    wheel = build_wheel(tmp_path / "wheels")
+    target = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q", "--target", str(target),
+                    str(wheel)], check=True, timeout=300, capture_output=True)
+    assert not (target / "bin").exists()  # no console script
+    names = zipfile.ZipFile(wheel).namelist()
+    assert not any(n.endswith("entry_points.txt") for n in names)
+    assert not any(n.startswith("lbpe/data/default/") or n.endswith(".tiktoken.gz") for n in names)
+    text = tmp_path / "t.txt"
+    text.write_text("hello", encoding="utf-8")
+    env = {"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"}
+    run = subprocess.run([sys.executable, "-S", "-m", "lbpe", "encode", "--mode", "lbpe", str(text)],
+                         capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+    assert "is not in this installation" in run.stderr and "--vocab FILE" in run.stderr, run.stderr
+
+
+def test_the_version_is_written_once():
+    # pyproject.toml takes it from lbpe.__version__; the page wheel and the install report it
+    import importlib.metadata
+
+    import lbpe
+    from lbpe.web import wheel_name
+
+    pyproject = (ROOT / "pyproject.toml").read_text("utf-8")
+    assert 'dynamic = ["version"]' in pyproject and '\nversion = "' not in pyproject
+    assert 'version = { attr = "lbpe.__version__" }' in pyproject
+    assert importlib.metadata.version("lbpe") == lbpe.__version__
+    assert wheel_name(lbpe.__version__) == f"lbpe-{lbpe.__version__}-py3-none-any.whl"

@@ -2,7 +2,7 @@
 // first visit, the page (Python included) works with the network off.
 // `lbpe build-web` replaces the marker below with BUILD (a hash of the site's files) and
 // PRECACHE (every file of the site, as URLs relative to this script).
-const BUILD = "8b62939109eb3ded";
+const BUILD = "2497a1b98536be69";
 const PRECACHE = [
  "./",
  "app.js",

@@ -95,7 +95,7 @@ class _Sources:
         if self._index is None:
             try:
                 listing = subprocess.run(
-                    ["git", "-C", str(self.root), "ls-files", "-s", "-z", "--", "static", "lbpe"],
+                    ["git", "-C", str(self.root), "ls-files", "-s", "-z", "--", "static", "lbpe", "pyproject.toml"],
                     capture_output=True, check=True,
                 ).stdout
                 entries = []
@@ -154,18 +154,20 @@ def build_wheel(out_dir: Path, *, root: Path | None = None, sources: str = "tree
     src = _Sources(find_root(root), sources)
     dist_info = f"lbpe-{version}.dist-info"
     members: list[tuple[str, bytes]] = [(name, src.read(name)) for name in src.modules()]
+    project = _project_metadata(src.read("pyproject.toml").decode("utf-8"))
     metadata = (
         "Metadata-Version: 2.1\n"
-        "Name: lbpe\n"
+        f"Name: {project['name']}\n"
         f"Version: {version}\n"
-        "Summary: Classic BPE and long-token-first BPE (LBPE) encoding over real BPE vocabularies\n"
-        "License: MIT\n"
-        "Requires-Python: >=3.10\n"
+        f"Summary: {project['description']} (the browser page's build: the package's code without its "
+        "bundled vocabularies or the lbpe command; pip install lbpe for those)\n"
+        f"License: {project['license']}\n"
+        f"Requires-Python: {project['requires-python']}\n"
     )
     wheel = "Wheel-Version: 1.0\nGenerator: lbpe.web\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
     members.append((f"{dist_info}/METADATA", metadata.encode()))
     members.append((f"{dist_info}/WHEEL", wheel.encode()))
-    members.append((f"{dist_info}/entry_points.txt", b"[console_scripts]\nlbpe = lbpe.cli:main\n"))
+    # No console script: without the vocabularies, an installed `lbpe` command would fail
     members.append((f"{dist_info}/top_level.txt", b"lbpe\n"))
     record = "".join(f"{name},{_record_hash(data)},{len(data)}\n" for name, data in members)
     record += f"{dist_info}/RECORD,,\n"
@@ -180,6 +182,25 @@ def build_wheel(out_dir: Path, *, root: Path | None = None, sources: str = "tree
             info.create_system = 3  # unix, whatever the building machine is
             zf.writestr(info, data)
     return target
+
+
+def _project_metadata(pyproject: str) -> dict[str, str]:
+    """name, description, license and requires-python of pyproject.toml's ``[project]`` table
+    (read with a few regular expressions: ``tomllib`` is not in Python 3.10)."""
+    import re
+
+    table = re.search(r"^\[project\]\n(.*?)(?=^\[)", pyproject, re.S | re.M)
+    if table is None:
+        raise LbpeError("pyproject.toml has no [project] table")
+    out = {}
+    for key in ("name", "description", "requires-python"):
+        m = re.search(r'^%s = "([^"]*)"' % re.escape(key), table.group(1), re.M)
+        if m is None:
+            raise LbpeError(f"pyproject.toml's [project] has no {key} string")
+        out[key] = m.group(1)
+    m = re.search(r'^license = \{ text = "([^"]*)" \}', table.group(1), re.M)
+    out["license"] = m.group(1) if m else "UNKNOWN"
+    return out
 
 
 def find_root(start: Path | None = None) -> Path:
