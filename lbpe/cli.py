@@ -197,7 +197,7 @@ def _cmd_stats(args: argparse.Namespace, out: TextIO) -> None:
                                progress=lambda done: update(min(done, total), total))
     finally:
         bar.close()
-    doc = compare_json(stats, vocab=tok.name, unit=tok.vocab.unit)
+    doc = compare_json(stats, vocab=tok.name, unit=tok.vocab.unit, tok=tok)
     if args.json:
         out.write(json.dumps(doc, indent=2) + "\n")
         return

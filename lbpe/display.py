@@ -546,9 +546,13 @@ def comparison_stats(tok: Tokenizer, comparison: Comparison) -> dict[str, Stats]
     out = {}
     for mode in MODES:
         side = comparison.side(mode)
-        counts = Counter(length(s.id) for s in side.segments)
-        counts.pop(0, None)
-        out[mode] = Stats(tokens=side.tokens, bytes=side.bytes, chars=side.chars, words=words, length_counts=dict(counts))
+        per_id = Counter(s.id for s in side.segments)
+        counts: Counter[int] = Counter()
+        for i, n in per_id.items():
+            if length(i):
+                counts[length(i)] += n
+        out[mode] = Stats(tokens=side.tokens, bytes=side.bytes, chars=side.chars, words=words, length_counts=dict(counts),
+                          token_counts=dict(per_id))
     return out
 
 

@@ -451,7 +451,7 @@ def corpus(file: Any, vocab: str = DEFAULT_PRESET, state: Any = None, progress: 
     blocks = (data[i : i + CHUNK_BYTES] for i in range(0, len(data), CHUNK_BYTES))
     chunks = align_chunks(tok, iter_chunks(blocks, size=CHUNK_BYTES, source=paths[0].name))  # exact totals
     stats = corpus_stats(tok, chunks, progress=lambda done: report(done / total))
-    summary = compare_json(stats, vocab=tok.name, unit=tok.vocab.unit)
+    summary = compare_json(stats, vocab=tok.name, unit=tok.vocab.unit, tok=tok)
     summary["file"] = paths[0].name
     shift = display.shift_from_stats(stats["bpe"], stats["lbpe"], unit=tok.vocab.unit)
     stem = Path(paths[0].name).stem or "corpus"

@@ -161,7 +161,7 @@ def parallel_stats(
         tok = loader()
         for text in chunks:
             for m in modes:
-                totals[m] = totals[m] + text_stats(tok, text, mode=m)
+                totals[m] += text_stats(tok, text, mode=m)
             done += len(text)
             if progress:
                 progress(done)
@@ -175,7 +175,7 @@ def parallel_stats(
             while len(pending) > limit:
                 part = pending.pop(0).result()
                 for m in modes:
-                    totals[m] = totals[m] + part[m]
+                    totals[m] += part[m]
                 done += sizes.pop(0)
                 if progress:
                     progress(done)

@@ -1,0 +1,86 @@
+"""Intrinsic metrics (lbpe.metrics, lbpe.stats): equal to the tokenization-scorer package on the
+same token streams for every bundled vocabulary in both modes, mergeable over chunks, and small
+known answers worked by hand."""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import pytest
+
+from lbpe import metrics
+from lbpe.presets import PRESETS, load_preset
+from lbpe.stats import BUCKETS, compare_json, corpus_stats, token_lengths
+from tests.conftest import data_file, english_text
+
+
+@functools.lru_cache(maxsize=None)
+def sample() -> str:
+    return english_text(200_000)[:200_000] + data_file("text/multilingual.txt").read_text("utf-8")[:100_000]
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+@pytest.mark.parametrize("mode", ["bpe", "lbpe"])
+def test_equal_to_tokenization_scorer(name, mode):
+    from tokenization_scorer.metrics import get_metric
+
+    tok = load_preset(name)
+    stats = corpus_stats(tok, [sample()], modes=[mode])[mode]
+    ours = stats.frequency_json(n_vocab=tok.n_vocab)
+    stream = [[str(i) for i in tok.encode(sample(), mode=mode, disallowed_special=())]]
+    theirs = {
+        "shannon_entropy": get_metric("shannon_entropy")(stream),
+        "shannon_efficiency": get_metric("shannon_efficiency")(stream),
+        "renyi_entropy": get_metric("renyi_entropy")(stream, power=2.5),
+        "renyi_efficiency": get_metric("renyi_efficiency")(stream, power=2.5),
+    }
+    for key, value in theirs.items():
+        assert ours[key] == pytest.approx(float(value), abs=1e-9, rel=0), key
+    assert ours["renyi_power"] == 2.5 and ours["distinct_tokens"] == len(set(stream[0]))
+
+
+def test_frequency_tables_merge_exactly_over_chunks():
+    tok = load_preset("cl100k_base")
+    text = sample()
+    whole = corpus_stats(tok, [text])
+    parts = corpus_stats(tok, [text[:100_003], text[100_003:250_000], text[250_000:]])
+    for mode in ("bpe", "lbpe"):
+        # the chunks cut inside pieces here, so only the merging itself is compared
+        expected = {}
+        for chunk in (text[:100_003], text[100_003:250_000], text[250_000:]):
+            for i in tok.encode(chunk, mode=mode, disallowed_special=()):
+                expected[i] = expected.get(i, 0) + 1
+        assert parts[mode].token_counts == expected
+        assert sum(whole[mode].token_counts.values()) == whole[mode].tokens
+
+
+def test_known_answers():
+    counts = {1: 6, 2: 3, 3: 1}  # p = 0.6, 0.3, 0.1
+    assert metrics.shannon_entropy(counts) == pytest.approx(-sum(p * math.log2(p) for p in (0.6, 0.3, 0.1)))
+    assert metrics.renyi_entropy(counts, 1) == metrics.shannon_entropy(counts)
+    assert metrics.renyi_entropy(counts, 2) == pytest.approx(-math.log2(0.6**2 + 0.3**2 + 0.1**2))
+    assert metrics.gini({1: 5, 2: 5}) == 0 and metrics.gini(counts) == pytest.approx(1 / 3)
+    assert metrics.efficiency(2.0, 4) == 1.0 and metrics.efficiency(1.0, 1) == 0.0
+    assert metrics.shannon_entropy({}) == 0 and metrics.renyi_entropy({}, 2.5) == 0
+    with pytest.raises(ValueError, match="Rényi power"):
+        metrics.renyi_entropy(counts, -1)
+    by = metrics.frequency_by_length({10: 4, 11: 2, 12: 9, 13: 1, 99: 7}, {10: 1, 11: 2, 12: 3, 13: 8, 99: 0}.get, BUCKETS)
+    assert by[(1, 3)] == {"distinct": 3, "occurrences": 15, "mean": 5.0, "median": 4.0}
+    assert by[(7, 9)] == {"distinct": 1, "occurrences": 1, "mean": 1.0, "median": 1.0}
+    assert by[(4, 6)]["distinct"] == 0  # the special token (length 0) counts nowhere
+
+
+def test_stats_json_has_the_metrics_and_their_change():
+    tok = load_preset("lbpe-32k")
+    doc = compare_json(corpus_stats(tok, [sample()]), vocab=tok.name, unit=tok.vocab.unit, tok=tok)
+    for mode in ("bpe", "lbpe"):
+        side = doc[mode]
+        assert 0 < side["renyi_efficiency"] < side["shannon_efficiency"] < 1
+        assert side["vocab_utilisation"] == side["distinct_tokens"] / tok.n_vocab
+        assert side["type_token_ratio"] == side["distinct_tokens"] / side["tokens"]
+        assert sum(v["occurrences"] for v in side["frequency_by_length"].values()) == sum(side["length_buckets"].values())
+        assert side["short_long_frequency_ratio"] > 1  # short tokens are the frequent ones
+    assert doc["change"]["renyi_efficiency"] == doc["lbpe"]["renyi_efficiency"] - doc["bpe"]["renyi_efficiency"]
+    length = token_lengths(tok)
+    assert all(length(i) > 0 for i in corpus_stats(tok, ["plain words"])["bpe"].token_counts)
