@@ -15,7 +15,7 @@ import lbpe
 from lbpe import display
 from lbpe.formats.hf_write import to_tokenizer_json
 from lbpe.presets import PRESETS, load_preset
-from lbpe.stats import compare_json, text_stats
+from lbpe.stats import compare_json, text_stats, text_stats_both
 from tests import tiny_vocabs as tv
 from tests.app_support import load_app
 from tests.conftest import data_file
@@ -222,13 +222,18 @@ def test_corpus_equals_lbpe_stats_on_the_whole_file(tmp_path):
     path = upload(tmp_path, text.encode(), "moby.txt")
     rows, figure, json_path, csv_path, status = app.corpus(path, "cl100k_base", None)
     tok = load_preset("cl100k_base")
-    stats = {m: text_stats(tok, text, mode=m) for m in ("bpe", "lbpe")}
+    stats = text_stats_both(tok, text)
     summary = compare_json(stats, vocab="cl100k_base", unit="byte", tok=tok)
     got = json.loads(Path(json_path).read_text("utf-8"))
     # lbpe.corpus cuts chunks at piece boundaries: token counts are exact, a word may be cut
     for mode in ("bpe", "lbpe"):
         assert abs(got[mode].pop("words") - summary[mode].pop("words")) <= 2
         assert got[mode].pop("tokens_per_word") == pytest.approx(summary[mode].pop("tokens_per_word"), rel=1e-3)
+    got_agreement, agreement = got.pop("agreement"), summary.pop("agreement")
+    for key in ("bpe_boundaries", "lbpe_boundaries", "common_boundaries"):
+        assert got_agreement[key] == agreement[key]
+    assert abs(got_agreement["words"] - agreement["words"]) <= 2
+    assert abs(got_agreement["identical_words"] - agreement["identical_words"]) <= 2
     assert got == {**summary, "file": "moby.txt"}
     assert [r for r in rows if "word" not in r[0]] == [r for r in display.stats_rows(compare_json(stats)) if "word" not in r[0]]
     assert Path(csv_path).read_text("utf-8").splitlines()[1].startswith(f"tokens,{stats['bpe'].tokens},{stats['lbpe'].tokens},")

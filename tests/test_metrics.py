@@ -84,3 +84,68 @@ def test_stats_json_has_the_metrics_and_their_change():
     assert doc["change"]["renyi_efficiency"] == doc["lbpe"]["renyi_efficiency"] - doc["bpe"]["renyi_efficiency"]
     length = token_lengths(tok)
     assert all(length(i) > 0 for i in corpus_stats(tok, ["plain words"])["bpe"].token_counts)
+
+
+# ---- agreement between the two encodings ----
+
+
+def test_agreement_known_answer():
+    # BPE: ab|c|d| |ab (merges "ab" first); LBPE: a|bcd| |ab (the longest token first)
+    from lbpe.stats import text_stats_both
+    from lbpe.tokenizer import Tokenizer
+    from lbpe.vocab import Vocab
+
+    toy = Tokenizer(Vocab({bytes([b]): b for b in range(256)} | {b"ab": 256, b"bc": 257, b"bcd": 258}), "paper")
+    a = text_stats_both(toy, "abcd ab")["lbpe"].agreement
+    # ends: BPE {2,3,4,5,7}, LBPE {1,4,5,7}; words "abcd" (cut differently) and "ab" (alike)
+    assert (a.words, a.identical_words, a.bpe_boundaries, a.lbpe_boundaries, a.common_boundaries) == (2, 1, 5, 4, 3)
+    assert (a.word_agreement, a.boundary_precision, a.boundary_recall) == (0.5, 0.75, 0.6)
+    assert a.boundary_f1 == pytest.approx(2 * 0.75 * 0.6 / 1.35)
+
+
+def naive_agreement(tok, text: str) -> tuple[int, int, int, int, int]:
+    """From the display path's segments (character offsets; ASCII text, so bytes = characters)."""
+    import bisect
+    import re
+
+    ends = {m: sorted({s.end for s in tok.segment(text, mode=m, disallowed_special=())}) for m in ("bpe", "lbpe")}
+
+    def inside(m: str, s: int, e: int) -> list[int]:
+        return ends[m][bisect.bisect_right(ends[m], s) : bisect.bisect_left(ends[m], e)]
+
+    words = [(m.start(), m.end()) for m in re.finditer(r"[^ \t\n\r\x0b\x0c]+", text)]
+    identical = sum(1 for s, e in words if inside("bpe", s, e) == inside("lbpe", s, e))
+    common = len(set(ends["bpe"]) & set(ends["lbpe"]))
+    return len(words), identical, len(ends["bpe"]), len(ends["lbpe"]), common
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "lbpe-32k", "gpt2"])
+def test_agreement_equals_a_naive_count_on_both_paths(name):
+    from lbpe import stats
+
+    tok = load_preset(name)
+    text = "".join(ch for ch in english_text(120_000)[:120_000] if ch.isascii())
+    expected = naive_agreement(tok, text)
+    for override in ([], [None]):  # numpy, then the standard library
+        stats._numpy_override[:] = override
+        try:
+            a = stats.text_stats_both(tok, text)["lbpe"].agreement
+        finally:
+            stats._numpy_override[:] = []
+        assert (a.words, a.identical_words, a.bpe_boundaries, a.lbpe_boundaries, a.common_boundaries) == expected
+    assert 0.5 < a.word_agreement < 1  # they differ somewhere, not everywhere
+
+
+def test_agreement_merges_over_chunks_and_workers():
+    import functools
+
+    from lbpe.corpus import align_chunks, parallel_stats, read_chunks
+
+    tok = load_preset("cl100k_base")
+    path = data_file("text/moby_dick.txt")
+    one = parallel_stats(functools.partial(load_preset, "cl100k_base"), align_chunks(tok, read_chunks([path])), workers=1)
+    two = parallel_stats(functools.partial(load_preset, "cl100k_base"), align_chunks(tok, read_chunks([path])), workers=2)
+    assert one["lbpe"].agreement == two["lbpe"].agreement and one["lbpe"].agreement.words > 100_000
+    doc = compare_json(one, tok=tok)
+    assert doc["agreement"]["word_agreement"] == one["lbpe"].agreement.word_agreement
+    assert set(doc["agreement"]) >= {"word_agreement", "boundary_precision", "boundary_recall", "boundary_f1"}

@@ -26,7 +26,7 @@ from typing import BinaryIO
 
 from lbpe import native
 from lbpe.errors import DisallowedSpecialError, LbpeError
-from lbpe.stats import Stats, text_stats
+from lbpe.stats import Stats, text_stats, text_stats_both
 from lbpe.tokenizer import MODES, Mode, Tokenizer
 
 __all__ = ["iter_chunks", "read_chunks", "align_chunks", "parallel_stats", "forked_encode", "NpyWriter", "export_ids"]
@@ -136,7 +136,7 @@ def _init_worker(loader: Callable[[], Tokenizer]) -> None:
 def _chunk_stats(args: tuple[str, tuple[Mode, ...]]) -> dict[str, Stats]:
     text, modes = args
     assert _worker_tok is not None  # set by _init_worker
-    return {m: text_stats(_worker_tok, text, mode=m) for m in modes}
+    return text_stats_both(_worker_tok, text, modes)
 
 
 def parallel_stats(
@@ -160,8 +160,8 @@ def parallel_stats(
     if workers <= 1 or sys.platform == "emscripten":
         tok = loader()
         for text in chunks:
-            for m in modes:
-                totals[m] += text_stats(tok, text, mode=m)
+            for m, part in text_stats_both(tok, text, modes).items():
+                totals[m] += part
             done += len(text)
             if progress:
                 progress(done)

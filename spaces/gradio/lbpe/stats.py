@@ -33,7 +33,11 @@ JSON layout of :func:`compare_json` (``lbpe stats --json``)::
      "change": {"tokens": float, "bytes_per_token": float,
                 "length_share_points": {"1-3": float, ...},
                 "renyi_efficiency": float, "shannon_efficiency": float, "gini": float,
-                "type_token_ratio": float}}
+                "type_token_ratio": float},
+     # when both modes encoded the same text (corpus_stats, parallel_stats; see Agreement):
+     "agreement": {"words": int, "identical_words": int, "word_agreement": float,
+                   "bpe_boundaries": int, "lbpe_boundaries": int, "common_boundaries": int,
+                   "boundary_precision": float, "boundary_recall": float, "boundary_f1": float}}
 
 ``change.tokens`` and ``change.bytes_per_token`` are relative (lbpe / bpe - 1);
 ``length_share_points`` is the difference of each bucket's share of all tokens, in
@@ -49,6 +53,7 @@ import functools
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
+from itertools import accumulate
 from dataclasses import dataclass, field
 
 from lbpe import metrics
@@ -56,7 +61,7 @@ from lbpe.tokenizer import MODES, Mode, Tokenizer
 
 __all__ = [
     "BUCKETS", "PerToken", "Stats", "text_stats", "corpus_stats", "compare_json", "bucket_label", "token_lengths",
-    "count_lengths", "count_tokens",
+    "count_lengths", "count_tokens", "Agreement", "text_agreement", "text_stats_both",
 ]
 
 #: The paper's token-length buckets: (low, high) inclusive, ``None`` for open-ended.
@@ -97,9 +102,14 @@ class Stats(PerToken):
     #: occurrences of each token id: the frequency table the intrinsic metrics come from
     #: (bounded by the vocabulary, so a corpus of any size keeps it small)
     token_counts: dict[int, int] = field(default_factory=dict, repr=False)
+    #: on the LBPE side of a comparison: how its segmentation agrees with BPE's
+    agreement: Agreement | None = field(default=None, compare=False)
 
     def __add__(self, other: Stats) -> Stats:
         out = Stats(self.tokens, self.bytes, self.chars, self.words, dict(self.length_counts), dict(self.token_counts))
+        if self.agreement is not None:
+            out.agreement = Agreement()
+            out.agreement += self.agreement
         out += other
         return out
 
@@ -113,6 +123,10 @@ class Stats(PerToken):
             get = table.get
             for key, n in more.items():
                 table[key] = get(key, 0) + n
+        if other.agreement is not None:
+            if self.agreement is None:
+                self.agreement = Agreement()
+            self.agreement += other.agreement
         return self
 
     @property
@@ -228,17 +242,17 @@ def _length_array(tok: Tokenizer, np):
     return array_
 
 
-def count_tokens(tok: Tokenizer, ids: list[int]) -> tuple[dict[int, int], dict[int, int]]:
+def count_tokens(tok: Tokenizer, ids: list[int], *, array=None) -> tuple[dict[int, int], dict[int, int]]:
     """``(tokens per length in units, occurrences per id)`` among ``ids``; special and added
     tokens have no length, so they count in the second table only.
 
-    With numpy installed (``lbpe[numpy]``) and many ids, ``bincount`` does the counting;
-    otherwise ``Counter``: the same tables.
+    With numpy installed (``lbpe[numpy]``) and many ids, ``bincount`` does the counting
+    (``array``: the ids already as a numpy int64 array); otherwise ``Counter``: the same tables.
     """
     np = _numpy_override[-1] if _numpy_override else _numpy_module()
     if np is not None and len(ids) >= _NUMPY_MIN_IDS:
         lengths = _length_array(tok, np)
-        a = np.asarray(ids, dtype=np.int64)
+        a = np.asarray(ids, dtype=np.int64) if array is None else array
         if int(a.max()) < len(lengths) and int(a.min()) >= 0:
             per_id = np.bincount(a)
             seen = np.flatnonzero(per_id)
@@ -260,10 +274,177 @@ def count_lengths(tok: Tokenizer, ids: list[int]) -> dict[int, int]:
     return count_tokens(tok, ids)[0]
 
 
+@dataclass
+class Agreement:
+    """How LBPE segments a text compared with BPE (additive counts, so chunks merge with ``+=``).
+
+    Boundaries are token ends in the token stream (bytes, in the vocabulary's own spelling);
+    words are whitespace-separated runs of it (``▁`` counts as white space). A word agrees when
+    no boundary of one mode falls strictly inside it without the other mode's.
+    """
+
+    words: int = 0
+    identical_words: int = 0
+    bpe_boundaries: int = 0
+    lbpe_boundaries: int = 0
+    common_boundaries: int = 0
+
+    def __iadd__(self, other: Agreement) -> Agreement:
+        self.words += other.words
+        self.identical_words += other.identical_words
+        self.bpe_boundaries += other.bpe_boundaries
+        self.lbpe_boundaries += other.lbpe_boundaries
+        self.common_boundaries += other.common_boundaries
+        return self
+
+    @property
+    def word_agreement(self) -> float:
+        return self.identical_words / self.words if self.words else 1.0
+
+    @property
+    def boundary_precision(self) -> float:
+        """Share of LBPE's boundaries that BPE also has."""
+        return self.common_boundaries / self.lbpe_boundaries if self.lbpe_boundaries else 1.0
+
+    @property
+    def boundary_recall(self) -> float:
+        """Share of BPE's boundaries that LBPE keeps."""
+        return self.common_boundaries / self.bpe_boundaries if self.bpe_boundaries else 1.0
+
+    @property
+    def boundary_f1(self) -> float:
+        p, r = self.boundary_precision, self.boundary_recall
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+    def to_json(self) -> dict:
+        return {
+            "words": self.words,
+            "identical_words": self.identical_words,
+            "word_agreement": self.word_agreement,
+            "bpe_boundaries": self.bpe_boundaries,
+            "lbpe_boundaries": self.lbpe_boundaries,
+            "common_boundaries": self.common_boundaries,
+            "boundary_precision": self.boundary_precision,
+            "boundary_recall": self.boundary_recall,
+            "boundary_f1": self.boundary_f1,
+        }
+
+
+_SPACE_BYTES = frozenset(b" \t\n\r\x0b\x0c")
+_METASPACE = "\u2581".encode()
+_STREAM_WORD = re.compile(rb"[^ \t\n\r\x0b\x0c]+")
+
+
+def _stream(tok: Tokenizer, ids: list[int], text: str | None, size: int) -> bytes:
+    """The token stream's bytes (``size`` of them), ``▁`` spelled as spaces: the text's own
+    UTF-8 when the tokens spell it unchanged (no normaliser, same size; cheaper than joining
+    the tokens), else the tokens joined."""
+    if text is not None and tok.normalizer is None:
+        raw = text.encode("utf-8", "surrogatepass")
+        if len(raw) == size and "\u2581" not in text:
+            return raw
+    return tok.decode_bytes(ids).replace(_METASPACE, b"   ")
+
+
+def _agreement_numpy(tok: Tokenizer, bpe_ids: list[int], arrays: tuple, text: str | None, np) -> Agreement:
+    vocab = tok.vocab
+    lengths = vocab.__dict__.get("_byte_length_array")
+    if lengths is None:
+        table = _byte_lengths(tok)
+        lengths = np.zeros(max(table) + 1, dtype=np.int64)
+        lengths[np.fromiter(table.keys(), np.int64, len(table))] = np.fromiter(table.values(), np.int64, len(table))
+        vocab.__dict__["_byte_length_array"] = lengths
+    b_ends = np.cumsum(lengths[arrays[0]])
+    l_ends = np.cumsum(lengths[arrays[1]])
+    # ends are strictly increasing (every token has at least one byte): sorted and unique
+    in_b = b_ends[np.minimum(np.searchsorted(b_ends, l_ends), len(b_ends) - 1)] == l_ends
+    in_l = l_ends[np.minimum(np.searchsorted(l_ends, b_ends), len(l_ends) - 1)] == b_ends
+    common = int(np.count_nonzero(in_b))
+    inside = np.concatenate((l_ends[~in_b], b_ends[~in_l]))  # one mode's boundaries only
+    size = int(b_ends[-1]) if len(b_ends) else 0
+    stream_bytes = np.frombuffer(_stream(tok, bpe_ids, text, size), dtype=np.uint8)
+    is_space = np.zeros(256, dtype=bool)
+    is_space[list(_SPACE_BYTES)] = True
+    space = is_space[stream_bytes]
+    edges = np.diff(np.concatenate(([True], space, [True])).astype(np.int8))
+    starts, ends = np.flatnonzero(edges == -1), np.flatnonzero(edges == 1)
+    word = np.searchsorted(starts, inside, side="right") - 1
+    valid = word >= 0
+    word, points = word[valid], inside[valid]
+    hit = np.unique(word[(points > starts[word]) & (points < ends[word])]).size
+    return Agreement(
+        words=len(starts),
+        identical_words=len(starts) - int(hit),
+        bpe_boundaries=len(b_ends),
+        lbpe_boundaries=len(l_ends),
+        common_boundaries=common,
+    )
+
+
+def _byte_lengths(tok: Tokenizer) -> dict[int, int]:
+    """id -> length in bytes of the token as the stream spells it (kept beside the other tables)."""
+    vocab = tok.vocab
+    table = vocab.__dict__.get("_byte_lengths")
+    if table is None:
+        table = {i: len(b) for i, b in vocab.decoder.items()}
+        table.update({i: len(b) for i, b in tok._added_bytes.items()})
+        vocab.__dict__["_byte_lengths"] = table
+    return table
+
+
+def text_agreement(
+    tok: Tokenizer, bpe_ids: list[int], lbpe_ids: list[int], text: str | None = None, *, arrays: tuple | None = None
+) -> Agreement:
+    """The :class:`Agreement` of two encodings of one text (with numpy when installed and the
+    text is long; the same counts either way)."""
+    np = _numpy_override[-1] if _numpy_override else _numpy_module()
+    if np is not None and len(bpe_ids) >= _NUMPY_MIN_IDS:
+        if arrays is None:
+            arrays = (np.asarray(bpe_ids, dtype=np.int64), np.asarray(lbpe_ids, dtype=np.int64))
+        return _agreement_numpy(tok, bpe_ids, arrays, text, np)
+    length = _byte_lengths(tok).__getitem__
+    b_list = list(accumulate(map(length, bpe_ids)))
+    b_ends, l_ends = set(b_list), set(accumulate(map(length, lbpe_ids)))
+    spans = [m.span() for m in _STREAM_WORD.finditer(_stream(tok, bpe_ids, text, b_list[-1] if b_list else 0))]
+    inside = sorted(b_ends ^ l_ends)
+    hit = 0
+    k = 0
+    for start, end in spans:  # both sorted: one pass
+        while k < len(inside) and inside[k] <= start:
+            k += 1
+        if k < len(inside) and inside[k] < end:
+            hit += 1
+    return Agreement(
+        words=len(spans),
+        identical_words=len(spans) - hit,
+        bpe_boundaries=len(b_ends),
+        lbpe_boundaries=len(l_ends),
+        common_boundaries=len(b_ends & l_ends),
+    )
+
+
 def text_stats(tok: Tokenizer, text: str, *, mode: Mode) -> Stats:
     """Counts for one text and one mode (special-token strings count as ordinary text)."""
-    ids = tok.encode(text, mode=mode, disallowed_special=())
-    counts, per_id = count_tokens(tok, ids)
+    return _stats_of(tok, text, tok.encode(text, mode=mode, disallowed_special=()))
+
+
+def text_stats_both(tok: Tokenizer, text: str, modes: Iterable[Mode] = MODES) -> dict[str, Stats]:
+    """:func:`text_stats` per mode; with both modes the LBPE side also carries the
+    :class:`Agreement` of the two encodings (``Stats.agreement``)."""
+    ids = {m: tok.encode(text, mode=m, disallowed_special=()) for m in modes}
+    np = _numpy_override[-1] if _numpy_override else _numpy_module()
+    arrays = {}
+    if np is not None and all(len(i) >= _NUMPY_MIN_IDS for i in ids.values()):
+        arrays = {m: np.asarray(i, dtype=np.int64) for m, i in ids.items()}  # converted once, used twice
+    out = {m: _stats_of(tok, text, i, arrays.get(m)) for m, i in ids.items()}
+    if "bpe" in ids and "lbpe" in ids:
+        pair = (arrays["bpe"], arrays["lbpe"]) if arrays else None
+        out["lbpe"].agreement = text_agreement(tok, ids["bpe"], ids["lbpe"], text, arrays=pair)
+    return out
+
+
+def _stats_of(tok: Tokenizer, text: str, ids: list[int], array=None) -> Stats:
+    counts, per_id = count_tokens(tok, ids, array=array)
     return Stats(
         tokens=len(ids),
         bytes=len(text.encode("utf-8", "surrogatepass")),
@@ -289,8 +470,8 @@ def corpus_stats(
     totals = {m: Stats() for m in modes}
     done = 0
     for text in texts:
-        for m in modes:
-            totals[m] += text_stats(tok, text, mode=m)
+        for m, part in text_stats_both(tok, text, modes).items():
+            totals[m] += part
         done += len(text)
         if progress is not None:
             progress(done)
@@ -318,7 +499,10 @@ def compare_json(
     for key in ("renyi_efficiency", "shannon_efficiency", "gini", "type_token_ratio"):
         if key in b_json and key in l_json:
             change[key] = l_json[key] - b_json[key]  # a difference: these are already ratios
-    return {"vocab": vocab, "unit": unit, "bpe": b_json, "lbpe": l_json, "change": change}
+    out = {"vocab": vocab, "unit": unit, "bpe": b_json, "lbpe": l_json, "change": change}
+    if lbpe.agreement is not None:
+        out["agreement"] = lbpe.agreement.to_json()
+    return out
 
 
 def _shares(s: Stats) -> dict[str, float]:
