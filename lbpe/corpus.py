@@ -26,7 +26,7 @@ from typing import BinaryIO
 
 from lbpe import native
 from lbpe.errors import DisallowedSpecialError, LbpeError
-from lbpe.stats import Stats, text_stats, text_stats_both
+from lbpe.stats import Stats, text_stats_both
 from lbpe.tokenizer import MODES, Mode, Tokenizer
 
 __all__ = ["iter_chunks", "read_chunks", "align_chunks", "parallel_stats", "forked_encode", "NpyWriter", "export_ids"]

@@ -23,6 +23,7 @@ tables that :class:`lbpe.stats.Stats` keeps (bounded by the vocabulary, whatever
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Callable, Mapping
 
 __all__ = ["shannon_entropy", "renyi_entropy", "efficiency", "gini", "frequency_by_length", "RENYI_POWER"]
@@ -87,10 +88,12 @@ def frequency_by_length(
             if units >= lo and (hi is None or units <= hi):
                 groups[(lo, hi)].append(n)
                 break
-    out = {}
-    for bucket, values in groups.items():
-        values.sort()
-        k = len(values)
-        median = 0.0 if not k else float(values[k // 2]) if k % 2 else (values[k // 2 - 1] + values[k // 2]) / 2
-        out[bucket] = {"distinct": k, "occurrences": sum(values), "mean": sum(values) / k if k else 0.0, "median": median}
-    return out
+    return {
+        bucket: {
+            "distinct": len(values),
+            "occurrences": sum(values),
+            "mean": statistics.fmean(values) if values else 0.0,
+            "median": float(statistics.median(values)) if values else 0.0,
+        }
+        for bucket, values in groups.items()
+    }

@@ -314,7 +314,7 @@ class Tokenizer:
         if self._guarded:
             with deadline(len(text)):
                 return self._encode_guarded(text, mode)
-        return self._encode_ordinary(text, mode)
+        return self._encode_ordinary(text, mode, text)
 
     def _encode_guarded(self, text: str, mode: Mode) -> list[int]:
         original = text
@@ -325,11 +325,9 @@ class Tokenizer:
                 return self._without_surrogates(original, mode)
         return self._encode_ordinary(text, mode, original)
 
-    def _encode_ordinary(self, text: str, mode: Mode, original: str | None = None) -> list[int]:
+    def _encode_ordinary(self, text: str, mode: Mode, original: str) -> list[int]:
         """The pieces of the (normalised) ``text`` encoded; ``original``: the text before the
         normaliser, to encode again when it holds a lone surrogate."""
-        if original is None:
-            original = text
         cache = self._caches[mode]
         split = self._split[mode]
         key_ids = self._key_ids

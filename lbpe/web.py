@@ -32,6 +32,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
 import shutil
 import zipfile
 from pathlib import Path
@@ -187,8 +188,6 @@ def build_wheel(out_dir: Path, *, root: Path | None = None, sources: str = "tree
 def _project_metadata(pyproject: str) -> dict[str, str]:
     """name, description, license and requires-python of pyproject.toml's ``[project]`` table
     (read with a few regular expressions: ``tomllib`` is not in Python 3.10)."""
-    import re
-
     table = re.search(r"^\[project\]\n(.*?)(?=^\[)", pyproject, re.S | re.M)
     if table is None:
         raise LbpeError("pyproject.toml has no [project] table")

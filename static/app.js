@@ -84,7 +84,7 @@ function post(cmd, args, transfer) {
     const id = ++nextId;
     const seconds = deadline(cmd, args);
     const timer = seconds ? setTimeout(() => expire(id, seconds), seconds * 1000) : null;
-    pending.set(id, { resolve, reject, timer, cmd });
+    pending.set(id, { resolve, reject, timer });
     worker.postMessage({ id, cmd, args }, transfer);
   });
 }

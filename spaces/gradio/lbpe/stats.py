@@ -61,7 +61,7 @@ from lbpe.tokenizer import MODES, Mode, Tokenizer
 
 __all__ = [
     "BUCKETS", "PerToken", "Stats", "text_stats", "corpus_stats", "compare_json", "bucket_label", "token_lengths",
-    "count_lengths", "count_tokens", "Agreement", "text_agreement", "text_stats_both",
+    "count_tokens", "Agreement", "text_agreement", "text_stats_both",
 ]
 
 #: The paper's token-length buckets: (low, high) inclusive, ``None`` for open-ended.
@@ -228,17 +228,20 @@ def _numpy_module():
     return numpy
 
 
-def _length_array(tok: Tokenizer, np):
-    """The id -> length table as a numpy array (0 for ids without units), kept beside the dict."""
+def _numpy():
+    """numpy for counting, or ``None`` (not installed, or a test asked for the stdlib path)."""
+    return _numpy_override[-1] if _numpy_override else _numpy_module()
+
+
+def _dense(tok: Tokenizer, key: str, table: dict[int, int], np):
+    """``table`` (id -> number) as a numpy array indexed by id (0 elsewhere), kept in the
+    vocabulary's ``__dict__`` under ``key`` beside its other derived tables."""
     vocab = tok.vocab
-    array_ = vocab.__dict__.get("_length_array")
+    array_ = vocab.__dict__.get(key)
     if array_ is None:
-        table = _length_table(tok)
         array_ = np.zeros(max(max(table, default=0) + 1, tok.n_vocab), dtype=np.int64)
-        array_[np.fromiter(table.keys(), dtype=np.int64, count=len(table))] = np.fromiter(
-            table.values(), dtype=np.int64, count=len(table)
-        )
-        vocab.__dict__["_length_array"] = array_
+        array_[np.fromiter(table.keys(), np.int64, len(table))] = np.fromiter(table.values(), np.int64, len(table))
+        vocab.__dict__[key] = array_
     return array_
 
 
@@ -249,9 +252,9 @@ def count_tokens(tok: Tokenizer, ids: list[int], *, array=None) -> tuple[dict[in
     With numpy installed (``lbpe[numpy]``) and many ids, ``bincount`` does the counting
     (``array``: the ids already as a numpy int64 array); otherwise ``Counter``: the same tables.
     """
-    np = _numpy_override[-1] if _numpy_override else _numpy_module()
+    np = _numpy()
     if np is not None and len(ids) >= _NUMPY_MIN_IDS:
-        lengths = _length_array(tok, np)
+        lengths = _dense(tok, "_length_array", _length_table(tok), np)
         a = np.asarray(ids, dtype=np.int64) if array is None else array
         if int(a.max()) < len(lengths) and int(a.min()) >= 0:
             per_id = np.bincount(a)
@@ -267,11 +270,6 @@ def count_tokens(tok: Tokenizer, ids: list[int], *, array=None) -> tuple[dict[in
         if units:
             counts[units] += n
     return dict(counts), dict(per_id_counter)
-
-
-def count_lengths(tok: Tokenizer, ids: list[int]) -> dict[int, int]:
-    """Tokens per length in units among ``ids`` (special and added tokens left out)."""
-    return count_tokens(tok, ids)[0]
 
 
 @dataclass
@@ -347,13 +345,7 @@ def _stream(tok: Tokenizer, ids: list[int], text: str | None, size: int) -> byte
 
 
 def _agreement_numpy(tok: Tokenizer, bpe_ids: list[int], arrays: tuple, text: str | None, np) -> Agreement:
-    vocab = tok.vocab
-    lengths = vocab.__dict__.get("_byte_length_array")
-    if lengths is None:
-        table = _byte_lengths(tok)
-        lengths = np.zeros(max(table) + 1, dtype=np.int64)
-        lengths[np.fromiter(table.keys(), np.int64, len(table))] = np.fromiter(table.values(), np.int64, len(table))
-        vocab.__dict__["_byte_length_array"] = lengths
+    lengths = _dense(tok, "_byte_length_array", _byte_lengths(tok), np)
     b_ends = np.cumsum(lengths[arrays[0]])
     l_ends = np.cumsum(lengths[arrays[1]])
     # ends are strictly increasing (every token has at least one byte): sorted and unique
@@ -397,7 +389,7 @@ def text_agreement(
 ) -> Agreement:
     """The :class:`Agreement` of two encodings of one text (with numpy when installed and the
     text is long; the same counts either way)."""
-    np = _numpy_override[-1] if _numpy_override else _numpy_module()
+    np = _numpy()
     if np is not None and len(bpe_ids) >= _NUMPY_MIN_IDS:
         if arrays is None:
             arrays = (np.asarray(bpe_ids, dtype=np.int64), np.asarray(lbpe_ids, dtype=np.int64))
@@ -432,7 +424,7 @@ def text_stats_both(tok: Tokenizer, text: str, modes: Iterable[Mode] = MODES) ->
     """:func:`text_stats` per mode; with both modes the LBPE side also carries the
     :class:`Agreement` of the two encodings (``Stats.agreement``)."""
     ids = {m: tok.encode(text, mode=m, disallowed_special=()) for m in modes}
-    np = _numpy_override[-1] if _numpy_override else _numpy_module()
+    np = _numpy()
     arrays = {}
     if np is not None and all(len(i) >= _NUMPY_MIN_IDS for i in ids.values()):
         arrays = {m: np.asarray(i, dtype=np.int64) for m, i in ids.items()}  # converted once, used twice
