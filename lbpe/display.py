@@ -42,13 +42,15 @@ from __future__ import annotations
 import csv
 import html
 import io
+import math
 import re
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from lbpe.stats import BUCKETS, PerToken, Stats, bucket_label, compare_json, token_lengths
+from lbpe.metrics import AGREEMENT, CATALOGUE, RENYI_POWER, Metric, predicted
+from lbpe.stats import BUCKETS, LONG_TOKEN, PerToken, Stats, bucket_label, compare_json, text_agreement, token_lengths
 from lbpe.tokenizer import MODES, Mode, Segment, Tokenizer, replace_surrogates
 from lbpe.user_regex import deadline
 
@@ -64,6 +66,10 @@ __all__ = [
     "metrics_html",
     "LengthShift",
     "comparison_stats",
+    "comparison_summary",
+    "frequency_spec",
+    "SummaryRow",
+    "summary_rows",
     "length_shift",
     "shift_from_stats",
     "plotly_spec",
@@ -283,6 +289,9 @@ table.lbpe-metrics th, table.lbpe-metrics td { padding: .3em .7em; border: none;
 table.lbpe-metrics th:first-child, table.lbpe-metrics td:first-child { text-align: left; }
 .lbpe-metrics .lbpe-better { color: #1a7f37; font-weight: 600; }
 .lbpe-metrics .lbpe-worse { color: #cf222e; font-weight: 600; }
+.lbpe-more { margin-top: .6em; }
+.lbpe-more > summary { cursor: pointer; font-size: 13px; color: #57606a; }
+.lbpe-more table.lbpe-metrics tr[title] { cursor: help; }
 .lbpe-legend { font-size: 13px; color: #57606a; margin-top: .4em;
   font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
 .lbpe-legend .lbpe-tok { padding: 0 .3em; }
@@ -293,7 +302,7 @@ table.lbpe-metrics th:first-child, table.lbpe-metrics td:first-child { text-alig
 .dark .lbpe-diff { box-shadow: inset 0 0 0 1px rgba(255, 255, 255, .2), 0 2px 0 0 #ff8c42; }
 .dark .lbpe-bytes { outline-color: #8b949e; }
 .dark .lbpe-special { background: #3b2a63; }
-.dark .lbpe-id, .dark .lbpe-legend { color: #8b949e; }
+.dark .lbpe-id, .dark .lbpe-legend, .dark .lbpe-more > summary { color: #8b949e; }
 .dark .lbpe-ndiff { color: #ff8c42; }
 .dark table.lbpe-metrics th, .dark table.lbpe-metrics td { border-color: #30363d; }
 .dark .lbpe-metrics .lbpe-better { color: #3fb950; } .dark .lbpe-metrics .lbpe-worse { color: #f85149; }
@@ -453,15 +462,20 @@ def render_pane(comparison: Comparison, mode: str, *, show_whitespace: bool = Tr
     )
 
 
-def _signed(value: float, digits: int = 2, *, percent: bool = False) -> str:
+def _signed(value: float, digits: int = 2, *, percent: bool = False, places: int = 1) -> str:
     if percent:
-        return f"{100 * value:+.1f}%".replace("-", "\u2212")
+        return f"{100 * value:+.{places}f}%".replace("-", "\u2212")
     return f"{value:+.{digits}f}".replace("-", "\u2212")
 
 
-def metrics_html(comparison: Comparison) -> str:
+def metrics_html(comparison: Comparison, summary: dict | None = None) -> str:
     """A table: tokens, bytes per token and characters per token for BPE and LBPE, and the
-    change from BPE to LBPE (absolute and relative; fewer tokens is marked ``lbpe-better``)."""
+    change from BPE to LBPE (absolute and relative; fewer tokens is marked ``lbpe-better``).
+
+    With ``summary`` (:func:`comparison_summary`), a folded section below adds every metric of
+    :data:`lbpe.metrics.CATALOGUE`, the frequency by token length and the agreement of the two
+    segmentations, each with what it means and the way the paper predicts it moves.
+    """
     b, l = comparison.bpe, comparison.lbpe
     unit = "bytes" if comparison.unit == "byte" else "characters"
 
@@ -491,10 +505,29 @@ def metrics_html(comparison: Comparison) -> str:
         f"{ndiff} differing span{'s' if ndiff != 1 else ''} covering {comparison.differing_chars} characters; "
         f"vocabulary {html.escape(comparison.vocab or '?')} ({unit} as units)"
     )
+    more = ""
+    if summary is not None:
+        shown = {"tokens", "bytes_per_token", "chars_per_token"}
+        body = "".join(
+            f'<tr title="{html.escape(row.meaning)}"><td>{html.escape(row.label)}</td><td>{row.bpe}</td>'
+            f'<td>{row.lbpe}</td><td class="{_VERDICT[row.as_predicted]}">{row.change}</td>'
+            f"<td>{html.escape(row.paper)}</td></tr>"
+            for row in summary_rows(summary)
+            if row.key not in shown and not row.key.startswith(("length ", "bytes", "chars", "words"))
+        )
+        more = (
+            '<details class="lbpe-more"><summary>Frequency balance, Rényi efficiency and agreement '
+            "(hover a row for what it means)</summary>"
+            '<table class="lbpe-metrics"><thead><tr><th></th><th>BPE</th><th>LBPE</th><th>LBPE \u2212 BPE</th>'
+            f"<th>paper predicts</th></tr></thead><tbody>{body}</tbody></table></details>"
+        )
     return (
         '<table class="lbpe-metrics"><thead><tr><th></th><th>BPE</th><th>LBPE</th><th>LBPE \u2212 BPE</th></tr></thead>'
-        f'<tbody>{cells}</tbody></table><div class="lbpe-legend">{note}</div>'
+        f'<tbody>{cells}</tbody></table><div class="lbpe-legend">{note}</div>{more}'
     )
+
+
+_VERDICT = {True: "lbpe-better", False: "lbpe-worse", None: ""}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -553,7 +586,15 @@ def comparison_stats(tok: Tokenizer, comparison: Comparison) -> dict[str, Stats]
                 counts[length(i)] += n
         out[mode] = Stats(tokens=side.tokens, bytes=side.bytes, chars=side.chars, words=words, length_counts=dict(counts),
                           token_counts=dict(per_id))
+    out["lbpe"].agreement = text_agreement(tok, comparison.bpe.ids, comparison.lbpe.ids, comparison.text)
     return out
+
+
+def comparison_summary(tok: Tokenizer, comparison: Comparison, *, renyi_power: float = RENYI_POWER) -> dict:
+    """:func:`lbpe.stats.compare_json` of the compared text: every metric, the frequency by
+    token length and the agreement of the two segmentations."""
+    return compare_json(comparison_stats(tok, comparison), vocab=comparison.vocab, unit=comparison.unit, tok=tok,
+                        renyi_power=renyi_power)
 
 
 def shift_from_stats(bpe: Stats, lbpe: Stats, *, unit: str) -> LengthShift:
@@ -658,57 +699,207 @@ def plotly_spec(shift: LengthShift, *, title: str | None = None, height: int = 5
     return {"data": data, "layout": layout}
 
 
+def frequency_spec(summary: dict, *, title: str | None = None, height: int = 420) -> dict | None:
+    """A plain Plotly figure of the paper's claim: how often a distinct token of each length
+    bucket occurs (mean occurrences, log scale), BPE beside LBPE, the LBPE bars labelled with
+    the change of the mean; hover shows the median and the number of distinct tokens.
+
+    ``summary`` is :func:`lbpe.stats.compare_json` with a tokenizer (it needs
+    ``frequency_by_length``); ``None`` when it has none.
+    """
+    if "frequency_by_length" not in summary["bpe"]:
+        return None
+    unit = "bytes" if summary.get("unit") == "byte" else "characters"
+    labels = list(summary["bpe"]["frequency_by_length"])
+    change = summary["change"].get("frequency_by_length", {})
+    data = []
+    for mode in MODES:
+        buckets = summary[mode]["frequency_by_length"]
+        means = [buckets[k]["mean"] or None for k in labels]  # log axis: no bar for an empty bucket
+        trace = {
+            "type": "bar",
+            "name": MODE_NAMES[mode],
+            "x": labels,
+            "y": means,
+            "customdata": [[buckets[k]["median"], buckets[k]["distinct"]] for k in labels],
+            "marker": {"color": COLORS[mode]},
+            "hovertemplate": f"{MODE_NAMES[mode]}, %{{x}} {unit}: %{{y:,.1f}} occurrences per token "
+            "(median %{customdata[0]:,.0f}; %{customdata[1]:,} distinct tokens)<extra></extra>",
+        }
+        if mode == "lbpe":
+            text = ["" if change.get(k) is None else _signed(change[k], percent=True) for k in labels]
+            trace.update(text=text, textposition="outside", cliponaxis=False, textfont={"size": 12})
+        data.append(trace)
+    axis = {"gridcolor": "rgba(128,128,128,0.25)", "zerolinecolor": "rgba(128,128,128,0.4)", "automargin": True}
+    layout = {
+        "barmode": "group",
+        "bargap": 0.2,
+        "height": height,
+        "margin": {"l": 60, "r": 20, "t": 70 if title else 40, "b": 50},
+        "font": {"family": "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif", "size": 13},
+        "paper_bgcolor": "rgba(0,0,0,0)",
+        "plot_bgcolor": "rgba(0,0,0,0)",
+        "legend": {"orientation": "h", "x": 1, "xanchor": "right", "y": 1.02, "yanchor": "bottom"},
+        "xaxis": {**axis, "type": "category", "title": {"text": f"token length in {unit}, the paper's buckets"}},
+        "yaxis": {**axis, "type": "log", "title": {"text": "occurrences per distinct token (log)"}},
+    }
+    values = [y for trace in data for y in trace["y"] if y]
+    if values:  # a log axis's range is in powers of ten; start below the smallest bar so it shows
+        layout["yaxis"]["range"] = [math.log10(min(values) / 2), math.log10(max(values) * 2)]
+    if title:
+        layout["title"] = {"text": title, "x": 0, "xanchor": "left"}
+    return {"data": data, "layout": layout}
+
+
 # ---------------------------------------------------------------------------------------------
 # corpus statistics as a table and as CSV
 # ---------------------------------------------------------------------------------------------
 
 
-def stats_rows(summary: dict) -> list[list[str]]:
-    """Rows ``[metric, BPE, LBPE, change]`` (formatted strings) of a
-    :func:`lbpe.stats.compare_json` summary: counts, per-token ratios, bucket shares."""
+@dataclass(frozen=True)
+class SummaryRow:
+    """One line of a statistics table, formatted for reading (see :func:`summary_rows`)."""
+
+    key: str
+    label: str
+    bpe: str
+    lbpe: str
+    change: str
+    #: the paper's prediction and whether the change follows it: "lower ✓", "higher ✗", ""
+    paper: str
+    meaning: str
+    #: ``True`` when the change goes the way the paper predicts, ``False`` against it
+    as_predicted: bool | None = None
+
+
+def _value(value: object, digits: int | str) -> str:
+    if value is None:
+        return "\u2014"
+    if digits == "int":
+        return f"{value:,}"
+    return f"{value:.{digits}f}"
+
+
+def _paper(metric: Metric, change: float | None) -> tuple[str, bool | None]:
+    verdict = predicted(metric, change)
+    mark = {True: " \u2713", False: " \u2717", None: ""}[verdict]
+    return (f"{metric.paper}{mark}" if metric.paper else ""), verdict
+
+
+def _frequency_cell(bucket: dict) -> str:
+    n = bucket["distinct"]
+    if not n:
+        return "\u2014"
+    return f"{bucket['mean']:,.1f} (median {bucket['median']:,.0f}; {n:,} token{'s' if n != 1 else ''})"
+
+
+def _bucket_prediction(label: str) -> str | None:
+    """The paper's direction for a length bucket: short tokens (its first bucket) rarer, long
+    ones (from :data:`lbpe.stats.LONG_TOKEN` units) more frequent; none in between."""
+    low = {bucket_label(lo, hi): lo for lo, hi in BUCKETS}[label]
+    return "lower" if low == BUCKETS[0][0] else "higher" if low >= LONG_TOKEN else None
+
+
+def summary_rows(summary: dict) -> list[SummaryRow]:
+    """The readable lines of a :func:`lbpe.stats.compare_json` summary, in table order: what
+    was measured (bytes, characters, words), every metric of :data:`lbpe.metrics.CATALOGUE`
+    present, occurrences per distinct token by length bucket, the length buckets' shares, and
+    the agreement of the two segmentations."""
     b, l, ch = summary["bpe"], summary["lbpe"], summary["change"]
     rows = [
-        ["tokens", f"{b['tokens']:,}", f"{l['tokens']:,}", _signed(ch["tokens"], percent=True)],
-        ["bytes / token", f"{b['bytes_per_token']:.3f}", f"{l['bytes_per_token']:.3f}", _signed(ch["bytes_per_token"], percent=True)],
-        ["characters / token", f"{b['chars_per_token']:.3f}", f"{l['chars_per_token']:.3f}",
-         _signed(_ratio(l["chars_per_token"], b["chars_per_token"]), percent=True)],
-        ["tokens / word", f"{b['tokens_per_word']:.3f}", f"{l['tokens_per_word']:.3f}",
-         _signed(_ratio(l["tokens_per_word"], b["tokens_per_word"]), percent=True)],
-        ["bytes", f"{b['bytes']:,}", f"{l['bytes']:,}", ""],
-        ["characters", f"{b['chars']:,}", f"{l['chars']:,}", ""],
-        ["words", f"{b['words']:,}", f"{l['words']:,}", ""],
+        SummaryRow(key, label, f"{b[key]:,}", f"{l[key]:,}", "", "", meaning)
+        for key, label, meaning in (
+            ("bytes", "bytes", "UTF-8 bytes of the text"),
+            ("chars", "characters", "characters of the text"),
+            ("words", "words", "whitespace-separated words"),
+        )
     ]
+    for metric in CATALOGUE:
+        if metric.key not in b:
+            continue
+        change = ch.get(metric.key)
+        if change is None:
+            shown = ""
+        elif metric.change == "relative":
+            shown = _signed(change, percent=True, places=2)
+        else:
+            shown = _signed(change, 6 if metric.digits == "int" else max(int(metric.digits), 4))
+        paper, verdict = _paper(metric, change)
+        rows.append(SummaryRow(metric.key, metric.label, _value(b[metric.key], metric.digits),
+                               _value(l[metric.key], metric.digits), shown, paper, metric.meaning, verdict))
+    if "frequency_by_length" in b:
+        for label, bv in b["frequency_by_length"].items():
+            lv = l["frequency_by_length"][label]
+            change = ch.get("frequency_by_length", {}).get(label)
+            paper, verdict = _paper(Metric(label, "", "", _bucket_prediction(label)), change)
+            rows.append(SummaryRow(
+                f"frequency {label}", f"occurrences per token, length {label}",
+                _frequency_cell(bv), _frequency_cell(lv),
+                "" if change is None else _signed(change, percent=True, places=2), paper,
+                "mean and median occurrences of a distinct token of that length, and how many distinct tokens "
+                "it has", verdict))
     bt, lt = max(b["tokens"], 1), max(l["tokens"], 1)
     for label, points in ch["length_share_points"].items():
         bn, ln = b["length_buckets"][label], l["length_buckets"][label]
-        rows.append(
-            [f"length {label}: tokens (share)", f"{bn:,} ({100 * bn / bt:.1f}%)", f"{ln:,} ({100 * ln / lt:.1f}%)",
-             f"{points:+.2f} points".replace("-", "\u2212")]
-        )
+        paper, verdict = _paper(Metric(label, "", "", _bucket_prediction(label)), points)
+        rows.append(SummaryRow(
+            f"length {label}", f"length {label}: tokens (share)", f"{bn:,} ({100 * bn / bt:.1f}%)",
+            f"{ln:,} ({100 * ln / lt:.1f}%)", f"{points:+.2f} points".replace("-", "\u2212"), paper,
+            "tokens of that length and their share of all tokens (the paper's Table 2)", verdict))
+    for metric in AGREEMENT if "agreement" in summary else ():
+        value = summary["agreement"][metric.key]
+        rows.append(SummaryRow(metric.key, metric.label, "", "", f"{100 * value:.2f}%", "", metric.meaning))
     return rows
+
+
+#: Column headers of :func:`stats_rows`.
+STATS_HEADERS = ["metric", "BPE", "LBPE", "LBPE vs BPE", "paper predicts", "meaning"]
+
+
+def stats_rows(summary: dict) -> list[list[str]]:
+    """Rows under :data:`STATS_HEADERS` (formatted strings) of a
+    :func:`lbpe.stats.compare_json` summary (see :func:`summary_rows`)."""
+    return [[r.label, r.bpe, r.lbpe, r.change, r.paper, r.meaning] for r in summary_rows(summary)]
+
+
+def stats_csv(summary: dict) -> str:
+    """CSV (``metric,bpe,lbpe,change,paper_predicts``; plain numbers, keys as in the JSON) of a
+    :func:`lbpe.stats.compare_json` summary: the counts and every metric, occurrences per
+    distinct token by bucket, tokens per bucket, the agreement, then tokens per exact length.
+    ``change`` is as in the JSON's ``change`` block (relative, or a difference for ratios);
+    ``share_points`` rows are percentage points; agreement rows carry their value as ``change``."""
+    b, l, ch = summary["bpe"], summary["lbpe"], summary["change"]
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["metric", "bpe", "lbpe", "change", "paper_predicts"])
+
+    def number(value: object) -> object:
+        return "" if value is None else f"{value:.9g}" if isinstance(value, float) else value
+
+    for key in ("bytes", "chars", "words"):
+        w.writerow([key, b[key], l[key], "", ""])
+    for metric in CATALOGUE:
+        if metric.key in b:
+            w.writerow([metric.key, number(b[metric.key]), number(l[metric.key]), number(ch.get(metric.key)),
+                        metric.paper or ""])
+    if "frequency_by_length" in b:
+        for label, bv in b["frequency_by_length"].items():
+            lv = l["frequency_by_length"][label]
+            for field in ("mean", "median", "distinct"):
+                change = ch.get("frequency_by_length", {}).get(label) if field == "mean" else None
+                w.writerow([f"frequency_by_length {label} {field}", number(bv[field]), number(lv[field]),
+                            number(change), (_bucket_prediction(label) or "") if field == "mean" else ""])
+    for label, points in ch["length_share_points"].items():
+        bn, ln = b["length_buckets"][label], l["length_buckets"][label]
+        w.writerow([f"bucket {label}", bn, ln, f"{_ratio(ln, bn):.6f}" if bn else "", ""])
+        w.writerow([f"bucket {label} share_points", "", "", f"{points:.6f}", _bucket_prediction(label) or ""])
+    for metric in AGREEMENT if "agreement" in summary else ():
+        w.writerow([metric.key, "", "", number(summary["agreement"][metric.key]), ""])
+    lengths = sorted({int(k) for k in (*b["length_counts"], *l["length_counts"])})
+    for n in lengths:
+        w.writerow([f"length {n}", b["length_counts"].get(str(n), 0), l["length_counts"].get(str(n), 0), "", ""])
+    return buf.getvalue()
 
 
 def _ratio(new: float, old: float) -> float:
     return new / old - 1 if old else 0.0
-
-
-def stats_csv(summary: dict) -> str:
-    """CSV (``metric,bpe,lbpe,change``; plain numbers) of a :func:`lbpe.stats.compare_json`
-    summary: the counts and ratios, tokens per bucket, then tokens per exact length.
-    ``change`` is relative (``lbpe / bpe - 1``) except for ``share_points`` rows."""
-    b, l, ch = summary["bpe"], summary["lbpe"], summary["change"]
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["metric", "bpe", "lbpe", "change"])
-    for key in ("tokens", "bytes", "chars", "words"):
-        w.writerow([key, b[key], l[key], _ratio(l[key], b[key]) if key == "tokens" else ""])
-    for key in ("bytes_per_token", "chars_per_token", "tokens_per_word"):
-        w.writerow([key, f"{b[key]:.6f}", f"{l[key]:.6f}", f"{_ratio(l[key], b[key]):.6f}"])
-    for label, points in ch["length_share_points"].items():
-        bn, ln = b["length_buckets"][label], l["length_buckets"][label]
-        w.writerow([f"bucket {label}", bn, ln, f"{_ratio(ln, bn):.6f}" if bn else ""])
-        w.writerow([f"bucket {label} share_points", "", "", f"{points:.6f}"])
-    lengths = sorted({int(k) for k in (*b["length_counts"], *l["length_counts"])})
-    for n in lengths:
-        w.writerow([f"length {n}", b["length_counts"].get(str(n), 0), l["length_counts"].get(str(n), 0), ""])
-    return buf.getvalue()

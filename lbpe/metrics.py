@@ -10,6 +10,8 @@ tables that :class:`lbpe.stats.Stats` keeps (bounded by the vocabulary, whatever
   as in the ``tokenization-scorer`` package (Zouhar et al. 2023), whose figures these equal.
 * :func:`gini`: 0 when every token used occurs equally often, towards 1 when a few dominate.
 * :func:`frequency_by_length`: occurrences per distinct token, per length bucket.
+* :data:`CATALOGUE`: every metric the CLI, the app, the page and the reports show, with one line
+  on what it means and which way the paper predicts LBPE moves it.
 
 >>> counts = {1: 6, 2: 3, 3: 1}
 >>> round(shannon_entropy(counts), 6), round(renyi_entropy(counts, 2.5), 6)
@@ -25,8 +27,13 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Literal
 
-__all__ = ["shannon_entropy", "renyi_entropy", "efficiency", "gini", "frequency_by_length", "RENYI_POWER"]
+__all__ = [
+    "shannon_entropy", "renyi_entropy", "efficiency", "gini", "frequency_by_length", "RENYI_POWER",
+    "Metric", "CATALOGUE", "AGREEMENT", "predicted",
+]
 
 #: The Rényi power used unless another is asked for (Zouhar et al. recommend 2.5).
 RENYI_POWER = 2.5
@@ -97,3 +104,68 @@ def frequency_by_length(
         }
         for bucket, values in groups.items()
     }
+
+
+# ---------------------------------------------------------------------------------------------
+# the catalogue: what each metric means and which way the paper predicts it moves
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One figure of :func:`lbpe.stats.compare_json`, described once for every front end."""
+
+    #: its key in a mode's block (or in ``"agreement"``)
+    key: str
+    #: a short label for tables
+    label: str
+    #: one line: what it measures
+    meaning: str
+    #: the way the paper predicts LBPE moves it against BPE (``None``: no prediction)
+    paper: Literal["lower", "higher"] | None
+    #: how the change is given: ``"relative"`` (lbpe / bpe - 1), ``"difference"`` (lbpe - bpe)
+    change: Literal["relative", "difference"] = "relative"
+    #: ``"int"`` or the number of decimals shown
+    digits: int | Literal["int"] = 4
+
+
+#: Per-mode metrics, in the order tables show them.
+CATALOGUE: tuple[Metric, ...] = (
+    Metric("tokens", "tokens", "tokens needed for the text", "lower", digits="int"),
+    Metric("bytes_per_token", "bytes / token", "UTF-8 bytes per token: compression (the paper's Table 6)", "higher"),
+    Metric("chars_per_token", "characters / token", "characters per token", "higher"),
+    Metric("fertility", "fertility", "tokens per whitespace-separated word", "lower"),
+    Metric("distinct_tokens", "distinct tokens", "vocabulary entries the text uses", None, digits="int"),
+    Metric("vocab_utilisation", "vocabulary utilisation", "distinct tokens used / vocabulary size", None,
+           "difference"),
+    Metric("type_token_ratio", "type-token ratio", "distinct tokens / tokens", None, "difference", 6),
+    Metric("short_long_frequency_ratio", "short/long frequency ratio",
+           "mean occurrences of a 1-3 unit token over those of a token of 7+ units: the paper's imbalance", "lower",
+           digits=3),
+    Metric("gini", "Gini coefficient", "inequality of token frequencies: 0 even, towards 1 when few tokens dominate",
+           "lower", "difference"),
+    Metric("shannon_entropy", "Shannon entropy (bits)", "entropy of the token-frequency distribution", "higher",
+           "difference"),
+    Metric("shannon_efficiency", "Shannon efficiency", "Shannon entropy / log2(distinct tokens)", "higher",
+           "difference"),
+    Metric("renyi_efficiency", "Rényi efficiency", "Rényi entropy (power 2.5 unless set) / log2(distinct tokens); "
+           "Zouhar et al. 2023", "higher", "difference"),
+)
+
+#: Figures of ``compare_json(...)["agreement"]``: how LBPE's segmentation agrees with BPE's.
+AGREEMENT: tuple[Metric, ...] = (
+    Metric("word_agreement", "words segmented identically", "share of whitespace words both modes cut the same way",
+           None, "difference"),
+    Metric("boundary_precision", "boundary precision", "share of LBPE's token boundaries that BPE also has", None,
+           "difference"),
+    Metric("boundary_recall", "boundary recall", "share of BPE's token boundaries that LBPE keeps", None,
+           "difference"),
+    Metric("boundary_f1", "boundary F1", "harmonic mean of the two", None, "difference"),
+)
+
+
+def predicted(metric: Metric, change: float | None) -> bool | None:
+    """Whether ``change`` goes the way the paper predicts (``None``: no prediction, or no change)."""
+    if metric.paper is None or change is None or change == 0 or math.isnan(change):
+        return None
+    return (change < 0) == (metric.paper == "lower")

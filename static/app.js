@@ -27,6 +27,7 @@ const ui = {
   vocabInfo: $("#vocab-info"),
   textInfo: $("#text-info"),
   chart: $("#chart"),
+  frequencyChart: $("#frequency-chart"),
   versions: $("#versions"),
 };
 
@@ -202,7 +203,9 @@ function render(result) {
       ` (${pct > 0 ? "+" : ""}${pct.toFixed(1)}%)`;
   }
   ui.textInfo.textContent = info;
-  drawChart(result.figure).catch((error) => showError(`The chart could not be drawn: ${error.message}`));
+  drawChart(ui.chart, result.figure)
+    .then(() => drawChart(ui.frequencyChart, result.frequency_figure))
+    .catch((error) => showError(`The chart could not be drawn: ${error.message}`));
 }
 
 let plotlyLoading = null;
@@ -220,10 +223,10 @@ function plotly() {
   return plotlyLoading;
 }
 
-async function drawChart(figure) {
+async function drawChart(element, figure) {
   const Plotly = await plotly();
   const config = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ["select2d", "lasso2d"] };
-  await Plotly.react(ui.chart, figure.data, figure.layout, config);
+  await Plotly.react(element, figure.data, figure.layout, config);
 }
 
 // ---- actions ----

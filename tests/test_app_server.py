@@ -18,7 +18,7 @@ import lbpe
 from lbpe import display
 from lbpe.formats.hf_write import to_tokenizer_json
 from lbpe.presets import PRESETS, load_preset
-from lbpe.stats import compare_json, text_stats
+from lbpe.stats import compare_json, text_stats, text_stats_both
 from tests.app_support import running_server
 from tests.conftest import data_file
 from tests.test_user_regex import CHARS, POLYNOMIAL, hostile_tokenizer_json
@@ -59,11 +59,14 @@ def upload_copy(tmp_path: Path, source: Path | bytes, name: str) -> str:
 
 
 def check_compare(result, tok, text: str, *, show_whitespace=True, show_ids=False) -> None:
-    bpe_html, lbpe_html, metrics, plot, details = result
+    bpe_html, lbpe_html, metrics, plot, frequency, details = result
     c = display.compare(tok, text)
     assert bpe_html == display.render_pane(c, "bpe", show_whitespace=show_whitespace, show_ids=show_ids)
     assert lbpe_html == display.render_pane(c, "lbpe", show_whitespace=show_whitespace, show_ids=show_ids)
-    assert metrics == display.metrics_html(c)
+    summary = compare_json(text_stats_both(tok, text), vocab=tok.name, unit=tok.vocab.unit, tok=tok)
+    assert details["metrics"] == json.loads(json.dumps(summary))
+    assert metrics == display.metrics_html(c, summary)
+    assert [t["y"] for t in json.loads(frequency["plot"])["data"]] == [t["y"] for t in display.frequency_spec(summary)["data"]]
     for mode in ("bpe", "lbpe"):
         assert details[mode]["ids"] == tok.encode(text, mode=mode, disallowed_special=())
     assert details["differ"] == [list(r) for r in c.differ]
@@ -136,7 +139,7 @@ def test_bad_uploads_give_a_clear_message_and_the_server_keeps_serving(client, t
     # still serving, in this session and in a new one
     check_compare(client.predict("still here", "gpt2", True, False, api_name="/compare"), load_preset("gpt2"), "still here")
     fresh = Client(client.src, verbose=False)
-    assert fresh.predict("ok", "lbpe-32k", True, False, api_name="/compare")[4]["bpe"]["tokens"] > 0
+    assert fresh.predict("ok", "lbpe-32k", True, False, api_name="/compare")[-1]["bpe"]["tokens"] > 0
 
 
 def test_uploaded_vocabularies_stay_in_their_session(server, tmp_path):
@@ -144,26 +147,28 @@ def test_uploaded_vocabularies_stay_in_their_session(server, tmp_path):
     bob = Client(server.url, verbose=False)
     src = upload_copy(tmp_path, data_file("openai/r50k_base.tiktoken"), "r50k_base.tiktoken")
     name = alice.predict([handle_file(src)], "auto", api_name="/upload_vocab")[0]["value"]
-    assert alice.predict("hello", name, True, False, api_name="/compare")[4]["bpe"]["ids"] == [31373]
+    assert alice.predict("hello", name, True, False, api_name="/compare")[-1]["bpe"]["ids"] == [31373]
     with pytest.raises(AppError, match="Unknown vocabulary"):
         bob.predict("hello", name, True, False, api_name="/compare")
 
 
 def test_corpus_stats(client, tmp_path):
     text = data_file("text/moby_dick.txt").read_text("utf-8")[:200_000]
-    table, plot, json_file, csv_file, status = client.predict(
+    table, plot, frequency, json_file, csv_file, status = client.predict(
         handle_file(upload_copy(tmp_path, text.encode(), "moby.txt")), "gpt2", api_name="/corpus_stats"
     )
     tok = load_preset("gpt2")
-    stats = {m: text_stats(tok, text, mode=m) for m in ("bpe", "lbpe")}
-    summary = compare_json(stats, vocab="gpt2", unit="byte")
-    assert table["headers"] == ["metric", "BPE", "LBPE", "LBPE vs BPE"]
-    expected = [r for r in display.stats_rows(summary) if "word" not in r[0]]
-    assert [r for r in table["data"] if "word" not in r[0]] == expected
+    stats = text_stats_both(tok, text)
+    summary = compare_json(stats, vocab="gpt2", unit="byte", tok=tok)
+    assert table["headers"] == display.STATS_HEADERS
+    by_words = {"words", "fertility", "words segmented identically"}  # chunks may cut a word in two
+    expected = [r for r in display.stats_rows(summary) if r[0] not in by_words]
+    assert [r for r in table["data"] if r[0] not in by_words] == expected
+    assert json.loads(frequency["plot"])["layout"]["yaxis"]["type"] == "log"
     got = json.loads(Path(json_file).read_text("utf-8"))
     for mode in ("bpe", "lbpe"):
         assert got[mode]["tokens"] == stats[mode].tokens and got[mode]["length_counts"] == summary[mode]["length_counts"]
-    assert Path(csv_file).read_text("utf-8").startswith("metric,bpe,lbpe,change\n")
+    assert Path(csv_file).read_text("utf-8").startswith("metric,bpe,lbpe,change,paper_predicts\n")
     assert json.loads(plot["plot"])["data"][0]["y"] == list(display.shift_from_stats(stats["bpe"], stats["lbpe"], unit="byte").bpe_buckets)
     assert "moby.txt" in status
 

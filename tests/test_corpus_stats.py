@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections import Counter
 import json
 import subprocess
 import sys
@@ -35,7 +36,7 @@ def test_known_answer_buckets_and_ratios():
     assert (bpe.tokens, bpe.bytes, bpe.words) == (4, 8, 2)
     assert bpe.length_counts == {2: 2, 3: 1, 1: 1}
     assert lbpe_.length_counts == {3: 1, 2: 2, 1: 1}
-    assert bpe.bytes_per_token == 2.0 and bpe.tokens_per_word == 2.0
+    assert bpe.bytes_per_token == 2.0 and bpe.fertility == 2.0
     long = text_stats(tok, "aabbbb", mode="lbpe")
     assert long.buckets() == {"1-3": 0, "4-6": 1, "7-9": 0, "10-12": 0, "13-15": 0, "16+": 0}
     doc = compare_json({"bpe": bpe, "lbpe": lbpe_})
@@ -158,3 +159,29 @@ def test_numpy_and_the_standard_library_count_alike(name):
         special = next(iter(tok.vocab.special.values()), None)
         if special is not None:  # a special id counts nowhere, on both paths
             assert stats.count_tokens(tok, ids + [special] * 5000)[0] == with_numpy[0]
+
+
+def test_cli_stats_table_and_renyi_power(tmp_path):
+    from lbpe.metrics import AGREEMENT, CATALOGUE, renyi_entropy
+
+    path = tmp_path / "t.txt"
+    text = data_file("text/moby_dick.txt").read_text("utf-8")[:20_000]
+    path.write_text(text, encoding="utf-8")
+    tok = load_preset("gpt2")
+    counts = {m: Counter(tok.encode(text, mode=m, disallowed_special=())) for m in lbpe.MODES}
+    for power in ("1", "3"):
+        result = run("stats", "--json", "--workers", "1", "-q", "--vocab", "gpt2", "--renyi-power", power, str(path))
+        assert result.returncode == 0, result.stderr
+        doc = json.loads(result.stdout)
+        for mode in lbpe.MODES:
+            assert doc[mode]["renyi_power"] == float(power)
+            assert doc[mode]["renyi_entropy"] == pytest.approx(renyi_entropy(counts[mode], float(power)), rel=1e-12)
+            assert doc[mode]["fertility"] == doc[mode]["tokens"] / doc[mode]["words"]
+    table = run("stats", "--workers", "1", "-q", "--vocab", "gpt2", str(path))
+    assert table.returncode == 0, table.stderr
+    lines = table.stdout.splitlines()
+    for metric in (*CATALOGUE, *AGREEMENT):
+        assert sum(line.startswith(metric.label + " ") for line in lines) == 1, metric.label
+        assert f"  {metric.label}: {metric.meaning}" in lines
+    bad = run("stats", "-q", "--renyi-power", "-2", str(path))
+    assert bad.returncode == 2 and "finite number >= 0" in bad.stderr and "Traceback" not in bad.stderr

@@ -12,6 +12,7 @@ import pytest
 
 from lbpe import display
 from lbpe.presets import PRESETS, load_preset
+from tests.conftest import data_file
 from lbpe.stats import Stats, text_stats
 from lbpe.tokenizer import Segment, Tokenizer
 from lbpe.vocab import Vocab
@@ -213,12 +214,71 @@ def test_stats_rows_and_csv():
     tok = load_preset("gpt2")
     stats = {m: text_stats(tok, MIXED, mode=m) for m in ("bpe", "lbpe")}
     summary = compare_json(stats, vocab="gpt2", unit="byte")
-    rows = display.stats_rows(summary)
-    assert rows[0][:3] == ["tokens", f"{stats['bpe'].tokens:,}", f"{stats['lbpe'].tokens:,}"]
-    assert all(len(r) == 4 for r in rows) and len(rows) == 7 + 6
+    rows = {r[0]: r for r in display.stats_rows(summary)}
+    assert rows["tokens"][1:3] == [f"{stats['bpe'].tokens:,}", f"{stats['lbpe'].tokens:,}"]
+    assert all(len(r) == len(display.STATS_HEADERS) for r in rows.values())
+    # counts; without a tokenizer no vocabulary size or token lengths: 11 metrics; 6 buckets
+    assert len(rows) == 3 + 11 + 6
     table = list(csv.reader(io.StringIO(display.stats_csv(summary))))
-    assert table[0] == ["metric", "bpe", "lbpe", "change"]
+    assert table[0] == ["metric", "bpe", "lbpe", "change", "paper_predicts"]
     by_name = {r[0]: r for r in table[1:]}
     assert int(by_name["tokens"][1]) == stats["bpe"].tokens and int(by_name["tokens"][2]) == stats["lbpe"].tokens
     for n, count in stats["lbpe"].length_counts.items():
         assert int(by_name[f"length {n}"][2]) == count
+
+
+def test_every_metric_reaches_the_tables_with_its_meaning_and_the_papers_direction():
+    from lbpe.metrics import AGREEMENT, CATALOGUE
+    from lbpe.stats import compare_json, text_stats_both
+
+    tok = load_preset("lbpe-32k")
+    text = data_file("text/moby_dick.txt").read_text("utf-8")[:40_000]
+    summary = compare_json(text_stats_both(tok, text), vocab=tok.name, unit="char", tok=tok)
+    rows = display.summary_rows(summary)
+    keys = [r.key for r in rows]
+    for metric in (*CATALOGUE, *AGREEMENT):
+        assert keys.count(metric.key) == 1, metric.key
+    for r in rows:
+        assert r.meaning, r.key
+    metric = {m.key: m for m in CATALOGUE}
+    for r in rows:
+        if r.key in metric and metric[r.key].paper:
+            change = summary["change"][r.key]
+            went = "lower" if change < 0 else "higher" if change > 0 else None
+            assert r.paper.startswith(metric[r.key].paper)
+            assert r.paper.endswith("\u2713") == (went == metric[r.key].paper)
+            assert r.paper.endswith("\u2717") == (went is not None and went != metric[r.key].paper)
+    # the CSV carries the JSON's numbers (to 9 significant digits)
+    table = {r[0]: r for r in csv.reader(io.StringIO(display.stats_csv(summary)))}
+    for m in CATALOGUE:
+        for col, mode in ((1, "bpe"), (2, "lbpe")):
+            assert float(table[m.key][col]) == pytest.approx(summary[mode][m.key], rel=1e-8)
+        assert float(table[m.key][3]) == pytest.approx(summary["change"][m.key], rel=1e-8, abs=1e-15)
+    for m in AGREEMENT:
+        assert float(table[m.key][3]) == pytest.approx(summary["agreement"][m.key], rel=1e-8)
+    for label, bucket in summary["lbpe"]["frequency_by_length"].items():
+        assert float(table[f"frequency_by_length {label} mean"][2]) == pytest.approx(bucket["mean"], rel=1e-8)
+        assert int(table[f"frequency_by_length {label} distinct"][2]) == bucket["distinct"]
+    # the Compare view's folded table has every row but the first three metrics and the counts
+    c = display.compare(tok, text[:3000])
+    folded = display.metrics_html(c, display.comparison_summary(tok, c))
+    for m in (*CATALOGUE[3:], *AGREEMENT):
+        assert f"<td>{html.escape(m.label)}</td>" in folded, m.label
+    assert "lbpe-more" not in display.metrics_html(c)
+
+
+def test_frequency_chart_is_the_summarys_means_on_a_log_axis():
+    from lbpe.stats import compare_json, text_stats_both
+
+    tok = load_preset("cl100k_base")
+    summary = compare_json(text_stats_both(tok, MIXED * 20), unit="byte", tok=tok)
+    spec = display.frequency_spec(summary, title="t")
+    assert json.loads(json.dumps(spec)) == spec
+    assert spec["layout"]["yaxis"]["type"] == "log"
+    assert [t["name"] for t in spec["data"]] == ["BPE", "LBPE"]
+    for trace, mode in zip(spec["data"], ("bpe", "lbpe")):
+        buckets = summary[mode]["frequency_by_length"]
+        assert trace["x"] == list(buckets)
+        assert trace["y"] == [b["mean"] or None for b in buckets.values()]
+        assert [d[1] for d in trace["customdata"]] == [b["distinct"] for b in buckets.values()]
+    assert display.frequency_spec(compare_json(text_stats_both(tok, MIXED))) is None  # no tokenizer: no lengths

@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 import lbpe
+from lbpe import display
 from lbpe.presets import DEFAULT_PRESET, PRESETS, load_preset
 from lbpe.tokenizer import MODES, Tokenizer
 from lbpe.web import build_site, serve
@@ -242,6 +243,14 @@ def test_page_shows_cpython_ids_for_every_preset(session, server):
     choose_preset(page, DEFAULT_PRESET, TEXT)
     assert page.locator(".pane .lbpe-diff").count() > 0, "the sample differs between BPE and LBPE here"
     page.wait_for_selector("#chart .main-svg", timeout=STEP_MS)
+    # the frequency chart beside it, and every metric in the folded table, as CPython computes them
+    page.wait_for_selector("#frequency-chart .main-svg", timeout=STEP_MS)
+    tok = load_preset(DEFAULT_PRESET)
+    c = display.compare(tok, TEXT)
+    cells = page.eval_on_selector_all(".lbpe-more tr", "trs => trs.map(tr => [...tr.cells].map(td => td.textContent))")
+    for row in display.summary_rows(display.comparison_summary(tok, c)):
+        if row.key in ("renyi_efficiency", "short_long_frequency_ratio", "boundary_f1"):
+            assert [row.label, row.bpe, row.lbpe, row.change, row.paper] in cells, row.key
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "web_page.png"), full_page=True)
 

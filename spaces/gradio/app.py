@@ -379,7 +379,9 @@ def _figure(spec: dict) -> go.Figure:
 def compare(text: str, vocab: str = DEFAULT_PRESET, show_whitespace: bool = True, show_ids: bool = False, state: Any = None):
     """Both segmentations of ``text`` with ``vocab``.
 
-    Returns ``(BPE pane HTML, LBPE pane HTML, metrics HTML, Plotly figure, details JSON)``.
+    Returns ``(BPE pane HTML, LBPE pane HTML, metrics HTML, token-length figure, frequency
+    figure, details JSON)``; the details hold the ids, the differing ranges, the length shift
+    and every metric (``"metrics"``: :func:`lbpe.stats.compare_json` of the text).
     """
     text = text or ""
     if len(text) > LIMITS.text_chars:
@@ -389,14 +391,21 @@ def compare(text: str, vocab: str = DEFAULT_PRESET, show_whitespace: bool = True
         )
     tok = get_tokenizer(vocab, state)
     c = display.compare(tok, text)
-    shift = display.length_shift(tok, c)
+    stats = display.comparison_stats(tok, c)
+    shift = display.shift_from_stats(stats["bpe"], stats["lbpe"], unit=c.unit)
+    summary = compare_json(stats, vocab=c.vocab, unit=c.unit, tok=tok)
     return (
         display.render_pane(c, "bpe", show_whitespace=show_whitespace, show_ids=show_ids),
         display.render_pane(c, "lbpe", show_whitespace=show_whitespace, show_ids=show_ids),
-        display.metrics_html(c),
+        display.metrics_html(c, summary),
         _figure(display.plotly_spec(shift, title="Token lengths, BPE vs LBPE (labels: LBPE's change per bucket)")),
-        {**c.to_json(), "length_shift": shift.to_json()},
+        _figure(display.frequency_spec(summary, title=FREQUENCY_TITLE)),
+        {**c.to_json(), "length_shift": shift.to_json(), "metrics": summary},
     )
+
+
+#: Title of the frequency-by-length chart.
+FREQUENCY_TITLE = "How often a token of each length occurs (labels: LBPE's change)"
 
 
 @_handler
@@ -422,7 +431,7 @@ def load_text(file: Any):
 # Corpus
 # ---------------------------------------------------------------------------------------------
 
-STATS_HEADERS = ["metric", "BPE", "LBPE", "LBPE vs BPE"]
+STATS_HEADERS = display.STATS_HEADERS
 #: Bytes per chunk in the Corpus view (progress is reported after each).
 CHUNK_BYTES = 1 << 16
 
@@ -431,7 +440,8 @@ CHUNK_BYTES = 1 << 16
 def corpus(file: Any, vocab: str = DEFAULT_PRESET, state: Any = None, progress: gr.Progress = gr.Progress()):
     """Statistics of an uploaded text file for BPE and LBPE.
 
-    Returns ``(table rows, Plotly figure, JSON file, CSV file, status markdown)``; the JSON is
+    Returns ``(table rows, token-length figure, frequency figure, JSON file, CSV file, status
+    markdown)``; the JSON is
     :func:`lbpe.stats.compare_json`, the CSV :func:`lbpe.display.stats_csv` of it.
     """
     paths = _paths(file)
@@ -462,7 +472,8 @@ def corpus(file: Any, vocab: str = DEFAULT_PRESET, state: Any = None, progress: 
         f"LBPE {stats['lbpe'].tokens:,} tokens ({100 * summary['change']['tokens']:+.2f}%)."
     )
     figure = _figure(display.plotly_spec(shift, title=f"Token lengths in {paths[0].name} (labels: LBPE's change per bucket)"))
-    return display.stats_rows(summary), figure, json_path, csv_path, status
+    frequency = _figure(display.frequency_spec(summary, title=f"How often a token of each length occurs in {paths[0].name}"))
+    return display.stats_rows(summary), figure, frequency, json_path, csv_path, status
 
 
 # ---------------------------------------------------------------------------------------------
@@ -612,14 +623,20 @@ def build() -> gr.Blocks:
                     with gr.Column(min_width=320):
                         lbpe_html = gr.HTML(initial[1], label="LBPE segmentation", elem_id="lbpe-pane")
                 metrics = gr.HTML(initial[2], label="Metrics", elem_id="metrics")
-                plot = gr.Plot(initial[3], label="Token-length shift", elem_id="length-plot")
-                with gr.Accordion("Details (JSON: ids, differing ranges, length counts)", open=False):
-                    details = gr.JSON(initial[4], label="Details", elem_id="details")
+                with gr.Row(equal_height=False):
+                    plot = gr.Plot(initial[3], label="Token-length shift", elem_id="length-plot", min_width=320)
+                    frequency_plot = gr.Plot(initial[4], label="Frequency by token length", elem_id="frequency-plot",
+                                             min_width=320)
+                with gr.Accordion("Details (JSON: ids, differing ranges, length counts, every metric)", open=False):
+                    details = gr.JSON(initial[5], label="Details", elem_id="details")
             with gr.Tab("Corpus", id="corpus"):
                 gr.Markdown(
                     f"Statistics of a whole file (UTF-8 text, at most **{_mb(LIMITS.corpus_bytes)}**) with the "
-                    "vocabulary chosen above: token counts, bytes and characters per token, and token lengths in "
-                    "the paper's buckets. Download them as JSON or CSV."
+                    "vocabulary chosen above: token counts, bytes and characters per token, token lengths in "
+                    "the paper's buckets, how often a token of each length occurs (the paper's claim: LBPE makes "
+                    "long tokens more frequent and short ones rarer), Rényi efficiency and the agreement of the "
+                    "two segmentations; each row says what it means and which way the paper predicts it moves. "
+                    "Download them as JSON or CSV."
                 )
                 with gr.Row(equal_height=False):
                     corpus_file = gr.File(label="Text file", file_types=[".txt", "text"], height=140, scale=3,
@@ -630,7 +647,10 @@ def build() -> gr.Blocks:
                 corpus_status = gr.Markdown("", label="Corpus status", elem_id="corpus-status")
                 corpus_table = gr.Dataframe(label="Statistics", headers=STATS_HEADERS, datatype="str", interactive=False, wrap=True,
                                             max_height=800, elem_id="corpus-table")
-                corpus_plot = gr.Plot(label="Token-length shift", elem_id="corpus-plot")
+                with gr.Row(equal_height=False):
+                    corpus_plot = gr.Plot(label="Token-length shift", elem_id="corpus-plot", min_width=320)
+                    corpus_frequency = gr.Plot(label="Frequency by token length", elem_id="corpus-frequency-plot",
+                                               min_width=320)
                 with gr.Row():
                     corpus_json = gr.File(label="statistics.json", interactive=False, elem_id="corpus-json")
                     corpus_csv = gr.File(label="statistics.csv", interactive=False, elem_id="corpus-csv")
@@ -661,14 +681,14 @@ def build() -> gr.Blocks:
 
         gr.on(
             [text.change, vocab.change, show_ws.change, show_ids.change],
-            compare, [text, vocab, show_ws, show_ids, state], [bpe_html, lbpe_html, metrics, plot, details],
+            compare, [text, vocab, show_ws, show_ids, state], [bpe_html, lbpe_html, metrics, plot, frequency_plot, details],
             api_name="compare", trigger_mode="always_last", show_progress="minimal", concurrency_limit=4,
         )
         text_file.upload(load_text, text_file, [text, text_file], api_name="load_text", show_progress="hidden")
         vocab_files.upload(upload_vocab, [vocab_files, pattern, state], [state, vocab, vocab_files],
                            api_name="upload_vocab", show_progress="hidden")
         run = corpus_btn.click(corpus, [corpus_file, vocab, state],
-                               [corpus_table, corpus_plot, corpus_json, corpus_csv, corpus_status],
+                               [corpus_table, corpus_plot, corpus_frequency, corpus_json, corpus_csv, corpus_status],
                                api_name="corpus_stats", concurrency_limit=1, show_progress_on=corpus_status)
         corpus_stop.click(stop, state, None, cancels=[run], api_name="stop_corpus", queue=False)
         trained = train_btn.click(train, [train_files, train_size, train_unit, train_scaffold, state],

@@ -2,7 +2,7 @@
 
     lbpe encode --vocab PATH [--pattern NAME] --mode {bpe,lbpe} [FILE|-]
     lbpe compare --vocab PATH [--pattern NAME] [FILE|-]
-    lbpe stats [--vocab PATH|PRESET] [--json] FILE...
+    lbpe stats [--vocab PATH|PRESET] [--json] [--renyi-power P] FILE...
     lbpe export [--vocab PATH|PRESET] --mode {bpe,lbpe} -o OUT.npy FILE...
     lbpe train --vocab-size N --unit {char,byte} [--scaffold] [--pattern NAME] -o tokenizer.json FILE...
     lbpe build-web --out DIR [--space [DIR]] [--root DIR]
@@ -25,6 +25,7 @@ from typing import TextIO
 from lbpe import limits
 from lbpe.errors import LbpeError
 from lbpe.load import load
+from lbpe.metrics import RENYI_POWER
 from lbpe.tokenizer import MODES, Tokenizer
 
 __all__ = ["main"]
@@ -197,25 +198,47 @@ def _cmd_stats(args: argparse.Namespace, out: TextIO) -> None:
                                progress=lambda done: update(min(done, total), total))
     finally:
         bar.close()
-    doc = compare_json(stats, vocab=tok.name, unit=tok.vocab.unit, tok=tok)
+    doc = compare_json(stats, vocab=tok.name, unit=tok.vocab.unit, tok=tok, renyi_power=args.renyi_power)
     if args.json:
         out.write(json.dumps(doc, indent=2) + "\n")
         return
-    unit = "bytes" if tok.vocab.unit == "byte" else "chars"
-    out.write(f"vocabulary {tok.name} ({tok.vocab.unit}-level); token length in {unit}\n")
-    out.write(f"{'':18}{'bpe':>14}{'lbpe':>14}{'change':>10}\n")
-    for key, label in (("tokens", "tokens"), ("bytes_per_token", "bytes/token"), ("chars_per_token", "chars/token"),
-                       ("tokens_per_word", "tokens/word")):
-        b, l = doc["bpe"][key], doc["lbpe"][key]
-        change = f"{100 * (l / b - 1):+.2f}%" if b else ""
-        fmt = "{:>14,}" if key == "tokens" else "{:>14.4f}"
-        out.write(f"{label:18}" + fmt.format(b) + fmt.format(l) + f"{change:>10}\n")
-    out.write("length share (%)\n")
-    for bucket, points in doc["change"]["length_share_points"].items():
-        bt, lt = doc["bpe"]["tokens"] or 1, doc["lbpe"]["tokens"] or 1
-        b = 100 * doc["bpe"]["length_buckets"][bucket] / bt
-        l = 100 * doc["lbpe"]["length_buckets"][bucket] / lt
-        out.write(f"  {bucket:16}{b:>14.2f}{l:>14.2f}{points:>+9.2f}pt\n")
+    _write_stats_table(doc, out)
+
+
+def _write_stats_table(doc: dict, out: TextIO) -> None:
+    """The text table of ``lbpe stats``: the rows the app's Corpus view shows, then one line per
+    metric on what it means."""
+    from lbpe.display import summary_rows
+
+    rows = summary_rows(doc)
+    unit = "bytes" if doc["unit"] == "byte" else "chars"
+    out.write(f"vocabulary {doc['vocab']} ({doc['unit']}-level); token length in {unit}; "
+              f"Rényi power {doc['bpe'].get('renyi_power', '')}\n")
+    table = [("", "bpe", "lbpe", "change", "paper predicts")] + [(r.label, r.bpe, r.lbpe, r.change, r.paper) for r in rows]
+    widths = [max(len(row[i]) for row in table) for i in range(5)]
+    for row in table:
+        cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:4], widths[1:4])] + [row[4]]
+        out.write("  ".join(cells).rstrip() + "\n")
+    out.write("\nWhat the rows mean (paper predicts: the way the paper expects LBPE to move it; "
+              "\u2713 where it did here):\n")
+    seen = set()
+    for r in rows:
+        if r.meaning not in seen:
+            seen.add(r.meaning)
+            label = {"frequency": "occurrences per token, length L", "length": "length L"}.get(r.key.split()[0], r.label)
+            out.write(f"  {label}: {r.meaning}\n")
+
+
+def _renyi_power(value: str) -> float:
+    import math
+
+    try:
+        power = float(value)
+    except ValueError:
+        power = math.nan
+    if not math.isfinite(power) or power < 0:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a finite number >= 0 (e.g. 2.5; 1 gives Shannon entropy)")
+    return power
 
 
 def _cmd_export(args: argparse.Namespace, out: TextIO) -> None:
@@ -330,6 +353,8 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("stats", help="corpus statistics for BPE and LBPE (token lengths, compression)")
     common(p, many=True)
     p.add_argument("--json", action="store_true", help="print the JSON document (schema: lbpe.stats)")
+    p.add_argument("--renyi-power", type=_renyi_power, default=RENYI_POWER, metavar="P",
+                   help=f"power of the Rényi entropy and efficiency (default {RENYI_POWER}, as Zouhar et al. 2023)")
     p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_cmd_stats)

@@ -23,6 +23,7 @@ from lbpe.errors import LbpeError
 from lbpe.formats.tiktoken import KNOWN_ENCODINGS
 from lbpe.load import load
 from lbpe.presets import PRESETS, load_preset, preset_path
+from lbpe.stats import compare_json
 from lbpe.tokenizer import MODES, Tokenizer
 
 __all__ = ["preset_target", "use_preset", "use_file", "compare", "encode", "bench", "css", "MAX_RENDER_CHARS"]
@@ -141,13 +142,16 @@ def compare(text: str, show_whitespace: bool = True, show_ids: bool = False) -> 
     """Everything the page shows for ``text``, from :mod:`lbpe.display` (as the Gradio app):
 
     ``{"chars", "bytes", "shown_chars", "panes": {mode: HTML}, "metrics": HTML,
-    "figure": Plotly figure, "summary": Comparison.to_json() (counts, ids, differing spans),
-    "whole": {mode: tokens} | None}``. A text over :data:`MAX_RENDER_CHARS` characters is
+    "figure": token-length figure, "frequency_figure": frequency-by-length figure,
+    "summary": Comparison.to_json() (counts, ids, differing spans), "stats": compare_json of
+    the text (every metric), "whole": {mode: tokens} | None}``. A text over :data:`MAX_RENDER_CHARS` characters is
     drawn, measured and charted on its first part; ``whole`` then counts all of it.
     """
     tok = _tok()
     shown = _shown_part(text)
     comparison = display.compare(tok, shown)
+    stats = display.comparison_stats(tok, comparison)
+    summary = compare_json(stats, vocab=comparison.vocab, unit=comparison.unit, tok=tok)
     out = {
         "chars": len(text),
         "bytes": len(text.encode("utf-8", "replace")),
@@ -156,9 +160,12 @@ def compare(text: str, show_whitespace: bool = True, show_ids: bool = False) -> 
             mode: display.render_pane(comparison, mode, show_whitespace=show_whitespace, show_ids=show_ids)
             for mode in MODES
         },
-        "metrics": display.metrics_html(comparison),
-        "figure": display.plotly_spec(display.length_shift(tok, comparison), height=460),
+        "metrics": display.metrics_html(comparison, summary),
+        "figure": display.plotly_spec(display.shift_from_stats(stats["bpe"], stats["lbpe"], unit=comparison.unit),
+                                      height=460),
+        "frequency_figure": display.frequency_spec(summary, height=380),
         "summary": comparison.to_json(),
+        "stats": summary,
         "whole": None,
     }
     if len(shown) < len(text):

@@ -17,7 +17,7 @@ JSON layout of :func:`compare_json` (``lbpe stats --json``)::
 
     {"vocab": str, "unit": "byte" | "char",
      "bpe":  {"tokens": int, "bytes": int, "chars": int, "words": int,
-              "bytes_per_token": float, "chars_per_token": float, "tokens_per_word": float,
+              "bytes_per_token": float, "chars_per_token": float, "fertility": float,   # tokens/word
               "length_buckets": {"1-3": int, ..., "16+": int},
               "length_counts": {"<length>": int, ...},
               # from the token-frequency table (lbpe.metrics), when the Stats has one:
@@ -30,19 +30,18 @@ JSON layout of :func:`compare_json` (``lbpe stats --json``)::
                                               "mean": float, "median": float}, ...},   # needs tok
               "short_long_frequency_ratio": float | None},                              # needs tok
      "lbpe": {... the same keys ...},
-     "change": {"tokens": float, "bytes_per_token": float,
+     "change": {"tokens": float, "bytes_per_token": float, ...   # each metric of lbpe.metrics.CATALOGUE
                 "length_share_points": {"1-3": float, ...},
-                "renyi_efficiency": float, "shannon_efficiency": float, "gini": float,
-                "type_token_ratio": float},
+                "frequency_by_length": {"1-3": float | None, ...}},     # relative change of the mean
      # when both modes encoded the same text (corpus_stats, parallel_stats; see Agreement):
      "agreement": {"words": int, "identical_words": int, "word_agreement": float,
                    "bpe_boundaries": int, "lbpe_boundaries": int, "common_boundaries": int,
                    "boundary_precision": float, "boundary_recall": float, "boundary_f1": float}}
 
-``change.tokens`` and ``change.bytes_per_token`` are relative (lbpe / bpe - 1);
+Each change is relative (lbpe / bpe - 1) or a difference (lbpe - bpe) as
+:data:`lbpe.metrics.CATALOGUE` says (differences for figures that are ratios already);
 ``length_share_points`` is the difference of each bucket's share of all tokens, in
-percentage points (the paper's Table 2 convention); the metric changes are differences
-(lbpe - bpe), the metrics being ratios already. ``short_long_frequency_ratio`` is the mean
+percentage points (the paper's Table 2 convention). ``short_long_frequency_ratio`` is the mean
 occurrences of a distinct 1-3 unit token over that of a distinct token of 7 units or more: the
 paper expects LBPE to lower it (rarer short tokens, more frequent long ones).
 """
@@ -130,7 +129,8 @@ class Stats(PerToken):
         return self
 
     @property
-    def tokens_per_word(self) -> float:
+    def fertility(self) -> float:
+        """Tokens per whitespace-separated word."""
         return self.tokens / self.words if self.words else 0.0
 
     def buckets(self) -> dict[str, int]:
@@ -183,7 +183,7 @@ class Stats(PerToken):
             "words": self.words,
             "bytes_per_token": self.bytes_per_token,
             "chars_per_token": self.chars_per_token,
-            "tokens_per_word": self.tokens_per_word,
+            "fertility": self.fertility,
             "length_buckets": self.buckets(),
             "length_counts": {str(k): v for k, v in sorted(self.length_counts.items())},
         }
@@ -483,14 +483,22 @@ def compare_json(
     if tok is not None:
         frequency.update(n_vocab=tok.n_vocab, token_length=token_lengths(tok))
     b_json, l_json = bpe.to_json(**frequency), lbpe.to_json(**frequency)
-    change: dict = {
-        "tokens": (lbpe.tokens / bpe.tokens - 1) if bpe.tokens else 0.0,
-        "bytes_per_token": (lbpe.bytes_per_token / bpe.bytes_per_token - 1) if bpe.bytes_per_token else 0.0,
-        "length_share_points": {k: 100 * (l_share[k] - b_share[k]) for k in b_share},
-    }
-    for key in ("renyi_efficiency", "shannon_efficiency", "gini", "type_token_ratio"):
-        if key in b_json and key in l_json:
-            change[key] = l_json[key] - b_json[key]  # a difference: these are already ratios
+    change: dict = {}
+    for metric in metrics.CATALOGUE:
+        b, l = b_json.get(metric.key), l_json.get(metric.key)
+        if b is None or l is None:
+            continue
+        if metric.change == "difference":
+            change[metric.key] = l - b
+        else:
+            change[metric.key] = (l / b - 1) if b else 0.0
+    change["length_share_points"] = {k: 100 * (l_share[k] - b_share[k]) for k in b_share}
+    if "frequency_by_length" in b_json and "frequency_by_length" in l_json:
+        change["frequency_by_length"] = {
+            k: (v["mean"] / b_json["frequency_by_length"][k]["mean"] - 1) if b_json["frequency_by_length"][k]["mean"]
+            else None
+            for k, v in l_json["frequency_by_length"].items()
+        }
     out = {"vocab": vocab, "unit": unit, "bpe": b_json, "lbpe": l_json, "change": change}
     if lbpe.agreement is not None:
         out["agreement"] = lbpe.agreement.to_json()
