@@ -28,6 +28,10 @@ const ui = {
   textInfo: $("#text-info"),
   chart: $("#chart"),
   frequencyChart: $("#frequency-chart"),
+  acrossRun: $("#across-run"),
+  acrossInfo: $("#across-info"),
+  acrossTable: $("#across-table"),
+  acrossChart: $("#across-chart"),
   versions: $("#versions"),
 };
 
@@ -77,6 +81,7 @@ function deadline(cmd, args) {
   if (cmd === "compare" || cmd === "encode") return 5 + (args.text || "").length / 20000;
   if (cmd === "files") return 30 + (5 * args.files.reduce((n, f) => n + f.data.byteLength, 0)) / 1e6;
   if (cmd === "preset") return 120;
+  if (cmd === "across") return 240 + (args.text || "").length / 5000; // loads every preset first
   return 0; // bench: the benchmark measures, it may take long
 }
 
@@ -271,6 +276,72 @@ async function runCompare() {
   }
 }
 
+// ---- across vocabularies ----
+
+async function runAcross() {
+  ui.acrossRun.disabled = true;
+  showError("");
+  setStatus("busy", "Encoding with every vocabulary…");
+  const text = state.text;
+  try {
+    const result = JSON.parse(await call("across", { text }));
+    renderAcross(result, text);
+  } catch (error) {
+    showError(`Could not compare across vocabularies: ${error.message}`);
+  } finally {
+    ui.acrossRun.disabled = false;
+    setStatus("ready", "Ready");
+  }
+}
+
+function cell(value, type) {
+  if (value === null || value === undefined) return "—";
+  if (type !== "number") return String(value);
+  return Number.isInteger(value) ? number.format(value) : value.toLocaleString("en-US", { maximumFractionDigits: 4 });
+}
+
+function renderAcross(result, text) {
+  const rows = result.rows.slice();
+  const table = document.createElement("table");
+  table.className = "lbpe-metrics lbpe-across";
+  const head = table.createTHead().insertRow();
+  const body = table.createTBody();
+  const fill = () => {
+    body.replaceChildren();
+    for (const row of rows) {
+      const tr = body.insertRow();
+      row.forEach((value, i) => {
+        tr.insertCell().textContent = cell(value, result.types[i]);
+      });
+    }
+  };
+  result.headers.forEach((label, i) => {
+    const th = document.createElement("th");
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "sort";
+    button.textContent = label;
+    button.addEventListener("click", () => {
+      const descending = th.getAttribute("aria-sort") !== "descending";
+      for (const other of head.cells) other.removeAttribute("aria-sort");
+      th.setAttribute("aria-sort", descending ? "descending" : "ascending");
+      const key = (row) => (row[i] === null ? -Infinity : row[i]);
+      rows.sort((a, b) => {
+        const order = result.types[i] === "number" ? key(a) - key(b) : String(a[i]).localeCompare(String(b[i]));
+        return descending ? -order : order;
+      });
+      fill();
+    });
+    th.append(button);
+    head.append(th);
+  });
+  fill();
+  ui.acrossTable.replaceChildren(table);
+  const part = result.shown_chars < text.length ? ` (its first ${number.format(result.shown_chars)} characters)` : "";
+  ui.acrossInfo.textContent = `${rows.length} vocabularies on this text${part}, as it was when you pressed the button.`;
+  drawChart(ui.acrossChart, result.figure).catch((error) => showError(`The chart could not be drawn: ${error.message}`));
+}
+
 function describe(info) {
   const unit = info.unit === "byte" ? "byte-level" : "character-level";
   const source = info.source === "file" ? "loaded from your file (not in shared links)" : "bundled";
@@ -401,6 +472,7 @@ function wire(presets) {
       schedule(0);
     });
   }
+  ui.acrossRun.addEventListener("click", runAcross);
   ui.share.addEventListener("click", async () => {
     writeFragment();
     const note = state.text.length > MAX_URL_TEXT ? ` (text over ${number.format(MAX_URL_TEXT)} characters is not included)` : "";
@@ -427,7 +499,7 @@ function wire(presets) {
 }
 
 function enableControls() {
-  for (const el of document.querySelectorAll(".controls [disabled], #text")) el.disabled = false;
+  for (const el of document.querySelectorAll(".controls [disabled], #text, #across-run")) el.disabled = false;
 }
 
 async function main() {

@@ -8,6 +8,7 @@ const here = (path) => new URL(path, import.meta.url).href;
 let py = null; // the Pyodide instance
 let page = null; // the Python module lbpe.page
 let uploads = 0;
+let site = null; // site.json: the presets and where their files are
 
 function progress(text) {
   self.postMessage({ type: "progress", text });
@@ -27,7 +28,7 @@ async function start() {
     return performance.now();
   };
   progress("Loading Python (Pyodide)…");
-  const site = await (await fetch(here("site.json"))).json();
+  site = await (await fetch(here("site.json"))).json();
   const wheel = fetchBytes(site.wheel);
   const preset = site.presets.find((p) => p.name === site.default_preset);
   const vocab = fetchOnce(`vocab/${preset.file}`); // downloads while Python starts
@@ -67,6 +68,12 @@ function fetchOnce(url) {
 }
 
 async function usePreset(name) {
+  await placePreset(name);
+  return page.use_preset(name);
+}
+
+async function placePreset(name) {
+  // The preset's file into Python's file system, fetched once.
   const target = JSON.parse(page.preset_target(name));
   if (!py.FS.analyzePath(target.path).exists) {
     let data = await fetchOnce(target.url);
@@ -79,7 +86,14 @@ async function usePreset(name) {
     py.FS.writeFile(target.path, data);
     fetched.delete(target.url);
   }
-  return page.use_preset(name);
+}
+
+async function across(text) {
+  for (const preset of site.presets) {
+    progress(`Loading ${preset.name} for the comparison across vocabularies…`);
+    await placePreset(preset.name);
+  }
+  return page.across(text);
 }
 
 function useFiles(files, pattern) {
@@ -106,6 +120,7 @@ const handlers = {
   preset: ({ name }) => usePreset(name),
   files: ({ files, pattern }) => useFiles(files, pattern),
   compare: ({ text, showWhitespace, showIds }) => page.compare(text, showWhitespace, showIds),
+  across: ({ text }) => across(text),
   encode: ({ text, mode }) => page.encode(text, mode),
   bench: ({ text, mode, repeat }) => page.bench(text, mode, repeat),
 };

@@ -334,7 +334,7 @@ def test_every_handler_has_an_api_name():
     names = {fn.api_name for fn in app.demo.fns.values() if fn.api_visibility == "public"}
     assert names == {
         "compare", "load_text", "upload_vocab", "describe_vocab", "corpus_stats", "train", "use_trained",
-        "stop_corpus", "stop_train",
+        "stop_corpus", "stop_train", "across_vocabularies",
     }
 
 
@@ -353,3 +353,41 @@ def test_an_unexpected_failure_is_a_short_message(monkeypatch):
     monkeypatch.setattr(app.display, "compare", broken)
     with pytest.raises(gr.Error, match=r"Something went wrong \(KeyError\).*still running"):
         app.compare("x", "gpt2", True, False, None)
+
+
+# ---- Across vocabularies ----
+
+
+def test_across_covers_every_preset_and_the_sessions_own_vocabulary(tmp_path):
+    from lbpe.across import ACROSS_HEADERS
+
+    state = app.new_session()
+    src = data_file("openai/r50k_base.tiktoken")
+    state, dropdown, _ = app.upload_vocab([upload(tmp_path, src, "mine.tiktoken")], "gpt2", state)
+    rows, figure, json_path, csv_path, status, cleared = app.across(TEXT, None, state)
+    names = [r[0] for r in rows]
+    assert names == [*PRESETS, dropdown["value"]] and cleared is None
+    doc = json.loads(Path(json_path).read_text("utf-8"))
+    assert doc["source"] == "the Compare text"
+    for summary in doc["vocabularies"]:
+        tok = app.get_tokenizer(summary["vocab"], state)
+        want = compare_json(text_stats_both(tok, TEXT), vocab=summary["vocab"], unit=tok.vocab.unit, tok=tok)
+        assert summary == json.loads(json.dumps({**want, "n_vocab": tok.n_vocab}))
+    assert Path(csv_path).read_text("utf-8").splitlines()[0].split(",")[:3] == ACROSS_HEADERS[:3]
+    assert sorted(figure.data[0].y) == sorted(names)
+    assert "vocabularies" in status and "sort" in status
+
+
+def test_across_a_file_and_its_errors(tmp_path):
+    text = data_file("text/moby_dick.txt").read_text("utf-8")[:150_000]
+    path = upload(tmp_path, text.encode(), "moby.txt")
+    rows, _, json_path, _, status, _ = app.across("ignored when a file is given", path, None)
+    tok = load_preset("gpt2")
+    gpt2 = next(s for s in json.loads(Path(json_path).read_text("utf-8"))["vocabularies"] if s["vocab"] == "gpt2")
+    for mode in ("bpe", "lbpe"):
+        assert gpt2[mode]["tokens"] == len(tok.encode(text, mode=mode, disallowed_special=()))
+    assert status.startswith("moby.txt with 4 vocabularies") and not Path(path).exists()
+    with pytest.raises(app.gr.Error, match="Type or paste a text"):
+        app.across("  ", None, None)
+    with pytest.raises(app.gr.Error, match="UTF-8"):
+        app.across("", upload(tmp_path, b"ok \xc3\x28", "bad.txt"), None)

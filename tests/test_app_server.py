@@ -17,6 +17,7 @@ from gradio_client.exceptions import AppError
 import lbpe
 from lbpe import display
 from lbpe.formats.hf_write import to_tokenizer_json
+from lbpe.across import ACROSS_HEADERS
 from lbpe.presets import PRESETS, load_preset
 from lbpe.stats import compare_json, text_stats, text_stats_both
 from tests.app_support import running_server
@@ -26,7 +27,7 @@ from tests.test_user_regex import CHARS, POLYNOMIAL, hostile_tokenizer_json
 TEXT = "Internationalization of counterrevolutionary misunderstandings: naïve café, 日本語 🙂\n\tcode(x)\n"
 API_NAMES = {
     "/compare", "/load_text", "/upload_vocab", "/describe_vocab", "/corpus_stats", "/train", "/use_trained",
-    "/stop_corpus", "/stop_train",
+    "/stop_corpus", "/stop_train", "/across_vocabularies",
 }
 #: A small vocabulary limit so that a real file (o200k_base.tiktoken, 3.6 MB) is over it.
 SERVER_ENV = {"LBPE_APP_MAX_VOCAB_MB": "3"}
@@ -246,3 +247,17 @@ def test_a_polynomial_pattern_cannot_hold_the_server(server, tmp_path, name):
     assert pattern in message and "LBPE_REGEX_SECONDS" in message and "Traceback" not in message, message
     assert served["seconds"] < 10, f"the other client waited {served['seconds']:.1f} s"
     check_compare(served["result"], load_preset("gpt2"), TEXT)
+
+
+def test_across_vocabularies(client):
+    rows, plot, json_file, csv_file, status, cleared = client.predict(TEXT, None, api_name="/across_vocabularies")
+    assert rows["headers"] == ACROSS_HEADERS
+    assert [r[0] for r in rows["data"]] == list(PRESETS)
+    doc = json.loads(Path(json_file).read_text("utf-8"))
+    for row, summary in zip(rows["data"], doc["vocabularies"]):
+        tok = load_preset(summary["vocab"])
+        for mode, column in (("bpe", 3), ("lbpe", 4)):
+            assert row[column] == summary[mode]["tokens"] == len(tok.encode(TEXT, mode=mode, disallowed_special=()))
+    assert json.loads(plot["plot"])["data"][0]["orientation"] == "h"
+    with pytest.raises(AppError, match="Type or paste a text"):
+        client.predict("", None, api_name="/across_vocabularies")

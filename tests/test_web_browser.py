@@ -406,3 +406,30 @@ def test_works_offline_after_the_first_visit(browser, site):
     finally:
         s.close()
         server.stop()
+
+
+def test_across_vocabularies_sorts_and_matches_cpython(session, server):
+    from lbpe.across import across_rows, across_vocabularies
+
+    page = session.page
+    open_page(page, server.url)
+    set_text(page, TEXT, DEFAULT_PRESET)
+    page.click("#across-run")
+    page.wait_for_selector("#across-table tbody tr", timeout=4 * STEP_MS)  # fetches and parses every preset
+    page.wait_for_selector("#across-chart .main-svg", timeout=STEP_MS)
+    read = "trs => trs.map(tr => [...tr.cells].map(td => td.textContent))"
+    cells = page.eval_on_selector_all("#across-table tbody tr", read)
+    want = across_rows(across_vocabularies({n: load_preset(n) for n in PRESETS}, [TEXT]))
+    assert [c[0] for c in cells] == [r[0] for r in want] == list(PRESETS)
+    for got, row in zip(cells, want):
+        assert got[2:5] == [f"{row[2]:,}", f"{row[3]:,}", f"{row[4]:,}"], row[0]  # size, BPE and LBPE tokens
+    # a header sorts by its column: descending first, then ascending
+    page.click("#across-table th:nth-child(4) button")
+    descending = [c[0] for c in page.eval_on_selector_all("#across-table tbody tr", read)]
+    assert descending == [r[0] for r in sorted(want, key=lambda r: -r[3])]
+    page.click("#across-table th:nth-child(4) button")
+    ascending = [c[0] for c in page.eval_on_selector_all("#across-table tbody tr", read)]
+    assert ascending == [r[0] for r in sorted(want, key=lambda r: r[3])]
+    assert page.get_attribute("#across-table th:nth-child(4)", "aria-sort") == "ascending"
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.locator("section[aria-label='Across vocabularies']").screenshot(path=str(ARTIFACTS / "web_across.png"))

@@ -2,9 +2,10 @@
 
     python app.py [--host 127.0.0.1] [--port 7860]      # or: lbpe serve [--host] [--port]
 
-Views: Compare (your text, any vocabulary, both segmentations, metrics, length-shift chart),
-Corpus (statistics of a larger file, JSON and CSV downloads) and Train (train a vocabulary,
-download its tokenizer.json and compare with it straight away).
+Views: Compare (your text, any vocabulary, both segmentations, metrics, length-shift and
+frequency charts), Corpus (statistics of a larger file, JSON and CSV downloads), Across
+vocabularies (one text with every vocabulary: which would LBPE change most?) and Train (train
+a vocabulary, download its tokenizer.json and compare with it straight away).
 
 Every handler below is a thin call into :mod:`lbpe` (tokenising, statistics, training and
 rendering all live there, mostly in :mod:`lbpe.display`); each is reachable through
@@ -23,8 +24,10 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import csv
 import functools
 import gzip
+import io
 import json
 import logging
 import os
@@ -46,6 +49,7 @@ import plotly.graph_objects as go  # noqa: E402
 
 import lbpe  # noqa: E402
 from lbpe import display, user_regex  # noqa: E402
+from lbpe.across import ACROSS_HEADERS, ACROSS_TYPES, across_rows, across_spec, across_vocabularies  # noqa: E402
 from lbpe.corpus import align_chunks, iter_chunks  # noqa: E402
 from lbpe.errors import LbpeError  # noqa: E402
 from lbpe.formats.hf_write import write_tokenizer_json  # noqa: E402
@@ -477,6 +481,66 @@ def corpus(file: Any, vocab: str = DEFAULT_PRESET, state: Any = None, progress: 
 
 
 # ---------------------------------------------------------------------------------------------
+# Across vocabularies
+# ---------------------------------------------------------------------------------------------
+
+
+@_handler
+def across(text: str, file: Any = None, state: Any = None, progress: gr.Progress = gr.Progress()):
+    """The Compare text, or an uploaded text file, encoded with every bundled vocabulary and
+    every one this session uploaded or trained, in both modes.
+
+    Returns ``(table rows, Plotly figure, JSON file, CSV file, status markdown, cleared upload)``
+    (an upload is read, then deleted: the box is emptied to say so); the JSON is
+    ``{"source", "vocabularies": [lbpe.stats.compare_json summary + "n_vocab", ...]}``.
+    """
+    paths = _paths(file)
+    if paths:
+        try:
+            data = _read_upload(paths[0], LIMITS.corpus_bytes, "a corpus file", "LBPE_APP_MAX_CORPUS_MB")
+        finally:
+            _discard(paths)
+        source = paths[0].name
+        _decode(data, source)  # a clear error for a file that is not UTF-8, before any work
+
+        def texts(tok: Tokenizer):
+            blocks = (data[i : i + CHUNK_BYTES] for i in range(0, len(data), CHUNK_BYTES))
+            return align_chunks(tok, iter_chunks(blocks, size=CHUNK_BYTES, source=source))
+    else:
+        text = text or ""
+        if not text.strip():
+            raise gr.Error("Type or paste a text in the Compare tab, or choose a text file here.")
+        if len(text) > LIMITS.text_chars:
+            raise gr.Error(f"The text has {len(text):,} characters; at most {LIMITS.text_chars:,} come from the text "
+                           "box (set LBPE_APP_MAX_TEXT_CHARS). Upload it as a file for more.")
+        source, texts = "the Compare text", [text]
+    session = _session(state)
+    tokenizers = {name: get_tokenizer(name, state) for name in vocab_choices(session)}
+    report = _reporter(progress, session, "encoding with every vocabulary")
+    session["stop"] = False
+    report(0.0)
+    summaries = across_vocabularies(tokenizers, texts, progress=lambda done, total: report(done / total))
+    rows = across_rows(summaries)
+    doc = {"source": source, "vocabularies": summaries}
+    stem = Path(source).stem if paths else "text"
+    json_path = _output_file(f"{stem}-across.json", json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(ACROSS_HEADERS)
+    writer.writerows(rows)
+    csv_path = _output_file(f"{stem}-across.csv", buf.getvalue())
+    most = max(summaries, key=lambda s: abs(s["change"]["tokens"]))
+    if most["change"]["tokens"]:
+        verdict = (f"LBPE changes the token count most with **{most['vocab']}** "
+                   f"({100 * most['change']['tokens']:+.2f}%)")
+    else:
+        verdict = "LBPE and BPE need as many tokens with every vocabulary"
+    status = f"{source} with {len(summaries)} vocabularies: {verdict}. Click a column header to sort."
+    figure = _figure(across_spec(summaries, title=f"LBPE vs BPE on {source}, per vocabulary"))
+    return rows, figure, json_path, csv_path, status, None
+
+
+# ---------------------------------------------------------------------------------------------
 # Train
 # ---------------------------------------------------------------------------------------------
 
@@ -654,6 +718,26 @@ def build() -> gr.Blocks:
                 with gr.Row():
                     corpus_json = gr.File(label="statistics.json", interactive=False, elem_id="corpus-json")
                     corpus_csv = gr.File(label="statistics.csv", interactive=False, elem_id="corpus-csv")
+            with gr.Tab("Across vocabularies", id="across"):
+                gr.Markdown(
+                    "The Compare text (or a text file, at most "
+                    f"**{_mb(LIMITS.corpus_bytes)}**) encoded with every bundled vocabulary and every one you "
+                    "uploaded or trained here: which tokenizers would LBPE change most? Tokens, bytes per token, "
+                    "the share of long tokens, the paper's frequency imbalance, Rényi efficiency and how many "
+                    "words both modes cut alike, per vocabulary."
+                )
+                with gr.Row(equal_height=False):
+                    across_file = gr.File(label="…or a text file instead of the Compare text", file_types=[".txt", "text"],
+                                          height=140, scale=3, elem_id="across-upload")
+                    with gr.Column(scale=1, min_width=180):
+                        across_btn = gr.Button("Compare across vocabularies", variant="primary", elem_id="across-run")
+                across_status = gr.Markdown("", label="Across status", elem_id="across-status")
+                across_table = gr.Dataframe(label="Per vocabulary (click a header to sort)", headers=ACROSS_HEADERS,
+                                            datatype=ACROSS_TYPES, interactive=False, wrap=True, elem_id="across-table")
+                across_plot = gr.Plot(label="LBPE vs BPE per vocabulary", elem_id="across-plot")
+                with gr.Row():
+                    across_json = gr.File(label="across.json", interactive=False, elem_id="across-json")
+                    across_csv = gr.File(label="across.csv", interactive=False, elem_id="across-csv")
             with gr.Tab("Train", id="train"):
                 gr.Markdown(
                     f"Train a BPE vocabulary on your UTF-8 text (at most **{_mb(LIMITS.train_bytes)}** in all, "
@@ -691,6 +775,9 @@ def build() -> gr.Blocks:
                                [corpus_table, corpus_plot, corpus_frequency, corpus_json, corpus_csv, corpus_status],
                                api_name="corpus_stats", concurrency_limit=1, show_progress_on=corpus_status)
         corpus_stop.click(stop, state, None, cancels=[run], api_name="stop_corpus", queue=False)
+        across_btn.click(across, [text, across_file, state],
+                         [across_table, across_plot, across_json, across_csv, across_status, across_file],
+                         api_name="across_vocabularies", concurrency_limit=1, show_progress_on=across_status)
         trained = train_btn.click(train, [train_files, train_size, train_unit, train_scaffold, state],
                                   [state, vocab, train_out, train_status], api_name="train", concurrency_limit=1,
                                   show_progress_on=train_status)

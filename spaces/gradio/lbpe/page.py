@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from lbpe import display
+from lbpe.across import ACROSS_HEADERS, ACROSS_TYPES, across_rows, across_spec, across_vocabularies
 from lbpe.errors import LbpeError
 from lbpe.formats.tiktoken import KNOWN_ENCODINGS
 from lbpe.load import load
@@ -26,7 +27,9 @@ from lbpe.presets import PRESETS, load_preset, preset_path
 from lbpe.stats import compare_json
 from lbpe.tokenizer import MODES, Tokenizer
 
-__all__ = ["preset_target", "use_preset", "use_file", "compare", "encode", "bench", "css", "MAX_RENDER_CHARS"]
+__all__ = [
+    "preset_target", "use_preset", "use_file", "compare", "across", "encode", "bench", "css", "MAX_RENDER_CHARS",
+]
 
 #: Longer texts are counted in full but drawn only up to here (tens of thousands of spans
 #: already take the browser a while to lay out).
@@ -171,3 +174,26 @@ def compare(text: str, show_whitespace: bool = True, show_ids: bool = False) -> 
     if len(shown) < len(text):
         out["whole"] = {mode: len(tok.encode(text, mode=mode, disallowed_special=())) for mode in MODES}
     return json.dumps(out)
+
+
+def across(text: str) -> str:
+    """``text`` (its shown part, as :func:`compare`) with every bundled vocabulary, and with
+    the current one when it came from a file; their files must be in place (the worker fetches
+    them first). ``{"headers", "types", "rows", "figure", "vocabularies": [summary, ...],
+    "shown_chars"}``, from :mod:`lbpe.across` (as the Gradio app)."""
+    shown = _shown_part(text)
+    if not shown.strip():
+        raise LbpeError("type or paste a text first")
+    tokenizers = {name: load_preset(name) for name in PRESETS}
+    if _state["source"] == "file":
+        tok = _tok()
+        tokenizers[tok.name if tok.name and tok.name not in tokenizers else "your file"] = tok
+    summaries = across_vocabularies(tokenizers, [shown])
+    return json.dumps({
+        "headers": ACROSS_HEADERS,
+        "types": ACROSS_TYPES,
+        "rows": across_rows(summaries),
+        "figure": across_spec(summaries),
+        "vocabularies": summaries,
+        "shown_chars": len(shown),
+    })
