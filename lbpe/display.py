@@ -50,7 +50,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from lbpe.metrics import AGREEMENT, CATALOGUE, RENYI_POWER, Metric, predicted
-from lbpe.stats import BUCKETS, LONG_TOKEN, PerToken, Stats, bucket_label, compare_json, text_agreement, token_lengths
+from lbpe.stats import (
+    BUCKETS, LONG_TOKEN, PerToken, Stats, bucket_label, compare_json, count_words, text_agreement, token_lengths,
+)
 from lbpe.tokenizer import MODES, Mode, Segment, Tokenizer, replace_surrogates
 from lbpe.user_regex import deadline
 
@@ -83,7 +85,6 @@ MODE_NAMES = {"bpe": "BPE", "lbpe": "LBPE"}
 #: Number of background colours tokens cycle through (classes ``lbpe-c0`` .. ``lbpe-c5``).
 PALETTE_SIZE = 6
 
-_WORD = re.compile(r"\S+")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -575,7 +576,7 @@ def comparison_stats(tok: Tokenizer, comparison: Comparison) -> dict[str, Stats]
     """:class:`lbpe.stats.Stats` per mode for a comparison, from its segments (no re-encoding);
     equal to :func:`lbpe.stats.text_stats` on the same text."""
     length = token_lengths(tok)
-    words = len(_WORD.findall(comparison.text))
+    words = count_words(comparison.text)
     out = {}
     for mode in MODES:
         side = comparison.side(mode)

@@ -185,3 +185,13 @@ def test_cli_stats_table_and_renyi_power(tmp_path):
         assert f"  {metric.label}: {metric.meaning}" in lines
     bad = run("stats", "-q", "--renyi-power", "-2", str(path))
     assert bad.returncode == 2 and "finite number >= 0" in bad.stderr and "Traceback" not in bad.stderr
+
+
+@given(st.text(alphabet=st.sampled_from(list("ab \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2028\u2029\u202f\u205f\u3000\u200b\ufeffé")), max_size=60))
+@settings(max_examples=300, deadline=None)
+def test_words_are_runs_of_non_white_space(text):
+    import re
+
+    from lbpe.stats import count_words
+
+    assert count_words(text) == len(re.findall(r"\S+", text))

@@ -2,7 +2,7 @@
 // first visit, the page (Python included) works with the network off.
 // `lbpe build-web` replaces the marker below with BUILD (a hash of the site's files) and
 // PRECACHE (every file of the site, as URLs relative to this script).
-const BUILD = "ca1e30a2deb48de6";
+const BUILD = "bba0583810f635f4";
 const PRECACHE = [
  "./",
  "app.js",

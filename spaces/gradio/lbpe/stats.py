@@ -60,13 +60,12 @@ from lbpe.tokenizer import MODES, Mode, Tokenizer
 
 __all__ = [
     "BUCKETS", "PerToken", "Stats", "text_stats", "corpus_stats", "compare_json", "bucket_label", "token_lengths",
-    "count_tokens", "Agreement", "text_agreement", "text_stats_both",
+    "count_tokens", "count_words", "Agreement", "text_agreement", "text_stats_both",
 ]
 
 #: The paper's token-length buckets: (low, high) inclusive, ``None`` for open-ended.
 BUCKETS: tuple[tuple[int, int | None], ...] = ((1, 3), (4, 6), (7, 9), (10, 12), (13, 15), (16, None))
 
-_WORD = re.compile(r"\S+")
 
 #: Tokens of at least this many units count as long in ``short_long_frequency_ratio`` (the
 #: paper's buckets from 7-9 up; short is its first bucket, 1-3).
@@ -348,12 +347,15 @@ def _agreement_numpy(tok: Tokenizer, bpe_ids: list[int], arrays: tuple, text: st
     lengths = _dense(tok, "_byte_length_array", _byte_lengths(tok), np)
     b_ends = np.cumsum(lengths[arrays[0]])
     l_ends = np.cumsum(lengths[arrays[1]])
-    # ends are strictly increasing (every token has at least one byte): sorted and unique
-    in_b = b_ends[np.minimum(np.searchsorted(b_ends, l_ends), len(b_ends) - 1)] == l_ends
-    in_l = l_ends[np.minimum(np.searchsorted(l_ends, b_ends), len(l_ends) - 1)] == b_ends
+    size = int(max(b_ends[-1] if len(b_ends) else 0, l_ends[-1] if len(l_ends) else 0))
+    # one flag per byte offset: is it a boundary of the other mode? (linear, no search)
+    b_mark = np.zeros(size + 1, dtype=bool)
+    b_mark[b_ends] = True
+    l_mark = np.zeros(size + 1, dtype=bool)
+    l_mark[l_ends] = True
+    in_b, in_l = b_mark[l_ends], l_mark[b_ends]
     common = int(np.count_nonzero(in_b))
     inside = np.concatenate((l_ends[~in_b], b_ends[~in_l]))  # one mode's boundaries only
-    size = int(b_ends[-1]) if len(b_ends) else 0
     stream_bytes = np.frombuffer(_stream(tok, bpe_ids, text, size), dtype=np.uint8)
     is_space = np.zeros(256, dtype=bool)
     is_space[list(_SPACE_BYTES)] = True
@@ -428,20 +430,26 @@ def text_stats_both(tok: Tokenizer, text: str, modes: Iterable[Mode] = MODES) ->
     arrays = {}
     if np is not None and all(len(i) >= _NUMPY_MIN_IDS for i in ids.values()):
         arrays = {m: np.asarray(i, dtype=np.int64) for m, i in ids.items()}  # converted once, used twice
-    out = {m: _stats_of(tok, text, i, arrays.get(m)) for m, i in ids.items()}
+    words = count_words(text)  # the same for both modes: counted once
+    out = {m: _stats_of(tok, text, i, arrays.get(m), words) for m, i in ids.items()}
     if "bpe" in ids and "lbpe" in ids:
         pair = (arrays["bpe"], arrays["lbpe"]) if arrays else None
         out["lbpe"].agreement = text_agreement(tok, ids["bpe"], ids["lbpe"], text, arrays=pair)
     return out
 
 
-def _stats_of(tok: Tokenizer, text: str, ids: list[int], array=None) -> Stats:
+def count_words(text: str) -> int:
+    """Whitespace-separated words (``str.split`` and ``\\S+`` agree on what white space is)."""
+    return len(text.split())
+
+
+def _stats_of(tok: Tokenizer, text: str, ids: list[int], array=None, words: int | None = None) -> Stats:
     counts, per_id = count_tokens(tok, ids, array=array)
     return Stats(
         tokens=len(ids),
         bytes=len(text.encode("utf-8", "surrogatepass")),
         chars=len(text),
-        words=len(_WORD.findall(text)),
+        words=count_words(text) if words is None else words,
         length_counts=counts,
         token_counts=per_id,
     )
