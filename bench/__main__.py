@@ -395,9 +395,9 @@ def corpus_commands(rows: list, size: int, tmp: Path) -> None:
                                                  str(DATA / "_tiktoken_cache")],
         "lbpe stats (both modes)": [sys.executable, "-m", "lbpe", "stats", "--vocab", "cl100k_base", "--json", str(corpus)],
         "lbpe export --mode bpe": [sys.executable, "-m", "lbpe", "export", "--vocab", "cl100k_base", "--mode", "bpe",
-                                   "-o", str(tmp / "bpe.npy"), str(corpus)],
+                                   "--out", str(tmp / "bpe"), str(corpus)],
         "lbpe export --mode lbpe": [sys.executable, "-m", "lbpe", "export", "--vocab", "cl100k_base", "--mode", "lbpe",
-                                    "-o", str(tmp / "lbpe.npy"), str(corpus)],
+                                    "--out", str(tmp / "lbpe"), str(corpus)],
     }
     for label, cmd in commands.items():
         t = time.perf_counter()

@@ -122,3 +122,17 @@ def encode_path(request):
     native.use(request.param)  # raises, saying why, when the extension was not built
     yield request.param
     native.use(before)
+
+
+@pytest.fixture(scope="session")
+def ray_local():
+    """A local Ray instance with 2 CPUs for the session (no dashboard, nothing off the machine)."""
+    import os
+
+    import ray
+
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False,
+             runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}})
+    yield ray
+    ray.shutdown()

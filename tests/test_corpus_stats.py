@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import lbpe
 from lbpe.corpus import align_chunks, iter_chunks, parallel_stats, read_chunks
 from lbpe.presets import PRESETS, load_preset
-from lbpe.stats import Stats, compare_json, text_stats
+from lbpe.stats import compare_json, text_stats
 from lbpe.tokenizer import Tokenizer
 from lbpe.vocab import Vocab
 from tests.conftest import data_file, english_text
@@ -107,21 +107,21 @@ def test_cli_stats_default_vocabulary_and_errors(tmp_path):
     assert result.returncode == 2 and "not UTF-8" in result.stderr and "Traceback" not in result.stderr
 
 
-def test_cli_export_npy_and_sidecar(tmp_path):
+def test_cli_export_separator_and_dtype(tmp_path):
     text_path = tmp_path / "t.txt"
     text = "Call me Ishmael. Some years ago, never mind how long precisely.\n" * 20
     text_path.write_text(text, encoding="utf-8")
-    for preset, dtype in (("gpt2", np.uint16), ("cl100k_base", np.uint32)):
-        out = tmp_path / f"{preset}.npy"
-        result = run("export", "--vocab", preset, "--mode", "lbpe", "-q", "-o", str(out), str(text_path),
-                     "--separator-id", "50256" if preset == "gpt2" else "100257")
+    for preset, dtype, eot in (("gpt2", np.uint16, 50256), ("cl100k_base", np.uint32, 100257)):
+        out = tmp_path / preset
+        result = run("export", "--vocab", preset, "--mode", "lbpe", "-q", "--out", str(out), str(text_path),
+                     "--separator-id", str(eot))
         assert result.returncode == 0, result.stderr
-        ids = np.load(out)
+        ids = np.load(out / "tokens-00000.npy", mmap_mode="r")
         assert ids.dtype == dtype
-        expected = load_preset(preset).encode(text, mode="lbpe") + [50256 if preset == "gpt2" else 100257]
-        assert ids.tolist() == expected
-        sidecar = json.loads((tmp_path / f"{preset}.npy.json").read_text())
-        assert sidecar["tokens"] == len(expected) and sidecar["mode"] == "lbpe"
+        assert ids.tolist() == load_preset(preset).encode(text, mode="lbpe") + [eot]
+        assert np.load(out / "offsets-00000.npy").tolist() == [0, len(ids)]
+        index = json.loads((out / "index.json").read_text())
+        assert index["tokens"] == len(ids) and index["mode"] == "lbpe" and index["separator_id"] == eot
 
 
 @settings(max_examples=150, deadline=None)

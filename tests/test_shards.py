@@ -1,0 +1,180 @@
+"""Token shards (lbpe export): every document's ids, in order, on one or many processes;
+only complete shards after a stop; resume without redoing; bad input named or skipped."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import lbpe
+from lbpe.errors import LbpeError
+from lbpe.presets import load_preset
+from lbpe.shards import export_shards, vocab_sha256
+from tests.conftest import data_file
+
+
+def paragraphs(n: int) -> list[str]:
+    text = data_file("text/moby_dick.txt").read_text("utf-8")
+    out = [p for p in text.split("\n\n") if p.strip()]
+    return out[:n]
+
+
+def write_jsonl(path: Path, docs: list[str], *, field: str = "text", gz: bool = False) -> Path:
+    lines = "".join(json.dumps({"id": i, field: d}, ensure_ascii=False) + "\n" for i, d in enumerate(docs))
+    if gz:
+        path.write_bytes(gzip.compress(lines.encode()))
+    else:
+        path.write_text(lines, encoding="utf-8")
+    return path
+
+
+def read_shards(folder: Path) -> tuple[dict, list[list[int]]]:
+    index = json.loads((folder / "index.json").read_text("utf-8"))
+    docs = []
+    for shard in index["shards"]:
+        tokens = np.load(folder / shard["tokens_file"], mmap_mode="r")
+        offsets = np.load(folder / shard["offsets_file"])
+        assert tokens.dtype == np.dtype(index["dtype"]) and offsets.dtype == np.int64
+        assert offsets[0] == 0 and offsets[-1] == len(tokens) == shard["tokens"]
+        assert len(offsets) == shard["documents"] + 1
+        docs += [tokens[offsets[i] : offsets[i + 1]].tolist() for i in range(len(offsets) - 1)]
+    return index, docs
+
+
+def encoded(tok, docs: list[str], mode: str) -> list[list[int]]:
+    return [tok.encode(d, mode=mode, disallowed_special=()) for d in docs]
+
+
+@pytest.mark.parametrize("name", ["lbpe-32k", "cl100k_base"])
+@pytest.mark.parametrize("num_proc", [1, 2])
+def test_shards_hold_every_documents_ids_in_order(tmp_path, name, num_proc):
+    tok = load_preset(name)
+    docs = paragraphs(1500)
+    inputs = [write_jsonl(tmp_path / "a.jsonl", docs[:900]), write_jsonl(tmp_path / "b.jsonl.gz", docs[900:], gz=True)]
+    whole = tmp_path / "c.txt"
+    whole.write_text(data_file("text/sotu.txt").read_text("utf-8")[:3_000_000], encoding="utf-8")  # chunked inside
+    lines = tmp_path / "d.txt"
+    lines.write_text("first line\n\nsecond line  \nthird\n", encoding="utf-8")
+    out = tmp_path / "out"
+    index = export_shards(tok, [*inputs, whole], out, mode="lbpe", num_proc=num_proc, shard_tokens=60_000)
+    got_index, got = read_shards(out)
+    assert got == encoded(tok, [*docs, whole.read_text("utf-8")], "lbpe")
+    assert index == got_index and index["complete"] and len(index["shards"]) > 2
+    assert index["dtype"] == ("uint16" if tok.n_vocab <= 65536 else "uint32")
+    assert index["vocab_sha256"] == vocab_sha256(tok) and index["documents"] == len(docs) + 1
+    # one document per line (blank lines are not documents)
+    index = export_shards(tok, [lines], tmp_path / "lines", mode="bpe", lines=True, num_proc=num_proc)
+    assert read_shards(tmp_path / "lines")[1] == encoded(tok, ["first line", "second line  ", "third"], "bpe")
+
+
+def test_vocab_hash_follows_the_ids_not_the_object():
+    assert vocab_sha256(load_preset("gpt2")) == vocab_sha256(lbpe.load(data_file("openai/r50k_base.tiktoken")))
+    assert vocab_sha256(load_preset("gpt2")) != vocab_sha256(load_preset("cl100k_base"))
+
+
+def test_bad_documents_are_named_kept_before_or_skipped(tmp_path):
+    tok = load_preset("gpt2")
+    good = paragraphs(50)
+    path = tmp_path / "bad.jsonl"
+    lines = [json.dumps({"text": d}) for d in good[:10]]
+    lines += ["{not json", json.dumps({"body": "x"}), json.dumps({"text": 5})]
+    lines += [json.dumps({"text": d}) for d in good[10:20]]
+    path.write_bytes(("\n".join(lines) + "\n").encode() + b'{"text": "caf\xe9"}\n' + json.dumps({"text": good[20]}).encode() + b"\n")
+    with pytest.raises(LbpeError, match=r"bad\.jsonl:11: not JSON .*10 documents before it are kept.*--resume.*--skip-bad"):
+        export_shards(tok, [path], tmp_path / "stop", mode="bpe")
+    index, docs = read_shards(tmp_path / "stop")
+    assert docs == encoded(tok, good[:10], "bpe") and not index["complete"]
+    index = export_shards(tok, [path], tmp_path / "skip", mode="bpe", skip_bad=True)
+    assert read_shards(tmp_path / "skip")[1] == encoded(tok, good[:21], "bpe")
+    assert index["skipped_documents"] == 4
+    messages = index["skipped_messages"]
+    assert "bad.jsonl:11: not JSON" in messages[0]
+    assert 'bad.jsonl:12: no "text" field (fields: body); choose one with --text-field' in messages[1]
+    assert 'bad.jsonl:13: "text" is a JSON int, not a string' in messages[2]
+    assert "bad.jsonl:24: not UTF-8 (byte 0xe9" in messages[3]
+    # resume after the stop: skipping now, it completes without redoing the first ten
+    index = export_shards(tok, [path], tmp_path / "stop", mode="bpe", resume=True, skip_bad=True)
+    assert read_shards(tmp_path / "stop")[1] == encoded(tok, good[:21], "bpe") and index["complete"]
+    # a text file bad part way: the document is dropped whole
+    broken = tmp_path / "broken.txt"
+    broken.write_bytes(("x" * 3_000_000).encode() + b"\xff tail")
+    index = export_shards(tok, [path, broken], tmp_path / "broken", mode="bpe", skip_bad=True, shard_tokens=10)
+    assert read_shards(tmp_path / "broken")[1] == encoded(tok, good[:21], "bpe")
+    assert "broken.txt: not UTF-8 text (byte 0xff at offset 3000000)" in index["skipped_messages"][-1]
+
+
+def test_resume_refuses_another_vocabulary_and_a_full_folder(tmp_path):
+    path = write_jsonl(tmp_path / "a.jsonl", paragraphs(20))
+    export_shards(load_preset("gpt2"), [path], tmp_path / "out", mode="bpe")
+    with pytest.raises(LbpeError, match="is not empty.*--resume"):
+        export_shards(load_preset("gpt2"), [path], tmp_path / "out", mode="bpe")
+    with pytest.raises(LbpeError, match="another vocab_sha256"):
+        export_shards(load_preset("cl100k_base"), [path], tmp_path / "out", mode="bpe", resume=True)
+    with pytest.raises(LbpeError, match="another mode"):
+        export_shards(load_preset("gpt2"), [path], tmp_path / "out", mode="lbpe", resume=True)
+
+
+def test_interrupted_export_keeps_complete_shards_and_resumes(tmp_path):
+    docs = paragraphs(6000) * 6
+    path = write_jsonl(tmp_path / "big.jsonl", docs)
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "lbpe", "export", "--vocab", "lbpe-32k", "--mode", "lbpe", "--out", str(out),
+           "--shard-tokens", "20000", "--num-proc", "2", "-q", str(path)]
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(list(out.glob("tokens-*.npy"))) < 3 and proc.poll() is None:
+        time.sleep(0.01)
+    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C in a terminal reaches the whole process group
+    err = proc.communicate(timeout=60)[1]
+    assert proc.returncode == 2 and "Traceback" not in err, err
+    assert "complete shard(s)" in err and "are kept in" in err and "--resume" in err
+    index, got = read_shards(out)
+    assert not index["complete"] and len(index["shards"]) >= 3
+    tok = load_preset("lbpe-32k")
+    assert got == encoded(tok, docs[: len(got)], "lbpe")
+    assert not list(out.glob("*.tmp"))
+    done = subprocess.run([*cmd, "--resume"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    index, got = read_shards(out)
+    assert index["complete"] and got == encoded(tok, docs, "lbpe")
+
+
+def test_cli_export_messages(tmp_path):
+    path = write_jsonl(tmp_path / "a.jsonl", ["hello world"] * 3)
+    run = lambda *a: subprocess.run([sys.executable, "-m", "lbpe", "export", *a], capture_output=True, text=True)  # noqa: E731
+    ok = run("--vocab", "gpt2", "--mode", "bpe", "--out", str(tmp_path / "o"), str(path))
+    assert ok.returncode == 0 and "1 shard(s), 3 documents, 6 ids as uint16" in ok.stderr
+    assert "\r" not in ok.stderr  # not a terminal: no progress frames in a log
+    missing = run("--vocab", "gpt2", "--mode", "bpe", "--text-field", "body", "--out", str(tmp_path / "m"), str(path))
+    assert missing.returncode == 2 and 'a.jsonl:1: no "body" field (fields: id, text)' in missing.stderr
+    assert "Traceback" not in missing.stderr
+
+
+def test_stats_reads_the_same_inputs(tmp_path):
+    docs = paragraphs(300)
+    path = write_jsonl(tmp_path / "a.jsonl", docs)
+    bad = tmp_path / "b.jsonl"
+    bad.write_text('{"text": "fine words"}\n{oops\n', encoding="utf-8")
+    run = lambda *a: subprocess.run([sys.executable, "-m", "lbpe", "stats", "--json", "-q", "--vocab", "gpt2", *a],  # noqa: E731
+                                    capture_output=True, text=True)
+    tok = load_preset("gpt2")
+    for workers in ("1", "2"):
+        result = run("--workers", workers, str(path))
+        assert result.returncode == 0, result.stderr
+        doc = json.loads(result.stdout)
+        for mode in lbpe.MODES:
+            assert doc[mode]["tokens"] == sum(map(len, encoded(tok, docs, mode)))
+    stopped = run(str(bad))
+    assert stopped.returncode == 2 and "b.jsonl:2: not JSON" in stopped.stderr and "--skip-bad" in stopped.stderr
+    skipped = run("--skip-bad", str(bad))
+    assert skipped.returncode == 0 and "skipped 1 bad document(s)" in skipped.stderr
+    assert json.loads(skipped.stdout)["bpe"]["tokens"] == len(tok.encode("fine words", mode="bpe"))
