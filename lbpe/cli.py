@@ -3,7 +3,8 @@
     lbpe encode --vocab PATH [--pattern NAME] --mode {bpe,lbpe} [FILE|-]
     lbpe compare --vocab PATH [--pattern NAME] [FILE|-]
     lbpe stats [--vocab PATH|PRESET] [--json] [--renyi-power P] [--lines] [--text-field F] [--skip-bad] INPUT...
-    lbpe export [--vocab PATH|PRESET] --mode {bpe,lbpe} --out DIR [--num-proc N] [--resume] [--lines]
+    lbpe export [--vocab PATH|PRESET] --mode {bpe,lbpe} --out DIR [--num-proc N | --engine ray [--address A]]
+                [--resume] [--lines]
                 [--text-field F] [--skip-bad] [--shard-tokens N] [--separator-id ID] INPUT...
     lbpe train --vocab-size N --unit {char,byte} [--scaffold] [--pattern NAME] -o tokenizer.json FILE...
     lbpe build-web --out DIR [--space [DIR]] [--root DIR]
@@ -228,7 +229,8 @@ def _cmd_export(args: argparse.Namespace, out: TextIO) -> None:
         index = export_shards(
             tok, args.files, args.out, mode=args.mode, lines=args.lines, text_field=args.text_field,
             shard_tokens=args.shard_tokens, num_proc=args.num_proc or os.cpu_count() or 1, resume=args.resume,
-            skip_bad=args.skip_bad, separator_id=args.separator_id, progress=progress,
+            skip_bad=args.skip_bad, separator_id=args.separator_id, progress=progress, engine=args.engine,
+            address=args.address,
         )
     except KeyboardInterrupt:
         bar.close()
@@ -367,6 +369,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="start a new shard after N ids (at a document end; default 100,000,000)")
     p.add_argument("--num-proc", type=int, default=None, metavar="N", help="processes (default: all cores)")
     p.add_argument("--resume", action="store_true", help="continue an export in --out after its complete shards")
+    p.add_argument("--engine", choices=("local", "ray"), default="local",
+                   help="local processes (default) or Ray Data (the lbpe[ray] extra), on this machine or a cluster")
+    p.add_argument("--address", default=None, help="with --engine ray: the cluster (e.g. ray://head:10001; "
+                   "default: $RAY_ADDRESS, or a local instance)")
     p.add_argument("--separator-id", type=int, default=None, help="an id appended to each document (e.g. end of text)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_cmd_export)

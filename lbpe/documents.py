@@ -24,6 +24,7 @@ and skips it. ``skip`` records are passed over unread (to resume an export).
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import os
 from collections.abc import Iterator, Sequence
@@ -33,7 +34,7 @@ from pathlib import Path
 from lbpe.corpus import CHUNK_BYTES, align_chunks, iter_chunks
 from lbpe.errors import LbpeError
 
-__all__ = ["Record", "BadRecord", "iter_records", "input_kind", "input_bytes", "document_texts"]
+__all__ = ["Record", "BadRecord", "iter_records", "records_of_bytes", "input_kind", "input_bytes", "document_texts"]
 
 
 @dataclass
@@ -48,6 +49,16 @@ class Record:
     text: str | None = None
     error: str | None = None
     chunks: Iterator[str] | None = field(default=None, repr=False)
+    #: a JSON line not parsed yet (``iter_records(..., parse=False)``): see :meth:`parsed`
+    line: bytes | None = field(default=None, repr=False)
+    text_field: str = "text"
+
+    def parsed(self) -> Record:
+        """This record with its JSON line parsed (itself when there is none)."""
+        if self.line is None:
+            return self
+        number = int(self.where.rsplit(":", 1)[1])
+        return _jsonl_record(self.source, number, self.line, self.text_field)
 
     def pieces(self) -> Iterator[str]:
         if self.text is not None:
@@ -83,7 +94,7 @@ def input_bytes(paths: Sequence[str | os.PathLike[str]]) -> int:
 
 def _open(path: Path):
     try:
-        f = open(path, "rb")
+        f = open(path, "rb", buffering=CHUNK_BYTES)  # long lines: few system calls
     except OSError as exc:
         raise LbpeError(f"{path}: cannot be read ({exc.strerror})") from None
     if path.name.lower().endswith(".gz"):
@@ -98,15 +109,17 @@ def iter_records(
     text_field: str = "text",
     skip: int = 0,
     progress=None,
+    parse: bool = True,
 ) -> Iterator[Record]:
     """Every document attempt of ``paths`` in order (see the module docstring); the first
     ``skip`` are passed over. ``progress(n)`` is called with the bytes of input (as stored on
-    disk) read since the last call."""
+    disk) read since the last call. With ``parse=False`` JSON lines come unparsed
+    (:meth:`Record.parsed` parses one), so that worker processes can parse them."""
     n = 0
     for path in map(Path, paths):
         kind = input_kind(path)
         if kind == "jsonl":
-            records = _jsonl(path, text_field, progress)
+            records = _jsonl(path, text_field, progress, parse)
         elif kind == "parquet":
             records = _parquet(path, text_field, progress)
         elif lines:
@@ -124,12 +137,14 @@ def _lines_of(path: Path, progress) -> Iterator[tuple[int, bytes]]:
     seen = 0
     try:
         for number, line in enumerate(stream, 1):
-            if progress is not None:
+            if progress is not None and not number & 255:  # every 256 lines: tell() is not free
                 at = raw.tell()
                 if at != seen:
                     progress(at - seen)
                     seen = at
             yield number, line
+        if progress is not None and raw.tell() != seen:
+            progress(raw.tell() - seen)
     except (OSError, EOFError, gzip.BadGzipFile) as exc:
         raise LbpeError(f"{path}: cannot be read ({exc})") from None
     finally:
@@ -144,20 +159,60 @@ def _decode(data: bytes, where: str) -> tuple[str | None, str | None]:
         return None, f"{where}: not UTF-8 (byte 0x{data[exc.start]:02x} at column {exc.start + 1}); convert it to UTF-8"
 
 
-def _jsonl(path: Path, text_field: str, progress) -> Iterator[Record]:
+def _jsonl(path: Path, text_field: str, progress, parse: bool = True) -> Iterator[Record]:
+    source = str(path)
     for number, line in _lines_of(path, progress):
-        where = f"{path}:{number}"
-        if not line.strip():
-            continue
-        text, error = _decode(line, where)
-        if error is None:
-            try:
-                obj = json.loads(text)
-            except json.JSONDecodeError as exc:
-                error = f"{where}: not JSON ({exc.msg} at column {exc.colno})"
+        if line.strip():
+            if parse:
+                yield _jsonl_record(source, number, line, text_field)
             else:
-                text, error = _field(obj, text_field, where)
-        yield Record(str(path), where, text=text if error is None else None, error=error)
+                yield Record(source, f"{source}:{number}", line=line, text_field=text_field)
+
+
+def _jsonl_record(source: str, number: int, line: bytes, text_field: str) -> Record:
+    where = f"{source}:{number}"
+    text, error = _decode(line, where)
+    if error is None:
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            error = f"{where}: not JSON ({exc.msg} at column {exc.colno})"
+        else:
+            text, error = _field(obj, text_field, where)
+    return Record(source, where, text=text if error is None else None, error=error)
+
+
+def records_of_bytes(
+    source: str, data: bytes, *, lines: bool = False, text_field: str = "text", first_line: int = 1
+) -> list[Record]:
+    """The records of one whole input file given as bytes (``.gz`` still compressed), with the
+    same rules and messages as :func:`iter_records` reading it from disk: what a Ray worker
+    does with a file it was handed (:mod:`lbpe.shards` ``engine="ray"``). ``data`` may also be
+    a run of whole lines of a JSONL or ``lines`` file starting at line ``first_line``."""
+    if source.lower().endswith(".gz") and data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise LbpeError(f"{source}: cannot be read ({exc})") from None
+    kind = input_kind(source)
+    if kind == "jsonl":
+        return [_jsonl_record(source, n, line, text_field)
+                for n, line in enumerate(io.BytesIO(data), first_line) if line.strip()]  # lines as a file gives them
+    if kind == "text" and lines:
+        out = []
+        for n, line in enumerate(io.BytesIO(data), first_line):
+            if line.strip():
+                where = f"{source}:{n}"
+                text, error = _decode(line.rstrip(b"\r\n"), where)
+                out.append(Record(source, where, text=text, error=error))
+        return out
+    if kind == "text":
+        try:
+            return [Record(source, source, text=data.decode("utf-8"))]
+        except UnicodeDecodeError as exc:
+            return [Record(source, source, error=f"{source}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
+                                                 f"{exc.start}); convert it to UTF-8 first")]
+    raise LbpeError(f"{source}: Parquet files are read by their own reader, not as bytes")
 
 
 def _field(obj: object, text_field: str, where: str) -> tuple[str | None, str | None]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import signal
 import sys
@@ -62,8 +63,8 @@ def vocab_sha256(tok: Tokenizer) -> str:
             h.update(data)
 
     put("unit", v.unit, "pattern", tok.pattern_name)
-    for key, i in sorted(v.tokens.items(), key=lambda kv: kv[1]):
-        put(i, key)
+    h.update(b"".join(i.to_bytes(8, "little") + len(key).to_bytes(8, "little") + key
+                      for key, i in sorted(v.tokens.items(), key=lambda kv: kv[1])))
     for text, i in sorted({**v.special, **tok.added_tokens}.items(), key=lambda kv: kv[1]):
         put("special", i, text)
     for b, i in sorted((v.byte_fallback or {}).items()):
@@ -84,15 +85,25 @@ def _init_worker(tok: Tokenizer) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
 
 
-def _encode_batch(tok: Tokenizer | None, mode: Mode, texts: list[str]) -> tuple[bytes, bytes]:
-    """The ids of each text, as (lengths, ids) in native uint32 arrays (compact between processes)."""
+def _encode_batch(tok: Tokenizer | None, mode: Mode, texts: list) -> tuple[bytes, bytes, dict[int, str]]:
+    """The ids of each text, as (lengths, ids) in native uint32 arrays (compact between
+    processes), and the errors of items that are unparsed JSON lines (:class:`Record`s) found
+    bad here, by position."""
     tok = tok or _worker_tok
     lengths, ids = array("I"), array("I")
-    for text in texts:
+    errors: dict[int, str] = {}
+    for k, text in enumerate(texts):
+        if isinstance(text, Record):
+            record = text.parsed()
+            if record.error is not None:
+                errors[k] = record.error
+                lengths.append(0)
+                continue
+            text = record.text
         out = tok.encode(text, mode=mode, disallowed_special=())
         lengths.append(len(out))
         ids.extend(out)
-    return lengths.tobytes(), ids.tobytes()
+    return lengths.tobytes(), ids.tobytes(), errors
 
 
 # ---- the shard folder ----
@@ -121,9 +132,13 @@ class NpyWriter:
         return b"\x93NUMPY\x01\x00" + (_HEADER_LEN - 10).to_bytes(2, "little") + body + b" " * pad + b"\n"
 
     def write(self, ids: Sequence[int]) -> None:
-        if ids and max(ids) > self.limit:
-            raise LbpeError(f"token id {max(ids)} does not fit {self.descr}")
-        data = array(self.typecode, ids)
+        if isinstance(ids, array) and ids.typecode == self.typecode:
+            data = ids
+        else:
+            try:
+                data = array(self.typecode, ids)  # refuses a value that does not fit
+            except OverflowError:
+                raise LbpeError(f"token id {max(ids)} does not fit {self.descr}") from None
         if sys.byteorder == "big":
             data.byteswap()
         self.f.write(data.tobytes())
@@ -301,6 +316,8 @@ def export_shards(
     skip_bad: bool = False,
     separator_id: int | None = None,
     progress: Callable[[int, int, int], None] | None = None,
+    engine: str = "local",
+    address: str | None = None,
 ) -> dict:
     """Encode the documents of ``inputs`` into shards in the folder ``out``; returns the index.
 
@@ -308,9 +325,18 @@ def export_shards(
     last call. A bad document (invalid UTF-8, not JSON, a missing field) stops the export with
     its file and line named, after keeping the documents before it; ``skip_bad`` counts and
     skips it instead. ``separator_id`` (e.g. an end-of-text id) is appended to each document.
+
+    ``engine="ray"`` runs the same per-batch encoding on Ray Data (``address``: a cluster;
+    default: the one ``ray.init`` finds, or a local instance): files are read by Ray's
+    workers, parsed with the same rules (:func:`lbpe.documents.records_of_bytes`) and encoded,
+    and this process writes the shards in input order, so they hold the same ids as
+    ``engine="local"``. A line-based input is cut into runs of about 16 MB, read by the workers
+    themselves (on a cluster the files must be on a file system every node sees).
     """
     if mode not in MODES:
         raise LbpeError(f"mode must be 'bpe' or 'lbpe', not {mode!r}")
+    if engine not in ("local", "ray"):
+        raise LbpeError(f"engine must be 'local' or 'ray', not {engine!r}")
     if shard_tokens < 1:
         raise LbpeError(f"shard_tokens must be at least 1, not {shard_tokens}")
     out = Path(out)
@@ -350,11 +376,17 @@ def export_shards(
         nonlocal read_bytes
         read_bytes += n
 
-    records = iter_records(inputs, lines=lines, text_field=text_field, skip=skip, progress=on_read)
-    pool = ProcessPoolExecutor(num_proc, initializer=_init_worker, initargs=(tok,)) if num_proc > 1 else None
+    pool = None
+    if engine == "ray":
+        items = _ray_ordered(tok, inputs, mode, lines=lines, text_field=text_field, skip=skip, address=address,
+                             progress=on_read)
+    else:
+        records = iter_records(inputs, lines=lines, text_field=text_field, skip=skip, progress=on_read, parse=False)
+        pool = ProcessPoolExecutor(num_proc, initializer=_init_worker, initargs=(tok,)) if num_proc > 1 else None
+        items = _ordered(tok, records, mode, pool, num_proc, skip)
     separator = array("I", [] if separator_id is None else [separator_id])
     try:
-        for item in _ordered(tok, records, mode, pool, num_proc, skip):
+        for item in items:
             kind, number, payload = item
             if kind == "ids":
                 shards.add(payload)
@@ -411,12 +443,15 @@ def _ordered(tok: Tokenizer, records: Iterator[Record], mode: Mode, pool, num_pr
             if kind == "bad":
                 yield ("bad", job, info)
                 continue
-            lengths_bytes, ids_bytes = job.result() if isinstance(job, Future) else job
+            lengths_bytes, ids_bytes, errors = job.result() if isinstance(job, Future) else job
             lengths, ids = array("I"), array("I")
             lengths.frombytes(lengths_bytes)
             ids.frombytes(ids_bytes)
             at = 0
-            for n, (number, last, source) in zip(lengths, info):
+            for k, (n, (number, last, source)) in enumerate(zip(lengths, info)):
+                if k in errors:
+                    yield ("bad", number, errors[k])
+                    continue
                 yield ("ids", number, ids[at : at + n])
                 at += n
                 if last:
@@ -430,6 +465,14 @@ def _ordered(tok: Tokenizer, records: Iterator[Record], mode: Mode, pool, num_pr
             flush()
             pending.append(("bad", number, record.error))
             yield from drain(ahead)
+            continue
+        if record.line is not None:  # a JSON line: parsed and encoded by the worker
+            batch.append(record)
+            metas.append((number, True, record.source))
+            size += len(record.line)
+            if size >= BATCH_CHARS:
+                flush()
+                yield from drain(ahead)
             continue
         pieces = record.pieces() if record.text is not None else align_chunks(tok, record.pieces())
         try:
@@ -452,3 +495,133 @@ def _ordered(tok: Tokenizer, records: Iterator[Record], mode: Mode, pool, num_pr
         yield from drain(ahead)
     flush()
     yield from drain(0)
+
+
+# ---- Ray Data ----
+
+
+#: Bytes of a line-based input per Ray task (a file is cut into such runs of whole lines).
+RAY_RANGE_BYTES = 16 << 20
+
+
+def _line_ranges(path: str, *, size: int = RAY_RANGE_BYTES) -> list[dict]:
+    """Runs of whole lines of about ``size`` bytes: ``{"path", "start", "end", "line"}``
+    (``line``: the number of the run's first line). A ``.gz`` file cannot be entered in the
+    middle: it is one run."""
+    total = os.path.getsize(path)
+    if path.lower().endswith(".gz"):
+        return [{"path": path, "start": 0, "end": total, "line": 1}]
+    ranges, start, line = [], 0, 1
+    with open(path, "rb") as f:
+        while start < total:
+            f.seek(min(start + size, total))
+            if f.tell() < total:
+                f.readline()  # to the end of the line the cut falls in
+            end = f.tell()
+            f.seek(start)
+            newlines = 0
+            at = start
+            while at < end:  # count the run's lines (to number the next run's first one)
+                block = f.read(min(1 << 20, end - at))
+                newlines += block.count(b"\n")
+                at += len(block)
+            ranges.append({"path": path, "start": start, "end": end, "line": line})
+            start, line = end, line + newlines
+    return ranges
+
+
+#: Tokenizers a Ray worker process has unpickled, by export: kept warm (caches, compiled
+#: tables) for every task that process runs.
+_RAY_TOKENIZERS: dict[str, Tokenizer] = {}
+
+
+def _ray_encode(batch: dict, *, tok_ref, key: str, mode: Mode, lines: bool, text_field: str, source: str) -> dict:
+    """Ray Data map_batches: runs of an input file (or a Parquet column) -> one row per
+    document attempt, encoded with the same per-batch function as the local processes."""
+    import ray
+
+    from lbpe.documents import records_of_bytes
+
+    tok = _RAY_TOKENIZERS.get(key)
+    if tok is None:
+        tok = _RAY_TOKENIZERS[key] = ray.get(tok_ref)
+    if "start" in batch:
+        records = []
+        for path, start, end, line in zip(batch["path"], batch["start"], batch["end"], batch["line"]):
+            with open(str(path), "rb") as f:
+                f.seek(int(start))
+                data = f.read(int(end) - int(start))
+            records += records_of_bytes(str(path), data, lines=lines, text_field=text_field, first_line=int(line))
+    else:  # a Parquet column
+        records = []
+        for value in batch[text_field]:
+            if isinstance(value, str):
+                records.append(Record(source, source, text=value))
+            else:
+                kind = "missing" if value is None else f"a {type(value).__name__}"
+                records.append(Record(source, source, error=f'{source}: "{text_field}" is {kind}, not a string'))
+    out: dict[str, list] = {"source": [], "error": [], "ids": []}
+    for record in records:
+        out["source"].append(record.source)
+        out["error"].append(record.error or "")  # strings and bytes only: no None for Arrow to turn into NaN
+        out["ids"].append(b"" if record.error else _encode_batch(tok, mode, [record.text])[1])
+    return out
+
+
+def _ray_ordered(tok: Tokenizer, inputs, mode: Mode, *, lines: bool, text_field: str, skip: int, address, progress):
+    """The items of :func:`_ordered`, encoded on Ray Data and read back in input order."""
+    import functools
+    import time
+
+    try:
+        import ray
+    except ImportError:
+        raise LbpeError('--engine ray needs Ray: python -m pip install "lbpe[ray]"') from None
+    from lbpe.documents import input_kind
+
+    if not ray.is_initialized():
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+        ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    context = ray.data.DataContext.get_current()
+    context.execution_options.preserve_order = True
+    context.enable_progress_bars = False  # lbpe's own bar counts; Ray's would interleave with it
+    logging.getLogger("ray.data").setLevel(logging.WARNING)
+    number = 0
+    tok_ref = ray.put(tok)  # sent once; each worker process unpickles it once (_RAY_TOKENIZERS)
+    key = f"{os.getpid()}-{id(tok)}-{time.time_ns()}"
+    for path in map(str, inputs):
+        encode = functools.partial(_ray_encode, tok_ref=tok_ref, key=key, mode=mode, lines=lines,
+                                   text_field=text_field, source=path)
+        if input_kind(path) == "parquet":
+            import pyarrow.parquet as pq
+
+            names = pq.ParquetFile(path).schema_arrow.names
+            if text_field not in names:
+                raise LbpeError(f'{path}: no "{text_field}" column (columns: {", ".join(names[:8])}); '
+                                "choose one with --text-field")
+            ds = ray.data.read_parquet(path).select_columns([text_field]).map_batches(
+                encode, batch_format="numpy", batch_size=256)
+        else:
+            # runs of whole lines (or the whole file, for one document per file), read by the workers
+            ranges = _line_ranges(path) if lines or input_kind(path) == "jsonl" else [
+                {"path": path, "start": 0, "end": os.path.getsize(path), "line": 1}]
+            ds = ray.data.from_items(ranges, override_num_blocks=len(ranges)).map_batches(
+                encode, batch_format="numpy", batch_size=1)
+        row = 0
+        for batch in ds.iter_batches(batch_format="numpy", batch_size=None, prefetch_batches=2):
+            for source, error, ids in zip(batch["source"], batch["error"], batch["ids"]):
+                number += 1
+                row += 1
+                if number <= skip:
+                    continue
+                if error:
+                    message = str(error)
+                    if input_kind(path) == "parquet":
+                        message = message.replace(f"{path}:", f"{path}: row {row}:", 1)
+                    yield ("bad", number, message)
+                    continue
+                values = array("I")
+                values.frombytes(bytes(ids))
+                yield ("ids", number, values)
+                yield ("end", number, str(source))
+        progress(os.path.getsize(path))

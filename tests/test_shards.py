@@ -178,3 +178,51 @@ def test_stats_reads_the_same_inputs(tmp_path):
     skipped = run("--skip-bad", str(bad))
     assert skipped.returncode == 0 and "skipped 1 bad document(s)" in skipped.stderr
     assert json.loads(skipped.stdout)["bpe"]["tokens"] == len(tok.encode("fine words", mode="bpe"))
+
+
+def test_parquet_input(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    docs = paragraphs(700)
+    table = pa.table({"id": list(range(len(docs) + 1)), "body": [*docs[:300], None, *docs[300:]]})
+    path = tmp_path / "c.parquet"
+    pq.write_table(table, path, row_group_size=128)
+    tok = load_preset("o200k_base")
+    with pytest.raises(LbpeError, match=r'c\.parquet: no "text" column \(columns: id, body\); choose one with --text-field'):
+        export_shards(tok, [path], tmp_path / "none", mode="lbpe")
+    with pytest.raises(LbpeError, match=r'c\.parquet: row 301: "body" is missing, not a string'):
+        export_shards(tok, [path], tmp_path / "stop", mode="lbpe", text_field="body")
+    index = export_shards(tok, [path], tmp_path / "out", mode="lbpe", text_field="body", skip_bad=True, num_proc=2)
+    assert read_shards(tmp_path / "out")[1] == encoded(tok, docs, "lbpe") and index["skipped_documents"] == 1
+
+
+def test_ray_engine_writes_the_same_shards(tmp_path, ray_local):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    docs = paragraphs(900)
+    inputs = [write_jsonl(tmp_path / "a.jsonl", docs[:400]), write_jsonl(tmp_path / "b.jsonl.gz", docs[400:600], gz=True)]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b'{"text": "fine"}\n{oops\n\n{"text": "caf\xe9"}\n{"body": 1}\n{"text": "end"}\n')
+    whole = tmp_path / "w.txt"
+    whole.write_text(data_file("text/sotu.txt").read_text("utf-8")[:500_000], encoding="utf-8")
+    parquet = tmp_path / "p.parquet"
+    pq.write_table(pa.table({"text": [*docs[600:700], None, *docs[700:]]}), parquet, row_group_size=64)
+    inputs += [bad, whole, parquet]
+    tok = load_preset("lbpe-32k")
+    local = export_shards(tok, inputs, tmp_path / "local", mode="lbpe", skip_bad=True, shard_tokens=30_000)
+    ray = export_shards(tok, inputs, tmp_path / "ray", mode="lbpe", skip_bad=True, shard_tokens=30_000, engine="ray")
+    assert read_shards(tmp_path / "ray")[1] == read_shards(tmp_path / "local")[1]
+    assert ray["shards"] == local["shards"] and ray["skipped_messages"] == local["skipped_messages"]
+    assert ray["skipped_documents"] == local["skipped_documents"] == 4
+    # --lines, resumed after an interruption simulated by dropping the last shards
+    lines = tmp_path / "l.txt"
+    lines.write_text("\n".join(docs[:300]).replace("\n\n", "\n"), encoding="utf-8")
+    want = export_shards(tok, [lines], tmp_path / "lines", mode="bpe", lines=True, shard_tokens=5_000)
+    index = json.loads((tmp_path / "lines" / "index.json").read_text())
+    index["shards"], index["complete"] = index["shards"][:2], False
+    (tmp_path / "lines" / "index.json").write_text(json.dumps(index))
+    got = export_shards(tok, [lines], tmp_path / "lines", mode="bpe", lines=True, shard_tokens=5_000, resume=True,
+                        engine="ray")
+    assert got["shards"] == want["shards"]
