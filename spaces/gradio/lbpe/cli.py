@@ -2,8 +2,10 @@
 
     lbpe encode --vocab PATH [--pattern NAME] --mode {bpe,lbpe} [FILE|-]
     lbpe compare --vocab PATH [--pattern NAME] [FILE|-]
-    lbpe stats [--vocab PATH|PRESET] [--json] [--renyi-power P] FILE...
-    lbpe export [--vocab PATH|PRESET] --mode {bpe,lbpe} -o OUT.npy FILE...
+    lbpe stats [--vocab PATH|PRESET] [--json] [--renyi-power P] [--lines] [--text-field F] [--skip-bad] INPUT...
+    lbpe export [--vocab PATH|PRESET] --mode {bpe,lbpe} --out DIR [--num-proc N | --engine ray [--address A]]
+                [--resume] [--lines]
+                [--text-field F] [--skip-bad] [--shard-tokens N] [--separator-id ID] INPUT...
     lbpe train --vocab-size N --unit {char,byte} [--scaffold] [--pattern NAME] -o tokenizer.json FILE...
     lbpe build-web --out DIR [--space [DIR]] [--root DIR]
     lbpe serve [--host HOST] [--port PORT]
@@ -26,6 +28,7 @@ from lbpe import limits
 from lbpe.errors import LbpeError
 from lbpe.load import load
 from lbpe.metrics import RENYI_POWER
+from lbpe.progress import Bar
 from lbpe.tokenizer import MODES, Tokenizer
 
 __all__ = ["main"]
@@ -100,46 +103,6 @@ def _cmd_compare(args: argparse.Namespace, out: TextIO) -> None:
 # ---- lbpe train ----
 
 
-class _ProgressBar:
-    """A one-line progress bar on stderr, redrawn at most ten times a second."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
-        self.label, self.in_bytes = "", False
-        self.last = 0.0
-        self.shown = False
-
-    def phase(self, label: str, *, in_bytes: bool = False):
-        """The callback ``(done, total)`` for one phase; it ends the previous phase's line."""
-
-        def update(done: int, total: int) -> None:
-            if (label, in_bytes) != (self.label, self.in_bytes):
-                self.close()
-                self.label, self.in_bytes, self.last = label, in_bytes, 0.0
-            self.draw(done, total)
-
-        return update
-
-    def draw(self, done: int, total: int) -> None:
-        import time
-
-        now = time.monotonic()
-        if not self.enabled or (now - self.last < 0.1 and done < total):
-            return
-        self.last = now
-        frac = min(done / total, 1.0) if total else 1.0
-        amount = f"{done / 1e6:.1f}/{total / 1e6:.1f} MB" if self.in_bytes else f"{done}/{total}"
-        sys.stderr.write(f"\r{self.label} [{'#' * int(24 * frac):<24}] {100 * frac:5.1f}% {amount}")
-        sys.stderr.flush()
-        self.shown = True
-
-    def close(self) -> None:
-        if self.shown:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
-            self.shown = False
-
-
 def _cmd_train(args: argparse.Namespace, out: TextIO) -> None:
     from pathlib import Path
 
@@ -147,9 +110,9 @@ def _cmd_train(args: argparse.Namespace, out: TextIO) -> None:
     from lbpe.train import train
 
     hf_regex(args.pattern)  # an unknown preset fails before the corpus is read
-    total = _total_chars(args.files)
+    total = _total_bytes(args.files)
     limits.check("train_bytes", total, f"the training corpus ({len(args.files)} file(s))")
-    bar = _ProgressBar(enabled=not args.quiet)
+    bar = Bar(enabled=not args.quiet)
     try:
         vocab = train(
             [Path(f) for f in args.files],
@@ -169,35 +132,34 @@ def _cmd_train(args: argparse.Namespace, out: TextIO) -> None:
     print(f"wrote {args.output}: {len(vocab) - len(vocab.scaffold)} tokens{extra}", file=sys.stderr)
 
 
-def _total_chars(files: Sequence[str]) -> int:
-    import os
+def _total_bytes(files: Sequence[str]) -> int:
+    from lbpe.documents import input_bytes
 
-    total = 0
-    for f in files:
-        try:
-            total += os.path.getsize(f)
-        except OSError as exc:
-            raise LbpeError(f"{f}: cannot be read ({exc.strerror})") from None
-    return total
+    return input_bytes(files)
 
 
 def _cmd_stats(args: argparse.Namespace, out: TextIO) -> None:
     import json
 
-    from lbpe.corpus import align_chunks, parallel_stats, read_chunks
+    from lbpe.corpus import parallel_stats
+    from lbpe.documents import document_texts
     from lbpe.stats import compare_json
 
     loader = _loader(args)
     tok = loader()  # fail early on a bad vocabulary
-    total = _total_chars(args.files)
-    bar = _ProgressBar(enabled=not args.quiet)
+    total = _total_bytes(args.files)
+    bar = Bar(enabled=not args.quiet)
     update = bar.phase("encoding", in_bytes=True)
+    skipped: list[str] = []
     try:
-        chunks = (c for f in args.files for c in align_chunks(tok, read_chunks([f])))
-        stats = parallel_stats(loader, chunks, workers=args.workers,
+        texts = document_texts(tok, args.files, lines=args.lines, text_field=args.text_field,
+                               on_bad=skipped.append if args.skip_bad else None)
+        stats = parallel_stats(loader, texts, workers=args.workers,
                                progress=lambda done: update(min(done, total), total))
     finally:
         bar.close()
+    if skipped:
+        print(f"lbpe stats: skipped {len(skipped):,} bad document(s); the first: {skipped[0]}", file=sys.stderr)
     doc = compare_json(stats, vocab=tok.name, unit=tok.vocab.unit, tok=tok, renyi_power=args.renyi_power)
     if args.json:
         out.write(json.dumps(doc, indent=2) + "\n")
@@ -229,6 +191,13 @@ def _write_stats_table(doc: dict, out: TextIO) -> None:
             out.write(f"  {label}: {r.meaning}\n")
 
 
+def _add_inputs(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--lines", action="store_true", help="text files: one document per line (default: per file)")
+    p.add_argument("--text-field", default="text", metavar="NAME", help="JSONL/Parquet: the text's field (default: text)")
+    p.add_argument("--skip-bad", action="store_true",
+                   help="count and skip bad documents (invalid UTF-8, not JSON, no text field) instead of stopping")
+
+
 def _renyi_power(value: str) -> float:
     import math
 
@@ -242,18 +211,47 @@ def _renyi_power(value: str) -> float:
 
 
 def _cmd_export(args: argparse.Namespace, out: TextIO) -> None:
-    from lbpe.corpus import export_ids
+    from lbpe.shards import export_shards
 
     tok = _tokenizer(args)
-    total = _total_chars(args.files)
-    bar = _ProgressBar(enabled=not args.quiet)
+    total = _total_bytes(args.files)
+    bar = Bar(enabled=not args.quiet)
     update = bar.phase("encoding", in_bytes=True)
+    done = 0
+
+    def progress(nbytes: int, documents: int, tokens: int) -> None:
+        nonlocal done
+        done += nbytes
+        bar.count(documents=documents, tokens=tokens)
+        update(min(done, total), total)
+
     try:
-        sidecar = export_ids(tok, args.files, args.output, mode=args.mode, separator=args.separator_id,
-                             progress=lambda done: update(min(done, total), total))
+        index = export_shards(
+            tok, args.files, args.out, mode=args.mode, lines=args.lines, text_field=args.text_field,
+            shard_tokens=args.shard_tokens, num_proc=args.num_proc or os.cpu_count() or 1, resume=args.resume,
+            skip_bad=args.skip_bad, separator_id=args.separator_id, progress=progress, engine=args.engine,
+            address=args.address,
+        )
+    except KeyboardInterrupt:
+        bar.close()
+        raise LbpeError(f"interrupted; {_kept(args.out)} continue with the same command and --resume") from None
     finally:
         bar.close()
-    print(f"wrote {args.output}: {sidecar['tokens']} ids as {sidecar['dtype']}", file=sys.stderr)
+    skipped = f"; skipped {index['skipped_documents']:,} bad document(s)" if index["skipped_documents"] else ""
+    print(f"wrote {args.out}: {len(index['shards'])} shard(s), {index['documents']:,} documents, "
+          f"{index['tokens']:,} ids as {index['dtype']}{skipped}", file=sys.stderr)
+
+
+def _kept(folder: str) -> str:
+    """What an interrupted export left: its complete shards (from its index)."""
+    import json
+    from pathlib import Path
+
+    try:
+        index = json.loads((Path(folder) / "index.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return f"no shard was complete, nothing is kept in {folder};"
+    return f"{len(index['shards'])} complete shard(s) ({index['documents']:,} documents) are kept in {folder};"
 
 
 def _add_train(sub) -> None:
@@ -333,7 +331,9 @@ def _parser() -> argparse.ArgumentParser:
         )
         p.add_argument("--pattern", default=None, help="pre-tokenizer preset (default: inferred from the vocabulary)")
         if many:
-            p.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files")
+            p.add_argument("files", nargs="+", metavar="INPUT",
+                           help="UTF-8 text files (.txt; one document each, or per line with --lines), "
+                           ".jsonl/.ndjson (optionally .gz) or .parquet")
         else:
             p.add_argument("file", nargs="?", default="-", help="UTF-8 text file, or - for standard input (default)")
 
@@ -352,6 +352,7 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("stats", help="corpus statistics for BPE and LBPE (token lengths, compression)")
     common(p, many=True)
+    _add_inputs(p)
     p.add_argument("--json", action="store_true", help="print the JSON document (schema: lbpe.stats)")
     p.add_argument("--renyi-power", type=_renyi_power, default=RENYI_POWER, metavar="P",
                    help=f"power of the Rényi entropy and efficiency (default {RENYI_POWER}, as Zouhar et al. 2023)")
@@ -359,11 +360,20 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_cmd_stats)
 
-    p = sub.add_parser("export", help="token ids of a corpus as a .npy array (+ JSON sidecar)")
+    p = sub.add_parser("export", help="token ids of a corpus as .npy shards (+ offsets and index.json)")
     common(p, many=True)
+    _add_inputs(p)
     p.add_argument("--mode", required=True, choices=MODES, help="bpe (classic) or lbpe (long-token-first)")
-    p.add_argument("-o", "--output", required=True, help="the .npy file to write (sidecar: OUTPUT.json)")
-    p.add_argument("--separator-id", type=int, default=None, help="an id written after each file (e.g. end of text)")
+    p.add_argument("--out", required=True, help="the folder for tokens-*.npy, offsets-*.npy and index.json")
+    p.add_argument("--shard-tokens", type=int, default=100_000_000, metavar="N",
+                   help="start a new shard after N ids (at a document end; default 100,000,000)")
+    p.add_argument("--num-proc", type=int, default=None, metavar="N", help="processes (default: all cores)")
+    p.add_argument("--resume", action="store_true", help="continue an export in --out after its complete shards")
+    p.add_argument("--engine", choices=("local", "ray"), default="local",
+                   help="local processes (default) or Ray Data (the lbpe[ray] extra), on this machine or a cluster")
+    p.add_argument("--address", default=None, help="with --engine ray: the cluster (e.g. ray://head:10001; "
+                   "default: $RAY_ADDRESS, or a local instance)")
+    p.add_argument("--separator-id", type=int, default=None, help="an id appended to each document (e.g. end of text)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_cmd_export)
     return parser

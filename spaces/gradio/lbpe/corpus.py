@@ -1,5 +1,5 @@
-"""Working over corpora: streaming text files in chunks, statistics over all cores, and token
-id export as a NumPy ``.npy`` file (written with the standard library).
+"""Working over corpora: streaming text files in chunks, statistics over all cores, and batch
+encoding on forked processes (token shards are :mod:`lbpe.shards`).
 
 Chunks are encoded independently. With :func:`align_chunks`, chunks for regex pre-tokenisers
 are re-cut at :meth:`~lbpe.tokenizer.Tokenizer.safe_cut` so that totals equal encoding each file
@@ -12,7 +12,6 @@ chunk, cut at a line end, is one encoding call, as when such tokenizers run per 
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import signal
@@ -21,15 +20,13 @@ from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from itertools import chain, islice
-from pathlib import Path
-from typing import BinaryIO
 
 from lbpe import native
 from lbpe.errors import DisallowedSpecialError, LbpeError
 from lbpe.stats import Stats, text_stats_both
 from lbpe.tokenizer import MODES, Mode, Tokenizer
 
-__all__ = ["iter_chunks", "read_chunks", "align_chunks", "parallel_stats", "forked_encode", "NpyWriter", "export_ids"]
+__all__ = ["iter_chunks", "read_chunks", "align_chunks", "parallel_stats", "forked_encode"]
 
 #: Default chunk size in bytes when streaming files.
 CHUNK_BYTES = 1 << 20
@@ -130,18 +127,37 @@ _worker_tok: Tokenizer | None = None
 
 def _init_worker(loader: Callable[[], Tokenizer]) -> None:
     global _worker_tok
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
     _worker_tok = loader()
 
 
-def _chunk_stats(args: tuple[str, tuple[Mode, ...]]) -> dict[str, Stats]:
+def _chunk_stats(args: tuple[str | list[str], tuple[Mode, ...]]) -> dict[str, Stats]:
     text, modes = args
     assert _worker_tok is not None  # set by _init_worker
-    return text_stats_both(_worker_tok, text, modes)
+    return _texts_stats(_worker_tok, text, modes)
+
+
+def _texts_stats(tok: Tokenizer, texts: str | list[str], modes: tuple[Mode, ...]) -> dict[str, Stats]:
+    """Stats of one text, or the sum over a list of texts (documents, each encoded alone)."""
+    if isinstance(texts, str):
+        return text_stats_both(tok, texts, modes)
+    totals = {m: Stats() for m in modes}
+    for text in texts:
+        for m, part in text_stats_both(tok, text, modes).items():
+            totals[m] += part
+    return totals
+
+
+def _size(texts: str | list[str]) -> int:
+    """UTF-8 bytes of a text or texts: what progress counts (one unit with the files' sizes)."""
+    if isinstance(texts, str):
+        return len(texts.encode("utf-8", "surrogatepass"))
+    return sum(len(t.encode("utf-8", "surrogatepass")) for t in texts)
 
 
 def parallel_stats(
     loader: Callable[[], Tokenizer],
-    chunks: Iterable[str],
+    chunks: Iterable[str | list[str]],
     *,
     modes: Sequence[Mode] = MODES,
     workers: int | None = None,
@@ -149,9 +165,10 @@ def parallel_stats(
 ) -> dict[str, Stats]:
     """Sum :class:`~lbpe.stats.Stats` per mode over chunks, on ``workers`` processes.
 
-    ``loader`` (a picklable callable, e.g. ``functools.partial(lbpe.load, path)``) builds the
-    tokenizer once per process. ``workers=1`` runs in this process (also the fallback where
-    processes are unavailable, as in Pyodide). ``progress`` receives the characters done.
+    A chunk is a text, or a list of texts (documents) each encoded on its own. ``loader`` (a
+    picklable callable, e.g. ``functools.partial(lbpe.load, path)``) builds the tokenizer once
+    per process. ``workers=1`` runs in this process (also the fallback where processes are
+    unavailable, as in Pyodide). ``progress`` receives the UTF-8 bytes done.
     """
     modes = tuple(modes)
     totals = {m: Stats() for m in modes}
@@ -160,9 +177,9 @@ def parallel_stats(
     if workers <= 1 or sys.platform == "emscripten":
         tok = loader()
         for text in chunks:
-            for m, part in text_stats_both(tok, text, modes).items():
+            for m, part in _texts_stats(tok, text, modes).items():
                 totals[m] += part
-            done += len(text)
+            done += _size(text)
             if progress:
                 progress(done)
         return totals
@@ -182,7 +199,7 @@ def parallel_stats(
 
         for text in chunks:
             pending.append(pool.submit(_chunk_stats, (text, modes)))
-            sizes.append(len(text))
+            sizes.append(_size(text))
             drain(2 * workers)  # bounded memory: at most a few chunks in flight
         drain(0)
     return totals
@@ -290,90 +307,3 @@ def _read_share(data: bytes, n_vocab: int = 0) -> list[list[int]]:
     if kind == b"E":
         raise LbpeError(f"a worker process failed: {body.decode('utf-8', 'replace')}")
     raise LbpeError("a worker process ended without sending its result (killed, or out of memory?)")
-
-
-# ---- .npy export ----
-
-_HEADER_LEN = 128  # fixed, so the shape can be rewritten in place once the count is known
-
-
-class NpyWriter:
-    """Append unsigned integers to a 1-D ``.npy`` file (``uint16`` or ``uint32``)."""
-
-    def __init__(self, f: BinaryIO, *, itemsize: int) -> None:
-        if itemsize not in (2, 4):
-            raise ValueError("itemsize must be 2 (uint16) or 4 (uint32)")
-        self.f = f
-        self.typecode = "H" if itemsize == 2 else "I" if array("I").itemsize == 4 else "L"
-        self.descr = "<u2" if itemsize == 2 else "<u4"
-        self.limit = (1 << (8 * itemsize)) - 1
-        self.count = 0
-        f.write(self._header())
-
-    def _header(self) -> bytes:
-        text = f"{{'descr': '{self.descr}', 'fortran_order': False, 'shape': ({self.count},), }}"
-        body = text.encode("latin1")
-        pad = _HEADER_LEN - 10 - len(body) - 1
-        return b"\x93NUMPY\x01\x00" + (_HEADER_LEN - 10).to_bytes(2, "little") + body + b" " * pad + b"\n"
-
-    def write(self, ids: Sequence[int]) -> None:
-        if ids and max(ids) > self.limit:
-            raise LbpeError(f"token id {max(ids)} does not fit {self.descr}")
-        data = array(self.typecode, ids)
-        if sys.byteorder == "big":
-            data.byteswap()
-        self.f.write(data.tobytes())
-        self.count += len(ids)
-
-    def close(self) -> None:
-        self.f.seek(0)
-        self.f.write(self._header())
-        self.f.seek(0, os.SEEK_END)
-
-
-def export_ids(
-    tok: Tokenizer,
-    paths: Sequence[str | os.PathLike[str]],
-    out: str | os.PathLike[str],
-    *,
-    mode: Mode,
-    separator: int | None = None,
-    progress: Callable[[int], None] | None = None,
-) -> dict:
-    """Encode files and write their ids to ``out`` (.npy) plus ``out`` + ``.json`` (sidecar).
-
-    ``separator`` (e.g. an end-of-text id) goes after each file. Returns the sidecar dict.
-    """
-    if mode not in MODES:
-        raise LbpeError(f"mode must be 'bpe' or 'lbpe', not {mode!r}")
-    itemsize = 2 if tok.n_vocab <= 1 << 16 else 4
-    files = []
-    done = 0
-    out = Path(out)
-    with open(out, "wb") as f:
-        writer = NpyWriter(f, itemsize=itemsize)
-        for path in paths:
-            start = writer.count
-            size = 0
-            for text in align_chunks(tok, read_chunks([path])):
-                writer.write(tok.encode(text, mode=mode, disallowed_special=()))
-                size += len(text.encode("utf-8"))
-                done += len(text)
-                if progress:
-                    progress(done)
-            if separator is not None:
-                writer.write([separator])
-            files.append({"path": str(path), "bytes": size, "tokens": writer.count - start})
-        writer.close()
-    sidecar = {
-        "format": "lbpe-token-ids/1",
-        "vocab": tok.name,
-        "mode": mode,
-        "dtype": writer.descr,
-        "tokens": writer.count,
-        "n_vocab": tok.n_vocab,
-        "separator": separator,
-        "files": files,
-    }
-    Path(str(out) + ".json").write_text(json.dumps(sidecar, indent=2) + "\n", encoding="utf-8")
-    return sidecar

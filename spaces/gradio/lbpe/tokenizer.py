@@ -151,6 +151,24 @@ class Tokenizer:
     def __repr__(self) -> str:
         return f"Tokenizer(name={self.name!r}, pattern={self.pattern_name!r}, vocab={self.vocab!r})"
 
+    # ---- pickling (worker processes, datasets.map, Ray): caches stay behind ----
+
+    _UNPICKLED = ("_findall", "_split", "_preset_code")  # bound to this object or process: rebuilt
+
+    def __getstate__(self) -> dict:
+        """Everything that defines the tokenizer; the piece caches travel empty."""
+        state = {k: v for k, v in self.__dict__.items() if k not in self._UNPICKLED}
+        state["_caches"] = {mode: {} for mode in self._caches}
+        state["_part_caches"] = {mode: {} for mode in self._part_caches}
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._findall = self._splitter.findall
+        # this process's compiled path (it may lack the extension, or not have set it up yet)
+        self._preset_code = native.preset_code(self._splitter.pattern) if isinstance(self._splitter, Regex) else None
+        self._split = {"bpe": self._bpe_keys, "lbpe": self._lbpe_keys}
+
     def clear_cache(self) -> None:
         """Empty the piece caches (both modes) and what the vocabulary remembered about text it
         has seen, keeping the tables built from the vocabulary itself. The next encode runs

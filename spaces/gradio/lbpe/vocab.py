@@ -161,6 +161,18 @@ class Vocab:
                     f"{len(missing)} byte values (first: 0x{missing[0]:02x}); every byte must be a token"
                 )
 
+    # ---- pickling: the vocabulary itself, never what was derived from it ----
+
+    def __getstate__(self) -> dict:
+        """The fields above only. The tables derived from them (indexes, the cut finder, the
+        compiled model and its caches) stay behind and are rebuilt on first use where the
+        vocabulary is unpickled: a pickle is small and holds nothing process-bound."""
+        return {name: getattr(self, name) for name in self.__slots__ if name != "__dict__"}
+
+    def __setstate__(self, state: dict) -> None:
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+
     # ---- derived data (computed once, on first use) ----
 
     @functools.cached_property

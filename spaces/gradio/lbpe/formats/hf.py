@@ -23,6 +23,7 @@ component and the file: never a silently different encoding.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -458,7 +459,7 @@ def _decoder(node: Any) -> Step | None:
     if kind == "ByteFallback":
         return _decode_byte_fallback
     if kind == "Fuse":
-        return lambda tokens: ["".join(tokens)]
+        return _fuse
     if kind == "Strip":
         what = "Strip decoder"
         return _strip_step(_str(node, "content", " ", what), _count(node, "start", what), _count(node, "stop", what))
@@ -468,7 +469,7 @@ def _decoder(node: Any) -> Step | None:
             UserRegex(pattern, what="the Replace decoder's pattern", shown=raw) if is_regex else re.compile(re.escape(pattern))
         )
         content = _str(node, "content", None, "Replace decoder")
-        return lambda tokens: [regex.sub(lambda m: content, t) for t in tokens]
+        return functools.partial(_replace_step, regex, content)
     if kind == "Metaspace":
         what = "Metaspace decoder"
         replacement = _str(node, "replacement", "\u2581", what, one_char=True)
@@ -480,13 +481,25 @@ def _decoder(node: Any) -> Step | None:
     raise _Refused(f"decoder {kind!r} is not supported")
 
 
-def _chain(steps: Sequence[Step]) -> Step:
-    def run(tokens: list[str]) -> list[str]:
-        for step in steps:
-            tokens = step(tokens)
-        return tokens
+# Steps are module-level functions or partials of them, so a Tokenizer pickles (issue 17).
 
-    return run
+
+def _chain(steps: Sequence[Step]) -> Step:
+    return functools.partial(_run_chain, tuple(steps))
+
+
+def _run_chain(steps: tuple[Step, ...], tokens: list[str]) -> list[str]:
+    for step in steps:
+        tokens = step(tokens)
+    return tokens
+
+
+def _fuse(tokens: list[str]) -> list[str]:
+    return ["".join(tokens)]
+
+
+def _replace_step(regex: Any, content: str, tokens: list[str]) -> list[str]:
+    return [regex.sub(lambda m: content, t) for t in tokens]
 
 
 def _decode_byte_level(tokens: list[str]) -> list[str]:
@@ -523,42 +536,45 @@ def _decode_byte_fallback(tokens: list[str]) -> list[str]:
 
 
 def _strip_step(content: str, start: int, stop: int) -> Step:
-    def run(tokens: list[str]) -> list[str]:
-        out = []
-        for t in tokens:
-            a = 0
-            while a < start and a < len(t) and t[a] == content:
-                a += 1
-            b = len(t)
-            while len(t) - b < stop and b > a and t[b - 1] == content:
-                b -= 1
-            out.append(t[a:b])
-        return out
+    return functools.partial(_strip, content, start, stop)
 
-    return run
+
+def _strip(content: str, start: int, stop: int, tokens: list[str]) -> list[str]:
+    out = []
+    for t in tokens:
+        a = 0
+        while a < start and a < len(t) and t[a] == content:
+            a += 1
+        b = len(t)
+        while len(t) - b < stop and b > a and t[b - 1] == content:
+            b -= 1
+        out.append(t[a:b])
+    return out
 
 
 def _metaspace_step(replacement: str, strip_first: bool) -> Step:
-    def run(tokens: list[str]) -> list[str]:
-        out = []
-        for i, t in enumerate(tokens):
-            t = t.replace(replacement, " ")
-            if i == 0 and strip_first and t.startswith(" "):
-                t = t[1:]
-            out.append(t)
-        return out
+    return functools.partial(_metaspace, replacement, strip_first)
 
-    return run
+
+def _metaspace(replacement: str, strip_first: bool, tokens: list[str]) -> list[str]:
+    out = []
+    for i, t in enumerate(tokens):
+        t = t.replace(replacement, " ")
+        if i == 0 and strip_first and t.startswith(" "):
+            t = t[1:]
+        out.append(t)
+    return out
 
 
 def _id_decoder(step: Step | None, id_to_text: dict[int, str]) -> Callable[[Sequence[int]], str]:
-    def decode(ids: Sequence[int]) -> str:
-        try:
-            tokens = [id_to_text[i] for i in ids]
-        except KeyError as exc:
-            raise LbpeError(f"token id {exc.args[0]!r} is not in the vocabulary") from None
-        if step is None:
-            return "".join(tokens)
-        return "".join(step(tokens))
+    return functools.partial(_decode_ids, step, id_to_text)
 
-    return decode
+
+def _decode_ids(step: Step | None, id_to_text: dict[int, str], ids: Sequence[int]) -> str:
+    try:
+        tokens = [id_to_text[i] for i in ids]
+    except KeyError as exc:
+        raise LbpeError(f"token id {exc.args[0]!r} is not in the vocabulary") from None
+    if step is None:
+        return "".join(tokens)
+    return "".join(step(tokens))

@@ -13,6 +13,7 @@ re-segments in a way that depends on the encoding history).
 
 from __future__ import annotations
 
+import functools
 import re
 import struct
 from collections.abc import Iterator
@@ -245,8 +246,9 @@ def _build(data: bytes, *, source: str, name: str) -> Tokenizer:
             surfaces[i] = None
     byte_of = {i: b for b, i in fallback.items()}
 
-    def decode(ids: list[int]) -> str:
-        return _decode(ids, surfaces, byte_of, "\u2581" if escape else " ", dummy, extra_ws)
+    # a partial of a module-level function, so the Tokenizer pickles
+    decode = functools.partial(_decode, surfaces=surfaces, byte_of=byte_of, space="\u2581" if escape else " ",
+                               dummy=dummy, squeeze=extra_ws)
 
     return Tokenizer(
         vocab,
