@@ -18,6 +18,10 @@ from lbpe import native
 
 ROOT = Path(__file__).resolve().parents[1]
 
+# transformers, datasets and the hub client never reach the network in tests: local files only
+for _name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE"):
+    os.environ.setdefault(_name, "1")
+os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 
 sys.path.insert(0, str(ROOT / "scripts"))  # fetch_data: where the registry data is cached
 import fetch_data  # noqa: E402

@@ -457,12 +457,35 @@ def test_cli_train_writes_what_train_makes(tmp_path):
     result = run_cli("train", "--vocab-size", "600", "--unit", "char", "--scaffold", "--pattern", "paper",
                      "-o", str(out), str(corpus))
     assert result.returncode == 0, result.stderr
-    assert "merging" in result.stderr and "100.0%" in result.stderr and f"wrote {out}" in result.stderr
+    assert f"wrote {out}" in result.stderr and "\r" not in result.stderr  # no progress frames when not a terminal
     expect = train([corpus], vocab_size=600, scaffold=True)
     assert json.loads(out.read_text("utf-8")) == json.loads(to_tokenizer_json(expect))
     result = run_cli("train", "--vocab-size", "300", "--unit", "byte", "-q", "-o", str(out), str(corpus))
     assert result.returncode == 0 and result.stderr.count("\n") == 1, result.stderr
     assert json.loads(out.read_text("utf-8"))["model"]["byte_fallback"] is False
+
+
+def test_cli_train_writes_a_folder_transformers_loads(tmp_path):
+    from transformers import AutoTokenizer
+
+    corpus = tmp_path / "c.txt"
+    text = data_file("text/moby_dick.txt").read_text("utf-8")[:200_000]
+    corpus.write_text(text, encoding="utf-8")
+    out = tmp_path / "my-tokenizer" / "tokenizer.json"  # the folder is made
+    result = run_cli("train", "--vocab-size", "800", "--eos", "<|endoftext|>", "--pad", "<pad>", "--bos", "<s>", "-q",
+                     "-o", str(out), str(corpus))
+    assert result.returncode == 0, result.stderr
+    assert "tokenizer_config.json, special_tokens_map.json" in result.stderr
+    hf = AutoTokenizer.from_pretrained(str(out.parent))
+    ours = lbpe.load(out)
+    assert (hf.bos_token, hf.eos_token, hf.pad_token) == ("<s>", "<|endoftext|>", "<pad>")
+    assert hf.eos_token_id == ours.vocab.special["<|endoftext|>"] and hf.pad_token_id == ours.vocab.special["<pad>"]
+    sample = text[100_000:104_000]
+    assert hf(sample)["input_ids"] == ours.encode(sample, mode="bpe")
+    padded = hf(["Call me Ishmael.", sample[:500]], padding=True)["input_ids"]
+    assert padded[0][-1] == hf.pad_token_id and len(padded[0]) == len(padded[1])
+    roles = run_cli("train", "--vocab-size", "800", "--eos", "</s>", "-q", "-o", str(tmp_path / "t.json"), str(corpus))
+    assert roles.returncode == 2 and "name it tokenizer.json" in roles.stderr
 
 
 @pytest.mark.parametrize(
