@@ -6,7 +6,8 @@
     lbpe export [--vocab PATH|PRESET] --mode {bpe,lbpe} --out DIR [--num-proc N | --engine ray [--address A]]
                 [--resume] [--lines]
                 [--text-field F] [--skip-bad] [--shard-tokens N] [--separator-id ID] INPUT...
-    lbpe train --vocab-size N --unit {char,byte} [--scaffold] [--pattern NAME] -o tokenizer.json FILE...
+    lbpe train --vocab-size N --unit {char,byte} [--scaffold] [--pattern NAME] [--bos|--eos|--pad|--unk TOKEN]
+               -o DIR/tokenizer.json FILE...
     lbpe build-web --out DIR [--space [DIR]] [--root DIR]
     lbpe serve [--host HOST] [--port PORT]
 
@@ -106,10 +107,16 @@ def _cmd_compare(args: argparse.Namespace, out: TextIO) -> None:
 def _cmd_train(args: argparse.Namespace, out: TextIO) -> None:
     from pathlib import Path
 
-    from lbpe.formats.hf_write import hf_regex, write_tokenizer_json
+    from lbpe.formats.hf_write import hf_regex, write_tokenizer_json, write_transformers_config
     from lbpe.train import train
 
     hf_regex(args.pattern)  # an unknown preset fails before the corpus is read
+    roles = {role: getattr(args, role) for role in ("bos", "eos", "pad", "unk") if getattr(args, role)}
+    specials = list(dict.fromkeys([*args.special, *roles.values()]))  # a role's token is a special token too
+    if Path(args.output).name != "tokenizer.json" and roles:
+        raise LbpeError("--bos/--eos/--pad/--unk write tokenizer_config.json beside the output: name it "
+                        "tokenizer.json (e.g. -o my-tokenizer/tokenizer.json)")
+    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
     total = _total_bytes(args.files)
     limits.check("train_bytes", total, f"the training corpus ({len(args.files)} file(s))")
     bar = Bar(enabled=not args.quiet)
@@ -120,7 +127,7 @@ def _cmd_train(args: argparse.Namespace, out: TextIO) -> None:
             unit=args.unit,
             pattern=args.pattern,
             scaffold=args.scaffold,
-            special_tokens=args.special,
+            special_tokens=specials,
             max_chars=args.max_chars,
             progress=bar.phase("merging "),
             read_progress=bar.phase("counting", in_bytes=True),
@@ -130,6 +137,11 @@ def _cmd_train(args: argparse.Namespace, out: TextIO) -> None:
     write_tokenizer_json(vocab, args.output, pattern=args.pattern)
     extra = f" + {len(vocab.scaffold)} scaffold tokens" if vocab.scaffold else ""
     print(f"wrote {args.output}: {len(vocab) - len(vocab.scaffold)} tokens{extra}", file=sys.stderr)
+    if Path(args.output).name == "tokenizer.json":
+        folder = Path(args.output).parent
+        names = write_transformers_config(folder, roles)
+        print(f"wrote {', '.join(names)} beside it: transformers.AutoTokenizer.from_pretrained({str(folder)!r})",
+              file=sys.stderr)
 
 
 def _total_bytes(files: Sequence[str]) -> int:
@@ -261,6 +273,9 @@ def _add_train(sub) -> None:
     p.add_argument("--scaffold", action="store_true", help="Scaffold-BPE training (Lian et al. 2024)")
     p.add_argument("--pattern", default="paper", help="pre-tokenizer preset (default: paper)")
     p.add_argument("--special", action="append", default=[], metavar="TOKEN", help="a special token (repeatable)")
+    for role, example in (("bos", "<s>"), ("eos", "<|endoftext|>"), ("pad", "<pad>"), ("unk", "<unk>")):
+        p.add_argument(f"--{role}", default=None, metavar="TOKEN",
+                       help=f"the {role} special token (e.g. {example}), written to tokenizer_config.json for transformers")
     p.add_argument("--max-chars", type=int, default=None, help="char unit: keep only the N most frequent characters")
     p.add_argument("-o", "--output", required=True, help="the tokenizer.json to write (.gz: gzip-compressed)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")

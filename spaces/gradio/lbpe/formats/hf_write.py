@@ -196,3 +196,36 @@ def write_tokenizer_json(
         except OSError:
             pass
         raise LbpeError(f"{path}: cannot be written ({exc.strerror})") from None
+
+
+#: Roles of special tokens that transformers' tokenizers know by name.
+SPECIAL_ROLES = ("bos", "eos", "pad", "unk")
+
+
+def write_transformers_config(folder: str | os.PathLike[str], roles: dict[str, str]) -> list[str]:
+    """Write ``tokenizer_config.json`` and ``special_tokens_map.json`` into ``folder`` (beside
+    its ``tokenizer.json``) so that ``transformers.AutoTokenizer.from_pretrained(folder)``
+    loads it with these special tokens (``roles``: ``{"eos": "<|endoftext|>", ...}``).
+    Returns the names written."""
+    unknown = sorted(set(roles) - set(SPECIAL_ROLES))
+    if unknown:
+        raise LbpeError(f"unknown special-token role(s) {unknown}; known: {', '.join(SPECIAL_ROLES)}")
+    tokens = {f"{role}_token": token for role, token in roles.items()}
+    config = {
+        "tokenizer_class": "PreTrainedTokenizerFast",
+        "clean_up_tokenization_spaces": False,
+        **tokens,
+    }
+    written = []
+    for name, data in (("tokenizer_config.json", config), ("special_tokens_map.json", tokens)):
+        path = os.path.join(os.fspath(folder), name)
+        tmp = f"{path}.tmp{os.getpid()}"
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                json.dump(data, f, indent=2, ensure_ascii=False)
+                f.write("\n")
+            os.replace(tmp, path)
+        except OSError as exc:
+            raise LbpeError(f"{path}: cannot be written ({exc.strerror})") from None
+        written.append(name)
+    return written

@@ -1,0 +1,240 @@
+"""LBPE inside Hugging Face transformers: the model's own tokenizer, encoding long tokens first.
+
+>>> from lbpe.hf import LBPETokenizer                                    # doctest: +SKIP
+>>> tok = LBPETokenizer.from_pretrained("path/to/llama3", mode="lbpe")    # doctest: +SKIP
+>>> tok(["a batch", "of texts"], padding=True, return_tensors="np")       # doctest: +SKIP
+
+``from_pretrained`` loads the model's own fast tokenizer (a folder with ``tokenizer.json``, or
+a ``tokenizer.json`` file; nothing is fetched from a hub) and, in LBPE mode, changes one stage of
+its Rust pipeline: after the model's own pre-tokenizer, a pre-tokenizer of ours splits each
+piece into the tokens :meth:`lbpe.Tokenizer.split_piece` places longest first, and the BPE
+model returns each such piece (a vocabulary token) whole. Everything else is the model's own:
+normalisation, special and added tokens, the post-processor's special tokens, truncation,
+padding, offsets, the chat template, decoding. So ``input_ids`` equal
+``lbpe.load(path).encode(text, mode="lbpe")`` plus the special tokens the model adds, and with
+``mode="bpe"`` they equal the model's own tokenizer.
+
+``save_pretrained`` writes the model's files unchanged plus ``"lbpe_mode"`` in
+``tokenizer_config.json``; ``LBPETokenizer.from_pretrained`` of that folder restores the mode
+(transformers' ``AutoTokenizer`` loads it as the plain BPE tokenizer). Needs the
+``transformers`` package; ``import lbpe`` never imports it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from lbpe.errors import LbpeError
+from lbpe.load import load
+from lbpe.tokenizer import MODES, Tokenizer
+
+__all__ = ["LBPETokenizer"]
+
+#: The key in ``tokenizer_config.json`` that records the encoding mode.
+MODE_KEY = "lbpe_mode"
+#: Pieces whose splits a tokenizer remembers (cleared when full).
+PIECE_CACHE = 1 << 16
+
+
+class _LongestFirst:
+    """A custom pre-tokenizer for the Rust pipeline: each piece split into LBPE's tokens."""
+
+    def __init__(self, tok: Tokenizer) -> None:
+        self.tok = tok
+        self.byte_level = tok.vocab.unit == "byte"
+        if self.byte_level:
+            from lbpe.formats.gpt2 import char_to_byte
+
+            self.char_to_byte = char_to_byte
+        self.cache: dict[str, list[int]] = {}
+
+    def lengths(self, piece: str) -> list[int]:
+        """Token lengths, in characters of the piece as the pipeline spells it."""
+        cached = self.cache.get(piece)
+        if cached is not None:
+            return cached
+        if self.byte_level:  # the piece is in GPT-2's byte alphabet: one character per byte
+            try:
+                raw = bytes(self.char_to_byte[c] for c in piece)
+                text = raw.decode("utf-8")
+            except (KeyError, UnicodeDecodeError):
+                out = [len(piece)]  # not a byte-level piece after all: leave it to the model
+            else:
+                out = [len(key) for key in self.tok.split_piece(text, mode="lbpe")]
+        else:
+            out = _char_lengths(self.tok.split_piece(piece, mode="lbpe"))
+        if len(self.cache) >= PIECE_CACHE:
+            self.cache.clear()
+        self.cache[piece] = out
+        return out
+
+    def split(self, _index: int, normalized):
+        text = str(normalized)
+        lengths = self.lengths(text)
+        if len(lengths) <= 1:
+            return [normalized]
+        out, at = [], 0
+        for n in lengths:
+            out.append(normalized[at : at + n])
+            at += n
+        return out
+
+    def pre_tokenize(self, pretok) -> None:
+        pretok.split(self.split)
+
+
+def _char_lengths(keys: list) -> list[int]:
+    """Lengths in characters of keys that spell text (str, or UTF-8 bytes; the byte-fallback
+    keys of one character together make one piece of that character)."""
+    out: list[int] = []
+    pending = b""
+    for key in keys:
+        if isinstance(key, str):
+            out.append(len(key))
+            continue
+        pending += key
+        try:
+            out.append(len(pending.decode("utf-8")))
+        except UnicodeDecodeError:
+            continue  # part of a character: wait for the rest
+        pending = b""
+    if pending:
+        out.append(len(pending.decode("utf-8", "replace")))
+    return out
+
+
+def _files(path: str | os.PathLike[str]) -> tuple[Path, Path]:
+    """(folder to load transformers' tokenizer from, the tokenizer.json lbpe reads)."""
+    p = Path(path)
+    if p.is_dir():
+        if not (p / "tokenizer.json").is_file():
+            raise LbpeError(f"{p} has no tokenizer.json; LBPETokenizer wraps a model's fast tokenizer (tokenizer.json)")
+        return p, p / "tokenizer.json"
+    if p.is_file() and p.name.endswith(".json"):
+        return p.parent, p
+    raise LbpeError(f"{p}: give a model folder with tokenizer.json, or a tokenizer.json file")
+
+
+class LBPETokenizer:
+    """Builds transformers tokenizers that encode with LBPE (see the module docstring)."""
+
+    @classmethod
+    def from_pretrained(cls, path: str | os.PathLike[str], *, mode: str | None = None, **kwargs: Any):
+        """The model's own tokenizer from ``path`` (``local_files_only`` is forced), encoding in
+        ``mode`` ("lbpe" or "bpe"; default: the folder's recorded mode, else "lbpe")."""
+        try:
+            import transformers
+        except ImportError:
+            raise LbpeError('LBPETokenizer needs transformers: python -m pip install "lbpe[hf]"') from None
+        folder, tokenizer_json = _files(path)
+        config = folder / "tokenizer_config.json"
+        recorded = None
+        if config.is_file() and tokenizer_json.parent == folder:
+            try:
+                recorded = json.loads(config.read_text("utf-8")).get(MODE_KEY)
+            except (OSError, ValueError):
+                recorded = None
+        mode = mode or recorded or "lbpe"
+        if mode not in MODES:
+            raise LbpeError(f"mode must be 'bpe' or 'lbpe', not {mode!r}")
+        kwargs["local_files_only"] = True
+        if tokenizer_json.parent == folder and tokenizer_json.name == "tokenizer.json":
+            hf = transformers.AutoTokenizer.from_pretrained(str(folder), **kwargs)
+        else:
+            hf = transformers.PreTrainedTokenizerFast(tokenizer_file=str(tokenizer_json), **kwargs)
+        if not getattr(hf, "is_fast", False):
+            raise LbpeError(f"{path}: transformers loaded a slow tokenizer; LBPETokenizer needs the fast one")
+        base = type(hf)
+        hf.__class__ = _subclass(base)
+        hf._lbpe_setup(load(tokenizer_json), mode)
+        return hf
+
+
+_SUBCLASSES: dict[type, type] = {}
+
+
+def _rebuild(base: type):
+    """An empty instance of the LBPE class of ``base`` (pickle fills it in)."""
+    cls = _subclass(base)
+    return cls.__new__(cls)
+
+
+def _subclass(base: type) -> type:
+    """``base`` (the model's own tokenizer class) with the LBPE mode added."""
+    if base not in _SUBCLASSES:
+        _SUBCLASSES[base] = type(f"LBPE{base.__name__}", (_LBPEMixin, base), {"__module__": __name__})
+    return _SUBCLASSES[base]
+
+
+class _LBPEMixin:
+    """What a wrapped tokenizer adds: the mode, and saving without our pre-tokenizer."""
+
+    lbpe_mode: str = "bpe"
+
+    def _lbpe_setup(self, tok: Tokenizer, mode: str) -> None:
+        from tokenizers import pre_tokenizers
+
+        backend = self._tokenizer
+        self._lbpe_tok = tok
+        self._lbpe_original = (backend.pre_tokenizer, getattr(backend.model, "ignore_merges", None))
+        self.lbpe_mode = mode
+        if mode == "lbpe":
+            ours = pre_tokenizers.PreTokenizer.custom(_LongestFirst(tok))
+            original = backend.pre_tokenizer
+            backend.pre_tokenizer = ours if original is None else pre_tokenizers.Sequence([original, ours])
+            if hasattr(backend.model, "ignore_merges"):
+                backend.model.ignore_merges = True  # each piece is one vocabulary token now: keep it whole
+
+    def __getstate__(self) -> dict:
+        """Picklable (datasets.map, worker processes): the backend travels as the model's own
+        pipeline and gets our pre-tokenizer back in :meth:`__setstate__`."""
+        from tokenizers import Tokenizer as Backend
+
+        saved_pre = self._tokenizer.pre_tokenizer
+        saved_ignore = getattr(self._tokenizer.model, "ignore_merges", None)
+        self._lbpe_restore()
+        try:
+            plain = Backend.from_str(self._tokenizer.to_str())
+        finally:
+            self._tokenizer.pre_tokenizer = saved_pre
+            if saved_ignore is not None:
+                self._tokenizer.model.ignore_merges = saved_ignore
+        state = dict(self.__dict__)
+        state["_tokenizer"] = plain
+        state.pop("_lbpe_original", None)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lbpe_setup(self._lbpe_tok, self.lbpe_mode)
+
+    def __reduce_ex__(self, protocol):
+        # the class is made at run time (one per model class): rebuild it by its base
+        return (_rebuild, (type(self).__mro__[2],), self.__getstate__())
+
+    def _lbpe_restore(self):
+        backend = self._tokenizer
+        pre, ignore = self._lbpe_original
+        backend.pre_tokenizer = pre
+        if ignore is not None:
+            backend.model.ignore_merges = ignore
+
+    def save_pretrained(self, save_directory, *args, **kwargs):
+        """The model's own files (its pipeline as loaded) plus the mode in tokenizer_config.json."""
+        saved_pre = self._tokenizer.pre_tokenizer
+        saved_ignore = getattr(self._tokenizer.model, "ignore_merges", None)
+        self._lbpe_restore()
+        try:
+            files = super().save_pretrained(save_directory, *args, **kwargs)
+        finally:
+            self._tokenizer.pre_tokenizer = saved_pre
+            if saved_ignore is not None:
+                self._tokenizer.model.ignore_merges = saved_ignore
+        config = Path(save_directory) / "tokenizer_config.json"
+        data = json.loads(config.read_text("utf-8")) if config.is_file() else {}
+        data[MODE_KEY] = self.lbpe_mode
+        config.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        return files
