@@ -18,7 +18,7 @@ import pytest
 import lbpe
 from lbpe.errors import LbpeError
 from lbpe.presets import load_preset
-from lbpe.shards import export_shards, vocab_sha256
+from lbpe.shards import ShardDataset, export_shards, vocab_sha256
 from tests.conftest import data_file
 
 
@@ -67,7 +67,11 @@ def test_shards_hold_every_documents_ids_in_order(tmp_path, name, num_proc):
     out = tmp_path / "out"
     index = export_shards(tok, [*inputs, whole], out, mode="lbpe", num_proc=num_proc, shard_tokens=60_000)
     got_index, got = read_shards(out)
-    assert got == encoded(tok, [*docs, whole.read_text("utf-8")], "lbpe")
+    want = encoded(tok, [*docs, whole.read_text("utf-8")], "lbpe")
+    assert got == want
+    ds = ShardDataset(out)  # the documents as a PyTorch-style map dataset
+    assert len(ds) == len(want) and [ds[i].tolist() for i in (0, 899, 900, len(ds) - 1, -1)] == [
+        want[0], want[899], want[900], want[-1], want[-1]]
     assert index == got_index and index["complete"] and len(index["shards"]) > 2
     assert index["dtype"] == ("uint16" if tok.n_vocab <= 65536 else "uint32")
     assert index["vocab_sha256"] == vocab_sha256(tok) and index["documents"] == len(docs) + 1
