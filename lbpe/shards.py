@@ -77,10 +77,10 @@ def vocab_sha256(tok: Tokenizer) -> str:
 class ShardDataset:
     """The documents of a shard folder as a sequence (a PyTorch-style map dataset): ``len(ds)``
     documents, ``ds[i]`` the ids of document ``i`` as a read-only numpy view into the
-    memory-mapped shard (nothing is read until used). Needs numpy.
+    memory-mapped shard (nothing is read until used). Needs numpy::
 
-    >>> ds = ShardDataset("shards/")                                  # doctest: +SKIP
-    >>> loader = torch.utils.data.DataLoader(ds, batch_size=None)     # doctest: +SKIP
+        ds = ShardDataset("shards/")
+        loader = torch.utils.data.DataLoader(ds, batch_size=None)
     """
 
     def __init__(self, folder: str | os.PathLike[str]) -> None:
