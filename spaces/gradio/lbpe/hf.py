@@ -1,8 +1,8 @@
-"""LBPE inside Hugging Face transformers: the model's own tokenizer, encoding long tokens first.
+"""LBPE inside Hugging Face transformers: the model's own tokenizer, encoding long tokens first::
 
->>> from lbpe.hf import LBPETokenizer                                    # doctest: +SKIP
->>> tok = LBPETokenizer.from_pretrained("path/to/llama3", mode="lbpe")    # doctest: +SKIP
->>> tok(["a batch", "of texts"], padding=True, return_tensors="np")       # doctest: +SKIP
+    from lbpe.hf import LBPETokenizer
+    tok = LBPETokenizer.from_pretrained("path/to/llama3", mode="lbpe")
+    tok(["a batch", "of texts"], padding=True, return_tensors="np")
 
 ``from_pretrained`` loads the model's own fast tokenizer (a folder with ``tokenizer.json``, or
 a ``tokenizer.json`` file; nothing is fetched from a hub) and, in LBPE mode, changes one stage of

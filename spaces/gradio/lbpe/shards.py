@@ -39,7 +39,7 @@ from lbpe.documents import BadRecord, Record, input_bytes, iter_records
 from lbpe.errors import LbpeError
 from lbpe.tokenizer import MODES, Mode, Tokenizer
 
-__all__ = ["export_shards", "vocab_sha256", "SHARD_FORMAT", "DEFAULT_SHARD_TOKENS"]
+__all__ = ["export_shards", "vocab_sha256", "ShardDataset", "SHARD_FORMAT", "DEFAULT_SHARD_TOKENS"]
 
 SHARD_FORMAT = "lbpe-shards/1"
 #: Tokens per shard unless asked otherwise (200 MB at uint16); a shard ends between documents.
@@ -72,6 +72,45 @@ def vocab_sha256(tok: Tokenizer) -> str:
     for (a, b), rank in sorted((v.merges or {}).items(), key=lambda kv: kv[1]):
         put("merge", rank, a, b)
     return h.hexdigest()
+
+
+class ShardDataset:
+    """The documents of a shard folder as a sequence (a PyTorch-style map dataset): ``len(ds)``
+    documents, ``ds[i]`` the ids of document ``i`` as a read-only numpy view into the
+    memory-mapped shard (nothing is read until used). Needs numpy::
+
+        ds = ShardDataset("shards/")
+        loader = torch.utils.data.DataLoader(ds, batch_size=None)
+    """
+
+    def __init__(self, folder: str | os.PathLike[str]) -> None:
+        import numpy as np
+
+        self.folder = Path(folder)
+        try:
+            self.index = json.loads((self.folder / "index.json").read_text("utf-8"))
+        except (OSError, ValueError) as exc:
+            raise LbpeError(f"{self.folder}: no readable index.json ({exc}); is it an lbpe export folder?") from None
+        if self.index.get("format") != SHARD_FORMAT:
+            raise LbpeError(f"{self.folder}: index.json is not {SHARD_FORMAT}")
+        self._tokens = [np.load(self.folder / s["tokens_file"], mmap_mode="r") for s in self.index["shards"]]
+        self._offsets = [np.load(self.folder / s["offsets_file"]) for s in self.index["shards"]]
+        self._starts = np.cumsum([0] + [len(o) - 1 for o in self._offsets])
+
+    def __len__(self) -> int:
+        return int(self._starts[-1])
+
+    def __getitem__(self, i: int):
+        import numpy as np
+
+        n = len(self)
+        if not -n <= i < n:
+            raise IndexError(f"document {i} of {n}")
+        i %= n
+        shard = int(np.searchsorted(self._starts, i, side="right")) - 1
+        k = i - int(self._starts[shard])
+        offsets = self._offsets[shard]
+        return self._tokens[shard][offsets[k] : offsets[k + 1]]
 
 
 # ---- workers ----
