@@ -769,8 +769,10 @@ def build() -> gr.Blocks:
             api_name="compare", trigger_mode="always_last", show_progress="minimal", concurrency_limit=4,
         )
         text_file.upload(load_text, text_file, [text, text_file], api_name="load_text", show_progress="hidden")
-        vocab_files.upload(upload_vocab, [vocab_files, pattern, state], [state, vocab, vocab_files],
-                           api_name="upload_vocab", show_progress="hidden")
+        uploaded = vocab_files.upload(upload_vocab, [vocab_files, pattern, state], [state, vocab, vocab_files],
+                                      api_name="upload_vocab", show_progress="hidden")
+        # a rejected file leaves the box too, or the next upload would send it again with the new one
+        uploaded.failure(lambda: None, None, vocab_files, queue=False, api_visibility="private")
         run = corpus_btn.click(corpus, [corpus_file, vocab, state],
                                [corpus_table, corpus_plot, corpus_frequency, corpus_json, corpus_csv, corpus_status],
                                api_name="corpus_stats", concurrency_limit=1, show_progress_on=corpus_status)

@@ -130,6 +130,14 @@ def test_compare_in_the_browser(page, tmp_path):
     page.screenshot(path=str(ARTIFACTS / "app_bad_upload.png"))
     page.locator("#text textarea").fill("still working")
     expect_counts(page, load_preset("cl100k_base"), "still working")
+    # the rejected file leaves the upload box: the next upload is that file alone (issue 15)
+    expect(page.locator("#vocab-upload .file-preview, #vocab-upload table")).to_have_count(0)
+    from tests.conftest import data_file
+
+    good = tmp_path / "r50k_base.tiktoken"
+    shutil.copyfile(data_file("openai/r50k_base.tiktoken"), good)
+    page.locator("#vocab-upload input[type=file]").set_input_files(str(good))
+    expect(page.locator("#vocab input")).to_have_value("upload: r50k_base.tiktoken")
 
 
 def test_uploaded_vocabulary_in_the_browser(page, tmp_path):
