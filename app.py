@@ -286,9 +286,19 @@ def _remember(state: dict, base: str, tok: Tokenizer) -> str:
 
 
 def _describe(tok: Tokenizer) -> str:
+    """One line about a vocabulary: its name once (with the models a preset belongs to), its
+    size and units."""
     units = "bytes" if tok.vocab.unit == "byte" else "characters with byte fallback" if tok.vocab.byte_fallback else "characters"
-    about = f" ({PRESETS[tok.name][1]})" if tok.name in PRESETS else ""
-    return f"**{tok.name}**{about}: {tok.n_vocab:,} tokens, {units} as units."
+    who = ""
+    if tok.name in PRESETS:
+        about = PRESETS[tok.name][1]  # e.g. "cl100k_base (GPT-3.5/GPT-4): 100K byte-level tokens"
+        if about.startswith(tok.name):
+            about = about[len(tok.name):].strip()
+            who = about[1 : about.index(")")] if about.startswith("(") and ")" in about else ""
+        else:
+            who = about.split(":")[0]
+        who = f" ({who.replace(' (default)', ', the default')})" if who else ""
+    return f"**{tok.name}**{who}: {tok.n_vocab:,} tokens, {units} as units."
 
 
 @_handler

@@ -330,6 +330,13 @@ def test_stop_ends_training_and_corpus_statistics(tmp_path):
 # ---- the Blocks app, limits, unexpected failures ----
 
 
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_the_vocabulary_line_names_a_preset_once(name):
+    line = app.describe_vocab(name)
+    assert line.startswith(f"**{name}**") and line.count(name) == 1, line
+    assert f"{load_preset(name).n_vocab:,} tokens" in line and "((" not in line and "))" not in line
+
+
 def test_every_handler_has_an_api_name():
     names = {fn.api_name for fn in app.demo.fns.values() if fn.api_visibility == "public"}
     assert names == {

@@ -286,9 +286,19 @@ def _remember(state: dict, base: str, tok: Tokenizer) -> str:
 
 
 def _describe(tok: Tokenizer) -> str:
+    """One line about a vocabulary: its name once (with the models a preset belongs to), its
+    size and units."""
     units = "bytes" if tok.vocab.unit == "byte" else "characters with byte fallback" if tok.vocab.byte_fallback else "characters"
-    about = f" ({PRESETS[tok.name][1]})" if tok.name in PRESETS else ""
-    return f"**{tok.name}**{about}: {tok.n_vocab:,} tokens, {units} as units."
+    who = ""
+    if tok.name in PRESETS:
+        about = PRESETS[tok.name][1]  # e.g. "cl100k_base (GPT-3.5/GPT-4): 100K byte-level tokens"
+        if about.startswith(tok.name):
+            about = about[len(tok.name):].strip()
+            who = about[1 : about.index(")")] if about.startswith("(") and ")" in about else ""
+        else:
+            who = about.split(":")[0]
+        who = f" ({who.replace(' (default)', ', the default')})" if who else ""
+    return f"**{tok.name}**{who}: {tok.n_vocab:,} tokens, {units} as units."
 
 
 @_handler
@@ -769,8 +779,10 @@ def build() -> gr.Blocks:
             api_name="compare", trigger_mode="always_last", show_progress="minimal", concurrency_limit=4,
         )
         text_file.upload(load_text, text_file, [text, text_file], api_name="load_text", show_progress="hidden")
-        vocab_files.upload(upload_vocab, [vocab_files, pattern, state], [state, vocab, vocab_files],
-                           api_name="upload_vocab", show_progress="hidden")
+        uploaded = vocab_files.upload(upload_vocab, [vocab_files, pattern, state], [state, vocab, vocab_files],
+                                      api_name="upload_vocab", show_progress="hidden")
+        # a rejected file leaves the box too, or the next upload would send it again with the new one
+        uploaded.failure(lambda: None, None, vocab_files, queue=False, api_visibility="private")
         run = corpus_btn.click(corpus, [corpus_file, vocab, state],
                                [corpus_table, corpus_plot, corpus_frequency, corpus_json, corpus_csv, corpus_status],
                                api_name="corpus_stats", concurrency_limit=1, show_progress_on=corpus_status)
