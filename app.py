@@ -24,10 +24,8 @@ from __future__ import annotations
 
 import argparse
 import atexit
-import csv
 import functools
 import gzip
-import io
 import json
 import logging
 import os
@@ -49,7 +47,7 @@ import plotly.graph_objects as go  # noqa: E402
 
 import lbpe  # noqa: E402
 from lbpe import display, user_regex  # noqa: E402
-from lbpe.across import ACROSS_HEADERS, ACROSS_TYPES, across_rows, across_spec, across_vocabularies  # noqa: E402
+from lbpe.across import ACROSS_HEADERS, ACROSS_TYPES, across_csv, across_rows, across_spec, across_vocabularies  # noqa: E402
 from lbpe.corpus import align_chunks, iter_chunks  # noqa: E402
 from lbpe.errors import LbpeError  # noqa: E402
 from lbpe.formats.hf_write import write_tokenizer_json  # noqa: E402
@@ -407,7 +405,7 @@ def compare(text: str, vocab: str = DEFAULT_PRESET, show_whitespace: bool = True
     c = display.compare(tok, text)
     stats = display.comparison_stats(tok, c)
     shift = display.shift_from_stats(stats["bpe"], stats["lbpe"], unit=c.unit)
-    summary = compare_json(stats, vocab=c.vocab, unit=c.unit, tok=tok)
+    summary = display.comparison_summary(tok, c, stats=stats)
     return (
         display.render_pane(c, "bpe", show_whitespace=show_whitespace, show_ids=show_ids),
         display.render_pane(c, "lbpe", show_whitespace=show_whitespace, show_ids=show_ids),
@@ -534,11 +532,7 @@ def across(text: str, file: Any = None, state: Any = None, progress: gr.Progress
     doc = {"source": source, "vocabularies": summaries}
     stem = Path(source).stem if paths else "text"
     json_path = _output_file(f"{stem}-across.json", json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(ACROSS_HEADERS)
-    writer.writerows(rows)
-    csv_path = _output_file(f"{stem}-across.csv", buf.getvalue())
+    csv_path = _output_file(f"{stem}-across.csv", across_csv(rows))
     most = max(summaries, key=lambda s: abs(s["change"]["tokens"]))
     if most["change"]["tokens"]:
         verdict = (f"LBPE changes the token count most with **{most['vocab']}** "

@@ -19,13 +19,15 @@ share it.
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Callable, Iterable, Mapping
 
 from lbpe.metrics import RENYI_POWER
 from lbpe.stats import LONG_TOKEN, Stats, compare_json, text_stats_both
 from lbpe.tokenizer import MODES, Tokenizer
 
-__all__ = ["across_vocabularies", "ACROSS_HEADERS", "across_rows", "across_spec", "long_share"]
+__all__ = ["across_vocabularies", "ACROSS_HEADERS", "ACROSS_TYPES", "across_rows", "across_csv", "across_spec", "long_share"]
 
 
 def long_share(stats: dict, *, long: int = LONG_TOKEN) -> float:
@@ -107,6 +109,15 @@ def across_rows(summaries: Iterable[dict]) -> list[list]:
             None if agreement is None else round(100 * agreement, 2),
         ])
     return rows
+
+
+def across_csv(rows: Iterable[list]) -> str:
+    """CSV of :func:`across_rows` under :data:`ACROSS_HEADERS`."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(ACROSS_HEADERS)
+    writer.writerows(rows)
+    return buf.getvalue()
 
 
 def across_spec(summaries: list[dict], *, title: str | None = None, height: int | None = None) -> dict:

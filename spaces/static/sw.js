@@ -2,7 +2,7 @@
 // first visit, the page (Python included) works with the network off.
 // `lbpe build-web` replaces the marker below with BUILD (a hash of the site's files) and
 // PRECACHE (every file of the site, as URLs relative to this script).
-const BUILD = "4645e241cac2020c";
+const BUILD = "cc3152969de38ea2";
 const PRECACHE = [
  "./",
  "app.js",

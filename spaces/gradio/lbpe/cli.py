@@ -107,6 +107,7 @@ def _cmd_compare(args: argparse.Namespace, out: TextIO) -> None:
 def _cmd_train(args: argparse.Namespace, out: TextIO) -> None:
     from pathlib import Path
 
+    from lbpe.documents import input_bytes  # corpus modules load only for commands that read corpora
     from lbpe.formats.hf_write import hf_regex, write_tokenizer_json, write_transformers_config
     from lbpe.train import train
 
@@ -117,7 +118,7 @@ def _cmd_train(args: argparse.Namespace, out: TextIO) -> None:
         raise LbpeError("--bos/--eos/--pad/--unk write tokenizer_config.json beside the output: name it "
                         "tokenizer.json (e.g. -o my-tokenizer/tokenizer.json)")
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)
-    total = _total_bytes(args.files)
+    total = input_bytes(args.files)
     limits.check("train_bytes", total, f"the training corpus ({len(args.files)} file(s))")
     bar = Bar(enabled=not args.quiet)
     try:
@@ -144,22 +145,16 @@ def _cmd_train(args: argparse.Namespace, out: TextIO) -> None:
               file=sys.stderr)
 
 
-def _total_bytes(files: Sequence[str]) -> int:
-    from lbpe.documents import input_bytes
-
-    return input_bytes(files)
-
-
 def _cmd_stats(args: argparse.Namespace, out: TextIO) -> None:
     import json
 
     from lbpe.corpus import parallel_stats
-    from lbpe.documents import document_texts
+    from lbpe.documents import document_texts, input_bytes
     from lbpe.stats import compare_json
 
     loader = _loader(args)
     tok = loader()  # fail early on a bad vocabulary
-    total = _total_bytes(args.files)
+    total = input_bytes(args.files)
     bar = Bar(enabled=not args.quiet)
     update = bar.phase("encoding", in_bytes=True)
     skipped: list[str] = []
@@ -223,10 +218,11 @@ def _renyi_power(value: str) -> float:
 
 
 def _cmd_export(args: argparse.Namespace, out: TextIO) -> None:
+    from lbpe.documents import input_bytes
     from lbpe.shards import export_shards
 
     tok = _tokenizer(args)
-    total = _total_bytes(args.files)
+    total = input_bytes(args.files)
     bar = Bar(enabled=not args.quiet)
     update = bar.phase("encoding", in_bytes=True)
     done = 0

@@ -148,13 +148,6 @@ def _texts_stats(tok: Tokenizer, texts: str | list[str], modes: tuple[Mode, ...]
     return totals
 
 
-def _size(texts: str | list[str]) -> int:
-    """UTF-8 bytes of a text or texts: what progress counts (one unit with the files' sizes)."""
-    if isinstance(texts, str):
-        return len(texts.encode("utf-8", "surrogatepass"))
-    return sum(len(t.encode("utf-8", "surrogatepass")) for t in texts)
-
-
 def parallel_stats(
     loader: Callable[[], Tokenizer],
     chunks: Iterable[str | list[str]],
@@ -168,7 +161,8 @@ def parallel_stats(
     A chunk is a text, or a list of texts (documents) each encoded on its own. ``loader`` (a
     picklable callable, e.g. ``functools.partial(lbpe.load, path)``) builds the tokenizer once
     per process. ``workers=1`` runs in this process (also the fallback where processes are
-    unavailable, as in Pyodide). ``progress`` receives the UTF-8 bytes done.
+    unavailable, as in Pyodide). ``progress`` receives the UTF-8 bytes done (the statistics
+    count them already: one unit with the files' sizes).
     """
     modes = tuple(modes)
     totals = {m: Stats() for m in modes}
@@ -177,15 +171,15 @@ def parallel_stats(
     if workers <= 1 or sys.platform == "emscripten":
         tok = loader()
         for text in chunks:
-            for m, part in _texts_stats(tok, text, modes).items():
-                totals[m] += part
-            done += _size(text)
+            part = _texts_stats(tok, text, modes)
+            for m in modes:
+                totals[m] += part[m]
+            done += part[modes[0]].bytes
             if progress:
                 progress(done)
         return totals
     with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(loader,)) as pool:
         pending: list = []
-        sizes: list[int] = []
 
         def drain(limit: int) -> None:
             nonlocal done
@@ -193,13 +187,12 @@ def parallel_stats(
                 part = pending.pop(0).result()
                 for m in modes:
                     totals[m] += part[m]
-                done += sizes.pop(0)
+                done += part[modes[0]].bytes
                 if progress:
                     progress(done)
 
         for text in chunks:
             pending.append(pool.submit(_chunk_stats, (text, modes)))
-            sizes.append(_size(text))
             drain(2 * workers)  # bounded memory: at most a few chunks in flight
         drain(0)
     return totals

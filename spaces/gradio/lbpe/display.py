@@ -508,13 +508,13 @@ def metrics_html(comparison: Comparison, summary: dict | None = None) -> str:
     )
     more = ""
     if summary is not None:
-        shown = {"tokens", "bytes_per_token", "chars_per_token"}
+        shown = {"tokens", "bytes_per_token", "chars_per_token", "bytes", "chars", "words"}  # in the table above
         body = "".join(
             f'<tr title="{html.escape(row.meaning)}"><td>{html.escape(row.label)}</td><td>{row.bpe}</td>'
             f'<td>{row.lbpe}</td><td class="{_VERDICT[row.as_predicted]}">{row.change}</td>'
             f"<td>{html.escape(row.paper)}</td></tr>"
             for row in summary_rows(summary)
-            if row.key not in shown and not row.key.startswith(("length ", "bytes", "chars", "words"))
+            if row.key not in shown and not row.key.startswith("length ")
         )
         more = (
             '<details class="lbpe-more"><summary>Frequency balance, Rényi efficiency and agreement '
@@ -591,11 +591,14 @@ def comparison_stats(tok: Tokenizer, comparison: Comparison) -> dict[str, Stats]
     return out
 
 
-def comparison_summary(tok: Tokenizer, comparison: Comparison, *, renyi_power: float = RENYI_POWER) -> dict:
+def comparison_summary(
+    tok: Tokenizer, comparison: Comparison, *, renyi_power: float = RENYI_POWER, stats: dict[str, Stats] | None = None
+) -> dict:
     """:func:`lbpe.stats.compare_json` of the compared text: every metric, the frequency by
-    token length and the agreement of the two segmentations."""
-    return compare_json(comparison_stats(tok, comparison), vocab=comparison.vocab, unit=comparison.unit, tok=tok,
-                        renyi_power=renyi_power)
+    token length and the agreement of the two segmentations (``stats``: its
+    :func:`comparison_stats`, when the caller has them already)."""
+    stats = comparison_stats(tok, comparison) if stats is None else stats
+    return compare_json(stats, vocab=comparison.vocab, unit=comparison.unit, tok=tok, renyi_power=renyi_power)
 
 
 def shift_from_stats(bpe: Stats, lbpe: Stats, *, unit: str) -> LengthShift:

@@ -34,7 +34,10 @@ from pathlib import Path
 from lbpe.corpus import CHUNK_BYTES, align_chunks, iter_chunks
 from lbpe.errors import LbpeError
 
-__all__ = ["Record", "BadRecord", "iter_records", "records_of_bytes", "input_kind", "input_bytes", "document_texts"]
+__all__ = [
+    "Record", "BadRecord", "iter_records", "records_of_bytes", "input_kind", "input_bytes", "document_texts",
+    "check_parquet_column", "parquet_record",
+]
 
 
 @dataclass
@@ -49,16 +52,17 @@ class Record:
     text: str | None = None
     error: str | None = None
     chunks: Iterator[str] | None = field(default=None, repr=False)
-    #: a JSON line not parsed yet (``iter_records(..., parse=False)``): see :meth:`parsed`
+    #: a JSON line not parsed yet (``iter_records(..., parse=False)``), its number and the
+    #: field to read: see :meth:`parsed`
     line: bytes | None = field(default=None, repr=False)
+    number: int = 0
     text_field: str = "text"
 
     def parsed(self) -> Record:
         """This record with its JSON line parsed (itself when there is none)."""
         if self.line is None:
             return self
-        number = int(self.where.rsplit(":", 1)[1])
-        return _jsonl_record(self.source, number, self.line, self.text_field)
+        return _jsonl_record(self.source, self.number, self.line, self.text_field)
 
     def pieces(self) -> Iterator[str]:
         if self.text is not None:
@@ -166,7 +170,7 @@ def _jsonl(path: Path, text_field: str, progress, parse: bool = True) -> Iterato
             if parse:
                 yield _jsonl_record(source, number, line, text_field)
             else:
-                yield Record(source, f"{source}:{number}", line=line, text_field=text_field)
+                yield Record(source, f"{source}:{number}", line=line, number=number, text_field=text_field)
 
 
 def _jsonl_record(source: str, number: int, line: bytes, text_field: str) -> Record:
@@ -199,19 +203,12 @@ def records_of_bytes(
         return [_jsonl_record(source, n, line, text_field)
                 for n, line in enumerate(io.BytesIO(data), first_line) if line.strip()]  # lines as a file gives them
     if kind == "text" and lines:
-        out = []
-        for n, line in enumerate(io.BytesIO(data), first_line):
-            if line.strip():
-                where = f"{source}:{n}"
-                text, error = _decode(line.rstrip(b"\r\n"), where)
-                out.append(Record(source, where, text=text, error=error))
-        return out
+        return [_line_record(source, n, line) for n, line in enumerate(io.BytesIO(data), first_line) if line.strip()]
     if kind == "text":
-        try:
-            return [Record(source, source, text=data.decode("utf-8"))]
-        except UnicodeDecodeError as exc:
-            return [Record(source, source, error=f"{source}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
-                                                 f"{exc.start}); convert it to UTF-8 first")]
+        try:  # decoded as the disk reader decodes it, for the same message
+            return [Record(source, source, text="".join(iter_chunks([data], size=len(data) + 1, source=source)))]
+        except LbpeError as exc:
+            return [Record(source, source, error=str(exc))]
     raise LbpeError(f"{source}: Parquet files are read by their own reader, not as bytes")
 
 
@@ -229,11 +226,14 @@ def _field(obj: object, text_field: str, where: str) -> tuple[str | None, str | 
 
 def _lines(path: Path, progress) -> Iterator[Record]:
     for number, line in _lines_of(path, progress):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        text, error = _decode(line.rstrip(b"\r\n"), where)
-        yield Record(str(path), where, text=text, error=error)
+        if line.strip():
+            yield _line_record(str(path), number, line)
+
+
+def _line_record(source: str, number: int, line: bytes) -> Record:
+    where = f"{source}:{number}"
+    text, error = _decode(line.rstrip(b"\r\n"), where)
+    return Record(source, where, text=text, error=error)
 
 
 def _whole_file(path: Path, progress) -> Iterator[Record]:
@@ -272,23 +272,32 @@ def _parquet(path: Path, text_field: str, progress) -> Iterator[Record]:
         reader = pq.ParquetFile(path)
     except (OSError, ValueError) as exc:
         raise LbpeError(f"{path}: not a Parquet file lbpe can read ({exc})") from None
-    if text_field not in reader.schema_arrow.names:
-        names = ", ".join(reader.schema_arrow.names[:8])
-        raise LbpeError(f'{path}: no "{text_field}" column (columns: {names}); choose one with --text-field')
+    check_parquet_column(path, reader.schema_arrow.names, text_field)
     size = os.path.getsize(path)
     rows = max(reader.metadata.num_rows, 1)
     row = 0
     for batch in reader.iter_batches(columns=[text_field], batch_size=1024):
         for value in batch.column(0).to_pylist():
             row += 1
-            where = f"{path}: row {row}"
-            if not isinstance(value, str):
-                kind = "missing" if value is None else f"a {type(value).__name__}"
-                yield Record(str(path), where, error=f'{where}: "{text_field}" is {kind}, not a string')
-            else:
-                yield Record(str(path), where, text=value)
+            yield parquet_record(str(path), row, value, text_field)
         if progress is not None:
             progress(size * batch.num_rows // rows)
+
+
+def check_parquet_column(path: str | os.PathLike[str], names: Sequence[str], text_field: str) -> None:
+    """Raise, naming the columns there are, when a Parquet file has no ``text_field`` column."""
+    if text_field not in names:
+        raise LbpeError(f'{path}: no "{text_field}" column (columns: {", ".join(list(names)[:8])}); '
+                        "choose one with --text-field")
+
+
+def parquet_record(source: str, row: int, value: object, text_field: str) -> Record:
+    """The record of row ``row`` (1-based) of a Parquet text column."""
+    where = f"{source}: row {row}"
+    if isinstance(value, str):
+        return Record(source, where, text=value)
+    kind = "missing" if value is None else f"a {type(value).__name__}"
+    return Record(source, where, error=f'{where}: "{text_field}" is {kind}, not a string')
 
 
 def document_texts(

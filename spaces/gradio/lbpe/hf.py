@@ -22,6 +22,7 @@ padding, offsets, the chat template, decoding. So ``input_ids`` equal
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -188,20 +189,30 @@ class _LBPEMixin:
             if hasattr(backend.model, "ignore_merges"):
                 backend.model.ignore_merges = True  # each piece is one vocabulary token now: keep it whole
 
+    @contextlib.contextmanager
+    def _model_pipeline(self):
+        """The model's own pipeline for the duration of the block (what is saved and pickled),
+        ours again after it."""
+        backend = self._tokenizer
+        ours = (backend.pre_tokenizer, getattr(backend.model, "ignore_merges", None))
+        pre, ignore = self._lbpe_original
+        backend.pre_tokenizer = pre
+        if ignore is not None:
+            backend.model.ignore_merges = ignore
+        try:
+            yield backend
+        finally:
+            backend.pre_tokenizer = ours[0]
+            if ours[1] is not None:
+                backend.model.ignore_merges = ours[1]
+
     def __getstate__(self) -> dict:
         """Picklable (datasets.map, worker processes): the backend travels as the model's own
         pipeline and gets our pre-tokenizer back in :meth:`__setstate__`."""
         from tokenizers import Tokenizer as Backend
 
-        saved_pre = self._tokenizer.pre_tokenizer
-        saved_ignore = getattr(self._tokenizer.model, "ignore_merges", None)
-        self._lbpe_restore()
-        try:
-            plain = Backend.from_str(self._tokenizer.to_str())
-        finally:
-            self._tokenizer.pre_tokenizer = saved_pre
-            if saved_ignore is not None:
-                self._tokenizer.model.ignore_merges = saved_ignore
+        with self._model_pipeline() as backend:
+            plain = Backend.from_str(backend.to_str())
         state = dict(self.__dict__)
         state["_tokenizer"] = plain
         state.pop("_lbpe_original", None)
@@ -215,24 +226,10 @@ class _LBPEMixin:
         # the class is made at run time (one per model class): rebuild it by its base
         return (_rebuild, (type(self).__mro__[2],), self.__getstate__())
 
-    def _lbpe_restore(self):
-        backend = self._tokenizer
-        pre, ignore = self._lbpe_original
-        backend.pre_tokenizer = pre
-        if ignore is not None:
-            backend.model.ignore_merges = ignore
-
     def save_pretrained(self, save_directory, *args, **kwargs):
         """The model's own files (its pipeline as loaded) plus the mode in tokenizer_config.json."""
-        saved_pre = self._tokenizer.pre_tokenizer
-        saved_ignore = getattr(self._tokenizer.model, "ignore_merges", None)
-        self._lbpe_restore()
-        try:
+        with self._model_pipeline():
             files = super().save_pretrained(save_directory, *args, **kwargs)
-        finally:
-            self._tokenizer.pre_tokenizer = saved_pre
-            if saved_ignore is not None:
-                self._tokenizer.model.ignore_merges = saved_ignore
         config = Path(save_directory) / "tokenizer_config.json"
         data = json.loads(config.read_text("utf-8")) if config.is_file() else {}
         data[MODE_KEY] = self.lbpe_mode

@@ -24,7 +24,6 @@ from lbpe.errors import LbpeError
 from lbpe.formats.tiktoken import KNOWN_ENCODINGS
 from lbpe.load import load
 from lbpe.presets import PRESETS, load_preset, preset_path
-from lbpe.stats import compare_json
 from lbpe.tokenizer import MODES, Tokenizer
 
 __all__ = [
@@ -154,7 +153,7 @@ def compare(text: str, show_whitespace: bool = True, show_ids: bool = False) -> 
     shown = _shown_part(text)
     comparison = display.compare(tok, shown)
     stats = display.comparison_stats(tok, comparison)
-    summary = compare_json(stats, vocab=comparison.vocab, unit=comparison.unit, tok=tok)
+    summary = display.comparison_summary(tok, comparison, stats=stats)
     out = {
         "chars": len(text),
         "bytes": len(text.encode("utf-8", "replace")),

@@ -35,7 +35,9 @@ from pathlib import Path
 from typing import BinaryIO
 
 from lbpe.corpus import align_chunks
-from lbpe.documents import BadRecord, Record, input_bytes, iter_records
+from lbpe.documents import (
+    BadRecord, Record, check_parquet_column, input_bytes, input_kind, iter_records, parquet_record, records_of_bytes,
+)
 from lbpe.errors import LbpeError
 from lbpe.tokenizer import MODES, Mode, Tokenizer
 
@@ -150,6 +152,13 @@ def _encode_batch(tok: Tokenizer | None, mode: Mode, texts: list) -> tuple[bytes
 _HEADER_LEN = 128  # fixed, so the shape can be rewritten in place once the count is known
 
 
+def _npy_header(descr: str, count: int) -> bytes:
+    """The header of a 1-D ``.npy`` file of ``count`` items (format 1.0, :data:`_HEADER_LEN` bytes)."""
+    body = f"{{'descr': '{descr}', 'fortran_order': False, 'shape': ({count},), }}".encode("latin1")
+    pad = _HEADER_LEN - 10 - len(body) - 1
+    return b"\x93NUMPY\x01\x00" + (_HEADER_LEN - 10).to_bytes(2, "little") + body + b" " * pad + b"\n"
+
+
 class NpyWriter:
     """Append unsigned integers to a 1-D ``.npy`` file (``uint16`` or ``uint32``)."""
 
@@ -160,15 +169,11 @@ class NpyWriter:
         self.itemsize = itemsize
         self.typecode = "H" if itemsize == 2 else "I" if array("I").itemsize == 4 else "L"
         self.descr = "<u2" if itemsize == 2 else "<u4"
-        self.limit = (1 << (8 * itemsize)) - 1
         self.count = 0
         f.write(self._header())
 
     def _header(self) -> bytes:
-        text = f"{{'descr': '{self.descr}', 'fortran_order': False, 'shape': ({self.count},), }}"
-        body = text.encode("latin1")
-        pad = _HEADER_LEN - 10 - len(body) - 1
-        return b"\x93NUMPY\x01\x00" + (_HEADER_LEN - 10).to_bytes(2, "little") + body + b" " * pad + b"\n"
+        return _npy_header(self.descr, self.count)
 
     def write(self, ids: Sequence[int]) -> None:
         if isinstance(ids, array) and ids.typecode == self.typecode:
@@ -309,11 +314,9 @@ def _write_int64_npy(path: Path, values: list[int]) -> None:
     data = array("q", values)
     if sys.byteorder == "big":
         data.byteswap()
-    body = f"{{'descr': '<i8', 'fortran_order': False, 'shape': ({len(values)},), }}".encode("latin1")
-    pad = _HEADER_LEN - 10 - len(body) - 1
     tmp = Path(str(path) + ".tmp")
     with open(tmp, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + (_HEADER_LEN - 10).to_bytes(2, "little") + body + b" " * pad + b"\n" + data.tobytes())
+        f.write(_npy_header("<i8", len(values)) + data.tobytes())
     os.replace(tmp, path)
 
 
@@ -579,8 +582,6 @@ def _ray_encode(batch: dict, *, tok_ref, key: str, mode: Mode, lines: bool, text
     document attempt, encoded with the same per-batch function as the local processes."""
     import ray
 
-    from lbpe.documents import records_of_bytes
-
     tok = _RAY_TOKENIZERS.get(key)
     if tok is None:
         tok = _RAY_TOKENIZERS[key] = ray.get(tok_ref)
@@ -591,14 +592,8 @@ def _ray_encode(batch: dict, *, tok_ref, key: str, mode: Mode, lines: bool, text
                 f.seek(int(start))
                 data = f.read(int(end) - int(start))
             records += records_of_bytes(str(path), data, lines=lines, text_field=text_field, first_line=int(line))
-    else:  # a Parquet column
-        records = []
-        for value in batch[text_field]:
-            if isinstance(value, str):
-                records.append(Record(source, source, text=value))
-            else:
-                kind = "missing" if value is None else f"a {type(value).__name__}"
-                records.append(Record(source, source, error=f'{source}: "{text_field}" is {kind}, not a string'))
+    else:  # a Parquet column: rows are numbered by the driver, which reads the results in order
+        records = [parquet_record(source, 0, value, text_field) for value in batch[text_field]]
     out: dict[str, list] = {"source": [], "error": [], "ids": []}
     for record in records:
         out["source"].append(record.source)
@@ -616,8 +611,6 @@ def _ray_ordered(tok: Tokenizer, inputs, mode: Mode, *, lines: bool, text_field:
         import ray
     except ImportError:
         raise LbpeError('--engine ray needs Ray: python -m pip install "lbpe[ray]"') from None
-    from lbpe.documents import input_kind
-
     if not ray.is_initialized():
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
         ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False)
@@ -634,10 +627,7 @@ def _ray_ordered(tok: Tokenizer, inputs, mode: Mode, *, lines: bool, text_field:
         if input_kind(path) == "parquet":
             import pyarrow.parquet as pq
 
-            names = pq.ParquetFile(path).schema_arrow.names
-            if text_field not in names:
-                raise LbpeError(f'{path}: no "{text_field}" column (columns: {", ".join(names[:8])}); '
-                                "choose one with --text-field")
+            check_parquet_column(path, pq.ParquetFile(path).schema_arrow.names, text_field)
             ds = ray.data.read_parquet(path).select_columns([text_field]).map_batches(
                 encode, batch_format="numpy", batch_size=256)
         else:
@@ -655,8 +645,8 @@ def _ray_ordered(tok: Tokenizer, inputs, mode: Mode, *, lines: bool, text_field:
                     continue
                 if error:
                     message = str(error)
-                    if input_kind(path) == "parquet":
-                        message = message.replace(f"{path}:", f"{path}: row {row}:", 1)
+                    if input_kind(path) == "parquet":  # the worker could not know the row's number
+                        message = message.replace(f"{path}: row 0:", f"{path}: row {row}:", 1)
                     yield ("bad", number, message)
                     continue
                 values = array("I")
