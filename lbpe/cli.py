@@ -2,6 +2,7 @@
 
     lbpe encode --vocab PATH [--pattern NAME] --mode {bpe,lbpe} [FILE|-]
     lbpe compare --vocab PATH [--pattern NAME] [FILE|-]
+    lbpe explain [--vocab PATH|PRESET] [--json] TEXT...      (e.g. lbpe explain --vocab gpt2 Capitals)
     lbpe stats [--vocab PATH|PRESET] [--json] [--renyi-power P] [--lines] [--text-field F] [--skip-bad] INPUT...
     lbpe export [--vocab PATH|PRESET] --mode {bpe,lbpe} --out DIR [--num-proc N | --engine ray [--address A]]
                 [--resume] [--lines]
@@ -100,6 +101,22 @@ def _cmd_compare(args: argparse.Namespace, out: TextIO) -> None:
         out.write("|".join(s.label for s in segments) + "\n")
     diff = counts["lbpe"] - counts["bpe"]
     out.write(f"lbpe - bpe: {diff:+d} tokens\n")
+
+
+def _cmd_explain(args: argparse.Namespace, out: TextIO) -> None:
+    import json
+
+    from lbpe.explain import explain, explain_text
+
+    tok = _tokenizer(args)
+    text = " ".join(args.words) if args.words else _read_text("-")
+    if not args.words and text.endswith("\n"):
+        text = text[:-1]  # the line end a shell pipe adds is not part of the span
+    result = explain(tok, text)
+    if args.json:
+        out.write(json.dumps(result.to_json(), ensure_ascii=False, indent=2) + "\n")
+    else:
+        out.write(explain_text(result) + "\n")
 
 # ---- lbpe train ----
 
@@ -356,6 +373,15 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("compare", help="print the BPE and LBPE segmentations and their token counts")
     common(p)
     p.set_defaults(run=_cmd_compare)
+
+    p = sub.add_parser("explain", help="both encodings of a word or short span worked step by step, and why they differ")
+    p.add_argument("words", nargs="*", metavar="TEXT",
+                   help="the word or span (several arguments are joined by one space; none: read standard input); "
+                   "quote a leading space: ' Capitals'")
+    p.add_argument("--vocab", default=None, help="vocabulary file or folder, or a bundled preset (default lbpe-32k)")
+    p.add_argument("--pattern", default=None, help="pre-tokenizer preset (default: inferred from the vocabulary)")
+    p.add_argument("--json", action="store_true", help="print the steps as JSON (schema: lbpe.explain.Explanation)")
+    p.set_defaults(run=_cmd_explain)
 
     _add_train(sub)
     _add_build_web(sub)

@@ -37,6 +37,26 @@ def test_compare_prints_both_segmentations_and_counts(tmp_path):
         assert f"{mode}: {len(tok.encode(text, mode=mode))} tokens" in result.stdout
 
 
+def test_explain_prints_the_steps_and_the_encoders_ids():
+    import json
+
+    tok = lbpe.load_preset("gpt2")
+    result = run("explain", "--vocab", "gpt2", "Capitals")
+    assert result.returncode == 0, result.stderr
+    for mode in lbpe.MODES:
+        assert f"ids {tok.encode('Capitals', mode=mode)}" in result.stdout
+    assert "window 7:" in result.stdout and "why: BPE never makes \"Capital\"" in result.stdout
+    # several words are one span; standard input without arguments; --json
+    words = run("explain", "--vocab", "gpt2", "--json", "Capitals", "are")
+    piped = run("explain", "--vocab", "gpt2", "--json", stdin="Capitals are\n")
+    assert json.loads(words.stdout) == json.loads(piped.stdout)
+    data = json.loads(words.stdout)
+    assert data["text"] == "Capitals are"
+    assert [p["bpe"]["ids"] for p in data["pieces"]] == [tok.encode(p, mode="bpe") for p in tok.pieces("Capitals are")]
+    empty = run("explain", "")
+    assert empty.returncode == 2 and "nothing to explain" in empty.stderr and "Traceback" not in empty.stderr
+
+
 def test_bad_input_is_one_clear_line_and_exit_2(tmp_path):
     result = run("encode", "--vocab", str(tmp_path / "nope.tiktoken"), "--mode", "bpe", stdin="x")
     assert result.returncode == 2

@@ -307,6 +307,29 @@ table.lbpe-metrics th:first-child, table.lbpe-metrics td:first-child { text-alig
 .dark .lbpe-ndiff { color: #ff8c42; }
 .dark table.lbpe-metrics th, .dark table.lbpe-metrics td { border-color: #30363d; }
 .dark .lbpe-metrics .lbpe-better { color: #3fb950; } .dark .lbpe-metrics .lbpe-worse { color: #f85149; }
+.lbpe-tok[data-s] { cursor: pointer; }
+.lbpe-explain { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; font-size: 14px; }
+.lbpe-x-head { font-weight: 600; margin-bottom: .5em; font-variant-numeric: tabular-nums; }
+.lbpe-x-piece { border: 1px solid #d0d7de; border-radius: 8px; padding: .5em .7em; margin-bottom: .6em; }
+.lbpe-x-differs { border-color: #e8590c; }
+.lbpe-x-title { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace;
+  margin-bottom: .35em; }
+.lbpe-x-note { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #57606a; font-size: .9em; }
+.lbpe-x-sides { display: grid; grid-template-columns: repeat(auto-fit, minmax(260px, 1fr)); gap: .6em 1.2em; }
+.lbpe-x-label { font-weight: 600; font-size: .9em; color: #57606a; margin-bottom: .2em; }
+.lbpe-x-boxes { display: flex; flex-wrap: wrap; gap: 3px;
+  font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace; }
+.lbpe-x-part, .lbpe-x-free { padding: 1px 4px; border-radius: 3px; min-width: .8em; text-align: center; }
+.lbpe-x-part { background: #dbeafe; box-shadow: inset 0 0 0 1px rgba(0, 0, 0, .12); }
+.lbpe-x-free { color: #57606a; outline: 1px dashed #8c959f; outline-offset: -1px; }
+.lbpe-x-new { background: #fed7aa; box-shadow: inset 0 0 0 2px #e8590c; font-weight: 700; }
+.lbpe-x-blocked { outline: 2px solid #cf222e; color: #cf222e; }
+.lbpe-x-caption { font-size: .9em; margin-top: .3em; min-height: 1.3em; }
+.lbpe-x-result { margin-top: .45em; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
+.lbpe-x-why { margin: .3em 0 0 1.1em; padding: 0; }
+.dark .lbpe-x-piece { border-color: #30363d; } .dark .lbpe-x-differs { border-color: #ff8c42; }
+.dark .lbpe-x-part { background: #1e3a5f; } .dark .lbpe-x-new { background: #7c2d12; }
+.dark .lbpe-x-note, .dark .lbpe-x-label, .dark .lbpe-x-free { color: #8b949e; }
 """
 
 _CONTROL = {c: chr(0x2400 + c) for c in range(0x20)} | {0x7F: "\u2421"}
@@ -388,12 +411,14 @@ def render_html(
     * ``show_whitespace``: space, tab, CR and newline as dimmed glyphs (``·`` ``→`` ``␍``
       ``↵``); ``show_ids``: the ids after each token, in small type;
     * control characters are shown as their Unicode control pictures (``␀`` ...); a
-      ``<wbr>`` between tokens lets long lines wrap at token boundaries.
+      ``<wbr>`` between tokens lets long lines wrap at token boundaries;
+    * ``data-s`` is the token's first character in ``text`` (a click on a token asks
+      :func:`lbpe.explain.pick_span` what to explain).
 
     >>> render_html([Segment(7, 0, 2, b"hi")], "hi!")
-    '<div class="lbpe-tokens"><span class="lbpe-tok lbpe-c0" title="#7  &quot;hi&quot;">hi</span><wbr><span class="lbpe-gap" title="not covered by any token">!</span></div>'
+    '<div class="lbpe-tokens"><span class="lbpe-tok lbpe-c0" data-s="0" title="#7  &quot;hi&quot;">hi</span><wbr><span class="lbpe-gap" title="not covered by any token">!</span></div>'
     >>> print(render_html([Segment(5, 0, 1, b"\\xc3", partial=True), Segment(6, 0, 1, b"\\xa9", partial=True)], "é"))
-    <div class="lbpe-tokens"><span class="lbpe-tok lbpe-c0 lbpe-bytes" title="2 tokens for &quot;é&quot;&#10;#5  \\xc3&#10;#6  \\xa9">é</span><wbr></div>
+    <div class="lbpe-tokens"><span class="lbpe-tok lbpe-c0 lbpe-bytes" data-s="0" title="2 tokens for &quot;é&quot;&#10;#5  \\xc3&#10;#6  \\xa9">é</span><wbr></div>
     """
     ranges = sorted(differ)
     range_starts = [r[0] for r in ranges]
@@ -428,7 +453,7 @@ def render_html(
         if show_ids:
             body += f'<span class="lbpe-id">{" ".join(str(s.id) for s in group)}</span>'
         title = html.escape("\n".join(lines), quote=True).replace("\n", "&#10;")
-        out.append(f'<span class="{" ".join(classes)}" title="{title}">{body}</span><wbr>')
+        out.append(f'<span class="{" ".join(classes)}" data-s="{start}" title="{title}">{body}</span><wbr>')
         pos = end
     if pos < len(text):
         out.append(f'<span class="lbpe-gap" title="not covered by any token">{_escape(text[pos:], show_whitespace)}</span>')
