@@ -50,6 +50,8 @@ from lbpe import display, user_regex  # noqa: E402
 from lbpe.across import ACROSS_HEADERS, ACROSS_TYPES, across_csv, across_rows, across_spec, across_vocabularies  # noqa: E402
 from lbpe.corpus import align_chunks, iter_chunks  # noqa: E402
 from lbpe.errors import LbpeError  # noqa: E402
+from lbpe.examples import DEFAULT_EXAMPLE, EXAMPLES  # noqa: E402
+from lbpe.explain import MAX_EXPLAIN_CHARS, explain as explain_span, explain_html, pick_span  # noqa: E402
 from lbpe.formats.hf_write import write_tokenizer_json  # noqa: E402
 from lbpe.load import detect_format  # noqa: E402
 from lbpe.presets import DEFAULT_PRESET, PRESETS, load_preset  # noqa: E402
@@ -376,11 +378,8 @@ def upload_vocab(files: Any, pattern: str = "auto", state: Any = None):
 # Compare
 # ---------------------------------------------------------------------------------------------
 
-DEFAULT_TEXT = """Tokenization is the first step of every language model. Long-token-first encoding (LBPE) keeps the vocabulary of classic BPE and only changes how a word is split: the longest tokens go first. Words such as "internationalization", "counterrevolutionary" and "misunderstandings" often come out in fewer, longer tokens.
-
-Byte fallback keeps every character encodable: café, naïve, 日本語, 🙂.
-\tdef encode(text): return tokenizer.encode(text, mode="lbpe")
-"""
+#: The opening text (the first of the examples both UIs share).
+DEFAULT_TEXT = DEFAULT_EXAMPLE.text
 
 
 def _figure(spec: dict) -> go.Figure:
@@ -414,6 +413,76 @@ def compare(text: str, vocab: str = DEFAULT_PRESET, show_whitespace: bool = True
         _figure(display.frequency_spec(summary, title=FREQUENCY_TITLE)),
         {**c.to_json(), "length_shift": shift.to_json(), "metrics": summary},
     )
+
+
+@_handler
+def explain(span: str, vocab: str = DEFAULT_PRESET, frame: Any = None, state: Any = None):
+    """Both encodings of a word or short span worked step by step (:mod:`lbpe.explain`).
+
+    Returns ``(HTML of frame `frame`, the steps as JSON, the step slider's update)``; without
+    ``frame`` the last frame (every step done, the reasons the two differ)."""
+    if not span:
+        raise gr.Error("Type a word or a short span to explain, or click a token in either pane.")
+    ex = explain_span(get_tokenizer(vocab, state), span)
+    last = ex.frames - 1
+    k = last if frame is None or frame == "" else min(max(int(frame), 0), last)
+    return explain_html(ex, k), ex.to_json(), gr.update(maximum=max(last, 1), value=k, interactive=last > 0)
+
+
+@_handler
+def explain_frame(span: str, vocab: str = DEFAULT_PRESET, frame: Any = 0, state: Any = None) -> str:
+    """One frame of :func:`explain` (the step slider moved): its HTML."""
+    if not span:
+        return ""
+    return explain_html(explain_span(get_tokenizer(vocab, state), span), int(frame or 0))
+
+
+@_handler
+def explain_click(text: str, at: str, vocab: str = DEFAULT_PRESET, state: Any = None) -> str:
+    """A click on a token of either pane (``at`` is ``"offset:nonce"``, set by the page's
+    script): the span to explain, the differing span that holds the token or its word."""
+    try:
+        offset = int(str(at).split(":", 1)[0])
+    except ValueError:
+        raise gr.Error("Click a token in either pane to explain it.") from None
+    text = text or ""
+    if len(text) > LIMITS.text_chars:
+        text = text[: LIMITS.text_chars]
+    c = display.compare(get_tokenizer(vocab, state), text)
+    a, b = pick_span(text, offset, c.differ)
+    return text[a:b]
+
+
+def _frames(span: str, vocab: str, state: Any) -> int:
+    """Frames of the explanation of ``span`` (1 when it cannot be explained: the Explain view
+    already shows why)."""
+    try:
+        return explain_span(get_tokenizer(vocab, state), span).frames if span else 1
+    except (ValueError, gr.Error):
+        return 1
+
+
+def explain_move(delta: int, frame: Any, span: str, vocab: str = DEFAULT_PRESET, state: Any = None) -> int:
+    """The Step buttons: the frame ``delta`` away, kept within the explanation."""
+    return min(max(int(frame or 0) + delta, 0), _frames(span, vocab, state) - 1)
+
+
+def play_step(frame: Any, span: str, vocab: str = DEFAULT_PRESET, state: Any = None):
+    """One tick of Play: the next frame; the timer stops at the last one.
+
+    Returns ``(slider value, timer update)``."""
+    last = _frames(span, vocab, state) - 1
+    k = int(frame or 0) + 1
+    if k >= last:
+        return last, gr.Timer(active=False)
+    return k, gr.update()
+
+
+def play_start(frame: Any, span: str, vocab: str = DEFAULT_PRESET, state: Any = None):
+    """Play pressed (from the start when at the end). Returns ``(slider value, timer update)``."""
+    last = _frames(span, vocab, state) - 1
+    k = int(frame or 0)
+    return (0 if k >= last else k), gr.Timer(active=last > 0)
 
 
 #: Title of the frequency-by-length chart.
@@ -633,6 +702,26 @@ APP_CSS = display.CSS + """
 .lbpe-intro p { margin: .2em 0; }
 #vocab-status p { margin: .1em 0; font-size: .92em; }
 .lbpe-panes { gap: 12px; }
+.lbpe-hidden { display: none !important; }
+#explain-box { padding: .6em .8em; }
+"""
+
+#: The page's script (Gradio ``js``): a click on a token of either pane asks the server which
+#: span to explain (``explain_click``) through the hidden ``#explain-at`` box, then scrolls to
+#: the Explain view.
+APP_JS = """
+() => {
+  document.addEventListener("click", (event) => {
+    const token = event.target.closest("#bpe-pane .lbpe-tok[data-s], #lbpe-pane .lbpe-tok[data-s]");
+    if (!token) return;
+    const box = document.querySelector("#explain-at textarea, #explain-at input");
+    if (!box) return;
+    box.value = token.dataset.s + ":" + Date.now();
+    box.dispatchEvent(new Event("input", { bubbles: true }));
+    const view = document.getElementById("explain-box");
+    if (view) view.scrollIntoView({ behavior: "smooth", block: "start" });
+  });
+}
 """
 
 INTRO = """\
@@ -652,14 +741,16 @@ def _limits_md() -> str:
 
 def build() -> gr.Blocks:
     """The Blocks app (module-level ``demo`` is ``build()``)."""
-    initial = compare(DEFAULT_TEXT, DEFAULT_PRESET, True, False, None)
+    initial = compare(DEFAULT_TEXT, DEFAULT_EXAMPLE.vocabulary, True, False, None)
+    ex = explain_span(get_tokenizer(DEFAULT_EXAMPLE.vocabulary, None), DEFAULT_EXAMPLE.explain)
+    initial_explain = (explain_html(ex), ex.to_json(), {"frames": ex.frames})
     with gr.Blocks(title="lbpe playground: BPE vs LBPE", analytics_enabled=False,
                    delete_cache=(600, LIMITS.file_ttl)) as demo:
         state = gr.State(new_session(), time_to_live=24 * 3600)
         gr.Markdown(INTRO, elem_classes="lbpe-intro")
         with gr.Row(equal_height=False):
             vocab = gr.Dropdown(
-                vocab_choices(), value=DEFAULT_PRESET, label="Vocabulary", allow_custom_value=True, scale=2,
+                vocab_choices(), value=DEFAULT_EXAMPLE.vocabulary, label="Vocabulary", allow_custom_value=True, scale=2,
                 info="a bundled preset, or one you uploaded or trained in this session", elem_id="vocab",
             )
             vocab_files = gr.File(
@@ -675,6 +766,9 @@ def build() -> gr.Blocks:
         vocab_status = gr.Markdown(_describe(load_preset(DEFAULT_PRESET)), label="About the vocabulary", elem_id="vocab-status")
         with gr.Tabs(selected="compare") as tabs:
             with gr.Tab("Compare", id="compare"):
+                # made here so the examples below can fill it; shown in the Explain box
+                explain_box = gr.Textbox(DEFAULT_EXAMPLE.explain, label="Word or span", scale=3, render=False,
+                                         max_length=MAX_EXPLAIN_CHARS, elem_id="explain-text")
                 with gr.Row(equal_height=False):
                     text = gr.Textbox(
                         DEFAULT_TEXT, lines=7, max_lines=20, label="Text", scale=3, max_length=LIMITS.text_chars,
@@ -685,11 +779,36 @@ def build() -> gr.Blocks:
                                             elem_id="text-upload")
                         show_ws = gr.Checkbox(True, label="Show whitespace (· → ↵)", elem_id="show-ws")
                         show_ids = gr.Checkbox(False, label="Show token ids", elem_id="show-ids")
+                gr.Examples(
+                    [[e.text, e.vocabulary, e.explain] for e in EXAMPLES], [text, vocab, explain_box],
+                    label="Examples (each with a vocabulary where BPE and LBPE split it differently)",
+                    example_labels=[e.label for e in EXAMPLES], elem_id="examples",
+                )
                 with gr.Row(equal_height=False, elem_classes="lbpe-panes"):
                     with gr.Column(min_width=320):
                         bpe_html = gr.HTML(initial[0], label="BPE segmentation", elem_id="bpe-pane")
                     with gr.Column(min_width=320):
                         lbpe_html = gr.HTML(initial[1], label="LBPE segmentation", elem_id="lbpe-pane")
+                with gr.Group(elem_id="explain-box"):
+                    gr.Markdown(
+                        "### Explain: why do they differ?\nClick a token in either pane (or type a word) to see both "
+                        "encodings worked step by step: BPE's merges in priority order next to LBPE's windows, "
+                        "longest first.", elem_classes="lbpe-explain-intro",
+                    )
+                    with gr.Row(equal_height=True):
+                        explain_box.render()
+                        explain_prev = gr.Button("◀ Step", scale=0, min_width=80, elem_id="explain-prev")
+                        explain_next = gr.Button("Step ▶", scale=0, min_width=80, elem_id="explain-next")
+                        explain_play = gr.Button("Play", scale=0, min_width=80, elem_id="explain-play")
+                    explain_step = gr.Slider(0, max(initial_explain[2]["frames"] - 1, 1), step=1,
+                                             value=initial_explain[2]["frames"] - 1, label="Step",
+                                             elem_id="explain-step")
+                    explain_view = gr.HTML(initial_explain[0], label="Steps", elem_id="explain")
+                    with gr.Accordion("Steps as JSON", open=False):
+                        explain_json = gr.JSON(initial_explain[1], label="Steps", elem_id="explain-json")
+                    explain_at = gr.Textbox("", label="clicked token", elem_id="explain-at", elem_classes="lbpe-hidden",
+                                            container=False)
+                    explain_timer = gr.Timer(0.9, active=False)
                 metrics = gr.HTML(initial[2], label="Metrics", elem_id="metrics")
                 with gr.Row(equal_height=False):
                     plot = gr.Plot(initial[3], label="Token-length shift", elem_id="length-plot", min_width=320)
@@ -790,6 +909,20 @@ def build() -> gr.Blocks:
         train_stop.click(stop, state, None, cancels=[trained], api_name="stop_train", queue=False)
         use_btn.click(use_trained, state, [vocab, tabs], api_name="use_trained")
         vocab.change(describe_vocab, [vocab, state], vocab_status, api_name="describe_vocab", show_progress="hidden")
+        gr.on([explain_box.change, vocab.change], explain, [explain_box, vocab, gr.State(None), state],
+              [explain_view, explain_json, explain_step], api_name="explain", trigger_mode="always_last",
+              show_progress="hidden")
+        explain_step.change(explain_frame, [explain_box, vocab, explain_step, state], explain_view,
+                            api_name="explain_frame", show_progress="hidden", trigger_mode="always_last")
+        for button, delta in ((explain_prev, -1), (explain_next, 1)):
+            button.click(functools.partial(explain_move, delta), [explain_step, explain_box, vocab, state], explain_step,
+                         api_visibility="private", show_progress="hidden")
+        explain_play.click(play_start, [explain_step, explain_box, vocab, state], [explain_step, explain_timer],
+                           api_visibility="private", show_progress="hidden")
+        explain_timer.tick(play_step, [explain_step, explain_box, vocab, state], [explain_step, explain_timer],
+                           api_visibility="private", show_progress="hidden")
+        explain_at.change(explain_click, [text, explain_at, vocab, state], explain_box, api_name="explain_click",
+                          show_progress="hidden")
     return demo
 
 
@@ -805,6 +938,7 @@ def launch(host: str | None = None, port: int | None = None, **kwargs: Any):
         share=False,
         theme=THEME,
         css=APP_CSS,
+        js=APP_JS,
         footer_links=["api", "settings"],
         run_history=False,
         mcp_server=False,

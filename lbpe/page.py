@@ -21,6 +21,8 @@ from pathlib import Path
 from lbpe import display
 from lbpe.across import ACROSS_HEADERS, ACROSS_TYPES, across_rows, across_spec, across_vocabularies
 from lbpe.errors import LbpeError
+from lbpe.examples import examples_json
+from lbpe.explain import explain as explain_span, explain_html, pick_span
 from lbpe.formats.tiktoken import KNOWN_ENCODINGS
 from lbpe.load import load
 from lbpe.presets import PRESETS, load_preset, preset_path
@@ -28,13 +30,14 @@ from lbpe.tokenizer import MODES, Tokenizer
 
 __all__ = [
     "preset_target", "use_preset", "use_file", "compare", "across", "encode", "bench", "css", "MAX_RENDER_CHARS",
+    "examples", "explain", "explain_at",
 ]
 
 #: Longer texts are counted in full but drawn only up to here (tens of thousands of spans
 #: already take the browser a while to lay out).
 MAX_RENDER_CHARS = 60_000
 
-_state: dict[str, object] = {"tok": None, "source": ""}
+_state: dict[str, object] = {"tok": None, "source": "", "shown": None, "differ": ()}
 
 
 def _tok() -> Tokenizer:
@@ -95,6 +98,8 @@ def use_file(path: str, pattern: str = "") -> str:
     except (ValueError, KeyError, IndexError, TypeError, RecursionError, MemoryError, OverflowError) as exc:
         message = f"{p.name}: not a vocabulary lbpe can read ({type(exc).__name__}: {exc})"
         return json.dumps({"error": message.replace(folder, ""), "needs_pattern": False})
+    if tok.name == Path(folder).name:  # named after the page's scratch folder: use what the person chose
+        tok.name = "encoder.json + vocab.bpe" if p.is_dir() else p.name
     _state["tok"], _state["source"] = tok, "file"
     return _info(tok, "file")
 
@@ -152,6 +157,7 @@ def compare(text: str, show_whitespace: bool = True, show_ids: bool = False) -> 
     tok = _tok()
     shown = _shown_part(text)
     comparison = display.compare(tok, shown)
+    _state["shown"], _state["differ"] = (tok, shown), comparison.differ  # for explain_at
     stats = display.comparison_stats(tok, comparison)
     summary = display.comparison_summary(tok, comparison, stats=stats)
     out = {
@@ -196,3 +202,29 @@ def across(text: str) -> str:
         "vocabularies": summaries,
         "shown_chars": len(shown),
     })
+
+
+def examples() -> str:
+    """The examples both UIs share (:mod:`lbpe.examples`), as a JSON list."""
+    return json.dumps(examples_json())
+
+
+def explain(span: str, frame: int = -1) -> str:
+    """``span`` worked step by step with the current vocabulary (:mod:`lbpe.explain`):
+    ``{"html": frame `frame` (-1: the last), "frame", "frames", "steps": the JSON}``."""
+    ex = explain_span(_tok(), span)
+    k = ex.frames - 1 if frame is None or int(frame) < 0 else min(int(frame), ex.frames - 1)
+    return json.dumps({"html": explain_html(ex, k), "frame": k, "frames": ex.frames, "steps": ex.to_json()})
+
+
+def explain_at(text: str, offset: int) -> str:
+    """What to explain for a click at character ``offset`` of ``text`` (the differing span that
+    holds it, else its word: :func:`lbpe.explain.pick_span`): ``{"start", "end", "span"}``."""
+    tok = _tok()
+    shown = _shown_part(text)
+    if _state["shown"] == (tok, shown):
+        differ = _state["differ"]
+    else:
+        differ = display.compare(tok, shown).differ
+    a, b = pick_span(shown, int(offset), differ)  # type: ignore[arg-type]
+    return json.dumps({"start": a, "end": b, "span": shown[a:b]})

@@ -6,11 +6,9 @@ const $ = (selector) => document.querySelector(selector);
 const modes = ["bpe", "lbpe"];
 const MAX_URL_TEXT = 2000; // characters of text kept in a shared link
 const FILE_VOCAB = "__file__";
-const SAMPLE = [
-  "Tokenization decides what a language model sees. Long-token-first BPE (LBPE) places the longest",
-  "tokens of the vocabulary first: the geographers at Plattsburg found the scepter's redelivery unrescinded,",
-  "and the auctions fronting the harbour sold flavored tea. Also: naïve café, 東京, ¿qué tal? 3.14159",
-].join(" ");
+// The opening text is the first of lbpe.examples (the Gradio app opens on it too); it arrives
+// with Python, so the text box stays empty (and disabled) until then.
+let EXAMPLES = [];
 
 const ui = {
   status: $("#status"),
@@ -19,6 +17,7 @@ const ui = {
   vocabFile: $("#vocab-file"),
   pattern: $("#pattern"),
   textFile: $("#text-file"),
+  example: $("#example"),
   showWs: $("#show-ws"),
   showIds: $("#show-ids"),
   share: $("#share"),
@@ -147,7 +146,7 @@ worker = startWorker(
 
 // ---- state <-> URL fragment ----
 
-const state = { preset: "", ws: true, ids: false, text: SAMPLE };
+const state = { preset: "", ws: true, ids: false, text: "", explain: "" };
 let fileVocab = null; // {files: [{name, data}], label} of the loaded vocabulary file
 let lastFiles = null; // the files of the last attempt, kept to retry with another pre-tokenizer
 
@@ -158,6 +157,7 @@ function readFragment() {
   if (params.has("ws")) out.ws = params.get("ws") !== "0";
   if (params.has("ids")) out.ids = params.get("ids") === "1";
   if (params.has("t")) out.text = params.get("t");
+  if (params.has("x")) out.explain = params.get("x");
   return out;
 }
 
@@ -167,6 +167,7 @@ function fragment() {
   params.set("ws", state.ws ? "1" : "0");
   params.set("ids", state.ids ? "1" : "0");
   if (state.text.length <= MAX_URL_TEXT) params.set("t", state.text);
+  if (state.explain) params.set("x", state.explain);
   return "#" + params.toString().replace(/\+/g, "%20");
 }
 
@@ -276,6 +277,76 @@ async function runCompare() {
   }
 }
 
+// ---- explain: one word, both encodings step by step ----
+
+const explainView = { frame: 0, frames: 1, seq: 0, playing: null };
+
+async function runExplain(frame = -1) {
+  const span = state.explain;
+  const seq = ++explainView.seq;
+  if (!span) {
+    $("#explain").textContent = "";
+    return;
+  }
+  try {
+    const result = JSON.parse(await call("explain", { span, frame }));
+    if (seq !== explainView.seq) return; // a newer request is on its way
+    $("#explain").innerHTML = result.html;
+    explainView.frame = result.frame;
+    explainView.frames = result.frames;
+    const slider = $("#explain-step");
+    slider.max = String(Math.max(result.frames - 1, 1));
+    slider.value = String(result.frame);
+    slider.disabled = result.frames < 2;
+  } catch (error) {
+    if (seq !== explainView.seq) return;
+    stopPlaying();
+    $("#explain").innerHTML = "";
+    const p = document.createElement("p");
+    p.className = "error";
+    p.textContent = `Could not explain “${span.slice(0, 60)}”: ${error.message}`;
+    $("#explain").append(p);
+  }
+}
+
+function stopPlaying() {
+  clearInterval(explainView.playing);
+  explainView.playing = null;
+  $("#explain-play").textContent = "Play";
+}
+
+function togglePlay() {
+  if (explainView.playing) return stopPlaying();
+  if (explainView.frame >= explainView.frames - 1) explainView.frame = -1;
+  $("#explain-play").textContent = "Pause";
+  const tick = async () => {
+    if (explainView.frame >= explainView.frames - 1) return stopPlaying();
+    await runExplain(explainView.frame + 1);
+  };
+  tick();
+  explainView.playing = setInterval(tick, 900);
+}
+
+function setExplain(span, { write = true } = {}) {
+  stopPlaying();
+  state.explain = span;
+  $("#explain-text").value = span;
+  if (write) writeFragment();
+  runExplain();
+}
+
+async function explainClick(event) {
+  const token = event.target.closest(".pane .lbpe-tok[data-s]");
+  if (!token || rendered.text === null) return;
+  try {
+    const picked = JSON.parse(await call("explain_at", { text: rendered.text, offset: Number(token.dataset.s) }));
+    setExplain(picked.span);
+    $("#explain-box").scrollIntoView({ behavior: "smooth", block: "start" });
+  } catch (error) {
+    showError(`Could not explain this token: ${error.message}`);
+  }
+}
+
 // ---- across vocabularies ----
 
 async function runAcross() {
@@ -362,6 +433,7 @@ async function choosePreset(name) {
   }
   writeFragment();
   schedule(0);
+  runExplain(); // the steps depend on the vocabulary
 }
 
 async function loadVocabFiles(files) {
@@ -401,6 +473,7 @@ async function loadVocabFiles(files) {
   describe(info);
   writeFragment();
   schedule(0);
+  runExplain();
 }
 
 async function readText(file) {
@@ -473,6 +546,34 @@ function wire(presets) {
     });
   }
   ui.acrossRun.addEventListener("click", runAcross);
+  for (const el of document.querySelectorAll(".pane")) el.addEventListener("click", explainClick);
+  let explainTimer = null;
+  $("#explain-text").addEventListener("input", () => {
+    clearTimeout(explainTimer);
+    explainTimer = setTimeout(() => setExplain($("#explain-text").value), 250);
+  });
+  $("#explain-prev").addEventListener("click", () => { stopPlaying(); runExplain(Math.max(explainView.frame - 1, 0)); });
+  $("#explain-next").addEventListener("click", () => {
+    stopPlaying();
+    runExplain(Math.min(explainView.frame + 1, explainView.frames - 1));
+  });
+  $("#explain-play").addEventListener("click", togglePlay);
+  $("#explain-step").addEventListener("input", () => { stopPlaying(); runExplain(Number($("#explain-step").value)); });
+  ui.example.addEventListener("change", () => {
+    const chosen = EXAMPLES.find((e) => e.key === ui.example.value);
+    ui.example.value = "";
+    if (!chosen) return;
+    state.text = chosen.text;
+    applyState();
+    setExplain(chosen.explain, { write: false });
+    if (chosen.vocabulary !== state.preset && presets.includes(chosen.vocabulary)) {
+      ui.preset.value = chosen.vocabulary;
+      choosePreset(chosen.vocabulary);
+    } else {
+      writeFragment();
+      schedule(0);
+    }
+  });
   ui.share.addEventListener("click", async () => {
     writeFragment();
     const note = state.text.length > MAX_URL_TEXT ? ` (text over ${number.format(MAX_URL_TEXT)} characters is not included)` : "";
@@ -489,17 +590,20 @@ function wire(presets) {
     Object.assign(state, next);
     if (!presets.includes(state.preset) && state.preset !== FILE_VOCAB) state.preset = ui.preset.value;
     applyState();
+    $("#explain-text").value = state.explain;
     if (vocabChanged) {
       ui.preset.value = state.preset;
       choosePreset(state.preset);
     } else {
       schedule(0);
+      runExplain();
     }
   });
 }
 
 function enableControls() {
-  for (const el of document.querySelectorAll(".controls [disabled], #text, #across-run")) el.disabled = false;
+  const controls = ".controls [disabled], #text, #across-run, #explain-text, #explain-prev, #explain-next, #explain-play";
+  for (const el of document.querySelectorAll(controls)) el.disabled = false;
 }
 
 async function main() {
@@ -526,6 +630,19 @@ async function main() {
   ui.versions.textContent =
     `lbpe ${boot.site.lbpe} · Python ${boot.python} on Pyodide ${boot.site.pyodide} · plotly.js ${boot.site.plotly}`;
   describe(boot.info);
+  EXAMPLES = boot.examples;
+  for (const e of EXAMPLES) {
+    const option = document.createElement("option");
+    option.value = e.key;
+    option.textContent = e.label;
+    ui.example.append(option);
+  }
+  const linked = readFragment();
+  const opening = EXAMPLES.find((e) => e.vocabulary === boot.site.default_preset) || EXAMPLES[0];
+  if (!("text" in linked) && opening) state.text = opening.text;
+  if (!("explain" in linked) && opening) state.explain = opening.explain;
+  applyState();
+  $("#explain-text").value = state.explain;
   state.preset = boot.site.default_preset;
   ui.preset.value = state.preset;
   wire(presets);
@@ -545,6 +662,7 @@ async function main() {
   setStatus("ready", "Ready");
   writeFragment();
   schedule(0);
+  runExplain();
   // The offline copy (every file of the site) is made once Python is up, so that the first
   // visit's start-up does not compete with it.
   if ("serviceWorker" in navigator) {

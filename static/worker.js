@@ -49,6 +49,7 @@ async function start() {
     site,
     info,
     css: page.css(),
+    examples: JSON.parse(page.examples()),
     python: py.runPython("import sys; sys.version.split()[0]"),
     seconds: (performance.now() - t0) / 1000,
     timings,
@@ -121,6 +122,8 @@ const handlers = {
   files: ({ files, pattern }) => useFiles(files, pattern),
   compare: ({ text, showWhitespace, showIds }) => page.compare(text, showWhitespace, showIds),
   across: ({ text }) => across(text),
+  explain: ({ span, frame }) => page.explain(span, frame),
+  explain_at: ({ text, offset }) => page.explain_at(text, offset),
   encode: ({ text, mode }) => page.encode(text, mode),
   bench: ({ text, mode, repeat }) => page.bench(text, mode, repeat),
 };

@@ -4,9 +4,9 @@
 //   node tests/pyodide_runner.mjs SITE_DIR < job.json > result.json
 //
 // job.json: {"texts": [str, ...], "modes": ["bpe", "lbpe"],
-//            "vocabs": [{"preset": NAME} | {"file": HOST_PATH}, ...]}
-// result.json: {"python": version, "vocabs": [{"name", "unit", "ids": {mode: [[id, ...] per text]}}
-//               | {"error": message}]}
+//            "vocabs": [{"preset": NAME} | {"file": HOST_PATH}, ...], "explain": [span, ...] (optional)}
+// result.json: {"python": version, "vocabs": [{"name", "unit", "ids": {mode: [[id, ...] per text]},
+//               "explain": [lbpe.page.explain(span) per span]} | {"error": message}]}
 import { readFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -58,6 +58,7 @@ for (const vocab of job.vocabs) {
   }
   const ids = {};
   for (const mode of job.modes) ids[mode] = job.texts.map((text) => JSON.parse(page.encode(text, mode)));
-  out.vocabs.push({ name: info.name, unit: info.unit, ids });
+  const explained = (job.explain || []).map((span) => JSON.parse(page.explain(span, -1)));
+  out.vocabs.push({ name: info.name, unit: info.unit, ids, explain: explained });
 }
 process.stdout.write(JSON.stringify(out));

@@ -164,3 +164,42 @@ def test_panes_stack_on_a_narrow_screen(browser, server, requests):
     page.screenshot(path=str(ARTIFACTS / "app_narrow.png"), full_page=True)
     context.close()
     assert not [u for u in requests if urlparse(u).hostname not in (None, "127.0.0.1")]
+
+
+def test_explain_a_clicked_token_step_by_step(browser, server, requests):
+    """The opening view explains the paper's " Capitals"; a click on a token of either pane
+    explains its span; the Step buttons and Play move through the frames; desktop and phone."""
+    from lbpe.examples import DEFAULT_EXAMPLE
+    from lbpe.explain import explain
+
+    tok = load_preset(DEFAULT_EXAMPLE.vocabulary)
+    for name, viewport in (("desktop", {"width": 1400, "height": 1000}), ("phone", {"width": 390, "height": 844})):
+        context = browser.new_context(viewport=viewport)
+        context.on("request", lambda r: requests.append(r.url))
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(server.url)
+        head = page.locator("#explain .lbpe-x-head")
+        opening = explain(tok, DEFAULT_EXAMPLE.explain)
+        expect(head).to_contain_text(f"Step {opening.frames - 1} of {opening.frames - 1}")
+        expect(page.locator("#explain .lbpe-x-why li").first).to_contain_text('BPE never makes " Capital"')
+
+        word = " geographers"
+        c = display.compare(tok, DEFAULT_EXAMPLE.text)
+        at = DEFAULT_EXAMPLE.text.index(word) + 4
+        span = next(DEFAULT_EXAMPLE.text[a:b] for a, b in c.differ if a <= at < b)
+        clicked = next(s for s in c.lbpe.segments if s.start <= at < s.end)
+        page.locator(f'#lbpe-pane .lbpe-tok[data-s="{clicked.start}"]').click()
+        ex = explain(tok, span)
+        expect(head).to_contain_text(f"Step {ex.frames - 1} of {ex.frames - 1}")
+        expect(page.locator("#explain-text textarea, #explain-text input").first).to_have_value(span)
+        ids = page.locator("#explain .lbpe-x-result").first.inner_text()
+        assert " ".join(map(str, ex.pieces[0].bpe_ids)) in ids and " ".join(map(str, ex.pieces[0].lbpe_ids)) in ids
+        page.locator("#explain-prev").click()
+        expect(head).to_contain_text(f"Step {ex.frames - 2} of")
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"app_explain_{name}.png"), full_page=name == "phone")
+        page.locator("#explain-play").click()
+        expect(head).to_contain_text(f"Step {ex.frames - 1} of {ex.frames - 1}", timeout=30_000)
+        context.close()
+    assert not [u for u in requests if urlparse(u).hostname not in (None, "127.0.0.1")]

@@ -341,7 +341,7 @@ def test_every_handler_has_an_api_name():
     names = {fn.api_name for fn in app.demo.fns.values() if fn.api_visibility == "public"}
     assert names == {
         "compare", "load_text", "upload_vocab", "describe_vocab", "corpus_stats", "train", "use_trained",
-        "stop_corpus", "stop_train", "across_vocabularies",
+        "stop_corpus", "stop_train", "across_vocabularies", "explain", "explain_frame", "explain_click",
     }
 
 
@@ -398,3 +398,66 @@ def test_across_a_file_and_its_errors(tmp_path):
         app.across("  ", None, None)
     with pytest.raises(app.gr.Error, match="UTF-8"):
         app.across("", upload(tmp_path, b"ok \xc3\x28", "bad.txt"), None)
+
+
+# ---- Explain and the examples ----
+
+
+def test_the_app_opens_on_the_shared_example_and_explains_capitals():
+    from lbpe.examples import DEFAULT_EXAMPLE, EXAMPLES
+
+    assert app.DEFAULT_TEXT == DEFAULT_EXAMPLE.text
+    config = app.demo.get_config_file()
+    by_id = {c["id"]: c for c in config["components"]}
+    by_elem = {c["props"].get("elem_id"): c for c in config["components"]}
+    assert by_elem["text"]["props"]["value"] == DEFAULT_EXAMPLE.text
+    assert by_elem["vocab"]["props"]["value"] == DEFAULT_EXAMPLE.vocabulary
+    assert by_elem["explain-text"]["props"]["value"] == DEFAULT_EXAMPLE.explain
+    opening = by_elem["explain"]["props"]["value"]
+    assert "BPE never makes &quot; Capital&quot;" in opening and "&quot;al&quot; + &quot;s&quot;" in opening
+    examples = next(c for c in config["components"] if c["type"] == "dataset")
+    assert examples["props"]["sample_labels"] == [e.label for e in EXAMPLES]
+    assert [by_id[i]["props"].get("elem_id") for i in examples["props"]["component_ids"]] == ["text", "vocab", "explain-text"]
+
+
+def test_explain_returns_the_library_steps():
+    from lbpe.explain import explain, explain_html
+
+    html, steps, slider = app.explain(" Capitals", "gpt2")
+    ex = explain(load_preset("gpt2"), " Capitals")
+    assert steps == ex.to_json() and html == explain_html(ex)
+    assert slider["maximum"] == ex.frames - 1 and slider["value"] == ex.frames - 1
+    assert app.explain(" Capitals", "gpt2", 0)[0] == explain_html(ex, 0)
+    assert app.explain_frame(" Capitals", "gpt2", 2) == explain_html(ex, 2)
+    assert app.explain_frame("", "gpt2", 2) == ""
+    for bad, message in (("", "Type a word"), ("x" * 401, "at most 400 characters")):
+        with pytest.raises(gr.Error, match=message):
+            app.explain(bad, "gpt2")
+
+
+def test_a_click_picks_the_differing_span_or_the_word():
+    text = "The Capitals of Europe"
+    tok = load_preset("gpt2")
+    differ = display.compare(tok, text).differ
+    at = text.index("pit")
+    inside = [r for r in differ if r[0] <= at < r[1]]
+    want = text[slice(*inside[0])] if inside else " Capitals"
+    assert app.explain_click(text, f"{at}:123", "gpt2") == want
+    assert app.explain_click(text, f"{text.index('Eu')}:9", "gpt2") == " Europe"
+    with pytest.raises(gr.Error, match="Click a token"):
+        app.explain_click(text, "nonsense", "gpt2")
+
+
+def test_step_buttons_and_play_stay_within_the_explanation():
+    from lbpe.explain import explain
+
+    frames = explain(load_preset("gpt2"), " Capitals").frames
+    assert app.explain_move(1, frames - 1, " Capitals", "gpt2") == frames - 1
+    assert app.explain_move(-1, 0, " Capitals", "gpt2") == 0
+    assert app.explain_move(1, 3, " Capitals", "gpt2") == 4
+    value, timer = app.play_start(frames - 1, " Capitals", "gpt2")
+    assert value == 0 and timer.active  # at the end, Play starts again
+    value, timer = app.play_step(frames - 2, " Capitals", "gpt2")
+    assert value == frames - 1 and timer.active is False  # the last frame stops the timer
+    value, timer = app.play_step(0, "", "gpt2")
+    assert value == 0 and timer.active is False

@@ -27,7 +27,7 @@ from tests.test_user_regex import CHARS, POLYNOMIAL, hostile_tokenizer_json
 TEXT = "Internationalization of counterrevolutionary misunderstandings: naïve café, 日本語 🙂\n\tcode(x)\n"
 API_NAMES = {
     "/compare", "/load_text", "/upload_vocab", "/describe_vocab", "/corpus_stats", "/train", "/use_trained",
-    "/stop_corpus", "/stop_train", "/across_vocabularies",
+    "/stop_corpus", "/stop_train", "/across_vocabularies", "/explain", "/explain_frame", "/explain_click",
 }
 #: A small vocabulary limit so that a real file (o200k_base.tiktoken, 3.6 MB) is over it.
 SERVER_ENV = {"LBPE_APP_MAX_VOCAB_MB": "3"}
@@ -261,3 +261,20 @@ def test_across_vocabularies(client):
     assert json.loads(plot["plot"])["data"][0]["orientation"] == "h"
     with pytest.raises(AppError, match="Type or paste a text"):
         client.predict("", None, api_name="/across_vocabularies")
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_explain_over_the_api_equals_lbpe(client, name):
+    from lbpe.explain import explain, explain_html
+
+    tok = load_preset(name)
+    html, steps, slider = client.predict(" Capitals", name, api_name="/explain")
+    ex = explain(tok, " Capitals")
+    assert steps == json.loads(json.dumps(ex.to_json())) and html == explain_html(ex)
+    assert steps["bpe_tokens"] == len(tok.encode(" Capitals", mode="bpe"))
+    assert [p["lbpe"]["ids"] for p in steps["pieces"]] == [tok.encode(p, mode="lbpe") for p in tok.pieces(" Capitals")]
+    assert client.predict(" Capitals", name, 1, api_name="/explain_frame") == explain_html(ex, 1)
+    text = "The Capitals of Europe"
+    assert client.predict(text, f"{text.index('Eu')}:1", name, api_name="/explain_click") == " Europe"
+    with pytest.raises(AppError, match="at most 400 characters"):
+        client.predict("y" * 401, name, api_name="/explain")

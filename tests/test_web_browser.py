@@ -433,3 +433,58 @@ def test_across_vocabularies_sorts_and_matches_cpython(session, server):
     assert page.get_attribute("#across-table th:nth-child(4)", "aria-sort") == "ascending"
     ARTIFACTS.mkdir(exist_ok=True)
     page.locator("section[aria-label='Across vocabularies']").screenshot(path=str(ARTIFACTS / "web_across.png"))
+
+
+def wait_explained(page, html: str) -> None:
+    """Wait until the Explain view shows ``html`` (both parsed by the browser, so entity
+    spelling does not matter)."""
+    page.wait_for_function(
+        "(html) => { const t = document.createElement('div'); t.innerHTML = html;"
+        " return t.innerHTML === document.querySelector('#explain').innerHTML; }",
+        arg=html,
+    )
+
+
+def test_explain_examples_and_a_clicked_token(browser, server):
+    """The page opens on the shared first example and explains " Capitals"; the examples picker
+    switches text, vocabulary and the explained span; a click on a token explains it; the
+    frames and ids are CPython's; desktop and phone screenshots."""
+    from lbpe.examples import DEFAULT_EXAMPLE, example
+    from lbpe.explain import explain, explain_html
+
+    for name, viewport in (("desktop", {"width": 1280, "height": 900}), ("phone", {"width": 390, "height": 844})):
+        s = Session(browser, server.url)
+        s.context.set_default_timeout(STEP_MS)
+        page = s.page
+        page.set_viewport_size(viewport)
+        open_page(page, server.url)
+        assert page.input_value("#text") == DEFAULT_EXAMPLE.text
+        tok = load_preset(DEFAULT_EXAMPLE.vocabulary)
+        want = explain(tok, DEFAULT_EXAMPLE.explain)
+        wait_explained(page, explain_html(want))
+
+        chosen = example("japanese")
+        page.select_option("#example", chosen.key)
+        wait_rendered(page, chosen.text, chosen.vocabulary)
+        other = explain(load_preset(chosen.vocabulary), chosen.explain)
+        wait_explained(page, explain_html(other))
+        assert "x=" in page.url and f"v={chosen.vocabulary}" in page.url
+        page.click("#explain-prev")
+        wait_explained(page, explain_html(other, other.frames - 2))
+
+        # a click on an LBPE token: its differing span (or word), worked with the shown vocabulary
+        c = display.compare(load_preset(chosen.vocabulary), chosen.text)
+        a, b = c.differ[-1]
+        page.locator(f'.pane[data-mode="lbpe"] .lbpe-tok[data-s="{a}"]').click()
+        page.wait_for_function("(span) => document.querySelector('#explain-text').value === span",
+                               arg=chosen.text[a:b])
+        clicked = explain(load_preset(chosen.vocabulary), chosen.text[a:b])
+        wait_explained(page, explain_html(clicked))
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.locator("#explain-box").screenshot(path=str(ARTIFACTS / f"web_explain_{name}.png"))
+        page.fill("#explain-text", "")
+        page.wait_for_function("() => document.querySelector('#explain').textContent === ''")
+        page.fill("#explain-text", "y" * 400 + "!")  # maxlength holds it to 400: still explained
+        wait_explained(page, explain_html(explain(load_preset(chosen.vocabulary), "y" * 400)))
+        s.close()
+        assert not s.foreign_requests() and not s.errors, (s.foreign_requests(), s.errors)

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import lbpe
+from lbpe.explain import explain, explain_html
 from lbpe.presets import PRESETS, load_preset
 from lbpe.tokenizer import MODES
 from lbpe.web import build_site
@@ -90,6 +91,10 @@ def run_in_pyodide(site: Path, job: dict) -> dict:
     return json.loads(proc.stdout)
 
 
+#: Spans the Explain view is checked on (the paper's case, other scripts, special-token text).
+EXPLAIN_SPANS = [" Capitals", "Capitals", " geographers", "トレーナー", " картинка", "🙂 naïve\t<|endoftext|>"]
+
+
 def test_pyodide_ids_equal_cpython(site):
     texts = EDGE_TEXTS + real_texts() + [changed_code_points_text()]
     files = {label: data_file(rel) for label, rel in FILE_VOCABS.items()}
@@ -97,6 +102,7 @@ def test_pyodide_ids_equal_cpython(site):
         "texts": texts,
         "modes": list(MODES),
         "vocabs": [{"preset": name} for name in PRESETS] + [{"file": str(p)} for p in files.values()],
+        "explain": EXPLAIN_SPANS,
     }
     result = run_in_pyodide(site, job)
     assert result["python"].startswith("3."), result["python"]
@@ -112,6 +118,14 @@ def test_pyodide_ids_equal_cpython(site):
             for i, text in enumerate(texts):
                 want = tok.encode(text, mode=mode, disallowed_special=())
                 assert got["ids"][mode][i] == want, f"{label} {mode}: ids differ on text {i} ({text[:40]!r})"
+    # the Explain view's steps and frames are CPython's, to the character
+    for label, tok, got in zip(labels, references, result["vocabs"]):
+        assert not got["name"].startswith("upload-"), got["name"]  # never the page's scratch folder
+        for span, shown in zip(EXPLAIN_SPANS, got["explain"]):
+            ex = explain(tok, span)
+            ex.vocabulary = got["name"]  # a file is named as the person chose it: tokenizer.json
+            assert shown["steps"] == json.loads(json.dumps(ex.to_json())), f"{label}: steps differ for {span!r}"
+            assert shown["html"] == explain_html(ex), f"{label}: frame differs for {span!r}"
     # both modes really differ somewhere, so the comparison is not vacuous
     for got in result["vocabs"]:
         assert got["ids"]["bpe"] != got["ids"]["lbpe"]

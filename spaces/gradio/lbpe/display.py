@@ -309,11 +309,11 @@ table.lbpe-metrics th:first-child, table.lbpe-metrics td:first-child { text-alig
 .dark .lbpe-metrics .lbpe-better { color: #3fb950; } .dark .lbpe-metrics .lbpe-worse { color: #f85149; }
 .lbpe-tok[data-s] { cursor: pointer; }
 .lbpe-explain { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; font-size: 14px; }
-.lbpe-x-head { font-weight: 600; margin-bottom: .5em; font-variant-numeric: tabular-nums; }
+.lbpe-x-head { font-weight: 600; margin-bottom: .5em; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
 .lbpe-x-piece { border: 1px solid #d0d7de; border-radius: 8px; padding: .5em .7em; margin-bottom: .6em; }
 .lbpe-x-differs { border-color: #e8590c; }
 .lbpe-x-title { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace;
-  margin-bottom: .35em; }
+  margin-bottom: .35em; overflow-wrap: anywhere; }
 .lbpe-x-note { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #57606a; font-size: .9em; }
 .lbpe-x-sides { display: grid; grid-template-columns: repeat(auto-fit, minmax(260px, 1fr)); gap: .6em 1.2em; }
 .lbpe-x-label { font-weight: 600; font-size: .9em; color: #57606a; margin-bottom: .2em; }
@@ -325,7 +325,8 @@ table.lbpe-metrics th:first-child, table.lbpe-metrics td:first-child { text-alig
 .lbpe-x-new { background: #fed7aa; box-shadow: inset 0 0 0 2px #e8590c; font-weight: 700; }
 .lbpe-x-blocked { outline: 2px solid #cf222e; color: #cf222e; }
 .lbpe-x-caption { font-size: .9em; margin-top: .3em; min-height: 1.3em; }
-.lbpe-x-result { margin-top: .45em; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
+.lbpe-x-result { margin-top: .45em; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; max-height: 12em;
+  overflow-y: auto; }
 .lbpe-x-why { margin: .3em 0 0 1.1em; padding: 0; }
 .dark .lbpe-x-piece { border-color: #30363d; } .dark .lbpe-x-differs { border-color: #ff8c42; }
 .dark .lbpe-x-part { background: #1e3a5f; } .dark .lbpe-x-new { background: #7c2d12; }
