@@ -257,7 +257,7 @@ def build_site(out: Path, *, root: Path | None = None, space: Path | None = None
     ``"index"`` (git's index); see the module docstring.
     """
     from lbpe import __version__ as version
-    from lbpe.presets import DEFAULT_PRESET, PRESETS
+    from lbpe.presets import DEFAULT_PRESET, PRESETS, preset_label
 
     root = find_root(root)
     src = _Sources(root, sources)
@@ -281,7 +281,7 @@ def build_site(out: Path, *, root: Path | None = None, space: Path | None = None
     presets = []
     for name, (file, description) in PRESETS.items():
         _write(out / "vocab" / file, src.read(f"lbpe/data/{file}"))
-        presets.append({"name": name, "file": file, "description": description})
+        presets.append({"name": name, "label": preset_label(name), "file": file, "description": description})
     site = {
         "lbpe": version,
         "wheel": f"wheels/{wheel.name}",

@@ -623,7 +623,7 @@ async function main() {
   for (const p of boot.site.presets) {
     const option = document.createElement("option");
     option.value = p.name;
-    option.textContent = p.name;
+    option.textContent = p.label || p.name;
     option.title = p.description;
     ui.preset.append(option);
   }

@@ -5,6 +5,7 @@ never send a request anywhere but 127.0.0.1. Screenshots go to ``artifacts/``.""
 
 from __future__ import annotations
 
+import re
 import shutil
 import sys
 from urllib.parse import urlparse
@@ -13,7 +14,7 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from lbpe import display
-from lbpe.presets import load_preset
+from lbpe.presets import PRESETS, load_preset
 from tests.app_support import ROOT, running_server
 
 ARTIFACTS = ROOT / "artifacts"
@@ -72,6 +73,14 @@ def page(browser, requests, server):
     assert requests and not outside, f"requests left 127.0.0.1: {outside}"
 
 
+def vocab_upload(page):
+    """The vocabulary file input (inside its accordion, which is opened when closed)."""
+    box = page.locator("#vocab-upload input[type=file]")
+    if box.count() == 0:
+        page.locator("#vocab-upload-box").get_by_text("Upload your own vocabulary").click()
+    return page.locator("#vocab-upload input[type=file]")
+
+
 def pane(page, mode: str):
     return page.locator(f"#{mode}-pane .lbpe-pane")
 
@@ -86,8 +95,11 @@ def expect_counts(page, tok, text: str) -> display.Comparison:
 
 
 def choose_vocab(page, name: str) -> None:
+    """Pick a vocabulary by name; presets are listed with their models ("GPT-4o: o200k_base")."""
+    from lbpe.presets import preset_label
+
     page.locator("#vocab input").click()
-    page.get_by_role("option", name=name, exact=True).click()
+    page.get_by_role("option", name=preset_label(name) if name in PRESETS else name, exact=True).click()
 
 
 def test_compare_in_the_browser(page, tmp_path):
@@ -124,7 +136,7 @@ def test_compare_in_the_browser(page, tmp_path):
     # a broken vocabulary: a readable message, and the page keeps working
     bad = tmp_path / "tokenizer.json"
     bad.write_text('{"model": {"type": "BPE", "vocab": {', "utf-8")
-    page.locator("#vocab-upload input[type=file]").set_input_files(str(bad))
+    vocab_upload(page).set_input_files(str(bad))
     expect(page.get_by_text("tokenizer.json, line 1: not valid JSON")).to_be_visible()
     page.wait_for_timeout(800)  # let the toast finish sliding in before the screenshot
     page.screenshot(path=str(ARTIFACTS / "app_bad_upload.png"))
@@ -136,7 +148,7 @@ def test_compare_in_the_browser(page, tmp_path):
 
     good = tmp_path / "r50k_base.tiktoken"
     shutil.copyfile(data_file("openai/r50k_base.tiktoken"), good)
-    page.locator("#vocab-upload input[type=file]").set_input_files(str(good))
+    vocab_upload(page).set_input_files(str(good))
     expect(page.locator("#vocab input")).to_have_value("upload: r50k_base.tiktoken")
 
 
@@ -145,14 +157,16 @@ def test_uploaded_vocabulary_in_the_browser(page, tmp_path):
 
     src = tmp_path / "r50k_base.tiktoken"
     shutil.copyfile(data_file("openai/r50k_base.tiktoken"), src)
-    page.locator("#vocab-upload input[type=file]").set_input_files(str(src))
+    vocab_upload(page).set_input_files(str(src))
     expect(page.locator("#vocab input")).to_have_value("upload: r50k_base.tiktoken")
     page.locator("#text textarea").fill(TEXT)
     expect_counts(page, load_preset("gpt2"), TEXT)  # the same ranks as the bundled gpt2
 
 
 def test_panes_stack_on_a_narrow_screen(browser, server, requests):
-    context = browser.new_context(viewport={"width": 420, "height": 900})
+    """On a phone (390x844) the text box is on the first screen and the two panes come right
+    after it, stacked; the examples and the Explain view follow them."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
     context.on("request", lambda r: requests.append(r.url))
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
@@ -160,6 +174,10 @@ def test_panes_stack_on_a_narrow_screen(browser, server, requests):
     expect(pane(page, "lbpe")).to_be_visible()
     bpe, lbpe = pane(page, "bpe").bounding_box(), pane(page, "lbpe").bounding_box()
     assert lbpe["y"] >= bpe["y"] + bpe["height"] - 1 and abs(lbpe["x"] - bpe["x"]) < 2, (bpe, lbpe)
+    text = page.locator("#text textarea").bounding_box()
+    assert text["y"] < 844 - 100, text  # the text box starts on the first screen
+    examples, explain = page.locator("#examples").bounding_box(), page.locator("#explain-box").first.bounding_box()
+    assert text["y"] < bpe["y"] < lbpe["y"] < examples["y"] < explain["y"]
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "app_narrow.png"), full_page=True)
     context.close()
@@ -202,4 +220,36 @@ def test_explain_a_clicked_token_step_by_step(browser, server, requests):
         page.locator("#explain-play").click()
         expect(head).to_contain_text(f"Step {ex.frames - 1} of {ex.frames - 1}", timeout=30_000)
         context.close()
+    assert not [u for u in requests if urlparse(u).hostname not in (None, "127.0.0.1")]
+
+
+def test_a_link_restores_the_view(browser, server, requests):
+    """Text, vocabulary, toggles, the explained span and the open view travel in the URL query;
+    the Copy link button copies it; an uploaded vocabulary is never put in a link and a link
+    that names one says so."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, permissions=["clipboard-read", "clipboard-write"])
+    context.on("request", lambda r: requests.append(r.url))
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    text = "Plattsburg unrescinded redelivery"
+    page.goto(server.url + "?t=" + text.replace(" ", "%20") + "&v=o200k_base&ws=0&ids=1&x=%20redelivery")
+    tok = load_preset("o200k_base")
+    expect_counts(page, tok, text)
+    expect(page.locator("#vocab input")).to_have_value(re.compile("o200k_base"))
+    expect(page.locator("#explain-text textarea, #explain-text input").first).to_have_value(" redelivery")
+    assert page.locator("#bpe-pane .lbpe-id").count() == len(tok.encode(text, mode="bpe"))
+    assert page.locator("#bpe-pane .lbpe-ws").count() == 0
+    # what the person changes goes into the URL, and the link is what Copy link copies
+    page.locator("#text textarea").fill("Capitals and scepters")
+    page.wait_for_function("() => new URL(location.href).searchParams.get('t') === 'Capitals and scepters'")
+    page.get_by_role("tab", name="Across vocabularies").click()
+    page.wait_for_function("() => new URL(location.href).searchParams.get('view') === 'across'")
+    page.locator("#copy-link").click()
+    expect(page.locator("#link-note")).to_contain_text("Link copied.")
+    assert page.evaluate("() => navigator.clipboard.readText()") == page.url
+    # a link naming an uploaded vocabulary: the default, and a note that says why
+    page.goto(server.url + "?v=upload:%20mine.json&view=train")
+    expect(page.locator("#link-note")).to_contain_text("not a bundled one")
+    expect(page.get_by_role("tab", name="Train")).to_have_attribute("aria-selected", "true")
+    context.close()
     assert not [u for u in requests if urlparse(u).hostname not in (None, "127.0.0.1")]

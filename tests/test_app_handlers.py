@@ -135,7 +135,7 @@ def test_upload_vocab_every_format_then_compare(tmp_path, files, reference):
     paths = [upload(tmp_path, src, name) for src, name in files()]
     state, dropdown, cleared = app.upload_vocab(paths, "auto", app.new_session())
     name = dropdown["value"]
-    assert name.startswith("upload: ") and name in dropdown["choices"] and cleared is None
+    assert name.startswith("upload: ") and (name, name) in dropdown["choices"] and cleared is None
     assert list(state["vocabs"]) == [name]
     assert all(not Path(p).exists() for p in paths)  # uploads are deleted once read
     ref = lbpe.load(data_file(reference) if "/" in reference else data_file("gpt2/encoder.json").parent)
@@ -205,7 +205,7 @@ def test_sessions_are_isolated_and_bounded(tmp_path, limits):
     alice, bob = app.new_session(), app.new_session()
     alice, dropdown, _ = app.upload_vocab([upload(tmp_path, src, "r50k_base.tiktoken")], "auto", alice)
     name = dropdown["value"]
-    assert name in app.vocab_choices(alice) and name not in app.vocab_choices(bob)
+    assert (name, name) in app.vocab_choices(alice) and (name, name) not in app.vocab_choices(bob)
     with pytest.raises(gr.Error, match="Unknown vocabulary"):
         app.compare("hi", name, True, False, bob)
     names = [name]
@@ -214,7 +214,7 @@ def test_sessions_are_isolated_and_bounded(tmp_path, limits):
         names.append(dropdown["value"])
     assert names[1:] == ["upload: r50k_base.tiktoken (2)", "upload: r50k_base.tiktoken (3)"]
     assert list(alice["vocabs"]) == names[1:]  # the oldest was dropped
-    assert app.vocab_choices(alice) == [*PRESETS, *names[1:]]
+    assert [value for _, value in app.vocab_choices(alice)] == [*PRESETS, *names[1:]]
 
 
 # ---- Corpus ----
@@ -274,7 +274,7 @@ def test_train_downloads_the_tokenizer_json_and_compare_uses_it(tmp_path):
     expected = to_tokenizer_json(lbpe.train(text, vocab_size=600, unit="byte", scaffold=True), pattern="paper")
     assert json.loads(Path(out).read_text("utf-8")) == json.loads(expected)
     name = state["trained"]
-    assert name == "trained: 600 byte scaffold on moby.txt" and name in dropdown["choices"]
+    assert name == "trained: 600 byte scaffold on moby.txt" and (name, name) in dropdown["choices"]
     assert "value" not in dropdown and f"**{name}**, 600 tokens" in status
     assert not Path(path).exists()
     selected, tabs = app.use_trained(state)
@@ -461,3 +461,23 @@ def test_step_buttons_and_play_stay_within_the_explanation():
     assert value == frames - 1 and timer.active is False  # the last frame stops the timer
     value, timer = app.play_step(0, "", "gpt2")
     assert value == 0 and timer.active is False
+
+
+def test_presets_are_offered_with_their_models():
+    from lbpe.presets import preset_label
+
+    labels = dict((value, label) for label, value in app.vocab_choices())
+    assert labels["o200k_base"] == "GPT-4o: o200k_base" and labels["gpt2"] == "GPT-2: gpt2"
+    assert labels["cl100k_base"] == "GPT-3.5 / GPT-4: cl100k_base"
+    assert all(labels[name] == preset_label(name) and name in labels[name] for name in PRESETS)
+
+
+def test_a_link_restores_the_view_and_says_what_it_left_out():
+    state = app.link_state({"t": "Capitals", "v": "o200k_base", "ws": "0", "ids": "1", "x": " Capitals", "view": "across"})
+    assert state == {"notes": [], "text": "Capitals", "vocab": "o200k_base", "show_whitespace": False,
+                     "show_ids": True, "explain": " Capitals", "view": "across"}
+    odd = app.link_state({"v": "upload: secret.json", "ws": "maybe", "view": "admin", "x": "y" * 900,
+                          "t": "z" * (app.LIMITS.text_chars + 1)})
+    assert set(odd) == {"notes", "explain"} and len(odd["explain"]) == 400
+    assert any("not a bundled one" in n and "never put in a link" in n for n in odd["notes"])
+    assert any(f"over {app.LIMITS.text_chars:,} characters" in n for n in odd["notes"])

@@ -26,6 +26,7 @@ import argparse
 import atexit
 import functools
 import gzip
+import html
 import json
 import logging
 import os
@@ -54,7 +55,7 @@ from lbpe.examples import DEFAULT_EXAMPLE, EXAMPLES  # noqa: E402
 from lbpe.explain import MAX_EXPLAIN_CHARS, explain as explain_span, explain_html, pick_span  # noqa: E402
 from lbpe.formats.hf_write import write_tokenizer_json  # noqa: E402
 from lbpe.load import detect_format  # noqa: E402
-from lbpe.presets import DEFAULT_PRESET, PRESETS, load_preset  # noqa: E402
+from lbpe.presets import DEFAULT_PRESET, PRESETS, load_preset, preset_label  # noqa: E402
 from lbpe.stats import compare_json, corpus_stats  # noqa: E402
 from lbpe.tokenizer import Tokenizer  # noqa: E402
 from lbpe.train import train as train_vocab  # noqa: E402
@@ -258,8 +259,10 @@ def _session(state: Any) -> dict:
     return state if isinstance(state, dict) and "vocabs" in state else new_session()
 
 
-def vocab_choices(state: Any = None) -> list[str]:
-    return [*PRESETS, *_session(state)["vocabs"]]
+def vocab_choices(state: Any = None) -> list[tuple[str, str]]:
+    """The vocabulary picker's ``(label, name)`` pairs: presets with their models
+    ("GPT-4o: o200k_base"), then this session's uploaded and trained vocabularies."""
+    return [(preset_label(name), name) for name in PRESETS] + [(name, name) for name in _session(state)["vocabs"]]
 
 
 def get_tokenizer(name: str, state: Any = None) -> Tokenizer:
@@ -269,7 +272,7 @@ def get_tokenizer(name: str, state: Any = None) -> Tokenizer:
         return session["vocabs"][name]
     if name in PRESETS:
         return load_preset(name)
-    raise gr.Error(f"Unknown vocabulary {name!r}; choose one of: {', '.join(vocab_choices(state))}.")
+    raise gr.Error(f"Unknown vocabulary {name!r}; choose one of: {', '.join(n for _, n in vocab_choices(state))}.")
 
 
 def _remember(state: dict, base: str, tok: Tokenizer) -> str:
@@ -592,7 +595,7 @@ def across(text: str, file: Any = None, state: Any = None, progress: gr.Progress
                            "box (set LBPE_APP_MAX_TEXT_CHARS). Upload it as a file for more.")
         source, texts = "the Compare text", [text]
     session = _session(state)
-    tokenizers = {name: get_tokenizer(name, state) for name in vocab_choices(session)}
+    tokenizers = {name: get_tokenizer(name, state) for _, name in vocab_choices(session)}
     report = _reporter(progress, session, "encoding with every vocabulary")
     session["stop"] = False
     report(0.0)
@@ -668,6 +671,74 @@ def train(files: Any, vocab_size: float = 8000, unit: str = "char", scaffold: bo
     return state, gr.update(choices=vocab_choices(state)), path, status
 
 
+# ---------------------------------------------------------------------------------------------
+# links: the view's state in the URL query
+# ---------------------------------------------------------------------------------------------
+
+#: Texts up to this many characters go into a link (``?t=``); longer ones are left out.
+MAX_LINK_TEXT = 2000
+#: The views a link can open (``?view=``).
+VIEWS = ("compare", "corpus", "across", "train")
+
+
+def link_state(params: dict[str, str]) -> dict[str, Any]:
+    """What a link's query asks for: ``t`` text, ``v`` a bundled vocabulary, ``ws``/``ids``
+    toggles (``0``/``1``), ``x`` the span to explain, ``view`` the open tab. Anything unknown,
+    malformed or too long is left at its default, and ``notes`` says what was left out.
+
+    >>> link_state({"v": "gpt2", "ws": "0", "view": "across"})["vocab"]
+    'gpt2'
+    >>> link_state({"v": "upload: mine.json"})["notes"][0][:43]
+    'It names the vocabulary “upload: mine.json”'
+    """
+    out: dict[str, Any] = {"notes": []}
+    text = params.get("t")
+    if text is not None:
+        if len(text) <= max(MAX_LINK_TEXT, LIMITS.text_chars):
+            out["text"] = text
+        else:
+            out["notes"].append(f"Its text is over {LIMITS.text_chars:,} characters: left out.")
+    vocab = params.get("v")
+    if vocab:
+        if vocab in PRESETS:
+            out["vocab"] = vocab
+        else:
+            out["notes"].append(
+                f"It names the vocabulary “{vocab[:60]}”, which is not a bundled one (uploaded files are never "
+                "put in a link): the default is shown; upload the file again to see it."
+            )
+    for key, name in (("ws", "show_whitespace"), ("ids", "show_ids")):
+        if params.get(key) in ("0", "1"):
+            out[name] = params[key] == "1"
+    span = params.get("x")
+    if span:
+        out["explain"] = span[:MAX_EXPLAIN_CHARS]
+    if params.get("view") in VIEWS:
+        out["view"] = params["view"]
+    return out
+
+
+def _link_note(text: str) -> str:
+    return f'<span class="lbpe-link-note" role="status">{html.escape(text)}</span>'
+
+
+def restore(request: gr.Request):
+    """Page load: apply the link's query (see :func:`link_state`). Returns updates for
+    ``(text, vocabulary, whitespace, ids, explain span, tabs, link note)``."""
+    wanted = link_state(dict(request.query_params) if request is not None else {})
+    keep = gr.update()
+
+    def pick(key: str):
+        return wanted[key] if key in wanted else keep
+
+    note = ""
+    if wanted["notes"]:
+        note = "About this link: " + " ".join(wanted["notes"])
+    note = _link_note(note)
+    tabs = gr.update(selected=wanted["view"]) if "view" in wanted else keep
+    return (pick("text"), pick("vocab"), pick("show_whitespace"), pick("show_ids"), pick("explain"), tabs, note)
+
+
 @_handler
 def stop(state: Any = None) -> None:
     """Stop this session's running corpus statistics or training (at its next progress step)."""
@@ -703,6 +774,16 @@ APP_CSS = display.CSS + """
 #vocab-status p { margin: .1em 0; font-size: .92em; }
 .lbpe-panes { gap: 12px; }
 .lbpe-hidden { display: none !important; }
+#link-note:has(.lbpe-link-note:empty) { display: none; }
+.lbpe-copy-link { align-self: flex-end; }
+/* phones: the text box and the two panes first (the examples and the Explain view follow them) */
+@media (max-width: 640px) {
+  .lbpe-intro p:not(:first-of-type) { display: none; }
+  .lbpe-intro h1 { font-size: 1.35em; }
+  .lbpe-text-side { flex-direction: row !important; flex-wrap: wrap; }
+  #text textarea { min-height: 8em; }
+  .lbpe-tokens { max-height: 40vh; }
+}
 #explain-box { padding: .6em .8em; }
 """
 
@@ -711,6 +792,15 @@ APP_CSS = display.CSS + """
 #: the Explain view.
 APP_JS = """
 () => {
+  // the view's state in the URL query (see app.link_state); uploaded files never go in a link
+  window.lbpeLink = (changes) => {
+    const url = new URL(location.href);
+    for (const [key, value] of Object.entries(changes)) {
+      if (value === null || value === undefined || value === "") url.searchParams.delete(key);
+      else url.searchParams.set(key, value);
+    }
+    history.replaceState(null, "", url);
+  };
   document.addEventListener("click", (event) => {
     const token = event.target.closest("#bpe-pane .lbpe-tok[data-s], #lbpe-pane .lbpe-tok[data-s]");
     if (!token) return;
@@ -724,11 +814,46 @@ APP_JS = """
 }
 """
 
+#: Writes the Compare view's state into the URL (a Gradio ``js`` event, no server call).
+LINK_JS = f"""
+(text, vocab, ws, ids, span) => {{
+  const preset = {json.dumps(list(PRESETS))}.includes(vocab);
+  window.lbpeLink && window.lbpeLink({{
+    t: text && text.length <= {MAX_LINK_TEXT} ? text : null,
+    v: preset ? vocab : null,
+    ws: ws ? null : "0",
+    ids: ids ? "1" : null,
+    x: span || null,
+  }});
+  return [];
+}}
+"""
+
+#: The Copy link button: the URL to the clipboard, and what the link leaves out.
+COPY_JS = f"""
+(text, vocab) => {{
+  const left = [];
+  if (text && text.length > {MAX_LINK_TEXT}) left.push("the text (over {MAX_LINK_TEXT:,} characters)");
+  if (!{json.dumps(list(PRESETS))}.includes(vocab)) left.push("the uploaded vocabulary (files never go in a link)");
+  const note = left.length ? " It leaves out " + left.join(" and ") + "." : "";
+  const done = (how) => {{
+    const box = document.querySelector("#link-note");
+    if (box) box.textContent = how + note;
+  }};
+  navigator.clipboard.writeText(location.href).then(() => done("Link copied."), () => {{
+    window.prompt("Copy this link", location.href);
+    done("Link shown.");
+  }});
+  return [];
+}}
+"""
+
 INTRO = """\
 # lbpe playground: classic BPE vs long-token-first BPE (LBPE)
 LBPE keeps a BPE vocabulary and changes only the encoding: longer tokens are placed first.
-Type or upload text, pick a vocabulary (or upload your own), and see both segmentations;
-the spans where they differ are underlined in orange. Hover a token for its id."""
+
+Type or upload text, pick a vocabulary (or upload your own), and see both segmentations; the
+spans where they differ are underlined in orange. Click a token to see why."""
 
 
 def _limits_md() -> str:
@@ -748,24 +873,30 @@ def build() -> gr.Blocks:
                    delete_cache=(600, LIMITS.file_ttl)) as demo:
         state = gr.State(new_session(), time_to_live=24 * 3600)
         gr.Markdown(INTRO, elem_classes="lbpe-intro")
-        with gr.Row(equal_height=False):
+        with gr.Row(equal_height=False, elem_classes="lbpe-vocab-row"):
             vocab = gr.Dropdown(
-                vocab_choices(), value=DEFAULT_EXAMPLE.vocabulary, label="Vocabulary", allow_custom_value=True, scale=2,
-                info="a bundled preset, or one you uploaded or trained in this session", elem_id="vocab",
+                vocab_choices(), value=DEFAULT_EXAMPLE.vocabulary, label="Vocabulary", allow_custom_value=True, scale=4, elem_id="vocab",
             )
-            vocab_files = gr.File(
-                label="Upload a vocabulary: tokenizer.json, .tiktoken, encoder.json + vocab.bpe (both at once), "
-                "SentencePiece .model, or any of them .gz",
-                file_count="multiple", file_types=[".json", ".tiktoken", ".bpe", ".model", ".gz", ".txt"],
-                scale=2, height=140, elem_id="vocab-upload",
-            )
-            pattern = gr.Dropdown(
-                PATTERN_CHOICES, value="auto", label="Pre-tokenizer for .tiktoken / GPT-2 files", scale=1,
-                info="auto: from the file name", elem_id="pattern",
-            )
-        vocab_status = gr.Markdown(_describe(load_preset(DEFAULT_PRESET)), label="About the vocabulary", elem_id="vocab-status")
+            copy_link = gr.Button("Copy link", scale=0, min_width=100, size="sm", elem_id="copy-link",
+                                  elem_classes="lbpe-copy-link")
+        vocab_status = gr.Markdown(_describe(load_preset(DEFAULT_PRESET)), label="About the vocabulary",
+                                   elem_id="vocab-status")
+        with gr.Accordion("Upload your own vocabulary (tokenizer.json, .tiktoken, GPT-2, .model)", open=False,
+                          elem_id="vocab-upload-box"):
+            with gr.Row(equal_height=False):
+                vocab_files = gr.File(
+                    label="Vocabulary file: tokenizer.json, .tiktoken, SentencePiece .model, GPT-2's encoder.json "
+                    "and vocab.bpe together, or any of them .gz",
+                    file_count="multiple", file_types=[".json", ".tiktoken", ".bpe", ".model", ".gz", ".txt"],
+                    scale=3, height=120, elem_id="vocab-upload",
+                )
+                pattern = gr.Dropdown(
+                    PATTERN_CHOICES, value="auto", label="Pre-tokenizer for .tiktoken / GPT-2 files", scale=1,
+                    info="auto: from the file name", elem_id="pattern",
+                )
+        link_note = gr.HTML(_link_note(""), elem_id="link-note", padding=False)
         with gr.Tabs(selected="compare") as tabs:
-            with gr.Tab("Compare", id="compare"):
+            with gr.Tab("Compare", id="compare") as compare_tab:
                 # made here so the examples below can fill it; shown in the Explain box
                 explain_box = gr.Textbox(DEFAULT_EXAMPLE.explain, label="Word or span", scale=3, render=False,
                                          max_length=MAX_EXPLAIN_CHARS, elem_id="explain-text")
@@ -774,21 +905,21 @@ def build() -> gr.Blocks:
                         DEFAULT_TEXT, lines=7, max_lines=20, label="Text", scale=3, max_length=LIMITS.text_chars,
                         elem_id="text", info=f"at most {LIMITS.text_chars:,} characters",
                     )
-                    with gr.Column(scale=1, min_width=220):
-                        text_file = gr.File(label="…or upload a .txt file", file_types=[".txt", "text"], height=140,
-                                            elem_id="text-upload")
+                    with gr.Column(scale=1, min_width=220, elem_classes="lbpe-text-side"):
                         show_ws = gr.Checkbox(True, label="Show whitespace (· → ↵)", elem_id="show-ws")
                         show_ids = gr.Checkbox(False, label="Show token ids", elem_id="show-ids")
-                gr.Examples(
-                    [[e.text, e.vocabulary, e.explain] for e in EXAMPLES], [text, vocab, explain_box],
-                    label="Examples (each with a vocabulary where BPE and LBPE split it differently)",
-                    example_labels=[e.label for e in EXAMPLES], elem_id="examples",
-                )
+                        text_file = gr.File(label="…or upload a .txt file", file_types=[".txt", "text"], height=100,
+                                            elem_id="text-upload")
                 with gr.Row(equal_height=False, elem_classes="lbpe-panes"):
                     with gr.Column(min_width=320):
                         bpe_html = gr.HTML(initial[0], label="BPE segmentation", elem_id="bpe-pane")
                     with gr.Column(min_width=320):
                         lbpe_html = gr.HTML(initial[1], label="LBPE segmentation", elem_id="lbpe-pane")
+                gr.Examples(
+                    [[e.text, e.vocabulary, e.explain] for e in EXAMPLES], [text, vocab, explain_box],
+                    label="Examples (each with a vocabulary where BPE and LBPE split it differently)",
+                    example_labels=[e.label for e in EXAMPLES], elem_id="examples",
+                )
                 with gr.Group(elem_id="explain-box"):
                     gr.Markdown(
                         "### Explain: why do they differ?\nClick a token in either pane (or type a word) to see both "
@@ -816,7 +947,7 @@ def build() -> gr.Blocks:
                                              min_width=320)
                 with gr.Accordion("Details (JSON: ids, differing ranges, length counts, every metric)", open=False):
                     details = gr.JSON(initial[5], label="Details", elem_id="details")
-            with gr.Tab("Corpus", id="corpus"):
+            with gr.Tab("Corpus", id="corpus") as corpus_tab:
                 gr.Markdown(
                     f"Statistics of a whole file (UTF-8 text, at most **{_mb(LIMITS.corpus_bytes)}**) with the "
                     "vocabulary chosen above: token counts, bytes and characters per token, token lengths in "
@@ -841,7 +972,7 @@ def build() -> gr.Blocks:
                 with gr.Row():
                     corpus_json = gr.File(label="statistics.json", interactive=False, elem_id="corpus-json")
                     corpus_csv = gr.File(label="statistics.csv", interactive=False, elem_id="corpus-csv")
-            with gr.Tab("Across vocabularies", id="across"):
+            with gr.Tab("Across vocabularies", id="across") as across_tab:
                 gr.Markdown(
                     "The Compare text (or a text file, at most "
                     f"**{_mb(LIMITS.corpus_bytes)}**) encoded with every bundled vocabulary and every one you "
@@ -861,7 +992,7 @@ def build() -> gr.Blocks:
                 with gr.Row():
                     across_json = gr.File(label="across.json", interactive=False, elem_id="across-json")
                     across_csv = gr.File(label="across.csv", interactive=False, elem_id="across-csv")
-            with gr.Tab("Train", id="train"):
+            with gr.Tab("Train", id="train") as train_tab:
                 gr.Markdown(
                     f"Train a BPE vocabulary on your UTF-8 text (at most **{_mb(LIMITS.train_bytes)}** in all, "
                     f"vocabulary size up to **{LIMITS.train_vocab:,}**; the paper's pre-tokenizer). "
@@ -921,6 +1052,15 @@ def build() -> gr.Blocks:
                            api_visibility="private", show_progress="hidden")
         explain_timer.tick(play_step, [explain_step, explain_box, vocab, state], [explain_step, explain_timer],
                            api_visibility="private", show_progress="hidden")
+        # the view's state in the URL (browser only), restored when a link is opened
+        gr.on([text.change, vocab.change, show_ws.change, show_ids.change, explain_box.change], None,
+              [text, vocab, show_ws, show_ids, explain_box], None, js=LINK_JS, api_visibility="private", queue=False)
+        for tab, view in ((compare_tab, None), (corpus_tab, "corpus"), (across_tab, "across"), (train_tab, "train")):
+            tab.select(None, None, None, js=f"() => {{ window.lbpeLink && window.lbpeLink({{view: {json.dumps(view)}}}); return []; }}",
+                       api_visibility="private", queue=False)
+        copy_link.click(None, [text, vocab], None, js=COPY_JS, api_visibility="private", queue=False)
+        demo.load(restore, None, [text, vocab, show_ws, show_ids, explain_box, tabs, link_note], api_visibility="private",
+                  show_progress="hidden")
         explain_at.change(explain_click, [text, explain_at, vocab, state], explain_box, api_name="explain_click",
                           show_progress="hidden")
     return demo

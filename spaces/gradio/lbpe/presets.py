@@ -15,7 +15,7 @@ from lbpe.errors import LbpeError
 from lbpe.load import load
 from lbpe.tokenizer import Tokenizer
 
-__all__ = ["PRESETS", "DEFAULT_PRESET", "preset_path", "load_preset"]
+__all__ = ["PRESETS", "DEFAULT_PRESET", "MODELS", "preset_label", "preset_path", "load_preset"]
 
 _DATA = Path(__file__).resolve().parent / "data"
 
@@ -30,6 +30,25 @@ PRESETS: dict[str, tuple[str, str]] = {
     "o200k_base": ("openai/o200k_base.tiktoken.gz", "o200k_base (GPT-4o): 200K byte-level tokens"),
 }
 DEFAULT_PRESET = "lbpe-32k"
+
+#: name -> the models that use the vocabulary (what a person looks for in a picker)
+MODELS: dict[str, str] = {
+    "lbpe-32k": "the paper's setup, trained here",
+    "gpt2": "GPT-2",
+    "cl100k_base": "GPT-3.5 / GPT-4",
+    "o200k_base": "GPT-4o",
+}
+
+
+def preset_label(name: str) -> str:
+    """How pickers show a preset: its models, then its name.
+
+    >>> preset_label("o200k_base"), preset_label("lbpe-32k")
+    ('GPT-4o: o200k_base', "lbpe-32k (the paper's setup, trained here)")
+    """
+    if name == DEFAULT_PRESET:
+        return f"{name} ({MODELS[name]})"
+    return f"{MODELS[name]}: {name}" if name in MODELS else name
 
 
 def preset_path(name: str) -> Path:

@@ -258,19 +258,6 @@ class Tokenizer:
     def _lbpe_units(self, units: bytes | str) -> list:
         return longest_first(units, self.vocab.prefix_index, self.vocab.max_len)
 
-    def split_piece(self, piece: str, *, mode: Mode) -> list[bytes | str]:
-        """The model stage alone on one pre-token (as :meth:`pieces` gives them): its tokens
-        as vocabulary keys, bytes for byte-level vocabularies and text for character-level
-        ones (a character with no token stays one key; encoding gives it byte-fallback ids).
-
-        >>> tok = Tokenizer(Vocab({bytes([b]): b for b in range(256)} | {b"ab": 256, b"bc": 257}), "paper")
-        >>> tok.split_piece("abc", mode="bpe"), tok.split_piece("xbc", mode="lbpe")
-        ([b'ab', b'c'], [b'x', b'bc'])
-        """
-        if mode not in MODES:
-            raise LbpeError(f"mode must be 'bpe' or 'lbpe', not {mode!r}")
-        return list(self._split[mode](piece))
-
     def _lbpe_keys(self, piece: str) -> list:
         return self._by_parts(piece, self._units(piece), "lbpe", self._lbpe_units)
 
@@ -329,9 +316,13 @@ class Tokenizer:
         return out
 
     def split_piece(self, piece: str, *, mode: Mode) -> list[bytes]:
-        """The tokens (as bytes) one pre-token becomes; no cache, no pre-tokenisation.
+        """The model stage alone on one pre-token (as :meth:`pieces` gives them): its tokens as
+        bytes; no cache, no pre-tokenisation. A character without a token (character-level
+        vocabularies) comes back as its own bytes; encoding gives it byte-fallback ids.
 
-        A character without a token (character-level vocabularies) comes back as its own bytes.
+        >>> tok = Tokenizer(Vocab({bytes([b]): b for b in range(256)} | {b"ab": 256, b"bc": 257}), "paper")
+        >>> tok.split_piece("abc", mode="bpe"), tok.split_piece("xbc", mode="lbpe")
+        ([b'ab', b'c'], [b'x', b'bc'])
         """
         keys = self._split[_check_mode(mode)](piece)
         return keys if self.vocab.unit == "byte" else [k.encode("utf-8") for k in keys]
