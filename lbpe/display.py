@@ -77,6 +77,7 @@ __all__ = [
     "plotly_spec",
     "stats_rows",
     "stats_csv",
+    "CSV_HEADERS",
 ]
 
 #: Display names of the modes.
@@ -308,6 +309,7 @@ table.lbpe-metrics th:first-child, table.lbpe-metrics td:first-child { text-alig
 .dark table.lbpe-metrics th, .dark table.lbpe-metrics td { border-color: #30363d; }
 .dark .lbpe-metrics .lbpe-better { color: #3fb950; } .dark .lbpe-metrics .lbpe-worse { color: #f85149; }
 .lbpe-tok[data-s] { cursor: pointer; }
+.lbpe-plain .lbpe-tok { white-space: pre; }
 .lbpe-explain { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; font-size: 14px; }
 .lbpe-x-head { font-weight: 600; margin-bottom: .5em; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
 .lbpe-x-piece { border: 1px solid #d0d7de; border-radius: 8px; padding: .5em .7em; margin-bottom: .6em; }
@@ -410,7 +412,9 @@ def render_html(
       ``lbpe-diff``; special tokens ``lbpe-special``; text no token covers (removed by a
       normaliser) is shown struck through (``lbpe-gap``);
     * ``show_whitespace``: space, tab, CR and newline as dimmed glyphs (``·`` ``→`` ``␍``
-      ``↵``); ``show_ids``: the ids after each token, in small type;
+      ``↵``); without it the ``div`` gets ``lbpe-plain``, whose tokens never wrap inside (a
+      token that starts with a space would leave a coloured stub at a line end);
+      ``show_ids``: the ids after each token, in small type;
     * control characters are shown as their Unicode control pictures (``␀`` ...); a
       ``<wbr>`` between tokens lets long lines wrap at token boundaries;
     * ``data-s`` is the token's first character in ``text`` (a click on a token asks
@@ -458,7 +462,8 @@ def render_html(
         pos = end
     if pos < len(text):
         out.append(f'<span class="lbpe-gap" title="not covered by any token">{_escape(text[pos:], show_whitespace)}</span>')
-    return f'<div class="lbpe-tokens">{"".join(out)}</div>'
+    plain = "" if show_whitespace else " lbpe-plain"
+    return f'<div class="lbpe-tokens{plain}">{"".join(out)}</div>'
 
 
 def _quote(chars: str) -> str:
@@ -477,7 +482,7 @@ def render_pane(comparison: Comparison, mode: str, *, show_whitespace: bool = Tr
         side.segments, comparison.text, differ=comparison.differ, show_whitespace=show_whitespace, show_ids=show_ids
     )
     if ndiff:
-        body = body.replace('<div class="lbpe-tokens">', '<div class="lbpe-tokens lbpe-has-diff">', 1)
+        body = body.replace('<div class="lbpe-tokens', '<div class="lbpe-tokens lbpe-has-diff', 1)
     if not comparison.text:
         body = '<div class="lbpe-tokens"><span class="lbpe-empty-text">(no text)</span></div>'
     diff_note = f'<span class="lbpe-ndiff">{ndiff} differing span{"s" if ndiff != 1 else ""}</span>' if ndiff else ""
@@ -892,42 +897,60 @@ def stats_rows(summary: dict) -> list[list[str]]:
     return [[r.label, r.bpe, r.lbpe, r.change, r.paper, r.meaning] for r in summary_rows(summary)]
 
 
+#: The columns of :func:`stats_csv`.
+CSV_HEADERS = ["file", "vocabulary", "metric", "bpe", "lbpe", "change", "change_unit", "paper_predicts"]
+
+
 def stats_csv(summary: dict) -> str:
-    """CSV (``metric,bpe,lbpe,change,paper_predicts``; plain numbers, keys as in the JSON) of a
-    :func:`lbpe.stats.compare_json` summary: the counts and every metric, occurrences per
-    distinct token by bucket, tokens per bucket, the agreement, then tokens per exact length.
-    ``change`` is as in the JSON's ``change`` block (relative, or a difference for ratios);
-    ``share_points`` rows are percentage points; agreement rows carry their value as ``change``."""
+    """CSV of a :func:`lbpe.stats.compare_json` summary, one row per figure, every row naming
+    the file (``summary["file"]``, when there is one) and the vocabulary, so CSVs of several
+    runs can be stacked: the counts and every metric, occurrences per distinct token by bucket,
+    tokens per bucket, the agreement, then tokens per exact length.
+
+    ``change`` is in ``change_unit``: ``%`` for relative changes (lbpe / bpe - 1, as the tables
+    show them; the JSON keeps the fraction), ``difference`` (lbpe - bpe), ``percentage points``
+    for shares of tokens, ``value`` for the agreement figures (0 to 1)."""
     b, l, ch = summary["bpe"], summary["lbpe"], summary["change"]
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["metric", "bpe", "lbpe", "change", "paper_predicts"])
+    w.writerow(CSV_HEADERS)
+    where = [summary.get("file", ""), summary.get("vocab", "")]
 
     def number(value: object) -> object:
         return "" if value is None else f"{value:.9g}" if isinstance(value, float) else value
 
+    def percent(value: float | None) -> object:
+        return "" if value is None else number(100 * value)
+
+    def row(metric: str, bpe: object, lbpe: object, change: object = "", unit: str = "", paper: str = "") -> None:
+        w.writerow([*where, metric, bpe, lbpe, change, unit if change != "" else "", paper])
+
     for key in ("bytes", "chars", "words"):
-        w.writerow([key, b[key], l[key], "", ""])
+        row(key, b[key], l[key])
     for metric in CATALOGUE:
         if metric.key in b:
-            w.writerow([metric.key, number(b[metric.key]), number(l[metric.key]), number(ch.get(metric.key)),
-                        metric.paper or ""])
+            change = ch.get(metric.key)
+            if metric.change == "relative":
+                row(metric.key, number(b[metric.key]), number(l[metric.key]), percent(change), "%", metric.paper or "")
+            else:
+                row(metric.key, number(b[metric.key]), number(l[metric.key]), number(change), "difference",
+                    metric.paper or "")
     if "frequency_by_length" in b:
         for label, bv in b["frequency_by_length"].items():
             lv = l["frequency_by_length"][label]
             for field in ("mean", "median", "distinct"):
                 change = ch.get("frequency_by_length", {}).get(label) if field == "mean" else None
-                w.writerow([f"frequency_by_length {label} {field}", number(bv[field]), number(lv[field]),
-                            number(change), (_bucket_prediction(label) or "") if field == "mean" else ""])
+                row(f"frequency_by_length {label} {field}", number(bv[field]), number(lv[field]), percent(change), "%",
+                    (_bucket_prediction(label) or "") if field == "mean" else "")
     for label, points in ch["length_share_points"].items():
         bn, ln = b["length_buckets"][label], l["length_buckets"][label]
-        w.writerow([f"bucket {label}", bn, ln, f"{_ratio(ln, bn):.6f}" if bn else "", ""])
-        w.writerow([f"bucket {label} share_points", "", "", f"{points:.6f}", _bucket_prediction(label) or ""])
+        row(f"bucket {label}", bn, ln, percent(_ratio(ln, bn)) if bn else "", "%")
+        row(f"bucket {label} share", "", "", number(points), "percentage points", _bucket_prediction(label) or "")
     for metric in AGREEMENT if "agreement" in summary else ():
-        w.writerow([metric.key, "", "", number(summary["agreement"][metric.key]), ""])
+        row(metric.key, "", "", number(summary["agreement"][metric.key]), "value")
     lengths = sorted({int(k) for k in (*b["length_counts"], *l["length_counts"])})
     for n in lengths:
-        w.writerow([f"length {n}", b["length_counts"].get(str(n), 0), l["length_counts"].get(str(n), 0), "", ""])
+        row(f"length {n}", b["length_counts"].get(str(n), 0), l["length_counts"].get(str(n), 0))
     return buf.getvalue()
 
 

@@ -253,3 +253,24 @@ def test_a_link_restores_the_view(browser, server, requests):
     expect(page.get_by_role("tab", name="Train")).to_have_attribute("aria-selected", "true")
     context.close()
     assert not [u for u in requests if urlparse(u).hostname not in (None, "127.0.0.1")]
+
+
+def test_no_token_breaks_inside_without_whitespace_glyphs(browser, server):
+    """With the glyphs off, a token that starts with a space used to wrap after that space and
+    leave an empty coloured stub at the line end: every token is one box on one line now."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(server.url)
+    expect(pane(page, "lbpe")).to_be_visible()
+    text = " ".join(["internationalization", "counterrevolutionary", "misunderstandings"] * 12)
+    page.locator("#text textarea").fill(text)
+    page.locator("#show-ws input").uncheck()
+    expect(page.locator("#bpe-pane .lbpe-tokens.lbpe-plain")).to_have_count(1)
+    expect_counts(page, load_preset("lbpe-32k"), text)
+    split = page.evaluate(
+        """() => [...document.querySelectorAll('#bpe-pane .lbpe-tok, #lbpe-pane .lbpe-tok')]
+             .filter((t) => t.getClientRects().length > 1).map((t) => JSON.stringify(t.textContent))"""
+    )
+    assert page.locator("#bpe-pane .lbpe-tok").count() > 50 and split == []
+    context.close()

@@ -91,13 +91,17 @@ def test_compare_treats_special_token_strings_as_text():
 
 def test_compare_limits_and_unknown_vocabulary(limits):
     limits(text_chars=10)
-    with pytest.raises(gr.Error, match=r"11 characters.*at most 10.*LBPE_APP_MAX_TEXT_CHARS"):
-        app.compare("x" * 11, "gpt2", True, False, None)
+    # over the limit: the first 10 characters are compared, and the metrics say what was cut
+    out = app.compare("Capitals and more", "gpt2", True, False, None)
+    assert out[5]["bpe"]["ids"] == load_preset("gpt2").encode("Capitals a", mode="bpe")
+    assert "The text has 17 characters; Compare shows its first 10. The Corpus view reads whole files" in out[2]
+    assert "LBPE_APP" not in out[2]  # nothing for an end user to set
+    assert "lbpe-cut" not in app.compare("Capitals", "gpt2", True, False, None)[2]
     with pytest.raises(gr.Error, match="Unknown vocabulary 'nope'"):
         app.compare("x", "nope", True, False, None)
 
 
-def test_load_text_reads_and_removes_the_upload(tmp_path, limits):
+def test_load_text_reads_and_removes_the_upload(tmp_path, limits, monkeypatch):
     path = upload(tmp_path, "héllo\r\nworld\n".encode(), "a.txt")
     assert app.load_text(path) == ("héllo\r\nworld\n", None)
     assert not Path(path).exists()
@@ -106,8 +110,13 @@ def test_load_text_reads_and_removes_the_upload(tmp_path, limits):
         app.load_text(bad)
     assert not Path(bad).exists()
     limits(text_chars=5)
-    with pytest.raises(gr.Error, match=r"at most 5 \(set LBPE_APP_MAX_TEXT_CHARS"):
-        app.load_text(upload(tmp_path, b"123456", "long.txt"))
+    warnings = []
+    monkeypatch.setattr(app.gr, "Warning", lambda message, **_: warnings.append(message))
+    assert app.load_text(upload(tmp_path, "12345é".encode(), "long.txt")) == ("12345", None)
+    assert warnings[-1].startswith("long.txt has 6 characters; Compare shows its first 5.")
+    # a file far over the limit is read only as far as needed, without splitting a character
+    assert app.load_text(upload(tmp_path, "日本語".encode() * 1000, "big.txt")) == ("日本語日本", None)
+    assert warnings[-1].startswith("big.txt is longer than 5 characters; Compare shows its first 5.")
     with pytest.raises(gr.Error, match="Choose a .txt file"):
         app.load_text(None)
 
@@ -244,11 +253,16 @@ def test_corpus_equals_lbpe_stats_on_the_whole_file(tmp_path):
         r for r in display.stats_rows(compare_json(stats, vocab="cl100k_base", unit="byte", tok=tok)) if r[0] not in by_words
     ]
     assert list(frequency.data[1].y) == [b["mean"] or None for b in summary["lbpe"]["frequency_by_length"].values()]
-    assert f"tokens,{stats['bpe'].tokens},{stats['lbpe'].tokens}," in Path(csv_path).read_text("utf-8")
-    assert Path(json_path).name == "moby-stats.json" and Path(csv_path).name == "moby-stats.csv"
+    assert f"moby.txt,cl100k_base,tokens,{stats['bpe'].tokens},{stats['lbpe'].tokens}," in Path(csv_path).read_text("utf-8")
+    assert Path(json_path).name == "moby-cl100k_base-stats.json" and Path(csv_path).name == "moby-cl100k_base-stats.csv"
     assert f"BPE {stats['bpe'].tokens:,} tokens" in status
     assert list(figure.data[0].y) == list(display.shift_from_stats(stats["bpe"], stats["lbpe"], unit="byte").bpe_buckets)
-    assert not Path(path).exists()
+    # the file stays usable while it shows in its box: another vocabulary, same upload
+    again = app.corpus(path, "gpt2")
+    assert Path(path).exists() and again[5].startswith("moby.txt: ") and "**gpt2**" in again[5]
+    Path(path).unlink()
+    with pytest.raises(gr.Error, match="moby.txt is no longer on the server.*upload it again"):
+        app.corpus(path, "gpt2")
 
 
 def test_corpus_errors(tmp_path, limits):
@@ -275,8 +289,8 @@ def test_train_downloads_the_tokenizer_json_and_compare_uses_it(tmp_path):
     assert json.loads(Path(out).read_text("utf-8")) == json.loads(expected)
     name = state["trained"]
     assert name == "trained: 600 byte scaffold on moby.txt" and (name, name) in dropdown["choices"]
-    assert "value" not in dropdown and f"**{name}**, 600 tokens" in status
-    assert not Path(path).exists()
+    assert "value" not in dropdown and f"**{name}**, 600 tokens" in status and "(moby.txt)" in status
+    assert Path(path).exists()  # still in its box, usable for another run
     selected, tabs = app.use_trained(state)
     assert selected["value"] == name and tabs["selected"] == "compare"
     ref = lbpe.load(out)
@@ -316,13 +330,16 @@ def test_stop_ends_training_and_corpus_statistics(tmp_path):
     text = data_file("text/moby_dick.txt").read_text("utf-8")[:300_000]
     state = app.new_session()
     press = PressStop(state, 5)
-    with pytest.raises(gr.Error, match="Stopped"):
-        app.train([upload(tmp_path, text.encode(), "t.txt")], 2000, "char", False, state, progress=press)
-    assert press.calls == 5 and state["trained"] is None and state["vocabs"] == {}
+    # stopping is information, not an error: it says where, with which file and vocabulary
+    state, dropdown, out, status = app.train([upload(tmp_path, text.encode(), "t.txt")], 2000, "char", False, state,
+                                             progress=press)
+    assert press.calls == 5 and state["trained"] is None and state["vocabs"] == {} and out is None
+    assert status.startswith("Stopped at ") and "2,000-token char vocabulary on t.txt" in status
     press = PressStop(state, 2)
-    with pytest.raises(gr.Error, match="Stopped"):
-        app.corpus(upload(tmp_path, text.encode(), "c.txt"), "gpt2", state, progress=press)
-    assert press.calls == 2
+    rows, lengths, frequency, json_file, csv_file, status = app.corpus(
+        upload(tmp_path, text.encode(), "c.txt"), "gpt2", state, progress=press)
+    assert press.calls == 2 and rows == [] and lengths is frequency is json_file is csv_file is None
+    assert status.startswith("Stopped at ") and "of c.txt with **gpt2**" in status
     # the next run starts afresh
     assert app.train([upload(tmp_path, b"abc abd abe\n", "s.txt")], 260, "byte", False, state)[0]["trained"]
 

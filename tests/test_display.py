@@ -219,12 +219,16 @@ def test_stats_rows_and_csv():
     assert all(len(r) == len(display.STATS_HEADERS) for r in rows.values())
     # counts; without a tokenizer no vocabulary size or token lengths: 11 metrics; 6 buckets
     assert len(rows) == 3 + 11 + 6
-    table = list(csv.reader(io.StringIO(display.stats_csv(summary))))
-    assert table[0] == ["metric", "bpe", "lbpe", "change", "paper_predicts"]
-    by_name = {r[0]: r for r in table[1:]}
-    assert int(by_name["tokens"][1]) == stats["bpe"].tokens and int(by_name["tokens"][2]) == stats["lbpe"].tokens
+    table = list(csv.DictReader(io.StringIO(display.stats_csv({**summary, "file": "mixed.txt"}))))
+    assert list(table[0]) == display.CSV_HEADERS
+    assert {(r["file"], r["vocabulary"]) for r in table} == {("mixed.txt", "gpt2")}  # every row says what it is
+    by_name = {r["metric"]: r for r in table}
+    assert int(by_name["tokens"]["bpe"]) == stats["bpe"].tokens and int(by_name["tokens"]["lbpe"]) == stats["lbpe"].tokens
+    # relative changes in percent, as the tables show them
+    assert by_name["tokens"]["change_unit"] == "%"
+    assert float(by_name["tokens"]["change"]) == pytest.approx(100 * summary["change"]["tokens"], abs=1e-9)
     for n, count in stats["lbpe"].length_counts.items():
-        assert int(by_name[f"length {n}"][2]) == count
+        assert int(by_name[f"length {n}"]["lbpe"]) == count
 
 
 def test_every_metric_reaches_the_tables_with_its_meaning_and_the_papers_direction():
@@ -249,16 +253,21 @@ def test_every_metric_reaches_the_tables_with_its_meaning_and_the_papers_directi
             assert r.paper.endswith("\u2713") == (went == metric[r.key].paper)
             assert r.paper.endswith("\u2717") == (went is not None and went != metric[r.key].paper)
     # the CSV carries the JSON's numbers (to 9 significant digits)
-    table = {r[0]: r for r in csv.reader(io.StringIO(display.stats_csv(summary)))}
+    table = {r["metric"]: r for r in csv.DictReader(io.StringIO(display.stats_csv(summary)))}
     for m in CATALOGUE:
-        for col, mode in ((1, "bpe"), (2, "lbpe")):
-            assert float(table[m.key][col]) == pytest.approx(summary[mode][m.key], rel=1e-8)
-        assert float(table[m.key][3]) == pytest.approx(summary["change"][m.key], rel=1e-8, abs=1e-15)
+        for mode in ("bpe", "lbpe"):
+            assert float(table[m.key][mode]) == pytest.approx(summary[mode][m.key], rel=1e-8)
+        scale, unit = (100, "%") if m.change == "relative" else (1, "difference")
+        assert float(table[m.key]["change"]) == pytest.approx(scale * summary["change"][m.key], rel=1e-8, abs=1e-13)
+        assert table[m.key]["change_unit"] == unit
     for m in AGREEMENT:
-        assert float(table[m.key][3]) == pytest.approx(summary["agreement"][m.key], rel=1e-8)
+        assert float(table[m.key]["change"]) == pytest.approx(summary["agreement"][m.key], rel=1e-8)
+        assert table[m.key]["change_unit"] == "value"
     for label, bucket in summary["lbpe"]["frequency_by_length"].items():
-        assert float(table[f"frequency_by_length {label} mean"][2]) == pytest.approx(bucket["mean"], rel=1e-8)
-        assert int(table[f"frequency_by_length {label} distinct"][2]) == bucket["distinct"]
+        assert float(table[f"frequency_by_length {label} mean"]["lbpe"]) == pytest.approx(bucket["mean"], rel=1e-8)
+        assert int(table[f"frequency_by_length {label} distinct"]["lbpe"]) == bucket["distinct"]
+    for label, points in summary["change"]["length_share_points"].items():
+        assert float(table[f"bucket {label} share"]["change"]) == pytest.approx(points, rel=1e-8, abs=1e-12)
     # the Compare view's folded table has every row but the first three metrics and the counts
     c = display.compare(tok, text[:3000])
     folded = display.metrics_html(c, display.comparison_summary(tok, c))

@@ -30,6 +30,7 @@ import html
 import json
 import logging
 import os
+import re
 import secrets
 import shutil
 import sys
@@ -211,7 +212,8 @@ def _handler(fn):
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except gr.Error:
+        except gr.Error as exc:  # bad input, said in the page: nothing for the server's console
+            exc.print_exception = False
             raise
         except (ValueError, UnicodeError) as exc:  # LbpeError and VocabFormatError are ValueErrors
             raise gr.Error(str(exc), print_exception=False) from None
@@ -234,12 +236,30 @@ def _reporter(progress: Any, state: dict, desc: str):
     button was pressed (the Stop handler sets ``state["stop"]``)."""
 
     def report(fraction: float) -> None:
-        progress(min(max(fraction, 0.0), 1.0), desc=desc)
+        fraction = min(max(fraction, 0.0), 1.0)
+        progress(fraction, desc=desc)
         if state.get("stop"):
             log.info("stopped by the user while %s", desc)
-            raise gr.Error("Stopped.", print_exception=False)
+            raise Stopped(fraction)
 
     return report
+
+
+class Stopped(Exception):
+    """The session's Stop button was pressed; ``fraction`` of the work was done."""
+
+    def __init__(self, fraction: float) -> None:
+        super().__init__(f"stopped at {fraction:.0%}")
+        self.fraction = fraction
+
+
+def _kept(path: Path) -> Path:
+    """An uploaded Corpus or Train file, which stays usable for the session (Gradio deletes its
+    copies after ``LBPE_APP_FILE_TTL``)."""
+    if not path.is_file():
+        raise gr.Error(f"{path.name} is no longer on the server (uploads are kept for "
+                       f"{LIMITS.file_ttl // 60} minutes); please upload it again.")
+    return path
 
 
 # ---------------------------------------------------------------------------------------------
@@ -398,12 +418,11 @@ def compare(text: str, vocab: str = DEFAULT_PRESET, show_whitespace: bool = True
     and every metric (``"metrics"``: :func:`lbpe.stats.compare_json` of the text).
     """
     text = text or ""
-    if len(text) > LIMITS.text_chars:
-        raise gr.Error(
-            f"The text has {len(text):,} characters; Compare shows at most {LIMITS.text_chars:,} "
-            "(set LBPE_APP_MAX_TEXT_CHARS to change this). Use the Corpus view for larger files."
-        )
     tok = get_tokenizer(vocab, state)
+    cut = ""
+    if len(text) > LIMITS.text_chars:
+        cut = _cut_note(len(text))
+        text = text[: LIMITS.text_chars]
     c = display.compare(tok, text)
     stats = display.comparison_stats(tok, c)
     shift = display.shift_from_stats(stats["bpe"], stats["lbpe"], unit=c.unit)
@@ -411,7 +430,7 @@ def compare(text: str, vocab: str = DEFAULT_PRESET, show_whitespace: bool = True
     return (
         display.render_pane(c, "bpe", show_whitespace=show_whitespace, show_ids=show_ids),
         display.render_pane(c, "lbpe", show_whitespace=show_whitespace, show_ids=show_ids),
-        display.metrics_html(c, summary),
+        (f'<p class="lbpe-cut" role="status">{html.escape(cut)}</p>' if cut else "") + display.metrics_html(c, summary),
         _figure(display.plotly_spec(shift, title="Token lengths, BPE vs LBPE (labels: LBPE's change per bucket)")),
         _figure(display.frequency_spec(summary, title=FREQUENCY_TITLE)),
         {**c.to_json(), "length_shift": shift.to_json(), "metrics": summary},
@@ -488,6 +507,21 @@ def play_start(frame: Any, span: str, vocab: str = DEFAULT_PRESET, state: Any = 
     return (0 if k >= last else k), gr.Timer(active=last > 0)
 
 
+def _slug(name: str) -> str:
+    """A vocabulary name as part of a download's file name: ``upload: my.json`` -> ``upload-my.json``."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "vocabulary"
+
+
+def _cut_note(chars: int | None, name: str = "The text") -> str:
+    """What Compare left out of a text over its limit (``chars``: its length, or None when
+    only known to be longer), in characters."""
+    size = f"has {chars:,} characters" if chars is not None else f"is longer than {LIMITS.text_chars:,} characters"
+    return (
+        f"{name} {size}; Compare shows its first {LIMITS.text_chars:,}. The Corpus view reads whole files "
+        f"(up to {_mb(LIMITS.corpus_bytes)})."
+    )
+
+
 #: Title of the frequency-by-length chart.
 FREQUENCY_TITLE = "How often a token of each length occurs (labels: LBPE's change)"
 
@@ -498,16 +532,27 @@ def load_text(file: Any):
     paths = _paths(file)
     if not paths:
         raise gr.Error("Choose a .txt file to upload.")
+    path = paths[0]
+    keep = 4 * LIMITS.text_chars  # bytes enough for the characters Compare shows
     try:
-        data = _read_upload(paths[0], 4 * LIMITS.text_chars, "a text for Compare", "LBPE_APP_MAX_TEXT_CHARS")
+        size = _size(path)
+        with open(path, "rb") as f:
+            data = f.read(keep)
     finally:
         _discard(paths)
-    text = _decode(data, paths[0].name)
-    if len(text) > LIMITS.text_chars:
-        raise gr.Error(
-            f"{paths[0].name} has {len(text):,} characters; Compare shows at most {LIMITS.text_chars:,} "
-            "(set LBPE_APP_MAX_TEXT_CHARS to change this). Use the Corpus view for larger files."
-        )
+    whole = size <= keep
+    if not whole:  # cut inside the file: drop a character the cut split
+        for back in range(4):
+            try:
+                data[: len(data) - back].decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            data = data[: len(data) - back]
+            break
+    text = _decode(data, path.name)
+    if len(text) > LIMITS.text_chars or not whole:
+        gr.Warning(_cut_note(len(text) if whole else None, path.name), duration=12)
+        text = text[: LIMITS.text_chars]
     return text, None
 
 
@@ -531,24 +576,26 @@ def corpus(file: Any, vocab: str = DEFAULT_PRESET, state: Any = None, progress: 
     paths = _paths(file)
     if not paths:
         raise gr.Error("Choose a text file for the corpus statistics.")
-    try:
-        data = _read_upload(paths[0], LIMITS.corpus_bytes, "a corpus file", "LBPE_APP_MAX_CORPUS_MB")
-    finally:
-        _discard(paths)
+    data = _read_upload(_kept(paths[0]), LIMITS.corpus_bytes, "a corpus file", "LBPE_APP_MAX_CORPUS_MB")
     text = _decode(data, paths[0].name)
     tok = get_tokenizer(vocab, state)
     session = _session(state)
     session["stop"] = False
     total = max(len(text), 1)
-    report = _reporter(progress, session, "encoding with BPE and LBPE")
-    report(0.0)
+    report = _reporter(progress, session, f"{paths[0].name} with {tok.name}: encoding with BPE and LBPE")
     blocks = (data[i : i + CHUNK_BYTES] for i in range(0, len(data), CHUNK_BYTES))
     chunks = align_chunks(tok, iter_chunks(blocks, size=CHUNK_BYTES, source=paths[0].name))  # exact totals
-    stats = corpus_stats(tok, chunks, progress=lambda done: report(done / total))
+    try:
+        report(0.0)
+        stats = corpus_stats(tok, chunks, progress=lambda done: report(done / total))
+    except Stopped as stop:
+        status = (f"Stopped at {stop.fraction:.0%} of {paths[0].name} with **{tok.name}**: nothing is shown for a "
+                  "part of a file. Press Compute statistics to run it again.")
+        return [], None, None, None, None, status
     summary = compare_json(stats, vocab=tok.name, unit=tok.vocab.unit, tok=tok)
     summary["file"] = paths[0].name
     shift = display.shift_from_stats(stats["bpe"], stats["lbpe"], unit=tok.vocab.unit)
-    stem = Path(paths[0].name).stem or "corpus"
+    stem = f"{Path(paths[0].name).stem or 'corpus'}-{_slug(tok.name)}"
     json_path = _output_file(f"{stem}-stats.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     csv_path = _output_file(f"{stem}-stats.csv", display.stats_csv(summary))
     status = (
@@ -596,10 +643,13 @@ def across(text: str, file: Any = None, state: Any = None, progress: gr.Progress
         source, texts = "the Compare text", [text]
     session = _session(state)
     tokenizers = {name: get_tokenizer(name, state) for _, name in vocab_choices(session)}
-    report = _reporter(progress, session, "encoding with every vocabulary")
+    report = _reporter(progress, session, f"{source}: encoding with every vocabulary")
     session["stop"] = False
-    report(0.0)
-    summaries = across_vocabularies(tokenizers, texts, progress=lambda done, total: report(done / total))
+    try:
+        report(0.0)
+        summaries = across_vocabularies(tokenizers, texts, progress=lambda done, total: report(done / total))
+    except Stopped as stop:
+        return [], None, None, None, f"Stopped at {stop.fraction:.0%} of {source}.", None
     rows = across_rows(summaries)
     doc = {"source": source, "vocabularies": summaries}
     stem = Path(source).stem if paths else "text"
@@ -632,32 +682,35 @@ def train(files: Any, vocab_size: float = 8000, unit: str = "char", scaffold: bo
     paths = _paths(files)
     if not paths:
         raise gr.Error("Choose one or more UTF-8 text files to train on.")
-    try:
-        size = int(vocab_size or 0)
-        if unit not in ("char", "byte"):
-            raise gr.Error(f"unit must be 'char' or 'byte', not {unit!r}.")
-        if not 1 <= size <= LIMITS.train_vocab:
-            raise gr.Error(
-                f"The vocabulary size must be between 1 and {LIMITS.train_vocab:,} "
-                "(set LBPE_APP_MAX_TRAIN_VOCAB to change the maximum)."
-            )
-        total = sum(_size(p) for p in paths)
-        if total > LIMITS.train_bytes:
-            raise gr.Error(
-                f"The training files hold {_mb(total)}; the training corpus can be at most "
-                f"{_mb(LIMITS.train_bytes)} in all (set LBPE_APP_MAX_TRAIN_MB to change this)."
-            )
-        texts = [_decode(_read_upload(p, LIMITS.train_bytes, "the training corpus", "LBPE_APP_MAX_TRAIN_MB"), p.name)
-                 for p in paths]
-    finally:
-        _discard(paths)
+    size = int(vocab_size or 0)
+    if unit not in ("char", "byte"):
+        raise gr.Error(f"unit must be 'char' or 'byte', not {unit!r}.")
+    if not 1 <= size <= LIMITS.train_vocab:
+        raise gr.Error(
+            f"The vocabulary size must be between 1 and {LIMITS.train_vocab:,} "
+            "(set LBPE_APP_MAX_TRAIN_VOCAB to change the maximum)."
+        )
+    total = sum(_size(p) for p in paths)
+    if total > LIMITS.train_bytes:
+        raise gr.Error(
+            f"The training files hold {_mb(total)}; the training corpus can be at most "
+            f"{_mb(LIMITS.train_bytes)} in all (set LBPE_APP_MAX_TRAIN_MB to change this)."
+        )
+    texts = [_decode(_read_upload(_kept(p), LIMITS.train_bytes, "the training corpus", "LBPE_APP_MAX_TRAIN_MB"),
+                     p.name) for p in paths]
+    names = ", ".join(p.name for p in paths)
     state["stop"] = False
-    _reporter(progress, state, "counting pre-tokens")(0.0)
-    merging = _reporter(progress, state, "merging")
-    vocab = train_vocab(
-        texts, vocab_size=size, unit=unit, scaffold=scaffold,
-        progress=lambda done, wanted: merging(done / max(wanted, 1)),
-    )
+    try:
+        _reporter(progress, state, f"{names}: counting pre-tokens")(0.0)
+        merging = _reporter(progress, state, f"{names}: merging")
+        vocab = train_vocab(
+            texts, vocab_size=size, unit=unit, scaffold=scaffold,
+            progress=lambda done, wanted: merging(done / max(wanted, 1)),
+        )
+    except Stopped as stop:
+        status = (f"Stopped at {stop.fraction:.0%} of training a {size:,}-token {unit} vocabulary on {names}; "
+                  "nothing was kept. Press Train to start again.")
+        return state, gr.update(), None, status
     corpus_name = paths[0].name if len(paths) == 1 else f"{len(paths)} files"
     kind = f"{size} {unit}{' scaffold' if scaffold else ''}"
     path = _output_file(f"tokenizer-{size}-{unit}{'-scaffold' if scaffold else ''}.json", b"")
@@ -667,7 +720,8 @@ def train(files: Any, vocab_size: float = 8000, unit: str = "char", scaffold: bo
     state["trained"] = name
     made = len(vocab) - len(vocab.scaffold)
     extra = f" + {len(vocab.scaffold):,} scaffold tokens" if vocab.scaffold else ""
-    status = f"Done: **{name}**, {made:,} tokens{extra} from {total:,} bytes. Download it below, or use it in Compare."
+    status = (f"Done: **{name}**, {made:,} tokens{extra} from {total:,} bytes ({names}). "
+              "Download it below, or use it in Compare.")
     return state, gr.update(choices=vocab_choices(state)), path, status
 
 
@@ -775,6 +829,8 @@ APP_CSS = display.CSS + """
 .lbpe-panes { gap: 12px; }
 .lbpe-hidden { display: none !important; }
 #link-note:has(.lbpe-link-note:empty) { display: none; }
+#corpus-status, #train-status, #across-status { min-height: 2.8em; }
+.lbpe-cut { margin: 0 0 .5em; padding: .4em .6em; border-left: 3px solid #e8590c; background: #fff4e6; }
 .lbpe-copy-link { align-self: flex-end; }
 /* phones: the text box and the two panes first (the examples and the Explain view follow them) */
 @media (max-width: 640px) {
@@ -902,8 +958,8 @@ def build() -> gr.Blocks:
                                          max_length=MAX_EXPLAIN_CHARS, elem_id="explain-text")
                 with gr.Row(equal_height=False):
                     text = gr.Textbox(
-                        DEFAULT_TEXT, lines=7, max_lines=20, label="Text", scale=3, max_length=LIMITS.text_chars,
-                        elem_id="text", info=f"at most {LIMITS.text_chars:,} characters",
+                        DEFAULT_TEXT, lines=7, max_lines=20, label="Text", scale=3, elem_id="text",
+                        info=f"Compare shows up to {LIMITS.text_chars:,} characters (the Corpus view reads whole files)",
                     )
                     with gr.Column(scale=1, min_width=220, elem_classes="lbpe-text-side"):
                         show_ws = gr.Checkbox(True, label="Show whitespace (· → ↵)", elem_id="show-ws")
@@ -962,7 +1018,8 @@ def build() -> gr.Blocks:
                     with gr.Column(scale=1, min_width=180):
                         corpus_btn = gr.Button("Compute statistics", variant="primary", elem_id="corpus-run")
                         corpus_stop = gr.Button("Stop", variant="stop", elem_id="corpus-stop")
-                corpus_status = gr.Markdown("", label="Corpus status", elem_id="corpus-status")
+                corpus_status = gr.Markdown("Choose a text file, then press Compute statistics.", label="Corpus status",
+                                            elem_id="corpus-status")
                 corpus_table = gr.Dataframe(label="Statistics", headers=STATS_HEADERS, datatype="str", interactive=False, wrap=True,
                                             max_height=800, elem_id="corpus-table")
                 with gr.Row(equal_height=False):
@@ -1011,7 +1068,8 @@ def build() -> gr.Blocks:
                 with gr.Row():
                     train_btn = gr.Button("Train", variant="primary", elem_id="train-run")
                     train_stop = gr.Button("Stop", variant="stop", elem_id="train-stop")
-                train_status = gr.Markdown("", label="Training status", elem_id="train-status")
+                train_status = gr.Markdown("Choose text files, then press Train.", label="Training status",
+                                           elem_id="train-status")
                 with gr.Row(equal_height=False):
                     train_out = gr.File(label="tokenizer.json", interactive=False, elem_id="train-download")
                     use_btn = gr.Button("Use it in Compare", elem_id="train-use")
@@ -1027,17 +1085,25 @@ def build() -> gr.Blocks:
                                       api_name="upload_vocab", show_progress="hidden")
         # a rejected file leaves the box too, or the next upload would send it again with the new one
         uploaded.failure(lambda: None, None, vocab_files, queue=False, api_visibility="private")
-        run = corpus_btn.click(corpus, [corpus_file, vocab, state],
-                               [corpus_table, corpus_plot, corpus_frequency, corpus_json, corpus_csv, corpus_status],
-                               api_name="corpus_stats", concurrency_limit=1, show_progress_on=corpus_status)
-        corpus_stop.click(stop, state, None, cancels=[run], api_name="stop_corpus", queue=False)
-        across_btn.click(across, [text, across_file, state],
-                         [across_table, across_plot, across_json, across_csv, across_status, across_file],
-                         api_name="across_vocabularies", concurrency_limit=1, show_progress_on=across_status)
-        trained = train_btn.click(train, [train_files, train_size, train_unit, train_scaffold, state],
-                                  [state, vocab, train_out, train_status], api_name="train", concurrency_limit=1,
-                                  show_progress_on=train_status)
-        train_stop.click(stop, state, None, cancels=[trained], api_name="stop_train", queue=False)
+        busy, free = (lambda: gr.update(interactive=False)), (lambda: gr.update(interactive=True))
+        corpus_btn.click(busy, None, corpus_btn, queue=False, api_visibility="private").then(
+            corpus, [corpus_file, vocab, state],
+            [corpus_table, corpus_plot, corpus_frequency, corpus_json, corpus_csv, corpus_status],
+            api_name="corpus_stats", concurrency_limit=1, show_progress_on=corpus_status,
+        ).then(free, None, corpus_btn, queue=False, api_visibility="private")
+        # Stop asks the running job to end at its next progress step; it then says where it stopped
+        corpus_stop.click(stop, state, None, api_name="stop_corpus", queue=False)
+        across_btn.click(busy, None, across_btn, queue=False, api_visibility="private").then(
+            across, [text, across_file, state],
+            [across_table, across_plot, across_json, across_csv, across_status, across_file],
+            api_name="across_vocabularies", concurrency_limit=1, show_progress_on=across_status,
+        ).then(free, None, across_btn, queue=False, api_visibility="private")
+        train_btn.click(busy, None, train_btn, queue=False, api_visibility="private").then(
+            train, [train_files, train_size, train_unit, train_scaffold, state],
+            [state, vocab, train_out, train_status], api_name="train", concurrency_limit=1,
+            show_progress_on=train_status,
+        ).then(free, None, train_btn, queue=False, api_visibility="private")
+        train_stop.click(stop, state, None, api_name="stop_train", queue=False)
         use_btn.click(use_trained, state, [vocab, tabs], api_name="use_trained")
         vocab.change(describe_vocab, [vocab, state], vocab_status, api_name="describe_vocab", show_progress="hidden")
         gr.on([explain_box.change, vocab.change], explain, [explain_box, vocab, gr.State(None), state],
@@ -1099,7 +1165,15 @@ def main(argv: list[str] | None = None) -> None:
     if user_regex.engine() != "regex":
         log.warning("the regex package is not installed: patterns from uploaded vocabulary files run without a time "
                     "limit; install the app's dependencies (pip install lbpe[app]) on a shared server")
-    launch(args.host, args.port)
+    try:
+        launch(args.host, args.port)
+    except OSError as exc:
+        if "port" not in str(exc).lower() and getattr(exc, "errno", None) != 98:
+            raise
+        port = args.port or os.environ.get("GRADIO_SERVER_PORT", "7860")
+        print(f"the lbpe playground could not start: port {port} is taken (another server is listening there); "
+              "stop it, or choose another port: lbpe serve --port 7861", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 // first visit, the page (Python included) works with the network off.
 // `lbpe build-web` replaces the marker below with BUILD (a hash of the site's files) and
 // PRECACHE (every file of the site, as URLs relative to this script).
-const BUILD = "7a7e800478d96ef5";
+const BUILD = "af29936bc4a52f34";
 const PRECACHE = [
  "./",
  "app.js",
