@@ -414,8 +414,9 @@ def compare(text: str, vocab: str = DEFAULT_PRESET, show_whitespace: bool = True
     """Both segmentations of ``text`` with ``vocab``.
 
     Returns ``(BPE pane HTML, LBPE pane HTML, metrics HTML, token-length figure, frequency
-    figure, details JSON)``; the details hold the ids, the differing ranges, the length shift
-    and every metric (``"metrics"``: :func:`lbpe.stats.compare_json` of the text).
+    figure, details JSON, list of differences HTML)``; the details hold the ids, the differing
+    ranges, the length shift and every metric (``"metrics"``: :func:`lbpe.stats.compare_json` of
+    the text).
     """
     text = text or ""
     tok = get_tokenizer(vocab, state)
@@ -434,6 +435,7 @@ def compare(text: str, vocab: str = DEFAULT_PRESET, show_whitespace: bool = True
         _figure(display.plotly_spec(shift, title="Token lengths, BPE vs LBPE (labels: LBPE's change per bucket)")),
         _figure(display.frequency_spec(summary, title=FREQUENCY_TITLE)),
         {**c.to_json(), "length_shift": shift.to_json(), "metrics": summary},
+        display.differences_html(c),
     )
 
 
@@ -473,6 +475,20 @@ def explain_click(text: str, at: str, vocab: str = DEFAULT_PRESET, state: Any = 
     c = display.compare(get_tokenizer(vocab, state), text)
     a, b = pick_span(text, offset, c.differ)
     return text[a:b]
+
+
+@_handler
+def decode_ids(ids: str, vocab: str = DEFAULT_PRESET, state: Any = None) -> str:
+    """Token ids pasted as text (spaces, commas, or a ``[...]`` list), decoded with ``vocab``:
+    the text and each id as a token (HTML)."""
+    return display.decode_html(get_tokenizer(vocab, state), display.parse_ids(ids))
+
+
+def ids_text(details: Any) -> tuple[str, str]:
+    """The BPE and LBPE ids of the last comparison, space-separated, for the copy boxes."""
+    if not isinstance(details, dict) or "bpe" not in details:
+        return "", ""
+    return " ".join(map(str, details["bpe"]["ids"])), " ".join(map(str, details["lbpe"]["ids"]))
 
 
 def _frames(span: str, vocab: str, state: Any) -> int:
@@ -846,8 +862,7 @@ APP_CSS = display.CSS + """
 #: The page's script (Gradio ``js``): a click on a token of either pane asks the server which
 #: span to explain (``explain_click``) through the hidden ``#explain-at`` box, then scrolls to
 #: the Explain view.
-APP_JS = """
-() => {
+APP_JS = "() => {\n" + (Path(lbpe.__file__).parent / "panes.js").read_text("utf-8") + """
   // the view's state in the URL query (see app.link_state); uploaded files never go in a link
   window.lbpeLink = (changes) => {
     const url = new URL(location.href);
@@ -971,6 +986,18 @@ def build() -> gr.Blocks:
                         bpe_html = gr.HTML(initial[0], label="BPE segmentation", elem_id="bpe-pane")
                     with gr.Column(min_width=320):
                         lbpe_html = gr.HTML(initial[1], label="LBPE segmentation", elem_id="lbpe-pane")
+                differences = gr.HTML(initial[6], label="Differences", elem_id="differences")
+                with gr.Accordion("Token ids: copy them, or decode ids you paste", open=False, elem_id="ids-box"):
+                    with gr.Row(equal_height=False):
+                        bpe_ids = gr.Textbox(ids_text(initial[5])[0], label="BPE ids", lines=3, max_lines=8,
+                                             buttons=["copy"], elem_id="bpe-ids")
+                        lbpe_ids = gr.Textbox(ids_text(initial[5])[1], label="LBPE ids", lines=3, max_lines=8,
+                                              buttons=["copy"], elem_id="lbpe-ids")
+                    with gr.Row(equal_height=True):
+                        pasted_ids = gr.Textbox("", label="Ids to decode (spaces, commas or a [list])", scale=4,
+                                                elem_id="decode-input")
+                        decode_btn = gr.Button("Decode", scale=0, min_width=100, elem_id="decode-run")
+                    decoded = gr.HTML("", elem_id="decoded")
                 gr.Examples(
                     [[e.text, e.vocabulary, e.explain] for e in EXAMPLES], [text, vocab, explain_box],
                     label="Examples (each with a vocabulary where BPE and LBPE split it differently)",
@@ -1077,7 +1104,8 @@ def build() -> gr.Blocks:
 
         gr.on(
             [text.change, vocab.change, show_ws.change, show_ids.change],
-            compare, [text, vocab, show_ws, show_ids, state], [bpe_html, lbpe_html, metrics, plot, frequency_plot, details],
+            compare, [text, vocab, show_ws, show_ids, state],
+            [bpe_html, lbpe_html, metrics, plot, frequency_plot, details, differences],
             api_name="compare", trigger_mode="always_last", show_progress="minimal", concurrency_limit=4,
         )
         text_file.upload(load_text, text_file, [text, text_file], api_name="load_text", show_progress="hidden")
@@ -1118,6 +1146,9 @@ def build() -> gr.Blocks:
                            api_visibility="private", show_progress="hidden")
         explain_timer.tick(play_step, [explain_step, explain_box, vocab, state], [explain_step, explain_timer],
                            api_visibility="private", show_progress="hidden")
+        details.change(ids_text, details, [bpe_ids, lbpe_ids], api_visibility="private", show_progress="hidden")
+        gr.on([decode_btn.click, pasted_ids.submit], decode_ids, [pasted_ids, vocab, state], decoded,
+              api_name="decode_ids", show_progress="hidden")
         # the view's state in the URL (browser only), restored when a link is opened
         gr.on([text.change, vocab.change, show_ws.change, show_ids.change, explain_box.change], None,
               [text, vocab, show_ws, show_ids, explain_box], None, js=LINK_JS, api_visibility="private", queue=False)

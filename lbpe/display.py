@@ -44,11 +44,12 @@ import html
 import io
 import math
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from lbpe.errors import LbpeError
 from lbpe.metrics import AGREEMENT, CATALOGUE, RENYI_POWER, Metric, predicted
 from lbpe.stats import (
     BUCKETS, LONG_TOKEN, PerToken, Stats, bucket_label, compare_json, count_words, text_agreement, token_lengths,
@@ -63,6 +64,11 @@ __all__ = [
     "Comparison",
     "compare",
     "differing_spans",
+    "Difference",
+    "differences",
+    "differences_html",
+    "parse_ids",
+    "decode_html",
     "render_html",
     "render_pane",
     "metrics_html",
@@ -252,6 +258,75 @@ def differing_spans(a: Sequence[Segment], b: Sequence[Segment]) -> tuple[tuple[i
     )
 
 
+@dataclass(frozen=True)
+class Difference:
+    """One differing span: its characters and each side's tokens over it."""
+
+    start: int
+    end: int
+    text: str
+    bpe: tuple[str, ...]
+    lbpe: tuple[str, ...]
+
+    @property
+    def change(self) -> int:
+        """LBPE tokens minus BPE tokens over the span."""
+        return len(self.lbpe) - len(self.bpe)
+
+
+def differences(comparison: Comparison) -> list[Difference]:
+    """Each differing span of ``comparison`` with the tokens each side puts over it, in text
+    order (a token is listed with the span it starts in).
+
+    >>> from lbpe.vocab import Vocab
+    >>> tokens = {bytes([b]): b for b in range(256)} | {b"aa": 256, b"bb": 257, b"bbb": 258, b"ab": 259, b"aab": 260}
+    >>> d = differences(compare(Tokenizer(Vocab(tokens), "paper"), "aabbb x"))
+    >>> [(x.text, x.bpe, x.lbpe, x.change) for x in d]
+    [('aabbb', ('aa', 'bbb'), ('aab', 'bb'), 0)]
+    """
+    out = []
+    sides = [comparison.bpe.segments, comparison.lbpe.segments]
+    starts = [[seg.start for seg in segs] for segs in sides]
+    for a, b in comparison.differ:
+        labels = []
+        for segs, first in zip(sides, starts):
+            i, j = bisect_left(first, a), bisect_left(first, b)
+            labels.append(tuple(segs[k].label for k in range(i, j)))
+        out.append(Difference(a, b, comparison.text[a:b], labels[0], labels[1]))
+    return out
+
+
+#: Differences listed by :func:`differences_html` (the count says how many more there are).
+MAX_LISTED_DIFFERENCES = 1000
+
+
+def differences_html(comparison: Comparison) -> str:
+    """The list of differences (``<details class="lbpe-diffs">``): per span its text, BPE's
+    tokens -> LBPE's tokens and the change in tokens, as buttons that ``lbpe/panes.js`` turns
+    into "scroll both panes there"; empty when the two agree."""
+    diffs = differences(comparison)
+    if not diffs:
+        return ""
+    change = sum(d.change for d in diffs)
+    items = []
+    for d in diffs[:MAX_LISTED_DIFFERENCES]:
+        bpe = "|".join(_escape(t, True) for t in d.bpe)
+        lbpe = "|".join(_escape(t, True) for t in d.lbpe)
+        items.append(
+            f'<li><button type="button" class="lbpe-jump" data-s="{d.start}" data-e="{d.end}" '
+            f'title="show it in both panes">{bpe} → {lbpe}<span class="lbpe-delta">{d.change:+d}</span></button></li>'
+        )
+    more = len(diffs) - MAX_LISTED_DIFFERENCES
+    if more > 0:
+        items.append(f"<li>… and {more:,} more</li>")
+    n = len(diffs)
+    return (
+        f'<details class="lbpe-diffs" open><summary>{n:,} differing span{"s" if n != 1 else ""}: '
+        f"LBPE {change:+,d} tokens over them (click one to see it in both panes)</summary>"
+        f'<ol>{"".join(items)}</ol></details>'
+    )
+
+
 # ---------------------------------------------------------------------------------------------
 # HTML
 # ---------------------------------------------------------------------------------------------
@@ -310,6 +385,20 @@ table.lbpe-metrics th:first-child, table.lbpe-metrics td:first-child { text-alig
 .dark .lbpe-metrics .lbpe-better { color: #3fb950; } .dark .lbpe-metrics .lbpe-worse { color: #f85149; }
 .lbpe-tok[data-s] { cursor: pointer; }
 .lbpe-plain .lbpe-tok { white-space: pre; }
+.lbpe-tokens { position: relative; }
+.lbpe-tok.lbpe-lit { outline: 2px solid #e8590c; outline-offset: 0; opacity: 1 !important; }
+.lbpe-card { position: absolute; z-index: 1000; max-width: 22em; white-space: pre-wrap; pointer-events: none;
+  font: 13px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace;
+  background: #1f2328; color: #f6f8fa; padding: .45em .6em; border-radius: 6px; box-shadow: 0 4px 14px rgba(0,0,0,.25); }
+.lbpe-diffs { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; font-size: 14px; margin: .4em 0; }
+.lbpe-diffs > summary { cursor: pointer; font-weight: 600; }
+.lbpe-diffs ol { margin: .4em 0 0; padding-left: 2.2em; max-height: 16em; overflow-y: auto; }
+.lbpe-jump { all: unset; cursor: pointer; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+  font-size: 13px; }
+.lbpe-decoded-text { white-space: pre-wrap; overflow-wrap: anywhere; margin: .3em 0 .5em; padding: .4em .6em;
+  background: #f6f8fa; border-radius: 6px; font-size: 14px; }
+.lbpe-jump:hover, .lbpe-jump:focus-visible { text-decoration: underline; outline: none; }
+.lbpe-jump .lbpe-delta { font-family: system-ui, sans-serif; color: #57606a; margin-left: .5em; }
 .lbpe-explain { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; font-size: 14px; }
 .lbpe-x-head { font-weight: 600; margin-bottom: .5em; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
 .lbpe-x-piece { border: 1px solid #d0d7de; border-radius: 8px; padding: .5em .7em; margin-bottom: .6em; }
@@ -417,13 +506,14 @@ def render_html(
       ``show_ids``: the ids after each token, in small type;
     * control characters are shown as their Unicode control pictures (``␀`` ...); a
       ``<wbr>`` between tokens lets long lines wrap at token boundaries;
-    * ``data-s`` is the token's first character in ``text`` (a click on a token asks
-      :func:`lbpe.explain.pick_span` what to explain).
+    * ``data-s`` / ``data-e`` are the token's character range in ``text`` (a click on a
+      token asks :func:`lbpe.explain.pick_span` what to explain; ``lbpe/panes.js`` lights the
+      tokens of both panes that cover the same characters).
 
     >>> render_html([Segment(7, 0, 2, b"hi")], "hi!")
-    '<div class="lbpe-tokens"><span class="lbpe-tok lbpe-c0" data-s="0" title="#7  &quot;hi&quot;">hi</span><wbr><span class="lbpe-gap" title="not covered by any token">!</span></div>'
+    '<div class="lbpe-tokens"><span class="lbpe-tok lbpe-c0" data-s="0" data-e="2" title="#7  &quot;hi&quot;">hi</span><wbr><span class="lbpe-gap" title="not covered by any token">!</span></div>'
     >>> print(render_html([Segment(5, 0, 1, b"\\xc3", partial=True), Segment(6, 0, 1, b"\\xa9", partial=True)], "é"))
-    <div class="lbpe-tokens"><span class="lbpe-tok lbpe-c0 lbpe-bytes" data-s="0" title="2 tokens for &quot;é&quot;&#10;#5  \\xc3&#10;#6  \\xa9">é</span><wbr></div>
+    <div class="lbpe-tokens"><span class="lbpe-tok lbpe-c0 lbpe-bytes" data-s="0" data-e="1" title="2 tokens for &quot;é&quot;&#10;#5  \\xc3&#10;#6  \\xa9">é</span><wbr></div>
     """
     ranges = sorted(differ)
     range_starts = [r[0] for r in ranges]
@@ -458,12 +548,52 @@ def render_html(
         if show_ids:
             body += f'<span class="lbpe-id">{" ".join(str(s.id) for s in group)}</span>'
         title = html.escape("\n".join(lines), quote=True).replace("\n", "&#10;")
-        out.append(f'<span class="{" ".join(classes)}" data-s="{start}" title="{title}">{body}</span><wbr>')
+        out.append(f'<span class="{" ".join(classes)}" data-s="{start}" data-e="{end}" title="{title}">{body}</span><wbr>')
         pos = end
     if pos < len(text):
         out.append(f'<span class="lbpe-gap" title="not covered by any token">{_escape(text[pos:], show_whitespace)}</span>')
     plain = "" if show_whitespace else " lbpe-plain"
     return f'<div class="lbpe-tokens{plain}">{"".join(out)}</div>'
+
+
+def parse_ids(text: str) -> list[int]:
+    """Token ids pasted as text: numbers separated by spaces, commas or line breaks, optionally
+    inside ``[...]`` (a Python or JSON list).
+
+    >>> parse_ids("[15496, 995]"), parse_ids("15496, 995 ")
+    ([15496, 995], [15496, 995])
+    """
+    body = (text or "").strip()
+    if body.startswith("[") and body.endswith("]"):
+        body = body[1:-1]
+    parts = [p for p in re.split(r"[\s,]+", body) if p]
+    if not parts:
+        raise LbpeError("paste token ids to decode: numbers separated by spaces or commas, e.g. 15496 995")
+    bad = next((p for p in parts if not p.isdigit()), None)
+    if bad is not None:
+        raise LbpeError(f"{bad[:20]!r} is not a token id; ids are whole numbers such as 15496, separated by spaces or commas")
+    return [int(p) for p in parts]
+
+
+def decode_html(tok: Tokenizer, ids: Sequence[int], *, show_whitespace: bool = True) -> str:
+    """Pasted ids decoded: the text (the vocabulary's own decoder, bytes joined first, so a
+    character split over tokens is whole) and each id as a token box, as the panes show them.
+    An id the vocabulary lacks is an error that names it."""
+    raws = [tok.decode_bytes([i]) for i in ids]  # an id the vocabulary lacks is named here
+    text = tok.decode(ids)
+    boxes = []
+    for k, (i, raw) in enumerate(zip(ids, raws)):
+        seg = Segment(i, 0, 0, raw)
+        spelled = _token_spelling(seg)
+        shown = _escape(raw.decode("utf-8", "backslashreplace"), show_whitespace)
+        title = html.escape(f"#{i}  {spelled}", quote=True)
+        boxes.append(f'<span class="lbpe-tok lbpe-c{k % PALETTE_SIZE}" title="{title}">{shown}</span><wbr>')
+    return (
+        f'<div class="lbpe-decoded"><div class="lbpe-head"><span class="lbpe-count">{len(ids):,} '
+        f'id{"s" if len(ids) != 1 else ""} decode to {len(text):,} characters:</span></div>'
+        f'<pre class="lbpe-decoded-text">{html.escape(text)}</pre>'
+        f'<div class="lbpe-tokens">{"".join(boxes)}</div></div>'
+    )
 
 
 def _quote(chars: str) -> str:

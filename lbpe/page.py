@@ -30,7 +30,7 @@ from lbpe.tokenizer import MODES, Tokenizer
 
 __all__ = [
     "preset_target", "use_preset", "use_file", "compare", "across", "encode", "bench", "css", "MAX_RENDER_CHARS",
-    "examples", "explain", "explain_at",
+    "examples", "explain", "explain_at", "decode",
 ]
 
 #: Longer texts are counted in full but drawn only up to here (tens of thousands of spans
@@ -148,7 +148,7 @@ def _shown_part(text: str) -> str:
 def compare(text: str, show_whitespace: bool = True, show_ids: bool = False) -> str:
     """Everything the page shows for ``text``, from :mod:`lbpe.display` (as the Gradio app):
 
-    ``{"chars", "bytes", "shown_chars", "panes": {mode: HTML}, "metrics": HTML,
+    ``{"chars", "bytes", "shown_chars", "panes": {mode: HTML}, "metrics": HTML, "differences": HTML,
     "figure": token-length figure, "frequency_figure": frequency-by-length figure,
     "summary": Comparison.to_json() (counts, ids, differing spans), "stats": compare_json of
     the text (every metric), "whole": {mode: tokens} | None}``. A text over :data:`MAX_RENDER_CHARS` characters is
@@ -169,6 +169,7 @@ def compare(text: str, show_whitespace: bool = True, show_ids: bool = False) -> 
             for mode in MODES
         },
         "metrics": display.metrics_html(comparison, summary),
+        "differences": display.differences_html(comparison),
         "figure": display.plotly_spec(display.shift_from_stats(stats["bpe"], stats["lbpe"], unit=comparison.unit),
                                       height=460),
         "frequency_figure": display.frequency_spec(summary, height=380),
@@ -228,3 +229,9 @@ def explain_at(text: str, offset: int) -> str:
         differ = display.compare(tok, shown).differ
     a, b = pick_span(shown, int(offset), differ)  # type: ignore[arg-type]
     return json.dumps({"start": a, "end": b, "span": shown[a:b]})
+
+
+def decode(ids: str) -> str:
+    """Token ids pasted as text, decoded with the current vocabulary: ``{"html"}`` (the text and
+    each id as a token, :func:`lbpe.display.decode_html`)."""
+    return json.dumps({"html": display.decode_html(_tok(), display.parse_ids(ids))})

@@ -6,6 +6,8 @@ with the network off::
 
     index.html  app.js  worker.js  style.css  sw.js   the page (from static/; sw.js gets the
                                                        precache list and a content hash)
+    panes.js                                           links the two panes (lbpe/panes.js, which
+                                                       the Gradio app loads too)
     site.json                                          wheel name, presets, versions (for app.js)
     pyodide/    pyodide.mjs  pyodide.asm.mjs  pyodide.asm.wasm  python_stdlib.zip
                 pyodide-lock.json                      Pyodide's core, from node_modules (npm ci)
@@ -273,6 +275,7 @@ def build_site(out: Path, *, root: Path | None = None, space: Path | None = None
 
     for name in STATIC_FILES:
         _write(out / name, src.read(f"static/{name}"))
+    _write(out / "panes.js", src.read("lbpe/panes.js"))  # shared with the Gradio app
     for name in PYODIDE_FILES:
         _copy(_npm_file(node_modules, "pyodide", name), out / "pyodide" / name)
     _copy(_npm_file(node_modules, "plotly.js-dist-min", "plotly.min.js"), out / "plotly" / "plotly.min.js")

@@ -200,6 +200,7 @@ function render(result) {
     $(`.ids[data-mode="${mode}"]`).textContent = summary[mode].ids.join(" ");
   }
   $("#metrics").innerHTML = result.metrics;
+  $("#differences").innerHTML = result.differences;
   let info = `${number.format(result.chars)} characters, ${number.format(result.bytes)} bytes`;
   if (result.whole) {
     const { bpe, lbpe } = result.whole;
@@ -546,6 +547,32 @@ function wire(presets) {
     });
   }
   ui.acrossRun.addEventListener("click", runAcross);
+  const runDecode = async () => {
+    try {
+      const result = JSON.parse(await call("decode", { ids: $("#decode-input").value }));
+      $("#decoded").innerHTML = result.html;
+    } catch (error) {
+      $("#decoded").innerHTML = "";
+      const p = document.createElement("p");
+      p.className = "error";
+      p.textContent = `Could not decode: ${error.message}`;
+      $("#decoded").append(p);
+    }
+  };
+  $("#decode-run").addEventListener("click", runDecode);
+  $("#decode-input").addEventListener("keydown", (event) => { if (event.key === "Enter") runDecode(); });
+  for (const button of document.querySelectorAll(".copy-ids")) {
+    button.addEventListener("click", async () => {
+      const ids = $(`.ids[data-mode="${button.dataset.mode}"]`).textContent;
+      try {
+        await navigator.clipboard.writeText(ids);
+        button.textContent = "Copied";
+      } catch {
+        window.prompt("Copy these ids", ids);
+      }
+      setTimeout(() => { button.textContent = "Copy"; }, 1500);
+    });
+  }
   for (const el of document.querySelectorAll(".pane")) el.addEventListener("click", explainClick);
   let explainTimer = null;
   $("#explain-text").addEventListener("input", () => {
@@ -602,7 +629,8 @@ function wire(presets) {
 }
 
 function enableControls() {
-  const controls = ".controls [disabled], #text, #across-run, #explain-text, #explain-prev, #explain-next, #explain-play";
+  const controls = ".controls [disabled], #text, #across-run, #explain-text, #explain-prev, #explain-next, " +
+    "#explain-play, #decode-input, #decode-run";
   for (const el of document.querySelectorAll(controls)) el.disabled = false;
 }
 

@@ -124,6 +124,7 @@ const handlers = {
   across: ({ text }) => across(text),
   explain: ({ span, frame }) => page.explain(span, frame),
   explain_at: ({ text, offset }) => page.explain_at(text, offset),
+  decode: ({ ids }) => page.decode(ids),
   encode: ({ text, mode }) => page.encode(text, mode),
   bench: ({ text, mode, repeat }) => page.bench(text, mode, repeat),
 };

@@ -16,6 +16,7 @@ from playwright.sync_api import expect, sync_playwright
 from lbpe import display
 from lbpe.presets import PRESETS, load_preset
 from tests.app_support import ROOT, running_server
+from tests.conftest import english_text
 
 ARTIFACTS = ROOT / "artifacts"
 TEXT = (
@@ -273,4 +274,58 @@ def test_no_token_breaks_inside_without_whitespace_glyphs(browser, server):
              .filter((t) => t.getClientRects().length > 1).map((t) => JSON.stringify(t.textContent))"""
     )
     assert page.locator("#bpe-pane .lbpe-tok").count() > 50 and split == []
+    context.close()
+
+
+def test_the_list_of_differences_and_the_linked_panes(browser, server, requests):
+    """Each differing span is listed as BPE tokens -> LBPE tokens with its change; a click on
+    one scrolls both panes to it and lights it in both; hovering a token lights the tokens of
+    the other pane over the same characters and shows a card with its id; scrolling one pane
+    scrolls the other to the same place in the text."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.on("request", lambda r: requests.append(r.url))
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(server.url)
+    expect(pane(page, "lbpe")).to_be_visible()
+    tok = load_preset("lbpe-32k")
+    text = english_text(0)[20_000:40_000]
+    page.locator("#text textarea").fill(text)
+    c = expect_counts(page, tok, text)
+    diffs = display.differences(c)
+    items = page.locator("#differences .lbpe-jump")
+    expect(items).to_have_count(len(diffs))
+    expect(page.locator("#differences summary")).to_contain_text(f"{len(diffs):,} differing spans")
+    # the last difference: far down both panes
+    last = diffs[-1]
+    items.nth(len(diffs) - 1).click()
+    for mode, side in (("bpe", last.bpe), ("lbpe", last.lbpe)):
+        lit = page.locator(f"#{mode}-pane .lbpe-tok.lbpe-lit")
+        expect(lit).to_have_count(len(side))
+        assert page.evaluate(
+            """(mode) => { const box = document.querySelector(`#${mode}-pane .lbpe-tokens`);
+                 const t = box.querySelector('.lbpe-lit').getBoundingClientRect(), b = box.getBoundingClientRect();
+                 return box.scrollTop > 0 && t.top >= b.top && t.bottom <= b.bottom; }""",
+            mode,
+        ), f"{mode}: the span is not scrolled into view"
+    # hover: a card with the id, and the other pane's tokens over the same characters lit
+    seg = next(s for s in c.lbpe.segments if s.start >= c.differ[0][0])
+    token = page.locator(f'#lbpe-pane .lbpe-tok[data-s="{seg.start}"]')
+    token.scroll_into_view_if_needed()
+    token.hover()
+    expect(page.locator(".lbpe-card")).to_be_visible()
+    expect(page.locator(".lbpe-card")).to_contain_text(f"#{seg.id}")
+    under = [s for s in c.bpe.segments if s.start < seg.end and s.end > seg.start]
+    expect(page.locator("#bpe-pane .lbpe-tok.lbpe-lit")).to_have_count(len(under))
+    # synced scrolling: the BPE pane follows the LBPE pane to the same character
+    page.evaluate("() => { const b = document.querySelector('#lbpe-pane .lbpe-tokens'); b.scrollTop = b.scrollHeight / 2; }")
+    page.wait_for_timeout(300)
+    shown = page.evaluate(
+        """() => ['bpe', 'lbpe'].map((m) => { const box = document.querySelector(`#${m}-pane .lbpe-tokens`);
+             const top = [...box.querySelectorAll('.lbpe-tok')].find((t) => t.offsetTop + t.offsetHeight > box.scrollTop);
+             return Number(top.dataset.s); })"""
+    )
+    assert abs(shown[0] - shown[1]) < 200, shown  # within a line or two of text
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "app_differences.png"))
     context.close()

@@ -54,7 +54,7 @@ def limits(monkeypatch):
 @pytest.mark.parametrize("name", list(PRESETS))
 def test_compare_equals_lbpe_called_directly(name):
     tok = load_preset(name)
-    bpe_html, lbpe_html, metrics, figure, frequency, details = app.compare(TEXT, name, True, False, None)
+    bpe_html, lbpe_html, metrics, figure, frequency, details, diffs = app.compare(TEXT, name, True, False, None)
     c = display.compare(tok, TEXT)
     assert bpe_html == display.render_pane(c, "bpe", show_whitespace=True, show_ids=False)
     assert lbpe_html == display.render_pane(c, "lbpe", show_whitespace=True, show_ids=False)
@@ -81,11 +81,11 @@ def test_compare_toggles_and_empty_text():
     assert '<span class="lbpe-ws">\u00b7</span>' in glyphs and "lbpe-id" not in glyphs
     empty = app.compare("", "lbpe-32k", True, False, None)
     assert 'data-tokens="0"' in empty[0] and "(no text)" in empty[0]
-    assert app.compare(None, "lbpe-32k", True, False, None)[-1]["bpe"]["tokens"] == 0
+    assert app.compare(None, "lbpe-32k", True, False, None)[5]["bpe"]["tokens"] == 0
 
 
 def test_compare_treats_special_token_strings_as_text():
-    out = app.compare("<|endoftext|>", "cl100k_base", True, False, None)[-1]
+    out = app.compare("<|endoftext|>", "cl100k_base", True, False, None)[5]
     assert 100257 not in out["bpe"]["ids"] and out["bpe"]["tokens"] > 1
 
 
@@ -148,7 +148,7 @@ def test_upload_vocab_every_format_then_compare(tmp_path, files, reference):
     assert list(state["vocabs"]) == [name]
     assert all(not Path(p).exists() for p in paths)  # uploads are deleted once read
     ref = lbpe.load(data_file(reference) if "/" in reference else data_file("gpt2/encoder.json").parent)
-    details = app.compare(TEXT, name, True, False, state)[-1]
+    details = app.compare(TEXT, name, True, False, state)[5]
     for mode in ("bpe", "lbpe"):
         assert details[mode]["ids"] == ref.encode(TEXT, mode=mode, disallowed_special=())
     assert app.describe_vocab(name, state).startswith(f"**{name}**: {ref.n_vocab:,} tokens")
@@ -159,7 +159,7 @@ def test_unknown_rank_file_names_need_a_pattern(tmp_path):
     with pytest.raises(gr.Error, match=r"mine.tiktoken: cannot tell the pre-tokenizer.*choose the pre-tokenizer"):
         app.upload_vocab([upload(tmp_path, src, "mine.tiktoken")], "auto", app.new_session())
     state, dropdown, _ = app.upload_vocab([upload(tmp_path, src, "mine.tiktoken")], "cl100k_base", app.new_session())
-    ids = app.compare("Hello world", dropdown["value"], True, False, state)[-1]["bpe"]["ids"]
+    ids = app.compare("Hello world", dropdown["value"], True, False, state)[5]["bpe"]["ids"]
     assert ids == load_preset("cl100k_base").encode("Hello world", mode="bpe")
 
 
@@ -294,7 +294,7 @@ def test_train_downloads_the_tokenizer_json_and_compare_uses_it(tmp_path):
     selected, tabs = app.use_trained(state)
     assert selected["value"] == name and tabs["selected"] == "compare"
     ref = lbpe.load(out)
-    details = app.compare(TEXT, name, True, False, state)[-1]
+    details = app.compare(TEXT, name, True, False, state)[5]
     for mode in ("bpe", "lbpe"):
         assert details[mode]["ids"] == ref.encode(TEXT, mode=mode, disallowed_special=())
 
@@ -358,7 +358,7 @@ def test_every_handler_has_an_api_name():
     names = {fn.api_name for fn in app.demo.fns.values() if fn.api_visibility == "public"}
     assert names == {
         "compare", "load_text", "upload_vocab", "describe_vocab", "corpus_stats", "train", "use_trained",
-        "stop_corpus", "stop_train", "across_vocabularies", "explain", "explain_frame", "explain_click",
+        "stop_corpus", "stop_train", "across_vocabularies", "explain", "explain_frame", "explain_click", "decode_ids",
     }
 
 
@@ -498,3 +498,26 @@ def test_a_link_restores_the_view_and_says_what_it_left_out():
     assert set(odd) == {"notes", "explain"} and len(odd["explain"]) == 400
     assert any("not a bundled one" in n and "never put in a link" in n for n in odd["notes"])
     assert any(f"over {app.LIMITS.text_chars:,} characters" in n for n in odd["notes"])
+
+
+def test_decode_pasted_ids_and_the_copy_boxes():
+    tok = load_preset("cl100k_base")
+    text = "Hi 日本語 🙂 <|endoftext|>"
+    ids = tok.encode(text, mode="lbpe", allowed_special="all")
+    out = app.decode_ids(json.dumps(ids), "cl100k_base")
+    assert f"{len(ids)} ids decode to {len(text)} characters" in out
+    assert html_text(out.split('<pre class="lbpe-decoded-text">')[1].split("</pre>")[0]) == text  # whole characters
+    assert "\ufffd" not in out and out.count('class="lbpe-tok ') == len(ids)
+    assert app.decode_ids(" ".join(map(str, ids)), "cl100k_base") == out
+    for bad, message in (("", "paste token ids"), ("12 x3", "'x3' is not a token id"),
+                         ("12 999999999", "token id 999999999 is not in the vocabulary")):
+        with pytest.raises(gr.Error, match=message):
+            app.decode_ids(bad, "cl100k_base")
+    details = app.compare("Capitals", "gpt2", True, False, None)[5]
+    assert app.ids_text(details) == tuple(" ".join(map(str, load_preset("gpt2").encode("Capitals", mode=m))) for m in ("bpe", "lbpe"))
+
+
+def html_text(fragment: str) -> str:
+    import html as html_module
+
+    return html_module.unescape(fragment)

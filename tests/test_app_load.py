@@ -82,7 +82,7 @@ def _round(clients: list[Client], first: int, count: int, latencies: list[float]
             text, vocab = _text(rng, _sizes(rng)), rng.choice(VOCABS)
             t0 = time.perf_counter()
             try:
-                *_, details = clients[k].predict(text, vocab, True, False, api_name="/compare")
+                details = clients[k].predict(text, vocab, True, False, api_name="/compare")[5]
             except Exception as exc:  # noqa: BLE001 - every failure is reported
                 errors.append(f"client {k} request {r} ({vocab}, {len(text)} chars): {exc!r}"[:300])
                 continue

@@ -28,7 +28,7 @@ from tests.test_user_regex import CHARS, POLYNOMIAL, hostile_tokenizer_json
 TEXT = "Internationalization of counterrevolutionary misunderstandings: naïve café, 日本語 🙂\n\tcode(x)\n"
 API_NAMES = {
     "/compare", "/load_text", "/upload_vocab", "/describe_vocab", "/corpus_stats", "/train", "/use_trained",
-    "/stop_corpus", "/stop_train", "/across_vocabularies", "/explain", "/explain_frame", "/explain_click",
+    "/stop_corpus", "/stop_train", "/across_vocabularies", "/explain", "/explain_frame", "/explain_click", "/decode_ids",
 }
 #: A small vocabulary limit so that a real file (o200k_base.tiktoken, 3.6 MB) is over it.
 SERVER_ENV = {"LBPE_APP_MAX_VOCAB_MB": "3"}
@@ -61,8 +61,9 @@ def upload_copy(tmp_path: Path, source: Path | bytes, name: str) -> str:
 
 
 def check_compare(result, tok, text: str, *, show_whitespace=True, show_ids=False) -> None:
-    bpe_html, lbpe_html, metrics, plot, frequency, details = result
+    bpe_html, lbpe_html, metrics, plot, frequency, details, diffs = result
     c = display.compare(tok, text)
+    assert diffs == display.differences_html(c)
     assert bpe_html == display.render_pane(c, "bpe", show_whitespace=show_whitespace, show_ids=show_ids)
     assert lbpe_html == display.render_pane(c, "lbpe", show_whitespace=show_whitespace, show_ids=show_ids)
     summary = compare_json(text_stats_both(tok, text), vocab=tok.name, unit=tok.vocab.unit, tok=tok)
@@ -141,7 +142,7 @@ def test_bad_uploads_give_a_clear_message_and_the_server_keeps_serving(client, t
     # still serving, in this session and in a new one
     check_compare(client.predict("still here", "gpt2", True, False, api_name="/compare"), load_preset("gpt2"), "still here")
     fresh = Client(client.src, verbose=False)
-    assert fresh.predict("ok", "lbpe-32k", True, False, api_name="/compare")[-1]["bpe"]["tokens"] > 0
+    assert fresh.predict("ok", "lbpe-32k", True, False, api_name="/compare")[5]["bpe"]["tokens"] > 0
 
 
 def test_uploaded_vocabularies_stay_in_their_session(server, tmp_path):
@@ -149,7 +150,7 @@ def test_uploaded_vocabularies_stay_in_their_session(server, tmp_path):
     bob = Client(server.url, verbose=False)
     src = upload_copy(tmp_path, data_file("openai/r50k_base.tiktoken"), "r50k_base.tiktoken")
     name = alice.predict([handle_file(src)], "auto", api_name="/upload_vocab")[0]["value"]
-    assert alice.predict("hello", name, True, False, api_name="/compare")[-1]["bpe"]["ids"] == [31373]
+    assert alice.predict("hello", name, True, False, api_name="/compare")[5]["bpe"]["ids"] == [31373]
     with pytest.raises(AppError, match="Unknown vocabulary"):
         bob.predict("hello", name, True, False, api_name="/compare")
 
@@ -170,7 +171,7 @@ def test_corpus_stats(client, tmp_path):
     got = json.loads(Path(json_file).read_text("utf-8"))
     for mode in ("bpe", "lbpe"):
         assert got[mode]["tokens"] == stats[mode].tokens and got[mode]["length_counts"] == summary[mode]["length_counts"]
-    assert Path(csv_file).read_text("utf-8").startswith("metric,bpe,lbpe,change,paper_predicts\n")
+    assert Path(csv_file).read_text("utf-8").startswith(",".join(display.CSV_HEADERS) + "\nmoby.txt,gpt2,bytes,")
     assert json.loads(plot["plot"])["data"][0]["y"] == list(display.shift_from_stats(stats["bpe"], stats["lbpe"], unit="byte").bpe_buckets)
     assert "moby.txt" in status
 
@@ -302,3 +303,12 @@ def test_explain_over_the_api_equals_lbpe(client, name):
     assert client.predict(text, f"{text.index('Eu')}:1", name, api_name="/explain_click") == " Europe"
     with pytest.raises(AppError, match="at most 400 characters"):
         client.predict("y" * 401, name, api_name="/explain")
+
+
+def test_decode_ids_over_the_api(client):
+    tok = load_preset("o200k_base")
+    ids = tok.encode("naïve Capitals 東京", mode="lbpe")
+    out = client.predict(str(ids), "o200k_base", api_name="/decode_ids")
+    assert out == display.decode_html(tok, ids) and "naïve Capitals 東京" in out
+    with pytest.raises(AppError, match="not a token id"):
+        client.predict("1 2 three", "o200k_base", api_name="/decode_ids")

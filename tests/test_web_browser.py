@@ -488,3 +488,42 @@ def test_explain_examples_and_a_clicked_token(browser, server):
         wait_explained(page, explain_html(explain(load_preset(chosen.vocabulary), "y" * 400)))
         s.close()
         assert not s.foreign_requests() and not s.errors, (s.foreign_requests(), s.errors)
+
+
+def test_the_page_lists_differences_and_links_the_panes(browser, server):
+    """The page loads the app's lbpe/panes.js: the list of differences scrolls both panes to a
+    span and lights it; hovering a token shows its card and lights the other pane."""
+    s = Session(browser, server.url)
+    page = s.page
+    s.context.set_default_timeout(STEP_MS)
+    open_page(page, server.url)
+    text = data_file("text/moby_dick.txt").read_text("utf-8")[30_000:45_000]
+    set_text(page, text, DEFAULT_PRESET)
+    c = display.compare(load_preset(DEFAULT_PRESET), text)
+    diffs = display.differences(c)
+    items = page.locator("#differences .lbpe-jump")
+    assert items.count() == len(diffs) > 10
+    items.nth(len(diffs) - 1).click()
+    for mode, side in (("bpe", diffs[-1].bpe), ("lbpe", diffs[-1].lbpe)):
+        page.wait_for_function(
+            "([m, n]) => document.querySelectorAll(`.pane[data-mode='${m}'] .lbpe-tok.lbpe-lit`).length === n",
+            arg=[mode, len(side)],
+        )
+    # pasted ids decode with the page's vocabulary, as CPython decodes them
+    page.click("#decode-box summary")
+    page.fill("#decode-input", str(c.lbpe.ids[:40]))
+    page.click("#decode-run")
+    page.wait_for_selector("#decoded .lbpe-decoded")
+    assert page.inner_text("#decoded .lbpe-decoded-text") == load_preset(DEFAULT_PRESET).decode(c.lbpe.ids[:40])
+    page.fill("#decode-input", "1 two")
+    page.click("#decode-run")
+    page.wait_for_selector("#decoded .error")
+    assert "'two' is not a token id" in page.inner_text("#decoded")
+    seg = c.bpe.segments[3]
+    page.locator(f'.pane[data-mode="bpe"] .lbpe-tok[data-s="{seg.start}"]').hover()
+    page.wait_for_selector(".lbpe-card:not([hidden])")
+    assert f"#{seg.id}" in page.inner_text(".lbpe-card")
+    under = [x for x in c.lbpe.segments if x.start < seg.end and x.end > seg.start]
+    assert page.locator('.pane[data-mode="lbpe"] .lbpe-tok.lbpe-lit').count() == len(under)
+    s.close()
+    assert not s.foreign_requests() and not s.errors, (s.foreign_requests(), s.errors)

@@ -2,12 +2,13 @@
 // first visit, the page (Python included) works with the network off.
 // `lbpe build-web` replaces the marker below with BUILD (a hash of the site's files) and
 // PRECACHE (every file of the site, as URLs relative to this script).
-const BUILD = "af29936bc4a52f34";
+const BUILD = "fb70a0f8a5251288";
 const PRECACHE = [
  "./",
  "app.js",
  "icon.svg",
  "index.html",
+ "panes.js",
  "plotly/LICENSE",
  "plotly/plotly.min.js",
  "pyodide/pyodide-lock.json",

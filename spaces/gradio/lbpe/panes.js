@@ -1,0 +1,155 @@
+// The two panes of a comparison, made to work together: one file for the Gradio app (app.py
+// passes it to Gradio as its page script) and the browser page (lbpe build-web writes it next to
+// index.html). It only reads what lbpe.display renders: tokens are .lbpe-tok spans inside
+// .lbpe-pane[data-mode] with their character range in data-s / data-e, and the list of
+// differences holds .lbpe-jump buttons with the range of each differing span.
+//
+// * hover (or tap) a token: a card with its id(s) and spelling, and every token of both panes
+//   that covers the same characters lit;
+// * a difference in the list: both panes scroll to it and light it;
+// * scrolling one pane scrolls the other to the same place in the text.
+(() => {
+  if (window.lbpePanes) return;
+  const LIT = "lbpe-lit";
+  let card = null;
+  let cardToken = null; // the token the card describes
+  let syncing = false;
+
+  const tokens = (root) => [...root.querySelectorAll(".lbpe-pane .lbpe-tok[data-s]")];
+  const range = (t) => [Number(t.dataset.s), Number(t.dataset.e ?? t.dataset.s)];
+
+  function light(a, b) {
+    for (const t of document.querySelectorAll(`.${LIT}`)) t.classList.remove(LIT);
+    const lit = [];
+    for (const t of tokens(document)) {
+      const [s, e] = range(t);
+      if ((s < b && e > a) || (s === e && s >= a && s < b)) {
+        t.classList.add(LIT);
+        lit.push(t);
+      }
+    }
+    return lit;
+  }
+
+  function showCard(token) {
+    cardToken = token;
+    if (token.title) {
+      // the card replaces the browser's tooltip (slow, and absent on touch screens)
+      token.dataset.title = token.title;
+      token.removeAttribute("title");
+    }
+    if (!card) {
+      card = document.createElement("div");
+      card.className = "lbpe-card";
+      card.setAttribute("role", "tooltip");
+      document.body.append(card);
+    }
+    card.textContent = token.dataset.title || "";
+    card.hidden = !card.textContent;
+    const box = token.getBoundingClientRect();
+    const top = box.bottom + 6 + window.scrollY;
+    const left = Math.max(4, Math.min(box.left + window.scrollX, window.scrollX + document.documentElement.clientWidth - card.offsetWidth - 8));
+    card.style.top = `${top}px`;
+    card.style.left = `${left}px`;
+  }
+
+  function hideCard() {
+    cardToken = null;
+    if (card) card.hidden = true;
+  }
+
+  function scroller(pane) {
+    return pane.querySelector(".lbpe-tokens");
+  }
+
+  function centre(container, token) {
+    if (container && token) container.scrollTop = Math.max(token.offsetTop - container.clientHeight / 2, 0);
+  }
+
+  function jump(a, b) {
+    const lit = light(a, b);
+    for (const pane of document.querySelectorAll(".lbpe-pane[data-mode]")) {
+      centre(scroller(pane), lit.find((t) => pane.contains(t)));
+    }
+    const first = document.querySelector(".lbpe-pane[data-mode]");
+    if (first) first.scrollIntoView({ behavior: "smooth", block: "nearest" });
+  }
+
+  function firstVisible(container) {
+    // the first token whose box reaches below the top of the scrolled area (tokens are in order)
+    const list = container.querySelectorAll(".lbpe-tok[data-s]");
+    let lo = 0, hi = list.length - 1, found = null;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid].offsetTop + list[mid].offsetHeight > container.scrollTop) {
+        found = list[mid];
+        hi = mid - 1;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    return found;
+  }
+
+  function atChar(container, s) {
+    // the last token starting at or before character s
+    const list = container.querySelectorAll(".lbpe-tok[data-s]");
+    let lo = 0, hi = list.length - 1, found = list[0] || null;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (Number(list[mid].dataset.s) <= s) {
+        found = list[mid];
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return found;
+  }
+
+  function syncFrom(container) {
+    if (syncing) return;
+    const pane = container.closest(".lbpe-pane[data-mode]");
+    const top = firstVisible(container);
+    if (!pane || !top) return;
+    const offset = container.scrollTop - top.offsetTop;
+    const s = Number(top.dataset.s);
+    syncing = true;
+    for (const other of document.querySelectorAll(".lbpe-pane[data-mode]")) {
+      const box = scroller(other);
+      if (other === pane || !box) continue;
+      const match = atChar(box, s);
+      if (match) box.scrollTop = match.offsetTop + offset;
+    }
+    requestAnimationFrame(() => { syncing = false; });
+  }
+
+  document.addEventListener("mouseover", (event) => {
+    const token = event.target.closest(".lbpe-pane .lbpe-tok[data-s]");
+    if (!token) return;
+    const [s, e] = range(token);
+    light(s, Math.max(e, s + 1));
+    showCard(token);
+  });
+  document.addEventListener("mouseout", (event) => {
+    if (event.target.closest(".lbpe-pane .lbpe-tok[data-s]") && !event.relatedTarget?.closest?.(".lbpe-tok")) hideCard();
+  });
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest(".lbpe-jump[data-s]");
+    if (button) {
+      jump(Number(button.dataset.s), Number(button.dataset.e));
+      return;
+    }
+    const token = event.target.closest(".lbpe-pane .lbpe-tok[data-s]");
+    if (token) showCard(token); // a tap on a touch screen
+    else hideCard();
+  });
+  document.addEventListener("scroll", (event) => {
+    const target = event.target;
+    if (target instanceof Element && target.matches(".lbpe-pane .lbpe-tokens")) syncFrom(target);
+    if (cardToken && cardToken.isConnected) showCard(cardToken); // the card follows its token
+    else hideCard();
+  }, true);
+
+  window.lbpePanes = { light, jump };
+})();
