@@ -56,7 +56,7 @@ from lbpe.examples import DEFAULT_EXAMPLE, EXAMPLES  # noqa: E402
 from lbpe.explain import MAX_EXPLAIN_CHARS, explain as explain_span, explain_html, pick_span  # noqa: E402
 from lbpe.formats.hf_write import write_tokenizer_json  # noqa: E402
 from lbpe.load import detect_format  # noqa: E402
-from lbpe.presets import DEFAULT_PRESET, PRESETS, load_preset, preset_label  # noqa: E402
+from lbpe.presets import DEFAULT_PRESET, PRESETS, load_preset, preset_label, sample_corpus  # noqa: E402
 from lbpe.stats import compare_json, corpus_stats  # noqa: E402
 from lbpe.tokenizer import Tokenizer  # noqa: E402
 from lbpe.train import train as train_vocab  # noqa: E402
@@ -432,7 +432,7 @@ def compare(text: str, vocab: str = DEFAULT_PRESET, show_whitespace: bool = True
         display.render_pane(c, "bpe", show_whitespace=show_whitespace, show_ids=show_ids),
         display.render_pane(c, "lbpe", show_whitespace=show_whitespace, show_ids=show_ids),
         (f'<p class="lbpe-cut" role="status">{html.escape(cut)}</p>' if cut else "") + display.metrics_html(c, summary),
-        _figure(display.plotly_spec(shift, title="Token lengths, BPE vs LBPE (labels: LBPE's change per bucket)")),
+        _figure(display.plotly_spec(shift, title="Token lengths, BPE vs LBPE")),
         _figure(display.frequency_spec(summary, title=FREQUENCY_TITLE)),
         {**c.to_json(), "length_shift": shift.to_json(), "metrics": summary},
         display.differences_html(c),
@@ -539,7 +539,7 @@ def _cut_note(chars: int | None, name: str = "The text") -> str:
 
 
 #: Title of the frequency-by-length chart.
-FREQUENCY_TITLE = "How often a token of each length occurs (labels: LBPE's change)"
+FREQUENCY_TITLE = "How often a token of each length occurs"
 
 
 @_handler
@@ -591,35 +591,51 @@ def corpus(file: Any, vocab: str = DEFAULT_PRESET, state: Any = None, progress: 
     """
     paths = _paths(file)
     if not paths:
-        raise gr.Error("Choose a text file for the corpus statistics.")
+        raise gr.Error("Choose a text file for the corpus statistics, or press Use the sample corpus.")
     data = _read_upload(_kept(paths[0]), LIMITS.corpus_bytes, "a corpus file", "LBPE_APP_MAX_CORPUS_MB")
-    text = _decode(data, paths[0].name)
+    return _corpus(data, paths[0].name, vocab, state, progress)
+
+
+@_handler
+def corpus_sample(vocab: str = DEFAULT_PRESET, state: Any = None, progress: gr.Progress = gr.Progress()):
+    """:func:`corpus` of the bundled sample corpus (1.5 MB of prose, speeches, code and many
+    languages; ``lbpe/data/sample/corpus.json`` says where each part comes from)."""
+    return _corpus(sample_corpus(), SAMPLE_NAME, vocab, state, progress)
+
+
+#: How the sample corpus is named in results and downloads.
+SAMPLE_NAME = "sample-corpus.txt"
+
+
+def _corpus(data: bytes, name: str, vocab: str, state: Any, progress: Any):
+    """The Corpus view's work on ``data`` (the bytes of the file called ``name``)."""
+    text = _decode(data, name)
     tok = get_tokenizer(vocab, state)
     session = _session(state)
     session["stop"] = False
     total = max(len(text), 1)
-    report = _reporter(progress, session, f"{paths[0].name} with {tok.name}: encoding with BPE and LBPE")
+    report = _reporter(progress, session, f"{name} with {tok.name}: encoding with BPE and LBPE")
     blocks = (data[i : i + CHUNK_BYTES] for i in range(0, len(data), CHUNK_BYTES))
-    chunks = align_chunks(tok, iter_chunks(blocks, size=CHUNK_BYTES, source=paths[0].name))  # exact totals
+    chunks = align_chunks(tok, iter_chunks(blocks, size=CHUNK_BYTES, source=name))  # exact totals
     try:
         report(0.0)
         stats = corpus_stats(tok, chunks, progress=lambda done: report(done / total))
     except Stopped as stop:
-        status = (f"Stopped at {stop.fraction:.0%} of {paths[0].name} with **{tok.name}**: nothing is shown for a "
+        status = (f"Stopped at {stop.fraction:.0%} of {name} with **{tok.name}**: nothing is shown for a "
                   "part of a file. Press Compute statistics to run it again.")
         return [], None, None, None, None, status
     summary = compare_json(stats, vocab=tok.name, unit=tok.vocab.unit, tok=tok)
-    summary["file"] = paths[0].name
+    summary["file"] = name
     shift = display.shift_from_stats(stats["bpe"], stats["lbpe"], unit=tok.vocab.unit)
-    stem = f"{Path(paths[0].name).stem or 'corpus'}-{_slug(tok.name)}"
+    stem = f"{Path(name).stem or 'corpus'}-{_slug(tok.name)}"
     json_path = _output_file(f"{stem}-stats.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     csv_path = _output_file(f"{stem}-stats.csv", display.stats_csv(summary))
     status = (
-        f"{paths[0].name}: {len(data):,} bytes with **{tok.name}**: BPE {stats['bpe'].tokens:,} tokens, "
+        f"{name}: {len(data):,} bytes with **{tok.name}**: BPE {stats['bpe'].tokens:,} tokens, "
         f"LBPE {stats['lbpe'].tokens:,} tokens ({100 * summary['change']['tokens']:+.2f}%)."
     )
-    figure = _figure(display.plotly_spec(shift, title=f"Token lengths in {paths[0].name} (labels: LBPE's change per bucket)"))
-    frequency = _figure(display.frequency_spec(summary, title=f"How often a token of each length occurs in {paths[0].name}"))
+    figure = _figure(display.plotly_spec(shift, title=f"Token lengths in {name}"))
+    frequency = _figure(display.frequency_spec(summary, title=f"Occurrences per token, {name}"))
     return display.stats_rows(summary), figure, frequency, json_path, csv_path, status
 
 
@@ -1036,14 +1052,17 @@ def build() -> gr.Blocks:
                     "vocabulary chosen above: token counts, bytes and characters per token, token lengths in "
                     "the paper's buckets, how often a token of each length occurs (the paper's claim: LBPE makes "
                     "long tokens more frequent and short ones rarer), Rényi efficiency and the agreement of the "
-                    "two segmentations; each row says what it means and which way the paper predicts it moves. "
-                    "Download them as JSON or CSV."
+                    "two segmentations; each row says what it means, which way the paper predicts it moves and, "
+                    "for compression and the length buckets, the paper's own figures (Tables 6 and 2). Download "
+                    "them as JSON or CSV. No file at hand? **Use the sample corpus**: 1.5 MB of prose "
+                    "(Moby-Dick), speeches (State of the Union), TypeScript and Python code and 26 languages."
                 )
                 with gr.Row(equal_height=False):
                     corpus_file = gr.File(label="Text file", file_types=[".txt", "text"], height=140, scale=3,
                                           elem_id="corpus-upload")
                     with gr.Column(scale=1, min_width=180):
                         corpus_btn = gr.Button("Compute statistics", variant="primary", elem_id="corpus-run")
+                        sample_btn = gr.Button("Use the sample corpus", elem_id="corpus-sample")
                         corpus_stop = gr.Button("Stop", variant="stop", elem_id="corpus-stop")
                 corpus_status = gr.Markdown("Choose a text file, then press Compute statistics.", label="Corpus status",
                                             elem_id="corpus-status")
@@ -1119,6 +1138,11 @@ def build() -> gr.Blocks:
             [corpus_table, corpus_plot, corpus_frequency, corpus_json, corpus_csv, corpus_status],
             api_name="corpus_stats", concurrency_limit=1, show_progress_on=corpus_status,
         ).then(free, None, corpus_btn, queue=False, api_visibility="private")
+        sample_btn.click(busy, None, sample_btn, queue=False, api_visibility="private").then(
+            corpus_sample, [vocab, state],
+            [corpus_table, corpus_plot, corpus_frequency, corpus_json, corpus_csv, corpus_status],
+            api_name="corpus_sample", concurrency_limit=1, show_progress_on=corpus_status,
+        ).then(free, None, sample_btn, queue=False, api_visibility="private")
         # Stop asks the running job to end at its next progress step; it then says where it stopped
         corpus_stop.click(stop, state, None, api_name="stop_corpus", queue=False)
         across_btn.click(busy, None, across_btn, queue=False, api_visibility="private").then(

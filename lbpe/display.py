@@ -50,7 +50,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from lbpe.errors import LbpeError
-from lbpe.metrics import AGREEMENT, CATALOGUE, RENYI_POWER, Metric, predicted
+from lbpe.metrics import AGREEMENT, CATALOGUE, RENYI_POWER, Metric, paper_figure, predicted
 from lbpe.stats import (
     BUCKETS, LONG_TOKEN, PerToken, Stats, bucket_label, compare_json, count_words, text_agreement, token_lengths,
 )
@@ -801,7 +801,7 @@ def plotly_spec(shift: LengthShift, *, title: str | None = None, height: int = 5
     """A plain Plotly figure (``{"data": [...], "layout": {...}}``, JSON-able) of a shift.
 
     Top: tokens per paper bucket, BPE and LBPE side by side, the LBPE bars labelled with the
-    relative change from BPE. Bottom: tokens per exact length. Pass it to
+    relative change of that count from BPE (said on the axis). Bottom: tokens per exact length. Pass it to
     ``plotly.graph_objects.Figure(spec)`` or to ``Plotly.newPlot(el, spec.data, spec.layout)``.
     """
     unit = "bytes" if shift.unit == "byte" else "characters"
@@ -847,10 +847,11 @@ def plotly_spec(shift: LengthShift, *, title: str | None = None, height: int = 5
         "font": {"family": "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif", "size": 13},
         "paper_bgcolor": "rgba(0,0,0,0)",
         "plot_bgcolor": "rgba(0,0,0,0)",
-        "legend": {"orientation": "h", "x": 1, "xanchor": "right", "y": 1.02, "yanchor": "bottom"},
+        "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": 1.0, "yanchor": "bottom"},
         "xaxis": {**axis, "domain": [0, 1], "anchor": "y", "type": "category",
                   "title": {"text": f"token length in {unit}, the paper's buckets"}},
-        "yaxis": {**axis, "domain": [0.58, 1], "anchor": "x", "title": {"text": "tokens"}, "rangemode": "tozero"},
+        "yaxis": {**axis, "domain": [0.58, 1], "anchor": "x", "title": {"text": "tokens (label: LBPE's change)"},
+                  "rangemode": "tozero"},
         "xaxis2": {**axis, "domain": [0, 1], "anchor": "y2", "title": {"text": f"token length in {unit}"},
                    "dtick": 1 if len(shift.lengths) <= 24 else None, "tickmode": "linear" if len(shift.lengths) <= 24 else "auto"},
         "yaxis2": {**axis, "domain": [0, 0.36], "anchor": "x2", "title": {"text": "tokens"}, "rangemode": "tozero"},
@@ -904,7 +905,7 @@ def frequency_spec(summary: dict, *, title: str | None = None, height: int = 420
         "font": {"family": "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif", "size": 13},
         "paper_bgcolor": "rgba(0,0,0,0)",
         "plot_bgcolor": "rgba(0,0,0,0)",
-        "legend": {"orientation": "h", "x": 1, "xanchor": "right", "y": 1.02, "yanchor": "bottom"},
+        "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": 1.0, "yanchor": "bottom"},
         "xaxis": {**axis, "type": "category", "title": {"text": f"token length in {unit}, the paper's buckets"}},
         "yaxis": {**axis, "type": "log", "title": {"text": "occurrences per distinct token (log)"}},
     }
@@ -945,10 +946,16 @@ def _value(value: object, digits: int | str) -> str:
     return f"{value:.{digits}f}"
 
 
-def _paper(metric: Metric, change: float | None) -> tuple[str, bool | None]:
+def _paper(metric: Metric, change: float | None, row: str = "") -> tuple[str, bool | None]:
+    """The "paper" cell: the direction the paper predicts (✓/✗ against ours) and, where the
+    paper reports a figure for the row (Tables 2 and 6), that figure."""
     verdict = predicted(metric, change)
     mark = {True: " \u2713", False: " \u2717", None: ""}[verdict]
-    return (f"{metric.paper}{mark}" if metric.paper else ""), verdict
+    cell = f"{metric.paper}{mark}" if metric.paper else ""
+    figure = paper_figure(row or metric.key)
+    if figure:
+        cell = f"{cell}; paper: {figure}" if cell else f"paper: {figure}"
+    return cell, verdict
 
 
 def _frequency_cell(bucket: dict) -> str:
@@ -1006,7 +1013,7 @@ def summary_rows(summary: dict) -> list[SummaryRow]:
     bt, lt = max(b["tokens"], 1), max(l["tokens"], 1)
     for label, points in ch["length_share_points"].items():
         bn, ln = b["length_buckets"][label], l["length_buckets"][label]
-        paper, verdict = _paper(Metric(label, "", "", _bucket_prediction(label)), points)
+        paper, verdict = _paper(Metric(label, "", "", _bucket_prediction(label)), points, f"length {label}")
         rows.append(SummaryRow(
             f"length {label}", f"length {label}: tokens (share)", f"{bn:,} ({100 * bn / bt:.1f}%)",
             f"{ln:,} ({100 * ln / lt:.1f}%)", f"{points:+.2f} points".replace("-", "\u2212"), paper,
@@ -1018,7 +1025,7 @@ def summary_rows(summary: dict) -> list[SummaryRow]:
 
 
 #: Column headers of :func:`stats_rows`.
-STATS_HEADERS = ["metric", "BPE", "LBPE", "LBPE vs BPE", "paper predicts", "meaning"]
+STATS_HEADERS = ["metric", "BPE", "LBPE", "LBPE vs BPE", "paper predicts (and reports)", "meaning"]
 
 
 def stats_rows(summary: dict) -> list[list[str]]:

@@ -169,3 +169,25 @@ def predicted(metric: Metric, change: float | None) -> bool | None:
     if metric.paper is None or change is None or change == 0 or math.isnan(change):
         return None
     return (change < 0) == (metric.paper == "lower")
+
+
+#: The paper's own figures (its 32K vocabulary): bytes per token for BPE and LBPE (Table 6)
+#: and the change of the token count per length bucket from BPE to LBPE (Table 2, as read from
+#: its figure: approximate). Tables show them beside the measured ones.
+PAPER_BYTES_PER_TOKEN = (3.4318, 3.4381)
+PAPER_BUCKET_CHANGE = {"1-3": "about -1%", "7-9": "about +2.2 to +2.4%", "10-12": "about +2.2 to +2.4%",
+                       "13-15": "about +2.2 to +2.4%"}
+
+
+def paper_figure(key: str) -> str | None:
+    """What the paper reports for a table row: ``"bytes_per_token"`` or ``"length 7-9"``.
+
+    >>> paper_figure("bytes_per_token"), paper_figure("length 1-3"), paper_figure("gini")
+    ('+0.18% (3.4318 -> 3.4381)', 'tokens about -1%', None)
+    """
+    if key == "bytes_per_token":
+        b, l = PAPER_BYTES_PER_TOKEN
+        return f"{100 * (l / b - 1):+.2f}% ({b} -> {l})"
+    if key.startswith("length ") and key[7:] in PAPER_BUCKET_CHANGE:
+        return f"tokens {PAPER_BUCKET_CHANGE[key[7:]]}"
+    return None

@@ -15,7 +15,8 @@ from lbpe.errors import LbpeError
 from lbpe.load import load
 from lbpe.tokenizer import Tokenizer
 
-__all__ = ["PRESETS", "DEFAULT_PRESET", "MODELS", "preset_label", "preset_path", "load_preset"]
+__all__ = ["PRESETS", "DEFAULT_PRESET", "MODELS", "preset_label", "preset_path", "load_preset", "SAMPLE_CORPUS",
+           "sample_corpus"]
 
 _DATA = Path(__file__).resolve().parent / "data"
 
@@ -71,3 +72,18 @@ def load_preset(name: str = DEFAULT_PRESET) -> Tokenizer:
     tok = load(path)
     tok.name = name
     return tok
+
+
+#: The bundled sample corpus (scripts/build_sample_corpus.py): 1.5 MB of prose, speeches, code
+#: and many languages, for the playground's Corpus view; ``corpus.json`` beside it holds the
+#: recipe, the inputs' hashes and licences.
+SAMPLE_CORPUS = _DATA / "sample" / "corpus.txt.gz"
+
+
+def sample_corpus() -> bytes:
+    """The sample corpus's UTF-8 bytes."""
+    import gzip
+
+    if not SAMPLE_CORPUS.is_file():
+        raise LbpeError(f"the sample corpus is not in this installation ({SAMPLE_CORPUS} is missing)")
+    return gzip.decompress(SAMPLE_CORPUS.read_bytes())

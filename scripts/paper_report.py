@@ -28,15 +28,10 @@ import fetch_data  # noqa: E402
 from lbpe.corpus import align_chunks, parallel_stats, read_chunks  # noqa: E402
 from lbpe.across import ACROSS_HEADERS, across_rows  # noqa: E402
 from lbpe.display import summary_rows  # noqa: E402
-from lbpe.metrics import AGREEMENT, CATALOGUE  # noqa: E402
+from lbpe.metrics import AGREEMENT, CATALOGUE, PAPER_BUCKET_CHANGE, PAPER_BYTES_PER_TOKEN  # noqa: E402
 from lbpe.presets import DEFAULT_PRESET, PRESETS, load_preset  # noqa: E402
 from lbpe.stats import compare_json  # noqa: E402
 
-# The paper's reported figures (32K vocabulary, issue 4): relative change of the token count
-# per length bucket, BPE -> LBPE, and bytes per token.
-PAPER_BUCKET_CHANGE = {"1-3": "about -1%", "7-9": "about +2.2 to +2.4%", "10-12": "about +2.2 to +2.4%",
-                       "13-15": "about +2.2 to +2.4%"}
-PAPER_BYTES_PER_TOKEN = (3.4318, 3.4381)
 
 
 def _notes(doc: dict) -> list[str]:

@@ -158,6 +158,8 @@ function readFragment() {
   if (params.has("ids")) out.ids = params.get("ids") === "1";
   if (params.has("t")) out.text = params.get("t");
   if (params.has("x")) out.explain = params.get("x");
+  if (params.has("vf")) out.linkedFile = params.get("vf");
+  if (params.has("tl")) out.linkedTextChars = Number(params.get("tl")) || 0;
   return out;
 }
 
@@ -167,6 +169,8 @@ function fragment() {
   params.set("ws", state.ws ? "1" : "0");
   params.set("ids", state.ids ? "1" : "0");
   if (state.text.length <= MAX_URL_TEXT) params.set("t", state.text);
+  else params.set("tl", String(state.text.length)); // says what the link leaves out
+  if (state.preset === FILE_VOCAB && fileVocab) params.set("vf", fileVocab.label.slice(0, 120)); // the name only
   if (state.explain) params.set("x", state.explain);
   return "#" + params.toString().replace(/\+/g, "%20");
 }
@@ -666,6 +670,15 @@ async function main() {
     ui.example.append(option);
   }
   const linked = readFragment();
+  const leftOut = [];
+  if (linked.linkedFile) {
+    leftOut.push(`it was made with the vocabulary file “${linked.linkedFile}”, which a link never carries: load ` +
+      "that file (Load vocabulary file…) to see the same tokens");
+  }
+  if (linked.linkedTextChars) {
+    leftOut.push(`its text had ${number.format(linked.linkedTextChars)} characters, more than a link carries ` +
+      `(${number.format(MAX_URL_TEXT)}): paste the text again`);
+  }
   const opening = EXAMPLES.find((e) => e.vocabulary === boot.site.default_preset) || EXAMPLES[0];
   if (!("text" in linked) && opening) state.text = opening.text;
   if (!("explain" in linked) && opening) state.explain = opening.explain;
@@ -684,6 +697,7 @@ async function main() {
       showError(`Unknown vocabulary “${wanted}” in the link; using ${state.preset}.`);
     }
   }
+  if (leftOut.length) showError(`About this link: ${leftOut.join("; ")}.`);
   api.readySeconds = performance.now() / 1000;
   api.bootSeconds = boot.seconds;
   api.bootTimings = boot.timings;

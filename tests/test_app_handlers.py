@@ -359,6 +359,7 @@ def test_every_handler_has_an_api_name():
     assert names == {
         "compare", "load_text", "upload_vocab", "describe_vocab", "corpus_stats", "train", "use_trained",
         "stop_corpus", "stop_train", "across_vocabularies", "explain", "explain_frame", "explain_click", "decode_ids",
+        "corpus_sample",
     }
 
 
@@ -521,3 +522,20 @@ def html_text(fragment: str) -> str:
     import html as html_module
 
     return html_module.unescape(fragment)
+
+
+def test_the_sample_corpus_in_one_click():
+    from lbpe.presets import sample_corpus
+    from lbpe.stats import text_stats_both
+
+    rows, lengths, frequency, json_path, csv_path, status = app.corpus_sample("gpt2")
+    text = sample_corpus().decode("utf-8")
+    tok = load_preset("gpt2")
+    doc = json.loads(Path(json_path).read_text("utf-8"))
+    assert doc["file"] == "sample-corpus.txt" and doc["vocab"] == "gpt2"
+    for mode in ("bpe", "lbpe"):
+        assert doc[mode]["tokens"] == len(tok.encode(text, mode=mode, disallowed_special=()))
+    assert status.startswith(f"sample-corpus.txt: {len(text.encode()):,} bytes with **gpt2**")
+    paper = {r[0]: r[4] for r in rows}
+    assert paper["bytes / token"].endswith("paper: +0.18% (3.4318 -> 3.4381)")
+    assert Path(csv_path).name == "sample-corpus-gpt2-stats.csv"

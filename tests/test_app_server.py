@@ -29,6 +29,7 @@ TEXT = "Internationalization of counterrevolutionary misunderstandings: naïve c
 API_NAMES = {
     "/compare", "/load_text", "/upload_vocab", "/describe_vocab", "/corpus_stats", "/train", "/use_trained",
     "/stop_corpus", "/stop_train", "/across_vocabularies", "/explain", "/explain_frame", "/explain_click", "/decode_ids",
+    "/corpus_sample",
 }
 #: A small vocabulary limit so that a real file (o200k_base.tiktoken, 3.6 MB) is over it.
 SERVER_ENV = {"LBPE_APP_MAX_VOCAB_MB": "3"}

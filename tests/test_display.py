@@ -249,9 +249,15 @@ def test_every_metric_reaches_the_tables_with_its_meaning_and_the_papers_directi
         if r.key in metric and metric[r.key].paper:
             change = summary["change"][r.key]
             went = "lower" if change < 0 else "higher" if change > 0 else None
-            assert r.paper.startswith(metric[r.key].paper)
-            assert r.paper.endswith("\u2713") == (went == metric[r.key].paper)
-            assert r.paper.endswith("\u2717") == (went is not None and went != metric[r.key].paper)
+            direction = r.paper.split(";")[0]  # then, where the paper reports one, its figure
+            assert direction.startswith(metric[r.key].paper)
+            assert direction.endswith("\u2713") == (went == metric[r.key].paper)
+            assert direction.endswith("\u2717") == (went is not None and went != metric[r.key].paper)
+    # the paper's own figures beside ours: Table 6's bytes per token, Table 2's buckets
+    by_key = {r.key: r for r in rows}
+    assert by_key["bytes_per_token"].paper.endswith("; paper: +0.18% (3.4318 -> 3.4381)")
+    assert by_key["length 7-9"].paper.endswith("paper: tokens about +2.2 to +2.4%")
+    assert "paper:" not in by_key["length 4-6"].paper
     # the CSV carries the JSON's numbers (to 9 significant digits)
     table = {r["metric"]: r for r in csv.DictReader(io.StringIO(display.stats_csv(summary)))}
     for m in CATALOGUE:

@@ -527,3 +527,27 @@ def test_the_page_lists_differences_and_links_the_panes(browser, server):
     assert page.locator('.pane[data-mode="lbpe"] .lbpe-tok.lbpe-lit').count() == len(under)
     s.close()
     assert not s.foreign_requests() and not s.errors, (s.foreign_requests(), s.errors)
+
+
+def test_a_link_says_what_it_left_out(browser, server):
+    """A link never carries an uploaded vocabulary or a text over 2,000 characters; opening
+    such a link says so instead of silently showing something else."""
+    s = Session(browser, server.url)
+    page = s.page
+    s.context.set_default_timeout(STEP_MS)
+    open_page(page, server.url)
+    rank_file = data_file("openai/r50k_base.tiktoken")
+    page.set_input_files("#vocab-file", str(rank_file))
+    long_text = "unrescinded redelivery " * 200  # 4,600 characters
+    set_text(page, long_text, "__file__")
+    page.wait_for_function("() => location.hash.includes('vf=') && location.hash.includes('tl=')")
+    assert "t=" not in page.url.split("#")[1].replace("tl=", "")
+    other = s.context.new_page()
+    open_page(other, page.url)
+    other.wait_for_selector("#error:not([hidden])")
+    message = other.inner_text("#error")
+    assert "the vocabulary file “r50k_base.tiktoken”" in message and "a link never carries" in message
+    assert f"its text had {len(long_text):,} characters" in message
+    assert other.input_value("#preset") == DEFAULT_PRESET
+    s.close()
+    assert not s.foreign_requests() and not s.errors, (s.foreign_requests(), s.errors)

@@ -2,7 +2,7 @@
 // first visit, the page (Python included) works with the network off.
 // `lbpe build-web` replaces the marker below with BUILD (a hash of the site's files) and
 // PRECACHE (every file of the site, as URLs relative to this script).
-const BUILD = "fb70a0f8a5251288";
+const BUILD = "1391bbafecee03c5";
 const PRECACHE = [
  "./",
  "app.js",
