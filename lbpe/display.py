@@ -20,9 +20,9 @@ The pieces:
   :func:`lbpe.stats.compare_json` as table rows and as CSV (compute the statistics of large
   texts in chunks with :mod:`lbpe.corpus`).
 
-Special-token strings in the text are always treated as ordinary text here
-(``disallowed_special=()``), as :func:`lbpe.stats.text_stats` does: user text never silently
-becomes special tokens.
+Special-token strings in the text are ordinary text here (``disallowed_special=()``), as
+:func:`lbpe.stats.text_stats` does, unless :func:`compare` is asked for ``specials``: user
+text never silently becomes special tokens.
 
 >>> from lbpe.vocab import Vocab
 >>> from lbpe.tokenizer import Tokenizer
@@ -173,15 +173,19 @@ class Comparison:
         }
 
 
-def compare(tok: Tokenizer, text: str) -> Comparison:
-    """Segment ``text`` with classic BPE and with LBPE and find where they differ."""
+def compare(tok: Tokenizer, text: str, *, specials: bool = False) -> Comparison:
+    """Segment ``text`` with classic BPE and with LBPE and find where they differ.
+
+    Special-token strings in ``text`` (``<|endoftext|>``) are ordinary text unless
+    ``specials``: then each becomes its special token, as ``allowed_special="all"`` does."""
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}")
     text = replace_surrogates(text)
     nbytes = len(text.encode("utf-8"))
     with deadline(len(text)):  # both modes share one time allowance for a file's own patterns
         sides = {
-            mode: Side(mode, tuple(tok.segment(text, mode=mode, disallowed_special=())), nbytes, len(text))
+            mode: Side(mode, tuple(tok.segment(text, mode=mode, allowed_special="all" if specials else frozenset(),
+                                               disallowed_special=())), nbytes, len(text))
             for mode in MODES
         }
     return Comparison(
@@ -385,6 +389,7 @@ table.lbpe-metrics th:first-child, table.lbpe-metrics td:first-child { text-alig
 .dark .lbpe-metrics .lbpe-better { color: #3fb950; } .dark .lbpe-metrics .lbpe-worse { color: #f85149; }
 .lbpe-tok[data-s] { cursor: pointer; }
 .lbpe-plain .lbpe-tok { white-space: pre; }
+.lbpe-tok::after { content: "\\200b"; white-space: normal; }
 .lbpe-tokens { position: relative; }
 .lbpe-tok.lbpe-lit { outline: 2px solid #e8590c; outline-offset: 0; opacity: 1 !important; }
 .lbpe-card { position: absolute; z-index: 1000; max-width: 22em; white-space: pre-wrap; pointer-events: none;
@@ -492,8 +497,10 @@ def render_html(
     """Escaped HTML for one segmentation of ``text`` (``<div class="lbpe-tokens">``).
 
     * every token is a ``<span class="lbpe-tok lbpe-cK">`` (``K`` cycles through
-      :data:`PALETTE_SIZE` colours) showing its characters of ``text``; its ``title`` holds
-      the id(s) and the token as the vocabulary spells it;
+      :data:`PALETTE_SIZE` colours) showing its characters of ``text``, its id(s) in ``data-i``;
+      a token whose text alone does not tell it (byte groups, specials, empty ones) also has a
+      ``title`` with the id(s) and the token as the vocabulary spells it (``lbpe/panes.js``
+      shows either in its card);
     * tokens that split a character (partial UTF-8, byte fallback) are grouped: the
       character is shown once, in one span with the extra class ``lbpe-bytes`` (a dashed
       border), and the tooltip lists each token's bytes as ``\\xNN`` -- never U+FFFD;
@@ -505,15 +512,16 @@ def render_html(
       token that starts with a space would leave a coloured stub at a line end);
       ``show_ids``: the ids after each token, in small type;
     * control characters are shown as their Unicode control pictures (``␀`` ...); a
-      ``<wbr>`` between tokens lets long lines wrap at token boundaries;
+      a zero-width space after each token (CSS ``::after``, not in the markup, so copied text
+      is the text) lets long lines wrap at token boundaries;
     * ``data-s`` / ``data-e`` are the token's character range in ``text`` (a click on a
       token asks :func:`lbpe.explain.pick_span` what to explain; ``lbpe/panes.js`` lights the
       tokens of both panes that cover the same characters).
 
     >>> render_html([Segment(7, 0, 2, b"hi")], "hi!")
-    '<div class="lbpe-tokens"><span class="lbpe-tok lbpe-c0" data-s="0" data-e="2" title="#7  &quot;hi&quot;">hi</span><wbr><span class="lbpe-gap" title="not covered by any token">!</span></div>'
+    '<div class="lbpe-tokens"><span class="lbpe-tok lbpe-c0" data-s="0" data-e="2" data-i="7">hi</span><span class="lbpe-gap" title="not covered by any token">!</span></div>'
     >>> print(render_html([Segment(5, 0, 1, b"\\xc3", partial=True), Segment(6, 0, 1, b"\\xa9", partial=True)], "é"))
-    <div class="lbpe-tokens"><span class="lbpe-tok lbpe-c0 lbpe-bytes" data-s="0" data-e="1" title="2 tokens for &quot;é&quot;&#10;#5  \\xc3&#10;#6  \\xa9">é</span><wbr></div>
+    <div class="lbpe-tokens"><span class="lbpe-tok lbpe-c0 lbpe-bytes" data-s="0" data-e="1" data-i="5 6" title="2 tokens for &quot;é&quot;&#10;#5  \\xc3&#10;#6  \\xa9">é</span></div>
     """
     ranges = sorted(differ)
     range_starts = [r[0] for r in ranges]
@@ -547,8 +555,12 @@ def render_html(
             lines.append("covers no characters of the text")
         if show_ids:
             body += f'<span class="lbpe-id">{" ".join(str(s.id) for s in group)}</span>'
-        title = html.escape("\n".join(lines), quote=True).replace("\n", "&#10;")
-        out.append(f'<span class="{" ".join(classes)}" data-s="{start}" data-e="{end}" title="{title}">{body}</span><wbr>')
+        ids = " ".join(str(s.id) for s in group)
+        if len(group) == 1 and not group[0].partial and not group[0].special and chars:
+            title = ""  # an ordinary token: lbpe/panes.js shows its id and text (the HTML stays small)
+        else:
+            title = ' title="' + html.escape("\n".join(lines), quote=True).replace("\n", "&#10;") + '"'
+        out.append(f'<span class="{" ".join(classes)}" data-s="{start}" data-e="{end}" data-i="{ids}"{title}>{body}</span>')
         pos = end
     if pos < len(text):
         out.append(f'<span class="lbpe-gap" title="not covered by any token">{_escape(text[pos:], show_whitespace)}</span>')

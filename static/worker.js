@@ -120,7 +120,7 @@ function useFiles(files, pattern) {
 const handlers = {
   preset: ({ name }) => usePreset(name),
   files: ({ files, pattern }) => useFiles(files, pattern),
-  compare: ({ text, showWhitespace, showIds }) => page.compare(text, showWhitespace, showIds),
+  compare: ({ text, showWhitespace, showIds, specials }) => page.compare(text, showWhitespace, showIds, !!specials),
   across: ({ text }) => across(text),
   explain: ({ span, frame }) => page.explain(span, frame),
   explain_at: ({ text, offset }) => page.explain_at(text, offset),

@@ -31,6 +31,7 @@ CHROMIUM_ARGS = [
     "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
 ]
 TIMEOUT_MS = 60_000
+expect.set_options(timeout=TIMEOUT_MS)  # a loaded CI machine can take seconds for one update
 
 
 def chromium() -> str:
@@ -90,8 +91,8 @@ def expect_counts(page, tok, text: str) -> display.Comparison:
     """Wait until both panes show lbpe's token counts for ``text`` and ``tok``."""
     c = display.compare(tok, text)
     for mode in ("bpe", "lbpe"):
-        expect(pane(page, mode)).to_have_attribute("data-tokens", str(c.side(mode).tokens))
-        expect(pane(page, mode).locator(".lbpe-count")).to_have_text(f"{c.side(mode).tokens} tokens")
+        expect(pane(page, mode)).to_have_attribute("data-tokens", str(c.side(mode).tokens), timeout=TIMEOUT_MS)
+        expect(pane(page, mode).locator(".lbpe-count")).to_have_text(f"{c.side(mode).tokens} tokens", timeout=TIMEOUT_MS)
     return c
 
 

@@ -89,6 +89,16 @@ def test_compare_treats_special_token_strings_as_text():
     assert 100257 not in out["bpe"]["ids"] and out["bpe"]["tokens"] > 1
 
 
+def test_the_special_tokens_toggle():
+    tok = load_preset("cl100k_base")
+    text = "end<|endoftext|>start"
+    out = app.compare(text, "cl100k_base", True, False, None, True)
+    for mode in ("bpe", "lbpe"):
+        assert out[5][mode]["ids"] == tok.encode(text, mode=mode, allowed_special="all")
+    assert 100257 in out[5]["bpe"]["ids"] and out[0].count("lbpe-special") == 1
+    assert "lbpe-special" not in app.compare(text, "cl100k_base", True, False, None)[0]
+
+
 def test_compare_limits_and_unknown_vocabulary(limits):
     limits(text_chars=10)
     # over the limit: the first 10 characters are compared, and the metrics say what was cut

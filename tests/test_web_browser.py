@@ -164,7 +164,6 @@ def choose_preset(page, name: str, text: str) -> None:
     wait_rendered(page, text, name)
 
 
-_TITLE_ID = re.compile(r"(?:^|\n)#(\d+)  ")
 
 
 def shown(page) -> dict:
@@ -176,7 +175,7 @@ def shown(page) -> dict:
               tokens: pane.dataset.tokens,
               count: pane.querySelector('.lbpe-count').textContent,
               ids: document.querySelector(`.ids[data-mode="${m}"]`).textContent,
-              titles: [...pane.querySelectorAll('.lbpe-tok')].map((s) => s.title),
+              shownIds: [...pane.querySelectorAll('.lbpe-tok')].map((s) => s.dataset.i),
             }];
           }))""",
         list(MODES),
@@ -187,7 +186,7 @@ def shown(page) -> dict:
             "tokens": int(r["tokens"]),
             "count": int(re.match(r"([\d,]+) tokens?", r["count"]).group(1).replace(",", "")),
             "ids": [int(x) for x in r["ids"].split()],
-            "hover_ids": [int(i) for t in r["titles"] for i in _TITLE_ID.findall(t)],
+            "hover_ids": [int(i) for t in r["shownIds"] for i in t.split()],
         }
     return out
 
@@ -525,6 +524,16 @@ def test_the_page_lists_differences_and_links_the_panes(browser, server):
     assert f"#{seg.id}" in page.inner_text(".lbpe-card")
     under = [x for x in c.lbpe.segments if x.start < seg.end and x.end > seg.start]
     assert page.locator('.pane[data-mode="lbpe"] .lbpe-tok.lbpe-lit').count() == len(under)
+    # the special-tokens toggle: <|endoftext|> as its special token, as CPython's allowed_special="all"
+    special_text = "end<|endoftext|>start"
+    choose_preset(page, "gpt2", text)
+    set_text(page, special_text, "gpt2")
+    assert page.locator(".pane .lbpe-special").count() == 0
+    page.check("#show-special")
+    page.wait_for_function("() => document.querySelectorAll('.pane .lbpe-special').length === 2")
+    want = load_preset("gpt2").encode(special_text, mode="bpe", allowed_special="all")
+    assert [int(x) for x in page.text_content('.ids[data-mode="bpe"]').split()] == want
+    assert "sp=1" in page.url
     s.close()
     assert not s.foreign_requests() and not s.errors, (s.foreign_requests(), s.errors)
 

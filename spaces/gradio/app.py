@@ -410,7 +410,8 @@ def _figure(spec: dict) -> go.Figure:
 
 
 @_handler
-def compare(text: str, vocab: str = DEFAULT_PRESET, show_whitespace: bool = True, show_ids: bool = False, state: Any = None):
+def compare(text: str, vocab: str = DEFAULT_PRESET, show_whitespace: bool = True, show_ids: bool = False, state: Any = None,
+            specials: bool = False):
     """Both segmentations of ``text`` with ``vocab``.
 
     Returns ``(BPE pane HTML, LBPE pane HTML, metrics HTML, token-length figure, frequency
@@ -424,7 +425,7 @@ def compare(text: str, vocab: str = DEFAULT_PRESET, show_whitespace: bool = True
     if len(text) > LIMITS.text_chars:
         cut = _cut_note(len(text))
         text = text[: LIMITS.text_chars]
-    c = display.compare(tok, text)
+    c = display.compare(tok, text, specials=bool(specials))
     stats = display.comparison_stats(tok, c)
     shift = display.shift_from_stats(stats["bpe"], stats["lbpe"], unit=c.unit)
     summary = display.comparison_summary(tok, c, stats=stats)
@@ -995,6 +996,8 @@ def build() -> gr.Blocks:
                     with gr.Column(scale=1, min_width=220, elem_classes="lbpe-text-side"):
                         show_ws = gr.Checkbox(True, label="Show whitespace (· → ↵)", elem_id="show-ws")
                         show_ids = gr.Checkbox(False, label="Show token ids", elem_id="show-ids")
+                        show_special = gr.Checkbox(False, label="Special tokens (<|endoftext|>) as specials",
+                                                   elem_id="show-special")
                         text_file = gr.File(label="…or upload a .txt file", file_types=[".txt", "text"], height=100,
                                             elem_id="text-upload")
                 with gr.Row(equal_height=False, elem_classes="lbpe-panes"):
@@ -1122,7 +1125,7 @@ def build() -> gr.Blocks:
         gr.Markdown(_limits_md(), elem_id="limits")
 
         gr.on(
-            [text.change, vocab.change, show_ws.change, show_ids.change],
+            [text.change, vocab.change, show_ws.change, show_ids.change, show_special.change],
             compare, [text, vocab, show_ws, show_ids, state],
             [bpe_html, lbpe_html, metrics, plot, frequency_plot, details, differences],
             api_name="compare", trigger_mode="always_last", show_progress="minimal", concurrency_limit=4,

@@ -146,7 +146,7 @@ worker = startWorker(
 
 // ---- state <-> URL fragment ----
 
-const state = { preset: "", ws: true, ids: false, text: "", explain: "" };
+const state = { preset: "", ws: true, ids: false, special: false, text: "", explain: "" };
 let fileVocab = null; // {files: [{name, data}], label} of the loaded vocabulary file
 let lastFiles = null; // the files of the last attempt, kept to retry with another pre-tokenizer
 
@@ -156,6 +156,7 @@ function readFragment() {
   if (params.has("v")) out.preset = params.get("v");
   if (params.has("ws")) out.ws = params.get("ws") !== "0";
   if (params.has("ids")) out.ids = params.get("ids") === "1";
+  if (params.has("sp")) out.special = params.get("sp") === "1";
   if (params.has("t")) out.text = params.get("t");
   if (params.has("x")) out.explain = params.get("x");
   if (params.has("vf")) out.linkedFile = params.get("vf");
@@ -168,6 +169,7 @@ function fragment() {
   if (state.preset && state.preset !== FILE_VOCAB) params.set("v", state.preset);
   params.set("ws", state.ws ? "1" : "0");
   params.set("ids", state.ids ? "1" : "0");
+  if (state.special) params.set("sp", "1");
   if (state.text.length <= MAX_URL_TEXT) params.set("t", state.text);
   else params.set("tl", String(state.text.length)); // says what the link leaves out
   if (state.preset === FILE_VOCAB && fileVocab) params.set("vf", fileVocab.label.slice(0, 120)); // the name only
@@ -263,7 +265,7 @@ async function runCompare() {
   const preset = state.preset;
   const slow = setTimeout(() => setStatus("busy", "Tokenising…"), 120);
   try {
-    const result = JSON.parse(await call("compare", { text, showWhitespace: state.ws, showIds: state.ids }));
+    const result = JSON.parse(await call("compare", { text, showWhitespace: state.ws, showIds: state.ids, specials: state.special }));
     if (compareFailed) showError(""); // the last compare's error no longer applies
     compareFailed = false;
     render(result);
@@ -507,6 +509,7 @@ function applyState() {
   ui.text.value = state.text;
   ui.showWs.checked = state.ws;
   ui.showIds.checked = state.ids;
+  $("#show-special").checked = state.special;
   document.body.classList.toggle("show-ws", state.ws);
   document.body.classList.toggle("show-ids", state.ids);
 }
@@ -542,7 +545,7 @@ function wire(presets) {
     event.preventDefault();
     openTextFile(file);
   });
-  for (const [box, key] of [[ui.showWs, "ws"], [ui.showIds, "ids"]]) {
+  for (const [box, key] of [[ui.showWs, "ws"], [ui.showIds, "ids"], [$("#show-special"), "special"]]) {
     box.addEventListener("change", () => {
       state[key] = box.checked;
       applyState();

@@ -44,7 +44,14 @@
       card.setAttribute("role", "tooltip");
       document.body.append(card);
     }
-    card.textContent = token.dataset.title || "";
+    let text = token.dataset.title;
+    if (!text) {
+      // an ordinary token: its id and the text it covers
+      const own = [...token.childNodes].filter((n) => !(n.classList && n.classList.contains("lbpe-id")));
+      text = `#${token.dataset.i}  "${own.map((n) => n.textContent).join("")}"`;
+      if (token.classList.contains("lbpe-diff")) text += "\ndiffers between BPE and LBPE";
+    }
+    card.textContent = text;
     card.hidden = !card.textContent;
     const box = token.getBoundingClientRect();
     const top = box.bottom + 6 + window.scrollY;

@@ -145,7 +145,7 @@ def _shown_part(text: str) -> str:
     return text[: cut + 1] if cut >= 0 else text[:MAX_RENDER_CHARS]
 
 
-def compare(text: str, show_whitespace: bool = True, show_ids: bool = False) -> str:
+def compare(text: str, show_whitespace: bool = True, show_ids: bool = False, specials: bool = False) -> str:
     """Everything the page shows for ``text``, from :mod:`lbpe.display` (as the Gradio app):
 
     ``{"chars", "bytes", "shown_chars", "panes": {mode: HTML}, "metrics": HTML, "differences": HTML,
@@ -156,7 +156,7 @@ def compare(text: str, show_whitespace: bool = True, show_ids: bool = False) -> 
     """
     tok = _tok()
     shown = _shown_part(text)
-    comparison = display.compare(tok, shown)
+    comparison = display.compare(tok, shown, specials=bool(specials))
     _state["shown"], _state["differ"] = (tok, shown), comparison.differ  # for explain_at
     stats = display.comparison_stats(tok, comparison)
     summary = display.comparison_summary(tok, comparison, stats=stats)
@@ -178,7 +178,9 @@ def compare(text: str, show_whitespace: bool = True, show_ids: bool = False) -> 
         "whole": None,
     }
     if len(shown) < len(text):
-        out["whole"] = {mode: len(tok.encode(text, mode=mode, disallowed_special=())) for mode in MODES}
+        allowed = "all" if specials else frozenset()
+        out["whole"] = {mode: len(tok.encode(text, mode=mode, allowed_special=allowed, disallowed_special=()))
+                        for mode in MODES}
     return json.dumps(out)
 
 
