@@ -560,3 +560,31 @@ def test_a_link_says_what_it_left_out(browser, server):
     assert other.input_value("#preset") == DEFAULT_PRESET
     s.close()
     assert not s.foreign_requests() and not s.errors, (s.foreign_requests(), s.errors)
+
+
+def test_a_reload_shows_the_last_result_before_python_is_ready(browser, server):
+    """A reload of the same link draws the last comparison from the browser's storage at once;
+    Python's result replaces it when ready (the same HTML), and the controls wait for Python."""
+    s = Session(browser, server.url)
+    page = s.page
+    s.context.set_default_timeout(STEP_MS)
+    open_page(page, server.url)
+    text = "Capitals of unrescinded redelivery"
+    set_text(page, text, DEFAULT_PRESET)
+    page.wait_for_function("() => location.hash.includes('t=')")
+    shown = page.inner_html('.pane[data-mode="lbpe"]')
+    page.reload(wait_until="domcontentloaded")
+    page.wait_for_selector('.pane[data-mode="lbpe"] .lbpe-pane')
+    early = page.evaluate(
+        "() => ({state: document.querySelector('#status').dataset.state, text: document.querySelector('#text').disabled,"
+        " html: document.querySelector('.pane[data-mode=lbpe]').innerHTML, at: window.lbpePage.earlySeconds})"
+    )
+    assert early["html"] == shown and early["at"] is not None
+    assert early["state"] == "loading" and early["text"], "the early view came before Python was ready"
+    wait_ready(page)
+    wait_rendered(page, text, DEFAULT_PRESET)
+    assert page.inner_html('.pane[data-mode="lbpe"]') == shown
+    ready = page.evaluate("() => window.lbpePage.readySeconds")
+    print(f"cached reload: panes after {early['at']:.2f} s, Python ready after {ready:.2f} s")
+    s.close()
+    assert not s.foreign_requests() and not s.errors, (s.foreign_requests(), s.errors)

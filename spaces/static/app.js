@@ -199,6 +199,52 @@ function showError(message) {
 const rendered = { text: null, preset: null, seq: 0 };
 const number = new Intl.NumberFormat("en-US");
 
+// ---- a reload shows the last result at once, while Python starts ----
+
+const CACHE_KEY = "lbpe-last-render";
+let tokenCss = ""; // lbpe.display.CSS, from Python
+
+function cacheKey() {
+  return JSON.stringify([state.text, state.preset, state.ws, state.ids, state.special]);
+}
+
+function saveRender(result) {
+  // The panes, metrics and ids of the last comparison, for the next visit with the same text and
+  // settings. Only small results are kept (localStorage holds a few MB per site).
+  try {
+    const entry = JSON.stringify({
+      key: cacheKey(), css: tokenCss, panes: result.panes, metrics: result.metrics,
+      differences: result.differences, ids: { bpe: result.summary.bpe.ids, lbpe: result.summary.lbpe.ids },
+      info: ui.textInfo.textContent,
+    });
+    if (entry.length < 1_500_000) localStorage.setItem(CACHE_KEY, entry);
+    else localStorage.removeItem(CACHE_KEY);
+  } catch {
+    // storage full or disabled: the page works the same, without the early view
+  }
+}
+
+function earlyRender() {
+  // Shown before Python is ready when this text and these settings were the last compared;
+  // Python's own result replaces it as soon as it comes.
+  try {
+    const entry = JSON.parse(localStorage.getItem(CACHE_KEY) || "null");
+    if (!entry || entry.key !== cacheKey()) return false;
+    $("#token-css").textContent = entry.css;
+    for (const mode of modes) {
+      $(`.pane[data-mode="${mode}"]`).innerHTML = entry.panes[mode];
+      $(`.ids[data-mode="${mode}"]`).textContent = entry.ids[mode].join(" ");
+    }
+    $("#metrics").innerHTML = entry.metrics;
+    $("#differences").innerHTML = entry.differences;
+    ui.textInfo.textContent = `${entry.info} · your last result, shown while Python starts`;
+    api.earlySeconds = performance.now() / 1000;
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function render(result) {
   const summary = result.summary;
   for (const mode of modes) {
@@ -269,6 +315,7 @@ async function runCompare() {
     if (compareFailed) showError(""); // the last compare's error no longer applies
     compareFailed = false;
     render(result);
+    saveRender(result);
     rendered.text = text;
     rendered.preset = preset;
     rendered.seq += 1;
@@ -644,6 +691,7 @@ function enableControls() {
 async function main() {
   Object.assign(state, readFragment());
   applyState();
+  earlyRender();
   let boot;
   try {
     boot = await ready;
@@ -653,6 +701,7 @@ async function main() {
     return;
   }
   $("#token-css").textContent = boot.css;
+  tokenCss = boot.css;
   const presets = boot.site.presets.map((p) => p.name);
   ui.preset.replaceChildren();
   for (const p of boot.site.presets) {
