@@ -219,13 +219,13 @@ def bpe_trace(units: Sequence, priority: Callable[[object, object], int | None])
 def lbpe_trace(units: Sequence, is_token: Callable[[object], bool], longest: int) -> tuple[list, list]:
     """The paper's LBPE over ``units`` with every check recorded.
 
-    Returns ``(checks, keys)``: ``(window, start, placed, start of the blocking token)`` for
-    every span that is a token (blocked one-unit spans left out), and the keys in text order
-    (a unit no token covers stays one key).
+    Returns ``(checks, keys)``: ``(window, start, placed, blocking token's start and length)``
+    for every span that is a token (blocked one-unit spans left out; a placed span has
+    ``(-1, 0)``), and the keys in text order (a unit no token covers stays one key).
 
     >>> toks = {"a", "b", "c", "ab", "bc", "abc"}
     >>> lbpe_trace("abcbc", toks.__contains__, 3)
-    ([(3, 0, True, -1), (2, 0, False, 0), (2, 1, False, 0), (2, 3, True, -1)], ['abc', 'bc'])
+    ([(3, 0, True, -1, 0), (2, 0, False, 0, 3), (2, 1, False, 0, 3), (2, 3, True, -1, 0)], ['abc', 'bc'])
     """
     n = len(units)
     owner = [-1] * n  # start of the placed token holding each unit
@@ -238,11 +238,11 @@ def lbpe_trace(units: Sequence, is_token: Callable[[object], bool], longest: int
             held = [owner[j] for j in range(i, i + length) if owner[j] >= 0]
             if held:
                 if length > 1:
-                    checks.append((length, i, False, held[0]))
+                    checks.append((length, i, False, held[0], length_at[held[0]]))
                 continue
             owner[i : i + length] = [i] * length
             length_at[i] = length
-            checks.append((length, i, True, -1))
+            checks.append((length, i, True, -1, 0))
     keys = []
     i = 0
     while i < n:
@@ -325,11 +325,9 @@ def _trace_piece(tok: Tokenizer, piece: str) -> PieceTrace:
     bpe_keys = [units] if whole else (raw[-1][4] if raw else [units[i : i + 1] for i in range(len(units))])
     scaffold = []
     if vocab.scaffold:
-        split = tok._split_scaffold(bpe_keys)
-        if split != bpe_keys:
-            scaffold = [(show_key(k), [show_key(p) for p in tok._split_scaffold([k])]) for k in bpe_keys
-                        if tok._split_scaffold([k]) != [k]]
-        bpe_keys = split
+        split = [(k, tok._split_scaffold([k])) for k in bpe_keys]
+        scaffold = [(show_key(k), [show_key(p) for p in parts]) for k, parts in split if parts != [k]]
+        bpe_keys = [p for _, parts in split for p in parts]
     index = vocab.prefix_index
     checks, lbpe_keys = lbpe_trace(units, lambda key: index.get(key, NOT_A_TOKEN) != NOT_A_TOKEN, vocab.max_len)
 
@@ -339,8 +337,8 @@ def _trace_piece(tok: Tokenizer, piece: str) -> PieceTrace:
     ]
     placements = [
         Placement(k + 1, length, i, show_key(units[i : i + length]), placed,
-                  "" if placed else show_key(units[by : by + _placed_length(checks, by)]))
-        for k, (length, i, placed, by) in enumerate(checks)
+                  "" if placed else show_key(units[by : by + by_length]))
+        for k, (length, i, placed, by, by_length) in enumerate(checks)
     ]
     trace = PieceTrace(
         piece=piece,
@@ -355,15 +353,8 @@ def _trace_piece(tok: Tokenizer, piece: str) -> PieceTrace:
         scaffold=scaffold,
     )
     if trace.differs:
-        trace.why = _why(trace, raw, checks, bpe_keys, lbpe_keys, "rank" if vocab.merges is None else "merge")
+        trace.why = _why(trace, raw, bpe_keys, lbpe_keys, "rank" if vocab.merges is None else "merge")
     return trace
-
-
-def _placed_length(checks: list, start: int) -> int:
-    for length, i, placed, _ in checks:
-        if placed and i == start:
-            return length
-    return 1
 
 
 def _spans(keys: Sequence) -> list[tuple[int, int]]:
@@ -378,7 +369,7 @@ def _q(text: str) -> str:
     return '"' + text.replace("\n", "\\n").replace("\t", "\\t") + '"'
 
 
-def _why(trace: PieceTrace, raw: list, checks: list, bpe_keys: list, lbpe_keys: list, priority: str) -> list[str]:
+def _why(trace: PieceTrace, raw: list, bpe_keys: list, lbpe_keys: list, priority: str) -> list[str]:
     """One line per token only one side has: what kept the other side from making it."""
     bpe_spans, lbpe_spans = _spans(bpe_keys), _spans(lbpe_keys)
     lines = []
@@ -516,9 +507,7 @@ def _e(text: str) -> str:
 def _bpe_frame(p: PieceTrace, k: int) -> tuple[str, str]:
     """(boxes, caption) of the BPE side of piece ``p`` after ``k`` steps."""
     shown = min(k, len(p.bpe))
-    parts = list(p.bpe[shown - 1].parts) if shown else (list(p.units) if not p.whole else [p.piece])
-    if p.whole:
-        parts = list(p.bpe_tokens)
+    parts = list(p.bpe_tokens) if p.whole else list(p.bpe[shown - 1].parts) if shown else list(p.units)
     new_start = p.bpe[shown - 1].start if shown and shown == k else -1
     boxes, pos = [], 0
     for part in parts:
