@@ -40,6 +40,7 @@ text never silently becomes special tokens.
 from __future__ import annotations
 
 import csv
+import functools
 import html
 import io
 import math
@@ -434,6 +435,7 @@ _GLYPHS = {" ": "\u00b7", "\t": "\u2192", "\n": "\u21b5\n", "\r": "\u240d"}
 _WS_RUN = re.compile(r"[ \t\r\n]+")
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a long text repeats its common tokens many times
 def _escape(text: str, show_whitespace: bool) -> str:
     """HTML-escape text; control characters become their Unicode control pictures, and with
     ``show_whitespace`` space, tab, CR and LF become dimmed glyphs (LF also breaks the line)."""
@@ -516,7 +518,11 @@ def render_html(
       is the text) lets long lines wrap at token boundaries;
     * ``data-s`` / ``data-e`` are the token's character range in ``text`` (a click on a
       token asks :func:`lbpe.explain.pick_span` what to explain; ``lbpe/panes.js`` lights the
-      tokens of both panes that cover the same characters).
+      tokens of both panes that cover the same characters);
+    * more than :data:`RUN_TOKENS` tokens are grouped in runs (``<span class="lbpe-run">``)
+      with a ``<!--r-->`` before, between and after them: a view that already shows the
+      previous text replaces only the runs that changed (the app's panes; a keystroke at the
+      end of a long text redraws one run instead of every token).
 
     >>> render_html([Segment(7, 0, 2, b"hi")], "hi!")
     '<div class="lbpe-tokens"><span class="lbpe-tok lbpe-c0" data-s="0" data-e="2" data-i="7">hi</span><span class="lbpe-gap" title="not covered by any token">!</span></div>'
@@ -535,6 +541,17 @@ def render_html(
             out.append(f'<span class="lbpe-gap" title="not covered by any token">{_escape(text[pos:start], show_whitespace)}</span>')
         classes = ["lbpe-tok", f"lbpe-c{k % PALETTE_SIZE}"]
         chars = text[start:end]
+        # an ordinary token has no title: lbpe/panes.js shows its id and text (the HTML stays small)
+        ordinary = len(group) == 1 and not group[0].partial and not group[0].special and chars
+        if ordinary:
+            if classes_diff and _in_ranges(range_starts, ranges, group[0].start, end):
+                classes.append("lbpe-diff")
+            body = _escape(chars, show_whitespace)
+            if show_ids:
+                body += f'<span class="lbpe-id">{group[0].id}</span>'
+            out.append(f'<span class="{" ".join(classes)}" data-s="{start}" data-e="{end}" data-i="{group[0].id}">{body}</span>')
+            pos = end
+            continue
         if len(group) > 1 or group[0].partial:
             classes.append("lbpe-bytes")
             lines = [f"{len(group)} tokens for {_quote(chars)}" if len(group) > 1 else f"1 token for part of {_quote(chars)}"]
@@ -556,16 +573,26 @@ def render_html(
         if show_ids:
             body += f'<span class="lbpe-id">{" ".join(str(s.id) for s in group)}</span>'
         ids = " ".join(str(s.id) for s in group)
-        if len(group) == 1 and not group[0].partial and not group[0].special and chars:
-            title = ""  # an ordinary token: lbpe/panes.js shows its id and text (the HTML stays small)
-        else:
-            title = ' title="' + html.escape("\n".join(lines), quote=True).replace("\n", "&#10;") + '"'
+        title = ' title="' + html.escape("\n".join(lines), quote=True).replace("\n", "&#10;") + '"'
         out.append(f'<span class="{" ".join(classes)}" data-s="{start}" data-e="{end}" data-i="{ids}"{title}>{body}</span>')
         pos = end
     if pos < len(text):
         out.append(f'<span class="lbpe-gap" title="not covered by any token">{_escape(text[pos:], show_whitespace)}</span>')
     plain = "" if show_whitespace else " lbpe-plain"
+    if len(out) > RUN_TOKENS:
+        runs = ("".join(out[i : i + RUN_TOKENS]) for i in range(0, len(out), RUN_TOKENS))
+        return f'<div class="lbpe-tokens{plain}">{RUN_MARK}{RUN_MARK.join(_run(r) for r in runs)}{RUN_MARK}</div>'
     return f'<div class="lbpe-tokens{plain}">{"".join(out)}</div>'
+
+
+#: Tokens per run in a long pane (see :func:`render_html`).
+RUN_TOKENS = 256
+#: What separates the runs in the markup (a comment: nothing on screen).
+RUN_MARK = "<!--r-->"
+
+
+def _run(body: str) -> str:
+    return f'<span class="lbpe-run">{body}</span>'
 
 
 def parse_ids(text: str) -> list[int]:

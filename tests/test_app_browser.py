@@ -234,16 +234,19 @@ def test_a_link_restores_the_view(browser, server, requests):
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
     text = "Plattsburg unrescinded redelivery"
-    page.goto(server.url + "?t=" + text.replace(" ", "%20") + "&v=o200k_base&ws=0&ids=1&x=%20redelivery")
+    page.goto(server.url + "?t=" + text.replace(" ", "%20") + "&v=o200k_base&ws=0&ids=1&sp=1&x=%20redelivery")
     tok = load_preset("o200k_base")
     expect_counts(page, tok, text)
     expect(page.locator("#vocab input")).to_have_value(re.compile("o200k_base"))
     expect(page.locator("#explain-text textarea, #explain-text input").first).to_have_value(" redelivery")
     assert page.locator("#bpe-pane .lbpe-id").count() == len(tok.encode(text, mode="bpe"))
     assert page.locator("#bpe-pane .lbpe-ws").count() == 0
+    expect(page.locator("#show-special input")).to_be_checked()
     # what the person changes goes into the URL, and the link is what Copy link copies
     page.locator("#text textarea").fill("Capitals and scepters")
     page.wait_for_function("() => new URL(location.href).searchParams.get('t') === 'Capitals and scepters'")
+    page.locator("#show-special input").uncheck()
+    page.wait_for_function("() => !new URL(location.href).searchParams.has('sp')")
     page.get_by_role("tab", name="Across vocabularies").click()
     page.wait_for_function("() => new URL(location.href).searchParams.get('view') === 'across'")
     page.locator("#copy-link").click()
@@ -329,4 +332,72 @@ def test_the_list_of_differences_and_the_linked_panes(browser, server, requests)
     assert abs(shown[0] - shown[1]) < 200, shown  # within a line or two of text
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "app_differences.png"))
+    context.close()
+
+
+#: The pane's markup with the run separators (comments) left out, compared node by node with
+#: ``expected`` parsed fresh; marks which runs are the same DOM nodes as before an edit.
+SAME_AS_FRESH = """([mode, expected]) => {
+  const strip = (node) => { for (const c of [...node.childNodes]) {
+    if (c.nodeType === Node.COMMENT_NODE) c.remove(); else strip(c); } return node; };
+  const t = document.createElement('template');
+  t.innerHTML = expected;
+  const shown = document.querySelector(`#${mode}-pane .lbpe-host`).cloneNode(true);
+  const fresh = document.createElement('div');
+  fresh.className = shown.className;
+  fresh.append(t.content);
+  return strip(shown).isEqualNode(strip(fresh));
+}"""
+
+
+def test_a_long_text_redraws_only_the_runs_that_changed(browser, server, requests):
+    """A keystroke in a long text replaces only the runs of tokens that changed (issue 15: a
+    keystroke in 50,000 characters took 1.5 s to redraw): typing at the end keeps every earlier
+    run's DOM node, the pane keeps its scroll position, and after each edit (at the end, in the
+    middle, a deletion, a toggle) both panes equal a fresh rendering of the text."""
+    import app
+
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.on("request", lambda r: requests.append(r.url))
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(server.url)
+    expect(pane(page, "lbpe")).to_be_visible()
+    tok = load_preset("lbpe-32k")
+    box = page.locator("#text textarea")
+    box.fill(english_text(0)[60_000:72_000])
+
+    def check(show_whitespace: bool = True) -> display.Comparison:
+        text = box.input_value()
+        c = expect_counts(page, tok, text)
+        expected = app.compare(text, "lbpe-32k", show_whitespace, False)
+        for k, mode in enumerate(("bpe", "lbpe")):
+            page.wait_for_function(SAME_AS_FRESH, arg=[mode, expected[k]])
+        return c
+
+    check()
+    runs = page.locator("#bpe-pane .lbpe-run")
+    assert runs.count() > 4, "a long text comes in runs of tokens"
+    page.evaluate("""() => { document.querySelectorAll('#bpe-pane .lbpe-run, #lbpe-pane .lbpe-run')
+                             .forEach((r, k) => { r.lbpeOld = true; });
+                             document.querySelector('#bpe-pane .lbpe-tokens').scrollTop = 900; }""")
+    box.focus()
+    page.keyboard.press("Control+End")
+    page.keyboard.type(" internationalization")
+    expect(page.locator("#bpe-pane .lbpe-busy")).to_be_visible()  # "updating…" while the server works
+    check()
+    expect(page.locator("#bpe-pane .lbpe-busy")).to_be_hidden()
+    kept = page.evaluate("() => [...document.querySelectorAll('#bpe-pane .lbpe-run')].map((r) => !!r.lbpeOld)")
+    assert kept[:-2] == [True] * (len(kept) - 2) and not kept[-1], kept  # only the last run(s) are new
+    assert page.evaluate("() => document.querySelector('#bpe-pane .lbpe-tokens').scrollTop") == 900
+    # an edit in the middle shifts every later token's offsets; a deletion; the glyphs toggle
+    box.evaluate("(el) => { el.setSelectionRange(5000, 5000); }")
+    page.keyboard.type("Capitals ")
+    check()
+    page.keyboard.press("Backspace")
+    page.keyboard.press("Backspace")
+    check()
+    page.locator("#show-ws input").uncheck()
+    check(show_whitespace=False)
+    expect(page.locator("#bpe-pane .lbpe-busy")).to_be_hidden()
     context.close()

@@ -501,9 +501,10 @@ def test_presets_are_offered_with_their_models():
 
 
 def test_a_link_restores_the_view_and_says_what_it_left_out():
-    state = app.link_state({"t": "Capitals", "v": "o200k_base", "ws": "0", "ids": "1", "x": " Capitals", "view": "across"})
+    state = app.link_state({"t": "Capitals", "v": "o200k_base", "ws": "0", "ids": "1", "sp": "1", "x": " Capitals",
+                            "view": "across"})
     assert state == {"notes": [], "text": "Capitals", "vocab": "o200k_base", "show_whitespace": False,
-                     "show_ids": True, "explain": " Capitals", "view": "across"}
+                     "show_ids": True, "specials": True, "explain": " Capitals", "view": "across"}
     odd = app.link_state({"v": "upload: secret.json", "ws": "maybe", "view": "admin", "x": "y" * 900,
                           "t": "z" * (app.LIMITS.text_chars + 1)})
     assert set(odd) == {"notes", "explain"} and len(odd["explain"]) == 400

@@ -769,8 +769,8 @@ VIEWS = ("compare", "corpus", "across", "train")
 
 
 def link_state(params: dict[str, str]) -> dict[str, Any]:
-    """What a link's query asks for: ``t`` text, ``v`` a bundled vocabulary, ``ws``/``ids``
-    toggles (``0``/``1``), ``x`` the span to explain, ``view`` the open tab. Anything unknown,
+    """What a link's query asks for: ``t`` text, ``v`` a bundled vocabulary, ``ws``/``ids``/``sp``
+    toggles (``0``/``1``; ``sp``: special tokens as specials), ``x`` the span to explain, ``view`` the open tab. Anything unknown,
     malformed or too long is left at its default, and ``notes`` says what was left out.
 
     >>> link_state({"v": "gpt2", "ws": "0", "view": "across"})["vocab"]
@@ -794,7 +794,7 @@ def link_state(params: dict[str, str]) -> dict[str, Any]:
                 f"It names the vocabulary “{vocab[:60]}”, which is not a bundled one (uploaded files are never "
                 "put in a link): the default is shown; upload the file again to see it."
             )
-    for key, name in (("ws", "show_whitespace"), ("ids", "show_ids")):
+    for key, name in (("ws", "show_whitespace"), ("ids", "show_ids"), ("sp", "specials")):
         if params.get(key) in ("0", "1"):
             out[name] = params[key] == "1"
     span = params.get("x")
@@ -811,7 +811,7 @@ def _link_note(text: str) -> str:
 
 def restore(request: gr.Request):
     """Page load: apply the link's query (see :func:`link_state`). Returns updates for
-    ``(text, vocabulary, whitespace, ids, explain span, tabs, link note)``."""
+    ``(text, vocabulary, whitespace, ids, specials, explain span, tabs, link note)``."""
     wanted = link_state(dict(request.query_params) if request is not None else {})
     keep = gr.update()
 
@@ -823,7 +823,8 @@ def restore(request: gr.Request):
         note = "About this link: " + " ".join(wanted["notes"])
     note = _link_note(note)
     tabs = gr.update(selected=wanted["view"]) if "view" in wanted else keep
-    return (pick("text"), pick("vocab"), pick("show_whitespace"), pick("show_ids"), pick("explain"), tabs, note)
+    return (pick("text"), pick("vocab"), pick("show_whitespace"), pick("show_ids"), pick("specials"), pick("explain"),
+            tabs, note)
 
 
 @_handler
@@ -874,6 +875,9 @@ APP_CSS = display.CSS + """
   .lbpe-tokens { max-height: 40vh; }
 }
 #explain-box { padding: .6em .8em; }
+#bpe-pane, #lbpe-pane { position: relative; }
+.lbpe-busy { position: absolute; top: .3em; right: .6em; z-index: 1; font-size: .8em; color: #888; }
+.lbpe-busy[hidden] { display: none; }
 """
 
 #: The page's script (Gradio ``js``): a click on a token of either pane asks the server which
@@ -887,7 +891,8 @@ APP_JS = "() => {\n" + (Path(lbpe.__file__).parent / "panes.js").read_text("utf-
       if (value === null || value === undefined || value === "") url.searchParams.delete(key);
       else url.searchParams.set(key, value);
     }
-    history.replaceState(null, "", url);
+    // only on a change: a same-document navigation restyles the whole page (0.2 s with two long panes)
+    if (url.href !== location.href) history.replaceState(null, "", url);
   };
   document.addEventListener("click", (event) => {
     const token = event.target.closest("#bpe-pane .lbpe-tok[data-s], #lbpe-pane .lbpe-tok[data-s]");
@@ -904,13 +909,14 @@ APP_JS = "() => {\n" + (Path(lbpe.__file__).parent / "panes.js").read_text("utf-
 
 #: Writes the Compare view's state into the URL (a Gradio ``js`` event, no server call).
 LINK_JS = f"""
-(text, vocab, ws, ids, span) => {{
+(text, vocab, ws, ids, sp, span) => {{
   const preset = {json.dumps(list(PRESETS))}.includes(vocab);
   window.lbpeLink && window.lbpeLink({{
     t: text && text.length <= {MAX_LINK_TEXT} ? text : null,
     v: preset ? vocab : null,
     ws: ws ? null : "0",
     ids: ids ? "1" : null,
+    sp: sp ? "1" : null,
     x: span || null,
   }});
   return [];
@@ -934,6 +940,88 @@ COPY_JS = f"""
   }});
   return [];
 }}
+"""
+
+#: The two panes draw their HTML themselves (a Gradio ``js_on_load``) instead of Gradio's
+#: node-by-node merge of the old and new markup, which took most of a second at 50,000
+#: characters: a long pane comes in runs of tokens (see ``display.render_html``), and only the
+#: runs that changed are replaced; the pane keeps its scroll position.
+PANE_TEMPLATE = '<span class="lbpe-busy" role="status" hidden>updating…</span><div class="lbpe-host"></div>'
+PANE_JS = """
+const host = element.querySelector(".lbpe-host") || element;
+const busy = element.querySelector(".lbpe-busy");
+const MARK = %s;
+let shown = null;
+let parts = [];
+const parse = (markup) => {
+  const t = document.createElement("template");
+  t.innerHTML = markup;
+  return t.content;
+};
+const draw = () => {
+  const value = typeof props.value === "string" ? props.value : "";
+  if (busy) busy.hidden = true;
+  if (value === shown) return;
+  const next = value.split(MARK);
+  const pane = host.firstElementChild;
+  const box = pane && pane.querySelector(".lbpe-tokens");
+  const runs = box ? Array.from(box.children) : [];
+  if (next.length < 3 || parts.length < 3 || next[next.length - 1] !== parts[parts.length - 1]
+      || runs.length !== parts.length - 2) {
+    const top = box ? box.scrollTop : 0;
+    host.innerHTML = value;
+    const fresh = host.querySelector(".lbpe-tokens");
+    if (fresh && top) fresh.scrollTop = top;
+  } else {
+    if (next[0] !== parts[0]) {  // the heading and the pane's attributes (counts, classes)
+      const head = parse(next[0] + next[next.length - 1]).firstElementChild;
+      for (const name of pane.getAttributeNames()) if (!head.hasAttribute(name)) pane.removeAttribute(name);
+      for (const name of head.getAttributeNames()) pane.setAttribute(name, head.getAttribute(name));
+      const title = pane.querySelector(".lbpe-head"), newTitle = head.querySelector(".lbpe-head");
+      if (title && newTitle) title.replaceWith(newTitle);
+      const newBox = head.querySelector(".lbpe-tokens");
+      if (newBox && box.className !== newBox.className) box.className = newBox.className;
+    }
+    const before = parts.length - 2, after = next.length - 2;
+    let a = 0;
+    while (a < before && a < after && parts[a + 1] === next[a + 1]) a++;
+    let b = 0;
+    while (b < before - a && b < after - a && parts[parts.length - 2 - b] === next[next.length - 2 - b]) b++;
+    const fresh = parse(next.slice(a + 1, next.length - 1 - b).join(""));
+    const anchor = runs[before - b] || null;
+    for (const run of runs.slice(a, before - b)) run.remove();
+    box.insertBefore(fresh, anchor);
+  }
+  shown = value;
+  parts = next;
+};
+draw();
+watch("value", draw);
+""" % json.dumps(display.RUN_MARK)
+
+#: Shows "updating…" on both panes while a comparison runs. Gradio's own progress overlay (or
+#: any class set on a pane) would restyle every token of both panes, twice per keystroke.
+BUSY_JS = """
+(...inputs) => {
+  for (const note of document.querySelectorAll("#bpe-pane .lbpe-busy, #lbpe-pane .lbpe-busy")) note.hidden = false;
+  return inputs;
+}
+"""
+#: Hides the notes when a comparison ends (also when its panes came out unchanged).
+DONE_JS = """
+() => {
+  for (const note of document.querySelectorAll("#bpe-pane .lbpe-busy, #lbpe-pane .lbpe-busy")) note.hidden = true;
+  return [];
+}
+"""
+
+#: The ids boxes and, while its accordion is open, the JSON view, filled from the comparison's
+#: details in the browser (a JSON tree of every id is slow to draw, so it is drawn only when open).
+DETAILS_JS = """
+(details) => {
+  const ids = (side) => (details && details[side] && Array.isArray(details[side].ids)) ? details[side].ids.join(" ") : "";
+  return [ids("bpe"), ids("lbpe"), window.lbpeDetailsOpen ? details : null];
+}
 """
 
 INTRO = """\
@@ -1002,9 +1090,11 @@ def build() -> gr.Blocks:
                                             elem_id="text-upload")
                 with gr.Row(equal_height=False, elem_classes="lbpe-panes"):
                     with gr.Column(min_width=320):
-                        bpe_html = gr.HTML(initial[0], label="BPE segmentation", elem_id="bpe-pane")
+                        bpe_html = gr.HTML(initial[0], label="BPE segmentation", elem_id="bpe-pane",
+                                           html_template=PANE_TEMPLATE, js_on_load=PANE_JS)
                     with gr.Column(min_width=320):
-                        lbpe_html = gr.HTML(initial[1], label="LBPE segmentation", elem_id="lbpe-pane")
+                        lbpe_html = gr.HTML(initial[1], label="LBPE segmentation", elem_id="lbpe-pane",
+                                            html_template=PANE_TEMPLATE, js_on_load=PANE_JS)
                 differences = gr.HTML(initial[6], label="Differences", elem_id="differences")
                 with gr.Accordion("Token ids: copy them, or decode ids you paste", open=False, elem_id="ids-box"):
                     with gr.Row(equal_height=False):
@@ -1047,8 +1137,11 @@ def build() -> gr.Blocks:
                     plot = gr.Plot(initial[3], label="Token-length shift", elem_id="length-plot", min_width=320)
                     frequency_plot = gr.Plot(initial[4], label="Frequency by token length", elem_id="frequency-plot",
                                              min_width=320)
-                with gr.Accordion("Details (JSON: ids, differing ranges, length counts, every metric)", open=False):
-                    details = gr.JSON(initial[5], label="Details", elem_id="details")
+                # the details travel as a hidden value (the API's 6th output); the view below shows them
+                details = gr.JSON(initial[5], label="Details", elem_id="details", visible=False)
+                with gr.Accordion("Details (JSON: ids, differing ranges, length counts, every metric)", open=False,
+                                  elem_id="details-box") as details_box:
+                    details_view = gr.JSON(None, label="Details", elem_id="details-view")
             with gr.Tab("Corpus", id="corpus") as corpus_tab:
                 gr.Markdown(
                     f"Statistics of a whole file (UTF-8 text, at most **{_mb(LIMITS.corpus_bytes)}**) with the "
@@ -1128,8 +1221,8 @@ def build() -> gr.Blocks:
             [text.change, vocab.change, show_ws.change, show_ids.change, show_special.change],
             compare, [text, vocab, show_ws, show_ids, state],
             [bpe_html, lbpe_html, metrics, plot, frequency_plot, details, differences],
-            api_name="compare", trigger_mode="always_last", show_progress="minimal", concurrency_limit=4,
-        )
+            api_name="compare", trigger_mode="always_last", show_progress="hidden", concurrency_limit=4, js=BUSY_JS,
+        ).then(None, None, None, js=DONE_JS, api_visibility="private", queue=False)
         text_file.upload(load_text, text_file, [text, text_file], api_name="load_text", show_progress="hidden")
         uploaded = vocab_files.upload(upload_vocab, [vocab_files, pattern, state], [state, vocab, vocab_files],
                                       api_name="upload_vocab", show_progress="hidden")
@@ -1173,17 +1266,24 @@ def build() -> gr.Blocks:
                            api_visibility="private", show_progress="hidden")
         explain_timer.tick(play_step, [explain_step, explain_box, vocab, state], [explain_step, explain_timer],
                            api_visibility="private", show_progress="hidden")
-        details.change(ids_text, details, [bpe_ids, lbpe_ids], api_visibility="private", show_progress="hidden")
+        details.change(None, details, [bpe_ids, lbpe_ids, details_view], js=DETAILS_JS, api_visibility="private",
+                       queue=False)
+        details_box.expand(None, details, details_view, js="(d) => { window.lbpeDetailsOpen = true; return d; }",
+                           api_visibility="private", queue=False)
+        details_box.collapse(None, None, details_view, js="() => { window.lbpeDetailsOpen = false; return null; }",
+                             api_visibility="private", queue=False)
         gr.on([decode_btn.click, pasted_ids.submit], decode_ids, [pasted_ids, vocab, state], decoded,
               api_name="decode_ids", show_progress="hidden")
         # the view's state in the URL (browser only), restored when a link is opened
-        gr.on([text.change, vocab.change, show_ws.change, show_ids.change, explain_box.change], None,
-              [text, vocab, show_ws, show_ids, explain_box], None, js=LINK_JS, api_visibility="private", queue=False)
+        gr.on([text.change, vocab.change, show_ws.change, show_ids.change, show_special.change, explain_box.change],
+              None, [text, vocab, show_ws, show_ids, show_special, explain_box], None, js=LINK_JS,
+              api_visibility="private", queue=False)
         for tab, view in ((compare_tab, None), (corpus_tab, "corpus"), (across_tab, "across"), (train_tab, "train")):
             tab.select(None, None, None, js=f"() => {{ window.lbpeLink && window.lbpeLink({{view: {json.dumps(view)}}}); return []; }}",
                        api_visibility="private", queue=False)
         copy_link.click(None, [text, vocab], None, js=COPY_JS, api_visibility="private", queue=False)
-        demo.load(restore, None, [text, vocab, show_ws, show_ids, explain_box, tabs, link_note], api_visibility="private",
+        demo.load(restore, None, [text, vocab, show_ws, show_ids, show_special, explain_box, tabs, link_note],
+                  api_visibility="private",
                   show_progress="hidden")
         explain_at.change(explain_click, [text, explain_at, vocab, state], explain_box, api_name="explain_click",
                           show_progress="hidden")
