@@ -942,62 +942,23 @@ COPY_JS = f"""
 }}
 """
 
-#: The two panes draw their HTML themselves (a Gradio ``js_on_load``) instead of Gradio's
-#: node-by-node merge of the old and new markup, which took most of a second at 50,000
-#: characters: a long pane comes in runs of tokens (see ``display.render_html``), and only the
-#: runs that changed are replaced; the pane keeps its scroll position.
+#: The two panes draw their HTML themselves (a Gradio ``js_on_load`` calling ``lbpePanes.draw``
+#: of lbpe/panes.js) instead of Gradio's node-by-node merge of the old and new markup, which
+#: took most of a second at 50,000 characters: a long pane comes in runs of tokens (see
+#: ``display.render_html``), and only the runs that changed are replaced.
 PANE_TEMPLATE = '<span class="lbpe-busy" role="status" hidden>updating…</span><div class="lbpe-host"></div>'
 PANE_JS = """
 const host = element.querySelector(".lbpe-host") || element;
 const busy = element.querySelector(".lbpe-busy");
-const MARK = %s;
-let shown = null;
-let parts = [];
-const parse = (markup) => {
-  const t = document.createElement("template");
-  t.innerHTML = markup;
-  return t.content;
-};
 const draw = () => {
   const value = typeof props.value === "string" ? props.value : "";
   if (busy) busy.hidden = true;
-  if (value === shown) return;
-  const next = value.split(MARK);
-  const pane = host.firstElementChild;
-  const box = pane && pane.querySelector(".lbpe-tokens");
-  const runs = box ? Array.from(box.children) : [];
-  if (next.length < 3 || parts.length < 3 || next[next.length - 1] !== parts[parts.length - 1]
-      || runs.length !== parts.length - 2) {
-    const top = box ? box.scrollTop : 0;
-    host.innerHTML = value;
-    const fresh = host.querySelector(".lbpe-tokens");
-    if (fresh && top) fresh.scrollTop = top;
-  } else {
-    if (next[0] !== parts[0]) {  // the heading and the pane's attributes (counts, classes)
-      const head = parse(next[0] + next[next.length - 1]).firstElementChild;
-      for (const name of pane.getAttributeNames()) if (!head.hasAttribute(name)) pane.removeAttribute(name);
-      for (const name of head.getAttributeNames()) pane.setAttribute(name, head.getAttribute(name));
-      const title = pane.querySelector(".lbpe-head"), newTitle = head.querySelector(".lbpe-head");
-      if (title && newTitle) title.replaceWith(newTitle);
-      const newBox = head.querySelector(".lbpe-tokens");
-      if (newBox && box.className !== newBox.className) box.className = newBox.className;
-    }
-    const before = parts.length - 2, after = next.length - 2;
-    let a = 0;
-    while (a < before && a < after && parts[a + 1] === next[a + 1]) a++;
-    let b = 0;
-    while (b < before - a && b < after - a && parts[parts.length - 2 - b] === next[next.length - 2 - b]) b++;
-    const fresh = parse(next.slice(a + 1, next.length - 1 - b).join(""));
-    const anchor = runs[before - b] || null;
-    for (const run of runs.slice(a, before - b)) run.remove();
-    box.insertBefore(fresh, anchor);
-  }
-  shown = value;
-  parts = next;
+  if (window.lbpePanes) window.lbpePanes.draw(host, value);  // lbpe/panes.js, the page's script
+  else if (host.lbpeShown !== value) { host.innerHTML = value; host.lbpeShown = value; host.lbpeParts = null; }
 };
 draw();
 watch("value", draw);
-""" % json.dumps(display.RUN_MARK)
+"""
 
 #: Shows "updating…" on both panes while a comparison runs. Gradio's own progress overlay (or
 #: any class set on a pane) would restyle every token of both panes, twice per keystroke.

@@ -7,7 +7,10 @@
 // * hover (or tap) a token: a card with its id(s) and spelling, and every token of both panes
 //   that covers the same characters lit;
 // * a difference in the list: both panes scroll to it and light it;
-// * scrolling one pane scrolls the other to the same place in the text.
+// * scrolling one pane scrolls the other to the same place in the text;
+// * lbpePanes.draw(host, markup) draws a pane: when host shows an earlier text, only the runs of
+//   tokens that changed are replaced (a keystroke in a long text redraws one run, not 10,000
+//   tokens) and the pane keeps its scroll position.
 (() => {
   if (window.lbpePanes) return;
   const LIT = "lbpe-lit";
@@ -158,5 +161,52 @@
     else hideCard();
   }, true);
 
-  window.lbpePanes = { light, jump };
+  const RUN_MARK = "<!--r-->"; // between the runs of a long pane (lbpe.display.RUN_MARK)
+
+  function parse(markup) {
+    const t = document.createElement("template");
+    t.innerHTML = markup;
+    return t.content;
+  }
+
+  function draw(host, markup) {
+    if (host.lbpeShown === markup) return;
+    const parts = host.lbpeParts || [];
+    const next = markup.split(RUN_MARK); // [pane start, run, run, ..., pane end]
+    const pane = host.firstElementChild;
+    const box = pane && pane.querySelector(".lbpe-tokens");
+    const runs = box ? [...box.children] : [];
+    if (next.length < 3 || parts.length < 3 || next[next.length - 1] !== parts[parts.length - 1] ||
+        runs.length !== parts.length - 2) {
+      const top = box ? box.scrollTop : 0;
+      host.innerHTML = markup;
+      const fresh = host.querySelector(".lbpe-tokens");
+      if (fresh && top) fresh.scrollTop = top;
+    } else {
+      if (next[0] !== parts[0]) { // the heading and the pane's attributes (counts, classes)
+        const head = parse(next[0] + next[next.length - 1]).firstElementChild;
+        for (const name of pane.getAttributeNames()) if (!head.hasAttribute(name)) pane.removeAttribute(name);
+        for (const name of head.getAttributeNames()) pane.setAttribute(name, head.getAttribute(name));
+        const title = pane.querySelector(".lbpe-head");
+        const newTitle = head.querySelector(".lbpe-head");
+        if (title && newTitle) title.replaceWith(newTitle);
+        const newBox = head.querySelector(".lbpe-tokens");
+        if (newBox && box.className !== newBox.className) box.className = newBox.className;
+      }
+      const before = parts.length - 2;
+      const after = next.length - 2;
+      let a = 0; // runs equal at the start
+      while (a < before && a < after && parts[a + 1] === next[a + 1]) a++;
+      let b = 0; // and at the end
+      while (b < before - a && b < after - a && parts[parts.length - 2 - b] === next[next.length - 2 - b]) b++;
+      const fresh = parse(next.slice(a + 1, next.length - 1 - b).join(""));
+      const anchor = runs[before - b] || null;
+      for (const run of runs.slice(a, before - b)) run.remove();
+      box.insertBefore(fresh, anchor);
+    }
+    host.lbpeShown = markup;
+    host.lbpeParts = next;
+  }
+
+  window.lbpePanes = { light, jump, draw };
 })();

@@ -248,7 +248,7 @@ function earlyRender() {
 function render(result) {
   const summary = result.summary;
   for (const mode of modes) {
-    $(`.pane[data-mode="${mode}"]`).innerHTML = result.panes[mode];
+    window.lbpePanes.draw($(`.pane[data-mode="${mode}"]`), result.panes[mode]); // only the runs that changed
     $(`.ids[data-mode="${mode}"]`).textContent = summary[mode].ids.join(" ");
   }
   $("#metrics").innerHTML = result.metrics;

@@ -2,7 +2,7 @@
 // first visit, the page (Python included) works with the network off.
 // `lbpe build-web` replaces the marker below with BUILD (a hash of the site's files) and
 // PRECACHE (every file of the site, as URLs relative to this script).
-const BUILD = "09ad9241c48b0260";
+const BUILD = "cba8caba4e6e123f";
 const PRECACHE = [
  "./",
  "app.js",
