@@ -332,6 +332,15 @@ def test_the_list_of_differences_and_the_linked_panes(browser, server, requests)
     assert abs(shown[0] - shown[1]) < 200, shown  # within a line or two of text
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "app_differences.png"))
+    # on a phone: the list fits the screen's width and a tap still scrolls both panes to the span
+    page.set_viewport_size({"width": 390, "height": 844})
+    first = items.first
+    first.scroll_into_view_if_needed()
+    box = first.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+    first.click()
+    expect(page.locator("#bpe-pane .lbpe-tok.lbpe-lit")).to_have_count(len(diffs[0].bpe))
+    page.locator("#differences").screenshot(path=str(ARTIFACTS / "app_differences_phone.png"))
     context.close()
 
 
