@@ -31,6 +31,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
 from typing import BinaryIO
 
@@ -241,6 +242,23 @@ class _Shards:
         if self.writer.count >= self.shard_tokens:
             self.close_shard()
 
+    def add_documents(self, metas: list[tuple[int, bool, str]], lengths: array, ids: array) -> bool:
+        """Whole documents at once (``lengths[k]`` ids each, in ``ids``), when they fit in the
+        shard being written without reaching its size; ``False`` (nothing written) otherwise,
+        and the caller adds them one by one."""
+        if self.writer is None:
+            self._open()
+        if self.writer.count + len(ids) >= self.shard_tokens:
+            return False
+        start = self.writer.count
+        self.writer.write(ids)
+        self.offsets += list(accumulate(lengths, initial=start))[1:]
+        self.records = metas[-1][0]
+        for _, _, source in metas:
+            if not self.inputs or self.inputs[-1] != source:
+                self.inputs.append(source)
+        return True
+
     def drop_document(self) -> None:
         """Forget the ids of the document being written (it turned out bad)."""
         if self.writer is not None:
@@ -344,6 +362,22 @@ def _resume_state(out: Path, header: dict) -> dict | None:
 # ---- the export ----
 
 
+def _whole_or_one_by_one(items, shards: _Shards, separator: array, progress, read_bytes: Callable[[], int]):
+    """The items, with each ``"documents"`` batch written whole when it fits in the current
+    shard (then ``None`` is yielded, after ``progress`` is told) or expanded one by one."""
+    for item in items:
+        if item[0] != "documents":
+            yield item
+            continue
+        _, metas, (lengths, ids) = item
+        if not separator and shards.add_documents(metas, lengths, ids):
+            if progress is not None:
+                progress(read_bytes(), len(lengths), len(ids))
+            yield None
+            continue
+        yield from one_by_one(metas, lengths, ids)
+
+
 def export_shards(
     tok: Tokenizer,
     inputs: Sequence[str | os.PathLike[str]],
@@ -423,12 +457,18 @@ def export_shards(
         items = _ray_ordered(tok, inputs, mode, lines=lines, text_field=text_field, skip=skip, address=address,
                              progress=on_read)
     else:
-        records = iter_records(inputs, lines=lines, text_field=text_field, skip=skip, progress=on_read, parse=False)
         pool = ProcessPoolExecutor(num_proc, initializer=_init_worker, initargs=(tok,)) if num_proc > 1 else None
-        items = _ordered(tok, records, mode, pool, num_proc, skip)
+        if pool is not None and skip == 0:  # the workers read runs of lines themselves
+            items = _pooled(tok, inputs, mode, pool, num_proc, lines=lines, text_field=text_field, progress=on_read)
+        else:
+            records = iter_records(inputs, lines=lines, text_field=text_field, skip=skip, progress=on_read, parse=False)
+            items = _ordered(tok, records, mode, pool, num_proc, skip)
     separator = array("I", [] if separator_id is None else [separator_id])
     try:
-        for item in items:
+        for item in _whole_or_one_by_one(items, shards, separator, progress, lambda: read_bytes):
+            if item is None:  # a batch of documents was written whole
+                read_bytes = 0
+                continue
             kind, number, payload = item
             if kind == "ids":
                 shards.add(payload)
@@ -466,7 +506,9 @@ def export_shards(
 
 def _ordered(tok: Tokenizer, records: Iterator[Record], mode: Mode, pool, num_proc: int, first: int):
     """``("ids", record, array)``, ``("end", record, source)`` and ``("bad", record, message)``
-    in input order, with batches encoded ahead on the pool (at most a few in flight)."""
+    in input order, with batches encoded ahead on the pool (at most a few in flight); a batch
+    of whole documents comes as one ``("documents", metas, (lengths, ids))`` (see
+    :func:`one_by_one`)."""
     pending: deque = deque()  # items: ("batch", future | result, metas) or ("bad", n, message)
     batch: list[str] = []
     metas: list[tuple[int, bool, str]] = []
@@ -489,15 +531,10 @@ def _ordered(tok: Tokenizer, records: Iterator[Record], mode: Mode, pool, num_pr
             lengths, ids = array("I"), array("I")
             lengths.frombytes(lengths_bytes)
             ids.frombytes(ids_bytes)
-            at = 0
-            for k, (n, (number, last, source)) in enumerate(zip(lengths, info)):
-                if k in errors:
-                    yield ("bad", number, errors[k])
-                    continue
-                yield ("ids", number, ids[at : at + n])
-                at += n
-                if last:
-                    yield ("end", number, source)
+            if not errors and all(last for _, last, _ in info):
+                yield ("documents", info, (lengths, ids))  # whole documents, written at once where they fit
+            else:
+                yield from one_by_one(info, lengths, ids, errors)
 
     ahead = 2 * max(num_proc, 1)
     number = first
@@ -539,6 +576,78 @@ def _ordered(tok: Tokenizer, records: Iterator[Record], mode: Mode, pool, num_pr
     yield from drain(0)
 
 
+#: Bytes of a line-based input per task of the local worker processes.
+POOL_RANGE_BYTES = 4 << 20
+
+
+def _encode_range(mode: Mode, path: str, start: int, end: int, line: int, lines: bool, text_field: str):
+    """A worker's task: the documents of a run of whole lines of ``path`` (bytes ``start`` to
+    ``end``, its first line numbered ``line``), read, parsed and encoded here, as
+    :func:`_encode_batch` returns them."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(start)
+            data = f.read(end - start)
+    except OSError as exc:
+        raise LbpeError(f"{path}: cannot be read ({exc.strerror})") from None
+    records = records_of_bytes(path, data, lines=lines, text_field=text_field, first_line=line)
+    lengths, ids, errors = _encode_batch(None, mode, [r.text if r.error is None else "" for r in records])
+    errors.update({k: r.error for k, r in enumerate(records) if r.error is not None})
+    return lengths, ids, errors
+
+
+def _pooled(tok: Tokenizer, inputs, mode: Mode, pool, num_proc: int, *, lines: bool, text_field: str, progress):
+    """The items of :func:`_ordered` for a fresh export on worker processes: the workers read
+    runs of lines of uncompressed line-based inputs themselves (this process only writes);
+    other inputs go through :func:`_ordered`."""
+    number = 0
+    for path in map(str, inputs):
+        if not (lines or input_kind(path) == "jsonl") or path.lower().endswith(".gz"):
+            records = iter_records([path], lines=lines, text_field=text_field, progress=progress, parse=False)
+            for item in _ordered(tok, records, mode, pool, num_proc, number):
+                number = max(number, item[1][-1][0] if item[0] == "documents" else item[1])
+                yield item
+            continue
+        pending: deque = deque()
+        ranges = iter(_line_ranges(path, size=POOL_RANGE_BYTES))
+        while True:
+            for r in ranges:
+                pending.append((r, pool.submit(_encode_range, mode, path, r["start"], r["end"], r["line"], lines,
+                                               text_field)))
+                if len(pending) >= 2 * num_proc:
+                    break
+            if not pending:
+                break
+            r, job = pending.popleft()
+            lengths_bytes, ids_bytes, errors = job.result()
+            lengths, ids = array("I"), array("I")
+            lengths.frombytes(lengths_bytes)
+            ids.frombytes(ids_bytes)
+            metas = [(number + k, True, path) for k in range(1, len(lengths) + 1)]
+            number += len(lengths)
+            if metas:
+                if errors:
+                    yield from one_by_one(metas, lengths, ids, errors)
+                else:
+                    yield ("documents", metas, (lengths, ids))
+            progress(r["end"] - r["start"])
+
+
+def one_by_one(metas: list[tuple[int, bool, str]], lengths: array, ids: array, errors: dict[int, str] | None = None):
+    """A batch's results as ``("ids", ...)``, ``("end", ...)`` and ``("bad", ...)`` items, one
+    document (or piece of one) at a time."""
+    errors = errors or {}
+    at = 0
+    for k, (n, (number, last, source)) in enumerate(zip(lengths, metas)):
+        if k in errors:
+            yield ("bad", number, errors[k])
+            continue
+        yield ("ids", number, ids[at : at + n])
+        at += n
+        if last:
+            yield ("end", number, source)
+
+
 # ---- Ray Data ----
 
 
@@ -578,32 +687,36 @@ _RAY_TOKENIZERS: dict[str, Tokenizer] = {}
 
 
 def _ray_encode(batch: dict, *, tok_ref, key: str, mode: Mode, lines: bool, text_field: str, source: str) -> dict:
-    """Ray Data map_batches: runs of an input file (or a Parquet column) -> one row per
-    document attempt, encoded with the same per-batch function as the local processes."""
+    """Ray Data map_batches: a run of an input file (or a batch of a Parquet column) -> one
+    row with its documents' ids, encoded with the same per-batch function as the local
+    processes, and its input (``path``) and size on disk (``bytes``) for the driver."""
     import ray
 
     tok = _RAY_TOKENIZERS.get(key)
     if tok is None:
         tok = _RAY_TOKENIZERS[key] = ray.get(tok_ref)
     if "start" in batch:
-        records = []
+        records, size = [], 0
         for path, start, end, line in zip(batch["path"], batch["start"], batch["end"], batch["line"]):
             with open(str(path), "rb") as f:
                 f.seek(int(start))
                 data = f.read(int(end) - int(start))
+            size += len(data)
             records += records_of_bytes(str(path), data, lines=lines, text_field=text_field, first_line=int(line))
+        path = str(batch["path"][0])
     else:  # a Parquet column: rows are numbered by the driver, which reads the results in order
         records = [parquet_record(source, 0, value, text_field) for value in batch[text_field]]
-    out: dict[str, list] = {"source": [], "error": [], "ids": []}
-    for record in records:
-        out["source"].append(record.source)
-        out["error"].append(record.error or "")  # strings and bytes only: no None for Arrow to turn into NaN
-        out["ids"].append(b"" if record.error else _encode_batch(tok, mode, [record.text])[1])
-    return out
+        path, size = source, 0
+    # one row for the whole batch (per-document rows cost Arrow more than the encoding saves)
+    lengths, ids, errors = _encode_batch(tok, mode, [r.text if r.error is None else "" for r in records])
+    errors.update({k: r.error for k, r in enumerate(records) if r.error is not None})
+    return {"lengths": [lengths], "ids": [ids], "errors": [json.dumps(errors)], "path": [path], "bytes": [size]}
 
 
 def _ray_ordered(tok: Tokenizer, inputs, mode: Mode, *, lines: bool, text_field: str, skip: int, address, progress):
-    """The items of :func:`_ordered`, encoded on Ray Data and read back in input order."""
+    """The items of :func:`_ordered`, encoded on Ray Data and read back in input order: one
+    dataset for each run of consecutive text and JSONL inputs (so Ray's start-up is paid once,
+    not per file), one for each Parquet file."""
     import functools
     import time
 
@@ -621,36 +734,57 @@ def _ray_ordered(tok: Tokenizer, inputs, mode: Mode, *, lines: bool, text_field:
     number = 0
     tok_ref = ray.put(tok)  # sent once; each worker process unpickles it once (_RAY_TOKENIZERS)
     key = f"{os.getpid()}-{id(tok)}-{time.time_ns()}"
+    encode = functools.partial(_ray_encode, tok_ref=tok_ref, key=key, mode=mode, lines=lines, text_field=text_field)
+    groups: list[tuple[str, list]] = []  # ("parquet", [path]) or ("runs", [range, ...])
     for path in map(str, inputs):
-        encode = functools.partial(_ray_encode, tok_ref=tok_ref, key=key, mode=mode, lines=lines,
-                                   text_field=text_field, source=path)
         if input_kind(path) == "parquet":
+            groups.append(("parquet", [path]))
+            continue
+        # runs of whole lines (or the whole file, for one document per file), read by the workers
+        ranges = _line_ranges(path) if lines or input_kind(path) == "jsonl" else [
+            {"path": path, "start": 0, "end": os.path.getsize(path), "line": 1}]
+        if groups and groups[-1][0] == "runs":
+            groups[-1][1].extend(ranges)
+        else:
+            groups.append(("runs", ranges))
+    for kind, members in groups:
+        if kind == "parquet":
             import pyarrow.parquet as pq
 
+            path = members[0]
             check_parquet_column(path, pq.ParquetFile(path).schema_arrow.names, text_field)
             ds = ray.data.read_parquet(path).select_columns([text_field]).map_batches(
-                encode, batch_format="numpy", batch_size=256)
+                functools.partial(encode, source=path), batch_format="numpy", batch_size=256)
         else:
-            # runs of whole lines (or the whole file, for one document per file), read by the workers
-            ranges = _line_ranges(path) if lines or input_kind(path) == "jsonl" else [
-                {"path": path, "start": 0, "end": os.path.getsize(path), "line": 1}]
-            ds = ray.data.from_items(ranges, override_num_blocks=len(ranges)).map_batches(
-                encode, batch_format="numpy", batch_size=1)
+            ds = ray.data.from_items(members, override_num_blocks=len(members)).map_batches(
+                functools.partial(encode, source=""), batch_format="numpy", batch_size=1)
         row = 0
         for batch in ds.iter_batches(batch_format="numpy", batch_size=None, prefetch_batches=2):
-            for source, error, ids in zip(batch["source"], batch["error"], batch["ids"]):
-                number += 1
-                row += 1
+            for lengths_bytes, ids_bytes, errors_json, path, size in zip(
+                    batch["lengths"], batch["ids"], batch["errors"], batch["path"], batch["bytes"]):
+                path = str(path)
+                lengths, ids = array("I"), array("I")
+                lengths.frombytes(bytes(lengths_bytes))
+                ids.frombytes(bytes(ids_bytes))
+                errors = {int(k): message for k, message in json.loads(str(errors_json)).items()}
+                if kind == "parquet":  # the worker could not know the rows' numbers
+                    errors = {k: m.replace(f"{path}: row 0:", f"{path}: row {row + k + 1}:", 1) for k, m in errors.items()}
+                row += len(lengths)
+                progress(int(size))
+                metas = [(number + k, True, path) for k in range(1, len(lengths) + 1)]
+                number += len(lengths)
                 if number <= skip:
                     continue
-                if error:
-                    message = str(error)
-                    if input_kind(path) == "parquet":  # the worker could not know the row's number
-                        message = message.replace(f"{path}: row 0:", f"{path}: row {row}:", 1)
-                    yield ("bad", number, message)
+                if metas and metas[0][0] <= skip:  # a resumed export: this batch is partly done
+                    keep = skip - metas[0][0] + 1
+                    ids = ids[sum(lengths[:keep]):]
+                    metas, lengths = metas[keep:], lengths[keep:]
+                    errors = {k - keep: m for k, m in errors.items() if k >= keep}
+                if not metas:
                     continue
-                values = array("I")
-                values.frombytes(bytes(ids))
-                yield ("ids", number, values)
-                yield ("end", number, str(source))
-        progress(os.path.getsize(path))
+                if errors:
+                    yield from one_by_one(metas, lengths, ids, errors)
+                else:
+                    yield ("documents", metas, (lengths, ids))
+        if kind == "parquet":
+            progress(os.path.getsize(members[0]))

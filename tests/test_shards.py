@@ -230,3 +230,43 @@ def test_ray_engine_writes_the_same_shards(tmp_path, ray_local):
     got = export_shards(tok, [lines], tmp_path / "lines", mode="bpe", lines=True, shard_tokens=5_000, resume=True,
                         engine="ray")
     assert got["shards"] == want["shards"]
+
+
+def test_workers_reading_runs_of_lines_write_what_one_process_writes(tmp_path, monkeypatch):
+    """A fresh export on worker processes has the workers read runs of lines of a JSONL or
+    --lines file themselves: cut into many small runs here, with bad lines and a blank line,
+    it writes the shards, messages and errors of one process, and every good document's ids."""
+    import lbpe.shards
+
+    monkeypatch.setattr(lbpe.shards, "POOL_RANGE_BYTES", 3000)  # about 60 runs
+    docs = paragraphs(400)
+    lines = [json.dumps({"text": d}).encode() for d in docs]
+    lines[37], lines[250] = b"{oops", b'{"body": "no text"}'
+    lines.insert(300, b'{"text": "caf\xe9"}')  # not UTF-8
+    lines.insert(120, b"")  # a blank line is not a document
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    whole = tmp_path / "w.txt"  # one document per file: read by this process
+    whole.write_text("\n".join(docs[:50]), encoding="utf-8")
+    plain = tmp_path / "p.txt"
+    plain.write_text("".join(d.replace("\n", " ") + "\n" for d in docs[:150]), encoding="utf-8")
+    tok = load_preset("lbpe-32k")
+    results = {}
+    for n in (1, 2):
+        index = export_shards(tok, [path, whole], tmp_path / f"skip{n}", mode="lbpe", num_proc=n, skip_bad=True,
+                              shard_tokens=40_000)
+        results[n] = [read_shards(tmp_path / f"skip{n}")[1], index["skipped_documents"], index["skipped_messages"]]
+        with pytest.raises(LbpeError) as stop:
+            export_shards(tok, [path], tmp_path / f"stop{n}", mode="lbpe", num_proc=n)
+        results[n] += [str(stop.value), read_shards(tmp_path / f"stop{n}")[1]]
+        export_shards(tok, [plain], tmp_path / f"lines{n}", mode="bpe", lines=True, num_proc=n)
+        results[n].append(read_shards(tmp_path / f"lines{n}")[1])
+    assert results[1] == results[2]
+    got, skipped, messages, stop, kept, by_line = results[2]
+    good = [d for i, d in enumerate(docs) if i not in (37, 250)]
+    assert got == encoded(tok, [*good, whole.read_text("utf-8")], "lbpe")
+    assert skipped == 3 and len(messages) == 3
+    assert "a.jsonl:38: not JSON" in messages[0] and 'a.jsonl:252: no "text" field' in messages[1]
+    assert "a.jsonl:302: not UTF-8" in messages[2]
+    assert "a.jsonl:38: not JSON" in stop and kept == encoded(tok, docs[:37], "lbpe")
+    assert by_line == encoded(tok, [d.replace("\n", " ") for d in docs[:150]], "bpe")
