@@ -302,8 +302,8 @@ def _cmd_build_web(args: argparse.Namespace, out: TextIO) -> None:
     from lbpe.web import build_site, find_root
 
     root = find_root(Path(args.root) if args.root else None)
-    space = None if args.space is None else Path(args.space) if args.space else root / "spaces" / "static"
-    # The Space folder is committed: build it from git's index, never from uncommitted edits.
+    space = None if args.space is None else Path(args.space) if args.space else root / "build" / "spaces" / "static"
+    # A Space folder is deployed: build it from git's index, never from uncommitted edits.
     files = build_site(Path(args.out), root=root, space=space, sources="tree" if space is None else "index")
     size = sum((Path(args.out) / f).stat().st_size for f in files)
     out.write(f"wrote {args.out}: {len(files)} files, {size / 1e6:.1f} MB; serve it over http "
@@ -316,7 +316,7 @@ def _add_build_web(sub) -> None:
     p = sub.add_parser("build-web", help="assemble the offline browser page (Pyodide + lbpe) into a static folder")
     p.add_argument("--out", required=True, help="the folder to write (emptied first if it holds an earlier build)")
     p.add_argument("--space", nargs="?", const="", default=None, metavar="DIR",
-                   help="also write a Hugging Face static Space folder (default DIR: spaces/static in the checkout)")
+                   help="also write a Hugging Face static Space folder (default DIR: build/spaces/static in the checkout)")
     p.add_argument("--root", default=None, help="the lbpe checkout with static/ and node_modules/ (default: found)")
     p.set_defaults(run=_cmd_build_web)
 

@@ -70,9 +70,10 @@ class Server:
 
 
 @contextlib.contextmanager
-def running_server(command: Sequence[str], *, env: dict[str, str] | None = None, port: int | None = None) -> Iterator[Server]:
+def running_server(command: Sequence[str], *, env: dict[str, str] | None = None, port: int | None = None,
+                   cwd: Path | None = None) -> Iterator[Server]:
     """Run ``command`` (``{port}`` in it is replaced; it must serve on 127.0.0.1) and yield
-    the :class:`Server`.
+    the :class:`Server` (``cwd``: the folder it runs in; default: the checkout).
 
     Start-up is bounded by :data:`STARTUP_TIMEOUT`; if the process dies or does not answer
     in time the test fails with the last lines of its output. The process is stopped by its
@@ -84,7 +85,7 @@ def running_server(command: Sequence[str], *, env: dict[str, str] | None = None,
     full_env = {**os.environ, **OFFLINE_ENV, "GRADIO_SERVER_PORT": str(port), **(env or {})}
     with open(log, "wb") as out:
         proc = subprocess.Popen(
-            [c.replace("{port}", str(port)) for c in command], cwd=ROOT, env=full_env,
+            [c.replace("{port}", str(port)) for c in command], cwd=cwd or ROOT, env=full_env,
             stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
         )
     try:

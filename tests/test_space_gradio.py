@@ -1,5 +1,5 @@
-"""``spaces/gradio/`` (the Hugging Face Gradio Space, committed as built) equals a fresh
-``python scripts/build_spaces.py gradio``, and runs on its own copy of lbpe."""
+"""The Gradio Space, built as it is deployed (``python scripts/build_spaces.py gradio``) into a
+temporary folder: pinned like pyproject, and its app answers over HTTP from its own copy of lbpe."""
 
 from __future__ import annotations
 
@@ -9,13 +9,10 @@ import os
 import subprocess
 import sys
 
-from tests.conftest import ROOT
+import pytest
 
-SPACE = ROOT / "spaces" / "gradio"
-REBUILD = (
-    "spaces/gradio is out of date: run `python scripts/build_spaces.py gradio` (it reads app.py, lbpe/ and "
-    "pyproject.toml as staged in git's index, so `git add` your changes first), then `git add spaces/gradio`"
-)
+from tests.app_support import running_server
+from tests.conftest import ROOT
 
 
 def _script():
@@ -25,34 +22,47 @@ def _script():
     return module
 
 
-def test_committed_space_matches_a_fresh_build():
-    script = _script()
-    diff = script.differences(SPACE, script.gradio_space("index"))
-    assert not diff, REBUILD + "\n" + "\n".join(diff)
+@pytest.fixture(scope="module")
+def space(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("space") / "gradio"
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_spaces.py"), "gradio", "--from", "tree",
+                             "--out", str(folder)], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return folder
 
 
-def test_space_readme_and_requirements_are_pinned():
-    script = _script()
-    pins = script._pins((ROOT / "pyproject.toml").read_text("utf-8"))
-    front = (SPACE / "README.md").read_text("utf-8").split("---")[1]
+def test_the_space_is_pinned_like_pyproject(space):
+    pins = _script()._pins((ROOT / "pyproject.toml").read_text("utf-8"))
+    front = (space / "README.md").read_text("utf-8").split("---")[1]
     for line in ("sdk: gradio", f"sdk_version: {pins['gradio']}", "app_file: app.py"):
         assert f"\n{line}\n" in front, front
     assert "title: " in front
-    requirements = [r for r in (SPACE / "requirements.txt").read_text("utf-8").splitlines() if r and r[0] != "#"]
-    assert requirements and all("==" in r for r in requirements)
-    assert not any(r.startswith("gradio==") for r in requirements)  # the sdk_version provides it
+    requirements = [r for r in (space / "requirements.txt").read_text("utf-8").splitlines() if r and r[0] != "#"]
+    assert requirements == sorted(f"{k}=={v}" for k, v in pins.items() if k != "gradio")
+    assert (space / "app.py").read_bytes() == (ROOT / "app.py").read_bytes()
+    assert not list(space.rglob("*.so")) and not list(space.rglob("__pycache__"))
 
 
-def test_space_app_runs_on_its_own_copy_of_lbpe():
-    probe = (
-        "import json, app, lbpe; "
-        "out = app.compare('Hello world', 'gpt2', True, False, None)[5]; "
-        "print(json.dumps([app.__file__, lbpe.__file__, out['bpe']['ids']]))"
-    )
+def test_a_readme_pinning_another_gradio_stops_the_build(tmp_path, monkeypatch):
+    script = _script()
+    sources = script.read_sources("tree")
+    pinned = sources[script.GRADIO_README].replace(b"sdk_version: ", b"sdk_version: 0.0.1-", 1)
+    monkeypatch.setattr(script, "read_sources", lambda kind: {**sources, script.GRADIO_README: pinned})
+    with pytest.raises(SystemExit, match=r"make the README's sdk_version \d"):
+        script.gradio_space("tree")
+
+
+def test_the_space_app_answers_from_its_own_folder(space):
+    from gradio_client import Client
+
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    env.update(GRADIO_ANALYTICS_ENABLED="False", HF_HUB_OFFLINE="1")
-    result = subprocess.run([sys.executable, "-c", probe], cwd=SPACE, env=env, capture_output=True, text=True, timeout=180)
+    probe = "import json, app, lbpe; print(json.dumps([app.__file__, lbpe.__file__]))"
+    result = subprocess.run([sys.executable, "-c", probe], cwd=space, env={**env, "GRADIO_ANALYTICS_ENABLED": "False"},
+                            capture_output=True, text=True, timeout=180)
     assert result.returncode == 0, result.stderr[-3000:]
-    app_file, lbpe_file, ids = json.loads(result.stdout.strip().splitlines()[-1])
-    assert app_file.startswith(str(SPACE)) and lbpe_file.startswith(str(SPACE))
-    assert ids == [15496, 995]
+    app_file, lbpe_file = json.loads(result.stdout.strip().splitlines()[-1])
+    assert app_file.startswith(str(space)) and lbpe_file.startswith(str(space))
+    with running_server([sys.executable, "app.py", "--host", "127.0.0.1", "--port", "{port}"], cwd=space) as s:
+        client = Client(s.url, verbose=False)
+        details = client.predict("Hello world", "gpt2", True, False, api_name="/compare")[5]
+    assert details["bpe"]["ids"] == [15496, 995]

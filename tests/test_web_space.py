@@ -1,10 +1,13 @@
-"""``spaces/static/`` (the Hugging Face static Space, committed as built) equals a fresh
-``lbpe build-web --space`` of the current sources, byte for byte, and the build itself is
-reproducible and refuses to wipe folders it did not make."""
+"""The static Space, built as it is deployed (``python scripts/build_spaces.py static``): the
+page plus the hand-written README; the site build itself is reproducible and refuses to wipe
+folders it did not make."""
 
 from __future__ import annotations
 
 import hashlib
+import shutil
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -13,12 +16,6 @@ import pytest
 from lbpe.errors import LbpeError
 from lbpe.web import build_site
 from tests.conftest import ROOT
-
-SPACE = ROOT / "spaces" / "static"
-REBUILD = (
-    "spaces/static is out of date: run `lbpe build-web --out /tmp/lbpe-site --space` (it reads lbpe/ and "
-    "static/ as staged in git's index, so `git add` your changes first), then `git add spaces/static`"
-)
 
 
 def _digests(folder: Path) -> dict[str, str]:
@@ -29,21 +26,32 @@ def _digests(folder: Path) -> dict[str, str]:
     }
 
 
-def test_committed_space_matches_a_fresh_build(tmp_path):
-    assert SPACE.is_dir(), REBUILD
-    fresh = tmp_path / "space"
-    build_site(tmp_path / "site", space=fresh, sources="index")
-    want, got = _digests(fresh), _digests(SPACE)
-    missing = sorted(set(want) - set(got))
-    extra = sorted(set(got) - set(want))
-    changed = sorted(k for k in set(want) & set(got) if want[k] != got[k])
-    assert not (missing or extra or changed), f"{REBUILD}\nmissing: {missing}\nextra: {extra}\nchanged: {changed}"
+def test_the_static_space_is_the_page_plus_its_readme_and_becomes_ready(tmp_path):
+    from playwright.sync_api import sync_playwright
 
+    from tests.test_web_browser import CHROMIUM_ARGS, Server, open_page
 
-def test_space_readme_declares_a_static_space():
-    readme = (SPACE / "README.md").read_text("utf-8")
-    front = readme.split("---")[1]
+    space = tmp_path / "static"
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_spaces.py"), "static", "--from", "tree",
+                             "--out", str(space)], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    readme = (space / "README.md").read_bytes()
+    assert readme == (ROOT / "spaces" / "static" / "README.md").read_bytes()
+    front = readme.decode("utf-8").split("---")[1]
     assert "\nsdk: static\n" in front and "\napp_file: index.html\n" in front, front
+    site = tmp_path / "site"
+    build_site(site)
+    assert {k: v for k, v in _digests(space).items() if k != "README.md"} == _digests(site)
+    server = Server(space)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_ARGS)
+            page = browser.new_page()
+            open_page(page, server.url)  # Python ready, the first comparison drawn
+            assert page.locator(".pane[data-mode='lbpe'] .lbpe-tok").count() > 0
+            browser.close()
+    finally:
+        server.stop()
 
 
 def test_build_is_reproducible_and_wheel_is_complete(tmp_path):
