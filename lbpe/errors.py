@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["LbpeError", "VocabFormatError", "DisallowedSpecialError"]
+__all__ = ["LbpeError", "VocabFormatError", "DisallowedSpecialError", "no_token_error"]
 
 
 class LbpeError(ValueError):
@@ -33,3 +33,12 @@ class DisallowedSpecialError(LbpeError):
 
     def __reduce__(self):  # pickles intact, so it reaches the caller of a multiprocessing pool
         return (type(self), (self.token,))
+
+
+def no_token_error(char: str, name: str) -> LbpeError:
+    """The error for a character that has no token in a vocabulary with neither byte-fallback
+    tokens nor an unknown token (raised by both encoding paths)."""
+    return LbpeError(
+        f"the character {char!r} has no token in vocabulary {name or '(unnamed)'}, which has neither "
+        "byte-fallback tokens nor an unknown token"
+    )

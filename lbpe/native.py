@@ -170,6 +170,6 @@ def _build(vocab: Vocab) -> object | None:
 
 
 def _raise_no_token(char: str, *, name: str) -> list[int]:
-    from lbpe.vocab import no_token_error
+    from lbpe.errors import no_token_error
 
     raise no_token_error(char, name)

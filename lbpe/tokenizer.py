@@ -453,7 +453,7 @@ class Tokenizer:
         if workers > 1 and len(texts) > 1 and model is not None and self._preset_code is not None and self.normalizer is None:
             return self._encode_batch_threads(model, texts, mode, workers, **special)  # type: ignore[arg-type]
         if workers > 1 and len(texts) > 1 and hasattr(os, "fork") and sys.platform != "emscripten":
-            from lbpe.corpus import forked_encode
+            from lbpe.workers import forked_encode
 
             return forked_encode(self, texts, mode=mode, workers=workers, special=special)
         return [self.encode(t, mode=mode, **special) for t in texts]  # type: ignore[arg-type]

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Literal
 
 from lbpe import native
-from lbpe.errors import LbpeError
+from lbpe.errors import LbpeError, no_token_error
 from lbpe.model.cuts import CutFinder
 from lbpe.model.lbpe import build_prefix_index
 
@@ -36,15 +36,6 @@ def _plain_tokens(tokens: dict) -> bool:
         and all(keys)
         and min(ids) >= 0
         and len(set(ids)) == len(ids)
-    )
-
-
-def no_token_error(char: str, name: str) -> LbpeError:
-    """The error for a character that has no token in a vocabulary with neither byte-fallback
-    tokens nor an unknown token (raised by both encoding paths)."""
-    return LbpeError(
-        f"the character {char!r} has no token in vocabulary {name or '(unnamed)'}, which has neither "
-        "byte-fallback tokens nor an unknown token"
     )
 
 
