@@ -322,21 +322,15 @@ def _add_build_web(sub) -> None:
 
 
 def _cmd_serve(args: argparse.Namespace, out: TextIO) -> None:
-    """Run the Gradio playground: app.py beside the package (a checkout or the Space folder)."""
+    """Run the Gradio playground (:mod:`lbpe.app`; needs the ``app`` extra)."""
     import importlib.util
-    from pathlib import Path
 
-    app_file = Path(__file__).resolve().parent.parent / "app.py"
-    if not app_file.is_file():
-        raise LbpeError(f"{app_file} not found: `lbpe serve` runs the app.py of an lbpe checkout")
     if importlib.util.find_spec("gradio") is None:
-        raise LbpeError('the playground needs Gradio: python -m pip install -e ".[app]"')
-    spec = importlib.util.spec_from_file_location("lbpe_app", app_file)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses in app.py look their module up there
-    spec.loader.exec_module(module)  # imports gradio; `import lbpe` itself never does
+        raise LbpeError('the playground needs Gradio: python -m pip install "lbpe[app]"')
+    from lbpe import app  # imports gradio; `import lbpe` itself never does
+
     argv = (["--host", args.host] if args.host else []) + (["--port", str(args.port)] if args.port else [])
-    module.main(argv)
+    app.main(argv)
 
 
 def _add_serve(sub) -> None:

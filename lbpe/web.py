@@ -47,6 +47,8 @@ __all__ = ["build_site", "build_wheel", "wheel_name", "find_root", "serve", "PYO
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 #: Files of ``static/`` copied as they are (``sw.js`` is filled in, see :func:`build_site`).
 STATIC_FILES = ("index.html", "app.js", "worker.js", "style.css", "icon.svg")
+#: Modules the page's wheel leaves out: the Gradio app (Pyodide has no Gradio).
+NOT_IN_PAGE = ("lbpe/app.py",)
 #: The marker in ``static/sw.js`` replaced by the precache list and the build's hash.
 SW_MARKER = "/* BUILD: precache list */"
 
@@ -116,7 +118,7 @@ class _Sources:
             names = [n for n in self._load_index() if n.startswith("lbpe/") and n.endswith(".py")]
         else:
             names = [p.relative_to(self.root).as_posix() for p in (self.root / "lbpe").rglob("*.py")]
-        return sorted(n for n in names if "__pycache__" not in n.split("/"))
+        return sorted(n for n in names if "__pycache__" not in n.split("/") and n not in NOT_IN_PAGE)
 
 
 def _record_hash(data: bytes) -> str:

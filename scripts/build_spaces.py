@@ -10,7 +10,7 @@ copied in, a ``requirements.txt`` with the app's other dependencies pinned as in
 the hand-written ``spaces/static/README.md``.
 
 Only the READMEs are kept in git; the folders are written to ``build/spaces/<name>`` (or
-``--out``) and uploaded from there, e.g. ``huggingface-cli upload --repo-type space NAME
+``--out``) and uploaded from there, e.g. ``hf upload --repo-type space NAME
 build/spaces/gradio .``. Sources are read from git's index by default (what the next commit
 holds), so uncommitted edits in the work tree never leak into a deployment; ``--from tree``
 reads the work tree.

@@ -1,13 +1,11 @@
-"""Helpers for the playground tests: import app.py, and run it as a real server on 127.0.0.1."""
+"""Helpers for the playground tests: import lbpe.app, and run it as a real server on 127.0.0.1."""
 
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import os
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 import urllib.error
@@ -34,15 +32,11 @@ STARTUP_TIMEOUT = 120
 
 
 def load_app():
-    """The ``app`` module of the checkout (imported once)."""
-    if "app" in sys.modules and getattr(sys.modules["app"], "__file__", None) == str(ROOT / "app.py"):
-        return sys.modules["app"]
+    """The playground module, :mod:`lbpe.app` (imported offline, once)."""
     os.environ.update({k: v for k, v in OFFLINE_ENV.items() if k != "GRADIO_SERVER_NAME"})
-    spec = importlib.util.spec_from_file_location("app", ROOT / "app.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["app"] = module
-    spec.loader.exec_module(module)
-    return module
+    from lbpe import app
+
+    return app
 
 
 def free_port() -> int:

@@ -364,8 +364,9 @@ def test_a_long_text_redraws_only_the_runs_that_changed(browser, server, request
     keystroke in 50,000 characters took 1.5 s to redraw): typing at the end keeps every earlier
     run's DOM node, the pane keeps its scroll position, and after each edit (at the end, in the
     middle, a deletion, a toggle) both panes equal a fresh rendering of the text."""
-    import app
+    from tests.app_support import load_app
 
+    app = load_app()
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     context.on("request", lambda r: requests.append(r.url))
     page = context.new_page()

@@ -21,7 +21,7 @@ from lbpe.formats.hf_write import to_tokenizer_json
 from lbpe.across import ACROSS_HEADERS
 from lbpe.presets import PRESETS, load_preset
 from lbpe.stats import compare_json, text_stats, text_stats_both
-from tests.app_support import running_server
+from tests.app_support import ROOT, running_server
 from tests.conftest import data_file
 from tests.test_user_regex import CHARS, POLYNOMIAL, hostile_tokenizer_json
 
@@ -217,6 +217,29 @@ def test_lbpe_serve_launches_the_same_app(tmp_path):
     with running_server([sys.executable, "-m", "lbpe", "serve", "--host", "127.0.0.1", "--port", "{port}"]) as s:
         c = Client(s.url, verbose=False)
         check_compare(c.predict(TEXT, "lbpe-32k", True, False, api_name="/compare"), load_preset("lbpe-32k"), TEXT)
+
+
+def test_lbpe_serve_from_a_plain_install(tmp_path):
+    """``pip install "lbpe[app]" && lbpe serve`` works anywhere: the app is part of the package.
+    lbpe is installed (not editable) into a folder and served from another, with no checkout on
+    the path."""
+    import subprocess
+
+    target = tmp_path / "site-packages"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target",
+                    str(target), str(ROOT)], check=True, capture_output=True, timeout=600)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {"PYTHONPATH": str(target)}
+    probe = subprocess.run([sys.executable, "-c", "import lbpe.app, lbpe; print(lbpe.__file__)"], cwd=elsewhere,
+                           env={**os.environ, **env, "GRADIO_ANALYTICS_ENABLED": "False"}, capture_output=True,
+                           text=True, timeout=180)
+    assert probe.returncode == 0 and probe.stdout.strip().startswith(str(target)), probe.stderr[-2000:]
+    command = [sys.executable, "-c", "import sys; from lbpe.cli import main; sys.exit(main(sys.argv[1:]))",
+               "serve", "--host", "127.0.0.1", "--port", "{port}"]
+    with running_server(command, env=env, cwd=elsewhere) as s:
+        c = Client(s.url, verbose=False)
+        check_compare(c.predict(TEXT, "gpt2", True, False, api_name="/compare"), load_preset("gpt2"), TEXT)
 
 
 def test_a_busy_port_is_a_hint_not_a_traceback():

@@ -2,7 +2,7 @@
 
 * statically: the package source has no pickle/marshal/shelve/yaml/ctypes use, no
   ``eval``/``exec``/``compile``/``__import__``, no shell; ``importlib`` and ``subprocess``
-  appear only in the CLI's ``serve`` (loading the project's own app.py) and ``build-web``
+  appear only in the CLI's ``serve`` (checking for Gradio) and ``build-web``
   (running git), which no loader reaches;
 * dynamically: a process with a ``sys.addaudithook`` hook loads files carrying Python code, a
   pickle payload and code-like strings in every format, encodes with the ones that load, and
@@ -29,7 +29,7 @@ RUNS_CODE = {"pickle", "cPickle", "_pickle", "marshal", "shelve", "dill", "cloud
 BUILTINS = {"eval", "exec", "compile", "__import__", "execfile", "breakpoint"}
 #: module -> what may appear there, and why
 ALLOWED = {
-    "lbpe/cli.py": {"importlib"},  # lbpe serve: loads the project's own app.py next to the package
+    "lbpe/cli.py": {"importlib"},  # lbpe serve: checks that Gradio is installed before importing lbpe.app
     "lbpe/web.py": {"subprocess", "http"},  # lbpe build-web runs git; a local static server for the page
 }
 
