@@ -47,6 +47,8 @@ __all__ = ["build_site", "build_wheel", "wheel_name", "find_root", "serve", "PYO
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 #: Files of ``static/`` copied as they are (``sw.js`` is filled in, see :func:`build_site`).
 STATIC_FILES = ("index.html", "app.js", "worker.js", "style.css", "icon.svg")
+#: The package's files the page's wheel carries: its modules and the display's stylesheet.
+PAGE_SUFFIXES = (".py", ".css")
 #: Modules the page's wheel leaves out: the Gradio app (Pyodide has no Gradio).
 NOT_IN_PAGE = ("lbpe/app.py",)
 #: The marker in ``static/sw.js`` replaced by the precache list and the build's hash.
@@ -113,11 +115,12 @@ class _Sources:
         return path.read_bytes()
 
     def modules(self) -> list[str]:
-        """The package's Python modules (``lbpe/...py``), sorted."""
+        """The package's files the page needs (``lbpe/...py`` and its stylesheets), sorted."""
         if self.kind == "index":
-            names = [n for n in self._load_index() if n.startswith("lbpe/") and n.endswith(".py")]
+            names = [n for n in self._load_index() if n.startswith("lbpe/") and n.endswith(PAGE_SUFFIXES)]
         else:
-            names = [p.relative_to(self.root).as_posix() for p in (self.root / "lbpe").rglob("*.py")]
+            names = [p.relative_to(self.root).as_posix() for p in (self.root / "lbpe").rglob("*")
+                     if p.name.endswith(PAGE_SUFFIXES)]
         return sorted(n for n in names if "__pycache__" not in n.split("/") and n not in NOT_IN_PAGE)
 
 

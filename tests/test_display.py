@@ -11,6 +11,7 @@ import re
 import pytest
 
 from lbpe import display
+from lbpe.display.render import _groups
 from lbpe.presets import PRESETS, load_preset
 from tests.conftest import data_file
 from lbpe.stats import Stats, text_stats
@@ -122,7 +123,7 @@ def test_render_html_shows_the_text_once_escaped_and_never_u_fffd(name):
         assert re.search(r"<b[ >]|</b>", out) is None  # the user's markup is text
         assert "\ufffd" not in out
         assert visible_text(out) == c.text
-        assert out.count('class="lbpe-tok ') == len(list(display._groups(c.side(mode).segments)))
+        assert out.count('class="lbpe-tok ') == len(list(_groups(c.side(mode).segments)))
 
 
 def test_byte_tokens_are_grouped_with_their_bytes_in_the_tooltip():
