@@ -5,7 +5,11 @@
     tok(["a batch", "of texts"], padding=True, return_tensors="np")
 
 ``from_pretrained`` loads the model's own fast tokenizer (a folder with ``tokenizer.json``, or
-a ``tokenizer.json`` file; nothing is fetched from a hub) and, in LBPE mode, changes one stage of
+a ``tokenizer.json`` file; nothing is fetched from a hub). Given a SentencePiece ``.model``, a
+``.tiktoken`` rank file or GPT-2's ``encoder.json`` + ``vocab.bpe`` instead (or a folder of
+one), it builds that fast tokenizer itself (:func:`lbpe.formats.hf_write.tokenizer_json_of`:
+the LLaMA / Mistral form for SentencePiece, a merge list replaying the ranks for rank files),
+whose ids equal ``sentencepiece``'s and tiktoken's. In LBPE mode it changes one stage of
 its Rust pipeline: after the model's own pre-tokenizer, a pre-tokenizer of ours splits each
 piece into the tokens :meth:`lbpe.Tokenizer.split_piece` places longest first, and the BPE
 model returns each such piece (a vocabulary token) whole. Everything else is the model's own:
@@ -15,7 +19,7 @@ padding, offsets, the chat template, decoding. So ``input_ids`` equal
 ``mode="bpe"`` they equal the model's own tokenizer.
 
 ``save_pretrained`` writes the model's files unchanged plus ``"lbpe_mode"`` in
-``tokenizer_config.json``; ``LBPETokenizer.from_pretrained`` of that folder restores the mode
+``tokenizer_config.json`` (and, for a tokenizer built from another file, that file beside it); ``LBPETokenizer.from_pretrained`` of that folder restores the mode
 (transformers' ``AutoTokenizer`` loads it as the plain BPE tokenizer). Needs the
 ``transformers`` package; ``import lbpe`` never imports it.
 """
@@ -25,17 +29,22 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
-from lbpe.errors import LbpeError
-from lbpe.load import load
+from lbpe.errors import LbpeError, VocabFormatError
+from lbpe.formats.hf_write import tokenizer_json_of
+from lbpe.load import detect_format, load
 from lbpe.tokenizer import MODES, Tokenizer
 
 __all__ = ["LBPETokenizer"]
 
 #: The key in ``tokenizer_config.json`` that records the encoding mode.
 MODE_KEY = "lbpe_mode"
+#: The key in ``tokenizer_config.json`` naming the vocabulary file lbpe reads beside
+#: ``tokenizer.json`` (a SentencePiece model or rank file the tokenizer was built from).
+SOURCE_KEY = "lbpe_vocab_file"
 #: Pieces whose splits a tokenizer remembers (cleared when full).
 PIECE_CACHE = 1 << 16
 
@@ -50,6 +59,9 @@ class _LongestFirst:
             from lbpe.formats.gpt2 import char_to_byte
 
             self.char_to_byte = char_to_byte
+        vocab = tok.vocab
+        # a run of characters without a token is one unknown token (HF's fuse_unk), so one piece
+        self.unknown = (lambda key: key not in vocab.tokens) if vocab.fuse_unk and vocab.byte_fallback is None else None
         self.cache: dict[str, list[int]] = {}
 
     def lengths(self, piece: str) -> list[int]:
@@ -66,7 +78,7 @@ class _LongestFirst:
             else:
                 out = [len(key) for key in self.tok.split_piece(text, mode="lbpe")]
         else:
-            out = _char_lengths(self.tok.split_piece(piece, mode="lbpe"))
+            out = _char_lengths(self.tok.split_piece(piece, mode="lbpe"), self.unknown)
         if len(self.cache) >= PIECE_CACHE:
             self.cache.clear()
         self.cache[piece] = out
@@ -87,12 +99,20 @@ class _LongestFirst:
         pretok.split(self.split)
 
 
-def _char_lengths(keys: list) -> list[int]:
+def _char_lengths(keys: list, unknown=None) -> list[int]:
     """Lengths in characters of keys that spell text (str, or UTF-8 bytes; the byte-fallback
-    keys of one character together make one piece of that character)."""
+    keys of one character together make one piece of that character; with ``unknown``, a run
+    of keys it says have no token makes one piece)."""
     out: list[int] = []
     pending = b""
+    was_unknown = False
     for key in keys:
+        if unknown is not None:
+            now = unknown(key)
+            if now and was_unknown:
+                out[-1] += len(key.decode("utf-8"))
+                continue
+            was_unknown = now
         if isinstance(key, str):
             out.append(len(key))
             continue
@@ -107,16 +127,31 @@ def _char_lengths(keys: list) -> list[int]:
     return out
 
 
-def _files(path: str | os.PathLike[str]) -> tuple[Path, Path]:
-    """(folder to load transformers' tokenizer from, the tokenizer.json lbpe reads)."""
-    p = Path(path)
-    if p.is_dir():
-        if not (p / "tokenizer.json").is_file():
-            raise LbpeError(f"{p} has no tokenizer.json; LBPETokenizer wraps a model's fast tokenizer (tokenizer.json)")
-        return p, p / "tokenizer.json"
-    if p.is_file() and p.name.endswith(".json"):
-        return p.parent, p
-    raise LbpeError(f"{p}: give a model folder with tokenizer.json, or a tokenizer.json file")
+def _source(path: str | os.PathLike[str]) -> tuple[str, Path]:
+    """(format, file) of what ``from_pretrained`` was given, with a readable error."""
+    try:
+        fmt, file = detect_format(path)
+    except VocabFormatError as exc:
+        raise LbpeError(
+            f"{exc}; LBPETokenizer takes a model folder (tokenizer.json, tokenizer.model or a .tiktoken file), "
+            "a tokenizer.json, a SentencePiece .model or a .tiktoken file"
+        ) from None
+    return fmt, file
+
+
+def _roles(tok: Tokenizer) -> dict[str, str]:
+    """transformers' special-token roles for a vocabulary that is not a tokenizer.json: the
+    model's BOS, EOS and unknown pieces (SentencePiece), or tiktoken's ``<|endoftext|>``."""
+    names = {i: t for t, i in tok.vocab.special.items()}
+    roles = {}
+    for role, ids in (("bos_token", tok.bos), ("eos_token", tok.eos)):
+        if ids and ids[0] in names:
+            roles[role] = names[ids[0]]
+    if tok.vocab.unk is not None and tok.vocab.unk in names:
+        roles["unk_token"] = names[tok.vocab.unk]
+    if "eos_token" not in roles and "<|endoftext|>" in tok.vocab.special:
+        roles["eos_token"] = "<|endoftext|>"
+    return roles
 
 
 class LBPETokenizer:
@@ -128,29 +163,42 @@ class LBPETokenizer:
         ``mode`` ("lbpe" or "bpe"; default: the folder's recorded mode, else "lbpe")."""
         try:
             import transformers
+            from tokenizers import Tokenizer as Backend
         except ImportError:
             raise LbpeError('LBPETokenizer needs transformers: python -m pip install "lbpe[hf]"') from None
-        folder, tokenizer_json = _files(path)
-        config = folder / "tokenizer_config.json"
-        recorded = None
-        if config.is_file() and tokenizer_json.parent == folder:
-            try:
-                recorded = json.loads(config.read_text("utf-8")).get(MODE_KEY)
-            except (OSError, ValueError):
-                recorded = None
-        mode = mode or recorded or "lbpe"
-        if mode not in MODES:
+        if mode is not None and mode not in MODES:
             raise LbpeError(f"mode must be 'bpe' or 'lbpe', not {mode!r}")
+        fmt, file = _source(path)
         kwargs["local_files_only"] = True
-        if tokenizer_json.parent == folder and tokenizer_json.name == "tokenizer.json":
-            hf = transformers.AutoTokenizer.from_pretrained(str(folder), **kwargs)
-        else:
-            hf = transformers.PreTrainedTokenizerFast(tokenizer_file=str(tokenizer_json), **kwargs)
+        recorded: dict[str, Any] = {}
+        if fmt == "hf":
+            folder = file.parent
+            config = folder / "tokenizer_config.json"
+            if Path(path).is_dir() and config.is_file():
+                try:
+                    recorded = json.loads(config.read_text("utf-8"))
+                except (OSError, ValueError):
+                    recorded = {}
+            if file.name == "tokenizer.json":
+                hf = transformers.AutoTokenizer.from_pretrained(str(folder), **kwargs)
+            else:
+                hf = transformers.PreTrainedTokenizerFast(tokenizer_file=str(file), **kwargs)
+            source = recorded.get(SOURCE_KEY)
+            tok = load(folder / source if source and (folder / source).is_file() else file)
+        else:  # a rank file, GPT-2's files or a SentencePiece model: the same pipeline as tokenizer.json
+            tok = load(file)
+            backend = Backend.from_str(json.dumps(tokenizer_json_of(tok)))
+            hf = transformers.PreTrainedTokenizerFast(tokenizer_object=backend, **{**_roles(tok), **kwargs})
+            source = file
         if not getattr(hf, "is_fast", False):
             raise LbpeError(f"{path}: transformers loaded a slow tokenizer; LBPETokenizer needs the fast one")
+        mode = mode or recorded.get(MODE_KEY) or "lbpe"
+        if mode not in MODES:
+            raise LbpeError(f"{path}: tokenizer_config.json records {MODE_KEY}={mode!r}; expected 'bpe' or 'lbpe'")
         base = type(hf)
         hf.__class__ = _subclass(base)
-        hf._lbpe_setup(load(tokenizer_json), mode)
+        hf._lbpe_setup(tok, mode)
+        hf._lbpe_source = Path(source) if fmt != "hf" else None
         return hf
 
 
@@ -227,11 +275,17 @@ class _LBPEMixin:
         return (_rebuild, (type(self).__mro__[2],), self.__getstate__())
 
     def save_pretrained(self, save_directory, *args, **kwargs):
-        """The model's own files (its pipeline as loaded) plus the mode in tokenizer_config.json."""
+        """The model's own files (its pipeline as loaded) plus the mode in tokenizer_config.json;
+        a tokenizer built from a SentencePiece model or a rank file also keeps that file beside
+        tokenizer.json (lbpe reads it; transformers reads tokenizer.json)."""
         with self._model_pipeline():
             files = super().save_pretrained(save_directory, *args, **kwargs)
         config = Path(save_directory) / "tokenizer_config.json"
         data = json.loads(config.read_text("utf-8")) if config.is_file() else {}
         data[MODE_KEY] = self.lbpe_mode
+        source = getattr(self, "_lbpe_source", None)
+        if source is not None:
+            shutil.copyfile(source, Path(save_directory) / source.name)
+            data[SOURCE_KEY] = source.name
         config.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         return files

@@ -192,6 +192,7 @@ class SentencePieceNormalizer(Normalizer):
         remove_extra_whitespaces: bool = True,
         escape_whitespaces: bool = True,
     ) -> None:
+        self.charsmap = charsmap  # as in the model file (for writing it out again)
         self.add_dummy_prefix = add_dummy_prefix
         self.remove_extra_whitespaces = remove_extra_whitespaces
         self.space = "\u2581" if escape_whitespaces else " "

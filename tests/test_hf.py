@@ -13,7 +13,7 @@ from transformers import AutoTokenizer
 
 import lbpe
 from lbpe.hf import LBPETokenizer
-from tests.conftest import data_file
+from tests.conftest import data_file, tiktoken_encoding
 
 MODELS = {"llama3": "hf/llama3", "qwen3": "hf/qwen3", "mistral_v0.1": "hf/mistral_v0.1"}
 
@@ -97,6 +97,74 @@ def test_padding_truncation_tensors_offsets_decode(name, texts, trained):
         assert [p.strip() for p in pieces] == [w.strip() for w in spelled], (labels[:5], pieces[:5])
 
 
+#: Vocabularies that are not a tokenizer.json: LBPETokenizer builds the fast tokenizer itself.
+OTHER_FILES = {
+    "cl100k_base.tiktoken": "openai/cl100k_base.tiktoken",
+    "o200k_base.tiktoken": "openai/o200k_base.tiktoken",
+    "gpt2 folder": "gpt2/encoder.json",
+    "mistral .model": "sentencepiece/mistral_tokenizer.model.v1",
+    "botchan .model": "sentencepiece/test/botchan_en_bpe_1000.model",
+}
+
+
+def reference_encoder(name: str):
+    """The model's own encoder (tiktoken or sentencepiece), with special tokens found in text as
+    transformers finds them."""
+    if name.endswith(".model"):
+        import sentencepiece
+
+        sp = sentencepiece.SentencePieceProcessor(model_file=str(data_file(OTHER_FILES[name])))
+        return sp.encode, sp.decode
+    enc = tiktoken_encoding("gpt2" if name == "gpt2 folder" else name.split(".")[0])
+    return (lambda text: enc.encode(text, allowed_special="all")), enc.decode
+
+
+@pytest.mark.parametrize("name", list(OTHER_FILES))
+def test_model_and_rank_files_encode_as_their_own_library(name, texts):
+    path = data_file(OTHER_FILES[name])
+    if name == "gpt2 folder":
+        path = path.parent
+    encode, decode = reference_encoder(name)
+    bpe = LBPETokenizer.from_pretrained(path, mode="bpe")
+    lbpe_tok = LBPETokenizer.from_pretrained(path, mode="lbpe")
+    ours = lbpe.load(path)
+    got_bpe = bpe(texts, add_special_tokens=False)["input_ids"]
+    want_bpe = [encode(t) for t in texts]
+    assert len(texts) >= 10_000
+    assert sum(a != b for a, b in zip(got_bpe, want_bpe)) == 0
+    got_lbpe = lbpe_tok(texts, add_special_tokens=False)["input_ids"]
+    want_lbpe = [ours.encode(t, mode="lbpe", allowed_special="all") for t in texts]
+    assert sum(a != b for a, b in zip(got_lbpe, want_lbpe)) == 0
+    assert sum(a != b for a, b in zip(got_lbpe, got_bpe)) > 0
+    # decoding as the model's own library does (texts without unknown pieces: transformers drops
+    # <unk> as a special token where sentencepiece writes " ⁇ ")
+    unk = bpe.unk_token_id
+    for ids in got_lbpe[:2000]:
+        if unk is None or unk not in ids:
+            assert lbpe_tok.decode(ids) == decode(ids)
+    # the special tokens the model's own library adds: SentencePiece's BOS, nothing for tiktoken
+    if name.endswith(".model"):
+        assert bpe.bos_token == "<s>" and bpe.eos_token == "</s>" and bpe.unk_token == "<unk>"
+        assert lbpe_tok(texts[0])["input_ids"] == [1, *want_lbpe[0]]
+    else:
+        assert bpe.eos_token == "<|endoftext|>" and bpe(texts[0])["input_ids"] == want_bpe[0]
+
+
+@pytest.mark.parametrize("name", ["botchan .model", "cl100k_base.tiktoken"])
+def test_built_tokenizer_saves_and_loads_back(name, texts, tmp_path):
+    path = data_file(OTHER_FILES[name])
+    tok = LBPETokenizer.from_pretrained(path, mode="lbpe")
+    tok.save_pretrained(tmp_path / "saved")
+    assert (tmp_path / "saved" / path.name).read_bytes() == path.read_bytes()  # lbpe's vocabulary beside it
+    again = LBPETokenizer.from_pretrained(tmp_path / "saved")
+    assert again.lbpe_mode == "lbpe" and again(texts[:300])["input_ids"] == tok(texts[:300])["input_ids"]
+    plain = AutoTokenizer.from_pretrained(str(tmp_path / "saved"))  # transformers alone: the BPE tokenizer
+    encode, _ = reference_encoder(name)
+    assert plain(texts[:300], add_special_tokens=False)["input_ids"] == [encode(t) for t in texts[:300]]
+    copy = pickle.loads(pickle.dumps(again))
+    assert copy(texts[:50])["input_ids"] == tok(texts[:50])["input_ids"]
+
+
 def test_chat_template_save_load_and_pickle(tmp_path, texts):
     folder = str(data_file("hf/qwen3/tokenizer.json").parent)
     tok = LBPETokenizer.from_pretrained(folder, mode="lbpe")
@@ -128,7 +196,10 @@ def test_datasets_map_with_the_wrapper(tmp_path, texts):
 
 
 def test_errors_say_what_to_give(tmp_path):
-    with pytest.raises(lbpe.LbpeError, match="has no tokenizer.json"):
+    with pytest.raises(lbpe.LbpeError, match="no vocabulary found in this folder.*LBPETokenizer takes a model folder"):
         LBPETokenizer.from_pretrained(tmp_path)
+    (tmp_path / "notes.txt").write_text("hello")
+    with pytest.raises(lbpe.LbpeError, match="LBPETokenizer takes"):
+        LBPETokenizer.from_pretrained(tmp_path / "notes.txt")
     with pytest.raises(lbpe.LbpeError, match="mode must be 'bpe' or 'lbpe'"):
         LBPETokenizer.from_pretrained(str(data_file("hf/llama3/tokenizer.json").parent), mode="fast")

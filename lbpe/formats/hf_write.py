@@ -43,17 +43,26 @@ white space.
 
 from __future__ import annotations
 
+import base64
 import gzip
 import json
 import os
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from lbpe.errors import LbpeError
 from lbpe.formats.gpt2 import byte_to_char
+from lbpe.model.bpe import bpe_by_rank
 from lbpe.pretokenize import PATTERN_ALIASES
 from lbpe.vocab import Vocab
 
-__all__ = ["HF_REGEX", "hf_regex", "SCAFFOLD_KEY", "PATTERN_KEY", "tokenizer_json", "to_tokenizer_json", "write_tokenizer_json"]
+if TYPE_CHECKING:
+    from lbpe.tokenizer import Tokenizer
+
+__all__ = [
+    "HF_REGEX", "hf_regex", "SCAFFOLD_KEY", "PATTERN_KEY", "rank_merges", "tokenizer_json", "tokenizer_json_of",
+    "to_tokenizer_json", "write_tokenizer_json",
+]
 
 #: Key in ``"model"`` holding the scaffold map (see the module documentation).
 SCAFFOLD_KEY = "lbpe_scaffold"
@@ -97,11 +106,52 @@ def hf_regex(pattern: str) -> str:
     return HF_REGEX[_preset(pattern)]
 
 
+class _Below(dict):
+    """A rank table seen with only the ranks below ``limit`` (what :func:`bpe_by_rank` asks of it)."""
+
+    __slots__ = ("ranks", "limit")
+
+    def __init__(self, ranks: Mapping[bytes, int], limit: int) -> None:
+        self.ranks, self.limit = ranks, limit
+
+    def get(self, key, default=None):  # type: ignore[override]
+        rank = self.ranks.get(key)
+        return rank if rank is not None and rank < self.limit else default
+
+
+def rank_merges(ranks: Mapping[bytes, int]) -> dict[tuple[bytes, bytes], int]:
+    """The merge list that encodes exactly as a rank file does (tiktoken's rule).
+
+    A token of rank ``r`` comes from the two parts that classic BPE leaves when it runs on the
+    token's own bytes with only the ranks below ``r``: in any text, the merges inside the span
+    the token will cover are the same ones, in the same order. So the pair ``(left, right)``
+    with priority ``r``, one per token, replays tiktoken's merges. A token BPE can never build
+    (its bytes stop at more than two parts) gets no merge: only a whole piece is that token,
+    which ``ignore_merges`` covers, as tiktoken does.
+
+    >>> rank_merges({b"a": 0, b"b": 1, b"ab": 2, b"aab": 3, b"ba": 4})
+    {(b'a', b'b'): 2, (b'a', b'ab'): 3, (b'b', b'a'): 4}
+    """
+    out: dict[tuple[bytes, bytes], int] = {}
+    for token, rank in ranks.items():
+        if len(token) < 2:
+            continue
+        parts = bpe_by_rank(token, _Below(ranks, rank))
+        if len(parts) == 2:
+            out[(parts[0], parts[1])] = rank
+    return dict(sorted(out.items(), key=lambda kv: kv[1]))
+
+
 def tokenizer_json(vocab: Vocab, *, pattern: str = "paper") -> dict[str, Any]:
-    """The ``tokenizer.json`` content for ``vocab`` and the pre-tokeniser preset ``pattern``."""
+    """The ``tokenizer.json`` content for ``vocab`` and the pre-tokeniser preset ``pattern``.
+
+    A rank file's vocabulary (no merge list) is written with :func:`rank_merges`."""
     name = _preset(pattern)
-    if vocab.merges is None:
-        raise LbpeError("only merge-list vocabularies (such as lbpe.train's) can be written as tokenizer.json")
+    merge_list = vocab.merges
+    if merge_list is None:
+        if vocab.unit != "byte":
+            raise LbpeError("a character-level vocabulary needs a merge list to be written as tokenizer.json")
+        merge_list = rank_merges(vocab.tokens)
     if vocab.unit == "char":
         spell = lambda token: token.decode("utf-8")  # noqa: E731
     else:
@@ -119,7 +169,7 @@ def tokenizer_json(vocab: Vocab, *, pattern: str = "paper") -> dict[str, Any]:
         add(f"<0x{b:02X}>", i, "byte-fallback token")
     for token, i in vocab.tokens.items():
         add(spell(token), i, "token")
-    merges = [[spell(a), spell(b)] for (a, b), _ in sorted(vocab.merges.items(), key=lambda kv: kv[1])]
+    merges = [[spell(a), spell(b)] for (a, b), _ in sorted(merge_list.items(), key=lambda kv: kv[1])]
     model: dict[str, Any] = {
         "type": "BPE",
         "dropout": None,
@@ -166,6 +216,100 @@ def tokenizer_json(vocab: Vocab, *, pattern: str = "paper") -> dict[str, Any]:
         "decoder": decoder,
         "model": model,
     }
+
+
+def _sentencepiece_json(tok: Tokenizer) -> dict[str, Any]:
+    """A SentencePiece BPE model (as :func:`lbpe.formats.sentencepiece.parse_sentencepiece`
+    reads it) in the form HF uses for LLaMA and Mistral: normalizer ``Prepend("▁")`` +
+    ``Replace(" ", "▁")`` (after the model's ``Precompiled`` character map and its white-space
+    squeeze, when it has them), no pre-tokenizer, a BPE model with ``byte_fallback`` and
+    ``fuse_unk``, the merges ordered by score, ``<s>`` added by the post-processor."""
+    from lbpe.normalize import SentencePieceNormalizer
+
+    vocab, norm = tok.vocab, tok.normalizer
+    if not isinstance(norm, SentencePieceNormalizer) or vocab.merges is None:
+        raise LbpeError(f"{tok.name or 'this tokenizer'} is not a SentencePiece BPE model")
+    space = norm.space
+    steps: list[dict[str, Any]] = []
+    if norm.charsmap:
+        steps.append({"type": "Precompiled", "precompiled_charsmap": base64.b64encode(norm.charsmap).decode("ascii")})
+    if norm.remove_extra_whitespaces:  # SentencePiece's squeeze: spaces at the ends go, runs become one
+        steps.append({"type": "Replace", "pattern": {"Regex": "^ +| +$"}, "content": ""})
+        steps.append({"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "})
+    if norm.add_dummy_prefix:
+        steps.append({"type": "Prepend", "prepend": space})
+    if space != " ":
+        steps.append({"type": "Replace", "pattern": {"String": " "}, "content": space})
+    names = {i: t for t, i in vocab.special.items()}
+    entries: dict[str, int] = {t: i for t, i in vocab.special.items()}
+    entries.update((f"<0x{b:02X}>", i) for b, i in (vocab.byte_fallback or {}).items())
+    entries.update((token.decode("utf-8"), i) for token, i in vocab.tokens.items())
+    merges = [[a.decode("utf-8"), b.decode("utf-8")] for (a, b), _ in sorted(vocab.merges.items(), key=lambda kv: kv[1])]
+    decoders: list[dict[str, Any]] = []
+    if space != " ":
+        decoders.append({"type": "Replace", "pattern": {"String": space}, "content": " "})
+    if vocab.byte_fallback is not None:
+        decoders.append({"type": "ByteFallback"})
+    decoders.append({"type": "Fuse"})
+    if norm.add_dummy_prefix:
+        decoders.append({"type": "Strip", "content": " ", "start": 1, "stop": 0})
+    bos = [names[i] for i in tok.bos if i in names]
+    post = None
+    if bos:
+        seq = lambda name, type_id: {"Sequence": {"id": name, "type_id": type_id}}  # noqa: E731
+        sp = lambda type_id: {"SpecialToken": {"id": bos[0], "type_id": type_id}}  # noqa: E731
+        post = {
+            "type": "TemplateProcessing",
+            "single": [sp(0), seq("A", 0)],
+            "pair": [sp(0), seq("A", 0), sp(1), seq("B", 1)],
+            "special_tokens": {bos[0]: {"id": bos[0], "ids": [vocab.special[bos[0]]], "tokens": [bos[0]]}},
+        }
+    added = [_added(text, i, special=True) for text, i in vocab.special.items()]
+    added += [_added(text, i, special=False) for text, i in tok.added_tokens.items()]
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": sorted(added, key=lambda a: a["id"]),
+        "normalizer": {"type": "Sequence", "normalizers": steps},
+        "pre_tokenizer": None,
+        "post_processor": post,
+        "decoder": {"type": "Sequence", "decoders": decoders},
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": names.get(vocab.unk) if vocab.unk is not None else None,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": bool(vocab.fuse_unk),
+            "byte_fallback": vocab.byte_fallback is not None,
+            "ignore_merges": False,
+            "vocab": dict(sorted(entries.items(), key=lambda kv: kv[1])),
+            "merges": merges,
+        },
+    }
+
+
+def _added(text: str, i: int, *, special: bool) -> dict[str, Any]:
+    return {"id": i, "content": text, "single_word": False, "lstrip": False, "rstrip": False,
+            "normalized": False, "special": special}
+
+
+def tokenizer_json_of(tok: Tokenizer) -> dict[str, Any]:
+    """``tokenizer.json`` content that HF ``tokenizers`` encodes with the same ids as ``tok``
+    in BPE mode, for what a rank file, GPT-2's files or a SentencePiece BPE model gives
+    :func:`lbpe.load`: a byte-level vocabulary with a pre-tokeniser preset (written by
+    :func:`tokenizer_json`), or a SentencePiece model (the LLaMA / Mistral form). Anything
+    else (a ``tokenizer.json`` already) raises ``LbpeError``."""
+    if tok.pattern_name == "sentencepiece":
+        return _sentencepiece_json(tok)
+    name = PATTERN_ALIASES.get(tok.pattern_name, tok.pattern_name)
+    if tok.vocab.unit != "byte" or name not in HF_REGEX or tok.normalizer is not None:
+        raise LbpeError(
+            f"{tok.name or 'this tokenizer'} (pre-tokenizer {tok.pattern_name!r}) cannot be written as tokenizer.json; "
+            "this works for rank files and GPT-2 files with a preset pre-tokenizer and for SentencePiece BPE models"
+        )
+    return tokenizer_json(tok.vocab, pattern=name)
 
 
 def to_tokenizer_json(vocab: Vocab, *, pattern: str = "paper", indent: int | None = None) -> str:
