@@ -14,7 +14,7 @@ a compiled extension (``lbpe/_native.c``, built at install when a C compiler is 
 the same ids faster; :func:`backend` says which path is active and why.
 """
 
-from lbpe.errors import DisallowedSpecialError, LbpeError, VocabFormatError
+from lbpe.errors import DisallowedSpecialError, LbpeError, PatternNeededError, VocabFormatError
 from lbpe.load import load
 from lbpe.native import Backend, backend
 from lbpe.presets import load_preset
@@ -35,6 +35,7 @@ __all__ = [
     "MODES",
     "LbpeError",
     "VocabFormatError",
+    "PatternNeededError",
     "DisallowedSpecialError",
 ]
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import atexit
 import functools
-import gzip
 import html
 import json
 import logging
@@ -37,8 +36,6 @@ import shutil
 import sys
 import tempfile
 import time
-import zlib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -52,11 +49,12 @@ import lbpe  # noqa: E402
 from lbpe import display, user_regex  # noqa: E402
 from lbpe.across import ACROSS_HEADERS, ACROSS_TYPES, across_csv, across_rows, across_spec, across_vocabularies  # noqa: E402
 from lbpe.corpus import align_chunks, iter_chunks  # noqa: E402
-from lbpe.errors import LbpeError  # noqa: E402
+from lbpe.errors import LbpeError, PatternNeededError  # noqa: E402
 from lbpe.examples import DEFAULT_EXAMPLE, EXAMPLES  # noqa: E402
 from lbpe.explain import MAX_EXPLAIN_CHARS, explain as explain_span, explain_html, pick_span  # noqa: E402
 from lbpe.formats.hf_write import write_tokenizer_json  # noqa: E402
-from lbpe.load import detect_format  # noqa: E402
+from lbpe.limits import MB, Limits, check, using  # noqa: E402
+from lbpe.service import open_upload  # noqa: E402
 from lbpe.presets import DEFAULT_PRESET, PRESETS, load_preset, preset_label, sample_corpus  # noqa: E402
 from lbpe.stats import compare_json, corpus_stats  # noqa: E402
 from lbpe.tokenizer import Tokenizer  # noqa: E402
@@ -64,60 +62,24 @@ from lbpe.train import train as train_vocab  # noqa: E402
 
 log = logging.getLogger("lbpe.app")
 
-MB = 1_000_000
-
 
 # ---------------------------------------------------------------------------------------------
-# limits
+# limits: lbpe.limits.PLAYGROUND's, read once at start-up
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Limits:
-    """What the app accepts; each field is read from the environment variable in its comment."""
-
-    text_chars: int = 50_000  # LBPE_APP_MAX_TEXT_CHARS: characters compared in the Compare view
-    vocab_bytes: int = 50 * MB  # LBPE_APP_MAX_VOCAB_MB: an uploaded vocabulary (after gunzip)
-    vocab_tokens: int = 500_000  # LBPE_APP_MAX_VOCAB_TOKENS: tokens in an uploaded vocabulary
-    corpus_bytes: int = 20 * MB  # LBPE_APP_MAX_CORPUS_MB: a file for the Corpus view
-    train_bytes: int = 10 * MB  # LBPE_APP_MAX_TRAIN_MB: training corpus (all files together)
-    train_vocab: int = 50_000  # LBPE_APP_MAX_TRAIN_VOCAB: largest vocabulary size to train
-    session_vocabs: int = 4  # LBPE_APP_SESSION_VOCABS: uploaded/trained vocabularies kept per session
-    file_ttl: int = 3600  # LBPE_APP_FILE_TTL: seconds downloads and upload copies are kept
-
-    @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> Limits:
-        env = dict(os.environ if env is None else env)
-
-        def number(name: str, default: float, scale: float = 1) -> int:
-            raw = env.get(name, "").strip()
-            if not raw:
-                return int(default)
-            try:
-                value = float(raw) * scale
-            except ValueError:
-                raise SystemExit(f"{name}={raw!r} is not a number") from None
-            if value <= 0:
-                raise SystemExit(f"{name}={raw!r} must be positive")
-            return int(value)
-
-        d = cls()
-        return cls(
-            text_chars=number("LBPE_APP_MAX_TEXT_CHARS", d.text_chars),
-            vocab_bytes=number("LBPE_APP_MAX_VOCAB_MB", d.vocab_bytes, MB),
-            vocab_tokens=number("LBPE_APP_MAX_VOCAB_TOKENS", d.vocab_tokens),
-            corpus_bytes=number("LBPE_APP_MAX_CORPUS_MB", d.corpus_bytes, MB),
-            train_bytes=number("LBPE_APP_MAX_TRAIN_MB", d.train_bytes, MB),
-            train_vocab=number("LBPE_APP_MAX_TRAIN_VOCAB", d.train_vocab),
-            session_vocabs=number("LBPE_APP_SESSION_VOCABS", d.session_vocabs),
-            file_ttl=number("LBPE_APP_FILE_TTL", d.file_ttl),
-        )
+def _limits_at_start() -> Limits:
+    try:
+        return Limits.from_env()
+    except LbpeError as exc:
+        raise SystemExit(str(exc)) from None
 
 
-LIMITS = Limits.from_env()
+LIMITS = _limits_at_start()
 
 
 def _mb(n: int) -> str:
+    """A playground size as its variables count it (decimal megabytes)."""
     return f"{n / MB:g} MB"
 
 
@@ -183,10 +145,12 @@ def _size(path: Path) -> int:
         raise gr.Error(f"{path.name}: the upload is gone; please upload it again.") from None
 
 
-def _read_upload(path: Path, limit: int, what: str, env: str) -> bytes:
+def _read_upload(path: Path, key: str) -> bytes:
+    """An uploaded file's bytes, if within the playground's limit ``key`` (``corpus_bytes``, ...)."""
     size = _size(path)
-    if size > limit:
-        raise gr.Error(f"{path.name} is {_mb(size)}; {what} can be at most {_mb(limit)} (set {env} to change this).")
+    with using(LIMITS):
+        check(key, size, path.name)
+    limit = getattr(LIMITS, key)
     with open(path, "rb") as f:
         return f.read(limit + 1)
 
@@ -331,22 +295,6 @@ def describe_vocab(vocab: str = DEFAULT_PRESET, state: Any = None) -> str:
     return _describe(get_tokenizer(vocab, state))
 
 
-def _check_gzip_size(path: Path, limit: int) -> None:
-    """Refuse a ``.gz`` vocabulary that decompresses to more than ``limit`` bytes."""
-    total = 0
-    try:
-        with gzip.open(path, "rb") as f:
-            while chunk := f.read(1 << 20):
-                total += len(chunk)
-                if total > limit:
-                    raise gr.Error(
-                        f"{path.name} decompresses to more than {_mb(limit)}, the limit for vocabularies "
-                        "(set LBPE_APP_MAX_VOCAB_MB to change it)."
-                    )
-    except (OSError, EOFError, zlib.error) as exc:
-        raise gr.Error(f"{path.name} is not a valid gzip file ({exc}).") from None
-
-
 @_handler
 def upload_vocab(files: Any, pattern: str = "auto", state: Any = None):
     """Read an uploaded vocabulary (data only) into this session and select it.
@@ -357,42 +305,13 @@ def upload_vocab(files: Any, pattern: str = "auto", state: Any = None):
     state = _session(state)
     paths = _paths(files)
     try:
-        if not paths:
-            raise gr.Error("Choose a vocabulary file to upload.")
-        if len(paths) > 2:
-            raise gr.Error("Upload one vocabulary file (or GPT-2's encoder.json and vocab.bpe together).")
-        names = sorted(p.name for p in paths)
-        if len(paths) == 2 and names != ["encoder.json", "vocab.bpe"]:
-            raise gr.Error(f"Two files can only be GPT-2's encoder.json and vocab.bpe, not {' and '.join(names)}.")
-        with tempfile.TemporaryDirectory(prefix="lbpe-vocab-") as tmp:
-            folder = Path(tmp)
-            copies = []
-            for p in paths:
-                data = _read_upload(p, LIMITS.vocab_bytes, "a vocabulary", "LBPE_APP_MAX_VOCAB_MB")
-                copy = folder / p.name
-                copy.write_bytes(data)
-                copies.append(copy)
-                if p.name.lower().endswith(".gz"):
-                    _check_gzip_size(copy, LIMITS.vocab_bytes)
-            target = folder if len(copies) == 2 else copies[0]
-            try:
-                fmt, _ = detect_format(target)
-                chosen = None if pattern in (None, "", "auto") or fmt in ("hf", "sentencepiece") else pattern
-                tok = lbpe.load(target, pattern=chosen)
-            except RecursionError:
-                raise gr.Error(f"{' + '.join(names)}: nested too deeply to be a vocabulary.", print_exception=False) from None
-            except LbpeError as exc:
-                message = str(exc).replace(str(folder) + os.sep, "").replace(str(folder), "the upload")
-                if "pass pattern=" in message:
-                    message += " (in the app: choose the pre-tokenizer next to the upload, then upload again)"
-                raise gr.Error(message, print_exception=False) from None
-        if tok.n_vocab > LIMITS.vocab_tokens:
-            raise gr.Error(
-                f"{names[0]} has {tok.n_vocab:,} tokens; at most {LIMITS.vocab_tokens:,} are accepted "
-                "(set LBPE_APP_MAX_VOCAB_TOKENS to change this)."
-            )
+        tok = open_upload(paths, pattern=pattern, limits=LIMITS)
+    except PatternNeededError as exc:
+        raise gr.Error(f"{exc} (in the app: choose the pre-tokenizer next to the upload, then upload again)",
+                       print_exception=False) from None
     finally:
         _discard(paths)
+    names = sorted(p.name for p in paths)
     label = "gpt2 files" if len(paths) == 2 else names[0]
     name = _remember(state, f"upload: {label}", tok)
     return state, gr.update(choices=vocab_choices(state), value=name), None
@@ -594,7 +513,7 @@ def corpus(file: Any, vocab: str = DEFAULT_PRESET, state: Any = None, progress: 
     paths = _paths(file)
     if not paths:
         raise gr.Error("Choose a text file for the corpus statistics, or press Use the sample corpus.")
-    data = _read_upload(_kept(paths[0]), LIMITS.corpus_bytes, "a corpus file", "LBPE_APP_MAX_CORPUS_MB")
+    data = _read_upload(_kept(paths[0]), "corpus_bytes")
     return _corpus(data, paths[0].name, vocab, state, progress)
 
 
@@ -658,7 +577,7 @@ def across(text: str, file: Any = None, state: Any = None, progress: gr.Progress
     paths = _paths(file)
     if paths:
         try:
-            data = _read_upload(paths[0], LIMITS.corpus_bytes, "a corpus file", "LBPE_APP_MAX_CORPUS_MB")
+            data = _read_upload(paths[0], "corpus_bytes")
         finally:
             _discard(paths)
         source = paths[0].name
@@ -725,13 +644,9 @@ def train(files: Any, vocab_size: float = 8000, unit: str = "char", scaffold: bo
             "(set LBPE_APP_MAX_TRAIN_VOCAB to change the maximum)."
         )
     total = sum(_size(p) for p in paths)
-    if total > LIMITS.train_bytes:
-        raise gr.Error(
-            f"The training files hold {_mb(total)}; the training corpus can be at most "
-            f"{_mb(LIMITS.train_bytes)} in all (set LBPE_APP_MAX_TRAIN_MB to change this)."
-        )
-    texts = [_decode(_read_upload(_kept(p), LIMITS.train_bytes, "the training corpus", "LBPE_APP_MAX_TRAIN_MB"),
-                     p.name) for p in paths]
+    with using(LIMITS):
+        check("train_bytes", total, f"The training corpus ({len(paths)} file(s))")
+    texts = [_decode(_read_upload(_kept(p), "train_bytes"), p.name) for p in paths]
     names = ", ".join(p.name for p in paths)
     state["stop"] = False
     try:

@@ -20,6 +20,11 @@ class VocabFormatError(LbpeError):
         super().__init__(f"{where}: {problem}")
 
 
+class PatternNeededError(VocabFormatError):
+    """A rank file whose name does not tell its pre-tokenizer: the caller must choose one
+    (``lbpe.load(..., pattern=...)``; the app and the page ask for it in their menu)."""
+
+
 class DisallowedSpecialError(LbpeError):
     """Text contains a special-token string that the caller did not allow."""
 

@@ -15,8 +15,11 @@ number of bytes (or tokens), optionally with a ``K``/``M``/``G`` suffix (powers 
   vocabulary file may run, per MiB of text it is given (a text under 1 MiB counts as 1 MiB).
   It is a number of seconds, decimals allowed.
 
-The Gradio playground (``app.py``) has its own, smaller caps (``LBPE_APP_*``); uploads it
-loads still go through :func:`lbpe.load` and so also meet ``vocab_bytes``/``vocab_tokens``.
+A server reads its limits once, into a :class:`Limits` snapshot: :data:`PLAYGROUND` holds
+the Gradio playground's smaller caps (``LBPE_APP_*``, read at start-up), and
+``lbpe.load(path, limits=...)`` (or ``with using(limits):``) makes :func:`get` answer from the
+snapshot for the keys it has, so an uploaded vocabulary meets the playground's
+``vocab_bytes``/``vocab_tokens`` and the messages name the playground's variables.
 
 >>> get("vocab_tokens") == LIMITS["vocab_tokens"].default or "LBPE_MAX_VOCAB_TOKENS" in os.environ
 True
@@ -26,17 +29,22 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import os
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass, fields
 
 from lbpe.errors import LbpeError
 
 __all__ = [
-    "Limit", "LIMITS", "LimitExceededError", "get", "check", "exceeded", "vocab_problem", "parse_size", "parse_seconds",
-    "describe",
+    "Limit", "LIMITS", "PLAYGROUND", "Limits", "LimitExceededError", "get", "check", "exceeded", "vocab_problem",
+    "parse_size", "parse_seconds", "describe", "using", "amount", "how_to_raise",
 ]
 
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
+#: The playground's sizes are written in decimal megabytes (``LBPE_APP_MAX_VOCAB_MB=2.5``).
+MB = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -46,8 +54,24 @@ class Limit:
     key: str
     env: str
     default: int
-    unit: str  # "bytes", "tokens" or "seconds"
+    unit: str  # "bytes", "tokens", "characters", "vocabularies" or "seconds"
     what: str
+    #: How the variable is written: 0, a size with optional K/M/G (powers of 1024) where 0
+    #: switches the limit off; otherwise a positive number (decimals allowed) of this many
+    #: units (``MB`` for the playground's ``..._MB`` variables, 1 for its counts).
+    scale: int = 0
+
+    def parse(self, raw: str) -> int | float:
+        """The value of the environment variable's text ``raw`` (``LbpeError`` naming it)."""
+        if not self.scale:
+            return parse_seconds(raw, self.env) if self.unit == "seconds" else parse_size(raw, self.env)
+        try:
+            value = float(raw) * self.scale
+        except ValueError:
+            raise LbpeError(f"{self.env}={raw!r} is not a number") from None
+        if not 0 < value < 1e18:
+            raise LbpeError(f"{self.env}={raw!r} must be positive")
+        return int(value)
 
 
 #: The limits by key. Defaults suit a shared server and a laptop alike; raise them with the
@@ -71,6 +95,85 @@ LIMITS: dict[str, Limit] = {
               "(real pre-tokenizers need well under 0.5 s per MiB)"),
     )
 }
+
+#: The Gradio playground's caps (``lbpe.app``), smaller than a library caller's; a server reads
+#: them once, at start-up (:meth:`Limits.from_env`).
+PLAYGROUND: dict[str, Limit] = {
+    lim.key: lim
+    for lim in (
+        Limit("text_chars", "LBPE_APP_MAX_TEXT_CHARS", 50_000, "characters",
+              "the Compare view (text box and .txt upload)", scale=1),
+        Limit("vocab_bytes", "LBPE_APP_MAX_VOCAB_MB", 50 * MB, "bytes",
+              "an uploaded vocabulary file, also after gunzip", scale=MB),
+        Limit("vocab_tokens", "LBPE_APP_MAX_VOCAB_TOKENS", 500_000, "tokens", "an uploaded vocabulary", scale=1),
+        Limit("corpus_bytes", "LBPE_APP_MAX_CORPUS_MB", 20 * MB, "bytes", "a file for the Corpus view", scale=MB),
+        Limit("train_bytes", "LBPE_APP_MAX_TRAIN_MB", 10 * MB, "bytes", "the training files together", scale=MB),
+        Limit("train_vocab", "LBPE_APP_MAX_TRAIN_VOCAB", 50_000, "tokens", "the largest vocabulary size to train",
+              scale=1),
+        Limit("session_vocabs", "LBPE_APP_SESSION_VOCABS", 4, "vocabularies",
+              "uploaded/trained vocabularies kept per session (oldest dropped)", scale=1),
+        Limit("file_ttl", "LBPE_APP_FILE_TTL", 3600, "seconds",
+              "how long downloads (and Gradio's copies of uploads) are kept", scale=1),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The playground's limits read at one moment (a server reads them once, at start-up).
+
+    Each field is the :data:`PLAYGROUND` limit of that name. Handed to ``lbpe.load(...,
+    limits=...)`` (or :func:`using`), it also bounds what the library checks under the same
+    key (``vocab_bytes``, ``vocab_tokens``, ``train_bytes``), naming its own variables.
+
+    >>> Limits.from_env({"LBPE_APP_MAX_VOCAB_MB": "2.5"}).vocab_bytes
+    2500000
+    """
+
+    text_chars: int = PLAYGROUND["text_chars"].default
+    vocab_bytes: int = PLAYGROUND["vocab_bytes"].default
+    vocab_tokens: int = PLAYGROUND["vocab_tokens"].default
+    corpus_bytes: int = PLAYGROUND["corpus_bytes"].default
+    train_bytes: int = PLAYGROUND["train_bytes"].default
+    train_vocab: int = PLAYGROUND["train_vocab"].default
+    session_vocabs: int = PLAYGROUND["session_vocabs"].default
+    file_ttl: int = PLAYGROUND["file_ttl"].default
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Limits:
+        """Each field from its environment variable (``env``, default ``os.environ``) or its
+        default; ``LbpeError`` names a variable that is not a positive number."""
+        env = os.environ if env is None else env
+        values = {}
+        for field in fields(cls):
+            lim = PLAYGROUND[field.name]
+            raw = env.get(lim.env, "").strip()
+            values[field.name] = int(lim.parse(raw)) if raw else lim.default
+        return cls(**values)
+
+
+_active: ContextVar[Limits | None] = ContextVar("lbpe_limits", default=None)
+
+
+@contextlib.contextmanager
+def using(limits: Limits | None) -> Iterator[None]:
+    """Within the block, :func:`get` answers from ``limits`` for the keys it has (nothing
+    changes for ``None``). Per thread and per asyncio task, as a ``ContextVar``."""
+    token = _active.set(limits) if limits is not None else None
+    try:
+        yield
+    finally:
+        if token is not None:
+            _active.reset(token)
+
+
+def _record(key: str) -> tuple[Limit, int | float | None]:
+    """The limit in force for ``key`` and, when a :class:`Limits` snapshot supplies it, its value."""
+    active = _active.get()
+    if active is not None and key in PLAYGROUND and hasattr(active, key):
+        return PLAYGROUND[key], getattr(active, key)
+    return LIMITS[key], None
+
 
 _SUFFIX = {"": 1, "K": KIB, "M": MIB, "G": GIB}
 
@@ -109,20 +212,29 @@ def parse_seconds(text: str, env: str) -> float:
 def get(key: str):
     """The current value of limit ``key`` (environment variable, else the default); 0 = no limit.
 
-    An ``int`` for sizes and counts, a ``float`` for the ``seconds`` limits."""
-    lim = LIMITS[key]
+    An ``int`` for sizes and counts, a ``float`` for the ``seconds`` limits. Within
+    :func:`using`, the snapshot's value for the keys it has."""
+    lim, value = _record(key)
+    if value is not None:
+        return value
     raw = os.environ.get(lim.env)
     if raw is None or not raw.strip():
         return lim.default
-    if lim.unit == "seconds":
-        return parse_seconds(raw, lim.env)
-    return parse_size(raw, lim.env)
+    return lim.parse(raw)
 
 
-def _amount(n: int, unit: str) -> str:
-    if unit == "bytes" and n >= MIB:
+def amount(key: str, n: int | float) -> str:
+    """``n`` in the unit of the limit in force for ``key``, as its variable counts it
+    (``"1.5 MB"`` for the playground's sizes, ``"4,194,304 bytes (4.0 MiB)"`` otherwise)."""
+    return _amount(n, _record(key)[0])
+
+
+def _amount(n: int | float, lim: Limit) -> str:
+    if lim.unit == "bytes" and lim.scale == MB:
+        return f"{n / MB:g} MB"
+    if lim.unit == "bytes" and n >= MIB:
         return f"{n:,} bytes ({n / MIB:.1f} MiB)"
-    return f"{n:,} {unit}"
+    return f"{n:,} {lim.unit}"
 
 
 def exceeded(key: str, amount: int, what: str, *, hint: str = "") -> str | None:
@@ -134,12 +246,21 @@ def exceeded(key: str, amount: int, what: str, *, hint: str = "") -> str | None:
     limit = get(key)
     if not limit or amount <= limit:
         return None
-    lim = LIMITS[key]
+    lim = _record(key)[0]
     return (
-        f"{what} is {_amount(amount, lim.unit)}, over the limit of {_amount(limit, lim.unit)} for {lim.what}; "
-        f"set {lim.env} to raise it (e.g. {lim.env}={_suggest(amount, lim.unit)}, or 0 for no limit)"
+        f"{what} is {_amount(amount, lim)}, over the limit of {_amount(limit, lim)} for {lim.what}; "
+        + how_to_raise(key, amount)
         + (f"; {hint}" if hint else "")
     )
+
+
+def how_to_raise(key: str, amount: int | None = None) -> str:
+    """``"set LBPE_... to raise it (...)"`` for the limit in force for ``key``, with a value
+    that admits ``amount`` when one is given."""
+    lim = _record(key)[0]
+    example = [f"e.g. {lim.env}={_suggest(amount, lim)}"] if amount is not None else []
+    off = [] if lim.scale else ["0 for no limit" if not example else "or 0 for no limit"]
+    return f"set {lim.env} to raise it" + (f" ({', '.join(example + off)})" if example or off else "")
 
 
 def check(key: str, amount: int, what: str, *, hint: str = "") -> None:
@@ -158,8 +279,10 @@ def vocab_problem(count: int, max_id: int | None = None) -> str | None:
     return problem
 
 
-def _suggest(amount: int, unit: str) -> str:
-    return f"{-(-amount // MIB)}M" if unit == "bytes" and amount >= MIB else str(amount)
+def _suggest(amount: int, lim: Limit) -> str:
+    if lim.scale:
+        return f"{-(-amount // lim.scale):d}"
+    return f"{-(-amount // MIB)}M" if lim.unit == "bytes" and amount >= MIB else str(amount)
 
 
 def describe() -> list[dict[str, object]]:

@@ -13,11 +13,12 @@ import zlib
 from pathlib import Path
 
 from lbpe import limits
-from lbpe.errors import VocabFormatError
+from lbpe.errors import PatternNeededError, VocabFormatError
 from lbpe.formats.gpt2 import parse_gpt2
 from lbpe.formats.hf import parse_tokenizer_json
 from lbpe.formats.sentencepiece import parse_sentencepiece
 from lbpe.formats.tiktoken import KNOWN_ENCODINGS, parse_tiktoken
+from lbpe.limits import Limits, using
 from lbpe.pretokenize import resolve_pattern
 from lbpe.tokenizer import Tokenizer
 
@@ -61,8 +62,8 @@ def _read(
             grows = "decompresses to" if path.name.endswith(".gz") else "holds"
             raise VocabFormatError(
                 str(path),
-                f"{grows} more than {limit:,} bytes, the limit for vocabulary files; "
-                f"set LBPE_MAX_VOCAB_BYTES to raise it (0 for no limit)",
+                f"{grows} more than {limits.amount('vocab_bytes', limit)}, the limit for vocabulary files; "
+                + limits.how_to_raise("vocab_bytes"),
             )
     except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
         raise VocabFormatError(str(path), f"is not a valid gzip file ({exc or type(exc).__name__})") from None
@@ -132,28 +133,41 @@ def detect_format(path: str | os.PathLike[str]) -> tuple[str, Path]:
     raise VocabFormatError(str(p), f"unrecognised vocabulary format; supported: {'; '.join(FORMATS.values())}")
 
 
-def load(path: str | os.PathLike[str], *, pattern: str | re.Pattern[str] | None = None) -> Tokenizer:
+def load(
+    path: str | os.PathLike[str], *, pattern: str | re.Pattern[str] | None = None, limits: Limits | None = None
+) -> Tokenizer:
     """Load a vocabulary file or folder as a :class:`~lbpe.tokenizer.Tokenizer`.
 
     ``pattern`` names the pre-tokeniser preset (``"gpt2"``, ``"r50k_base"``, ``"p50k_base"``,
     ``"cl100k_base"``, ``"o200k_base"``, ``"paper"``) or is a compiled ``re`` pattern. For the
-    OpenAI rank files it can be left out: the file name (``cl100k_base.tiktoken``) tells.
+    OpenAI rank files it can be left out: the file name (``cl100k_base.tiktoken``) tells;
+    otherwise :class:`~lbpe.errors.PatternNeededError` says to choose one.
+
+    ``limits`` (a :class:`lbpe.limits.Limits` snapshot, as a server reads once) replaces the
+    environment's ``vocab_bytes`` and ``vocab_tokens`` for this call, and the messages name
+    the snapshot's variables.
     """
+    with using(limits):
+        return _load(path, pattern)
+
+
+def _load(path: str | os.PathLike[str], pattern: str | re.Pattern[str] | None) -> Tokenizer:
     fmt, file = detect_format(path)
     if fmt == "tiktoken":
         base = file.name[: -len(".gz")] if file.name.endswith(".gz") else file.name
         stem = base[: -len(".tiktoken")] if base.endswith(".tiktoken") else Path(base).stem
         preset, special = KNOWN_ENCODINGS.get(stem, (None, {}))
+        data = _read(file, expected=FORMATS[fmt])  # a file that cannot be read is refused before asking for a pattern
         if pattern is None:
             if preset is None:
-                raise VocabFormatError(
+                raise PatternNeededError(
                     str(file),
                     f"cannot tell the pre-tokenizer from the file name {file.name!r}; pass pattern= one of "
                     f"{', '.join(sorted(KNOWN_ENCODINGS))} or 'paper', or name the file after its encoding",
                 )
             pattern = preset
         compiled = _pattern_for(file, pattern)
-        vocab = parse_tiktoken(_read(file, expected=FORMATS[fmt]), source=str(file), special=special, name=stem)
+        vocab = parse_tiktoken(data, source=str(file), special=special, name=stem)
         return Tokenizer(vocab, pattern if isinstance(pattern, str) else compiled, name=stem)
     if fmt == "gpt2":
         folder = file.parent

@@ -20,12 +20,11 @@ from pathlib import Path
 
 from lbpe import display
 from lbpe.across import ACROSS_HEADERS, ACROSS_TYPES, across_rows, across_spec, across_vocabularies
-from lbpe.errors import LbpeError
+from lbpe.errors import LbpeError, PatternNeededError
 from lbpe.examples import examples_json
 from lbpe.explain import explain as explain_span, explain_html, pick_span
-from lbpe.formats.tiktoken import KNOWN_ENCODINGS
-from lbpe.load import load
 from lbpe.presets import PRESETS, load_preset, preset_path
+from lbpe.service import open_vocabulary
 from lbpe.tokenizer import MODES, Tokenizer
 
 __all__ = [
@@ -83,23 +82,17 @@ def use_file(path: str, pattern: str = "") -> str:
     name the file as the person chose it, not the folder the page wrote it to.
     """
     p = Path(path)
-    folder = str(p if p.is_dir() else p.parent) + "/"
-    stem = p.name.lower().removesuffix(".gz").removesuffix(".tiktoken")
-    if not pattern and p.name.lower().removesuffix(".gz").endswith(".tiktoken") and stem not in KNOWN_ENCODINGS:
+    try:
+        tok = open_vocabulary(p, pattern=pattern, scratch=p if p.is_dir() else p.parent,
+                              shown="encoder.json + vocab.bpe" if p.is_dir() else p.name)
+    except PatternNeededError as exc:
         return json.dumps({
-            "error": f"{p.name}: the file name does not tell which pre-tokenizer this rank file uses "
-            f"(known names: {', '.join(sorted(KNOWN_ENCODINGS))}); choose one in the pre-tokenizer menu",
+            "error": f"{exc.source}: the file name does not tell which pre-tokenizer this rank file uses; "
+            "choose one in the pre-tokenizer menu",
             "needs_pattern": True,
         })
-    try:
-        tok = load(path, pattern=pattern or None)
     except LbpeError as exc:
-        return json.dumps({"error": str(exc).replace(folder, ""), "needs_pattern": False})
-    except (ValueError, KeyError, IndexError, TypeError, RecursionError, MemoryError, OverflowError) as exc:
-        message = f"{p.name}: not a vocabulary lbpe can read ({type(exc).__name__}: {exc})"
-        return json.dumps({"error": message.replace(folder, ""), "needs_pattern": False})
-    if tok.name == Path(folder).name:  # named after the page's scratch folder: use what the person chose
-        tok.name = "encoder.json + vocab.bpe" if p.is_dir() else p.name
+        return json.dumps({"error": str(exc), "needs_pattern": False})
     _state["tok"], _state["source"] = tok, "file"
     return _info(tok, "file")
 
@@ -118,8 +111,7 @@ def bench(text: str, mode: str, repeat: int = 3) -> str:
     cold = warm = float("inf")
     n = 0
     for _ in range(max(1, repeat)):
-        for cache in tok._caches.values():
-            cache.clear()
+        tok.clear_cache()
         t0 = time.perf_counter()
         n = len(tok.encode(text, mode=mode, disallowed_special=()))
         cold = min(cold, time.perf_counter() - t0)

@@ -13,6 +13,7 @@ import pytest
 
 import lbpe
 from lbpe import display
+from lbpe.errors import LbpeError
 from lbpe.formats.hf_write import to_tokenizer_json
 from lbpe.presets import PRESETS, load_preset
 from lbpe.stats import compare_json, text_stats, text_stats_both
@@ -204,13 +205,13 @@ def test_malformed_vocabularies_give_a_readable_message(tmp_path, name, data, me
 def test_upload_limits(tmp_path, limits):
     src = data_file("openai/cl100k_base.tiktoken")
     limits(vocab_bytes=1_000_000)
-    with pytest.raises(gr.Error, match=r"cl100k_base.tiktoken is 1.68\d* MB; a vocabulary can be at most 1 MB.*LBPE_APP_MAX_VOCAB_MB"):
+    with pytest.raises(gr.Error, match=r"cl100k_base.tiktoken is 1.68\d* MB, over the limit of 1 MB for an uploaded vocabulary.*LBPE_APP_MAX_VOCAB_MB"):
         app.upload_vocab([upload(tmp_path, src, "cl100k_base.tiktoken")], "auto", app.new_session())
     bomb = gzip.compress(b"A" * 3_000_000)
-    with pytest.raises(gr.Error, match=r"x.tiktoken.gz decompresses to more than 1 MB"):
+    with pytest.raises(gr.Error, match=r"x.tiktoken.gz: decompresses to more than 1 MB.*LBPE_APP_MAX_VOCAB_MB"):
         app.upload_vocab([upload(tmp_path, bomb, "x.tiktoken.gz")], "auto", app.new_session())
     limits(vocab_bytes=50_000_000, vocab_tokens=1000)
-    with pytest.raises(gr.Error, match=r"has 100,\d+ tokens; at most 1,000.*LBPE_APP_MAX_VOCAB_TOKENS"):
+    with pytest.raises(gr.Error, match=r"is 100,\d+ tokens, over the limit of 1,000 tokens.*LBPE_APP_MAX_VOCAB_TOKENS"):
         app.upload_vocab([upload(tmp_path, src, "cl100k_base.tiktoken")], "auto", app.new_session())
     with pytest.raises(gr.Error, match="Two files can only be GPT-2's encoder.json and vocab.bpe"):
         app.upload_vocab([upload(tmp_path, b"{}", "a.json"), upload(tmp_path, b"{}", "b.json")], "auto", app.new_session())
@@ -277,7 +278,7 @@ def test_corpus_equals_lbpe_stats_on_the_whole_file(tmp_path):
 
 def test_corpus_errors(tmp_path, limits):
     limits(corpus_bytes=100)
-    with pytest.raises(gr.Error, match=r"big.txt is 0.0002 MB; a corpus file can be at most 0.0001 MB.*LBPE_APP_MAX_CORPUS_MB"):
+    with pytest.raises(gr.Error, match=r"big.txt is 0.0002 MB, over the limit of 0.0001 MB for a file for the Corpus view.*LBPE_APP_MAX_CORPUS_MB"):
         app.corpus(upload(tmp_path, b"x" * 200, "big.txt"), "gpt2", None)
     with pytest.raises(gr.Error, match="not UTF-8"):
         app.corpus(upload(tmp_path, b"\xc3\x28", "bad.txt"), "gpt2", None)
@@ -318,7 +319,7 @@ def test_train_errors(tmp_path, limits):
     with pytest.raises(gr.Error, match="smaller than the 256"):
         app.train([upload(tmp_path, b"hi", "c.txt")], 100, "byte", False, None)
     limits(train_bytes=10)
-    with pytest.raises(gr.Error, match=r"at most 1e-05 MB in all.*LBPE_APP_MAX_TRAIN_MB"):
+    with pytest.raises(gr.Error, match=r"over the limit of 1e-05 MB for the training files together.*LBPE_APP_MAX_TRAIN_MB"):
         app.train([upload(tmp_path, b"x" * 6, "d.txt"), upload(tmp_path, b"y" * 6, "e.txt")], 300, "char", False, None)
     with pytest.raises(gr.Error, match="Choose one or more"):
         app.train(None, 300, "char", False, None)
@@ -377,7 +378,7 @@ def test_limits_from_the_environment():
     limits = app.Limits.from_env({"LBPE_APP_MAX_TEXT_CHARS": "1000", "LBPE_APP_MAX_VOCAB_MB": "2.5", "LBPE_APP_FILE_TTL": "60"})
     assert (limits.text_chars, limits.vocab_bytes, limits.file_ttl) == (1000, 2_500_000, 60)
     assert limits.corpus_bytes == app.Limits().corpus_bytes
-    with pytest.raises(SystemExit, match="LBPE_APP_MAX_TRAIN_MB='lots' is not a number"):
+    with pytest.raises(LbpeError, match="LBPE_APP_MAX_TRAIN_MB='lots' is not a number"):
         app.Limits.from_env({"LBPE_APP_MAX_TRAIN_MB": "lots"})
 
 

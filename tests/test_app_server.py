@@ -134,7 +134,7 @@ def test_bad_uploads_give_a_clear_message_and_the_server_keeps_serving(client, t
     message = str(err.value)
     assert "tokenizer.json" in message and "JSON" in message and "Traceback" not in message, message
     big = upload_copy(tmp_path, data_file("openai/o200k_base.tiktoken"), "o200k_base.tiktoken")
-    with pytest.raises(AppError, match=r"o200k_base.tiktoken is 3.6\d* MB; a vocabulary can be at most 3 MB.*LBPE_APP_MAX_VOCAB_MB"):
+    with pytest.raises(AppError, match=r"o200k_base.tiktoken is 3.6\d* MB, over the limit of 3 MB for an uploaded vocabulary.*LBPE_APP_MAX_VOCAB_MB"):
         client.predict([handle_file(big)], "auto", api_name="/upload_vocab")
     with pytest.raises(AppError, match="not UTF-8 text"):
         client.predict(handle_file(upload_copy(tmp_path, b"\xff\xfe\x00", "x.txt")), api_name="/load_text")

@@ -132,3 +132,38 @@ def test_bad_seconds_say_how_to_fix_them(monkeypatch, raw):
     monkeypatch.setenv("LBPE_REGEX_SECONDS", raw or "x")
     with pytest.raises(LbpeError, match=r"LBPE_REGEX_SECONDS=.* is not a number of seconds; use e.g. 2 or 0.5"):
         limits.get("regex_seconds")
+
+
+def test_playground_limits_are_one_snapshot_documented_once():
+    readme = (ROOT / "README.md").read_text("utf-8")
+    limits_section = readme[readme.index("## Limits"):]
+    for lim in limits.PLAYGROUND.values():
+        assert f"`{lim.env}` | {lim.default // (lim.scale or 1)} |" in limits_section, lim.env
+        assert readme.count(f"`{lim.env}` |") == 1, f"{lim.env} is documented twice"
+    snap = limits.Limits.from_env({"LBPE_APP_MAX_VOCAB_MB": "2.5", "LBPE_APP_MAX_TEXT_CHARS": "1000"})
+    assert (snap.vocab_bytes, snap.text_chars, snap.corpus_bytes) == (2_500_000, 1000, 20_000_000)
+    for bad in ("0", "-1", "lots"):
+        with pytest.raises(LbpeError, match="LBPE_APP_FILE_TTL"):
+            limits.Limits.from_env({"LBPE_APP_FILE_TTL": bad})
+
+
+def test_a_snapshot_bounds_the_loader_for_one_call(tmp_path, monkeypatch):
+    import gzip
+
+    from tests.conftest import data_file
+
+    with pytest.raises(lbpe.VocabFormatError, match=r"100,2\d\d tokens, over the limit of 1,000 tokens.*LBPE_APP_MAX_VOCAB_TOKENS"):
+        lbpe.load(data_file("openai/cl100k_base.tiktoken"), limits=limits.Limits(vocab_tokens=1000))
+    snap = limits.Limits(vocab_bytes=1_000_000)
+    bomb = tmp_path / "cl100k_base.tiktoken.gz"
+    bomb.write_bytes(gzip.compress(b"A" * 3_000_000))
+    with pytest.raises(lbpe.VocabFormatError, match=r"decompresses to more than 1 MB.*set LBPE_APP_MAX_VOCAB_MB"):
+        lbpe.load(bomb, limits=snap)
+    # outside the call, the environment's limits again (the library's variables in messages)
+    assert limits.get("vocab_tokens") == LIMITS["vocab_tokens"].default
+    monkeypatch.setenv("LBPE_MAX_VOCAB_BYTES", "4M")
+    bomb.write_bytes(gzip.compress(b"A" * 5_000_000))
+    with pytest.raises(lbpe.VocabFormatError, match=r"decompresses to more than 4,194,304 bytes.*LBPE_MAX_VOCAB_BYTES"):
+        lbpe.load(bomb)
+    monkeypatch.delenv("LBPE_MAX_VOCAB_BYTES")
+    assert lbpe.load(data_file("openai/cl100k_base.tiktoken"), limits=limits.Limits()).n_vocab > 100_000
