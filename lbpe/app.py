@@ -54,9 +54,8 @@ from lbpe.examples import DEFAULT_EXAMPLE, EXAMPLES  # noqa: E402
 from lbpe.explain import MAX_EXPLAIN_CHARS, explain as explain_span, explain_html, pick_span  # noqa: E402
 from lbpe.formats.hf_write import write_tokenizer_json  # noqa: E402
 from lbpe.limits import MB, Limits, check, using  # noqa: E402
-from lbpe.service import open_upload  # noqa: E402
+from lbpe.service import CORPUS_CHUNK_BYTES, compare_view, corpus_view, open_upload  # noqa: E402
 from lbpe.presets import DEFAULT_PRESET, PRESETS, load_preset, preset_label, sample_corpus  # noqa: E402
-from lbpe.stats import compare_json, corpus_stats  # noqa: E402
 from lbpe.tokenizer import Tokenizer  # noqa: E402
 from lbpe.train import train as train_vocab  # noqa: E402
 
@@ -345,18 +344,16 @@ def compare(text: str, vocab: str = DEFAULT_PRESET, show_whitespace: bool = True
     if len(text) > LIMITS.text_chars:
         cut = _cut_note(len(text))
         text = text[: LIMITS.text_chars]
-    c = display.compare(tok, text, specials=bool(specials))
-    stats = display.comparison_stats(tok, c)
-    shift = display.shift_from_stats(stats["bpe"], stats["lbpe"], unit=c.unit)
-    summary = display.comparison_summary(tok, c, stats=stats)
+    view = compare_view(tok, text, show_whitespace=show_whitespace, show_ids=show_ids, specials=bool(specials),
+                        lengths_chart={"title": "Token lengths, BPE vs LBPE"}, frequency_chart={"title": FREQUENCY_TITLE})
     return (
-        display.render_pane(c, "bpe", show_whitespace=show_whitespace, show_ids=show_ids),
-        display.render_pane(c, "lbpe", show_whitespace=show_whitespace, show_ids=show_ids),
-        (f'<p class="lbpe-cut" role="status">{html.escape(cut)}</p>' if cut else "") + display.metrics_html(c, summary),
-        _figure(display.plotly_spec(shift, title="Token lengths, BPE vs LBPE")),
-        _figure(display.frequency_spec(summary, title=FREQUENCY_TITLE)),
-        {**c.to_json(), "length_shift": shift.to_json(), "metrics": summary},
-        display.differences_html(c),
+        view["panes"]["bpe"],
+        view["panes"]["lbpe"],
+        (f'<p class="lbpe-cut" role="status">{html.escape(cut)}</p>' if cut else "") + view["metrics"],
+        _figure(view["figure"]),
+        _figure(view["frequency_figure"]),
+        {**view["summary"], "length_shift": view["length_shift"], "metrics": view["stats"]},
+        view["differences"],
     )
 
 
@@ -498,8 +495,6 @@ def load_text(file: Any):
 # ---------------------------------------------------------------------------------------------
 
 STATS_HEADERS = display.STATS_HEADERS
-#: Bytes per chunk in the Corpus view (progress is reported after each).
-CHUNK_BYTES = 1 << 16
 
 
 @_handler
@@ -530,34 +525,27 @@ SAMPLE_NAME = "sample-corpus.txt"
 
 def _corpus(data: bytes, name: str, vocab: str, state: Any, progress: Any):
     """The Corpus view's work on ``data`` (the bytes of the file called ``name``)."""
-    text = _decode(data, name)
     tok = get_tokenizer(vocab, state)
     session = _session(state)
     session["stop"] = False
-    total = max(len(text), 1)
     report = _reporter(progress, session, f"{name} with {tok.name}: encoding with BPE and LBPE")
-    blocks = (data[i : i + CHUNK_BYTES] for i in range(0, len(data), CHUNK_BYTES))
-    chunks = align_chunks(tok, iter_chunks(blocks, size=CHUNK_BYTES, source=name))  # exact totals
     try:
-        report(0.0)
-        stats = corpus_stats(tok, chunks, progress=lambda done: report(done / total))
+        view = corpus_view(tok, data, name, progress=report,
+                           lengths_chart={"title": f"Token lengths in {name}"},
+                           frequency_chart={"title": f"Occurrences per token, {name}"})
     except Stopped as stop:
         status = (f"Stopped at {stop.fraction:.0%} of {name} with **{tok.name}**: nothing is shown for a "
                   "part of a file. Press Compute statistics to run it again.")
         return [], None, None, None, None, status
-    summary = compare_json(stats, vocab=tok.name, unit=tok.vocab.unit, tok=tok)
-    summary["file"] = name
-    shift = display.shift_from_stats(stats["bpe"], stats["lbpe"], unit=tok.vocab.unit)
+    summary = view["summary"]
     stem = f"{Path(name).stem or 'corpus'}-{_slug(tok.name)}"
     json_path = _output_file(f"{stem}-stats.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
-    csv_path = _output_file(f"{stem}-stats.csv", display.stats_csv(summary))
+    csv_path = _output_file(f"{stem}-stats.csv", view["csv"])
     status = (
-        f"{name}: {len(data):,} bytes with **{tok.name}**: BPE {stats['bpe'].tokens:,} tokens, "
-        f"LBPE {stats['lbpe'].tokens:,} tokens ({100 * summary['change']['tokens']:+.2f}%)."
+        f"{name}: {len(data):,} bytes with **{tok.name}**: BPE {view['tokens']['bpe']:,} tokens, "
+        f"LBPE {view['tokens']['lbpe']:,} tokens ({100 * summary['change']['tokens']:+.2f}%)."
     )
-    figure = _figure(display.plotly_spec(shift, title=f"Token lengths in {name}"))
-    frequency = _figure(display.frequency_spec(summary, title=f"Occurrences per token, {name}"))
-    return display.stats_rows(summary), figure, frequency, json_path, csv_path, status
+    return view["rows"], _figure(view["figure"]), _figure(view["frequency_figure"]), json_path, csv_path, status
 
 
 # ---------------------------------------------------------------------------------------------
@@ -584,8 +572,9 @@ def across(text: str, file: Any = None, state: Any = None, progress: gr.Progress
         _decode(data, source)  # a clear error for a file that is not UTF-8, before any work
 
         def texts(tok: Tokenizer):
-            blocks = (data[i : i + CHUNK_BYTES] for i in range(0, len(data), CHUNK_BYTES))
-            return align_chunks(tok, iter_chunks(blocks, size=CHUNK_BYTES, source=source))
+            step = CORPUS_CHUNK_BYTES
+            blocks = (data[i : i + step] for i in range(0, len(data), step))
+            return align_chunks(tok, iter_chunks(blocks, size=step, source=source))
     else:
         text = text or ""
         if not text.strip():

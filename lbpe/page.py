@@ -24,7 +24,7 @@ from lbpe.errors import LbpeError, PatternNeededError
 from lbpe.examples import examples_json
 from lbpe.explain import explain as explain_span, explain_html, pick_span
 from lbpe.presets import PRESETS, load_preset, preset_path
-from lbpe.service import open_vocabulary
+from lbpe.service import compare_view, open_vocabulary
 from lbpe.tokenizer import MODES, Tokenizer
 
 __all__ = [
@@ -138,35 +138,20 @@ def _shown_part(text: str) -> str:
 
 
 def compare(text: str, show_whitespace: bool = True, show_ids: bool = False, specials: bool = False) -> str:
-    """Everything the page shows for ``text``, from :mod:`lbpe.display` (as the Gradio app):
-
-    ``{"chars", "bytes", "shown_chars", "panes": {mode: HTML}, "metrics": HTML, "differences": HTML,
-    "figure": token-length figure, "frequency_figure": frequency-by-length figure,
-    "summary": Comparison.to_json() (counts, ids, differing spans), "stats": compare_json of
-    the text (every metric), "whole": {mode: tokens} | None}``. A text over :data:`MAX_RENDER_CHARS` characters is
+    """Everything the page shows for ``text``: :func:`lbpe.service.compare_view` (the schema the
+    Gradio app uses too) plus ``{"chars", "bytes", "shown_chars", "whole": {mode: tokens} | None}``. A text over :data:`MAX_RENDER_CHARS` characters is
     drawn, measured and charted on its first part; ``whole`` then counts all of it.
     """
     tok = _tok()
     shown = _shown_part(text)
-    comparison = display.compare(tok, shown, specials=bool(specials))
-    _state["shown"], _state["differ"] = (tok, shown), comparison.differ  # for explain_at
-    stats = display.comparison_stats(tok, comparison)
-    summary = display.comparison_summary(tok, comparison, stats=stats)
+    view = compare_view(tok, shown, show_whitespace=show_whitespace, show_ids=show_ids, specials=bool(specials),
+                        lengths_chart={"height": 460}, frequency_chart={"height": 380})
+    _state["shown"], _state["differ"] = (tok, shown), view.pop("differ")  # for explain_at
     out = {
         "chars": len(text),
         "bytes": len(text.encode("utf-8", "replace")),
         "shown_chars": len(shown),
-        "panes": {
-            mode: display.render_pane(comparison, mode, show_whitespace=show_whitespace, show_ids=show_ids)
-            for mode in MODES
-        },
-        "metrics": display.metrics_html(comparison, summary),
-        "differences": display.differences_html(comparison),
-        "figure": display.plotly_spec(display.shift_from_stats(stats["bpe"], stats["lbpe"], unit=comparison.unit),
-                                      height=460),
-        "frequency_figure": display.frequency_spec(summary, height=380),
-        "summary": comparison.to_json(),
-        "stats": summary,
+        **view,
         "whole": None,
     }
     if len(shown) < len(text):

@@ -9,7 +9,7 @@ import pytest
 import lbpe
 from lbpe.errors import LbpeError, PatternNeededError
 from lbpe.limits import Limits
-from lbpe.service import open_upload, open_vocabulary
+from lbpe.service import corpus_view, open_upload, open_vocabulary
 from tests.conftest import data_file
 
 TEXT = "Tokenization matters: 12345 cafés, 日本語 and code()."
@@ -74,3 +74,19 @@ def test_bad_files_are_named_as_chosen_never_by_the_private_folder(tmp_path, mon
     monkeypatch.setenv("LBPE_MAX_VOCAB_BYTES", "1M")
     with pytest.raises(LbpeError, match=r"over the limit of .*LBPE_MAX_VOCAB_BYTES"):
         open_upload([big])
+
+
+def test_corpus_view_counts_a_whole_file_exactly_with_progress():
+    data = data_file("text/multilingual.txt").read_bytes()[:400_000]
+    data = data[: len(data.decode("utf-8", "ignore").encode("utf-8"))]  # whole characters only
+    tok = lbpe.load_preset("cl100k_base")
+    seen: list[float] = []
+    view = corpus_view(tok, data, "many.txt", progress=seen.append)
+    text = data.decode("utf-8")
+    for mode in ("bpe", "lbpe"):
+        assert view["tokens"][mode] == len(tok.encode(text, mode=mode, disallowed_special=()))
+    assert seen[0] == 0.0 and seen[-1] == pytest.approx(1.0) and seen == sorted(seen) and len(seen) > 3
+    assert view["summary"]["file"] == "many.txt" and view["summary"]["vocab"] == "cl100k_base"
+    assert view["rows"] and view["csv"].splitlines()[0].startswith("file,")
+    with pytest.raises(LbpeError, match=r"x.txt is not UTF-8 text \(byte 0xff at offset 3\)"):
+        corpus_view(tok, b"abc\xff", "x.txt")
