@@ -71,22 +71,19 @@ class Comparison:
         return self.lbpe.tokens - self.bpe.tokens
 
     @property
-    def relative_change(self) -> float:
-        """``lbpe / bpe - 1`` in tokens (0.0 for an empty text)."""
-        return self.lbpe.tokens / self.bpe.tokens - 1 if self.bpe.tokens else 0.0
-
-    @property
     def differing_chars(self) -> int:
         return sum(e - s for s, e in self.differ)
 
     def to_json(self) -> dict:
-        """A JSON-able summary: per mode counts and ids, the change and the differing ranges."""
+        """A JSON-able summary: per mode counts and ids, ``token_change`` (LBPE tokens minus BPE
+        tokens, a count; the relative change is :func:`lbpe.stats.compare_json`'s
+        ``change.tokens``) and the differing ranges."""
         return {
             "vocab": self.vocab,
             "unit": self.unit,
             "bpe": self.bpe.to_json(),
             "lbpe": self.lbpe.to_json(),
-            "change": {"tokens": self.token_change, "relative": self.relative_change},
+            "token_change": self.token_change,
             "differ": [list(r) for r in self.differ],
         }
 
