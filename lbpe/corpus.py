@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 
 from lbpe.errors import LbpeError
-from lbpe.stats import Stats, text_stats_both
+from lbpe.stats import Stats, corpus_stats, texts_stats
 from lbpe.tokenizer import MODES, Mode, Tokenizer
+from lbpe.workers import process_pool, worker_tokenizer
 
 __all__ = ["iter_chunks", "read_chunks", "align_chunks", "parallel_stats"]
 
@@ -119,30 +118,9 @@ def align_chunks(tok: Tokenizer, chunks: Iterable[str]) -> Iterator[str]:
 
 # ---- statistics over processes ----
 
-_worker_tok: Tokenizer | None = None
-
-
-def _init_worker(loader: Callable[[], Tokenizer]) -> None:
-    global _worker_tok
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
-    _worker_tok = loader()
-
-
 def _chunk_stats(args: tuple[str | list[str], tuple[Mode, ...]]) -> dict[str, Stats]:
     text, modes = args
-    assert _worker_tok is not None  # set by _init_worker
-    return _texts_stats(_worker_tok, text, modes)
-
-
-def _texts_stats(tok: Tokenizer, texts: str | list[str], modes: tuple[Mode, ...]) -> dict[str, Stats]:
-    """Stats of one text, or the sum over a list of texts (documents, each encoded alone)."""
-    if isinstance(texts, str):
-        return text_stats_both(tok, texts, modes)
-    totals = {m: Stats() for m in modes}
-    for text in texts:
-        for m, part in text_stats_both(tok, text, modes).items():
-            totals[m] += part
-    return totals
+    return texts_stats(worker_tokenizer(), text, modes)
 
 
 def parallel_stats(
@@ -162,20 +140,12 @@ def parallel_stats(
     count them already: one unit with the files' sizes).
     """
     modes = tuple(modes)
-    totals = {m: Stats() for m in modes}
-    done = 0
     workers = workers or os.cpu_count() or 1
     if workers <= 1 or sys.platform == "emscripten":
-        tok = loader()
-        for text in chunks:
-            part = _texts_stats(tok, text, modes)
-            for m in modes:
-                totals[m] += part[m]
-            done += part[modes[0]].bytes
-            if progress:
-                progress(done)
-        return totals
-    with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(loader,)) as pool:
+        return corpus_stats(loader(), chunks, modes=modes, progress=progress)
+    totals = {m: Stats() for m in modes}
+    done = 0
+    with process_pool(loader, workers) as pool:
         pending: list = []
 
         def drain(limit: int) -> None:

@@ -190,7 +190,7 @@ def corpus_view(
     any work.
     """
     try:
-        total = max(len(data.decode("utf-8")), 1)
+        data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise LbpeError(
             f"{name} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
@@ -201,6 +201,7 @@ def corpus_view(
     chunks = align_chunks(tok, iter_chunks(blocks, size=step, source=name))
     if progress is not None:
         progress(0.0)
+    total = max(len(data), 1)  # progress counts UTF-8 bytes, as the statistics do
     stats = corpus_stats(tok, chunks, progress=(lambda done: progress(done / total)) if progress else None)
     summary = compare_json(stats, vocab=tok.name, unit=tok.vocab.unit, tok=tok)
     summary["file"] = name

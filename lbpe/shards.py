@@ -29,7 +29,7 @@ import threading
 from array import array
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from itertools import accumulate
 from pathlib import Path
@@ -41,6 +41,7 @@ from lbpe.documents import (
 )
 from lbpe.errors import LbpeError
 from lbpe.tokenizer import MODES, Mode, Tokenizer
+from lbpe.workers import process_pool, worker_tokenizer
 
 __all__ = ["export_shards", "vocab_sha256", "ShardDataset", "SHARD_FORMAT", "DEFAULT_SHARD_TOKENS"]
 
@@ -118,20 +119,11 @@ class ShardDataset:
 
 # ---- workers ----
 
-_worker_tok: Tokenizer | None = None
-
-
-def _init_worker(tok: Tokenizer) -> None:
-    global _worker_tok
-    _worker_tok = tok
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
-
-
 def _encode_batch(tok: Tokenizer | None, mode: Mode, texts: list) -> tuple[bytes, bytes, dict[int, str]]:
     """The ids of each text, as (lengths, ids) in native uint32 arrays (compact between
     processes), and the errors of items that are unparsed JSON lines (:class:`Record`s) found
     bad here, by position."""
-    tok = tok or _worker_tok
+    tok = tok or worker_tokenizer()
     lengths, ids = array("I"), array("I")
     errors: dict[int, str] = {}
     for k, text in enumerate(texts):
@@ -457,7 +449,7 @@ def export_shards(
         items = _ray_ordered(tok, inputs, mode, lines=lines, text_field=text_field, skip=skip, address=address,
                              progress=on_read)
     else:
-        pool = ProcessPoolExecutor(num_proc, initializer=_init_worker, initargs=(tok,)) if num_proc > 1 else None
+        pool = process_pool(tok, num_proc) if num_proc > 1 else None
         if pool is not None and skip == 0:  # the workers read runs of lines themselves
             items = _pooled(tok, inputs, mode, pool, num_proc, lines=lines, text_field=text_field, progress=on_read)
         else:

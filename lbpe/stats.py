@@ -455,24 +455,38 @@ def _stats_of(tok: Tokenizer, text: str, ids: list[int], array=None, words: int 
     )
 
 
+def texts_stats(tok: Tokenizer, texts: str | list[str], modes: Iterable[Mode] = MODES) -> dict[str, Stats]:
+    """Stats of one text, or the sum over a list of texts (documents, each encoded on its own)."""
+    modes = tuple(modes)
+    if isinstance(texts, str):
+        return text_stats_both(tok, texts, modes)
+    totals = {m: Stats() for m in modes}
+    for text in texts:
+        for m, part in text_stats_both(tok, text, modes).items():
+            totals[m] += part
+    return totals
+
+
 def corpus_stats(
     tok: Tokenizer,
-    texts: Iterable[str],
+    texts: Iterable[str | list[str]],
     *,
     modes: Iterable[Mode] = MODES,
     progress: Callable[[int], None] | None = None,
 ) -> dict[str, Stats]:
-    """Stream texts (e.g. chunks of files) and sum their :class:`Stats` per mode.
+    """Stream texts (chunks of files, or lists of documents each encoded on its own) and sum
+    their :class:`Stats` per mode.
 
-    ``progress`` is called with the number of characters done after each text.
+    ``progress`` is called with the UTF-8 bytes done after each item (the unit of file sizes).
     """
     modes = tuple(modes)
     totals = {m: Stats() for m in modes}
     done = 0
     for text in texts:
-        for m, part in text_stats_both(tok, text, modes).items():
-            totals[m] += part
-        done += len(text)
+        part = texts_stats(tok, text, modes)
+        for m in modes:
+            totals[m] += part[m]
+        done += part[modes[0]].bytes
         if progress is not None:
             progress(done)
     return totals

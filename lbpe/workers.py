@@ -1,7 +1,14 @@
-"""Batch encoding on forked processes (``Tokenizer.encode_batch(..., workers=N)``): this
-process and ``N - 1`` forks of it each encode one run of consecutive texts; ids come back
-through pipes as raw integers, never pickled. Imports no other lbpe module at run time, so the
-tokenizer can use it without an import cycle.
+"""Work on more than one process, in two shapes, both here:
+
+* :func:`forked_encode` -- batch encoding (``Tokenizer.encode_batch(..., workers=N)``): this
+  process and ``N - 1`` forks of it each encode one run of consecutive texts; the forks inherit
+  the tokenizer with its warm caches, and ids come back through pipes as raw integers, never
+  pickled. Forked per call, since a call is one batch.
+* :func:`process_pool` -- long jobs that stream (corpus statistics, token shards): a
+  ``ProcessPoolExecutor`` whose workers each hold one tokenizer (:func:`worker_tokenizer`) and
+  leave Ctrl-C to this process.
+
+Imports no pipeline module at run time, so the tokenizer can use it without an import cycle.
 """
 
 from __future__ import annotations
@@ -9,7 +16,8 @@ from __future__ import annotations
 import os
 import signal
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from itertools import chain, islice
 from typing import TYPE_CHECKING
 
@@ -19,7 +27,29 @@ from lbpe.errors import DisallowedSpecialError, LbpeError
 if TYPE_CHECKING:
     from lbpe.tokenizer import Mode, Tokenizer
 
-__all__ = ["forked_encode"]
+__all__ = ["forked_encode", "process_pool", "worker_tokenizer"]
+
+_worker_tok: Tokenizer | None = None
+
+
+def process_pool(source: Tokenizer | Callable[[], Tokenizer], workers: int) -> ProcessPoolExecutor:
+    """A pool of ``workers`` processes, each holding one tokenizer for :func:`worker_tokenizer`:
+    ``source`` itself (a Tokenizer pickles small: its caches stay behind) or what the callable
+    ``source`` returns (e.g. ``functools.partial(lbpe.load, path)``, loaded once per process)."""
+    return ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(source,))
+
+
+def _init_worker(source: Tokenizer | Callable[[], Tokenizer]) -> None:
+    global _worker_tok
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+    _worker_tok = source() if callable(source) else source
+
+
+def worker_tokenizer() -> Tokenizer:
+    """The tokenizer of this worker process of :func:`process_pool`."""
+    if _worker_tok is None:
+        raise LbpeError("worker_tokenizer() is only available in a process of lbpe.workers.process_pool")
+    return _worker_tok
 
 
 def forked_encode(
