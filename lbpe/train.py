@@ -89,10 +89,13 @@ from typing import Union
 
 from lbpe.errors import LbpeError
 from lbpe.pretokenize import PresetPattern, resolve_pattern
-from lbpe.unicode import category
+from lbpe.unicode import category, script
 from lbpe.vocab import Unit, Vocab
 
-__all__ = ["train", "count_pieces", "train_from_counts", "TextSource", "Progress"]
+__all__ = [
+    "train", "count_pieces", "count_llama_pieces", "train_from_counts", "llama_pieces", "valid_llama_token",
+    "STYLES", "LLAMA_SPECIALS", "LLAMA_MAX_TOKEN_CHARS", "TextSource", "Progress",
+]
 
 #: A text (``str``) or a file (any ``os.PathLike``, e.g. :class:`pathlib.Path`).
 TextSource = Union[str, "os.PathLike[str]"]
@@ -104,16 +107,26 @@ CHUNK_CHARS = 1 << 20
 
 _PAIR, _SCAFFOLD = 1, 0  # heap entry kinds; scaffold tokens win ties with pairs
 
+#: Training styles: ``"gpt2"`` (a regex pre-tokeniser preset) and ``"llama"`` (SentencePiece's way).
+STYLES = ("gpt2", "llama")
+#: The special tokens of the llama style, at ids 0, 1, 2 (LLaMA's unk, bos, eos).
+LLAMA_SPECIALS = ("<unk>", "<s>", "</s>")
+#: Longest token of the llama style, in characters (SentencePiece's ``max_sentencepiece_length``).
+LLAMA_MAX_TOKEN_CHARS = 16
+#: SentencePiece's meta symbol for white space.
+SPACE = "\u2581"
+
 
 def train(
     texts_or_files: TextSource | Iterable[TextSource],
     *,
     vocab_size: int,
     unit: Unit = "char",
-    pattern: str | re.Pattern[str] = "paper",
+    pattern: str | re.Pattern[str] | None = None,
     scaffold: bool = False,
     special_tokens: Iterable[str] = (),
     max_chars: int | None = None,
+    style: str = "gpt2",
     progress: Progress | None = None,
     read_progress: Progress | None = None,
 ) -> Vocab:
@@ -131,22 +144,39 @@ def train(
     so far and the number wanted; ``read_progress(done, total)`` while counting, with the bytes
     of files read so far and their total size (texts given as ``str`` count as 0).
 
+    ``style``: ``"gpt2"`` (default) splits texts with the pre-tokeniser preset ``pattern``
+    (default ``"paper"``); ``"llama"`` trains SentencePiece's way, as LLaMA (see "The llama
+    style" in the module documentation): no ``pattern``, ``unit="char"``, and ``<unk>``,
+    ``<s>``, ``</s>`` at ids 0, 1, 2 before the ``special_tokens`` given.
+
     The result has ``merges`` (pair -> rank, in merge order), ``whole_piece_first=False``
     (merges always run, HF ``tokenizers``' default), ``byte_fallback`` (``unit="char"``),
     ``special`` and ``scaffold``. Encode with
     ``Tokenizer(vocab, pattern).encode(text, mode="bpe")``, or write it with
-    :func:`lbpe.formats.hf_write.write_tokenizer_json`.
+    :func:`lbpe.formats.hf_write.write_tokenizer_json` (``style="llama"``: pass the same
+    ``style`` there; the file then encodes with ``lbpe.load``).
 
     >>> v = train("hug hugs hugged", vocab_size=256 + 7 + 1)  # 256 fallback, 7 characters, 1 merge
     >>> len(v), v.token_bytes(263)
     (264, b'hu')
+    >>> v = train("hug hugs hugged", vocab_size=3 + 256 + 7 + 2, style="llama")  # + the character "\u2581"
+    >>> [v.token_bytes(i).decode() for i in (266, 267)], v.special
+    (['hu', 'hug'], {'<unk>': 0, '<s>': 1, '</s>': 2})
     """
+    _check_style(style)
     specials = _check_specials(special_tokens)
-    try:
-        regex = resolve_pattern(pattern)
-    except ValueError as exc:
-        raise LbpeError(str(exc)) from None
-    counts = count_pieces(texts_or_files, regex, progress=read_progress)
+    if style == "llama":
+        if pattern is not None:
+            raise LbpeError("style='llama' has no regex pre-tokeniser: leave out pattern (CLI: --pattern)")
+        if unit != "char":
+            raise LbpeError("style='llama' trains characters with byte fallback: use unit='char' (CLI: --unit char)")
+        counts = count_llama_pieces(texts_or_files, progress=read_progress)
+    else:
+        try:
+            regex = resolve_pattern("paper" if pattern is None else pattern)
+        except ValueError as exc:
+            raise LbpeError(str(exc)) from None
+        counts = count_pieces(texts_or_files, regex, progress=read_progress)
     return train_from_counts(
         counts,
         vocab_size=vocab_size,
@@ -154,8 +184,14 @@ def train(
         scaffold=scaffold,
         special_tokens=specials,
         max_chars=max_chars,
+        style=style,
         progress=progress,
     )
+
+
+def _check_style(style: str) -> None:
+    if style not in STYLES:
+        raise LbpeError(f"style must be one of {', '.join(map(repr, STYLES))}, not {style!r}")
 
 
 # ---- counting --------------------------------------------------------------------------------
@@ -186,6 +222,18 @@ def count_pieces(
     [(' ab', 1), ('ab', 2)]
     """
     regex = resolve_pattern(pattern)
+    return _count_sources(
+        texts_or_files, lambda blocks, counts: _count_blocks(blocks, regex, counts, chunk_chars), progress, chunk_chars
+    )
+
+
+def _count_sources(
+    texts_or_files: TextSource | Iterable[TextSource],
+    count_document: Callable[[Iterable[str], Counter[str]], None],
+    progress: Progress | None,
+    chunk_chars: int,
+) -> Counter[str]:
+    """Count each text and file as one document with ``count_document(blocks, counts)``."""
     sources = list(_sources(texts_or_files))
     total = 0
     for src in sources:
@@ -205,10 +253,49 @@ def count_pieces(
     report(0)
     for src in sources:
         if isinstance(src, str):
-            _count_blocks((src,), regex, counts, chunk_chars)
+            count_document((src,), counts)
         else:
-            _count_blocks(_file_blocks(src, chunk_chars, report), regex, counts, chunk_chars)
+            count_document(_file_blocks(src, chunk_chars, report), counts)
     return counts
+
+
+def count_llama_pieces(
+    texts_or_files: TextSource | Iterable[TextSource],
+    *,
+    progress: Progress | None = None,
+    chunk_chars: int = CHUNK_CHARS,
+) -> Counter[str]:
+    """Count SentencePiece's words of texts and files: each line (``\\n``; a ``\\r`` before it
+    is dropped) that is not empty becomes ``"\u2581" + line`` with every space as ``"\u2581"``,
+    and is cut before every ``"\u2581"`` that follows another character (a run of them stays
+    together). See "The llama style" in the module documentation.
+
+    >>> sorted(count_llama_pieces(["a b\\n\\n  a", "b"]).items())
+    [('\u2581a', 1), ('\u2581b', 2), ('\u2581\u2581\u2581a', 1)]
+    """
+    return _count_sources(texts_or_files, _count_llama_document, progress, chunk_chars)
+
+
+_LINE_START = re.compile(r"^(?=.)", re.MULTILINE)  # the start of a line that is not empty
+_LLAMA_WORD = re.compile(f"{SPACE}+[^{SPACE}\n]*|[^{SPACE}\n]+")
+
+
+def _count_llama_document(blocks: Iterable[str], counts: Counter[str]) -> None:
+    pending: list[str] = []  # the start of a line not yet ended
+    for block in blocks:
+        end = block.rfind("\n") + 1  # whole lines only; the rest waits for the next block
+        if not end:
+            pending.append(block)
+            continue
+        _count_llama_lines("".join(pending) + block[:end], counts)
+        pending = [block[end:]]
+    if pending:
+        _count_llama_lines("".join(pending), counts)
+
+
+def _count_llama_lines(text: str, counts: Counter[str]) -> None:
+    text = text.replace("\r\n", "\n").replace(" ", SPACE)
+    counts.update(_LLAMA_WORD.findall(_LINE_START.sub(SPACE, text)))
 
 
 def _file_blocks(path: os.PathLike[str], size: int, report: Callable[[int], None]) -> Iterator[str]:
@@ -305,9 +392,11 @@ def train_from_counts(
     scaffold: bool = False,
     special_tokens: Iterable[str] = (),
     max_chars: int | None = None,
+    style: str = "gpt2",
     progress: Progress | None = None,
 ) -> Vocab:
     """Train from already counted pieces (piece -> count); the options are those of :func:`train`.
+    With ``style="llama"`` the pieces are SentencePiece's words (:func:`count_llama_pieces`).
 
     >>> v = train_from_counts({"aaab": 2}, vocab_size=256 + 2 + 1)
     >>> v.token_bytes(256 + 2), v.merges
@@ -319,7 +408,14 @@ def train_from_counts(
         raise TypeError(f"vocab_size must be an int, not {type(vocab_size).__name__}")
     if max_chars is not None and (not isinstance(max_chars, int) or max_chars < 1):
         raise LbpeError(f"max_chars must be a positive int or None, not {max_chars!r}")
+    _check_style(style)
     specials = _check_specials(special_tokens)
+    llama = style == "llama"
+    if llama:
+        if unit != "char":
+            raise LbpeError("style='llama' trains characters with byte fallback: use unit='char' (CLI: --unit char)")
+        specials = LLAMA_SPECIALS + tuple(s for s in specials if s not in LLAMA_SPECIALS)
+        counts = llama_pieces(counts)
     n_special = len(specials)
     if not counts:
         raise LbpeError("there is no text to train on")
@@ -373,8 +469,97 @@ def train_from_counts(
             f"vocab_size {vocab_size} is smaller than the {n_base} base tokens of {kind} ({base_what})"
         )
     n_units = len(names)
-    merges, scaffold_ids = _merge(names, words, wcount, vocab_size - n_base, scaffold=scaffold, progress=progress)
-    return _build_vocab(names, n_units, merges, scaffold_ids, specials, unit)
+    merges, scaffold_ids = _merge(
+        names, words, wcount, vocab_size - n_base, scaffold=scaffold, progress=progress,
+        valid=valid_llama_token if llama else None,
+    )
+    vocab = _build_vocab(names, n_units, merges, scaffold_ids, specials, unit)
+    if llama:  # LLaMA's unk; a run of unknown characters is one <unk> (with byte fallback: never)
+        vocab.unk, vocab.fuse_unk = 0, True
+    return vocab
+
+
+# ---- the llama style: SentencePiece's pieces and tokens ---------------------------------------
+
+#: Characters a llama-style token holds only alone: ASCII digits (``split_digits``), and NUL
+#: and U+2585, which SentencePiece never puts in a piece.
+_ALONE = frozenset("0123456789\0\u2585")
+_SCRIPT_KEY: dict[str, str] = {}
+
+
+def _script_key(ch: str) -> str:
+    """The script as SentencePiece compares it: Hiragana, Katakana and U+30FC count as Han."""
+    key = _SCRIPT_KEY.get(ch)
+    if key is None:
+        key = script(ch)
+        if key in ("HIRAGANA", "KATAKANA") or ch == "\u30fc":
+            key = "HAN"
+        _SCRIPT_KEY[ch] = key
+    return key
+
+
+def _llama_cut(c: str, d: str) -> bool:
+    """True when no llama-style token can hold ``c`` directly followed by ``d``."""
+    if d == SPACE:
+        return c != SPACE
+    if c in _ALONE or d in _ALONE:
+        return True
+    if c == SPACE:
+        return False
+    a, b = _script_key(c), _script_key(d)
+    return a != b and a != "INHERITED" and b != "INHERITED"
+
+
+def llama_pieces(words: Counter[str] | dict[str, int]) -> Counter[str]:
+    """SentencePiece's words cut where no token can span: before a ``"\u2581"`` that follows
+    another character, around every ASCII digit, and between two characters of
+    different scripts (a combining mark, script Inherited, goes with either side).
+
+    >>> sorted(llama_pieces({"\u2581abc.12\u4e2d\u3042": 1}))
+    ['.', '1', '2', '\u2581abc', '\u4e2d\u3042']
+    """
+    out: Counter[str] = Counter()
+    for word, c in words.items():
+        if not word:
+            continue
+        start = 0
+        prev = word[0]
+        for i in range(1, len(word)):
+            ch = word[i]
+            if _llama_cut(prev, ch):
+                out[word[start:i]] += c
+                start = i
+            prev = ch
+        out[word[start:]] += c
+    return out
+
+
+def valid_llama_token(token: str, max_chars: int = LLAMA_MAX_TOKEN_CHARS) -> bool:
+    """Whether the llama style may make ``token`` (SentencePiece's rule for a piece, with LLaMA's
+    options): at most ``max_chars`` characters; ``"\u2581"`` only at the start, unless the
+    token is nothing else; an ASCII digit only alone; one script (combining marks take the
+    script before them; Hiragana and Katakana count as Han).
+
+    >>> [valid_llama_token(t) for t in ("\u2581the", "\u2581\u2581", "\u2581\u2581a", "a1", "a.", "e\u0301")]
+    [True, True, False, False, False, True]
+    """
+    if not token or len(token) > max_chars:
+        return False
+    if token.find(SPACE, 1) > 0 and token.strip(SPACE):
+        return False
+    prev = None
+    for ch in token:
+        if ch == SPACE:
+            continue
+        if ch in _ALONE and (len(token) > 1 or ch in "\0\u2585"):
+            return False
+        key: str | None = _script_key(ch)
+        if key == "INHERITED":
+            key = prev
+        if prev is not None and key != prev:
+            return False
+        prev = key
+    return True
 
 
 def _merge(
@@ -385,9 +570,13 @@ def _merge(
     *,
     scaffold: bool,
     progress: Progress | None,
+    valid: Callable[[str], bool] | None = None,
 ) -> tuple[list[tuple[int, int, int]], set[int]]:
     """The merge loop over internal ids (``names`` grows with every new token). Returns the
-    merges ``(left, right, result)`` in order and the ids that end as scaffold tokens."""
+    merges ``(left, right, result)`` in order and the ids that end as scaffold tokens.
+
+    ``valid(token)``: whether a pair may be merged (the llama style); also switches the
+    tie-break to SentencePiece's (shorter token first, then token text)."""
     n_base = len(names)
     pair_count: dict[tuple[int, int], int] = {}
     where: dict[tuple[int, int], set[int]] = {}
@@ -400,8 +589,14 @@ def _merge(
                 where[p] = {wi}
             else:
                 s.add(wi)
-    heap = [(-c, _PAIR, names[p[0]], names[p[1]], p) for p, c in pair_count.items()]
+    sp_order = valid is not None
+    if sp_order:
+        heap = [(-c, _PAIR, len(t), t, p) for p, c in pair_count.items() for t in (names[p[0]] + names[p[1]],)]
+    else:
+        heap = [(-c, _PAIR, names[p[0]], names[p[1]], p) for p, c in pair_count.items()]
     heapq.heapify(heap)
+    banned: set[tuple[int, int]] = set()  # pairs ``valid`` refuses
+    checked: set[tuple[int, int]] = set()  # pairs ``valid`` accepts
 
     by_name = {name: i for i, name in enumerate(names)}
     freq: list[int] = []  # stand-alone counts (only kept for Scaffold-BPE)
@@ -428,6 +623,12 @@ def _merge(
             else:
                 cur = freq[key] if is_scaffold[key] else 0
             if cur == -negc and cur > 0:
+                if valid is not None and kind == _PAIR and key not in checked:
+                    if not valid(names[key[0]] + names[key[1]]):
+                        banned.add(key)
+                        heapq.heappop(heap)
+                        continue
+                    checked.add(key)
                 return cur
             if cur > 0:
                 e = heap[0]
@@ -463,7 +664,7 @@ def _merge(
         if key not in seen_pairs:
             seen_pairs.add(key)
             merges.append((a, b, t))
-        applied = _apply_merge(a, b, t, words, wcount, where, pair_count, heap, names)
+        applied = _apply_merge(a, b, t, words, wcount, where, pair_count, heap, names, banned, sp_order)
         if scaffold:
             freq[t] += applied
             freq[a] -= applied  # each merge uses up one a and one b (two a's when a == b)
@@ -491,9 +692,12 @@ def _apply_merge(
     pair_count: dict[tuple[int, int], int],
     heap: list,
     names: list,
+    banned: set[tuple[int, int]],
+    sp_order: bool,
 ) -> int:
     """Merge every (a, b) into t in the words that hold it; update the pair counts and push the
-    pairs that gained occurrences. Returns the number of merges applied (weighted by count)."""
+    pairs that gained occurrences (not the ``banned`` ones; heap entries ordered as
+    SentencePiece's when ``sp_order``). Returns the number of merges applied (weighted by count)."""
     changes: dict[tuple[int, int], int] = {}
     gained: dict[tuple[int, int], set[int]] = {}
     applied = 0
@@ -547,8 +751,12 @@ def _apply_merge(
             pair_count[p] = cur
         else:
             pair_count.pop(p, None)
-        if d > 0:
-            heapq.heappush(heap, (-cur, _PAIR, names[p[0]], names[p[1]], p))
+        if d > 0 and p not in banned:
+            if sp_order:
+                name = names[p[0]] + names[p[1]]
+                heapq.heappush(heap, (-cur, _PAIR, len(name), name, p))
+            else:
+                heapq.heappush(heap, (-cur, _PAIR, names[p[0]], names[p[1]], p))
     for p, s in gained.items():
         old = where.get(p)
         if old is None:
