@@ -273,11 +273,20 @@ def count_llama_pieces(
     >>> sorted(count_llama_pieces(["a b\\n\\n  a", "b"]).items())
     [('\u2581a', 1), ('\u2581b', 2), ('\u2581\u2581\u2581a', 1)]
     """
-    return _count_sources(texts_or_files, _count_llama_document, progress, chunk_chars)
+    raw = _count_sources(texts_or_files, _count_llama_document, progress, chunk_chars)
+    words: Counter[str] = Counter()
+    for token, c in raw.items():  # "\n" + the start of a line, or spaces + a word
+        if token[0] == "\n":
+            if len(token) == 1:
+                continue  # an empty line
+            token = " " + token[1:]  # the dummy prefix
+        words[token.replace(" ", SPACE)] += c
+    return words
 
 
-_LINE_START = re.compile(r"^(?=.)", re.MULTILINE)  # the start of a line that is not empty
-_LLAMA_WORD = re.compile(f"{SPACE}+[^{SPACE}\n]*|[^{SPACE}\n]+")
+#: What SentencePiece's words are made of, before spaces become ``▁``: a line start ("\n") and
+#: its first word, or a run of spaces and the word after it.
+_RAW_WORD = re.compile(r"\n *[^ \n]*| +[^ \n]*")
 
 
 def _count_llama_document(blocks: Iterable[str], counts: Counter[str]) -> None:
@@ -294,8 +303,9 @@ def _count_llama_document(blocks: Iterable[str], counts: Counter[str]) -> None:
 
 
 def _count_llama_lines(text: str, counts: Counter[str]) -> None:
-    text = text.replace("\r\n", "\n").replace(" ", SPACE)
-    counts.update(_LLAMA_WORD.findall(_LINE_START.sub(SPACE, text)))
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    counts.update(_RAW_WORD.findall("\n" + text))
 
 
 def _file_blocks(path: os.PathLike[str], size: int, report: Callable[[int], None]) -> Iterator[str]:
@@ -510,6 +520,9 @@ def _llama_cut(c: str, d: str) -> bool:
     return a != b and a != "INHERITED" and b != "INHERITED"
 
 
+_ASCII_PIECE = re.compile(f"{SPACE}*(?:[A-Za-z]+|[^A-Za-z0-9{SPACE}]+)|{SPACE}+|[0-9]")
+
+
 def llama_pieces(words: Counter[str] | dict[str, int]) -> Counter[str]:
     """SentencePiece's words cut where no token can span: before a ``"\u2581"`` that follows
     another character, around every ASCII digit, and between two characters of
@@ -519,8 +532,14 @@ def llama_pieces(words: Counter[str] | dict[str, int]) -> Counter[str]:
     ['.', '1', '2', '\u2581abc', '\u4e2d\u3042']
     """
     out: Counter[str] = Counter()
+    ascii_pieces = _ASCII_PIECE.findall
     for word, c in words.items():
         if not word:
+            continue
+        rest = word.lstrip(SPACE)
+        if rest.isascii() and "\0" not in rest:  # the same cuts, faster: letters are Latin, the rest Common
+            for piece in ascii_pieces(word):
+                out[piece] += c
             continue
         start = 0
         prev = word[0]

@@ -68,6 +68,21 @@ def test_pieces_are_cut_at_digits_scripts_and_spaces():
     })
 
 
+@settings(max_examples=300, deadline=None)
+@given(word=st.text(st.sampled_from(list("ab Z1.,\t\0-") + [S, "\u03b1", "\u0301", "\u4e2d", "\u3042", "\u30fc", "\u0416"]),
+                    min_size=1, max_size=12))
+def test_pieces_are_cut_exactly_where_no_token_can_span(word):
+    """A cut between two characters wherever the two alone are no valid token, nowhere else
+    (ASCII words take a faster path to the same cuts)."""
+    expected: list[str] = [word[0]]
+    for c, d in zip(word, word[1:]):
+        if valid_llama_token(c + d):
+            expected[-1] += d
+        else:
+            expected.append(d)
+    assert llama_pieces({word: 1}) == Counter(expected)
+
+
 @pytest.mark.parametrize("token,ok", [
     (f"{S}the", True), (f"{S}{S}", True), (f"{S}{S}{S}a", False), (f"a{S}", False), ("a1", False), ("1", True),
     ("a.", False), (f"{S}.", True), ("e\u0301", True), ("\u0301a", True), ("a\u0301\u03b1", False),
