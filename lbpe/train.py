@@ -1,4 +1,5 @@
-"""Training BPE vocabularies: classic BPE and Scaffold-BPE, character or byte units.
+"""Training BPE vocabularies: classic BPE and Scaffold-BPE, character or byte units, split
+GPT-2's way (a regex pre-tokeniser) or LLaMA's (SentencePiece).
 
 >>> v = train(["low lower lowest"] * 3, vocab_size=4, unit="byte", special_tokens=())
 Traceback (most recent call last):
@@ -11,7 +12,7 @@ lbpe.errors.LbpeError: vocab_size 4 is smaller than the 256 base tokens of a byt
 How training works
 ------------------
 1. **Counting** (streaming). Texts are split into pre-tokens ("pieces") by the pre-tokeniser
-   preset (default ``"paper"``) and every distinct piece is counted. Files are read in blocks
+   preset (default ``"paper"``; ``style="llama"``: see below) and every distinct piece is counted. Files are read in blocks
    of about 1 MB and never held whole. A block is cut just before a line that starts with a
    letter: for every preset no piece spans such a cut, and the pieces before it are the same
    as in the whole text (the block is split with that one letter still attached, so the
@@ -30,6 +31,10 @@ comes first comparing (left token, right token) as strings -- code points for ``
 byte values for ``unit="byte"`` -- wins: ``("a", "b")`` before ``("a", "c")`` before
 ``("b", "a")``. With ``scaffold=True`` a scaffold token whose count equals the best pair's
 count is re-admitted before that pair is merged; several such tokens go in text order.
+
+``style="llama"`` breaks ties SentencePiece's way instead: the higher count, then the shorter
+token (in characters), then the token's text by code points (``"ab"`` before ``"cd"`` before
+``"\u2581a"``); two pairs making the same text go by their tokens' ids.
 
 Units and base alphabet
 -----------------------
@@ -75,6 +80,51 @@ whose stand-alone count reaches 0 never comes back. The result keeps the scaffol
 
 If the same token text can be made by two merges (``("a", "bc")`` after ``("ab", "c")``),
 both merges go into the merge list and the token keeps its first id, as in HF ``tokenizers``.
+
+The llama style
+---------------
+``train(..., style="llama")`` trains as LLaMA's tokenizer was: SentencePiece BPE with
+``byte_fallback``, ``split_digits``, ``max_sentencepiece_length=16``, ``add_dummy_prefix``,
+``remove_extra_whitespaces=False``, the ``identity`` normalisation,
+``allow_whitespace_only_pieces`` and ``split_by_unicode_script``; ``unit="char"`` always, no
+regex ``pattern``.
+
+* **Lines** (:func:`count_llama_pieces`): as ``spm_train`` reads its input, a text or file is
+  split into lines at ``"\n"`` (a ``"\r"`` just before it is dropped: CRLF files train like LF
+  files); an empty line is skipped; each other line gets a dummy ``"\u2581"`` in front and each
+  space becomes ``"\u2581"``. So a line end is never a character of the vocabulary (encoding
+  gives it the byte token ``<0x0A>``, as LLaMA's), while tabs and other white space are
+  ordinary characters (script Common), as in SentencePiece, which splits only on spaces.
+* **Words**: a word starts at each ``"\u2581"`` that follows another character; a run of them
+  stays together before the next word (``"\u2581\u2581\u2581if"``).
+* **Pieces** (:func:`llama_pieces`): each distinct word is cut wherever no token can hold the
+  two characters side by side: around each ASCII digit, before a ``"\u2581"`` that follows
+  another character, and between two scripts (:func:`lbpe.unicode.script`; Hiragana,
+  Katakana and U+30FC count as Han; a combining mark, script Inherited, goes with either side).
+* **Valid tokens** (:func:`valid_llama_token`, SentencePiece's rule, checked when a pair
+  reaches the head of the queue; a refused pair is never merged): at most 16 characters;
+  ``"\u2581"`` only at the start, unless the token is nothing else (``"\u2581\u2581"``); a
+  digit only alone; one script, a combining mark taking the script before it.
+* **Special tokens and ids**: ``<unk>``, ``<s>``, ``</s>`` at ids 0, 1, 2 (as in LLaMA), then
+  the ``special_tokens`` given, then the layout above (256 ``<0xNN>`` tokens from id 3,
+  characters, merged tokens). LLaMA's own file puts its merged tokens before its characters;
+  lbpe keeps one layout for both styles. ``vocab.unk`` is ``<unk>`` with ``fuse_unk``.
+* **tokenizer.json**: ``write_tokenizer_json(vocab, path, style="llama")`` writes LLaMA's form
+  (normalizer ``Prepend("\u2581")`` + ``Replace(" ", "\u2581")``, no pre-tokenizer, byte
+  fallback, ``<s>`` added by the post-processor). HF then runs BPE over the whole text; that
+  equals training's per-piece BPE because no merge spans a point where pieces are cut (a
+  token holding the two characters there would not be valid).
+
+Differences from SentencePiece's trainer: every character seen is kept (``max_chars`` keeps
+the most frequent ones; SentencePiece keeps ``character_coverage`` of the character
+occurrences, LLaMA 0.99995); lines longer than ``max_sentence_length`` (4192 bytes) are not
+skipped; SentencePiece looks for the best pair only among the most frequent 5% (refreshed
+every 100 merges) and never merges a second pair whose text is already a token, lbpe merges
+the best of all pairs and keeps both merges (HF's rule); the script table is Unicode's
+(``scripts/gen_script_data.py``), SentencePiece's is its own older copy; a token cannot start
+with a combining mark followed by a letter of another script (SentencePiece allows that one
+case). Trained on the same 3.8 MB of prose, code and many languages at 8,000 tokens, the two
+vocabularies were the same (tests/test_train_llama.py).
 """
 
 from __future__ import annotations
