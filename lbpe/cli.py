@@ -156,6 +156,7 @@ def _cmd_train(args: argparse.Namespace, out: TextIO) -> None:
             scaffold=args.scaffold,
             special_tokens=specials,
             max_chars=args.max_chars,
+            character_coverage=args.character_coverage,
             style=args.style,
             progress=bar.phase("merging "),
             read_progress=bar.phase("counting", in_bytes=True),
@@ -304,6 +305,9 @@ def _add_train(sub) -> None:
         p.add_argument(f"--{role}", default=None, metavar="TOKEN",
                        help=f"the {role} special token (e.g. {example}), written to tokenizer_config.json for transformers")
     p.add_argument("--max-chars", type=int, default=None, help="char unit: keep only the N most frequent characters")
+    p.add_argument("--character-coverage", type=float, default=None, metavar="SHARE",
+                   help="char unit: keep the most frequent characters that make up this share of the text's "
+                   "characters (SentencePiece's option; LLaMA: 0.99995; default: all)")
     p.add_argument("-o", "--output", required=True, help="the tokenizer.json to write (.gz: gzip-compressed)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files")

@@ -41,9 +41,11 @@ Units and base alphabet
 * ``unit="byte"``: the 256 single bytes are the base tokens (GPT-2 style); a piece is its
   UTF-8 bytes.
 * ``unit="char"``: the paper's LLaMA-like setup. Every character seen in the corpus is a base
-  token (``max_chars`` keeps only that many, the most frequent, ties by code point), and the
+  token (``max_chars`` keeps only that many, the most frequent, ties by code point;
+  ``character_coverage`` keeps the most frequent ones until they make up that share of the
+  character occurrences, as SentencePiece's option), and the
   256 ``<0xNN>`` byte-fallback tokens make any text encodable: a character without a token is
-  encoded as the tokens of its UTF-8 bytes. A character left out by ``max_chars`` is never
+  encoded as the tokens of its UTF-8 bytes. A character left out by these options is never
   merged: a piece is trained as the runs of kept characters between such characters.
 
 Token ids
@@ -115,16 +117,17 @@ regex ``pattern``.
   equals training's per-piece BPE because no merge spans a point where pieces are cut (a
   token holding the two characters there would not be valid).
 
-Differences from SentencePiece's trainer: every character seen is kept (``max_chars`` keeps
-the most frequent ones; SentencePiece keeps ``character_coverage`` of the character
-occurrences, LLaMA 0.99995); lines longer than ``max_sentence_length`` (4192 bytes) are not
+Differences from SentencePiece's trainer: every character seen is kept unless
+``character_coverage`` (LLaMA: 0.99995; SentencePiece's default 0.9995) or ``max_chars`` is
+given; lines longer than ``max_sentence_length`` (4192 bytes) are not
 skipped; SentencePiece looks for the best pair only among the most frequent 5% (refreshed
 every 100 merges) and never merges a second pair whose text is already a token, lbpe merges
 the best of all pairs and keeps both merges (HF's rule); the script table is Unicode's
 (``scripts/gen_script_data.py``), SentencePiece's is its own older copy; a token cannot start
 with a combining mark followed by a letter of another script (SentencePiece allows that one
-case). Trained on the same 3.8 MB of prose, code and many languages at 8,000 tokens, the two
-vocabularies were the same (tests/test_train_llama.py).
+case). Trained on the same 3.8 MB of prose, code and many languages at 8,000 tokens, with
+every character or with LLaMA's ``character_coverage=0.99995``, the two vocabularies were the
+same (tests/test_train_llama.py).
 """
 
 from __future__ import annotations
@@ -176,6 +179,7 @@ def train(
     scaffold: bool = False,
     special_tokens: Iterable[str] = (),
     max_chars: int | None = None,
+    character_coverage: float | None = None,
     style: str = "gpt2",
     progress: Progress | None = None,
     read_progress: Progress | None = None,
@@ -234,6 +238,7 @@ def train(
         scaffold=scaffold,
         special_tokens=specials,
         max_chars=max_chars,
+        character_coverage=character_coverage,
         style=style,
         progress=progress,
     )
@@ -452,6 +457,7 @@ def train_from_counts(
     scaffold: bool = False,
     special_tokens: Iterable[str] = (),
     max_chars: int | None = None,
+    character_coverage: float | None = None,
     style: str = "gpt2",
     progress: Progress | None = None,
 ) -> Vocab:
@@ -468,6 +474,12 @@ def train_from_counts(
         raise TypeError(f"vocab_size must be an int, not {type(vocab_size).__name__}")
     if max_chars is not None and (not isinstance(max_chars, int) or max_chars < 1):
         raise LbpeError(f"max_chars must be a positive int or None, not {max_chars!r}")
+    if character_coverage is not None and (
+        isinstance(character_coverage, bool) or not isinstance(character_coverage, (int, float))
+        or not 0 < character_coverage <= 1
+    ):
+        raise LbpeError(f"character_coverage must be a number above 0 and at most 1 (e.g. 0.99995) or None, "
+                        f"not {character_coverage!r}")
     _check_style(style)
     specials = _check_specials(special_tokens)
     llama = style == "llama"
@@ -495,14 +507,23 @@ def train_from_counts(
             for ch in piece:
                 char_counts[ch] += c
         chars = sorted(char_counts, key=lambda ch: (-char_counts[ch], ch))
+        if character_coverage is not None:  # SentencePiece's rule: add characters until the share is reached
+            total = sum(char_counts.values())
+            covered = 0
+            for n, ch in enumerate(chars):
+                if covered / total >= character_coverage:
+                    chars = chars[:n]
+                    break
+                covered += char_counts[ch]
         if max_chars is not None:
             chars = chars[:max_chars]
+        dropped = len(chars) < len(char_counts)
         names = sorted(chars)
         index = {ch: i for i, ch in enumerate(names)}
         words = []
         wcount = []
         for piece, c in counts.items():
-            if max_chars is None or all(ch in index for ch in piece):
+            if not dropped or all(ch in index for ch in piece):
                 words.append([index[ch] for ch in piece])
                 wcount.append(c)
                 continue
@@ -522,7 +543,7 @@ def train_from_counts(
         n_base = n_special + 256 + len(names)
         base_what = (f"{n_special} special + " if n_special else "") + f"256 byte-fallback + {len(names)} characters"
         kind = "a character-level vocabulary"
-        if max_chars is None and len(names) > 1:
+        if not dropped and len(names) > 1:
             base_what += "; max_chars (CLI: --max-chars) keeps only the most frequent characters"
     if vocab_size < n_base:
         raise LbpeError(

@@ -129,6 +129,17 @@ def test_special_tokens_come_first_and_options_are_checked():
         train("hello", vocab_size=260, style="llama")
 
 
+def test_character_coverage_keeps_the_most_frequent_characters_as_sentencepiece():
+    # "\u2581aaaaaaab": a 7, then b and \u2581 1 each (b first by code point); 7/9 < 0.8 <= 8/9
+    v = train("aaaaaaab", vocab_size=3 + 256 + 2, style="llama", character_coverage=0.8)
+    assert {t.decode() for t in v.tokens} == {"a", "b"}
+    v = train("aaaaaaab", vocab_size=3 + 256 + 1, style="llama", character_coverage=0.7)
+    assert {t.decode() for t in v.tokens} == {"a"}
+    for bad in (0, 1.5, "0.9", True):
+        with pytest.raises(LbpeError, match="character_coverage must be a number above 0 and at most 1"):
+            train("aab", vocab_size=400, style="llama", character_coverage=bad)
+
+
 def naive_llama(words: Counter[str], n_new: int) -> list[tuple[str, str]]:
     """Classic BPE from scratch: recount every pair at every step; SentencePiece's tie-break;
     only pairs that make a valid token."""
@@ -289,15 +300,14 @@ def test_scaffold_vocabulary_in_llama_form(llama_files):
         assert not set(ours.encode(text, mode="lbpe")) & set(vocab.scaffold)
 
 
-def sentencepiece_bpe(text: str, vocab_size: int):
-    """sentencepiece's trainer with LLaMA's options (character coverage 1.0, as lbpe keeps
-    every character; lines of any length)."""
+def sentencepiece_bpe(text: str, vocab_size: int, coverage: float):
+    """sentencepiece's trainer with LLaMA's options (lines of any length)."""
     import sentencepiece as spm
 
     model = io.BytesIO()
     spm.SentencePieceTrainer.train(
         sentence_iterator=iter(text.split("\n")), model_writer=model, vocab_size=vocab_size, model_type="bpe",
-        character_coverage=1.0, byte_fallback=True, split_digits=True, max_sentencepiece_length=16,
+        character_coverage=coverage, byte_fallback=True, split_digits=True, max_sentencepiece_length=16,
         add_dummy_prefix=True, remove_extra_whitespaces=False, normalization_rule_name="identity",
         allow_whitespace_only_pieces=True, split_by_unicode_script=True, split_by_whitespace=True,
         split_by_number=True, treat_whitespace_as_suffix=False, max_sentence_length=1 << 20,
@@ -307,18 +317,26 @@ def sentencepiece_bpe(text: str, vocab_size: int):
     return spm.SentencePieceProcessor(model_proto=model.getvalue())
 
 
-def test_vocabulary_and_compression_match_sentencepiece(corpus, llama_8k, llama_files):
-    sp = sentencepiece_bpe(corpus[0], 8000)
+@pytest.mark.parametrize("coverage", [1.0, 0.99995])  # every character (lbpe's default), LLaMA's
+def test_vocabulary_and_compression_match_sentencepiece(corpus, llama_files, coverage, tmp_path):
+    sp = sentencepiece_bpe(corpus[0], 8000, coverage)
     theirs = {sp.id_to_piece(i) for i in range(sp.get_piece_size())}
-    ours_pieces = set(json.loads((llama_files["plain"][1] / "tokenizer.json").read_text("utf-8"))["model"]["vocab"])
+    if coverage == 1.0:
+        path = llama_files["plain"][1] / "tokenizer.json"
+    else:
+        path = tmp_path / "tokenizer.json"
+        write_tokenizer_json(train(corpus[0], vocab_size=8000, style="llama", character_coverage=coverage), path,
+                             style="llama")
+    ours_pieces = set(json.loads(path.read_text("utf-8"))["model"]["vocab"])
     assert len(theirs) == len(ours_pieces) == 8000
     shared = len(theirs & ours_pieces) / len(theirs)
-    tok = lbpe.load(llama_files["plain"][1] / "tokenizer.json")
+    tok = lbpe.load(path)
     lines = [line for part in corpus[1] for line in part.split("\n") if line]
     nbytes = sum(len(line.encode()) for line in lines)
     ours_bpt = nbytes / sum(len(tok.encode(line, mode="bpe")) for line in lines)
     theirs_bpt = nbytes / sum(len(sp.encode(line)) for line in lines)
-    print(f"shared tokens {shared:.2%}; bytes/token lbpe {ours_bpt:.4f}, sentencepiece {theirs_bpt:.4f}")
+    print(f"coverage {coverage}: shared tokens {shared:.2%}; bytes/token lbpe {ours_bpt:.4f}, "
+          f"sentencepiece {theirs_bpt:.4f}")
     assert shared >= 0.90
     assert abs(ours_bpt - theirs_bpt) <= 0.01 * theirs_bpt
 
@@ -337,9 +355,10 @@ def test_cli_train_style_llama_writes_what_train_makes(tmp_path):
     text = data_file("text/moby_dick.txt").read_text("utf-8")[:200_000]
     corpus.write_text(text, encoding="utf-8")
     out = tmp_path / "tok" / "tokenizer.json"
-    result = run_cli("train", "--style", "llama", "--vocab-size", "700", "--scaffold", "-q", "-o", str(out), str(corpus))
+    result = run_cli("train", "--style", "llama", "--vocab-size", "700", "--scaffold", "--character-coverage", "0.9995",
+                     "-q", "-o", str(out), str(corpus))
     assert result.returncode == 0, result.stderr
-    expect = train([corpus], vocab_size=700, scaffold=True, style="llama")
+    expect = train([corpus], vocab_size=700, scaffold=True, style="llama", character_coverage=0.9995)
     assert json.loads(out.read_text("utf-8")) == json.loads(to_tokenizer_json(expect, style="llama"))
     auto = AutoTokenizer.from_pretrained(str(out.parent))
     assert (auto.bos_token_id, auto.eos_token_id, auto.unk_token_id) == (1, 2, 0)
