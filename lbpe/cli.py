@@ -7,8 +7,8 @@
     lbpe export [--vocab PATH|PRESET] --mode {bpe,lbpe} --out DIR [--num-proc N | --engine ray [--address A]]
                 [--resume] [--lines]
                 [--text-field F] [--skip-bad] [--shard-tokens N] [--separator-id ID] INPUT...
-    lbpe train --vocab-size N --unit {char,byte} [--scaffold] [--pattern NAME] [--bos|--eos|--pad|--unk TOKEN]
-               -o DIR/tokenizer.json FILE...
+    lbpe train --vocab-size N [--style {gpt2,llama}] [--unit {char,byte}] [--scaffold] [--pattern NAME]
+               [--bos|--eos|--pad|--unk TOKEN] -o DIR/tokenizer.json FILE...
     lbpe build-web --out DIR [--space [DIR]] [--root DIR]
     lbpe serve [--host HOST] [--port PORT]
 
@@ -128,10 +128,19 @@ def _cmd_train(args: argparse.Namespace, out: TextIO) -> None:
     from lbpe.formats.hf_write import hf_regex, write_tokenizer_json, write_transformers_config
     from lbpe.train import train
 
-    hf_regex(args.pattern)  # an unknown preset fails before the corpus is read
-    roles = {role: getattr(args, role) for role in ("bos", "eos", "pad", "unk") if getattr(args, role)}
+    llama = args.style == "llama"
+    if llama:  # the same checks as train's, before the corpus is read
+        if args.pattern is not None:
+            raise LbpeError("--style llama has no regex pre-tokenizer: leave out --pattern")
+        if args.unit != "char":
+            raise LbpeError("--style llama trains characters with byte fallback: leave out --unit byte")
+    else:
+        hf_regex(args.pattern or "paper")  # an unknown preset fails before the corpus is read
+    given = {role: getattr(args, role) for role in ("bos", "eos", "pad", "unk") if getattr(args, role)}
+    # llama: LLaMA's special tokens (at ids 0-2 whatever is given), unless other roles are named
+    roles = {"bos": "<s>", "eos": "</s>", "unk": "<unk>", **given} if llama else given
     specials = list(dict.fromkeys([*args.special, *roles.values()]))  # a role's token is a special token too
-    if Path(args.output).name != "tokenizer.json" and roles:
+    if Path(args.output).name != "tokenizer.json" and given:
         raise LbpeError("--bos/--eos/--pad/--unk write tokenizer_config.json beside the output: name it "
                         "tokenizer.json (e.g. -o my-tokenizer/tokenizer.json)")
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)
@@ -147,12 +156,14 @@ def _cmd_train(args: argparse.Namespace, out: TextIO) -> None:
             scaffold=args.scaffold,
             special_tokens=specials,
             max_chars=args.max_chars,
+            character_coverage=args.character_coverage,
+            style=args.style,
             progress=bar.phase("merging "),
             read_progress=bar.phase("counting", in_bytes=True),
         )
     finally:
         bar.close()
-    write_tokenizer_json(vocab, args.output, pattern=args.pattern)
+    write_tokenizer_json(vocab, args.output, pattern=args.pattern, style=args.style)
     extra = f" + {len(vocab.scaffold)} scaffold tokens" if vocab.scaffold else ""
     print(f"wrote {args.output}: {len(vocab) - len(vocab.scaffold)} tokens{extra}", file=sys.stderr)
     if Path(args.output).name == "tokenizer.json":
@@ -282,14 +293,21 @@ def _kept(folder: str) -> str:
 def _add_train(sub) -> None:
     p = sub.add_parser("train", help="train a BPE vocabulary and write it as an HF tokenizer.json")
     p.add_argument("--vocab-size", required=True, type=int, help="number of tokens (specials, 256 bytes, base units, merges)")
+    p.add_argument("--style", choices=("gpt2", "llama"), default="gpt2",
+                   help="gpt2: split with a pre-tokenizer preset (default); llama: SentencePiece's way, as LLaMA "
+                   "(lines, \u2581 for spaces, digits alone, no token across scripts, at most 16 characters; "
+                   "<unk> <s> </s> at ids 0-2; LLaMA's tokenizer.json form)")
     p.add_argument("--unit", choices=("char", "byte"), default="char", help="char (byte fallback; default) or byte")
     p.add_argument("--scaffold", action="store_true", help="Scaffold-BPE training (Lian et al. 2024)")
-    p.add_argument("--pattern", default="paper", help="pre-tokenizer preset (default: paper)")
+    p.add_argument("--pattern", default=None, help="pre-tokenizer preset (default: paper; not with --style llama)")
     p.add_argument("--special", action="append", default=[], metavar="TOKEN", help="a special token (repeatable)")
     for role, example in (("bos", "<s>"), ("eos", "<|endoftext|>"), ("pad", "<pad>"), ("unk", "<unk>")):
         p.add_argument(f"--{role}", default=None, metavar="TOKEN",
                        help=f"the {role} special token (e.g. {example}), written to tokenizer_config.json for transformers")
     p.add_argument("--max-chars", type=int, default=None, help="char unit: keep only the N most frequent characters")
+    p.add_argument("--character-coverage", type=float, default=None, metavar="SHARE",
+                   help="char unit: keep the most frequent characters that make up this share of the text's "
+                   "characters (SentencePiece's option; LLaMA: 0.99995; default: all)")
     p.add_argument("-o", "--output", required=True, help="the tokenizer.json to write (.gz: gzip-compressed)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files")

@@ -1,4 +1,5 @@
-"""Training BPE vocabularies: classic BPE and Scaffold-BPE, character or byte units.
+"""Training BPE vocabularies: classic BPE and Scaffold-BPE, character or byte units, split
+GPT-2's way (a regex pre-tokeniser) or LLaMA's (SentencePiece).
 
 >>> v = train(["low lower lowest"] * 3, vocab_size=4, unit="byte", special_tokens=())
 Traceback (most recent call last):
@@ -11,7 +12,7 @@ lbpe.errors.LbpeError: vocab_size 4 is smaller than the 256 base tokens of a byt
 How training works
 ------------------
 1. **Counting** (streaming). Texts are split into pre-tokens ("pieces") by the pre-tokeniser
-   preset (default ``"paper"``) and every distinct piece is counted. Files are read in blocks
+   preset (default ``"paper"``; ``style="llama"``: see below) and every distinct piece is counted. Files are read in blocks
    of about 1 MB and never held whole. A block is cut just before a line that starts with a
    letter: for every preset no piece spans such a cut, and the pieces before it are the same
    as in the whole text (the block is split with that one letter still attached, so the
@@ -31,14 +32,20 @@ byte values for ``unit="byte"`` -- wins: ``("a", "b")`` before ``("a", "c")`` be
 ``("b", "a")``. With ``scaffold=True`` a scaffold token whose count equals the best pair's
 count is re-admitted before that pair is merged; several such tokens go in text order.
 
+``style="llama"`` breaks ties SentencePiece's way instead: the higher count, then the shorter
+token (in characters), then the token's text by code points (``"ab"`` before ``"cd"`` before
+``"\u2581a"``); two pairs making the same text go by their tokens' ids.
+
 Units and base alphabet
 -----------------------
 * ``unit="byte"``: the 256 single bytes are the base tokens (GPT-2 style); a piece is its
   UTF-8 bytes.
 * ``unit="char"``: the paper's LLaMA-like setup. Every character seen in the corpus is a base
-  token (``max_chars`` keeps only that many, the most frequent, ties by code point), and the
+  token (``max_chars`` keeps only that many, the most frequent, ties by code point;
+  ``character_coverage`` keeps the most frequent ones until they make up that share of the
+  character occurrences, as SentencePiece's option), and the
   256 ``<0xNN>`` byte-fallback tokens make any text encodable: a character without a token is
-  encoded as the tokens of its UTF-8 bytes. A character left out by ``max_chars`` is never
+  encoded as the tokens of its UTF-8 bytes. A character left out by these options is never
   merged: a piece is trained as the runs of kept characters between such characters.
 
 Token ids
@@ -75,6 +82,52 @@ whose stand-alone count reaches 0 never comes back. The result keeps the scaffol
 
 If the same token text can be made by two merges (``("a", "bc")`` after ``("ab", "c")``),
 both merges go into the merge list and the token keeps its first id, as in HF ``tokenizers``.
+
+The llama style
+---------------
+``train(..., style="llama")`` trains as LLaMA's tokenizer was: SentencePiece BPE with
+``byte_fallback``, ``split_digits``, ``max_sentencepiece_length=16``, ``add_dummy_prefix``,
+``remove_extra_whitespaces=False``, the ``identity`` normalisation,
+``allow_whitespace_only_pieces`` and ``split_by_unicode_script``; ``unit="char"`` always, no
+regex ``pattern``.
+
+* **Lines** (:func:`count_llama_pieces`): as ``spm_train`` reads its input, a text or file is
+  split into lines at ``"\n"`` (a ``"\r"`` just before it is dropped: CRLF files train like LF
+  files); an empty line is skipped; each other line gets a dummy ``"\u2581"`` in front and each
+  space becomes ``"\u2581"``. So a line end is never a character of the vocabulary (encoding
+  gives it the byte token ``<0x0A>``, as LLaMA's), while tabs and other white space are
+  ordinary characters (script Common), as in SentencePiece, which splits only on spaces.
+* **Words**: a word starts at each ``"\u2581"`` that follows another character; a run of them
+  stays together before the next word (``"\u2581\u2581\u2581if"``).
+* **Pieces** (:func:`llama_pieces`): each distinct word is cut wherever no token can hold the
+  two characters side by side: around each ASCII digit, before a ``"\u2581"`` that follows
+  another character, and between two scripts (:func:`lbpe.unicode.script`; Hiragana,
+  Katakana and U+30FC count as Han; a combining mark, script Inherited, goes with either side).
+* **Valid tokens** (:func:`valid_llama_token`, SentencePiece's rule, checked when a pair
+  reaches the head of the queue; a refused pair is never merged): at most 16 characters;
+  ``"\u2581"`` only at the start, unless the token is nothing else (``"\u2581\u2581"``); a
+  digit only alone; one script, a combining mark taking the script before it.
+* **Special tokens and ids**: ``<unk>``, ``<s>``, ``</s>`` at ids 0, 1, 2 (as in LLaMA), then
+  the ``special_tokens`` given, then the layout above (256 ``<0xNN>`` tokens from id 3,
+  characters, merged tokens). LLaMA's own file puts its merged tokens before its characters;
+  lbpe keeps one layout for both styles. ``vocab.unk`` is ``<unk>`` with ``fuse_unk``.
+* **tokenizer.json**: ``write_tokenizer_json(vocab, path, style="llama")`` writes LLaMA's form
+  (normalizer ``Prepend("\u2581")`` + ``Replace(" ", "\u2581")``, no pre-tokenizer, byte
+  fallback, ``<s>`` added by the post-processor). HF then runs BPE over the whole text; that
+  equals training's per-piece BPE because no merge spans a point where pieces are cut (a
+  token holding the two characters there would not be valid).
+
+Differences from SentencePiece's trainer: every character seen is kept unless
+``character_coverage`` (LLaMA: 0.99995; SentencePiece's default 0.9995) or ``max_chars`` is
+given; lines longer than ``max_sentence_length`` (4192 bytes) are not
+skipped; SentencePiece looks for the best pair only among the most frequent 5% (refreshed
+every 100 merges) and never merges a second pair whose text is already a token, lbpe merges
+the best of all pairs and keeps both merges (HF's rule); the script table is Unicode's
+(``scripts/gen_script_data.py``), SentencePiece's is its own older copy; a token cannot start
+with a combining mark followed by a letter of another script (SentencePiece allows that one
+case). Trained on the same 3.8 MB of prose, code and many languages at 8,000 tokens, with
+every character or with LLaMA's ``character_coverage=0.99995``, the two vocabularies were the
+same (tests/test_train_llama.py).
 """
 
 from __future__ import annotations
@@ -89,10 +142,13 @@ from typing import Union
 
 from lbpe.errors import LbpeError
 from lbpe.pretokenize import PresetPattern, resolve_pattern
-from lbpe.unicode import category
+from lbpe.unicode import category, script
 from lbpe.vocab import Unit, Vocab
 
-__all__ = ["train", "count_pieces", "train_from_counts", "TextSource", "Progress"]
+__all__ = [
+    "train", "count_pieces", "count_llama_pieces", "train_from_counts", "llama_pieces", "valid_llama_token",
+    "STYLES", "LLAMA_SPECIALS", "LLAMA_MAX_TOKEN_CHARS", "TextSource", "Progress",
+]
 
 #: A text (``str``) or a file (any ``os.PathLike``, e.g. :class:`pathlib.Path`).
 TextSource = Union[str, "os.PathLike[str]"]
@@ -104,16 +160,27 @@ CHUNK_CHARS = 1 << 20
 
 _PAIR, _SCAFFOLD = 1, 0  # heap entry kinds; scaffold tokens win ties with pairs
 
+#: Training styles: ``"gpt2"`` (a regex pre-tokeniser preset) and ``"llama"`` (SentencePiece's way).
+STYLES = ("gpt2", "llama")
+#: The special tokens of the llama style, at ids 0, 1, 2 (LLaMA's unk, bos, eos).
+LLAMA_SPECIALS = ("<unk>", "<s>", "</s>")
+#: Longest token of the llama style, in characters (SentencePiece's ``max_sentencepiece_length``).
+LLAMA_MAX_TOKEN_CHARS = 16
+#: SentencePiece's meta symbol for white space.
+SPACE = "\u2581"
+
 
 def train(
     texts_or_files: TextSource | Iterable[TextSource],
     *,
     vocab_size: int,
     unit: Unit = "char",
-    pattern: str | re.Pattern[str] = "paper",
+    pattern: str | re.Pattern[str] | None = None,
     scaffold: bool = False,
     special_tokens: Iterable[str] = (),
     max_chars: int | None = None,
+    character_coverage: float | None = None,
+    style: str = "gpt2",
     progress: Progress | None = None,
     read_progress: Progress | None = None,
 ) -> Vocab:
@@ -131,22 +198,39 @@ def train(
     so far and the number wanted; ``read_progress(done, total)`` while counting, with the bytes
     of files read so far and their total size (texts given as ``str`` count as 0).
 
+    ``style``: ``"gpt2"`` (default) splits texts with the pre-tokeniser preset ``pattern``
+    (default ``"paper"``); ``"llama"`` trains SentencePiece's way, as LLaMA (see "The llama
+    style" in the module documentation): no ``pattern``, ``unit="char"``, and ``<unk>``,
+    ``<s>``, ``</s>`` at ids 0, 1, 2 before the ``special_tokens`` given.
+
     The result has ``merges`` (pair -> rank, in merge order), ``whole_piece_first=False``
     (merges always run, HF ``tokenizers``' default), ``byte_fallback`` (``unit="char"``),
     ``special`` and ``scaffold``. Encode with
     ``Tokenizer(vocab, pattern).encode(text, mode="bpe")``, or write it with
-    :func:`lbpe.formats.hf_write.write_tokenizer_json`.
+    :func:`lbpe.formats.hf_write.write_tokenizer_json` (``style="llama"``: pass the same
+    ``style`` there; the file then encodes with ``lbpe.load``).
 
     >>> v = train("hug hugs hugged", vocab_size=256 + 7 + 1)  # 256 fallback, 7 characters, 1 merge
     >>> len(v), v.token_bytes(263)
     (264, b'hu')
+    >>> v = train("hug hugs hugged", vocab_size=3 + 256 + 7 + 2, style="llama")  # + the character "\u2581"
+    >>> [v.token_bytes(i).decode() for i in (266, 267)], v.special
+    (['hu', 'hug'], {'<unk>': 0, '<s>': 1, '</s>': 2})
     """
+    _check_style(style)
     specials = _check_specials(special_tokens)
-    try:
-        regex = resolve_pattern(pattern)
-    except ValueError as exc:
-        raise LbpeError(str(exc)) from None
-    counts = count_pieces(texts_or_files, regex, progress=read_progress)
+    if style == "llama":
+        if pattern is not None:
+            raise LbpeError("style='llama' has no regex pre-tokeniser: leave out pattern (CLI: --pattern)")
+        if unit != "char":
+            raise LbpeError("style='llama' trains characters with byte fallback: use unit='char' (CLI: --unit char)")
+        counts = count_llama_pieces(texts_or_files, progress=read_progress)
+    else:
+        try:
+            regex = resolve_pattern("paper" if pattern is None else pattern)
+        except ValueError as exc:
+            raise LbpeError(str(exc)) from None
+        counts = count_pieces(texts_or_files, regex, progress=read_progress)
     return train_from_counts(
         counts,
         vocab_size=vocab_size,
@@ -154,8 +238,15 @@ def train(
         scaffold=scaffold,
         special_tokens=specials,
         max_chars=max_chars,
+        character_coverage=character_coverage,
+        style=style,
         progress=progress,
     )
+
+
+def _check_style(style: str) -> None:
+    if style not in STYLES:
+        raise LbpeError(f"style must be one of {', '.join(map(repr, STYLES))}, not {style!r}")
 
 
 # ---- counting --------------------------------------------------------------------------------
@@ -186,6 +277,18 @@ def count_pieces(
     [(' ab', 1), ('ab', 2)]
     """
     regex = resolve_pattern(pattern)
+    return _count_sources(
+        texts_or_files, lambda blocks, counts: _count_blocks(blocks, regex, counts, chunk_chars), progress, chunk_chars
+    )
+
+
+def _count_sources(
+    texts_or_files: TextSource | Iterable[TextSource],
+    count_document: Callable[[Iterable[str], Counter[str]], None],
+    progress: Progress | None,
+    chunk_chars: int,
+) -> Counter[str]:
+    """Count each text and file as one document with ``count_document(blocks, counts)``."""
     sources = list(_sources(texts_or_files))
     total = 0
     for src in sources:
@@ -205,10 +308,59 @@ def count_pieces(
     report(0)
     for src in sources:
         if isinstance(src, str):
-            _count_blocks((src,), regex, counts, chunk_chars)
+            count_document((src,), counts)
         else:
-            _count_blocks(_file_blocks(src, chunk_chars, report), regex, counts, chunk_chars)
+            count_document(_file_blocks(src, chunk_chars, report), counts)
     return counts
+
+
+def count_llama_pieces(
+    texts_or_files: TextSource | Iterable[TextSource],
+    *,
+    progress: Progress | None = None,
+    chunk_chars: int = CHUNK_CHARS,
+) -> Counter[str]:
+    """Count SentencePiece's words of texts and files: each line (``\\n``; a ``\\r`` before it
+    is dropped) that is not empty becomes ``"\u2581" + line`` with every space as ``"\u2581"``,
+    and is cut before every ``"\u2581"`` that follows another character (a run of them stays
+    together). See "The llama style" in the module documentation.
+
+    >>> sorted(count_llama_pieces(["a b\\n\\n  a", "b"]).items())
+    [('\u2581a', 1), ('\u2581b', 2), ('\u2581\u2581\u2581a', 1)]
+    """
+    raw = _count_sources(texts_or_files, _count_llama_document, progress, chunk_chars)
+    words: Counter[str] = Counter()
+    for token, c in raw.items():  # "\n" + the start of a line, or spaces + a word
+        if token[0] == "\n":
+            if len(token) == 1:
+                continue  # an empty line
+            token = " " + token[1:]  # the dummy prefix
+        words[token.replace(" ", SPACE)] += c
+    return words
+
+
+#: What SentencePiece's words are made of, before spaces become ``▁``: a line start ("\n") and
+#: its first word, or a run of spaces and the word after it.
+_RAW_WORD = re.compile(r"\n *[^ \n]*| +[^ \n]*")
+
+
+def _count_llama_document(blocks: Iterable[str], counts: Counter[str]) -> None:
+    pending: list[str] = []  # the start of a line not yet ended
+    for block in blocks:
+        end = block.rfind("\n") + 1  # whole lines only; the rest waits for the next block
+        if not end:
+            pending.append(block)
+            continue
+        _count_llama_lines("".join(pending) + block[:end], counts)
+        pending = [block[end:]]
+    if pending:
+        _count_llama_lines("".join(pending), counts)
+
+
+def _count_llama_lines(text: str, counts: Counter[str]) -> None:
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    counts.update(_RAW_WORD.findall("\n" + text))
 
 
 def _file_blocks(path: os.PathLike[str], size: int, report: Callable[[int], None]) -> Iterator[str]:
@@ -305,9 +457,12 @@ def train_from_counts(
     scaffold: bool = False,
     special_tokens: Iterable[str] = (),
     max_chars: int | None = None,
+    character_coverage: float | None = None,
+    style: str = "gpt2",
     progress: Progress | None = None,
 ) -> Vocab:
     """Train from already counted pieces (piece -> count); the options are those of :func:`train`.
+    With ``style="llama"`` the pieces are SentencePiece's words (:func:`count_llama_pieces`).
 
     >>> v = train_from_counts({"aaab": 2}, vocab_size=256 + 2 + 1)
     >>> v.token_bytes(256 + 2), v.merges
@@ -319,7 +474,20 @@ def train_from_counts(
         raise TypeError(f"vocab_size must be an int, not {type(vocab_size).__name__}")
     if max_chars is not None and (not isinstance(max_chars, int) or max_chars < 1):
         raise LbpeError(f"max_chars must be a positive int or None, not {max_chars!r}")
+    if character_coverage is not None and (
+        isinstance(character_coverage, bool) or not isinstance(character_coverage, (int, float))
+        or not 0 < character_coverage <= 1
+    ):
+        raise LbpeError(f"character_coverage must be a number above 0 and at most 1 (e.g. 0.99995) or None, "
+                        f"not {character_coverage!r}")
+    _check_style(style)
     specials = _check_specials(special_tokens)
+    llama = style == "llama"
+    if llama:
+        if unit != "char":
+            raise LbpeError("style='llama' trains characters with byte fallback: use unit='char' (CLI: --unit char)")
+        specials = LLAMA_SPECIALS + tuple(s for s in specials if s not in LLAMA_SPECIALS)
+        counts = llama_pieces(counts)
     n_special = len(specials)
     if not counts:
         raise LbpeError("there is no text to train on")
@@ -339,14 +507,23 @@ def train_from_counts(
             for ch in piece:
                 char_counts[ch] += c
         chars = sorted(char_counts, key=lambda ch: (-char_counts[ch], ch))
+        if character_coverage is not None:  # SentencePiece's rule: add characters until the share is reached
+            total = sum(char_counts.values())
+            covered = 0
+            for n, ch in enumerate(chars):
+                if covered / total >= character_coverage:
+                    chars = chars[:n]
+                    break
+                covered += char_counts[ch]
         if max_chars is not None:
             chars = chars[:max_chars]
+        dropped = len(chars) < len(char_counts)
         names = sorted(chars)
         index = {ch: i for i, ch in enumerate(names)}
         words = []
         wcount = []
         for piece, c in counts.items():
-            if max_chars is None or all(ch in index for ch in piece):
+            if not dropped or all(ch in index for ch in piece):
                 words.append([index[ch] for ch in piece])
                 wcount.append(c)
                 continue
@@ -366,15 +543,113 @@ def train_from_counts(
         n_base = n_special + 256 + len(names)
         base_what = (f"{n_special} special + " if n_special else "") + f"256 byte-fallback + {len(names)} characters"
         kind = "a character-level vocabulary"
-        if max_chars is None and len(names) > 1:
+        if not dropped and len(names) > 1:
             base_what += "; max_chars (CLI: --max-chars) keeps only the most frequent characters"
     if vocab_size < n_base:
         raise LbpeError(
             f"vocab_size {vocab_size} is smaller than the {n_base} base tokens of {kind} ({base_what})"
         )
     n_units = len(names)
-    merges, scaffold_ids = _merge(names, words, wcount, vocab_size - n_base, scaffold=scaffold, progress=progress)
-    return _build_vocab(names, n_units, merges, scaffold_ids, specials, unit)
+    merges, scaffold_ids = _merge(
+        names, words, wcount, vocab_size - n_base, scaffold=scaffold, progress=progress,
+        valid=valid_llama_token if llama else None,
+    )
+    vocab = _build_vocab(names, n_units, merges, scaffold_ids, specials, unit)
+    if llama:  # LLaMA's unk; a run of unknown characters is one <unk> (with byte fallback: never)
+        vocab.unk, vocab.fuse_unk = 0, True
+    return vocab
+
+
+# ---- the llama style: SentencePiece's pieces and tokens ---------------------------------------
+
+#: Characters a llama-style token holds only alone: ASCII digits (``split_digits``), and NUL
+#: and U+2585, which SentencePiece never puts in a piece.
+_ALONE = frozenset("0123456789\0\u2585")
+_SCRIPT_KEY: dict[str, str] = {}
+
+
+def _script_key(ch: str) -> str:
+    """The script as SentencePiece compares it: Hiragana, Katakana and U+30FC count as Han."""
+    key = _SCRIPT_KEY.get(ch)
+    if key is None:
+        key = script(ch)
+        if key in ("HIRAGANA", "KATAKANA") or ch == "\u30fc":
+            key = "HAN"
+        _SCRIPT_KEY[ch] = key
+    return key
+
+
+def _llama_cut(c: str, d: str) -> bool:
+    """True when no llama-style token can hold ``c`` directly followed by ``d``."""
+    if d == SPACE:
+        return c != SPACE
+    if c in _ALONE or d in _ALONE:
+        return True
+    if c == SPACE:
+        return False
+    a, b = _script_key(c), _script_key(d)
+    return a != b and a != "INHERITED" and b != "INHERITED"
+
+
+_ASCII_PIECE = re.compile(f"{SPACE}*(?:[A-Za-z]+|[^A-Za-z0-9{SPACE}]+)|{SPACE}+|[0-9]")
+
+
+def llama_pieces(words: Counter[str] | dict[str, int]) -> Counter[str]:
+    """SentencePiece's words cut where no token can span: before a ``"\u2581"`` that follows
+    another character, around every ASCII digit, and between two characters of
+    different scripts (a combining mark, script Inherited, goes with either side).
+
+    >>> sorted(llama_pieces({"\u2581abc.12\u4e2d\u3042": 1}))
+    ['.', '1', '2', '\u2581abc', '\u4e2d\u3042']
+    """
+    out: Counter[str] = Counter()
+    ascii_pieces = _ASCII_PIECE.findall
+    for word, c in words.items():
+        if not word:
+            continue
+        rest = word.lstrip(SPACE)
+        if rest.isascii() and "\0" not in rest:  # the same cuts, faster: letters are Latin, the rest Common
+            for piece in ascii_pieces(word):
+                out[piece] += c
+            continue
+        start = 0
+        prev = word[0]
+        for i in range(1, len(word)):
+            ch = word[i]
+            if _llama_cut(prev, ch):
+                out[word[start:i]] += c
+                start = i
+            prev = ch
+        out[word[start:]] += c
+    return out
+
+
+def valid_llama_token(token: str, max_chars: int = LLAMA_MAX_TOKEN_CHARS) -> bool:
+    """Whether the llama style may make ``token`` (SentencePiece's rule for a piece, with LLaMA's
+    options): at most ``max_chars`` characters; ``"\u2581"`` only at the start, unless the
+    token is nothing else; an ASCII digit only alone; one script (combining marks take the
+    script before them; Hiragana and Katakana count as Han).
+
+    >>> [valid_llama_token(t) for t in ("\u2581the", "\u2581\u2581", "\u2581\u2581a", "a1", "a.", "e\u0301")]
+    [True, True, False, False, False, True]
+    """
+    if not token or len(token) > max_chars:
+        return False
+    if token.find(SPACE, 1) > 0 and token.strip(SPACE):
+        return False
+    prev = None
+    for ch in token:
+        if ch == SPACE:
+            continue
+        if ch in _ALONE and (len(token) > 1 or ch in "\0\u2585"):
+            return False
+        key: str | None = _script_key(ch)
+        if key == "INHERITED":
+            key = prev
+        if prev is not None and key != prev:
+            return False
+        prev = key
+    return True
 
 
 def _merge(
@@ -385,9 +660,13 @@ def _merge(
     *,
     scaffold: bool,
     progress: Progress | None,
+    valid: Callable[[str], bool] | None = None,
 ) -> tuple[list[tuple[int, int, int]], set[int]]:
     """The merge loop over internal ids (``names`` grows with every new token). Returns the
-    merges ``(left, right, result)`` in order and the ids that end as scaffold tokens."""
+    merges ``(left, right, result)`` in order and the ids that end as scaffold tokens.
+
+    ``valid(token)``: whether a pair may be merged (the llama style); also switches the
+    tie-break to SentencePiece's (shorter token first, then token text)."""
     n_base = len(names)
     pair_count: dict[tuple[int, int], int] = {}
     where: dict[tuple[int, int], set[int]] = {}
@@ -400,8 +679,14 @@ def _merge(
                 where[p] = {wi}
             else:
                 s.add(wi)
-    heap = [(-c, _PAIR, names[p[0]], names[p[1]], p) for p, c in pair_count.items()]
+    sp_order = valid is not None
+    if sp_order:
+        heap = [(-c, _PAIR, len(t), t, p) for p, c in pair_count.items() for t in (names[p[0]] + names[p[1]],)]
+    else:
+        heap = [(-c, _PAIR, names[p[0]], names[p[1]], p) for p, c in pair_count.items()]
     heapq.heapify(heap)
+    banned: set[tuple[int, int]] = set()  # pairs ``valid`` refuses
+    checked: set[tuple[int, int]] = set()  # pairs ``valid`` accepts
 
     by_name = {name: i for i, name in enumerate(names)}
     freq: list[int] = []  # stand-alone counts (only kept for Scaffold-BPE)
@@ -428,6 +713,12 @@ def _merge(
             else:
                 cur = freq[key] if is_scaffold[key] else 0
             if cur == -negc and cur > 0:
+                if valid is not None and kind == _PAIR and key not in checked:
+                    if not valid(names[key[0]] + names[key[1]]):
+                        banned.add(key)
+                        heapq.heappop(heap)
+                        continue
+                    checked.add(key)
                 return cur
             if cur > 0:
                 e = heap[0]
@@ -463,7 +754,7 @@ def _merge(
         if key not in seen_pairs:
             seen_pairs.add(key)
             merges.append((a, b, t))
-        applied = _apply_merge(a, b, t, words, wcount, where, pair_count, heap, names)
+        applied = _apply_merge(a, b, t, words, wcount, where, pair_count, heap, names, banned, sp_order)
         if scaffold:
             freq[t] += applied
             freq[a] -= applied  # each merge uses up one a and one b (two a's when a == b)
@@ -491,9 +782,12 @@ def _apply_merge(
     pair_count: dict[tuple[int, int], int],
     heap: list,
     names: list,
+    banned: set[tuple[int, int]],
+    sp_order: bool,
 ) -> int:
     """Merge every (a, b) into t in the words that hold it; update the pair counts and push the
-    pairs that gained occurrences. Returns the number of merges applied (weighted by count)."""
+    pairs that gained occurrences (not the ``banned`` ones; heap entries ordered as
+    SentencePiece's when ``sp_order``). Returns the number of merges applied (weighted by count)."""
     changes: dict[tuple[int, int], int] = {}
     gained: dict[tuple[int, int], set[int]] = {}
     applied = 0
@@ -547,8 +841,12 @@ def _apply_merge(
             pair_count[p] = cur
         else:
             pair_count.pop(p, None)
-        if d > 0:
-            heapq.heappush(heap, (-cur, _PAIR, names[p[0]], names[p[1]], p))
+        if d > 0 and p not in banned:
+            if sp_order:
+                name = names[p[0]] + names[p[1]]
+                heapq.heappush(heap, (-cur, _PAIR, len(name), name, p))
+            else:
+                heapq.heappush(heap, (-cur, _PAIR, names[p[0]], names[p[1]], p))
     for p, s in gained.items():
         old = where.get(p)
         if old is None:

@@ -31,6 +31,24 @@ def test_generated_module_is_current():
     assert proc.returncode == 0, proc.stderr
 
 
+def test_generated_script_module_is_current():
+    script = ROOT / "scripts" / "gen_script_data.py"
+    proc = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_scripts_of_a_few_characters():
+    from lbpe.unicode import script
+
+    assert [script(c) for c in "aZ\u00e9.1 \t\u2581\u0301\u03b1\u0416\u4e2d\u3042\u30ab\u0627"] == [
+        "LATIN", "LATIN", "LATIN", "COMMON", "COMMON", "COMMON", "COMMON", "COMMON", "INHERITED", "GREEK",
+        "CYRILLIC", "HAN", "HIRAGANA", "KATAKANA", "ARABIC",
+    ]
+    assert script("\U0010ffff") == "UNKNOWN"
+    with pytest.raises(TypeError, match="one character"):
+        script("ab")
+
+
 def test_categories_partition_the_code_space():
     ranges = sorted(r for name in CATEGORIES for r in category_ranges(name))
     assert ranges[0][0] == 0 and ranges[-1][1] == 0x10FFFF

@@ -47,7 +47,7 @@ import base64
 import gzip
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from lbpe.errors import LbpeError
@@ -57,11 +57,12 @@ from lbpe.pretokenize import PATTERN_ALIASES
 from lbpe.vocab import Vocab
 
 if TYPE_CHECKING:
+    from lbpe.normalize import SentencePieceNormalizer
     from lbpe.tokenizer import Tokenizer
 
 __all__ = [
     "HF_REGEX", "hf_regex", "SCAFFOLD_KEY", "PATTERN_KEY", "rank_merges", "tokenizer_json", "tokenizer_json_of",
-    "to_tokenizer_json", "write_tokenizer_json",
+    "llama_tokenizer_json", "to_tokenizer_json", "write_tokenizer_json",
 ]
 
 #: Key in ``"model"`` holding the scaffold map (see the module documentation).
@@ -142,11 +143,19 @@ def rank_merges(ranks: Mapping[bytes, int]) -> dict[tuple[bytes, bytes], int]:
     return dict(sorted(out.items(), key=lambda kv: kv[1]))
 
 
-def tokenizer_json(vocab: Vocab, *, pattern: str = "paper") -> dict[str, Any]:
-    """The ``tokenizer.json`` content for ``vocab`` and the pre-tokeniser preset ``pattern``.
+def tokenizer_json(vocab: Vocab, *, pattern: str | None = None, style: str = "gpt2") -> dict[str, Any]:
+    """The ``tokenizer.json`` content for ``vocab`` and the pre-tokeniser preset ``pattern``
+    (default ``"paper"``), or with ``style="llama"`` for a vocabulary trained in that style
+    (:func:`llama_tokenizer_json`; no ``pattern``).
 
     A rank file's vocabulary (no merge list) is written with :func:`rank_merges`."""
-    name = _preset(pattern)
+    if style == "llama":
+        if pattern is not None:
+            raise LbpeError("style='llama' has no regex pre-tokeniser: leave out pattern (CLI: --pattern)")
+        return llama_tokenizer_json(vocab)
+    if style != "gpt2":
+        raise LbpeError(f"style must be 'gpt2' or 'llama', not {style!r}")
+    name = _preset("paper" if pattern is None else pattern)
     merge_list = vocab.merges
     if merge_list is None:
         if vocab.unit != "byte":
@@ -220,15 +229,23 @@ def tokenizer_json(vocab: Vocab, *, pattern: str = "paper") -> dict[str, Any]:
 
 def _sentencepiece_json(tok: Tokenizer) -> dict[str, Any]:
     """A SentencePiece BPE model (as :func:`lbpe.formats.sentencepiece.parse_sentencepiece`
-    reads it) in the form HF uses for LLaMA and Mistral: normalizer ``Prepend("▁")`` +
-    ``Replace(" ", "▁")`` (after the model's ``Precompiled`` character map and its white-space
-    squeeze, when it has them), no pre-tokenizer, a BPE model with ``byte_fallback`` and
-    ``fuse_unk``, the merges ordered by score, ``<s>`` added by the post-processor."""
+    reads it) in the form HF uses for LLaMA and Mistral (see :func:`_sentencepiece_form`)."""
     from lbpe.normalize import SentencePieceNormalizer
 
     vocab, norm = tok.vocab, tok.normalizer
     if not isinstance(norm, SentencePieceNormalizer) or vocab.merges is None:
         raise LbpeError(f"{tok.name or 'this tokenizer'} is not a SentencePiece BPE model")
+    return _sentencepiece_form(vocab, norm, bos=tok.bos, added_tokens=tok.added_tokens)
+
+
+def _sentencepiece_form(
+    vocab: Vocab, norm: SentencePieceNormalizer, *, bos: Sequence[int], added_tokens: Mapping[str, int]
+) -> dict[str, Any]:
+    """``tokenizer.json`` in the form HF uses for LLaMA and Mistral: normalizer ``Prepend("▁")``
+    + ``Replace(" ", "▁")`` (after the model's ``Precompiled`` character map and its white-space
+    squeeze, when it has them), no pre-tokenizer, a BPE model with ``byte_fallback`` and
+    ``fuse_unk``, the merges in rank order, the first special token of ``bos`` added by the
+    post-processor, decoder ``Replace("▁", " ")``, ``ByteFallback``, ``Fuse``, ``Strip``."""
     space = norm.space
     steps: list[dict[str, Any]] = []
     if norm.charsmap:
@@ -240,6 +257,8 @@ def _sentencepiece_json(tok: Tokenizer) -> dict[str, Any]:
         steps.append({"type": "Prepend", "prepend": space})
     if space != " ":
         steps.append({"type": "Replace", "pattern": {"String": " "}, "content": space})
+    if vocab.merges is None:
+        raise LbpeError("a character-level vocabulary needs a merge list to be written as tokenizer.json")
     names = {i: t for t, i in vocab.special.items()}
     entries: dict[str, int] = {t: i for t, i in vocab.special.items()}
     entries.update((f"<0x{b:02X}>", i) for b, i in (vocab.byte_fallback or {}).items())
@@ -253,19 +272,34 @@ def _sentencepiece_json(tok: Tokenizer) -> dict[str, Any]:
     decoders.append({"type": "Fuse"})
     if norm.add_dummy_prefix:
         decoders.append({"type": "Strip", "content": " ", "start": 1, "stop": 0})
-    bos = [names[i] for i in tok.bos if i in names]
+    bos_names = [names[i] for i in bos if i in names]
     post = None
-    if bos:
+    if bos_names:
+        first = bos_names[0]
         seq = lambda name, type_id: {"Sequence": {"id": name, "type_id": type_id}}  # noqa: E731
-        sp = lambda type_id: {"SpecialToken": {"id": bos[0], "type_id": type_id}}  # noqa: E731
+        sp = lambda type_id: {"SpecialToken": {"id": first, "type_id": type_id}}  # noqa: E731
         post = {
             "type": "TemplateProcessing",
             "single": [sp(0), seq("A", 0)],
             "pair": [sp(0), seq("A", 0), sp(1), seq("B", 1)],
-            "special_tokens": {bos[0]: {"id": bos[0], "ids": [vocab.special[bos[0]]], "tokens": [bos[0]]}},
+            "special_tokens": {first: {"id": first, "ids": [vocab.special[first]], "tokens": [first]}},
         }
     added = [_added(text, i, special=True) for text, i in vocab.special.items()]
-    added += [_added(text, i, special=False) for text, i in tok.added_tokens.items()]
+    added += [_added(text, i, special=False) for text, i in added_tokens.items()]
+    model: dict[str, Any] = {
+        "type": "BPE",
+        "dropout": None,
+        "unk_token": names.get(vocab.unk) if vocab.unk is not None else None,
+        "continuing_subword_prefix": None,
+        "end_of_word_suffix": None,
+        "fuse_unk": bool(vocab.fuse_unk),
+        "byte_fallback": vocab.byte_fallback is not None,
+        "ignore_merges": False,
+        "vocab": dict(sorted(entries.items(), key=lambda kv: kv[1])),
+        "merges": merges,
+    }
+    if vocab.scaffold:
+        model[SCAFFOLD_KEY] = {str(i): [a, b] for i, (a, b) in sorted(vocab.scaffold.items())}
     return {
         "version": "1.0",
         "truncation": None,
@@ -275,19 +309,22 @@ def _sentencepiece_json(tok: Tokenizer) -> dict[str, Any]:
         "pre_tokenizer": None,
         "post_processor": post,
         "decoder": {"type": "Sequence", "decoders": decoders},
-        "model": {
-            "type": "BPE",
-            "dropout": None,
-            "unk_token": names.get(vocab.unk) if vocab.unk is not None else None,
-            "continuing_subword_prefix": None,
-            "end_of_word_suffix": None,
-            "fuse_unk": bool(vocab.fuse_unk),
-            "byte_fallback": vocab.byte_fallback is not None,
-            "ignore_merges": False,
-            "vocab": dict(sorted(entries.items(), key=lambda kv: kv[1])),
-            "merges": merges,
-        },
+        "model": model,
     }
+
+
+def llama_tokenizer_json(vocab: Vocab) -> dict[str, Any]:
+    """``tokenizer.json`` for a vocabulary trained with ``lbpe.train(style="llama")``, in the
+    form HF uses for LLaMA (:func:`_sentencepiece_form`): a ``▁`` before the text, spaces as
+    ``▁``, the whole text one piece (training never makes a token across a point where the
+    llama style cuts, so no merge spans one), ``<s>`` added before each text."""
+    from lbpe.normalize import SentencePieceNormalizer
+
+    if vocab.unit != "char" or vocab.byte_fallback is None:
+        raise LbpeError("style='llama' writes character-level vocabularies with byte fallback (lbpe.train(style='llama'))")
+    norm = SentencePieceNormalizer(b"", add_dummy_prefix=True, remove_extra_whitespaces=False)
+    bos = [vocab.special["<s>"]] if "<s>" in vocab.special else []
+    return _sentencepiece_form(vocab, norm, bos=bos, added_tokens={})
 
 
 def _added(text: str, i: int, *, special: bool) -> dict[str, Any]:
@@ -312,20 +349,29 @@ def tokenizer_json_of(tok: Tokenizer) -> dict[str, Any]:
     return tokenizer_json(tok.vocab, pattern=name)
 
 
-def to_tokenizer_json(vocab: Vocab, *, pattern: str = "paper", indent: int | None = None) -> str:
+def to_tokenizer_json(
+    vocab: Vocab, *, pattern: str | None = None, style: str = "gpt2", indent: int | None = None
+) -> str:
     """:func:`tokenizer_json` as JSON text (compact unless ``indent`` is given)."""
     separators = (",", ":") if indent is None else None
-    return json.dumps(tokenizer_json(vocab, pattern=pattern), ensure_ascii=False, indent=indent, separators=separators)
+    return json.dumps(
+        tokenizer_json(vocab, pattern=pattern, style=style), ensure_ascii=False, indent=indent, separators=separators
+    )
 
 
 def write_tokenizer_json(
-    vocab: Vocab, path: str | os.PathLike[str], *, pattern: str = "paper", indent: int | None = None
+    vocab: Vocab,
+    path: str | os.PathLike[str],
+    *,
+    pattern: str | None = None,
+    style: str = "gpt2",
+    indent: int | None = None,
 ) -> None:
     """Write ``vocab`` to ``path`` as ``tokenizer.json``; gzip-compressed when the name ends in ``.gz``.
 
     The file is written to a temporary name first and renamed, so a reader never sees half a file.
     """
-    data = to_tokenizer_json(vocab, pattern=pattern, indent=indent).encode("utf-8")
+    data = to_tokenizer_json(vocab, pattern=pattern, style=style, indent=indent).encode("utf-8")
     path = os.fspath(path)
     if path.endswith(".gz"):
         data = gzip.compress(data, compresslevel=9, mtime=0)
