@@ -22,10 +22,11 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from lbpe.metrics import RENYI_POWER
-from lbpe.stats import LONG_TOKEN, Stats, compare_json, text_stats_both
-from lbpe.tokenizer import MODES, Tokenizer
+from lbpe.stats import LONG_TOKEN, compare_json, corpus_stats
+from lbpe.tokenizer import Tokenizer
 
 __all__ = ["across_vocabularies", "ACROSS_HEADERS", "ACROSS_TYPES", "across_rows", "across_csv", "across_spec", "long_share"]
 
@@ -59,10 +60,7 @@ def across_vocabularies(
     chunks = texts if callable(texts) else (lambda tok: texts)
     out = []
     for done, (name, tok) in enumerate(tokenizers.items(), 1):
-        totals = {m: Stats() for m in MODES}
-        for text in chunks(tok):
-            for mode, part in text_stats_both(tok, text).items():
-                totals[mode] += part
+        totals = corpus_stats(tok, chunks(tok))
         summary = compare_json(totals, vocab=name, unit=tok.vocab.unit, tok=tok, renyi_power=renyi_power)
         summary["n_vocab"] = tok.n_vocab
         out.append(summary)
@@ -137,7 +135,7 @@ def across_spec(summaries: list[dict], *, title: str | None = None, height: int 
          "hovertemplate": "%{y}: long-token share %{x:+.3f} points<extra></extra>"},
     ]
     axis = {"gridcolor": "rgba(128,128,128,0.25)", "zerolinecolor": "rgba(128,128,128,0.6)", "automargin": True}
-    layout = {
+    layout: dict[str, Any] = {
         "height": height or 160 + 44 * max(len(names), 1),
         "margin": {"l": 10, "r": 30, "t": 80 if title else 50, "b": 50},
         "font": {"family": "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif", "size": 13},
