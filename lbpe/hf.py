@@ -158,9 +158,13 @@ class LBPETokenizer:
     """Builds transformers tokenizers that encode with LBPE (see the module docstring)."""
 
     @classmethod
-    def from_pretrained(cls, path: str | os.PathLike[str], *, mode: str | None = None, **kwargs: Any):
+    def from_pretrained(
+        cls, path: str | os.PathLike[str], *, mode: str | None = None, pattern: str | None = None, **kwargs: Any
+    ):
         """The model's own tokenizer from ``path`` (``local_files_only`` is forced), encoding in
-        ``mode`` ("lbpe" or "bpe"; default: the folder's recorded mode, else "lbpe")."""
+        ``mode`` ("lbpe" or "bpe"; default: the folder's recorded mode, else "lbpe").
+        ``pattern``: the pre-tokenizer preset of a rank file whose name does not tell it (as
+        :func:`lbpe.load`)."""
         try:
             import transformers
             from tokenizers import Tokenizer as Backend
@@ -186,7 +190,7 @@ class LBPETokenizer:
             source = recorded.get(SOURCE_KEY)
             tok = load(folder / source if source and (folder / source).is_file() else file)
         else:  # a rank file, GPT-2's files or a SentencePiece model: the same pipeline as tokenizer.json
-            tok = load(file)
+            tok = load(file, pattern=pattern)
             backend = Backend.from_str(json.dumps(tokenizer_json_of(tok)))
             hf = transformers.PreTrainedTokenizerFast(tokenizer_object=backend, **{**_roles(tok), **kwargs})
             source = file

@@ -165,6 +165,16 @@ def test_built_tokenizer_saves_and_loads_back(name, texts, tmp_path):
     assert copy(texts[:50])["input_ids"] == tok(texts[:50])["input_ids"]
 
 
+def test_a_rank_file_with_an_unknown_name_takes_its_pattern(tmp_path, texts):
+    mine = tmp_path / "my_ranks.tiktoken"
+    mine.write_bytes(data_file("openai/cl100k_base.tiktoken").read_bytes())
+    with pytest.raises(lbpe.PatternNeededError, match="my_ranks.tiktoken"):
+        LBPETokenizer.from_pretrained(mine)
+    tok = LBPETokenizer.from_pretrained(mine, mode="bpe", pattern="cl100k_base")
+    encode, _ = reference_encoder("cl100k_base.tiktoken")
+    assert tok(texts[:500], add_special_tokens=False)["input_ids"] == [encode(t) for t in texts[:500]]
+
+
 def test_chat_template_save_load_and_pickle(tmp_path, texts):
     folder = str(data_file("hf/qwen3/tokenizer.json").parent)
     tok = LBPETokenizer.from_pretrained(folder, mode="lbpe")
