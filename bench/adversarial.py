@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT / "scripts"))  # fetch_data: where the registry data
 import fetch_data  # noqa: E402
 import lbpe  # noqa: E402
 from lbpe.limits import parse_size  # noqa: E402
-from lbpe.presets import PRESETS, load_preset  # noqa: E402
+from lbpe.presets import VOCAB_PRESETS, load_preset  # noqa: E402
 
 #: extra vocabularies from the data cache (scripts/fetch_data.py)
 EXTRA = {"hf:mistral_v0.1": "hf/mistral_v0.1/tokenizer.json", "sp:mistral_v1": "sentencepiece/mistral_tokenizer.model.v1"}
@@ -80,14 +80,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", default="1M", help="N, the smaller size (default 1M; 2N is also timed)")
     parser.add_argument("--rounds", type=int, default=3, help="best of this many runs per timing (default 3)")
-    parser.add_argument("--vocab", action="append", choices=[*PRESETS, *EXTRA], help="default: all")
+    parser.add_argument("--vocab", action="append", choices=[*VOCAB_PRESETS, *EXTRA], help="default: all")
     parser.add_argument("--profile", action="store_true", help="profile the case with the highest ratio")
     args = parser.parse_args(argv)
     size = parse_size(args.size, "--size")
     small, large = adversarial_inputs(size), adversarial_inputs(2 * size)
     print(f"{'vocabulary':16} {'input':15} {'mode':5} {'N':>9} {'t(N)':>8} {'t(2N)':>8} {'ratio':>6}")
     worst = (0.0, None)
-    for name in args.vocab or [*PRESETS, *EXTRA]:
+    for name in args.vocab or [*VOCAB_PRESETS, *EXTRA]:
         tok = _tokenizer(name)
         for mode in lbpe.MODES:
             tok.encode("warm up the derived tables", mode=mode)

@@ -4,7 +4,7 @@
 Columns:
 
 * ``plain``  -- the plain stdlib ``re`` translation of the preset (the module's previous build,
-  still available as ``lbpe.pretokenize._plain_pattern``);
+  still available as ``lbpe.pretokenize.rewrite.plain_pattern``);
 * ``full``   -- the rewritten pattern, ``compile_pattern(name).regex.findall`` (exact on every
   input);
 * ``new``    -- ``compile_pattern(name).findall``, what ``split_text`` and the Tokenizer use
@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT / "scripts"))  # fetch_data: where the registry data
 
 import fetch_data  # noqa: E402
 from lbpe import pretokenize  # noqa: E402
+from lbpe.pretokenize.rewrite import plain_pattern  # noqa: E402
 
 TEXTS = ("moby_dick.txt", "multilingual.txt", "code.txt")
 
@@ -74,7 +75,7 @@ def race(candidates: dict, text: str, rounds: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--presets", default=",".join(pretokenize.PRESETS))
+    parser.add_argument("--presets", default=",".join(pretokenize.PRETOKENIZER_PRESETS))
     args = parser.parse_args()
 
     folder = fetch_data.data_dir() / "text"
@@ -94,7 +95,7 @@ def main() -> None:
         start = time.perf_counter()
         compiled = pretokenize.compile_pattern(name)  # the first also builds the Unicode tables
         compile_seconds = time.perf_counter() - start
-        plain = re.compile(pretokenize._plain_pattern(name))
+        plain = re.compile(plain_pattern(name))
         candidates = {"plain": plain.findall, "full": compiled.regex.findall, "new": compiled.findall}
         if name in references:
             candidates["regex"] = references[name].findall

@@ -4,7 +4,7 @@
 Both trainers see the same text (``text/sotu.txt`` from ``scripts/fetch_data.py``, 10.7 MB of
 State of the Union addresses) and the same pre-tokenisation: lbpe's ``"paper"`` preset, and
 for HF a ``Split`` pre-tokenizer with the equivalent Oniguruma regex
-(:data:`lbpe.formats.hf_write.HF_REGEX`). HF's ``BpeTrainer`` gets the 256 ``<0xNN>`` tokens as
+(:func:`lbpe.formats.hf_write.hf_regex`). HF's ``BpeTrainer`` gets the 256 ``<0xNN>`` tokens as
 special tokens, so both vocabularies hold 256 byte tokens + the characters + merges = the
 same size. HF trains with all the cores it finds (Rayon); lbpe runs on one.
 
@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))  # fetch_data: where the registry data is cached
 
 import fetch_data  # noqa: E402
-from lbpe.formats.hf_write import HF_REGEX  # noqa: E402
+from lbpe.formats.hf_write import hf_regex  # noqa: E402
 from lbpe.train import count_pieces, train_from_counts  # noqa: E402
 
 
@@ -45,7 +45,7 @@ def hf(path: Path, vocab_size: int) -> tuple[float, int]:
     from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
 
     tok = Tokenizer(models.BPE(byte_fallback=True))
-    tok.pre_tokenizer = pre_tokenizers.Split(Regex(HF_REGEX["paper"]), behavior="isolated")
+    tok.pre_tokenizer = pre_tokenizers.Split(Regex(hf_regex("paper")), behavior="isolated")
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size, show_progress=False, special_tokens=[f"<0x{b:02X}>" for b in range(256)]
     )

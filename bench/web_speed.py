@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from lbpe import native  # noqa: E402
 from lbpe import page as py_page  # noqa: E402
-from lbpe.presets import DEFAULT_PRESET, PRESETS  # noqa: E402
+from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS  # noqa: E402
 from lbpe.web import build_site, serve  # noqa: E402
 
 CHROMIUM_ARGS = [
@@ -80,7 +80,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--site", type=Path, default=None, help="a built site (default: build one in a temp folder)")
     ap.add_argument("--kb", type=int, default=256, help="size of the text encoded (KB)")
-    ap.add_argument("--presets", default=",".join(PRESETS), help="comma-separated presets")
+    ap.add_argument("--presets", default=",".join(VOCAB_PRESETS), help="comma-separated presets")
     ap.add_argument("--repeat", type=int, default=5, help="alternating runs per measurement (best is kept)")
     ap.add_argument("--visits", type=int, default=3, help="fresh first + second visits timed (median shown)")
     args = ap.parse_args()

@@ -14,7 +14,7 @@
  *            when both of its ends are still free;
  *   split    the preset pre-tokenisers (gpt2/r50k/p50k, cl100k, o200k, llama3, qwen2, paper)
  *            written out as code: for each, the piece the preset's regular expression would
- *            match at a position, with the same classes (set_classes, from lbpe/pretokenize.py);
+ *            match at a position, with the same classes (set_classes, from lbpe/pretokenize/classes.py);
  *   Model.encode_text    text -> ids: split with a preset, each piece through a bounded cache
  *            (piece UTF-8 -> ids) or the model, ids returned as shared int objects;
  *   Model.encode_pieces  the same for pieces another pre-tokeniser made.
@@ -925,7 +925,7 @@ static int cached_piece(Model *m, const char *s, size_t n, Py_ssize_t chars, int
 /* ------------------------------------------------------------------ pre-tokenising the presets */
 
 /* Character classes of the presets, per code point, filled by set_classes() from the ranges
- * lbpe/pretokenize.py builds (so both paths see the same Unicode data). */
+ * lbpe/pretokenize/classes.py builds (so both paths see the same Unicode data). */
 #define C_L 1    /* \p{L} */
 #define C_N 2    /* \p{N} */
 #define C_U 4    /* Lu Lt Lm Lo M: o200k's "upper" letters */

@@ -55,7 +55,7 @@ from lbpe.explain import MAX_EXPLAIN_CHARS, explain as explain_span, explain_htm
 from lbpe.formats.hf_write import write_tokenizer_json  # noqa: E402
 from lbpe.limits import MB, Limits, check, using  # noqa: E402
 from lbpe.service import CORPUS_CHUNK_BYTES, compare_view, corpus_view, open_upload  # noqa: E402
-from lbpe.presets import DEFAULT_PRESET, PRESETS, load_preset, preset_label, sample_corpus  # noqa: E402
+from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset, preset_label, sample_corpus  # noqa: E402
 from lbpe.tokenizer import Tokenizer  # noqa: E402
 from lbpe.train import train as train_vocab  # noqa: E402
 
@@ -246,7 +246,7 @@ def _session(state: Any) -> dict:
 def vocab_choices(state: Any = None) -> list[tuple[str, str]]:
     """The vocabulary picker's ``(label, name)`` pairs: presets with their models
     ("GPT-4o: o200k_base"), then this session's uploaded and trained vocabularies."""
-    return [(preset_label(name), name) for name in PRESETS] + [(name, name) for name in _session(state)["vocabs"]]
+    return [(preset_label(name), name) for name in VOCAB_PRESETS] + [(name, name) for name in _session(state)["vocabs"]]
 
 
 def get_tokenizer(name: str, state: Any = None) -> Tokenizer:
@@ -254,7 +254,7 @@ def get_tokenizer(name: str, state: Any = None) -> Tokenizer:
     session = _session(state)
     if name in session["vocabs"]:
         return session["vocabs"][name]
-    if name in PRESETS:
+    if name in VOCAB_PRESETS:
         return load_preset(name)
     raise gr.Error(f"Unknown vocabulary {name!r}; choose one of: {', '.join(n for _, n in vocab_choices(state))}.")
 
@@ -263,7 +263,7 @@ def _remember(state: dict, base: str, tok: Tokenizer) -> str:
     """Keep ``tok`` in the session under a new name (oldest dropped beyond the limit)."""
     vocabs = state["vocabs"]
     name, n = base, 2
-    while name in vocabs or name in PRESETS:
+    while name in vocabs or name in VOCAB_PRESETS:
         name, n = f"{base} ({n})", n + 1
     tok.name = name
     vocabs[name] = tok
@@ -277,8 +277,8 @@ def _describe(tok: Tokenizer) -> str:
     size and units."""
     units = "bytes" if tok.vocab.unit == "byte" else "characters with byte fallback" if tok.vocab.byte_fallback else "characters"
     who = ""
-    if tok.name in PRESETS:
-        about = PRESETS[tok.name][1]  # e.g. "cl100k_base (GPT-3.5/GPT-4): 100K byte-level tokens"
+    if tok.name in VOCAB_PRESETS:
+        about = VOCAB_PRESETS[tok.name][1]  # e.g. "cl100k_base (GPT-3.5/GPT-4): 100K byte-level tokens"
         if about.startswith(tok.name):
             about = about[len(tok.name):].strip()
             who = about[1 : about.index(")")] if about.startswith("(") and ")" in about else ""
@@ -692,7 +692,7 @@ def link_state(params: dict[str, str]) -> dict[str, Any]:
             out["notes"].append(f"Its text is over {LIMITS.text_chars:,} characters: left out.")
     vocab = params.get("v")
     if vocab:
-        if vocab in PRESETS:
+        if vocab in VOCAB_PRESETS:
             out["vocab"] = vocab
         else:
             out["notes"].append(
@@ -815,7 +815,7 @@ APP_JS = "() => {\n" + (Path(lbpe.__file__).parent / "panes.js").read_text("utf-
 #: Writes the Compare view's state into the URL (a Gradio ``js`` event, no server call).
 LINK_JS = f"""
 (text, vocab, ws, ids, sp, span) => {{
-  const preset = {json.dumps(list(PRESETS))}.includes(vocab);
+  const preset = {json.dumps(list(VOCAB_PRESETS))}.includes(vocab);
   window.lbpeLink && window.lbpeLink({{
     t: text && text.length <= {MAX_LINK_TEXT} ? text : null,
     v: preset ? vocab : null,
@@ -833,7 +833,7 @@ COPY_JS = f"""
 (text, vocab) => {{
   const left = [];
   if (text && text.length > {MAX_LINK_TEXT}) left.push("the text (over {MAX_LINK_TEXT:,} characters)");
-  if (!{json.dumps(list(PRESETS))}.includes(vocab)) left.push("the uploaded vocabulary (files never go in a link)");
+  if (!{json.dumps(list(VOCAB_PRESETS))}.includes(vocab)) left.push("the uploaded vocabulary (files never go in a link)");
   const note = left.length ? " It leaves out " + left.join(" and ") + "." : "";
   const done = (how) => {{
     const box = document.querySelector("#link-note");

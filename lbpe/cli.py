@@ -70,10 +70,10 @@ def _loader(args: argparse.Namespace):
     import functools
     from pathlib import Path
 
-    from lbpe.presets import DEFAULT_PRESET, PRESETS, load_preset
+    from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset
 
     spec = args.vocab
-    if spec is None or (spec in PRESETS and not Path(spec).exists()):
+    if spec is None or (spec in VOCAB_PRESETS and not Path(spec).exists()):
         if args.pattern is not None:
             raise LbpeError("--pattern applies to vocabulary files; a bundled preset has its own")
         return functools.partial(load_preset, spec or DEFAULT_PRESET)

@@ -17,9 +17,10 @@ from lbpe.errors import PatternNeededError, VocabFormatError
 from lbpe.formats.gpt2 import parse_gpt2
 from lbpe.formats.hf import parse_tokenizer_json
 from lbpe.formats.sentencepiece import parse_sentencepiece
-from lbpe.formats.tiktoken import KNOWN_ENCODINGS, parse_tiktoken
+from lbpe.formats.tiktoken import parse_tiktoken
 from lbpe.limits import Limits, using
 from lbpe.pretokenize import resolve_pattern
+from lbpe.pretokenize.presets import openai_encoding, openai_encoding_names
 from lbpe.tokenizer import Tokenizer
 
 __all__ = ["load", "detect_format", "FORMATS"]
@@ -156,14 +157,16 @@ def _load(path: str | os.PathLike[str], pattern: str | re.Pattern[str] | None) -
     if fmt == "tiktoken":
         base = file.name[: -len(".gz")] if file.name.endswith(".gz") else file.name
         stem = base[: -len(".tiktoken")] if base.endswith(".tiktoken") else Path(base).stem
-        preset, special = KNOWN_ENCODINGS.get(stem, (None, {}))
+        encoding = openai_encoding(stem)  # the preset and special tokens of an OpenAI encoding
+        preset = encoding.name if encoding is not None else None
+        special = dict(encoding.special_tokens or {}) if encoding is not None else {}
         data = _read(file, expected=FORMATS[fmt])  # a file that cannot be read is refused before asking for a pattern
         if pattern is None:
             if preset is None:
                 raise PatternNeededError(
                     str(file),
                     f"cannot tell the pre-tokenizer from the file name {file.name!r}; pass pattern= one of "
-                    f"{', '.join(sorted(KNOWN_ENCODINGS))} or 'paper', or name the file after its encoding",
+                    f"{', '.join(openai_encoding_names())} or 'paper', or name the file after its encoding",
                 )
             pattern = preset
         compiled = _pattern_for(file, pattern)

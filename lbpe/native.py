@@ -116,14 +116,15 @@ def preset_code(pattern: object) -> int | None:
     """The extension's code for a compiled preset (:class:`lbpe.pretokenize.PresetPattern`), or
     ``None`` for any other pattern (which the Python side splits)."""
     global _classes_set
-    from lbpe.pretokenize import PresetPattern, _field_ranges
+    from lbpe.pretokenize.classes import field_ranges
+    from lbpe.pretokenize.compiled import PresetPattern
 
     if _extension is None or not isinstance(pattern, PresetPattern):
         return None
     code = PRESET_CODES.get(pattern.name)
     if code is not None and not _classes_set:
         # the same code point classes the pure path's patterns are built from
-        _extension.set_classes(*(_field_ranges(f) for f in ("L", "N", "Lu_Lt_Lm_Lo_M", "Ll_Lm_Lo_M", "WS")))  # type: ignore[attr-defined]
+        _extension.set_classes(*(field_ranges(f) for f in ("L", "N", "Lu_Lt_Lm_Lo_M", "Ll_Lm_Lo_M", "WS")))  # type: ignore[attr-defined]
         _classes_set = True
     return code
 
@@ -131,7 +132,7 @@ def preset_code(pattern: object) -> int | None:
 def split(text: str, name: str) -> list[str]:
     """The compiled pre-tokeniser's pieces of ``text`` for preset ``name`` (equal to
     ``lbpe.pretokenize.split_text(text, name)``; for tests and comparisons)."""
-    from lbpe.pretokenize import compile_pattern
+    from lbpe.pretokenize.compiled import compile_pattern
 
     code = preset_code(compile_pattern(name))
     if code is None:

@@ -23,7 +23,7 @@ from lbpe.across import ACROSS_HEADERS, ACROSS_TYPES, across_rows, across_spec, 
 from lbpe.errors import LbpeError, PatternNeededError
 from lbpe.examples import examples_json
 from lbpe.explain import explain as explain_span, explain_html, pick_span
-from lbpe.presets import PRESETS, load_preset, preset_path
+from lbpe.presets import VOCAB_PRESETS, load_preset, preset_path
 from lbpe.service import compare_view, open_vocabulary
 from lbpe.tokenizer import MODES, Tokenizer
 
@@ -61,9 +61,9 @@ def _info(tok: Tokenizer, source: str) -> str:
 
 def preset_target(name: str) -> str:
     """JSON ``{"url": relative URL in the site, "path": where lbpe.presets reads it}``."""
-    if name not in PRESETS:
-        raise LbpeError(f"unknown vocabulary preset {name!r}; choose one of: {', '.join(PRESETS)}")
-    return json.dumps({"url": "vocab/" + PRESETS[name][0], "path": str(preset_path(name))})
+    if name not in VOCAB_PRESETS:
+        raise LbpeError(f"unknown vocabulary preset {name!r}; choose one of: {', '.join(VOCAB_PRESETS)}")
+    return json.dumps({"url": "vocab/" + VOCAB_PRESETS[name][0], "path": str(preset_path(name))})
 
 
 def use_preset(name: str) -> str:
@@ -169,7 +169,7 @@ def across(text: str) -> str:
     shown = _shown_part(text)
     if not shown.strip():
         raise LbpeError("type or paste a text first")
-    tokenizers = {name: load_preset(name) for name in PRESETS}
+    tokenizers = {name: load_preset(name) for name in VOCAB_PRESETS}
     if _state["source"] == "file":
         tok = _tok()
         tokenizers[tok.name if tok.name and tok.name not in tokenizers else "your file"] = tok

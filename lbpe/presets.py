@@ -1,6 +1,9 @@
-"""Vocabularies shipped inside the package, by name.
+"""Vocabularies shipped inside the package, by name (:data:`VOCAB_PRESETS`).
 
->>> sorted(PRESETS)
+These are vocabulary presets; the pre-tokeniser presets (``paper``, ``cl100k_base`` ...) are
+:data:`lbpe.pretokenize.PRETOKENIZER_PRESETS`.
+
+>>> sorted(VOCAB_PRESETS)
 ['cl100k_base', 'gpt2', 'lbpe-32k', 'o200k_base']
 >>> load_preset("gpt2").encode("Hello world", mode="bpe")
 [15496, 995]
@@ -15,13 +18,13 @@ from lbpe.errors import LbpeError
 from lbpe.load import load
 from lbpe.tokenizer import Tokenizer
 
-__all__ = ["PRESETS", "DEFAULT_PRESET", "MODELS", "preset_label", "preset_path", "load_preset", "SAMPLE_CORPUS",
+__all__ = ["VOCAB_PRESETS", "DEFAULT_PRESET", "MODELS", "preset_label", "preset_path", "load_preset", "SAMPLE_CORPUS",
            "sample_corpus"]
 
 _DATA = Path(__file__).resolve().parent / "data"
 
 #: name -> (file inside lbpe/data, one-line description)
-PRESETS: dict[str, tuple[str, str]] = {
+VOCAB_PRESETS: dict[str, tuple[str, str]] = {
     "lbpe-32k": (
         "default/tokenizer.json",
         "32K character-level BPE trained by lbpe with the paper's setup on public-domain English (default)",
@@ -54,9 +57,9 @@ def preset_label(name: str) -> str:
 
 def preset_path(name: str) -> Path:
     """The bundled file of a preset."""
-    if name not in PRESETS:
-        raise LbpeError(f"unknown vocabulary preset {name!r}; choose one of: {', '.join(PRESETS)}")
-    return _DATA / PRESETS[name][0]
+    if name not in VOCAB_PRESETS:
+        raise LbpeError(f"unknown vocabulary preset {name!r}; choose one of: {', '.join(VOCAB_PRESETS)}")
+    return _DATA / VOCAB_PRESETS[name][0]
 
 
 @functools.lru_cache(maxsize=None)

@@ -28,7 +28,7 @@ from lbpe.errors import DisallowedSpecialError, LbpeError
 from lbpe.model.bpe import bpe_by_merges, bpe_by_rank
 from lbpe.model.lbpe import longest_first
 from lbpe.normalize import Normalizer
-from lbpe.splitters import Regex, Splitter
+from lbpe.pretokenize.splitters import Regex, Splitter
 from lbpe.user_regex import deadline
 from lbpe.vocab import Vocab
 
@@ -84,7 +84,7 @@ class Tokenizer:
     added tokens -> ``normalizer`` -> ``pretokenizer`` -> the model per piece -> ids.
 
     * ``pretokenizer``: a preset name (see :mod:`lbpe.pretokenize`), a compiled ``re`` pattern,
-      or a :class:`~lbpe.splitters.Splitter`;
+      or a :class:`~lbpe.pretokenize.splitters.Splitter`;
     * ``added_tokens``: non-special tokens matched in the text before anything else (HF);
     * ``decoder``: ids -> text, for vocabularies with their own decoding rules (HF decoders);
       the default joins the tokens' bytes and decodes them once as UTF-8 (U+FFFD for invalid

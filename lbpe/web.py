@@ -242,7 +242,7 @@ def build_site(out: Path, *, root: Path | None = None, space: Path | None = None
     ``"index"`` (git's index); see the module docstring.
     """
     from lbpe import __version__ as version
-    from lbpe.presets import DEFAULT_PRESET, PRESETS, preset_label
+    from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, preset_label
 
     root = find_root(root)
     src = _Sources(root, sources)
@@ -265,7 +265,7 @@ def build_site(out: Path, *, root: Path | None = None, space: Path | None = None
     _copy(_npm_file(node_modules, "plotly.js-dist-min", "LICENSE"), out / "plotly" / "LICENSE")
     wheel = build_wheel(out / "wheels", root=root, sources=sources)
     presets = []
-    for name, (file, description) in PRESETS.items():
+    for name, (file, description) in VOCAB_PRESETS.items():
         _write(out / "vocab" / file, src.read(f"lbpe/data/{file}"))
         presets.append({"name": name, "label": preset_label(name), "file": file, "description": description})
     site = {

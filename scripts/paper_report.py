@@ -29,7 +29,7 @@ from lbpe.corpus import align_chunks, parallel_stats, read_chunks  # noqa: E402
 from lbpe.across import ACROSS_HEADERS, across_rows  # noqa: E402
 from lbpe.display import summary_rows  # noqa: E402
 from lbpe.metrics import AGREEMENT, CATALOGUE, PAPER_BUCKET_CHANGE, PAPER_BYTES_PER_TOKEN  # noqa: E402
-from lbpe.presets import DEFAULT_PRESET, PRESETS, load_preset  # noqa: E402
+from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset  # noqa: E402
 from lbpe.stats import compare_json  # noqa: E402
 
 
@@ -83,7 +83,7 @@ def _claim(doc: dict) -> list[str]:
 def _across(files: list[Path]) -> tuple[list[str], list[dict]]:
     """Every bundled vocabulary on the same corpus."""
     summaries = []
-    for name in PRESETS:
+    for name in VOCAB_PRESETS:
         tok = load_preset(name)
         chunks = (c for f in files for c in align_chunks(tok, read_chunks([f])))
         stats = parallel_stats(functools.partial(load_preset, name), chunks)

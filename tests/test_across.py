@@ -9,7 +9,7 @@ import pytest
 
 from lbpe.across import ACROSS_HEADERS, across_rows, across_spec, across_vocabularies, long_share
 from lbpe.corpus import align_chunks, iter_chunks
-from lbpe.presets import PRESETS, load_preset
+from lbpe.presets import VOCAB_PRESETS, load_preset
 from lbpe.stats import LONG_TOKEN, compare_json, text_stats_both
 from tests.conftest import data_file
 
@@ -18,12 +18,12 @@ TEXT = "Capitals of internationalization: counterrevolutionary misunderstandings
 
 @pytest.fixture(scope="module")
 def tokenizers():
-    return {name: load_preset(name) for name in PRESETS}
+    return {name: load_preset(name) for name in VOCAB_PRESETS}
 
 
 def test_each_summary_is_that_vocabularys_own_statistics(tokenizers):
     summaries = across_vocabularies(tokenizers, [TEXT])
-    assert [s["vocab"] for s in summaries] == list(PRESETS)
+    assert [s["vocab"] for s in summaries] == list(VOCAB_PRESETS)
     for s, (name, tok) in zip(summaries, tokenizers.items()):
         want = compare_json(text_stats_both(tok, TEXT), vocab=name, unit=tok.vocab.unit, tok=tok)
         assert s == {**want, "n_vocab": tok.n_vocab}
@@ -75,7 +75,7 @@ def test_chart_puts_the_largest_change_on_top(tokenizers):
     spec = across_spec(summaries, title="t")
     assert json.loads(json.dumps(spec)) == spec
     names = spec["data"][0]["y"]
-    assert sorted(names) == sorted(PRESETS)
+    assert sorted(names) == sorted(VOCAB_PRESETS)
     changes = [abs(next(s for s in summaries if s["vocab"] == n)["change"]["tokens"]) for n in names]
     assert changes == sorted(changes)  # Plotly draws the first bar at the bottom
     assert spec["data"][1]["x"] == [100 * (long_share(s["lbpe"]) - long_share(s["bpe"]))

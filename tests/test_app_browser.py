@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from lbpe import display
-from lbpe.presets import PRESETS, load_preset
+from lbpe.presets import VOCAB_PRESETS, load_preset
 from tests.app_support import ROOT, running_server
 from tests.conftest import english_text
 
@@ -101,7 +101,7 @@ def choose_vocab(page, name: str) -> None:
     from lbpe.presets import preset_label
 
     page.locator("#vocab input").click()
-    page.get_by_role("option", name=preset_label(name) if name in PRESETS else name, exact=True).click()
+    page.get_by_role("option", name=preset_label(name) if name in VOCAB_PRESETS else name, exact=True).click()
 
 
 def test_compare_in_the_browser(page, tmp_path):

@@ -15,7 +15,7 @@ import lbpe
 from lbpe import display
 from lbpe.errors import LbpeError
 from lbpe.formats.hf_write import to_tokenizer_json
-from lbpe.presets import PRESETS, load_preset
+from lbpe.presets import VOCAB_PRESETS, load_preset
 from lbpe.stats import compare_json, text_stats, text_stats_both
 from tests import tiny_vocabs as tv
 from tests.app_support import load_app
@@ -52,7 +52,7 @@ def limits(monkeypatch):
 # ---- Compare ----
 
 
-@pytest.mark.parametrize("name", list(PRESETS))
+@pytest.mark.parametrize("name", list(VOCAB_PRESETS))
 def test_compare_equals_lbpe_called_directly(name):
     tok = load_preset(name)
     bpe_html, lbpe_html, metrics, figure, frequency, details, diffs = app.compare(TEXT, name, True, False, None)
@@ -234,7 +234,7 @@ def test_sessions_are_isolated_and_bounded(tmp_path, limits):
         names.append(dropdown["value"])
     assert names[1:] == ["upload: r50k_base.tiktoken (2)", "upload: r50k_base.tiktoken (3)"]
     assert list(alice["vocabs"]) == names[1:]  # the oldest was dropped
-    assert [value for _, value in app.vocab_choices(alice)] == [*PRESETS, *names[1:]]
+    assert [value for _, value in app.vocab_choices(alice)] == [*VOCAB_PRESETS, *names[1:]]
 
 
 # ---- Corpus ----
@@ -358,7 +358,7 @@ def test_stop_ends_training_and_corpus_statistics(tmp_path):
 # ---- the Blocks app, limits, unexpected failures ----
 
 
-@pytest.mark.parametrize("name", list(PRESETS))
+@pytest.mark.parametrize("name", list(VOCAB_PRESETS))
 def test_the_vocabulary_line_names_a_preset_once(name):
     line = app.describe_vocab(name)
     assert line.startswith(f"**{name}**") and line.count(name) == 1, line
@@ -402,7 +402,7 @@ def test_across_covers_every_preset_and_the_sessions_own_vocabulary(tmp_path):
     state, dropdown, _ = app.upload_vocab([upload(tmp_path, src, "mine.tiktoken")], "gpt2", state)
     rows, figure, json_path, csv_path, status, cleared = app.across(TEXT, None, state)
     names = [r[0] for r in rows]
-    assert names == [*PRESETS, dropdown["value"]] and cleared is None
+    assert names == [*VOCAB_PRESETS, dropdown["value"]] and cleared is None
     doc = json.loads(Path(json_path).read_text("utf-8"))
     assert doc["source"] == "the Compare text"
     for summary in doc["vocabularies"]:
@@ -498,7 +498,7 @@ def test_presets_are_offered_with_their_models():
     labels = dict((value, label) for label, value in app.vocab_choices())
     assert labels["o200k_base"] == "GPT-4o: o200k_base" and labels["gpt2"] == "GPT-2: gpt2"
     assert labels["cl100k_base"] == "GPT-3.5 / GPT-4: cl100k_base"
-    assert all(labels[name] == preset_label(name) and name in labels[name] for name in PRESETS)
+    assert all(labels[name] == preset_label(name) and name in labels[name] for name in VOCAB_PRESETS)
 
 
 def test_a_link_restores_the_view_and_says_what_it_left_out():

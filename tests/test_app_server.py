@@ -19,7 +19,7 @@ import lbpe
 from lbpe import display
 from lbpe.formats.hf_write import to_tokenizer_json
 from lbpe.across import ACROSS_HEADERS
-from lbpe.presets import PRESETS, load_preset
+from lbpe.presets import VOCAB_PRESETS, load_preset
 from lbpe.stats import compare_json, text_stats, text_stats_both
 from tests.app_support import ROOT, running_server
 from tests.conftest import data_file
@@ -88,7 +88,7 @@ def test_every_api_name_is_served(client):
     assert api["unnamed_endpoints"] == {}
 
 
-@pytest.mark.parametrize("name", list(PRESETS))
+@pytest.mark.parametrize("name", list(VOCAB_PRESETS))
 def test_compare_equals_lbpe(client, name):
     check_compare(client.predict(TEXT, name, True, False, api_name="/compare"), load_preset(name), TEXT)
     check_compare(client.predict(TEXT, name, False, True, api_name="/compare"), load_preset(name), TEXT,
@@ -301,7 +301,7 @@ def test_a_polynomial_pattern_cannot_hold_the_server(server, tmp_path, name):
 def test_across_vocabularies(client):
     rows, plot, json_file, csv_file, status, cleared = client.predict(TEXT, None, api_name="/across_vocabularies")
     assert rows["headers"] == ACROSS_HEADERS
-    assert [r[0] for r in rows["data"]] == list(PRESETS)
+    assert [r[0] for r in rows["data"]] == list(VOCAB_PRESETS)
     doc = json.loads(Path(json_file).read_text("utf-8"))
     for row, summary in zip(rows["data"], doc["vocabularies"]):
         tok = load_preset(summary["vocab"])
@@ -312,7 +312,7 @@ def test_across_vocabularies(client):
         client.predict("", None, api_name="/across_vocabularies")
 
 
-@pytest.mark.parametrize("name", list(PRESETS))
+@pytest.mark.parametrize("name", list(VOCAB_PRESETS))
 def test_explain_over_the_api_equals_lbpe(client, name):
     from lbpe.explain import explain, explain_html
 

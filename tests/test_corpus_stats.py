@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import lbpe
 from lbpe.corpus import align_chunks, iter_chunks, parallel_stats, read_chunks
-from lbpe.presets import PRESETS, load_preset
+from lbpe.presets import VOCAB_PRESETS, load_preset
 from lbpe.stats import compare_json, text_stats
 from lbpe.tokenizer import Tokenizer
 from lbpe.vocab import Vocab
@@ -137,7 +137,7 @@ def test_aligned_chunks_encode_like_the_whole_text(text, size):
             assert ids == tok.encode(text, mode=mode, disallowed_special=())
 
 
-@pytest.mark.parametrize("name", list(PRESETS))
+@pytest.mark.parametrize("name", list(VOCAB_PRESETS))
 def test_numpy_and_the_standard_library_count_alike(name):
     # lbpe.stats counts token lengths with numpy when it is installed (CPython with lbpe[numpy])
     # and with Counter otherwise (the browser page): the same counts, on real text, both modes

@@ -12,7 +12,7 @@ import pytest
 
 from lbpe import display
 from lbpe.display.render import _groups
-from lbpe.presets import PRESETS, load_preset
+from lbpe.presets import VOCAB_PRESETS, load_preset
 from tests.conftest import data_file
 from lbpe.stats import Stats, text_stats
 from lbpe.tokenizer import Segment, Tokenizer
@@ -76,7 +76,7 @@ def test_compare_on_a_toy_vocabulary():
 # ---- compare on the bundled vocabularies ----
 
 
-@pytest.mark.parametrize("name", list(PRESETS))
+@pytest.mark.parametrize("name", list(VOCAB_PRESETS))
 def test_compare_matches_encode_and_covers_the_text(name):
     tok = load_preset(name)
     c = display.compare(tok, MIXED)
@@ -114,7 +114,7 @@ def visible_text(fragment: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", fragment))
 
 
-@pytest.mark.parametrize("name", list(PRESETS))
+@pytest.mark.parametrize("name", list(VOCAB_PRESETS))
 def test_render_html_shows_the_text_once_escaped_and_never_u_fffd(name):
     tok = load_preset(name)
     c = display.compare(tok, MIXED)

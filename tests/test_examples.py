@@ -8,12 +8,12 @@ from lbpe.display import compare
 from lbpe.errors import LbpeError
 from lbpe.examples import DEFAULT_EXAMPLE, EXAMPLES, example, examples_json
 from lbpe.explain import explain
-from lbpe.presets import PRESETS, load_preset
+from lbpe.presets import VOCAB_PRESETS, load_preset
 
 
 @pytest.mark.parametrize("item", EXAMPLES, ids=[e.key for e in EXAMPLES])
 def test_each_example_differs_with_its_vocabulary(item):
-    assert item.vocabulary in PRESETS
+    assert item.vocabulary in VOCAB_PRESETS
     tok = load_preset(item.vocabulary)
     c = compare(tok, item.text)
     assert c.differ, f"BPE and LBPE split example {item.key!r} alike with {item.vocabulary}"

@@ -16,7 +16,7 @@ import lbpe
 import lbpe.explain
 from lbpe.errors import LbpeError
 from lbpe.explain import MAX_EXPLAIN_CHARS, explain, explain_html, explain_text, pick_span
-from lbpe.presets import PRESETS, load_preset
+from lbpe.presets import VOCAB_PRESETS, load_preset
 from lbpe.tokenizer import Tokenizer
 from lbpe.train import train
 from lbpe.vocab import Vocab
@@ -32,7 +32,7 @@ HF_FILES = {
 
 @functools.lru_cache(maxsize=None)
 def tokenizer(name: str) -> Tokenizer:
-    if name in PRESETS:
+    if name in VOCAB_PRESETS:
         return load_preset(name)
     if name == "scaffold":
         text = data_file("text/moby_dick.txt").read_text("utf-8")[:400_000]
@@ -53,7 +53,7 @@ def windows(count: int, seed: int) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("name", [*PRESETS, *HF_FILES, "scaffold"])
+@pytest.mark.parametrize("name", [*VOCAB_PRESETS, *HF_FILES, "scaffold"])
 def test_trace_ends_in_the_encoders_ids(name, encode_path):
     tok = tokenizer(name)
     spans = windows(120, seed=len(name))
@@ -66,7 +66,7 @@ def test_trace_ends_in_the_encoders_ids(name, encode_path):
     assert checked > 5000
 
 
-@pytest.mark.parametrize("name", list(PRESETS))
+@pytest.mark.parametrize("name", list(VOCAB_PRESETS))
 def test_capitals_is_the_papers_case_on_every_preset(name):
     """The paper's Figure 1: BPE merges "al" + "s" before the long token can form (at the start
     of a text in the OpenAI vocabularies, after a space in lbpe-32k)."""

@@ -21,13 +21,13 @@ import lbpe
 from bench.adversarial import adversarial_inputs
 from lbpe.cli import main
 from lbpe.errors import DisallowedSpecialError
-from lbpe.presets import PRESETS, load_preset
+from lbpe.presets import VOCAB_PRESETS, load_preset
 from lbpe.tokenizer import MODES, replace_surrogates
 from tests.conftest import data_file
 
 EXAMPLES = int(os.environ.get("LBPE_HYPOTHESIS_EXAMPLES", "60"))
 EXTRA = {"hf:mistral_v0.1": "hf/mistral_v0.1/tokenizer.json", "sp:mistral_v1": "sentencepiece/mistral_tokenizer.model.v1"}
-VOCABS = [*PRESETS, *EXTRA]
+VOCABS = [*VOCAB_PRESETS, *EXTRA]
 
 
 @functools.lru_cache(maxsize=None)

@@ -10,7 +10,7 @@ import math
 import pytest
 
 from lbpe import metrics
-from lbpe.presets import PRESETS, load_preset
+from lbpe.presets import VOCAB_PRESETS, load_preset
 from lbpe.stats import BUCKETS, compare_json, corpus_stats, token_lengths
 from tests.conftest import data_file, english_text
 
@@ -20,7 +20,7 @@ def sample() -> str:
     return english_text(200_000)[:200_000] + data_file("text/multilingual.txt").read_text("utf-8")[:100_000]
 
 
-@pytest.mark.parametrize("name", list(PRESETS))
+@pytest.mark.parametrize("name", list(VOCAB_PRESETS))
 @pytest.mark.parametrize("mode", ["bpe", "lbpe"])
 def test_equal_to_tokenization_scorer(name, mode):
     from tokenization_scorer.metrics import get_metric

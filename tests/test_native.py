@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 import lbpe
 from lbpe import native
-from lbpe.presets import PRESETS, load_preset
+from lbpe.presets import VOCAB_PRESETS, load_preset
 from lbpe.tokenizer import MODES
 from lbpe.vocab import Vocab
 from tests.conftest import ROOT, data_file, mixed_text
@@ -38,7 +38,7 @@ EXTRA = {
     "hf:mistral_v0.1": "hf/mistral_v0.1/tokenizer.json",
     "sp:mistral_v1": "sentencepiece/mistral_tokenizer.model.v1",
 }
-VOCABS = [*PRESETS, *EXTRA]
+VOCABS = [*VOCAB_PRESETS, *EXTRA]
 
 
 @functools.lru_cache(maxsize=None)

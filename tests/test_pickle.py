@@ -15,7 +15,7 @@ import pickle
 import pytest
 
 import lbpe
-from lbpe.presets import PRESETS, load_preset
+from lbpe.presets import VOCAB_PRESETS, load_preset
 from tests.conftest import data_file
 
 FILES = {
@@ -34,7 +34,7 @@ TEXT = (
 
 
 def tokenizer(name: str) -> lbpe.Tokenizer:
-    return load_preset(name) if name in PRESETS else lbpe.load(data_file(FILES[name]))
+    return load_preset(name) if name in VOCAB_PRESETS else lbpe.load(data_file(FILES[name]))
 
 
 def encodings(tok: lbpe.Tokenizer, text: str) -> dict:
@@ -42,7 +42,7 @@ def encodings(tok: lbpe.Tokenizer, text: str) -> dict:
     return {**ids, "decoded": tok.decode(ids["bpe"]), "lbpe_decoded": tok.decode(ids["lbpe"])}
 
 
-@pytest.mark.parametrize("name", [*PRESETS, *FILES])
+@pytest.mark.parametrize("name", [*VOCAB_PRESETS, *FILES])
 def test_round_trip_gives_the_same_ids_and_leaves_caches_behind(name, encode_path):
     tok = tokenizer(name)
     tok.clear_cache()

@@ -6,7 +6,7 @@ Reference: the ``regex`` module compiling tiktoken's pattern strings (r50k from
 ``\\p{N}``). Both compiled sources of a preset are checked -- the full pattern
 (``compile_pattern(name).regex``) and the astral-free one that ``findall``/``finditer`` use for
 text without code points beyond U+FFFF -- and so is the plain translation that the rewrite
-replaced (``_plain_pattern``), which uses the same Unicode data as the rewrite and so can be
+replaced (``rewrite.plain_pattern``), which uses the same Unicode data as the rewrite and so can be
 compared on *every* code point.
 
 Unicode versions: lbpe pins Unicode 16.0 (:mod:`lbpe.unicode`, as tiktoken and HF tokenizers),
@@ -30,12 +30,27 @@ import regex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lbpe import pretokenize
-from lbpe.pretokenize import PresetPattern, compile_pattern, preset_pattern, resolve_pattern, split_text
+from lbpe.pretokenize import (
+    PresetPattern,
+    compile_pattern,
+    preset_pattern,
+    resolve_pattern,
+    rewrite,
+    split_text,
+)
+from lbpe.pretokenize import compiled as compiled_module
+from lbpe.pretokenize.classes import WHITE_SPACE, WHITE_SPACE_RANGES
+from lbpe.pretokenize.presets import (
+    PRETOKENIZER_PRESETS,
+    openai_encoding,
+    openai_encoding_names,
+    preset_of_hf_regex,
+    pretokenizer_preset,
+)
 from lbpe.unicode import category
 from tests.conftest import data_file, english_text, tiktoken_encoding
 
-PRESETS = ("r50k_base", "cl100k_base", "o200k_base", "paper", "llama3", "qwen2")
+PRESET_NAMES = ("r50k_base", "cl100k_base", "o200k_base", "paper", "llama3", "qwen2")
 MB = 1 << 20
 
 
@@ -44,10 +59,8 @@ def reference(name: str) -> regex.Pattern:
     """tiktoken's pattern for a preset, compiled by the ``regex`` module."""
     import tiktoken_ext.openai_public as public
 
-    from lbpe.formats.hf import ONIG_PRESETS
-
     if name in ("llama3", "qwen2"):  # the Split regex of those models' tokenizer.json files
-        (source,) = [onig for onig, preset in ONIG_PRESETS.items() if preset == name]
+        (source,) = pretokenizer_preset(name).hf_spellings
     elif name == "r50k_base":
         source = public.r50k_pat_str
     elif name == "paper":
@@ -60,14 +73,14 @@ def reference(name: str) -> regex.Pattern:
 
 @functools.lru_cache(maxsize=None)
 def plain(name: str) -> re.Pattern:
-    return re.compile(pretokenize._plain_pattern(name))
+    return re.compile(rewrite.plain_pattern(name))
 
 
 @functools.lru_cache(maxsize=None)
 def skewed_code_points() -> frozenset[str]:
     """Code points whose properties differ between lbpe's pinned Unicode and ``regex``'s."""
     text = "".join(chr(cp) for cp in range(sys.maxunicode + 1) if not 0xD800 <= cp <= 0xDFFF)
-    white_space = set(re.findall("[" + pretokenize._WHITE_SPACE + "]", text))
+    white_space = set(re.findall("[" + WHITE_SPACE + "]", text))
     skewed: set[str] = set(regex.findall(r"\s", text)) ^ white_space
     for prop in ("L", "N", "M", "Lu", "Ll", "Lt", "Lm", "Lo"):
         ours = {ch for ch in text if category(ch).startswith(prop)}
@@ -80,7 +93,7 @@ def assert_splits_like_reference(name: str, text: str) -> None:
     compiled = compile_pattern(name)
     assert compiled.findall(text) == expected
     assert compiled.regex.findall(text) == expected
-    if pretokenize._bmp_only(text):  # findall only uses it for ASCII or longer text
+    if compiled_module._bmp_only(text):  # findall only uses it for ASCII or longer text
         assert compiled._bmp.findall(text) == expected
     assert [m.span() for m in compiled.finditer(text)] == [m.span() for m in reference(name).finditer(text)]
 
@@ -90,7 +103,7 @@ def assert_splits_like_plain(name: str, text: str) -> None:
     compiled = compile_pattern(name)
     assert compiled.regex.findall(text) == expected
     assert compiled.findall(text) == expected
-    if pretokenize._bmp_only(text):
+    if compiled_module._bmp_only(text):
         assert compiled._bmp.findall(text) == expected
         assert [m.span() for m in compiled._bmp.finditer(text)] == [m.span() for m in plain(name).finditer(text)]
     assert [m.span() for m in compiled.finditer(text)] == [m.span() for m in plain(name).finditer(text)]
@@ -99,7 +112,7 @@ def assert_splits_like_plain(name: str, text: str) -> None:
 # ---- real text -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", PRESETS)
+@pytest.mark.parametrize("name", PRESET_NAMES)
 def test_real_text_equals_reference_and_plain(name):
     for text in (
         data_file("text/moby_dick.txt").read_text("utf-8"),
@@ -112,7 +125,7 @@ def test_real_text_equals_reference_and_plain(name):
         assert_splits_like_plain(name, text)
 
 
-@pytest.mark.parametrize("name", PRESETS)
+@pytest.mark.parametrize("name", PRESET_NAMES)
 def test_5mb_english_equals_reference(name):
     text = english_text(5 * MB)
     assert compile_pattern(name).findall(text) == reference(name).findall(text)
@@ -120,8 +133,8 @@ def test_5mb_english_equals_reference(name):
 
 def test_real_text_takes_both_paths():
     # Moby-Dick has no astral characters, the multilingual file has emoji.
-    assert pretokenize._bmp_only(data_file("text/moby_dick.txt").read_text("utf-8"))
-    assert not pretokenize._bmp_only(data_file("text/multilingual.txt").read_text("utf-8"))
+    assert compiled_module._bmp_only(data_file("text/moby_dick.txt").read_text("utf-8"))
+    assert not compiled_module._bmp_only(data_file("text/multilingual.txt").read_text("utf-8"))
 
 
 # ---- generated text ------------------------------------------------------------------------
@@ -150,14 +163,14 @@ ALPHABET = (
 targeted_text = st.text(st.sampled_from(ALPHABET), max_size=40)
 
 
-@pytest.mark.parametrize("name", PRESETS)
+@pytest.mark.parametrize("name", PRESET_NAMES)
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=assigned_text)
 def test_hypothesis_unicode_equals_reference(name, text):
     assert_splits_like_reference(name, text)
 
 
-@pytest.mark.parametrize("name", PRESETS)
+@pytest.mark.parametrize("name", PRESET_NAMES)
 @settings(max_examples=3000, deadline=None)
 @given(text=targeted_text)
 def test_hypothesis_targeted_equals_reference(name, text):
@@ -166,7 +179,7 @@ def test_hypothesis_targeted_equals_reference(name, text):
         assert_splits_like_reference(name, text)
 
 
-@pytest.mark.parametrize("name", PRESETS)
+@pytest.mark.parametrize("name", PRESET_NAMES)
 @settings(max_examples=300, deadline=None)
 @given(
     text=st.one_of(
@@ -182,7 +195,7 @@ def test_hypothesis_long_text_equals_reference(name, text):
         assert_splits_like_reference(name, text)
 
 
-@pytest.mark.parametrize("name", PRESETS)
+@pytest.mark.parametrize("name", PRESET_NAMES)
 @settings(max_examples=1500, deadline=None)
 @given(text=st.text(st.characters(exclude_categories=()), max_size=40))
 def test_hypothesis_every_code_point_equals_plain(name, text):
@@ -191,12 +204,12 @@ def test_hypothesis_every_code_point_equals_plain(name, text):
     assert_splits_like_plain(name, text)
 
 
-@pytest.mark.parametrize("name", PRESETS)
+@pytest.mark.parametrize("name", PRESET_NAMES)
 @settings(max_examples=1000, deadline=None)
 @given(text=st.text(st.characters(max_codepoint=0xFFFF), max_size=40))
 def test_hypothesis_bmp_text_equals_reference(name, text):
     # Text the astral-free source handles.
-    assert text == "" or pretokenize._bmp_only(text)
+    assert text == "" or compiled_module._bmp_only(text)
     if any(ch in skewed_code_points() for ch in text):
         return
     assert_splits_like_reference(name, text)
@@ -206,13 +219,13 @@ def test_hypothesis_bmp_text_equals_reference(name, text):
 @given(text=st.text(st.characters(exclude_categories=()), max_size=30))
 def test_bmp_only_check(text):
     expected = all(ord(ch) <= 0xFFFF for ch in text)
-    assert pretokenize._bmp_only(text) == expected
-    saved = pretokenize._CHUNK
-    pretokenize._CHUNK = 3  # several chunks per text
+    assert compiled_module._bmp_only(text) == expected
+    saved = compiled_module._CHUNK
+    compiled_module._CHUNK = 3  # several chunks per text
     try:
-        assert pretokenize._bmp_only(text) == expected
+        assert compiled_module._bmp_only(text) == expected
     finally:
-        pretokenize._CHUNK = saved
+        compiled_module._CHUNK = saved
 
 
 # ---- the edge cases the translation has to get right ---------------------------------------
@@ -248,7 +261,7 @@ EDGE_CASES = [
 ]
 
 
-@pytest.mark.parametrize("name", PRESETS)
+@pytest.mark.parametrize("name", PRESET_NAMES)
 @pytest.mark.parametrize("text", EDGE_CASES)
 def test_edge_cases(name, text):
     assert_splits_like_reference(name, text)
@@ -285,7 +298,7 @@ LONG_RUNS = [
 ]
 
 
-@pytest.mark.parametrize("name", PRESETS)
+@pytest.mark.parametrize("name", PRESET_NAMES)
 @pytest.mark.parametrize("index", range(len(LONG_RUNS)))
 def test_long_runs(name, index):
     text = LONG_RUNS[index]
@@ -336,25 +349,29 @@ def test_resolve_pattern():
 
 
 def test_presets_and_aliases_unchanged():
-    assert set(pretokenize.PRESETS) == {"r50k_base", "cl100k_base", "o200k_base", "paper", "llama3", "qwen2"}
-    assert pretokenize.PATTERN_ALIASES == {"gpt2": "r50k_base", "p50k_base": "r50k_base"}
-    for name in PRESETS:
-        re.compile(pretokenize._plain_pattern(name))
+    assert set(PRETOKENIZER_PRESETS) == {"r50k_base", "cl100k_base", "o200k_base", "paper", "llama3", "qwen2"}
+    aliases = {alias: p.name for p in PRETOKENIZER_PRESETS.values() for alias in p.aliases}
+    assert aliases == {"gpt2": "r50k_base", "p50k_base": "r50k_base"}
+    assert all(pretokenizer_preset(alias).name == name for alias, name in aliases.items())
+    with pytest.raises(ValueError, match="unknown pre-tokenizer pattern 'gpt3'; choose one of: cl100k_base, gpt2, "):
+        pretokenizer_preset("gpt3")
+    for name in PRESET_NAMES:
+        re.compile(rewrite.plain_pattern(name))
         assert preset_pattern(name) == compile_pattern(name).regex.pattern
 
 
 def test_white_space_ranges_match_the_class_text():
     bmp = "".join(map(chr, range(0xD800))) + "".join(map(chr, range(0xE000, 0x10000)))
-    in_class = re.findall("[" + pretokenize._WHITE_SPACE + "]", bmp)
-    in_ranges = [chr(cp) for lo, hi in pretokenize._WHITE_SPACE_RANGES for cp in range(lo, hi + 1)]
+    in_class = re.findall("[" + WHITE_SPACE + "]", bmp)
+    in_ranges = [chr(cp) for lo, hi in WHITE_SPACE_RANGES for cp in range(lo, hi + 1)]
     assert in_class == in_ranges
     assert in_class == regex.findall(r"\s", bmp)  # Unicode White_Space, as in tiktoken
 
 
 def test_patterns_need_no_possessive_quantifiers_or_atomic_groups():
     # They must compile on Python 3.10, whose re has neither.
-    for name in PRESETS:
-        for source in (pretokenize._source(name, True), pretokenize._source(name, False)):
+    for name in PRESET_NAMES:
+        for source in (rewrite.preset_source(name, True), rewrite.preset_source(name, False)):
             assert "(?>" not in source
             assert not re.search(r"(?<!\\)[*+?}]\+", source)
 
@@ -381,15 +398,39 @@ def test_unicode_version_skew_is_documented():
     assert reference("o200k_base").findall(text) == ["\u0295Ab"]
 
 
-@pytest.mark.parametrize("onig", sorted(__import__("lbpe.formats.hf", fromlist=["x"]).ONIG_PRESETS))
+@pytest.mark.parametrize("onig", sorted(s for p in PRETOKENIZER_PRESETS.values() for s in p.hf_spellings))
 def test_tokenizer_json_spellings_equal_their_presets(onig):
     """Each Oniguruma Split regex that lbpe.formats.hf maps to a preset splits like it."""
-    from lbpe.formats.hf import ONIG_PRESETS
-
-    name = ONIG_PRESETS[onig]
+    name = preset_of_hf_regex(onig).name
     ref = regex.compile(onig)
     for text in (english_text(1 * MB)[: 1 * MB], data_file("text/multilingual_words.txt").read_text("utf-8"),
                  data_file("text/code_more.txt").read_text("utf-8")):
         assert compile_pattern(name).findall(text) == ref.findall(text)
         # the pattern covers every character, so HF's Isolated split has no gaps
         assert "".join(ref.findall(text)) == text
+
+
+def test_openai_encodings_carry_their_special_tokens():
+    # What the name of a .tiktoken rank file selects: the preset and the special tokens.
+    fim = {"<|fim_prefix|>": 100258, "<|fim_middle|>": 100259, "<|fim_suffix|>": 100260}
+    expected = {
+        "gpt2": ("r50k_base", {"<|endoftext|>": 50256}),
+        "r50k_base": ("r50k_base", {"<|endoftext|>": 50256}),
+        "p50k_base": ("r50k_base", {"<|endoftext|>": 50256}),
+        "cl100k_base": ("cl100k_base", {"<|endoftext|>": 100257, **fim, "<|endofprompt|>": 100276}),
+        "o200k_base": ("o200k_base", {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}),
+    }
+    assert openai_encoding_names() == sorted(expected)
+    for name, (preset, special) in expected.items():
+        found = openai_encoding(name)
+        assert (found.name, dict(found.special_tokens)) == (preset, special)
+    assert openai_encoding("paper") is None and openai_encoding("llama3") is None and openai_encoding("x") is None
+
+
+def test_every_hf_regex_written_is_one_preset_and_spellings_are_unambiguous():
+    written = {p.name: p.hf_regex for p in PRETOKENIZER_PRESETS.values() if p.hf_regex is not None}
+    assert sorted(written) == ["cl100k_base", "o200k_base", "paper", "r50k_base"]
+    spellings = [s for p in PRETOKENIZER_PRESETS.values() for s in p.hf_spellings]
+    assert len(spellings) == len(set(spellings)) == 5
+    assert all(preset_of_hf_regex(s) is not None for s in spellings)
+    assert preset_of_hf_regex(r"\s+") is None

@@ -97,8 +97,9 @@ def test_importlib_and_subprocess_only_where_allowed():
         if rel == "lbpe/corpus.py":
             allowed = allowed | {"multiprocessing"}  # process pool over our own callables
         assert risky <= allowed, f"{rel} imports {sorted(risky - allowed)}"
-    for loader in ["load.py", "vocab.py", "tokenizer.py", "normalize.py", "splitters.py", "pretokenize.py",
-                   "limits.py", "errors.py", *[f"formats/{p.name}" for p in (PACKAGE / "formats").glob("*.py")]]:
+    for loader in ["load.py", "vocab.py", "tokenizer.py", "normalize.py", "splitters.py", "limits.py", "errors.py",
+                   *[f"pretokenize/{p.name}" for p in (PACKAGE / "pretokenize").glob("*.py")],
+                   *[f"formats/{p.name}" for p in (PACKAGE / "formats").glob("*.py")]]:
         assert not _imported(PACKAGE / loader) & {"importlib", "subprocess", "concurrent", "multiprocessing"}, loader
 
 

@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 
 import lbpe
 from lbpe.errors import LbpeError
-from lbpe.formats.hf_write import HF_REGEX, PATTERN_KEY, SCAFFOLD_KEY, to_tokenizer_json, write_tokenizer_json
-from lbpe.pretokenize import PRESETS, split_text
+from lbpe.formats.hf_write import PATTERN_KEY, SCAFFOLD_KEY, hf_regex, to_tokenizer_json, write_tokenizer_json
+from lbpe.pretokenize import PRETOKENIZER_PRESETS, split_text
 from lbpe.tokenizer import Tokenizer
 from lbpe.train import count_pieces, train, train_from_counts
 from tests.conftest import data_file
@@ -288,7 +288,7 @@ texts = st.lists(
 @settings(max_examples=200, deadline=None)
 @given(text=texts, chunk=st.integers(min_value=1, max_value=9))
 def test_chunked_counting_gives_the_pieces_of_the_whole_text(text, chunk):
-    for preset in PRESETS:
+    for preset in PRETOKENIZER_PRESETS:
         expect = Counter(split_text(text, preset))
         assert count_pieces(text, preset, chunk_chars=chunk) == expect, preset
     # a compiled pattern of one's own (here one that skips characters) takes the general path
@@ -418,9 +418,9 @@ def test_tokenizers_ignores_lbpe_keys_only_inside_model():
         tokenizers.Tokenizer.from_str(json.dumps(spec))
 
 
-@pytest.mark.parametrize("preset", sorted(HF_REGEX))
+@pytest.mark.parametrize("preset", sorted(p.name for p in PRETOKENIZER_PRESETS.values() if p.hf_regex))
 def test_hf_regexes_split_like_the_presets(preset):
-    split = tokenizers.pre_tokenizers.Split(tokenizers.Regex(HF_REGEX[preset]), behavior="isolated")
+    split = tokenizers.pre_tokenizers.Split(tokenizers.Regex(hf_regex(preset)), behavior="isolated")
     samples = [t[:200_000] for t in held_out().values()]
     samples.append("a  \n\n b\r\n\tc   \u00a0x \u017f'S 'LL 'Ll \u212a's it's 12345 x/\n/y \n")
     for text in samples:
@@ -429,7 +429,7 @@ def test_hf_regexes_split_like_the_presets(preset):
 
 def test_paper_regex_splits_like_hf_on_every_code_point():
     """Every code point in three contexts: HF's engine and lbpe both use Unicode 16.0."""
-    split = tokenizers.pre_tokenizers.Split(tokenizers.Regex(HF_REGEX["paper"]), behavior="isolated")
+    split = tokenizers.pre_tokenizers.Split(tokenizers.Regex(hf_regex("paper")), behavior="isolated")
     differ = []
     for lo in range(0, 0x110000, 0x1000):
         cps = [c for c in range(lo, lo + 0x1000) if not 0xD800 <= c <= 0xDFFF]

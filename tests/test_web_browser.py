@@ -26,7 +26,7 @@ import pytest
 
 import lbpe
 from lbpe import display
-from lbpe.presets import DEFAULT_PRESET, PRESETS, load_preset
+from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset
 from lbpe.tokenizer import MODES, Tokenizer
 from lbpe.web import build_site, serve
 from playwright.sync_api import sync_playwright
@@ -208,11 +208,11 @@ def test_page_shows_cpython_ids_for_every_preset(session, server):
     page = session.page
     open_page(page, server.url)
     assert page.input_value("#preset") == DEFAULT_PRESET
-    assert sorted(o for o in page.eval_on_selector_all("#preset option", "os => os.map(o => o.value)")) == sorted(PRESETS)
+    assert sorted(o for o in page.eval_on_selector_all("#preset option", "os => os.map(o => o.value)")) == sorted(VOCAB_PRESETS)
 
     set_text(page, TEXT, DEFAULT_PRESET)
     assert_matches_cpython(page, load_preset(DEFAULT_PRESET), TEXT, DEFAULT_PRESET)
-    for name in PRESETS:
+    for name in VOCAB_PRESETS:
         if name != DEFAULT_PRESET:
             choose_preset(page, name, TEXT)
             assert_matches_cpython(page, load_preset(name), TEXT, name)
@@ -418,8 +418,8 @@ def test_across_vocabularies_sorts_and_matches_cpython(session, server):
     page.wait_for_selector("#across-chart .main-svg", timeout=STEP_MS)
     read = "trs => trs.map(tr => [...tr.cells].map(td => td.textContent))"
     cells = page.eval_on_selector_all("#across-table tbody tr", read)
-    want = across_rows(across_vocabularies({n: load_preset(n) for n in PRESETS}, [TEXT]))
-    assert [c[0] for c in cells] == [r[0] for r in want] == list(PRESETS)
+    want = across_rows(across_vocabularies({n: load_preset(n) for n in VOCAB_PRESETS}, [TEXT]))
+    assert [c[0] for c in cells] == [r[0] for r in want] == list(VOCAB_PRESETS)
     for got, row in zip(cells, want):
         assert got[2:5] == [f"{row[2]:,}", f"{row[3]:,}", f"{row[4]:,}"], row[0]  # size, BPE and LBPE tokens
     # a header sorts by its column: descending first, then ascending

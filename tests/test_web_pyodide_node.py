@@ -17,7 +17,7 @@ import pytest
 
 import lbpe
 from lbpe.explain import explain, explain_html
-from lbpe.presets import PRESETS, load_preset
+from lbpe.presets import VOCAB_PRESETS, load_preset
 from lbpe.tokenizer import MODES
 from lbpe.web import build_site
 from tests.conftest import ROOT, data_file
@@ -101,7 +101,7 @@ def test_pyodide_ids_equal_cpython(site):
     job = {
         "texts": texts,
         "modes": list(MODES),
-        "vocabs": [{"preset": name} for name in PRESETS] + [{"file": str(p)} for p in files.values()],
+        "vocabs": [{"preset": name} for name in VOCAB_PRESETS] + [{"file": str(p)} for p in files.values()],
         "explain": EXPLAIN_SPANS,
     }
     result = run_in_pyodide(site, job)
@@ -109,8 +109,8 @@ def test_pyodide_ids_equal_cpython(site):
     # Pyodide's own Unicode version need not be this CPython's: ids agree through lbpe.unicode
     assert result["unicode"], result
     assert "/site-packages/lbpe/" in result["lbpe"], result["lbpe"]  # the wheel's copy, installed
-    references = [load_preset(name) for name in PRESETS] + [lbpe.load(p) for p in files.values()]
-    labels = list(PRESETS) + list(files)
+    references = [load_preset(name) for name in VOCAB_PRESETS] + [lbpe.load(p) for p in files.values()]
+    labels = list(VOCAB_PRESETS) + list(files)
     assert len(result["vocabs"]) == len(references)
     for label, tok, got in zip(labels, references, result["vocabs"]):
         assert "error" not in got, f"{label}: {got.get('error')}"

@@ -29,12 +29,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from lbpe import normalize as norm
-from lbpe import splitters as sp
 from lbpe.errors import LbpeError, VocabFormatError
 from lbpe.formats._json import json_type, load_json
 from lbpe.formats.gpt2 import char_to_byte
 from lbpe.limits import vocab_problem
-from lbpe.splitters import UnsupportedRegex, translate_regex
+from lbpe.pretokenize import splitters as sp
+from lbpe.pretokenize.onig import UnsupportedRegex, translate_regex
+from lbpe.pretokenize.presets import preset_of_hf_regex
 from lbpe.tokenizer import Tokenizer
 from lbpe.user_regex import UserRegex
 from lbpe.vocab import Vocab
@@ -321,19 +322,6 @@ def _pattern(node: Any) -> tuple[str, bool, str]:
 
 # ---- pre-tokenizers ----
 
-#: Split regexes found in real tokenizer.json files (Oniguruma spelling) that equal a preset of
-#: :mod:`lbpe.pretokenize` exactly (covering every character, so HF's Isolated split and the
-#: preset's findall give the same pieces); such files get the preset's optimised pattern.
-#: ``tests/test_pretokenize.py`` checks each spelling against the ``regex`` module.
-ONIG_PRESETS: dict[str, str] = {
-    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""": "llama3",
-    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""": "qwen2",
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+""": "o200k_base",
-    r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+|\s+\z|\s+(?!\S)|\s""": "paper",
-    r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""": "gpt2",
-}
-
-
 def _simplify(splitter: sp.Splitter | None) -> sp.Splitter | None:
     """Drop steps that cannot change anything and unwrap one-step sequences, so that the
     common "one regex, then byte mapping" files take the fast ``findall`` path."""
@@ -370,8 +358,10 @@ def _pretokenizer(node: Any) -> sp.Splitter | None:
         raw = _obj(node.get("pattern"), "Split pattern").get("Regex")
         behavior = _str(node, "behavior", "Isolated", "Split pre-tokenizer")
         invert = _flag(node, "invert", False, "Split pre-tokenizer")
-        if raw in ONIG_PRESETS and (behavior, invert) in (("Isolated", False), ("Removed", True)):
-            return sp.Regex(ONIG_PRESETS[raw])
+        # A Split regex that equals a preset (PretokenizerPreset.hf_spellings) gets its fast pattern.
+        preset = preset_of_hf_regex(raw)
+        if preset is not None and (behavior, invert) in (("Isolated", False), ("Removed", True)):
+            return sp.Regex(preset.name)
         pattern, is_regex, raw = _pattern(node["pattern"])
         return sp.Split(pattern, behavior, invert=invert, literal=not is_regex, shown=raw)
     if kind == "Digits":

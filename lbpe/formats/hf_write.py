@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any
 from lbpe.errors import LbpeError
 from lbpe.formats.gpt2 import byte_to_char
 from lbpe.model.bpe import bpe_by_rank
-from lbpe.pretokenize import PATTERN_ALIASES
+from lbpe.pretokenize.presets import PRETOKENIZER_PRESETS, find_preset
 from lbpe.vocab import Vocab
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     from lbpe.tokenizer import Tokenizer
 
 __all__ = [
-    "HF_REGEX", "hf_regex", "SCAFFOLD_KEY", "PATTERN_KEY", "rank_merges", "tokenizer_json", "tokenizer_json_of",
+    "hf_regex", "SCAFFOLD_KEY", "PATTERN_KEY", "rank_merges", "tokenizer_json", "tokenizer_json_of",
     "llama_tokenizer_json", "to_tokenizer_json", "write_tokenizer_json",
 ]
 
@@ -70,41 +70,19 @@ SCAFFOLD_KEY = "lbpe_scaffold"
 #: Key in ``"model"`` holding the pre-tokeniser preset name.
 PATTERN_KEY = "lbpe_pattern"
 
-#: Each preset of :mod:`lbpe.pretokenize` in Oniguruma's dialect, as HF ``tokenizers`` runs it
-#: (tiktoken's strings with ``$`` -> ``\z``; ``{1,3}+`` would not be possessive there but a
-#: repeated group, so it is written ``{1,3}``, which matches the same).
-HF_REGEX: dict[str, str] = {
-    "paper": r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+|\s+\z|\s+(?!\S)|\s""",
-    "r50k_base": r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++\z|\s+(?!\S)|\s""",
-    "cl100k_base": (
-        r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
-        r"""|\s++\z|\s*[\r\n]|\s+(?!\S)|\s"""
-    ),
-    "o200k_base": "|".join(
-        [
-            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-            r"""\p{N}{1,3}""",
-            r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-            r"""\s*[\r\n]+""",
-            r"""\s+(?!\S)""",
-            r"""\s+""",
-        ]
-    ),
-}
-
-
-def _preset(pattern: str) -> str:
-    name = PATTERN_ALIASES.get(pattern, pattern) if isinstance(pattern, str) else None
-    if name not in HF_REGEX:
-        known = ", ".join(sorted(set(HF_REGEX) | set(PATTERN_ALIASES)))
+def _preset(pattern: str) -> tuple[str, str]:
+    """``(canonical name, Oniguruma regex)`` of a preset lbpe writes (``LbpeError`` for anything else)."""
+    preset = find_preset(pattern)
+    if preset is None or preset.hf_regex is None:
+        known = ", ".join(sorted(n for p in PRETOKENIZER_PRESETS.values() if p.hf_regex for n in p.names))
         raise LbpeError(f"no HF regex for the pre-tokenizer {pattern!r}; choose a preset: {known}")
-    return name
+    return preset.name, preset.hf_regex
 
 
 def hf_regex(pattern: str) -> str:
-    """The Oniguruma regex of a preset name (``LbpeError`` for anything else)."""
-    return HF_REGEX[_preset(pattern)]
+    """The Oniguruma regex of a preset name (``LbpeError`` for anything else): its
+    :attr:`~lbpe.pretokenize.PretokenizerPreset.hf_regex`."""
+    return _preset(pattern)[1]
 
 
 class _Below(dict):
@@ -155,7 +133,7 @@ def tokenizer_json(vocab: Vocab, *, pattern: str | None = None, style: str = "gp
         return llama_tokenizer_json(vocab)
     if style != "gpt2":
         raise LbpeError(f"style must be 'gpt2' or 'llama', not {style!r}")
-    name = _preset("paper" if pattern is None else pattern)
+    name, regex = _preset("paper" if pattern is None else pattern)
     merge_list = vocab.merges
     if merge_list is None:
         if vocab.unit != "byte":
@@ -194,7 +172,7 @@ def tokenizer_json(vocab: Vocab, *, pattern: str | None = None, style: str = "gp
     }
     if vocab.scaffold:
         model[SCAFFOLD_KEY] = {str(i): [a, b] for i, (a, b) in sorted(vocab.scaffold.items())}
-    split = {"type": "Split", "pattern": {"Regex": HF_REGEX[name]}, "behavior": "Isolated", "invert": False}
+    split = {"type": "Split", "pattern": {"Regex": regex}, "behavior": "Isolated", "invert": False}
     if vocab.unit == "char":
         pre_tokenizer: dict[str, Any] = split
         decoder: dict[str, Any] = {"type": "Sequence", "decoders": [{"type": "ByteFallback"}, {"type": "Fuse"}]}
@@ -340,13 +318,13 @@ def tokenizer_json_of(tok: Tokenizer) -> dict[str, Any]:
     else (a ``tokenizer.json`` already) raises ``LbpeError``."""
     if tok.pattern_name == "sentencepiece":
         return _sentencepiece_json(tok)
-    name = PATTERN_ALIASES.get(tok.pattern_name, tok.pattern_name)
-    if tok.vocab.unit != "byte" or name not in HF_REGEX or tok.normalizer is not None:
+    preset = find_preset(tok.pattern_name)
+    if tok.vocab.unit != "byte" or preset is None or preset.hf_regex is None or tok.normalizer is not None:
         raise LbpeError(
             f"{tok.name or 'this tokenizer'} (pre-tokenizer {tok.pattern_name!r}) cannot be written as tokenizer.json; "
             "this works for rank files and GPT-2 files with a preset pre-tokenizer and for SentencePiece BPE models"
         )
-    return tokenizer_json(tok.vocab, pattern=name)
+    return tokenizer_json(tok.vocab, pattern=preset.name)
 
 
 def to_tokenizer_json(

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from lbpe.errors import LbpeError, VocabFormatError
 from lbpe.limits import vocab_problem
 from lbpe.normalize import SentencePieceNormalizer
-from lbpe.splitters import Sequence
+from lbpe.pretokenize.splitters import Sequence
 from lbpe.tokenizer import Tokenizer
 from lbpe.vocab import Vocab
 

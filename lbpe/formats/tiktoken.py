@@ -1,7 +1,8 @@
 """``.tiktoken`` rank files: one ``<base64 token> <rank>`` pair per line.
 
 The rank is both the token id and its merge priority. The files carry no special tokens and no
-pre-tokeniser, so both come from the encoding's name (:data:`KNOWN_ENCODINGS`).
+pre-tokeniser, so both come from the encoding's name: the pre-tokeniser preset named so
+(:func:`lbpe.pretokenize.presets.openai_encoding`) carries them.
 
 >>> lines = [base64.b64encode(bytes([b])) + b" %d" % b for b in range(256)] + [b"YWI= 256"]
 >>> vocab = parse_tiktoken(b"\\n".join(lines), source="tiny.tiktoken")
@@ -19,19 +20,7 @@ from lbpe.errors import LbpeError, VocabFormatError
 from lbpe.limits import vocab_problem
 from lbpe.vocab import Vocab
 
-__all__ = ["parse_tiktoken", "KNOWN_ENCODINGS"]
-
-_ENDOFTEXT = "<|endoftext|>"
-_FIM = {"<|fim_prefix|>": 100258, "<|fim_middle|>": 100259, "<|fim_suffix|>": 100260}
-
-#: name -> (pre-tokeniser preset, special tokens) for the OpenAI rank files.
-KNOWN_ENCODINGS: dict[str, tuple[str, dict[str, int]]] = {
-    "gpt2": ("r50k_base", {_ENDOFTEXT: 50256}),
-    "r50k_base": ("r50k_base", {_ENDOFTEXT: 50256}),
-    "p50k_base": ("r50k_base", {_ENDOFTEXT: 50256}),
-    "cl100k_base": ("cl100k_base", {_ENDOFTEXT: 100257, **_FIM, "<|endofprompt|>": 100276}),
-    "o200k_base": ("o200k_base", {_ENDOFTEXT: 199999, "<|endofprompt|>": 200018}),
-}
+__all__ = ["parse_tiktoken"]
 
 
 def parse_tiktoken(
