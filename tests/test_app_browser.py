@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from lbpe import display
-from lbpe.presets import PRESETS, load_preset
+from lbpe.presets import DEFAULT_PRESET, PRESETS, load_preset
 from tests.app_support import ROOT, running_server
 from tests.conftest import english_text
 
@@ -106,7 +106,7 @@ def choose_vocab(page, name: str) -> None:
 
 def test_compare_in_the_browser(page, tmp_path):
     page.locator("#text textarea").fill(TEXT)
-    c = expect_counts(page, load_preset("lbpe-32k"), TEXT)
+    c = expect_counts(page, load_preset(DEFAULT_PRESET), TEXT)
     assert c.differ, "the test text should show a difference with the default vocabulary"
     for mode in ("bpe", "lbpe"):
         diff = pane(page, mode).locator(".lbpe-diff")
@@ -272,7 +272,7 @@ def test_no_token_breaks_inside_without_whitespace_glyphs(browser, server):
     page.locator("#text textarea").fill(text)
     page.locator("#show-ws input").uncheck()
     expect(page.locator("#bpe-pane .lbpe-tokens.lbpe-plain")).to_have_count(1)
-    expect_counts(page, load_preset("lbpe-32k"), text)
+    expect_counts(page, load_preset(DEFAULT_PRESET), text)
     split = page.evaluate(
         """() => [...document.querySelectorAll('#bpe-pane .lbpe-tok, #lbpe-pane .lbpe-tok')]
              .filter((t) => t.getClientRects().length > 1).map((t) => JSON.stringify(t.textContent))"""
@@ -292,7 +292,7 @@ def test_the_list_of_differences_and_the_linked_panes(browser, server, requests)
     page.set_default_timeout(TIMEOUT_MS)
     page.goto(server.url)
     expect(pane(page, "lbpe")).to_be_visible()
-    tok = load_preset("lbpe-32k")
+    tok = load_preset(DEFAULT_PRESET)
     text = english_text(0)[20_000:40_000]
     page.locator("#text textarea").fill(text)
     c = expect_counts(page, tok, text)
@@ -373,14 +373,14 @@ def test_a_long_text_redraws_only_the_runs_that_changed(browser, server, request
     page.set_default_timeout(TIMEOUT_MS)
     page.goto(server.url)
     expect(pane(page, "lbpe")).to_be_visible()
-    tok = load_preset("lbpe-32k")
+    tok = load_preset(DEFAULT_PRESET)
     box = page.locator("#text textarea")
     box.fill(english_text(0)[60_000:72_000])
 
     def check(show_whitespace: bool = True) -> display.Comparison:
         text = box.input_value()
         c = expect_counts(page, tok, text)
-        expected = app.compare(text, "lbpe-32k", show_whitespace, False)
+        expected = app.compare(text, DEFAULT_PRESET, show_whitespace, False)
         for k, mode in enumerate(("bpe", "lbpe")):
             page.wait_for_function(SAME_AS_FRESH, arg=[mode, expected[k]])
         return c
