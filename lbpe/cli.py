@@ -367,7 +367,8 @@ def _parser() -> argparse.ArgumentParser:
             "--vocab",
             default=None,
             help="vocabulary file or folder (.tiktoken, encoder.json + vocab.bpe, tokenizer.json, SentencePiece "
-            ".model, optionally .gz) or a bundled preset: lbpe-32k (default), gpt2, cl100k_base, o200k_base",
+            ".model, optionally .gz) or a bundled preset: mistral-7b (default), lbpe-llama-32k, lbpe-32k, gpt2, "
+            "cl100k_base, o200k_base",
         )
         p.add_argument("--pattern", default=None, help="pre-tokenizer preset (default: inferred from the vocabulary)")
         if many:
@@ -390,7 +391,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("words", nargs="*", metavar="TEXT",
                    help="the word or span (several arguments are joined by one space; none: read standard input); "
                    "quote a leading space: ' Capitals'")
-    p.add_argument("--vocab", default=None, help="vocabulary file or folder, or a bundled preset (default lbpe-32k)")
+    p.add_argument("--vocab", default=None, help="vocabulary file or folder, or a bundled preset (default mistral-7b)")
     p.add_argument("--pattern", default=None, help="pre-tokenizer preset (default: inferred from the vocabulary)")
     p.add_argument("--json", action="store_true", help="print the steps as JSON (schema: lbpe.explain.Explanation)")
     p.set_defaults(run=_cmd_explain)

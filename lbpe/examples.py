@@ -2,11 +2,12 @@
 
 Each example names the bundled vocabulary it is shown with: it was chosen so that BPE and LBPE
 split it differently there (``tests/test_examples.py`` holds every example to that). The first
-is the opening text of both UIs; it starts with the paper's own case, " Capitals", where BPE
-merges "al" + "s" before the long token " Capital" can form, and the Explain view opens on it.
+is the opening text of both UIs, shown with the default vocabulary (Mistral-7B's); it starts
+with the paper's own case, " Capitals", where BPE merges "al" + "s" before the long token
+" Capital" can form, and the Explain view opens on it.
 
->>> EXAMPLES[0].key, EXAMPLES[0].explain
-('paper', ' Capitals')
+>>> EXAMPLES[0].key, EXAMPLES[0].explain, EXAMPLES[0].vocabulary
+('paper', ' Capitals', 'mistral-7b')
 >>> example("code").vocabulary
 'lbpe-32k'
 """
@@ -37,7 +38,7 @@ EXAMPLES: tuple[Example, ...] = (
         "and changes only the encoding: the longest tokens are placed first. Classic BPE merges \"al\" + \"s\" "
         "in Capitals before the long token can form; LBPE keeps \"Capital\" whole. Other words it splits "
         "differently: redelivery, scepter, flavored, unrescinded, Plattsburg.",
-        "lbpe-32k",
+        "mistral-7b",
         " Capitals",
     ),
     Example(
@@ -46,7 +47,7 @@ EXAMPLES: tuple[Example, ...] = (
         "Misunderstandings about internationalization are counterrevolutionary only in the minds of "
         "geographers; the scepter's redelivery to Plattsburg went unrescinded, and the harbour sold flavored "
         "tea to incomprehensibly cheerful auctioneers.",
-        "lbpe-32k",
+        "lbpe-llama-32k",
         " geographers",
     ),
     Example(

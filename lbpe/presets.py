@@ -4,7 +4,7 @@ These are vocabulary presets; the pre-tokeniser presets (``paper``, ``cl100k_bas
 :data:`lbpe.pretokenize.PRETOKENIZER_PRESETS`.
 
 >>> sorted(VOCAB_PRESETS)
-['cl100k_base', 'gpt2', 'lbpe-32k', 'o200k_base']
+['cl100k_base', 'gpt2', 'lbpe-32k', 'lbpe-llama-32k', 'mistral-7b', 'o200k_base']
 >>> load_preset("gpt2").encode("Hello world", mode="bpe")
 [15496, 995]
 """
@@ -25,19 +25,35 @@ _DATA = Path(__file__).resolve().parent / "data"
 
 #: name -> (file inside lbpe/data, one-line description)
 VOCAB_PRESETS: dict[str, tuple[str, str]] = {
+    "mistral-7b": (
+        "mistral/tokenizer.model.v1.gz",
+        "Mistral-7B v0.1's SentencePiece model (default): 32K BPE over characters with byte fallback, the LLaMA "
+        "family, the paper's kind of vocabulary (PyPI mistral-common 1.13.1; Apache-2.0, (c) Mistral AI: "
+        "lbpe/data/mistral/LICENSE)",
+    ),
+    "lbpe-llama-32k": (
+        "llama/tokenizer.json.gz",
+        "32K LLaMA-style BPE (SentencePiece's recipe) trained by lbpe on mixed public-domain and MIT/Apache text: "
+        "prose, speeches, code, many languages",
+    ),
     "lbpe-32k": (
         "default/tokenizer.json",
-        "32K character-level BPE trained by lbpe with the paper's setup on public-domain English (default)",
+        "32K character-level BPE trained by lbpe with a GPT-2 style pre-tokeniser (digits split) on "
+        "public-domain English",
     ),
     "gpt2": ("openai/r50k_base.tiktoken.gz", "GPT-2 / r50k_base: 50K byte-level tokens"),
     "cl100k_base": ("openai/cl100k_base.tiktoken.gz", "cl100k_base (GPT-3.5/GPT-4): 100K byte-level tokens"),
     "o200k_base": ("openai/o200k_base.tiktoken.gz", "o200k_base (GPT-4o): 200K byte-level tokens"),
 }
-DEFAULT_PRESET = "lbpe-32k"
+#: The vocabulary both playgrounds and the CLI open with: a real model's, of the paper's kind
+#: (README, "Bundled vocabularies", gives the numbers behind the choice).
+DEFAULT_PRESET = "mistral-7b"
 
 #: name -> the models that use the vocabulary (what a person looks for in a picker)
 MODELS: dict[str, str] = {
-    "lbpe-32k": "the paper's setup, trained here",
+    "mistral-7b": "Mistral-7B v0.1",
+    "lbpe-llama-32k": "LLaMA-style, trained here",
+    "lbpe-32k": "GPT-2 style, trained here",
     "gpt2": "GPT-2",
     "cl100k_base": "GPT-3.5 / GPT-4",
     "o200k_base": "GPT-4o",
@@ -47,11 +63,9 @@ MODELS: dict[str, str] = {
 def preset_label(name: str) -> str:
     """How pickers show a preset: its models, then its name.
 
-    >>> preset_label("o200k_base"), preset_label("lbpe-32k")
-    ('GPT-4o: o200k_base', "lbpe-32k (the paper's setup, trained here)")
+    >>> preset_label("o200k_base"), preset_label("lbpe-32k"), preset_label("mistral-7b")
+    ('GPT-4o: o200k_base', 'GPT-2 style, trained here: lbpe-32k', 'Mistral-7B v0.1: mistral-7b')
     """
-    if name == DEFAULT_PRESET:
-        return f"{name} ({MODELS[name]})"
     return f"{MODELS[name]}: {name}" if name in MODELS else name
 
 

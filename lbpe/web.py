@@ -13,7 +13,8 @@ with the network off::
                 pyodide-lock.json                      Pyodide's core, from node_modules (npm ci)
     plotly/     plotly.min.js  LICENSE                 plotly.js, from node_modules
     wheels/     lbpe-<version>-py3-none-any.whl        the package's code (no vocabularies)
-    vocab/      default/tokenizer.json  openai/*.tiktoken.gz
+    vocab/      mistral/tokenizer.model.v1.gz  llama/tokenizer.json.gz
+                default/tokenizer.json  openai/*.tiktoken.gz
                                                        the bundled vocabularies, fetched when
                                                        chosen and written where lbpe.presets
                                                        looks for them

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import lbpe
 from lbpe.corpus import align_chunks, iter_chunks, parallel_stats, read_chunks
-from lbpe.presets import VOCAB_PRESETS, load_preset
+from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset
 from lbpe.stats import compare_json, text_stats
 from lbpe.tokenizer import Tokenizer
 from lbpe.vocab import Vocab
@@ -100,7 +100,7 @@ def test_cli_stats_default_vocabulary_and_errors(tmp_path):
     path = tmp_path / "t.txt"
     path.write_text("hello world\n", encoding="utf-8")
     ok = run("stats", "--json", "-q", str(path))
-    assert ok.returncode == 0 and json.loads(ok.stdout)["vocab"] == "lbpe-32k"
+    assert ok.returncode == 0 and json.loads(ok.stdout)["vocab"] == DEFAULT_PRESET
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"fine\n\xff\xfe")
     result = run("stats", "-q", str(bad))

@@ -1,6 +1,8 @@
-"""Data shipped inside the package: the default vocabulary.
+"""Data shipped inside the package: the bundled vocabularies (see :mod:`lbpe.presets`; the
+default preset is ``mistral-7b``, in ``mistral/``) and the sample corpus.
 
-``default/tokenizer.json`` is a 32K character-level BPE vocabulary trained by
+``default/tokenizer.json`` (the preset ``lbpe-32k``, lbpe's first default, hence the folder's
+name) is a 32K character-level BPE vocabulary trained by
 ``scripts/train_default_vocab.py`` with the LBPE paper's setup (characters as units with
 byte fallback, the ``"paper"`` pre-tokeniser) on public-domain English text; the
 ``default/training.json`` beside it records the inputs (files, sizes, sha256, source package),
