@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from lbpe.errors import LbpeError
-from lbpe.stats import Stats, corpus_stats, texts_stats
+from lbpe.stats import Continuation, Stats, corpus_stats, texts_stats
 from lbpe.tokenizer import MODES, Mode, Tokenizer
 from lbpe.workers import process_pool, worker_tokenizer
 
@@ -98,22 +98,27 @@ def read_chunks(paths: Sequence[str | os.PathLike[str]], *, size: int = CHUNK_BY
 def align_chunks(tok: Tokenizer, chunks: Iterable[str]) -> Iterator[str]:
     """Re-cut consecutive chunks of ONE text so that every cut is a safe piece boundary for
     ``tok`` (the tail after the cut moves on to the next chunk). Unchanged when ``tok`` has no
-    safe cut (see :meth:`~lbpe.tokenizer.Tokenizer.safe_cut`)."""
+    safe cut (see :meth:`~lbpe.tokenizer.Tokenizer.safe_cut`). For a SentencePiece-style
+    pipeline every chunk after the first is a :class:`~lbpe.stats.Continuation`, which the
+    statistics encode without the start-of-text prefix: the totals equal the whole text's."""
+    continued = tok.continued()
+    mark = Continuation if continued is not None and continued is not tok else str
     carry = ""
+    first = True
     for chunk in chunks:
         text = carry + chunk
         cut = tok.safe_cut(text)
         if cut is None:
-            if tok.normalizer is not None or len(text) > 64 * CHUNK_BYTES:
-                yield text  # nothing better is known (or the carry grew too large): cut here
-                carry = ""
+            if (tok.normalizer is not None and mark is str) or len(text) > 64 * CHUNK_BYTES:
+                yield text if first else mark(text)  # nothing better is known (or the carry grew too large)
+                carry, first = "", False
             else:
                 carry = text
             continue
-        yield text[:cut]
-        carry = text[cut:]
+        yield text[:cut] if first else mark(text[:cut])
+        carry, first = text[cut:], False
     if carry:
-        yield carry
+        yield carry if first else mark(carry)
 
 
 # ---- statistics over processes ----

@@ -32,6 +32,13 @@ class Normalizer:
     def aligned(self, text: str) -> Aligned:
         raise NotImplementedError
 
+    def continued(self) -> Normalizer | None:
+        """This normaliser for a text that continues another one after a line end followed by
+        a visible ASCII character (how corpus chunks are cut): what it does there must not
+        depend on the text before. ``None`` when that cannot be promised (the default); a
+        step that acts only at the start of a text (a dummy prefix) is left out."""
+        return None
+
 
 def _per_char(text: str, out: str, fn) -> Aligned:
     """Alignment for a normaliser that acts character by character (when that reproduces
@@ -72,12 +79,19 @@ class Unicode(Normalizer):
         return out, [0] * len(out)
 
 
+    def continued(self) -> Normalizer:
+        return self  # composition stays within a character and its combining marks, none across a line end
+
+
 class Lowercase(Normalizer):
     def __call__(self, text: str) -> str:
         return text.lower()
 
     def aligned(self, text: str) -> Aligned:
         return _per_char(text, text.lower(), str.lower)
+
+    def continued(self) -> Normalizer:
+        return self
 
 
 class Strip(Normalizer):
@@ -114,6 +128,9 @@ class Prepend(Normalizer):
             return text, []
         return self.prefix + text, [0] * len(self.prefix) + list(range(len(text)))
 
+    def continued(self) -> Normalizer:
+        return Sequence([])  # the prefix belongs to the start of the text only
+
 
 class Replace(Normalizer):
     """Replace every match of a literal string (or a translated regex, from a file: run under
@@ -126,6 +143,11 @@ class Replace(Normalizer):
             if regex else re.compile(re.escape(pattern))
         )
         self.content = content
+
+    def continued(self) -> Normalizer | None:
+        # a literal replacement is local unless the literal could span a line end; a pattern from
+        # a file might look anywhere
+        return self if self.literal is not None and "\n" not in self.literal else None
 
     def __call__(self, text: str) -> str:
         if self.literal is not None:
@@ -159,6 +181,10 @@ class Sequence(Normalizer):
             for step in self.steps:
                 text = step(text)
         return text
+
+    def continued(self) -> Normalizer | None:
+        steps = [step.continued() for step in self.steps]
+        return None if any(step is None for step in steps) else Sequence(steps)  # type: ignore[arg-type]
 
     def aligned(self, text: str) -> Aligned:
         origin = list(range(len(text)))
@@ -265,6 +291,14 @@ class SentencePieceNormalizer(Normalizer):
 
     def __call__(self, text: str) -> str:
         return self.aligned(text)[0]
+
+    def continued(self) -> Normalizer | None:
+        """Without the dummy prefix; ``None`` with a character map (its keys may span a line end)
+        or with extra white space removed (that drops spaces at the start of every text)."""
+        if self._units or self.remove_extra_whitespaces:
+            return None
+        return SentencePieceNormalizer(add_dummy_prefix=False, remove_extra_whitespaces=False,
+                                       escape_whitespaces=self.space != " ")
 
     def aligned(self, text: str) -> Aligned:
         pieces, where = self._mapped(text)

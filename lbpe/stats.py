@@ -61,7 +61,7 @@ from lbpe.tokenizer import MODES, Mode, Tokenizer
 
 __all__ = [
     "BUCKETS", "PerToken", "Stats", "text_stats", "corpus_stats", "compare_json", "bucket_label", "token_lengths",
-    "count_tokens", "count_words", "Agreement", "text_agreement", "text_stats_both",
+    "count_tokens", "count_words", "Agreement", "text_agreement", "text_stats_both", "texts_stats", "Continuation",
 ]
 
 #: The paper's token-length buckets: (low, high) inclusive, ``None`` for open-ended.
@@ -465,9 +465,20 @@ def _stats_of(tok: Tokenizer, text: str, ids: list[int], array=None, words: int 
     )
 
 
+class Continuation(str):
+    """A chunk of a text that continues the chunk before it (:func:`lbpe.corpus.align_chunks`):
+    encoded with :meth:`Tokenizer.continued`, so that no start-of-text rule (SentencePiece's
+    dummy ``▁``) applies at the cut."""
+
+    __slots__ = ()
+
+
 def texts_stats(tok: Tokenizer, texts: str | list[str], modes: Iterable[Mode] = MODES) -> dict[str, Stats]:
-    """Stats of one text, or the sum over a list of texts (documents, each encoded on its own)."""
+    """Stats of one text, or the sum over a list of texts (documents, each encoded on its own);
+    a :class:`Continuation` is encoded as the rest of the text before it."""
     modes = tuple(modes)
+    if isinstance(texts, Continuation):
+        return text_stats_both(tok.continued() or tok, str(texts), modes)
     if isinstance(texts, str):
         return text_stats_both(tok, texts, modes)
     totals: dict[str, Stats] = {m: Stats() for m in modes}

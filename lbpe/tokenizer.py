@@ -153,7 +153,8 @@ class Tokenizer:
 
     # ---- pickling (worker processes, datasets.map, Ray): caches stay behind ----
 
-    _UNPICKLED = ("_findall", "_split", "_preset_code")  # bound to this object or process: rebuilt
+    # bound to this object or process, or derived: rebuilt
+    _UNPICKLED = ("_findall", "_split", "_preset_code", "_continuation")
 
     def __getstate__(self) -> dict:
         """Everything that defines the tokenizer; the piece caches travel empty."""
@@ -177,13 +178,64 @@ class Tokenizer:
             cache.clear()
         self.vocab.forget_text()  # also the compiled path's piece caches, kept with the vocabulary
 
+    def continued(self) -> Tokenizer | None:
+        """This tokenizer for a text that continues another one right after a line end (see
+        :meth:`safe_cut`): itself when nothing in the pipeline looks at the start of a text; for
+        a SentencePiece-style pipeline (a normaliser that puts ``▁`` before each text, no
+        pre-tokeniser) the same tokenizer without that prefix, sharing the vocabulary and the
+        piece caches; ``None`` when no such promise can be made (a normaliser that strips or
+        squeezes white space, a character map, a pattern from a file, a pre-tokeniser after a
+        normaliser)."""
+        if self.normalizer is None:
+            return self
+        if "_continuation" not in self.__dict__:
+            self._continuation = self._continued()
+        return self._continuation
+
+    def _continued(self) -> Tokenizer | None:
+        cont = self.normalizer.continued() if self.normalizer is not None else None
+        splitter = self._splitter
+        if cont is None or type(splitter).__name__ != "Sequence" or getattr(splitter, "steps", None):
+            return None
+        # a line end that no token and no added token contains cannot be crossed by a merge or an
+        # LBPE span (lbpe.model.cuts), so the text after it encodes on its own
+        newline: str | bytes = "\n" if self.vocab.unit == "char" else b"\n"
+        if any(newline in key for key in self.vocab.units) or any("\n" in t for t in self.added_tokens):
+            return None
+        other = object.__new__(Tokenizer)
+        other.__dict__.update(self.__dict__)  # the same vocabulary, splitter and piece caches
+        other.normalizer = cont
+        other._continuation = other
+        other._split = {"bpe": other._bpe_keys, "lbpe": other._lbpe_keys}
+        return other
+
     def safe_cut(self, text: str) -> int | None:
         """A piece boundary ``c`` of ``text`` such that ``text[:c]`` on its own splits into the
         same pieces as it does inside ``text``, and the pieces from ``c`` on do not depend on
         what precedes ``c`` (the presets have no look-behind), and white space on one side of
-        ``c`` (words stay whole). Chunks cut there encode exactly like the whole text. ``None`` when the pipeline has a normaliser or a non-regex
-        pre-tokeniser, or no such boundary is found near the end."""
-        if self.normalizer is not None or not isinstance(self._splitter, Regex):
+        ``c`` (words stay whole). Chunks cut there encode exactly like the whole text.
+
+        A SentencePiece-style pipeline (see :meth:`continued`) is cut right after the last line
+        end that a visible ASCII character with a token follows: ``text[:c]`` encodes with this
+        tokenizer, the rest with :meth:`continued`, and together they give the whole text's ids.
+
+        ``None`` when the pipeline has another normaliser or a non-regex pre-tokeniser, or no
+        such boundary is found near the end."""
+        if self.normalizer is not None:
+            if self.continued() is None:
+                return None
+            keys = self.vocab.units
+            end = len(text) - 1  # the line end needs a character after it
+            while end > 0:
+                at = text.rfind("\n", 0, end)
+                if at < 0 or len(text) - at > 1 << 16:
+                    return None
+                after = text[at + 1]
+                if "!" <= after <= "~" and (after if self.vocab.unit == "char" else after.encode()) in keys:
+                    return at + 1
+                end = at
+            return None
+        if not isinstance(self._splitter, Regex):
             return None
         pattern = self._splitter.pattern
         if self._preset_code is not None and native.model_for(self.vocab) is not None:
