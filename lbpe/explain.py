@@ -605,10 +605,13 @@ def explain_html(ex: Explanation, frame: int | None = None) -> str:
         rows.append(
             f'<div class="{cls}" data-piece="{n}"><div class="lbpe-x-title">{_e(p.piece)} '
             f'<span class="lbpe-x-note">{_count(len(p.units), ex.unit)} · {state}</span></div>'
-            f'<div class="lbpe-x-sides"><div class="lbpe-x-side"><div class="lbpe-x-label">BPE · merges by {ex.priority}</div>'
-            f'<div class="lbpe-x-boxes">{bpe_boxes}</div><div class="lbpe-x-caption">{html.escape(bpe_caption)}</div></div>'
+            '<div class="lbpe-x-sides">'
+            f'<div class="lbpe-x-side"><div class="lbpe-x-label">BPE · merges by {ex.priority}</div>'
+            f'<div class="lbpe-x-boxes">{bpe_boxes}</div>'
+            f'<div class="lbpe-x-caption">{html.escape(bpe_caption)}</div></div>'
             f'<div class="lbpe-x-side"><div class="lbpe-x-label">LBPE · longest first</div>'
-            f'<div class="lbpe-x-boxes">{lbpe_boxes}</div><div class="lbpe-x-caption">{html.escape(lbpe_caption)}</div></div>'
+            f'<div class="lbpe-x-boxes">{lbpe_boxes}</div>'
+            f'<div class="lbpe-x-caption">{html.escape(lbpe_caption)}</div></div>'
             f"</div>{result}</div>"
         )
     head = (

@@ -19,8 +19,9 @@ padding, offsets, the chat template, decoding. So ``input_ids`` equal
 ``mode="bpe"`` they equal the model's own tokenizer.
 
 ``save_pretrained`` writes the model's files unchanged plus ``"lbpe_mode"`` in
-``tokenizer_config.json`` (and, for a tokenizer built from another file, that file beside it); ``LBPETokenizer.from_pretrained`` of that folder restores the mode
-(transformers' ``AutoTokenizer`` loads it as the plain BPE tokenizer). Needs the
+``tokenizer_config.json`` (and, for a tokenizer built from another file, that file beside it);
+``LBPETokenizer.from_pretrained`` of that folder restores the mode (transformers'
+``AutoTokenizer`` loads it as the plain BPE tokenizer). Needs the
 ``transformers`` package; ``import lbpe`` never imports it.
 """
 

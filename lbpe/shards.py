@@ -444,6 +444,9 @@ def export_shards(
         nonlocal read_bytes
         read_bytes += n
 
+    def bytes_read() -> int:  # read when a progress step is reported (the loop below resets it)
+        return read_bytes
+
     pool = None
     if engine == "ray":
         items = _ray_ordered(tok, inputs, mode, lines=lines, text_field=text_field, skip=skip, address=address,
@@ -457,7 +460,7 @@ def export_shards(
             items = _ordered(tok, records, mode, pool, num_proc, skip)
     separator = array("I", [] if separator_id is None else [separator_id])
     try:
-        for item in _whole_or_one_by_one(items, shards, separator, progress, lambda: read_bytes):
+        for item in _whole_or_one_by_one(items, shards, separator, progress, bytes_read):
             if item is None:  # a batch of documents was written whole
                 read_bytes = 0
                 continue
@@ -476,8 +479,9 @@ def export_shards(
             # a bad document: its ids so far are dropped
             shards.drop_document()
             if not skip_bad:
+                kept = sum(s["documents"] for s in shards.shards) + len(shards.offsets) - 1
                 raise LbpeError(
-                    f"{payload}; the {sum(s['documents'] for s in shards.shards) + len(shards.offsets) - 1:,} documents "
+                    f"{payload}; the {kept:,} documents "
                     "before it are kept: fix it and rerun with --resume, or pass --skip-bad"
                 )
             shards.skipped += 1

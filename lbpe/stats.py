@@ -507,13 +507,13 @@ def compare_json(
     b_json, l_json = bpe.to_json(**frequency), lbpe.to_json(**frequency)
     change: dict = {}
     for metric in metrics.CATALOGUE:
-        b, l = b_json.get(metric.key), l_json.get(metric.key)
-        if b is None or l is None:
+        b, lb = b_json.get(metric.key), l_json.get(metric.key)
+        if b is None or lb is None:
             continue
         if metric.change == "difference":
-            change[metric.key] = l - b
+            change[metric.key] = lb - b
         else:
-            change[metric.key] = (l / b - 1) if b else 0.0
+            change[metric.key] = (lb / b - 1) if b else 0.0
     change["length_share_points"] = {k: 100 * (l_share[k] - b_share[k]) for k in b_share}
     if "frequency_by_length" in b_json and "frequency_by_length" in l_json:
         change["frequency_by_length"] = {

@@ -33,7 +33,7 @@ class LengthShift:
     @property
     def relative_change(self) -> tuple[float | None, ...]:
         """Per bucket ``lbpe / bpe - 1``; ``None`` where BPE has no token of that length."""
-        return tuple((l / b - 1) if b else None for b, l in zip(self.bpe_buckets, self.lbpe_buckets))
+        return tuple((lb / b - 1) if b else None for b, lb in zip(self.bpe_buckets, self.lbpe_buckets))
 
     def to_json(self) -> dict:
         return {
