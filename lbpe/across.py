@@ -22,6 +22,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from lbpe.metrics import RENYI_POWER
 from lbpe.stats import LONG_TOKEN, Stats, compare_json, text_stats_both
@@ -59,7 +60,7 @@ def across_vocabularies(
     chunks = texts if callable(texts) else (lambda tok: texts)
     out = []
     for done, (name, tok) in enumerate(tokenizers.items(), 1):
-        totals = {m: Stats() for m in MODES}
+        totals: dict[str, Stats] = {m: Stats() for m in MODES}
         for text in chunks(tok):
             for mode, part in text_stats_both(tok, text).items():
                 totals[mode] += part
@@ -137,7 +138,7 @@ def across_spec(summaries: list[dict], *, title: str | None = None, height: int 
          "hovertemplate": "%{y}: long-token share %{x:+.3f} points<extra></extra>"},
     ]
     axis = {"gridcolor": "rgba(128,128,128,0.25)", "zerolinecolor": "rgba(128,128,128,0.6)", "automargin": True}
-    layout = {
+    layout: dict[str, Any] = {
         "height": height or 160 + 44 * max(len(names), 1),
         "margin": {"l": 10, "r": 30, "t": 80 if title else 50, "b": 50},
         "font": {"family": "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif", "size": 13},

@@ -143,7 +143,7 @@ def parallel_stats(
     workers = workers or os.cpu_count() or 1
     if workers <= 1 or sys.platform == "emscripten":
         return corpus_stats(loader(), chunks, modes=modes, progress=progress)
-    totals = {m: Stats() for m in modes}
+    totals: dict[str, Stats] = {m: Stats() for m in modes}
     done = 0
     with process_pool(loader, workers) as pool:
         pending: list = []

@@ -54,6 +54,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from itertools import accumulate
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from lbpe import metrics
 from lbpe.tokenizer import MODES, Mode, Tokenizer
@@ -76,15 +77,28 @@ def bucket_label(low: int, high: int | None) -> str:
     return f"{low}-{high}" if high is not None else f"{low}+"
 
 
+class _Counts(Protocol):
+    """What :class:`PerToken` averages over (fields or properties)."""
+
+    @property
+    def tokens(self) -> int: ...
+
+    @property
+    def bytes(self) -> int: ...
+
+    @property
+    def chars(self) -> int: ...
+
+
 class PerToken:
     """The per-token averages of anything that counts ``tokens``, ``bytes`` and ``chars``."""
 
     @property
-    def bytes_per_token(self) -> float:
+    def bytes_per_token(self: _Counts) -> float:
         return self.bytes / self.tokens if self.tokens else 0.0
 
     @property
-    def chars_per_token(self) -> float:
+    def chars_per_token(self: _Counts) -> float:
         return self.chars / self.tokens if self.tokens else 0.0
 
 
@@ -172,7 +186,7 @@ class Stats(PerToken):
             out["short_long_frequency_ratio"] = short["mean"] / long_mean if long_mean else None
         return out
 
-    def to_json(self, **frequency: object) -> dict:
+    def to_json(self, **frequency: Any) -> dict:
         """Counts, per-token averages, the length buckets and, when the frequency table is
         there, the intrinsic metrics (``frequency``: the arguments of :meth:`frequency_json`)."""
         out = {
@@ -187,7 +201,7 @@ class Stats(PerToken):
             "length_counts": {str(k): v for k, v in sorted(self.length_counts.items())},
         }
         if self.token_counts:
-            out.update(self.frequency_json(**frequency))  # type: ignore[arg-type]
+            out.update(self.frequency_json(**frequency))
         return out
 
 
@@ -431,7 +445,7 @@ def text_stats_both(tok: Tokenizer, text: str, modes: Iterable[Mode] = MODES) ->
     if np is not None and all(len(i) >= _NUMPY_MIN_IDS for i in ids.values()):
         arrays = {m: np.asarray(i, dtype=np.int64) for m, i in ids.items()}  # converted once, used twice
     words = count_words(text)  # the same for both modes: counted once
-    out = {m: _stats_of(tok, text, i, arrays.get(m), words) for m, i in ids.items()}
+    out: dict[str, Stats] = {m: _stats_of(tok, text, i, arrays.get(m), words) for m, i in ids.items()}
     if "bpe" in ids and "lbpe" in ids:
         pair = (arrays["bpe"], arrays["lbpe"]) if arrays else None
         out["lbpe"].agreement = text_agreement(tok, ids["bpe"], ids["lbpe"], text, arrays=pair)
@@ -460,7 +474,7 @@ def texts_stats(tok: Tokenizer, texts: str | list[str], modes: Iterable[Mode] = 
     modes = tuple(modes)
     if isinstance(texts, str):
         return text_stats_both(tok, texts, modes)
-    totals = {m: Stats() for m in modes}
+    totals: dict[str, Stats] = {m: Stats() for m in modes}
     for text in texts:
         for m, part in text_stats_both(tok, text, modes).items():
             totals[m] += part
@@ -480,7 +494,7 @@ def corpus_stats(
     ``progress`` is called with the UTF-8 bytes done after each item (the unit of file sizes).
     """
     modes = tuple(modes)
-    totals = {m: Stats() for m in modes}
+    totals: dict[str, Stats] = {m: Stats() for m in modes}
     done = 0
     for text in texts:
         part = texts_stats(tok, text, modes)

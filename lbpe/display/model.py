@@ -239,7 +239,7 @@ def comparison_stats(tok: Tokenizer, comparison: Comparison) -> dict[str, Stats]
     equal to :func:`lbpe.stats.text_stats` on the same text."""
     length = token_lengths(tok)
     words = count_words(comparison.text)
-    out = {}
+    out: dict[str, Stats] = {}
     for mode in MODES:
         side = comparison.side(mode)
         per_id = Counter(s.id for s in side.segments)

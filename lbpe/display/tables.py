@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass
+from typing import Literal
 
 from lbpe.display.format import ratio, signed
 from lbpe.metrics import AGREEMENT, CATALOGUE, Metric, paper_figure, predicted
@@ -56,7 +57,7 @@ def _frequency_cell(bucket: dict) -> str:
     return f"{bucket['mean']:,.1f} (median {bucket['median']:,.0f}; {n:,} token{'s' if n != 1 else ''})"
 
 
-def _bucket_prediction(label: str) -> str | None:
+def _bucket_prediction(label: str) -> Literal["lower", "higher"] | None:
     """The paper's direction for a length bucket: short tokens (its first bucket) rarer, long
     ones (from :data:`lbpe.stats.LONG_TOKEN` units) more frequent; none in between."""
     low = {bucket_label(lo, hi): lo for lo, hi in BUCKETS}[label]

@@ -135,12 +135,15 @@ def _bpe_long(piece: K, rank: Callable[[int, int, int], int | None]) -> list[K]:
         else:
             bucket.append(packed)
 
+    sweep: list[int]
+    extra: list[int]
     while order:
         r = pop(order)
         fresh = buckets.pop(r, None)
         held = paused.pop(r, None)
         if held is None:
-            fresh.sort()  # type: ignore[union-attr]
+            assert fresh is not None  # a priority in the heap has fresh candidates or a paused sweep
+            fresh.sort()
             sweep, k, extra = fresh, 0, []
         else:
             sweep, k, extra = held
