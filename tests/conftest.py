@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -27,6 +28,24 @@ sys.path.insert(0, str(ROOT / "scripts"))  # fetch_data: where the registry data
 import fetch_data  # noqa: E402
 
 DATA = fetch_data.data_dir()
+
+
+#: The command line, as a subprocess runs it: ``[*CLI, "encode", ...]``.
+CLI = [sys.executable, "-m", "lbpe"]
+
+
+def run_cli(
+    *args: str,
+    input: str = "",
+    env: dict[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    timeout: float = 300,
+) -> subprocess.CompletedProcess[str]:
+    """``python -m lbpe *args`` in a subprocess: text in and out, both streams captured;
+    standard input is ``input`` (empty unless given: a test never waits on a terminal)."""
+    return subprocess.run(
+        [*CLI, *args], input=input, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def data_file(relative: str) -> Path:

@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 import random
 import re
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -25,7 +23,7 @@ from lbpe.formats.hf_write import HF_REGEX, PATTERN_KEY, SCAFFOLD_KEY, to_tokeni
 from lbpe.pretokenize import PRESETS, split_text
 from lbpe.tokenizer import Tokenizer
 from lbpe.train import count_pieces, train, train_from_counts
-from tests.conftest import data_file
+from tests.conftest import data_file, run_cli
 
 tokenizers = pytest.importorskip("tokenizers")  # a test dependency (pyproject: test extra)
 
@@ -444,10 +442,6 @@ def test_paper_regex_splits_like_hf_on_every_code_point():
 
 
 # ---- the command line -----------------------------------------------------------------------
-
-
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "lbpe", *args], capture_output=True, text=True, timeout=300)
 
 
 def test_cli_train_writes_what_train_makes(tmp_path):
