@@ -112,6 +112,13 @@ def mbps(text: str, seconds: float) -> float:
     return len(text.encode()) / seconds / 1e6
 
 
+def _timed(times: dict[tuple[str, str], list[float]], key: tuple[str, str], fn, *args, **kwargs) -> None:
+    """Append the wall time of ``fn(*args, **kwargs)`` to ``times[key]``."""
+    t = time.perf_counter()
+    fn(*args, **kwargs)
+    times.setdefault(key, []).append(time.perf_counter() - t)
+
+
 def throughput(rows: list, texts: dict[str, str], rounds: int) -> None:
     hf = {}
     try:
@@ -130,23 +137,17 @@ def throughput(rows: list, texts: dict[str, str], rounds: int) -> None:
             # the median over rounds of the ratio within a round (a slow spell of the shared
             # machine stretches a whole round), the MB/s the best round
             times: dict[tuple[str, str], list[float]] = {}
-
-            def timed(key: tuple[str, str], fn) -> None:
-                t = time.perf_counter()
-                fn()
-                times.setdefault(key, []).append(time.perf_counter() - t)
-
             for _ in range(rounds):
-                timed(("tiktoken", "-"), lambda: ref.encode_ordinary(text))
+                _timed(times, ("tiktoken", "-"), ref.encode_ordinary, text)
                 if vocab in hf:
-                    timed(("HF tokenizers", "-"), lambda: hf[vocab].encode(text, add_special_tokens=False))
+                    _timed(times, ("HF tokenizers", "-"), hf[vocab].encode, text, add_special_tokens=False)
                 for mode in lbpe.MODES:
                     for path in PATHS:
                         native.use(path)
                         tok.clear_cache()
                         name = f"lbpe {mode} ({path})"
-                        timed((name, "cold"), lambda: tok.encode(text, mode=mode, disallowed_special=()))
-                        timed((name, "warm"), lambda: tok.encode(text, mode=mode, disallowed_special=()))
+                        _timed(times, (name, "cold"), tok.encode, text, mode=mode, disallowed_special=())
+                        _timed(times, (name, "warm"), tok.encode, text, mode=mode, disallowed_special=())
                 native.use(PATHS[0])
             base = times[("tiktoken", "-")]
             for (encoder, cache), seconds in times.items():
@@ -206,9 +207,9 @@ def short_calls(rows: list, english: str, rounds: int) -> None:
         encoders = {"tiktoken": ref.encode}
         for mode in lbpe.MODES:
             for path in PATHS:
-                def encode(s, m=mode, p=path):
+                def encode(s, m=mode, p=path, t=tok):
                     native.use(p)
-                    return tok.encode(s, mode=m)
+                    return t.encode(s, mode=m)
 
                 encoders[f"lbpe {mode} ({path})"] = encode
         for encode in encoders.values():
@@ -260,7 +261,7 @@ def batch(rows: list, text: str, rounds: int) -> None:
     for mode in lbpe.MODES:
         tok.encode(WARM_UP, mode=mode)
         for cache in ("cold", "warm"):
-            def run(w: int) -> float:
+            def run(w: int, cache: str = cache, mode: str = mode) -> float:
                 if cache == "cold":
                     tok.clear_cache()
                 else:
@@ -515,7 +516,10 @@ def main() -> int:
     sections: dict[str, tuple[list[str], list]] = {}
     rows: list = []
     throughput(rows, texts, rounds)
-    sections["Throughput, one thread (MB/s: best round; x tiktoken: median over rounds of the ratio to tiktoken's encode_ordinary in the same round)"] = (
+    sections[
+        "Throughput, one thread (MB/s: best round; x tiktoken: median over rounds of the ratio to "
+        "tiktoken's encode_ordinary in the same round)"
+    ] = (
         ["vocabulary", "text", "encoder", "cache", "MB/s", "x tiktoken", "cold / warm (target <= 3)"], rows)
     rows = []
     load_times(rows, rounds)
@@ -524,7 +528,10 @@ def main() -> int:
     rows = []
     english = _read("text/moby_dick.txt") + _read("text/sotu.txt")
     short_calls(rows, english, rounds)
-    sections["Short texts, one encode call each, default special-token checks (time per call: best round; x tiktoken: median of within-round ratios)"] = (
+    sections[
+        "Short texts, one encode call each, default special-token checks (time per call: best round; x "
+        "tiktoken: median of within-round ratios)"
+    ] = (
         ["vocabulary", "input", "encoder", "per call", "x tiktoken"], rows)
     rows = []
     batch(rows, english[: 2 << 20] if args.quick else english, rounds)
@@ -532,7 +539,10 @@ def main() -> int:
         ["vocabulary", "input", "encoder", "workers", "MB/s", "x one core"], rows)
     rows = []
     adversarial(rows, (256 if args.quick else 1024) << 10, rounds)
-    sections["Adversarial inputs: CPU time when the input doubles (best times; ratio: median of back-to-back rounds; target <= 2.2)"] = (
+    sections[
+        "Adversarial inputs: CPU time when the input doubles (best times; ratio: median of back-to-back "
+        "rounds; target <= 2.2)"
+    ] = (
         ["input", "size", "encoder", "time", "ratio"], rows)
     rows = []
     memory(rows, 10 << 20)
@@ -547,11 +557,17 @@ def main() -> int:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         shard_export(rows, (20 if args.quick else 200) << 20, Path(tmp))
-    sections["Token shards from JSONL documents: wall time of a fresh process, cold (each paragraph once) and warm (paragraphs repeat) (x tiktoken: its time over this row's)"] = (
+    sections[
+        "Token shards from JSONL documents: wall time of a fresh process, cold (each paragraph once) "
+        "and warm (paragraphs repeat) (x tiktoken: its time over this row's)"
+    ] = (
         ["vocabulary", "documents", "command", "wall time", "MB/s", "x tiktoken"], rows)
     rows = []
     hf_files(rows, texts, rounds)
-    sections["tokenizer.json files with their own patterns: 2 MB of English, code and other languages (x HF tokenizers: median of within-round ratios)"] = (
+    sections[
+        "tokenizer.json files with their own patterns: 2 MB of English, code and other languages (x HF "
+        "tokenizers: median of within-round ratios)"
+    ] = (
         ["file", "pre-tokeniser", "encoder", "MB/s", "x HF tokenizers"], rows)
     machine = (f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
                f"{datetime.date.today().isoformat()}")

@@ -139,7 +139,8 @@ def main() -> None:
         tmp.cleanup()
 
     mb = len(text.encode("utf-8")) / 1e6
-    print(f"# lbpe browser page: {platform.python_implementation()} {platform.python_version()} here; page: {python_in_page}")
+    python_here = f"{platform.python_implementation()} {platform.python_version()}"
+    print(f"# lbpe browser page: {python_here} here; page: {python_in_page}")
     print(f"# {time.strftime('%Y-%m-%d')}, {platform.machine()}, text {mb:.2f} MB (English, multilingual, code)\n")
     print(f"| ready (median of {args.visits} visits, min-max) | seconds | target |")
     print("|---|---:|---|")
@@ -151,7 +152,10 @@ def main() -> None:
                         ("vocabulary", f"load {DEFAULT_PRESET}")):
         print(f"| &nbsp; of which: {label} (second visits) | {statistics.median(x[step] for x in steps):.2f} | |")
     print()
-    print("| vocabulary | mode | CPython cold MB/s | page cold MB/s | ratio | CPython warm MB/s | page warm MB/s | ratio |")
+    print(
+        "| vocabulary | mode | CPython cold MB/s | page cold MB/s | ratio "
+        "| CPython warm MB/s | page warm MB/s | ratio |"
+    )
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     worst = float("inf")
     for name, mode, here, there in rows:
@@ -161,7 +165,8 @@ def main() -> None:
             worst = min(worst, b / a)
             cells += [f"{a:.2f}", f"{b:.2f}", f"{b / a:.2f}x"]
         print(f"| {name} | {mode} | " + " | ".join(cells) + " |")
-    print(f"\nslowest page/CPython ratio: {worst:.2f}x (target >= {RATIO_TARGET}x: {'met' if worst >= RATIO_TARGET else 'MISSED'})")
+    verdict = "met" if worst >= RATIO_TARGET else "MISSED"
+    print(f"\nslowest page/CPython ratio: {worst:.2f}x (target >= {RATIO_TARGET}x: {verdict})")
 
 
 if __name__ == "__main__":

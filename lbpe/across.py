@@ -86,8 +86,8 @@ def across_rows(summaries: Iterable[dict]) -> list[list]:
     summaries keep them whole)."""
     rows = []
     for s in summaries:
-        b, l, ch = s["bpe"], s["lbpe"], s["change"]
-        b_long, l_long = long_share(b), long_share(l)
+        b, lb, ch = s["bpe"], s["lbpe"], s["change"]
+        b_long, l_long = long_share(b), long_share(lb)
         ratio = ch.get("short_long_frequency_ratio")
         agreement = s.get("agreement", {}).get("word_agreement")
         rows.append([
@@ -95,10 +95,10 @@ def across_rows(summaries: Iterable[dict]) -> list[list]:
             s["unit"],
             s.get("n_vocab"),
             b["tokens"],
-            l["tokens"],
+            lb["tokens"],
             round(100 * ch["tokens"], 3),
             round(b["bytes_per_token"], 4),
-            round(l["bytes_per_token"], 4),
+            round(lb["bytes_per_token"], 4),
             round(100 * b_long, 3),
             round(100 * l_long, 3),
             round(100 * (l_long - b_long), 3),

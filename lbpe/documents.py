@@ -176,7 +176,7 @@ def _jsonl(path: Path, text_field: str, progress, parse: bool = True) -> Iterato
 def _jsonl_record(source: str, number: int, line: bytes, text_field: str) -> Record:
     where = f"{source}:{number}"
     text, error = _decode(line, where)
-    if error is None:
+    if text is not None:  # decoded (no error)
         try:
             obj = json.loads(text)
         except json.JSONDecodeError as exc:

@@ -40,6 +40,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from lbpe.errors import LbpeError
 from lbpe.model.lbpe import NOT_A_TOKEN
@@ -187,7 +188,11 @@ class Explanation:
 # ---------------------------------------------------------------------------------------------
 
 
-def bpe_trace(units: Sequence, priority: Callable[[object, object], int | None]) -> list[tuple[int, object, object, int, list]]:
+#: A piece or a part of one: bytes or str (one kind in a call), concatenated with ``+``.
+Key = Any
+
+
+def bpe_trace(units: Sequence, priority: Callable[[Key, Key], int | None]) -> list[tuple[int, Key, Key, int, list[Key]]]:
     """Classic BPE of ``units`` (a bytes or str piece) one merge at a time.
 
     ``priority(left, right)`` is the pair's priority (lower merges first) or ``None``. Returns
@@ -197,7 +202,7 @@ def bpe_trace(units: Sequence, priority: Callable[[object, object], int | None])
     >>> [(s, l, r, p) for s, l, r, p, _ in bpe_trace(b"aab", lambda l, r: ranks.get(l + r))]
     [(1, b'a', b'b', 2)]
     """
-    parts = [units[i : i + 1] for i in range(len(units))]
+    parts: list[Key] = [units[i : i + 1] for i in range(len(units))]
     starts = list(range(len(units)))
     steps = []
     while len(parts) > 1:
@@ -488,12 +493,12 @@ def explain_text(ex: Explanation) -> str:
         lines.append(f"    tokens: {_bar(p.bpe_tokens)}   ids {p.bpe_ids}")
         lines.append("  LBPE:")
         window = None
-        for s in p.lbpe:
-            if s.length != window:
-                window = s.length
+        for c in p.lbpe:
+            if c.length != window:
+                window = c.length
                 lines.append(f"    window {window}:")
-            what = "placed" if s.placed else f"blocked by {_q(s.taken_by)}"
-            lines.append(f"      {s.step:>3}. {_q(s.token)} at unit {s.start}: {what}")
+            what = "placed" if c.placed else f"blocked by {_q(c.taken_by)}"
+            lines.append(f"      {c.step:>3}. {_q(c.token)} at unit {c.start}: {what}")
         lines.append(f"    tokens: {_bar(p.lbpe_tokens)}   ids {p.lbpe_ids}")
         for line in p.why:
             lines.append(f"  why: {line}")
@@ -605,10 +610,13 @@ def explain_html(ex: Explanation, frame: int | None = None) -> str:
         rows.append(
             f'<div class="{cls}" data-piece="{n}"><div class="lbpe-x-title">{_e(p.piece)} '
             f'<span class="lbpe-x-note">{_count(len(p.units), ex.unit)} · {state}</span></div>'
-            f'<div class="lbpe-x-sides"><div class="lbpe-x-side"><div class="lbpe-x-label">BPE · merges by {ex.priority}</div>'
-            f'<div class="lbpe-x-boxes">{bpe_boxes}</div><div class="lbpe-x-caption">{html.escape(bpe_caption)}</div></div>'
+            '<div class="lbpe-x-sides">'
+            f'<div class="lbpe-x-side"><div class="lbpe-x-label">BPE · merges by {ex.priority}</div>'
+            f'<div class="lbpe-x-boxes">{bpe_boxes}</div>'
+            f'<div class="lbpe-x-caption">{html.escape(bpe_caption)}</div></div>'
             f'<div class="lbpe-x-side"><div class="lbpe-x-label">LBPE · longest first</div>'
-            f'<div class="lbpe-x-boxes">{lbpe_boxes}</div><div class="lbpe-x-caption">{html.escape(lbpe_caption)}</div></div>'
+            f'<div class="lbpe-x-boxes">{lbpe_boxes}</div>'
+            f'<div class="lbpe-x-caption">{html.escape(lbpe_caption)}</div></div>'
             f"</div>{result}</div>"
         )
     head = (

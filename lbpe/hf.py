@@ -19,8 +19,9 @@ padding, offsets, the chat template, decoding. So ``input_ids`` equal
 ``mode="bpe"`` they equal the model's own tokenizer.
 
 ``save_pretrained`` writes the model's files unchanged plus ``"lbpe_mode"`` in
-``tokenizer_config.json`` (and, for a tokenizer built from another file, that file beside it); ``LBPETokenizer.from_pretrained`` of that folder restores the mode
-(transformers' ``AutoTokenizer`` loads it as the plain BPE tokenizer). Needs the
+``tokenizer_config.json`` (and, for a tokenizer built from another file, that file beside it);
+``LBPETokenizer.from_pretrained`` of that folder restores the mode (transformers'
+``AutoTokenizer`` loads it as the plain BPE tokenizer). Needs the
 ``transformers`` package; ``import lbpe`` never imports it.
 """
 
@@ -31,7 +32,7 @@ import json
 import os
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from lbpe.errors import LbpeError, VocabFormatError
 from lbpe.formats.hf_write import tokenizer_json_of
@@ -187,13 +188,12 @@ class LBPETokenizer:
                 hf = transformers.AutoTokenizer.from_pretrained(str(folder), **kwargs)
             else:
                 hf = transformers.PreTrainedTokenizerFast(tokenizer_file=str(file), **kwargs)
-            source = recorded.get(SOURCE_KEY)
-            tok = load(folder / source if source and (folder / source).is_file() else file)
+            named = recorded.get(SOURCE_KEY)  # the file this tokenizer was built from, saved beside it
+            tok = load(folder / named if named and (folder / named).is_file() else file)
         else:  # a rank file, GPT-2's files or a SentencePiece model: the same pipeline as tokenizer.json
             tok = load(file, pattern=pattern)
             backend = Backend.from_str(json.dumps(tokenizer_json_of(tok)))
             hf = transformers.PreTrainedTokenizerFast(tokenizer_object=backend, **{**_roles(tok), **kwargs})
-            source = file
         if not getattr(hf, "is_fast", False):
             raise LbpeError(f"{path}: transformers loaded a slow tokenizer; LBPETokenizer needs the fast one")
         mode = mode or recorded.get(MODE_KEY) or "lbpe"
@@ -202,20 +202,21 @@ class LBPETokenizer:
         base = type(hf)
         hf.__class__ = _subclass(base)
         hf._lbpe_setup(tok, mode)
-        hf._lbpe_source = Path(source) if fmt != "hf" else None
+        hf._lbpe_source = Path(file) if fmt != "hf" else None
         return hf
 
 
 _SUBCLASSES: dict[type, type] = {}
+_T = TypeVar("_T")
 
 
-def _rebuild(base: type):
+def _rebuild(base: type[_T]) -> _T:
     """An empty instance of the LBPE class of ``base`` (pickle fills it in)."""
     cls = _subclass(base)
     return cls.__new__(cls)
 
 
-def _subclass(base: type) -> type:
+def _subclass(base: type[_T]) -> type[_T]:
     """``base`` (the model's own tokenizer class) with the LBPE mode added."""
     if base not in _SUBCLASSES:
         _SUBCLASSES[base] = type(f"LBPE{base.__name__}", (_LBPEMixin, base), {"__module__": __name__})
@@ -226,6 +227,7 @@ class _LBPEMixin:
     """What a wrapped tokenizer adds: the mode, and saving without our pre-tokenizer."""
 
     lbpe_mode: str = "bpe"
+    _tokenizer: Any  # the tokenizers.Tokenizer inside (an attribute of the transformers class)
 
     def _lbpe_setup(self, tok: Tokenizer, mode: str) -> None:
         from tokenizers import pre_tokenizers

@@ -186,8 +186,8 @@ def paper_figure(key: str) -> str | None:
     ('+0.18% (3.4318 -> 3.4381)', 'tokens about -1%', None)
     """
     if key == "bytes_per_token":
-        b, l = PAPER_BYTES_PER_TOKEN
-        return f"{100 * (l / b - 1):+.2f}% ({b} -> {l})"
+        b, lb = PAPER_BYTES_PER_TOKEN
+        return f"{100 * (lb / b - 1):+.2f}% ({b} -> {lb})"
     if key.startswith("length ") and key[7:] in PAPER_BUCKET_CHANGE:
         return f"tokens {PAPER_BUCKET_CHANGE[key[7:]]}"
     return None

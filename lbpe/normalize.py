@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence as Seq
+from typing import Literal, cast
 
 from lbpe.errors import LbpeError
 from lbpe.user_regex import UserRegex, deadline
@@ -51,13 +52,16 @@ def _per_char(text: str, out: str, fn) -> Aligned:
     return out, [0] * len(out)
 
 
+UnicodeForm = Literal["NFC", "NFD", "NFKC", "NFKD"]
+
+
 class Unicode(Normalizer):
     """NFC, NFD, NFKC or NFKD (with the running Python's Unicode tables)."""
 
     def __init__(self, form: str) -> None:
         if form not in ("NFC", "NFD", "NFKC", "NFKD"):
             raise LbpeError(f"unknown Unicode normal form {form!r}")
-        self.form = form
+        self.form = cast(UnicodeForm, form)  # checked just above
 
     def __call__(self, text: str) -> str:
         if unicodedata.is_normalized(self.form, text):

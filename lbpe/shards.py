@@ -73,8 +73,8 @@ def vocab_sha256(tok: Tokenizer) -> str:
         put("special", i, text)
     for b, i in sorted((v.byte_fallback or {}).items()):
         put("fallback", b, i)
-    for (a, b), rank in sorted((v.merges or {}).items(), key=lambda kv: kv[1]):
-        put("merge", rank, a, b)
+    for (left, right), rank in sorted((v.merges or {}).items(), key=lambda kv: kv[1]):
+        put("merge", rank, left, right)
     return h.hexdigest()
 
 
@@ -204,46 +204,45 @@ class _Shards:
     skipped: int = 0
     messages: list[str] = field(default_factory=list)
     records: int = 0  # records consumed through the last completed document
-    writer: NpyWriter | None = None
-    file: object = None
+    writer: NpyWriter | None = None  # the shard being written (its file is ``writer.f``)
     offsets: list[int] = field(default_factory=list)
     inputs: list[str] = field(default_factory=list)
 
     def _name(self, kind: str) -> Path:
         return self.out / f"{kind}-{len(self.shards):05d}.npy"
 
-    def _open(self) -> None:
+    def _open(self) -> NpyWriter:
         tmp = Path(str(self._name("tokens")) + ".tmp")
-        self.file = open(tmp, "w+b")
-        self.writer = NpyWriter(self.file, itemsize=2 if self.header["dtype"] == "uint16" else 4)
+        self.writer = NpyWriter(open(tmp, "w+b"), itemsize=2 if self.header["dtype"] == "uint16" else 4)
         self.offsets = [0]
         self.inputs = []
+        return self.writer
+
+    def writing(self) -> NpyWriter:
+        """The writer of the shard being written, opened on first use."""
+        return self._open() if self.writer is None else self.writer
 
     def add(self, ids: array) -> None:
-        if self.writer is None:
-            self._open()
-        self.writer.write(ids)
+        self.writing().write(ids)
 
     def end_document(self, record: int, source: str) -> None:
-        if self.writer is None:
-            self._open()
-        self.offsets.append(self.writer.count)
+        writer = self.writing()
+        self.offsets.append(writer.count)
         self.records = record
         if not self.inputs or self.inputs[-1] != source:
             self.inputs.append(source)
-        if self.writer.count >= self.shard_tokens:
+        if writer.count >= self.shard_tokens:
             self.close_shard()
 
     def add_documents(self, metas: list[tuple[int, bool, str]], lengths: array, ids: array) -> bool:
         """Whole documents at once (``lengths[k]`` ids each, in ``ids``), when they fit in the
         shard being written without reaching its size; ``False`` (nothing written) otherwise,
         and the caller adds them one by one."""
-        if self.writer is None:
-            self._open()
-        if self.writer.count + len(ids) >= self.shard_tokens:
+        writer = self.writing()
+        if writer.count + len(ids) >= self.shard_tokens:
             return False
-        start = self.writer.count
-        self.writer.write(ids)
+        start = writer.count
+        writer.write(ids)
         self.offsets += list(accumulate(lengths, initial=start))[1:]
         self.records = metas[-1][0]
         for _, _, source in metas:
@@ -266,7 +265,7 @@ class _Shards:
         if self.writer is None:
             return
         self.writer.truncate(self.offsets[-1])
-        writer, file, self.writer = self.writer, self.file, None
+        writer, file, self.writer = self.writer, self.writer.f, None
         if len(self.offsets) > 1:
             writer.close()
             file.flush()
@@ -301,7 +300,7 @@ class _Shards:
 
 
 @contextlib.contextmanager
-def _interrupts_deferred():
+def _interrupts_deferred() -> Iterator[None]:
     """Hold Ctrl-C (SIGINT) until the block is done, then raise it (main thread only)."""
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -444,6 +443,9 @@ def export_shards(
         nonlocal read_bytes
         read_bytes += n
 
+    def bytes_read() -> int:  # read when a progress step is reported (the loop below resets it)
+        return read_bytes
+
     pool = None
     if engine == "ray":
         items = _ray_ordered(tok, inputs, mode, lines=lines, text_field=text_field, skip=skip, address=address,
@@ -457,7 +459,7 @@ def export_shards(
             items = _ordered(tok, records, mode, pool, num_proc, skip)
     separator = array("I", [] if separator_id is None else [separator_id])
     try:
-        for item in _whole_or_one_by_one(items, shards, separator, progress, lambda: read_bytes):
+        for item in _whole_or_one_by_one(items, shards, separator, progress, bytes_read):
             if item is None:  # a batch of documents was written whole
                 read_bytes = 0
                 continue
@@ -467,7 +469,7 @@ def export_shards(
                 continue
             if kind == "end":
                 shards.add(separator)
-                tokens = shards.writer.count - shards.offsets[-1]
+                tokens = shards.writing().count - shards.offsets[-1]
                 shards.end_document(number, payload)
                 if progress is not None:
                     progress(read_bytes, 1, tokens)
@@ -476,8 +478,9 @@ def export_shards(
             # a bad document: its ids so far are dropped
             shards.drop_document()
             if not skip_bad:
+                kept = sum(s["documents"] for s in shards.shards) + len(shards.offsets) - 1
                 raise LbpeError(
-                    f"{payload}; the {sum(s['documents'] for s in shards.shards) + len(shards.offsets) - 1:,} documents "
+                    f"{payload}; the {kept:,} documents "
                     "before it are kept: fix it and rerun with --resume, or pass --skip-bad"
                 )
             shards.skipped += 1
@@ -502,7 +505,7 @@ def _ordered(tok: Tokenizer, records: Iterator[Record], mode: Mode, pool, num_pr
     of whole documents comes as one ``("documents", metas, (lengths, ids))`` (see
     :func:`one_by_one`)."""
     pending: deque = deque()  # items: ("batch", future | result, metas) or ("bad", n, message)
-    batch: list[str] = []
+    batch: list[str | Record] = []  # texts, and JSON lines the worker parses
     metas: list[tuple[int, bool, str]] = []
     size = 0
 

@@ -54,7 +54,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from itertools import accumulate
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from lbpe import metrics
 from lbpe.tokenizer import MODES, Mode, Tokenizer
@@ -78,10 +78,14 @@ def bucket_label(low: int, high: int | None) -> str:
 
 
 class _Counts(Protocol):
+    """What :class:`PerToken` averages over (fields or properties)."""
+
     @property
     def tokens(self) -> int: ...
+
     @property
     def bytes(self) -> int: ...
+
     @property
     def chars(self) -> int: ...
 
@@ -182,7 +186,7 @@ class Stats(PerToken):
             out["short_long_frequency_ratio"] = short["mean"] / long_mean if long_mean else None
         return out
 
-    def to_json(self, **frequency: object) -> dict:
+    def to_json(self, **frequency: Any) -> dict:
         """Counts, per-token averages, the length buckets and, when the frequency table is
         there, the intrinsic metrics (``frequency``: the arguments of :meth:`frequency_json`)."""
         out = {
@@ -197,7 +201,7 @@ class Stats(PerToken):
             "length_counts": {str(k): v for k, v in sorted(self.length_counts.items())},
         }
         if self.token_counts:
-            out.update(self.frequency_json(**frequency))  # type: ignore[arg-type]
+            out.update(self.frequency_json(**frequency))
         return out
 
 
@@ -528,13 +532,13 @@ def compare_json(
     b_json, l_json = bpe.to_json(**frequency), lbpe.to_json(**frequency)
     change: dict = {}
     for metric in metrics.CATALOGUE:
-        b, l = b_json.get(metric.key), l_json.get(metric.key)
-        if b is None or l is None:
+        b, lb = b_json.get(metric.key), l_json.get(metric.key)
+        if b is None or lb is None:
             continue
         if metric.change == "difference":
-            change[metric.key] = l - b
+            change[metric.key] = lb - b
         else:
-            change[metric.key] = (l / b - 1) if b else 0.0
+            change[metric.key] = (lb / b - 1) if b else 0.0
     change["length_share_points"] = {k: 100 * (l_share[k] - b_share[k]) for k in b_share}
     if "frequency_by_length" in b_json and "frequency_by_length" in l_json:
         change["frequency_by_length"] = {

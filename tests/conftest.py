@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -27,6 +28,24 @@ sys.path.insert(0, str(ROOT / "scripts"))  # fetch_data: where the registry data
 import fetch_data  # noqa: E402
 
 DATA = fetch_data.data_dir()
+
+
+#: The command line, as a subprocess runs it: ``[*CLI, "encode", ...]``.
+CLI = [sys.executable, "-m", "lbpe"]
+
+
+def run_cli(
+    *args: str,
+    input: str = "",
+    env: dict[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    timeout: float = 300,
+) -> subprocess.CompletedProcess[str]:
+    """``python -m lbpe *args`` in a subprocess: text in and out, both streams captured;
+    standard input is ``input`` (empty unless given: a test never waits on a terminal)."""
+    return subprocess.run(
+        [*CLI, *args], input=input, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def data_file(relative: str) -> Path:
@@ -94,6 +113,80 @@ def chunks(text: str, size: int = 65536) -> list[str]:
     if block:
         out.append("".join(block))
     return out
+
+
+# ---- the fast tier: pytest -m "not slow" ------------------------------------------------------
+
+#: What the fast tier (``python -m pytest -m "not slow"``, the inner loop) leaves out, and why;
+#: CI runs everything. A module alone stands for all its tests; (module, test) for one test
+#: function with all its parameters. Every module keeps its fast tests in the tier.
+SLOW = {
+    "test_app_browser": "Chromium drives the playground",
+    "test_web_browser": "Chromium drives the page (Pyodide in the browser)",
+    "test_web_pyodide_node": "Pyodide under Node",
+    "test_web_space": "builds the static Space (wheel, page, Pyodide files)",
+    "test_space_gradio": "builds the Gradio Space and starts its app",
+    "test_app_server": "starts real playground servers",
+    "test_app_load": "fifty concurrent sessions against a server",
+    ("test_parity_hf", "test_bpe_ids_and_decode_equal_hf_on_real_text"): "parity over megabytes, every HF file",
+    ("test_parity_sentencepiece", "test_ids_and_decode_equal_sentencepiece_on_real_text"): "parity over megabytes",
+    ("test_parity_tiktoken", "test_bpe_ids_equal_tiktoken_on_5mb_english"): "parity over 5 MB",
+    ("test_lbpe_reference", "test_lbpe_equals_naive_on_real_text"): "the naive loop over real text",
+    ("test_hostile_text", "test_a_long_run_of_spaces_segments_like_it_encodes"): "SentencePiece runs of spaces",
+    ("test_native", "test_compiled_equals_pure_on_megabyte_pieces"): "megabyte pieces on both paths",
+    ("test_native", "test_compiled_equals_pure_on_real_text"): "megabytes on both paths",
+    ("test_native", "test_compiled_split_on_every_code_point"): "every code point, every pattern",
+    ("test_native", "test_installing_without_a_c_compiler_gives_the_pure_path"): "a pip install",
+    ("test_pretokenize", "test_real_text_equals_reference_and_plain"): "megabytes against regex",
+    ("test_pretokenize", "test_5mb_english_equals_reference"): "5 MB against regex",
+    ("test_pretokenize", "test_hypothesis_long_text_equals_reference"): "long generated texts",
+    ("test_pretokenize", "test_hypothesis_targeted_equals_reference"): "many generated texts per pattern",
+    ("test_pretokenize", "test_hypothesis_unicode_equals_reference"): "many generated texts per pattern",
+    ("test_unicode", "test_pinned_unicode_equals_hf_on_every_changed_code_point"): "HF tokenizers, many files",
+    ("test_unicode", "test_pinned_unicode_equals_tiktoken_on_every_changed_code_point"): "every changed code point",
+    ("test_train", "test_paper_regex_splits_like_hf_on_every_code_point"): "every code point through HF",
+    ("test_user_regex", "test_polynomial_split_patterns_stop_with_a_clear_error"): "each waits out a time limit",
+    ("test_hf", "test_ids_equal_the_models_own_tokenizer_and_lbpe"): "transformers over real text, per model",
+    ("test_hf", "test_model_and_rank_files_encode_as_their_own_library"): "transformers over real text, per file",
+    ("test_hf", "test_built_tokenizer_saves_and_loads_back"): "transformers, per file",
+    ("test_hf", "test_chat_template_save_load_and_pickle"): "transformers",
+    ("test_hf", "test_datasets_map_with_the_wrapper"): "datasets.map with transformers",
+    ("test_pickle", "test_datasets_map_with_two_processes"): "datasets.map with worker processes",
+    ("test_pickle", "test_spawn_pool_and_process_pool_executor"): "spawned processes load the tokenizer",
+    ("test_pickle", "test_ray_tasks_receive_a_tokenizer"): "Ray",
+    ("test_shards", "test_ray_engine_writes_the_same_shards"): "Ray",
+    ("test_pickle", "test_a_pickle_is_about_the_size_of_the_file"): "pickles the large vocabularies",
+    ("test_pretokenize", "test_hypothesis_bmp_text_equals_reference"): "many generated texts per pattern",
+    ("test_pretokenize", "test_hypothesis_every_code_point_equals_plain"): "every code point, every pattern",
+    ("test_pretokenize", "test_tokenizer_json_spellings_equal_their_presets"): "megabytes per spelling",
+    ("test_user_regex", "test_a_polynomial_replace_normalizer_stops_too"): "waits out a time limit",
+    ("test_train", "test_bundled_default_vocabulary_is_reproducible_and_loads_everywhere"): "retrains the bundled one",
+    ("test_train_llama", "test_vocabulary_and_compression_match_sentencepiece"): "trains twice, and sentencepiece",
+    ("test_train_llama", "test_hf_tokenizers_lbpe_and_transformers_give_the_same_ids"): "transformers",
+    ("test_native", "test_memory_stays_bounded_over_many_distinct_pieces"): "a process encoding megabytes",
+    ("test_native", "test_differential_under_the_debug_allocator"): "a process under the debug allocator",
+    ("test_fuzz_loaders", "test_fuzz_sentencepiece_charsmap"): "many generated models",
+    ("test_user_regex", "test_pieces_of_one_text_share_one_allowance"): "waits out a time limit",
+    ("test_user_regex", "test_regex_and_re_split_real_files_alike"): "megabytes on two regex engines",
+    ("test_unicode", "test_regex_agrees_except_where_unicode_17_changed"): "every code point through regex",
+    ("test_pretokenize", "test_unicode_version_skew_is_small"): "every code point, every pattern",
+    ("test_service", "test_gpt2_pair_and_single_files_open_as_the_loader_reads_them"): "every GPT-2 file layout",
+    ("test_service", "test_a_rank_file_without_a_known_name_asks_for_its_pretokenizer"): "every rank file",
+}
+
+#: The largest vocabulary files (128K-256K tokens of tokenizer.json): loading each costs seconds
+#: per encoding path, so a test run over them is slow; the other vocabularies stay in the tier.
+SLOW_VOCABULARIES = {"gemma3", "llama3", "qwen3", "deepseek_v3"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        module = item.path.stem
+        test = getattr(item, "originalname", item.name)
+        params = item.callspec.params.values() if hasattr(item, "callspec") else ()
+        big = any(isinstance(v, str) and v in SLOW_VOCABULARIES for v in params)
+        if module in SLOW or (module, test) in SLOW or big:
+            item.add_marker(pytest.mark.slow)
 
 
 # ---- both encoding paths --------------------------------------------------------------------

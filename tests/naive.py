@@ -16,15 +16,15 @@ def naive_lbpe(units: list, vocab: set, m: int) -> list:
     n = len(units)
     marked = [False] * n
     token_at: dict[int, int] = {}  # start -> length
-    l = m
-    while l > 0:
-        for i in range(0, n - l + 1):
-            span = units[0][:0].join(units[i : i + l])
-            if span in vocab and not any(marked[i : i + l]):
-                for k in range(i, i + l):
+    size = m
+    while size > 0:
+        for i in range(0, n - size + 1):
+            span = units[0][:0].join(units[i : i + size])
+            if span in vocab and not any(marked[i : i + size]):
+                for k in range(i, i + size):
                     marked[k] = True
-                token_at[i] = l
-        l = l - 1
+                token_at[i] = size
+        size = size - 1
     out = []
     i = 0
     while i < n:

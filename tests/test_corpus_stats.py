@@ -5,8 +5,6 @@ from __future__ import annotations
 import functools
 from collections import Counter
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -19,7 +17,7 @@ from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset
 from lbpe.stats import Continuation, compare_json, corpus_stats, text_stats
 from lbpe.tokenizer import Tokenizer
 from lbpe.vocab import Vocab
-from tests.conftest import data_file, english_text
+from tests.conftest import data_file, english_text, run_cli
 
 
 def tiny() -> Tokenizer:
@@ -78,14 +76,10 @@ def test_parallel_equals_serial_on_real_text():
     assert serial["lbpe"].words == len(text.split())
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "lbpe", *args], capture_output=True, text=True, timeout=300)
-
-
 def test_cli_stats_json_matches_library(tmp_path):
     path = tmp_path / "t.txt"
     path.write_text("Tokenization of internationalization, 2024 edition.\n" * 50, encoding="utf-8")
-    result = run("stats", "--json", "--workers", "1", "-q", "--vocab", "cl100k_base", str(path))
+    result = run_cli("stats", "--json", "--workers", "1", "-q", "--vocab", "cl100k_base", str(path))
     assert result.returncode == 0, result.stderr
     doc = json.loads(result.stdout)
     tok = load_preset("cl100k_base")
@@ -99,11 +93,11 @@ def test_cli_stats_json_matches_library(tmp_path):
 def test_cli_stats_default_vocabulary_and_errors(tmp_path):
     path = tmp_path / "t.txt"
     path.write_text("hello world\n", encoding="utf-8")
-    ok = run("stats", "--json", "-q", str(path))
+    ok = run_cli("stats", "--json", "-q", str(path))
     assert ok.returncode == 0 and json.loads(ok.stdout)["vocab"] == DEFAULT_PRESET
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"fine\n\xff\xfe")
-    result = run("stats", "-q", str(bad))
+    result = run_cli("stats", "-q", str(bad))
     assert result.returncode == 2 and "not UTF-8" in result.stderr and "Traceback" not in result.stderr
 
 
@@ -113,8 +107,8 @@ def test_cli_export_separator_and_dtype(tmp_path):
     text_path.write_text(text, encoding="utf-8")
     for preset, dtype, eot in (("gpt2", np.uint16, 50256), ("cl100k_base", np.uint32, 100257)):
         out = tmp_path / preset
-        result = run("export", "--vocab", preset, "--mode", "lbpe", "-q", "--out", str(out), str(text_path),
-                     "--separator-id", str(eot))
+        result = run_cli("export", "--vocab", preset, "--mode", "lbpe", "-q", "--out", str(out), str(text_path),
+                         "--separator-id", str(eot))
         assert result.returncode == 0, result.stderr
         ids = np.load(out / "tokens-00000.npy", mmap_mode="r")
         assert ids.dtype == dtype
@@ -205,20 +199,20 @@ def test_cli_stats_table_and_renyi_power(tmp_path):
     tok = load_preset("gpt2")
     counts = {m: Counter(tok.encode(text, mode=m, disallowed_special=())) for m in lbpe.MODES}
     for power in ("1", "3"):
-        result = run("stats", "--json", "--workers", "1", "-q", "--vocab", "gpt2", "--renyi-power", power, str(path))
+        result = run_cli("stats", "--json", "--workers", "1", "-q", "--vocab", "gpt2", "--renyi-power", power, str(path))
         assert result.returncode == 0, result.stderr
         doc = json.loads(result.stdout)
         for mode in lbpe.MODES:
             assert doc[mode]["renyi_power"] == float(power)
             assert doc[mode]["renyi_entropy"] == pytest.approx(renyi_entropy(counts[mode], float(power)), rel=1e-12)
             assert doc[mode]["fertility"] == doc[mode]["tokens"] / doc[mode]["words"]
-    table = run("stats", "--workers", "1", "-q", "--vocab", "gpt2", str(path))
+    table = run_cli("stats", "--workers", "1", "-q", "--vocab", "gpt2", str(path))
     assert table.returncode == 0, table.stderr
     lines = table.stdout.splitlines()
     for metric in (*CATALOGUE, *AGREEMENT):
         assert sum(line.startswith(metric.label + " ") for line in lines) == 1, metric.label
         assert f"  {metric.label}: {metric.meaning}" in lines
-    bad = run("stats", "-q", "--renyi-power", "-2", str(path))
+    bad = run_cli("stats", "-q", "--renyi-power", "-2", str(path))
     assert bad.returncode == 2 and "finite number >= 0" in bad.stderr and "Traceback" not in bad.stderr
 
 

@@ -86,9 +86,11 @@ def test_compare_matches_encode_and_covers_the_text(name):
         assert side.bytes == len(MIXED.encode()) and side.chars == len(MIXED)
         assert side.bytes_per_token == pytest.approx(side.bytes / side.tokens)
     # every differing range holds a token boundary of one side that the other lacks
+    def inside(side, start, end):
+        return [(s.start, s.end, s.token) for s in side.segments if start <= s.start and s.end <= end]
+
     for start, end in c.differ:
-        inside = lambda side: [(s.start, s.end, s.token) for s in side.segments if start <= s.start and s.end <= end]  # noqa: E731
-        assert inside(c.bpe) != inside(c.lbpe)
+        assert inside(c.bpe, start, end) != inside(c.lbpe, start, end)
     json.dumps(c.to_json())
 
 
@@ -189,8 +191,8 @@ def test_length_shift_reuses_the_stats_module(name):
     assert sum(shift.bpe_buckets) == sum(shift.bpe_lengths) == c.bpe.tokens
     assert sum(shift.lbpe_buckets) == sum(shift.lbpe_lengths) == c.lbpe.tokens
     assert shift.lengths == tuple(range(1, len(shift.lengths) + 1))
-    for b, l, r in zip(shift.bpe_buckets, shift.lbpe_buckets, shift.relative_change):
-        assert r is None if b == 0 else r == pytest.approx(l / b - 1)
+    for b, lb, r in zip(shift.bpe_buckets, shift.lbpe_buckets, shift.relative_change):
+        assert r is None if b == 0 else r == pytest.approx(lb / b - 1)
     spec = display.plotly_spec(shift, title="t")
     assert json.loads(json.dumps(spec)) == spec
     assert [t["name"] for t in spec["data"]] == ["BPE", "LBPE", "BPE", "LBPE"]

@@ -4,8 +4,6 @@ the model's own fast tokenizer and LBPE exactly as lbpe, with everything else th
 from __future__ import annotations
 
 import pickle
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -13,7 +11,7 @@ from transformers import AutoTokenizer
 
 import lbpe
 from lbpe.hf import LBPETokenizer
-from tests.conftest import data_file, tiktoken_encoding
+from tests.conftest import data_file, run_cli, tiktoken_encoding
 
 MODELS = {"llama3": "hf/llama3", "qwen3": "hf/qwen3", "mistral_v0.1": "hf/mistral_v0.1"}
 
@@ -37,9 +35,8 @@ def trained(tmp_path_factory) -> str:
     folder = tmp_path_factory.mktemp("trained")
     corpus = folder / "c.txt"
     corpus.write_text(data_file("text/moby_dick.txt").read_text("utf-8")[:400_000], encoding="utf-8")
-    result = subprocess.run([sys.executable, "-m", "lbpe", "train", "--vocab-size", "2000", "--eos", "<|endoftext|>",
-                             "--pad", "<pad>", "-q", "-o", str(folder / "tok" / "tokenizer.json"), str(corpus)],
-                            capture_output=True, text=True)
+    result = run_cli("train", "--vocab-size", "2000", "--eos", "<|endoftext|>",
+                     "--pad", "<pad>", "-q", "-o", str(folder / "tok" / "tokenizer.json"), str(corpus))
     assert result.returncode == 0, result.stderr
     return str(folder / "tok")
 

@@ -275,7 +275,8 @@ def test_differential_under_the_debug_allocator():
                     assert a == b, (name, mode, text[:20])
                     checked += 1
                 native.use("compiled"); tok.clear_cache()
-                assert tok.encode_batch(texts * 2, mode=mode, workers=2) == [tok.encode(t, mode=mode) for t in texts * 2]
+                batch = tok.encode_batch(texts * 2, mode=mode, workers=2)
+                assert batch == [tok.encode(t, mode=mode) for t in texts * 2]
         print("checked", checked)
     """
     proc = _python(code, PYTHONMALLOC="debug")
@@ -321,8 +322,10 @@ def test_memory_stays_bounded_over_many_distinct_pieces():
         tok = lbpe.load_preset("o200k_base")
         tok.cache_size = 20_000
         rnd = random.Random(5)
+        def word():
+            return "".join(rnd.choice("abcdefghijklmnopqrstuvwxyz中文") for _ in range(rnd.randint(3, 12)))
         def text():
-            return " ".join("".join(rnd.choice("abcdefghijklmnopqrstuvwxyz中文") for _ in range(rnd.randint(3, 12))) for _ in range(20_000))
+            return " ".join(word() for _ in range(20_000))
         for mode in ("bpe", "lbpe"):
             for _ in range(3):
                 tok.encode(text(), mode=mode)

@@ -8,7 +8,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -19,7 +18,7 @@ import lbpe
 from lbpe.errors import LbpeError
 from lbpe.presets import load_preset
 from lbpe.shards import ShardDataset, export_shards, vocab_sha256
-from tests.conftest import data_file
+from tests.conftest import CLI, data_file, run_cli
 
 
 def paragraphs(n: int) -> list[str]:
@@ -131,9 +130,9 @@ def test_interrupted_export_keeps_complete_shards_and_resumes(tmp_path):
     docs = paragraphs(6000) * 6
     path = write_jsonl(tmp_path / "big.jsonl", docs)
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "lbpe", "export", "--vocab", "lbpe-32k", "--mode", "lbpe", "--out", str(out),
-           "--shard-tokens", "20000", "--num-proc", "2", "-q", str(path)]
-    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    args = ["export", "--vocab", "lbpe-32k", "--mode", "lbpe", "--out", str(out),
+            "--shard-tokens", "20000", "--num-proc", "2", "-q", str(path)]
+    proc = subprocess.Popen([*CLI, *args], stderr=subprocess.PIPE, text=True, start_new_session=True)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and len(list(out.glob("tokens-*.npy"))) < 3 and proc.poll() is None:
         time.sleep(0.01)
@@ -146,7 +145,7 @@ def test_interrupted_export_keeps_complete_shards_and_resumes(tmp_path):
     tok = load_preset("lbpe-32k")
     assert got == encoded(tok, docs[: len(got)], "lbpe")
     assert not list(out.glob("*.tmp"))
-    done = subprocess.run([*cmd, "--resume"], capture_output=True, text=True, timeout=600)
+    done = run_cli(*args, "--resume", timeout=600)
     assert done.returncode == 0, done.stderr
     index, got = read_shards(out)
     assert index["complete"] and got == encoded(tok, docs, "lbpe")
@@ -154,11 +153,11 @@ def test_interrupted_export_keeps_complete_shards_and_resumes(tmp_path):
 
 def test_cli_export_messages(tmp_path):
     path = write_jsonl(tmp_path / "a.jsonl", ["hello world"] * 3)
-    run = lambda *a: subprocess.run([sys.executable, "-m", "lbpe", "export", *a], capture_output=True, text=True)  # noqa: E731
-    ok = run("--vocab", "gpt2", "--mode", "bpe", "--out", str(tmp_path / "o"), str(path))
+    ok = run_cli("export", "--vocab", "gpt2", "--mode", "bpe", "--out", str(tmp_path / "o"), str(path))
     assert ok.returncode == 0 and "1 shard(s), 3 documents, 6 ids as uint16" in ok.stderr
     assert "\r" not in ok.stderr  # not a terminal: no progress frames in a log
-    missing = run("--vocab", "gpt2", "--mode", "bpe", "--text-field", "body", "--out", str(tmp_path / "m"), str(path))
+    missing = run_cli("export", "--vocab", "gpt2", "--mode", "bpe", "--text-field", "body", "--out", str(tmp_path / "m"),
+                      str(path))
     assert missing.returncode == 2 and 'a.jsonl:1: no "body" field (fields: id, text)' in missing.stderr
     assert "Traceback" not in missing.stderr
 
@@ -168,18 +167,17 @@ def test_stats_reads_the_same_inputs(tmp_path):
     path = write_jsonl(tmp_path / "a.jsonl", docs)
     bad = tmp_path / "b.jsonl"
     bad.write_text('{"text": "fine words"}\n{oops\n', encoding="utf-8")
-    run = lambda *a: subprocess.run([sys.executable, "-m", "lbpe", "stats", "--json", "-q", "--vocab", "gpt2", *a],  # noqa: E731
-                                    capture_output=True, text=True)
+    stats = ("stats", "--json", "-q", "--vocab", "gpt2")
     tok = load_preset("gpt2")
     for workers in ("1", "2"):
-        result = run("--workers", workers, str(path))
+        result = run_cli(*stats, "--workers", workers, str(path))
         assert result.returncode == 0, result.stderr
         doc = json.loads(result.stdout)
         for mode in lbpe.MODES:
             assert doc[mode]["tokens"] == sum(map(len, encoded(tok, docs, mode)))
-    stopped = run(str(bad))
+    stopped = run_cli(*stats, str(bad))
     assert stopped.returncode == 2 and "b.jsonl:2: not JSON" in stopped.stderr and "--skip-bad" in stopped.stderr
-    skipped = run("--skip-bad", str(bad))
+    skipped = run_cli(*stats, "--skip-bad", str(bad))
     assert skipped.returncode == 0 and "skipped 1 bad document(s)" in skipped.stderr
     assert json.loads(skipped.stdout)["bpe"]["tokens"] == len(tok.encode("fine words", mode="bpe"))
 

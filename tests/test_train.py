@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 import random
 import re
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -25,7 +23,7 @@ from lbpe.formats.hf_write import PATTERN_KEY, SCAFFOLD_KEY, hf_regex, to_tokeni
 from lbpe.pretokenize import PRETOKENIZER_PRESETS, split_text
 from lbpe.tokenizer import Tokenizer
 from lbpe.train import count_pieces, train, train_from_counts
-from tests.conftest import data_file
+from tests.conftest import data_file, run_cli
 
 tokenizers = pytest.importorskip("tokenizers")  # a test dependency (pyproject: test extra)
 
@@ -335,7 +333,7 @@ def held_out() -> dict[str, str]:
 
 
 def test_sizes_and_scaffold_ids(moby_vocabs):
-    for (unit, scaffold), v in moby_vocabs.items():
+    for (_unit, scaffold), v in moby_vocabs.items():
         assert len(v) - len(v.scaffold) == 3000
         assert bool(v.scaffold) == scaffold
         assert max(v.decoder) == len(v) - 1  # ids are dense
@@ -414,7 +412,7 @@ def test_tokenizers_ignores_lbpe_keys_only_inside_model():
     spec = json.loads(to_tokenizer_json(train_from_counts({"ab": 1}, vocab_size=256 + 2 + 1)))
     tokenizers.Tokenizer.from_str(json.dumps(spec))
     spec["lbpe_extra"] = {}
-    with pytest.raises(Exception):
+    with pytest.raises(Exception):  # noqa: B017 - tokenizers raises a plain Exception
         tokenizers.Tokenizer.from_str(json.dumps(spec))
 
 
@@ -444,10 +442,6 @@ def test_paper_regex_splits_like_hf_on_every_code_point():
 
 
 # ---- the command line -----------------------------------------------------------------------
-
-
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "lbpe", *args], capture_output=True, text=True, timeout=300)
 
 
 def test_cli_train_writes_what_train_makes(tmp_path):

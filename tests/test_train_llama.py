@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
 from collections import Counter
 
 import pytest
@@ -25,7 +23,7 @@ from lbpe.train import (
     train_from_counts,
     valid_llama_token,
 )
-from tests.conftest import data_file
+from tests.conftest import data_file, run_cli
 
 S = "\u2581"  # SentencePiece's space
 
@@ -342,10 +340,6 @@ def test_vocabulary_and_compression_match_sentencepiece(corpus, llama_files, cov
 
 
 # ---- the command line -----------------------------------------------------------------------
-
-
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "lbpe", *args], capture_output=True, text=True, timeout=300)
 
 
 def test_cli_train_style_llama_writes_what_train_makes(tmp_path):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from lbpe.display.format import MODE_NAMES, signed
 from lbpe.display.model import Comparison, comparison_stats
@@ -33,7 +34,7 @@ class LengthShift:
     @property
     def relative_change(self) -> tuple[float | None, ...]:
         """Per bucket ``lbpe / bpe - 1``; ``None`` where BPE has no token of that length."""
-        return tuple((l / b - 1) if b else None for b, l in zip(self.bpe_buckets, self.lbpe_buckets))
+        return tuple((lb / b - 1) if b else None for b, lb in zip(self.bpe_buckets, self.lbpe_buckets))
 
     def to_json(self) -> dict:
         return {
@@ -96,7 +97,7 @@ def plotly_spec(shift: LengthShift, *, title: str | None = None, height: int = 5
     change = [_change_label(c, n) for c, n in zip(shift.relative_change, shift.lbpe_buckets)]
     data = []
     for mode, counts in (("bpe", shift.bpe_buckets), ("lbpe", shift.lbpe_buckets)):
-        trace = {
+        trace: dict[str, Any] = {
             "type": "bar",
             "name": MODE_NAMES[mode],
             "legendgroup": mode,
@@ -126,7 +127,7 @@ def plotly_spec(shift: LengthShift, *, title: str | None = None, height: int = 5
             }
         )
     axis = {"gridcolor": "rgba(128,128,128,0.25)", "zerolinecolor": "rgba(128,128,128,0.4)", "automargin": True}
-    layout = {
+    layout: dict[str, Any] = {
         "barmode": "group",
         "bargap": 0.2,
         "height": height,
@@ -169,7 +170,7 @@ def frequency_spec(summary: dict, *, title: str | None = None, height: int = 420
     for mode in MODES:
         buckets = summary[mode]["frequency_by_length"]
         means = [buckets[k]["mean"] or None for k in labels]  # log axis: no bar for an empty bucket
-        trace = {
+        trace: dict[str, Any] = {
             "type": "bar",
             "name": MODE_NAMES[mode],
             "x": labels,
@@ -184,7 +185,7 @@ def frequency_spec(summary: dict, *, title: str | None = None, height: int = 420
             trace.update(text=text, textposition="outside", cliponaxis=False, textfont={"size": 12})
         data.append(trace)
     axis = {"gridcolor": "rgba(128,128,128,0.25)", "zerolinecolor": "rgba(128,128,128,0.4)", "automargin": True}
-    layout = {
+    layout: dict[str, Any] = {
         "barmode": "group",
         "bargap": 0.2,
         "height": height,

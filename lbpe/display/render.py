@@ -161,7 +161,7 @@ def render_html(
     '<div class="lbpe-tokens"><span class="lbpe-tok lbpe-c0" data-s="0" data-e="2" data-i="7">hi</span><span class="lbpe-gap" title="not covered by any token">!</span></div>'
     >>> print(render_html([Segment(5, 0, 1, b"\\xc3", partial=True), Segment(6, 0, 1, b"\\xa9", partial=True)], "é"))
     <div class="lbpe-tokens"><span class="lbpe-tok lbpe-c0 lbpe-bytes" data-s="0" data-e="1" data-i="5 6" title="2 tokens for &quot;é&quot;&#10;#5  \\xc3&#10;#6  \\xa9">é</span></div>
-    """
+   """  # noqa: E501 - a doctest's expected output is one line
     ranges = sorted(differ)
     range_starts = [r[0] for r in ranges]
     classes_diff = bool(ranges)
@@ -171,7 +171,10 @@ def render_html(
         start = max(group[0].start, pos)
         end = max(max(s.end for s in group), start)
         if start > pos:
-            out.append(f'<span class="lbpe-gap" title="not covered by any token">{_escape(text[pos:start], show_whitespace)}</span>')
+            out.append(
+                '<span class="lbpe-gap" title="not covered by any token">'
+                f"{_escape(text[pos:start], show_whitespace)}</span>"
+            )
         classes = ["lbpe-tok", f"lbpe-c{k % PALETTE_SIZE}"]
         chars = text[start:end]
         # an ordinary token has no title: lbpe/panes.js shows its id and text (the HTML stays small)
@@ -182,7 +185,10 @@ def render_html(
             body = _escape(chars, show_whitespace)
             if show_ids:
                 body += f'<span class="lbpe-id">{group[0].id}</span>'
-            out.append(f'<span class="{" ".join(classes)}" data-s="{start}" data-e="{end}" data-i="{group[0].id}">{body}</span>')
+            out.append(
+                f'<span class="{" ".join(classes)}" data-s="{start}" data-e="{end}" '
+                f'data-i="{group[0].id}">{body}</span>'
+            )
             pos = end
             continue
         if len(group) > 1 or group[0].partial:
@@ -280,7 +286,7 @@ def metrics_html(comparison: Comparison, summary: dict | None = None) -> str:
     :data:`lbpe.metrics.CATALOGUE`, the frequency by token length and the agreement of the two
     segmentations, each with what it means and the way the paper predicts it moves.
     """
-    b, l = comparison.bpe, comparison.lbpe
+    b, lb = comparison.bpe, comparison.lbpe
     unit = "bytes" if comparison.unit == "byte" else "characters"
 
     def verdict(delta: float, lower_is_better: bool) -> str:
@@ -289,12 +295,12 @@ def metrics_html(comparison: Comparison, summary: dict | None = None) -> str:
         return "lbpe-better" if (delta < 0) == lower_is_better else "lbpe-worse"
 
     rows = []
-    dt = l.tokens - b.tokens
-    rel = (l.tokens / b.tokens - 1) if b.tokens else 0.0
-    rows.append(("tokens", f"{b.tokens}", f"{l.tokens}", f"{dt:+d} ({signed(rel, percent=True)})".replace("-", "\u2212"), verdict(dt, True)))
+    dt = lb.tokens - b.tokens
+    rel = (lb.tokens / b.tokens - 1) if b.tokens else 0.0
+    rows.append(("tokens", f"{b.tokens}", f"{lb.tokens}", f"{dt:+d} ({signed(rel, percent=True)})".replace("-", "\u2212"), verdict(dt, True)))
     for label, bv, lv in (
-        ("bytes / token", b.bytes_per_token, l.bytes_per_token),
-        ("characters / token", b.chars_per_token, l.chars_per_token),
+        ("bytes / token", b.bytes_per_token, lb.bytes_per_token),
+        ("characters / token", b.chars_per_token, lb.chars_per_token),
     ):
         d = lv - bv
         r = (lv / bv - 1) if bv else 0.0

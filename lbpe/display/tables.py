@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass
+from typing import Literal
 
 from lbpe.display.format import ratio, signed
 from lbpe.metrics import AGREEMENT, CATALOGUE, Metric, paper_figure, predicted
@@ -56,7 +57,7 @@ def _frequency_cell(bucket: dict) -> str:
     return f"{bucket['mean']:,.1f} (median {bucket['median']:,.0f}; {n:,} token{'s' if n != 1 else ''})"
 
 
-def _bucket_prediction(label: str) -> str | None:
+def _bucket_prediction(label: str) -> Literal["lower", "higher"] | None:
     """The paper's direction for a length bucket: short tokens (its first bucket) rarer, long
     ones (from :data:`lbpe.stats.LONG_TOKEN` units) more frequent; none in between."""
     low = {bucket_label(lo, hi): lo for lo, hi in BUCKETS}[label]
@@ -68,9 +69,9 @@ def summary_rows(summary: dict) -> list[SummaryRow]:
     was measured (bytes, characters, words), every metric of :data:`lbpe.metrics.CATALOGUE`
     present, occurrences per distinct token by length bucket, the length buckets' shares, and
     the agreement of the two segmentations."""
-    b, l, ch = summary["bpe"], summary["lbpe"], summary["change"]
+    b, lb, ch = summary["bpe"], summary["lbpe"], summary["change"]
     rows = [
-        SummaryRow(key, label, f"{b[key]:,}", f"{l[key]:,}", "", "", meaning)
+        SummaryRow(key, label, f"{b[key]:,}", f"{lb[key]:,}", "", "", meaning)
         for key, label, meaning in (
             ("bytes", "bytes", "UTF-8 bytes of the text"),
             ("chars", "characters", "characters of the text"),
@@ -89,10 +90,10 @@ def summary_rows(summary: dict) -> list[SummaryRow]:
             shown = signed(change, 6 if metric.digits == "int" else max(int(metric.digits), 4))
         paper, verdict = _paper(metric, change)
         rows.append(SummaryRow(metric.key, metric.label, _value(b[metric.key], metric.digits),
-                               _value(l[metric.key], metric.digits), shown, paper, metric.meaning, verdict))
+                               _value(lb[metric.key], metric.digits), shown, paper, metric.meaning, verdict))
     if "frequency_by_length" in b:
         for label, bv in b["frequency_by_length"].items():
-            lv = l["frequency_by_length"][label]
+            lv = lb["frequency_by_length"][label]
             change = ch.get("frequency_by_length", {}).get(label)
             paper, verdict = _paper(Metric(label, "", "", _bucket_prediction(label)), change)
             rows.append(SummaryRow(
@@ -101,9 +102,9 @@ def summary_rows(summary: dict) -> list[SummaryRow]:
                 "" if change is None else signed(change, percent=True, places=2), paper,
                 "mean and median occurrences of a distinct token of that length, and how many distinct tokens "
                 "it has", verdict))
-    bt, lt = max(b["tokens"], 1), max(l["tokens"], 1)
+    bt, lt = max(b["tokens"], 1), max(lb["tokens"], 1)
     for label, points in ch["length_share_points"].items():
-        bn, ln = b["length_buckets"][label], l["length_buckets"][label]
+        bn, ln = b["length_buckets"][label], lb["length_buckets"][label]
         paper, verdict = _paper(Metric(label, "", "", _bucket_prediction(label)), points, f"length {label}")
         rows.append(SummaryRow(
             f"length {label}", f"length {label}: tokens (share)", f"{bn:,} ({100 * bn / bt:.1f}%)",
@@ -138,7 +139,7 @@ def stats_csv(summary: dict) -> str:
     ``change`` is in ``change_unit``: ``%`` for relative changes (lbpe / bpe - 1, as the tables
     show them; the JSON keeps the fraction), ``difference`` (lbpe - bpe), ``percentage points``
     for shares of tokens, ``value`` for the agreement figures (0 to 1)."""
-    b, l, ch = summary["bpe"], summary["lbpe"], summary["change"]
+    b, lb, ch = summary["bpe"], summary["lbpe"], summary["change"]
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(CSV_HEADERS)
@@ -154,29 +155,29 @@ def stats_csv(summary: dict) -> str:
         w.writerow([*where, metric, bpe, lbpe, change, unit if change != "" else "", paper])
 
     for key in ("bytes", "chars", "words"):
-        row(key, b[key], l[key])
+        row(key, b[key], lb[key])
     for metric in CATALOGUE:
         if metric.key in b:
             change = ch.get(metric.key)
             if metric.change == "relative":
-                row(metric.key, number(b[metric.key]), number(l[metric.key]), percent(change), "%", metric.paper or "")
+                row(metric.key, number(b[metric.key]), number(lb[metric.key]), percent(change), "%", metric.paper or "")
             else:
-                row(metric.key, number(b[metric.key]), number(l[metric.key]), number(change), "difference",
+                row(metric.key, number(b[metric.key]), number(lb[metric.key]), number(change), "difference",
                     metric.paper or "")
     if "frequency_by_length" in b:
         for label, bv in b["frequency_by_length"].items():
-            lv = l["frequency_by_length"][label]
+            lv = lb["frequency_by_length"][label]
             for field in ("mean", "median", "distinct"):
                 change = ch.get("frequency_by_length", {}).get(label) if field == "mean" else None
                 row(f"frequency_by_length {label} {field}", number(bv[field]), number(lv[field]), percent(change), "%",
                     (_bucket_prediction(label) or "") if field == "mean" else "")
     for label, points in ch["length_share_points"].items():
-        bn, ln = b["length_buckets"][label], l["length_buckets"][label]
+        bn, ln = b["length_buckets"][label], lb["length_buckets"][label]
         row(f"bucket {label}", bn, ln, percent(ratio(ln, bn)) if bn else "", "%")
         row(f"bucket {label} share", "", "", number(points), "percentage points", _bucket_prediction(label) or "")
     for metric in AGREEMENT if "agreement" in summary else ():
         row(metric.key, "", "", number(summary["agreement"][metric.key]), "value")
-    lengths = sorted({int(k) for k in (*b["length_counts"], *l["length_counts"])})
+    lengths = sorted({int(k) for k in (*b["length_counts"], *lb["length_counts"])})
     for n in lengths:
-        row(f"length {n}", b["length_counts"].get(str(n), 0), l["length_counts"].get(str(n), 0))
+        row(f"length {n}", b["length_counts"].get(str(n), 0), lb["length_counts"].get(str(n), 0))
     return buf.getvalue()

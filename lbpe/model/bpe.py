@@ -98,8 +98,9 @@ def _bpe_long(piece: K, rank: Callable[[int, int, int], int | None]) -> list[K]:
     goes to its own bucket, or, if it has the sweep's priority (a merge list can give different
     pairs one priority), into the sweep itself, leftmost first. In real vocabularies it mostly
     ranks worse, so the sweep goes on; if it ranks better, the sweep stops and the rest of its
-    bucket waits, which keeps the order of one-merge-at-a-time BPE exactly. A candidate is stale unless ``i`` still starts a part whose
-    right neighbour ends at ``e`` (boundaries only ever disappear, so the middle is unchanged).
+    bucket waits, which keeps the order of one-merge-at-a-time BPE exactly. A candidate is stale
+    unless ``i`` still starts a part whose right neighbour ends at ``e`` (boundaries only ever
+    disappear, so the middle is unchanged).
     Sorting plain integers runs in C and touches memory in order, which keeps megabyte-long
     pieces linear in practice (a heap of every candidate was 2x slower and worse than linear).
     """
@@ -134,12 +135,15 @@ def _bpe_long(piece: K, rank: Callable[[int, int, int], int | None]) -> list[K]:
         else:
             bucket.append(packed)
 
+    sweep: list[int]
+    extra: list[int]
     while order:
         r = pop(order)
         fresh = buckets.pop(r, None)
         held = paused.pop(r, None)
         if held is None:
-            fresh.sort()  # type: ignore[union-attr]
+            assert fresh is not None  # a priority in the heap has fresh candidates or a paused sweep
+            fresh.sort()
             sweep, k, extra = fresh, 0, []
         else:
             sweep, k, extra = held

@@ -32,6 +32,7 @@ the witness table small.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import cast
 
 __all__ = ["CutFinder"]
 
@@ -109,14 +110,14 @@ class CutFinder:
     """
 
     def __init__(self, tokens: Iterable[bytes] | Iterable[str], *, unit: str) -> None:
-        if unit == "byte":
-            right_of = _byte_witnesses(tokens)
+        if unit == "byte":  # the tokens are bytes
+            bytes_right_of = _byte_witnesses(cast("Iterable[bytes]", tokens))
 
             def follow(c: str) -> frozenset:
                 a = c.encode("utf-8")
-                found = set()
+                found: set[bytes | None] = set()
                 for i in range(len(a)):
-                    found.update(right_of.get(a[i:], ()))
+                    found.update(bytes_right_of.get(a[i:], ()))
                 if c.isascii():
                     found.add(_ASCII)
                 return frozenset(found) if found else _NOTHING
@@ -124,11 +125,11 @@ class CutFinder:
             def starts(c: str) -> tuple:
                 b = c.encode("utf-8")
                 return (b, _ASCII) if c.isascii() else tuple(b[:j] for j in range(1, len(b) + 1))
-        else:
-            right_of = _char_witnesses(tokens)
+        else:  # the tokens are text
+            chars_right_of = _char_witnesses(cast("Iterable[str]", tokens))
 
             def follow(c: str) -> frozenset:
-                found = right_of.get(c, _NOTHING)
+                found = chars_right_of.get(c, _NOTHING)
                 return found | _ONLY_ASCII if c.isascii() else found
 
             def starts(c: str) -> tuple:

@@ -1,0 +1,37 @@
+"""The checkers behind the code's habits: ruff (lint and format) and mypy, configured in pyproject.toml.
+
+They run here, inside the suite, because CI runs the README's Quick start test line (.ci/run),
+which is pytest. Each runs from the repository root, whatever the working directory.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+
+#: Lines of a checker's output shown when it fails (the rest is a rerun away).
+SHOWN_LINES = 40
+
+CHECKS = {
+    "ruff check": ["ruff", "check", "--output-format", "concise"],
+    "ruff format --check": ["ruff", "format", "--check", "--output-format", "concise"],
+    "mypy": ["mypy"],
+}
+
+
+@pytest.mark.parametrize("name", list(CHECKS))
+def test_checker_passes(name):
+    command = [sys.executable, "-m", *CHECKS[name]]
+    proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        lines = (proc.stdout + proc.stderr).splitlines()
+        shown = "\n".join(lines[:SHOWN_LINES])
+        more = f"\n... {len(lines) - SHOWN_LINES} more lines" if len(lines) > SHOWN_LINES else ""
+        pytest.fail(
+            f"`python -m {' '.join(CHECKS[name])}` (in {ROOT}) exited with {proc.returncode}:\n{shown}{more}",
+            pytrace=False,
+        )
