@@ -29,8 +29,8 @@ tokenizers. This is a benchmark: it asserts nothing.
 from __future__ import annotations
 
 import argparse
-import json
 import datetime
+import json
 import os
 import platform
 import statistics
@@ -44,6 +44,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))  # fetch_data: where the registry data is cached
 
 import fetch_data  # noqa: E402
+
 import lbpe  # noqa: E402
 from lbpe import native  # noqa: E402
 from lbpe.presets import load_preset  # noqa: E402
@@ -188,8 +189,12 @@ def load_times(rows: list, rounds: int) -> None:
             extra = str(DATA / "_tiktoken_cache") if which == "tiktoken" else str(ROOT)
             first, then = [], []
             for _ in range(rounds):
-                out = subprocess.run([sys.executable, "-c", probe, which, vocab, extra, WARM_UP, path],
-                                     capture_output=True, text=True, check=True)
+                out = subprocess.run(
+                    [sys.executable, "-c", probe, which, vocab, extra, WARM_UP, path],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                )
                 a, b = map(float, out.stdout.split())
                 first.append(a)
                 then.append(b)
@@ -207,6 +212,7 @@ def short_calls(rows: list, english: str, rounds: int) -> None:
         encoders = {"tiktoken": ref.encode}
         for mode in lbpe.MODES:
             for path in PATHS:
+
                 def encode(s, m=mode, p=path, t=tok):
                     native.use(p)
                     return t.encode(s, mode=m)
@@ -226,8 +232,9 @@ def short_calls(rows: list, english: str, rounds: int) -> None:
         base = times["tiktoken"]
         for label, seconds in times.items():
             ratio = statistics.median(b / s for b, s in zip(base, seconds))
-            rows.append((vocab, f"{len(sentences):,} sentences", label,
-                         f"{min(seconds) / len(sentences) * 1e6:.1f} us", ratio))
+            rows.append(
+                (vocab, f"{len(sentences):,} sentences", label, f"{min(seconds) / len(sentences) * 1e6:.1f} us", ratio)
+            )
 
 
 def _spin(n: int) -> int:
@@ -261,6 +268,7 @@ def batch(rows: list, text: str, rounds: int) -> None:
     for mode in lbpe.MODES:
         tok.encode(WARM_UP, mode=mode)
         for cache in ("cold", "warm"):
+
             def run(w: int, cache: str = cache, mode: str = mode) -> float:
                 if cache == "cold":
                     tok.clear_cache()
@@ -271,12 +279,28 @@ def batch(rows: list, text: str, rounds: int) -> None:
                 return time.perf_counter() - t
 
             pairs = [(run(1), run(workers)) for _ in range(rounds)]  # back to back: the load drifts
-            rows.append(("cl100k_base", f"{len(docs)} documents, {cache}", f"lbpe {mode} ({lbpe.backend().name})", f"{workers} workers",
-                         mbps(text, min(b for _, b in pairs)), statistics.median(a / b for a, b in pairs)))
+            rows.append(
+                (
+                    "cl100k_base",
+                    f"{len(docs)} documents, {cache}",
+                    f"lbpe {mode} ({lbpe.backend().name})",
+                    f"{workers} workers",
+                    mbps(text, min(b for _, b in pairs)),
+                    statistics.median(a / b for a, b in pairs),
+                )
+            )
     n = 20_000_000
     pairs = [(_forked(1, lambda: _spin(n)), _forked(workers, lambda: _spin(n // workers))) for _ in range(rounds)]
-    rows.append(("-", "CPU-bound Python loop (the machine's ceiling)", "-", f"{workers} processes", "-",
-                 statistics.median(a / b for a, b in pairs)))
+    rows.append(
+        (
+            "-",
+            "CPU-bound Python loop (the machine's ceiling)",
+            "-",
+            f"{workers} processes",
+            "-",
+            statistics.median(a / b for a, b in pairs),
+        )
+    )
 
 
 def adversarial(rows: list, size: int, rounds: int) -> None:
@@ -289,7 +313,15 @@ def adversarial(rows: list, size: int, rounds: int) -> None:
     for label in small:
         for mode in lbpe.MODES:
             t1, t2, ratio = doubling(tok, small[label], large[label], mode, rounds)
-            rows.append((label, f"{size >> 10} KB -> {2 * size >> 10} KB", f"lbpe {mode} ({lbpe.backend().name})", f"{t1:.2f}s -> {t2:.2f}s", ratio))
+            rows.append(
+                (
+                    label,
+                    f"{size >> 10} KB -> {2 * size >> 10} KB",
+                    f"lbpe {mode} ({lbpe.backend().name})",
+                    f"{t1:.2f}s -> {t2:.2f}s",
+                    ratio,
+                )
+            )
 
 
 _RSS_PROBE = r"""
@@ -320,8 +352,12 @@ def memory(rows: list, size: int) -> None:
     peak = {}
     for which, path in [("tiktoken", "-")] + [(m, p) for m in lbpe.MODES for p in PATHS]:
         extra = str(DATA / "_tiktoken_cache") if which == "tiktoken" else str(ROOT)
-        out = subprocess.run([sys.executable, "-c", _RSS_PROBE, which, str(english), str(size), extra, path],
-                             capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", _RSS_PROBE, which, str(english), str(size), extra, path],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         label = "tiktoken" if which == "tiktoken" else f"lbpe {which} ({path})"
         peak[label] = int(out.stdout.strip()) / 1024
     for label, mb in peak.items():
@@ -329,8 +365,11 @@ def memory(rows: list, size: int) -> None:
 
 
 #: tokenizer.json files with their own pre-tokeniser patterns (fetched by scripts/fetch_data.py).
-HF_FILES = {"Llama 3": "hf/llama3/tokenizer.json", "Qwen 3": "hf/qwen3/tokenizer.json",
-            "DeepSeek-V3": "hf/deepseek_v3/tokenizer.json"}
+HF_FILES = {
+    "Llama 3": "hf/llama3/tokenizer.json",
+    "Qwen 3": "hf/qwen3/tokenizer.json",
+    "DeepSeek-V3": "hf/deepseek_v3/tokenizer.json",
+}
 
 
 def hf_files(rows: list, texts: dict[str, str], rounds: int) -> None:
@@ -383,7 +422,12 @@ def corpus_commands(rows: list, size: int, tmp: Path) -> None:
     languages, repeated): what a user waits for. tiktoken's line encodes the file in 4 MB
     blocks and writes uint32 ids; lbpe's run with their defaults (every core)."""
     tiktoken_encoding("cl100k_base")
-    parts = [_read("text/moby_dick.txt"), _read("text/sotu.txt"), _read("text/code.txt"), _read("text/multilingual_words.txt")]
+    parts = [
+        _read("text/moby_dick.txt"),
+        _read("text/sotu.txt"),
+        _read("text/code.txt"),
+        _read("text/multilingual_words.txt"),
+    ]
     block = "\n".join(parts)
     corpus = tmp / "corpus.txt"
     with open(corpus, "w", encoding="utf-8") as f:
@@ -393,13 +437,50 @@ def corpus_commands(rows: list, size: int, tmp: Path) -> None:
             written += len(block.encode())
     mb = corpus.stat().st_size / 1e6
     commands = {
-        "tiktoken encode_ordinary + write ids": [sys.executable, "-c", _TIKTOKEN_EXPORT, str(corpus), str(tmp / "tt.bin"),
-                                                 str(DATA / "_tiktoken_cache")],
-        "lbpe stats (both modes)": [sys.executable, "-m", "lbpe", "stats", "--vocab", "cl100k_base", "--json", str(corpus)],
-        "lbpe export --mode bpe": [sys.executable, "-m", "lbpe", "export", "--vocab", "cl100k_base", "--mode", "bpe",
-                                   "--out", str(tmp / "bpe"), str(corpus)],
-        "lbpe export --mode lbpe": [sys.executable, "-m", "lbpe", "export", "--vocab", "cl100k_base", "--mode", "lbpe",
-                                    "--out", str(tmp / "lbpe"), str(corpus)],
+        "tiktoken encode_ordinary + write ids": [
+            sys.executable,
+            "-c",
+            _TIKTOKEN_EXPORT,
+            str(corpus),
+            str(tmp / "tt.bin"),
+            str(DATA / "_tiktoken_cache"),
+        ],
+        "lbpe stats (both modes)": [
+            sys.executable,
+            "-m",
+            "lbpe",
+            "stats",
+            "--vocab",
+            "cl100k_base",
+            "--json",
+            str(corpus),
+        ],
+        "lbpe export --mode bpe": [
+            sys.executable,
+            "-m",
+            "lbpe",
+            "export",
+            "--vocab",
+            "cl100k_base",
+            "--mode",
+            "bpe",
+            "--out",
+            str(tmp / "bpe"),
+            str(corpus),
+        ],
+        "lbpe export --mode lbpe": [
+            sys.executable,
+            "-m",
+            "lbpe",
+            "export",
+            "--vocab",
+            "cl100k_base",
+            "--mode",
+            "lbpe",
+            "--out",
+            str(tmp / "lbpe"),
+            str(corpus),
+        ],
     }
     for label, cmd in commands.items():
         t = time.perf_counter()
@@ -464,10 +545,24 @@ def shard_export(rows: list, size: int, tmp: Path) -> None:
         mb = corpus.stat().st_size / 1e6
         lbpe_cmd = [sys.executable, "-m", "lbpe", "export", "--vocab", "o200k_base", "-q"]
         commands = {
-            "tiktoken encode_ordinary_batch (every core)": [sys.executable, "-c", _PEER_SHARDS, "tiktoken", str(corpus),
-                                                            str(tmp / "tt"), str(DATA / "_tiktoken_cache")],
-            "HF tokenizers encode_batch (every core)": [sys.executable, "-c", _PEER_SHARDS, "hf", str(corpus),
-                                                        str(tmp / "hf"), str(gpt4o)],
+            "tiktoken encode_ordinary_batch (every core)": [
+                sys.executable,
+                "-c",
+                _PEER_SHARDS,
+                "tiktoken",
+                str(corpus),
+                str(tmp / "tt"),
+                str(DATA / "_tiktoken_cache"),
+            ],
+            "HF tokenizers encode_batch (every core)": [
+                sys.executable,
+                "-c",
+                _PEER_SHARDS,
+                "hf",
+                str(corpus),
+                str(tmp / "hf"),
+                str(gpt4o),
+            ],
             "lbpe export --mode bpe --num-proc 1": [*lbpe_cmd, "--mode", "bpe", "--num-proc", "1"],
             "lbpe export --mode lbpe --num-proc 1": [*lbpe_cmd, "--mode", "lbpe", "--num-proc", "1"],
             "lbpe export --mode lbpe (every core)": [*lbpe_cmd, "--mode", "lbpe"],
@@ -481,8 +576,16 @@ def shard_export(rows: list, size: int, tmp: Path) -> None:
             subprocess.run(cmd, capture_output=True, check=True, cwd=ROOT)
             seconds = time.perf_counter() - t
             peer = peer or seconds
-            rows.append(("o200k_base", f"{label}, {mb:.0f} MB", command, f"{seconds:.1f}s", f"{mb / seconds:.1f}",
-                         f"{peer / seconds:.2f}"))
+            rows.append(
+                (
+                    "o200k_base",
+                    f"{label}, {mb:.0f} MB",
+                    command,
+                    f"{seconds:.1f}s",
+                    f"{mb / seconds:.1f}",
+                    f"{peer / seconds:.2f}",
+                )
+            )
 
 
 def _version(package: str) -> str:
@@ -519,68 +622,81 @@ def main() -> int:
     sections[
         "Throughput, one thread (MB/s: best round; x tiktoken: median over rounds of the ratio to "
         "tiktoken's encode_ordinary in the same round)"
-    ] = (
-        ["vocabulary", "text", "encoder", "cache", "MB/s", "x tiktoken", "cold / warm (target <= 3)"], rows)
+    ] = (["vocabulary", "text", "encoder", "cache", "MB/s", "x tiktoken", "cold / warm (target <= 3)"], rows)
     rows = []
     load_times(rows, rounds)
     sections["Load: from the file to the first encoding, fresh process (best of runs)"] = (
-        ["vocabulary", "encoder", "to a first ASCII text", "then a first non-ASCII text"], rows)
+        ["vocabulary", "encoder", "to a first ASCII text", "then a first non-ASCII text"],
+        rows,
+    )
     rows = []
     english = _read("text/moby_dick.txt") + _read("text/sotu.txt")
     short_calls(rows, english, rounds)
     sections[
         "Short texts, one encode call each, default special-token checks (time per call: best round; x "
         "tiktoken: median of within-round ratios)"
-    ] = (
-        ["vocabulary", "input", "encoder", "per call", "x tiktoken"], rows)
+    ] = (["vocabulary", "input", "encoder", "per call", "x tiktoken"], rows)
     rows = []
     batch(rows, english[: 2 << 20] if args.quick else english, rounds)
     sections["Batch encoding over all cores (ratio to one core: median of back-to-back rounds)"] = (
-        ["vocabulary", "input", "encoder", "workers", "MB/s", "x one core"], rows)
+        ["vocabulary", "input", "encoder", "workers", "MB/s", "x one core"],
+        rows,
+    )
     rows = []
     adversarial(rows, (256 if args.quick else 1024) << 10, rounds)
     sections[
         "Adversarial inputs: CPU time when the input doubles (best times; ratio: median of back-to-back "
         "rounds; target <= 2.2)"
-    ] = (
-        ["input", "size", "encoder", "time", "ratio"], rows)
+    ] = (["input", "size", "encoder", "time", "ratio"], rows)
     rows = []
     memory(rows, 10 << 20)
-    sections["Peak memory (ratio to tiktoken; target <= 1.3)"] = (["vocabulary", "work", "encoder", "peak RSS", "x tiktoken"], rows)
+    sections["Peak memory (ratio to tiktoken; target <= 1.3)"] = (
+        ["vocabulary", "work", "encoder", "peak RSS", "x tiktoken"],
+        rows,
+    )
     rows = []
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
         corpus_commands(rows, (20 if args.quick else 100) << 20, Path(tmp))
     sections["Corpus commands: wall time of a fresh process over one file (lbpe with its defaults: every core)"] = (
-        ["vocabulary", "file", "command", "wall time", "MB/s"], rows)
+        ["vocabulary", "file", "command", "wall time", "MB/s"],
+        rows,
+    )
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         shard_export(rows, (20 if args.quick else 200) << 20, Path(tmp))
     sections[
         "Token shards from JSONL documents: wall time of a fresh process, cold (each paragraph once) "
         "and warm (paragraphs repeat) (x tiktoken: its time over this row's)"
-    ] = (
-        ["vocabulary", "documents", "command", "wall time", "MB/s", "x tiktoken"], rows)
+    ] = (["vocabulary", "documents", "command", "wall time", "MB/s", "x tiktoken"], rows)
     rows = []
     hf_files(rows, texts, rounds)
     sections[
         "tokenizer.json files with their own patterns: 2 MB of English, code and other languages (x HF "
         "tokenizers: median of within-round ratios)"
-    ] = (
-        ["file", "pre-tokeniser", "encoder", "MB/s", "x HF tokenizers"], rows)
-    machine = (f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-               f"{datetime.date.today().isoformat()}")
+    ] = (["file", "pre-tokeniser", "encoder", "MB/s", "x HF tokenizers"], rows)
+    machine = (
+        f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"{datetime.date.today().isoformat()}"
+    )
     body = render(sections)
     print(f"machine: {machine}\n{body}")
     if args.write:
-        note = (f"Active path: {lbpe.backend().name} ({lbpe.backend().reason}). Rows marked (compiled) run "
-                "lbpe/_native.c, rows marked (pure) the standard-library modules Pyodide runs; the two give the "
-                "same ids (tests/test_native.py). tiktoken " + _version("tiktoken") + ", HF tokenizers "
-                + _version("tokenizers") + ".")
+        note = (
+            f"Active path: {lbpe.backend().name} ({lbpe.backend().reason}). Rows marked (compiled) run "
+            "lbpe/_native.c, rows marked (pure) the standard-library modules Pyodide runs; the two give the "
+            "same ids (tests/test_native.py). tiktoken "
+            + _version("tiktoken")
+            + ", HF tokenizers "
+            + _version("tokenizers")
+            + "."
+        )
         Path(args.write).write_text(
             f"# Benchmarks\n\nGenerated by `python -m bench{' --quick' if args.quick else ''} --write {args.write}`"
-            f" on {machine}.\n\n{note}\n{body}", encoding="utf-8")
+            f" on {machine}.\n\n{note}\n{body}",
+            encoding="utf-8",
+        )
     return 0
 
 

@@ -29,12 +29,16 @@ if str(ROOT) not in sys.path:
 sys.path.insert(0, str(ROOT / "scripts"))  # fetch_data: where the registry data is cached
 
 import fetch_data  # noqa: E402
+
 import lbpe  # noqa: E402
 from lbpe.limits import parse_size  # noqa: E402
 from lbpe.presets import VOCAB_PRESETS, load_preset  # noqa: E402
 
 #: extra vocabularies from the data cache (scripts/fetch_data.py)
-EXTRA = {"hf:mistral_v0.1": "hf/mistral_v0.1/tokenizer.json", "sp:mistral_v1": "sentencepiece/mistral_tokenizer.model.v1"}
+EXTRA = {
+    "hf:mistral_v0.1": "hf/mistral_v0.1/tokenizer.json",
+    "sp:mistral_v1": "sentencepiece/mistral_tokenizer.model.v1",
+}
 
 
 def adversarial_inputs(size: int) -> dict[str, str]:

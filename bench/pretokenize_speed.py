@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))  # fetch_data: where the registry data is cached
 
 import fetch_data  # noqa: E402
+
 from lbpe import pretokenize  # noqa: E402
 from lbpe.pretokenize.rewrite import plain_pattern  # noqa: E402
 

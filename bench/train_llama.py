@@ -37,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))  # fetch_data: where the registry data is cached
 
 import fetch_data  # noqa: E402
+
 from lbpe.train import count_llama_pieces, train_from_counts  # noqa: E402
 
 
@@ -57,12 +58,30 @@ def sentencepiece(path: Path, vocab_size: int) -> tuple[float, set[str]]:
     model = io.BytesIO()
     t0 = time.perf_counter()
     spm.SentencePieceTrainer.train(
-        input=str(path), model_writer=model, vocab_size=vocab_size, model_type="bpe", character_coverage=1.0,
-        byte_fallback=True, split_digits=True, max_sentencepiece_length=16, add_dummy_prefix=True,
-        remove_extra_whitespaces=False, normalization_rule_name="identity", allow_whitespace_only_pieces=True,
-        split_by_unicode_script=True, split_by_whitespace=True, split_by_number=True, max_sentence_length=1 << 20,
-        input_sentence_size=0, shuffle_input_sentence=False, unk_id=0, bos_id=1, eos_id=2, pad_id=-1,
-        num_threads=os.cpu_count() or 1, minloglevel=2,
+        input=str(path),
+        model_writer=model,
+        vocab_size=vocab_size,
+        model_type="bpe",
+        character_coverage=1.0,
+        byte_fallback=True,
+        split_digits=True,
+        max_sentencepiece_length=16,
+        add_dummy_prefix=True,
+        remove_extra_whitespaces=False,
+        normalization_rule_name="identity",
+        allow_whitespace_only_pieces=True,
+        split_by_unicode_script=True,
+        split_by_whitespace=True,
+        split_by_number=True,
+        max_sentence_length=1 << 20,
+        input_sentence_size=0,
+        shuffle_input_sentence=False,
+        unk_id=0,
+        bos_id=1,
+        eos_id=2,
+        pad_id=-1,
+        num_threads=os.cpu_count() or 1,
+        minloglevel=2,
     )
     seconds = time.perf_counter() - t0
     sp = spm.SentencePieceProcessor(model_proto=model.getvalue())
@@ -76,8 +95,9 @@ def hf(path: Path, vocab_size: int) -> tuple[float, set[str]]:
     tok.normalizer = normalizers.Sequence([normalizers.Prepend("\u2581"), normalizers.Replace(" ", "\u2581")])
     tok.pre_tokenizer = pre_tokenizers.Split(Regex(HF_PIECES), behavior="isolated")
     specials = ["<unk>", "<s>", "</s>"] + [f"<0x{b:02X}>" for b in range(256)]
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, show_progress=False, special_tokens=specials,
-                                  max_token_length=16)
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size, show_progress=False, special_tokens=specials, max_token_length=16
+    )
     t0 = time.perf_counter()
     tok.train([str(path)], trainer)
     return time.perf_counter() - t0, set(tok.get_vocab())
@@ -86,10 +106,22 @@ def hf(path: Path, vocab_size: int) -> tuple[float, set[str]]:
 #: lbpe's llama pieces as one Oniguruma regex, near enough for a benchmark: a digit alone; a run
 #: of ``▁`` and the letters (and marks) of one of the main scripts after it; a run of ``▁`` and
 #: other characters (punctuation, symbols: script Common); a run of ``▁`` alone.
-_SCRIPTS = ["\\p{Latin}", "\\p{Greek}", "\\p{Cyrillic}", "\\p{Han}\\p{Hiragana}\\p{Katakana}\u30fc", "\\p{Arabic}",
-            "\\p{Hebrew}", "\\p{Hangul}", "\\p{Thai}", "\\p{Devanagari}", "\\p{Armenian}", "\\p{Georgian}"]
-HF_PIECES = "|".join(["[0-9]"] + [f"\u2581*[{s}][{s}\\p{{M}}]*" for s in _SCRIPTS]
-                     + ["\u2581*[^\u25810-9\\p{L}\\p{M}]+", "\u2581+"])
+_SCRIPTS = [
+    "\\p{Latin}",
+    "\\p{Greek}",
+    "\\p{Cyrillic}",
+    "\\p{Han}\\p{Hiragana}\\p{Katakana}\u30fc",
+    "\\p{Arabic}",
+    "\\p{Hebrew}",
+    "\\p{Hangul}",
+    "\\p{Thai}",
+    "\\p{Devanagari}",
+    "\\p{Armenian}",
+    "\\p{Georgian}",
+]
+HF_PIECES = "|".join(
+    ["[0-9]"] + [f"\u2581*[{s}][{s}\\p{{M}}]*" for s in _SCRIPTS] + ["\u2581*[^\u25810-9\\p{L}\\p{M}]+", "\u2581+"]
+)
 
 
 def main() -> int:
@@ -116,12 +148,19 @@ def main() -> int:
         best_hf = seconds if best_hf is None else min(best_hf, seconds)
     total = sum(best_ours)
     mb = path.stat().st_size / 1e6
-    print(f"text: {path.name}, {mb:.1f} MB; vocab_size {args.vocab_size}; best of {args.rounds}; {os.cpu_count()} CPUs; "
-          f"Python {sys.version.split()[0]}; sentencepiece {spm.__version__}; tokenizers {tokenizers.__version__}")
+    print(
+        f"text: {path.name}, {mb:.1f} MB; vocab_size {args.vocab_size}; best of {args.rounds}; {os.cpu_count()} CPUs; "
+        f"Python {sys.version.split()[0]}; sentencepiece {spm.__version__}; tokenizers {tokenizers.__version__}"
+    )
     print(f"{'trainer':<34}{'seconds':>9}{'tokens':>9}{'shared with lbpe':>18}")
-    print(f"{'lbpe (1 core, pure Python)':<34}{total:>9.2f}{len(tok_ours):>9}{'':>18}"
-          f"   (counting {best_ours[0]:.2f} s, merging {best_ours[1]:.2f} s)")
-    for name, seconds, tokens in (("sentencepiece (all cores)", best_sp, tok_sp), ("HF BpeTrainer (all cores)", best_hf, tok_hf)):
+    print(
+        f"{'lbpe (1 core, pure Python)':<34}{total:>9.2f}{len(tok_ours):>9}{'':>18}"
+        f"   (counting {best_ours[0]:.2f} s, merging {best_ours[1]:.2f} s)"
+    )
+    for name, seconds, tokens in (
+        ("sentencepiece (all cores)", best_sp, tok_sp),
+        ("HF BpeTrainer (all cores)", best_hf, tok_hf),
+    ):
         print(f"{name:<34}{seconds:>9.2f}{len(tokens):>9}{len(tokens & tok_ours) / len(tokens):>18.2%}")
     print(f"lbpe / sentencepiece: {total / best_sp:.2f}x; lbpe / HF: {total / best_hf:.2f}x (target <= 3x)")
     return 0

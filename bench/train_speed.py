@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))  # fetch_data: where the registry data is cached
 
 import fetch_data  # noqa: E402
+
 from lbpe.formats.hf_write import hf_regex  # noqa: E402
 from lbpe.train import count_pieces, train_from_counts  # noqa: E402
 
@@ -75,10 +76,14 @@ def main() -> int:
         best_hf = seconds if best_hf is None else min(best_hf, seconds)
     total = sum(best_ours)
     mb = path.stat().st_size / 1e6
-    print(f"text: {path.name}, {mb:.1f} MB; vocab_size {args.vocab_size}; best of {args.rounds}; "
-          f"{os.cpu_count()} CPUs; Python {sys.version.split()[0]}; tokenizers {tokenizers.__version__}")
+    print(
+        f"text: {path.name}, {mb:.1f} MB; vocab_size {args.vocab_size}; best of {args.rounds}; "
+        f"{os.cpu_count()} CPUs; Python {sys.version.split()[0]}; tokenizers {tokenizers.__version__}"
+    )
     print(f"{'trainer':<26}{'seconds':>9}{'tokens':>9}")
-    print(f"{'lbpe (1 core)':<26}{total:>9.2f}{n_ours:>9}   (counting {best_ours[0]:.2f} s, merging {best_ours[1]:.2f} s)")
+    print(
+        f"{'lbpe (1 core)':<26}{total:>9.2f}{n_ours:>9}   (counting {best_ours[0]:.2f} s, merging {best_ours[1]:.2f} s)"
+    )
     print(f"{'HF BpeTrainer (all cores)':<26}{best_hf:>9.2f}{n_hf:>9}")
     print(f"lbpe / HF: {total / best_hf:.2f}x (target <= 3x)")
     return 0

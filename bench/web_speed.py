@@ -144,12 +144,20 @@ def main() -> None:
     print(f"# {time.strftime('%Y-%m-%d')}, {platform.machine()}, text {mb:.2f} MB (English, multilingual, code)\n")
     print(f"| ready (median of {args.visits} visits, min-max) | seconds | target |")
     print("|---|---:|---|")
-    for label, values in (("first visit (navigation -> ready)", firsts), ("second visit (service worker cache)", seconds)):
+    for label, values in (
+        ("first visit (navigation -> ready)", firsts),
+        ("second visit (service worker cache)", seconds),
+    ):
         mid = statistics.median(values)
-        print(f"| {label} | {mid:.2f} ({min(values):.2f}-{max(values):.2f}) | < {READY_TARGET_S:.0f} s: "
-              f"{'met' if mid < READY_TARGET_S else 'MISSED'} |")
-    for step, label in (("pyodide", "start Pyodide"), ("lbpe", "install the wheel, import lbpe.page"),
-                        ("vocabulary", f"load {DEFAULT_PRESET}")):
+        print(
+            f"| {label} | {mid:.2f} ({min(values):.2f}-{max(values):.2f}) | < {READY_TARGET_S:.0f} s: "
+            f"{'met' if mid < READY_TARGET_S else 'MISSED'} |"
+        )
+    for step, label in (
+        ("pyodide", "start Pyodide"),
+        ("lbpe", "install the wheel, import lbpe.page"),
+        ("vocabulary", f"load {DEFAULT_PRESET}"),
+    ):
         print(f"| &nbsp; of which: {label} (second visits) | {statistics.median(x[step] for x in steps):.2f} | |")
     print()
     print(

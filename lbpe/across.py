@@ -28,7 +28,15 @@ from lbpe.metrics import RENYI_POWER
 from lbpe.stats import LONG_TOKEN, compare_json, corpus_stats
 from lbpe.tokenizer import Tokenizer
 
-__all__ = ["across_vocabularies", "ACROSS_HEADERS", "ACROSS_TYPES", "across_rows", "across_csv", "across_spec", "long_share"]
+__all__ = [
+    "across_vocabularies",
+    "ACROSS_HEADERS",
+    "ACROSS_TYPES",
+    "across_rows",
+    "across_csv",
+    "across_spec",
+    "long_share",
+]
 
 
 def long_share(stats: dict, *, long: int = LONG_TOKEN) -> float:
@@ -71,9 +79,19 @@ def across_vocabularies(
 
 #: Column headers of :func:`across_rows`.
 ACROSS_HEADERS = [
-    "vocabulary", "units", "size", "BPE tokens", "LBPE tokens", "token change %", "BPE bytes/token",
-    "LBPE bytes/token", f"BPE long tokens % (≥{LONG_TOKEN} units)", f"LBPE long tokens % (≥{LONG_TOKEN} units)",
-    "long-token share change (points)", "short/long frequency ratio change %", "Rényi efficiency change",
+    "vocabulary",
+    "units",
+    "size",
+    "BPE tokens",
+    "LBPE tokens",
+    "token change %",
+    "BPE bytes/token",
+    "LBPE bytes/token",
+    f"BPE long tokens % (≥{LONG_TOKEN} units)",
+    f"LBPE long tokens % (≥{LONG_TOKEN} units)",
+    "long-token share change (points)",
+    "short/long frequency ratio change %",
+    "Rényi efficiency change",
     "words segmented identically %",
 ]
 
@@ -90,22 +108,24 @@ def across_rows(summaries: Iterable[dict]) -> list[list]:
         b_long, l_long = long_share(b), long_share(lb)
         ratio = ch.get("short_long_frequency_ratio")
         agreement = s.get("agreement", {}).get("word_agreement")
-        rows.append([
-            s["vocab"],
-            s["unit"],
-            s.get("n_vocab"),
-            b["tokens"],
-            lb["tokens"],
-            round(100 * ch["tokens"], 3),
-            round(b["bytes_per_token"], 4),
-            round(lb["bytes_per_token"], 4),
-            round(100 * b_long, 3),
-            round(100 * l_long, 3),
-            round(100 * (l_long - b_long), 3),
-            None if ratio is None else round(100 * ratio, 2),
-            round(ch["renyi_efficiency"], 5) if "renyi_efficiency" in ch else None,
-            None if agreement is None else round(100 * agreement, 2),
-        ])
+        rows.append(
+            [
+                s["vocab"],
+                s["unit"],
+                s.get("n_vocab"),
+                b["tokens"],
+                lb["tokens"],
+                round(100 * ch["tokens"], 3),
+                round(b["bytes_per_token"], 4),
+                round(lb["bytes_per_token"], 4),
+                round(100 * b_long, 3),
+                round(100 * l_long, 3),
+                round(100 * (l_long - b_long), 3),
+                None if ratio is None else round(100 * ratio, 2),
+                round(ch["renyi_efficiency"], 5) if "renyi_efficiency" in ch else None,
+                None if agreement is None else round(100 * agreement, 2),
+            ]
+        )
     return rows
 
 
@@ -126,13 +146,34 @@ def across_spec(summaries: list[dict], *, title: str | None = None, height: int 
     tokens = [100 * s["change"]["tokens"] for s in order]
     shares = [100 * (long_share(s["lbpe"]) - long_share(s["bpe"])) for s in order]
     data = [
-        {"type": "bar", "orientation": "h", "name": "tokens (%)", "y": names, "x": tokens, "marker": {"color": "#4c78a8"},
-         "text": [f"{v:+.2f}%" for v in tokens], "textposition": "outside", "cliponaxis": False, "xaxis": "x", "yaxis": "y",
-         "hovertemplate": "%{y}: LBPE needs %{x:+.3f}% tokens<extra></extra>"},
-        {"type": "bar", "orientation": "h", "name": f"long tokens, ≥{LONG_TOKEN} units (points)", "y": names, "x": shares,
-         "marker": {"color": "#f58518"}, "text": [f"{v:+.2f}" for v in shares], "textposition": "outside",
-         "cliponaxis": False, "xaxis": "x2", "yaxis": "y2",
-         "hovertemplate": "%{y}: long-token share %{x:+.3f} points<extra></extra>"},
+        {
+            "type": "bar",
+            "orientation": "h",
+            "name": "tokens (%)",
+            "y": names,
+            "x": tokens,
+            "marker": {"color": "#4c78a8"},
+            "text": [f"{v:+.2f}%" for v in tokens],
+            "textposition": "outside",
+            "cliponaxis": False,
+            "xaxis": "x",
+            "yaxis": "y",
+            "hovertemplate": "%{y}: LBPE needs %{x:+.3f}% tokens<extra></extra>",
+        },
+        {
+            "type": "bar",
+            "orientation": "h",
+            "name": f"long tokens, ≥{LONG_TOKEN} units (points)",
+            "y": names,
+            "x": shares,
+            "marker": {"color": "#f58518"},
+            "text": [f"{v:+.2f}" for v in shares],
+            "textposition": "outside",
+            "cliponaxis": False,
+            "xaxis": "x2",
+            "yaxis": "y2",
+            "hovertemplate": "%{y}: long-token share %{x:+.3f} points<extra></extra>",
+        },
     ]
     axis = {"gridcolor": "rgba(128,128,128,0.25)", "zerolinecolor": "rgba(128,128,128,0.6)", "automargin": True}
     layout: dict[str, Any] = {
@@ -144,8 +185,12 @@ def across_spec(summaries: list[dict], *, title: str | None = None, height: int 
         "showlegend": False,
         "xaxis": {**axis, "domain": [0, 0.46], "title": {"text": "LBPE vs BPE: tokens (%)"}, "zeroline": True},
         "yaxis": {**axis, "anchor": "x"},
-        "xaxis2": {**axis, "domain": [0.54, 1], "title": {"text": f"long tokens (≥{LONG_TOKEN} units): share (points)"},
-                   "zeroline": True},
+        "xaxis2": {
+            **axis,
+            "domain": [0.54, 1],
+            "title": {"text": f"long tokens (≥{LONG_TOKEN} units): share (points)"},
+            "zeroline": True,
+        },
         "yaxis2": {**axis, "anchor": "x2", "showticklabels": False, "matches": "y"},
     }
     for axis_name, values in (("xaxis", tokens), ("xaxis2", shares)):

@@ -51,11 +51,12 @@ from lbpe.across import ACROSS_HEADERS, ACROSS_TYPES, across_csv, across_rows, a
 from lbpe.corpus import align_chunks, iter_chunks  # noqa: E402
 from lbpe.errors import LbpeError, PatternNeededError  # noqa: E402
 from lbpe.examples import DEFAULT_EXAMPLE, EXAMPLES  # noqa: E402
-from lbpe.explain import MAX_EXPLAIN_CHARS, explain as explain_span, explain_html, pick_span  # noqa: E402
+from lbpe.explain import MAX_EXPLAIN_CHARS, explain_html, pick_span  # noqa: E402
+from lbpe.explain import explain as explain_span
 from lbpe.formats.hf_write import write_tokenizer_json  # noqa: E402
 from lbpe.limits import MB, Limits, check, using  # noqa: E402
-from lbpe.service import CORPUS_CHUNK_BYTES, compare_view, corpus_view, open_upload  # noqa: E402
 from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset, preset_label, sample_corpus  # noqa: E402
+from lbpe.service import CORPUS_CHUNK_BYTES, compare_view, corpus_view, open_upload  # noqa: E402
 from lbpe.tokenizer import Tokenizer  # noqa: E402
 from lbpe.train import train as train_vocab  # noqa: E402
 
@@ -184,7 +185,9 @@ def _handler(fn):
         except RecursionError:
             raise gr.Error("The input is nested too deeply to be read.", print_exception=False) from None
         except MemoryError:
-            raise gr.Error("The input needs more memory than this server has; try a smaller one.", print_exception=False) from None
+            raise gr.Error(
+                "The input needs more memory than this server has; try a smaller one.", print_exception=False
+            ) from None
         except Exception as exc:  # a bug: log it here, show a short message there
             log.exception("handler %s failed", fn.__name__)
             raise gr.Error(
@@ -221,8 +224,10 @@ def _kept(path: Path) -> Path:
     """An uploaded Corpus or Train file, which stays usable for the session (Gradio deletes its
     copies after ``LBPE_APP_FILE_TTL``)."""
     if not path.is_file():
-        raise gr.Error(f"{path.name} is no longer on the server (uploads are kept for "
-                       f"{LIMITS.file_ttl // 60} minutes); please upload it again.")
+        raise gr.Error(
+            f"{path.name} is no longer on the server (uploads are kept for "
+            f"{LIMITS.file_ttl // 60} minutes); please upload it again."
+        )
     return path
 
 
@@ -275,12 +280,18 @@ def _remember(state: dict, base: str, tok: Tokenizer) -> str:
 def _describe(tok: Tokenizer) -> str:
     """One line about a vocabulary: its name once (with the models a preset belongs to), its
     size and units."""
-    units = "bytes" if tok.vocab.unit == "byte" else "characters with byte fallback" if tok.vocab.byte_fallback else "characters"
+    units = (
+        "bytes"
+        if tok.vocab.unit == "byte"
+        else "characters with byte fallback"
+        if tok.vocab.byte_fallback
+        else "characters"
+    )
     who = ""
     if tok.name in VOCAB_PRESETS:
         about = VOCAB_PRESETS[tok.name][1]  # e.g. "cl100k_base (GPT-3.5/GPT-4): 100K byte-level tokens"
         if about.startswith(tok.name):
-            about = about[len(tok.name):].strip()
+            about = about[len(tok.name) :].strip()
             who = about[1 : about.index(")")] if about.startswith("(") and ")" in about else ""
         else:
             who = about.split(":")[0]
@@ -306,8 +317,9 @@ def upload_vocab(files: Any, pattern: str = "auto", state: Any = None):
     try:
         tok = open_upload(paths, pattern=pattern, limits=LIMITS)
     except PatternNeededError as exc:
-        raise gr.Error(f"{exc} (in the app: choose the pre-tokenizer next to the upload, then upload again)",
-                       print_exception=False) from None
+        raise gr.Error(
+            f"{exc} (in the app: choose the pre-tokenizer next to the upload, then upload again)", print_exception=False
+        ) from None
     finally:
         _discard(paths)
     names = sorted(p.name for p in paths)
@@ -329,8 +341,14 @@ def _figure(spec: dict) -> go.Figure:
 
 
 @_handler
-def compare(text: str, vocab: str = DEFAULT_PRESET, show_whitespace: bool = True, show_ids: bool = False, state: Any = None,
-            specials: bool = False):
+def compare(
+    text: str,
+    vocab: str = DEFAULT_PRESET,
+    show_whitespace: bool = True,
+    show_ids: bool = False,
+    state: Any = None,
+    specials: bool = False,
+):
     """Both segmentations of ``text`` with ``vocab``.
 
     Returns ``(BPE pane HTML, LBPE pane HTML, metrics HTML, token-length figure, frequency
@@ -344,8 +362,15 @@ def compare(text: str, vocab: str = DEFAULT_PRESET, show_whitespace: bool = True
     if len(text) > LIMITS.text_chars:
         cut = _cut_note(len(text))
         text = text[: LIMITS.text_chars]
-    view = compare_view(tok, text, show_whitespace=show_whitespace, show_ids=show_ids, specials=bool(specials),
-                        lengths_chart={"title": "Token lengths, BPE vs LBPE"}, frequency_chart={"title": FREQUENCY_TITLE})
+    view = compare_view(
+        tok,
+        text,
+        show_whitespace=show_whitespace,
+        show_ids=show_ids,
+        specials=bool(specials),
+        lengths_chart={"title": "Token lengths, BPE vs LBPE"},
+        frequency_chart={"title": FREQUENCY_TITLE},
+    )
     return (
         view["panes"]["bpe"],
         view["panes"]["lbpe"],
@@ -530,12 +555,19 @@ def _corpus(data: bytes, name: str, vocab: str, state: Any, progress: Any):
     session["stop"] = False
     report = _reporter(progress, session, f"{name} with {tok.name}: encoding with BPE and LBPE")
     try:
-        view = corpus_view(tok, data, name, progress=report,
-                           lengths_chart={"title": f"Token lengths in {name}"},
-                           frequency_chart={"title": f"Occurrences per token, {name}"})
+        view = corpus_view(
+            tok,
+            data,
+            name,
+            progress=report,
+            lengths_chart={"title": f"Token lengths in {name}"},
+            frequency_chart={"title": f"Occurrences per token, {name}"},
+        )
     except Stopped as stop:
-        status = (f"Stopped at {stop.fraction:.0%} of {name} with **{tok.name}**: nothing is shown for a "
-                  "part of a file. Press Compute statistics to run it again.")
+        status = (
+            f"Stopped at {stop.fraction:.0%} of {name} with **{tok.name}**: nothing is shown for a "
+            "part of a file. Press Compute statistics to run it again."
+        )
         return [], None, None, None, None, status
     summary = view["summary"]
     stem = f"{Path(name).stem or 'corpus'}-{_slug(tok.name)}"
@@ -580,8 +612,10 @@ def across(text: str, file: Any = None, state: Any = None, progress: gr.Progress
         if not text.strip():
             raise gr.Error("Type or paste a text in the Compare tab, or choose a text file here.")
         if len(text) > LIMITS.text_chars:
-            raise gr.Error(f"The text has {len(text):,} characters; at most {LIMITS.text_chars:,} come from the text "
-                           "box (set LBPE_APP_MAX_TEXT_CHARS). Upload it as a file for more.")
+            raise gr.Error(
+                f"The text has {len(text):,} characters; at most {LIMITS.text_chars:,} come from the text "
+                "box (set LBPE_APP_MAX_TEXT_CHARS). Upload it as a file for more."
+            )
         source, texts = "the Compare text", [text]
     session = _session(state)
     tokenizers = {name: get_tokenizer(name, state) for _, name in vocab_choices(session)}
@@ -599,8 +633,7 @@ def across(text: str, file: Any = None, state: Any = None, progress: gr.Progress
     csv_path = _output_file(f"{stem}-across.csv", across_csv(rows))
     most = max(summaries, key=lambda s: abs(s["change"]["tokens"]))
     if most["change"]["tokens"]:
-        verdict = (f"LBPE changes the token count most with **{most['vocab']}** "
-                   f"({100 * most['change']['tokens']:+.2f}%)")
+        verdict = f"LBPE changes the token count most with **{most['vocab']}** ({100 * most['change']['tokens']:+.2f}%)"
     else:
         verdict = "LBPE and BPE need as many tokens with every vocabulary"
     status = f"{source} with {len(summaries)} vocabularies: {verdict}. Click a column header to sort."
@@ -614,8 +647,14 @@ def across(text: str, file: Any = None, state: Any = None, progress: gr.Progress
 
 
 @_handler
-def train(files: Any, vocab_size: float = 8000, unit: str = "char", scaffold: bool = False, state: Any = None,
-          progress: gr.Progress = gr.Progress()):
+def train(
+    files: Any,
+    vocab_size: float = 8000,
+    unit: str = "char",
+    scaffold: bool = False,
+    state: Any = None,
+    progress: gr.Progress = gr.Progress(),
+):
     """Train a vocabulary on uploaded text files; keep it in the session for Compare.
 
     Returns ``(state, vocabulary dropdown update, tokenizer.json file, status markdown)``.
@@ -642,12 +681,17 @@ def train(files: Any, vocab_size: float = 8000, unit: str = "char", scaffold: bo
         _reporter(progress, state, f"{names}: counting pre-tokens")(0.0)
         merging = _reporter(progress, state, f"{names}: merging")
         vocab = train_vocab(
-            texts, vocab_size=size, unit=unit, scaffold=scaffold,
+            texts,
+            vocab_size=size,
+            unit=unit,
+            scaffold=scaffold,
             progress=lambda done, wanted: merging(done / max(wanted, 1)),
         )
     except Stopped as stop:
-        status = (f"Stopped at {stop.fraction:.0%} of training a {size:,}-token {unit} vocabulary on {names}; "
-                  "nothing was kept. Press Train to start again.")
+        status = (
+            f"Stopped at {stop.fraction:.0%} of training a {size:,}-token {unit} vocabulary on {names}; "
+            "nothing was kept. Press Train to start again."
+        )
         return state, gr.update(), None, status
     corpus_name = paths[0].name if len(paths) == 1 else f"{len(paths)} files"
     kind = f"{size} {unit}{' scaffold' if scaffold else ''}"
@@ -658,8 +702,10 @@ def train(files: Any, vocab_size: float = 8000, unit: str = "char", scaffold: bo
     state["trained"] = name
     made = len(vocab) - len(vocab.scaffold)
     extra = f" + {len(vocab.scaffold):,} scaffold tokens" if vocab.scaffold else ""
-    status = (f"Done: **{name}**, {made:,} tokens{extra} from {total:,} bytes ({names}). "
-              "Download it below, or use it in Compare.")
+    status = (
+        f"Done: **{name}**, {made:,} tokens{extra} from {total:,} bytes ({names}). "
+        "Download it below, or use it in Compare."
+    )
     return state, gr.update(choices=vocab_choices(state)), path, status
 
 
@@ -675,8 +721,9 @@ VIEWS = ("compare", "corpus", "across", "train")
 
 def link_state(params: dict[str, str]) -> dict[str, Any]:
     """What a link's query asks for: ``t`` text, ``v`` a bundled vocabulary, ``ws``/``ids``/``sp``
-    toggles (``0``/``1``; ``sp``: special tokens as specials), ``x`` the span to explain, ``view`` the open tab. Anything unknown,
-    malformed or too long is left at its default, and ``notes`` says what was left out.
+    toggles (``0``/``1``; ``sp``: special tokens as specials), ``x`` the span to explain, ``view``
+    the open tab. Anything unknown, malformed or too long is left at its default, and ``notes``
+    says what was left out.
 
     >>> link_state({"v": "gpt2", "ws": "0", "view": "across"})["vocab"]
     'gpt2'
@@ -728,8 +775,16 @@ def restore(request: gr.Request):
         note = "About this link: " + " ".join(wanted["notes"])
     note = _link_note(note)
     tabs = gr.update(selected=wanted["view"]) if "view" in wanted else keep
-    return (pick("text"), pick("vocab"), pick("show_whitespace"), pick("show_ids"), pick("specials"), pick("explain"),
-            tabs, note)
+    return (
+        pick("text"),
+        pick("vocab"),
+        pick("show_whitespace"),
+        pick("show_ids"),
+        pick("specials"),
+        pick("explain"),
+        tabs,
+        note,
+    )
 
 
 @_handler
@@ -762,7 +817,9 @@ THEME = gr.themes.Default(
     font_mono=["ui-monospace", "SFMono-Regular", "Menlo", "Consolas", "'DejaVu Sans Mono'", "monospace"],
 )
 
-APP_CSS = display.CSS + """
+APP_CSS = (
+    display.CSS
+    + """
 .lbpe-intro p { margin: .2em 0; }
 #vocab-status p { margin: .1em 0; font-size: .92em; }
 .lbpe-panes { gap: 12px; }
@@ -784,11 +841,15 @@ APP_CSS = display.CSS + """
 .lbpe-busy { position: absolute; top: .3em; right: .6em; z-index: 1; font-size: .8em; color: #888; }
 .lbpe-busy[hidden] { display: none; }
 """
+)
 
 #: The page's script (Gradio ``js``): a click on a token of either pane asks the server which
 #: span to explain (``explain_click``) through the hidden ``#explain-at`` box, then scrolls to
 #: the Explain view.
-APP_JS = "() => {\n" + (Path(lbpe.__file__).parent / "panes.js").read_text("utf-8") + """
+APP_JS = (
+    "() => {\n"
+    + (Path(lbpe.__file__).parent / "panes.js").read_text("utf-8")
+    + """
   // the view's state in the URL query (see app.link_state); uploaded files never go in a link
   window.lbpeLink = (changes) => {
     const url = new URL(location.href);
@@ -811,6 +872,7 @@ APP_JS = "() => {\n" + (Path(lbpe.__file__).parent / "panes.js").read_text("utf-
   });
 }
 """
+)
 
 #: Writes the Compare view's state into the URL (a Gradio ``js`` event, no server call).
 LINK_JS = f"""
@@ -833,7 +895,9 @@ COPY_JS = f"""
 (text, vocab) => {{
   const left = [];
   if (text && text.length > {MAX_LINK_TEXT}) left.push("the text (over {MAX_LINK_TEXT:,} characters)");
-  if (!{json.dumps(list(VOCAB_PRESETS))}.includes(vocab)) left.push("the uploaded vocabulary (files never go in a link)");
+  if (!{json.dumps(list(VOCAB_PRESETS))}.includes(vocab)) {{
+    left.push("the uploaded vocabulary (files never go in a link)");
+  }}
   const note = left.length ? " It leaves out " + left.join(" and ") + "." : "";
   const done = (how) => {{
     const box = document.querySelector("#link-note");
@@ -885,7 +949,8 @@ DONE_JS = """
 #: details in the browser (a JSON tree of every id is slow to draw, so it is drawn only when open).
 DETAILS_JS = """
 (details) => {
-  const ids = (side) => (details && details[side] && Array.isArray(details[side].ids)) ? details[side].ids.join(" ") : "";
+  const ids = (side) =>
+    (details && details[side] && Array.isArray(details[side].ids)) ? details[side].ids.join(" ") : "";
   return [ids("bpe"), ids("lbpe"), window.lbpeDetailsOpen ? details : null];
 }
 """
@@ -911,102 +976,173 @@ def build() -> gr.Blocks:
     initial = compare(DEFAULT_TEXT, DEFAULT_EXAMPLE.vocabulary, True, False, None)
     ex = explain_span(get_tokenizer(DEFAULT_EXAMPLE.vocabulary, None), DEFAULT_EXAMPLE.explain)
     initial_explain = (explain_html(ex), ex.to_json(), {"frames": ex.frames})
-    with gr.Blocks(title="lbpe playground: BPE vs LBPE", analytics_enabled=False,
-                   delete_cache=(600, LIMITS.file_ttl)) as demo:
+    with gr.Blocks(
+        title="lbpe playground: BPE vs LBPE", analytics_enabled=False, delete_cache=(600, LIMITS.file_ttl)
+    ) as demo:
         state = gr.State(new_session(), time_to_live=24 * 3600)
         gr.Markdown(INTRO, elem_classes="lbpe-intro")
         with gr.Row(equal_height=False, elem_classes="lbpe-vocab-row"):
             vocab = gr.Dropdown(
-                vocab_choices(), value=DEFAULT_EXAMPLE.vocabulary, label="Vocabulary", allow_custom_value=True, scale=4, elem_id="vocab",
+                vocab_choices(),
+                value=DEFAULT_EXAMPLE.vocabulary,
+                label="Vocabulary",
+                allow_custom_value=True,
+                scale=4,
+                elem_id="vocab",
             )
-            copy_link = gr.Button("Copy link", scale=0, min_width=100, size="sm", elem_id="copy-link",
-                                  elem_classes="lbpe-copy-link")
-        vocab_status = gr.Markdown(_describe(load_preset(DEFAULT_PRESET)), label="About the vocabulary",
-                                   elem_id="vocab-status")
-        with gr.Accordion("Upload your own vocabulary (tokenizer.json, .tiktoken, GPT-2, .model)", open=False,
-                          elem_id="vocab-upload-box"):
+            copy_link = gr.Button(
+                "Copy link", scale=0, min_width=100, size="sm", elem_id="copy-link", elem_classes="lbpe-copy-link"
+            )
+        vocab_status = gr.Markdown(
+            _describe(load_preset(DEFAULT_PRESET)), label="About the vocabulary", elem_id="vocab-status"
+        )
+        with gr.Accordion(
+            "Upload your own vocabulary (tokenizer.json, .tiktoken, GPT-2, .model)",
+            open=False,
+            elem_id="vocab-upload-box",
+        ):
             with gr.Row(equal_height=False):
                 vocab_files = gr.File(
                     label="Vocabulary file: tokenizer.json, .tiktoken, SentencePiece .model, GPT-2's encoder.json "
                     "and vocab.bpe together, or any of them .gz",
-                    file_count="multiple", file_types=[".json", ".tiktoken", ".bpe", ".model", ".gz", ".txt"],
-                    scale=3, height=120, elem_id="vocab-upload",
+                    file_count="multiple",
+                    file_types=[".json", ".tiktoken", ".bpe", ".model", ".gz", ".txt"],
+                    scale=3,
+                    height=120,
+                    elem_id="vocab-upload",
                 )
                 pattern = gr.Dropdown(
-                    PATTERN_CHOICES, value="auto", label="Pre-tokenizer for .tiktoken / GPT-2 files", scale=1,
-                    info="auto: from the file name", elem_id="pattern",
+                    PATTERN_CHOICES,
+                    value="auto",
+                    label="Pre-tokenizer for .tiktoken / GPT-2 files",
+                    scale=1,
+                    info="auto: from the file name",
+                    elem_id="pattern",
                 )
         link_note = gr.HTML(_link_note(""), elem_id="link-note", padding=False)
         with gr.Tabs(selected="compare") as tabs:
             with gr.Tab("Compare", id="compare") as compare_tab:
                 # made here so the examples below can fill it; shown in the Explain box
-                explain_box = gr.Textbox(DEFAULT_EXAMPLE.explain, label="Word or span", scale=3, render=False,
-                                         max_length=MAX_EXPLAIN_CHARS, elem_id="explain-text")
+                explain_box = gr.Textbox(
+                    DEFAULT_EXAMPLE.explain,
+                    label="Word or span",
+                    scale=3,
+                    render=False,
+                    max_length=MAX_EXPLAIN_CHARS,
+                    elem_id="explain-text",
+                )
                 with gr.Row(equal_height=False):
                     text = gr.Textbox(
-                        DEFAULT_TEXT, lines=7, max_lines=20, label="Text", scale=3, elem_id="text",
-                        info=f"Compare shows up to {LIMITS.text_chars:,} characters (the Corpus view reads whole files)",
+                        DEFAULT_TEXT,
+                        lines=7,
+                        max_lines=20,
+                        label="Text",
+                        scale=3,
+                        elem_id="text",
+                        info=f"Compare shows up to {LIMITS.text_chars:,} characters "
+                        "(the Corpus view reads whole files)",
                     )
                     with gr.Column(scale=1, min_width=220, elem_classes="lbpe-text-side"):
                         show_ws = gr.Checkbox(True, label="Show whitespace (· → ↵)", elem_id="show-ws")
                         show_ids = gr.Checkbox(False, label="Show token ids", elem_id="show-ids")
-                        show_special = gr.Checkbox(False, label="Special tokens (<|endoftext|>) as specials",
-                                                   elem_id="show-special")
-                        text_file = gr.File(label="…or upload a .txt file", file_types=[".txt", "text"], height=100,
-                                            elem_id="text-upload")
+                        show_special = gr.Checkbox(
+                            False, label="Special tokens (<|endoftext|>) as specials", elem_id="show-special"
+                        )
+                        text_file = gr.File(
+                            label="…or upload a .txt file",
+                            file_types=[".txt", "text"],
+                            height=100,
+                            elem_id="text-upload",
+                        )
                 with gr.Row(equal_height=False, elem_classes="lbpe-panes"):
                     with gr.Column(min_width=320):
-                        bpe_html = gr.HTML(initial[0], label="BPE segmentation", elem_id="bpe-pane",
-                                           html_template=PANE_TEMPLATE, js_on_load=PANE_JS)
+                        bpe_html = gr.HTML(
+                            initial[0],
+                            label="BPE segmentation",
+                            elem_id="bpe-pane",
+                            html_template=PANE_TEMPLATE,
+                            js_on_load=PANE_JS,
+                        )
                     with gr.Column(min_width=320):
-                        lbpe_html = gr.HTML(initial[1], label="LBPE segmentation", elem_id="lbpe-pane",
-                                            html_template=PANE_TEMPLATE, js_on_load=PANE_JS)
+                        lbpe_html = gr.HTML(
+                            initial[1],
+                            label="LBPE segmentation",
+                            elem_id="lbpe-pane",
+                            html_template=PANE_TEMPLATE,
+                            js_on_load=PANE_JS,
+                        )
                 differences = gr.HTML(initial[6], label="Differences", elem_id="differences")
                 with gr.Accordion("Token ids: copy them, or decode ids you paste", open=False, elem_id="ids-box"):
                     with gr.Row(equal_height=False):
-                        bpe_ids = gr.Textbox(ids_text(initial[5])[0], label="BPE ids", lines=3, max_lines=8,
-                                             buttons=["copy"], elem_id="bpe-ids")
-                        lbpe_ids = gr.Textbox(ids_text(initial[5])[1], label="LBPE ids", lines=3, max_lines=8,
-                                              buttons=["copy"], elem_id="lbpe-ids")
+                        bpe_ids = gr.Textbox(
+                            ids_text(initial[5])[0],
+                            label="BPE ids",
+                            lines=3,
+                            max_lines=8,
+                            buttons=["copy"],
+                            elem_id="bpe-ids",
+                        )
+                        lbpe_ids = gr.Textbox(
+                            ids_text(initial[5])[1],
+                            label="LBPE ids",
+                            lines=3,
+                            max_lines=8,
+                            buttons=["copy"],
+                            elem_id="lbpe-ids",
+                        )
                     with gr.Row(equal_height=True):
-                        pasted_ids = gr.Textbox("", label="Ids to decode (spaces, commas or a [list])", scale=4,
-                                                elem_id="decode-input")
+                        pasted_ids = gr.Textbox(
+                            "", label="Ids to decode (spaces, commas or a [list])", scale=4, elem_id="decode-input"
+                        )
                         decode_btn = gr.Button("Decode", scale=0, min_width=100, elem_id="decode-run")
                     decoded = gr.HTML("", elem_id="decoded")
                 gr.Examples(
-                    [[e.text, e.vocabulary, e.explain] for e in EXAMPLES], [text, vocab, explain_box],
+                    [[e.text, e.vocabulary, e.explain] for e in EXAMPLES],
+                    [text, vocab, explain_box],
                     label="Examples (each with a vocabulary where BPE and LBPE split it differently)",
-                    example_labels=[e.label for e in EXAMPLES], elem_id="examples",
+                    example_labels=[e.label for e in EXAMPLES],
+                    elem_id="examples",
                 )
                 with gr.Group(elem_id="explain-box"):
                     gr.Markdown(
                         "### Explain: why do they differ?\nClick a token in either pane (or type a word) to see both "
                         "encodings worked step by step: BPE's merges in priority order next to LBPE's windows, "
-                        "longest first.", elem_classes="lbpe-explain-intro",
+                        "longest first.",
+                        elem_classes="lbpe-explain-intro",
                     )
                     with gr.Row(equal_height=True):
                         explain_box.render()
                         explain_prev = gr.Button("◀ Step", scale=0, min_width=80, elem_id="explain-prev")
                         explain_next = gr.Button("Step ▶", scale=0, min_width=80, elem_id="explain-next")
                         explain_play = gr.Button("Play", scale=0, min_width=80, elem_id="explain-play")
-                    explain_step = gr.Slider(0, max(initial_explain[2]["frames"] - 1, 1), step=1,
-                                             value=initial_explain[2]["frames"] - 1, label="Step",
-                                             elem_id="explain-step")
+                    explain_step = gr.Slider(
+                        0,
+                        max(initial_explain[2]["frames"] - 1, 1),
+                        step=1,
+                        value=initial_explain[2]["frames"] - 1,
+                        label="Step",
+                        elem_id="explain-step",
+                    )
                     explain_view = gr.HTML(initial_explain[0], label="Steps", elem_id="explain")
                     with gr.Accordion("Steps as JSON", open=False):
                         explain_json = gr.JSON(initial_explain[1], label="Steps", elem_id="explain-json")
-                    explain_at = gr.Textbox("", label="clicked token", elem_id="explain-at", elem_classes="lbpe-hidden",
-                                            container=False)
+                    explain_at = gr.Textbox(
+                        "", label="clicked token", elem_id="explain-at", elem_classes="lbpe-hidden", container=False
+                    )
                     explain_timer = gr.Timer(0.9, active=False)
                 metrics = gr.HTML(initial[2], label="Metrics", elem_id="metrics")
                 with gr.Row(equal_height=False):
                     plot = gr.Plot(initial[3], label="Token-length shift", elem_id="length-plot", min_width=320)
-                    frequency_plot = gr.Plot(initial[4], label="Frequency by token length", elem_id="frequency-plot",
-                                             min_width=320)
+                    frequency_plot = gr.Plot(
+                        initial[4], label="Frequency by token length", elem_id="frequency-plot", min_width=320
+                    )
                 # the details travel as a hidden value (the API's 6th output); the view below shows them
                 details = gr.JSON(initial[5], label="Details", elem_id="details", visible=False)
-                with gr.Accordion("Details (JSON: ids, differing ranges, length counts, every metric)", open=False,
-                                  elem_id="details-box") as details_box:
+                with gr.Accordion(
+                    "Details (JSON: ids, differing ranges, length counts, every metric)",
+                    open=False,
+                    elem_id="details-box",
+                ) as details_box:
                     details_view = gr.JSON(None, label="Details", elem_id="details-view")
             with gr.Tab("Corpus", id="corpus") as corpus_tab:
                 gr.Markdown(
@@ -1020,20 +1156,30 @@ def build() -> gr.Blocks:
                     "(Moby-Dick), speeches (State of the Union), TypeScript and Python code and 26 languages."
                 )
                 with gr.Row(equal_height=False):
-                    corpus_file = gr.File(label="Text file", file_types=[".txt", "text"], height=140, scale=3,
-                                          elem_id="corpus-upload")
+                    corpus_file = gr.File(
+                        label="Text file", file_types=[".txt", "text"], height=140, scale=3, elem_id="corpus-upload"
+                    )
                     with gr.Column(scale=1, min_width=180):
                         corpus_btn = gr.Button("Compute statistics", variant="primary", elem_id="corpus-run")
                         sample_btn = gr.Button("Use the sample corpus", elem_id="corpus-sample")
                         corpus_stop = gr.Button("Stop", variant="stop", elem_id="corpus-stop")
-                corpus_status = gr.Markdown("Choose a text file, then press Compute statistics.", label="Corpus status",
-                                            elem_id="corpus-status")
-                corpus_table = gr.Dataframe(label="Statistics", headers=STATS_HEADERS, datatype="str", interactive=False, wrap=True,
-                                            max_height=800, elem_id="corpus-table")
+                corpus_status = gr.Markdown(
+                    "Choose a text file, then press Compute statistics.", label="Corpus status", elem_id="corpus-status"
+                )
+                corpus_table = gr.Dataframe(
+                    label="Statistics",
+                    headers=STATS_HEADERS,
+                    datatype="str",
+                    interactive=False,
+                    wrap=True,
+                    max_height=800,
+                    elem_id="corpus-table",
+                )
                 with gr.Row(equal_height=False):
                     corpus_plot = gr.Plot(label="Token-length shift", elem_id="corpus-plot", min_width=320)
-                    corpus_frequency = gr.Plot(label="Frequency by token length", elem_id="corpus-frequency-plot",
-                                               min_width=320)
+                    corpus_frequency = gr.Plot(
+                        label="Frequency by token length", elem_id="corpus-frequency-plot", min_width=320
+                    )
                 with gr.Row():
                     corpus_json = gr.File(label="statistics.json", interactive=False, elem_id="corpus-json")
                     corpus_csv = gr.File(label="statistics.csv", interactive=False, elem_id="corpus-csv")
@@ -1046,13 +1192,24 @@ def build() -> gr.Blocks:
                     "words both modes cut alike, per vocabulary."
                 )
                 with gr.Row(equal_height=False):
-                    across_file = gr.File(label="…or a text file instead of the Compare text", file_types=[".txt", "text"],
-                                          height=140, scale=3, elem_id="across-upload")
+                    across_file = gr.File(
+                        label="…or a text file instead of the Compare text",
+                        file_types=[".txt", "text"],
+                        height=140,
+                        scale=3,
+                        elem_id="across-upload",
+                    )
                     with gr.Column(scale=1, min_width=180):
                         across_btn = gr.Button("Compare across vocabularies", variant="primary", elem_id="across-run")
                 across_status = gr.Markdown("", label="Across status", elem_id="across-status")
-                across_table = gr.Dataframe(label="Per vocabulary (click a header to sort)", headers=ACROSS_HEADERS,
-                                            datatype=ACROSS_TYPES, interactive=False, wrap=True, elem_id="across-table")
+                across_table = gr.Dataframe(
+                    label="Per vocabulary (click a header to sort)",
+                    headers=ACROSS_HEADERS,
+                    datatype=ACROSS_TYPES,
+                    interactive=False,
+                    wrap=True,
+                    elem_id="across-table",
+                )
                 across_plot = gr.Plot(label="LBPE vs BPE per vocabulary", elem_id="across-plot")
                 with gr.Row():
                     across_json = gr.File(label="across.json", interactive=False, elem_id="across-json")
@@ -1066,18 +1223,31 @@ def build() -> gr.Blocks:
                     "tokens (Lian et al. 2024)."
                 )
                 with gr.Row(equal_height=False):
-                    train_files = gr.File(label="Training text files", file_count="multiple", file_types=[".txt", "text"],
-                                          height=140, scale=2, elem_id="train-upload")
+                    train_files = gr.File(
+                        label="Training text files",
+                        file_count="multiple",
+                        file_types=[".txt", "text"],
+                        height=140,
+                        scale=2,
+                        elem_id="train-upload",
+                    )
                     with gr.Column(scale=1, min_width=220):
-                        train_size = gr.Number(8000, label="Vocabulary size", precision=0, minimum=1,
-                                               maximum=LIMITS.train_vocab, elem_id="train-size")
+                        train_size = gr.Number(
+                            8000,
+                            label="Vocabulary size",
+                            precision=0,
+                            minimum=1,
+                            maximum=LIMITS.train_vocab,
+                            elem_id="train-size",
+                        )
                         train_unit = gr.Radio(["char", "byte"], value="char", label="Unit", elem_id="train-unit")
                         train_scaffold = gr.Checkbox(False, label="Scaffold-BPE", elem_id="train-scaffold")
                 with gr.Row():
                     train_btn = gr.Button("Train", variant="primary", elem_id="train-run")
                     train_stop = gr.Button("Stop", variant="stop", elem_id="train-stop")
-                train_status = gr.Markdown("Choose text files, then press Train.", label="Training status",
-                                           elem_id="train-status")
+                train_status = gr.Markdown(
+                    "Choose text files, then press Train.", label="Training status", elem_id="train-status"
+                )
                 with gr.Row(equal_height=False):
                     train_out = gr.File(label="tokenizer.json", interactive=False, elem_id="train-download")
                     use_btn = gr.Button("Use it in Compare", elem_id="train-use")
@@ -1085,74 +1255,163 @@ def build() -> gr.Blocks:
 
         gr.on(
             [text.change, vocab.change, show_ws.change, show_ids.change, show_special.change],
-            compare, [text, vocab, show_ws, show_ids, state],
+            compare,
+            [text, vocab, show_ws, show_ids, state],
             [bpe_html, lbpe_html, metrics, plot, frequency_plot, details, differences],
-            api_name="compare", trigger_mode="always_last", show_progress="hidden", concurrency_limit=4, js=BUSY_JS,
+            api_name="compare",
+            trigger_mode="always_last",
+            show_progress="hidden",
+            concurrency_limit=4,
+            js=BUSY_JS,
         ).then(None, None, None, js=DONE_JS, api_visibility="private", queue=False)
         text_file.upload(load_text, text_file, [text, text_file], api_name="load_text", show_progress="hidden")
-        uploaded = vocab_files.upload(upload_vocab, [vocab_files, pattern, state], [state, vocab, vocab_files],
-                                      api_name="upload_vocab", show_progress="hidden")
+        uploaded = vocab_files.upload(
+            upload_vocab,
+            [vocab_files, pattern, state],
+            [state, vocab, vocab_files],
+            api_name="upload_vocab",
+            show_progress="hidden",
+        )
         # a rejected file leaves the box too, or the next upload would send it again with the new one
         uploaded.failure(lambda: None, None, vocab_files, queue=False, api_visibility="private")
         busy, free = (lambda: gr.update(interactive=False)), (lambda: gr.update(interactive=True))
         corpus_btn.click(busy, None, corpus_btn, queue=False, api_visibility="private").then(
-            corpus, [corpus_file, vocab, state],
+            corpus,
+            [corpus_file, vocab, state],
             [corpus_table, corpus_plot, corpus_frequency, corpus_json, corpus_csv, corpus_status],
-            api_name="corpus_stats", concurrency_limit=1, show_progress_on=corpus_status,
+            api_name="corpus_stats",
+            concurrency_limit=1,
+            show_progress_on=corpus_status,
         ).then(free, None, corpus_btn, queue=False, api_visibility="private")
         sample_btn.click(busy, None, sample_btn, queue=False, api_visibility="private").then(
-            corpus_sample, [vocab, state],
+            corpus_sample,
+            [vocab, state],
             [corpus_table, corpus_plot, corpus_frequency, corpus_json, corpus_csv, corpus_status],
-            api_name="corpus_sample", concurrency_limit=1, show_progress_on=corpus_status,
+            api_name="corpus_sample",
+            concurrency_limit=1,
+            show_progress_on=corpus_status,
         ).then(free, None, sample_btn, queue=False, api_visibility="private")
         # Stop asks the running job to end at its next progress step; it then says where it stopped
         corpus_stop.click(stop, state, None, api_name="stop_corpus", queue=False)
         across_btn.click(busy, None, across_btn, queue=False, api_visibility="private").then(
-            across, [text, across_file, state],
+            across,
+            [text, across_file, state],
             [across_table, across_plot, across_json, across_csv, across_status, across_file],
-            api_name="across_vocabularies", concurrency_limit=1, show_progress_on=across_status,
+            api_name="across_vocabularies",
+            concurrency_limit=1,
+            show_progress_on=across_status,
         ).then(free, None, across_btn, queue=False, api_visibility="private")
         train_btn.click(busy, None, train_btn, queue=False, api_visibility="private").then(
-            train, [train_files, train_size, train_unit, train_scaffold, state],
-            [state, vocab, train_out, train_status], api_name="train", concurrency_limit=1,
+            train,
+            [train_files, train_size, train_unit, train_scaffold, state],
+            [state, vocab, train_out, train_status],
+            api_name="train",
+            concurrency_limit=1,
             show_progress_on=train_status,
         ).then(free, None, train_btn, queue=False, api_visibility="private")
         train_stop.click(stop, state, None, api_name="stop_train", queue=False)
         use_btn.click(use_trained, state, [vocab, tabs], api_name="use_trained")
         vocab.change(describe_vocab, [vocab, state], vocab_status, api_name="describe_vocab", show_progress="hidden")
-        gr.on([explain_box.change, vocab.change], explain, [explain_box, vocab, gr.State(None), state],
-              [explain_view, explain_json, explain_step], api_name="explain", trigger_mode="always_last",
-              show_progress="hidden")
-        explain_step.change(explain_frame, [explain_box, vocab, explain_step, state], explain_view,
-                            api_name="explain_frame", show_progress="hidden", trigger_mode="always_last")
+        gr.on(
+            [explain_box.change, vocab.change],
+            explain,
+            [explain_box, vocab, gr.State(None), state],
+            [explain_view, explain_json, explain_step],
+            api_name="explain",
+            trigger_mode="always_last",
+            show_progress="hidden",
+        )
+        explain_step.change(
+            explain_frame,
+            [explain_box, vocab, explain_step, state],
+            explain_view,
+            api_name="explain_frame",
+            show_progress="hidden",
+            trigger_mode="always_last",
+        )
         for button, delta in ((explain_prev, -1), (explain_next, 1)):
-            button.click(functools.partial(explain_move, delta), [explain_step, explain_box, vocab, state], explain_step,
-                         api_visibility="private", show_progress="hidden")
-        explain_play.click(play_start, [explain_step, explain_box, vocab, state], [explain_step, explain_timer],
-                           api_visibility="private", show_progress="hidden")
-        explain_timer.tick(play_step, [explain_step, explain_box, vocab, state], [explain_step, explain_timer],
-                           api_visibility="private", show_progress="hidden")
-        details.change(None, details, [bpe_ids, lbpe_ids, details_view], js=DETAILS_JS, api_visibility="private",
-                       queue=False)
-        details_box.expand(None, details, details_view, js="(d) => { window.lbpeDetailsOpen = true; return d; }",
-                           api_visibility="private", queue=False)
-        details_box.collapse(None, None, details_view, js="() => { window.lbpeDetailsOpen = false; return null; }",
-                             api_visibility="private", queue=False)
-        gr.on([decode_btn.click, pasted_ids.submit], decode_ids, [pasted_ids, vocab, state], decoded,
-              api_name="decode_ids", show_progress="hidden")
+            button.click(
+                functools.partial(explain_move, delta),
+                [explain_step, explain_box, vocab, state],
+                explain_step,
+                api_visibility="private",
+                show_progress="hidden",
+            )
+        explain_play.click(
+            play_start,
+            [explain_step, explain_box, vocab, state],
+            [explain_step, explain_timer],
+            api_visibility="private",
+            show_progress="hidden",
+        )
+        explain_timer.tick(
+            play_step,
+            [explain_step, explain_box, vocab, state],
+            [explain_step, explain_timer],
+            api_visibility="private",
+            show_progress="hidden",
+        )
+        details.change(
+            None, details, [bpe_ids, lbpe_ids, details_view], js=DETAILS_JS, api_visibility="private", queue=False
+        )
+        details_box.expand(
+            None,
+            details,
+            details_view,
+            js="(d) => { window.lbpeDetailsOpen = true; return d; }",
+            api_visibility="private",
+            queue=False,
+        )
+        details_box.collapse(
+            None,
+            None,
+            details_view,
+            js="() => { window.lbpeDetailsOpen = false; return null; }",
+            api_visibility="private",
+            queue=False,
+        )
+        gr.on(
+            [decode_btn.click, pasted_ids.submit],
+            decode_ids,
+            [pasted_ids, vocab, state],
+            decoded,
+            api_name="decode_ids",
+            show_progress="hidden",
+        )
         # the view's state in the URL (browser only), restored when a link is opened
-        gr.on([text.change, vocab.change, show_ws.change, show_ids.change, show_special.change, explain_box.change],
-              None, [text, vocab, show_ws, show_ids, show_special, explain_box], None, js=LINK_JS,
-              api_visibility="private", queue=False)
+        gr.on(
+            [text.change, vocab.change, show_ws.change, show_ids.change, show_special.change, explain_box.change],
+            None,
+            [text, vocab, show_ws, show_ids, show_special, explain_box],
+            None,
+            js=LINK_JS,
+            api_visibility="private",
+            queue=False,
+        )
         for tab, view in ((compare_tab, None), (corpus_tab, "corpus"), (across_tab, "across"), (train_tab, "train")):
-            tab.select(None, None, None, js=f"() => {{ window.lbpeLink && window.lbpeLink({{view: {json.dumps(view)}}}); return []; }}",
-                       api_visibility="private", queue=False)
+            tab.select(
+                None,
+                None,
+                None,
+                js=f"() => {{ window.lbpeLink && window.lbpeLink({{view: {json.dumps(view)}}}); return []; }}",
+                api_visibility="private",
+                queue=False,
+            )
         copy_link.click(None, [text, vocab], None, js=COPY_JS, api_visibility="private", queue=False)
-        demo.load(restore, None, [text, vocab, show_ws, show_ids, show_special, explain_box, tabs, link_note],
-                  api_visibility="private",
-                  show_progress="hidden")
-        explain_at.change(explain_click, [text, explain_at, vocab, state], explain_box, api_name="explain_click",
-                          show_progress="hidden")
+        demo.load(
+            restore,
+            None,
+            [text, vocab, show_ws, show_ids, show_special, explain_box, tabs, link_note],
+            api_visibility="private",
+            show_progress="hidden",
+        )
+        explain_at.change(
+            explain_click,
+            [text, explain_at, vocab, state],
+            explain_box,
+            api_name="explain_click",
+            show_progress="hidden",
+        )
     return demo
 
 
@@ -1187,16 +1446,21 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr)
     if user_regex.engine() != "regex":
-        log.warning("the regex package is not installed: patterns from uploaded vocabulary files run without a time "
-                    "limit; install the app's dependencies (pip install lbpe[app]) on a shared server")
+        log.warning(
+            "the regex package is not installed: patterns from uploaded vocabulary files run without a time "
+            "limit; install the app's dependencies (pip install lbpe[app]) on a shared server"
+        )
     try:
         launch(args.host, args.port)
     except OSError as exc:
         if "port" not in str(exc).lower() and getattr(exc, "errno", None) != 98:
             raise
         port = args.port or os.environ.get("GRADIO_SERVER_PORT", "7860")
-        print(f"the lbpe playground could not start: port {port} is taken (another server is listening there); "
-              "stop it, or choose another port: lbpe serve --port 7861", file=sys.stderr)
+        print(
+            f"the lbpe playground could not start: port {port} is taken (another server is listening there); "
+            "stop it, or choose another port: lbpe serve --port 7861",
+            file=sys.stderr,
+        )
         raise SystemExit(2) from None
 
 

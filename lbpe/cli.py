@@ -118,6 +118,7 @@ def _cmd_explain(args: argparse.Namespace, out: TextIO) -> None:
     else:
         out.write(explain_text(result) + "\n")
 
+
 # ---- lbpe train ----
 
 
@@ -141,8 +142,10 @@ def _cmd_train(args: argparse.Namespace, out: TextIO) -> None:
     roles = {"bos": "<s>", "eos": "</s>", "unk": "<unk>", **given} if llama else given
     specials = list(dict.fromkeys([*args.special, *roles.values()]))  # a role's token is a special token too
     if Path(args.output).name != "tokenizer.json" and given:
-        raise LbpeError("--bos/--eos/--pad/--unk write tokenizer_config.json beside the output: name it "
-                        "tokenizer.json (e.g. -o my-tokenizer/tokenizer.json)")
+        raise LbpeError(
+            "--bos/--eos/--pad/--unk write tokenizer_config.json beside the output: name it "
+            "tokenizer.json (e.g. -o my-tokenizer/tokenizer.json)"
+        )
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)
     total = input_bytes(args.files)
     limits.check("train_bytes", total, f"the training corpus ({len(args.files)} file(s))")
@@ -169,8 +172,10 @@ def _cmd_train(args: argparse.Namespace, out: TextIO) -> None:
     if Path(args.output).name == "tokenizer.json":
         folder = Path(args.output).parent
         names = write_transformers_config(folder, roles)
-        print(f"wrote {', '.join(names)} beside it: transformers.AutoTokenizer.from_pretrained({str(folder)!r})",
-              file=sys.stderr)
+        print(
+            f"wrote {', '.join(names)} beside it: transformers.AutoTokenizer.from_pretrained({str(folder)!r})",
+            file=sys.stderr,
+        )
 
 
 def _cmd_stats(args: argparse.Namespace, out: TextIO) -> None:
@@ -187,10 +192,16 @@ def _cmd_stats(args: argparse.Namespace, out: TextIO) -> None:
     update = bar.phase("encoding", in_bytes=True)
     skipped: list[str] = []
     try:
-        texts = document_texts(tok, args.files, lines=args.lines, text_field=args.text_field,
-                               on_bad=skipped.append if args.skip_bad else None)
-        stats = parallel_stats(loader, texts, workers=args.workers,
-                               progress=lambda done: update(min(done, total), total))
+        texts = document_texts(
+            tok,
+            args.files,
+            lines=args.lines,
+            text_field=args.text_field,
+            on_bad=skipped.append if args.skip_bad else None,
+        )
+        stats = parallel_stats(
+            loader, texts, workers=args.workers, progress=lambda done: update(min(done, total), total)
+        )
     finally:
         bar.close()
     if skipped:
@@ -209,28 +220,40 @@ def _write_stats_table(doc: dict, out: TextIO) -> None:
 
     rows = summary_rows(doc)
     unit = "bytes" if doc["unit"] == "byte" else "chars"
-    out.write(f"vocabulary {doc['vocab']} ({doc['unit']}-level); token length in {unit}; "
-              f"Rényi power {doc['bpe'].get('renyi_power', '')}\n")
-    table = [("", "bpe", "lbpe", "change", "paper predicts")] + [(r.label, r.bpe, r.lbpe, r.change, r.paper) for r in rows]
+    out.write(
+        f"vocabulary {doc['vocab']} ({doc['unit']}-level); token length in {unit}; "
+        f"Rényi power {doc['bpe'].get('renyi_power', '')}\n"
+    )
+    table = [("", "bpe", "lbpe", "change", "paper predicts")] + [
+        (r.label, r.bpe, r.lbpe, r.change, r.paper) for r in rows
+    ]
     widths = [max(len(row[i]) for row in table) for i in range(5)]
     for row in table:
         cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:4], widths[1:4])] + [row[4]]
         out.write("  ".join(cells).rstrip() + "\n")
-    out.write("\nWhat the rows mean (paper predicts: the way the paper expects LBPE to move it; "
-              "\u2713 where it did here):\n")
+    out.write(
+        "\nWhat the rows mean (paper predicts: the way the paper expects LBPE to move it; \u2713 where it did here):\n"
+    )
     seen = set()
     for r in rows:
         if r.meaning not in seen:
             seen.add(r.meaning)
-            label = {"frequency": "occurrences per token, length L", "length": "length L"}.get(r.key.split()[0], r.label)
+            label = {"frequency": "occurrences per token, length L", "length": "length L"}.get(
+                r.key.split()[0], r.label
+            )
             out.write(f"  {label}: {r.meaning}\n")
 
 
 def _add_inputs(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lines", action="store_true", help="text files: one document per line (default: per file)")
-    p.add_argument("--text-field", default="text", metavar="NAME", help="JSONL/Parquet: the text's field (default: text)")
-    p.add_argument("--skip-bad", action="store_true",
-                   help="count and skip bad documents (invalid UTF-8, not JSON, no text field) instead of stopping")
+    p.add_argument(
+        "--text-field", default="text", metavar="NAME", help="JSONL/Parquet: the text's field (default: text)"
+    )
+    p.add_argument(
+        "--skip-bad",
+        action="store_true",
+        help="count and skip bad documents (invalid UTF-8, not JSON, no text field) instead of stopping",
+    )
 
 
 def _renyi_power(value: str) -> float:
@@ -263,9 +286,19 @@ def _cmd_export(args: argparse.Namespace, out: TextIO) -> None:
 
     try:
         index = export_shards(
-            tok, args.files, args.out, mode=args.mode, lines=args.lines, text_field=args.text_field,
-            shard_tokens=args.shard_tokens, num_proc=args.num_proc or os.cpu_count() or 1, resume=args.resume,
-            skip_bad=args.skip_bad, separator_id=args.separator_id, progress=progress, engine=args.engine,
+            tok,
+            args.files,
+            args.out,
+            mode=args.mode,
+            lines=args.lines,
+            text_field=args.text_field,
+            shard_tokens=args.shard_tokens,
+            num_proc=args.num_proc or os.cpu_count() or 1,
+            resume=args.resume,
+            skip_bad=args.skip_bad,
+            separator_id=args.separator_id,
+            progress=progress,
+            engine=args.engine,
             address=args.address,
         )
     except KeyboardInterrupt:
@@ -274,8 +307,11 @@ def _cmd_export(args: argparse.Namespace, out: TextIO) -> None:
     finally:
         bar.close()
     skipped = f"; skipped {index['skipped_documents']:,} bad document(s)" if index["skipped_documents"] else ""
-    print(f"wrote {args.out}: {len(index['shards'])} shard(s), {index['documents']:,} documents, "
-          f"{index['tokens']:,} ids as {index['dtype']}{skipped}", file=sys.stderr)
+    print(
+        f"wrote {args.out}: {len(index['shards'])} shard(s), {index['documents']:,} documents, "
+        f"{index['tokens']:,} ids as {index['dtype']}{skipped}",
+        file=sys.stderr,
+    )
 
 
 def _kept(folder: str) -> str:
@@ -292,22 +328,37 @@ def _kept(folder: str) -> str:
 
 def _add_train(sub) -> None:
     p = sub.add_parser("train", help="train a BPE vocabulary and write it as an HF tokenizer.json")
-    p.add_argument("--vocab-size", required=True, type=int, help="number of tokens (specials, 256 bytes, base units, merges)")
-    p.add_argument("--style", choices=("gpt2", "llama"), default="gpt2",
-                   help="gpt2: split with a pre-tokenizer preset (default); llama: SentencePiece's way, as LLaMA "
-                   "(lines, \u2581 for spaces, digits alone, no token across scripts, at most 16 characters; "
-                   "<unk> <s> </s> at ids 0-2; LLaMA's tokenizer.json form)")
+    p.add_argument(
+        "--vocab-size", required=True, type=int, help="number of tokens (specials, 256 bytes, base units, merges)"
+    )
+    p.add_argument(
+        "--style",
+        choices=("gpt2", "llama"),
+        default="gpt2",
+        help="gpt2: split with a pre-tokenizer preset (default); llama: SentencePiece's way, as LLaMA "
+        "(lines, \u2581 for spaces, digits alone, no token across scripts, at most 16 characters; "
+        "<unk> <s> </s> at ids 0-2; LLaMA's tokenizer.json form)",
+    )
     p.add_argument("--unit", choices=("char", "byte"), default="char", help="char (byte fallback; default) or byte")
     p.add_argument("--scaffold", action="store_true", help="Scaffold-BPE training (Lian et al. 2024)")
     p.add_argument("--pattern", default=None, help="pre-tokenizer preset (default: paper; not with --style llama)")
     p.add_argument("--special", action="append", default=[], metavar="TOKEN", help="a special token (repeatable)")
     for role, example in (("bos", "<s>"), ("eos", "<|endoftext|>"), ("pad", "<pad>"), ("unk", "<unk>")):
-        p.add_argument(f"--{role}", default=None, metavar="TOKEN",
-                       help=f"the {role} special token (e.g. {example}), written to tokenizer_config.json for transformers")
+        p.add_argument(
+            f"--{role}",
+            default=None,
+            metavar="TOKEN",
+            help=f"the {role} special token (e.g. {example}), written to tokenizer_config.json for transformers",
+        )
     p.add_argument("--max-chars", type=int, default=None, help="char unit: keep only the N most frequent characters")
-    p.add_argument("--character-coverage", type=float, default=None, metavar="SHARE",
-                   help="char unit: keep the most frequent characters that make up this share of the text's "
-                   "characters (SentencePiece's option; LLaMA: 0.99995; default: all)")
+    p.add_argument(
+        "--character-coverage",
+        type=float,
+        default=None,
+        metavar="SHARE",
+        help="char unit: keep the most frequent characters that make up this share of the text's "
+        "characters (SentencePiece's option; LLaMA: 0.99995; default: all)",
+    )
     p.add_argument("-o", "--output", required=True, help="the tokenizer.json to write (.gz: gzip-compressed)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files")
@@ -324,8 +375,10 @@ def _cmd_build_web(args: argparse.Namespace, out: TextIO) -> None:
     # A Space folder is deployed: build it from git's index, never from uncommitted edits.
     files = build_site(Path(args.out), root=root, space=space, sources="tree" if space is None else "index")
     size = sum((Path(args.out) / f).stat().st_size for f in files)
-    out.write(f"wrote {args.out}: {len(files)} files, {size / 1e6:.1f} MB; serve it over http "
-              f"(e.g. python -m http.server -d {args.out})\n")
+    out.write(
+        f"wrote {args.out}: {len(files)} files, {size / 1e6:.1f} MB; serve it over http "
+        f"(e.g. python -m http.server -d {args.out})\n"
+    )
     if space is not None:
         out.write(f"wrote the static Space folder {space} (lbpe code and static/ as staged in git's index)\n")
 
@@ -333,8 +386,14 @@ def _cmd_build_web(args: argparse.Namespace, out: TextIO) -> None:
 def _add_build_web(sub) -> None:
     p = sub.add_parser("build-web", help="assemble the offline browser page (Pyodide + lbpe) into a static folder")
     p.add_argument("--out", required=True, help="the folder to write (emptied first if it holds an earlier build)")
-    p.add_argument("--space", nargs="?", const="", default=None, metavar="DIR",
-                   help="also write a Hugging Face static Space folder (default DIR: build/spaces/static in the checkout)")
+    p.add_argument(
+        "--space",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="DIR",
+        help="also write a Hugging Face static Space folder (default DIR: build/spaces/static in the checkout)",
+    )
     p.add_argument("--root", default=None, help="the lbpe checkout with static/ and node_modules/ (default: found)")
     p.set_defaults(run=_cmd_build_web)
 
@@ -372,9 +431,13 @@ def _parser() -> argparse.ArgumentParser:
         )
         p.add_argument("--pattern", default=None, help="pre-tokenizer preset (default: inferred from the vocabulary)")
         if many:
-            p.add_argument("files", nargs="+", metavar="INPUT",
-                           help="UTF-8 text files (.txt; one document each, or per line with --lines), "
-                           ".jsonl/.ndjson (optionally .gz) or .parquet")
+            p.add_argument(
+                "files",
+                nargs="+",
+                metavar="INPUT",
+                help="UTF-8 text files (.txt; one document each, or per line with --lines), "
+                ".jsonl/.ndjson (optionally .gz) or .parquet",
+            )
         else:
             p.add_argument("file", nargs="?", default="-", help="UTF-8 text file, or - for standard input (default)")
 
@@ -387,10 +450,16 @@ def _parser() -> argparse.ArgumentParser:
     common(p)
     p.set_defaults(run=_cmd_compare)
 
-    p = sub.add_parser("explain", help="both encodings of a word or short span worked step by step, and why they differ")
-    p.add_argument("words", nargs="*", metavar="TEXT",
-                   help="the word or span (several arguments are joined by one space; none: read standard input); "
-                   "quote a leading space: ' Capitals'")
+    p = sub.add_parser(
+        "explain", help="both encodings of a word or short span worked step by step, and why they differ"
+    )
+    p.add_argument(
+        "words",
+        nargs="*",
+        metavar="TEXT",
+        help="the word or span (several arguments are joined by one space; none: read standard input); "
+        "quote a leading space: ' Capitals'",
+    )
     p.add_argument("--vocab", default=None, help="vocabulary file or folder, or a bundled preset (default mistral-7b)")
     p.add_argument("--pattern", default=None, help="pre-tokenizer preset (default: inferred from the vocabulary)")
     p.add_argument("--json", action="store_true", help="print the steps as JSON (schema: lbpe.explain.Explanation)")
@@ -404,8 +473,13 @@ def _parser() -> argparse.ArgumentParser:
     common(p, many=True)
     _add_inputs(p)
     p.add_argument("--json", action="store_true", help="print the JSON document (schema: lbpe.stats)")
-    p.add_argument("--renyi-power", type=_renyi_power, default=RENYI_POWER, metavar="P",
-                   help=f"power of the Rényi entropy and efficiency (default {RENYI_POWER}, as Zouhar et al. 2023)")
+    p.add_argument(
+        "--renyi-power",
+        type=_renyi_power,
+        default=RENYI_POWER,
+        metavar="P",
+        help=f"power of the Rényi entropy and efficiency (default {RENYI_POWER}, as Zouhar et al. 2023)",
+    )
     p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_cmd_stats)
@@ -415,14 +489,26 @@ def _parser() -> argparse.ArgumentParser:
     _add_inputs(p)
     p.add_argument("--mode", required=True, choices=MODES, help="bpe (classic) or lbpe (long-token-first)")
     p.add_argument("--out", required=True, help="the folder for tokens-*.npy, offsets-*.npy and index.json")
-    p.add_argument("--shard-tokens", type=int, default=100_000_000, metavar="N",
-                   help="start a new shard after N ids (at a document end; default 100,000,000)")
+    p.add_argument(
+        "--shard-tokens",
+        type=int,
+        default=100_000_000,
+        metavar="N",
+        help="start a new shard after N ids (at a document end; default 100,000,000)",
+    )
     p.add_argument("--num-proc", type=int, default=None, metavar="N", help="processes (default: all cores)")
     p.add_argument("--resume", action="store_true", help="continue an export in --out after its complete shards")
-    p.add_argument("--engine", choices=("local", "ray"), default="local",
-                   help="local processes (default) or Ray Data (the lbpe[ray] extra), on this machine or a cluster")
-    p.add_argument("--address", default=None, help="with --engine ray: the cluster (e.g. ray://head:10001; "
-                   "default: $RAY_ADDRESS, or a local instance)")
+    p.add_argument(
+        "--engine",
+        choices=("local", "ray"),
+        default="local",
+        help="local processes (default) or Ray Data (the lbpe[ray] extra), on this machine or a cluster",
+    )
+    p.add_argument(
+        "--address",
+        default=None,
+        help="with --engine ray: the cluster (e.g. ray://head:10001; default: $RAY_ADDRESS, or a local instance)",
+    )
     p.add_argument("--separator-id", type=int, default=None, help="an id appended to each document (e.g. end of text)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_cmd_export)

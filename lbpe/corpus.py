@@ -123,6 +123,7 @@ def align_chunks(tok: Tokenizer, chunks: Iterable[str]) -> Iterator[str]:
 
 # ---- statistics over processes ----
 
+
 def _chunk_stats(args: tuple[str | list[str], tuple[Mode, ...]]) -> dict[str, Stats]:
     text, modes = args
     return texts_stats(worker_tokenizer(), text, modes)

@@ -35,8 +35,15 @@ from lbpe.corpus import CHUNK_BYTES, align_chunks, iter_chunks
 from lbpe.errors import LbpeError
 
 __all__ = [
-    "Record", "BadRecord", "iter_records", "records_of_bytes", "input_kind", "input_bytes", "document_texts",
-    "check_parquet_column", "parquet_record",
+    "Record",
+    "BadRecord",
+    "iter_records",
+    "records_of_bytes",
+    "input_kind",
+    "input_bytes",
+    "document_texts",
+    "check_parquet_column",
+    "parquet_record",
 ]
 
 
@@ -200,8 +207,11 @@ def records_of_bytes(
             raise LbpeError(f"{source}: cannot be read ({exc})") from None
     kind = input_kind(source)
     if kind == "jsonl":
-        return [_jsonl_record(source, n, line, text_field)
-                for n, line in enumerate(io.BytesIO(data), first_line) if line.strip()]  # lines as a file gives them
+        return [
+            _jsonl_record(source, n, line, text_field)
+            for n, line in enumerate(io.BytesIO(data), first_line)
+            if line.strip()
+        ]  # lines as a file gives them
     if kind == "text" and lines:
         return [_line_record(source, n, line) for n, line in enumerate(io.BytesIO(data), first_line) if line.strip()]
     if kind == "text":
@@ -287,8 +297,9 @@ def _parquet(path: Path, text_field: str, progress) -> Iterator[Record]:
 def check_parquet_column(path: str | os.PathLike[str], names: Sequence[str], text_field: str) -> None:
     """Raise, naming the columns there are, when a Parquet file has no ``text_field`` column."""
     if text_field not in names:
-        raise LbpeError(f'{path}: no "{text_field}" column (columns: {", ".join(list(names)[:8])}); '
-                        "choose one with --text-field")
+        raise LbpeError(
+            f'{path}: no "{text_field}" column (columns: {", ".join(list(names)[:8])}); choose one with --text-field'
+        )
 
 
 def parquet_record(source: str, row: int, value: object, text_field: str) -> Record:

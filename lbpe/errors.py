@@ -32,7 +32,7 @@ class DisallowedSpecialError(LbpeError):
         self.token = token
         super().__init__(
             f"the text contains the special token {token!r}, which is disallowed. "
-            f"To encode it as the special token pass allowed_special={{{token!r}}} (or \"all\"); "
+            f'To encode it as the special token pass allowed_special={{{token!r}}} (or "all"); '
             f"to encode it as ordinary text pass disallowed_special=() (or use encode_ordinary)."
         )
 

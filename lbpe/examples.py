@@ -35,8 +35,8 @@ EXAMPLES: tuple[Example, ...] = (
         "paper",
         "The paper's case: Capitals",
         "The Capitals of Europe hold the geographers' maps. Long-token-first BPE (LBPE) keeps a BPE vocabulary "
-        "and changes only the encoding: the longest tokens are placed first. Classic BPE merges \"al\" + \"s\" "
-        "in Capitals before the long token can form; LBPE keeps \"Capital\" whole. Other words it splits "
+        'and changes only the encoding: the longest tokens are placed first. Classic BPE merges "al" + "s" '
+        'in Capitals before the long token can form; LBPE keeps "Capital" whole. Other words it splits '
         "differently: redelivery, scepter, flavored, unrescinded, Plattsburg.",
         "mistral-7b",
         " Capitals",
@@ -53,7 +53,7 @@ EXAMPLES: tuple[Example, ...] = (
     Example(
         "code",
         "Python code",
-        'def longest_first(piece: bytes, vocabulary: set[bytes], longest: int) -> list[bytes]:\n'
+        "def longest_first(piece: bytes, vocabulary: set[bytes], longest: int) -> list[bytes]:\n"
         '    """Place the longest tokens first, scanning left to right."""\n'
         "    placed = [False] * len(piece)\n"
         "    for window in range(min(longest, len(piece)), 0, -1):\n"

@@ -124,8 +124,15 @@ class PieceTrace:
             "bpe": {
                 "whole_piece": self.whole,
                 "steps": [
-                    {"step": s.step, "start": s.start, "left": s.left, "right": s.right, "token": s.token,
-                     "priority": s.priority, "parts": list(s.parts)}
+                    {
+                        "step": s.step,
+                        "start": s.start,
+                        "left": s.left,
+                        "right": s.right,
+                        "token": s.token,
+                        "priority": s.priority,
+                        "parts": list(s.parts),
+                    }
                     for s in self.bpe
                 ],
                 "scaffold_split": [{"token": t, "parts": p} for t, p in self.scaffold],
@@ -134,8 +141,14 @@ class PieceTrace:
             },
             "lbpe": {
                 "steps": [
-                    {"step": s.step, "window": s.length, "start": s.start, "token": s.token, "placed": s.placed,
-                     "taken_by": s.taken_by}
+                    {
+                        "step": s.step,
+                        "window": s.length,
+                        "start": s.start,
+                        "token": s.token,
+                        "placed": s.placed,
+                        "taken_by": s.taken_by,
+                    }
                     for s in self.lbpe
                 ],
                 "tokens": self.lbpe_tokens,
@@ -192,7 +205,9 @@ class Explanation:
 Key = Any
 
 
-def bpe_trace(units: Sequence, priority: Callable[[Key, Key], int | None]) -> list[tuple[int, Key, Key, int, list[Key]]]:
+def bpe_trace(
+    units: Sequence, priority: Callable[[Key, Key], int | None]
+) -> list[tuple[int, Key, Key, int, list[Key]]]:
     """Classic BPE of ``units`` (a bytes or str piece) one merge at a time.
 
     ``priority(left, right)`` is the pair's priority (lower merges first) or ``None``. Returns
@@ -341,8 +356,14 @@ def _trace_piece(tok: Tokenizer, piece: str) -> PieceTrace:
         for k, (start, left, right, p, parts) in enumerate(raw)
     ]
     placements = [
-        Placement(k + 1, length, i, show_key(units[i : i + length]), placed,
-                  "" if placed else show_key(units[by : by + by_length]))
+        Placement(
+            k + 1,
+            length,
+            i,
+            show_key(units[i : i + length]),
+            placed,
+            "" if placed else show_key(units[by : by + by_length]),
+        )
         for k, (length, i, placed, by, by_length) in enumerate(checks)
     ]
     trace = PieceTrace(
@@ -487,7 +508,9 @@ def explain_text(ex: Explanation) -> str:
         if p.whole:
             lines.append("    the whole piece is a token: taken without merging")
         for s in p.bpe:
-            lines.append(f"    {s.step:>3}. {_q(s.left)} + {_q(s.right)}  ({ex.priority} {s.priority:,})  -> {_bar(s.parts)}")
+            lines.append(
+                f"    {s.step:>3}. {_q(s.left)} + {_q(s.right)}  ({ex.priority} {s.priority:,})  -> {_bar(s.parts)}"
+            )
         for token, parts in p.scaffold:
             lines.append(f"    scaffold token {_q(token)} split back into {' + '.join(map(_q, parts))}")
         lines.append(f"    tokens: {_bar(p.bpe_tokens)}   ids {p.bpe_ids}")
@@ -552,7 +575,11 @@ def _lbpe_frame(p: PieceTrace, k: int) -> tuple[str, str]:
     while i < n:
         if i in owner:
             length, step = owner[i]
-            cls = "lbpe-x-part lbpe-x-new" if current is not None and current.placed and current.start == i else "lbpe-x-part"
+            cls = (
+                "lbpe-x-part lbpe-x-new"
+                if current is not None and current.placed and current.start == i
+                else "lbpe-x-part"
+            )
             boxes.append(f'<span class="{cls}">{_e("".join(p.units[i : i + length]))}</span>')
             i += length
         else:
@@ -565,8 +592,10 @@ def _lbpe_frame(p: PieceTrace, k: int) -> tuple[str, str]:
         if current.placed:
             caption = f"Window {current.length}: {_q(current.token)} at unit {current.start} placed."
         else:
-            caption = (f"Window {current.length}: {_q(current.token)} at unit {current.start} is a token, "
-                       f"but {_q(current.taken_by)} holds part of it.")
+            caption = (
+                f"Window {current.length}: {_q(current.token)} at unit {current.start} is a token, "
+                f"but {_q(current.taken_by)} holds part of it."
+            )
     elif k == 0:
         caption = "Units, nothing placed yet."
     else:

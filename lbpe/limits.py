@@ -38,8 +38,21 @@ from dataclasses import dataclass, fields
 from lbpe.errors import LbpeError
 
 __all__ = [
-    "Limit", "LIMITS", "PLAYGROUND", "Limits", "LimitExceededError", "get", "check", "exceeded", "vocab_problem",
-    "parse_size", "parse_seconds", "describe", "using", "amount", "how_to_raise",
+    "Limit",
+    "LIMITS",
+    "PLAYGROUND",
+    "Limits",
+    "LimitExceededError",
+    "get",
+    "check",
+    "exceeded",
+    "vocab_problem",
+    "parse_size",
+    "parse_seconds",
+    "describe",
+    "using",
+    "amount",
+    "how_to_raise",
 ]
 
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
@@ -80,19 +93,49 @@ class Limit:
 LIMITS: dict[str, Limit] = {
     lim.key: lim
     for lim in (
-        Limit("text_bytes", "LBPE_MAX_TEXT_BYTES", 8 * MIB, "bytes",
-              "a text read whole (the input of lbpe encode and lbpe compare)"),
-        Limit("upload_bytes", "LBPE_MAX_UPLOAD_BYTES", 128 * MIB, "bytes",
-              "one uploaded file in a server built on lbpe, as received (compressed or not)"),
-        Limit("vocab_bytes", "LBPE_MAX_VOCAB_BYTES", 128 * MIB, "bytes",
-              "a vocabulary file, after gzip decompression (the largest real tokenizer.json files are ~35 MB)"),
-        Limit("vocab_tokens", "LBPE_MAX_VOCAB_TOKENS", 1 << 20, "tokens",
-              "entries in a vocabulary file, and one more than its largest id (real vocabularies: <= 262,144)"),
-        Limit("train_bytes", "LBPE_MAX_TRAIN_BYTES", 1 * GIB, "bytes",
-              "the training corpus of lbpe train, all files together"),
-        Limit("regex_seconds", "LBPE_REGEX_SECONDS", 2, "seconds",
-              "a regular expression from a vocabulary file, per MiB of the text it runs on "
-              "(real pre-tokenizers need well under 0.5 s per MiB)"),
+        Limit(
+            "text_bytes",
+            "LBPE_MAX_TEXT_BYTES",
+            8 * MIB,
+            "bytes",
+            "a text read whole (the input of lbpe encode and lbpe compare)",
+        ),
+        Limit(
+            "upload_bytes",
+            "LBPE_MAX_UPLOAD_BYTES",
+            128 * MIB,
+            "bytes",
+            "one uploaded file in a server built on lbpe, as received (compressed or not)",
+        ),
+        Limit(
+            "vocab_bytes",
+            "LBPE_MAX_VOCAB_BYTES",
+            128 * MIB,
+            "bytes",
+            "a vocabulary file, after gzip decompression (the largest real tokenizer.json files are ~35 MB)",
+        ),
+        Limit(
+            "vocab_tokens",
+            "LBPE_MAX_VOCAB_TOKENS",
+            1 << 20,
+            "tokens",
+            "entries in a vocabulary file, and one more than its largest id (real vocabularies: <= 262,144)",
+        ),
+        Limit(
+            "train_bytes",
+            "LBPE_MAX_TRAIN_BYTES",
+            1 * GIB,
+            "bytes",
+            "the training corpus of lbpe train, all files together",
+        ),
+        Limit(
+            "regex_seconds",
+            "LBPE_REGEX_SECONDS",
+            2,
+            "seconds",
+            "a regular expression from a vocabulary file, per MiB of the text it runs on "
+            "(real pre-tokenizers need well under 0.5 s per MiB)",
+        ),
     )
 }
 
@@ -101,19 +144,44 @@ LIMITS: dict[str, Limit] = {
 PLAYGROUND: dict[str, Limit] = {
     lim.key: lim
     for lim in (
-        Limit("text_chars", "LBPE_APP_MAX_TEXT_CHARS", 50_000, "characters",
-              "the Compare view (text box and .txt upload)", scale=1),
-        Limit("vocab_bytes", "LBPE_APP_MAX_VOCAB_MB", 50 * MB, "bytes",
-              "an uploaded vocabulary file, also after gunzip", scale=MB),
+        Limit(
+            "text_chars",
+            "LBPE_APP_MAX_TEXT_CHARS",
+            50_000,
+            "characters",
+            "the Compare view (text box and .txt upload)",
+            scale=1,
+        ),
+        Limit(
+            "vocab_bytes",
+            "LBPE_APP_MAX_VOCAB_MB",
+            50 * MB,
+            "bytes",
+            "an uploaded vocabulary file, also after gunzip",
+            scale=MB,
+        ),
         Limit("vocab_tokens", "LBPE_APP_MAX_VOCAB_TOKENS", 500_000, "tokens", "an uploaded vocabulary", scale=1),
         Limit("corpus_bytes", "LBPE_APP_MAX_CORPUS_MB", 20 * MB, "bytes", "a file for the Corpus view", scale=MB),
         Limit("train_bytes", "LBPE_APP_MAX_TRAIN_MB", 10 * MB, "bytes", "the training files together", scale=MB),
-        Limit("train_vocab", "LBPE_APP_MAX_TRAIN_VOCAB", 50_000, "tokens", "the largest vocabulary size to train",
-              scale=1),
-        Limit("session_vocabs", "LBPE_APP_SESSION_VOCABS", 4, "vocabularies",
-              "uploaded/trained vocabularies kept per session (oldest dropped)", scale=1),
-        Limit("file_ttl", "LBPE_APP_FILE_TTL", 3600, "seconds",
-              "how long downloads (and Gradio's copies of uploads) are kept", scale=1),
+        Limit(
+            "train_vocab", "LBPE_APP_MAX_TRAIN_VOCAB", 50_000, "tokens", "the largest vocabulary size to train", scale=1
+        ),
+        Limit(
+            "session_vocabs",
+            "LBPE_APP_SESSION_VOCABS",
+            4,
+            "vocabularies",
+            "uploaded/trained vocabularies kept per session (oldest dropped)",
+            scale=1,
+        ),
+        Limit(
+            "file_ttl",
+            "LBPE_APP_FILE_TTL",
+            3600,
+            "seconds",
+            "how long downloads (and Gradio's copies of uploads) are kept",
+            scale=1,
+        ),
     )
 }
 
@@ -288,6 +356,13 @@ def _suggest(amount: int, lim: Limit) -> str:
 def describe() -> list[dict[str, object]]:
     """The limits as rows (key, env, default, current value, unit, what), for docs and UIs."""
     return [
-        {"key": lim.key, "env": lim.env, "default": lim.default, "value": get(lim.key), "unit": lim.unit, "what": lim.what}
+        {
+            "key": lim.key,
+            "env": lim.env,
+            "default": lim.default,
+            "value": get(lim.key),
+            "unit": lim.unit,
+            "what": lim.what,
+        }
         for lim in LIMITS.values()
     ]

@@ -177,7 +177,9 @@ def _load(path: str | os.PathLike[str], pattern: str | re.Pattern[str] | None) -
         encoder, merges = folder / "encoder.json", folder / "vocab.bpe"
         for needed in (encoder, merges):
             if not needed.is_file():
-                raise VocabFormatError(str(needed), "missing: GPT-2 vocabularies need encoder.json and vocab.bpe side by side")
+                raise VocabFormatError(
+                    str(needed), "missing: GPT-2 vocabularies need encoder.json and vocab.bpe side by side"
+                )
         pattern = "gpt2" if pattern is None else pattern
         compiled = _pattern_for(file, pattern)
         vocab = parse_gpt2(
@@ -191,10 +193,14 @@ def _load(path: str | os.PathLike[str], pattern: str | re.Pattern[str] | None) -
     if fmt == "hf":
         if pattern is not None:
             raise VocabFormatError(str(file), "a tokenizer.json carries its own pre-tokenizer; do not pass pattern=")
-        return parse_tokenizer_json(_read(file, expected=FORMATS[fmt]), source=str(file), name=file.parent.name or file.stem)
+        return parse_tokenizer_json(
+            _read(file, expected=FORMATS[fmt]), source=str(file), name=file.parent.name or file.stem
+        )
     if fmt == "sentencepiece":
         if pattern is not None:
-            raise VocabFormatError(str(file), "a SentencePiece model carries its own normalisation; do not pass pattern=")
+            raise VocabFormatError(
+                str(file), "a SentencePiece model carries its own normalisation; do not pass pattern="
+            )
         return parse_sentencepiece(_read(file, expected=FORMATS[fmt]), source=str(file), name=file.stem)
     raise AssertionError(f"detect_format returned an unknown format {fmt!r}")  # pragma: no cover
 

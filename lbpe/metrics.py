@@ -31,8 +31,16 @@ from dataclasses import dataclass
 from typing import Literal
 
 __all__ = [
-    "shannon_entropy", "renyi_entropy", "efficiency", "gini", "frequency_by_length", "RENYI_POWER",
-    "Metric", "CATALOGUE", "AGREEMENT", "predicted",
+    "shannon_entropy",
+    "renyi_entropy",
+    "efficiency",
+    "gini",
+    "frequency_by_length",
+    "RENYI_POWER",
+    "Metric",
+    "CATALOGUE",
+    "AGREEMENT",
+    "predicted",
 ]
 
 #: The Rényi power used unless another is asked for (Zouhar et al. recommend 2.5).
@@ -136,30 +144,58 @@ CATALOGUE: tuple[Metric, ...] = (
     Metric("chars_per_token", "characters / token", "characters per token", "higher"),
     Metric("fertility", "fertility", "tokens per whitespace-separated word", "lower"),
     Metric("distinct_tokens", "distinct tokens", "vocabulary entries the text uses", None, digits="int"),
-    Metric("vocab_utilisation", "vocabulary utilisation", "distinct tokens used / vocabulary size", None,
-           "difference"),
+    Metric("vocab_utilisation", "vocabulary utilisation", "distinct tokens used / vocabulary size", None, "difference"),
     Metric("type_token_ratio", "type-token ratio", "distinct tokens / tokens", None, "difference", 6),
-    Metric("short_long_frequency_ratio", "short/long frequency ratio",
-           "mean occurrences of a 1-3 unit token over those of a token of 7+ units: the paper's imbalance", "lower",
-           digits=3),
-    Metric("gini", "Gini coefficient", "inequality of token frequencies: 0 even, towards 1 when few tokens dominate",
-           "lower", "difference"),
-    Metric("shannon_entropy", "Shannon entropy (bits)", "entropy of the token-frequency distribution", "higher",
-           "difference"),
-    Metric("shannon_efficiency", "Shannon efficiency", "Shannon entropy / log2(distinct tokens)", "higher",
-           "difference"),
-    Metric("renyi_efficiency", "Rényi efficiency", "Rényi entropy (power 2.5 unless set) / log2(distinct tokens); "
-           "Zouhar et al. 2023", "higher", "difference"),
+    Metric(
+        "short_long_frequency_ratio",
+        "short/long frequency ratio",
+        "mean occurrences of a 1-3 unit token over those of a token of 7+ units: the paper's imbalance",
+        "lower",
+        digits=3,
+    ),
+    Metric(
+        "gini",
+        "Gini coefficient",
+        "inequality of token frequencies: 0 even, towards 1 when few tokens dominate",
+        "lower",
+        "difference",
+    ),
+    Metric(
+        "shannon_entropy",
+        "Shannon entropy (bits)",
+        "entropy of the token-frequency distribution",
+        "higher",
+        "difference",
+    ),
+    Metric(
+        "shannon_efficiency", "Shannon efficiency", "Shannon entropy / log2(distinct tokens)", "higher", "difference"
+    ),
+    Metric(
+        "renyi_efficiency",
+        "Rényi efficiency",
+        "Rényi entropy (power 2.5 unless set) / log2(distinct tokens); Zouhar et al. 2023",
+        "higher",
+        "difference",
+    ),
 )
 
 #: Figures of ``compare_json(...)["agreement"]``: how LBPE's segmentation agrees with BPE's.
 AGREEMENT: tuple[Metric, ...] = (
-    Metric("word_agreement", "words segmented identically", "share of whitespace words both modes cut the same way",
-           None, "difference"),
-    Metric("boundary_precision", "boundary precision", "share of LBPE's token boundaries that BPE also has", None,
-           "difference"),
-    Metric("boundary_recall", "boundary recall", "share of BPE's token boundaries that LBPE keeps", None,
-           "difference"),
+    Metric(
+        "word_agreement",
+        "words segmented identically",
+        "share of whitespace words both modes cut the same way",
+        None,
+        "difference",
+    ),
+    Metric(
+        "boundary_precision",
+        "boundary precision",
+        "share of LBPE's token boundaries that BPE also has",
+        None,
+        "difference",
+    ),
+    Metric("boundary_recall", "boundary recall", "share of BPE's token boundaries that LBPE keeps", None, "difference"),
     Metric("boundary_f1", "boundary F1", "harmonic mean of the two", None, "difference"),
 )
 
@@ -175,8 +211,12 @@ def predicted(metric: Metric, change: float | None) -> bool | None:
 #: and the change of the token count per length bucket from BPE to LBPE (Table 2, as read from
 #: its figure: approximate). Tables show them beside the measured ones.
 PAPER_BYTES_PER_TOKEN = (3.4318, 3.4381)
-PAPER_BUCKET_CHANGE = {"1-3": "about -1%", "7-9": "about +2.2 to +2.4%", "10-12": "about +2.2 to +2.4%",
-                       "13-15": "about +2.2 to +2.4%"}
+PAPER_BUCKET_CHANGE = {
+    "1-3": "about -1%",
+    "7-9": "about +2.2 to +2.4%",
+    "10-12": "about +2.2 to +2.4%",
+    "13-15": "about +2.2 to +2.4%",
+}
 
 
 def paper_figure(key: str) -> str | None:

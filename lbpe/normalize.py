@@ -82,7 +82,6 @@ class Unicode(Normalizer):
             return out, [a for a, chunk in zip(bounds, chunks) for _ in chunk]
         return out, [0] * len(out)
 
-
     def continued(self) -> Normalizer:
         return self  # composition stays within a character and its combining marks, none across a line end
 
@@ -144,7 +143,8 @@ class Replace(Normalizer):
         self.literal = None if regex else pattern
         self.regex: UserRegex | re.Pattern[str] = (
             UserRegex(pattern, what="the Replace normalizer's pattern", shown=shown)
-            if regex else re.compile(re.escape(pattern))
+            if regex
+            else re.compile(re.escape(pattern))
         )
         self.content = content
 
@@ -301,8 +301,9 @@ class SentencePieceNormalizer(Normalizer):
         or with extra white space removed (that drops spaces at the start of every text)."""
         if self._units or self.remove_extra_whitespaces:
             return None
-        return SentencePieceNormalizer(add_dummy_prefix=False, remove_extra_whitespaces=False,
-                                       escape_whitespaces=self.space != " ")
+        return SentencePieceNormalizer(
+            add_dummy_prefix=False, remove_extra_whitespaces=False, escape_whitespaces=self.space != " "
+        )
 
     def aligned(self, text: str) -> Aligned:
         pieces, where = self._mapped(text)

@@ -22,14 +22,26 @@ from lbpe import display
 from lbpe.across import ACROSS_HEADERS, ACROSS_TYPES, across_rows, across_spec, across_vocabularies
 from lbpe.errors import LbpeError, PatternNeededError
 from lbpe.examples import examples_json
-from lbpe.explain import explain as explain_span, explain_html, pick_span
+from lbpe.explain import explain as explain_span
+from lbpe.explain import explain_html, pick_span
 from lbpe.presets import VOCAB_PRESETS, load_preset, preset_path
 from lbpe.service import compare_view, open_vocabulary
 from lbpe.tokenizer import MODES, Tokenizer
 
 __all__ = [
-    "preset_target", "use_preset", "use_file", "compare", "across", "encode", "bench", "css", "MAX_RENDER_CHARS",
-    "examples", "explain", "explain_at", "decode",
+    "preset_target",
+    "use_preset",
+    "use_file",
+    "compare",
+    "across",
+    "encode",
+    "bench",
+    "css",
+    "MAX_RENDER_CHARS",
+    "examples",
+    "explain",
+    "explain_at",
+    "decode",
 ]
 
 #: Longer texts are counted in full but drawn only up to here (tens of thousands of spans
@@ -83,14 +95,20 @@ def use_file(path: str, pattern: str = "") -> str:
     """
     p = Path(path)
     try:
-        tok = open_vocabulary(p, pattern=pattern, scratch=p if p.is_dir() else p.parent,
-                              shown="encoder.json + vocab.bpe" if p.is_dir() else p.name)
+        tok = open_vocabulary(
+            p,
+            pattern=pattern,
+            scratch=p if p.is_dir() else p.parent,
+            shown="encoder.json + vocab.bpe" if p.is_dir() else p.name,
+        )
     except PatternNeededError as exc:
-        return json.dumps({
-            "error": f"{exc.source}: the file name does not tell which pre-tokenizer this rank file uses; "
-            "choose one in the pre-tokenizer menu",
-            "needs_pattern": True,
-        })
+        return json.dumps(
+            {
+                "error": f"{exc.source}: the file name does not tell which pre-tokenizer this rank file uses; "
+                "choose one in the pre-tokenizer menu",
+                "needs_pattern": True,
+            }
+        )
     except LbpeError as exc:
         return json.dumps({"error": str(exc), "needs_pattern": False})
     _state["tok"], _state["source"] = tok, "file"
@@ -139,13 +157,21 @@ def _shown_part(text: str) -> str:
 
 def compare(text: str, show_whitespace: bool = True, show_ids: bool = False, specials: bool = False) -> str:
     """Everything the page shows for ``text``: :func:`lbpe.service.compare_view` (the schema the
-    Gradio app uses too) plus ``{"chars", "bytes", "shown_chars", "whole": {mode: tokens} | None}``. A text over :data:`MAX_RENDER_CHARS` characters is
-    drawn, measured and charted on its first part; ``whole`` then counts all of it.
+    Gradio app uses too) plus ``{"chars", "bytes", "shown_chars", "whole": {mode: tokens} | None}``.
+    A text over :data:`MAX_RENDER_CHARS` characters is drawn, measured and charted on its first
+    part; ``whole`` then counts all of it.
     """
     tok = _tok()
     shown = _shown_part(text)
-    view = compare_view(tok, shown, show_whitespace=show_whitespace, show_ids=show_ids, specials=bool(specials),
-                        lengths_chart={"height": 460}, frequency_chart={"height": 380})
+    view = compare_view(
+        tok,
+        shown,
+        show_whitespace=show_whitespace,
+        show_ids=show_ids,
+        specials=bool(specials),
+        lengths_chart={"height": 460},
+        frequency_chart={"height": 380},
+    )
     _state["shown"], _state["differ"] = (tok, shown), view.pop("differ")  # for explain_at
     out = {
         "chars": len(text),
@@ -156,8 +182,9 @@ def compare(text: str, show_whitespace: bool = True, show_ids: bool = False, spe
     }
     if len(shown) < len(text):
         allowed = "all" if specials else frozenset()
-        out["whole"] = {mode: len(tok.encode(text, mode=mode, allowed_special=allowed, disallowed_special=()))
-                        for mode in MODES}
+        out["whole"] = {
+            mode: len(tok.encode(text, mode=mode, allowed_special=allowed, disallowed_special=())) for mode in MODES
+        }
     return json.dumps(out)
 
 
@@ -174,14 +201,16 @@ def across(text: str) -> str:
         tok = _tok()
         tokenizers[tok.name if tok.name and tok.name not in tokenizers else "your file"] = tok
     summaries = across_vocabularies(tokenizers, [shown])
-    return json.dumps({
-        "headers": ACROSS_HEADERS,
-        "types": ACROSS_TYPES,
-        "rows": across_rows(summaries),
-        "figure": across_spec(summaries),
-        "vocabularies": summaries,
-        "shown_chars": len(shown),
-    })
+    return json.dumps(
+        {
+            "headers": ACROSS_HEADERS,
+            "types": ACROSS_TYPES,
+            "rows": across_rows(summaries),
+            "figure": across_spec(summaries),
+            "vocabularies": summaries,
+            "shown_chars": len(shown),
+        }
+    )
 
 
 def examples() -> str:

@@ -18,8 +18,16 @@ from lbpe.errors import LbpeError
 from lbpe.load import load
 from lbpe.tokenizer import Tokenizer
 
-__all__ = ["VOCAB_PRESETS", "DEFAULT_PRESET", "MODELS", "preset_label", "preset_path", "load_preset", "SAMPLE_CORPUS",
-           "sample_corpus"]
+__all__ = [
+    "VOCAB_PRESETS",
+    "DEFAULT_PRESET",
+    "MODELS",
+    "preset_label",
+    "preset_path",
+    "load_preset",
+    "SAMPLE_CORPUS",
+    "sample_corpus",
+]
 
 _DATA = Path(__file__).resolve().parent / "data"
 
@@ -76,7 +84,7 @@ def preset_path(name: str) -> Path:
     return _DATA / VOCAB_PRESETS[name][0]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load_preset(name: str = DEFAULT_PRESET) -> Tokenizer:
     """Load a bundled vocabulary (cached: the same Tokenizer object for the same name)."""
     path = preset_path(name)

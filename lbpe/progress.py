@@ -53,8 +53,16 @@ class Bar:
             from tqdm import tqdm
         except ImportError:
             return
-        self._tqdm = tqdm(total=total, desc=label.strip(), unit="B" if in_bytes else "it", unit_scale=in_bytes,
-                          unit_divisor=1000, file=self.stream, dynamic_ncols=True, leave=True)
+        self._tqdm = tqdm(
+            total=total,
+            desc=label.strip(),
+            unit="B" if in_bytes else "it",
+            unit_scale=in_bytes,
+            unit_divisor=1000,
+            file=self.stream,
+            dynamic_ncols=True,
+            leave=True,
+        )
 
     def _draw(self, done: int, total: int) -> None:
         if not self.enabled:

@@ -37,7 +37,14 @@ from typing import BinaryIO
 
 from lbpe.corpus import align_chunks
 from lbpe.documents import (
-    BadRecord, Record, check_parquet_column, input_bytes, input_kind, iter_records, parquet_record, records_of_bytes,
+    BadRecord,
+    Record,
+    check_parquet_column,
+    input_bytes,
+    input_kind,
+    iter_records,
+    parquet_record,
+    records_of_bytes,
 )
 from lbpe.errors import LbpeError
 from lbpe.tokenizer import MODES, Mode, Tokenizer
@@ -67,8 +74,12 @@ def vocab_sha256(tok: Tokenizer) -> str:
             h.update(data)
 
     put("unit", v.unit, "pattern", tok.pattern_name)
-    h.update(b"".join(i.to_bytes(8, "little") + len(key).to_bytes(8, "little") + key
-                      for key, i in sorted(v.tokens.items(), key=lambda kv: kv[1])))
+    h.update(
+        b"".join(
+            i.to_bytes(8, "little") + len(key).to_bytes(8, "little") + key
+            for key, i in sorted(v.tokens.items(), key=lambda kv: kv[1])
+        )
+    )
     for text, i in sorted({**v.special, **tok.added_tokens}.items(), key=lambda kv: kv[1]):
         put("special", i, text)
     for b, i in sorted((v.byte_fallback or {}).items()):
@@ -118,6 +129,7 @@ class ShardDataset:
 
 
 # ---- workers ----
+
 
 def _encode_batch(tok: Tokenizer | None, mode: Mode, texts: list) -> tuple[bytes, bytes, dict[int, str]]:
     """The ids of each text, as (lengths, ids) in native uint32 arrays (compact between
@@ -192,7 +204,6 @@ class NpyWriter:
         self.f.seek(0)
         self.f.write(self._header())
         self.f.seek(0, os.SEEK_END)
-
 
 
 @dataclass
@@ -274,10 +285,16 @@ class _Shards:
             tokens, offsets = self._name("tokens"), self._name("offsets")
             _write_int64_npy(offsets, self.offsets)
             os.replace(file.name, tokens)
-            self.shards.append({
-                "tokens_file": tokens.name, "offsets_file": offsets.name, "documents": len(self.offsets) - 1,
-                "tokens": writer.count, "records": self.records, "inputs": self.inputs,
-            })
+            self.shards.append(
+                {
+                    "tokens_file": tokens.name,
+                    "offsets_file": offsets.name,
+                    "documents": len(self.offsets) - 1,
+                    "tokens": writer.count,
+                    "records": self.records,
+                    "inputs": self.inputs,
+                }
+            )
             self.write_index(complete=False)
         else:
             file.close()
@@ -411,9 +428,17 @@ def export_shards(
     if separator_id is not None and not 0 <= separator_id < (1 << 16 if dtype == "uint16" else 1 << 32):
         raise LbpeError(f"separator id {separator_id} does not fit {dtype}")
     header = {
-        "format": SHARD_FORMAT, "vocab": tok.name, "vocab_sha256": vocab_sha256(tok), "n_vocab": tok.n_vocab,
-        "mode": mode, "dtype": dtype, "inputs": [str(p) for p in inputs], "lines": lines, "text_field": text_field,
-        "separator_id": separator_id, "shard_tokens": shard_tokens,
+        "format": SHARD_FORMAT,
+        "vocab": tok.name,
+        "vocab_sha256": vocab_sha256(tok),
+        "n_vocab": tok.n_vocab,
+        "mode": mode,
+        "dtype": dtype,
+        "inputs": [str(p) for p in inputs],
+        "lines": lines,
+        "text_field": text_field,
+        "separator_id": separator_id,
+        "shard_tokens": shard_tokens,
     }
     input_bytes(inputs)  # every input readable, before anything is written
     out.mkdir(parents=True, exist_ok=True)
@@ -448,8 +473,9 @@ def export_shards(
 
     pool = None
     if engine == "ray":
-        items = _ray_ordered(tok, inputs, mode, lines=lines, text_field=text_field, skip=skip, address=address,
-                             progress=on_read)
+        items = _ray_ordered(
+            tok, inputs, mode, lines=lines, text_field=text_field, skip=skip, address=address, progress=on_read
+        )
     else:
         pool = process_pool(tok, num_proc) if num_proc > 1 else None
         if pool is not None and skip == 0:  # the workers read runs of lines themselves
@@ -607,8 +633,9 @@ def _pooled(tok: Tokenizer, inputs, mode: Mode, pool, num_proc: int, *, lines: b
         ranges = iter(_line_ranges(path, size=POOL_RANGE_BYTES))
         while True:
             for r in ranges:
-                pending.append((r, pool.submit(_encode_range, mode, path, r["start"], r["end"], r["line"], lines,
-                                               text_field)))
+                pending.append(
+                    (r, pool.submit(_encode_range, mode, path, r["start"], r["end"], r["line"], lines, text_field))
+                )
                 if len(pending) >= 2 * num_proc:
                     break
             if not pending:
@@ -736,8 +763,11 @@ def _ray_ordered(tok: Tokenizer, inputs, mode: Mode, *, lines: bool, text_field:
             groups.append(("parquet", [path]))
             continue
         # runs of whole lines (or the whole file, for one document per file), read by the workers
-        ranges = _line_ranges(path) if lines or input_kind(path) == "jsonl" else [
-            {"path": path, "start": 0, "end": os.path.getsize(path), "line": 1}]
+        ranges = (
+            _line_ranges(path)
+            if lines or input_kind(path) == "jsonl"
+            else [{"path": path, "start": 0, "end": os.path.getsize(path), "line": 1}]
+        )
         if groups and groups[-1][0] == "runs":
             groups[-1][1].extend(ranges)
         else:
@@ -748,22 +778,29 @@ def _ray_ordered(tok: Tokenizer, inputs, mode: Mode, *, lines: bool, text_field:
 
             path = members[0]
             check_parquet_column(path, pq.ParquetFile(path).schema_arrow.names, text_field)
-            ds = ray.data.read_parquet(path).select_columns([text_field]).map_batches(
-                functools.partial(encode, source=path), batch_format="numpy", batch_size=256)
+            ds = (
+                ray.data.read_parquet(path)
+                .select_columns([text_field])
+                .map_batches(functools.partial(encode, source=path), batch_format="numpy", batch_size=256)
+            )
         else:
             ds = ray.data.from_items(members, override_num_blocks=len(members)).map_batches(
-                functools.partial(encode, source=""), batch_format="numpy", batch_size=1)
+                functools.partial(encode, source=""), batch_format="numpy", batch_size=1
+            )
         row = 0
         for batch in ds.iter_batches(batch_format="numpy", batch_size=None, prefetch_batches=2):
             for lengths_bytes, ids_bytes, errors_json, path, size in zip(
-                    batch["lengths"], batch["ids"], batch["errors"], batch["path"], batch["bytes"]):
+                batch["lengths"], batch["ids"], batch["errors"], batch["path"], batch["bytes"]
+            ):
                 path = str(path)
                 lengths, ids = array("I"), array("I")
                 lengths.frombytes(bytes(lengths_bytes))
                 ids.frombytes(bytes(ids_bytes))
                 errors = {int(k): message for k, message in json.loads(str(errors_json)).items()}
                 if kind == "parquet":  # the worker could not know the rows' numbers
-                    errors = {k: m.replace(f"{path}: row 0:", f"{path}: row {row + k + 1}:", 1) for k, m in errors.items()}
+                    errors = {
+                        k: m.replace(f"{path}: row 0:", f"{path}: row {row + k + 1}:", 1) for k, m in errors.items()
+                    }
                 row += len(lengths)
                 progress(int(size))
                 metas = [(number + k, True, path) for k in range(1, len(lengths) + 1)]
@@ -772,7 +809,7 @@ def _ray_ordered(tok: Tokenizer, inputs, mode: Mode, *, lines: bool, text_field:
                     continue
                 if metas and metas[0][0] <= skip:  # a resumed export: this batch is partly done
                     keep = skip - metas[0][0] + 1
-                    ids = ids[sum(lengths[:keep]):]
+                    ids = ids[sum(lengths[:keep]) :]
                     metas, lengths = metas[keep:], lengths[keep:]
                     errors = {k - keep: m for k, m in errors.items() if k >= keep}
                 if not metas:

@@ -52,16 +52,29 @@ import functools
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
-from itertools import accumulate
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any, Protocol
 
 from lbpe import metrics
 from lbpe.tokenizer import MODES, Mode, Tokenizer
 
 __all__ = [
-    "BUCKETS", "PerToken", "Stats", "text_stats", "corpus_stats", "compare_json", "bucket_label", "token_lengths",
-    "count_tokens", "count_words", "Agreement", "text_agreement", "text_stats_both", "texts_stats", "Continuation",
+    "BUCKETS",
+    "PerToken",
+    "Stats",
+    "text_stats",
+    "corpus_stats",
+    "compare_json",
+    "bucket_label",
+    "token_lengths",
+    "count_tokens",
+    "count_words",
+    "Agreement",
+    "text_agreement",
+    "text_stats_both",
+    "texts_stats",
+    "Continuation",
 ]
 
 #: The paper's token-length buckets: (low, high) inclusive, ``None`` for open-ended.
@@ -157,7 +170,10 @@ class Stats(PerToken):
         return out
 
     def frequency_json(
-        self, *, n_vocab: int | None = None, token_length: Callable[[int], int] | None = None,
+        self,
+        *,
+        n_vocab: int | None = None,
+        token_length: Callable[[int], int] | None = None,
         renyi_power: float = metrics.RENYI_POWER,
     ) -> dict:
         """The intrinsic metrics of :data:`token_counts` (see :mod:`lbpe.metrics`)."""
@@ -231,7 +247,7 @@ _NUMPY_MIN_IDS = 4096
 _numpy_override: list = []  # tests: [None] counts with the standard library even where numpy is
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _numpy_module():
     """numpy, imported on first use (``import lbpe`` never loads it), or ``None``."""
     try:
@@ -518,7 +534,11 @@ def corpus_stats(
 
 
 def compare_json(
-    stats: dict[str, Stats], *, vocab: str = "", unit: str = "", tok: Tokenizer | None = None,
+    stats: dict[str, Stats],
+    *,
+    vocab: str = "",
+    unit: str = "",
+    tok: Tokenizer | None = None,
     renyi_power: float = metrics.RENYI_POWER,
 ) -> dict:
     """The documented JSON for BPE vs LBPE (see the module docstring). With ``tok``, the
@@ -542,7 +562,8 @@ def compare_json(
     change["length_share_points"] = {k: 100 * (l_share[k] - b_share[k]) for k in b_share}
     if "frequency_by_length" in b_json and "frequency_by_length" in l_json:
         change["frequency_by_length"] = {
-            k: (v["mean"] / b_json["frequency_by_length"][k]["mean"] - 1) if b_json["frequency_by_length"][k]["mean"]
+            k: (v["mean"] / b_json["frequency_by_length"][k]["mean"] - 1)
+            if b_json["frequency_by_length"][k]["mean"]
             else None
             for k, v in l_json["frequency_by_length"].items()
         }

@@ -16,12 +16,13 @@ import os
 import re
 import sys
 from bisect import bisect_left, bisect_right
-from itertools import chain, compress, repeat
-from operator import is_
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import AbstractSet, Literal
+from itertools import chain, compress, repeat
+from operator import is_
+from typing import Literal
 
 from lbpe import native
 from lbpe.errors import DisallowedSpecialError, LbpeError
@@ -502,7 +503,13 @@ class Tokenizer:
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise LbpeError(f"workers must be a whole number >= 1 or None (one per core), not {workers!r}")
         model = native.model_for(self.vocab)
-        if workers > 1 and len(texts) > 1 and model is not None and self._preset_code is not None and self.normalizer is None:
+        if (
+            workers > 1
+            and len(texts) > 1
+            and model is not None
+            and self._preset_code is not None
+            and self.normalizer is None
+        ):
             return self._encode_batch_threads(model, texts, mode, workers, **special)  # type: ignore[arg-type]
         if workers > 1 and len(texts) > 1 and hasattr(os, "fork") and sys.platform != "emscripten":
             from lbpe.workers import forked_encode
@@ -535,8 +542,11 @@ class Tokenizer:
                     # a lone surrogate is replaced, as encode_ordinary does (ASCII has none)
                     ordinary.append(chunk if chunk.isascii() else replace_surrogates(chunk))
             plans.append(plan)
-        encoded = iter(model.encode_batch(ordinary, self._preset_code, mode == "lbpe", self.cache_size,
-                                          _CACHED_PIECE_CHARS, workers))
+        encoded = iter(
+            model.encode_batch(
+                ordinary, self._preset_code, mode == "lbpe", self.cache_size, _CACHED_PIECE_CHARS, workers
+            )
+        )
         out = []
         for plan in plans:
             if plan == [None] and not add_special_tokens:  # the usual case: one ordinary chunk
@@ -607,7 +617,9 @@ class Tokenizer:
             for is_special, chunk in self._chunks(text, allowed_special, disallowed_special):
                 if is_special:
                     i = self._matched_id(chunk)
-                    out.append(Segment(i, offset, offset + len(chunk), chunk.encode(), special=chunk in self.vocab.special))
+                    out.append(
+                        Segment(i, offset, offset + len(chunk), chunk.encode(), special=chunk in self.vocab.special)
+                    )
                 else:
                     out += self._segment_chunk(chunk, split, offset)
                 offset += len(chunk)

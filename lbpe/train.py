@@ -12,12 +12,12 @@ lbpe.errors.LbpeError: vocab_size 4 is smaller than the 256 base tokens of a byt
 How training works
 ------------------
 1. **Counting** (streaming). Texts are split into pre-tokens ("pieces") by the pre-tokeniser
-   preset (default ``"paper"``; ``style="llama"``: see below) and every distinct piece is counted. Files are read in blocks
-   of about 1 MB and never held whole. A block is cut just before a line that starts with a
-   letter: for every preset no piece spans such a cut, and the pieces before it are the same
-   as in the whole text (the block is split with that one letter still attached, so the
-   end-of-text rules of the patterns cannot fire early). A file with no such line is read in
-   one piece. Each text and each file is split on its own: no piece spans two of them.
+   preset (default ``"paper"``; ``style="llama"``: see below) and every distinct piece is
+   counted. Files are read in blocks of about 1 MB and never held whole. A block is cut just
+   before a line that starts with a letter: for every preset no piece spans such a cut, and
+   the pieces before it are the same as in the whole text (the block is split with that one
+   letter still attached, so the end-of-text rules of the patterns cannot fire early). A file
+   with no such line is read in one piece. Each text and each file is split on its own: no piece spans two of them.
 2. **Merging** (incremental). Each distinct piece becomes a "word", a list of unit ids with
    the piece's count. The trainer keeps pair -> count, pair -> the words that contain it, and
    a lazy max-heap of pairs. A merge visits only the words that contain the merged pair and
@@ -146,8 +146,17 @@ from lbpe.unicode import category, script
 from lbpe.vocab import Unit, Vocab
 
 __all__ = [
-    "train", "count_pieces", "count_llama_pieces", "train_from_counts", "llama_pieces", "valid_llama_token",
-    "STYLES", "LLAMA_SPECIALS", "LLAMA_MAX_TOKEN_CHARS", "TextSource", "Progress",
+    "train",
+    "count_pieces",
+    "count_llama_pieces",
+    "train_from_counts",
+    "llama_pieces",
+    "valid_llama_token",
+    "STYLES",
+    "LLAMA_SPECIALS",
+    "LLAMA_MAX_TOKEN_CHARS",
+    "TextSource",
+    "Progress",
 ]
 
 #: A text (``str``) or a file (any ``os.PathLike``, e.g. :class:`pathlib.Path`).
@@ -475,11 +484,14 @@ def train_from_counts(
     if max_chars is not None and (not isinstance(max_chars, int) or max_chars < 1):
         raise LbpeError(f"max_chars must be a positive int or None, not {max_chars!r}")
     if character_coverage is not None and (
-        isinstance(character_coverage, bool) or not isinstance(character_coverage, (int, float))
+        isinstance(character_coverage, bool)
+        or not isinstance(character_coverage, (int, float))
         or not 0 < character_coverage <= 1
     ):
-        raise LbpeError(f"character_coverage must be a number above 0 and at most 1 (e.g. 0.99995) or None, "
-                        f"not {character_coverage!r}")
+        raise LbpeError(
+            f"character_coverage must be a number above 0 and at most 1 (e.g. 0.99995) or None, "
+            f"not {character_coverage!r}"
+        )
     _check_style(style)
     specials = _check_specials(special_tokens)
     llama = style == "llama"
@@ -546,12 +558,15 @@ def train_from_counts(
         if not dropped and len(names) > 1:
             base_what += "; max_chars (CLI: --max-chars) keeps only the most frequent characters"
     if vocab_size < n_base:
-        raise LbpeError(
-            f"vocab_size {vocab_size} is smaller than the {n_base} base tokens of {kind} ({base_what})"
-        )
+        raise LbpeError(f"vocab_size {vocab_size} is smaller than the {n_base} base tokens of {kind} ({base_what})")
     n_units = len(names)
     merges, scaffold_ids = _merge(
-        names, words, wcount, vocab_size - n_base, scaffold=scaffold, progress=progress,
+        names,
+        words,
+        wcount,
+        vocab_size - n_base,
+        scaffold=scaffold,
+        progress=progress,
         valid=valid_llama_token if llama else None,
     )
     vocab = _build_vocab(names, n_units, merges, scaffold_ids, specials, unit)

@@ -30,14 +30,42 @@ __all__ = ["UNICODE_VERSION", "CATEGORIES", "category", "category_ranges", "scri
 
 #: The two-letter general categories (``Cn`` is unassigned).
 CATEGORIES = (
-    "Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd", "Nl", "No", "Pc", "Pd", "Ps", "Pe", "Pi",
-    "Pf", "Po", "Sm", "Sc", "Sk", "So", "Zs", "Zl", "Zp", "Cc", "Cf", "Cs", "Co", "Cn",
+    "Lu",
+    "Ll",
+    "Lt",
+    "Lm",
+    "Lo",
+    "Mn",
+    "Mc",
+    "Me",
+    "Nd",
+    "Nl",
+    "No",
+    "Pc",
+    "Pd",
+    "Ps",
+    "Pe",
+    "Pi",
+    "Pf",
+    "Po",
+    "Sm",
+    "Sc",
+    "Sk",
+    "So",
+    "Zs",
+    "Zl",
+    "Zp",
+    "Cc",
+    "Cf",
+    "Cs",
+    "Co",
+    "Cn",
 )
 
 _LAST = 0x10FFFF
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _runs() -> tuple[list[int], list[str]]:
     starts: list[int] = []
     names: list[str] = []
@@ -48,7 +76,7 @@ def _runs() -> tuple[list[int], list[str]]:
     return starts, names
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _table() -> dict[str, tuple[tuple[int, int], ...]]:
     """Inclusive code point ranges per two-letter category."""
     starts, names = _runs()
@@ -67,7 +95,7 @@ def category(char: str) -> str:
     return names[bisect.bisect_right(starts, ord(char)) - 1]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def category_ranges(categories: str) -> tuple[tuple[int, int], ...]:
     """Sorted, merged inclusive ranges of the space-separated ``categories``.
 
@@ -76,7 +104,9 @@ def category_ranges(categories: str) -> tuple[tuple[int, int], ...]:
     wanted = categories.split()
     unknown = [w for w in wanted if not any(name.startswith(w) for name in CATEGORIES) or len(w) > 2]
     if unknown or not wanted:
-        raise ValueError(f"unknown Unicode general categories {unknown or categories!r}; use names such as L, Lu, N, Nd")
+        raise ValueError(
+            f"unknown Unicode general categories {unknown or categories!r}; use names such as L, Lu, N, Nd"
+        )
     table = _table()
     merged: list[tuple[int, int]] = []
     for lo, hi in sorted(r for name in CATEGORIES if any(name.startswith(w) for w in wanted) for r in table[name]):
@@ -87,9 +117,10 @@ def category_ranges(categories: str) -> tuple[tuple[int, int], ...]:
     return tuple(merged)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _script_runs() -> tuple[list[int], list[str]]:
-    from lbpe._script_data import RUNS as SCRIPT_RUNS, SCRIPTS
+    from lbpe._script_data import RUNS as SCRIPT_RUNS
+    from lbpe._script_data import SCRIPTS
 
     starts: list[int] = []
     names: list[str] = []

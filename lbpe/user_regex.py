@@ -48,7 +48,7 @@ _MIB = 1 << 20
 _engine_override: list = []  # tests: [None] runs the stdlib path even where regex is installed
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _regex_module():
     """The ``regex`` package, imported when the first pattern from a file is compiled (so
     ``import lbpe`` never loads it), or ``None`` where it is not installed."""
@@ -164,7 +164,9 @@ class UserRegex:
 
     def finditer(self, text: str) -> Iterator[Any]:
         """Every match, as ``re.finditer`` (collected under the time limit, then iterated)."""
-        return iter(self._run(text, lambda p, t: list(p.finditer(text)) if t is None else list(p.finditer(text, timeout=t))))
+        return iter(
+            self._run(text, lambda p, t: list(p.finditer(text)) if t is None else list(p.finditer(text, timeout=t)))
+        )
 
     def findall(self, text: str) -> list[Any]:
         return self._run(text, lambda p, t: p.findall(text) if t is None else p.findall(text, timeout=t))

@@ -62,7 +62,17 @@ class Vocab:
     """
 
     __slots__ = (
-        "tokens", "merges", "special", "unit", "name", "byte_fallback", "unk", "whole_piece_first", "scaffold", "fuse_unk", "__dict__"
+        "tokens",
+        "merges",
+        "special",
+        "unit",
+        "name",
+        "byte_fallback",
+        "unk",
+        "whole_piece_first",
+        "scaffold",
+        "fuse_unk",
+        "__dict__",
     )
 
     def __init__(

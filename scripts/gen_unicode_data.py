@@ -71,7 +71,7 @@ def render(runs: list[tuple[int, str]]) -> str:
         "\n"
         'UNICODE_VERSION = "%s"\n'
         "\n"
-        "RUNS = \"\"\"\n%s\n\"\"\"\n"
+        'RUNS = """\n%s\n"""\n'
     ) % (UNICODE_VERSION, UNICODE_VERSION, "\n".join(lines))
 
 

@@ -36,16 +36,16 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))  # fetch_data: where the registry data is cached
 
 import fetch_data  # noqa: E402
-from lbpe.corpus import align_chunks, parallel_stats, read_chunks  # noqa: E402
+import train_llama_vocab  # noqa: E402
+
 from lbpe.across import ACROSS_HEADERS, across_rows  # noqa: E402
+from lbpe.corpus import align_chunks, parallel_stats, read_chunks  # noqa: E402
 from lbpe.display import summary_rows  # noqa: E402
+from lbpe.formats.hf_write import write_tokenizer_json  # noqa: E402
+from lbpe.load import load  # noqa: E402
 from lbpe.metrics import AGREEMENT, CATALOGUE, PAPER_BUCKET_CHANGE, PAPER_BYTES_PER_TOKEN  # noqa: E402
 from lbpe.presets import VOCAB_PRESETS, load_preset, sample_corpus  # noqa: E402
 from lbpe.stats import compare_json, texts_stats  # noqa: E402
-
-import train_llama_vocab  # noqa: E402
-from lbpe.formats.hf_write import write_tokenizer_json  # noqa: E402
-from lbpe.load import load  # noqa: E402
 from lbpe.tokenizer import Tokenizer  # noqa: E402
 from lbpe.train import train  # noqa: E402
 
@@ -59,8 +59,13 @@ def _llama_tokenizer(texts: list[str], size: int, scaffold: bool = False) -> tup
     """A LLaMA-style vocabulary trained by the recipe of scripts/train_llama_vocab.py, loaded from
     the tokenizer.json it writes (as the preset is); and the training seconds."""
     started = time.perf_counter()
-    vocab = train(texts, vocab_size=size, style="llama", scaffold=scaffold,
-                  character_coverage=train_llama_vocab.CHARACTER_COVERAGE)
+    vocab = train(
+        texts,
+        vocab_size=size,
+        style="llama",
+        scaffold=scaffold,
+        character_coverage=train_llama_vocab.CHARACTER_COVERAGE,
+    )
     seconds = time.perf_counter() - started
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "tokenizer.json"
@@ -71,8 +76,8 @@ def _llama_tokenizer(texts: list[str], size: int, scaffold: bool = False) -> tup
 
 
 def _rel(doc: dict, key: str) -> float:
-    b, l = doc["bpe"]["length_buckets"][key], doc["lbpe"]["length_buckets"][key]
-    return l / b - 1 if b else 0.0
+    b, lb = doc["bpe"]["length_buckets"][key], doc["lbpe"]["length_buckets"][key]
+    return lb / b - 1 if b else 0.0
 
 
 def _mark(value: float, direction: int) -> str:
@@ -101,9 +106,9 @@ def _llama_setup() -> list[str]:
     lines = [
         "# The paper's own setup: LLaMA-style vocabularies on a mixed corpus (issue 14)",
         "",
-        "The paper trains its vocabularies \"following LLaMA\": SentencePiece BPE over characters, \u2581 for spaces "
+        'The paper trains its vocabularies "following LLaMA": SentencePiece BPE over characters, \u2581 for spaces '
         "joined to the next word, digits alone, byte fallback, pieces of at most 16 characters. Here lbpe trains "
-        "that way (`lbpe.train(..., style=\"llama\")`, `character_coverage=0.99995`) on the mixed corpus of "
+        'that way (`lbpe.train(..., style="llama")`, `character_coverage=0.99995`) on the mixed corpus of '
         "`scripts/train_llama_vocab.py`: "
         + ", ".join(f"{p['part']} {p['bytes'] / 1e6:.2f} MB" for p in record["parts"])
         + f" ({record['corpus_bytes'] / 1e6:.1f} MB; Moby-Dick and State of the Union addresses, public domain; "
@@ -114,7 +119,8 @@ def _llama_setup() -> list[str]:
         + f" and {scaffold_seconds:.1f} s (Scaffold-BPE, 32K) on one core. Mistral-7B v0.1's own 32K model "
         "(`mistral-7b`, the LLaMA family) is measured beside them.",
         "",
-        f"**Measured on held-out text**: the bundled sample corpus (`lbpe/data/sample`, {len(held_out.encode()) / 1e6:.2f} MB: "
+        "**Measured on held-out text**: the bundled sample corpus "
+        f"(`lbpe/data/sample`, {len(held_out.encode()) / 1e6:.2f} MB: "
         "prose, speeches, TypeScript and Python, stop-word lists and sentences in many languages), which the "
         "training above leaves out. Table 6 also gives the training corpus itself (in-domain, as the paper's own "
         "tables are).",
@@ -131,15 +137,16 @@ def _llama_setup() -> list[str]:
         cells = []
         for k in columns:
             d = held[k]
-            b, l = d["bpe"]["length_buckets"][bucket], d["lbpe"]["length_buckets"][bucket]
+            b, lb = d["bpe"]["length_buckets"][bucket], d["lbpe"]["length_buckets"][bucket]
             mark = f" {_mark(_rel(d, bucket), PAPER_DIRECTION[bucket])}" if bucket in PAPER_DIRECTION and b else ""
-            cells.append(f"{b:,} → {l:,} ({100 * _rel(d, bucket):+.2f}%){mark}" if b else "0 → 0")
+            cells.append(f"{b:,} → {lb:,} ({100 * _rel(d, bucket):+.2f}%){mark}" if b else "0 → 0")
         lines.append(f"| {bucket} | {PAPER_BUCKET_CHANGE.get(bucket, 'not given')} | " + " | ".join(cells) + " |")
     lines += [
         "",
         "## Table 6: bytes per token, BPE vs LBPE",
         "",
-        "| vocabulary | BPE | LBPE | change | ✓ | on the training corpus: BPE → LBPE (change) | paper: BPE → LBPE (change) |",
+        "| vocabulary | BPE | LBPE | change | ✓ | on the training corpus: BPE → LBPE (change) "
+        "| paper: BPE → LBPE (change) |",
         "|---|---|---|---|---|---|---|",
     ]
     for k in columns:
@@ -151,12 +158,25 @@ def _llama_setup() -> list[str]:
             in_domain = f"{t['bpe']['bytes_per_token']:.4f} → {t['lbpe']['bytes_per_token']:.4f} ({tch:+.3f}%)"
         else:
             in_domain = "— (not trained here)"
-        paper = (f"{PAPER_BYTES_PER_TOKEN[0]:.4f} → {PAPER_BYTES_PER_TOKEN[1]:.4f} ({paper_bpt:+.3f}%)" if k == "32K"
-                 else "not recorded" if k in vocabs else "—")
+        paper = (
+            f"{PAPER_BYTES_PER_TOKEN[0]:.4f} → {PAPER_BYTES_PER_TOKEN[1]:.4f} ({paper_bpt:+.3f}%)"
+            if k == "32K"
+            else "not recorded"
+            if k in vocabs
+            else "—"
+        )
         name = f"{k} (lbpe-llama-32k)" if k == "32K" else k if k == "Mistral-7B" else f"{k} (trained here)"
-        lines.append(f"| {name} | {d['bpe']['bytes_per_token']:.4f} | {d['lbpe']['bytes_per_token']:.4f} | "
-                     f"{ch:+.3f}% | {_mark(ch, +1)} | {in_domain} | {paper} |")
-    lines += ["", *_table8(vocabs["32K"], scaffold_tok, held_out), "", "## Where ours differs from the paper, and why", ""]
+        lines.append(
+            f"| {name} | {d['bpe']['bytes_per_token']:.4f} | {d['lbpe']['bytes_per_token']:.4f} | "
+            f"{ch:+.3f}% | {_mark(ch, +1)} | {in_domain} | {paper} |"
+        )
+    lines += [
+        "",
+        *_table8(vocabs["32K"], scaffold_tok, held_out),
+        "",
+        "## Where ours differs from the paper, and why",
+        "",
+    ]
     lines += _llama_notes(held, trained, vocabs, columns, paper_bpt)
     return lines
 
@@ -167,15 +187,20 @@ def _table8(plain: Tokenizer, scaffold: Tokenizer, text: str) -> list[str]:
     n_bytes = len(text.encode("utf-8"))
     rows: list[str] = []
     shares: dict[str, tuple[float, float]] = {}
-    for label, tok, mode in (("BPE", plain, "bpe"), ("LBPE", plain, "lbpe"), ("Scaffold-BPE", scaffold, "bpe"),
-                             ("Scaffold-BPE + LBPE", scaffold, "lbpe")):
+    for label, tok, mode in (
+        ("BPE", plain, "bpe"),
+        ("LBPE", plain, "lbpe"),
+        ("Scaffold-BPE", scaffold, "bpe"),
+        ("Scaffold-BPE + LBPE", scaffold, "lbpe"),
+    ):
         ids = tok.encode(text, mode=mode)
         if tok is plain:
             hits = sum(1 for i in ids if plain.vocab.token_bytes(i) in scaffold_texts)
         else:
             hits = sum(1 for i in ids if i in scaffold.vocab.scaffold)
-        rows.append(f"| {label} | {100 * hits / len(ids):.3f}% | {len(ids) / n_bytes:.5f} | {len(ids):,} | "
-                    "not recorded |")
+        rows.append(
+            f"| {label} | {100 * hits / len(ids):.3f}% | {len(ids) / n_bytes:.5f} | {len(ids):,} | not recorded |"
+        )
         shares[label] = (100 * hits / len(ids), len(ids) / n_bytes)
     return [
         "## Table 8: Scaffold-BPE and LBPE (32K, held-out)",
@@ -209,8 +234,10 @@ def _llama_notes(held: dict, trained: dict, vocabs: dict, columns: list[str], pa
         notes.append(
             f"* {k}: {len(PAPER_DIRECTION) - len(wrong)} of {len(PAPER_DIRECTION)} reported buckets go the paper's way"
             + (f" (not: {', '.join(wrong)})" if wrong else "")
-            + f"; bytes per token {'rise' if bpt > 0 else 'fall'} by {abs(bpt):.3f}% (the paper: {paper_bpt:+.3f}% at 32K)."
+            + f"; bytes per token {'rise' if bpt > 0 else 'fall'} by {abs(bpt):.3f}% "
+            f"(the paper: {paper_bpt:+.3f}% at 32K)."
         )
+
     def bpt_change(d: dict) -> float:
         return 100 * (d["lbpe"]["bytes_per_token"] / d["bpe"]["bytes_per_token"] - 1)
 
@@ -243,8 +270,8 @@ def _llama_notes(held: dict, trained: dict, vocabs: dict, columns: list[str], pa
 
 def _notes(doc: dict) -> list[str]:
     """Plain statements derived from the numbers (nothing here is written in advance)."""
-    b, l = doc["bpe"]["length_buckets"], doc["lbpe"]["length_buckets"]
-    rel = {k: (l[k] / b[k] - 1) if b[k] else 0.0 for k in b}
+    b, lb = doc["bpe"]["length_buckets"], doc["lbpe"]["length_buckets"]
+    rel = {k: (lb[k] / b[k] - 1) if b[k] else 0.0 for k in b}
     long_up = [k for k in ("7-9", "10-12", "13-15") if rel[k] > 0]
     notes = [
         f"* Tokens: LBPE needs {abs(100 * doc['change']['tokens']):.3f}% "
@@ -272,8 +299,8 @@ def _claim(doc: dict) -> list[str]:
     lines = [
         "## The paper's claim: frequency balance and intrinsic metrics",
         "",
-        "The paper argues that BPE leaves long tokens rare and short ones frequent, and that LBPE \"smooths the "
-        "frequency differences between short and long tokens\". *Paper predicts* is the way that argument "
+        'The paper argues that BPE leaves long tokens rare and short ones frequent, and that LBPE "smooths the '
+        'frequency differences between short and long tokens". *Paper predicts* is the way that argument '
         "expects LBPE to move each figure (✓ where it did here, ✗ where it did not; blank: no prediction). "
         "Entropies and efficiencies equal the `tokenization-scorer` package's (Zouhar et al. 2023; Rényi power "
         f"{doc['bpe']['renyi_power']}); the efficiencies divide by log2 of the distinct tokens used, as it does.",
@@ -306,7 +333,9 @@ def _across(files: list[Path]) -> tuple[list[str], list[dict]]:
         "|" + "---|" * len(ACROSS_HEADERS),
     ]
     for row in across_rows(summaries):
-        lines.append("| " + " | ".join("—" if v is None else f"{v:,}" if isinstance(v, int) else str(v) for v in row) + " |")
+        lines.append(
+            "| " + " | ".join("—" if v is None else f"{v:,}" if isinstance(v, int) else str(v) for v in row) + " |"
+        )
     return lines, summaries
 
 
@@ -370,11 +399,11 @@ def main() -> int:
         "|---|---|---|---|---|---|---|",
     ]
     for bucket in bpe["length_buckets"]:
-        b, l = bpe["length_buckets"][bucket], lbpe["length_buckets"][bucket]
-        change = f"{100 * (l / b - 1):+.2f}%" if b else "n/a"
+        b, lb = bpe["length_buckets"][bucket], lbpe["length_buckets"][bucket]
+        change = f"{100 * (lb / b - 1):+.2f}%" if b else "n/a"
         lines.append(
-            f"| {bucket} | {b:,} | {l:,} | {change} | {100 * b / bpe['tokens']:.2f}% | "
-            f"{100 * l / lbpe['tokens']:.2f}% | {PAPER_BUCKET_CHANGE.get(bucket, 'not given')} |"
+            f"| {bucket} | {b:,} | {lb:,} | {change} | {100 * b / bpe['tokens']:.2f}% | "
+            f"{100 * lb / lbpe['tokens']:.2f}% | {PAPER_BUCKET_CHANGE.get(bucket, 'not given')} |"
         )
     lines += [
         "",

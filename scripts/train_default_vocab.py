@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))  # fetch_data: where the registry data is cached
 
 import fetch_data  # noqa: E402
+
 from lbpe.formats.hf_write import to_tokenizer_json  # noqa: E402
 from lbpe.train import train  # noqa: E402
 from lbpe.unicode import UNICODE_VERSION  # noqa: E402

@@ -44,6 +44,7 @@ sys.path.insert(0, str(ROOT / "scripts"))  # fetch_data, build_sample_corpus: si
 
 import build_sample_corpus  # noqa: E402
 import fetch_data  # noqa: E402
+
 from lbpe.formats.hf_write import to_tokenizer_json  # noqa: E402
 from lbpe.train import train  # noqa: E402
 from lbpe.unicode import UNICODE_VERSION  # noqa: E402
@@ -76,10 +77,18 @@ def corpus_parts(data: Path | None = None) -> list[dict]:
         held = build_sample_corpus._slice(raw, first, wanted)
         start = raw.rfind(b"\n", 0, first) + 1 if first else 0  # where _slice starts
         assert raw[start : start + len(held)] == held
-        for side, text in (("before", raw[:start]), ("after", raw[start + len(held):])):
+        for side, text in (("before", raw[:start]), ("after", raw[start + len(held) :])):
             if text.strip():
-                parts.append({"part": f"{name}-{side}", "input": rel, "input_sha256": pinned[rel], "text": text,
-                              "what": WHAT.get(rel, what), "licence": licence})
+                parts.append(
+                    {
+                        "part": f"{name}-{side}",
+                        "input": rel,
+                        "input_sha256": pinned[rel],
+                        "text": text,
+                        "what": WHAT.get(rel, what),
+                        "licence": licence,
+                    }
+                )
     return parts
 
 
@@ -87,8 +96,12 @@ def build(vocab_size: int = VOCAB_SIZE, data: Path | None = None) -> tuple[bytes
     """The gzipped tokenizer.json and its record (everything but the timing)."""
     parts = corpus_parts(data)
     started = time.perf_counter()
-    vocab = train([p["text"].decode("utf-8") for p in parts], vocab_size=vocab_size, style="llama",
-                  character_coverage=CHARACTER_COVERAGE)
+    vocab = train(
+        [p["text"].decode("utf-8") for p in parts],
+        vocab_size=vocab_size,
+        style="llama",
+        character_coverage=CHARACTER_COVERAGE,
+    )
     seconds = time.perf_counter() - started
     text = to_tokenizer_json(vocab, style="llama").encode("utf-8")
     packed = gzip.compress(text, compresslevel=9, mtime=0)
@@ -101,8 +114,9 @@ def build(vocab_size: int = VOCAB_SIZE, data: Path | None = None) -> tuple[bytes
         "tokenizer_json_sha256": sha256(text),
         "held_out": "the bundled sample corpus (lbpe/data/sample, scripts/build_sample_corpus.py) is left out",
         "corpus_bytes": sum(len(p["text"]) for p in parts),
-        "parts": [{k: (len(v) if k == "text" else v) for k, v in p.items()} | {"sha256": sha256(p["text"])}
-                  for p in parts],
+        "parts": [
+            {k: (len(v) if k == "text" else v) for k, v in p.items()} | {"sha256": sha256(p["text"])} for p in parts
+        ],
         "parameters": {
             "vocab_size": vocab_size,
             "style": "llama",
@@ -111,7 +125,12 @@ def build(vocab_size: int = VOCAB_SIZE, data: Path | None = None) -> tuple[bytes
             "scaffold": False,
             "special_tokens": [],
         },
-        "result": {"tokens": len(vocab), "byte_fallback_tokens": len(vocab.byte_fallback or {}), "base_characters": n_chars, "merges": len(vocab.merges)},
+        "result": {
+            "tokens": len(vocab),
+            "byte_fallback_tokens": len(vocab.byte_fallback or {}),
+            "base_characters": n_chars,
+            "merges": len(vocab.merges),
+        },
         "unicode": UNICODE_VERSION,
     }
     for p in record["parts"]:
@@ -127,8 +146,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--vocab-size", type=int, default=VOCAB_SIZE)
     parser.add_argument("--out", type=Path, default=OUT)
-    parser.add_argument("--check", action="store_true",
-                        help="retrain and fail when the bundled file or its record differs")
+    parser.add_argument(
+        "--check", action="store_true", help="retrain and fail when the bundled file or its record differs"
+    )
     args = parser.parse_args(argv)
     packed, record = build(args.vocab_size)
     if args.check:
@@ -141,14 +161,19 @@ def main(argv: list[str] | None = None) -> int:
         problems = [k for k in _comparable(record) if shipped.get(k) != record[k]]
         if not same_file:
             problems.append(record["file"])
-        print("the bundled LLaMA-style vocabulary matches its recipe" if not problems
-              else f"the bundled LLaMA-style vocabulary differs from a rebuild: {', '.join(problems)}")
+        print(
+            "the bundled LLaMA-style vocabulary matches its recipe"
+            if not problems
+            else f"the bundled LLaMA-style vocabulary differs from a rebuild: {', '.join(problems)}"
+        )
         return 0 if not problems else 1
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / record["file"]).write_bytes(packed)
     (args.out / "training.json").write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {args.out / record['file']} ({len(packed):,} bytes; {record['result']['tokens']} tokens from "
-          f"{record['corpus_bytes']:,} bytes, trained in {record['training_seconds']} s)")
+    print(
+        f"wrote {args.out / record['file']} ({len(packed):,} bytes; {record['result']['tokens']} tokens from "
+        f"{record['corpus_bytes']:,} bytes, trained in {record['training_seconds']} s)"
+    )
     return 0
 
 

@@ -64,8 +64,9 @@ class Server:
 
 
 @contextlib.contextmanager
-def running_server(command: Sequence[str], *, env: dict[str, str] | None = None, port: int | None = None,
-                   cwd: Path | None = None) -> Iterator[Server]:
+def running_server(
+    command: Sequence[str], *, env: dict[str, str] | None = None, port: int | None = None, cwd: Path | None = None
+) -> Iterator[Server]:
     """Run ``command`` (``{port}`` in it is replaced; it must serve on 127.0.0.1) and yield
     the :class:`Server` (``cwd``: the folder it runs in; default: the checkout).
 
@@ -79,14 +80,20 @@ def running_server(command: Sequence[str], *, env: dict[str, str] | None = None,
     full_env = {**os.environ, **OFFLINE_ENV, "GRADIO_SERVER_PORT": str(port), **(env or {})}
     with open(log, "wb") as out:
         proc = subprocess.Popen(
-            [c.replace("{port}", str(port)) for c in command], cwd=cwd or ROOT, env=full_env,
-            stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            [c.replace("{port}", str(port)) for c in command],
+            cwd=cwd or ROOT,
+            env=full_env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
         )
     try:
         deadline = time.monotonic() + STARTUP_TIMEOUT
         while True:
             if proc.poll() is not None:
-                pytest.fail(f"{' '.join(command)} exited with {proc.returncode} before serving:\n{_tail(log)}", pytrace=False)
+                pytest.fail(
+                    f"{' '.join(command)} exited with {proc.returncode} before serving:\n{_tail(log)}", pytrace=False
+                )
             try:
                 with urllib.request.urlopen(url + "config", timeout=5) as r:
                     if r.status == 200:
@@ -94,8 +101,10 @@ def running_server(command: Sequence[str], *, env: dict[str, str] | None = None,
             except (urllib.error.URLError, OSError):
                 pass
             if time.monotonic() > deadline:
-                pytest.fail(f"{' '.join(command)} did not answer on {url} within {STARTUP_TIMEOUT} s:\n{_tail(log)}",
-                            pytrace=False)
+                pytest.fail(
+                    f"{' '.join(command)} did not answer on {url} within {STARTUP_TIMEOUT} s:\n{_tail(log)}",
+                    pytrace=False,
+                )
             time.sleep(0.5)
         yield Server(url, log, proc)
     finally:

@@ -43,9 +43,7 @@ def run_cli(
 ) -> subprocess.CompletedProcess[str]:
     """``python -m lbpe *args`` in a subprocess: text in and out, both streams captured;
     standard input is ``input`` (empty unless given: a test never waits on a terminal)."""
-    return subprocess.run(
-        [*CLI, *args], input=input, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout
-    )
+    return subprocess.run([*CLI, *args], input=input, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
 
 
 def data_file(relative: str) -> Path:
@@ -61,7 +59,9 @@ RANK_FILES = ("r50k_base", "p50k_base", "cl100k_base", "o200k_base")
 # Where tiktoken would download each file from; seeding its cache with our copies (same sha256,
 # which tiktoken checks) gives the official encodings offline.
 _TIKTOKEN_URLS = {
-    **{f"openai/{n}.tiktoken": f"https://openaipublic.blob.core.windows.net/encodings/{n}.tiktoken" for n in RANK_FILES},
+    **{
+        f"openai/{n}.tiktoken": f"https://openaipublic.blob.core.windows.net/encodings/{n}.tiktoken" for n in RANK_FILES
+    },
     "gpt2/vocab.bpe": "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main/vocab.bpe",
     "gpt2/encoder.json": "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main/encoder.json",
 }
@@ -229,7 +229,14 @@ def ray_local():
     import ray
 
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False,
-             runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}})
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        configure_logging=False,
+        runtime_env={
+            "env_vars": {"PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+        },
+    )
     yield ray
     ray.shutdown()

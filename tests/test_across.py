@@ -66,7 +66,8 @@ def test_table_rows_come_from_the_token_lengths(tokenizers):
         assert row[column[f"BPE long tokens % (≥{LONG_TOKEN} units)"]] == pytest.approx(100 * shares["bpe"], abs=1e-3)
         assert row[column[f"LBPE long tokens % (≥{LONG_TOKEN} units)"]] == pytest.approx(100 * shares["lbpe"], abs=1e-3)
         assert row[column["long-token share change (points)"]] == pytest.approx(
-            100 * (shares["lbpe"] - shares["bpe"]), abs=2e-3)
+            100 * (shares["lbpe"] - shares["bpe"]), abs=2e-3
+        )
         bpe, lbpe = (row[column[f"{m} tokens"]] for m in ("BPE", "LBPE"))
         assert row[column["token change %"]] == pytest.approx(100 * (lbpe / bpe - 1), abs=1e-3)
 
@@ -79,5 +80,7 @@ def test_chart_puts_the_largest_change_on_top(tokenizers):
     assert sorted(names) == sorted(VOCAB_PRESETS)
     changes = [abs(next(s for s in summaries if s["vocab"] == n)["change"]["tokens"]) for n in names]
     assert changes == sorted(changes)  # Plotly draws the first bar at the bottom
-    assert spec["data"][1]["x"] == [100 * (long_share(s["lbpe"]) - long_share(s["bpe"]))
-                                    for s in sorted(summaries, key=lambda s: abs(s["change"]["tokens"]))]
+    assert spec["data"][1]["x"] == [
+        100 * (long_share(s["lbpe"]) - long_share(s["bpe"]))
+        for s in sorted(summaries, key=lambda s: abs(s["change"]["tokens"]))
+    ]

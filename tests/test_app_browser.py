@@ -70,8 +70,13 @@ def page(browser, requests, server):
     expect(page.locator("#bpe-pane .lbpe-pane")).to_be_visible()
     yield page
     context.close()
-    outside = sorted({u for u in requests if urlparse(u).scheme not in ("data", "blob", "about")
-                      and urlparse(u).hostname != "127.0.0.1"})
+    outside = sorted(
+        {
+            u
+            for u in requests
+            if urlparse(u).scheme not in ("data", "blob", "about") and urlparse(u).hostname != "127.0.0.1"
+        }
+    )
     assert requests and not outside, f"requests left 127.0.0.1: {outside}"
 
 
@@ -92,7 +97,9 @@ def expect_counts(page, tok, text: str) -> display.Comparison:
     c = display.compare(tok, text)
     for mode in ("bpe", "lbpe"):
         expect(pane(page, mode)).to_have_attribute("data-tokens", str(c.side(mode).tokens), timeout=TIMEOUT_MS)
-        expect(pane(page, mode).locator(".lbpe-count")).to_have_text(f"{c.side(mode).tokens} tokens", timeout=TIMEOUT_MS)
+        expect(pane(page, mode).locator(".lbpe-count")).to_have_text(
+            f"{c.side(mode).tokens} tokens", timeout=TIMEOUT_MS
+        )
     return c
 
 
@@ -207,7 +214,8 @@ def test_explain_a_clicked_token_step_by_step(browser, server, requests):
         expect(head).to_contain_text(f"Step {opening.frames - 1} of {opening.frames - 1}")
         # " Capital" as the vocabulary spells it: with a space, or SentencePiece's "\u2581"
         expect(page.locator("#explain .lbpe-x-why li").first).to_contain_text(
-            re.compile('BPE never makes "[ \u2581]Capital"'))
+            re.compile('BPE never makes "[ \u2581]Capital"')
+        )
 
         word = " geographers"
         c = display.compare(tok, DEFAULT_EXAMPLE.text)
@@ -234,7 +242,9 @@ def test_a_link_restores_the_view(browser, server, requests):
     """Text, vocabulary, toggles, the explained span and the open view travel in the URL query;
     the Copy link button copies it; an uploaded vocabulary is never put in a link and a link
     that names one says so."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000}, permissions=["clipboard-read", "clipboard-write"])
+    context = browser.new_context(
+        viewport={"width": 1400, "height": 1000}, permissions=["clipboard-read", "clipboard-write"]
+    )
     context.on("request", lambda r: requests.append(r.url))
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
@@ -327,11 +337,14 @@ def test_the_list_of_differences_and_the_linked_panes(browser, server, requests)
     under = [s for s in c.bpe.segments if s.start < seg.end and s.end > seg.start]
     expect(page.locator("#bpe-pane .lbpe-tok.lbpe-lit")).to_have_count(len(under))
     # synced scrolling: the BPE pane follows the LBPE pane to the same character
-    page.evaluate("() => { const b = document.querySelector('#lbpe-pane .lbpe-tokens'); b.scrollTop = b.scrollHeight / 2; }")
+    page.evaluate(
+        "() => { const b = document.querySelector('#lbpe-pane .lbpe-tokens'); b.scrollTop = b.scrollHeight / 2; }"
+    )
     page.wait_for_timeout(300)
     shown = page.evaluate(
         """() => ['bpe', 'lbpe'].map((m) => { const box = document.querySelector(`#${m}-pane .lbpe-tokens`);
-             const top = [...box.querySelectorAll('.lbpe-tok')].find((t) => t.offsetTop + t.offsetHeight > box.scrollTop);
+             const top = [...box.querySelectorAll('.lbpe-tok')]
+               .find((t) => t.offsetTop + t.offsetHeight > box.scrollTop);
              return Number(top.dataset.s); })"""
     )
     assert abs(shown[0] - shown[1]) < 200, shown  # within a line or two of text

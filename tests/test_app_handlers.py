@@ -17,7 +17,7 @@ from lbpe import display
 from lbpe.errors import LbpeError
 from lbpe.formats.hf_write import to_tokenizer_json
 from lbpe.presets import VOCAB_PRESETS, load_preset
-from lbpe.stats import compare_json, text_stats, text_stats_both
+from lbpe.stats import compare_json, text_stats_both
 from tests import tiny_vocabs as tv
 from tests.app_support import load_app
 from tests.conftest import data_file
@@ -72,7 +72,10 @@ def test_compare_equals_lbpe_called_directly(name):
     shift = display.length_shift(tok, c)
     assert details["length_shift"] == shift.to_json()
     assert [list(t.y) for t in figure.data] == [
-        list(shift.bpe_buckets), list(shift.lbpe_buckets), list(shift.bpe_lengths), list(shift.lbpe_lengths)
+        list(shift.bpe_buckets),
+        list(shift.lbpe_buckets),
+        list(shift.bpe_lengths),
+        list(shift.lbpe_lengths),
     ]
 
 
@@ -145,10 +148,15 @@ def _gz(path: Path) -> bytes:
     [
         (lambda: [(data_file("openai/cl100k_base.tiktoken"), "cl100k_base.tiktoken")], "openai/cl100k_base.tiktoken"),
         (lambda: [(_gz(data_file("openai/r50k_base.tiktoken")), "r50k_base.tiktoken.gz")], "openai/r50k_base.tiktoken"),
-        (lambda: [(data_file("gpt2/encoder.json"), "encoder.json"), (data_file("gpt2/vocab.bpe"), "vocab.bpe")], "gpt2"),
+        (
+            lambda: [(data_file("gpt2/encoder.json"), "encoder.json"), (data_file("gpt2/vocab.bpe"), "vocab.bpe")],
+            "gpt2",
+        ),
         (lambda: [(data_file("hf/mistral_v0.1/tokenizer.json"), "tokenizer.json")], "hf/mistral_v0.1/tokenizer.json"),
-        (lambda: [(data_file("sentencepiece/mistral_tokenizer.model.v1"), "mistral.model")],
-         "sentencepiece/mistral_tokenizer.model.v1"),
+        (
+            lambda: [(data_file("sentencepiece/mistral_tokenizer.model.v1"), "mistral.model")],
+            "sentencepiece/mistral_tokenizer.model.v1",
+        ),
     ],
     ids=["tiktoken", "tiktoken.gz", "gpt2", "tokenizer.json", "sentencepiece"],
 )
@@ -185,9 +193,16 @@ MALFORMED = [
     ("empty.json", b"", "empty.json"),
     ("notes.txt", b"hello there\n", "notes.txt"),
     # a pre-tokenizer that backtracks exponentially ("aaaa...!" would hang the server's worker)
-    ("tokenizer.json", tv.json_bytes(dict(tv.hf_spec(), pre_tokenizer={
-        "type": "Split", "pattern": {"Regex": "(?:\\p{L}+\\s?)*!"}, "behavior": "Isolated"})),
-     "catastrophic backtracking"),
+    (
+        "tokenizer.json",
+        tv.json_bytes(
+            dict(
+                tv.hf_spec(),
+                pre_tokenizer={"type": "Split", "pattern": {"Regex": "(?:\\p{L}+\\s?)*!"}, "behavior": "Isolated"},
+            )
+        ),
+        "catastrophic backtracking",
+    ),
 ]
 
 
@@ -206,7 +221,11 @@ def test_malformed_vocabularies_give_a_readable_message(tmp_path, name, data, me
 def test_upload_limits(tmp_path, limits):
     src = data_file("openai/cl100k_base.tiktoken")
     limits(vocab_bytes=1_000_000)
-    with pytest.raises(gr.Error, match=r"cl100k_base.tiktoken is 1.68\d* MB, over the limit of 1 MB for an uploaded vocabulary.*LBPE_APP_MAX_VOCAB_MB"):
+    with pytest.raises(
+        gr.Error,
+        match=r"cl100k_base.tiktoken is 1.68\d* MB, over the limit of 1 MB for an uploaded vocabulary"
+        r".*LBPE_APP_MAX_VOCAB_MB",
+    ):
         app.upload_vocab([upload(tmp_path, src, "cl100k_base.tiktoken")], "auto", app.new_session())
     bomb = gzip.compress(b"A" * 3_000_000)
     with pytest.raises(gr.Error, match=r"x.tiktoken.gz: decompresses to more than 1 MB.*LBPE_APP_MAX_VOCAB_MB"):
@@ -215,7 +234,9 @@ def test_upload_limits(tmp_path, limits):
     with pytest.raises(gr.Error, match=r"is 100,\d+ tokens, over the limit of 1,000 tokens.*LBPE_APP_MAX_VOCAB_TOKENS"):
         app.upload_vocab([upload(tmp_path, src, "cl100k_base.tiktoken")], "auto", app.new_session())
     with pytest.raises(gr.Error, match="Two files can only be GPT-2's encoder.json and vocab.bpe"):
-        app.upload_vocab([upload(tmp_path, b"{}", "a.json"), upload(tmp_path, b"{}", "b.json")], "auto", app.new_session())
+        app.upload_vocab(
+            [upload(tmp_path, b"{}", "a.json"), upload(tmp_path, b"{}", "b.json")], "auto", app.new_session()
+        )
     with pytest.raises(gr.Error, match="Choose a vocabulary file"):
         app.upload_vocab(None, "auto", app.new_session())
 
@@ -262,13 +283,19 @@ def test_corpus_equals_lbpe_stats_on_the_whole_file(tmp_path):
     # chunks may cut a word in two: the rows counting words differ by a word or two
     by_words = {"words", "fertility", "words segmented identically"}
     assert [r for r in rows if r[0] not in by_words] == [
-        r for r in display.stats_rows(compare_json(stats, vocab="cl100k_base", unit="byte", tok=tok)) if r[0] not in by_words
+        r
+        for r in display.stats_rows(compare_json(stats, vocab="cl100k_base", unit="byte", tok=tok))
+        if r[0] not in by_words
     ]
     assert list(frequency.data[1].y) == [b["mean"] or None for b in summary["lbpe"]["frequency_by_length"].values()]
-    assert f"moby.txt,cl100k_base,tokens,{stats['bpe'].tokens},{stats['lbpe'].tokens}," in Path(csv_path).read_text("utf-8")
+    assert f"moby.txt,cl100k_base,tokens,{stats['bpe'].tokens},{stats['lbpe'].tokens}," in Path(csv_path).read_text(
+        "utf-8"
+    )
     assert Path(json_path).name == "moby-cl100k_base-stats.json" and Path(csv_path).name == "moby-cl100k_base-stats.csv"
     assert f"BPE {stats['bpe'].tokens:,} tokens" in status
-    assert list(figure.data[0].y) == list(display.shift_from_stats(stats["bpe"], stats["lbpe"], unit="byte").bpe_buckets)
+    assert list(figure.data[0].y) == list(
+        display.shift_from_stats(stats["bpe"], stats["lbpe"], unit="byte").bpe_buckets
+    )
     # the file stays usable while it shows in its box: another vocabulary, same upload
     again = app.corpus(path, "gpt2")
     assert Path(path).exists() and again[5].startswith("moby.txt: ") and "**gpt2**" in again[5]
@@ -279,7 +306,11 @@ def test_corpus_equals_lbpe_stats_on_the_whole_file(tmp_path):
 
 def test_corpus_errors(tmp_path, limits):
     limits(corpus_bytes=100)
-    with pytest.raises(gr.Error, match=r"big.txt is 0.0002 MB, over the limit of 0.0001 MB for a file for the Corpus view.*LBPE_APP_MAX_CORPUS_MB"):
+    with pytest.raises(
+        gr.Error,
+        match=r"big.txt is 0.0002 MB, over the limit of 0.0001 MB for a file for the Corpus view"
+        r".*LBPE_APP_MAX_CORPUS_MB",
+    ):
         app.corpus(upload(tmp_path, b"x" * 200, "big.txt"), "gpt2", None)
     with pytest.raises(gr.Error, match="not UTF-8"):
         app.corpus(upload(tmp_path, b"\xc3\x28", "bad.txt"), "gpt2", None)
@@ -320,7 +351,9 @@ def test_train_errors(tmp_path, limits):
     with pytest.raises(gr.Error, match="smaller than the 256"):
         app.train([upload(tmp_path, b"hi", "c.txt")], 100, "byte", False, None)
     limits(train_bytes=10)
-    with pytest.raises(gr.Error, match=r"over the limit of 1e-05 MB for the training files together.*LBPE_APP_MAX_TRAIN_MB"):
+    with pytest.raises(
+        gr.Error, match=r"over the limit of 1e-05 MB for the training files together.*LBPE_APP_MAX_TRAIN_MB"
+    ):
         app.train([upload(tmp_path, b"x" * 6, "d.txt"), upload(tmp_path, b"y" * 6, "e.txt")], 300, "char", False, None)
     with pytest.raises(gr.Error, match="Choose one or more"):
         app.train(None, 300, "char", False, None)
@@ -343,13 +376,15 @@ def test_stop_ends_training_and_corpus_statistics(tmp_path):
     state = app.new_session()
     press = PressStop(state, 5)
     # stopping is information, not an error: it says where, with which file and vocabulary
-    state, dropdown, out, status = app.train([upload(tmp_path, text.encode(), "t.txt")], 2000, "char", False, state,
-                                             progress=press)
+    state, dropdown, out, status = app.train(
+        [upload(tmp_path, text.encode(), "t.txt")], 2000, "char", False, state, progress=press
+    )
     assert press.calls == 5 and state["trained"] is None and state["vocabs"] == {} and out is None
     assert status.startswith("Stopped at ") and "2,000-token char vocabulary on t.txt" in status
     press = PressStop(state, 2)
     rows, lengths, frequency, json_file, csv_file, status = app.corpus(
-        upload(tmp_path, text.encode(), "c.txt"), "gpt2", state, progress=press)
+        upload(tmp_path, text.encode(), "c.txt"), "gpt2", state, progress=press
+    )
     assert press.calls == 2 and rows == [] and lengths is frequency is json_file is csv_file is None
     assert status.startswith("Stopped at ") and "of c.txt with **gpt2**" in status
     # the next run starts afresh
@@ -369,14 +404,28 @@ def test_the_vocabulary_line_names_a_preset_once(name):
 def test_every_handler_has_an_api_name():
     names = {fn.api_name for fn in app.demo.fns.values() if fn.api_visibility == "public"}
     assert names == {
-        "compare", "load_text", "upload_vocab", "describe_vocab", "corpus_stats", "train", "use_trained",
-        "stop_corpus", "stop_train", "across_vocabularies", "explain", "explain_frame", "explain_click", "decode_ids",
+        "compare",
+        "load_text",
+        "upload_vocab",
+        "describe_vocab",
+        "corpus_stats",
+        "train",
+        "use_trained",
+        "stop_corpus",
+        "stop_train",
+        "across_vocabularies",
+        "explain",
+        "explain_frame",
+        "explain_click",
+        "decode_ids",
         "corpus_sample",
     }
 
 
 def test_limits_from_the_environment():
-    limits = app.Limits.from_env({"LBPE_APP_MAX_TEXT_CHARS": "1000", "LBPE_APP_MAX_VOCAB_MB": "2.5", "LBPE_APP_FILE_TTL": "60"})
+    limits = app.Limits.from_env(
+        {"LBPE_APP_MAX_TEXT_CHARS": "1000", "LBPE_APP_MAX_VOCAB_MB": "2.5", "LBPE_APP_FILE_TTL": "60"}
+    )
     assert (limits.text_chars, limits.vocab_bytes, limits.file_ttl) == (1000, 2_500_000, 60)
     assert limits.corpus_bytes == app.Limits().corpus_bytes
     with pytest.raises(LbpeError, match="LBPE_APP_MAX_TRAIN_MB='lots' is not a number"):
@@ -449,7 +498,11 @@ def test_the_app_opens_on_the_shared_example_and_explains_capitals():
     assert "&quot;al&quot; + &quot;s&quot;" in opening
     examples = next(c for c in config["components"] if c["type"] == "dataset")
     assert examples["props"]["sample_labels"] == [e.label for e in EXAMPLES]
-    assert [by_id[i]["props"].get("elem_id") for i in examples["props"]["component_ids"]] == ["text", "vocab", "explain-text"]
+    assert [by_id[i]["props"].get("elem_id") for i in examples["props"]["component_ids"]] == [
+        "text",
+        "vocab",
+        "explain-text",
+    ]
 
 
 def test_explain_returns_the_library_steps():
@@ -505,12 +558,28 @@ def test_presets_are_offered_with_their_models():
 
 
 def test_a_link_restores_the_view_and_says_what_it_left_out():
-    state = app.link_state({"t": "Capitals", "v": "o200k_base", "ws": "0", "ids": "1", "sp": "1", "x": " Capitals",
-                            "view": "across"})
-    assert state == {"notes": [], "text": "Capitals", "vocab": "o200k_base", "show_whitespace": False,
-                     "show_ids": True, "specials": True, "explain": " Capitals", "view": "across"}
-    odd = app.link_state({"v": "upload: secret.json", "ws": "maybe", "view": "admin", "x": "y" * 900,
-                          "t": "z" * (app.LIMITS.text_chars + 1)})
+    state = app.link_state(
+        {"t": "Capitals", "v": "o200k_base", "ws": "0", "ids": "1", "sp": "1", "x": " Capitals", "view": "across"}
+    )
+    assert state == {
+        "notes": [],
+        "text": "Capitals",
+        "vocab": "o200k_base",
+        "show_whitespace": False,
+        "show_ids": True,
+        "specials": True,
+        "explain": " Capitals",
+        "view": "across",
+    }
+    odd = app.link_state(
+        {
+            "v": "upload: secret.json",
+            "ws": "maybe",
+            "view": "admin",
+            "x": "y" * 900,
+            "t": "z" * (app.LIMITS.text_chars + 1),
+        }
+    )
     assert set(odd) == {"notes", "explain"} and len(odd["explain"]) == 400
     assert any("not a bundled one" in n and "never put in a link" in n for n in odd["notes"])
     assert any(f"over {app.LIMITS.text_chars:,} characters" in n for n in odd["notes"])
@@ -525,12 +594,17 @@ def test_decode_pasted_ids_and_the_copy_boxes():
     assert html_text(out.split('<pre class="lbpe-decoded-text">')[1].split("</pre>")[0]) == text  # whole characters
     assert "\ufffd" not in out and out.count('class="lbpe-tok ') == len(ids)
     assert app.decode_ids(" ".join(map(str, ids)), "cl100k_base") == out
-    for bad, message in (("", "paste token ids"), ("12 x3", "'x3' is not a token id"),
-                         ("12 999999999", "token id 999999999 is not in the vocabulary")):
+    for bad, message in (
+        ("", "paste token ids"),
+        ("12 x3", "'x3' is not a token id"),
+        ("12 999999999", "token id 999999999 is not in the vocabulary"),
+    ):
         with pytest.raises(gr.Error, match=message):
             app.decode_ids(bad, "cl100k_base")
     details = app.compare("Capitals", "gpt2", True, False, None)[5]
-    assert app.ids_text(details) == tuple(" ".join(map(str, load_preset("gpt2").encode("Capitals", mode=m))) for m in ("bpe", "lbpe"))
+    assert app.ids_text(details) == tuple(
+        " ".join(map(str, load_preset("gpt2").encode("Capitals", mode=m))) for m in ("bpe", "lbpe")
+    )
 
 
 def html_text(fragment: str) -> str:
@@ -541,7 +615,6 @@ def html_text(fragment: str) -> str:
 
 def test_the_sample_corpus_in_one_click():
     from lbpe.presets import sample_corpus
-    from lbpe.stats import text_stats_both
 
     rows, lengths, frequency, json_path, csv_path, status = app.corpus_sample("gpt2")
     text = sample_corpus().decode("utf-8")

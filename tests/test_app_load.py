@@ -17,7 +17,6 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
 from gradio_client import Client
 
 import lbpe
@@ -27,8 +26,10 @@ from tests.app_support import running_server
 CLIENTS = int(os.environ.get("LBPE_LOAD_CLIENTS", "50"))
 REQUESTS = int(os.environ.get("LBPE_LOAD_REQUESTS", "20"))
 VOCABS = ["lbpe-32k", "gpt2", "cl100k_base", "o200k_base"]
-WORDS = ("tokenization matters naïve café 日本語 🙂 the of and counterrevolutionary misunderstanding "
-         "Internationalization code(x) {\"k\": [1, 2, 3]} 12345 ... ümlaut Ελληνικά русский").split()
+WORDS = (
+    "tokenization matters naïve café 日本語 🙂 the of and counterrevolutionary misunderstanding "
+    'Internationalization code(x) {"k": [1, 2, 3]} 12345 ... ümlaut Ελληνικά русский'
+).split()
 
 
 def _text(rng: random.Random, size: int) -> str:
@@ -122,14 +123,18 @@ def test_fifty_concurrent_sessions(tmp_path_factory):
             assert not errors, f"{len(errors)} failed requests, e.g.:\n" + "\n".join(errors[:10]) + "\n" + server.tail()
             assert len(latencies) == CLIENTS * count
             rss.append(_rss_kib(server.proc.pid))
-            report.append(f"requests {first + 1}-{first + count} of each session: {len(latencies)} in {wall:.1f} s; "
-                          f"server RSS {rss[-1] / 1024:.0f} MiB")
+            report.append(
+                f"requests {first + 1}-{first + count} of each session: {len(latencies)} in {wall:.1f} s; "
+                f"server RSS {rss[-1] / 1024:.0f} MiB"
+            )
             everything += latencies
         assert server.proc.poll() is None, "the server died under load"
     q = statistics.quantiles(everything, n=20)
-    print(f"\n{CLIENTS} concurrent sessions x {REQUESTS} /compare requests: {len(everything)} requests, 0 errors; "
-          f"latency p50 {statistics.median(everything):.3f} s, p95 {q[18]:.3f} s, max {max(everything):.3f} s "
-          f"(server RSS after warm-up {rss0 / 1024:.0f} MiB)")
+    print(
+        f"\n{CLIENTS} concurrent sessions x {REQUESTS} /compare requests: {len(everything)} requests, 0 errors; "
+        f"latency p50 {statistics.median(everything):.3f} s, p95 {q[18]:.3f} s, max {max(everything):.3f} s "
+        f"(server RSS after warm-up {rss0 / 1024:.0f} MiB)"
+    )
     print("\n".join(report))
     # bounded memory: the second half (same mix, other texts) adds little on top of the first
     assert rss[1] <= rss[0] * 1.15 + 64 * 1024, f"server memory grew from {rss[0]} KiB to {rss[1]} KiB"

@@ -17,18 +17,30 @@ from gradio_client.exceptions import AppError
 
 import lbpe
 from lbpe import display
-from lbpe.formats.hf_write import to_tokenizer_json
 from lbpe.across import ACROSS_HEADERS
+from lbpe.formats.hf_write import to_tokenizer_json
 from lbpe.presets import VOCAB_PRESETS, load_preset
-from lbpe.stats import compare_json, text_stats, text_stats_both
+from lbpe.stats import compare_json, text_stats_both
 from tests.app_support import ROOT, running_server
 from tests.conftest import data_file
 from tests.test_user_regex import CHARS, POLYNOMIAL, hostile_tokenizer_json
 
 TEXT = "Internationalization of counterrevolutionary misunderstandings: naïve café, 日本語 🙂\n\tcode(x)\n"
 API_NAMES = {
-    "/compare", "/load_text", "/upload_vocab", "/describe_vocab", "/corpus_stats", "/train", "/use_trained",
-    "/stop_corpus", "/stop_train", "/across_vocabularies", "/explain", "/explain_frame", "/explain_click", "/decode_ids",
+    "/compare",
+    "/load_text",
+    "/upload_vocab",
+    "/describe_vocab",
+    "/corpus_stats",
+    "/train",
+    "/use_trained",
+    "/stop_corpus",
+    "/stop_train",
+    "/across_vocabularies",
+    "/explain",
+    "/explain_frame",
+    "/explain_click",
+    "/decode_ids",
     "/corpus_sample",
 }
 #: A small vocabulary limit so that a real file (o200k_base.tiktoken, 3.6 MB) is over it.
@@ -70,7 +82,9 @@ def check_compare(result, tok, text: str, *, show_whitespace=True, show_ids=Fals
     summary = compare_json(text_stats_both(tok, text), vocab=tok.name, unit=tok.vocab.unit, tok=tok)
     assert details["metrics"] == json.loads(json.dumps(summary))
     assert metrics == display.metrics_html(c, summary)
-    assert [t["y"] for t in json.loads(frequency["plot"])["data"]] == [t["y"] for t in display.frequency_spec(summary)["data"]]
+    assert [t["y"] for t in json.loads(frequency["plot"])["data"]] == [
+        t["y"] for t in display.frequency_spec(summary)["data"]
+    ]
     for mode in ("bpe", "lbpe"):
         assert details[mode]["ids"] == tok.encode(text, mode=mode, disallowed_special=())
     assert details["differ"] == [list(r) for r in c.differ]
@@ -78,7 +92,10 @@ def check_compare(result, tok, text: str, *, show_whitespace=True, show_ids=Fals
     figure = json.loads(plot["plot"])
     assert plot["type"] == "plotly"
     assert [t["y"] for t in figure["data"]] == [
-        list(shift.bpe_buckets), list(shift.lbpe_buckets), list(shift.bpe_lengths), list(shift.lbpe_lengths)
+        list(shift.bpe_buckets),
+        list(shift.lbpe_buckets),
+        list(shift.bpe_lengths),
+        list(shift.lbpe_lengths),
     ]
 
 
@@ -91,8 +108,13 @@ def test_every_api_name_is_served(client):
 @pytest.mark.parametrize("name", list(VOCAB_PRESETS))
 def test_compare_equals_lbpe(client, name):
     check_compare(client.predict(TEXT, name, True, False, api_name="/compare"), load_preset(name), TEXT)
-    check_compare(client.predict(TEXT, name, False, True, api_name="/compare"), load_preset(name), TEXT,
-                  show_whitespace=False, show_ids=True)
+    check_compare(
+        client.predict(TEXT, name, False, True, api_name="/compare"),
+        load_preset(name),
+        TEXT,
+        show_whitespace=False,
+        show_ids=True,
+    )
 
 
 def test_load_text_and_describe_vocab(client, tmp_path):
@@ -122,7 +144,9 @@ def test_upload_vocab_then_compare(server, client, tmp_path, files, reference):
     ref.name = name
     uploaded = {data_file(rel).read_bytes() for rel, _ in files}
     sizes = {len(d) for d in uploaded}
-    left = [p for p in server.cache.rglob("*") if p.is_file() and p.stat().st_size in sizes and p.read_bytes() in uploaded]
+    left = [
+        p for p in server.cache.rglob("*") if p.is_file() and p.stat().st_size in sizes and p.read_bytes() in uploaded
+    ]
     assert left == [], f"uploaded vocabulary files left on the server: {left}"
     check_compare(client.predict(TEXT, name, True, False, api_name="/compare"), ref, TEXT)
 
@@ -134,14 +158,20 @@ def test_bad_uploads_give_a_clear_message_and_the_server_keeps_serving(client, t
     message = str(err.value)
     assert "tokenizer.json" in message and "JSON" in message and "Traceback" not in message, message
     big = upload_copy(tmp_path, data_file("openai/o200k_base.tiktoken"), "o200k_base.tiktoken")
-    with pytest.raises(AppError, match=r"o200k_base.tiktoken is 3.6\d* MB, over the limit of 3 MB for an uploaded vocabulary.*LBPE_APP_MAX_VOCAB_MB"):
+    with pytest.raises(
+        AppError,
+        match=r"o200k_base.tiktoken is 3.6\d* MB, over the limit of 3 MB for an uploaded vocabulary"
+        r".*LBPE_APP_MAX_VOCAB_MB",
+    ):
         client.predict([handle_file(big)], "auto", api_name="/upload_vocab")
     with pytest.raises(AppError, match="not UTF-8 text"):
         client.predict(handle_file(upload_copy(tmp_path, b"\xff\xfe\x00", "x.txt")), api_name="/load_text")
     with pytest.raises(AppError, match="Unknown vocabulary"):
         client.predict("hi", "no-such-vocab", True, False, api_name="/compare")
     # still serving, in this session and in a new one
-    check_compare(client.predict("still here", "gpt2", True, False, api_name="/compare"), load_preset("gpt2"), "still here")
+    check_compare(
+        client.predict("still here", "gpt2", True, False, api_name="/compare"), load_preset("gpt2"), "still here"
+    )
     fresh = Client(client.src, verbose=False)
     assert fresh.predict("ok", "lbpe-32k", True, False, api_name="/compare")[5]["bpe"]["tokens"] > 0
 
@@ -171,9 +201,13 @@ def test_corpus_stats(client, tmp_path):
     assert json.loads(frequency["plot"])["layout"]["yaxis"]["type"] == "log"
     got = json.loads(Path(json_file).read_text("utf-8"))
     for mode in ("bpe", "lbpe"):
-        assert got[mode]["tokens"] == stats[mode].tokens and got[mode]["length_counts"] == summary[mode]["length_counts"]
+        assert (
+            got[mode]["tokens"] == stats[mode].tokens and got[mode]["length_counts"] == summary[mode]["length_counts"]
+        )
     assert Path(csv_file).read_text("utf-8").startswith(",".join(display.CSV_HEADERS) + "\nmoby.txt,gpt2,bytes,")
-    assert json.loads(plot["plot"])["data"][0]["y"] == list(display.shift_from_stats(stats["bpe"], stats["lbpe"], unit="byte").bpe_buckets)
+    assert json.loads(plot["plot"])["data"][0]["y"] == list(
+        display.shift_from_stats(stats["bpe"], stats["lbpe"], unit="byte").bpe_buckets
+    )
     assert "moby.txt" in status
 
 
@@ -196,8 +230,9 @@ def test_train_then_use_it_in_compare(client, tmp_path):
 
 def test_stop_ends_a_running_training(server, client, tmp_path):
     text = data_file("text/sotu.txt").read_text("utf-8")[:4_000_000]
-    job = client.submit([handle_file(upload_copy(tmp_path, text.encode(), "sotu.txt"))], 50_000, "char", False,
-                        api_name="/train")
+    job = client.submit(
+        [handle_file(upload_copy(tmp_path, text.encode(), "sotu.txt"))], 50_000, "char", False, api_name="/train"
+    )
     deadline = time.monotonic() + 120
     while not (job.status().progress_data or job.done()):  # wait until it is running
         assert time.monotonic() < deadline, "training never reported progress"
@@ -207,8 +242,9 @@ def test_stop_ends_a_running_training(server, client, tmp_path):
     assert out is None and status.startswith("Stopped at ") and "vocabulary on sotu.txt" in status, status
     assert "sotu.txt: merging" in server.tail(200) or "sotu.txt: counting" in server.tail(200)
     # the session goes on: a small training afterwards completes
-    _, out, status = client.predict([handle_file(upload_copy(tmp_path, b"abc abd\n", "s.txt"))], 260, "byte", False,
-                                    api_name="/train")
+    _, out, status = client.predict(
+        [handle_file(upload_copy(tmp_path, b"abc abd\n", "s.txt"))], 260, "byte", False, api_name="/train"
+    )
     assert "Done" in status
     client.predict(api_name="/stop_corpus")  # nothing running: a no-op
 
@@ -226,17 +262,34 @@ def test_lbpe_serve_from_a_plain_install(tmp_path):
     import subprocess
 
     target = tmp_path / "site-packages"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target",
-                    str(target), str(ROOT)], check=True, capture_output=True, timeout=600)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(ROOT)],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     env = {"PYTHONPATH": str(target)}
-    probe = subprocess.run([sys.executable, "-c", "import lbpe.app, lbpe; print(lbpe.__file__)"], cwd=elsewhere,
-                           env={**os.environ, **env, "GRADIO_ANALYTICS_ENABLED": "False"}, capture_output=True,
-                           text=True, timeout=180)
+    probe = subprocess.run(
+        [sys.executable, "-c", "import lbpe.app, lbpe; print(lbpe.__file__)"],
+        cwd=elsewhere,
+        env={**os.environ, **env, "GRADIO_ANALYTICS_ENABLED": "False"},
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert probe.returncode == 0 and probe.stdout.strip().startswith(str(target)), probe.stderr[-2000:]
-    command = [sys.executable, "-c", "import sys; from lbpe.cli import main; sys.exit(main(sys.argv[1:]))",
-               "serve", "--host", "127.0.0.1", "--port", "{port}"]
+    command = [
+        sys.executable,
+        "-c",
+        "import sys; from lbpe.cli import main; sys.exit(main(sys.argv[1:]))",
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "{port}",
+    ]
     with running_server(command, env=env, cwd=elsewhere) as s:
         c = Client(s.url, verbose=False)
         check_compare(c.predict(TEXT, "gpt2", True, False, api_name="/compare"), load_preset("gpt2"), TEXT)
@@ -250,17 +303,24 @@ def test_a_busy_port_is_a_hint_not_a_traceback():
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        proc = subprocess.run([sys.executable, "-m", "lbpe", "serve", "--host", "127.0.0.1", "--port", str(port)],
-                              capture_output=True, text=True, timeout=120, env={**os.environ, "GRADIO_ANALYTICS_ENABLED": "False"})
+        proc = subprocess.run(
+            [sys.executable, "-m", "lbpe", "serve", "--host", "127.0.0.1", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "GRADIO_ANALYTICS_ENABLED": "False"},
+        )
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert f"port {port} is taken" in proc.stderr and "--port" in proc.stderr and "Traceback" not in proc.stderr
 
 
 def test_bad_input_leaves_no_traceback_on_the_server_console(server, client):
     before = server.tail(100_000).count("Traceback")
-    for call in (lambda: client.predict("", "gpt2", api_name="/explain"),
-                 lambda: client.predict(None, "gpt2", api_name="/corpus_stats"),
-                 lambda: client.predict("x", "no-such-vocabulary", True, False, api_name="/compare")):
+    for call in (
+        lambda: client.predict("", "gpt2", api_name="/explain"),
+        lambda: client.predict(None, "gpt2", api_name="/corpus_stats"),
+        lambda: client.predict("x", "no-such-vocabulary", True, False, api_name="/compare"),
+    ):
         with pytest.raises(AppError):
             call()
     time.sleep(0.5)

@@ -36,7 +36,7 @@ def test_explain_prints_the_steps_and_the_encoders_ids():
     assert result.returncode == 0, result.stderr
     for mode in lbpe.MODES:
         assert f"ids {tok.encode('Capitals', mode=mode)}" in result.stdout
-    assert "window 7:" in result.stdout and "why: BPE never makes \"Capital\"" in result.stdout
+    assert "window 7:" in result.stdout and 'why: BPE never makes "Capital"' in result.stdout
     # several words are one span; standard input without arguments; --json
     words = run_cli("explain", "--vocab", "gpt2", "--json", "Capitals", "are", timeout=120)
     piped = run_cli("explain", "--vocab", "gpt2", "--json", input="Capitals are\n", timeout=120)

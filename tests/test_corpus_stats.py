@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import functools
-from collections import Counter
 import json
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -107,8 +107,19 @@ def test_cli_export_separator_and_dtype(tmp_path):
     text_path.write_text(text, encoding="utf-8")
     for preset, dtype, eot in (("gpt2", np.uint16, 50256), ("cl100k_base", np.uint32, 100257)):
         out = tmp_path / preset
-        result = run_cli("export", "--vocab", preset, "--mode", "lbpe", "-q", "--out", str(out), str(text_path),
-                         "--separator-id", str(eot))
+        result = run_cli(
+            "export",
+            "--vocab",
+            preset,
+            "--mode",
+            "lbpe",
+            "-q",
+            "--out",
+            str(out),
+            str(text_path),
+            "--separator-id",
+            str(eot),
+        )
         assert result.returncode == 0, result.stderr
         ids = np.load(out / "tokens-00000.npy", mmap_mode="r")
         assert ids.dtype == dtype
@@ -141,7 +152,9 @@ def test_sentencepiece_style_chunks_continue_without_the_dummy_prefix(text, size
         raw = [text[i : i + size] for i in range(0, len(text), size)]
         chunks = list(align_chunks(tok, raw))
         assert "".join(chunks) == text
-        assert all(isinstance(c, Continuation) for c in chunks[1:]) and not any(isinstance(c, Continuation) for c in chunks[:1])
+        assert all(isinstance(c, Continuation) for c in chunks[1:]) and not any(
+            isinstance(c, Continuation) for c in chunks[:1]
+        )
         for mode in lbpe.MODES:
             ids = tok.encode(chunks[0], mode=mode, disallowed_special=()) if chunks else []
             ids += [i for c in chunks[1:] for i in cont.encode(c, mode=mode, disallowed_special=())]
@@ -199,7 +212,9 @@ def test_cli_stats_table_and_renyi_power(tmp_path):
     tok = load_preset("gpt2")
     counts = {m: Counter(tok.encode(text, mode=m, disallowed_special=())) for m in lbpe.MODES}
     for power in ("1", "3"):
-        result = run_cli("stats", "--json", "--workers", "1", "-q", "--vocab", "gpt2", "--renyi-power", power, str(path))
+        result = run_cli(
+            "stats", "--json", "--workers", "1", "-q", "--vocab", "gpt2", "--renyi-power", power, str(path)
+        )
         assert result.returncode == 0, result.stderr
         doc = json.loads(result.stdout)
         for mode in lbpe.MODES:
@@ -216,7 +231,14 @@ def test_cli_stats_table_and_renyi_power(tmp_path):
     assert bad.returncode == 2 and "finite number >= 0" in bad.stderr and "Traceback" not in bad.stderr
 
 
-@given(st.text(alphabet=st.sampled_from(list("ab \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2028\u2029\u202f\u205f\u3000\u200b\ufeffé")), max_size=60))
+@given(
+    st.text(
+        alphabet=st.sampled_from(
+            list("ab \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2028\u2029\u202f\u205f\u3000\u200b\ufeffé")
+        ),
+        max_size=60,
+    )
+)
 @settings(max_examples=300, deadline=None)
 def test_words_are_runs_of_non_white_space(text):
     import re

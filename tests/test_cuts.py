@@ -40,11 +40,7 @@ def slices(draw, unit: str, max_tokens: int = 25) -> list:
 
 def _covered(units, tokens, boundary: int) -> bool:
     """Does some token occur in ``units`` over the boundary at ``boundary``?"""
-    return any(
-        units[i : i + len(t)] == t
-        for t in tokens
-        for i in range(max(0, boundary - len(t) + 1), boundary)
-    )
+    return any(units[i : i + len(t)] == t for t in tokens for i in range(max(0, boundary - len(t) + 1), boundary))
 
 
 def _cut_positions(parts: list[str]) -> list[int]:
@@ -161,4 +157,3 @@ def test_char_vocab_by_parts_equals_whole(tokens, text, fallback):
     assert tok.encode(text, mode="bpe") == want_bpe
     assert tok.encode(text, mode="lbpe") == want_lbpe
     assert [s.id for s in tok.segment(text, mode="lbpe")] == want_lbpe
-

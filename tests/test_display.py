@@ -13,10 +13,10 @@ import pytest
 from lbpe import display
 from lbpe.display.render import _groups
 from lbpe.presets import VOCAB_PRESETS, load_preset
-from tests.conftest import data_file
 from lbpe.stats import Stats, text_stats
 from lbpe.tokenizer import Segment, Tokenizer
 from lbpe.vocab import Vocab
+from tests.conftest import data_file
 
 MIXED = (
     "Tokenization <b>&amp;</b> naïve café, 日本語 🙂 internationalization\n"
@@ -85,6 +85,7 @@ def test_compare_matches_encode_and_covers_the_text(name):
         assert side.ids == tok.encode(MIXED, mode=mode, disallowed_special=())
         assert side.bytes == len(MIXED.encode()) and side.chars == len(MIXED)
         assert side.bytes_per_token == pytest.approx(side.bytes / side.tokens)
+
     # every differing range holds a token boundary of one side that the other lacks
     def inside(side, start, end):
         return [(s.start, s.end, s.token) for s in side.segments if start <= s.start and s.end <= end]
@@ -226,7 +227,9 @@ def test_stats_rows_and_csv():
     assert list(table[0]) == display.CSV_HEADERS
     assert {(r["file"], r["vocabulary"]) for r in table} == {("mixed.txt", "gpt2")}  # every row says what it is
     by_name = {r["metric"]: r for r in table}
-    assert int(by_name["tokens"]["bpe"]) == stats["bpe"].tokens and int(by_name["tokens"]["lbpe"]) == stats["lbpe"].tokens
+    assert (
+        int(by_name["tokens"]["bpe"]) == stats["bpe"].tokens and int(by_name["tokens"]["lbpe"]) == stats["lbpe"].tokens
+    )
     # relative changes in percent, as the tables show them
     assert by_name["tokens"]["change_unit"] == "%"
     assert float(by_name["tokens"]["change"]) == pytest.approx(100 * summary["change"]["tokens"], abs=1e-9)

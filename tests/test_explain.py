@@ -30,7 +30,7 @@ HF_FILES = {
 }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def tokenizer(name: str) -> Tokenizer:
     if name in VOCAB_PRESETS:
         return load_preset(name)
@@ -144,7 +144,10 @@ def test_tiny_known_answer():
     assert [(s.left, s.right, s.priority) for s in piece.bpe] == [("a", "b", 3), ("b", "c", 4), ("ab", "c", 5)]
     assert piece.bpe_tokens == ["abc", "bc"]
     assert [(s.length, s.start, s.placed) for s in piece.lbpe] == [
-        (3, 0, True), (2, 0, False), (2, 1, False), (2, 3, True),
+        (3, 0, True),
+        (2, 0, False),
+        (2, 1, False),
+        (2, 3, True),
     ]
     assert piece.lbpe_tokens == ["abc", "bc"] and not piece.differs and piece.why == []
 

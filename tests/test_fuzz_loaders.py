@@ -135,8 +135,36 @@ SEEDS = {
     "hf_char": tv.json_bytes(tv.hf_char_spec()),
     "sp": tv.sp_model_bytes(),
 }
-INTERESTING = [0x00, 0x01, 0x7F, 0x80, 0xBF, 0xC0, 0xFF, 0x0A, 0x20, 0x22, 0x2C, 0x2D, 0x30, 0x39, 0x3A, 0x5B, 0x5D,
-               0x7B, 0x7D, 0x5C, 0x3D, 0x2B, 0x2F, 0x08, 0x0D, 0x12, 0x1A, 0x22]
+INTERESTING = [
+    0x00,
+    0x01,
+    0x7F,
+    0x80,
+    0xBF,
+    0xC0,
+    0xFF,
+    0x0A,
+    0x20,
+    0x22,
+    0x2C,
+    0x2D,
+    0x30,
+    0x39,
+    0x3A,
+    0x5B,
+    0x5D,
+    0x7B,
+    0x7D,
+    0x5C,
+    0x3D,
+    0x2B,
+    0x2F,
+    0x08,
+    0x0D,
+    0x12,
+    0x1A,
+    0x22,
+]
 
 
 @st.composite
@@ -162,23 +190,105 @@ def mutated(draw, seed: bytes) -> bytes:
     return bytes(data)
 
 
-COMPONENTS = ["BPE", "WordPiece", "Unigram", "ByteLevel", "Split", "Sequence", "Metaspace", "Digits", "Punctuation",
-              "WhitespaceSplit", "NFC", "NFKC", "Lowercase", "Strip", "Prepend", "Replace", "ByteFallback", "Fuse",
-              "TemplateProcessing", "RobertaProcessing", "Precompiled", "Whitespace"]
-KEYS = ["type", "vocab", "merges", "pattern", "Regex", "String", "content", "id", "special", "behavior", "invert",
-        "pretokenizers", "normalizers", "decoders", "processors", "prepend", "replacement", "prepend_scheme",
-        "add_prefix_space", "use_regex", "single", "special_tokens", "ids", "start", "stop", "byte_fallback",
-        "unk_token", "fuse_unk", "ignore_merges", "dropout", "lbpe_scaffold", "individual_digits", "split", "cls", "sep"]
-scalars = (st.none() | st.booleans() | st.sampled_from([0, 1, -1, 2, 255, 256, 257, 260, 2**31, 10**15])
-           | st.integers(-300, 300) | st.floats(allow_nan=False, allow_infinity=False, width=32)
-           | st.sampled_from(COMPONENTS + ["", " ", "\u2581", "a", "ab", "Ġ", "<s>", "<0x41>", "a b", "Isolated",
-                                           "Removed", "MergedWithPrevious", "always", "first", "never", "\\p{L}+",
-                                           "(a|b)*", "\\s+(?!\\S)", "[", "(?i:x)"])
-           | st.text(max_size=6))
+COMPONENTS = [
+    "BPE",
+    "WordPiece",
+    "Unigram",
+    "ByteLevel",
+    "Split",
+    "Sequence",
+    "Metaspace",
+    "Digits",
+    "Punctuation",
+    "WhitespaceSplit",
+    "NFC",
+    "NFKC",
+    "Lowercase",
+    "Strip",
+    "Prepend",
+    "Replace",
+    "ByteFallback",
+    "Fuse",
+    "TemplateProcessing",
+    "RobertaProcessing",
+    "Precompiled",
+    "Whitespace",
+]
+KEYS = [
+    "type",
+    "vocab",
+    "merges",
+    "pattern",
+    "Regex",
+    "String",
+    "content",
+    "id",
+    "special",
+    "behavior",
+    "invert",
+    "pretokenizers",
+    "normalizers",
+    "decoders",
+    "processors",
+    "prepend",
+    "replacement",
+    "prepend_scheme",
+    "add_prefix_space",
+    "use_regex",
+    "single",
+    "special_tokens",
+    "ids",
+    "start",
+    "stop",
+    "byte_fallback",
+    "unk_token",
+    "fuse_unk",
+    "ignore_merges",
+    "dropout",
+    "lbpe_scaffold",
+    "individual_digits",
+    "split",
+    "cls",
+    "sep",
+]
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.sampled_from([0, 1, -1, 2, 255, 256, 257, 260, 2**31, 10**15])
+    | st.integers(-300, 300)
+    | st.floats(allow_nan=False, allow_infinity=False, width=32)
+    | st.sampled_from(
+        COMPONENTS
+        + [
+            "",
+            " ",
+            "\u2581",
+            "a",
+            "ab",
+            "Ġ",
+            "<s>",
+            "<0x41>",
+            "a b",
+            "Isolated",
+            "Removed",
+            "MergedWithPrevious",
+            "always",
+            "first",
+            "never",
+            "\\p{L}+",
+            "(a|b)*",
+            "\\s+(?!\\S)",
+            "[",
+            "(?i:x)",
+        ]
+    )
+    | st.text(max_size=6)
+)
 json_values = st.recursive(
     scalars,
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=4), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=4), inner, max_size=4)
+    ),
     max_leaves=10,
 )
 
@@ -225,14 +335,18 @@ def restructured(draw, spec: dict) -> bytes:
 @st.composite
 def sp_models(draw) -> bytes:
     """Generated SentencePiece protobufs: random pieces, types, scores and trainer fields."""
-    texts = st.sampled_from(["<unk>", "<s>", "</s>", "\u2581", "a", "b", "ab", "\u2581a", "abc", "<0x41>", "<0x00>",
-                             "<0xZZ>", "", "x" * 40]) | st.text(max_size=4)
+    texts = st.sampled_from(
+        ["<unk>", "<s>", "</s>", "\u2581", "a", "b", "ab", "\u2581a", "abc", "<0x41>", "<0x00>", "<0xZZ>", "", "x" * 40]
+    ) | st.text(max_size=4)
     kinds = st.sampled_from([1, 1, 1, 1, 1, 1, 2, 3, 4, 4, 5, 6, 0, 7])
     scores = st.floats(width=32) | st.sampled_from([0.0, -1.0, -2.0])
     pieces = draw(st.lists(st.tuples(texts, scores, kinds), max_size=12, unique_by=lambda p: p[0]))
     if draw(st.integers(0, 3)):  # mostly: the usual specials and byte pieces first, as real models
-        pieces = [("<unk>", 0.0, tv.UNKNOWN), ("<s>", 0.0, tv.CONTROL), ("</s>", 0.0, tv.CONTROL)] + [
-            (f"<0x{b:02X}>", 0.0, tv.BYTE) for b in range(256)] + [p for p in pieces if not p[0].startswith("<")]
+        pieces = (
+            [("<unk>", 0.0, tv.UNKNOWN), ("<s>", 0.0, tv.CONTROL), ("</s>", 0.0, tv.CONTROL)]
+            + [(f"<0x{b:02X}>", 0.0, tv.BYTE) for b in range(256)]
+            + [p for p in pieces if not p[0].startswith("<")]
+        )
     body = b"".join(tv.sp_piece(t, s, k) for t, s, k in pieces)
     trainer = b""
     for number in draw(st.lists(st.sampled_from([24, 35, 35, 40, 41, 42, 43, 44]), max_size=6)):
@@ -341,15 +455,19 @@ def test_fuzz_sentencepiece_charsmap(data):
 
 
 @FUZZ
-@given(name=st.sampled_from(["cl100k_base.tiktoken.gz", "tokenizer.json.gz", "t.model.gz", "vocab.gz"]),
-       data=st.sampled_from([SEEDS["tiktoken"], SEEDS["hf"], SEEDS["sp"]]).flatmap(lambda s: mutated(gzip.compress(s))))
+@given(
+    name=st.sampled_from(["cl100k_base.tiktoken.gz", "tokenizer.json.gz", "t.model.gz", "vocab.gz"]),
+    data=st.sampled_from([SEEDS["tiktoken"], SEEDS["hf"], SEEDS["sp"]]).flatmap(lambda s: mutated(gzip.compress(s))),
+)
 def test_fuzz_gzip_files(name, data):
     outcome(lambda: load_file(name, data))
 
 
 @FUZZ
-@given(name=st.sampled_from(["x.tiktoken", "tokenizer.json", "x.model", "vocab", "x.json", "encoder.json"]),
-       data=st.binary(max_size=512) | mutated(SEEDS["tiktoken"]) | mutated(SEEDS["hf"]))
+@given(
+    name=st.sampled_from(["x.tiktoken", "tokenizer.json", "x.model", "vocab", "x.json", "encoder.json"]),
+    data=st.binary(max_size=512) | mutated(SEEDS["tiktoken"]) | mutated(SEEDS["hf"]),
+)
 def test_fuzz_lbpe_load_files(name, data):
     if name == "encoder.json":
         (_TMP / "vocab.bpe").write_bytes(SEEDS["merges"])
@@ -357,6 +475,7 @@ def test_fuzz_lbpe_load_files(name, data):
 
 
 # ---- regressions: the minimal inputs of failures the fuzzers found ----
+
 
 def _char_spec_with(**parts) -> bytes:
     spec = tv.hf_char_spec()
@@ -369,8 +488,11 @@ REGRESSIONS: list[tuple[str, Callable[[], object], str]] = [
     # a Prepend normaliser whose "prepend" is null loaded, then encode raised TypeError
     ("hf-prepend-null", lambda: load_hf(_char_spec_with(normalizer={"type": "Prepend", "prepend": None})), "refused"),
     # a Replace decoder whose "content" is an array loaded, then decode raised TypeError
-    ("hf-replace-decoder-content-array", lambda: load_hf(_char_spec_with(
-        decoder={"type": "Replace", "pattern": {"String": "\u2581"}, "content": []})), "refused"),
+    (
+        "hf-replace-decoder-content-array",
+        lambda: load_hf(_char_spec_with(decoder={"type": "Replace", "pattern": {"String": "\u2581"}, "content": []})),
+        "refused",
+    ),
 ]
 
 

@@ -19,8 +19,12 @@ MODELS = {"llama3": "hf/llama3", "qwen3": "hf/qwen3", "mistral_v0.1": "hf/mistra
 def paragraphs() -> list[str]:
     """12,560 real paragraphs: English prose, code, many languages."""
     out = []
-    for name, sep in (("moby_dick.txt", "\n\n"), ("code.txt", "\n\n"), ("multilingual.txt", "\n"),
-                      ("multilingual_words.txt", "\n\n")):
+    for name, sep in (
+        ("moby_dick.txt", "\n\n"),
+        ("code.txt", "\n\n"),
+        ("multilingual.txt", "\n"),
+        ("multilingual_words.txt", "\n\n"),
+    ):
         out += [p for p in data_file(f"text/{name}").read_text("utf-8").split(sep) if p.strip()]
     return out
 
@@ -35,8 +39,19 @@ def trained(tmp_path_factory) -> str:
     folder = tmp_path_factory.mktemp("trained")
     corpus = folder / "c.txt"
     corpus.write_text(data_file("text/moby_dick.txt").read_text("utf-8")[:400_000], encoding="utf-8")
-    result = run_cli("train", "--vocab-size", "2000", "--eos", "<|endoftext|>",
-                     "--pad", "<pad>", "-q", "-o", str(folder / "tok" / "tokenizer.json"), str(corpus))
+    result = run_cli(
+        "train",
+        "--vocab-size",
+        "2000",
+        "--eos",
+        "<|endoftext|>",
+        "--pad",
+        "<pad>",
+        "-q",
+        "-o",
+        str(folder / "tok" / "tokenizer.json"),
+        str(corpus),
+    )
     assert result.returncode == 0, result.stderr
     return str(folder / "tok")
 
@@ -64,7 +79,7 @@ def test_ids_equal_the_models_own_tokenizer_and_lbpe(name, texts, trained):
     for text in texts[:200]:
         with_special, plain = own(text)["input_ids"], own(text, add_special_tokens=False)["input_ids"]
         prefix = with_special[: with_special.index(plain[0])] if plain else with_special
-        suffix = with_special[len(prefix) + len(plain):]
+        suffix = with_special[len(prefix) + len(plain) :]
         assert lbpe_tok(text)["input_ids"] == prefix + ours.encode(text, mode="lbpe", allowed_special="all") + suffix
 
 
@@ -197,8 +212,12 @@ def test_datasets_map_with_the_wrapper(tmp_path, texts):
 
     tok = LBPETokenizer.from_pretrained(str(data_file("hf/llama3/tokenizer.json").parent), mode="lbpe")
     ds = datasets.Dataset.from_dict({"text": texts[:300]})
-    out = ds.map(lambda b: tok(b["text"], add_special_tokens=False), batched=True, num_proc=2,
-                 cache_file_name=str(tmp_path / "mapped.arrow"))
+    out = ds.map(
+        lambda b: tok(b["text"], add_special_tokens=False),
+        batched=True,
+        num_proc=2,
+        cache_file_name=str(tmp_path / "mapped.arrow"),
+    )
     assert out["input_ids"] == tok(texts[:300], add_special_tokens=False)["input_ids"]
 
 

@@ -26,13 +26,16 @@ from lbpe.tokenizer import MODES, replace_surrogates
 from tests.conftest import data_file
 
 EXAMPLES = int(os.environ.get("LBPE_HYPOTHESIS_EXAMPLES", "60"))
-EXTRA = {"hf:mistral_v0.1": "hf/mistral_v0.1/tokenizer.json", "sp:mistral_v1": "sentencepiece/mistral_tokenizer.model.v1"}
+EXTRA = {
+    "hf:mistral_v0.1": "hf/mistral_v0.1/tokenizer.json",
+    "sp:mistral_v1": "sentencepiece/mistral_tokenizer.model.v1",
+}
 VOCABS = [*VOCAB_PRESETS, *EXTRA]
 #: vocabularies that spell a space as U+2581 (SentencePiece's way)
 SENTENCEPIECE_STYLE = {*EXTRA, "mistral-7b", "lbpe-llama-32k"}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def tokenizer(name: str) -> lbpe.Tokenizer:
     return lbpe.load(data_file(EXTRA[name])) if name in EXTRA else load_preset(name)
 
@@ -48,18 +51,68 @@ def special_ids(tok: lbpe.Tokenizer) -> set[int]:
     return set(tok.vocab.special.values()) - {tok.vocab.unk}
 
 
-SPECIAL_STRINGS = sorted({s for name in ("gpt2", "cl100k_base", "o200k_base") for s in load_preset(name).vocab.special}
-                         | {"<unk>", "<s>", "</s>", "<0x41>", "<|endoftext", "endoftext|>"})
-FRAGMENTS = SPECIAL_STRINGS + [
-    " ", "  ", "\t", "\n", "\r\n", "\r", "\x0b", "\x0c", "\x85", "\u2028", "\u3000", "\u00a0", "\u200b", "\ufeff",
-    "\x00", "\x7f", "'s", "'LL", "’re", "e\u0301", "\u0301", "👩\u200d💻", "🦜", "\U0001d518", "\U0010ffff", "\uffff",
-    "\ue000", "مرحبا", "שלום", "日本語", "한국어", "१२३", "１２３", "12345", "\u2581", "▁▁", "Ġ", "ĠĠ", "<0xFF>",
-    "Hello", "HELLO", "wörld", "ǅ", "ß", "İ", "ﬁ", "...", "!!!", "```", "\\", "\"", "a" * 40, "\u0300" * 5,
-]
-texts = (
-    st.text(st.characters(exclude_categories=["Cs"]), max_size=120)
-    | st.lists(st.sampled_from(FRAGMENTS) | st.text(max_size=4), max_size=25).map("".join)
+SPECIAL_STRINGS = sorted(
+    {s for name in ("gpt2", "cl100k_base", "o200k_base") for s in load_preset(name).vocab.special}
+    | {"<unk>", "<s>", "</s>", "<0x41>", "<|endoftext", "endoftext|>"}
 )
+FRAGMENTS = SPECIAL_STRINGS + [
+    " ",
+    "  ",
+    "\t",
+    "\n",
+    "\r\n",
+    "\r",
+    "\x0b",
+    "\x0c",
+    "\x85",
+    "\u2028",
+    "\u3000",
+    "\u00a0",
+    "\u200b",
+    "\ufeff",
+    "\x00",
+    "\x7f",
+    "'s",
+    "'LL",
+    "’re",
+    "e\u0301",
+    "\u0301",
+    "👩\u200d💻",
+    "🦜",
+    "\U0001d518",
+    "\U0010ffff",
+    "\uffff",
+    "\ue000",
+    "مرحبا",
+    "שלום",
+    "日本語",
+    "한국어",
+    "१२३",
+    "１２３",
+    "12345",
+    "\u2581",
+    "▁▁",
+    "Ġ",
+    "ĠĠ",
+    "<0xFF>",
+    "Hello",
+    "HELLO",
+    "wörld",
+    "ǅ",
+    "ß",
+    "İ",
+    "ﬁ",
+    "...",
+    "!!!",
+    "```",
+    "\\",
+    '"',
+    "a" * 40,
+    "\u0300" * 5,
+]
+texts = st.text(st.characters(exclude_categories=["Cs"]), max_size=120) | st.lists(
+    st.sampled_from(FRAGMENTS) | st.text(max_size=4), max_size=25
+).map("".join)
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 
 
@@ -94,7 +147,8 @@ def test_round_trip(name, mode):
 with_surrogates = st.lists(
     st.sampled_from(["\ud800", "\udfff", "\udc00", "\ud83d\ude00", "\ud83d", "a", " ", "\u2581", "日"])
     | st.text(st.characters(), max_size=3),
-    min_size=1, max_size=20,
+    min_size=1,
+    max_size=20,
 ).map("".join)
 
 

@@ -21,12 +21,12 @@ VOCABS = {
 MB = 1 << 20
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def ours(name: str) -> lbpe.Tokenizer:
     return lbpe.load(data_file(VOCABS[name]))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def token_set(tok: lbpe.Tokenizer) -> frozenset[bytes]:
     return frozenset(tok.vocab.tokens)
 

@@ -40,8 +40,19 @@ def test_defaults_and_documentation():
         assert lim.env in readme, f"README's Limits section does not mention {lim.env}"
 
 
-@pytest.mark.parametrize("raw, value", [("1048576", 1 << 20), ("512K", 512 << 10), ("64M", 64 << 20), ("2G", 2 << 30),
-                                        ("64MiB", 64 << 20), ("8mb", 8 << 20), (" 10 ", 10), ("0", 0)])
+@pytest.mark.parametrize(
+    "raw, value",
+    [
+        ("1048576", 1 << 20),
+        ("512K", 512 << 10),
+        ("64M", 64 << 20),
+        ("2G", 2 << 30),
+        ("64MiB", 64 << 20),
+        ("8mb", 8 << 20),
+        (" 10 ", 10),
+        ("0", 0),
+    ],
+)
 def test_environment_overrides(monkeypatch, raw, value):
     monkeypatch.setenv("LBPE_MAX_TEXT_BYTES", raw)
     assert limits.get("text_bytes") == value
@@ -136,7 +147,7 @@ def test_bad_seconds_say_how_to_fix_them(monkeypatch, raw):
 
 def test_playground_limits_are_one_snapshot_documented_once():
     readme = (ROOT / "README.md").read_text("utf-8")
-    limits_section = readme[readme.index("## Limits"):]
+    limits_section = readme[readme.index("## Limits") :]
     for lim in limits.PLAYGROUND.values():
         assert f"`{lim.env}` | {lim.default // (lim.scale or 1)} |" in limits_section, lim.env
         assert readme.count(f"`{lim.env}` |") == 1, f"{lim.env} is documented twice"
@@ -152,7 +163,9 @@ def test_a_snapshot_bounds_the_loader_for_one_call(tmp_path, monkeypatch):
 
     from tests.conftest import data_file
 
-    with pytest.raises(lbpe.VocabFormatError, match=r"100,2\d\d tokens, over the limit of 1,000 tokens.*LBPE_APP_MAX_VOCAB_TOKENS"):
+    with pytest.raises(
+        lbpe.VocabFormatError, match=r"100,2\d\d tokens, over the limit of 1,000 tokens.*LBPE_APP_MAX_VOCAB_TOKENS"
+    ):
         lbpe.load(data_file("openai/cl100k_base.tiktoken"), limits=limits.Limits(vocab_tokens=1000))
     snap = limits.Limits(vocab_bytes=1_000_000)
     bomb = tmp_path / "cl100k_base.tiktoken.gz"

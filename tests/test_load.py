@@ -123,8 +123,23 @@ def test_real_rank_files_take_the_bulk_reader_with_the_same_tokens(name):
 _B64 = st.binary(min_size=0, max_size=4).map(base64.b64encode)
 _LINE = st.one_of(
     st.tuples(_B64, st.integers(0, 40).map(lambda r: b"%d" % r)).map(b" ".join),  # the usual line
-    st.sampled_from([b"", b" ", b"YQ==  1", b"YQ== 1 2", b"YQ", b"YQ= 3", b"=YQ= 4", b"YQ== -1", b"YQ==\t5",
-                     b"YR== 6", b"YQ== 1234567890123456789", b"YQ== \xd9\xa3", b"YQ==\r"]),
+    st.sampled_from(
+        [
+            b"",
+            b" ",
+            b"YQ==  1",
+            b"YQ== 1 2",
+            b"YQ",
+            b"YQ= 3",
+            b"=YQ= 4",
+            b"YQ== -1",
+            b"YQ==\t5",
+            b"YR== 6",
+            b"YQ== 1234567890123456789",
+            b"YQ== \xd9\xa3",
+            b"YQ==\r",
+        ]
+    ),
 )
 
 

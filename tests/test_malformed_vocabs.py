@@ -17,7 +17,6 @@ import select
 import subprocess
 import sys
 import time
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,8 +69,14 @@ class Worker:
 
     def _start(self) -> subprocess.Popen:
         env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-        return subprocess.Popen([sys.executable, "-c", _WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, env=env, cwd=ROOT)
+        return subprocess.Popen(
+            [sys.executable, "-c", _WORKER],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=ROOT,
+        )
 
     def load(self, path: Path, *, pattern: str | None = None, env: dict[str, str] | None = None) -> dict:
         if self.proc is None or self.proc.poll() is not None:
@@ -271,33 +276,55 @@ CASES = [
     Case("tiktoken-unknown-name-no-pattern", _file("mine.tiktoken", TK()), "pass pattern="),
     Case("tiktoken-bad-pattern", _file("mine.tiktoken", TK()), "unknown pre-tokenizer pattern", pattern="gpt5"),
     # ---- GPT-2 encoder.json + vocab.bpe ----
-    Case("gpt2-truncated-json", _gpt2(encoder=tv.json_bytes(tv.gpt2_encoder())[:500]), "not valid JSON",
-         names="encoder.json"),
-    Case("gpt2-non-utf8-json", _gpt2(encoder='{"caf\u00e9": 0}'.encode("latin-1")), "not UTF-8 text",
-         names="encoder.json"),
-    Case("gpt2-utf16-json", _gpt2(encoder=json.dumps(tv.gpt2_encoder()).encode("utf-16")), "not UTF-8 text",
-         names="encoder.json"),
+    Case(
+        "gpt2-truncated-json",
+        _gpt2(encoder=tv.json_bytes(tv.gpt2_encoder())[:500]),
+        "not valid JSON",
+        names="encoder.json",
+    ),
+    Case(
+        "gpt2-non-utf8-json",
+        _gpt2(encoder='{"caf\u00e9": 0}'.encode("latin-1")),
+        "not UTF-8 text",
+        names="encoder.json",
+    ),
+    Case(
+        "gpt2-utf16-json",
+        _gpt2(encoder=json.dumps(tv.gpt2_encoder()).encode("utf-16")),
+        "not UTF-8 text",
+        names="encoder.json",
+    ),
     Case("gpt2-vocab-is-a-list", _gpt2(encoder=b'["a", "b"]'), "found an array", names="encoder.json"),
     Case("gpt2-empty-object", _gpt2(encoder=b"{}"), "non-empty JSON object", names="encoder.json"),
     Case("gpt2-id-is-a-string", _gpt2(encoder=_encoder(xyz="300")), "a string", names="encoder.json"),
     Case("gpt2-id-is-a-float", _gpt2(encoder=_encoder(xyz=300.5)), "a fractional number", names="encoder.json"),
     Case("gpt2-id-is-a-bool", _gpt2(encoder=_encoder(xyz=True)), "a boolean", names="encoder.json"),
     Case("gpt2-id-negative", _gpt2(encoder=_encoder(xyz=-1)), "non-negative integers", names="encoder.json"),
-    Case("gpt2-id-5000-digits", _gpt2(encoder=b'{"a": ' + b"7" * 5000 + b"}"), "not a usable JSON",
-         names="encoder.json"),
+    Case(
+        "gpt2-id-5000-digits", _gpt2(encoder=b'{"a": ' + b"7" * 5000 + b"}"), "not a usable JSON", names="encoder.json"
+    ),
     Case("gpt2-duplicate-id", _gpt2(encoder=_encoder(xyz=5)), "id 5 is used by both", names="encoder.json"),
     Case("gpt2-duplicate-key", _gpt2(encoder=b'{"a": 0, "a": 1}'), "appears twice", names="encoder.json"),
     Case("gpt2-nan-id", _gpt2(encoder=b'{"a": NaN}'), "NaN", names="encoder.json"),
-    Case("gpt2-deeply-nested", _gpt2(encoder=b"[" * 100_000 + b"]" * 100_000), "nested too deeply",
-         names="encoder.json"),
+    Case(
+        "gpt2-deeply-nested", _gpt2(encoder=b"[" * 100_000 + b"]" * 100_000), "nested too deeply", names="encoder.json"
+    ),
     Case("gpt2-merge-unknown-token", _gpt2(merges=b"#version: 0.2\nq z\n"), "needs the token", names="vocab.bpe"),
-    Case("gpt2-merges-longer-than-vocab", _gpt2(merges=tv.gpt2_merges_text(tv.MERGES * 200).encode()), "appears twice",
-         names="vocab.bpe"),
+    Case(
+        "gpt2-merges-longer-than-vocab",
+        _gpt2(merges=tv.gpt2_merges_text(tv.MERGES * 200).encode()),
+        "appears twice",
+        names="vocab.bpe",
+    ),
     Case("gpt2-merge-three-parts", _gpt2(merges=b"a b c\n"), "expected 'left right'", names="vocab.bpe"),
     Case("gpt2-merges-non-utf8", _gpt2(merges=b"a \xff\n"), "not UTF-8 text", names="vocab.bpe"),
     Case("gpt2-not-a-stand-in", _gpt2(merges="a \u4e00\n".encode()), "not a GPT-2 byte stand-in", names="vocab.bpe"),
-    Case("gpt2-missing-vocab-bpe", _file("encoder.json", lambda: tv.json_bytes(tv.gpt2_encoder())), "missing",
-         names="vocab.bpe"),
+    Case(
+        "gpt2-missing-vocab-bpe",
+        _file("encoder.json", lambda: tv.json_bytes(tv.gpt2_encoder())),
+        "missing",
+        names="vocab.bpe",
+    ),
     # ---- HF tokenizer.json ----
     Case("hf-empty", _hf(raw=b""), "empty"),
     Case("hf-truncated", _hf(raw=tv.json_bytes(tv.hf_spec())[:-300]), "not valid JSON"),
@@ -311,16 +338,25 @@ CASES = [
     Case("hf-id-negative", _hf(_vocab_entry("xyz", -7)), "non-negative integers"),
     Case("hf-id-out-of-range", _hf(_vocab_entry("xyz", 10**12)), "LBPE_MAX_VOCAB_TOKENS"),
     Case("hf-duplicate-id", _hf(_vocab_entry("xyz", 7)), "id 7 is given to both"),
-    Case("hf-duplicate-key", _hf(raw=b'{"model": {"type": "BPE", "vocab": {"a": 0, "a": 1}, "merges": []}}'),
-         "appears twice"),
+    Case(
+        "hf-duplicate-key",
+        _hf(raw=b'{"model": {"type": "BPE", "vocab": {"a": 0, "a": 1}, "merges": []}}'),
+        "appears twice",
+    ),
     Case("hf-merges-are-numbers", _hf(_set("model.merges", [1, 2, 3])), "expected 'a b'"),
     Case("hf-merges-not-a-list", _hf(_set("model.merges", 17)), "must be a list"),
     Case("hf-merge-unknown-token", _hf(_set("model.merges", ["q z"])), "needs the token"),
-    Case("hf-merges-longer-than-vocab", _hf(lambda s: s["model"].update(merges=s["model"]["merges"] * 100)),
-         "repeats merge"),
+    Case(
+        "hf-merges-longer-than-vocab",
+        _hf(lambda s: s["model"].update(merges=s["model"]["merges"] * 100)),
+        "repeats merge",
+    ),
     Case("hf-added-token-collides", _hf(lambda s: s["added_tokens"][0].update(id=97)), "the vocabulary gives to"),
-    Case("hf-added-token-gap-collision",
-         _hf(lambda s: s["added_tokens"].append(dict(s["added_tokens"][0], content="<|other|>"))), "the same id"),
+    Case(
+        "hf-added-token-gap-collision",
+        _hf(lambda s: s["added_tokens"].append(dict(s["added_tokens"][0], content="<|other|>"))),
+        "the same id",
+    ),
     Case("hf-added-token-id-string", _hf(lambda s: s["added_tokens"][0].update(id="261")), "a string"),
     Case("hf-added-tokens-not-objects", _hf(_set("added_tokens", [5])), "expected an object"),
     Case("hf-added-token-out-of-range", _hf(lambda s: s["added_tokens"][0].update(id=2**40)), "LBPE_MAX_VOCAB_TOKENS"),
@@ -328,32 +364,57 @@ CASES = [
     Case("hf-model-unigram", _hf(_set("model.type", "Unigram")), "'Unigram'"),
     Case("hf-model-type-number", _hf(_set("model.type", 3)), "model type 3"),
     Case("hf-nan", _hf(raw=tv.json_bytes(tv.hf_spec()).replace(b'"dropout": null', b'"dropout": NaN')), "NaN"),
-    Case("hf-infinity", _hf(raw=tv.json_bytes(tv.hf_spec()).replace(b'"dropout": null', b'"dropout": -Infinity')),
-         "Infinity"),
+    Case(
+        "hf-infinity",
+        _hf(raw=tv.json_bytes(tv.hf_spec()).replace(b'"dropout": null', b'"dropout": -Infinity')),
+        "Infinity",
+    ),
     Case("hf-deeply-nested-100k", _hf(raw=_nested(100_000)), "nested too deeply"),
     Case("hf-nested-sequences", _hf(_nested_sequences(450)), "nested too deeply"),
-    Case("hf-byte-fallback-incomplete",
-         _hf(lambda s: s["model"]["vocab"].pop("<0x41>"), char=True), "256"),
+    Case("hf-byte-fallback-incomplete", _hf(lambda s: s["model"]["vocab"].pop("<0x41>"), char=True), "256"),
     Case("hf-unk-not-in-vocab", _hf(_set("model.unk_token", "<nope>"), char=True), "unk_token"),
-    Case("hf-bad-regex", _hf(_set("pre_tokenizer", {"type": "Split", "pattern": {"Regex": "(?<"}, "behavior": "Isolated"})),
-         "regular expression"),
+    Case(
+        "hf-bad-regex",
+        _hf(_set("pre_tokenizer", {"type": "Split", "pattern": {"Regex": "(?<"}, "behavior": "Isolated"})),
+        "regular expression",
+    ),
     # a regex that backtracks exponentially would hang the encoder on a run of "a"s: refused
-    Case("hf-redos-nested-quantifier",
-         _hf(_set("pre_tokenizer", {"type": "Split", "pattern": {"Regex": "(a+)+$"}, "behavior": "Isolated"})),
-         "catastrophic backtracking"),
-    Case("hf-redos-repeated-alternation",
-         _hf(_set("pre_tokenizer", {"type": "Sequence", "pretokenizers": [
-             {"type": "Split", "pattern": {"Regex": " ?\\p{L}+"}, "behavior": "Isolated"},
-             {"type": "Split", "pattern": {"Regex": "(?:a|ab)*c"}, "behavior": "Isolated"}]})),
-         "(?:a|ab)*"),
-    Case("hf-regex-unclosed-hex-escape",
-         _hf(_set("pre_tokenizer", {"type": "Split", "pattern": {"Regex": "\\x{41"}, "behavior": "Isolated"})),
-         "closing brace"),
-    Case("hf-redos-in-normalizer",
-         _hf(_set("normalizer", {"type": "Replace", "pattern": {"Regex": "(?:\\s+)*x"}, "content": " "})),
-         "catastrophic backtracking"),
-    Case("hf-template-unknown-token",
-         _hf(lambda s: s["post_processor"]["single"][0]["SpecialToken"].update(id="<nope>"), char=True), "<nope>"),
+    Case(
+        "hf-redos-nested-quantifier",
+        _hf(_set("pre_tokenizer", {"type": "Split", "pattern": {"Regex": "(a+)+$"}, "behavior": "Isolated"})),
+        "catastrophic backtracking",
+    ),
+    Case(
+        "hf-redos-repeated-alternation",
+        _hf(
+            _set(
+                "pre_tokenizer",
+                {
+                    "type": "Sequence",
+                    "pretokenizers": [
+                        {"type": "Split", "pattern": {"Regex": " ?\\p{L}+"}, "behavior": "Isolated"},
+                        {"type": "Split", "pattern": {"Regex": "(?:a|ab)*c"}, "behavior": "Isolated"},
+                    ],
+                },
+            )
+        ),
+        "(?:a|ab)*",
+    ),
+    Case(
+        "hf-regex-unclosed-hex-escape",
+        _hf(_set("pre_tokenizer", {"type": "Split", "pattern": {"Regex": "\\x{41"}, "behavior": "Isolated"})),
+        "closing brace",
+    ),
+    Case(
+        "hf-redos-in-normalizer",
+        _hf(_set("normalizer", {"type": "Replace", "pattern": {"Regex": "(?:\\s+)*x"}, "content": " "})),
+        "catastrophic backtracking",
+    ),
+    Case(
+        "hf-template-unknown-token",
+        _hf(lambda s: s["post_processor"]["single"][0]["SpecialToken"].update(id="<nope>"), char=True),
+        "<nope>",
+    ),
     Case("hf-python-code", _hf(raw=b"import os\nos.system('touch pwned')\n"), "not valid JSON"),
     # ---- SentencePiece .model ----
     Case("sp-empty", _file("tokenizer.model", b""), "empty"),

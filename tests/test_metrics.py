@@ -15,7 +15,7 @@ from lbpe.stats import BUCKETS, compare_json, corpus_stats, token_lengths
 from tests.conftest import data_file, english_text
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def sample() -> str:
     return english_text(200_000)[:200_000] + data_file("text/multilingual.txt").read_text("utf-8")[:100_000]
 
@@ -65,7 +65,9 @@ def test_known_answers():
     assert metrics.shannon_entropy({}) == 0 and metrics.renyi_entropy({}, 2.5) == 0
     with pytest.raises(ValueError, match="Rényi power"):
         metrics.renyi_entropy(counts, -1)
-    by = metrics.frequency_by_length({10: 4, 11: 2, 12: 9, 13: 1, 99: 7}, {10: 1, 11: 2, 12: 3, 13: 8, 99: 0}.get, BUCKETS)
+    by = metrics.frequency_by_length(
+        {10: 4, 11: 2, 12: 9, 13: 1, 99: 7}, {10: 1, 11: 2, 12: 3, 13: 8, 99: 0}.get, BUCKETS
+    )
     assert by[(1, 3)] == {"distinct": 3, "occurrences": 15, "mean": 5.0, "median": 4.0}
     assert by[(7, 9)] == {"distinct": 1, "occurrences": 1, "mean": 1.0, "median": 1.0}
     assert by[(4, 6)]["distinct"] == 0  # the special token (length 0) counts nowhere
@@ -79,7 +81,9 @@ def test_stats_json_has_the_metrics_and_their_change():
         assert 0 < side["renyi_efficiency"] < side["shannon_efficiency"] < 1
         assert side["vocab_utilisation"] == side["distinct_tokens"] / tok.n_vocab
         assert side["type_token_ratio"] == side["distinct_tokens"] / side["tokens"]
-        assert sum(v["occurrences"] for v in side["frequency_by_length"].values()) == sum(side["length_buckets"].values())
+        assert sum(v["occurrences"] for v in side["frequency_by_length"].values()) == sum(
+            side["length_buckets"].values()
+        )
         assert side["short_long_frequency_ratio"] > 1  # short tokens are the frequent ones
     assert doc["change"]["renyi_efficiency"] == doc["lbpe"]["renyi_efficiency"] - doc["bpe"]["renyi_efficiency"]
     length = token_lengths(tok)
@@ -143,8 +147,12 @@ def test_agreement_merges_over_chunks_and_workers():
 
     tok = load_preset("cl100k_base")
     path = data_file("text/moby_dick.txt")
-    one = parallel_stats(functools.partial(load_preset, "cl100k_base"), align_chunks(tok, read_chunks([path])), workers=1)
-    two = parallel_stats(functools.partial(load_preset, "cl100k_base"), align_chunks(tok, read_chunks([path])), workers=2)
+    one = parallel_stats(
+        functools.partial(load_preset, "cl100k_base"), align_chunks(tok, read_chunks([path])), workers=1
+    )
+    two = parallel_stats(
+        functools.partial(load_preset, "cl100k_base"), align_chunks(tok, read_chunks([path])), workers=2
+    )
     assert one["lbpe"].agreement == two["lbpe"].agreement and one["lbpe"].agreement.words > 100_000
     doc = compare_json(one, tok=tok)
     assert doc["agreement"]["word_agreement"] == one["lbpe"].agreement.word_agreement

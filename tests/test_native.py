@@ -41,7 +41,7 @@ EXTRA = {
 VOCABS = [*VOCAB_PRESETS, *EXTRA]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def tokenizer(name: str) -> lbpe.Tokenizer:
     return lbpe.load(data_file(EXTRA[name])) if name in EXTRA else load_preset(name)
 
@@ -111,9 +111,40 @@ def _first_difference(a: list[int], b: list[int]) -> int:
 # ---- hypothesis: adversarial text on every vocabulary ----
 
 FRAGMENTS = [
-    " ", "  ", "\n", "\r\n", "\t", "\u3000", "\u00a0", "'s", "'LL", "e\u0301", "👩\u200d💻", "🦜", "\U0010ffff",
-    "日本語", "中文字符", "한국어", "мир", "مرحبا", "12345", "\u2581", "<|endoftext|>", "<0xFF>", "Ġ", "ß", "İ",
-    "a" * 50, "ab" * 30, " " * 70, "-" * 90, "=" * 40, "\ud800", "\udfff", "\ud83d\ude00", "x\udc80y",
+    " ",
+    "  ",
+    "\n",
+    "\r\n",
+    "\t",
+    "\u3000",
+    "\u00a0",
+    "'s",
+    "'LL",
+    "e\u0301",
+    "👩\u200d💻",
+    "🦜",
+    "\U0010ffff",
+    "日本語",
+    "中文字符",
+    "한국어",
+    "мир",
+    "مرحبا",
+    "12345",
+    "\u2581",
+    "<|endoftext|>",
+    "<0xFF>",
+    "Ġ",
+    "ß",
+    "İ",
+    "a" * 50,
+    "ab" * 30,
+    " " * 70,
+    "-" * 90,
+    "=" * 40,
+    "\ud800",
+    "\udfff",
+    "\ud83d\ude00",
+    "x\udc80y",
 ]
 TEXTS = (
     st.text(max_size=160)  # every code point, lone surrogates included
@@ -196,17 +227,23 @@ def test_compiled_bpe_by_rank_and_lbpe_equal_naive(bpe_algorithm, words, text):
     assert _split(vocab, model.encode_piece(text, False)) == (
         [piece] if piece in ranks else naive_bpe_by_rank(piece, ranks)
     )
-    assert _split(vocab, model.encode_piece(text, True)) == naive_lbpe([piece[i : i + 1] for i in range(len(piece))], set(ranks), m)
+    assert _split(vocab, model.encode_piece(text, True)) == naive_lbpe(
+        [piece[i : i + 1] for i in range(len(piece))], set(ranks), m
+    )
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.tuples(_words.map(lambda w: w[:1]) | _words, _words), max_size=40, unique=True),
-       st.text(alphabet="abc", max_size=300))
+@given(
+    st.lists(st.tuples(_words.map(lambda w: w[:1]) | _words, _words), max_size=40, unique=True),
+    st.text(alphabet="abc", max_size=300),
+)
 def test_compiled_bpe_by_merges_equals_naive(bpe_algorithm, pairs, text):
     tokens = _byte_tokens(*[t.encode() for a, b in pairs for t in (a, b, a + b)])
     merges = {(a.encode(), b.encode()): r for r, (a, b) in enumerate(pairs)}
     vocab = Vocab(tokens, merges=merges, whole_piece_first=False)
-    assert _split(vocab, native.model_for(vocab).encode_piece(text, False)) == naive_bpe_by_merges(text.encode(), merges)
+    assert _split(vocab, native.model_for(vocab).encode_piece(text, False)) == naive_bpe_by_merges(
+        text.encode(), merges
+    )
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -225,12 +262,16 @@ def test_compiled_bpe_with_tied_priorities_equals_naive(bpe_algorithm, tied, tex
             if b[:cut] in tokens and b[cut:] in tokens:
                 merges[(b[:cut], b[cut:])] = r
     vocab = Vocab(tokens, merges=merges, whole_piece_first=False)
-    assert _split(vocab, native.model_for(vocab).encode_piece(text, False)) == naive_bpe_by_merges(text.encode(), merges)
+    assert _split(vocab, native.model_for(vocab).encode_piece(text, False)) == naive_bpe_by_merges(
+        text.encode(), merges
+    )
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.text(alphabet="aé中", min_size=1, max_size=4), min_size=1, max_size=20, unique=True),
-       st.text(alphabet="aé中z", max_size=60))
+@given(
+    st.lists(st.text(alphabet="aé中", min_size=1, max_size=4), min_size=1, max_size=20, unique=True),
+    st.text(alphabet="aé中z", max_size=60),
+)
 def test_compiled_character_units_equal_naive(bpe_algorithm, words, text):
     tokens = {w.encode(): i for i, w in enumerate(words)}
     vocab = Vocab(tokens, unit="char", unk=len(tokens) + 1, special={"<unk>": len(tokens) + 1})
@@ -240,7 +281,8 @@ def test_compiled_character_units_equal_naive(bpe_algorithm, words, text):
     got = model.encode_piece(text, True)
     assert got == tuple(tokens.get(k.encode(), vocab.unk) for k in expected)
     assert model.encode_piece(text, False) == tuple(
-        tokens.get(k.encode(), vocab.unk) for k in ([text] if text in words else naive_bpe_by_rank(text, {w: i for i, w in enumerate(words)}))
+        tokens.get(k.encode(), vocab.unk)
+        for k in ([text] if text in words else naive_bpe_by_rank(text, {w: i for i, w in enumerate(words)}))
     )
 
 
@@ -264,7 +306,7 @@ def test_differential_under_the_debug_allocator():
         import lbpe
         from lbpe import native
         texts = ["a" * 5000, "中文" * 3000, " " * 4000 + "x", "\\ud800 x \\U0010ffff", "Hello world's 123 🦜",
-                 open({str(data_file('text/multilingual.txt'))!r}, encoding='utf-8').read()[:60000]]
+                 open({str(data_file("text/multilingual.txt"))!r}, encoding='utf-8').read()[:60000]]
         checked = 0
         for name in ("cl100k_base", "lbpe-32k"):
             tok = lbpe.load_preset(name)
@@ -355,7 +397,11 @@ def test_the_tables_do_not_hold_their_vocabulary():
 
 SPLIT_TEXTS = (
     st.text(max_size=120)  # every code point: letters, marks, digits of all scripts, surrogates
-    | st.lists(st.sampled_from(FRAGMENTS + ["'S", "'ll", "'Ve", "\u017f", "'\u017f", "/", "\r\n\r\n  ", "\n \n", " \t"]) | st.text(max_size=4), max_size=30).map("".join)
+    | st.lists(
+        st.sampled_from(FRAGMENTS + ["'S", "'ll", "'Ve", "\u017f", "'\u017f", "/", "\r\n\r\n  ", "\n \n", " \t"])
+        | st.text(max_size=4),
+        max_size=30,
+    ).map("".join)
 )
 
 
@@ -401,15 +447,22 @@ def test_compiled_bpe_on_very_long_pieces_equals_pure(name):
 
     rng = random.Random(7)
     tok = tokenizer(name)
-    for text in ("".join(rng.choice("abcdefghij") for _ in range(60_000)), "a" * 50_000, "abc" * 20_000,
-                 "".join(rng.choice("аб中文") for _ in range(20_000))):
+    for text in (
+        "".join(rng.choice("abcdefghij") for _ in range(60_000)),
+        "a" * 50_000,
+        "abc" * 20_000,
+        "".join(rng.choice("аб中文") for _ in range(20_000)),
+    ):
         compiled, pure = both_paths(tok, text, "bpe")
         assert compiled == pure, f"{name} {text[:5]!r}"
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.text(alphabet="aé中b", min_size=2, max_size=4), max_size=25, unique=True),
-       st.text(alphabet="aé中b", min_size=1, max_size=80), st.booleans())
+@given(
+    st.lists(st.text(alphabet="aé中b", min_size=2, max_size=4), max_size=25, unique=True),
+    st.text(alphabet="aé中b", min_size=1, max_size=80),
+    st.booleans(),
+)
 def test_compiled_cuts_equal_naive(bpe_algorithm, words, text, merge_list):
     """A whole text as one piece (so the compiled path splits it at cuts and caches the parts),
     against the naive transcriptions over the whole piece, byte units, both modes."""
@@ -433,7 +486,9 @@ def test_compiled_cuts_equal_naive(bpe_algorithm, words, text, merge_list):
     m = max(map(len, tokens))
     for _ in range(2):  # the second time from the caches
         assert tok.encode(text, mode="bpe") == [tokens[k] for k in bpe]
-        assert tok.encode(text, mode="lbpe") == [tokens[k] for k in naive_lbpe([piece[i : i + 1] for i in range(len(piece))], set(tokens), m)]
+        assert tok.encode(text, mode="lbpe") == [
+            tokens[k] for k in naive_lbpe([piece[i : i + 1] for i in range(len(piece))], set(tokens), m)
+        ]
 
 
 @pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])
@@ -499,17 +554,30 @@ def test_installing_without_a_c_compiler_gives_the_pure_path(tmp_path):
         (source / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / name, source / name)
     env = {**os.environ, "CC": "/bin/false"}
-    subprocess.run([sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "-q", "-w", str(tmp_path / "wheel")],
-                   env=env, capture_output=True, text=True, check=True, timeout=600)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "-q", "-w", str(tmp_path / "wheel")],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
     (wheel,) = (tmp_path / "wheel").glob("lbpe-*.whl")
     with zipfile.ZipFile(wheel) as z:
         names = z.namelist()
         assert not [n for n in names if n.endswith((".so", ".pyd"))], names
         z.extractall(tmp_path / "site")
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); import lbpe; b = lbpe.backend(); "
-            "t = lbpe.load_preset('gpt2'); print(b.name, t.encode('hello world', mode='lbpe'), b.reason)")
-    out = subprocess.run([sys.executable, "-S", "-c", code, str(tmp_path / "site")], capture_output=True, text=True,
-                         check=True, cwd=tmp_path).stdout
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import lbpe; b = lbpe.backend(); "
+        "t = lbpe.load_preset('gpt2'); print(b.name, t.encode('hello world', mode='lbpe'), b.reason)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-S", "-c", code, str(tmp_path / "site")],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+    ).stdout
     assert out.startswith("pure [31373, 995]") and "not built" in out, out
 
 
@@ -523,6 +591,7 @@ def test_review_findings_stay_fixed():
     # a Model that was never initialised refuses politely
     with pytest.raises(RuntimeError, match="not initialised"):
         _native.Model.__new__(_native.Model).encode_piece("ab", False)
+
     # pack() takes exact ints only: an __index__ that changes the list cannot make it overrun
     class Grows(int):
         pass

@@ -18,12 +18,12 @@ NAMES = ["llama3", "qwen3", "gpt4o", "deepseek_v3", "mistral_v0.1", "gemma3"]
 MB = 1 << 20
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def ours(name: str) -> lbpe.Tokenizer:
     return lbpe.load(data_file(f"hf/{name}/tokenizer.json"))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def theirs(name: str):
     from tokenizers import Tokenizer
 
@@ -110,7 +110,11 @@ def _bpe_spec(**over):
         "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
         "post_processor": None,
         "decoder": {"type": "ByteLevel"},
-        "model": {"type": "BPE", "vocab": {chr(c): i for i, c in enumerate(range(ord("!"), ord("~") + 1))}, "merges": []},
+        "model": {
+            "type": "BPE",
+            "vocab": {chr(c): i for i, c in enumerate(range(ord("!"), ord("~") + 1))},
+            "merges": [],
+        },
     }
     from lbpe.formats.gpt2 import byte_to_char
 
@@ -144,8 +148,22 @@ def test_minimal_byte_level_file_loads(tmp_path):
         ({"pre_tokenizer": {"type": "Split", "pattern": {"Regex": "\\w+"}, "behavior": "Isolated"}}, "\\w"),
         ({"decoder": {"type": "WordPiece"}}, "decoder 'WordPiece'"),
         ({"post_processor": {"type": "Mystery"}}, "post-processor 'Mystery'"),
-        ({"added_tokens": [{"id": 300, "content": "<x>", "special": False, "single_word": True,
-                            "lstrip": False, "rstrip": False, "normalized": False}]}, "single_word"),
+        (
+            {
+                "added_tokens": [
+                    {
+                        "id": 300,
+                        "content": "<x>",
+                        "special": False,
+                        "single_word": True,
+                        "lstrip": False,
+                        "rstrip": False,
+                        "normalized": False,
+                    }
+                ]
+            },
+            "single_word",
+        ),
     ],
 )
 def test_unsupported_components_are_refused_by_name(tmp_path, over, component):

@@ -21,12 +21,12 @@ MODELS = {
 MB = 1 << 20
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def ours(name: str) -> lbpe.Tokenizer:
     return lbpe.load(data_file(MODELS[name]))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def theirs(name: str):
     import sentencepiece
 
@@ -84,8 +84,9 @@ def test_lbpe_equals_naive_on_character_units(name):
     assert theirs(name).decode(ids) == tok.decode(ids)
 
 
-@pytest.mark.parametrize("path", ["sentencepiece/test/botchan_en_unigram_1000.model",
-                                  "sentencepiece/test/kyoto_ja_unigram_8000.model"])
+@pytest.mark.parametrize(
+    "path", ["sentencepiece/test/botchan_en_unigram_1000.model", "sentencepiece/test/kyoto_ja_unigram_8000.model"]
+)
 def test_unigram_models_are_refused(path):
     with pytest.raises(lbpe.VocabFormatError, match="model type UNIGRAM is not supported"):
         lbpe.load(data_file(path))

@@ -24,7 +24,7 @@ VOCABS = {
 MB = 1 << 20
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def ours(name: str) -> lbpe.Tokenizer:
     return lbpe.load(data_file(VOCABS[name]))
 
@@ -62,8 +62,12 @@ def test_bpe_ids_equal_tiktoken_on_1mb_english(name):
 
 _unicode_text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=200)
 _tricky = st.text(
-    st.sampled_from(list(" \t\r\n\x0b\x0c\x85\xa0\u3000\u2028\x1c\x1d'sSſlLtTdDmMvVeErR0123456789/!?.-_"
-                         "aéÉ日本語🙂\U00010400\U0001d7ce\u0301ǅʰ")),
+    st.sampled_from(
+        list(
+            " \t\r\n\x0b\x0c\x85\xa0\u3000\u2028\x1c\x1d'sSſlLtTdDmMvVeErR0123456789/!?.-_"
+            "aéÉ日本語🙂\U00010400\U0001d7ce\u0301ǅʰ"
+        )
+    ),
     max_size=80,
 )
 

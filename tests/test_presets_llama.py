@@ -12,9 +12,9 @@ import hashlib
 import json
 import subprocess
 import sys
-import tomllib
 
 import pytest
+import tomllib
 
 import lbpe
 from lbpe.examples import DEFAULT_EXAMPLE
@@ -29,8 +29,9 @@ TEXTS = [
 
 
 def run_script(name: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(ROOT / "scripts" / name), *args], capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / name), *args], capture_output=True, text=True, timeout=300
+    )
 
 
 def test_the_llama_vocabulary_rebuilds_from_its_recipe():

@@ -54,7 +54,7 @@ PRESET_NAMES = ("r50k_base", "cl100k_base", "o200k_base", "paper", "llama3", "qw
 MB = 1 << 20
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def reference(name: str) -> regex.Pattern:
     """tiktoken's pattern for a preset, compiled by the ``regex`` module."""
     import tiktoken_ext.openai_public as public
@@ -71,12 +71,12 @@ def reference(name: str) -> regex.Pattern:
     return regex.compile(source)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def plain(name: str) -> re.Pattern:
     return re.compile(rewrite.plain_pattern(name))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def skewed_code_points() -> frozenset[str]:
     """Code points whose properties differ between lbpe's pinned Unicode and ``regex``'s."""
     text = "".join(chr(cp) for cp in range(sys.maxunicode + 1) if not 0xD800 <= cp <= 0xDFFF)
@@ -157,7 +157,7 @@ ALPHABET = (
     "\U00010400\U00010428\U0001d400\U0001d41a\U00020000\U0001e900\U00016f93"  # astral letters
     "09\u0660\u2160\u00bd\u00b2\U0001d7ce\U0001f100\U00010107\U0001fbf0"  # digits, Nl, No
     "\u0301\u0300\u0903\u20dd\U0001d165\U000e0100"  # combining marks, incl. astral
-    ".,!?-_/\\()\"#%&*+<=>@[]^`{|}~\u2014\u00a9"  # punctuation and symbols
+    '.,!?-_/\\()"#%&*+<=>@[]^`{|}~\u2014\u00a9'  # punctuation and symbols
     "\U0001f600\U0001f3fb\U0001f1fa\U000e0001\U000f0000\U0010fffd"  # emoji, tags, private use
 )
 targeted_text = st.text(st.sampled_from(ALPHABET), max_size=40)
@@ -403,8 +403,11 @@ def test_tokenizer_json_spellings_equal_their_presets(onig):
     """Each Oniguruma Split regex that lbpe.formats.hf maps to a preset splits like it."""
     name = preset_of_hf_regex(onig).name
     ref = regex.compile(onig)
-    for text in (english_text(1 * MB)[: 1 * MB], data_file("text/multilingual_words.txt").read_text("utf-8"),
-                 data_file("text/code_more.txt").read_text("utf-8")):
+    for text in (
+        english_text(1 * MB)[: 1 * MB],
+        data_file("text/multilingual_words.txt").read_text("utf-8"),
+        data_file("text/code_more.txt").read_text("utf-8"),
+    ):
         assert compile_pattern(name).findall(text) == ref.findall(text)
         # the pattern covers every character, so HF's Isolated split has no gaps
         assert "".join(ref.findall(text)) == text

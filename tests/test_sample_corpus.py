@@ -11,8 +11,12 @@ from tests.conftest import ROOT
 
 
 def test_the_sample_corpus_rebuilds_from_its_recipe():
-    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_sample_corpus.py"), "--check"],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "build_sample_corpus.py"), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 

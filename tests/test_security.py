@@ -24,8 +24,20 @@ from tests import tiny_vocabs as tv
 from tests.conftest import ROOT
 
 PACKAGE = ROOT / "lbpe"
-RUNS_CODE = {"pickle", "cPickle", "_pickle", "marshal", "shelve", "dill", "cloudpickle", "yaml", "ctypes", "runpy",
-             "code", "codeop"}
+RUNS_CODE = {
+    "pickle",
+    "cPickle",
+    "_pickle",
+    "marshal",
+    "shelve",
+    "dill",
+    "cloudpickle",
+    "yaml",
+    "ctypes",
+    "runpy",
+    "code",
+    "codeop",
+}
 BUILTINS = {"eval", "exec", "compile", "__import__", "execfile", "breakpoint"}
 #: module -> what may appear there, and why
 ALLOWED = {
@@ -54,8 +66,9 @@ def _problems(path: Path, root: Path = ROOT) -> list[str]:
                 out.append(f"{where}: calls {func.id}()")
             elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
                 owner, attr = func.value.id, func.attr
-                if owner in RUNS_CODE or (owner == "os" and re.fullmatch(r"system|popen|exec\w*|spawn\w*|posix_spawn\w*",
-                                                                         attr)):
+                if owner in RUNS_CODE or (
+                    owner == "os" and re.fullmatch(r"system|popen|exec\w*|spawn\w*|posix_spawn\w*", attr)
+                ):
                     out.append(f"{where}: calls {owner}.{attr}()")
             for kw in node.keywords:
                 if kw.arg == "shell" and not (isinstance(kw.value, ast.Constant) and kw.value.value is False):
@@ -72,8 +85,10 @@ def test_no_code_execution_in_the_package_source():
 
 def test_the_scan_finds_what_it_looks_for(tmp_path):
     sample = tmp_path / "sample.py"
-    sample.write_text("import pickle\nfrom marshal import loads\neval('1')\nos.system('x')\n"
-                      "subprocess.run('x', shell=True)\nre.compile('a')\nx = 'eval(1)'  # exec(\n")
+    sample.write_text(
+        "import pickle\nfrom marshal import loads\neval('1')\nos.system('x')\n"
+        "subprocess.run('x', shell=True)\nre.compile('a')\nx = 'eval(1)'  # exec(\n"
+    )
     found = sorted(f.split(": ", 1)[1] for f in _problems(sample, tmp_path))
     assert found == sorted(["imports pickle", "imports from marshal", "calls eval()", "calls os.system()", "shell="])
 
@@ -97,9 +112,17 @@ def test_importlib_and_subprocess_only_where_allowed():
         if rel == "lbpe/corpus.py":
             allowed = allowed | {"multiprocessing"}  # process pool over our own callables
         assert risky <= allowed, f"{rel} imports {sorted(risky - allowed)}"
-    for loader in ["load.py", "vocab.py", "tokenizer.py", "normalize.py", "splitters.py", "limits.py", "errors.py",
-                   *[f"pretokenize/{p.name}" for p in (PACKAGE / "pretokenize").glob("*.py")],
-                   *[f"formats/{p.name}" for p in (PACKAGE / "formats").glob("*.py")]]:
+    for loader in [
+        "load.py",
+        "vocab.py",
+        "tokenizer.py",
+        "normalize.py",
+        "splitters.py",
+        "limits.py",
+        "errors.py",
+        *[f"pretokenize/{p.name}" for p in (PACKAGE / "pretokenize").glob("*.py")],
+        *[f"formats/{p.name}" for p in (PACKAGE / "formats").glob("*.py")],
+    ]:
         assert not _imported(PACKAGE / loader) & {"importlib", "subprocess", "concurrent", "multiprocessing"}, loader
 
 
@@ -196,8 +219,14 @@ def test_loading_hostile_files_runs_nothing(tmp_path):
     }
     paths["hostile"] = [p for p in paths["hostile"] if not p.endswith("vocab.bpe")]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    run = subprocess.run([sys.executable, "-c", _AUDITED, json.dumps(paths)], capture_output=True, text=True,
-                         cwd=tmp_path, env=env, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-c", _AUDITED, json.dumps(paths)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     report = json.loads(run.stdout)
     assert {"exec", "pickle.find_class"} <= set(report["probe"]), report["probe"]

@@ -48,11 +48,14 @@ def test_a_rank_file_without_a_known_name_asks_for_its_pretokenizer(tmp_path):
     assert open_vocabulary(hf, pattern="gpt2").encode(TEXT, mode="bpe") == lbpe.load(hf).encode(TEXT, mode="bpe")
 
 
-@pytest.mark.parametrize("files, message", [
-    ([], "Choose a vocabulary file"),
-    (["a.json", "b.json"], "Two files can only be GPT-2's encoder.json and vocab.bpe, not a.json and b.json"),
-    (["a", "b", "c"], "Upload one vocabulary file"),
-])
+@pytest.mark.parametrize(
+    "files, message",
+    [
+        ([], "Choose a vocabulary file"),
+        (["a.json", "b.json"], "Two files can only be GPT-2's encoder.json and vocab.bpe, not a.json and b.json"),
+        (["a", "b", "c"], "Upload one vocabulary file"),
+    ],
+)
 def test_file_sets_that_are_not_a_vocabulary(tmp_path, files, message):
     paths = []
     for name in files:
@@ -69,7 +72,9 @@ def test_bad_files_are_named_as_chosen_never_by_the_private_folder(tmp_path, mon
         open_upload([bad])
     assert str(info.value).startswith("tokenizer.json") and "lbpe-vocab-" not in str(info.value)
     big = copy(tmp_path, data_file("openai/o200k_base.tiktoken"), "o200k_base.tiktoken")
-    with pytest.raises(LbpeError, match=r"o200k_base.tiktoken is 3.6\d* MB, over the limit of 3 MB.*LBPE_APP_MAX_VOCAB_MB"):
+    with pytest.raises(
+        LbpeError, match=r"o200k_base.tiktoken is 3.6\d* MB, over the limit of 3 MB.*LBPE_APP_MAX_VOCAB_MB"
+    ):
         open_upload([big], limits=Limits(vocab_bytes=3_000_000))
     monkeypatch.setenv("LBPE_MAX_VOCAB_BYTES", "1M")
     with pytest.raises(LbpeError, match=r"over the limit of .*LBPE_MAX_VOCAB_BYTES"):

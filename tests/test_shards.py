@@ -70,7 +70,12 @@ def test_shards_hold_every_documents_ids_in_order(tmp_path, name, num_proc):
     assert got == want
     ds = ShardDataset(out)  # the documents as a PyTorch-style map dataset
     assert len(ds) == len(want) and [ds[i].tolist() for i in (0, 899, 900, len(ds) - 1, -1)] == [
-        want[0], want[899], want[900], want[-1], want[-1]]
+        want[0],
+        want[899],
+        want[900],
+        want[-1],
+        want[-1],
+    ]
     assert index == got_index and index["complete"] and len(index["shards"]) > 2
     assert index["dtype"] == ("uint16" if tok.n_vocab <= 65536 else "uint32")
     assert index["vocab_sha256"] == vocab_sha256(tok) and index["documents"] == len(docs) + 1
@@ -91,8 +96,12 @@ def test_bad_documents_are_named_kept_before_or_skipped(tmp_path):
     lines = [json.dumps({"text": d}) for d in good[:10]]
     lines += ["{not json", json.dumps({"body": "x"}), json.dumps({"text": 5})]
     lines += [json.dumps({"text": d}) for d in good[10:20]]
-    path.write_bytes(("\n".join(lines) + "\n").encode() + b'{"text": "caf\xe9"}\n' + json.dumps({"text": good[20]}).encode() + b"\n")
-    with pytest.raises(LbpeError, match=r"bad\.jsonl:11: not JSON .*10 documents before it are kept.*--resume.*--skip-bad"):
+    path.write_bytes(
+        ("\n".join(lines) + "\n").encode() + b'{"text": "caf\xe9"}\n' + json.dumps({"text": good[20]}).encode() + b"\n"
+    )
+    with pytest.raises(
+        LbpeError, match=r"bad\.jsonl:11: not JSON .*10 documents before it are kept.*--resume.*--skip-bad"
+    ):
         export_shards(tok, [path], tmp_path / "stop", mode="bpe")
     index, docs = read_shards(tmp_path / "stop")
     assert docs == encoded(tok, good[:10], "bpe") and not index["complete"]
@@ -130,8 +139,21 @@ def test_interrupted_export_keeps_complete_shards_and_resumes(tmp_path):
     docs = paragraphs(6000) * 6
     path = write_jsonl(tmp_path / "big.jsonl", docs)
     out = tmp_path / "out"
-    args = ["export", "--vocab", "lbpe-32k", "--mode", "lbpe", "--out", str(out),
-            "--shard-tokens", "20000", "--num-proc", "2", "-q", str(path)]
+    args = [
+        "export",
+        "--vocab",
+        "lbpe-32k",
+        "--mode",
+        "lbpe",
+        "--out",
+        str(out),
+        "--shard-tokens",
+        "20000",
+        "--num-proc",
+        "2",
+        "-q",
+        str(path),
+    ]
     proc = subprocess.Popen([*CLI, *args], stderr=subprocess.PIPE, text=True, start_new_session=True)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and len(list(out.glob("tokens-*.npy"))) < 3 and proc.poll() is None:
@@ -156,8 +178,9 @@ def test_cli_export_messages(tmp_path):
     ok = run_cli("export", "--vocab", "gpt2", "--mode", "bpe", "--out", str(tmp_path / "o"), str(path))
     assert ok.returncode == 0 and "1 shard(s), 3 documents, 6 ids as uint16" in ok.stderr
     assert "\r" not in ok.stderr  # not a terminal: no progress frames in a log
-    missing = run_cli("export", "--vocab", "gpt2", "--mode", "bpe", "--text-field", "body", "--out", str(tmp_path / "m"),
-                      str(path))
+    missing = run_cli(
+        "export", "--vocab", "gpt2", "--mode", "bpe", "--text-field", "body", "--out", str(tmp_path / "m"), str(path)
+    )
     assert missing.returncode == 2 and 'a.jsonl:1: no "body" field (fields: id, text)' in missing.stderr
     assert "Traceback" not in missing.stderr
 
@@ -191,7 +214,9 @@ def test_parquet_input(tmp_path):
     path = tmp_path / "c.parquet"
     pq.write_table(table, path, row_group_size=128)
     tok = load_preset("o200k_base")
-    with pytest.raises(LbpeError, match=r'c\.parquet: no "text" column \(columns: id, body\); choose one with --text-field'):
+    with pytest.raises(
+        LbpeError, match=r'c\.parquet: no "text" column \(columns: id, body\); choose one with --text-field'
+    ):
         export_shards(tok, [path], tmp_path / "none", mode="lbpe")
     with pytest.raises(LbpeError, match=r'c\.parquet: row 301: "body" is missing, not a string'):
         export_shards(tok, [path], tmp_path / "stop", mode="lbpe", text_field="body")
@@ -204,7 +229,10 @@ def test_ray_engine_writes_the_same_shards(tmp_path, ray_local):
     import pyarrow.parquet as pq
 
     docs = paragraphs(900)
-    inputs = [write_jsonl(tmp_path / "a.jsonl", docs[:400]), write_jsonl(tmp_path / "b.jsonl.gz", docs[400:600], gz=True)]
+    inputs = [
+        write_jsonl(tmp_path / "a.jsonl", docs[:400]),
+        write_jsonl(tmp_path / "b.jsonl.gz", docs[400:600], gz=True),
+    ]
     bad = tmp_path / "bad.jsonl"
     bad.write_bytes(b'{"text": "fine"}\n{oops\n\n{"text": "caf\xe9"}\n{"body": 1}\n{"text": "end"}\n')
     whole = tmp_path / "w.txt"
@@ -225,8 +253,9 @@ def test_ray_engine_writes_the_same_shards(tmp_path, ray_local):
     index = json.loads((tmp_path / "lines" / "index.json").read_text())
     index["shards"], index["complete"] = index["shards"][:2], False
     (tmp_path / "lines" / "index.json").write_text(json.dumps(index))
-    got = export_shards(tok, [lines], tmp_path / "lines", mode="bpe", lines=True, shard_tokens=5_000, resume=True,
-                        engine="ray")
+    got = export_shards(
+        tok, [lines], tmp_path / "lines", mode="bpe", lines=True, shard_tokens=5_000, resume=True, engine="ray"
+    )
     assert got["shards"] == want["shards"]
 
 
@@ -251,8 +280,9 @@ def test_workers_reading_runs_of_lines_write_what_one_process_writes(tmp_path, m
     tok = load_preset("lbpe-32k")
     results = {}
     for n in (1, 2):
-        index = export_shards(tok, [path, whole], tmp_path / f"skip{n}", mode="lbpe", num_proc=n, skip_bad=True,
-                              shard_tokens=40_000)
+        index = export_shards(
+            tok, [path, whole], tmp_path / f"skip{n}", mode="lbpe", num_proc=n, skip_bad=True, shard_tokens=40_000
+        )
         results[n] = [read_shards(tmp_path / f"skip{n}")[1], index["skipped_documents"], index["skipped_messages"]]
         with pytest.raises(LbpeError) as stop:
             export_shards(tok, [path], tmp_path / f"stop{n}", mode="lbpe", num_proc=n)

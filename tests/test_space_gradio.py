@@ -25,8 +25,12 @@ def _script():
 @pytest.fixture(scope="module")
 def space(tmp_path_factory):
     folder = tmp_path_factory.mktemp("space") / "gradio"
-    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_spaces.py"), "gradio", "--from", "tree",
-                             "--out", str(folder)], capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "build_spaces.py"), "gradio", "--from", "tree", "--out", str(folder)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     return folder
 
@@ -57,8 +61,14 @@ def test_the_space_app_answers_from_its_own_folder(space):
 
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     probe = "import json, app, lbpe; print(json.dumps([app.__file__, lbpe.__file__]))"
-    result = subprocess.run([sys.executable, "-c", probe], cwd=space, env={**env, "GRADIO_ANALYTICS_ENABLED": "False"},
-                            capture_output=True, text=True, timeout=180)
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=space,
+        env={**env, "GRADIO_ANALYTICS_ENABLED": "False"},
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     app_file, lbpe_file = json.loads(result.stdout.strip().splitlines()[-1])
     assert app_file.startswith(str(space)) and lbpe_file.startswith(str(space))

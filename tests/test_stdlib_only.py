@@ -22,7 +22,10 @@ print(json.dumps(new))
 def test_import_and_use_pull_in_only_the_standard_library():
     out = subprocess.run(
         [sys.executable, "-c", _PROBE, str(data_file("openai/cl100k_base.tiktoken"))],
-        capture_output=True, text=True, check=True, timeout=120,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
     ).stdout
     loaded = {name.split(".")[0] for name in json.loads(out)}
     outside = sorted(m for m in loaded if m != "lbpe" and m not in sys.stdlib_module_names)
@@ -43,8 +46,9 @@ print(user_regex.engine(), tok.encode("a  b 123", mode="bpe"))
 def test_patterns_from_files_run_on_re_without_the_regex_package():
     # deepseek_v3's Split patterns are not presets: they run through lbpe.user_regex
     path = data_file("hf/deepseek_v3/tokenizer.json")
-    without = subprocess.run([sys.executable, "-c", _NO_REGEX, str(path)], capture_output=True, text=True, check=True,
-                             timeout=120).stdout.split(" ", 1)
+    without = subprocess.run(
+        [sys.executable, "-c", _NO_REGEX, str(path)], capture_output=True, text=True, check=True, timeout=120
+    ).stdout.split(" ", 1)
     import lbpe
     from lbpe import user_regex
 

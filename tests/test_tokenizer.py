@@ -15,7 +15,7 @@ from lbpe.vocab import Vocab
 from tests.conftest import data_file
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def cl100k() -> lbpe.Tokenizer:
     return lbpe.load(data_file("openai/cl100k_base.tiktoken"))
 

@@ -11,7 +11,6 @@ import json
 import random
 import re
 from collections import Counter
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -185,8 +184,12 @@ def test_progress_reports_merges_and_bytes(tmp_path):
     f = tmp_path / "t.txt"
     f.write_text("low lower lowest\n" * 50, encoding="utf-8")
     # 9 characters: l o w e r s t, space, newline
-    train([f], vocab_size=256 + 9 + 5, progress=lambda d, t: calls.append((d, t)),
-          read_progress=lambda d, t: reads.append((d, t)))
+    train(
+        [f],
+        vocab_size=256 + 9 + 5,
+        progress=lambda d, t: calls.append((d, t)),
+        read_progress=lambda d, t: reads.append((d, t)),
+    )
     assert calls[0] == (0, 5) and calls[-1] == (5, 5) and [d for d, _ in calls] == sorted(d for d, _ in calls)
     assert reads[0] == (0, f.stat().st_size) and reads[-1] == (f.stat().st_size, f.stat().st_size)
 
@@ -448,8 +451,19 @@ def test_cli_train_writes_what_train_makes(tmp_path):
     corpus = tmp_path / "c.txt"
     corpus.write_text(data_file("text/moby_dick.txt").read_text("utf-8")[:200_000], encoding="utf-8")
     out = tmp_path / "tok.json"
-    result = run_cli("train", "--vocab-size", "600", "--unit", "char", "--scaffold", "--pattern", "paper",
-                     "-o", str(out), str(corpus))
+    result = run_cli(
+        "train",
+        "--vocab-size",
+        "600",
+        "--unit",
+        "char",
+        "--scaffold",
+        "--pattern",
+        "paper",
+        "-o",
+        str(out),
+        str(corpus),
+    )
     assert result.returncode == 0, result.stderr
     assert f"wrote {out}" in result.stderr and "\r" not in result.stderr  # no progress frames when not a terminal
     expect = train([corpus], vocab_size=600, scaffold=True)
@@ -466,8 +480,21 @@ def test_cli_train_writes_a_folder_transformers_loads(tmp_path):
     text = data_file("text/moby_dick.txt").read_text("utf-8")[:200_000]
     corpus.write_text(text, encoding="utf-8")
     out = tmp_path / "my-tokenizer" / "tokenizer.json"  # the folder is made
-    result = run_cli("train", "--vocab-size", "800", "--eos", "<|endoftext|>", "--pad", "<pad>", "--bos", "<s>", "-q",
-                     "-o", str(out), str(corpus))
+    result = run_cli(
+        "train",
+        "--vocab-size",
+        "800",
+        "--eos",
+        "<|endoftext|>",
+        "--pad",
+        "<pad>",
+        "--bos",
+        "<s>",
+        "-q",
+        "-o",
+        str(out),
+        str(corpus),
+    )
     assert result.returncode == 0, result.stderr
     assert "tokenizer_config.json, special_tokens_map.json" in result.stderr
     hf = AutoTokenizer.from_pretrained(str(out.parent))
@@ -522,8 +549,15 @@ def test_bundled_default_vocabulary_is_reproducible_and_loads_everywhere():
     params = record["parameters"]
     assert (params["vocab_size"], params["unit"], params["pattern"]) == (32000, "char", "paper")
     # the script's training, rerun here, gives the shipped file byte for byte
-    vocab = train(inputs, vocab_size=params["vocab_size"], unit=params["unit"], pattern=params["pattern"],
-                  scaffold=params["scaffold"], special_tokens=params["special_tokens"], max_chars=params["max_chars"])
+    vocab = train(
+        inputs,
+        vocab_size=params["vocab_size"],
+        unit=params["unit"],
+        pattern=params["pattern"],
+        scaffold=params["scaffold"],
+        special_tokens=params["special_tokens"],
+        max_chars=params["max_chars"],
+    )
     assert to_tokenizer_json(vocab, pattern=params["pattern"]).encode("utf-8") == data
     assert len(vocab) == 32000
     text = held_out()["multilingual"] + held_out()["code"][:100_000].replace("<|endoftext|>", "")

@@ -53,22 +53,43 @@ def test_counting_a_file_in_small_blocks_gives_the_counts_of_the_text(tmp_path):
 
 
 def test_pieces_are_cut_at_digits_scripts_and_spaces():
-    words = {f"{S}x2024y": 1, f"{S}abc.de": 2, f"{S}\u0395\u03bb\u03bb\u03b7\u03bd\u03b9\u03baa": 1,
-             f"{S}{S}{S}ok": 1, "\u65e5\u672c\u3054\u30fc\u30eb": 1, f"{S}e\u0301t\u00e9": 1, f"{S}\t'": 1}
-    assert llama_pieces(words) == Counter({
-        f"{S}x": 1, "2": 2, "0": 1, "4": 1, "y": 1,
-        f"{S}abc": 2, ".": 2, "de": 2,
-        f"{S}\u0395\u03bb\u03bb\u03b7\u03bd\u03b9\u03ba": 1, "a": 1,  # Greek, then Latin
-        f"{S}{S}{S}ok": 1,  # a run of spaces stays before its word
-        "\u65e5\u672c\u3054\u30fc\u30eb": 1,  # Han, Hiragana, U+30FC, Katakana: one script for SentencePiece
-        f"{S}e\u0301t\u00e9": 1,  # a combining mark goes with its letter
-        f"{S}\t'": 1,  # tab and quote are both Common
-    })
+    words = {
+        f"{S}x2024y": 1,
+        f"{S}abc.de": 2,
+        f"{S}\u0395\u03bb\u03bb\u03b7\u03bd\u03b9\u03baa": 1,
+        f"{S}{S}{S}ok": 1,
+        "\u65e5\u672c\u3054\u30fc\u30eb": 1,
+        f"{S}e\u0301t\u00e9": 1,
+        f"{S}\t'": 1,
+    }
+    assert llama_pieces(words) == Counter(
+        {
+            f"{S}x": 1,
+            "2": 2,
+            "0": 1,
+            "4": 1,
+            "y": 1,
+            f"{S}abc": 2,
+            ".": 2,
+            "de": 2,
+            f"{S}\u0395\u03bb\u03bb\u03b7\u03bd\u03b9\u03ba": 1,
+            "a": 1,  # Greek, then Latin
+            f"{S}{S}{S}ok": 1,  # a run of spaces stays before its word
+            "\u65e5\u672c\u3054\u30fc\u30eb": 1,  # Han, Hiragana, U+30FC, Katakana: one script for SentencePiece
+            f"{S}e\u0301t\u00e9": 1,  # a combining mark goes with its letter
+            f"{S}\t'": 1,  # tab and quote are both Common
+        }
+    )
 
 
 @settings(max_examples=300, deadline=None)
-@given(word=st.text(st.sampled_from(list("ab Z1.,\t\0-") + [S, "\u03b1", "\u0301", "\u4e2d", "\u3042", "\u30fc", "\u0416"]),
-                    min_size=1, max_size=12))
+@given(
+    word=st.text(
+        st.sampled_from(list("ab Z1.,\t\0-") + [S, "\u03b1", "\u0301", "\u4e2d", "\u3042", "\u30fc", "\u0416"]),
+        min_size=1,
+        max_size=12,
+    )
+)
 def test_pieces_are_cut_exactly_where_no_token_can_span(word):
     """A cut between two characters wherever the two alone are no valid token, nowhere else
     (ASCII words take a faster path to the same cuts)."""
@@ -81,11 +102,25 @@ def test_pieces_are_cut_exactly_where_no_token_can_span(word):
     assert llama_pieces({word: 1}) == Counter(expected)
 
 
-@pytest.mark.parametrize("token,ok", [
-    (f"{S}the", True), (f"{S}{S}", True), (f"{S}{S}{S}a", False), (f"a{S}", False), ("a1", False), ("1", True),
-    ("a.", False), (f"{S}.", True), ("e\u0301", True), ("\u0301a", True), ("a\u0301\u03b1", False),
-    ("a" * LLAMA_MAX_TOKEN_CHARS, True), ("a" * (LLAMA_MAX_TOKEN_CHARS + 1), False), ("\u3053\u30ab\u4e2d", True),
-])
+@pytest.mark.parametrize(
+    "token,ok",
+    [
+        (f"{S}the", True),
+        (f"{S}{S}", True),
+        (f"{S}{S}{S}a", False),
+        (f"a{S}", False),
+        ("a1", False),
+        ("1", True),
+        ("a.", False),
+        (f"{S}.", True),
+        ("e\u0301", True),
+        ("\u0301a", True),
+        ("a\u0301\u03b1", False),
+        ("a" * LLAMA_MAX_TOKEN_CHARS, True),
+        ("a" * (LLAMA_MAX_TOKEN_CHARS + 1), False),
+        ("\u3053\u30ab\u4e2d", True),
+    ],
+)
 def test_valid_tokens_follow_sentencepiece_rules(token, ok):
     assert valid_llama_token(token) is ok
 
@@ -248,8 +283,10 @@ def test_the_file_has_llamas_form(llama_files):
     assert model["vocab"]["<0x00>"] == 3 and len(model["vocab"]) == 8000
     assert SCAFFOLD_KEY not in model
     scaffold, _ = llama_files["scaffold"]
-    assert {int(k): tuple(p) for k, p in json.loads(to_tokenizer_json(scaffold, style="llama"))["model"][SCAFFOLD_KEY]
-            .items()} == scaffold.scaffold
+    assert {
+        int(k): tuple(p)
+        for k, p in json.loads(to_tokenizer_json(scaffold, style="llama"))["model"][SCAFFOLD_KEY].items()
+    } == scaffold.scaffold
 
 
 def test_hf_tokenizers_lbpe_and_transformers_give_the_same_ids(llama_files):
@@ -304,13 +341,31 @@ def sentencepiece_bpe(text: str, vocab_size: int, coverage: float):
 
     model = io.BytesIO()
     spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(text.split("\n")), model_writer=model, vocab_size=vocab_size, model_type="bpe",
-        character_coverage=coverage, byte_fallback=True, split_digits=True, max_sentencepiece_length=16,
-        add_dummy_prefix=True, remove_extra_whitespaces=False, normalization_rule_name="identity",
-        allow_whitespace_only_pieces=True, split_by_unicode_script=True, split_by_whitespace=True,
-        split_by_number=True, treat_whitespace_as_suffix=False, max_sentence_length=1 << 20,
-        input_sentence_size=0, shuffle_input_sentence=False, unk_id=0, bos_id=1, eos_id=2, pad_id=-1,
-        num_threads=1, minloglevel=2,
+        sentence_iterator=iter(text.split("\n")),
+        model_writer=model,
+        vocab_size=vocab_size,
+        model_type="bpe",
+        character_coverage=coverage,
+        byte_fallback=True,
+        split_digits=True,
+        max_sentencepiece_length=16,
+        add_dummy_prefix=True,
+        remove_extra_whitespaces=False,
+        normalization_rule_name="identity",
+        allow_whitespace_only_pieces=True,
+        split_by_unicode_script=True,
+        split_by_whitespace=True,
+        split_by_number=True,
+        treat_whitespace_as_suffix=False,
+        max_sentence_length=1 << 20,
+        input_sentence_size=0,
+        shuffle_input_sentence=False,
+        unk_id=0,
+        bos_id=1,
+        eos_id=2,
+        pad_id=-1,
+        num_threads=1,
+        minloglevel=2,
     )
     return spm.SentencePieceProcessor(model_proto=model.getvalue())
 
@@ -323,8 +378,9 @@ def test_vocabulary_and_compression_match_sentencepiece(corpus, llama_files, cov
         path = llama_files["plain"][1] / "tokenizer.json"
     else:
         path = tmp_path / "tokenizer.json"
-        write_tokenizer_json(train(corpus[0], vocab_size=8000, style="llama", character_coverage=coverage), path,
-                             style="llama")
+        write_tokenizer_json(
+            train(corpus[0], vocab_size=8000, style="llama", character_coverage=coverage), path, style="llama"
+        )
     ours_pieces = set(json.loads(path.read_text("utf-8"))["model"]["vocab"])
     assert len(theirs) == len(ours_pieces) == 8000
     shared = len(theirs & ours_pieces) / len(theirs)
@@ -333,8 +389,10 @@ def test_vocabulary_and_compression_match_sentencepiece(corpus, llama_files, cov
     nbytes = sum(len(line.encode()) for line in lines)
     ours_bpt = nbytes / sum(len(tok.encode(line, mode="bpe")) for line in lines)
     theirs_bpt = nbytes / sum(len(sp.encode(line)) for line in lines)
-    print(f"coverage {coverage}: shared tokens {shared:.2%}; bytes/token lbpe {ours_bpt:.4f}, "
-          f"sentencepiece {theirs_bpt:.4f}")
+    print(
+        f"coverage {coverage}: shared tokens {shared:.2%}; bytes/token lbpe {ours_bpt:.4f}, "
+        f"sentencepiece {theirs_bpt:.4f}"
+    )
     assert shared >= 0.90
     assert abs(ours_bpt - theirs_bpt) <= 0.01 * theirs_bpt
 
@@ -349,13 +407,28 @@ def test_cli_train_style_llama_writes_what_train_makes(tmp_path):
     text = data_file("text/moby_dick.txt").read_text("utf-8")[:200_000]
     corpus.write_text(text, encoding="utf-8")
     out = tmp_path / "tok" / "tokenizer.json"
-    result = run_cli("train", "--style", "llama", "--vocab-size", "700", "--scaffold", "--character-coverage", "0.9995",
-                     "-q", "-o", str(out), str(corpus))
+    result = run_cli(
+        "train",
+        "--style",
+        "llama",
+        "--vocab-size",
+        "700",
+        "--scaffold",
+        "--character-coverage",
+        "0.9995",
+        "-q",
+        "-o",
+        str(out),
+        str(corpus),
+    )
     assert result.returncode == 0, result.stderr
     expect = train([corpus], vocab_size=700, scaffold=True, style="llama", character_coverage=0.9995)
     assert json.loads(out.read_text("utf-8")) == json.loads(to_tokenizer_json(expect, style="llama"))
     auto = AutoTokenizer.from_pretrained(str(out.parent))
     assert (auto.bos_token_id, auto.eos_token_id, auto.unk_token_id) == (1, 2, 0)
-    for args, message in ((["--pattern", "paper"], "leave out --pattern"), (["--unit", "byte"], "leave out --unit byte")):
+    for args, message in (
+        (["--pattern", "paper"], "leave out --pattern"),
+        (["--unit", "byte"], "leave out --unit byte"),
+    ):
         bad = run_cli("train", "--style", "llama", "--vocab-size", "700", *args, "-o", str(out), str(corpus))
         assert bad.returncode == 2 and message in bad.stderr and bad.stderr.count("\n") == 1

@@ -41,8 +41,21 @@ def test_scripts_of_a_few_characters():
     from lbpe.unicode import script
 
     assert [script(c) for c in "aZ\u00e9.1 \t\u2581\u0301\u03b1\u0416\u4e2d\u3042\u30ab\u0627"] == [
-        "LATIN", "LATIN", "LATIN", "COMMON", "COMMON", "COMMON", "COMMON", "COMMON", "INHERITED", "GREEK",
-        "CYRILLIC", "HAN", "HIRAGANA", "KATAKANA", "ARABIC",
+        "LATIN",
+        "LATIN",
+        "LATIN",
+        "COMMON",
+        "COMMON",
+        "COMMON",
+        "COMMON",
+        "COMMON",
+        "INHERITED",
+        "GREEK",
+        "CYRILLIC",
+        "HAN",
+        "HIRAGANA",
+        "KATAKANA",
+        "ARABIC",
     ]
     assert script("\U0010ffff") == "UNKNOWN"
     with pytest.raises(TypeError, match="one character"):
@@ -79,7 +92,7 @@ def test_regex_agrees_except_where_unicode_17_changed():
 # ---- ids on every changed code point --------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def changed_code_points() -> tuple[int, ...]:
     """Code points whose major category (letter, mark, number, ...) differs between the pinned
     tables and this Python's ``unicodedata`` or ``regex``'s tables."""
@@ -89,8 +102,7 @@ def changed_code_points() -> tuple[int, ...]:
         for ch in regex.findall(r"\p{%s}" % major, text):
             theirs[ch] = major
     changed = [
-        ord(ch) for ch in text
-        if unicodedata.category(ch) != category(ch) or theirs.get(ch, "C") != category(ch)[0]
+        ord(ch) for ch in text if unicodedata.category(ch) != category(ch) or theirs.get(ch, "C") != category(ch)[0]
     ]
     return tuple(changed)
 

@@ -41,7 +41,12 @@ def hostile_tokenizer_json(pattern: str, *, where: str = "pre_tokenizer") -> byt
     or as a Replace normalizer put first (its normaliser turns spaces into ▁, not tabs)."""
     data = json.loads(data_file("hf/mistral_v0.1/tokenizer.json").read_bytes())
     if where == "pre_tokenizer":
-        data["pre_tokenizer"] = {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated", "invert": False}
+        data["pre_tokenizer"] = {
+            "type": "Split",
+            "pattern": {"Regex": pattern},
+            "behavior": "Isolated",
+            "invert": False,
+        }
     else:
         data["normalizer"]["normalizers"].insert(0, {"type": "Replace", "pattern": {"Regex": pattern}, "content": "."})
     return json.dumps(data).encode()
@@ -95,10 +100,16 @@ def test_pieces_of_one_text_share_one_allowance(tmp_path):
     # Cut on "x" first, then a slow pattern on each of 20 runs of 1,000 tabs: about 1.2 s each
     # with regex, under the 2 s a call would get on its own; the 20 calls share one allowance.
     data = json.loads(hostile_tokenizer_json("x"))
-    slow = {"type": "Split", "pattern": {"Regex": POLYNOMIAL["lazy quantifiers"][0]}, "behavior": "Isolated",
-            "invert": False}
-    data["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
-        {"type": "Split", "pattern": {"String": "x"}, "behavior": "Removed", "invert": False}, slow]}
+    slow = {
+        "type": "Split",
+        "pattern": {"Regex": POLYNOMIAL["lazy quantifiers"][0]},
+        "behavior": "Isolated",
+        "invert": False,
+    }
+    data["pre_tokenizer"] = {
+        "type": "Sequence",
+        "pretokenizers": [{"type": "Split", "pattern": {"String": "x"}, "behavior": "Removed", "invert": False}, slow],
+    }
     path = tmp_path / "tokenizer.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     tok = lbpe.load(path)
@@ -155,8 +166,15 @@ def test_many_long_added_tokens_with_one_prefix_are_matched_exactly(tmp_path):
     data["pre_tokenizer"] = None
     first = max(data["model"]["vocab"].values()) + 1
     data["added_tokens"] += [
-        {"id": first + k, "content": "a" * (k + 1) + "b", "single_word": False, "lstrip": False, "rstrip": False,
-         "normalized": False, "special": False}
+        {
+            "id": first + k,
+            "content": "a" * (k + 1) + "b",
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": False,
+            "special": False,
+        }
         for k in range(255)
     ]
     for t in data["added_tokens"][-255:]:
@@ -170,9 +188,20 @@ def test_many_long_added_tokens_with_one_prefix_are_matched_exactly(tmp_path):
 
 def test_added_tokens_longer_than_the_limit_are_refused(tmp_path):
     data = json.loads(hostile_tokenizer_json("x"))
-    data["added_tokens"].append({"id": max(data["model"]["vocab"].values()) + 1, "content": "z" * 300, "single_word": False, "lstrip": False,
-                                 "rstrip": False, "normalized": False, "special": True})
+    data["added_tokens"].append(
+        {
+            "id": max(data["model"]["vocab"].values()) + 1,
+            "content": "z" * 300,
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": False,
+            "special": True,
+        }
+    )
     path = tmp_path / "tokenizer.json"
     path.write_text(json.dumps(data), encoding="utf-8")
-    with pytest.raises(LbpeError, match=r"is 300 characters long; lbpe matches added and special tokens of at most 256"):
+    with pytest.raises(
+        LbpeError, match=r"is 300 characters long; lbpe matches added and special tokens of at most 256"
+    ):
         lbpe.load(path)

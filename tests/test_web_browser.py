@@ -23,16 +23,15 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import sync_playwright
 
 import lbpe
 from lbpe import display
 from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset
 from lbpe.tokenizer import MODES, Tokenizer
 from lbpe.web import build_site, serve
-from playwright.sync_api import sync_playwright
 from tests.conftest import ROOT, data_file
 from tests.test_user_regex import CHARS, POLYNOMIAL, hostile_tokenizer_json
-
 
 ARTIFACTS = ROOT / "artifacts"
 CHROMIUM_ARGS = [
@@ -164,8 +163,6 @@ def choose_preset(page, name: str, text: str) -> None:
     wait_rendered(page, text, name)
 
 
-
-
 def shown(page) -> dict:
     """Per mode: the count the pane shows, the ids listed under it, the ids of the hover titles."""
     raw = page.evaluate(
@@ -208,7 +205,9 @@ def test_page_shows_cpython_ids_for_every_preset(session, server):
     page = session.page
     open_page(page, server.url)
     assert page.input_value("#preset") == DEFAULT_PRESET
-    assert sorted(o for o in page.eval_on_selector_all("#preset option", "os => os.map(o => o.value)")) == sorted(VOCAB_PRESETS)
+    assert sorted(o for o in page.eval_on_selector_all("#preset option", "os => os.map(o => o.value)")) == sorted(
+        VOCAB_PRESETS
+    )
 
     set_text(page, TEXT, DEFAULT_PRESET)
     assert_matches_cpython(page, load_preset(DEFAULT_PRESET), TEXT, DEFAULT_PRESET)
@@ -387,8 +386,9 @@ def test_works_offline_after_the_first_visit(browser, site):
         page = s.page
         open_page(page, server.url)
         # The service worker controls the page once it has precached every file and activated.
-        page.wait_for_function("() => navigator.serviceWorker && navigator.serviceWorker.controller !== null",
-                               timeout=READY_MS)
+        page.wait_for_function(
+            "() => navigator.serviceWorker && navigator.serviceWorker.controller !== null", timeout=READY_MS
+        )
         server.stop()
         with pytest.raises(urllib.error.URLError):
             urllib.request.urlopen(server.url, timeout=5)
@@ -475,8 +475,7 @@ def test_explain_examples_and_a_clicked_token(browser, server):
         c = display.compare(load_preset(chosen.vocabulary), chosen.text)
         a, b = c.differ[-1]
         page.locator(f'.pane[data-mode="lbpe"] .lbpe-tok[data-s="{a}"]').click()
-        page.wait_for_function("(span) => document.querySelector('#explain-text').value === span",
-                               arg=chosen.text[a:b])
+        page.wait_for_function("(span) => document.querySelector('#explain-text').value === span", arg=chosen.text[a:b])
         clicked = explain(load_preset(chosen.vocabulary), chosen.text[a:b])
         wait_explained(page, explain_html(clicked))
         ARTIFACTS.mkdir(exist_ok=True)
@@ -576,7 +575,8 @@ def test_a_reload_shows_the_last_result_before_python_is_ready(browser, server):
     page.reload(wait_until="domcontentloaded")
     page.wait_for_selector('.pane[data-mode="lbpe"] .lbpe-pane')
     early = page.evaluate(
-        "() => ({state: document.querySelector('#status').dataset.state, text: document.querySelector('#text').disabled,"
+        "() => ({state: document.querySelector('#status').dataset.state,"
+        " text: document.querySelector('#text').disabled,"
         " html: document.querySelector('.pane[data-mode=lbpe]').innerHTML, at: window.lbpePage.earlySeconds})"
     )
     assert early["html"] == shown and early["at"] is not None

@@ -53,7 +53,9 @@ def changed_code_points_text() -> str:
 
     from lbpe.unicode import category
 
-    changed = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF and unicodedata.category(chr(c)) != category(chr(c))]
+    changed = [
+        c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF and unicodedata.category(chr(c)) != category(chr(c))
+    ]
     sample = changed[:: max(1, len(changed) // 400)] + [0x105C0, 0x1C89, 0xA7CB]
     return "".join(f"a{chr(c)}b {chr(c)}'s 1{chr(c)}2 " for c in sample)
 
@@ -65,7 +67,10 @@ def real_texts() -> list[str]:
     return [english[100_000:112_000], multilingual[:8_000], code[:8_000]]
 
 
-FILE_VOCABS = {"llama3 tokenizer.json": "hf/llama3/tokenizer.json", "mistral .model": "sentencepiece/mistral_tokenizer.model.v1"}
+FILE_VOCABS = {
+    "llama3 tokenizer.json": "hf/llama3/tokenizer.json",
+    "mistral .model": "sentencepiece/mistral_tokenizer.model.v1",
+}
 
 
 @pytest.fixture(scope="module")

@@ -32,8 +32,12 @@ def test_the_static_space_is_the_page_plus_its_readme_and_becomes_ready(tmp_path
     from tests.test_web_browser import CHROMIUM_ARGS, Server, open_page
 
     space = tmp_path / "static"
-    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_spaces.py"), "static", "--from", "tree",
-                             "--out", str(space)], capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "build_spaces.py"), "static", "--from", "tree", "--out", str(space)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 0, result.stderr
     readme = (space / "README.md").read_bytes()
     assert readme == (ROOT / "spaces" / "static" / "README.md").read_bytes()
@@ -114,8 +118,12 @@ def test_the_page_wheel_installs_without_a_broken_command(tmp_path):
 
     wheel = build_wheel(tmp_path / "wheels")
     target = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q", "--target", str(target),
-                    str(wheel)], check=True, timeout=300, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q", "--target", str(target), str(wheel)],
+        check=True,
+        timeout=300,
+        capture_output=True,
+    )
     assert not (target / "bin").exists()  # no console script
     names = zipfile.ZipFile(wheel).namelist()
     assert not any(n.endswith("entry_points.txt") for n in names)
@@ -123,8 +131,14 @@ def test_the_page_wheel_installs_without_a_broken_command(tmp_path):
     text = tmp_path / "t.txt"
     text.write_text("hello", encoding="utf-8")
     env = {"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"}
-    run = subprocess.run([sys.executable, "-S", "-m", "lbpe", "encode", "--mode", "lbpe", str(text)],
-                         capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
+    run = subprocess.run(
+        [sys.executable, "-S", "-m", "lbpe", "encode", "--mode", "lbpe", str(text)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=tmp_path,
+    )
     assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
     assert "is not in this installation" in run.stderr and "--vocab FILE" in run.stderr, run.stderr
 

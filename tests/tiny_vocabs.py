@@ -42,15 +42,33 @@ def hf_spec() -> dict:
     special = encoder.pop("<|endoftext|>")
     return {
         "version": "1.0",
-        "added_tokens": [{"id": special, "content": "<|endoftext|>", "single_word": False, "lstrip": False,
-                          "rstrip": False, "normalized": False, "special": True}],
+        "added_tokens": [
+            {
+                "id": special,
+                "content": "<|endoftext|>",
+                "single_word": False,
+                "lstrip": False,
+                "rstrip": False,
+                "normalized": False,
+                "special": True,
+            }
+        ],
         "normalizer": None,
         "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
         "post_processor": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": False, "use_regex": True},
         "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
-        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
-                  "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
-                  "vocab": encoder, "merges": [f"{_sym(a)} {_sym(b)}" for a, b in MERGES]},
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": None,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": False,
+            "byte_fallback": False,
+            "ignore_merges": False,
+            "vocab": encoder,
+            "merges": [f"{_sym(a)} {_sym(b)}" for a, b in MERGES],
+        },
     }
 
 
@@ -62,23 +80,56 @@ def hf_char_spec() -> dict:
         vocab[f"<0x{b:02X}>"] = 3 + b
     for piece in ["\u2581", "a", "b", "c", "ab", "abc", "\u2581a", "\u2581ab"]:
         vocab[piece] = len(vocab)
-    added = [{"id": i, "content": t, "single_word": False, "lstrip": False, "rstrip": False, "normalized": False,
-              "special": True} for t, i in list(vocab.items())[:3]]
+    added = [
+        {
+            "id": i,
+            "content": t,
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": False,
+            "special": True,
+        }
+        for t, i in list(vocab.items())[:3]
+    ]
     return {
         "version": "1.0",
         "added_tokens": added,
-        "normalizer": {"type": "Sequence", "normalizers": [
-            {"type": "Prepend", "prepend": "\u2581"}, {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"}]},
+        "normalizer": {
+            "type": "Sequence",
+            "normalizers": [
+                {"type": "Prepend", "prepend": "\u2581"},
+                {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"},
+            ],
+        },
         "pre_tokenizer": None,
-        "post_processor": {"type": "TemplateProcessing",
-                           "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}],
-                           "pair": [], "special_tokens": {"<s>": {"id": "<s>", "ids": [1], "tokens": ["<s>"]}}},
-        "decoder": {"type": "Sequence", "decoders": [
-            {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "}, {"type": "ByteFallback"},
-            {"type": "Fuse"}, {"type": "Strip", "content": " ", "start": 1, "stop": 0}]},
-        "model": {"type": "BPE", "dropout": None, "unk_token": "<unk>", "continuing_subword_prefix": None,
-                  "end_of_word_suffix": None, "fuse_unk": True, "byte_fallback": True, "ignore_merges": False,
-                  "vocab": vocab, "merges": ["a b", "ab c", "\u2581 a", "\u2581a b"]},
+        "post_processor": {
+            "type": "TemplateProcessing",
+            "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}],
+            "pair": [],
+            "special_tokens": {"<s>": {"id": "<s>", "ids": [1], "tokens": ["<s>"]}},
+        },
+        "decoder": {
+            "type": "Sequence",
+            "decoders": [
+                {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "},
+                {"type": "ByteFallback"},
+                {"type": "Fuse"},
+                {"type": "Strip", "content": " ", "start": 1, "stop": 0},
+            ],
+        },
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": "<unk>",
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": True,
+            "byte_fallback": True,
+            "ignore_merges": False,
+            "vocab": vocab,
+            "merges": ["a b", "ab c", "\u2581 a", "\u2581a b"],
+        },
     }
 
 

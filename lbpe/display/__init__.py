@@ -43,12 +43,28 @@ from __future__ import annotations
 
 from lbpe.display.charts import COLORS, LengthShift, frequency_spec, length_shift, plotly_spec, shift_from_stats
 from lbpe.display.format import MODE_NAMES
-from lbpe.display.render import (
-    CSS, MAX_LISTED_DIFFERENCES, PALETTE_SIZE, RUN_MARK, RUN_TOKENS, decode_html, differences_html, metrics_html,
-    render_html, render_pane,
-)
 from lbpe.display.model import (
-    Comparison, Difference, Side, compare, comparison_stats, comparison_summary, differences, differing_spans, parse_ids,
+    Comparison,
+    Difference,
+    Side,
+    compare,
+    comparison_stats,
+    comparison_summary,
+    differences,
+    differing_spans,
+    parse_ids,
+)
+from lbpe.display.render import (
+    CSS,
+    MAX_LISTED_DIFFERENCES,
+    PALETTE_SIZE,
+    RUN_MARK,
+    RUN_TOKENS,
+    decode_html,
+    differences_html,
+    metrics_html,
+    render_html,
+    render_pane,
 )
 from lbpe.display.tables import CSV_HEADERS, STATS_HEADERS, SummaryRow, stats_csv, stats_rows, summary_rows
 

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-
-
-
 #: Display names of the modes.
 MODE_NAMES = {"bpe": "BPE", "lbpe": "LBPE"}
 

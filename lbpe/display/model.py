@@ -99,8 +99,16 @@ def compare(tok: Tokenizer, text: str, *, specials: bool = False) -> Comparison:
     nbytes = len(text.encode("utf-8"))
     with deadline(len(text)):  # both modes share one time allowance for a file's own patterns
         sides = {
-            mode: Side(mode, tuple(tok.segment(text, mode=mode, allowed_special="all" if specials else frozenset(),
-                                               disallowed_special=())), nbytes, len(text))
+            mode: Side(
+                mode,
+                tuple(
+                    tok.segment(
+                        text, mode=mode, allowed_special="all" if specials else frozenset(), disallowed_special=()
+                    )
+                ),
+                nbytes,
+                len(text),
+            )
             for mode in MODES
         }
     return Comparison(
@@ -172,9 +180,7 @@ def differing_spans(a: Sequence[Segment], b: Sequence[Segment]) -> tuple[tuple[i
         return out
 
     ra, rb = regions(a), regions(b)
-    return tuple(
-        (common[k], common[k + 1]) for k in sorted(set(ra) | set(rb)) if ra.get(k) != rb.get(k)
-    )
+    return tuple((common[k], common[k + 1]) for k in sorted(set(ra) | set(rb)) if ra.get(k) != rb.get(k))
 
 
 @dataclass(frozen=True)
@@ -230,7 +236,9 @@ def parse_ids(text: str) -> list[int]:
         raise LbpeError("paste token ids to decode: numbers separated by spaces or commas, e.g. 15496 995")
     bad = next((p for p in parts if not p.isdigit()), None)
     if bad is not None:
-        raise LbpeError(f"{bad[:20]!r} is not a token id; ids are whole numbers such as 15496, separated by spaces or commas")
+        raise LbpeError(
+            f"{bad[:20]!r} is not a token id; ids are whole numbers such as 15496, separated by spaces or commas"
+        )
     return [int(p) for p in parts]
 
 
@@ -247,8 +255,14 @@ def comparison_stats(tok: Tokenizer, comparison: Comparison) -> dict[str, Stats]
         for i, n in per_id.items():
             if length(i):
                 counts[length(i)] += n
-        out[mode] = Stats(tokens=side.tokens, bytes=side.bytes, chars=side.chars, words=words, length_counts=dict(counts),
-                          token_counts=dict(per_id))
+        out[mode] = Stats(
+            tokens=side.tokens,
+            bytes=side.bytes,
+            chars=side.chars,
+            words=words,
+            length_counts=dict(counts),
+            token_counts=dict(per_id),
+        )
     out["lbpe"].agreement = text_agreement(tok, comparison.bpe.ids, comparison.lbpe.ids, comparison.text)
     return out
 

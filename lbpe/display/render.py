@@ -16,7 +16,6 @@ from lbpe.display.model import Comparison, differences
 from lbpe.display.tables import summary_rows
 from lbpe.tokenizer import Segment, Tokenizer
 
-
 #: Number of background colours tokens cycle through (classes ``lbpe-c0`` .. ``lbpe-c5``).
 PALETTE_SIZE = 6
 
@@ -48,7 +47,7 @@ def differences_html(comparison: Comparison) -> str:
     return (
         f'<details class="lbpe-diffs" open><summary>{n:,} differing span{"s" if n != 1 else ""}: '
         f"LBPE {change:+,d} tokens over them (click one to see it in both panes)</summary>"
-        f'<ol>{"".join(items)}</ol></details>'
+        f"<ol>{''.join(items)}</ol></details>"
     )
 
 
@@ -161,7 +160,7 @@ def render_html(
     '<div class="lbpe-tokens"><span class="lbpe-tok lbpe-c0" data-s="0" data-e="2" data-i="7">hi</span><span class="lbpe-gap" title="not covered by any token">!</span></div>'
     >>> print(render_html([Segment(5, 0, 1, b"\\xc3", partial=True), Segment(6, 0, 1, b"\\xa9", partial=True)], "é"))
     <div class="lbpe-tokens"><span class="lbpe-tok lbpe-c0 lbpe-bytes" data-s="0" data-e="1" data-i="5 6" title="2 tokens for &quot;é&quot;&#10;#5  \\xc3&#10;#6  \\xa9">é</span></div>
-   """  # noqa: E501 - a doctest's expected output is one line
+    """  # noqa: E501 - a doctest's expected output is one line
     ranges = sorted(differ)
     range_starts = [r[0] for r in ranges]
     classes_diff = bool(ranges)
@@ -193,7 +192,9 @@ def render_html(
             continue
         if len(group) > 1 or group[0].partial:
             classes.append("lbpe-bytes")
-            lines = [f"{len(group)} tokens for {quote(chars)}" if len(group) > 1 else f"1 token for part of {quote(chars)}"]
+            lines = [
+                f"{len(group)} tokens for {quote(chars)}" if len(group) > 1 else f"1 token for part of {quote(chars)}"
+            ]
         else:
             lines = []
         lines += [f"#{s.id}  {_token_spelling(s)}" for s in group]
@@ -213,10 +214,14 @@ def render_html(
             body += f'<span class="lbpe-id">{" ".join(str(s.id) for s in group)}</span>'
         ids = " ".join(str(s.id) for s in group)
         title = ' title="' + html.escape("\n".join(lines), quote=True).replace("\n", "&#10;") + '"'
-        out.append(f'<span class="{" ".join(classes)}" data-s="{start}" data-e="{end}" data-i="{ids}"{title}>{body}</span>')
+        out.append(
+            f'<span class="{" ".join(classes)}" data-s="{start}" data-e="{end}" data-i="{ids}"{title}>{body}</span>'
+        )
         pos = end
     if pos < len(text):
-        out.append(f'<span class="lbpe-gap" title="not covered by any token">{_escape(text[pos:], show_whitespace)}</span>')
+        out.append(
+            f'<span class="lbpe-gap" title="not covered by any token">{_escape(text[pos:], show_whitespace)}</span>'
+        )
     plain = "" if show_whitespace else " lbpe-plain"
     if len(out) > RUN_TOKENS:
         runs = ("".join(out[i : i + RUN_TOKENS]) for i in range(0, len(out), RUN_TOKENS))
@@ -251,7 +256,7 @@ def decode_html(tok: Tokenizer, ids: Sequence[int], *, show_whitespace: bool = T
         boxes.append(f'<span class="lbpe-tok lbpe-c{k % PALETTE_SIZE}" title="{title}">{shown}</span><wbr>')
     return (
         f'<div class="lbpe-decoded"><div class="lbpe-head"><span class="lbpe-count">{len(ids):,} '
-        f'id{"s" if len(ids) != 1 else ""} decode to {len(text):,} characters:</span></div>'
+        f"id{'s' if len(ids) != 1 else ''} decode to {len(text):,} characters:</span></div>"
         f'<pre class="lbpe-decoded-text">{html.escape(text)}</pre>'
         f'<div class="lbpe-tokens">{"".join(boxes)}</div></div>'
     )
@@ -297,7 +302,15 @@ def metrics_html(comparison: Comparison, summary: dict | None = None) -> str:
     rows = []
     dt = lb.tokens - b.tokens
     rel = (lb.tokens / b.tokens - 1) if b.tokens else 0.0
-    rows.append(("tokens", f"{b.tokens}", f"{lb.tokens}", f"{dt:+d} ({signed(rel, percent=True)})".replace("-", "\u2212"), verdict(dt, True)))
+    rows.append(
+        (
+            "tokens",
+            f"{b.tokens}",
+            f"{lb.tokens}",
+            f"{dt:+d} ({signed(rel, percent=True)})".replace("-", "\u2212"),
+            verdict(dt, True),
+        )
+    )
     for label, bv, lv in (
         ("bytes / token", b.bytes_per_token, lb.bytes_per_token),
         ("characters / token", b.chars_per_token, lb.chars_per_token),

@@ -89,27 +89,52 @@ def summary_rows(summary: dict) -> list[SummaryRow]:
         else:
             shown = signed(change, 6 if metric.digits == "int" else max(int(metric.digits), 4))
         paper, verdict = _paper(metric, change)
-        rows.append(SummaryRow(metric.key, metric.label, _value(b[metric.key], metric.digits),
-                               _value(lb[metric.key], metric.digits), shown, paper, metric.meaning, verdict))
+        rows.append(
+            SummaryRow(
+                metric.key,
+                metric.label,
+                _value(b[metric.key], metric.digits),
+                _value(lb[metric.key], metric.digits),
+                shown,
+                paper,
+                metric.meaning,
+                verdict,
+            )
+        )
     if "frequency_by_length" in b:
         for label, bv in b["frequency_by_length"].items():
             lv = lb["frequency_by_length"][label]
             change = ch.get("frequency_by_length", {}).get(label)
             paper, verdict = _paper(Metric(label, "", "", _bucket_prediction(label)), change)
-            rows.append(SummaryRow(
-                f"frequency {label}", f"occurrences per token, length {label}",
-                _frequency_cell(bv), _frequency_cell(lv),
-                "" if change is None else signed(change, percent=True, places=2), paper,
-                "mean and median occurrences of a distinct token of that length, and how many distinct tokens "
-                "it has", verdict))
+            rows.append(
+                SummaryRow(
+                    f"frequency {label}",
+                    f"occurrences per token, length {label}",
+                    _frequency_cell(bv),
+                    _frequency_cell(lv),
+                    "" if change is None else signed(change, percent=True, places=2),
+                    paper,
+                    "mean and median occurrences of a distinct token of that length, and how many distinct tokens "
+                    "it has",
+                    verdict,
+                )
+            )
     bt, lt = max(b["tokens"], 1), max(lb["tokens"], 1)
     for label, points in ch["length_share_points"].items():
         bn, ln = b["length_buckets"][label], lb["length_buckets"][label]
         paper, verdict = _paper(Metric(label, "", "", _bucket_prediction(label)), points, f"length {label}")
-        rows.append(SummaryRow(
-            f"length {label}", f"length {label}: tokens (share)", f"{bn:,} ({100 * bn / bt:.1f}%)",
-            f"{ln:,} ({100 * ln / lt:.1f}%)", f"{points:+.2f} points".replace("-", "\u2212"), paper,
-            "tokens of that length and their share of all tokens (the paper's Table 2)", verdict))
+        rows.append(
+            SummaryRow(
+                f"length {label}",
+                f"length {label}: tokens (share)",
+                f"{bn:,} ({100 * bn / bt:.1f}%)",
+                f"{ln:,} ({100 * ln / lt:.1f}%)",
+                f"{points:+.2f} points".replace("-", "\u2212"),
+                paper,
+                "tokens of that length and their share of all tokens (the paper's Table 2)",
+                verdict,
+            )
+        )
     for metric in AGREEMENT if "agreement" in summary else ():
         value = summary["agreement"][metric.key]
         rows.append(SummaryRow(metric.key, metric.label, "", "", f"{100 * value:.2f}%", "", metric.meaning))
@@ -162,15 +187,27 @@ def stats_csv(summary: dict) -> str:
             if metric.change == "relative":
                 row(metric.key, number(b[metric.key]), number(lb[metric.key]), percent(change), "%", metric.paper or "")
             else:
-                row(metric.key, number(b[metric.key]), number(lb[metric.key]), number(change), "difference",
-                    metric.paper or "")
+                row(
+                    metric.key,
+                    number(b[metric.key]),
+                    number(lb[metric.key]),
+                    number(change),
+                    "difference",
+                    metric.paper or "",
+                )
     if "frequency_by_length" in b:
         for label, bv in b["frequency_by_length"].items():
             lv = lb["frequency_by_length"][label]
             for field in ("mean", "median", "distinct"):
                 change = ch.get("frequency_by_length", {}).get(label) if field == "mean" else None
-                row(f"frequency_by_length {label} {field}", number(bv[field]), number(lv[field]), percent(change), "%",
-                    (_bucket_prediction(label) or "") if field == "mean" else "")
+                row(
+                    f"frequency_by_length {label} {field}",
+                    number(bv[field]),
+                    number(lv[field]),
+                    percent(change),
+                    "%",
+                    (_bucket_prediction(label) or "") if field == "mean" else "",
+                )
     for label, points in ch["length_share_points"].items():
         bn, ln = b["length_buckets"][label], lb["length_buckets"][label]
         row(f"bucket {label}", bn, ln, percent(ratio(ln, bn)) if bn else "", "%")

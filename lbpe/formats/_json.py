@@ -7,7 +7,7 @@ nesting, every failure a :class:`~lbpe.errors.VocabFormatError` naming the file.
 Traceback (most recent call last):
 ...
 lbpe.errors.VocabFormatError: x.json: the key 'a' appears twice in one JSON object; each key may appear once (remove the repeated entry)
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 
@@ -68,7 +68,8 @@ def load_json(data: bytes, *, source: str) -> Any:
         return json.loads(text, object_pairs_hook=_unique, parse_constant=_constant)
     except json.JSONDecodeError as exc:
         raise VocabFormatError(
-            source, f"not valid JSON: {exc.msg} (column {exc.colno}); is the file complete and really JSON?",
+            source,
+            f"not valid JSON: {exc.msg} (column {exc.colno}); is the file complete and really JSON?",
             line=exc.lineno,
         ) from None
     except _Repeated as exc:
@@ -79,7 +80,8 @@ def load_json(data: bytes, *, source: str) -> Any:
         ) from None
     except _NotANumber as exc:
         raise VocabFormatError(
-            source, f"the JSON contains {exc.args[0]}, which is not a JSON number; ids and values must be finite numbers"
+            source,
+            f"the JSON contains {exc.args[0]}, which is not a JSON number; ids and values must be finite numbers",
         ) from None
     except RecursionError:
         raise VocabFormatError(source, "JSON nested too deeply to be a vocabulary (hundreds of levels)") from None

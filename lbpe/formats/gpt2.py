@@ -15,7 +15,11 @@ __all__ = ["byte_to_char", "char_to_byte", "parse_gpt2", "parse_merges_text"]
 
 
 def _byte_to_char() -> dict[int, str]:
-    visible = [*range(ord("!"), ord("~") + 1), *range(ord("\xa1"), ord("\xac") + 1), *range(ord("\xae"), ord("\xff") + 1)]
+    visible = [
+        *range(ord("!"), ord("~") + 1),
+        *range(ord("\xa1"), ord("\xac") + 1),
+        *range(ord("\xae"), ord("\xff") + 1),
+    ]
     table = {b: chr(b) for b in visible}
     extra = 0
     for b in range(256):
@@ -59,7 +63,9 @@ def parse_merges_text(text: str, *, source: str) -> list[tuple[int, str, str]]:
     return merges
 
 
-def parse_gpt2(encoder_json: bytes, vocab_bpe: bytes, *, encoder_source: str, merges_source: str, name: str = "") -> Vocab:
+def parse_gpt2(
+    encoder_json: bytes, vocab_bpe: bytes, *, encoder_source: str, merges_source: str, name: str = ""
+) -> Vocab:
     """Build the vocabulary from the two files' bytes.
 
     Tokens of the form ``<|...|>`` in ``encoder.json`` become special tokens. Merge priority is
@@ -79,7 +85,8 @@ def parse_gpt2(encoder_json: bytes, vocab_bpe: bytes, *, encoder_source: str, me
     for text, i in encoder.items():
         if not isinstance(i, int) or isinstance(i, bool) or i < 0:
             raise VocabFormatError(
-                encoder_source, f"token {text[:40]!r} has id {i!r:.40} ({json_type(i)}); ids must be non-negative integers"
+                encoder_source,
+                f"token {text[:40]!r} has id {i!r:.40} ({json_type(i)}); ids must be non-negative integers",
             )
         if text.startswith("<|") and text.endswith("|>") and len(text) > 4:
             special[text] = i
@@ -109,7 +116,8 @@ def parse_gpt2(encoder_json: bytes, vocab_bpe: bytes, *, encoder_source: str, me
         if (a, b) in merges:
             raise VocabFormatError(
                 merges_source,
-                f"merge '{left[:40]} {right[:40]}' appears twice (first on line {merge_line[(a, b)]}); each pair may appear once",
+                f"merge '{left[:40]} {right[:40]}' appears twice (first on line {merge_line[(a, b)]}); "
+                "each pair may appear once",
                 line=lineno,
             )
         merges[(a, b)] = rank

@@ -131,7 +131,7 @@ def _added_tokens(value: Any) -> list[dict]:
     ids: dict[int, str] = {}
     for n, a in enumerate(value, 1):
         if not isinstance(a, dict):
-            raise ValueError(f"added token #{n} is {json_type(a)}; expected an object with \"content\" and \"id\"")
+            raise ValueError(f'added token #{n} is {json_type(a)}; expected an object with "content" and "id"')
         content, i = a.get("content"), a.get("id")
         if not isinstance(content, str) or not content:
             raise ValueError(f"added token #{n} has content {content!r:.40}; expected a non-empty string")
@@ -229,12 +229,16 @@ def _build(spec: Any, *, source: str, name: str) -> Tokenizer:
         a, b = key_of(parts[0]), key_of(parts[1])
         for needed in (a, b, a + b):
             if needed not in tokens:
-                raise ValueError(f"merge #{rank + 1} {parts[0][:40]!r} + {parts[1][:40]!r} needs the token "
-                                 f"{needed[:60]!r}, which is not in the vocabulary")
+                raise ValueError(
+                    f"merge #{rank + 1} {parts[0][:40]!r} + {parts[1][:40]!r} needs the token "
+                    f"{needed[:60]!r}, which is not in the vocabulary"
+                )
         first = merges.setdefault((a, b), rank)
         if first != rank:
-            raise ValueError(f"merge #{rank + 1} {parts[0][:40]!r} + {parts[1][:40]!r} repeats merge #{first + 1}; "
-                             "each pair may appear once in model.merges")
+            raise ValueError(
+                f"merge #{rank + 1} {parts[0][:40]!r} + {parts[1][:40]!r} repeats merge #{first + 1}; "
+                "each pair may appear once in model.merges"
+            )
 
     unk_text = model.get("unk_token")
     unk = None
@@ -284,6 +288,7 @@ def _build(spec: Any, *, source: str, name: str) -> Tokenizer:
 
 # ---- normalizers ----
 
+
 def _normalizer(node: Any) -> norm.Normalizer | None:
     if node is None:
         return None
@@ -294,8 +299,10 @@ def _normalizer(node: Any) -> norm.Normalizer | None:
     if kind == "Lowercase":
         return norm.Lowercase()
     if kind == "Strip":
-        return norm.Strip(left=_flag(node, "strip_left", True, "Strip normalizer"),
-                          right=_flag(node, "strip_right", True, "Strip normalizer"))
+        return norm.Strip(
+            left=_flag(node, "strip_left", True, "Strip normalizer"),
+            right=_flag(node, "strip_right", True, "Strip normalizer"),
+        )
     if kind == "Prepend":
         return norm.Prepend(_str(node, "prepend", None, "Prepend normalizer"))
     if kind == "Replace":
@@ -322,6 +329,7 @@ def _pattern(node: Any) -> tuple[str, bool, str]:
 
 # ---- pre-tokenizers ----
 
+
 def _simplify(splitter: sp.Splitter | None) -> sp.Splitter | None:
     """Drop steps that cannot change anything and unwrap one-step sequences, so that the
     common "one regex, then byte mapping" files take the fast ``findall`` path."""
@@ -336,6 +344,7 @@ def _simplify(splitter: sp.Splitter | None) -> sp.Splitter | None:
 
 def _is_noop(splitter: sp.Splitter) -> bool:
     return isinstance(splitter, sp.ByteLevel) and not splitter.add_prefix_space and splitter.regex is None
+
 
 def _has_byte_level(node: Any) -> bool:
     if not isinstance(node, dict):
@@ -352,8 +361,10 @@ def _pretokenizer(node: Any) -> sp.Splitter | None:
     node = _obj(node, "pre_tokenizer")
     kind = node.get("type")
     if kind == "ByteLevel":
-        return sp.ByteLevel(add_prefix_space=_flag(node, "add_prefix_space", True, "ByteLevel pre-tokenizer"),
-                            use_regex=_flag(node, "use_regex", True, "ByteLevel pre-tokenizer"))
+        return sp.ByteLevel(
+            add_prefix_space=_flag(node, "add_prefix_space", True, "ByteLevel pre-tokenizer"),
+            use_regex=_flag(node, "use_regex", True, "ByteLevel pre-tokenizer"),
+        )
     if kind == "Split":
         raw = _obj(node.get("pattern"), "Split pattern").get("Regex")
         behavior = _str(node, "behavior", "Isolated", "Split pre-tokenizer")
@@ -371,9 +382,11 @@ def _pretokenizer(node: Any) -> sp.Splitter | None:
         scheme = node.get("prepend_scheme")
         if scheme is None:  # files from before prepend_scheme existed
             scheme = "always" if _flag(node, "add_prefix_space", True, what) else "never"
-        return sp.Metaspace(replacement=_str(node, "replacement", "\u2581", what, one_char=True),
-                            prepend_scheme=_str(node, "prepend_scheme", scheme, what),
-                            split=_flag(node, "split", True, what))
+        return sp.Metaspace(
+            replacement=_str(node, "replacement", "\u2581", what, one_char=True),
+            prepend_scheme=_str(node, "prepend_scheme", scheme, what),
+            split=_flag(node, "split", True, what),
+        )
     if kind == "Punctuation":
         return sp.Punctuation(behavior=_str(node, "behavior", "Isolated", "Punctuation pre-tokenizer"))
     if kind == "WhitespaceSplit":
@@ -385,6 +398,7 @@ def _pretokenizer(node: Any) -> sp.Splitter | None:
 
 
 # ---- post-processor ----
+
 
 def _post_processor(node: Any, ids: dict[str, int]) -> tuple[list[int], list[int]]:
     if node is None:
@@ -456,14 +470,18 @@ def _decoder(node: Any) -> Step | None:
     if kind == "Replace":
         pattern, is_regex, raw = _pattern(node.get("pattern"))
         regex = (
-            UserRegex(pattern, what="the Replace decoder's pattern", shown=raw) if is_regex else re.compile(re.escape(pattern))
+            UserRegex(pattern, what="the Replace decoder's pattern", shown=raw)
+            if is_regex
+            else re.compile(re.escape(pattern))
         )
         content = _str(node, "content", None, "Replace decoder")
         return functools.partial(_replace_step, regex, content)
     if kind == "Metaspace":
         what = "Metaspace decoder"
         replacement = _str(node, "replacement", "\u2581", what, one_char=True)
-        scheme = _str(node, "prepend_scheme", "always" if _flag(node, "add_prefix_space", True, what) else "never", what)
+        scheme = _str(
+            node, "prepend_scheme", "always" if _flag(node, "add_prefix_space", True, what) else "never", what
+        )
         return _metaspace_step(replacement, scheme != "never")
     if kind == "Sequence":
         steps = [_decoder(n) for n in _list(node, "decoders", "Sequence decoder")]

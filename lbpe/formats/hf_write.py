@@ -61,14 +61,22 @@ if TYPE_CHECKING:
     from lbpe.tokenizer import Tokenizer
 
 __all__ = [
-    "hf_regex", "SCAFFOLD_KEY", "PATTERN_KEY", "rank_merges", "tokenizer_json", "tokenizer_json_of",
-    "llama_tokenizer_json", "to_tokenizer_json", "write_tokenizer_json",
+    "hf_regex",
+    "SCAFFOLD_KEY",
+    "PATTERN_KEY",
+    "rank_merges",
+    "tokenizer_json",
+    "tokenizer_json_of",
+    "llama_tokenizer_json",
+    "to_tokenizer_json",
+    "write_tokenizer_json",
 ]
 
 #: Key in ``"model"`` holding the scaffold map (see the module documentation).
 SCAFFOLD_KEY = "lbpe_scaffold"
 #: Key in ``"model"`` holding the pre-tokeniser preset name.
 PATTERN_KEY = "lbpe_pattern"
+
 
 def _preset(pattern: str) -> tuple[str, str]:
     """``(canonical name, Oniguruma regex)`` of a preset lbpe writes (``LbpeError`` for anything else)."""
@@ -241,7 +249,9 @@ def _sentencepiece_form(
     entries: dict[str, int] = {t: i for t, i in vocab.special.items()}
     entries.update((f"<0x{b:02X}>", i) for b, i in (vocab.byte_fallback or {}).items())
     entries.update((token.decode("utf-8"), i) for token, i in vocab.tokens.items())
-    merges = [[a.decode("utf-8"), b.decode("utf-8")] for (a, b), _ in sorted(vocab.merges.items(), key=lambda kv: kv[1])]
+    merges = [
+        [a.decode("utf-8"), b.decode("utf-8")] for (a, b), _ in sorted(vocab.merges.items(), key=lambda kv: kv[1])
+    ]
     decoders: list[dict[str, Any]] = []
     if space != " ":
         decoders.append({"type": "Replace", "pattern": {"String": space}, "content": " "})
@@ -299,15 +309,24 @@ def llama_tokenizer_json(vocab: Vocab) -> dict[str, Any]:
     from lbpe.normalize import SentencePieceNormalizer
 
     if vocab.unit != "char" or vocab.byte_fallback is None:
-        raise LbpeError("style='llama' writes character-level vocabularies with byte fallback (lbpe.train(style='llama'))")
+        raise LbpeError(
+            "style='llama' writes character-level vocabularies with byte fallback (lbpe.train(style='llama'))"
+        )
     norm = SentencePieceNormalizer(b"", add_dummy_prefix=True, remove_extra_whitespaces=False)
     bos = [vocab.special["<s>"]] if "<s>" in vocab.special else []
     return _sentencepiece_form(vocab, norm, bos=bos, added_tokens={})
 
 
 def _added(text: str, i: int, *, special: bool) -> dict[str, Any]:
-    return {"id": i, "content": text, "single_word": False, "lstrip": False, "rstrip": False,
-            "normalized": False, "special": special}
+    return {
+        "id": i,
+        "content": text,
+        "single_word": False,
+        "lstrip": False,
+        "rstrip": False,
+        "normalized": False,
+        "special": special,
+    }
 
 
 def tokenizer_json_of(tok: Tokenizer) -> dict[str, Any]:

@@ -181,7 +181,9 @@ def _build(data: bytes, *, source: str, name: str) -> Tokenizer:
         if score != score or score in (float("inf"), float("-inf")):
             raise _Corrupt(f"piece {i} ({text[:40]!r}) has score {score}; scores must be finite numbers")
         if kind == UNUSED:
-            raise VocabFormatError(source, f"piece {i} ({text[:40]!r}) is UNUSED; models with unused pieces are not supported")
+            raise VocabFormatError(
+                source, f"piece {i} ({text[:40]!r}) is UNUSED; models with unused pieces are not supported"
+            )
         if kind in (NORMAL, USER_DEFINED):
             if not text:
                 raise _Corrupt(f"piece {i} is empty")
@@ -247,8 +249,9 @@ def _build(data: bytes, *, source: str, name: str) -> Tokenizer:
     byte_of = {i: b for b, i in fallback.items()}
 
     # a partial of a module-level function, so the Tokenizer pickles
-    decode = functools.partial(_decode, surfaces=surfaces, byte_of=byte_of, space="\u2581" if escape else " ",
-                               dummy=dummy, squeeze=extra_ws)
+    decode = functools.partial(
+        _decode, surfaces=surfaces, byte_of=byte_of, space="\u2581" if escape else " ", dummy=dummy, squeeze=extra_ws
+    )
 
     return Tokenizer(
         vocab,
@@ -292,7 +295,7 @@ def _decode(
         piece = surfaces[i] or ""
         if piece:
             if at_start and (dummy or squeeze) and piece.startswith(space):
-                piece = piece.lstrip(space) if squeeze else piece[len(space):]
+                piece = piece.lstrip(space) if squeeze else piece[len(space) :]
             at_start = at_start and squeeze and not piece
             piece = piece.replace(space, " ")
         out.append(piece)

@@ -102,7 +102,9 @@ def _parse_lines(data: bytes, source: str) -> dict[bytes, int]:
         if not rank_text.isdigit():
             raise VocabFormatError(source, f"rank {rank_text[:20]!r} is not a non-negative integer", line=lineno)
         if len(rank_text) > 18:
-            raise VocabFormatError(source, f"rank {rank_text[:20].decode()}... is too large to be a token id", line=lineno)
+            raise VocabFormatError(
+                source, f"rank {rank_text[:20].decode()}... is too large to be a token id", line=lineno
+            )
         rank = int(rank_text)
         if token in tokens:
             raise VocabFormatError(source, f"token {token[:40]!r} appears twice (again with rank {rank})", line=lineno)

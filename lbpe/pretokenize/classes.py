@@ -144,7 +144,7 @@ def _body_ranges(body: str) -> Ranges:
 # ---- Unicode data --------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def class_body(categories: str) -> str:
     """Character-class body (no brackets) for space-separated general categories such as
     ``"Lu Ll"`` (at the pinned Unicode version of :mod:`lbpe.unicode`).

@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import re
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 from lbpe.pretokenize.presets import pretokenizer_preset
 from lbpe.pretokenize.rewrite import preset_source
@@ -96,7 +96,7 @@ def compile_pattern(name: str) -> PresetPattern:
     return _compiled(pretokenizer_preset(name).name)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _compiled(name: str) -> PresetPattern:
     return PresetPattern(name)
 

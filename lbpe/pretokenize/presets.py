@@ -136,8 +136,10 @@ _TABLE = (
     ),
     PretokenizerPreset(
         "o200k_base",
-        r"[^\r\n{L}{N}]?[{Lu_Lt_Lm_Lo_M}]*[{Ll_Lm_Lo_M}]+" + _O200K_SUFFIX
-        + r"|[^\r\n{L}{N}]?[{Lu_Lt_Lm_Lo_M}]+[{Ll_Lm_Lo_M}]*" + _O200K_SUFFIX
+        r"[^\r\n{L}{N}]?[{Lu_Lt_Lm_Lo_M}]*[{Ll_Lm_Lo_M}]+"
+        + _O200K_SUFFIX
+        + r"|[^\r\n{L}{N}]?[{Lu_Lt_Lm_Lo_M}]+[{Ll_Lm_Lo_M}]*"
+        + _O200K_SUFFIX
         + r"|[{N}]{{1,3}}| ?[^{WS}{L}{N}]+[\r\n/]*|[{WS}]*[\r\n]+|[{WS}]+(?![^{WS}])|[{WS}]+",
         hf_regex=_O200K_ONIG,
         hf_spellings=(_O200K_ONIG,),
@@ -149,7 +151,8 @@ _TABLE = (
         _CONTRACTIONS_CI
         + r"|[^\r\n{L}{N}]?[{L}]+|[{N}]{{1,3}}| ?[^{WS}{L}{N}]+[\r\n]*|[{WS}]*[\r\n]+|[{WS}]+(?![^{WS}])|[{WS}]+",
         hf_spellings=(
-            r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""",
+            r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}"""
+            r"""| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""",
         ),
     ),
     # Qwen 2/2.5/3's: Llama 3's with every digit on its own.
@@ -158,7 +161,8 @@ _TABLE = (
         _CONTRACTIONS_CI
         + r"|[^\r\n{L}{N}]?[{L}]+|[{N}]| ?[^{WS}{L}{N}]+[\r\n]*|[{WS}]*[\r\n]+|[{WS}]+(?![^{WS}])|[{WS}]+",
         hf_spellings=(
-            r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""",
+            r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}"""
+            r"""| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""",
         ),
     ),
     # The LBPE paper's setup: GPT-2 style categories kept apart, every digit on its own.

@@ -80,7 +80,7 @@ __all__ = ["plain_pattern", "preset_source", "preset_pattern"]
 _HOT = (0x1F000, 0x1FAFF)  # emoji and pictographs: most astral characters of real text
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def plain_pattern(name: str) -> str:
     """The plain translation of a preset: its template with the fields filled in.
 
@@ -90,7 +90,7 @@ def plain_pattern(name: str) -> str:
     return pretokenizer_preset(name).template.format(**field_bodies())
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _engine_astral_sets() -> dict[str, Ranges]:
     """The astral code points that the running ``re`` engine puts in ``\\w``, ``\\W``, ``\\d``.
 
@@ -254,7 +254,7 @@ class _Halves:
         return self.a is not None and form.startswith(self.a)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _halves(ranges: Ranges) -> _Halves:
     return _Halves(ranges)
 
@@ -351,7 +351,7 @@ def preset_source(name: str, astral: bool) -> str:
     return _source(pretokenizer_preset(name).name, astral)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _source(name: str, astral: bool) -> str:
     alternatives = []
     for atoms in _parse_template(pretokenizer_preset(name).template, astral):

@@ -173,8 +173,9 @@ class Metaspace(Splitter):
     """HF ``Metaspace``: spaces become ``replacement`` (``▁``), a prefix is added per
     ``prepend_scheme`` and, with ``split``, each piece starts at a ``▁``."""
 
-    def __init__(self, *, replacement: str = "\u2581", prepend_scheme: str = "always", split: bool = True,
-                 first: bool = True) -> None:
+    def __init__(
+        self, *, replacement: str = "\u2581", prepend_scheme: str = "always", split: bool = True, first: bool = True
+    ) -> None:
         if prepend_scheme not in ("always", "first", "never"):
             raise LbpeError(f"unknown Metaspace prepend_scheme {prepend_scheme!r}")
         self.replacement = replacement
@@ -195,9 +196,7 @@ class Metaspace(Splitter):
             return [(replaced, 0, len(text))]
         starts = [i for i, c in enumerate(replaced) if c == self.replacement and i > 0]
         bounds = [0, *starts, len(replaced)]
-        return [
-            (replaced[a:b], max(a - shift, 0), b - shift) for a, b in zip(bounds, bounds[1:]) if b > a
-        ]
+        return [(replaced[a:b], max(a - shift, 0), b - shift) for a, b in zip(bounds, bounds[1:]) if b > a]
 
 
 class Digits(Splitter):
@@ -254,4 +253,3 @@ class Sequence(Splitter):
                         nxt.append((sub, start + min(s, end - start), start + min(e, end - start)))
             pieces = nxt
         return pieces
-
