@@ -22,7 +22,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, Literal
 
 from lbpe.metrics import RENYI_POWER
 from lbpe.stats import LONG_TOKEN, compare_json, corpus_stats
@@ -96,7 +96,8 @@ ACROSS_HEADERS = [
 ]
 
 #: Per column of :data:`ACROSS_HEADERS`: "str" or "number" (the table sorts numbers as numbers).
-ACROSS_TYPES = ["str", "str", *["number"] * (len(ACROSS_HEADERS) - 2)]
+_NUMBER: Literal["number"] = "number"
+ACROSS_TYPES: list[Literal["str", "number"]] = ["str", "str", *[_NUMBER] * (len(ACROSS_HEADERS) - 2)]
 
 
 def across_rows(summaries: Iterable[dict]) -> list[list]:

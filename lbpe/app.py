@@ -37,7 +37,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
@@ -59,6 +59,7 @@ from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset, preset_labe
 from lbpe.service import CORPUS_CHUNK_BYTES, compare_view, corpus_view, open_upload  # noqa: E402
 from lbpe.tokenizer import Tokenizer  # noqa: E402
 from lbpe.train import train as train_vocab  # noqa: E402
+from lbpe.vocab import Unit  # noqa: E402
 
 log = logging.getLogger("lbpe.app")
 
@@ -602,6 +603,7 @@ def across(text: str, file: Any = None, state: Any = None, progress: gr.Progress
             _discard(paths)
         source = paths[0].name
         _decode(data, source)  # a clear error for a file that is not UTF-8, before any work
+        texts: Any
 
         def texts(tok: Tokenizer):
             step = CORPUS_CHUNK_BYTES
@@ -683,7 +685,7 @@ def train(
         vocab = train_vocab(
             texts,
             vocab_size=size,
-            unit=unit,
+            unit=cast(Unit, unit),  # checked above
             scaffold=scaffold,
             progress=lambda done, wanted: merging(done / max(wanted, 1)),
         )

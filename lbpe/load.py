@@ -19,7 +19,7 @@ from lbpe.formats.hf import parse_tokenizer_json
 from lbpe.formats.sentencepiece import parse_sentencepiece
 from lbpe.formats.tiktoken import parse_tiktoken
 from lbpe.limits import Limits, using
-from lbpe.pretokenize import resolve_pattern
+from lbpe.pretokenize import PresetPattern, resolve_pattern
 from lbpe.pretokenize.presets import openai_encoding, openai_encoding_names
 from lbpe.tokenizer import Tokenizer
 
@@ -205,7 +205,7 @@ def _load(path: str | os.PathLike[str], pattern: str | re.Pattern[str] | None) -
     raise AssertionError(f"detect_format returned an unknown format {fmt!r}")  # pragma: no cover
 
 
-def _pattern_for(file: Path, pattern: str | re.Pattern[str]) -> re.Pattern[str]:
+def _pattern_for(file: Path, pattern: str | re.Pattern[str]) -> re.Pattern[str] | PresetPattern:
     try:
         return resolve_pattern(pattern)
     except ValueError as exc:

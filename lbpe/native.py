@@ -19,7 +19,7 @@ import functools
 import os
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
     from lbpe.vocab import Vocab
@@ -90,7 +90,21 @@ def use(name: Literal["compiled", "pure"]) -> Backend:
 _KEY = "_native_model"
 
 
-def model_for(vocab: Vocab) -> object | None:
+class CompiledModel(Protocol):
+    """What the extension's ``Model`` over one vocabulary offers (``lbpe/_native.c``)."""
+
+    def encode_text(self, *args: Any) -> Any: ...
+
+    def encode_pieces(self, *args: Any) -> Any: ...
+
+    def encode_batch(self, *args: Any) -> Any: ...
+
+    def unpack(self, data: bytes) -> Any: ...
+
+    def clear_cache(self) -> None: ...
+
+
+def model_for(vocab: Vocab) -> CompiledModel | None:
     """The compiled tables of ``vocab`` (built on first use, kept on the vocabulary), or
     ``None`` when the pure path is active."""
     if not _enabled:
@@ -102,7 +116,7 @@ def model_for(vocab: Vocab) -> object | None:
     return model
 
 
-def built_model(vocab: Vocab) -> object | None:
+def built_model(vocab: Vocab) -> CompiledModel | None:
     """The compiled tables of ``vocab`` if they were built already (never builds them)."""
     return vocab.__dict__.get(_KEY) or None
 
@@ -150,7 +164,7 @@ def pack(ids: list[list[int]]) -> bytes:
     return _extension.pack(ids)  # type: ignore[union-attr]
 
 
-def _build(vocab: Vocab) -> object | None:
+def _build(vocab: Vocab) -> CompiledModel | None:
     """The extension's Model over ``vocab``; ``None`` for a vocabulary it cannot represent
     (ids beyond 2**31, a merge whose parts are not tokens), which then stays on the pure path."""
     try:

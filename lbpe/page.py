@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Literal
 
 from lbpe import display
 from lbpe.across import ACROSS_HEADERS, ACROSS_TYPES, across_rows, across_spec, across_vocabularies
@@ -26,7 +27,7 @@ from lbpe.explain import explain as explain_span
 from lbpe.explain import explain_html, pick_span
 from lbpe.presets import VOCAB_PRESETS, load_preset, preset_path
 from lbpe.service import compare_view, open_vocabulary
-from lbpe.tokenizer import MODES, Tokenizer
+from lbpe.tokenizer import MODES, Mode, Tokenizer
 
 __all__ = [
     "preset_target",
@@ -115,12 +116,12 @@ def use_file(path: str, pattern: str = "") -> str:
     return _info(tok, "file")
 
 
-def encode(text: str, mode: str) -> str:
+def encode(text: str, mode: Mode) -> str:
     """The ids of ``text`` (special-token strings encoded as ordinary text)."""
     return json.dumps(_tok().encode(text, mode=mode, disallowed_special=()))
 
 
-def bench(text: str, mode: str, repeat: int = 3) -> str:
+def bench(text: str, mode: Mode, repeat: int = 3) -> str:
     """Encoding time of ``text``: ``{"cold", "warm", "tokens", "chars", "bytes"}`` where
     ``cold`` is the best of ``repeat`` runs each starting with empty piece caches and ``warm``
     the best of ``repeat`` runs after them (caches filled). The same code times CPython and
@@ -181,7 +182,7 @@ def compare(text: str, show_whitespace: bool = True, show_ids: bool = False, spe
         "whole": None,
     }
     if len(shown) < len(text):
-        allowed = "all" if specials else frozenset()
+        allowed: Literal["all"] | frozenset[str] = "all" if specials else frozenset()
         out["whole"] = {
             mode: len(tok.encode(text, mode=mode, allowed_special=allowed, disallowed_special=())) for mode in MODES
         }

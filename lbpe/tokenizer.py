@@ -22,13 +22,14 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from itertools import chain, compress, repeat
 from operator import is_
-from typing import Literal
+from typing import Any, Literal, cast
 
 from lbpe import native
 from lbpe.errors import DisallowedSpecialError, LbpeError
 from lbpe.model.bpe import bpe_by_merges, bpe_by_rank
 from lbpe.model.lbpe import longest_first
 from lbpe.normalize import Normalizer
+from lbpe.pretokenize.compiled import PresetPattern
 from lbpe.pretokenize.splitters import Regex, Splitter
 from lbpe.user_regex import deadline
 from lbpe.vocab import Vocab
@@ -101,7 +102,7 @@ class Tokenizer:
     def __init__(
         self,
         vocab: Vocab,
-        pretokenizer: str | re.Pattern[str] | Splitter,
+        pretokenizer: str | re.Pattern[str] | PresetPattern | Splitter,
         *,
         name: str = "",
         normalizer: Normalizer | None = None,
@@ -304,9 +305,10 @@ class Tokenizer:
     def _bpe_units(self, units: bytes | str) -> list:
         """Classic BPE of a piece's units (no whole-piece shortcut, no scaffold splitting)."""
         vocab = self.vocab
-        if vocab.merges is None:
+        merges = vocab.unit_merges
+        if merges is None:
             return bpe_by_rank(units, vocab.units)
-        return bpe_by_merges(units, vocab.unit_merges)
+        return bpe_by_merges(units, merges)
 
     def _lbpe_units(self, units: bytes | str) -> list:
         return longest_first(units, self.vocab.prefix_index, self.vocab.max_len)
@@ -336,7 +338,7 @@ class Tokenizer:
                             cache.clear()
                         cache[part] = keys
                     found[k] = keys
-        return list(chain.from_iterable(found))
+        return list(chain.from_iterable(cast("list[tuple]", found)))  # every part is found now
 
     def _key_ids(self, keys: Sequence) -> list[int]:
         """Ids of the model's keys; a character with no token takes the fallback ids."""
@@ -420,7 +422,7 @@ class Tokenizer:
         if None in found:
             try:
                 # each distinct new piece once, in order of first appearance
-                new = dict.fromkeys(compress(pieces, map(is_, found, repeat(None))))
+                new: dict[str, Any] = dict.fromkeys(compress(pieces, map(is_, found, repeat(None))))
                 for piece in new:
                     new[piece] = tuple(key_ids(split(piece)))
             except UnicodeEncodeError:
@@ -431,7 +433,7 @@ class Tokenizer:
             for piece, ids in new.items():
                 if len(piece) <= _CACHED_PIECE_CHARS and len(cache) < limit:
                     cache[piece] = ids
-        return list(chain.from_iterable(found))
+        return list(chain.from_iterable(cast("list[tuple[int, ...]]", found)))
 
     def _without_surrogates(self, text: str, mode: Mode) -> list[int]:
         """Lone surrogates cannot be UTF-8 encoded: encode the text with them replaced by
@@ -585,7 +587,7 @@ class Tokenizer:
         disallowed = specials.keys() - allowed if disallowed_special == "all" else set(disallowed_special)
         chunks: list[tuple[bool, str]] = []
         pos = 0
-        for m in self._special_regex.finditer(text, first.start()):
+        for m in cast("re.Pattern[str]", self._special_regex).finditer(text, first.start()):
             found = m.group()
             if found in disallowed:
                 raise DisallowedSpecialError(found)
@@ -772,7 +774,7 @@ def _moved(seg: Segment, start: int, end: int) -> Segment:
 def _check_mode(mode: str) -> Mode:
     if mode not in MODES:
         raise LbpeError(f"mode must be 'bpe' or 'lbpe', not {mode!r}")
-    return mode  # type: ignore[return-value]
+    return mode
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

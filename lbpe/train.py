@@ -138,7 +138,7 @@ import os
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from typing import Union
+from typing import Any, Union
 
 from lbpe.errors import LbpeError
 from lbpe.pretokenize import PresetPattern, resolve_pattern
@@ -695,6 +695,8 @@ def _merge(
             else:
                 s.add(wi)
     sp_order = valid is not None
+    # (-count, kind, tie-break, tie-break, key): a pair's key is (left id, right id), a scaffold token's its id
+    heap: list[tuple[Any, ...]]
     if sp_order:
         heap = [(-c, _PAIR, len(t), t, p) for p, c in pair_count.items() for t in (names[p[0]] + names[p[1]],)]
     else:
@@ -863,11 +865,11 @@ def _apply_merge(
             else:
                 heapq.heappush(heap, (-cur, _PAIR, names[p[0]], names[p[1]], p))
     for p, s in gained.items():
-        old = where.get(p)
-        if old is None:
+        had = where.get(p)
+        if had is None:
             where[p] = s
         else:
-            old |= s
+            had |= s
     return applied
 
 

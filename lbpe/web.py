@@ -113,10 +113,10 @@ class _Sources:
                 ) from None
             self._index = {}
             pos = 0
-            for path, _ in entries:
+            for name, _ in entries:
                 header_end = blobs.index(b"\n", pos)
                 size = int(blobs[pos:header_end].split()[2])
-                self._index[path] = blobs[header_end + 1 : header_end + 1 + size]
+                self._index[name] = blobs[header_end + 1 : header_end + 1 + size]
                 pos = header_end + 1 + size + 1
         return self._index
 

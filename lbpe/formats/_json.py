@@ -50,7 +50,8 @@ def json_type(value: Any) -> str:
         return "an integer"
     if isinstance(value, float):
         return "a fractional number"
-    return {str: "a string", list: "an array", dict: "an object"}.get(type(value), "null")
+    names: dict[type, str] = {str: "a string", list: "an array", dict: "an object"}
+    return names.get(type(value), "null")
 
 
 def load_json(data: bytes, *, source: str) -> Any:

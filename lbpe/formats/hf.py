@@ -172,11 +172,11 @@ def _build(spec: Any, *, source: str, name: str) -> Tokenizer:
         raise VocabFormatError(source, problem)
     special_texts = {a["content"]: a["id"] for a in added if a.get("special")}
     plain_added = {a["content"]: a["id"] for a in added if not a.get("special")}
-    for a in added:
-        if a.get("single_word"):
-            raise _Refused(f"added token {a['content']!r} uses single_word, which is not supported")
-        if a.get("lstrip") or a.get("rstrip"):
-            raise _Refused(f"added token {a['content']!r} uses lstrip/rstrip, which is not supported")
+    for entry in added:
+        if entry.get("single_word"):
+            raise _Refused(f"added token {entry['content']!r} uses single_word, which is not supported")
+        if entry.get("lstrip") or entry.get("rstrip"):
+            raise _Refused(f"added token {entry['content']!r} uses lstrip/rstrip, which is not supported")
 
     def key_of(text: str) -> bytes:
         if not byte_level:
@@ -309,8 +309,8 @@ def _normalizer(node: Any) -> norm.Normalizer | None:
         pattern, is_regex, raw = _pattern(node.get("pattern"))
         return norm.Replace(pattern, _str(node, "content", None, "Replace normalizer"), regex=is_regex, shown=raw)
     if kind == "Sequence":
-        steps = [_normalizer(n) for n in _list(node, "normalizers", "Sequence normalizer")]
-        steps = [s for s in steps if s is not None]
+        found = [_normalizer(n) for n in _list(node, "normalizers", "Sequence normalizer")]
+        steps = [s for s in found if s is not None]
         return norm.Sequence(steps) if steps else None
     raise _Refused(f"normalizer {kind!r} is not supported")
 
@@ -334,8 +334,8 @@ def _simplify(splitter: sp.Splitter | None) -> sp.Splitter | None:
     """Drop steps that cannot change anything and unwrap one-step sequences, so that the
     common "one regex, then byte mapping" files take the fast ``findall`` path."""
     if isinstance(splitter, sp.Sequence):
-        steps = [_simplify(s) for s in splitter.steps]
-        steps = [s for s in steps if s is not None and not _is_noop(s)]
+        simple = [_simplify(s) for s in splitter.steps]
+        steps = [s for s in simple if s is not None and not _is_noop(s)]
         if not steps:
             return None
         return steps[0] if len(steps) == 1 else sp.Sequence(steps)
@@ -370,7 +370,7 @@ def _pretokenizer(node: Any) -> sp.Splitter | None:
         behavior = _str(node, "behavior", "Isolated", "Split pre-tokenizer")
         invert = _flag(node, "invert", False, "Split pre-tokenizer")
         # A Split regex that equals a preset (PretokenizerPreset.hf_spellings) gets its fast pattern.
-        preset = preset_of_hf_regex(raw)
+        preset = preset_of_hf_regex(raw) if isinstance(raw, str) else None
         if preset is not None and (behavior, invert) in (("Isolated", False), ("Removed", True)):
             return sp.Regex(preset.name)
         pattern, is_regex, raw = _pattern(node["pattern"])

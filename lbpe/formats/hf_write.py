@@ -101,7 +101,7 @@ class _Below(dict):
     def __init__(self, ranks: Mapping[bytes, int], limit: int) -> None:
         self.ranks, self.limit = ranks, limit
 
-    def get(self, key, default=None):  # type: ignore[override]
+    def get(self, key, default=None):
         rank = self.ranks.get(key)
         return rank if rank is not None and rank < self.limit else default
 

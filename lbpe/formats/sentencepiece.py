@@ -52,7 +52,7 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
             raise _Corrupt("varint longer than 10 bytes")
 
 
-def read_fields(data: bytes) -> Iterator[tuple[int, int, object]]:
+def read_fields(data: bytes) -> Iterator[tuple[int, int, int | bytes]]:
     """Yield ``(field number, wire type, value)`` of one protobuf message.
 
     Values: ``int`` for varints, ``bytes`` for length-delimited fields and for fixed32/fixed64.
@@ -60,6 +60,7 @@ def read_fields(data: bytes) -> Iterator[tuple[int, int, object]]:
     pos = 0
     n = len(data)
     while pos < n:
+        value: int | bytes
         key, pos = _varint(data, pos)
         field, wire = key >> 3, key & 7
         if field == 0:
@@ -82,6 +83,13 @@ def read_fields(data: bytes) -> Iterator[tuple[int, int, object]]:
         else:
             raise _Corrupt(f"unsupported wire type {wire} (field {field})")
         yield field, wire, value
+
+
+def _bytes(value: int | bytes) -> bytes:
+    """A length-delimited field's bytes (the callers have checked its wire type)."""
+    if not isinstance(value, bytes):
+        raise _Corrupt("a length-delimited field holds a number")
+    return value
 
 
 def _text(value: object, what: str) -> str:
@@ -116,18 +124,18 @@ def _build(data: bytes, *, source: str, name: str) -> Tokenizer:
     for field, wire, value in read_fields(data):
         if field == 1 and wire == 2:
             text, score, kind = "", 0.0, NORMAL
-            for f, w, v in read_fields(value):  # type: ignore[arg-type]
+            for f, w, v in read_fields(_bytes(value)):
                 if f == 1 and w == 2:
                     text = _text(v, "a piece")
                 elif f == 2 and w == 5:
-                    score = struct.unpack("<f", v)[0]  # type: ignore[arg-type]
+                    score = struct.unpack("<f", _bytes(v))[0]
                 elif f == 3 and w == 0:
-                    kind = int(v)  # type: ignore[arg-type]
+                    kind = int(v)
             pieces.append((text, score, kind))
         elif field == 2 and wire == 2:
-            trainer = value  # type: ignore[assignment]
+            trainer = _bytes(value)
         elif field == 3 and wire == 2:
-            normalizer = value  # type: ignore[assignment]
+            normalizer = _bytes(value)
     if not pieces:
         raise _Corrupt("no pieces")
     problem = vocab_problem(len(pieces))
@@ -143,27 +151,27 @@ def _build(data: bytes, *, source: str, name: str) -> Tokenizer:
         if w != 0:
             continue
         if f == 3:
-            model_type = int(v)  # type: ignore[arg-type]
+            model_type = int(v)
         elif f == 35:
             byte_fallback = bool(v)
         elif f == 24:
             ws_suffix = bool(v)
         elif f == 40:
-            unk_id = _signed32(int(v))  # type: ignore[arg-type]
+            unk_id = _signed32(int(v))
         elif f == 41:
-            bos_id = _signed32(int(v))  # type: ignore[arg-type]
+            bos_id = _signed32(int(v))
         elif f == 42:
-            eos_id = _signed32(int(v))  # type: ignore[arg-type]
+            eos_id = _signed32(int(v))
     if model_type != 2:
-        kind = _MODEL_TYPES.get(model_type, str(model_type))
-        raise VocabFormatError(source, f"SentencePiece model type {kind} is not supported (BPE only)")
+        type_name = _MODEL_TYPES.get(model_type, str(model_type))
+        raise VocabFormatError(source, f"SentencePiece model type {type_name} is not supported (BPE only)")
     if ws_suffix:
         raise VocabFormatError(source, "treat_whitespace_as_suffix models are not supported")
 
     charsmap, dummy, extra_ws, escape = b"", True, True, True
     for f, w, v in read_fields(normalizer):
         if f == 2 and w == 2:
-            charsmap = v  # type: ignore[assignment]
+            charsmap = _bytes(v)
         elif f == 3 and w == 0:
             dummy = bool(v)
         elif f == 4 and w == 0:

@@ -75,7 +75,7 @@ def _well_formed(data: bytes) -> dict[bytes, int] | None:
 
 
 def _strict_b64(encoded: bytes) -> bytes:
-    return binascii.a2b_base64(encoded, strict_mode=True)
+    return binascii.a2b_base64(encoded, strict_mode=True)  # type: ignore[call-arg]  # Python 3.11+, typeshed for 3.10
 
 
 def _parse_lines(data: bytes, source: str) -> dict[bytes, int]:

@@ -23,7 +23,7 @@ from collections.abc import Sequence as Seq
 
 from lbpe.errors import LbpeError
 from lbpe.pretokenize.classes import WHITE_SPACE, class_body
-from lbpe.pretokenize.compiled import compile_pattern, resolve_pattern
+from lbpe.pretokenize.compiled import PresetPattern, compile_pattern, resolve_pattern
 from lbpe.user_regex import UserRegex, deadline
 
 __all__ = [
@@ -55,9 +55,9 @@ class Splitter:
 class Regex(Splitter):
     """Pieces are the matches of a stdlib pattern (tiktoken-style pre-tokenisation)."""
 
-    def __init__(self, pattern: re.Pattern[str] | str) -> None:
+    def __init__(self, pattern: re.Pattern[str] | PresetPattern | str) -> None:
         self.pattern = resolve_pattern(pattern)
-        self.findall = self.pattern.findall  # type: ignore[method-assign]
+        self.findall = self.pattern.findall  # type: ignore[method-assign, assignment]  # the C method, for speed
 
     def split(self, text: str) -> list[Piece]:
         return [(m.group(), m.start(), m.end()) for m in self.pattern.finditer(text)]
