@@ -85,6 +85,24 @@ def _change_label(change: float | None, lbpe_count: int) -> str:
     return signed(change, percent=True).replace(".0%", "%")
 
 
+#: What both bar charts' axes look like.
+_AXIS = {"gridcolor": "rgba(128,128,128,0.25)", "zerolinecolor": "rgba(128,128,128,0.4)", "automargin": True}
+
+
+def _bar_layout(height: int, title: str | None) -> dict[str, Any]:
+    """The layout both bar charts share: grouped bars, transparent background, the legend on top."""
+    return {
+        "barmode": "group",
+        "bargap": 0.2,
+        "height": height,
+        "margin": {"l": 60, "r": 20, "t": 70 if title else 40, "b": 50},
+        "font": {"family": "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif", "size": 13},
+        "paper_bgcolor": "rgba(0,0,0,0)",
+        "plot_bgcolor": "rgba(0,0,0,0)",
+        "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": 1.0, "yanchor": "bottom"},
+    }
+
+
 def plotly_spec(shift: LengthShift, *, title: str | None = None, height: int = 520) -> dict:
     """A plain Plotly figure (``{"data": [...], "layout": {...}}``, JSON-able) of a shift.
 
@@ -126,16 +144,9 @@ def plotly_spec(shift: LengthShift, *, title: str | None = None, height: int = 5
                 "hovertemplate": f"{MODE_NAMES[mode]}, length %{{x}}: %{{y}} tokens<extra></extra>",
             }
         )
-    axis = {"gridcolor": "rgba(128,128,128,0.25)", "zerolinecolor": "rgba(128,128,128,0.4)", "automargin": True}
+    axis = dict(_AXIS)
     layout: dict[str, Any] = {
-        "barmode": "group",
-        "bargap": 0.2,
-        "height": height,
-        "margin": {"l": 60, "r": 20, "t": 70 if title else 40, "b": 50},
-        "font": {"family": "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif", "size": 13},
-        "paper_bgcolor": "rgba(0,0,0,0)",
-        "plot_bgcolor": "rgba(0,0,0,0)",
-        "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": 1.0, "yanchor": "bottom"},
+        **_bar_layout(height, title),
         "xaxis": {
             **axis,
             "domain": [0, 1],
@@ -200,16 +211,9 @@ def frequency_spec(summary: dict, *, title: str | None = None, height: int = 420
             text = ["" if change.get(k) is None else signed(change[k], percent=True) for k in labels]
             trace.update(text=text, textposition="outside", cliponaxis=False, textfont={"size": 12})
         data.append(trace)
-    axis = {"gridcolor": "rgba(128,128,128,0.25)", "zerolinecolor": "rgba(128,128,128,0.4)", "automargin": True}
+    axis = dict(_AXIS)
     layout: dict[str, Any] = {
-        "barmode": "group",
-        "bargap": 0.2,
-        "height": height,
-        "margin": {"l": 60, "r": 20, "t": 70 if title else 40, "b": 50},
-        "font": {"family": "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif", "size": 13},
-        "paper_bgcolor": "rgba(0,0,0,0)",
-        "plot_bgcolor": "rgba(0,0,0,0)",
-        "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": 1.0, "yanchor": "bottom"},
+        **_bar_layout(height, title),
         "xaxis": {**axis, "type": "category", "title": {"text": f"token length in {unit}, the paper's buckets"}},
         "yaxis": {**axis, "type": "log", "title": {"text": "occurrences per distinct token (log)"}},
     }
