@@ -381,7 +381,10 @@ def test_explain_over_the_api_equals_lbpe(client, name):
     ex = explain(tok, " Capitals")
     assert steps == json.loads(json.dumps(ex.to_json())) and html == explain_html(ex)
     assert steps["bpe_tokens"] == len(tok.encode(" Capitals", mode="bpe"))
-    assert [p["lbpe"]["ids"] for p in steps["pieces"]] == [tok.encode(p, mode="lbpe") for p in tok.pieces(" Capitals")]
+    assert [i for p in steps["pieces"] for i in p["lbpe"]["ids"]] == tok.encode(" Capitals", mode="lbpe")
+    if tok.normalizer is None:  # the pieces are text the encoder takes as it is: each encodes alone alike
+        alone = [tok.encode(p, mode="lbpe") for p in tok.pieces(" Capitals")]
+        assert [p["lbpe"]["ids"] for p in steps["pieces"]] == alone
     assert client.predict(" Capitals", name, 1, api_name="/explain_frame") == explain_html(ex, 1)
     text = "The Capitals of Europe"
     assert client.predict(text, f"{text.index('Eu')}:1", name, api_name="/explain_click") == " Europe"
