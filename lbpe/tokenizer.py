@@ -31,6 +31,7 @@ from lbpe.model.lbpe import longest_first
 from lbpe.normalize import Normalizer
 from lbpe.pretokenize.compiled import PresetPattern
 from lbpe.pretokenize.splitters import Regex, Splitter
+from lbpe.pretokenize.splitters import Sequence as Steps
 from lbpe.user_regex import deadline
 from lbpe.vocab import Vocab
 
@@ -197,7 +198,7 @@ class Tokenizer:
     def _continued(self) -> Tokenizer | None:
         cont = self.normalizer.continued() if self.normalizer is not None else None
         splitter = self._splitter
-        if cont is None or type(splitter).__name__ != "Sequence" or getattr(splitter, "steps", None):
+        if cont is None or not isinstance(splitter, Steps) or splitter.steps:  # no pre-tokeniser only
             return None
         # a line end that no token and no added token contains cannot be crossed by a merge or an
         # LBPE span (lbpe.model.cuts), so the text after it encodes on its own

@@ -117,7 +117,6 @@ def test_importlib_and_subprocess_only_where_allowed():
         "vocab.py",
         "tokenizer.py",
         "normalize.py",
-        "splitters.py",
         "limits.py",
         "errors.py",
         *[f"pretokenize/{p.name}" for p in (PACKAGE / "pretokenize").glob("*.py")],

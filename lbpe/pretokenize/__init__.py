@@ -14,7 +14,7 @@ One module per concept, as HF ``tokenizers`` has one folder per stage:
 * :mod:`lbpe.pretokenize.onig` -- the Oniguruma -> ``re`` translation of ``tokenizer.json``
   regexes;
 * :mod:`lbpe.pretokenize.splitters` -- the composable HF pre-tokenisers (Split, ByteLevel,
-  Metaspace, ...; also importable as :mod:`lbpe.splitters`).
+  Metaspace, ...).
 
 The OpenAI patterns are written for engines with ``\\p{..}`` Unicode classes and possessive
 quantifiers. The presets rewrite them for the standard library ``re`` module so that the same
