@@ -55,13 +55,9 @@ def _read_text(name: str) -> str:
         source = name
     if limit and len(data) > limit:  # standard input, a pipe or a device: no size up front
         limits.check("text_bytes", len(data), f"{source} (at least)", hint=_STREAM_HINT)
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise LbpeError(
-            f"{source}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
-            "convert it to UTF-8 first (e.g. iconv -t UTF-8)"
-        ) from None
+    from lbpe.service.files import decode_text
+
+    return decode_text(data, source)
 
 
 def _loader(args: argparse.Namespace):
@@ -125,18 +121,11 @@ def _cmd_explain(args: argparse.Namespace, out: TextIO) -> None:
 def _cmd_train(args: argparse.Namespace, out: TextIO) -> None:
     from pathlib import Path
 
-    from lbpe.documents import input_bytes  # corpus modules load only for commands that read corpora
-    from lbpe.formats.hf_write import hf_regex, write_tokenizer_json, write_transformers_config
-    from lbpe.train import train
+    from lbpe.formats.hf_write import write_tokenizer_json, write_transformers_config
+    from lbpe.service import check_train_options, train_view
 
     llama = args.style == "llama"
-    if llama:  # the same checks as train's, before the corpus is read
-        if args.pattern is not None:
-            raise LbpeError("--style llama has no regex pre-tokenizer: leave out --pattern")
-        if args.unit != "char":
-            raise LbpeError("--style llama trains characters with byte fallback: leave out --unit byte")
-    else:
-        hf_regex(args.pattern or "paper")  # an unknown preset fails before the corpus is read
+    check_train_options(style=args.style, unit=args.unit, pattern=args.pattern)  # before any file is read
     given = {role: getattr(args, role) for role in ("bos", "eos", "pad", "unk") if getattr(args, role)}
     # llama: LLaMA's special tokens (at ids 0-2 whatever is given), unless other roles are named
     roles = {"bos": "<s>", "eos": "</s>", "unk": "<unk>", **given} if llama else given
@@ -147,12 +136,10 @@ def _cmd_train(args: argparse.Namespace, out: TextIO) -> None:
             "tokenizer.json (e.g. -o my-tokenizer/tokenizer.json)"
         )
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)
-    total = input_bytes(args.files)
-    limits.check("train_bytes", total, f"the training corpus ({len(args.files)} file(s))")
     bar = Bar(enabled=not args.quiet)
     try:
-        vocab = train(
-            [Path(f) for f in args.files],
+        trained = train_view(
+            args.files,
             vocab_size=args.vocab_size,
             unit=args.unit,
             pattern=args.pattern,
@@ -166,9 +153,8 @@ def _cmd_train(args: argparse.Namespace, out: TextIO) -> None:
         )
     finally:
         bar.close()
-    write_tokenizer_json(vocab, args.output, pattern=args.pattern, style=args.style)
-    extra = f" + {len(vocab.scaffold)} scaffold tokens" if vocab.scaffold else ""
-    print(f"wrote {args.output}: {len(vocab) - len(vocab.scaffold)} tokens{extra}", file=sys.stderr)
+    write_tokenizer_json(trained["vocab"], args.output, pattern=args.pattern, style=args.style)
+    print(f"wrote {args.output}: {trained['message']}", file=sys.stderr)
     if Path(args.output).name == "tokenizer.json":
         folder = Path(args.output).parent
         names = write_transformers_config(folder, roles)
@@ -181,36 +167,29 @@ def _cmd_train(args: argparse.Namespace, out: TextIO) -> None:
 def _cmd_stats(args: argparse.Namespace, out: TextIO) -> None:
     import json
 
-    from lbpe.corpus import parallel_stats
-    from lbpe.documents import document_texts, input_bytes
-    from lbpe.stats import compare_json
+    from lbpe.service import stats_view
 
-    loader = _loader(args)
-    tok = loader()  # fail early on a bad vocabulary
-    total = input_bytes(args.files)
     bar = Bar(enabled=not args.quiet)
-    update = bar.phase("encoding", in_bytes=True)
-    skipped: list[str] = []
     try:
-        texts = document_texts(
-            tok,
+        view = stats_view(
+            _loader(args),
             args.files,
             lines=args.lines,
             text_field=args.text_field,
-            on_bad=skipped.append if args.skip_bad else None,
-        )
-        stats = parallel_stats(
-            loader, texts, workers=args.workers, progress=lambda done: update(min(done, total), total)
+            skip_bad=args.skip_bad,
+            workers=args.workers,
+            renyi_power=args.renyi_power,
+            progress=bar.phase("encoding", in_bytes=True),
         )
     finally:
         bar.close()
+    skipped = view["skipped"]
     if skipped:
         print(f"lbpe stats: skipped {len(skipped):,} bad document(s); the first: {skipped[0]}", file=sys.stderr)
-    doc = compare_json(stats, vocab=tok.name, unit=tok.vocab.unit, tok=tok, renyi_power=args.renyi_power)
     if args.json:
-        out.write(json.dumps(doc, indent=2) + "\n")
+        out.write(json.dumps(view["summary"], indent=2) + "\n")
         return
-    _write_stats_table(doc, out)
+    _write_stats_table(view["summary"], out)
 
 
 def _write_stats_table(doc: dict, out: TextIO) -> None:

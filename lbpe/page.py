@@ -20,13 +20,10 @@ from pathlib import Path
 from typing import Literal
 
 from lbpe import display
-from lbpe.across import ACROSS_HEADERS, ACROSS_TYPES, across_rows, across_spec, across_vocabularies
 from lbpe.errors import LbpeError, PatternNeededError
 from lbpe.examples import examples_json
-from lbpe.explain import explain as explain_span
-from lbpe.explain import explain_html, pick_span
 from lbpe.presets import VOCAB_PRESETS, load_preset, preset_path
-from lbpe.service import compare_view, open_vocabulary
+from lbpe.service import across_view, compare_view, explain_target, explain_view, open_vocabulary
 from lbpe.tokenizer import MODES, Mode, Tokenizer
 
 __all__ = [
@@ -192,26 +189,15 @@ def compare(text: str, show_whitespace: bool = True, show_ids: bool = False, spe
 def across(text: str) -> str:
     """``text`` (its shown part, as :func:`compare`) with every bundled vocabulary, and with
     the current one when it came from a file; their files must be in place (the worker fetches
-    them first). ``{"headers", "types", "rows", "figure", "vocabularies": [summary, ...],
-    "shown_chars"}``, from :mod:`lbpe.across` (as the Gradio app)."""
+    them first). :func:`lbpe.service.across_view` (as the Gradio app) plus ``"shown_chars"``."""
     shown = _shown_part(text)
-    if not shown.strip():
-        raise LbpeError("type or paste a text first")
     tokenizers = {name: load_preset(name) for name in VOCAB_PRESETS}
     if _state["source"] == "file":
         tok = _tok()
         tokenizers[tok.name if tok.name and tok.name not in tokenizers else "your file"] = tok
-    summaries = across_vocabularies(tokenizers, [shown])
-    return json.dumps(
-        {
-            "headers": ACROSS_HEADERS,
-            "types": ACROSS_TYPES,
-            "rows": across_rows(summaries),
-            "figure": across_spec(summaries),
-            "vocabularies": summaries,
-            "shown_chars": len(shown),
-        }
-    )
+    view = across_view(tokenizers, text=shown)
+    view.pop("json")
+    return json.dumps({**view, "shown_chars": len(shown)})
 
 
 def examples() -> str:
@@ -220,24 +206,18 @@ def examples() -> str:
 
 
 def explain(span: str, frame: int = -1) -> str:
-    """``span`` worked step by step with the current vocabulary (:mod:`lbpe.explain`):
-    ``{"html": frame `frame` (-1: the last), "frame", "frames", "steps": the JSON}``."""
-    ex = explain_span(_tok(), span)
-    k = ex.frames - 1 if frame is None or int(frame) < 0 else min(int(frame), ex.frames - 1)
-    return json.dumps({"html": explain_html(ex, k), "frame": k, "frames": ex.frames, "steps": ex.to_json()})
+    """``span`` worked step by step with the current vocabulary:
+    :func:`lbpe.service.explain_view` (``frame`` -1: the last)."""
+    return json.dumps(explain_view(_tok(), span, None if frame is None else int(frame)))
 
 
 def explain_at(text: str, offset: int) -> str:
-    """What to explain for a click at character ``offset`` of ``text`` (the differing span that
-    holds it, else its word: :func:`lbpe.explain.pick_span`): ``{"start", "end", "span"}``."""
+    """What to explain for a click at character ``offset`` of ``text``:
+    :func:`lbpe.service.explain_target` (``{"start", "end", "span"}``)."""
     tok = _tok()
     shown = _shown_part(text)
-    if _state["shown"] == (tok, shown):
-        differ = _state["differ"]
-    else:
-        differ = display.compare(tok, shown).differ
-    a, b = pick_span(shown, int(offset), differ)  # type: ignore[arg-type]
-    return json.dumps({"start": a, "end": b, "span": shown[a:b]})
+    differ = _state["differ"] if _state["shown"] == (tok, shown) else None
+    return json.dumps(explain_target(tok, shown, int(offset), differ))  # type: ignore[arg-type]
 
 
 def decode(ids: str) -> str:

@@ -50,8 +50,9 @@ PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_s
 STATIC_FILES = ("index.html", "app.js", "worker.js", "style.css", "icon.svg")
 #: The package's files the page's wheel carries: its modules and the display's stylesheet.
 PAGE_SUFFIXES = (".py", ".css")
-#: Modules the page's wheel leaves out: the Gradio app (Pyodide has no Gradio).
-NOT_IN_PAGE = ("lbpe/app.py",)
+#: What the page's wheel leaves out (path prefixes): the Gradio app (Pyodide has no Gradio) and
+#: this site builder.
+NOT_IN_PAGE = ("lbpe/app/", "lbpe/web.py")
 #: The marker in ``static/sw.js`` replaced by the precache list and the build's hash.
 SW_MARKER = "/* BUILD: precache list */"
 
@@ -141,7 +142,7 @@ class _Sources:
                 for p in (self.root / "lbpe").rglob("*")
                 if p.name.endswith(PAGE_SUFFIXES)
             ]
-        return sorted(n for n in names if "__pycache__" not in n.split("/") and n not in NOT_IN_PAGE)
+        return sorted(n for n in names if "__pycache__" not in n.split("/") and not n.startswith(NOT_IN_PAGE))
 
 
 def _record_hash(data: bytes) -> str:

@@ -165,7 +165,7 @@ def test_upload_vocab_every_format_then_compare(tmp_path, files, reference):
     state, dropdown, cleared = app.upload_vocab(paths, "auto", app.new_session())
     name = dropdown["value"]
     assert name.startswith("upload: ") and (name, name) in dropdown["choices"] and cleared is None
-    assert list(state["vocabs"]) == [name]
+    assert list(state.vocabs) == [name]
     assert all(not Path(p).exists() for p in paths)  # uploads are deleted once read
     ref = lbpe.load(data_file(reference) if "/" in reference else data_file("gpt2/encoder.json").parent)
     details = app.compare(TEXT, name, True, False, state)[5]
@@ -215,7 +215,7 @@ def test_malformed_vocabularies_give_a_readable_message(tmp_path, name, data, me
     message = err.value.message
     assert mentioned in message and "Traceback" not in message and "lbpe-vocab-" not in message, message
     assert "/tmp" not in message and str(tmp_path) not in message, message
-    assert not Path(path).exists() and state["vocabs"] == {}
+    assert not Path(path).exists() and state.vocabs == {}
 
 
 def test_upload_limits(tmp_path, limits):
@@ -255,7 +255,7 @@ def test_sessions_are_isolated_and_bounded(tmp_path, limits):
         alice, dropdown, _ = app.upload_vocab([upload(tmp_path, src, "r50k_base.tiktoken")], "auto", alice)
         names.append(dropdown["value"])
     assert names[1:] == ["upload: r50k_base.tiktoken (2)", "upload: r50k_base.tiktoken (3)"]
-    assert list(alice["vocabs"]) == names[1:]  # the oldest was dropped
+    assert list(alice.vocabs) == names[1:]  # the oldest was dropped
     assert [value for _, value in app.vocab_choices(alice)] == [*VOCAB_PRESETS, *names[1:]]
 
 
@@ -330,7 +330,7 @@ def test_train_downloads_the_tokenizer_json_and_compare_uses_it(tmp_path):
     state, dropdown, out, status = app.train([path], 600, "byte", True, state)
     expected = to_tokenizer_json(lbpe.train(text, vocab_size=600, unit="byte", scaffold=True), pattern="paper")
     assert json.loads(Path(out).read_text("utf-8")) == json.loads(expected)
-    name = state["trained"]
+    name = state.trained
     assert name == "trained: 600 byte scaffold on moby.txt" and (name, name) in dropdown["choices"]
     assert "value" not in dropdown and f"**{name}**, 600 tokens" in status and "(moby.txt)" in status
     assert Path(path).exists()  # still in its box, usable for another run
@@ -340,6 +340,20 @@ def test_train_downloads_the_tokenizer_json_and_compare_uses_it(tmp_path):
     details = app.compare(TEXT, name, True, False, state)[5]
     for mode in ("bpe", "lbpe"):
         assert details[mode]["ids"] == ref.encode(TEXT, mode=mode, disallowed_special=())
+
+
+def test_train_in_the_llama_style_writes_its_tokenizer_json(tmp_path):
+    text = data_file("text/moby_dick.txt").read_text("utf-8")[:60_000]
+    state, dropdown, out, status = app.train(
+        [upload(tmp_path, text.encode(), "moby.txt")], 1000, "char", False, app.new_session(), style="llama"
+    )
+    expected = to_tokenizer_json(lbpe.train(text, vocab_size=1000, style="llama"), style="llama")
+    assert json.loads(Path(out).read_text("utf-8")) == json.loads(expected)
+    assert state.trained == "trained: 1000 char llama on moby.txt" and "1,000 tokens" in status
+    tok = state.vocabs[state.trained]
+    assert tok.decode(tok.encode(TEXT, mode="lbpe")) == TEXT
+    with pytest.raises(gr.Error, match="llama style trains characters"):
+        app.train([upload(tmp_path, b"abc", "b.txt")], 300, "byte", False, None, style="llama")
 
 
 def test_train_errors(tmp_path, limits):
@@ -379,7 +393,7 @@ def test_stop_ends_training_and_corpus_statistics(tmp_path):
     state, dropdown, out, status = app.train(
         [upload(tmp_path, text.encode(), "t.txt")], 2000, "char", False, state, progress=press
     )
-    assert press.calls == 5 and state["trained"] is None and state["vocabs"] == {} and out is None
+    assert press.calls == 5 and state.trained is None and state.vocabs == {} and out is None
     assert status.startswith("Stopped at ") and "2,000-token char vocabulary on t.txt" in status
     press = PressStop(state, 2)
     rows, lengths, frequency, json_file, csv_file, status = app.corpus(
@@ -388,7 +402,7 @@ def test_stop_ends_training_and_corpus_statistics(tmp_path):
     assert press.calls == 2 and rows == [] and lengths is frequency is json_file is csv_file is None
     assert status.startswith("Stopped at ") and "of c.txt with **gpt2**" in status
     # the next run starts afresh
-    assert app.train([upload(tmp_path, b"abc abd abe\n", "s.txt")], 260, "byte", False, state)[0]["trained"]
+    assert app.train([upload(tmp_path, b"abc abd abe\n", "s.txt")], 260, "byte", False, state)[0].trained
 
 
 # ---- the Blocks app, limits, unexpected failures ----
@@ -555,34 +569,6 @@ def test_presets_are_offered_with_their_models():
     assert labels["o200k_base"] == "GPT-4o: o200k_base" and labels["gpt2"] == "GPT-2: gpt2"
     assert labels["cl100k_base"] == "GPT-3.5 / GPT-4: cl100k_base"
     assert all(labels[name] == preset_label(name) and name in labels[name] for name in VOCAB_PRESETS)
-
-
-def test_a_link_restores_the_view_and_says_what_it_left_out():
-    state = app.link_state(
-        {"t": "Capitals", "v": "o200k_base", "ws": "0", "ids": "1", "sp": "1", "x": " Capitals", "view": "across"}
-    )
-    assert state == {
-        "notes": [],
-        "text": "Capitals",
-        "vocab": "o200k_base",
-        "show_whitespace": False,
-        "show_ids": True,
-        "specials": True,
-        "explain": " Capitals",
-        "view": "across",
-    }
-    odd = app.link_state(
-        {
-            "v": "upload: secret.json",
-            "ws": "maybe",
-            "view": "admin",
-            "x": "y" * 900,
-            "t": "z" * (app.LIMITS.text_chars + 1),
-        }
-    )
-    assert set(odd) == {"notes", "explain"} and len(odd["explain"]) == 400
-    assert any("not a bundled one" in n and "never put in a link" in n for n in odd["notes"])
-    assert any(f"over {app.LIMITS.text_chars:,} characters" in n for n in odd["notes"])
 
 
 def test_decode_pasted_ids_and_the_copy_boxes():

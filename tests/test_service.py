@@ -1,15 +1,35 @@
-"""lbpe.service: opening what a person uploads, the same way for the app and the page."""
+"""lbpe.service: what the app, the page and the CLI share (uploads, sessions, views, links)."""
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
+from pathlib import Path
 
 import pytest
 
 import lbpe
+from lbpe.across import across_vocabularies
 from lbpe.errors import LbpeError, PatternNeededError
+from lbpe.explain import explain, pick_span
 from lbpe.limits import Limits
-from lbpe.service import corpus_view, open_upload, open_vocabulary
+from lbpe.presets import load_preset
+from lbpe.service import (
+    Downloads,
+    Session,
+    Stopped,
+    across_view,
+    corpus_view,
+    explain_target,
+    explain_view,
+    link_state,
+    open_upload,
+    open_vocabulary,
+    text_head,
+    train_view,
+)
+from lbpe.tokenizer import Tokenizer
 from tests.conftest import data_file
 
 TEXT = "Tokenization matters: 12345 cafés, 日本語 and code()."
@@ -95,3 +115,149 @@ def test_corpus_view_counts_a_whole_file_exactly_with_progress():
     assert view["rows"] and view["csv"].splitlines()[0].startswith("file,")
     with pytest.raises(LbpeError, match=r"x.txt is not UTF-8 text \(byte 0xff at offset 3\)"):
         corpus_view(tok, b"abc\xff", "x.txt")
+
+
+TEXT_CHARS = 5_000  # a Compare limit above the longest text a link carries (MAX_LINK_TEXT)
+
+
+def test_a_link_restores_the_view_and_says_what_it_left_out():
+    state = link_state(
+        {"t": "Capitals", "v": "o200k_base", "ws": "0", "ids": "1", "sp": "1", "x": " Capitals", "view": "across"},
+        text_chars=TEXT_CHARS,
+    )
+    assert state == {
+        "notes": [],
+        "text": "Capitals",
+        "vocab": "o200k_base",
+        "show_whitespace": False,
+        "show_ids": True,
+        "specials": True,
+        "explain": " Capitals",
+        "view": "across",
+    }
+    odd = link_state(
+        {
+            "v": "upload: secret.json",
+            "ws": "maybe",
+            "view": "admin",
+            "x": "y" * 900,
+            "t": "z" * (TEXT_CHARS + 1),
+        },
+        text_chars=TEXT_CHARS,
+    )
+    assert set(odd) == {"notes", "explain"} and len(odd["explain"]) == 400
+    assert any("not a bundled one" in n and "never put in a link" in n for n in odd["notes"])
+    assert any(f"over {TEXT_CHARS:,} characters" in n for n in odd["notes"])
+
+
+# ---- sessions, text uploads, downloads ----
+
+
+def test_a_session_names_keeps_and_drops_vocabularies():
+    session, tok = Session(keep=2), load_preset("gpt2")
+    names = [session.remember("upload: a.json", Tokenizer(tok.vocab, "gpt2")) for _ in range(3)]
+    assert names == ["upload: a.json", "upload: a.json (2)", "upload: a.json (3)"]
+    assert list(session.vocabs) == names[1:]  # the oldest went
+    assert session.tokenizer(names[2]).name == names[2] and session.tokenizer("gpt2").n_vocab == tok.n_vocab
+    assert [n for _, n in session.choices()][-2:] == names[1:]
+    with pytest.raises(LbpeError, match="Unknown vocabulary 'upload: a.json'"):
+        session.tokenizer(names[0])
+    assert session.remember("gpt2", Tokenizer(tok.vocab, "gpt2")) == "gpt2 (2)"  # never a preset's name
+
+
+def test_stop_ends_a_view_at_its_next_step_and_a_new_view_starts_afresh():
+    session, seen = Session(), []
+    report = session.reporter(seen.append)
+    report(-0.5)
+    report(0.25)
+    session.stop = True
+    with pytest.raises(Stopped) as stopped:
+        report(2.0)
+    assert seen == [0.0, 0.25, 1.0] and stopped.value.fraction == 1.0
+    session.reporter(seen.append)(0.5)  # a new view clears the flag
+    assert seen[-1] == 0.5 and not session.stop
+
+
+def test_text_head_cuts_at_a_character_and_says_when_the_file_is_longer(tmp_path):
+    path = tmp_path / "t.txt"
+    path.write_text("ab" + "é" * 10, "utf-8")
+    assert text_head(path, 100) == ("ab" + "é" * 10, 12)
+    assert text_head(path, 6) == ("abéééé", 12)  # the 24 bytes read hold the whole file (22)
+    assert text_head(path, 5) == ("abééé", None)  # 20 bytes read: the file goes on
+    assert text_head(path, 2) == ("ab", None)  # 8 bytes read: "ab" and three "é"; the file goes on
+    path.write_bytes(b"ab" + "é".encode()[:1] + b"x" * 20)
+    with pytest.raises(LbpeError, match=r"t.txt is not UTF-8 text \(byte 0xc3 at offset 2\)"):
+        text_head(path, 100)
+
+
+def test_downloads_live_in_their_own_folders_and_old_ones_are_swept(tmp_path):
+    downloads = Downloads(ttl=60, root=tmp_path)
+    first = Path(downloads.write("s.json", "{}"))
+    second = Path(downloads.write("s.json", b"\x00"))
+    assert first.parent != second.parent and first.read_text() == "{}" and second.read_bytes() == b"\x00"
+    os.utime(first.parent, (0, 0))  # written long ago
+    downloads.write("t.csv", "")
+    assert not first.exists() and second.exists()
+    downloads.remove()
+    assert not tmp_path.exists()
+
+
+# ---- views ----
+
+
+def test_across_view_of_a_text_and_of_its_file_equal_the_library():
+    text = data_file("text/moby_dick.txt").read_text("utf-8")[:30_000]
+    toks = {name: load_preset(name) for name in ("gpt2", "mistral-7b")}
+    expected = across_vocabularies(toks, [text])
+    fractions: list[float] = []
+    of_text = across_view(toks, text=text, progress=fractions.append)
+    of_file = across_view(toks, data=text.encode(), source="moby.txt")
+    for view in (of_text, of_file):
+        assert [(s["vocab"], s["bpe"]["tokens"], s["lbpe"]["tokens"]) for s in view["vocabularies"]] == [
+            (s["vocab"], s["bpe"]["tokens"], s["lbpe"]["tokens"]) for s in expected
+        ]
+        assert json.loads(view["json"])["vocabularies"] == view["vocabularies"]
+    assert fractions[0] == 0.0 and fractions[-1] == 1.0
+    assert of_file["status"].startswith("moby.txt with 2 vocabularies: ")
+    with pytest.raises(LbpeError, match="Type or paste a text"):
+        across_view(toks, text="  ")
+    with pytest.raises(LbpeError, match=r"bad.txt is not UTF-8 text \(byte 0xff at offset 1\)"):
+        across_view(toks, data=b"a\xff", source="bad.txt")
+
+
+def test_explain_view_and_target_are_the_explainer_s():
+    tok = load_preset("cl100k_base")
+    ex = explain(tok, " tokenization")
+    last = explain_view(tok, " tokenization")
+    assert last["frames"] == ex.frames and last["frame"] == ex.frames - 1 and last["steps"] == ex.to_json()
+    assert explain_view(tok, " tokenization", 0)["frame"] == 0
+    assert explain_view(tok, " tokenization", 10**6)["frame"] == ex.frames - 1
+    with pytest.raises(LbpeError, match="Type a word"):
+        explain_view(tok, "")
+    text = "Hello tokenization world"
+    a, b = pick_span(text, 8, lbpe.display.compare(tok, text).differ)
+    assert explain_target(tok, text, 8) == {"start": a, "end": b, "span": text[a:b]}
+
+
+def test_train_view_checks_first_then_trains_as_the_library(tmp_path):
+    path = tmp_path / "t.txt"
+    text = data_file("text/moby_dick.txt").read_text("utf-8")[:20_000]
+    path.write_text(text, "utf-8")
+    got = train_view([path], vocab_size=400, unit="byte", scaffold=True)
+    want = lbpe.train(text, vocab_size=400, unit="byte", scaffold=True)
+    assert got["vocab"].tokens == want.tokens and got["vocab"].merges == want.merges
+    assert got["vocab"].scaffold == want.scaffold and got["bytes"] == len(text.encode())
+    assert got["tokens"] == len(want) - len(want.scaffold) and got["scaffold"] == len(want.scaffold)
+    for options, message in (
+        ({"style": "llama", "unit": "byte"}, "llama style trains characters"),
+        ({"style": "llama", "pattern": "gpt2"}, "no regex pre-tokenizer"),
+        ({"pattern": "nonsense"}, "nonsense"),
+        ({"unit": "word"}, "unit must be 'char' or 'byte'"),
+        ({"style": "bert"}, "style must be 'gpt2' or 'llama'"),
+        ({"max_vocab": 300}, "between 1 and 300"),
+        ({"limits": Limits(train_bytes=1000)}, "over the limit"),
+    ):
+        with pytest.raises(LbpeError, match=message):
+            train_view([path], vocab_size=400, **options)
+    with pytest.raises(LbpeError, match="Choose one or more"):
+        train_view([], vocab_size=400)

@@ -1,24 +1,24 @@
-"""The lbpe playground: classic BPE and long-token-first BPE (LBPE) side by side, in Gradio.
+"""The lbpe playground in Gradio: classic BPE and long-token-first BPE (LBPE) side by side.
 
     lbpe serve [--host 127.0.0.1] [--port 7860]      # or, in a checkout or a Space: python app.py
 
 Views: Compare (your text, any vocabulary, both segmentations, metrics, length-shift and
-frequency charts), Corpus (statistics of a larger file, JSON and CSV downloads), Across
-vocabularies (one text with every vocabulary: which would LBPE change most?) and Train (train
-a vocabulary, download its tokenizer.json and compare with it straight away).
+frequency charts, Explain), Corpus (statistics of a larger file, JSON and CSV downloads),
+Across vocabularies (one text with every vocabulary) and Train (train a vocabulary, download
+its tokenizer.json and compare with it straight away).
 
-Needs the ``app`` extra (``pip install "lbpe[app]"``); ``import lbpe`` never imports this
-module. Every handler below is a thin call into :mod:`lbpe` (tokenising, statistics, training and
-rendering all live there, mostly in :mod:`lbpe.display`); each is reachable through
-``gradio_client`` under its ``api_name``. Uploaded files are read as data only
-(:func:`lbpe.load` parses them; nothing is executed or unpickled), deleted as soon as they
-are read, and uploaded or trained vocabularies live in the session's ``gr.State``: another
-user never sees them. Bad input gives a readable message in the page (``gr.Error``), never a
-traceback, and the app keeps serving. The limits come from environment variables (see
-:class:`Limits` and the README).
+This module is Gradio wiring only: each handler turns its components' values into one call of
+:mod:`lbpe.service` (which the browser page and the CLI share) and the result into component
+updates; every handler is reachable through ``gradio_client`` under its ``api_name``. Its page
+script and styles are real files beside it (``app.js``, ``pane.js``, ``app.css``). Needs the
+``app`` extra (``pip install "lbpe[app]"``); ``import lbpe`` never imports it.
 
-The app starts offline: no analytics, no share link, system fonts only (no font or CDN
-request).
+Uploaded files are read as data only, deleted as soon as they are read (Corpus and Train keep
+theirs for the session), and uploaded or trained vocabularies live in the session's
+``gr.State``: another visitor never sees them. Bad input gives a readable message in the page
+(``gr.Error``), never a traceback, and the app keeps serving. The limits are
+:data:`lbpe.limits.PLAYGROUND`'s (``LBPE_APP_*``), read once at start-up. The app starts
+offline: no analytics, no share link, system fonts only.
 """
 
 from __future__ import annotations
@@ -30,14 +30,9 @@ import html
 import json
 import logging
 import os
-import re
-import secrets
-import shutil
 import sys
-import tempfile
-import time
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
@@ -47,26 +42,35 @@ import plotly.graph_objects as go  # noqa: E402
 
 import lbpe  # noqa: E402
 from lbpe import display, user_regex  # noqa: E402
-from lbpe.across import ACROSS_HEADERS, ACROSS_TYPES, across_csv, across_rows, across_spec, across_vocabularies  # noqa: E402
-from lbpe.corpus import align_chunks, iter_chunks  # noqa: E402
+from lbpe.across import ACROSS_HEADERS, ACROSS_TYPES  # noqa: E402
 from lbpe.errors import LbpeError, PatternNeededError  # noqa: E402
 from lbpe.examples import DEFAULT_EXAMPLE, EXAMPLES  # noqa: E402
-from lbpe.explain import MAX_EXPLAIN_CHARS, explain_html, pick_span  # noqa: E402
-from lbpe.explain import explain as explain_span
+from lbpe.explain import MAX_EXPLAIN_CHARS  # noqa: E402
 from lbpe.formats.hf_write import write_tokenizer_json  # noqa: E402
-from lbpe.limits import MB, Limits, check, using  # noqa: E402
-from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset, preset_label, sample_corpus  # noqa: E402
-from lbpe.service import CORPUS_CHUNK_BYTES, compare_view, corpus_view, open_upload  # noqa: E402
+from lbpe.limits import MB, Limits  # noqa: E402
+from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset, sample_corpus  # noqa: E402
+from lbpe.service import (  # noqa: E402
+    AUTO_PATTERN,
+    MAX_LINK_TEXT,
+    Downloads,
+    Session,
+    Stopped,
+    across_view,
+    compare_view,
+    corpus_view,
+    describe,
+    explain_target,
+    explain_view,
+    link_state,
+    open_upload,
+    read_upload,
+    text_head,
+    train_view,
+)
 from lbpe.tokenizer import Tokenizer  # noqa: E402
-from lbpe.train import train as train_vocab  # noqa: E402
-from lbpe.vocab import Unit  # noqa: E402
 
 log = logging.getLogger("lbpe.app")
-
-
-# ---------------------------------------------------------------------------------------------
-# limits: lbpe.limits.PLAYGROUND's, read once at start-up
-# ---------------------------------------------------------------------------------------------
+_HERE = Path(__file__).parent
 
 
 def _limits_at_start() -> Limits:
@@ -77,6 +81,8 @@ def _limits_at_start() -> Limits:
 
 
 LIMITS = _limits_at_start()
+_DOWNLOADS = Downloads(ttl=LIMITS.file_ttl)
+atexit.register(_DOWNLOADS.remove)
 
 
 def _mb(n: int) -> str:
@@ -84,31 +90,7 @@ def _mb(n: int) -> str:
     return f"{n / MB:g} MB"
 
 
-# ---------------------------------------------------------------------------------------------
-# files: uploads are read once and deleted; downloads live in a private folder for a while
-# ---------------------------------------------------------------------------------------------
-
-_OUTPUT_DIR = Path(tempfile.mkdtemp(prefix="lbpe-app-"))
-atexit.register(shutil.rmtree, _OUTPUT_DIR, True)
-
-
-def _output_file(name: str, data: str | bytes) -> str:
-    """Write a download into its own unguessable folder; older downloads are swept away."""
-    now = time.time()
-    for old in _OUTPUT_DIR.iterdir():
-        try:
-            if now - old.stat().st_mtime > LIMITS.file_ttl:
-                shutil.rmtree(old, ignore_errors=True)
-        except OSError:
-            pass
-    folder = _OUTPUT_DIR / secrets.token_hex(8)
-    folder.mkdir()
-    path = folder / name
-    if isinstance(data, str):
-        path.write_text(data, encoding="utf-8")
-    else:
-        path.write_bytes(data)
-    return str(path)
+# ---- files, errors, progress ----
 
 
 def _paths(files: Any) -> list[Path]:
@@ -119,8 +101,7 @@ def _paths(files: Any) -> list[Path]:
         files = [files]
     out = []
     for f in files:
-        if isinstance(f, dict):  # a FileData-like value
-            f = f.get("path")
+        f = f.get("path") if isinstance(f, dict) else f  # a FileData-like value
         if f:
             out.append(Path(f))
     return out
@@ -129,46 +110,22 @@ def _paths(files: Any) -> list[Path]:
 def _discard(paths: list[Path]) -> None:
     """Delete uploaded files (and their folder when it is left empty) once they are read."""
     for p in paths:
-        try:
-            p.unlink()
-        except OSError:
-            pass
-        try:
-            p.parent.rmdir()
-        except OSError:
-            pass
+        for remove in (p.unlink, p.parent.rmdir):
+            try:
+                remove()
+            except OSError:
+                pass
 
 
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        raise gr.Error(f"{path.name}: the upload is gone; please upload it again.") from None
-
-
-def _read_upload(path: Path, key: str) -> bytes:
-    """An uploaded file's bytes, if within the playground's limit ``key`` (``corpus_bytes``, ...)."""
-    size = _size(path)
-    with using(LIMITS):
-        check(key, size, path.name)
-    limit = getattr(LIMITS, key)
-    with open(path, "rb") as f:
-        return f.read(limit + 1)
-
-
-def _decode(data: bytes, name: str) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
+def _kept(path: Path) -> Path:
+    """An uploaded Corpus or Train file, which stays usable for the session (Gradio deletes its
+    copies after ``LBPE_APP_FILE_TTL``)."""
+    if not path.is_file():
         raise gr.Error(
-            f"{name} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
-            "convert it to UTF-8 first (e.g. iconv -t UTF-8)."
-        ) from None
-
-
-# ---------------------------------------------------------------------------------------------
-# errors: every handler reports bad input as a readable message, never a traceback
-# ---------------------------------------------------------------------------------------------
+            f"{path.name} is no longer on the server (uploads are kept for "
+            f"{LIMITS.file_ttl // 60} minutes); please upload it again."
+        )
+    return path
 
 
 def _handler(fn):
@@ -199,146 +156,80 @@ def _handler(fn):
     return wrapper
 
 
-def _reporter(progress: Any, state: dict, desc: str):
-    """A progress callback ``(fraction)`` that also stops the work when this session's Stop
-    button was pressed (the Stop handler sets ``state["stop"]``)."""
-
-    def report(fraction: float) -> None:
-        fraction = min(max(fraction, 0.0), 1.0)
-        progress(fraction, desc=desc)
-        if state.get("stop"):
-            log.info("stopped by the user while %s", desc)
-            raise Stopped(fraction)
-
-    return report
+def _reporter(progress: Any, session: Session, desc: str):
+    """The session's progress callback for a view (it stops at the next step once Stop is pressed)."""
+    return session.reporter(lambda fraction: progress(fraction, desc=desc))
 
 
-class Stopped(Exception):
-    """The session's Stop button was pressed; ``fraction`` of the work was done."""
-
-    def __init__(self, fraction: float) -> None:
-        super().__init__(f"stopped at {fraction:.0%}")
-        self.fraction = fraction
+def _figure(spec: dict | None) -> go.Figure | None:
+    return go.Figure(spec) if spec is not None else None
 
 
-def _kept(path: Path) -> Path:
-    """An uploaded Corpus or Train file, which stays usable for the session (Gradio deletes its
-    copies after ``LBPE_APP_FILE_TTL``)."""
-    if not path.is_file():
-        raise gr.Error(
-            f"{path.name} is no longer on the server (uploads are kept for "
-            f"{LIMITS.file_ttl // 60} minutes); please upload it again."
-        )
-    return path
+# ---- vocabularies: bundled presets plus what this session uploaded or trained ----
+
+PATTERN_CHOICES = [AUTO_PATTERN, "gpt2", "cl100k_base", "o200k_base", "paper"]
 
 
-# ---------------------------------------------------------------------------------------------
-# vocabularies: bundled presets plus what this session uploaded or trained
-# ---------------------------------------------------------------------------------------------
-
-PATTERN_CHOICES = ["auto", "gpt2", "cl100k_base", "o200k_base", "paper"]
+def new_session() -> Session:
+    """The per-session state (:class:`lbpe.service.Session`)."""
+    return Session(keep=LIMITS.session_vocabs)
 
 
-def new_session() -> dict:
-    """The per-session state: uploaded/trained vocabularies by name, the last trained one, and
-    whether Stop was pressed."""
-    return {"vocabs": {}, "trained": None, "stop": False}
-
-
-def _session(state: Any) -> dict:
-    return state if isinstance(state, dict) and "vocabs" in state else new_session()
+def _session(state: Any) -> Session:
+    return state if isinstance(state, Session) else new_session()
 
 
 def vocab_choices(state: Any = None) -> list[tuple[str, str]]:
-    """The vocabulary picker's ``(label, name)`` pairs: presets with their models
-    ("GPT-4o: o200k_base"), then this session's uploaded and trained vocabularies."""
-    return [(preset_label(name), name) for name in VOCAB_PRESETS] + [(name, name) for name in _session(state)["vocabs"]]
+    """The vocabulary picker's ``(label, name)`` pairs (:meth:`lbpe.service.Session.choices`)."""
+    return _session(state).choices()
 
 
 def get_tokenizer(name: str, state: Any = None) -> Tokenizer:
     """A bundled preset by name, or a vocabulary this session uploaded or trained."""
-    session = _session(state)
-    if name in session["vocabs"]:
-        return session["vocabs"][name]
-    if name in VOCAB_PRESETS:
-        return load_preset(name)
-    raise gr.Error(f"Unknown vocabulary {name!r}; choose one of: {', '.join(n for _, n in vocab_choices(state))}.")
-
-
-def _remember(state: dict, base: str, tok: Tokenizer) -> str:
-    """Keep ``tok`` in the session under a new name (oldest dropped beyond the limit)."""
-    vocabs = state["vocabs"]
-    name, n = base, 2
-    while name in vocabs or name in VOCAB_PRESETS:
-        name, n = f"{base} ({n})", n + 1
-    tok.name = name
-    vocabs[name] = tok
-    while len(vocabs) > LIMITS.session_vocabs:
-        vocabs.pop(next(iter(vocabs)))
-    return name
-
-
-def _describe(tok: Tokenizer) -> str:
-    """One line about a vocabulary: its name once (with the models a preset belongs to), its
-    size and units."""
-    units = (
-        "bytes"
-        if tok.vocab.unit == "byte"
-        else "characters with byte fallback"
-        if tok.vocab.byte_fallback
-        else "characters"
-    )
-    who = ""
-    if tok.name in VOCAB_PRESETS:
-        about = VOCAB_PRESETS[tok.name][1]  # e.g. "cl100k_base (GPT-3.5/GPT-4): 100K byte-level tokens"
-        if about.startswith(tok.name):
-            about = about[len(tok.name) :].strip()
-            who = about[1 : about.index(")")] if about.startswith("(") and ")" in about else ""
-        else:
-            who = about.split(":")[0]
-        who = f" ({who.replace(' (default)', ', the default')})" if who else ""
-    return f"**{tok.name}**{who}: {tok.n_vocab:,} tokens, {units} as units."
+    return _session(state).tokenizer(name)
 
 
 @_handler
 def describe_vocab(vocab: str = DEFAULT_PRESET, state: Any = None) -> str:
     """One line about a vocabulary (markdown): name, size, units."""
-    return _describe(get_tokenizer(vocab, state))
+    return describe(get_tokenizer(vocab, state))
 
 
 @_handler
-def upload_vocab(files: Any, pattern: str = "auto", state: Any = None):
+def upload_vocab(files: Any, pattern: str = AUTO_PATTERN, state: Any = None):
     """Read an uploaded vocabulary (data only) into this session and select it.
 
     Returns ``(state, vocabulary dropdown update, cleared upload)``; selecting the new
     vocabulary redraws Compare and its description.
     """
-    state = _session(state)
-    paths = _paths(files)
+    session, paths = _session(state), _paths(files)
     try:
         tok = open_upload(paths, pattern=pattern, limits=LIMITS)
     except PatternNeededError as exc:
-        raise gr.Error(
-            f"{exc} (in the app: choose the pre-tokenizer next to the upload, then upload again)", print_exception=False
-        ) from None
+        raise gr.Error(f"{exc} (in the app: choose the pre-tokenizer next to the upload, then upload again)") from None
     finally:
         _discard(paths)
-    names = sorted(p.name for p in paths)
-    label = "gpt2 files" if len(paths) == 2 else names[0]
-    name = _remember(state, f"upload: {label}", tok)
-    return state, gr.update(choices=vocab_choices(state), value=name), None
+    label = "gpt2 files" if len(paths) == 2 else paths[0].name
+    name = session.remember(f"upload: {label}", tok)
+    return session, gr.update(choices=session.choices(), value=name), None
 
 
-# ---------------------------------------------------------------------------------------------
-# Compare
-# ---------------------------------------------------------------------------------------------
+# ---- Compare and Explain ----
 
 #: The opening text (the first of the examples both UIs share).
 DEFAULT_TEXT = DEFAULT_EXAMPLE.text
+#: Title of the frequency-by-length chart.
+FREQUENCY_TITLE = "How often a token of each length occurs"
 
 
-def _figure(spec: dict) -> go.Figure:
-    return go.Figure(spec)
+def _cut_note(chars: int | None, name: str = "The text") -> str:
+    """What Compare left out of a text over its limit (``chars``: its length, or None when
+    only known to be longer), in characters."""
+    size = f"has {chars:,} characters" if chars is not None else f"is longer than {LIMITS.text_chars:,} characters"
+    return (
+        f"{name} {size}; Compare shows its first {LIMITS.text_chars:,}. The Corpus view reads whole files "
+        f"(up to {_mb(LIMITS.corpus_bytes)})."
+    )
 
 
 @_handler
@@ -350,21 +241,18 @@ def compare(
     state: Any = None,
     specials: bool = False,
 ):
-    """Both segmentations of ``text`` with ``vocab``.
+    """Both segmentations of ``text`` with ``vocab`` (:func:`lbpe.service.compare_view`).
 
     Returns ``(BPE pane HTML, LBPE pane HTML, metrics HTML, token-length figure, frequency
     figure, details JSON, list of differences HTML)``; the details hold the ids, the differing
     ranges, the length shift and every metric (``"metrics"``: :func:`lbpe.stats.compare_json` of
     the text).
     """
-    text = text or ""
-    tok = get_tokenizer(vocab, state)
-    cut = ""
+    text, cut = text or "", ""
     if len(text) > LIMITS.text_chars:
-        cut = _cut_note(len(text))
-        text = text[: LIMITS.text_chars]
+        cut, text = _cut_note(len(text)), text[: LIMITS.text_chars]
     view = compare_view(
-        tok,
+        get_tokenizer(vocab, state),
         text,
         show_whitespace=show_whitespace,
         show_ids=show_ids,
@@ -372,10 +260,11 @@ def compare(
         lengths_chart={"title": "Token lengths, BPE vs LBPE"},
         frequency_chart={"title": FREQUENCY_TITLE},
     )
+    note = f'<p class="lbpe-cut" role="status">{html.escape(cut)}</p>' if cut else ""
     return (
         view["panes"]["bpe"],
         view["panes"]["lbpe"],
-        (f'<p class="lbpe-cut" role="status">{html.escape(cut)}</p>' if cut else "") + view["metrics"],
+        note + view["metrics"],
         _figure(view["figure"]),
         _figure(view["frequency_figure"]),
         {**view["summary"], "length_shift": view["length_shift"], "metrics": view["stats"]},
@@ -383,42 +272,36 @@ def compare(
     )
 
 
+def _frame(frame: Any) -> int | None:
+    return None if frame is None or frame == "" else int(frame)
+
+
 @_handler
 def explain(span: str, vocab: str = DEFAULT_PRESET, frame: Any = None, state: Any = None):
-    """Both encodings of a word or short span worked step by step (:mod:`lbpe.explain`).
+    """Both encodings of a word or short span worked step by step (:func:`lbpe.service.explain_view`).
 
     Returns ``(HTML of frame `frame`, the steps as JSON, the step slider's update)``; without
     ``frame`` the last frame (every step done, the reasons the two differ)."""
-    if not span:
-        raise gr.Error("Type a word or a short span to explain, or click a token in either pane.")
-    ex = explain_span(get_tokenizer(vocab, state), span)
-    last = ex.frames - 1
-    k = last if frame is None or frame == "" else min(max(int(frame), 0), last)
-    return explain_html(ex, k), ex.to_json(), gr.update(maximum=max(last, 1), value=k, interactive=last > 0)
+    view = explain_view(get_tokenizer(vocab, state), span, _frame(frame))
+    last = view["frames"] - 1
+    return view["html"], view["steps"], gr.update(maximum=max(last, 1), value=view["frame"], interactive=last > 0)
 
 
 @_handler
 def explain_frame(span: str, vocab: str = DEFAULT_PRESET, frame: Any = 0, state: Any = None) -> str:
     """One frame of :func:`explain` (the step slider moved): its HTML."""
-    if not span:
-        return ""
-    return explain_html(explain_span(get_tokenizer(vocab, state), span), int(frame or 0))
+    return explain_view(get_tokenizer(vocab, state), span, _frame(frame) or 0)["html"] if span else ""
 
 
 @_handler
 def explain_click(text: str, at: str, vocab: str = DEFAULT_PRESET, state: Any = None) -> str:
     """A click on a token of either pane (``at`` is ``"offset:nonce"``, set by the page's
-    script): the span to explain, the differing span that holds the token or its word."""
+    script): the span to explain (:func:`lbpe.service.explain_target`)."""
     try:
         offset = int(str(at).split(":", 1)[0])
     except ValueError:
         raise gr.Error("Click a token in either pane to explain it.") from None
-    text = text or ""
-    if len(text) > LIMITS.text_chars:
-        text = text[: LIMITS.text_chars]
-    c = display.compare(get_tokenizer(vocab, state), text)
-    a, b = pick_span(text, offset, c.differ)
-    return text[a:b]
+    return explain_target(get_tokenizer(vocab, state), (text or "")[: LIMITS.text_chars], offset)["span"]
 
 
 @_handler
@@ -437,10 +320,10 @@ def ids_text(details: Any) -> tuple[str, str]:
 
 def _frames(span: str, vocab: str, state: Any) -> int:
     """Frames of the explanation of ``span`` (1 when it cannot be explained: the Explain view
-    already shows why)."""
+    already says why)."""
     try:
-        return explain_span(get_tokenizer(vocab, state), span).frames if span else 1
-    except (ValueError, gr.Error):
+        return explain_view(get_tokenizer(vocab, state), span)["frames"] if span else 1
+    except ValueError:
         return 1
 
 
@@ -453,37 +336,14 @@ def play_step(frame: Any, span: str, vocab: str = DEFAULT_PRESET, state: Any = N
     """One tick of Play: the next frame; the timer stops at the last one.
 
     Returns ``(slider value, timer update)``."""
-    last = _frames(span, vocab, state) - 1
-    k = int(frame or 0) + 1
-    if k >= last:
-        return last, gr.Timer(active=False)
-    return k, gr.update()
+    last, k = _frames(span, vocab, state) - 1, int(frame or 0) + 1
+    return (last, gr.Timer(active=False)) if k >= last else (k, gr.update())
 
 
 def play_start(frame: Any, span: str, vocab: str = DEFAULT_PRESET, state: Any = None):
     """Play pressed (from the start when at the end). Returns ``(slider value, timer update)``."""
-    last = _frames(span, vocab, state) - 1
-    k = int(frame or 0)
+    last, k = _frames(span, vocab, state) - 1, int(frame or 0)
     return (0 if k >= last else k), gr.Timer(active=last > 0)
-
-
-def _slug(name: str) -> str:
-    """A vocabulary name as part of a download's file name: ``upload: my.json`` -> ``upload-my.json``."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "vocabulary"
-
-
-def _cut_note(chars: int | None, name: str = "The text") -> str:
-    """What Compare left out of a text over its limit (``chars``: its length, or None when
-    only known to be longer), in characters."""
-    size = f"has {chars:,} characters" if chars is not None else f"is longer than {LIMITS.text_chars:,} characters"
-    return (
-        f"{name} {size}; Compare shows its first {LIMITS.text_chars:,}. The Corpus view reads whole files "
-        f"(up to {_mb(LIMITS.corpus_bytes)})."
-    )
-
-
-#: Title of the frequency-by-length chart.
-FREQUENCY_TITLE = "How often a token of each length occurs"
 
 
 @_handler
@@ -492,49 +352,33 @@ def load_text(file: Any):
     paths = _paths(file)
     if not paths:
         raise gr.Error("Choose a .txt file to upload.")
-    path = paths[0]
-    keep = 4 * LIMITS.text_chars  # bytes enough for the characters Compare shows
     try:
-        size = _size(path)
-        with open(path, "rb") as f:
-            data = f.read(keep)
+        text, chars = text_head(paths[0], LIMITS.text_chars)
     finally:
         _discard(paths)
-    whole = size <= keep
-    if not whole:  # cut inside the file: drop a character the cut split
-        for back in range(4):
-            try:
-                data[: len(data) - back].decode("utf-8")
-            except UnicodeDecodeError:
-                continue
-            data = data[: len(data) - back]
-            break
-    text = _decode(data, path.name)
-    if len(text) > LIMITS.text_chars or not whole:
-        gr.Warning(_cut_note(len(text) if whole else None, path.name), duration=12)
-        text = text[: LIMITS.text_chars]
+    if chars is None or chars > LIMITS.text_chars:
+        gr.Warning(_cut_note(chars, paths[0].name), duration=12)
     return text, None
 
 
-# ---------------------------------------------------------------------------------------------
-# Corpus
-# ---------------------------------------------------------------------------------------------
+# ---- Corpus, Across vocabularies, Train ----
 
 STATS_HEADERS = display.STATS_HEADERS
+#: How the sample corpus is named in results and downloads.
+SAMPLE_NAME = "sample-corpus.txt"
 
 
 @_handler
 def corpus(file: Any, vocab: str = DEFAULT_PRESET, state: Any = None, progress: gr.Progress = gr.Progress()):
-    """Statistics of an uploaded text file for BPE and LBPE.
+    """Statistics of an uploaded text file for BPE and LBPE (:func:`lbpe.service.corpus_view`).
 
     Returns ``(table rows, token-length figure, frequency figure, JSON file, CSV file, status
-    markdown)``; the JSON is
-    :func:`lbpe.stats.compare_json`, the CSV :func:`lbpe.display.stats_csv` of it.
+    markdown)``; the JSON is :func:`lbpe.stats.compare_json`, the CSV :func:`lbpe.display.stats_csv`.
     """
     paths = _paths(file)
     if not paths:
         raise gr.Error("Choose a text file for the corpus statistics, or press Use the sample corpus.")
-    data = _read_upload(_kept(paths[0]), "corpus_bytes")
+    data = read_upload(_kept(paths[0]), "corpus_bytes", limits=LIMITS)
     return _corpus(data, paths[0].name, vocab, state, progress)
 
 
@@ -545,16 +389,9 @@ def corpus_sample(vocab: str = DEFAULT_PRESET, state: Any = None, progress: gr.P
     return _corpus(sample_corpus(), SAMPLE_NAME, vocab, state, progress)
 
 
-#: How the sample corpus is named in results and downloads.
-SAMPLE_NAME = "sample-corpus.txt"
-
-
 def _corpus(data: bytes, name: str, vocab: str, state: Any, progress: Any):
-    """The Corpus view's work on ``data`` (the bytes of the file called ``name``)."""
     tok = get_tokenizer(vocab, state)
-    session = _session(state)
-    session["stop"] = False
-    report = _reporter(progress, session, f"{name} with {tok.name}: encoding with BPE and LBPE")
+    report = _reporter(progress, _session(state), f"{name} with {tok.name}: encoding with BPE and LBPE")
     try:
         view = corpus_view(
             tok,
@@ -570,45 +407,28 @@ def _corpus(data: bytes, name: str, vocab: str, state: Any, progress: Any):
             "part of a file. Press Compute statistics to run it again."
         )
         return [], None, None, None, None, status
-    summary = view["summary"]
-    stem = f"{Path(name).stem or 'corpus'}-{_slug(tok.name)}"
-    json_path = _output_file(f"{stem}-stats.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
-    csv_path = _output_file(f"{stem}-stats.csv", view["csv"])
-    status = (
-        f"{name}: {len(data):,} bytes with **{tok.name}**: BPE {view['tokens']['bpe']:,} tokens, "
-        f"LBPE {view['tokens']['lbpe']:,} tokens ({100 * summary['change']['tokens']:+.2f}%)."
-    )
-    return view["rows"], _figure(view["figure"]), _figure(view["frequency_figure"]), json_path, csv_path, status
-
-
-# ---------------------------------------------------------------------------------------------
-# Across vocabularies
-# ---------------------------------------------------------------------------------------------
+    json_path = _DOWNLOADS.write(f"{view['stem']}-stats.json", view["json"])
+    csv_path = _DOWNLOADS.write(f"{view['stem']}-stats.csv", view["csv"])
+    return view["rows"], _figure(view["figure"]), _figure(view["frequency_figure"]), json_path, csv_path, view["status"]
 
 
 @_handler
 def across(text: str, file: Any = None, state: Any = None, progress: gr.Progress = gr.Progress()):
     """The Compare text, or an uploaded text file, encoded with every bundled vocabulary and
-    every one this session uploaded or trained, in both modes.
+    every one this session uploaded or trained, in both modes (:func:`lbpe.service.across_view`).
 
     Returns ``(table rows, Plotly figure, JSON file, CSV file, status markdown, cleared upload)``
     (an upload is read, then deleted: the box is emptied to say so); the JSON is
     ``{"source", "vocabularies": [lbpe.stats.compare_json summary + "n_vocab", ...]}``.
     """
-    paths = _paths(file)
+    paths, session = _paths(file), _session(state)
+    data: bytes | None = None
     if paths:
         try:
-            data = _read_upload(paths[0], "corpus_bytes")
+            data = read_upload(paths[0], "corpus_bytes", limits=LIMITS)
         finally:
             _discard(paths)
         source = paths[0].name
-        _decode(data, source)  # a clear error for a file that is not UTF-8, before any work
-        texts: Any
-
-        def texts(tok: Tokenizer):
-            step = CORPUS_CHUNK_BYTES
-            blocks = (data[i : i + step] for i in range(0, len(data), step))
-            return align_chunks(tok, iter_chunks(blocks, size=step, source=source))
     else:
         text = text or ""
         if not text.strip():
@@ -618,34 +438,24 @@ def across(text: str, file: Any = None, state: Any = None, progress: gr.Progress
                 f"The text has {len(text):,} characters; at most {LIMITS.text_chars:,} come from the text "
                 "box (set LBPE_APP_MAX_TEXT_CHARS). Upload it as a file for more."
             )
-        source, texts = "the Compare text", [text]
-    session = _session(state)
-    tokenizers = {name: get_tokenizer(name, state) for _, name in vocab_choices(session)}
-    report = _reporter(progress, session, f"{source}: encoding with every vocabulary")
-    session["stop"] = False
+        source = "the Compare text"
+    tokenizers = {name: session.tokenizer(name) for _, name in session.choices()}
     try:
-        report(0.0)
-        summaries = across_vocabularies(tokenizers, texts, progress=lambda done, total: report(done / total))
+        view = across_view(
+            tokenizers,
+            text=text,
+            data=data,
+            source=source,
+            progress=_reporter(progress, session, f"{source}: encoding with every vocabulary"),
+            chart={"title": f"LBPE vs BPE on {source}, per vocabulary"},
+        )
     except Stopped as stop:
         return [], None, None, None, f"Stopped at {stop.fraction:.0%} of {source}.", None
-    rows = across_rows(summaries)
-    doc = {"source": source, "vocabularies": summaries}
     stem = Path(source).stem if paths else "text"
-    json_path = _output_file(f"{stem}-across.json", json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
-    csv_path = _output_file(f"{stem}-across.csv", across_csv(rows))
-    most = max(summaries, key=lambda s: abs(s["change"]["tokens"]))
-    if most["change"]["tokens"]:
-        verdict = f"LBPE changes the token count most with **{most['vocab']}** ({100 * most['change']['tokens']:+.2f}%)"
-    else:
-        verdict = "LBPE and BPE need as many tokens with every vocabulary"
-    status = f"{source} with {len(summaries)} vocabularies: {verdict}. Click a column header to sort."
-    figure = _figure(across_spec(summaries, title=f"LBPE vs BPE on {source}, per vocabulary"))
-    return rows, figure, json_path, csv_path, status, None
-
-
-# ---------------------------------------------------------------------------------------------
-# Train
-# ---------------------------------------------------------------------------------------------
+    json_path = _DOWNLOADS.write(f"{stem}-across.json", view["json"])
+    csv_path = _DOWNLOADS.write(f"{stem}-across.csv", view["csv"])
+    status = view["status"] + " Click a column header to sort."
+    return view["rows"], _figure(view["figure"]), json_path, csv_path, status, None
 
 
 @_handler
@@ -656,37 +466,29 @@ def train(
     scaffold: bool = False,
     state: Any = None,
     progress: gr.Progress = gr.Progress(),
+    style: str = "gpt2",
 ):
-    """Train a vocabulary on uploaded text files; keep it in the session for Compare.
+    """Train a vocabulary on uploaded text files (:func:`lbpe.service.train_view`); keep it in
+    the session for Compare. ``style``: ``"gpt2"`` (the paper's pre-tokenizer) or ``"llama"``
+    (SentencePiece's way, characters with byte fallback).
 
     Returns ``(state, vocabulary dropdown update, tokenizer.json file, status markdown)``.
     """
-    state = _session(state)
-    paths = _paths(files)
-    if not paths:
-        raise gr.Error("Choose one or more UTF-8 text files to train on.")
-    size = int(vocab_size or 0)
-    if unit not in ("char", "byte"):
-        raise gr.Error(f"unit must be 'char' or 'byte', not {unit!r}.")
-    if not 1 <= size <= LIMITS.train_vocab:
-        raise gr.Error(
-            f"The vocabulary size must be between 1 and {LIMITS.train_vocab:,} "
-            "(set LBPE_APP_MAX_TRAIN_VOCAB to change the maximum)."
-        )
-    total = sum(_size(p) for p in paths)
-    with using(LIMITS):
-        check("train_bytes", total, f"The training corpus ({len(paths)} file(s))")
-    texts = [_decode(_read_upload(_kept(p), "train_bytes"), p.name) for p in paths]
-    names = ", ".join(p.name for p in paths)
-    state["stop"] = False
+    session, paths = _session(state), [_kept(p) for p in _paths(files)]
+    size, names = int(vocab_size or 0), ", ".join(p.name for p in paths)
+    report = _reporter(progress, session, f"{names}: counting pre-tokens")
+    merging = _reporter(progress, session, f"{names}: merging")
     try:
-        _reporter(progress, state, f"{names}: counting pre-tokens")(0.0)
-        merging = _reporter(progress, state, f"{names}: merging")
-        vocab = train_vocab(
-            texts,
+        trained = train_view(
+            paths,
             vocab_size=size,
-            unit=cast(Unit, unit),  # checked above
-            scaffold=scaffold,
+            style=style,
+            unit=unit,
+            pattern=None if style == "llama" else "paper",
+            scaffold=bool(scaffold),
+            limits=LIMITS,
+            max_vocab=LIMITS.train_vocab,
+            read_progress=lambda done, total: report(done / max(total, 1)),
             progress=lambda done, wanted: merging(done / max(wanted, 1)),
         )
     except Stopped as stop:
@@ -694,106 +496,22 @@ def train(
             f"Stopped at {stop.fraction:.0%} of training a {size:,}-token {unit} vocabulary on {names}; "
             "nothing was kept. Press Train to start again."
         )
-        return state, gr.update(), None, status
+        return session, gr.update(), None, status
     corpus_name = paths[0].name if len(paths) == 1 else f"{len(paths)} files"
-    kind = f"{size} {unit}{' scaffold' if scaffold else ''}"
-    path = _output_file(f"tokenizer-{size}-{unit}{'-scaffold' if scaffold else ''}.json", b"")
-    write_tokenizer_json(vocab, path, pattern="paper")
+    kind = f"{size} {unit}{' scaffold' if scaffold else ''}{' llama' if style == 'llama' else ''}"
+    path = _DOWNLOADS.write(f"tokenizer-{kind.replace(' ', '-')}.json", b"")
+    write_tokenizer_json(trained["vocab"], path, pattern=None if style == "llama" else "paper", style=style)
     tok = lbpe.load(path)  # exactly what the download holds
-    name = _remember(state, f"trained: {kind} on {corpus_name}", tok)
-    state["trained"] = name
-    made = len(vocab) - len(vocab.scaffold)
-    extra = f" + {len(vocab.scaffold):,} scaffold tokens" if vocab.scaffold else ""
-    status = (
-        f"Done: **{name}**, {made:,} tokens{extra} from {total:,} bytes ({names}). "
-        "Download it below, or use it in Compare."
-    )
-    return state, gr.update(choices=vocab_choices(state)), path, status
-
-
-# ---------------------------------------------------------------------------------------------
-# links: the view's state in the URL query
-# ---------------------------------------------------------------------------------------------
-
-#: Texts up to this many characters go into a link (``?t=``); longer ones are left out.
-MAX_LINK_TEXT = 2000
-#: The views a link can open (``?view=``).
-VIEWS = ("compare", "corpus", "across", "train")
-
-
-def link_state(params: dict[str, str]) -> dict[str, Any]:
-    """What a link's query asks for: ``t`` text, ``v`` a bundled vocabulary, ``ws``/``ids``/``sp``
-    toggles (``0``/``1``; ``sp``: special tokens as specials), ``x`` the span to explain, ``view``
-    the open tab. Anything unknown, malformed or too long is left at its default, and ``notes``
-    says what was left out.
-
-    >>> link_state({"v": "gpt2", "ws": "0", "view": "across"})["vocab"]
-    'gpt2'
-    >>> link_state({"v": "upload: mine.json"})["notes"][0][:43]
-    'It names the vocabulary “upload: mine.json”'
-    """
-    out: dict[str, Any] = {"notes": []}
-    text = params.get("t")
-    if text is not None:
-        if len(text) <= max(MAX_LINK_TEXT, LIMITS.text_chars):
-            out["text"] = text
-        else:
-            out["notes"].append(f"Its text is over {LIMITS.text_chars:,} characters: left out.")
-    vocab = params.get("v")
-    if vocab:
-        if vocab in VOCAB_PRESETS:
-            out["vocab"] = vocab
-        else:
-            out["notes"].append(
-                f"It names the vocabulary “{vocab[:60]}”, which is not a bundled one (uploaded files are never "
-                "put in a link): the default is shown; upload the file again to see it."
-            )
-    for key, name in (("ws", "show_whitespace"), ("ids", "show_ids"), ("sp", "specials")):
-        if params.get(key) in ("0", "1"):
-            out[name] = params[key] == "1"
-    span = params.get("x")
-    if span:
-        out["explain"] = span[:MAX_EXPLAIN_CHARS]
-    if params.get("view") in VIEWS:
-        out["view"] = params["view"]
-    return out
-
-
-def _link_note(text: str) -> str:
-    return f'<span class="lbpe-link-note" role="status">{html.escape(text)}</span>'
-
-
-def restore(request: gr.Request):
-    """Page load: apply the link's query (see :func:`link_state`). Returns updates for
-    ``(text, vocabulary, whitespace, ids, specials, explain span, tabs, link note)``."""
-    wanted = link_state(dict(request.query_params) if request is not None else {})
-    keep = gr.update()
-
-    def pick(key: str):
-        return wanted[key] if key in wanted else keep
-
-    note = ""
-    if wanted["notes"]:
-        note = "About this link: " + " ".join(wanted["notes"])
-    note = _link_note(note)
-    tabs = gr.update(selected=wanted["view"]) if "view" in wanted else keep
-    return (
-        pick("text"),
-        pick("vocab"),
-        pick("show_whitespace"),
-        pick("show_ids"),
-        pick("specials"),
-        pick("explain"),
-        tabs,
-        note,
-    )
+    session.trained = name = session.remember(f"trained: {kind} on {corpus_name}", tok)
+    status = f"Done: **{name}**, {trained['message']} ({names}). Download it below, or use it in Compare."
+    return session, gr.update(choices=session.choices()), path, status
 
 
 @_handler
 def stop(state: Any = None) -> None:
     """Stop this session's running corpus statistics or training (at its next progress step)."""
-    if isinstance(state, dict):
-        state["stop"] = True
+    if isinstance(state, Session):
+        state.stop = True
 
 
 @_handler
@@ -802,15 +520,31 @@ def use_trained(state: Any = None):
 
     Returns ``(vocabulary dropdown update, tabs update)``.
     """
-    name = _session(state)["trained"]
-    if not name or name not in _session(state)["vocabs"]:
+    session = _session(state)
+    if not session.trained or session.trained not in session.vocabs:
         raise gr.Error("Train a vocabulary first (or it was dropped: only the latest few are kept).")
-    return gr.update(choices=vocab_choices(state), value=name), gr.update(selected="compare")
+    return gr.update(choices=session.choices(), value=session.trained), gr.update(selected="compare")
 
 
-# ---------------------------------------------------------------------------------------------
-# the page
-# ---------------------------------------------------------------------------------------------
+# ---- links: the view's state in the URL query ----
+
+
+def _link_note(text: str) -> str:
+    return f'<span class="lbpe-link-note" role="status">{html.escape(text)}</span>'
+
+
+def restore(request: gr.Request):
+    """Page load: apply the link's query (:func:`lbpe.service.link_state`). Returns updates for
+    ``(text, vocabulary, whitespace, ids, specials, explain span, tabs, link note)``."""
+    wanted = link_state(dict(request.query_params) if request is not None else {}, text_chars=LIMITS.text_chars)
+    keep = gr.update()
+    picked = [wanted.get(key, keep) for key in ("text", "vocab", "show_whitespace", "show_ids", "specials", "explain")]
+    tabs = gr.update(selected=wanted["view"]) if "view" in wanted else keep
+    note = "About this link: " + " ".join(wanted["notes"]) if wanted["notes"] else ""
+    return (*picked, tabs, _link_note(note))
+
+
+# ---- the page ----
 
 THEME = gr.themes.Default(
     primary_hue="orange",
@@ -818,144 +552,26 @@ THEME = gr.themes.Default(
     font=["system-ui", "-apple-system", "'Segoe UI'", "Roboto", "'Helvetica Neue'", "Arial", "sans-serif"],
     font_mono=["ui-monospace", "SFMono-Regular", "Menlo", "Consolas", "'DejaVu Sans Mono'", "monospace"],
 )
-
-APP_CSS = (
-    display.CSS
-    + """
-.lbpe-intro p { margin: .2em 0; }
-#vocab-status p { margin: .1em 0; font-size: .92em; }
-.lbpe-panes { gap: 12px; }
-.lbpe-hidden { display: none !important; }
-#link-note:has(.lbpe-link-note:empty) { display: none; }
-#corpus-status, #train-status, #across-status { min-height: 2.8em; }
-.lbpe-cut { margin: 0 0 .5em; padding: .4em .6em; border-left: 3px solid #e8590c; background: #fff4e6; }
-.lbpe-copy-link { align-self: flex-end; }
-/* phones: the text box and the two panes first (the examples and the Explain view follow them) */
-@media (max-width: 640px) {
-  .lbpe-intro p:not(:first-of-type) { display: none; }
-  .lbpe-intro h1 { font-size: 1.35em; }
-  .lbpe-text-side { flex-direction: row !important; flex-wrap: wrap; }
-  #text textarea { min-height: 8em; }
-  .lbpe-tokens { max-height: 40vh; }
-}
-#explain-box { padding: .6em .8em; }
-#bpe-pane, #lbpe-pane { position: relative; }
-.lbpe-busy { position: absolute; top: .3em; right: .6em; z-index: 1; font-size: .8em; color: #888; }
-.lbpe-busy[hidden] { display: none; }
-"""
-)
-
-#: The page's script (Gradio ``js``): a click on a token of either pane asks the server which
-#: span to explain (``explain_click``) through the hidden ``#explain-at`` box, then scrolls to
-#: the Explain view.
+#: The token panes' stylesheet (shared with the browser page), then the app's own.
+APP_CSS = display.CSS + (_HERE / "app.css").read_text("utf-8")
+#: The page script: the server's settings, lbpe/panes.js (shared with the page), then app.js.
 APP_JS = (
-    "() => {\n"
+    "() => {\nconst LBPE = "
+    + json.dumps({"presets": list(VOCAB_PRESETS), "maxLinkText": MAX_LINK_TEXT})
+    + ";\n"
     + (Path(lbpe.__file__).parent / "panes.js").read_text("utf-8")
-    + """
-  // the view's state in the URL query (see app.link_state); uploaded files never go in a link
-  window.lbpeLink = (changes) => {
-    const url = new URL(location.href);
-    for (const [key, value] of Object.entries(changes)) {
-      if (value === null || value === undefined || value === "") url.searchParams.delete(key);
-      else url.searchParams.set(key, value);
-    }
-    // only on a change: a same-document navigation restyles the whole page (0.2 s with two long panes)
-    if (url.href !== location.href) history.replaceState(null, "", url);
-  };
-  document.addEventListener("click", (event) => {
-    const token = event.target.closest("#bpe-pane .lbpe-tok[data-s], #lbpe-pane .lbpe-tok[data-s]");
-    if (!token) return;
-    const box = document.querySelector("#explain-at textarea, #explain-at input");
-    if (!box) return;
-    box.value = token.dataset.s + ":" + Date.now();
-    box.dispatchEvent(new Event("input", { bubbles: true }));
-    const view = document.getElementById("explain-box");
-    if (view) view.scrollIntoView({ behavior: "smooth", block: "start" });
-  });
-}
-"""
+    + (_HERE / "app.js").read_text("utf-8")
+    + "\n}\n"
 )
-
-#: Writes the Compare view's state into the URL (a Gradio ``js`` event, no server call).
-LINK_JS = f"""
-(text, vocab, ws, ids, sp, span) => {{
-  const preset = {json.dumps(list(VOCAB_PRESETS))}.includes(vocab);
-  window.lbpeLink && window.lbpeLink({{
-    t: text && text.length <= {MAX_LINK_TEXT} ? text : null,
-    v: preset ? vocab : null,
-    ws: ws ? null : "0",
-    ids: ids ? "1" : null,
-    sp: sp ? "1" : null,
-    x: span || null,
-  }});
-  return [];
-}}
-"""
-
-#: The Copy link button: the URL to the clipboard, and what the link leaves out.
-COPY_JS = f"""
-(text, vocab) => {{
-  const left = [];
-  if (text && text.length > {MAX_LINK_TEXT}) left.push("the text (over {MAX_LINK_TEXT:,} characters)");
-  if (!{json.dumps(list(VOCAB_PRESETS))}.includes(vocab)) {{
-    left.push("the uploaded vocabulary (files never go in a link)");
-  }}
-  const note = left.length ? " It leaves out " + left.join(" and ") + "." : "";
-  const done = (how) => {{
-    const box = document.querySelector("#link-note");
-    if (box) box.textContent = how + note;
-  }};
-  navigator.clipboard.writeText(location.href).then(() => done("Link copied."), () => {{
-    window.prompt("Copy this link", location.href);
-    done("Link shown.");
-  }});
-  return [];
-}}
-"""
-
-#: The two panes draw their HTML themselves (a Gradio ``js_on_load`` calling ``lbpePanes.draw``
-#: of lbpe/panes.js) instead of Gradio's node-by-node merge of the old and new markup, which
-#: took most of a second at 50,000 characters: a long pane comes in runs of tokens (see
-#: ``display.render_html``), and only the runs that changed are replaced.
+#: A token pane: a busy note and the host ``pane.js`` draws into.
 PANE_TEMPLATE = '<span class="lbpe-busy" role="status" hidden>updating…</span><div class="lbpe-host"></div>'
-PANE_JS = """
-const host = element.querySelector(".lbpe-host") || element;
-const busy = element.querySelector(".lbpe-busy");
-const draw = () => {
-  const value = typeof props.value === "string" ? props.value : "";
-  if (busy) busy.hidden = true;
-  if (window.lbpePanes) window.lbpePanes.draw(host, value);  // lbpe/panes.js, the page's script
-  else if (host.lbpeShown !== value) { host.innerHTML = value; host.lbpeShown = value; host.lbpeParts = null; }
-};
-draw();
-watch("value", draw);
-"""
+PANE_JS = (_HERE / "pane.js").read_text("utf-8")
 
-#: Shows "updating…" on both panes while a comparison runs. Gradio's own progress overlay (or
-#: any class set on a pane) would restyle every token of both panes, twice per keystroke.
-BUSY_JS = """
-(...inputs) => {
-  for (const note of document.querySelectorAll("#bpe-pane .lbpe-busy, #lbpe-pane .lbpe-busy")) note.hidden = false;
-  return inputs;
-}
-"""
-#: Hides the notes when a comparison ends (also when its panes came out unchanged).
-DONE_JS = """
-() => {
-  for (const note of document.querySelectorAll("#bpe-pane .lbpe-busy, #lbpe-pane .lbpe-busy")) note.hidden = true;
-  return [];
-}
-"""
 
-#: The ids boxes and, while its accordion is open, the JSON view, filled from the comparison's
-#: details in the browser (a JSON tree of every id is slow to draw, so it is drawn only when open).
-DETAILS_JS = """
-(details) => {
-  const ids = (side) =>
-    (details && details[side] && Array.isArray(details[side].ids)) ? details[side].ids.join(" ") : "";
-  return [ids("bpe"), ids("lbpe"), window.lbpeDetailsOpen ? details : null];
-}
-"""
+def _js(call: str, otherwise: str = "[]") -> str:
+    """A Gradio ``js`` event calling ``window.lbpeApp.<call>`` (app.js) with the event's inputs."""
+    return f"(...a) => window.lbpeApp ? window.lbpeApp.{call} : {otherwise}"
+
 
 INTRO = """\
 # lbpe playground: classic BPE vs long-token-first BPE (LBPE)
@@ -976,8 +592,7 @@ def _limits_md() -> str:
 def build() -> gr.Blocks:
     """The Blocks app (module-level ``demo`` is ``build()``)."""
     initial = compare(DEFAULT_TEXT, DEFAULT_EXAMPLE.vocabulary, True, False, None)
-    ex = explain_span(get_tokenizer(DEFAULT_EXAMPLE.vocabulary, None), DEFAULT_EXAMPLE.explain)
-    initial_explain = (explain_html(ex), ex.to_json(), {"frames": ex.frames})
+    first = explain_view(get_tokenizer(DEFAULT_EXAMPLE.vocabulary), DEFAULT_EXAMPLE.explain)
     with gr.Blocks(
         title="lbpe playground: BPE vs LBPE", analytics_enabled=False, delete_cache=(600, LIMITS.file_ttl)
     ) as demo:
@@ -996,7 +611,7 @@ def build() -> gr.Blocks:
                 "Copy link", scale=0, min_width=100, size="sm", elem_id="copy-link", elem_classes="lbpe-copy-link"
             )
         vocab_status = gr.Markdown(
-            _describe(load_preset(DEFAULT_PRESET)), label="About the vocabulary", elem_id="vocab-status"
+            describe(load_preset(DEFAULT_PRESET)), label="About the vocabulary", elem_id="vocab-status"
         )
         with gr.Accordion(
             "Upload your own vocabulary (tokenizer.json, .tiktoken, GPT-2, .model)",
@@ -1119,15 +734,15 @@ def build() -> gr.Blocks:
                         explain_play = gr.Button("Play", scale=0, min_width=80, elem_id="explain-play")
                     explain_step = gr.Slider(
                         0,
-                        max(initial_explain[2]["frames"] - 1, 1),
+                        max(first["frames"] - 1, 1),
                         step=1,
-                        value=initial_explain[2]["frames"] - 1,
+                        value=first["frame"],
                         label="Step",
                         elem_id="explain-step",
                     )
-                    explain_view = gr.HTML(initial_explain[0], label="Steps", elem_id="explain")
+                    explain_pane = gr.HTML(first["html"], label="Steps", elem_id="explain")
                     with gr.Accordion("Steps as JSON", open=False):
-                        explain_json = gr.JSON(initial_explain[1], label="Steps", elem_id="explain-json")
+                        explain_json = gr.JSON(first["steps"], label="Steps", elem_id="explain-json")
                     explain_at = gr.Textbox(
                         "", label="clicked token", elem_id="explain-at", elem_classes="lbpe-hidden", container=False
                     )
@@ -1219,10 +834,11 @@ def build() -> gr.Blocks:
             with gr.Tab("Train", id="train") as train_tab:
                 gr.Markdown(
                     f"Train a BPE vocabulary on your UTF-8 text (at most **{_mb(LIMITS.train_bytes)}** in all, "
-                    f"vocabulary size up to **{LIMITS.train_vocab:,}**; the paper's pre-tokenizer). "
-                    "`char` units: characters plus 256 byte-fallback tokens (the paper's LLaMA-like setup); "
-                    "`byte` units: 256 byte tokens (GPT-2 style). Scaffold-BPE removes low-frequency scaffold "
-                    "tokens (Lian et al. 2024)."
+                    f"vocabulary size up to **{LIMITS.train_vocab:,}**). GPT-2 style: words split by the paper's "
+                    "regex pre-tokenizer; `char` units are characters plus 256 byte-fallback tokens, `byte` units "
+                    "256 byte tokens. LLaMA style: SentencePiece's way, as the paper's LLaMA vocabularies (lines "
+                    "with a ▁ prefix, digits alone, characters with byte fallback). Scaffold-BPE removes "
+                    "low-frequency scaffold tokens (Lian et al. 2024)."
                 )
                 with gr.Row(equal_height=False):
                     train_files = gr.File(
@@ -1241,6 +857,12 @@ def build() -> gr.Blocks:
                             minimum=1,
                             maximum=LIMITS.train_vocab,
                             elem_id="train-size",
+                        )
+                        train_style = gr.Radio(
+                            [("GPT-2 style (the paper's regex)", "gpt2"), ("LLaMA style (SentencePiece's)", "llama")],
+                            value="gpt2",
+                            label="Style",
+                            elem_id="train-style",
                         )
                         train_unit = gr.Radio(["char", "byte"], value="char", label="Unit", elem_id="train-unit")
                         train_scaffold = gr.Checkbox(False, label="Scaffold-BPE", elem_id="train-scaffold")
@@ -1264,8 +886,8 @@ def build() -> gr.Blocks:
             trigger_mode="always_last",
             show_progress="hidden",
             concurrency_limit=4,
-            js=BUSY_JS,
-        ).then(None, None, None, js=DONE_JS, api_visibility="private", queue=False)
+            js=_js("busy(a)", "a"),
+        ).then(None, None, None, js=_js("done()"), api_visibility="private", queue=False)
         text_file.upload(load_text, text_file, [text, text_file], api_name="load_text", show_progress="hidden")
         uploaded = vocab_files.upload(
             upload_vocab,
@@ -1305,7 +927,7 @@ def build() -> gr.Blocks:
         ).then(free, None, across_btn, queue=False, api_visibility="private")
         train_btn.click(busy, None, train_btn, queue=False, api_visibility="private").then(
             train,
-            [train_files, train_size, train_unit, train_scaffold, state],
+            [train_files, train_size, train_unit, train_scaffold, state, train_style],
             [state, vocab, train_out, train_status],
             api_name="train",
             concurrency_limit=1,
@@ -1318,7 +940,7 @@ def build() -> gr.Blocks:
             [explain_box.change, vocab.change],
             explain,
             [explain_box, vocab, gr.State(None), state],
-            [explain_view, explain_json, explain_step],
+            [explain_pane, explain_json, explain_step],
             api_name="explain",
             trigger_mode="always_last",
             show_progress="hidden",
@@ -1326,7 +948,7 @@ def build() -> gr.Blocks:
         explain_step.change(
             explain_frame,
             [explain_box, vocab, explain_step, state],
-            explain_view,
+            explain_pane,
             api_name="explain_frame",
             show_progress="hidden",
             trigger_mode="always_last",
@@ -1354,13 +976,18 @@ def build() -> gr.Blocks:
             show_progress="hidden",
         )
         details.change(
-            None, details, [bpe_ids, lbpe_ids, details_view], js=DETAILS_JS, api_visibility="private", queue=False
+            None,
+            details,
+            [bpe_ids, lbpe_ids, details_view],
+            js=_js("details(a[0])", '["", "", null]'),
+            api_visibility="private",
+            queue=False,
         )
         details_box.expand(
             None,
             details,
             details_view,
-            js="(d) => { window.lbpeDetailsOpen = true; return d; }",
+            js=_js("detailsOpen(true, a[0])", "a[0]"),
             api_visibility="private",
             queue=False,
         )
@@ -1368,7 +995,7 @@ def build() -> gr.Blocks:
             None,
             None,
             details_view,
-            js="() => { window.lbpeDetailsOpen = false; return null; }",
+            js=_js("detailsOpen(false, null)", "null"),
             api_visibility="private",
             queue=False,
         )
@@ -1386,7 +1013,7 @@ def build() -> gr.Blocks:
             None,
             [text, vocab, show_ws, show_ids, show_special, explain_box],
             None,
-            js=LINK_JS,
+            js=_js("link(...a)"),
             api_visibility="private",
             queue=False,
         )
@@ -1395,11 +1022,11 @@ def build() -> gr.Blocks:
                 None,
                 None,
                 None,
-                js=f"() => {{ window.lbpeLink && window.lbpeLink({{view: {json.dumps(view)}}}); return []; }}",
+                js=_js(f"view({json.dumps(view)})"),
                 api_visibility="private",
                 queue=False,
             )
-        copy_link.click(None, [text, vocab], None, js=COPY_JS, api_visibility="private", queue=False)
+        copy_link.click(None, [text, vocab], None, js=_js("copy(...a)"), api_visibility="private", queue=False)
         demo.load(
             restore,
             None,

@@ -1,11 +1,5 @@
-"""What every front end does the same way with what a person hands it (the Gradio app, the
-browser page, the CLI): opening an uploaded vocabulary under one set of limits, with one kind
-of error, and the Compare view's result in one JSON schema.
-
-:func:`compare_view` is everything the Compare view shows for a text (both panes, metrics,
-differences, both charts, ids, every statistic); the app hands its parts to Gradio's
-components and the page hands the whole to its worker's caller. :func:`corpus_view` is the Corpus
-view's: exact statistics of a whole file, in the schema of :func:`lbpe.stats.compare_json`.
+"""What a person hands a front end, and what it hands back: uploaded files read under one set
+of limits with one kind of error, and downloads in a private folder.
 
 :func:`open_upload` takes the files a person chose (one vocabulary file, or GPT-2's
 ``encoder.json`` and ``vocab.bpe`` together), checks each against the ``vocab_bytes`` limit,
@@ -16,6 +10,10 @@ failure into an :class:`~lbpe.errors.LbpeError` whose message names the file as 
 chose it, never the folder it was written to. A rank file whose name does not tell its
 pre-tokenizer raises :class:`~lbpe.errors.PatternNeededError`, so a front end can ask for one.
 
+:func:`read_upload` reads a text upload within a limit, :func:`decode_text` says where a file is
+not UTF-8, :func:`text_head` reads as much of a text file as a view shows, and
+:class:`Downloads` keeps the files a view offers for download.
+
 >>> import tempfile, pathlib
 >>> folder = pathlib.Path(tempfile.mkdtemp())
 >>> (folder / "notes.txt").write_text("not a vocabulary")
@@ -24,29 +22,39 @@ pre-tokenizer raises :class:`~lbpe.errors.PatternNeededError`, so a front end ca
 Traceback (most recent call last):
   ...
 lbpe.errors.LbpeError: notes.txt: unrecognised vocabulary format; ...
+>>> decode_text(bytes([99, 97, 102, 0xE9]), "menu.txt")
+Traceback (most recent call last):
+  ...
+lbpe.errors.LbpeError: menu.txt is not UTF-8 text (byte 0xe9 at offset 3); convert it to UTF-8 first ...
 """
 
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import tempfile
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Sequence
 from pathlib import Path
 
-from lbpe import display
 from lbpe import limits as _limits
-from lbpe.corpus import align_chunks, iter_chunks
 from lbpe.errors import LbpeError, PatternNeededError
 from lbpe.limits import Limits
 from lbpe.load import detect_format, load
-from lbpe.stats import compare_json, corpus_stats
-from lbpe.tokenizer import MODES, Tokenizer
+from lbpe.tokenizer import Tokenizer
 
-__all__ = ["open_vocabulary", "open_upload", "compare_view", "corpus_view", "AUTO_PATTERN", "GPT2_PAIR"]
-
-#: Bytes per chunk in the Corpus view (progress is reported after each).
-CORPUS_CHUNK_BYTES = 1 << 16
+__all__ = [
+    "open_vocabulary",
+    "open_upload",
+    "read_upload",
+    "decode_text",
+    "text_head",
+    "upload_size",
+    "Downloads",
+    "AUTO_PATTERN",
+    "GPT2_PAIR",
+]
 
 #: The pattern choice that means "from the file" (what the app's and the page's menus offer first).
 AUTO_PATTERN = "auto"
@@ -116,101 +124,99 @@ def open_upload(
     with _limits.using(limits), tempfile.TemporaryDirectory(prefix="lbpe-vocab-") as tmp:
         folder = Path(tmp)
         for p in files:
-            try:
-                size = p.stat().st_size
-            except OSError:
-                raise LbpeError(f"{p.name}: the upload is gone; please upload it again") from None
-            _limits.check("vocab_bytes", size, p.name)
+            _limits.check("vocab_bytes", upload_size(p), p.name)
             shutil.copyfile(p, folder / p.name)
         target = folder if len(files) == 2 else folder / files[0].name
         shown = " + ".join(GPT2_PAIR) if len(files) == 2 else files[0].name
         return open_vocabulary(target, pattern=pattern, limits=limits, scratch=folder, shown=shown)
 
 
-def compare_view(
-    tok: Tokenizer,
-    text: str,
-    *,
-    show_whitespace: bool = True,
-    show_ids: bool = False,
-    specials: bool = False,
-    lengths_chart: dict | None = None,
-    frequency_chart: dict | None = None,
-) -> dict:
-    """The Compare view of ``text`` with ``tok``: one JSON-able dict, the schema both UIs use.
-
-    * ``"panes"``: ``{"bpe": HTML, "lbpe": HTML}`` (:func:`lbpe.display.render_pane`);
-    * ``"metrics"``, ``"differences"``: HTML (:func:`~lbpe.display.metrics_html`,
-      :func:`~lbpe.display.differences_html`);
-    * ``"figure"``, ``"frequency_figure"``: Plotly figures (token lengths, how often a token of
-      each length occurs), made with the options in ``lengths_chart`` / ``frequency_chart``
-      (``title``, ``height``);
-    * ``"summary"``: :meth:`lbpe.display.Comparison.to_json` (counts, ids, differing spans);
-    * ``"length_shift"``: the token-length shift; ``"stats"``: every metric
-      (:func:`lbpe.stats.compare_json` of the text);
-    * ``"differ"``: the differing character ranges (for a click on a token, not JSON'd by the
-      callers that return JSON).
-    """
-    comparison = display.compare(tok, text, specials=bool(specials))
-    stats = display.comparison_stats(tok, comparison)
-    summary = display.comparison_summary(tok, comparison, stats=stats)
-    shift = display.shift_from_stats(stats["bpe"], stats["lbpe"], unit=comparison.unit)
-    return {
-        "panes": {
-            mode: display.render_pane(comparison, mode, show_whitespace=show_whitespace, show_ids=show_ids)
-            for mode in MODES
-        },
-        "metrics": display.metrics_html(comparison, summary),
-        "differences": display.differences_html(comparison),
-        "figure": display.plotly_spec(shift, **(lengths_chart or {})),
-        "frequency_figure": display.frequency_spec(summary, **(frequency_chart or {})),
-        "summary": comparison.to_json(),
-        "length_shift": shift.to_json(),
-        "stats": summary,
-        "differ": comparison.differ,
-    }
-
-
-def corpus_view(
-    tok: Tokenizer,
-    data: bytes,
-    name: str,
-    *,
-    progress: Callable[[float], None] | None = None,
-    lengths_chart: dict | None = None,
-    frequency_chart: dict | None = None,
-) -> dict:
-    """Statistics of a whole text file (``data``, the bytes of the file called ``name``) for
-    BPE and LBPE, counted in chunks cut where the totals stay exact.
-
-    ``progress(fraction)`` is called after each chunk (it may raise to stop the work). Returns
-    ``{"summary": compare_json(...) + {"file": name}, "rows": lbpe.display.stats_rows,
-    "csv": lbpe.display.stats_csv, "tokens": {mode: count}, "figure", "frequency_figure"}``.
-    A file that is not UTF-8 text raises ``LbpeError`` (naming the byte and its offset) before
-    any work.
-    """
+def upload_size(path: str | os.PathLike[str]) -> int:
+    """The size of an uploaded file; ``LbpeError`` when it is gone (a server deletes old uploads)."""
+    path = Path(path)
     try:
-        data.decode("utf-8")
+        return path.stat().st_size
+    except OSError:
+        raise LbpeError(f"{path.name}: the upload is gone; please upload it again") from None
+
+
+def read_upload(path: str | os.PathLike[str], key: str, *, limits: Limits | None = None) -> bytes:
+    """The bytes of an uploaded file, if within the limit ``key`` (``"corpus_bytes"``,
+    ``"train_bytes"``, ...) of ``limits`` (else the environment's); the error names the file,
+    the limit and its variable."""
+    path = Path(path)
+    size = upload_size(path)
+    with _limits.using(limits):
+        _limits.check(key, size, path.name)
+    with open(path, "rb") as f:
+        return f.read(size + 1)
+
+
+def decode_text(data: bytes, name: str) -> str:
+    """``data`` as UTF-8 text; ``LbpeError`` naming the file, the first bad byte and its offset."""
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise LbpeError(
             f"{name} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
             "convert it to UTF-8 first (e.g. iconv -t UTF-8)."
         ) from None
-    step = CORPUS_CHUNK_BYTES
-    blocks = (data[i : i + step] for i in range(0, len(data), step))
-    chunks = align_chunks(tok, iter_chunks(blocks, size=step, source=name))
-    if progress is not None:
-        progress(0.0)
-    total = max(len(data), 1)  # progress counts UTF-8 bytes, as the statistics do
-    stats = corpus_stats(tok, chunks, progress=(lambda done: progress(done / total)) if progress else None)
-    summary = compare_json(stats, vocab=tok.name, unit=tok.vocab.unit, tok=tok)
-    summary["file"] = name
-    shift = display.shift_from_stats(stats["bpe"], stats["lbpe"], unit=tok.vocab.unit)
-    return {
-        "summary": summary,
-        "rows": display.stats_rows(summary),
-        "csv": display.stats_csv(summary),
-        "tokens": {mode: stats[mode].tokens for mode in MODES},
-        "figure": display.plotly_spec(shift, **(lengths_chart or {})),
-        "frequency_figure": display.frequency_spec(summary, **(frequency_chart or {})),
-    }
+
+
+def text_head(path: str | os.PathLike[str], chars: int) -> tuple[str, int | None]:
+    """The first ``chars`` characters of a UTF-8 file (at most ``4 * chars`` bytes are read), and
+    the whole text's length in characters, or ``None`` when the file is longer than was read.
+    A character cut by the read is left out; a file that is not UTF-8 gets :func:`decode_text`'s
+    error."""
+    path = Path(path)
+    keep = 4 * chars  # bytes enough for ``chars`` characters
+    size = upload_size(path)
+    with open(path, "rb") as f:
+        data = f.read(keep)
+    whole = size <= keep
+    if not whole:  # the read may have split the last character: drop what it split
+        for back in range(4):
+            try:
+                data[: len(data) - back].decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            data = data[: len(data) - back]
+            break
+    text = decode_text(data, path.name)
+    return text[:chars], (len(text) if whole else None)
+
+
+class Downloads:
+    """Files a view offers for download, each in its own unguessable folder under one private
+    folder; files older than ``ttl`` seconds are swept away when a new one is written.
+
+    >>> d = Downloads(ttl=60)
+    >>> Path(d.write("stats.json", "{}")).read_text()
+    '{}'
+    """
+
+    def __init__(self, *, ttl: float, root: str | os.PathLike[str] | None = None) -> None:
+        self.ttl = ttl
+        self.root = Path(root) if root is not None else Path(tempfile.mkdtemp(prefix="lbpe-downloads-"))
+
+    def write(self, name: str, data: str | bytes) -> str:
+        """Write ``data`` (text as UTF-8) as a file called ``name``; returns its path."""
+        now = time.time()
+        for old in self.root.iterdir():
+            try:
+                if now - old.stat().st_mtime > self.ttl:
+                    shutil.rmtree(old, ignore_errors=True)
+            except OSError:
+                pass
+        folder = self.root / secrets.token_hex(8)
+        folder.mkdir()
+        path = folder / name
+        if isinstance(data, str):
+            path.write_text(data, encoding="utf-8")
+        else:
+            path.write_bytes(data)
+        return str(path)
+
+    def remove(self) -> None:
+        """Delete every download (the server is stopping)."""
+        shutil.rmtree(self.root, ignore_errors=True)

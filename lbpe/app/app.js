@@ -1,0 +1,90 @@
+// The Gradio playground's page script (lbpe/app/__init__.py passes it to Gradio as `js`, inside
+// one function, after lbpe/panes.js and after `LBPE`, the server's settings:
+// {presets: the bundled vocabularies' names, maxLinkText: the longest text a link carries}).
+// The app's events call window.lbpeApp's functions by name; they never reach the server.
+
+// the view's state in the URL query (see lbpe.service.links.link_state); uploaded files never go in a link
+window.lbpeLink = (changes) => {
+  const url = new URL(location.href);
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === null || value === undefined || value === "") url.searchParams.delete(key);
+    else url.searchParams.set(key, value);
+  }
+  // only on a change: a same-document navigation restyles the whole page (0.2 s with two long panes)
+  if (url.href !== location.href) history.replaceState(null, "", url);
+};
+
+// a click on a token of either pane asks the server which span to explain (explain_click)
+// through the hidden #explain-at box, then scrolls to the Explain view
+document.addEventListener("click", (event) => {
+  const token = event.target.closest("#bpe-pane .lbpe-tok[data-s], #lbpe-pane .lbpe-tok[data-s]");
+  if (!token) return;
+  const box = document.querySelector("#explain-at textarea, #explain-at input");
+  if (!box) return;
+  box.value = token.dataset.s + ":" + Date.now();
+  box.dispatchEvent(new Event("input", { bubbles: true }));
+  const view = document.getElementById("explain-box");
+  if (view) view.scrollIntoView({ behavior: "smooth", block: "start" });
+});
+
+const busyNotes = () => document.querySelectorAll("#bpe-pane .lbpe-busy, #lbpe-pane .lbpe-busy");
+
+window.lbpeApp = {
+  // the Compare view's state into the URL
+  link(text, vocab, ws, ids, sp, span) {
+    window.lbpeLink({
+      t: text && text.length <= LBPE.maxLinkText ? text : null,
+      v: LBPE.presets.includes(vocab) ? vocab : null,
+      ws: ws ? null : "0",
+      ids: ids ? "1" : null,
+      sp: sp ? "1" : null,
+      x: span || null,
+    });
+    return [];
+  },
+  // the open tab into the URL (null: Compare, the default)
+  view(name) {
+    window.lbpeLink({ view: name });
+    return [];
+  },
+  // Copy link: the URL to the clipboard, and what the link leaves out
+  copy(text, vocab) {
+    const left = [];
+    if (text && text.length > LBPE.maxLinkText) {
+      left.push(`the text (over ${LBPE.maxLinkText.toLocaleString("en-US")} characters)`);
+    }
+    if (!LBPE.presets.includes(vocab)) left.push("the uploaded vocabulary (files never go in a link)");
+    const note = left.length ? " It leaves out " + left.join(" and ") + "." : "";
+    const done = (how) => {
+      const box = document.querySelector("#link-note");
+      if (box) box.textContent = how + note;
+    };
+    navigator.clipboard.writeText(location.href).then(() => done("Link copied."), () => {
+      window.prompt("Copy this link", location.href);
+      done("Link shown.");
+    });
+    return [];
+  },
+  // "updating…" on both panes while a comparison runs: Gradio's own progress overlay (or any
+  // class set on a pane) would restyle every token of both panes, twice per keystroke
+  busy(inputs) {
+    for (const note of busyNotes()) note.hidden = false;
+    return inputs;
+  },
+  // ...hidden when the comparison ends (also when its panes came out unchanged)
+  done() {
+    for (const note of busyNotes()) note.hidden = true;
+    return [];
+  },
+  // the ids boxes and, while its accordion is open, the JSON view, filled from the comparison's
+  // details in the browser (a JSON tree of every id is slow to draw, so only when open)
+  details(details) {
+    const ids = (side) =>
+      (details && details[side] && Array.isArray(details[side].ids)) ? details[side].ids.join(" ") : "";
+    return [ids("bpe"), ids("lbpe"), window.lbpeDetailsOpen ? details : null];
+  },
+  detailsOpen(open, details) {
+    window.lbpeDetailsOpen = open;
+    return open ? details : null;
+  },
+};

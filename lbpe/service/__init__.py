@@ -1,0 +1,69 @@
+"""The service layer: what every front end (the Gradio app, the browser page, the CLI) does
+the same way, so each of them only turns its input into calls here and the results into its
+own widgets or text.
+
+* :mod:`lbpe.service.files`: uploads opened under one set of limits with one kind of error
+  (:func:`open_upload`, :func:`open_vocabulary`, :func:`read_upload`, :func:`decode_text`,
+  :func:`text_head`) and downloads (:class:`Downloads`);
+* :mod:`lbpe.service.session`: one visitor's vocabularies and Stop button (:class:`Session`);
+* :mod:`lbpe.service.views`: each view as one function returning one JSON-able dict
+  (:func:`compare_view`, :func:`corpus_view`, :func:`stats_view`, :func:`across_view`, :func:`explain_view`,
+  :func:`explain_target`, :func:`train_view`);
+* :mod:`lbpe.service.links`: a view's state in a link's query (:func:`link_state`).
+
+Standard library only (Pyodide runs it too).
+"""
+
+from lbpe.service.files import (
+    AUTO_PATTERN,
+    GPT2_PAIR,
+    Downloads,
+    decode_text,
+    open_upload,
+    open_vocabulary,
+    read_upload,
+    text_head,
+    upload_size,
+)
+from lbpe.service.links import MAX_LINK_TEXT, VIEWS, link_state
+from lbpe.service.session import Session, Stopped, describe
+from lbpe.service.views import (
+    CORPUS_CHUNK_BYTES,
+    across_view,
+    check_train_options,
+    compare_view,
+    corpus_view,
+    explain_target,
+    explain_view,
+    file_stem,
+    stats_view,
+    train_view,
+)
+
+__all__ = [
+    "AUTO_PATTERN",
+    "GPT2_PAIR",
+    "Downloads",
+    "decode_text",
+    "open_upload",
+    "open_vocabulary",
+    "read_upload",
+    "text_head",
+    "upload_size",
+    "MAX_LINK_TEXT",
+    "VIEWS",
+    "link_state",
+    "Session",
+    "Stopped",
+    "describe",
+    "CORPUS_CHUNK_BYTES",
+    "across_view",
+    "check_train_options",
+    "compare_view",
+    "corpus_view",
+    "stats_view",
+    "explain_target",
+    "explain_view",
+    "file_stem",
+    "train_view",
+]

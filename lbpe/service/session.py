@@ -1,0 +1,107 @@
+"""One person's session in a playground: the vocabularies they uploaded or trained (by name,
+beside the bundled presets), the one trained last, and whether they pressed Stop.
+
+A server keeps one :class:`Session` per visitor (the Gradio app in a ``gr.State``), so nobody
+sees another's files. :meth:`Session.reporter` turns a view's progress into a callback that
+also ends the work with :class:`Stopped` once Stop was pressed.
+
+>>> s = Session(keep=2)
+>>> s.tokenizer("gpt2").name
+'gpt2'
+>>> s.choices()[0][1] in VOCAB_PRESETS
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from lbpe.errors import LbpeError
+from lbpe.presets import VOCAB_PRESETS, load_preset, preset_label
+from lbpe.tokenizer import Tokenizer
+
+__all__ = ["Session", "Stopped", "describe"]
+
+
+class Stopped(Exception):
+    """The session's Stop button was pressed; ``fraction`` of the work was done."""
+
+    def __init__(self, fraction: float) -> None:
+        super().__init__(f"stopped at {fraction:.0%}")
+        self.fraction = fraction
+
+
+class Session:
+    """A visitor's vocabularies (name -> tokenizer, the oldest dropped beyond ``keep``), the
+    name of the one trained last, and the Stop flag."""
+
+    def __init__(self, *, keep: int = 8) -> None:
+        self.keep = keep
+        self.vocabs: dict[str, Tokenizer] = {}
+        self.trained: str | None = None
+        self.stop = False
+
+    def choices(self) -> list[tuple[str, str]]:
+        """The vocabulary picker's ``(label, name)`` pairs: presets with their models
+        ("GPT-4o: o200k_base"), then this session's uploaded and trained vocabularies."""
+        return [(preset_label(name), name) for name in VOCAB_PRESETS] + [(name, name) for name in self.vocabs]
+
+    def tokenizer(self, name: str) -> Tokenizer:
+        """A vocabulary this session uploaded or trained, or a bundled preset, by name."""
+        if name in self.vocabs:
+            return self.vocabs[name]
+        if name in VOCAB_PRESETS:
+            return load_preset(name)
+        raise LbpeError(f"Unknown vocabulary {name!r}; choose one of: {', '.join(n for _, n in self.choices())}.")
+
+    def remember(self, base: str, tok: Tokenizer) -> str:
+        """Keep ``tok`` under a new name made from ``base`` (``base (2)``, ... when taken);
+        returns the name."""
+        name, n = base, 2
+        while name in self.vocabs or name in VOCAB_PRESETS:
+            name, n = f"{base} ({n})", n + 1
+        tok.name = name
+        self.vocabs[name] = tok
+        while len(self.vocabs) > self.keep:
+            self.vocabs.pop(next(iter(self.vocabs)))
+        return name
+
+    def reporter(self, progress: Callable[[float], None]) -> Callable[[float], None]:
+        """A progress callback ``(fraction)`` for a view: it passes the fraction (kept within
+        0..1) to ``progress``, then raises :class:`Stopped` if Stop was pressed. Clears the flag
+        first, so an old press does not stop new work."""
+        self.stop = False
+
+        def report(fraction: float) -> None:
+            fraction = min(max(fraction, 0.0), 1.0)
+            progress(fraction)
+            if self.stop:
+                raise Stopped(fraction)
+
+        return report
+
+
+def describe(tok: Tokenizer) -> str:
+    """One line about a vocabulary (markdown): its name once (with the models a preset belongs
+    to), its size and units.
+
+    >>> describe(load_preset("gpt2"))
+    '**gpt2** (GPT-2 / r50k_base): 50,257 tokens, bytes as units.'
+    """
+    units = (
+        "bytes"
+        if tok.vocab.unit == "byte"
+        else "characters with byte fallback"
+        if tok.vocab.byte_fallback
+        else "characters"
+    )
+    who = ""
+    if tok.name in VOCAB_PRESETS:
+        about = VOCAB_PRESETS[tok.name][1]  # e.g. "cl100k_base (GPT-3.5/GPT-4): 100K byte-level tokens"
+        if about.startswith(tok.name):
+            about = about[len(tok.name) :].strip()
+            who = about[1 : about.index(")")] if about.startswith("(") and ")" in about else ""
+        else:
+            who = about.split(":")[0]
+        who = f" ({who.replace(' (default)', ', the default')})" if who else ""
+    return f"**{tok.name}**{who}: {tok.n_vocab:,} tokens, {units} as units."

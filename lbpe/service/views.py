@@ -1,0 +1,345 @@
+"""The views every front end shows, each one function returning one JSON-able dict: Compare
+(:func:`compare_view`), Corpus (:func:`corpus_view`), Across vocabularies (:func:`across_view`),
+Explain (:func:`explain_view`, :func:`explain_target`) and Train (:func:`train_view`).
+
+The Gradio app hands each dict's parts to its components, the browser page returns the dicts to
+its worker's caller, and the CLI prints them. Messages meant for a person (``"status"``) are
+markdown, with the vocabulary's name in bold.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from lbpe import display
+from lbpe import limits as _limits
+from lbpe.across import ACROSS_HEADERS, ACROSS_TYPES, across_csv, across_rows, across_spec, across_vocabularies
+from lbpe.corpus import align_chunks, iter_chunks
+from lbpe.errors import LbpeError
+from lbpe.explain import explain, explain_html, pick_span
+from lbpe.limits import Limits
+from lbpe.metrics import RENYI_POWER
+from lbpe.service.files import decode_text
+from lbpe.stats import compare_json, corpus_stats
+from lbpe.tokenizer import MODES, Tokenizer
+from lbpe.vocab import Vocab
+
+__all__ = [
+    "CORPUS_CHUNK_BYTES",
+    "compare_view",
+    "corpus_view",
+    "stats_view",
+    "across_view",
+    "explain_view",
+    "explain_target",
+    "check_train_options",
+    "train_view",
+    "file_stem",
+]
+
+#: Bytes per chunk in the Corpus and Across views (progress is reported after each).
+CORPUS_CHUNK_BYTES = 1 << 16
+
+
+def file_stem(name: str) -> str:
+    """A name as part of a download's file name: ``upload: my.json`` -> ``upload-my.json``.
+
+    >>> file_stem("upload: my.json"), file_stem("::")
+    ('upload-my.json', 'vocabulary')
+    """
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "vocabulary"
+
+
+def _chunks(tok: Tokenizer, data: bytes, source: str) -> Iterable[str]:
+    """The text of ``data`` in chunks cut where every total stays exact."""
+    step = CORPUS_CHUNK_BYTES
+    blocks = (data[i : i + step] for i in range(0, len(data), step))
+    return align_chunks(tok, iter_chunks(blocks, size=step, source=source))
+
+
+def compare_view(
+    tok: Tokenizer,
+    text: str,
+    *,
+    show_whitespace: bool = True,
+    show_ids: bool = False,
+    specials: bool = False,
+    lengths_chart: dict | None = None,
+    frequency_chart: dict | None = None,
+) -> dict:
+    """The Compare view of ``text`` with ``tok``: one JSON-able dict, the schema both UIs use.
+
+    * ``"panes"``: ``{"bpe": HTML, "lbpe": HTML}`` (:func:`lbpe.display.render_pane`);
+    * ``"metrics"``, ``"differences"``: HTML (:func:`~lbpe.display.metrics_html`,
+      :func:`~lbpe.display.differences_html`);
+    * ``"figure"``, ``"frequency_figure"``: Plotly figures (token lengths, how often a token of
+      each length occurs), made with the options in ``lengths_chart`` / ``frequency_chart``
+      (``title``, ``height``);
+    * ``"summary"``: :meth:`lbpe.display.Comparison.to_json` (counts, ids, differing spans);
+    * ``"length_shift"``: the token-length shift; ``"stats"``: every metric
+      (:func:`lbpe.stats.compare_json` of the text);
+    * ``"differ"``: the differing character ranges (for a click on a token, not JSON'd by the
+      callers that return JSON).
+    """
+    comparison = display.compare(tok, text, specials=bool(specials))
+    stats = display.comparison_stats(tok, comparison)
+    summary = display.comparison_summary(tok, comparison, stats=stats)
+    shift = display.shift_from_stats(stats["bpe"], stats["lbpe"], unit=comparison.unit)
+    return {
+        "panes": {
+            mode: display.render_pane(comparison, mode, show_whitespace=show_whitespace, show_ids=show_ids)
+            for mode in MODES
+        },
+        "metrics": display.metrics_html(comparison, summary),
+        "differences": display.differences_html(comparison),
+        "figure": display.plotly_spec(shift, **(lengths_chart or {})),
+        "frequency_figure": display.frequency_spec(summary, **(frequency_chart or {})),
+        "summary": comparison.to_json(),
+        "length_shift": shift.to_json(),
+        "stats": summary,
+        "differ": comparison.differ,
+    }
+
+
+def corpus_view(
+    tok: Tokenizer,
+    data: bytes,
+    name: str,
+    *,
+    progress: Callable[[float], None] | None = None,
+    lengths_chart: dict | None = None,
+    frequency_chart: dict | None = None,
+) -> dict:
+    """Statistics of a whole text file (``data``, the bytes of the file called ``name``) for
+    BPE and LBPE, counted in chunks cut where the totals stay exact.
+
+    ``progress(fraction)`` is called after each chunk (it may raise to stop the work). Returns
+    ``{"summary": compare_json(...) + {"file": name}, "rows": lbpe.display.stats_rows,
+    "csv": lbpe.display.stats_csv, "json": the summary as text, "stem": a file-name stem for
+    downloads, "tokens": {mode: count}, "figure", "frequency_figure", "status"}``.
+    A file that is not UTF-8 text raises ``LbpeError`` (naming the byte and its offset) before
+    any work.
+    """
+    decode_text(data, name)
+    chunks = _chunks(tok, data, name)
+    if progress is not None:
+        progress(0.0)
+    total = max(len(data), 1)  # progress counts UTF-8 bytes, as the statistics do
+    stats = corpus_stats(tok, chunks, progress=(lambda done: progress(done / total)) if progress else None)
+    summary = compare_json(stats, vocab=tok.name, unit=tok.vocab.unit, tok=tok)
+    summary["file"] = name
+    shift = display.shift_from_stats(stats["bpe"], stats["lbpe"], unit=tok.vocab.unit)
+    tokens = {mode: stats[mode].tokens for mode in MODES}
+    return {
+        "summary": summary,
+        "rows": display.stats_rows(summary),
+        "csv": display.stats_csv(summary),
+        "json": json.dumps(summary, indent=2, ensure_ascii=False) + "\n",
+        "stem": f"{Path(name).stem or 'corpus'}-{file_stem(tok.name)}",
+        "tokens": tokens,
+        "figure": display.plotly_spec(shift, **(lengths_chart or {})),
+        "frequency_figure": display.frequency_spec(summary, **(frequency_chart or {})),
+        "status": (
+            f"{name}: {len(data):,} bytes with **{tok.name}**: BPE {tokens['bpe']:,} tokens, "
+            f"LBPE {tokens['lbpe']:,} tokens ({100 * summary['change']['tokens']:+.2f}%)."
+        ),
+    }
+
+
+def stats_view(
+    loader: Callable[[], Tokenizer],
+    files: Sequence[str | os.PathLike[str]],
+    *,
+    lines: bool = False,
+    text_field: str = "text",
+    skip_bad: bool = False,
+    workers: int | None = None,
+    renyi_power: float = RENYI_POWER,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict:
+    """Exact statistics of corpus files (``.txt``, ``.jsonl(.gz)``, ``.parquet``; one document
+    per file, or per line with ``lines``) for BPE and LBPE, counted on ``workers`` processes
+    (:func:`lbpe.corpus.parallel_stats`): ``lbpe stats``.
+
+    ``loader``: a picklable callable giving the tokenizer (each worker calls it).
+    ``progress(done, total)`` counts the UTF-8 bytes of the files. Bad documents stop the work
+    with an error naming file and line, or with ``skip_bad`` are counted out and listed.
+
+    Returns ``{"summary": compare_json(...), "skipped": [messages], "bytes": the files' size}``.
+    """
+    from lbpe.corpus import parallel_stats
+    from lbpe.documents import document_texts, input_bytes
+
+    tok = loader()  # a bad vocabulary fails before any file is read
+    total = input_bytes(files)
+    skipped: list[str] = []
+    texts = document_texts(tok, files, lines=lines, text_field=text_field, on_bad=skipped.append if skip_bad else None)
+    stats = parallel_stats(
+        loader, texts, workers=workers, progress=(lambda done: progress(min(done, total), total)) if progress else None
+    )
+    summary = compare_json(stats, vocab=tok.name, unit=tok.vocab.unit, tok=tok, renyi_power=renyi_power)
+    return {"summary": summary, "skipped": skipped, "bytes": total}
+
+
+def across_view(
+    tokenizers: Mapping[str, Tokenizer],
+    *,
+    text: str | None = None,
+    data: bytes | None = None,
+    source: str = "the text",
+    progress: Callable[[float], None] | None = None,
+    chart: dict | None = None,
+) -> dict:
+    """One text (``text``) or text file (``data``, called ``source``) encoded with every
+    tokenizer in both modes (:func:`lbpe.across.across_vocabularies`).
+
+    Returns ``{"headers", "types", "rows", "vocabularies": [compare_json summary + "n_vocab",
+    ...], "figure", "json": {"source", "vocabularies"} as text, "csv", "status"}``. A file that
+    is not UTF-8 text raises ``LbpeError`` before any work.
+    """
+    texts: Any
+    if data is not None:
+        decode_text(data, source)
+
+        def texts(tok: Tokenizer) -> Iterable[str]:
+            return _chunks(tok, data, source)
+
+    else:
+        if not (text or "").strip():
+            raise LbpeError("Type or paste a text first.")
+        texts = [text]
+    if progress is not None:
+        progress(0.0)
+    summaries = across_vocabularies(
+        tokenizers, texts, progress=(lambda done, total: progress(done / total)) if progress else None
+    )
+    rows = across_rows(summaries)
+    most = max(summaries, key=lambda s: abs(s["change"]["tokens"]))
+    if most["change"]["tokens"]:
+        verdict = f"LBPE changes the token count most with **{most['vocab']}** ({100 * most['change']['tokens']:+.2f}%)"
+    else:
+        verdict = "LBPE and BPE need as many tokens with every vocabulary"
+    return {
+        "headers": ACROSS_HEADERS,
+        "types": ACROSS_TYPES,
+        "rows": rows,
+        "vocabularies": summaries,
+        "figure": across_spec(summaries, **(chart or {})),
+        "json": json.dumps({"source": source, "vocabularies": summaries}, indent=2, ensure_ascii=False) + "\n",
+        "csv": across_csv(rows),
+        "status": f"{source} with {len(summaries)} vocabularies: {verdict}.",
+    }
+
+
+def explain_view(tok: Tokenizer, span: str, frame: int | None = None) -> dict:
+    """``span`` worked step by step with both encodings (:mod:`lbpe.explain`):
+    ``{"html": frame ``frame`` (``None`` or below 0: the last, every step done), "frame",
+    "frames", "steps": the steps as JSON}``; ``frame`` is kept within the explanation."""
+    if not span:
+        raise LbpeError("Type a word or a short span to explain, or click a token in either pane.")
+    ex = explain(tok, span)
+    last = ex.frames - 1
+    k = last if frame is None or frame < 0 else min(frame, last)
+    return {"html": explain_html(ex, k), "frame": k, "frames": ex.frames, "steps": ex.to_json()}
+
+
+def explain_target(tok: Tokenizer, text: str, offset: int, differ: Sequence[tuple[int, int]] | None = None) -> dict:
+    """What to explain for a click at character ``offset`` of ``text``: the differing span that
+    holds it, else its word (:func:`lbpe.explain.pick_span`), as ``{"start", "end", "span"}``.
+    ``differ``: the differing ranges when the caller has them (from :func:`compare_view`)."""
+    if differ is None:
+        differ = display.compare(tok, text).differ
+    a, b = pick_span(text, offset, differ)
+    return {"start": a, "end": b, "span": text[a:b]}
+
+
+def check_train_options(*, style: str, unit: str, pattern: str | None) -> None:
+    """Refuse a combination :func:`lbpe.train` cannot train, before a corpus is read: the
+    llama style has no regex pre-tokenizer and trains characters; a gpt2-style ``pattern`` must
+    be a preset lbpe can write."""
+    from lbpe.formats.hf_write import hf_regex
+
+    if style not in ("gpt2", "llama"):
+        raise LbpeError(f"style must be 'gpt2' or 'llama', not {style!r}")
+    if unit not in ("char", "byte"):
+        raise LbpeError(f"unit must be 'char' or 'byte', not {unit!r}")
+    if style == "llama":
+        if pattern is not None:
+            raise LbpeError("the llama style has no regex pre-tokenizer: leave out --pattern")
+        if unit != "char":
+            raise LbpeError(
+                "the llama style trains characters with byte fallback: choose char units (leave out --unit byte)"
+            )
+    else:
+        hf_regex(pattern or "paper")  # an unknown preset fails before the corpus is read
+
+
+def train_view(
+    sources: Sequence[str | os.PathLike[str]],
+    *,
+    vocab_size: int,
+    style: str = "gpt2",
+    unit: str = "char",
+    pattern: str | None = None,
+    scaffold: bool = False,
+    special_tokens: Sequence[str] = (),
+    limits: Limits | None = None,
+    max_vocab: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    read_progress: Callable[[int, int], None] | None = None,
+    **options: Any,
+) -> dict:
+    """Train a vocabulary on UTF-8 text files and write it as a ``tokenizer.json``: the Train
+    view of the app and ``lbpe train``.
+
+    The options are checked first (:func:`check_train_options`; ``vocab_size`` within
+    ``max_vocab`` when given), then the files' total size against ``train_bytes`` (of
+    ``limits``, else the environment's), before any text is read. ``progress`` and
+    ``read_progress`` are :func:`lbpe.train`'s; further ``options`` (``max_chars``,
+    ``character_coverage``) go to it unchanged.
+
+    Returns ``{"vocab": the Vocab, "tokens": normal tokens made, "scaffold": scaffold tokens,
+    "bytes": the corpus size, "message"}``; write the vocabulary with
+    :func:`lbpe.formats.hf_write.write_tokenizer_json` and the same ``pattern`` and ``style``.
+    """
+    from lbpe.documents import input_bytes
+    from lbpe.train import train
+
+    check_train_options(style=style, unit=unit, pattern=pattern)
+    if max_vocab is not None and not 1 <= vocab_size <= max_vocab:
+        raise LbpeError(
+            f"The vocabulary size must be between 1 and {max_vocab:,} "
+            "(set LBPE_APP_MAX_TRAIN_VOCAB to change the maximum)."
+        )
+    if not sources:
+        raise LbpeError("Choose one or more UTF-8 text files to train on.")
+    paths = [Path(s) for s in sources]
+    total = input_bytes(paths)
+    with _limits.using(limits):
+        _limits.check("train_bytes", total, f"the training corpus ({len(paths)} file(s))")
+    vocab: Vocab = train(
+        paths,
+        vocab_size=vocab_size,
+        unit=unit,  # type: ignore[arg-type]  # checked by check_train_options
+        pattern=pattern,
+        scaffold=scaffold,
+        special_tokens=special_tokens,
+        style=style,
+        progress=progress,
+        read_progress=read_progress,
+        **options,
+    )
+    made = len(vocab) - len(vocab.scaffold)
+    extra = f" + {len(vocab.scaffold):,} scaffold tokens" if vocab.scaffold else ""
+    return {
+        "vocab": vocab,
+        "tokens": made,
+        "scaffold": len(vocab.scaffold),
+        "bytes": total,
+        "message": f"{made:,} tokens{extra} from {total:,} bytes",
+    }
