@@ -39,6 +39,7 @@ sys.path.insert(0, str(ROOT / "scripts"))  # fetch_data: where the registry data
 import fetch_data  # noqa: E402
 
 from lbpe.train import count_llama_pieces, train_from_counts  # noqa: E402
+from tests.sentencepiece_llama import LLAMA_OPTIONS  # noqa: E402
 
 
 def ours(path: Path, vocab_size: int) -> tuple[float, float, set[str]]:
@@ -61,27 +62,9 @@ def sentencepiece(path: Path, vocab_size: int) -> tuple[float, set[str]]:
         input=str(path),
         model_writer=model,
         vocab_size=vocab_size,
-        model_type="bpe",
         character_coverage=1.0,
-        byte_fallback=True,
-        split_digits=True,
-        max_sentencepiece_length=16,
-        add_dummy_prefix=True,
-        remove_extra_whitespaces=False,
-        normalization_rule_name="identity",
-        allow_whitespace_only_pieces=True,
-        split_by_unicode_script=True,
-        split_by_whitespace=True,
-        split_by_number=True,
-        max_sentence_length=1 << 20,
-        input_sentence_size=0,
-        shuffle_input_sentence=False,
-        unk_id=0,
-        bos_id=1,
-        eos_id=2,
-        pad_id=-1,
         num_threads=os.cpu_count() or 1,
-        minloglevel=2,
+        **LLAMA_OPTIONS,
     )
     seconds = time.perf_counter() - t0
     sp = spm.SentencePieceProcessor(model_proto=model.getvalue())

@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import shutil
 import statistics
 import sys
 import tempfile
@@ -37,18 +36,8 @@ from lbpe import native  # noqa: E402
 from lbpe import page as py_page  # noqa: E402
 from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS  # noqa: E402
 from lbpe.web import build_site, serve  # noqa: E402
+from tests.browser import launch  # noqa: E402
 
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-quic",
-    "--no-first-run",
-    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
-]
 READY_TARGET_S = 6.0
 RATIO_TARGET = 0.5
 
@@ -102,7 +91,7 @@ def main() -> None:
     rows = []
     firsts, seconds, steps = [], [], []
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_ARGS, headless=True)
+        browser = launch(p)
         for _ in range(args.visits):
             context = browser.new_context()  # empty caches: a first visit
             page = context.new_page()

@@ -16,6 +16,7 @@ from playwright.sync_api import expect, sync_playwright
 from lbpe import display
 from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset
 from tests.app_support import ROOT, running_server
+from tests.browser import launch
 from tests.conftest import english_text
 
 ARTIFACTS = ROOT / "artifacts"
@@ -23,22 +24,8 @@ TEXT = (
     "Long-token-first encoding splits internationalization and counterrevolutionary misunderstandings "
     "differently from classic BPE.\n\tcafé, naïve, 日本語 🙂\n"
 )
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
-]
 TIMEOUT_MS = 60_000
 expect.set_options(timeout=TIMEOUT_MS)  # a loaded CI machine can take seconds for one update
-
-
-def chromium() -> str:
-    path = shutil.which("chromium")
-    if path is None:
-        pytest.fail("Debian's chromium is missing: run `bash scripts/install_test_deps.sh`", pytrace=False)
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +37,7 @@ def server():
 @pytest.fixture(scope="module")
 def browser():
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
+        b = launch(p)
         yield b
         b.close()
 

@@ -24,6 +24,7 @@ from lbpe.train import (
     valid_llama_token,
 )
 from tests.conftest import data_file, run_cli
+from tests.sentencepiece_llama import LLAMA_OPTIONS
 
 S = "\u2581"  # SentencePiece's space
 
@@ -344,28 +345,9 @@ def sentencepiece_bpe(text: str, vocab_size: int, coverage: float):
         sentence_iterator=iter(text.split("\n")),
         model_writer=model,
         vocab_size=vocab_size,
-        model_type="bpe",
         character_coverage=coverage,
-        byte_fallback=True,
-        split_digits=True,
-        max_sentencepiece_length=16,
-        add_dummy_prefix=True,
-        remove_extra_whitespaces=False,
-        normalization_rule_name="identity",
-        allow_whitespace_only_pieces=True,
-        split_by_unicode_script=True,
-        split_by_whitespace=True,
-        split_by_number=True,
-        treat_whitespace_as_suffix=False,
-        max_sentence_length=1 << 20,
-        input_sentence_size=0,
-        shuffle_input_sentence=False,
-        unk_id=0,
-        bos_id=1,
-        eos_id=2,
-        pad_id=-1,
         num_threads=1,
-        minloglevel=2,
+        **LLAMA_OPTIONS,
     )
     return spm.SentencePieceProcessor(model_proto=model.getvalue())
 

@@ -15,7 +15,6 @@ Needs ``chromium`` (Debian's package) and the npm packages: ``bash scripts/insta
 from __future__ import annotations
 
 import re
-import shutil
 import threading
 import time
 import urllib.error
@@ -30,21 +29,11 @@ from lbpe import display
 from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset
 from lbpe.tokenizer import MODES, Tokenizer
 from lbpe.web import build_site, serve
+from tests.browser import launch
 from tests.conftest import ROOT, data_file
 from tests.test_user_regex import CHARS, POLYNOMIAL, hostile_tokenizer_json
 
 ARTIFACTS = ROOT / "artifacts"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-quic",
-    "--no-first-run",
-    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
-]
 READY_MS = 120_000  # Pyodide's first start compiles 10 MB of WebAssembly: seconds, not minutes
 STEP_MS = 60_000
 
@@ -89,11 +78,8 @@ def server(site):
 
 @pytest.fixture(scope="module")
 def browser():
-    executable = shutil.which("chromium")
-    if executable is None:
-        pytest.fail("chromium is not installed: run `bash scripts/install_test_deps.sh`", pytrace=False)
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
+        b = launch(p)
         yield b
         b.close()
 

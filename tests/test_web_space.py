@@ -5,7 +5,6 @@ folders it did not make."""
 from __future__ import annotations
 
 import hashlib
-import shutil
 import subprocess
 import sys
 import zipfile
@@ -29,7 +28,8 @@ def _digests(folder: Path) -> dict[str, str]:
 def test_the_static_space_is_the_page_plus_its_readme_and_becomes_ready(tmp_path):
     from playwright.sync_api import sync_playwright
 
-    from tests.test_web_browser import CHROMIUM_ARGS, Server, open_page
+    from tests.browser import launch
+    from tests.test_web_browser import Server, open_page
 
     space = tmp_path / "static"
     result = subprocess.run(
@@ -49,7 +49,7 @@ def test_the_static_space_is_the_page_plus_its_readme_and_becomes_ready(tmp_path
     server = Server(space)
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_ARGS)
+            browser = launch(p)
             page = browser.new_page()
             open_page(page, server.url)  # Python ready, the first comparison drawn
             assert page.locator(".pane[data-mode='lbpe'] .lbpe-tok").count() > 0

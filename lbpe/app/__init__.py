@@ -157,8 +157,18 @@ def _handler(fn):
 
 
 def _reporter(progress: Any, session: Session, desc: str):
-    """The session's progress callback for a view (it stops at the next step once Stop is pressed)."""
-    return session.reporter(lambda fraction: progress(fraction, desc=desc))
+    """The session's progress callback for a view (it stops at the next step once Stop is
+    pressed, and the server's log says what was stopped)."""
+    report = session.reporter(lambda fraction: progress(fraction, desc=desc))
+
+    def logged(fraction: float) -> None:
+        try:
+            report(fraction)
+        except Stopped:
+            log.info("stopped by the user while %s", desc)
+            raise
+
+    return logged
 
 
 def _figure(spec: dict | None) -> go.Figure | None:
@@ -573,6 +583,19 @@ def _js(call: str, otherwise: str = "[]") -> str:
     return f"(...a) => window.lbpeApp ? window.lbpeApp.{call} : {otherwise}"
 
 
+def _in_browser(event: Any, inputs: Any, outputs: Any, call: str, otherwise: str = "[]") -> None:
+    """Handle ``event`` in the browser only (``window.lbpeApp.<call>``); the server never hears of it."""
+    event(None, inputs, outputs, js=_js(call, otherwise), api_visibility="private", queue=False)
+
+
+def _long_job(button: Any, fn: Any, inputs: list, outputs: list, api_name: str, status: Any) -> None:
+    """A button that runs a long view (one at a time, progress over ``status``) and is
+    disabled while it runs."""
+    button.click(lambda: gr.update(interactive=False), None, button, queue=False, api_visibility="private").then(
+        fn, inputs, outputs, api_name=api_name, concurrency_limit=1, show_progress_on=status
+    ).then(lambda: gr.update(interactive=True), None, button, queue=False, api_visibility="private")
+
+
 INTRO = """\
 # lbpe playground: classic BPE vs long-token-first BPE (LBPE)
 LBPE keeps a BPE vocabulary and changes only the encoding: longer tokens are placed first.
@@ -898,41 +921,15 @@ def build() -> gr.Blocks:
         )
         # a rejected file leaves the box too, or the next upload would send it again with the new one
         uploaded.failure(lambda: None, None, vocab_files, queue=False, api_visibility="private")
-        busy, free = (lambda: gr.update(interactive=False)), (lambda: gr.update(interactive=True))
-        corpus_btn.click(busy, None, corpus_btn, queue=False, api_visibility="private").then(
-            corpus,
-            [corpus_file, vocab, state],
-            [corpus_table, corpus_plot, corpus_frequency, corpus_json, corpus_csv, corpus_status],
-            api_name="corpus_stats",
-            concurrency_limit=1,
-            show_progress_on=corpus_status,
-        ).then(free, None, corpus_btn, queue=False, api_visibility="private")
-        sample_btn.click(busy, None, sample_btn, queue=False, api_visibility="private").then(
-            corpus_sample,
-            [vocab, state],
-            [corpus_table, corpus_plot, corpus_frequency, corpus_json, corpus_csv, corpus_status],
-            api_name="corpus_sample",
-            concurrency_limit=1,
-            show_progress_on=corpus_status,
-        ).then(free, None, sample_btn, queue=False, api_visibility="private")
+        corpus_outputs = [corpus_table, corpus_plot, corpus_frequency, corpus_json, corpus_csv, corpus_status]
+        _long_job(corpus_btn, corpus, [corpus_file, vocab, state], corpus_outputs, "corpus_stats", corpus_status)
+        _long_job(sample_btn, corpus_sample, [vocab, state], corpus_outputs, "corpus_sample", corpus_status)
         # Stop asks the running job to end at its next progress step; it then says where it stopped
         corpus_stop.click(stop, state, None, api_name="stop_corpus", queue=False)
-        across_btn.click(busy, None, across_btn, queue=False, api_visibility="private").then(
-            across,
-            [text, across_file, state],
-            [across_table, across_plot, across_json, across_csv, across_status, across_file],
-            api_name="across_vocabularies",
-            concurrency_limit=1,
-            show_progress_on=across_status,
-        ).then(free, None, across_btn, queue=False, api_visibility="private")
-        train_btn.click(busy, None, train_btn, queue=False, api_visibility="private").then(
-            train,
-            [train_files, train_size, train_unit, train_scaffold, state, train_style],
-            [state, vocab, train_out, train_status],
-            api_name="train",
-            concurrency_limit=1,
-            show_progress_on=train_status,
-        ).then(free, None, train_btn, queue=False, api_visibility="private")
+        across_outputs = [across_table, across_plot, across_json, across_csv, across_status, across_file]
+        _long_job(across_btn, across, [text, across_file, state], across_outputs, "across_vocabularies", across_status)
+        train_inputs = [train_files, train_size, train_unit, train_scaffold, state, train_style]
+        _long_job(train_btn, train, train_inputs, [state, vocab, train_out, train_status], "train", train_status)
         train_stop.click(stop, state, None, api_name="stop_train", queue=False)
         use_btn.click(use_trained, state, [vocab, tabs], api_name="use_trained")
         vocab.change(describe_vocab, [vocab, state], vocab_status, api_name="describe_vocab", show_progress="hidden")
@@ -975,30 +972,9 @@ def build() -> gr.Blocks:
             api_visibility="private",
             show_progress="hidden",
         )
-        details.change(
-            None,
-            details,
-            [bpe_ids, lbpe_ids, details_view],
-            js=_js("details(a[0])", '["", "", null]'),
-            api_visibility="private",
-            queue=False,
-        )
-        details_box.expand(
-            None,
-            details,
-            details_view,
-            js=_js("detailsOpen(true, a[0])", "a[0]"),
-            api_visibility="private",
-            queue=False,
-        )
-        details_box.collapse(
-            None,
-            None,
-            details_view,
-            js=_js("detailsOpen(false, null)", "null"),
-            api_visibility="private",
-            queue=False,
-        )
+        _in_browser(details.change, details, [bpe_ids, lbpe_ids, details_view], "details(a[0])", '["", "", null]')
+        _in_browser(details_box.expand, details, details_view, "detailsOpen(true, a[0])", "a[0]")
+        _in_browser(details_box.collapse, None, details_view, "detailsOpen(false, null)", "null")
         gr.on(
             [decode_btn.click, pasted_ids.submit],
             decode_ids,
@@ -1018,15 +994,8 @@ def build() -> gr.Blocks:
             queue=False,
         )
         for tab, view in ((compare_tab, None), (corpus_tab, "corpus"), (across_tab, "across"), (train_tab, "train")):
-            tab.select(
-                None,
-                None,
-                None,
-                js=_js(f"view({json.dumps(view)})"),
-                api_visibility="private",
-                queue=False,
-            )
-        copy_link.click(None, [text, vocab], None, js=_js("copy(...a)"), api_visibility="private", queue=False)
+            _in_browser(tab.select, None, None, f"view({json.dumps(view)})")
+        _in_browser(copy_link.click, [text, vocab], None, "copy(...a)")
         demo.load(
             restore,
             None,
