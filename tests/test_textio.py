@@ -1,5 +1,6 @@
 """The one UTF-8 chunk reader (lbpe.textio): known answers for its cut policy, chunk sizes,
-progress, errors and edge cases, and a property test over random block splits."""
+progress, errors and edge cases, a property test over random block splits, and one wording of
+the invalid-UTF-8 error wherever a file is read."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lbpe.corpus import read_chunks
+from lbpe.documents import BadRecord, iter_records, records_of_bytes
 from lbpe.errors import LbpeError, NotUtf8Error
 from lbpe.textio import decode, iter_chunks
+from lbpe.train import count_llama_pieces, count_pieces
 
 FIX = "convert it to UTF-8 first (e.g. iconv -t UTF-8)"
 
@@ -147,6 +150,26 @@ def test_invalid_utf8_known_answers(data, byte, offset):
 def test_unreadable_file(tmp_path):
     with pytest.raises(LbpeError, match=r"missing\.txt: cannot be read \(No such file or directory\)"):
         list(iter_chunks(tmp_path / "missing.txt"))
+
+
+def test_one_wording_wherever_a_text_file_is_read(tmp_path):
+    path = tmp_path / "bad.txt"
+    path.write_bytes(b"ok\n" * 5 + b"\xff")
+    expect = f"{path}: not UTF-8 text (byte 0xff at offset 15); {FIX}"
+    for read in (
+        lambda: list(read_chunks([path])),
+        lambda: count_pieces([path]),
+        lambda: count_llama_pieces([path]),
+        lambda: [list(r.pieces()) for r in iter_records([path])],
+    ):
+        with pytest.raises(LbpeError) as info:
+            read()
+        assert str(info.value) == expect
+    with pytest.raises(BadRecord):
+        [list(r.pieces()) for r in iter_records([path])]
+    assert records_of_bytes(str(path), path.read_bytes())[0].error == expect
+    line = records_of_bytes("a.txt", b"fine\nnon\xe9\n", lines=True)[1]
+    assert line.error == f"a.txt:2: not UTF-8 text (byte 0xe9 at offset 3); {FIX}"
 
 
 # ---- property -------------------------------------------------------------------------------
