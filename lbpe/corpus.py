@@ -1,5 +1,7 @@
 """Working over corpora: streaming text files in chunks and statistics over all cores (batch
-encoding on forked processes is :mod:`lbpe.workers`, token shards :mod:`lbpe.shards`).
+encoding on forked processes is :mod:`lbpe.workers`, token shards :mod:`lbpe.shards`). Files
+and byte streams are read and cut into UTF-8 chunks by :mod:`lbpe.textio` (its
+:func:`~lbpe.textio.iter_chunks` is re-exported here).
 
 Chunks are encoded independently. With :func:`align_chunks`, chunks for regex pre-tokenisers
 are re-cut at :meth:`~lbpe.tokenizer.Tokenizer.safe_cut` so that totals equal encoding each file
@@ -13,86 +15,22 @@ chunk, cut at a line end, is one encoding call, as when such tokenizers run per 
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
-from lbpe.errors import LbpeError
 from lbpe.stats import Continuation, Stats, corpus_stats, texts_stats
+from lbpe.textio import CHUNK_BYTES, iter_chunks
 from lbpe.tokenizer import MODES, Mode, Tokenizer
 from lbpe.workers import process_pool, worker_tokenizer
 
 __all__ = ["iter_chunks", "read_chunks", "align_chunks", "parallel_stats"]
 
-#: Default chunk size in bytes when streaming files.
-CHUNK_BYTES = 1 << 20
-
-
-def iter_chunks(blocks: Iterable[bytes], *, size: int = CHUNK_BYTES, source: str = "input") -> Iterator[str]:
-    """Regroup raw byte blocks into UTF-8 text chunks of about ``size`` bytes, cut after a
-    newline (or anywhere at a character boundary if a line is longer than ``size``)."""
-    buf = bytearray()
-    consumed = 0
-
-    def decode(data: bytes) -> str:
-        try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise LbpeError(
-                f"{source}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {consumed + exc.start}); "
-                "convert it to UTF-8 first"
-            ) from None
-
-    for block in blocks:
-        buf += block
-        while len(buf) >= size:
-            cut = _boundary(buf, size)
-            if not cut:
-                break  # no complete character to cut after yet: read more
-            yield decode(bytes(buf[:cut]))
-            consumed += cut
-            del buf[:cut]
-    if buf:
-        yield decode(bytes(buf))
-
-
-# A single newline between two visible ASCII characters: every preset pre-tokeniser makes that
-# newline a piece of its own whether or not the text is cut right after it, so chunked
-# statistics equal whole-text ones (tested). Other cuts fall back to any newline, then to any
-# character boundary.
-_SAFE_CUT = re.compile(rb"[\x21-\x7e]\n(?=[\x21-\x7e])")
-
-
-def _boundary(buf: bytearray, size: int) -> int:
-    """A cut position in ``buf`` (0 < cut < len(buf)) that starts a character: after the last
-    safe newline before ``size`` if any, else after any newline, else the character boundary
-    nearest ``size``; 0 if there is none yet."""
-    window = bytes(buf[: min(size + 1, len(buf))])
-    safe = 0
-    for m in _SAFE_CUT.finditer(window):
-        safe = m.end()
-    if 0 < safe < len(buf):
-        return safe
-    newline = buf.rfind(b"\n", 0, size) + 1
-    if 0 < newline < len(buf):
-        return newline
-    for cut in range(min(size, len(buf) - 1), 0, -1):
-        if (buf[cut] & 0xC0) != 0x80:
-            return cut
-    for cut in range(size + 1, len(buf)):
-        if (buf[cut] & 0xC0) != 0x80:
-            return cut
-    return 0
-
 
 def read_chunks(paths: Sequence[str | os.PathLike[str]], *, size: int = CHUNK_BYTES) -> Iterator[str]:
-    """Text chunks of each file in turn (a chunk never spans two files)."""
+    """Text chunks of each file in turn (a chunk never spans two files), read by
+    :func:`lbpe.textio.iter_chunks`."""
     for path in paths:
-        try:
-            with open(path, "rb") as f:
-                yield from iter_chunks(iter(lambda: f.read(size), b""), size=size, source=str(path))
-        except OSError as exc:
-            raise LbpeError(f"{path}: cannot be read ({exc.strerror})") from None
+        yield from iter_chunks(path, size=size)
 
 
 def align_chunks(tok: Tokenizer, chunks: Iterable[str]) -> Iterator[str]:

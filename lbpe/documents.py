@@ -31,8 +31,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lbpe.corpus import CHUNK_BYTES, align_chunks, iter_chunks
-from lbpe.errors import LbpeError
+from lbpe.corpus import align_chunks
+from lbpe.errors import LbpeError, NotUtf8Error
+from lbpe.textio import CHUNK_BYTES, decode, iter_chunks
 
 __all__ = [
     "Record",
@@ -164,10 +165,11 @@ def _lines_of(path: Path, progress) -> Iterator[tuple[int, bytes]]:
 
 
 def _decode(data: bytes, where: str) -> tuple[str | None, str | None]:
+    """A line's text, or why it is not UTF-8 (the offset counts from the start of the line)."""
     try:
-        return data.decode("utf-8"), None
-    except UnicodeDecodeError as exc:
-        return None, f"{where}: not UTF-8 (byte 0x{data[exc.start]:02x} at column {exc.start + 1}); convert it to UTF-8"
+        return decode(data, where), None
+    except NotUtf8Error as exc:
+        return None, str(exc)
 
 
 def _jsonl(path: Path, text_field: str, progress, parse: bool = True) -> Iterator[Record]:
@@ -216,8 +218,8 @@ def records_of_bytes(
         return [_line_record(source, n, line) for n, line in enumerate(io.BytesIO(data), first_line) if line.strip()]
     if kind == "text":
         try:  # decoded as the disk reader decodes it, for the same message
-            return [Record(source, source, text="".join(iter_chunks([data], size=len(data) + 1, source=source)))]
-        except LbpeError as exc:
+            return [Record(source, source, text=decode(data, source))]
+        except NotUtf8Error as exc:
             return [Record(source, source, error=str(exc))]
     raise LbpeError(f"{source}: Parquet files are read by their own reader, not as bytes")
 
@@ -267,7 +269,7 @@ def _whole_file(path: Path, progress) -> Iterator[Record]:
     def chunks():
         try:
             yield from iter_chunks(blocks(), size=CHUNK_BYTES, source=str(path))
-        except LbpeError as exc:
+        except LbpeError as exc:  # not UTF-8, or a read error part way (a damaged .gz)
             raise BadRecord(str(exc)) from None
 
     yield Record(str(path), str(path), chunks=chunks())
@@ -321,7 +323,7 @@ def document_texts(
 ):
     """The documents' texts for statistics, in order: a whole text file in aligned chunks
     (:func:`lbpe.corpus.align_chunks`, so its totals equal encoding it at once), small
-    documents grouped into lists of about :data:`~lbpe.corpus.CHUNK_BYTES` characters (each
+    documents grouped into lists of about :data:`~lbpe.textio.CHUNK_BYTES` characters (each
     still encoded on its own). A bad document raises, or with ``on_bad`` is passed to it and
     skipped (a text file found bad part way has its part before the bad byte counted)."""
     group: list[str] = []

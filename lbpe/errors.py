@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["LbpeError", "VocabFormatError", "DisallowedSpecialError", "no_token_error"]
+__all__ = ["LbpeError", "VocabFormatError", "DisallowedSpecialError", "NotUtf8Error", "no_token_error"]
 
 
 class LbpeError(ValueError):
@@ -38,6 +38,25 @@ class DisallowedSpecialError(LbpeError):
 
     def __reduce__(self):  # pickles intact, so it reaches the caller of a multiprocessing pool
         return (type(self), (self.token,))
+
+
+class NotUtf8Error(LbpeError):
+    """Input that should be UTF-8 text is not (raised by :mod:`lbpe.textio`, the one reader of
+    UTF-8 text). ``source`` names the input -- a file, or one line of it as ``file:N`` --
+    ``byte`` is the first bad byte and ``offset`` its offset in bytes from the start of what
+    ``source`` names."""
+
+    def __init__(self, source: str, byte: int, offset: int) -> None:
+        self.source = source
+        self.byte = byte
+        self.offset = offset
+        super().__init__(
+            f"{source}: not UTF-8 text (byte 0x{byte:02x} at offset {offset}); "
+            "convert it to UTF-8 first (e.g. iconv -t UTF-8)"
+        )
+
+    def __reduce__(self):  # pickles intact, so it reaches the caller of a multiprocessing pool
+        return (type(self), (self.source, self.byte, self.offset))
 
 
 def no_token_error(char: str, name: str) -> LbpeError:

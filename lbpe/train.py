@@ -13,11 +13,13 @@ How training works
 ------------------
 1. **Counting** (streaming). Texts are split into pre-tokens ("pieces") by the pre-tokeniser
    preset (default ``"paper"``; ``style="llama"``: see below) and every distinct piece is
-   counted. Files are read in blocks of about 1 MB and never held whole. A block is cut just
-   before a line that starts with a letter: for every preset no piece spans such a cut, and
-   the pieces before it are the same as in the whole text (the block is split with that one
-   letter still attached, so the end-of-text rules of the patterns cannot fire early). A file
-   with no such line is read in one piece. Each text and each file is split on its own: no piece spans two of them.
+   counted. Files are read in chunks of about 1 MB by :func:`lbpe.textio.iter_chunks` (cut
+   at character boundaries, at line ends where possible) and never held whole. Counting cuts
+   the text just before a line that starts with a letter (:func:`_find_cut`): for every
+   preset no piece spans such a cut, and the pieces before it are the same as in the whole
+   text (the block is split with that one letter still attached, so the end-of-text rules of
+   the patterns cannot fire early). A file with no such line is counted in one piece. Each
+   text and each file is split on its own: no piece spans two of them.
 2. **Merging** (incremental). Each distinct piece becomes a "word", a list of unit ids with
    the piece's count. The trainer keeps pair -> count, pair -> the words that contain it, and
    a lazy max-heap of pairs. A merge visits only the words that contain the merged pair and
@@ -132,7 +134,6 @@ same (tests/test_train_llama.py).
 
 from __future__ import annotations
 
-import codecs
 import heapq
 import os
 import re
@@ -142,6 +143,7 @@ from typing import Any, Union
 
 from lbpe.errors import LbpeError
 from lbpe.pretokenize import PresetPattern, resolve_pattern
+from lbpe.textio import iter_chunks
 from lbpe.unicode import category, script
 from lbpe.vocab import Unit, Vocab
 
@@ -319,7 +321,7 @@ def _count_sources(
         if isinstance(src, str):
             count_document((src,), counts)
         else:
-            count_document(_file_blocks(src, chunk_chars, report), counts)
+            count_document(iter_chunks(src, size=chunk_chars, progress=report), counts)
     return counts
 
 
@@ -370,34 +372,6 @@ def _count_llama_lines(text: str, counts: Counter[str]) -> None:
     if "\r" in text:
         text = text.replace("\r\n", "\n")
     counts.update(_RAW_WORD.findall("\n" + text))
-
-
-def _file_blocks(path: os.PathLike[str], size: int, report: Callable[[int], None]) -> Iterator[str]:
-    """The text of a UTF-8 file in blocks of about ``size`` bytes; ``report(n)`` after each
-    block is consumed, with its size in bytes."""
-    name = os.fsdecode(path)
-    try:
-        f = open(path, "rb")
-    except OSError as exc:
-        raise LbpeError(f"{name}: cannot be read ({exc.strerror})") from None
-    with f:
-        decoder = codecs.getincrementaldecoder("utf-8")()
-        offset = 0
-        while True:
-            data = f.read(size)
-            try:
-                text = decoder.decode(data, final=not data)
-            except UnicodeDecodeError as exc:
-                raise LbpeError(
-                    f"{name}: not UTF-8 text (invalid byte near offset {offset + max(exc.start, 0)}); "
-                    "convert it to UTF-8 first (e.g. iconv -t UTF-8)"
-                ) from None
-            if text:
-                yield text
-            if not data:
-                return
-            offset += len(data)
-            report(len(data))
 
 
 def _count_blocks(blocks: Iterable[str], regex, counts: Counter[str], chunk_chars: int) -> None:

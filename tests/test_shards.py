@@ -112,7 +112,7 @@ def test_bad_documents_are_named_kept_before_or_skipped(tmp_path):
     assert "bad.jsonl:11: not JSON" in messages[0]
     assert 'bad.jsonl:12: no "text" field (fields: body); choose one with --text-field' in messages[1]
     assert 'bad.jsonl:13: "text" is a JSON int, not a string' in messages[2]
-    assert "bad.jsonl:24: not UTF-8 (byte 0xe9" in messages[3]
+    assert "bad.jsonl:24: not UTF-8 text (byte 0xe9 at offset 13)" in messages[3]
     # resume after the stop: skipping now, it completes without redoing the first ten
     index = export_shards(tok, [path], tmp_path / "stop", mode="bpe", resume=True, skip_bad=True)
     assert read_shards(tmp_path / "stop")[1] == encoded(tok, good[:21], "bpe") and index["complete"]
