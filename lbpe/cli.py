@@ -55,9 +55,9 @@ def _read_text(name: str) -> str:
         source = name
     if limit and len(data) > limit:  # standard input, a pipe or a device: no size up front
         limits.check("text_bytes", len(data), f"{source} (at least)", hint=_STREAM_HINT)
-    from lbpe.service.files import decode_text
+    from lbpe.textio import decode
 
-    return decode_text(data, source)
+    return decode(data, source)
 
 
 def _loader(args: argparse.Namespace):

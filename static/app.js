@@ -535,7 +535,7 @@ async function readText(file) {
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
-    throw new Error(`${file.name} is not UTF-8 text`);
+    throw new Error(`${file.name}: not UTF-8 text; convert it to UTF-8 first (e.g. iconv -t UTF-8)`);
   }
 }
 

@@ -121,7 +121,7 @@ def test_load_text_reads_and_removes_the_upload(tmp_path, limits, monkeypatch):
     assert app.load_text(path) == ("héllo\r\nworld\n", None)
     assert not Path(path).exists()
     bad = upload(tmp_path, b"ok \xff\xfe", "latin.txt")
-    with pytest.raises(gr.Error, match=r"latin.txt is not UTF-8 text \(byte 0xff at offset 3\)"):
+    with pytest.raises(gr.Error, match=r"latin.txt: not UTF-8 text \(byte 0xff at offset 3\)"):
         app.load_text(bad)
     assert not Path(bad).exists()
     limits(text_chars=5)

@@ -113,7 +113,7 @@ def test_corpus_view_counts_a_whole_file_exactly_with_progress():
     assert seen[0] == 0.0 and seen[-1] == pytest.approx(1.0) and seen == sorted(seen) and len(seen) > 3
     assert view["summary"]["file"] == "many.txt" and view["summary"]["vocab"] == "cl100k_base"
     assert view["rows"] and view["csv"].splitlines()[0].startswith("file,")
-    with pytest.raises(LbpeError, match=r"x.txt is not UTF-8 text \(byte 0xff at offset 3\)"):
+    with pytest.raises(LbpeError, match=r"x.txt: not UTF-8 text \(byte 0xff at offset 3\)"):
         corpus_view(tok, b"abc\xff", "x.txt")
 
 
@@ -186,7 +186,7 @@ def test_text_head_cuts_at_a_character_and_says_when_the_file_is_longer(tmp_path
     assert text_head(path, 5) == ("abééé", None)  # 20 bytes read: the file goes on
     assert text_head(path, 2) == ("ab", None)  # 8 bytes read: "ab" and three "é"; the file goes on
     path.write_bytes(b"ab" + "é".encode()[:1] + b"x" * 20)
-    with pytest.raises(LbpeError, match=r"t.txt is not UTF-8 text \(byte 0xc3 at offset 2\)"):
+    with pytest.raises(LbpeError, match=r"t.txt: not UTF-8 text \(byte 0xc3 at offset 2\)"):
         text_head(path, 100)
 
 
@@ -221,7 +221,7 @@ def test_across_view_of_a_text_and_of_its_file_equal_the_library():
     assert of_file["status"].startswith("moby.txt with 2 vocabularies: ")
     with pytest.raises(LbpeError, match="Type or paste a text"):
         across_view(toks, text="  ")
-    with pytest.raises(LbpeError, match=r"bad.txt is not UTF-8 text \(byte 0xff at offset 1\)"):
+    with pytest.raises(LbpeError, match=r"bad.txt: not UTF-8 text \(byte 0xff at offset 1\)"):
         across_view(toks, data=b"a\xff", source="bad.txt")
 
 

@@ -279,7 +279,7 @@ def test_opening_text_files(session, server, tmp_path):
     latin1.write_bytes("caf\u00e9".encode("latin-1"))
     page.set_input_files("#text-file", str(latin1))
     page.wait_for_selector("#error:not([hidden])", timeout=STEP_MS)
-    assert "latin1.txt is not UTF-8 text" in page.inner_text("#error")
+    assert "latin1.txt: not UTF-8 text" in page.inner_text("#error")
     assert page.input_value("#text") == good.read_text("utf-8")  # the text box is left alone
 
 

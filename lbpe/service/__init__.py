@@ -3,8 +3,8 @@ the same way, so each of them only turns its input into calls here and the resul
 own widgets or text.
 
 * :mod:`lbpe.service.files`: uploads opened under one set of limits with one kind of error
-  (:func:`open_upload`, :func:`open_vocabulary`, :func:`read_upload`, :func:`decode_text`,
-  :func:`text_head`) and downloads (:class:`Downloads`);
+  (:func:`open_upload`, :func:`open_vocabulary`, :func:`read_upload`, :func:`text_head`) and
+  downloads (:class:`Downloads`);
 * :mod:`lbpe.service.session`: one visitor's vocabularies and Stop button (:class:`Session`);
 * :mod:`lbpe.service.views`: each view as one function returning one JSON-able dict
   (:func:`compare_view`, :func:`corpus_view`, :func:`stats_view`, :func:`across_view`, :func:`explain_view`,
@@ -18,7 +18,6 @@ from lbpe.service.files import (
     AUTO_PATTERN,
     GPT2_PAIR,
     Downloads,
-    decode_text,
     open_upload,
     open_vocabulary,
     read_upload,
@@ -44,7 +43,6 @@ __all__ = [
     "AUTO_PATTERN",
     "GPT2_PAIR",
     "Downloads",
-    "decode_text",
     "open_upload",
     "open_vocabulary",
     "read_upload",

@@ -10,9 +10,9 @@ failure into an :class:`~lbpe.errors.LbpeError` whose message names the file as 
 chose it, never the folder it was written to. A rank file whose name does not tell its
 pre-tokenizer raises :class:`~lbpe.errors.PatternNeededError`, so a front end can ask for one.
 
-:func:`read_upload` reads a text upload within a limit, :func:`decode_text` says where a file is
-not UTF-8, :func:`text_head` reads as much of a text file as a view shows, and
-:class:`Downloads` keeps the files a view offers for download.
+:func:`read_upload` reads a text upload within a limit, :func:`text_head` reads as much of a
+text file as a view shows (text that is not UTF-8 gets :func:`lbpe.textio.decode`'s one error),
+and :class:`Downloads` keeps the files a view offers for download.
 
 >>> import tempfile, pathlib
 >>> folder = pathlib.Path(tempfile.mkdtemp())
@@ -22,10 +22,6 @@ not UTF-8, :func:`text_head` reads as much of a text file as a view shows, and
 Traceback (most recent call last):
   ...
 lbpe.errors.LbpeError: notes.txt: unrecognised vocabulary format; ...
->>> decode_text(bytes([99, 97, 102, 0xE9]), "menu.txt")
-Traceback (most recent call last):
-  ...
-lbpe.errors.LbpeError: menu.txt is not UTF-8 text (byte 0xe9 at offset 3); convert it to UTF-8 first ...
 """
 
 from __future__ import annotations
@@ -42,13 +38,13 @@ from lbpe import limits as _limits
 from lbpe.errors import LbpeError, PatternNeededError
 from lbpe.limits import Limits
 from lbpe.load import detect_format, load
+from lbpe.textio import decode
 from lbpe.tokenizer import Tokenizer
 
 __all__ = [
     "open_vocabulary",
     "open_upload",
     "read_upload",
-    "decode_text",
     "text_head",
     "upload_size",
     "Downloads",
@@ -152,22 +148,11 @@ def read_upload(path: str | os.PathLike[str], key: str, *, limits: Limits | None
         return f.read(size + 1)
 
 
-def decode_text(data: bytes, name: str) -> str:
-    """``data`` as UTF-8 text; ``LbpeError`` naming the file, the first bad byte and its offset."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise LbpeError(
-            f"{name} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
-            "convert it to UTF-8 first (e.g. iconv -t UTF-8)."
-        ) from None
-
-
 def text_head(path: str | os.PathLike[str], chars: int) -> tuple[str, int | None]:
     """The first ``chars`` characters of a UTF-8 file (at most ``4 * chars`` bytes are read), and
     the whole text's length in characters, or ``None`` when the file is longer than was read.
-    A character cut by the read is left out; a file that is not UTF-8 gets :func:`decode_text`'s
-    error."""
+    A character cut by the read is left out; a file that is not UTF-8 gets
+    :func:`lbpe.textio.decode`'s error."""
     path = Path(path)
     keep = 4 * chars  # bytes enough for ``chars`` characters
     size = upload_size(path)
@@ -182,7 +167,7 @@ def text_head(path: str | os.PathLike[str], chars: int) -> tuple[str, int | None
                 continue
             data = data[: len(data) - back]
             break
-    text = decode_text(data, path.name)
+    text = decode(data, path.name)
     return text[:chars], (len(text) if whole else None)
 
 

@@ -19,13 +19,13 @@ from typing import Any
 from lbpe import display
 from lbpe import limits as _limits
 from lbpe.across import ACROSS_HEADERS, ACROSS_TYPES, across_csv, across_rows, across_spec, across_vocabularies
-from lbpe.corpus import align_chunks, iter_chunks
+from lbpe.corpus import align_chunks
 from lbpe.errors import LbpeError
 from lbpe.explain import explain, explain_html, pick_span
 from lbpe.limits import Limits
 from lbpe.metrics import RENYI_POWER
-from lbpe.service.files import decode_text
 from lbpe.stats import compare_json, corpus_stats
+from lbpe.textio import decode, iter_chunks
 from lbpe.tokenizer import MODES, Tokenizer
 from lbpe.vocab import Vocab
 
@@ -57,7 +57,7 @@ def file_stem(name: str) -> str:
 
 def _chunks(tok: Tokenizer, data: bytes, source: str) -> Iterable[str]:
     """The text of ``data`` in chunks cut where every total stays exact."""
-    step = CORPUS_CHUNK_BYTES
+    step = CORPUS_CHUNK_BYTES  # handed over in blocks of that size: the buffer never holds more
     blocks = (data[i : i + step] for i in range(0, len(data), step))
     return align_chunks(tok, iter_chunks(blocks, size=step, source=source))
 
@@ -122,10 +122,10 @@ def corpus_view(
     ``{"summary": compare_json(...) + {"file": name}, "rows": lbpe.display.stats_rows,
     "csv": lbpe.display.stats_csv, "json": the summary as text, "stem": a file-name stem for
     downloads, "tokens": {mode: count}, "figure", "frequency_figure", "status"}``.
-    A file that is not UTF-8 text raises ``LbpeError`` (naming the byte and its offset) before
+    A file that is not UTF-8 text raises :class:`~lbpe.errors.NotUtf8Error` (naming the byte and its offset) before
     any work.
     """
-    decode_text(data, name)
+    decode(data, name)
     chunks = _chunks(tok, data, name)
     if progress is not None:
         progress(0.0)
@@ -200,11 +200,11 @@ def across_view(
 
     Returns ``{"headers", "types", "rows", "vocabularies": [compare_json summary + "n_vocab",
     ...], "figure", "json": {"source", "vocabularies"} as text, "csv", "status"}``. A file that
-    is not UTF-8 text raises ``LbpeError`` before any work.
+    is not UTF-8 text raises :class:`~lbpe.errors.NotUtf8Error` before any work.
     """
     texts: Any
     if data is not None:
-        decode_text(data, source)
+        decode(data, source)
 
         def texts(tok: Tokenizer) -> Iterable[str]:
             return _chunks(tok, data, source)
