@@ -25,7 +25,6 @@ Usage: python bench/train_llama.py [--rounds 3] [--vocab-size 32000] [--file tex
 
 from __future__ import annotations
 
-import argparse
 import io
 import os
 import sys
@@ -34,15 +33,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))  # fetch_data: where the registry data is cached
-
-import fetch_data  # noqa: E402
-
+from bench.training import arguments, best_of  # noqa: E402
 from lbpe.train import count_llama_pieces, train_from_counts  # noqa: E402
 from tests.sentencepiece_llama import LLAMA_OPTIONS  # noqa: E402
 
 
-def ours(path: Path, vocab_size: int) -> tuple[float, float, set[str]]:
+def ours(path: Path, vocab_size: int) -> tuple[tuple[float, float], set[str]]:
     """(seconds counting, seconds merging, the tokens)."""
     t0 = time.perf_counter()
     counts = count_llama_pieces([path])
@@ -50,10 +46,10 @@ def ours(path: Path, vocab_size: int) -> tuple[float, float, set[str]]:
     vocab = train_from_counts(counts, vocab_size=vocab_size, style="llama")
     t2 = time.perf_counter()
     tokens = {t.decode() for t in vocab.tokens} | set(vocab.special) | {f"<0x{b:02X}>" for b in range(256)}
-    return t1 - t0, t2 - t1, tokens
+    return (t1 - t0, t2 - t1), tokens
 
 
-def sentencepiece(path: Path, vocab_size: int) -> tuple[float, set[str]]:
+def sentencepiece(path: Path, vocab_size: int) -> tuple[tuple[float], set[str]]:
     import sentencepiece as spm
 
     model = io.BytesIO()
@@ -68,10 +64,10 @@ def sentencepiece(path: Path, vocab_size: int) -> tuple[float, set[str]]:
     )
     seconds = time.perf_counter() - t0
     sp = spm.SentencePieceProcessor(model_proto=model.getvalue())
-    return seconds, {sp.id_to_piece(i) for i in range(sp.get_piece_size())}
+    return (seconds,), {sp.id_to_piece(i) for i in range(sp.get_piece_size())}
 
 
-def hf(path: Path, vocab_size: int) -> tuple[float, set[str]]:
+def hf(path: Path, vocab_size: int) -> tuple[tuple[float], set[str]]:
     from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers, trainers
 
     tok = Tokenizer(models.BPE(byte_fallback=True, unk_token="<unk>", fuse_unk=True))
@@ -83,7 +79,7 @@ def hf(path: Path, vocab_size: int) -> tuple[float, set[str]]:
     )
     t0 = time.perf_counter()
     tok.train([str(path)], trainer)
-    return time.perf_counter() - t0, set(tok.get_vocab())
+    return (time.perf_counter() - t0,), set(tok.get_vocab())
 
 
 #: lbpe's llama pieces as one Oniguruma regex, near enough for a benchmark: a digit alone; a run
@@ -108,27 +104,23 @@ HF_PIECES = "|".join(
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--vocab-size", type=int, default=32000)
-    parser.add_argument("--file", default="text/sotu.txt", help="path inside the data cache")
-    args = parser.parse_args()
-    path = fetch_data.data_dir() / args.file
-    if not path.is_file():
-        print(f"{path} is missing: run python scripts/fetch_data.py first", file=sys.stderr)
+    args, path = arguments(__doc__)
+    if path is None:
         return 1
     import sentencepiece as spm
     import tokenizers
 
-    best_ours = best_sp = best_hf = None
-    for _ in range(args.rounds):
-        count, merge, tok_ours = ours(path, args.vocab_size)
-        if best_ours is None or count + merge < sum(best_ours):
-            best_ours = (count, merge)
-        seconds, tok_sp = sentencepiece(path, args.vocab_size)
-        best_sp = seconds if best_sp is None else min(best_sp, seconds)
-        seconds, tok_hf = hf(path, args.vocab_size)
-        best_hf = seconds if best_hf is None else min(best_hf, seconds)
+    best = best_of(
+        args.rounds,
+        {
+            "lbpe": lambda: ours(path, args.vocab_size),
+            "sentencepiece": lambda: sentencepiece(path, args.vocab_size),
+            "hf": lambda: hf(path, args.vocab_size),
+        },
+    )
+    best_ours, tok_ours = best["lbpe"]
+    (best_sp,), tok_sp = best["sentencepiece"]
+    (best_hf,), tok_hf = best["hf"]
     total = sum(best_ours)
     mb = path.stat().st_size / 1e6
     print(

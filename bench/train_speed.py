@@ -16,7 +16,6 @@ Usage: python bench/train_speed.py [--rounds 3] [--vocab-size 32000] [--file tex
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -24,25 +23,22 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))  # fetch_data: where the registry data is cached
-
-import fetch_data  # noqa: E402
-
+from bench.training import arguments, best_of  # noqa: E402
 from lbpe.formats.hf_write import hf_regex  # noqa: E402
 from lbpe.train import count_pieces, train_from_counts  # noqa: E402
 
 
-def ours(path: Path, vocab_size: int) -> tuple[float, float, int]:
-    """(seconds counting, seconds merging, tokens)."""
+def ours(path: Path, vocab_size: int) -> tuple[tuple[float, float], int]:
+    """((seconds counting, seconds merging), tokens)."""
     t0 = time.perf_counter()
     counts = count_pieces([path], "paper")
     t1 = time.perf_counter()
     vocab = train_from_counts(counts, vocab_size=vocab_size, unit="char")
     t2 = time.perf_counter()
-    return t1 - t0, t2 - t1, len(vocab)
+    return (t1 - t0, t2 - t1), len(vocab)
 
 
-def hf(path: Path, vocab_size: int) -> tuple[float, int]:
+def hf(path: Path, vocab_size: int) -> tuple[tuple[float], int]:
     from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
 
     tok = Tokenizer(models.BPE(byte_fallback=True))
@@ -52,38 +48,32 @@ def hf(path: Path, vocab_size: int) -> tuple[float, int]:
     )
     t0 = time.perf_counter()
     tok.train([str(path)], trainer)
-    return time.perf_counter() - t0, tok.get_vocab_size()
+    return (time.perf_counter() - t0,), tok.get_vocab_size()
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--vocab-size", type=int, default=32000)
-    parser.add_argument("--file", default="text/sotu.txt", help="path inside the data cache")
-    args = parser.parse_args()
-    path = fetch_data.data_dir() / args.file
-    if not path.is_file():
-        print(f"{path} is missing: run python scripts/fetch_data.py first", file=sys.stderr)
+    args, path = arguments(__doc__)
+    if path is None:
         return 1
     import tokenizers
 
-    best_ours = best_hf = None
-    for _ in range(args.rounds):
-        count, merge, n_ours = ours(path, args.vocab_size)
-        if best_ours is None or count + merge < sum(best_ours):
-            best_ours = (count, merge)
-        seconds, n_hf = hf(path, args.vocab_size)
-        best_hf = seconds if best_hf is None else min(best_hf, seconds)
-    total = sum(best_ours)
+    best = best_of(
+        args.rounds,
+        {
+            "lbpe": lambda: ours(path, args.vocab_size),
+            "hf": lambda: hf(path, args.vocab_size),
+        },
+    )
+    (count, merge), n_ours = best["lbpe"]
+    (best_hf,), n_hf = best["hf"]
+    total = count + merge
     mb = path.stat().st_size / 1e6
     print(
         f"text: {path.name}, {mb:.1f} MB; vocab_size {args.vocab_size}; best of {args.rounds}; "
         f"{os.cpu_count()} CPUs; Python {sys.version.split()[0]}; tokenizers {tokenizers.__version__}"
     )
     print(f"{'trainer':<26}{'seconds':>9}{'tokens':>9}")
-    print(
-        f"{'lbpe (1 core)':<26}{total:>9.2f}{n_ours:>9}   (counting {best_ours[0]:.2f} s, merging {best_ours[1]:.2f} s)"
-    )
+    print(f"{'lbpe (1 core)':<26}{total:>9.2f}{n_ours:>9}   (counting {count:.2f} s, merging {merge:.2f} s)")
     print(f"{'HF BpeTrainer (all cores)':<26}{best_hf:>9.2f}{n_hf:>9}")
     print(f"lbpe / HF: {total / best_hf:.2f}x (target <= 3x)")
     return 0
