@@ -13,10 +13,11 @@ Usage:
 
 from __future__ import annotations
 
-import argparse
 import sys
 import textwrap
 from pathlib import Path
+
+from generated import write_or_check
 
 TARGET = Path(__file__).resolve().parent.parent / "lbpe" / "_script_data.py"
 
@@ -69,20 +70,7 @@ def render(runs: list[tuple[int, str]], version: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="compare with the file instead of writing it")
-    parser.add_argument("--out", type=Path, default=TARGET, help="where to write (default: %(default)s)")
-    args = parser.parse_args(argv)
-    text = render(*script_runs())
-    if args.check:
-        if args.out.read_text(encoding="utf-8") != text:
-            print(f"{args.out} differs from what {Path(__file__).name} writes; run it to regenerate", file=sys.stderr)
-            return 1
-        print(f"{args.out} is current")
-        return 0
-    args.out.write_text(text, encoding="utf-8")
-    print(f"wrote {args.out} ({len(text)} bytes)")
-    return 0
+    return write_or_check(__doc__, TARGET, lambda: render(*script_runs()), argv)
 
 
 if __name__ == "__main__":

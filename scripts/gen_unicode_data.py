@@ -20,10 +20,11 @@ Usage:
 
 from __future__ import annotations
 
-import argparse
 import sys
 import textwrap
 from pathlib import Path
+
+from generated import write_or_check
 
 UNICODE_VERSION = "16.0.0"
 TARGET = Path(__file__).resolve().parent.parent / "lbpe" / "_unicode_data.py"
@@ -76,20 +77,9 @@ def render(runs: list[tuple[int, str]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="compare with the file instead of writing it")
-    parser.add_argument("--out", type=Path, default=TARGET, help="where to write (default: %(default)s)")
-    args = parser.parse_args(argv)
-    text = render(category_runs(database()))
-    if args.check:
-        if args.out.read_text(encoding="utf-8") != text:
-            print(f"{args.out} differs from what {Path(__file__).name} writes; run it to regenerate", file=sys.stderr)
-            return 1
-        print(f"{args.out} is current (Unicode {UNICODE_VERSION})")
-        return 0
-    args.out.write_text(text, encoding="utf-8")
-    print(f"wrote {args.out} ({len(text)} bytes, Unicode {UNICODE_VERSION})")
-    return 0
+    return write_or_check(
+        __doc__, TARGET, lambda: render(category_runs(database())), argv, about=f"Unicode {UNICODE_VERSION}"
+    )
 
 
 if __name__ == "__main__":
