@@ -410,7 +410,7 @@ def _byte_lengths(tok: Tokenizer) -> dict[int, int]:
     vocab = tok.vocab
     table = vocab.__dict__.get("_byte_lengths")
     if table is None:
-        table = {i: len(b) for i, b in vocab.decoder.items()}
+        table = {i: len(b) for i, b in vocab.id_to_bytes.items()}
         table.update({i: len(b) for i, b in tok._added_bytes.items()})
         vocab.__dict__["_byte_lengths"] = table
     return table

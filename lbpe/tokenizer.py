@@ -299,7 +299,7 @@ class Tokenizer:
                 out.append(key)
                 continue
             for j in vocab.expand_scaffold([i]):
-                token = vocab.decoder[j]
+                token = vocab.id_to_bytes[j]
                 out.append(token if vocab.unit == "byte" else token.decode("utf-8"))
         return out
 
@@ -676,10 +676,10 @@ class Tokenizer:
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """The tokens' bytes joined, in the vocabulary's own spelling (for SentencePiece-style
         vocabularies that keeps ``▁``; :meth:`decode` applies the vocabulary's decoder)."""
-        decoder = self.vocab.decoder
+        id_to_bytes = self.vocab.id_to_bytes
         added = self._added_bytes
         try:
-            return b"".join([decoder.get(i) or added[i] for i in ids])
+            return b"".join([id_to_bytes.get(i) or added[i] for i in ids])
         except (KeyError, TypeError) as exc:
             raise LbpeError(
                 f"token id {exc.args[0]!r} is not in the vocabulary (ids run from 0 to {self.n_vocab - 1})"

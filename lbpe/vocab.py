@@ -1,7 +1,7 @@
 """The vocabulary model: one table of token bytes -> id, and what is derived from it.
 
 ``Vocab.tokens`` is the single source of truth for ordinary tokens. Everything else the
-encoders need (the id -> bytes decoder, the longest token length, LBPE's prefix index, the
+encoders need (:attr:`Vocab.id_to_bytes`, the longest token length, LBPE's prefix index, the
 merge priorities) is derived from it lazily and cached on the instance.
 
 >>> v = Vocab({bytes([b]): b for b in range(256)} | {b"ab": 256}, special={"<|end|>": 257})
@@ -150,7 +150,7 @@ class Vocab:
         for i, parts in self.scaffold.items():
             if i not in ordinary or any(p not in ordinary for p in parts):
                 raise LbpeError(f"scaffold token {i} -> {parts} names ids that are not ordinary tokens")
-            if self.decoder[parts[0]] + self.decoder[parts[1]] != self.decoder[i]:
+            if self.id_to_bytes[parts[0]] + self.id_to_bytes[parts[1]] != self.id_to_bytes[i]:
                 raise LbpeError(f"scaffold token {i} is not the concatenation of tokens {parts}")
         if self.unk is not None and self.unk not in seen:
             raise LbpeError(f"unknown-token id {self.unk} is not in the vocabulary")
@@ -177,8 +177,9 @@ class Vocab:
     # ---- derived data (computed once, on first use) ----
 
     @functools.cached_property
-    def decoder(self) -> dict[int, bytes]:
-        """id -> bytes for ordinary and special tokens."""
+    def id_to_bytes(self) -> dict[int, bytes]:
+        """id -> bytes for ordinary, special and byte-fallback tokens (the inverse of ``tokens``,
+        ``special`` and ``byte_fallback``); :meth:`token_bytes` is the checked lookup of one id."""
         out = {i: key for key, i in self.tokens.items()}
         for text, i in self.special.items():
             out[i] = text.encode("utf-8")
@@ -189,7 +190,7 @@ class Vocab:
     @functools.cached_property
     def n_vocab(self) -> int:
         """One more than the largest id (ids may have gaps)."""
-        return max(self.decoder) + 1
+        return max(self.id_to_bytes) + 1
 
     @functools.cached_property
     def max_len(self) -> int:
@@ -266,7 +267,7 @@ class Vocab:
     def token_bytes(self, token_id: int) -> bytes:
         """The bytes of one token (ordinary or special)."""
         try:
-            return self.decoder[token_id]
+            return self.id_to_bytes[token_id]
         except (KeyError, TypeError):
             raise LbpeError(
                 f"token id {token_id!r} is not in the vocabulary (ids run from 0 to {self.n_vocab - 1})"
