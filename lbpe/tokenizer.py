@@ -75,8 +75,8 @@ class Segment:
         return self.token.decode("utf-8")
 
     @property
-    def units(self) -> int:
-        """Length in bytes (the unit of byte-level vocabularies)."""
+    def n_bytes(self) -> int:
+        """Length of ``token`` in bytes (for any vocabulary, byte- or character-level)."""
         return len(self.token)
 
 
@@ -203,7 +203,7 @@ class Tokenizer:
         # a line end that no token and no added token contains cannot be crossed by a merge or an
         # LBPE span (lbpe.model.cuts), so the text after it encodes on its own
         newline: str | bytes = "\n" if self.vocab.unit == "char" else b"\n"
-        if any(newline in key for key in self.vocab.units) or any("\n" in t for t in self.added_tokens):
+        if any(newline in key for key in self.vocab.model_tokens) or any("\n" in t for t in self.added_tokens):
             return None
         other = object.__new__(Tokenizer)
         other.__dict__.update(self.__dict__)  # the same vocabulary, splitter and piece caches
@@ -227,7 +227,7 @@ class Tokenizer:
         if self.normalizer is not None:
             if self.continued() is None:
                 return None
-            keys = self.vocab.units
+            keys = self.vocab.model_tokens
             end = len(text) - 1  # the line end needs a character after it
             while end > 0:
                 at = text.rfind("\n", 0, end)
@@ -277,16 +277,17 @@ class Tokenizer:
 
     # ---- the model stage for one piece ----
 
-    def _units(self, piece: str) -> bytes | str:
+    def _to_units(self, piece: str) -> bytes | str:
+        """``piece`` as a string of the vocabulary's units: its UTF-8 bytes, or itself."""
         return piece.encode("utf-8") if self.vocab.unit == "byte" else piece
 
     def _bpe_keys(self, piece: str) -> list:
         vocab = self.vocab
-        units = self._units(piece)
-        if vocab.whole_piece_first and units in vocab.units:
+        units = self._to_units(piece)
+        if vocab.whole_piece_first and units in vocab.model_tokens:
             keys = [units]
         else:
-            keys = self._by_parts(piece, units, "bpe", self._bpe_units)
+            keys = self._by_parts(piece, units, "bpe", self._bpe_of_units)
         return self._split_scaffold(keys) if vocab.scaffold else keys
 
     def _split_scaffold(self, keys: list) -> list:
@@ -294,7 +295,7 @@ class Tokenizer:
         vocab = self.vocab
         out = []
         for key in keys:
-            i = vocab.units.get(key)
+            i = vocab.model_tokens.get(key)
             if i is None or i not in vocab.scaffold:
                 out.append(key)
                 continue
@@ -303,19 +304,19 @@ class Tokenizer:
                 out.append(token if vocab.unit == "byte" else token.decode("utf-8"))
         return out
 
-    def _bpe_units(self, units: bytes | str) -> list:
+    def _bpe_of_units(self, units: bytes | str) -> list:
         """Classic BPE of a piece's units (no whole-piece shortcut, no scaffold splitting)."""
         vocab = self.vocab
-        merges = vocab.unit_merges
+        merges = vocab.model_merges
         if merges is None:
-            return bpe_by_rank(units, vocab.units)
+            return bpe_by_rank(units, vocab.model_tokens)
         return bpe_by_merges(units, merges)
 
-    def _lbpe_units(self, units: bytes | str) -> list:
+    def _lbpe_of_units(self, units: bytes | str) -> list:
         return longest_first(units, self.vocab.prefix_index, self.vocab.max_len)
 
     def _lbpe_keys(self, piece: str) -> list:
-        return self._by_parts(piece, self._units(piece), "lbpe", self._lbpe_units)
+        return self._by_parts(piece, self._to_units(piece), "lbpe", self._lbpe_of_units)
 
     def _by_parts(self, piece: str, units: bytes | str, mode: Mode, model: Callable[[bytes | str], list]) -> list:
         """``model`` over the piece's ``units``, or over its parts where it has cuts
@@ -334,7 +335,7 @@ class Tokenizer:
                 if found[k] is None:
                     keys = cache.get(part)
                     if keys is None:
-                        keys = tuple(model(self._units(part)))
+                        keys = tuple(model(self._to_units(part)))
                         if len(cache) >= _PART_CACHE_SIZE:
                             cache.clear()
                         cache[part] = keys
@@ -343,7 +344,7 @@ class Tokenizer:
 
     def _key_ids(self, keys: Sequence) -> list[int]:
         """Ids of the model's keys; a character with no token takes the fallback ids."""
-        table = self.vocab.units
+        table = self.vocab.model_tokens
         if self.vocab.unit == "byte":
             return list(map(table.__getitem__, keys))
         return [i for ids in self._key_groups(keys) for i in ids]
@@ -351,7 +352,7 @@ class Tokenizer:
     def _key_groups(self, keys: Sequence[str]) -> list[list[int]]:
         """Per key, its ids (character units); a key fused into the unknown token before it
         gets an empty list."""
-        table = self.vocab.units
+        table = self.vocab.model_tokens
         fuse = self.vocab.fuse_unk
         unk = self.vocab.unk
         out: list[list[int]] = []
@@ -662,7 +663,7 @@ class Tokenizer:
         for key, ids in zip(keys, self._key_groups(keys)):
             if not ids:  # fused into the unknown token before it
                 segs[-1] = _moved(segs[-1], segs[-1].start, pos + len(key))
-            elif len(ids) == 1 and key in self.vocab.units:
+            elif len(ids) == 1 and key in self.vocab.model_tokens:
                 segs.append(Segment(ids[0], pos, pos + len(key), key.encode("utf-8")))
             else:  # byte fallback (one token per UTF-8 byte) or the unknown token
                 multi = len(ids) > 1

@@ -195,37 +195,37 @@ class Vocab:
     @functools.cached_property
     def max_len(self) -> int:
         """Length of the longest token LBPE may use, in units (the paper's ``m``)."""
-        return max(len(k) for k, i in self.units.items() if i not in self.scaffold)
+        return max(len(k) for k, i in self.model_tokens.items() if i not in self.scaffold)
 
     @functools.cached_property
-    def units(self) -> dict:
-        """Ordinary tokens keyed by their units: ``tokens`` itself for byte units, token text
-        -> id for character units (the keys the model stage works on)."""
+    def model_tokens(self) -> dict:
+        """Ordinary tokens -> id, each spelled as the model stage sees it (a *key*): a string of
+        units, so ``tokens`` itself for byte units and token text for character units."""
         if self.unit == "byte":
             return self.tokens
         return {k.decode("utf-8"): i for k, i in self.tokens.items()}
 
     @functools.cached_property
-    def unit_merges(self) -> dict | None:
-        """``merges`` keyed by units (see :attr:`units`)."""
+    def model_merges(self) -> dict | None:
+        """``merges`` with both halves spelled as keys (see :attr:`model_tokens`)."""
         if self.merges is None or self.unit == "byte":
             return self.merges
         return {(a.decode("utf-8"), b.decode("utf-8")): r for (a, b), r in self.merges.items()}
 
     @functools.cached_property
     def prefix_index(self) -> dict:
-        """LBPE's index over :attr:`units` minus scaffold tokens: every token -> id, every
+        """LBPE's index over :attr:`model_tokens` minus scaffold tokens: every token -> id, every
         proper prefix -> -1."""
         if not self.scaffold:
-            return build_prefix_index(self.units)
-        return build_prefix_index({k: i for k, i in self.units.items() if i not in self.scaffold})
+            return build_prefix_index(self.model_tokens)
+        return build_prefix_index({k: i for k, i in self.model_tokens.items() if i not in self.scaffold})
 
     @functools.cached_property
     def cut_finder(self) -> CutFinder:
         """Splits pieces where no token (nor any merge result) can cross; see :mod:`lbpe.model.cuts`."""
-        keys = list(self.units)
-        if self.unit_merges is not None:
-            keys += [a + b for a, b in self.unit_merges]
+        keys = list(self.model_tokens)
+        if self.model_merges is not None:
+            keys += [a + b for a, b in self.model_merges]
         return CutFinder(keys, unit=self.unit)
 
     def forget_text(self) -> None:

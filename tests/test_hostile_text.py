@@ -259,9 +259,9 @@ def test_cyclic_charsmap_does_not_make_encoding_quadratic():
     from lbpe.formats.sentencepiece import parse_sentencepiece
     from tests import tiny_vocabs as tv
 
-    units = [0] * 0x80
-    units[0x61] = (0x61 << 10) | 0x61  # label "a", offset "a": node ^ "a" ^ "a" = node, forever
-    trie = b"".join(struct.pack("<I", u) for u in units)
+    cells = [0] * 0x80
+    cells[0x61] = (0x61 << 10) | 0x61  # label "a", offset "a": node ^ "a" ^ "a" = node, forever
+    trie = b"".join(struct.pack("<I", u) for u in cells)
     normalizer = tv.field(1, b"loop") + tv.field(2, struct.pack("<I", len(trie)) + trie) + tv.field(4, 0)
     tok = parse_sentencepiece(tv.sp_model_bytes(normalizer=normalizer), source="loop.model")
     t0 = time.process_time()
