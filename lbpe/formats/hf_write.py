@@ -214,7 +214,7 @@ def tokenizer_json(vocab: Vocab, *, pattern: str | None = None, style: str = "gp
 
 
 def _sentencepiece_json(tok: Tokenizer) -> dict[str, Any]:
-    """A SentencePiece BPE model (as :func:`lbpe.formats.sentencepiece.parse_sentencepiece`
+    """A SentencePiece BPE model (as :func:`lbpe.formats.sentencepiece.parse_sentencepiece_tokenizer`
     reads it) in the form HF uses for LLaMA and Mistral (see :func:`_sentencepiece_form`)."""
     from lbpe.normalize import SentencePieceNormalizer
 

@@ -25,7 +25,7 @@ from lbpe.pretokenize.splitters import Sequence
 from lbpe.tokenizer import Tokenizer
 from lbpe.vocab import Vocab
 
-__all__ = ["parse_sentencepiece", "read_fields"]
+__all__ = ["parse_sentencepiece_tokenizer", "read_fields"]
 
 # SentencePiece piece types
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
@@ -101,7 +101,7 @@ def _text(value: object, what: str) -> str:
         raise _Corrupt(f"{what} is not UTF-8") from None
 
 
-def parse_sentencepiece(data: bytes, *, source: str, name: str = "") -> Tokenizer:
+def parse_sentencepiece_tokenizer(data: bytes, *, source: str, name: str = "") -> Tokenizer:
     """Parse the bytes of a SentencePiece ``.model`` file (BPE models only)."""
     if not data:
         raise VocabFormatError(source, "the file is empty; expected a SentencePiece .model (protobuf) file")
