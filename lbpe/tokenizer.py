@@ -93,7 +93,7 @@ class Tokenizer:
       the default joins the tokens' bytes and decodes them once as UTF-8 (U+FFFD for invalid
       bytes);
     * ``bos``/``eos``: ids added by ``encode(..., add_special_tokens=True)`` only;
-    * ``pattern_name``: how the pre-tokeniser is shown (default: the preset's name, the
+    * ``pretokenizer_name``: how the pre-tokeniser is shown (default: the preset's name, the
       splitter's class name, or ``"custom"``).
 
     Piece encodings are cached per mode; each cache holds at most ``cache_size`` pieces (it is
@@ -112,14 +112,14 @@ class Tokenizer:
         bos: Sequence[int] = (),
         eos: Sequence[int] = (),
         cache_size: int = DEFAULT_CACHE_SIZE,
-        pattern_name: str = "",
+        pretokenizer_name: str = "",
     ) -> None:
         self.vocab = vocab
         if isinstance(pretokenizer, Splitter):
-            self.pattern_name = pattern_name or type(pretokenizer).__name__
+            self.pretokenizer_name = pretokenizer_name or type(pretokenizer).__name__
             self._splitter: Splitter = pretokenizer
         else:
-            self.pattern_name = pattern_name or (pretokenizer if isinstance(pretokenizer, str) else "custom")
+            self.pretokenizer_name = pretokenizer_name or (pretokenizer if isinstance(pretokenizer, str) else "custom")
             self._splitter = Regex(pretokenizer)
         self._findall = self._splitter.findall
         # a preset the compiled path splits itself (None: the splitter's findall does)
@@ -152,7 +152,7 @@ class Tokenizer:
             self._special_regex = re.compile(literal_trie_pattern(matched))
 
     def __repr__(self) -> str:
-        return f"Tokenizer(name={self.name!r}, pattern={self.pattern_name!r}, vocab={self.vocab!r})"
+        return f"Tokenizer(name={self.name!r}, pattern={self.pretokenizer_name!r}, vocab={self.vocab!r})"
 
     # ---- pickling (worker processes, datasets.map, Ray): caches stay behind ----
 

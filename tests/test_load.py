@@ -19,7 +19,7 @@ def _rank_lines(extra: list[bytes] = ()) -> bytes:
 
 def test_load_infers_pattern_from_file_name():
     tok = lbpe.load(data_file("openai/cl100k_base.tiktoken"))
-    assert tok.pattern_name == "cl100k_base"
+    assert tok.pretokenizer_name == "cl100k_base"
     assert tok.special_tokens["<|endoftext|>"] == 100257
 
 

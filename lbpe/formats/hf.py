@@ -282,7 +282,7 @@ def _build(spec: Any, *, source: str, name: str) -> Tokenizer:
         decoder=_id_decoder(decoder, id_to_text),
         bos=bos,
         eos=eos,
-        pattern_name="tokenizer.json",
+        pretokenizer_name="tokenizer.json",
     )
 
 

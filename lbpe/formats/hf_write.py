@@ -335,13 +335,14 @@ def tokenizer_json_of(tok: Tokenizer) -> dict[str, Any]:
     :func:`lbpe.load`: a byte-level vocabulary with a pre-tokeniser preset (written by
     :func:`tokenizer_json`), or a SentencePiece model (the LLaMA / Mistral form). Anything
     else (a ``tokenizer.json`` already) raises ``LbpeError``."""
-    if tok.pattern_name == "sentencepiece":
+    if tok.pretokenizer_name == "sentencepiece":
         return _sentencepiece_json(tok)
-    preset = find_preset(tok.pattern_name)
+    preset = find_preset(tok.pretokenizer_name)
     if tok.vocab.unit != "byte" or preset is None or preset.hf_regex is None or tok.normalizer is not None:
         raise LbpeError(
-            f"{tok.name or 'this tokenizer'} (pre-tokenizer {tok.pattern_name!r}) cannot be written as tokenizer.json; "
-            "this works for rank files and GPT-2 files with a preset pre-tokenizer and for SentencePiece BPE models"
+            f"{tok.name or 'this tokenizer'} (pre-tokenizer {tok.pretokenizer_name!r}) "
+            "cannot be written as tokenizer.json; this works for rank files and GPT-2 files with a preset "
+            "pre-tokenizer and for SentencePiece BPE models"
         )
     return tokenizer_json(tok.vocab, pattern=preset.name)
 

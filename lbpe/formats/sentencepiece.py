@@ -272,7 +272,7 @@ def _build(data: bytes, *, source: str, name: str) -> Tokenizer:
         decoder=decode,
         bos=[bos_id] if 0 <= bos_id < len(pieces) else [],
         eos=[eos_id] if 0 <= eos_id < len(pieces) else [],
-        pattern_name="sentencepiece",
+        pretokenizer_name="sentencepiece",
     )
 
 
