@@ -1,5 +1,9 @@
 """The pipeline: pre-tokenise -> encode each piece (cached) -> ids, and back.
 
+This module owns :class:`Tokenizer` (special and added tokens, the normaliser, the
+pre-tokeniser, the model stage per piece with its caches, decoding, segments for display) and
+:class:`Segment`, one token located in the text.
+
 >>> from lbpe.vocab import Vocab
 >>> tokens = {bytes([b]): b for b in range(256)}
 >>> tokens.update({b"aa": 256, b"bb": 257, b"bbb": 258, b"ab": 259, b"aab": 260})

@@ -1,8 +1,10 @@
 """The vocabulary model: one table of token bytes -> id, and what is derived from it.
 
-``Vocab.tokens`` is the single source of truth for ordinary tokens. Everything else the
-encoders need (:attr:`Vocab.id_to_bytes`, the longest token length, LBPE's prefix index, the
-merge priorities) is derived from it lazily and cached on the instance.
+This module owns :class:`Vocab`. ``Vocab.tokens`` is the single source of truth for ordinary
+tokens. Everything else the encoders need (:attr:`Vocab.id_to_bytes`, the tokens and merges
+spelled in units as the model stage sees them, :attr:`Vocab.model_tokens` and
+:attr:`Vocab.model_merges`, the longest token length, LBPE's prefix index) is derived from it
+lazily and cached on the instance.
 
 >>> v = Vocab({bytes([b]): b for b in range(256)} | {b"ab": 256}, special={"<|end|>": 257})
 >>> v.max_len, v.n_vocab, v.token_bytes(256)

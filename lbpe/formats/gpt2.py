@@ -1,4 +1,5 @@
-"""GPT-2's ``encoder.json`` (token text -> id) and ``vocab.bpe`` (the merge list).
+"""GPT-2's ``encoder.json`` (token text -> id) and ``vocab.bpe`` (the merge list), parsed into a
+:class:`~lbpe.vocab.Vocab` by :func:`parse_gpt2_vocab`.
 
 Both files spell bytes with GPT-2's printable stand-ins (``bytes_to_unicode``): each of the
 256 byte values maps to one visible character, so that ``"\\u0120"`` (``Ġ``) is a space.

@@ -1,4 +1,5 @@
-"""HF ``tokenizer.json`` files whose model is BPE (byte-level or SentencePiece-style).
+"""HF ``tokenizer.json`` files whose model is BPE (byte-level or SentencePiece-style), parsed
+into a :class:`~lbpe.tokenizer.Tokenizer` by :func:`parse_hf_tokenizer`.
 
 Supported, each translated to this package's own pipeline stages:
 

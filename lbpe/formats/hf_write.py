@@ -1,5 +1,9 @@
 """Write a vocabulary as an HF ``tokenizer.json`` (the file the ``tokenizers`` library loads).
 
+This module owns the way back to files: :func:`tokenizer_json` (a ``Vocab`` with a pre-tokeniser
+preset, or LLaMA style), :func:`tokenizer_json_of` (a loaded ``Tokenizer``, SentencePiece models
+included), :func:`write_tokenizer_json` and :func:`write_transformers_config`.
+
 lbpe's own keys, inside ``"model"`` (``tokenizers`` 0.23 refuses unknown top-level keys but
 ignores unknown keys of a BPE model; it drops them when it saves the file again):
 

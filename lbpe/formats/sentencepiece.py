@@ -1,4 +1,5 @@
-"""SentencePiece ``.model`` files of type BPE, parsed from the protobuf bytes in pure Python.
+"""SentencePiece ``.model`` files of type BPE, parsed from the protobuf bytes in pure Python into
+a :class:`~lbpe.tokenizer.Tokenizer` by :func:`parse_sentencepiece_tokenizer`.
 
 What matters for encoding is read: the pieces (text, score, type), the trainer's model type,
 ``byte_fallback``, ``unk_id``/``bos_id``/``eos_id``, ``treat_whitespace_as_suffix``, and the

@@ -1,4 +1,5 @@
-"""``.tiktoken`` rank files: one ``<base64 token> <rank>`` pair per line.
+"""``.tiktoken`` rank files: one ``<base64 token> <rank>`` pair per line, parsed into a
+:class:`~lbpe.vocab.Vocab` by :func:`parse_tiktoken_vocab`.
 
 The rank is both the token id and its merge priority. The files carry no special tokens and no
 pre-tokeniser, so both come from the encoding's name: the pre-tokeniser preset named so
