@@ -397,7 +397,7 @@ def hf_files(rows: list, texts: dict[str, str], rounds: int) -> None:
         base = times["HF tokenizers"]
         for name, seconds in times.items():
             ratio = statistics.median(b / s for b, s in zip(base, seconds))
-            rows.append((label, tok.pattern_name, name, mbps(text, min(seconds)), ratio))
+            rows.append((label, tok.pretokenizer_name, name, mbps(text, min(seconds)), ratio))
 
 
 _TIKTOKEN_EXPORT = r"""

@@ -327,15 +327,15 @@ def explain(tok: Tokenizer, text: str) -> Explanation:
 
 def _trace_piece(tok: Tokenizer, piece: str) -> PieceTrace:
     vocab = tok.vocab
-    units = tok._units(piece)
-    table = vocab.units
-    if vocab.unit_merges is None:
+    units = tok._to_units(piece)
+    table = vocab.model_tokens
+    if vocab.model_merges is None:
         get_rank = table.get
 
         def priority(left, right):
             return get_rank(left + right)
     else:
-        get_merge = vocab.unit_merges.get
+        get_merge = vocab.model_merges.get
 
         def priority(left, right):
             return get_merge((left, right))

@@ -1,7 +1,9 @@
 """Reading vocabulary files: detect the format, read the bytes, hand them to a parser.
 
 Parsers live in :mod:`lbpe.formats` and take bytes; this module is the only place that opens
-files. New formats slot in by adding a detector branch and a parser.
+files. A vocabulary-only file (tiktoken, GPT-2) is parsed into a ``Vocab`` and paired here with
+a pre-tokeniser preset; a pipeline file (``tokenizer.json``, SentencePiece ``.model``) is parsed
+straight into a ``Tokenizer``. New formats slot in by adding a detector branch and a parser.
 """
 
 from __future__ import annotations
@@ -14,10 +16,10 @@ from pathlib import Path
 
 from lbpe import limits
 from lbpe.errors import PatternNeededError, VocabFormatError
-from lbpe.formats.gpt2 import parse_gpt2
-from lbpe.formats.hf import parse_tokenizer_json
-from lbpe.formats.sentencepiece import parse_sentencepiece
-from lbpe.formats.tiktoken import parse_tiktoken
+from lbpe.formats.gpt2 import parse_gpt2_vocab
+from lbpe.formats.hf import parse_hf_tokenizer
+from lbpe.formats.sentencepiece import parse_sentencepiece_tokenizer
+from lbpe.formats.tiktoken import parse_tiktoken_vocab
 from lbpe.limits import Limits, using
 from lbpe.pretokenize import PresetPattern, resolve_pattern
 from lbpe.pretokenize.presets import openai_encoding, openai_encoding_names
@@ -155,45 +157,14 @@ def load(
 def _load(path: str | os.PathLike[str], pattern: str | re.Pattern[str] | None) -> Tokenizer:
     fmt, file = detect_format(path)
     if fmt == "tiktoken":
-        base = file.name[: -len(".gz")] if file.name.endswith(".gz") else file.name
-        stem = base[: -len(".tiktoken")] if base.endswith(".tiktoken") else Path(base).stem
-        encoding = openai_encoding(stem)  # the preset and special tokens of an OpenAI encoding
-        preset = encoding.name if encoding is not None else None
-        special = dict(encoding.special_tokens or {}) if encoding is not None else {}
-        data = _read(file, expected=FORMATS[fmt])  # a file that cannot be read is refused before asking for a pattern
-        if pattern is None:
-            if preset is None:
-                raise PatternNeededError(
-                    str(file),
-                    f"cannot tell the pre-tokenizer from the file name {file.name!r}; pass pattern= one of "
-                    f"{', '.join(openai_encoding_names())} or 'paper', or name the file after its encoding",
-                )
-            pattern = preset
-        compiled = _pattern_for(file, pattern)
-        vocab = parse_tiktoken(data, source=str(file), special=special, name=stem)
-        return Tokenizer(vocab, pattern if isinstance(pattern, str) else compiled, name=stem)
+        return _tiktoken_tokenizer(file, pattern)
     if fmt == "gpt2":
-        folder = file.parent
-        encoder, merges = folder / "encoder.json", folder / "vocab.bpe"
-        for needed in (encoder, merges):
-            if not needed.is_file():
-                raise VocabFormatError(
-                    str(needed), "missing: GPT-2 vocabularies need encoder.json and vocab.bpe side by side"
-                )
-        pattern = "gpt2" if pattern is None else pattern
-        compiled = _pattern_for(file, pattern)
-        vocab = parse_gpt2(
-            _read(encoder, expected="a JSON object mapping token text to id"),
-            _read(merges, allow_empty=True),
-            encoder_source=str(encoder),
-            merges_source=str(merges),
-            name="gpt2",
-        )
-        return Tokenizer(vocab, pattern if isinstance(pattern, str) else compiled, name=folder.name or "gpt2")
+        return _gpt2_tokenizer(file, pattern)
+    # the formats that carry their own pipeline: the parser builds the Tokenizer
     if fmt == "hf":
         if pattern is not None:
             raise VocabFormatError(str(file), "a tokenizer.json carries its own pre-tokenizer; do not pass pattern=")
-        return parse_tokenizer_json(
+        return parse_hf_tokenizer(
             _read(file, expected=FORMATS[fmt]), source=str(file), name=file.parent.name or file.stem
         )
     if fmt == "sentencepiece":
@@ -201,8 +172,53 @@ def _load(path: str | os.PathLike[str], pattern: str | re.Pattern[str] | None) -
             raise VocabFormatError(
                 str(file), "a SentencePiece model carries its own normalisation; do not pass pattern="
             )
-        return parse_sentencepiece(_read(file, expected=FORMATS[fmt]), source=str(file), name=file.stem)
+        return parse_sentencepiece_tokenizer(_read(file, expected=FORMATS[fmt]), source=str(file), name=file.stem)
     raise AssertionError(f"detect_format returned an unknown format {fmt!r}")  # pragma: no cover
+
+
+def _tiktoken_tokenizer(file: Path, pattern: str | re.Pattern[str] | None) -> Tokenizer:
+    """A rank file's ``Vocab`` with ``pattern``, or with the preset and special tokens of the
+    OpenAI encoding its file name names."""
+    base = file.name[: -len(".gz")] if file.name.endswith(".gz") else file.name
+    stem = base[: -len(".tiktoken")] if base.endswith(".tiktoken") else Path(base).stem
+    encoding = openai_encoding(stem)  # the preset and special tokens of an OpenAI encoding
+    preset = encoding.name if encoding is not None else None
+    special = dict(encoding.special_tokens or {}) if encoding is not None else {}
+    # a file that cannot be read is refused before asking for a pattern
+    data = _read(file, expected=FORMATS["tiktoken"])
+    if pattern is None:
+        if preset is None:
+            raise PatternNeededError(
+                str(file),
+                f"cannot tell the pre-tokenizer from the file name {file.name!r}; pass pattern= one of "
+                f"{', '.join(openai_encoding_names())} or 'paper', or name the file after its encoding",
+            )
+        pattern = preset
+    compiled = _pattern_for(file, pattern)
+    vocab = parse_tiktoken_vocab(data, source=str(file), special=special, name=stem)
+    return Tokenizer(vocab, pattern if isinstance(pattern, str) else compiled, name=stem)
+
+
+def _gpt2_tokenizer(file: Path, pattern: str | re.Pattern[str] | None) -> Tokenizer:
+    """GPT-2's two files (side by side in ``file``'s folder) as a ``Vocab``, with ``pattern`` or
+    the ``gpt2`` preset."""
+    folder = file.parent
+    encoder, merges = folder / "encoder.json", folder / "vocab.bpe"
+    for needed in (encoder, merges):
+        if not needed.is_file():
+            raise VocabFormatError(
+                str(needed), "missing: GPT-2 vocabularies need encoder.json and vocab.bpe side by side"
+            )
+    pattern = "gpt2" if pattern is None else pattern
+    compiled = _pattern_for(file, pattern)
+    vocab = parse_gpt2_vocab(
+        _read(encoder, expected="a JSON object mapping token text to id"),
+        _read(merges, allow_empty=True),
+        encoder_source=str(encoder),
+        merges_source=str(merges),
+        name="gpt2",
+    )
+    return Tokenizer(vocab, pattern if isinstance(pattern, str) else compiled, name=folder.name or "gpt2")
 
 
 def _pattern_for(file: Path, pattern: str | re.Pattern[str]) -> re.Pattern[str] | PresetPattern:

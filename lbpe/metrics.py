@@ -96,11 +96,11 @@ def frequency_by_length(
     """
     groups: dict[tuple[int, int | None], list[int]] = {b: [] for b in buckets}
     for token, n in counts.items():
-        units = length(token)
-        if not units or not n:
+        n_units = length(token)
+        if not n_units or not n:
             continue
         for lo, hi in buckets:
-            if units >= lo and (hi is None or units <= hi):
+            if n_units >= lo and (hi is None or n_units <= hi):
                 groups[(lo, hi)].append(n)
                 break
     return {

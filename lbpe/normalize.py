@@ -226,7 +226,7 @@ class SentencePieceNormalizer(Normalizer):
         self.add_dummy_prefix = add_dummy_prefix
         self.remove_extra_whitespaces = remove_extra_whitespaces
         self.space = "\u2581" if escape_whitespaces else " "
-        self._units: tuple[int, ...] = ()
+        self._trie: tuple[int, ...] = ()  # the double-array trie's 32-bit cells
         self._strings = b""
         if charsmap:
             if len(charsmap) < 4:
@@ -234,39 +234,39 @@ class SentencePieceNormalizer(Normalizer):
             size = int.from_bytes(charsmap[:4], "little")
             if size % 4 or 4 + size > len(charsmap):
                 raise LbpeError("precompiled_charsmap has an impossible trie size")
-            trie = charsmap[4 : 4 + size]
-            self._units = tuple(int.from_bytes(trie[i : i + 4], "little") for i in range(0, size, 4))
+            raw = charsmap[4 : 4 + size]
+            self._trie = tuple(int.from_bytes(raw[i : i + 4], "little") for i in range(0, size, 4))
             self._strings = charsmap[4 + size :]
 
     def _lookup(self, data: bytes, start: int) -> tuple[int, bytes] | None:
         """Longest key of the map that prefixes ``data[start:]``: (length, replacement)."""
-        units = self._units
-        if not units:
+        trie = self._trie
+        if not trie:
             return None
         best = None
         node = 0
-        unit = units[0]
-        node ^= (unit >> 10) << ((unit & (1 << 9)) >> 6)
+        cell = trie[0]
+        node ^= (cell >> 10) << ((cell & (1 << 9)) >> 6)
         for k in range(start, min(len(data), start + MAX_KEY_BYTES)):
             byte = data[k]
             node ^= byte
-            if node >= len(units):
+            if node >= len(trie):
                 break
-            unit = units[node]
-            if (unit & ((1 << 31) | 0xFF)) != byte:
+            cell = trie[node]
+            if (cell & ((1 << 31) | 0xFF)) != byte:
                 break
-            node ^= (unit >> 10) << ((unit & (1 << 9)) >> 6)
-            if (unit >> 8) & 1:
-                if node >= len(units):
+            node ^= (cell >> 10) << ((cell & (1 << 9)) >> 6)
+            if (cell >> 8) & 1:
+                if node >= len(trie):
                     break
-                value = units[node] & ((1 << 31) - 1)
+                value = trie[node] & ((1 << 31) - 1)
                 end = self._strings.find(b"\0", value)
                 best = (k - start + 1, self._strings[value : end if end >= 0 else len(self._strings)])
         return best
 
     def _mapped(self, text: str) -> tuple[list[str], list[int]]:
         """Apply the character map: output strings and, per string, its input char index."""
-        if not self._units:
+        if not self._trie:
             return list(text), list(range(len(text)))
         data = text.encode("utf-8")
         char_at: list[int] = []  # byte offset -> char index
@@ -299,7 +299,7 @@ class SentencePieceNormalizer(Normalizer):
     def continued(self) -> Normalizer | None:
         """Without the dummy prefix; ``None`` with a character map (its keys may span a line end)
         or with extra white space removed (that drops spaces at the start of every text)."""
-        if self._units or self.remove_extra_whitespaces:
+        if self._trie or self.remove_extra_whitespaces:
             return None
         return SentencePieceNormalizer(
             add_dummy_prefix=False, remove_extra_whitespaces=False, escape_whitespaces=self.space != " "

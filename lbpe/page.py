@@ -63,7 +63,7 @@ def _info(tok: Tokenizer, source: str) -> str:
             "source": source,
             "unit": tok.vocab.unit,
             "n_vocab": tok.n_vocab,
-            "pattern": tok.pattern_name,
+            "pattern": tok.pretokenizer_name,
             "special": len(tok.vocab.special),
         }
     )

@@ -73,7 +73,7 @@ def vocab_sha256(tok: Tokenizer) -> str:
             h.update(len(data).to_bytes(8, "little"))
             h.update(data)
 
-    put("unit", v.unit, "pattern", tok.pattern_name)
+    put("unit", v.unit, "pattern", tok.pretokenizer_name)
     h.update(
         b"".join(
             i.to_bytes(8, "little") + len(key).to_bytes(8, "little") + key

@@ -227,7 +227,7 @@ def _length_table(tok: Tokenizer) -> dict[int, int]:
     vocab = tok.vocab
     table = vocab.__dict__.get("_length_table")
     if table is None:
-        table = {i: len(key) for key, i in vocab.units.items()}
+        table = {i: len(key) for key, i in vocab.model_tokens.items()}
         for i in (vocab.byte_fallback or {}).values():
             table[i] = 1
         if vocab.unk is not None:
@@ -289,15 +289,15 @@ def count_tokens(tok: Tokenizer, ids: list[int], *, array=None) -> tuple[dict[in
             per_id = np.bincount(a)
             seen = np.flatnonzero(per_id)
             by_length = np.bincount(lengths[seen], weights=per_id[seen]).astype(np.int64)
-            lengths_out = {units: int(n) for units, n in enumerate(by_length.tolist()) if units and n}
+            lengths_out = {n_units: int(n) for n_units, n in enumerate(by_length.tolist()) if n_units and n}
             return lengths_out, dict(zip(seen.tolist(), per_id[seen].tolist()))
     length = _length_table(tok).get
     per_id_counter = Counter(ids)  # counted in C, then one lookup per distinct id
     counts: Counter[int] = Counter()
     for i, n in per_id_counter.items():
-        units = length(i, 0)
-        if units:
-            counts[units] += n
+        n_units = length(i, 0)
+        if n_units:
+            counts[n_units] += n
     return dict(counts), dict(per_id_counter)
 
 
@@ -410,7 +410,7 @@ def _byte_lengths(tok: Tokenizer) -> dict[int, int]:
     vocab = tok.vocab
     table = vocab.__dict__.get("_byte_lengths")
     if table is None:
-        table = {i: len(b) for i, b in vocab.decoder.items()}
+        table = {i: len(b) for i, b in vocab.id_to_bytes.items()}
         table.update({i: len(b) for i, b in tok._added_bytes.items()})
         vocab.__dict__["_byte_lengths"] = table
     return table

@@ -1,5 +1,9 @@
 """The pipeline: pre-tokenise -> encode each piece (cached) -> ids, and back.
 
+This module owns :class:`Tokenizer` (special and added tokens, the normaliser, the
+pre-tokeniser, the model stage per piece with its caches, decoding, segments for display) and
+:class:`Segment`, one token located in the text.
+
 >>> from lbpe.vocab import Vocab
 >>> tokens = {bytes([b]): b for b in range(256)}
 >>> tokens.update({b"aa": 256, b"bb": 257, b"bbb": 258, b"ab": 259, b"aab": 260})
@@ -75,8 +79,8 @@ class Segment:
         return self.token.decode("utf-8")
 
     @property
-    def units(self) -> int:
-        """Length in bytes (the unit of byte-level vocabularies)."""
+    def n_bytes(self) -> int:
+        """Length of ``token`` in bytes (for any vocabulary, byte- or character-level)."""
         return len(self.token)
 
 
@@ -93,7 +97,7 @@ class Tokenizer:
       the default joins the tokens' bytes and decodes them once as UTF-8 (U+FFFD for invalid
       bytes);
     * ``bos``/``eos``: ids added by ``encode(..., add_special_tokens=True)`` only;
-    * ``pattern_name``: how the pre-tokeniser is shown (default: the preset's name, the
+    * ``pretokenizer_name``: how the pre-tokeniser is shown (default: the preset's name, the
       splitter's class name, or ``"custom"``).
 
     Piece encodings are cached per mode; each cache holds at most ``cache_size`` pieces (it is
@@ -112,14 +116,14 @@ class Tokenizer:
         bos: Sequence[int] = (),
         eos: Sequence[int] = (),
         cache_size: int = DEFAULT_CACHE_SIZE,
-        pattern_name: str = "",
+        pretokenizer_name: str = "",
     ) -> None:
         self.vocab = vocab
         if isinstance(pretokenizer, Splitter):
-            self.pattern_name = pattern_name or type(pretokenizer).__name__
+            self.pretokenizer_name = pretokenizer_name or type(pretokenizer).__name__
             self._splitter: Splitter = pretokenizer
         else:
-            self.pattern_name = pattern_name or (pretokenizer if isinstance(pretokenizer, str) else "custom")
+            self.pretokenizer_name = pretokenizer_name or (pretokenizer if isinstance(pretokenizer, str) else "custom")
             self._splitter = Regex(pretokenizer)
         self._findall = self._splitter.findall
         # a preset the compiled path splits itself (None: the splitter's findall does)
@@ -152,7 +156,7 @@ class Tokenizer:
             self._special_regex = re.compile(literal_trie_pattern(matched))
 
     def __repr__(self) -> str:
-        return f"Tokenizer(name={self.name!r}, pattern={self.pattern_name!r}, vocab={self.vocab!r})"
+        return f"Tokenizer(name={self.name!r}, pattern={self.pretokenizer_name!r}, vocab={self.vocab!r})"
 
     # ---- pickling (worker processes, datasets.map, Ray): caches stay behind ----
 
@@ -203,7 +207,7 @@ class Tokenizer:
         # a line end that no token and no added token contains cannot be crossed by a merge or an
         # LBPE span (lbpe.model.cuts), so the text after it encodes on its own
         newline: str | bytes = "\n" if self.vocab.unit == "char" else b"\n"
-        if any(newline in key for key in self.vocab.units) or any("\n" in t for t in self.added_tokens):
+        if any(newline in key for key in self.vocab.model_tokens) or any("\n" in t for t in self.added_tokens):
             return None
         other = object.__new__(Tokenizer)
         other.__dict__.update(self.__dict__)  # the same vocabulary, splitter and piece caches
@@ -227,7 +231,7 @@ class Tokenizer:
         if self.normalizer is not None:
             if self.continued() is None:
                 return None
-            keys = self.vocab.units
+            keys = self.vocab.model_tokens
             end = len(text) - 1  # the line end needs a character after it
             while end > 0:
                 at = text.rfind("\n", 0, end)
@@ -277,16 +281,17 @@ class Tokenizer:
 
     # ---- the model stage for one piece ----
 
-    def _units(self, piece: str) -> bytes | str:
+    def _to_units(self, piece: str) -> bytes | str:
+        """``piece`` as a string of the vocabulary's units: its UTF-8 bytes, or itself."""
         return piece.encode("utf-8") if self.vocab.unit == "byte" else piece
 
     def _bpe_keys(self, piece: str) -> list:
         vocab = self.vocab
-        units = self._units(piece)
-        if vocab.whole_piece_first and units in vocab.units:
+        units = self._to_units(piece)
+        if vocab.whole_piece_first and units in vocab.model_tokens:
             keys = [units]
         else:
-            keys = self._by_parts(piece, units, "bpe", self._bpe_units)
+            keys = self._by_parts(piece, units, "bpe", self._bpe_of_units)
         return self._split_scaffold(keys) if vocab.scaffold else keys
 
     def _split_scaffold(self, keys: list) -> list:
@@ -294,28 +299,28 @@ class Tokenizer:
         vocab = self.vocab
         out = []
         for key in keys:
-            i = vocab.units.get(key)
+            i = vocab.model_tokens.get(key)
             if i is None or i not in vocab.scaffold:
                 out.append(key)
                 continue
             for j in vocab.expand_scaffold([i]):
-                token = vocab.decoder[j]
+                token = vocab.id_to_bytes[j]
                 out.append(token if vocab.unit == "byte" else token.decode("utf-8"))
         return out
 
-    def _bpe_units(self, units: bytes | str) -> list:
+    def _bpe_of_units(self, units: bytes | str) -> list:
         """Classic BPE of a piece's units (no whole-piece shortcut, no scaffold splitting)."""
         vocab = self.vocab
-        merges = vocab.unit_merges
+        merges = vocab.model_merges
         if merges is None:
-            return bpe_by_rank(units, vocab.units)
+            return bpe_by_rank(units, vocab.model_tokens)
         return bpe_by_merges(units, merges)
 
-    def _lbpe_units(self, units: bytes | str) -> list:
+    def _lbpe_of_units(self, units: bytes | str) -> list:
         return longest_first(units, self.vocab.prefix_index, self.vocab.max_len)
 
     def _lbpe_keys(self, piece: str) -> list:
-        return self._by_parts(piece, self._units(piece), "lbpe", self._lbpe_units)
+        return self._by_parts(piece, self._to_units(piece), "lbpe", self._lbpe_of_units)
 
     def _by_parts(self, piece: str, units: bytes | str, mode: Mode, model: Callable[[bytes | str], list]) -> list:
         """``model`` over the piece's ``units``, or over its parts where it has cuts
@@ -334,7 +339,7 @@ class Tokenizer:
                 if found[k] is None:
                     keys = cache.get(part)
                     if keys is None:
-                        keys = tuple(model(self._units(part)))
+                        keys = tuple(model(self._to_units(part)))
                         if len(cache) >= _PART_CACHE_SIZE:
                             cache.clear()
                         cache[part] = keys
@@ -343,7 +348,7 @@ class Tokenizer:
 
     def _key_ids(self, keys: Sequence) -> list[int]:
         """Ids of the model's keys; a character with no token takes the fallback ids."""
-        table = self.vocab.units
+        table = self.vocab.model_tokens
         if self.vocab.unit == "byte":
             return list(map(table.__getitem__, keys))
         return [i for ids in self._key_groups(keys) for i in ids]
@@ -351,7 +356,7 @@ class Tokenizer:
     def _key_groups(self, keys: Sequence[str]) -> list[list[int]]:
         """Per key, its ids (character units); a key fused into the unknown token before it
         gets an empty list."""
-        table = self.vocab.units
+        table = self.vocab.model_tokens
         fuse = self.vocab.fuse_unk
         unk = self.vocab.unk
         out: list[list[int]] = []
@@ -662,7 +667,7 @@ class Tokenizer:
         for key, ids in zip(keys, self._key_groups(keys)):
             if not ids:  # fused into the unknown token before it
                 segs[-1] = _moved(segs[-1], segs[-1].start, pos + len(key))
-            elif len(ids) == 1 and key in self.vocab.units:
+            elif len(ids) == 1 and key in self.vocab.model_tokens:
                 segs.append(Segment(ids[0], pos, pos + len(key), key.encode("utf-8")))
             else:  # byte fallback (one token per UTF-8 byte) or the unknown token
                 multi = len(ids) > 1
@@ -676,10 +681,10 @@ class Tokenizer:
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """The tokens' bytes joined, in the vocabulary's own spelling (for SentencePiece-style
         vocabularies that keeps ``▁``; :meth:`decode` applies the vocabulary's decoder)."""
-        decoder = self.vocab.decoder
+        id_to_bytes = self.vocab.id_to_bytes
         added = self._added_bytes
         try:
-            return b"".join([decoder.get(i) or added[i] for i in ids])
+            return b"".join([id_to_bytes.get(i) or added[i] for i in ids])
         except (KeyError, TypeError) as exc:
             raise LbpeError(
                 f"token id {exc.args[0]!r} is not in the vocabulary (ids run from 0 to {self.n_vocab - 1})"

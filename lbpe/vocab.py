@@ -1,8 +1,10 @@
 """The vocabulary model: one table of token bytes -> id, and what is derived from it.
 
-``Vocab.tokens`` is the single source of truth for ordinary tokens. Everything else the
-encoders need (the id -> bytes decoder, the longest token length, LBPE's prefix index, the
-merge priorities) is derived from it lazily and cached on the instance.
+This module owns :class:`Vocab`. ``Vocab.tokens`` is the single source of truth for ordinary
+tokens. Everything else the encoders need (:attr:`Vocab.id_to_bytes`, the tokens and merges
+spelled in units as the model stage sees them, :attr:`Vocab.model_tokens` and
+:attr:`Vocab.model_merges`, the longest token length, LBPE's prefix index) is derived from it
+lazily and cached on the instance.
 
 >>> v = Vocab({bytes([b]): b for b in range(256)} | {b"ab": 256}, special={"<|end|>": 257})
 >>> v.max_len, v.n_vocab, v.token_bytes(256)
@@ -150,7 +152,7 @@ class Vocab:
         for i, parts in self.scaffold.items():
             if i not in ordinary or any(p not in ordinary for p in parts):
                 raise LbpeError(f"scaffold token {i} -> {parts} names ids that are not ordinary tokens")
-            if self.decoder[parts[0]] + self.decoder[parts[1]] != self.decoder[i]:
+            if self.id_to_bytes[parts[0]] + self.id_to_bytes[parts[1]] != self.id_to_bytes[i]:
                 raise LbpeError(f"scaffold token {i} is not the concatenation of tokens {parts}")
         if self.unk is not None and self.unk not in seen:
             raise LbpeError(f"unknown-token id {self.unk} is not in the vocabulary")
@@ -177,8 +179,9 @@ class Vocab:
     # ---- derived data (computed once, on first use) ----
 
     @functools.cached_property
-    def decoder(self) -> dict[int, bytes]:
-        """id -> bytes for ordinary and special tokens."""
+    def id_to_bytes(self) -> dict[int, bytes]:
+        """id -> bytes for ordinary, special and byte-fallback tokens (the inverse of ``tokens``,
+        ``special`` and ``byte_fallback``); :meth:`token_bytes` is the checked lookup of one id."""
         out = {i: key for key, i in self.tokens.items()}
         for text, i in self.special.items():
             out[i] = text.encode("utf-8")
@@ -189,42 +192,42 @@ class Vocab:
     @functools.cached_property
     def n_vocab(self) -> int:
         """One more than the largest id (ids may have gaps)."""
-        return max(self.decoder) + 1
+        return max(self.id_to_bytes) + 1
 
     @functools.cached_property
     def max_len(self) -> int:
         """Length of the longest token LBPE may use, in units (the paper's ``m``)."""
-        return max(len(k) for k, i in self.units.items() if i not in self.scaffold)
+        return max(len(k) for k, i in self.model_tokens.items() if i not in self.scaffold)
 
     @functools.cached_property
-    def units(self) -> dict:
-        """Ordinary tokens keyed by their units: ``tokens`` itself for byte units, token text
-        -> id for character units (the keys the model stage works on)."""
+    def model_tokens(self) -> dict:
+        """Ordinary tokens -> id, each spelled as the model stage sees it (a *key*): a string of
+        units, so ``tokens`` itself for byte units and token text for character units."""
         if self.unit == "byte":
             return self.tokens
         return {k.decode("utf-8"): i for k, i in self.tokens.items()}
 
     @functools.cached_property
-    def unit_merges(self) -> dict | None:
-        """``merges`` keyed by units (see :attr:`units`)."""
+    def model_merges(self) -> dict | None:
+        """``merges`` with both halves spelled as keys (see :attr:`model_tokens`)."""
         if self.merges is None or self.unit == "byte":
             return self.merges
         return {(a.decode("utf-8"), b.decode("utf-8")): r for (a, b), r in self.merges.items()}
 
     @functools.cached_property
     def prefix_index(self) -> dict:
-        """LBPE's index over :attr:`units` minus scaffold tokens: every token -> id, every
+        """LBPE's index over :attr:`model_tokens` minus scaffold tokens: every token -> id, every
         proper prefix -> -1."""
         if not self.scaffold:
-            return build_prefix_index(self.units)
-        return build_prefix_index({k: i for k, i in self.units.items() if i not in self.scaffold})
+            return build_prefix_index(self.model_tokens)
+        return build_prefix_index({k: i for k, i in self.model_tokens.items() if i not in self.scaffold})
 
     @functools.cached_property
     def cut_finder(self) -> CutFinder:
         """Splits pieces where no token (nor any merge result) can cross; see :mod:`lbpe.model.cuts`."""
-        keys = list(self.units)
-        if self.unit_merges is not None:
-            keys += [a + b for a, b in self.unit_merges]
+        keys = list(self.model_tokens)
+        if self.model_merges is not None:
+            keys += [a + b for a, b in self.model_merges]
         return CutFinder(keys, unit=self.unit)
 
     def forget_text(self) -> None:
@@ -266,7 +269,7 @@ class Vocab:
     def token_bytes(self, token_id: int) -> bytes:
         """The bytes of one token (ordinary or special)."""
         try:
-            return self.decoder[token_id]
+            return self.id_to_bytes[token_id]
         except (KeyError, TypeError):
             raise LbpeError(
                 f"token id {token_id!r} is not in the vocabulary (ids run from 0 to {self.n_vocab - 1})"

@@ -59,9 +59,9 @@ def test_table_rows_come_from_the_token_lengths(tokenizers):
         shares = {}
         for mode in ("bpe", "lbpe"):
             # naive: each token's length in units, from its spelling in the vocabulary
-            units = {i: len(key) for key, i in tok.vocab.units.items()}
+            length = {i: len(key) for key, i in tok.vocab.model_tokens.items()}
             ids = tok.encode(TEXT * 3, mode=mode, disallowed_special=())
-            shares[mode] = sum(1 for i in ids if units.get(i, 1) >= LONG_TOKEN) / len(ids)
+            shares[mode] = sum(1 for i in ids if length.get(i, 1) >= LONG_TOKEN) / len(ids)
             assert row[column[f"{mode.upper()} tokens"]] == len(ids)
         assert row[column[f"BPE long tokens % (≥{LONG_TOKEN} units)"]] == pytest.approx(100 * shares["bpe"], abs=1e-3)
         assert row[column[f"LBPE long tokens % (≥{LONG_TOKEN} units)"]] == pytest.approx(100 * shares["lbpe"], abs=1e-3)

@@ -128,10 +128,10 @@ def test_merge_list_by_parts_equals_whole(tokens, text):
 @given(slices("char"), texts, st.booleans())
 def test_char_vocab_by_parts_equals_whole(tokens, text, fallback):
     # a character-level vocabulary without some characters: byte fallback, or fused unknowns
-    units = {t: k for k, t in enumerate(dict.fromkeys(["a", *(c for t in tokens for c in t)]))}
+    ranks = {t: k for k, t in enumerate(dict.fromkeys(["a", *(c for t in tokens for c in t)]))}
     for t in tokens:
-        units.setdefault(t, len(units))
-    table = {t.encode(): i for t, i in units.items()}
+        ranks.setdefault(t, len(ranks))
+    table = {t.encode(): i for t, i in ranks.items()}
     n = len(table)
     if fallback:
         vocab = Vocab(table, unit="char", byte_fallback={b: n + b for b in range(256)}, whole_piece_first=False)
@@ -142,8 +142,8 @@ def test_char_vocab_by_parts_equals_whole(tokens, text, fallback):
     def ids(keys: list[str]) -> list[int]:
         out, prev_unk = [], False
         for key in keys:
-            if key in units:
-                out.append(units[key])
+            if key in ranks:
+                out.append(ranks[key])
                 prev_unk = False
             elif fallback:
                 out += [n + b for b in key.encode()]
@@ -152,8 +152,8 @@ def test_char_vocab_by_parts_equals_whole(tokens, text, fallback):
                 prev_unk = True
         return out
 
-    want_bpe = ids(naive_bpe_by_rank(text, units))  # ids are the ranks
-    want_lbpe = ids(naive_lbpe(list(text), set(units), max(map(len, units), default=1)))
+    want_bpe = ids(naive_bpe_by_rank(text, ranks))  # ids are the ranks
+    want_lbpe = ids(naive_lbpe(list(text), set(ranks), max(map(len, ranks), default=1)))
     assert tok.encode(text, mode="bpe") == want_bpe
     assert tok.encode(text, mode="lbpe") == want_lbpe
     assert [s.id for s in tok.segment(text, mode="lbpe")] == want_lbpe

@@ -115,18 +115,18 @@ def test_steps_are_the_algorithms(name):
     words = re.findall(r" ?\w+", windows(6, seed=3)[0] + " internationalization misunderstandings Plattsburg")
     for word in words:
         for piece in explain(tok, word).pieces:
-            units = tok._units(piece.piece)
+            units = tok._to_units(piece.piece)
             keys = [units[i : i + 1] for i in range(len(units))]
             # BPE: the naive reference gives the same tokens, and the recorded steps replay
             if vocab.merges is None:
-                want = naive_bpe_by_rank(units, vocab.units)
+                want = naive_bpe_by_rank(units, vocab.model_tokens)
             else:
-                want = naive_bpe_by_merges(units, vocab.unit_merges)
+                want = naive_bpe_by_merges(units, vocab.model_merges)
             if not piece.whole:
                 assert [lbpe.explain.show_key(k) for k in want] == piece.bpe_tokens
                 assert _replay_bpe(units, piece.bpe) == want
             # LBPE: the naive transcription of the paper
-            token_set = {k for k, i in vocab.units.items() if i not in vocab.scaffold}
+            token_set = {k for k, i in vocab.model_tokens.items() if i not in vocab.scaffold}
             got = naive_lbpe(list(keys), token_set, vocab.max_len)
             assert [lbpe.explain.show_key(k) for k in got] == piece.lbpe_tokens
             windows_seen = [s.length for s in piece.lbpe]

@@ -28,10 +28,10 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import lbpe
-from lbpe.formats.gpt2 import parse_gpt2
-from lbpe.formats.hf import parse_tokenizer_json
-from lbpe.formats.sentencepiece import parse_sentencepiece
-from lbpe.formats.tiktoken import parse_tiktoken
+from lbpe.formats.gpt2 import parse_gpt2_vocab
+from lbpe.formats.hf import parse_hf_tokenizer
+from lbpe.formats.sentencepiece import parse_sentencepiece_tokenizer
+from lbpe.formats.tiktoken import parse_tiktoken_vocab
 from lbpe.tokenizer import MODES, Tokenizer
 from tests import tiny_vocabs as tv
 from tests.conftest import data_file
@@ -99,20 +99,21 @@ def exercise(tok: Tokenizer) -> None:
 
 
 def load_tiktoken(data: bytes) -> Tokenizer:
-    return Tokenizer(parse_tiktoken(data, source="fuzz.tiktoken", special={"<|endoftext|>": 100257}), "cl100k_base")
+    vocab = parse_tiktoken_vocab(data, source="fuzz.tiktoken", special={"<|endoftext|>": 100257})
+    return Tokenizer(vocab, "cl100k_base")
 
 
 def load_gpt2(encoder: bytes, merges: bytes) -> Tokenizer:
-    vocab = parse_gpt2(encoder, merges, encoder_source="encoder.json", merges_source="vocab.bpe")
+    vocab = parse_gpt2_vocab(encoder, merges, encoder_source="encoder.json", merges_source="vocab.bpe")
     return Tokenizer(vocab, "gpt2")
 
 
 def load_hf(data: bytes) -> Tokenizer:
-    return parse_tokenizer_json(data, source="tokenizer.json")
+    return parse_hf_tokenizer(data, source="tokenizer.json")
 
 
 def load_sp(data: bytes) -> Tokenizer:
-    return parse_sentencepiece(data, source="fuzz.model")
+    return parse_sentencepiece_tokenizer(data, source="fuzz.model")
 
 
 _TMP = Path(tempfile.mkdtemp(prefix="lbpe-fuzz-"))

@@ -256,14 +256,14 @@ def test_cyclic_charsmap_does_not_make_encoding_quadratic():
     """A SentencePiece charsmap whose trie loops on "a" (hostile or corrupt) made every lookup
     run to the end of the text: 8,000 characters took 5 s. Lookups now stop at
     ``MAX_KEY_BYTES`` (real maps have keys of at most a few characters)."""
-    from lbpe.formats.sentencepiece import parse_sentencepiece
+    from lbpe.formats.sentencepiece import parse_sentencepiece_tokenizer
     from tests import tiny_vocabs as tv
 
-    units = [0] * 0x80
-    units[0x61] = (0x61 << 10) | 0x61  # label "a", offset "a": node ^ "a" ^ "a" = node, forever
-    trie = b"".join(struct.pack("<I", u) for u in units)
+    cells = [0] * 0x80
+    cells[0x61] = (0x61 << 10) | 0x61  # label "a", offset "a": node ^ "a" ^ "a" = node, forever
+    trie = b"".join(struct.pack("<I", u) for u in cells)
     normalizer = tv.field(1, b"loop") + tv.field(2, struct.pack("<I", len(trie)) + trie) + tv.field(4, 0)
-    tok = parse_sentencepiece(tv.sp_model_bytes(normalizer=normalizer), source="loop.model")
+    tok = parse_sentencepiece_tokenizer(tv.sp_model_bytes(normalizer=normalizer), source="loop.model")
     t0 = time.process_time()
     for mode in MODES:
         assert tok.decode(tok.encode("a" * 40_000, mode=mode)) == "a" * 40_000

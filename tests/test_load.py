@@ -19,7 +19,7 @@ def _rank_lines(extra: list[bytes] = ()) -> bytes:
 
 def test_load_infers_pattern_from_file_name():
     tok = lbpe.load(data_file("openai/cl100k_base.tiktoken"))
-    assert tok.pattern_name == "cl100k_base"
+    assert tok.pretokenizer_name == "cl100k_base"
     assert tok.special_tokens["<|endoftext|>"] == 100257
 
 
@@ -168,6 +168,6 @@ def test_the_bulk_reader_never_accepts_what_the_line_reader_refuses(lines, final
 )
 def test_vocab_names_a_bad_token_after_the_bulk_check_says_no(extra, problem):
     tokens = {bytes([b]): b for b in range(256)}
-    assert lbpe.Vocab(tokens).decoder[65] == b"A"  # the plain case passes the bulk check
+    assert lbpe.Vocab(tokens).id_to_bytes[65] == b"A"  # the plain case passes the bulk check
     with pytest.raises(lbpe.LbpeError, match=problem):
         lbpe.Vocab({**tokens, **extra})

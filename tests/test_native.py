@@ -193,7 +193,7 @@ def _byte_tokens(*extra: bytes) -> dict[bytes, int]:
 
 
 def _split(vocab: Vocab, ids: tuple[int, ...]) -> list[bytes]:
-    return [vocab.decoder[i] for i in ids]
+    return [vocab.id_to_bytes[i] for i in ids]
 
 
 #: (short, long) thresholds of the compiled BPE: the defaults, the heap for every piece, and the

@@ -72,7 +72,7 @@ def test_special_and_added_tokens_and_bos_eos(name):
 def test_lbpe_equals_naive_transcription(name):
     tok = ours(name)
     vocab = tok.vocab
-    usable = frozenset(k for k, i in vocab.units.items() if i not in vocab.scaffold)
+    usable = frozenset(k for k, i in vocab.model_tokens.items() if i not in vocab.scaffold)
     sample = "".join(t[:20000] for _, t in mixed_text(20000))
     for line in sample.splitlines():
         for piece in tok.pieces(line):

@@ -74,7 +74,7 @@ def test_bos_eos_only_on_request():
 def test_lbpe_equals_naive_on_character_units(name):
     tok = ours(name)
     vocab = tok.vocab
-    usable = frozenset(vocab.units)
+    usable = frozenset(vocab.model_tokens)
     text = "".join(t[:30000] for _, t in mixed_text(30000))
     for line in text.splitlines()[:400]:
         for piece in tok.pieces(line):

@@ -339,7 +339,7 @@ def test_sizes_and_scaffold_ids(moby_vocabs):
     for (_unit, scaffold), v in moby_vocabs.items():
         assert len(v) - len(v.scaffold) == 3000
         assert bool(v.scaffold) == scaffold
-        assert max(v.decoder) == len(v) - 1  # ids are dense
+        assert max(v.id_to_bytes) == len(v) - 1  # ids are dense
         assert all(i >= 3000 for i in v.scaffold)
 
 

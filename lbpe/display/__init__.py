@@ -1,10 +1,9 @@
 """Showing classic BPE and LBPE side by side: segmentations, differences, metrics and charts.
 
 Shared by the Gradio playground (:mod:`lbpe.app`), the browser page (:mod:`lbpe.page`) and the
-CLI. Everything here is a pure
-function of a :class:`~lbpe.tokenizer.Tokenizer` and a text (or of values computed from
-them); it imports only the standard library, so it runs in Pyodide as well. Tokenisation
-itself stays in :mod:`lbpe.tokenizer`: this module only calls
+CLI. Everything here is a pure function of a :class:`~lbpe.tokenizer.Tokenizer` and a text (or
+of values computed from them); it imports only the standard library, so it runs in Pyodide as
+well. Tokenisation itself stays in :mod:`lbpe.tokenizer`: this package only calls
 :meth:`~lbpe.tokenizer.Tokenizer.segment` and arranges the result.
 
 One module per job (this package re-exports their public names):

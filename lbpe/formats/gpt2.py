@@ -1,4 +1,5 @@
-"""GPT-2's ``encoder.json`` (token text -> id) and ``vocab.bpe`` (the merge list).
+"""GPT-2's ``encoder.json`` (token text -> id) and ``vocab.bpe`` (the merge list), parsed into a
+:class:`~lbpe.vocab.Vocab` by :func:`parse_gpt2_vocab`.
 
 Both files spell bytes with GPT-2's printable stand-ins (``bytes_to_unicode``): each of the
 256 byte values maps to one visible character, so that ``"\\u0120"`` (``Ġ``) is a space.
@@ -11,7 +12,7 @@ from lbpe.formats._json import json_type, load_json
 from lbpe.limits import vocab_problem
 from lbpe.vocab import Vocab
 
-__all__ = ["byte_to_char", "char_to_byte", "parse_gpt2", "parse_merges_text"]
+__all__ = ["byte_to_char", "char_to_byte", "parse_gpt2_vocab", "parse_merges_text"]
 
 
 def _byte_to_char() -> dict[int, str]:
@@ -63,7 +64,7 @@ def parse_merges_text(text: str, *, source: str) -> list[tuple[int, str, str]]:
     return merges
 
 
-def parse_gpt2(
+def parse_gpt2_vocab(
     encoder_json: bytes, vocab_bpe: bytes, *, encoder_source: str, merges_source: str, name: str = ""
 ) -> Vocab:
     """Build the vocabulary from the two files' bytes.

@@ -1,4 +1,5 @@
-"""HF ``tokenizer.json`` files whose model is BPE (byte-level or SentencePiece-style).
+"""HF ``tokenizer.json`` files whose model is BPE (byte-level or SentencePiece-style), parsed
+into a :class:`~lbpe.tokenizer.Tokenizer` by :func:`parse_hf_tokenizer`.
 
 Supported, each translated to this package's own pipeline stages:
 
@@ -40,7 +41,7 @@ from lbpe.tokenizer import Tokenizer
 from lbpe.user_regex import UserRegex
 from lbpe.vocab import Vocab
 
-__all__ = ["parse_tokenizer_json"]
+__all__ = ["parse_hf_tokenizer"]
 
 _BYTE_TOKEN = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 
@@ -54,7 +55,7 @@ class _Refused(Exception):
     """Internal: a component outside what is supported (turned into VocabFormatError)."""
 
 
-def parse_tokenizer_json(data: bytes, *, source: str, name: str = "") -> Tokenizer:
+def parse_hf_tokenizer(data: bytes, *, source: str, name: str = "") -> Tokenizer:
     """Parse the bytes of a ``tokenizer.json`` into a :class:`~lbpe.tokenizer.Tokenizer`."""
     spec = load_json(data, source=source)
     try:
@@ -282,7 +283,7 @@ def _build(spec: Any, *, source: str, name: str) -> Tokenizer:
         decoder=_id_decoder(decoder, id_to_text),
         bos=bos,
         eos=eos,
-        pattern_name="tokenizer.json",
+        pretokenizer_name="tokenizer.json",
     )
 
 

@@ -1,5 +1,9 @@
 """Write a vocabulary as an HF ``tokenizer.json`` (the file the ``tokenizers`` library loads).
 
+This module owns the way back to files: :func:`tokenizer_json` (a ``Vocab`` with a pre-tokeniser
+preset, or LLaMA style), :func:`tokenizer_json_of` (a loaded ``Tokenizer``, SentencePiece models
+included), :func:`write_tokenizer_json` and :func:`write_transformers_config`.
+
 lbpe's own keys, inside ``"model"`` (``tokenizers`` 0.23 refuses unknown top-level keys but
 ignores unknown keys of a BPE model; it drops them when it saves the file again):
 
@@ -214,7 +218,7 @@ def tokenizer_json(vocab: Vocab, *, pattern: str | None = None, style: str = "gp
 
 
 def _sentencepiece_json(tok: Tokenizer) -> dict[str, Any]:
-    """A SentencePiece BPE model (as :func:`lbpe.formats.sentencepiece.parse_sentencepiece`
+    """A SentencePiece BPE model (as :func:`lbpe.formats.sentencepiece.parse_sentencepiece_tokenizer`
     reads it) in the form HF uses for LLaMA and Mistral (see :func:`_sentencepiece_form`)."""
     from lbpe.normalize import SentencePieceNormalizer
 
@@ -335,13 +339,14 @@ def tokenizer_json_of(tok: Tokenizer) -> dict[str, Any]:
     :func:`lbpe.load`: a byte-level vocabulary with a pre-tokeniser preset (written by
     :func:`tokenizer_json`), or a SentencePiece model (the LLaMA / Mistral form). Anything
     else (a ``tokenizer.json`` already) raises ``LbpeError``."""
-    if tok.pattern_name == "sentencepiece":
+    if tok.pretokenizer_name == "sentencepiece":
         return _sentencepiece_json(tok)
-    preset = find_preset(tok.pattern_name)
+    preset = find_preset(tok.pretokenizer_name)
     if tok.vocab.unit != "byte" or preset is None or preset.hf_regex is None or tok.normalizer is not None:
         raise LbpeError(
-            f"{tok.name or 'this tokenizer'} (pre-tokenizer {tok.pattern_name!r}) cannot be written as tokenizer.json; "
-            "this works for rank files and GPT-2 files with a preset pre-tokenizer and for SentencePiece BPE models"
+            f"{tok.name or 'this tokenizer'} (pre-tokenizer {tok.pretokenizer_name!r}) "
+            "cannot be written as tokenizer.json; this works for rank files and GPT-2 files with a preset "
+            "pre-tokenizer and for SentencePiece BPE models"
         )
     return tokenizer_json(tok.vocab, pattern=preset.name)
 

@@ -1,4 +1,5 @@
-"""SentencePiece ``.model`` files of type BPE, parsed from the protobuf bytes in pure Python.
+"""SentencePiece ``.model`` files of type BPE, parsed from the protobuf bytes in pure Python into
+a :class:`~lbpe.tokenizer.Tokenizer` by :func:`parse_sentencepiece_tokenizer`.
 
 What matters for encoding is read: the pieces (text, score, type), the trainer's model type,
 ``byte_fallback``, ``unk_id``/``bos_id``/``eos_id``, ``treat_whitespace_as_suffix``, and the
@@ -25,7 +26,7 @@ from lbpe.pretokenize.splitters import Sequence
 from lbpe.tokenizer import Tokenizer
 from lbpe.vocab import Vocab
 
-__all__ = ["parse_sentencepiece", "read_fields"]
+__all__ = ["parse_sentencepiece_tokenizer", "read_fields"]
 
 # SentencePiece piece types
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
@@ -101,7 +102,7 @@ def _text(value: object, what: str) -> str:
         raise _Corrupt(f"{what} is not UTF-8") from None
 
 
-def parse_sentencepiece(data: bytes, *, source: str, name: str = "") -> Tokenizer:
+def parse_sentencepiece_tokenizer(data: bytes, *, source: str, name: str = "") -> Tokenizer:
     """Parse the bytes of a SentencePiece ``.model`` file (BPE models only)."""
     if not data:
         raise VocabFormatError(source, "the file is empty; expected a SentencePiece .model (protobuf) file")
@@ -272,7 +273,7 @@ def _build(data: bytes, *, source: str, name: str) -> Tokenizer:
         decoder=decode,
         bos=[bos_id] if 0 <= bos_id < len(pieces) else [],
         eos=[eos_id] if 0 <= eos_id < len(pieces) else [],
-        pattern_name="sentencepiece",
+        pretokenizer_name="sentencepiece",
     )
 
 

@@ -1,11 +1,12 @@
-"""``.tiktoken`` rank files: one ``<base64 token> <rank>`` pair per line.
+"""``.tiktoken`` rank files: one ``<base64 token> <rank>`` pair per line, parsed into a
+:class:`~lbpe.vocab.Vocab` by :func:`parse_tiktoken_vocab`.
 
 The rank is both the token id and its merge priority. The files carry no special tokens and no
 pre-tokeniser, so both come from the encoding's name: the pre-tokeniser preset named so
 (:func:`lbpe.pretokenize.presets.openai_encoding`) carries them.
 
 >>> lines = [base64.b64encode(bytes([b])) + b" %d" % b for b in range(256)] + [b"YWI= 256"]
->>> vocab = parse_tiktoken(b"\\n".join(lines), source="tiny.tiktoken")
+>>> vocab = parse_tiktoken_vocab(b"\\n".join(lines), source="tiny.tiktoken")
 >>> vocab.tokens[b"ab"], len(vocab.tokens)
 (256, 257)
 """
@@ -20,10 +21,10 @@ from lbpe.errors import LbpeError, VocabFormatError
 from lbpe.limits import vocab_problem
 from lbpe.vocab import Vocab
 
-__all__ = ["parse_tiktoken"]
+__all__ = ["parse_tiktoken_vocab"]
 
 
-def parse_tiktoken(
+def parse_tiktoken_vocab(
     data: bytes,
     *,
     source: str,
