@@ -34,8 +34,8 @@ sys.path.insert(0, str(ROOT))
 
 from lbpe import native  # noqa: E402
 from lbpe import page as py_page  # noqa: E402
+from lbpe.page.site import build_site, serve  # noqa: E402
 from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS  # noqa: E402
-from lbpe.web import build_site, serve  # noqa: E402
 from tests.browser import launch  # noqa: E402
 
 READY_TARGET_S = 6.0

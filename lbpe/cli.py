@@ -347,7 +347,7 @@ def _add_train(sub) -> None:
 def _cmd_build_web(args: argparse.Namespace, out: TextIO) -> None:
     from pathlib import Path
 
-    from lbpe.web import build_site, find_root
+    from lbpe.page.site import build_site, find_root
 
     root = find_root(Path(args.root) if args.root else None)
     space = None if args.space is None else Path(args.space) if args.space else root / "build" / "spaces" / "static"

@@ -6,7 +6,7 @@
 copied in, a ``requirements.txt`` with the app's other dependencies pinned as in pyproject's
 ``app`` extra, and the hand-written ``spaces/gradio/README.md`` (its front matter's
 ``sdk_version`` must equal pyproject's gradio pin; the build says so when it does not).
-``static`` writes the static Space: the offline browser page (:func:`lbpe.web.build_site`) and
+``static`` writes the static Space: the offline browser page (:func:`lbpe.page.site.build_site`) and
 the hand-written ``spaces/static/README.md``.
 
 Only the READMEs are kept in git; the folders are written to ``build/spaces/<name>`` (or
@@ -134,7 +134,7 @@ def static_space(folder: Path, kind: str = "index") -> list[str]:
     """Write the static Space into ``folder``; returns its files."""
     sys.path.insert(0, str(ROOT))
     from lbpe.errors import LbpeError
-    from lbpe.web import build_site
+    from lbpe.page.site import build_site
 
     try:
         with tempfile.TemporaryDirectory() as site:

@@ -42,7 +42,7 @@ BUILTINS = {"eval", "exec", "compile", "__import__", "execfile", "breakpoint"}
 #: module -> what may appear there, and why
 ALLOWED = {
     "lbpe/cli.py": {"importlib"},  # lbpe serve: checks that Gradio is installed before importing lbpe.app
-    "lbpe/web.py": {"subprocess", "http"},  # lbpe build-web runs git; a local static server for the page
+    "lbpe/page/site.py": {"subprocess", "http"},  # lbpe build-web runs git; a local static server for the page
 }
 
 

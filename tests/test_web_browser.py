@@ -26,9 +26,9 @@ from playwright.sync_api import sync_playwright
 
 import lbpe
 from lbpe import display
+from lbpe.page.site import build_site, serve
 from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset
 from lbpe.tokenizer import MODES, Tokenizer
-from lbpe.web import build_site, serve
 from tests.browser import launch
 from tests.conftest import ROOT, data_file
 from tests.test_user_regex import CHARS, POLYNOMIAL, hostile_tokenizer_json
@@ -475,7 +475,7 @@ def test_explain_examples_and_a_clicked_token(browser, server):
 
 
 def test_the_page_lists_differences_and_links_the_panes(browser, server):
-    """The page loads the app's lbpe/panes.js: the list of differences scrolls both panes to a
+    """The page loads the app's lbpe/display/panes.js: the list of differences scrolls both panes to a
     span and lights it; hovering a token shows its card and lights the other pane."""
     s = Session(browser, server.url)
     page = s.page

@@ -17,9 +17,9 @@ import pytest
 
 import lbpe
 from lbpe.explain import explain, explain_html
+from lbpe.page.site import build_site
 from lbpe.presets import VOCAB_PRESETS, load_preset
 from lbpe.tokenizer import MODES
-from lbpe.web import build_site
 from tests.conftest import ROOT, data_file
 
 RUNNER = ROOT / "tests" / "pyodide_runner.mjs"

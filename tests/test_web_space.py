@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from lbpe.errors import LbpeError
-from lbpe.web import build_site
+from lbpe.page.site import build_site
 from tests.conftest import ROOT
 
 
@@ -68,7 +68,7 @@ def test_build_is_reproducible_and_wheel_is_complete(tmp_path):
         names = zf.namelist()
         assert {i.date_time for i in zf.infolist()} == {(1980, 1, 1, 0, 0, 0)}
         record = zf.read(next(n for n in names if n.endswith(".dist-info/RECORD"))).decode()
-    assert "lbpe/__init__.py" in names and "lbpe/page.py" in names and "lbpe/display/render.py" in names
+    assert "lbpe/__init__.py" in names and "lbpe/page/__init__.py" in names and "lbpe/display/render.py" in names
     assert "lbpe/display/display.css" in names and "lbpe/app.py" not in names  # the stylesheet; no Gradio app
     assert not any(n.startswith("lbpe/data/") and not n.endswith(".py") for n in names)  # vocabularies ship beside
     assert all(line.split(",")[0] in names for line in record.splitlines())
@@ -114,7 +114,7 @@ def test_the_page_wheel_installs_without_a_broken_command(tmp_path):
     import subprocess
     import sys
 
-    from lbpe.web import build_wheel
+    from lbpe.page.site import build_wheel
 
     wheel = build_wheel(tmp_path / "wheels")
     target = tmp_path / "site"
@@ -148,7 +148,7 @@ def test_the_version_is_written_once():
     import importlib.metadata
 
     import lbpe
-    from lbpe.web import wheel_name
+    from lbpe.page.site import wheel_name
 
     pyproject = (ROOT / "pyproject.toml").read_text("utf-8")
     assert 'dynamic = ["version"]' in pyproject and '\nversion = "' not in pyproject

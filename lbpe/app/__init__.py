@@ -564,12 +564,12 @@ THEME = gr.themes.Default(
 )
 #: The token panes' stylesheet (shared with the browser page), then the app's own.
 APP_CSS = display.CSS + (_HERE / "app.css").read_text("utf-8")
-#: The page script: the server's settings, lbpe/panes.js (shared with the page), then app.js.
+#: The page script: the server's settings, lbpe/display/panes.js (shared with the page), then app.js.
 APP_JS = (
     "() => {\nconst LBPE = "
     + json.dumps({"presets": list(VOCAB_PRESETS), "maxLinkText": MAX_LINK_TEXT})
     + ";\n"
-    + (Path(lbpe.__file__).parent / "panes.js").read_text("utf-8")
+    + (Path(lbpe.__file__).parent / "display" / "panes.js").read_text("utf-8")
     + (_HERE / "app.js").read_text("utf-8")
     + "\n}\n"
 )

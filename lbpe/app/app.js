@@ -1,5 +1,5 @@
 // The Gradio playground's page script (lbpe/app/__init__.py passes it to Gradio as `js`, inside
-// one function, after lbpe/panes.js and after `LBPE`, the server's settings:
+// one function, after lbpe/display/panes.js and after `LBPE`, the server's settings:
 // {presets: the bundled vocabularies' names, maxLinkText: the longest text a link carries}).
 // The app's events call window.lbpeApp's functions by name; they never reach the server.
 

@@ -1,5 +1,5 @@
 // A token pane's `js_on_load` (Gradio gives it `element`, `props` and `watch`): the pane draws
-// its HTML itself, through lbpePanes.draw of lbpe/panes.js, instead of Gradio's node-by-node
+// its HTML itself, through lbpePanes.draw of lbpe/display/panes.js, instead of Gradio's node-by-node
 // merge of the old and new markup, which took most of a second at 50,000 characters: a long
 // pane comes in runs of tokens (see lbpe.display.render_html), and only the runs that changed
 // are replaced.
@@ -8,7 +8,7 @@ const busy = element.querySelector(".lbpe-busy");
 const draw = () => {
   const value = typeof props.value === "string" ? props.value : "";
   if (busy) busy.hidden = true;
-  if (window.lbpePanes) window.lbpePanes.draw(host, value);  // lbpe/panes.js, the page's script
+  if (window.lbpePanes) window.lbpePanes.draw(host, value);  // lbpe/display/panes.js, the page's script
   else if (host.lbpeShown !== value) { host.innerHTML = value; host.lbpeShown = value; host.lbpeParts = null; }
 };
 draw();

@@ -26,7 +26,7 @@ MAX_LISTED_DIFFERENCES = 1000
 
 def differences_html(comparison: Comparison) -> str:
     """The list of differences (``<details class="lbpe-diffs">``): per span its text, BPE's
-    tokens -> LBPE's tokens and the change in tokens, as buttons that ``lbpe/panes.js`` turns
+    tokens -> LBPE's tokens and the change in tokens, as buttons that ``lbpe/display/panes.js`` turns
     into "scroll both panes there"; empty when the two agree."""
     diffs = differences(comparison)
     if not diffs:
@@ -133,7 +133,7 @@ def render_html(
     * every token is a ``<span class="lbpe-tok lbpe-cK">`` (``K`` cycles through
       :data:`PALETTE_SIZE` colours) showing its characters of ``text``, its id(s) in ``data-i``;
       a token whose text alone does not tell it (byte groups, specials, empty ones) also has a
-      ``title`` with the id(s) and the token as the vocabulary spells it (``lbpe/panes.js``
+      ``title`` with the id(s) and the token as the vocabulary spells it (``lbpe/display/panes.js``
       shows either in its card);
     * tokens that split a character (partial UTF-8, byte fallback) are grouped: the
       character is shown once, in one span with the extra class ``lbpe-bytes`` (a dashed
@@ -149,7 +149,7 @@ def render_html(
       a zero-width space after each token (CSS ``::after``, not in the markup, so copied text
       is the text) lets long lines wrap at token boundaries;
     * ``data-s`` / ``data-e`` are the token's character range in ``text`` (a click on a
-      token asks :func:`lbpe.explain.pick_span` what to explain; ``lbpe/panes.js`` lights the
+      token asks :func:`lbpe.explain.pick_span` what to explain; ``lbpe/display/panes.js`` lights the
       tokens of both panes that cover the same characters);
     * more than :data:`RUN_TOKENS` tokens are grouped in runs (``<span class="lbpe-run">``)
       with a ``<!--r-->`` before, between and after them: a view that already shows the
@@ -176,7 +176,7 @@ def render_html(
             )
         classes = ["lbpe-tok", f"lbpe-c{k % PALETTE_SIZE}"]
         chars = text[start:end]
-        # an ordinary token has no title: lbpe/panes.js shows its id and text (the HTML stays small)
+        # an ordinary token has no title: lbpe/display/panes.js shows its id and text (the HTML stays small)
         ordinary = len(group) == 1 and not group[0].partial and not group[0].special and chars
         if ordinary:
             if classes_diff and _in_ranges(range_starts, ranges, group[0].start, end):

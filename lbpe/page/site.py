@@ -6,7 +6,7 @@ with the network off::
 
     index.html  app.js  worker.js  style.css  sw.js   the page (from static/; sw.js gets the
                                                        precache list and a content hash)
-    panes.js                                           links the two panes (lbpe/panes.js, which
+    panes.js                                           links the two panes (lbpe/display/panes.js, which
                                                        the Gradio app loads too)
     site.json                                          wheel name, presets, versions (for app.js)
     pyodide/    pyodide.mjs  pyodide.asm.mjs  pyodide.asm.wasm  python_stdlib.zip
@@ -52,11 +52,11 @@ STATIC_FILES = ("index.html", "app.js", "worker.js", "style.css", "icon.svg")
 PAGE_SUFFIXES = (".py", ".css")
 #: What the page's wheel leaves out (path prefixes): the Gradio app (Pyodide has no Gradio) and
 #: this site builder.
-NOT_IN_PAGE = ("lbpe/app/", "lbpe/web.py")
+NOT_IN_PAGE = ("lbpe/app/", "lbpe/page/site.py")
 #: The marker in ``static/sw.js`` replaced by the precache list and the build's hash.
 SW_MARKER = "/* BUILD: precache list */"
 
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parents[1]  # lbpe/
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 #: The static Space's hand-written README (front matter and text), copied into ``--space`` builds.
 SPACE_README = "spaces/static/README.md"
@@ -171,7 +171,7 @@ def build_wheel(out_dir: Path, *, root: Path | None = None, sources: str = "tree
         f"License: {project['license']}\n"
         f"Requires-Python: {project['requires-python']}\n"
     )
-    wheel = "Wheel-Version: 1.0\nGenerator: lbpe.web\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    wheel = "Wheel-Version: 1.0\nGenerator: lbpe.page.site\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
     members.append((f"{dist_info}/METADATA", metadata.encode()))
     members.append((f"{dist_info}/WHEEL", wheel.encode()))
     # No console script: without the vocabularies, an installed `lbpe` command would fail
@@ -279,7 +279,7 @@ def build_site(out: Path, *, root: Path | None = None, space: Path | None = None
 
     for name in STATIC_FILES:
         _write(out / name, src.read(f"static/{name}"))
-    _write(out / "panes.js", src.read("lbpe/panes.js"))  # shared with the Gradio app
+    _write(out / "panes.js", src.read("lbpe/display/panes.js"))  # shared with the Gradio app
     for name in PYODIDE_FILES:
         _copy(_npm_file(node_modules, "pyodide", name), out / "pyodide" / name)
     _copy(_npm_file(node_modules, "plotly.js-dist-min", "plotly.min.js"), out / "plotly" / "plotly.min.js")

@@ -1,4 +1,6 @@
-"""What the browser page's Web Worker calls, inside Pyodide (``static/worker.js``).
+"""The browser page: what its Web Worker calls, inside Pyodide (``static/worker.js``); the site
+that serves it is assembled by :mod:`lbpe.page.site` (``lbpe build-web``), which the page's own
+wheel leaves out.
 
 Every function takes plain values and returns a JSON string, so the worker hands results to
 the page unchanged and the page only inserts the HTML and draws the chart. The same functions
