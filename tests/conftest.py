@@ -115,9 +115,9 @@ def chunks(text: str, size: int = 65536) -> list[str]:
     return out
 
 
-# ---- the fast tier: pytest -m "not slow" ------------------------------------------------------
+# ---- the fast tier: pytest -m "not slow" -n auto ----------------------------------------------
 
-#: What the fast tier (``python -m pytest -m "not slow"``, the inner loop) leaves out, and why;
+#: What the fast tier (``python -m pytest -m "not slow" -n auto``, the inner loop) leaves out, and why;
 #: CI runs everything. A module alone stands for all its tests; (module, test) for one test
 #: function with all its parameters. Every module keeps its fast tests in the tier.
 SLOW = {
