@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any
 from lbpe.errors import LbpeError
 from lbpe.formats.gpt2 import byte_to_char
 from lbpe.model.bpe import bpe_by_rank
-from lbpe.pretokenize.presets import PRETOKENIZER_PRESETS, find_preset
+from lbpe.pretokenize.presets import PRETOKENIZER_PRESETS, find_pretokenizer_preset
 from lbpe.vocab import Vocab
 
 if TYPE_CHECKING:
@@ -82,19 +82,19 @@ SCAFFOLD_KEY = "lbpe_scaffold"
 PATTERN_KEY = "lbpe_pattern"
 
 
-def _preset(pattern: str) -> tuple[str, str]:
+def _preset(name: str) -> tuple[str, str]:
     """``(canonical name, Oniguruma regex)`` of a preset lbpe writes (``LbpeError`` for anything else)."""
-    preset = find_preset(pattern)
+    preset = find_pretokenizer_preset(name)
     if preset is None or preset.hf_regex is None:
         known = ", ".join(sorted(n for p in PRETOKENIZER_PRESETS.values() if p.hf_regex for n in p.names))
-        raise LbpeError(f"no HF regex for the pre-tokenizer {pattern!r}; choose a preset: {known}")
+        raise LbpeError(f"no HF regex for the pre-tokenizer {name!r}; choose a preset: {known}")
     return preset.name, preset.hf_regex
 
 
-def hf_regex(pattern: str) -> str:
-    """The Oniguruma regex of a preset name (``LbpeError`` for anything else): its
+def hf_regex(name: str) -> str:
+    """The Oniguruma regex of a pre-tokeniser preset name (``LbpeError`` for anything else): its
     :attr:`~lbpe.pretokenize.PretokenizerPreset.hf_regex`."""
-    return _preset(pattern)[1]
+    return _preset(name)[1]
 
 
 class _Below(dict):
@@ -341,7 +341,7 @@ def tokenizer_json_of(tok: Tokenizer) -> dict[str, Any]:
     else (a ``tokenizer.json`` already) raises ``LbpeError``."""
     if tok.pretokenizer_name == "sentencepiece":
         return _sentencepiece_json(tok)
-    preset = find_preset(tok.pretokenizer_name)
+    preset = find_pretokenizer_preset(tok.pretokenizer_name)
     if tok.vocab.unit != "byte" or preset is None or preset.hf_regex is None or tok.normalizer is not None:
         raise LbpeError(
             f"{tok.name or 'this tokenizer'} (pre-tokenizer {tok.pretokenizer_name!r}) "

@@ -31,8 +31,8 @@ __all__ = [
     "PretokenizerPreset",
     "PRETOKENIZER_PRESETS",
     "pretokenizer_preset",
-    "find_preset",
-    "preset_names",
+    "find_pretokenizer_preset",
+    "pretokenizer_preset_names",
     "preset_of_hf_regex",
     "openai_encoding",
     "openai_encoding_names",
@@ -185,12 +185,12 @@ if len(_BY_NAME) != sum(len(p.names) for p in _TABLE) or len(_BY_HF_SPELLING) !=
     raise RuntimeError("two pre-tokeniser presets share a name or an Oniguruma spelling")
 
 
-def find_preset(name: object) -> PretokenizerPreset | None:
+def find_pretokenizer_preset(name: object) -> PretokenizerPreset | None:
     """The preset a name or an alias names; ``None`` for anything else."""
     return _BY_NAME.get(name) if isinstance(name, str) else None
 
 
-def preset_names() -> list[str]:
+def pretokenizer_preset_names() -> list[str]:
     """Every name and alias, sorted (for error messages)."""
     return sorted(_BY_NAME)
 
@@ -199,7 +199,9 @@ def pretokenizer_preset(name: str) -> PretokenizerPreset:
     """The preset a name or an alias names (``ValueError`` for anything else)."""
     preset = _BY_NAME.get(name)
     if preset is None:
-        raise ValueError(f"unknown pre-tokenizer pattern {name!r}; choose one of: {', '.join(preset_names())}")
+        raise ValueError(
+            f"unknown pre-tokenizer pattern {name!r}; choose one of: {', '.join(pretokenizer_preset_names())}"
+        )
     return preset
 
 
@@ -212,7 +214,7 @@ def preset_of_hf_regex(regex: str) -> PretokenizerPreset | None:
 def openai_encoding(name: str) -> PretokenizerPreset | None:
     """The preset of an OpenAI encoding by its name (``"cl100k_base"``, ``"gpt2"``, ...), with its
     special tokens; ``None`` if ``name`` is no OpenAI encoding."""
-    preset = find_preset(name)
+    preset = find_pretokenizer_preset(name)
     return preset if preset is not None and preset.special_tokens is not None else None
 
 
