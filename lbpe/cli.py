@@ -153,7 +153,7 @@ def _cmd_train(args: argparse.Namespace, out: TextIO) -> None:
         )
     finally:
         bar.close()
-    write_tokenizer_json(trained["vocab"], args.output, pattern=args.pattern, style=args.style)
+    write_tokenizer_json(trained["vocab"], args.output)  # as trained: its style and preset
     print(f"wrote {args.output}: {trained['message']}", file=sys.stderr)
     if Path(args.output).name == "tokenizer.json":
         folder = Path(args.output).parent

@@ -216,10 +216,11 @@ def train(
 
     The result has ``merges`` (pair -> rank, in merge order), ``whole_piece_first=False``
     (merges always run, HF ``tokenizers``' default), ``byte_fallback`` (``unit="char"``),
-    ``special`` and ``scaffold``. Encode with
-    ``Tokenizer(vocab, pattern).encode(text, mode="bpe")``, or write it with
-    :func:`lbpe.formats.hf_write.write_tokenizer_json` (``style="llama"``: pass the same
-    ``style`` there; the file then encodes with ``lbpe.load``).
+    ``special``, ``scaffold`` and ``trained`` (the style, and the preset of a gpt2-style
+    vocabulary trained with one). Encode with ``Tokenizer(vocab, pattern).encode(text,
+    mode="bpe")``, or write it with :func:`lbpe.formats.hf_write.write_tokenizer_json`, which
+    writes it in the style and with the preset it was trained with (the file then encodes with
+    ``lbpe.load``).
 
     >>> v = train("hug hugs hugged", vocab_size=256 + 7 + 1)  # 256 fallback, 7 characters, 1 merge
     >>> len(v), v.token_bytes(263)
@@ -242,7 +243,7 @@ def train(
         except ValueError as exc:
             raise LbpeError(str(exc)) from None
         counts = count_pieces(texts_or_files, regex, progress=read_progress)
-    return train_from_counts(
+    vocab = train_from_counts(
         counts,
         vocab_size=vocab_size,
         unit=unit,
@@ -253,6 +254,9 @@ def train(
         style=style,
         progress=progress,
     )
+    if style == "gpt2" and (pattern is None or isinstance(pattern, str)):
+        vocab.trained["pattern"] = "paper" if pattern is None else pattern  # a compiled regex has no name to keep
+    return vocab
 
 
 def _check_style(style: str) -> None:
@@ -544,6 +548,7 @@ def train_from_counts(
         valid=valid_llama_token if llama else None,
     )
     vocab = _build_vocab(names, n_units, merges, scaffold_ids, specials, unit)
+    vocab.trained["style"] = style
     if llama:  # LLaMA's unk; a run of unknown characters is one <unk> (with byte fallback: never)
         vocab.unk, vocab.fuse_unk = 0, True
     return vocab

@@ -61,6 +61,8 @@ class Vocab:
     * ``scaffold``: Scaffold-BPE's scaffold tokens, id -> the ids of the two tokens it was merged
       from. Classic BPE splits any scaffold token it produces back into those (recursively);
       LBPE never considers scaffold tokens at all.
+    * ``trained``: how :func:`lbpe.train` made it (``{"style": "gpt2" | "llama", "pattern":
+      preset}``), so a writer writes it as it was trained; empty for a vocabulary read from a file.
     """
 
     __slots__ = (
@@ -74,6 +76,7 @@ class Vocab:
         "whole_piece_first",
         "scaffold",
         "fuse_unk",
+        "trained",
         "__dict__",
     )
 
@@ -90,6 +93,7 @@ class Vocab:
         whole_piece_first: bool = True,
         scaffold: Mapping[int, tuple[int, int]] | None = None,
         fuse_unk: bool = False,
+        trained: Mapping[str, str] | None = None,
     ) -> None:
         if unit not in ("byte", "char"):
             raise LbpeError(f"unit must be 'byte' or 'char', not {unit!r}")
@@ -102,6 +106,7 @@ class Vocab:
         self.unk = unk
         self.whole_piece_first = whole_piece_first
         self.fuse_unk = fuse_unk
+        self.trained: dict[str, str] = dict(trained or {})
         self.scaffold: dict[int, tuple[int, int]] = {i: (int(a), int(b)) for i, (a, b) in (scaffold or {}).items()}
         self._check()
 

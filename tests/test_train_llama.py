@@ -414,3 +414,18 @@ def test_cli_train_style_llama_writes_what_train_makes(tmp_path):
     ):
         bad = run_cli("train", "--style", "llama", "--vocab-size", "700", *args, "-o", str(out), str(corpus))
         assert bad.returncode == 2 and message in bad.stderr and bad.stderr.count("\n") == 1
+
+
+def test_a_trained_vocabulary_is_written_as_it_was_trained(tmp_path):
+    text = "The 12 quick brown foxes jumped over 345 lazy dogs.\n" * 40
+    llama = lbpe.train(text, vocab_size=330, style="llama")
+    gpt2 = lbpe.train(text, vocab_size=330, pattern="cl100k_base")
+    assert llama.trained == {"style": "llama"} and gpt2.trained == {"style": "gpt2", "pattern": "cl100k_base"}
+    assert to_tokenizer_json(llama) == to_tokenizer_json(llama, style="llama")
+    assert to_tokenizer_json(gpt2) == to_tokenizer_json(gpt2, pattern="cl100k_base")
+    assert to_tokenizer_json(gpt2) != to_tokenizer_json(gpt2, pattern="paper")
+    write_tokenizer_json(llama, tmp_path / "tokenizer.json")
+    written = (tmp_path / "tokenizer.json").read_text("utf-8")
+    assert json.loads(written) == json.loads(to_tokenizer_json(llama, style="llama"))
+    tok = lbpe.load(tmp_path / "tokenizer.json")
+    assert tok.decode(tok.encode(text, mode="lbpe")) == text

@@ -510,7 +510,7 @@ def train(
     corpus_name = paths[0].name if len(paths) == 1 else f"{len(paths)} files"
     kind = f"{size} {unit}{' scaffold' if scaffold else ''}{' llama' if style == 'llama' else ''}"
     path = _DOWNLOADS.write(f"tokenizer-{kind.replace(' ', '-')}.json", b"")
-    write_tokenizer_json(trained["vocab"], path, pattern=None if style == "llama" else "paper", style=style)
+    write_tokenizer_json(trained["vocab"], path)  # in the style and with the preset it was trained with
     tok = lbpe.load(path)  # exactly what the download holds
     session.trained = name = session.remember(f"trained: {kind} on {corpus_name}", tok)
     status = f"Done: **{name}**, {trained['message']} ({names}). Download it below, or use it in Compare."

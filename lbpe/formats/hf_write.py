@@ -133,12 +133,17 @@ def rank_merges(ranks: Mapping[bytes, int]) -> dict[tuple[bytes, bytes], int]:
     return dict(sorted(out.items(), key=lambda kv: kv[1]))
 
 
-def tokenizer_json(vocab: Vocab, *, pattern: str | None = None, style: str = "gpt2") -> dict[str, Any]:
-    """The ``tokenizer.json`` content for ``vocab`` and the pre-tokeniser preset ``pattern``
-    (default ``"paper"``), or with ``style="llama"`` for a vocabulary trained in that style
-    (:func:`llama_tokenizer_json`; no ``pattern``).
+def tokenizer_json(vocab: Vocab, *, pattern: str | None = None, style: str | None = None) -> dict[str, Any]:
+    """The ``tokenizer.json`` content for ``vocab`` and the pre-tokeniser preset ``pattern``,
+    or with ``style="llama"`` for a vocabulary trained in that style (:func:`llama_tokenizer_json`;
+    no ``pattern``). Left out, both are what :func:`lbpe.train` recorded in ``vocab.trained``
+    (else ``"gpt2"`` and ``"paper"``), so a trained vocabulary is written as it was trained.
 
     A rank file's vocabulary (no merge list) is written with :func:`rank_merges`."""
+    if style is None:
+        style = vocab.trained.get("style", "gpt2")
+        if style == "gpt2" and pattern is None:
+            pattern = vocab.trained.get("pattern")
     if style == "llama":
         if pattern is not None:
             raise LbpeError("style='llama' has no regex pre-tokeniser: leave out pattern (CLI: --pattern)")
@@ -352,7 +357,7 @@ def tokenizer_json_of(tok: Tokenizer) -> dict[str, Any]:
 
 
 def to_tokenizer_json(
-    vocab: Vocab, *, pattern: str | None = None, style: str = "gpt2", indent: int | None = None
+    vocab: Vocab, *, pattern: str | None = None, style: str | None = None, indent: int | None = None
 ) -> str:
     """:func:`tokenizer_json` as JSON text (compact unless ``indent`` is given)."""
     separators = (",", ":") if indent is None else None
@@ -366,7 +371,7 @@ def write_tokenizer_json(
     path: str | os.PathLike[str],
     *,
     pattern: str | None = None,
-    style: str = "gpt2",
+    style: str | None = None,
     indent: int | None = None,
 ) -> None:
     """Write ``vocab`` to ``path`` as ``tokenizer.json``; gzip-compressed when the name ends in ``.gz``.

@@ -304,8 +304,8 @@ def train_view(
     ``character_coverage``) go to it unchanged.
 
     Returns ``{"vocab": the Vocab, "tokens": normal tokens made, "scaffold": scaffold tokens,
-    "bytes": the corpus size, "message"}``; write the vocabulary with
-    :func:`lbpe.formats.hf_write.write_tokenizer_json` and the same ``pattern`` and ``style``.
+    "bytes": the corpus size, "message"}``; :func:`lbpe.formats.hf_write.write_tokenizer_json`
+    writes the vocabulary in the style and with the preset it was trained with.
     """
     from lbpe.documents import input_bytes
     from lbpe.train import train
