@@ -87,6 +87,8 @@ def iter_chunks(
         while len(buf) >= size:
             cut = _boundary(buf, size)
             if not cut:
+                if len(buf) > size + 3:  # no character starts in over 3 bytes: not UTF-8, say so now
+                    decode(bytes(buf), name, consumed)
                 break  # no complete character to cut after yet: read more
             yield decode(bytes(buf[:cut]), name, consumed)
             consumed += cut

@@ -117,6 +117,19 @@ def test_compare_equals_lbpe(client, name):
     )
 
 
+def test_the_special_tokens_toggle_reaches_compare(client):
+    """The "Special tokens as specials" checkbox is an input of /compare: on, ``<|endoftext|>``
+    is cl100k_base's special token; off (the default), plain text."""
+    tok, text = load_preset("cl100k_base"), "end<|endoftext|>start"
+    for specials, allowed in ((True, "all"), (False, frozenset())):
+        details = client.predict(text, "cl100k_base", True, False, specials, api_name="/compare")[5]
+        for mode in ("bpe", "lbpe"):
+            want = tok.encode(text, mode=mode, allowed_special=allowed, disallowed_special=())
+            assert details[mode]["ids"] == want
+    assert 100257 in tok.encode(text, mode="bpe", allowed_special="all")
+    assert 100257 not in tok.encode(text, mode="bpe", disallowed_special=())
+
+
 def test_load_text_and_describe_vocab(client, tmp_path):
     text = "line one\r\nzweite Zeile, naïve\n"
     result = client.predict(handle_file(upload_copy(tmp_path, text.encode(), "t.txt")), api_name="/load_text")

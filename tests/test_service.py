@@ -259,5 +259,12 @@ def test_train_view_checks_first_then_trains_as_the_library(tmp_path):
     ):
         with pytest.raises(LbpeError, match=message):
             train_view([path], vocab_size=400, **options)
+        if "limits" not in options:  # checked before any file is read: a missing file is not reached
+            with pytest.raises(LbpeError, match=message):
+                train_view([tmp_path / "missing.txt"], vocab_size=400, **options)
     with pytest.raises(LbpeError, match="Choose one or more"):
-        train_view([], vocab_size=400)
+        train_view([], vocab_size=400, unit="word")  # no files is said first
+    bad = tmp_path / "latin.txt"
+    bad.write_bytes(b"x" * 5000 + "\xe9t\xe9".encode("latin-1"))
+    with pytest.raises(LbpeError, match=r"latin.txt: not UTF-8 text \(byte 0xe9 at offset 5000\)"):
+        train_view([bad], vocab_size=400)

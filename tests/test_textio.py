@@ -191,3 +191,18 @@ def test_joined_chunks_equal_the_decoded_input_for_any_block_split(text, size, s
     assert all(chunks)  # no empty chunk
     assert all(len(c.encode()) <= size + 3 for c in chunks)  # about size (a character may not fit)
     assert progress == [len(c.encode()) for c in chunks]
+
+
+def test_a_long_run_without_a_character_start_fails_at_once():
+    """Continuation bytes only (never UTF-8): the reader says so within a few bytes past ``size``,
+    instead of buffering the whole input while it waits for a character to start."""
+    seen = []
+
+    def blocks():
+        for _ in range(1000):
+            seen.append(1)
+            yield b"\x80" * 64
+
+    with pytest.raises(NotUtf8Error) as bad:
+        list(iter_chunks(blocks(), size=256, source="junk"))
+    assert bad.value.offset == 0 and bad.value.byte == 0x80 and len(seen) <= 6

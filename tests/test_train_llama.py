@@ -429,3 +429,5 @@ def test_a_trained_vocabulary_is_written_as_it_was_trained(tmp_path):
     assert json.loads(written) == json.loads(to_tokenizer_json(llama, style="llama"))
     tok = lbpe.load(tmp_path / "tokenizer.json")
     assert tok.decode(tok.encode(text, mode="lbpe")) == text
+    gpt2_again = to_tokenizer_json(gpt2, style="gpt2")  # a style given keeps the preset recorded
+    assert gpt2_again == to_tokenizer_json(gpt2, pattern="cl100k_base")

@@ -69,7 +69,11 @@ def test_build_is_reproducible_and_wheel_is_complete(tmp_path):
         assert {i.date_time for i in zf.infolist()} == {(1980, 1, 1, 0, 0, 0)}
         record = zf.read(next(n for n in names if n.endswith(".dist-info/RECORD"))).decode()
     assert "lbpe/__init__.py" in names and "lbpe/page/__init__.py" in names and "lbpe/display/render.py" in names
-    assert "lbpe/display/display.css" in names and "lbpe/app.py" not in names  # the stylesheet; no Gradio app
+    assert "lbpe/display/display.css" in names  # the stylesheet
+    assert "lbpe/app/__init__.py" in {p.relative_to(ROOT).as_posix() for p in (ROOT / "lbpe").rglob("*.py")}
+    assert (
+        not [n for n in names if n.startswith("lbpe/app/")] and "lbpe/page/site.py" not in names
+    )  # no Gradio, no builder
     assert not any(n.startswith("lbpe/data/") and not n.endswith(".py") for n in names)  # vocabularies ship beside
     assert all(line.split(",")[0] in names for line in record.splitlines())
     site = (tmp_path / "a" / "sw.js").read_text("utf-8")

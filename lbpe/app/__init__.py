@@ -46,6 +46,7 @@ from lbpe.across import ACROSS_HEADERS, ACROSS_TYPES  # noqa: E402
 from lbpe.errors import LbpeError, PatternNeededError  # noqa: E402
 from lbpe.examples import DEFAULT_EXAMPLE, EXAMPLES  # noqa: E402
 from lbpe.explain import MAX_EXPLAIN_CHARS  # noqa: E402
+from lbpe.explain import explain as explain_steps  # noqa: E402
 from lbpe.formats.hf_write import write_tokenizer_json  # noqa: E402
 from lbpe.limits import MB, Limits  # noqa: E402
 from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset, sample_corpus  # noqa: E402
@@ -283,7 +284,8 @@ def compare(
 
 
 def _frame(frame: Any) -> int | None:
-    return None if frame is None or frame == "" else int(frame)
+    """A step slider's value: ``None`` (none given: the last frame), else at least 0."""
+    return None if frame is None or frame == "" else max(int(frame), 0)
 
 
 @_handler
@@ -332,7 +334,7 @@ def _frames(span: str, vocab: str, state: Any) -> int:
     """Frames of the explanation of ``span`` (1 when it cannot be explained: the Explain view
     already says why)."""
     try:
-        return explain_view(get_tokenizer(vocab, state), span)["frames"] if span else 1
+        return explain_steps(get_tokenizer(vocab, state), span).frames if span else 1
     except ValueError:
         return 1
 
@@ -581,6 +583,10 @@ PANE_JS = (_HERE / "pane.js").read_text("utf-8")
 def _js(call: str, otherwise: str = "[]") -> str:
     """A Gradio ``js`` event calling ``window.lbpeApp.<call>`` (app.js) with the event's inputs."""
     return f"(...a) => window.lbpeApp ? window.lbpeApp.{call} : {otherwise}"
+
+
+#: The ids boxes filled without app.js (before it has run): the JSON view stays closed.
+_IDS_ONLY = '["bpe", "lbpe"].map((m) => ((a[0] && a[0][m] && a[0][m].ids) || []).join(" ")).concat([null])'
 
 
 def _in_browser(event: Any, inputs: Any, outputs: Any, call: str, otherwise: str = "[]") -> None:
@@ -903,7 +909,7 @@ def build() -> gr.Blocks:
         gr.on(
             [text.change, vocab.change, show_ws.change, show_ids.change, show_special.change],
             compare,
-            [text, vocab, show_ws, show_ids, state],
+            [text, vocab, show_ws, show_ids, state, show_special],
             [bpe_html, lbpe_html, metrics, plot, frequency_plot, details, differences],
             api_name="compare",
             trigger_mode="always_last",
@@ -972,7 +978,7 @@ def build() -> gr.Blocks:
             api_visibility="private",
             show_progress="hidden",
         )
-        _in_browser(details.change, details, [bpe_ids, lbpe_ids, details_view], "details(a[0])", '["", "", null]')
+        _in_browser(details.change, details, [bpe_ids, lbpe_ids, details_view], "details(a[0])", _IDS_ONLY)
         _in_browser(details_box.expand, details, details_view, "detailsOpen(true, a[0])", "a[0]")
         _in_browser(details_box.collapse, None, details_view, "detailsOpen(false, null)", "null")
         gr.on(

@@ -1,5 +1,5 @@
-// The two panes of a comparison, made to work together: one file for the Gradio app (app.py
-// passes it to Gradio as its page script) and the browser page (lbpe build-web writes it next to
+// The two panes of a comparison, made to work together: one file for the Gradio app (lbpe/app/
+// passes it to Gradio as part of its page script) and the browser page (lbpe build-web writes it next to
 // index.html). It only reads what lbpe.display renders: tokens are .lbpe-tok spans inside
 // .lbpe-pane[data-mode] with their character range in data-s / data-e, and the list of
 // differences holds .lbpe-jump buttons with the range of each differing span.

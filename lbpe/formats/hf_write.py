@@ -136,14 +136,15 @@ def rank_merges(ranks: Mapping[bytes, int]) -> dict[tuple[bytes, bytes], int]:
 def tokenizer_json(vocab: Vocab, *, pattern: str | None = None, style: str | None = None) -> dict[str, Any]:
     """The ``tokenizer.json`` content for ``vocab`` and the pre-tokeniser preset ``pattern``,
     or with ``style="llama"`` for a vocabulary trained in that style (:func:`llama_tokenizer_json`;
-    no ``pattern``). Left out, both are what :func:`lbpe.train` recorded in ``vocab.trained``
-    (else ``"gpt2"`` and ``"paper"``), so a trained vocabulary is written as it was trained.
+    no ``pattern``). Left out, each is what :func:`lbpe.train` recorded in ``vocab.trained``
+    (else ``"gpt2"`` and ``"paper"``; :func:`lbpe.train.train_from_counts` records no preset),
+    so a trained vocabulary is written as it was trained.
 
     A rank file's vocabulary (no merge list) is written with :func:`rank_merges`."""
     if style is None:
         style = vocab.trained.get("style", "gpt2")
-        if style == "gpt2" and pattern is None:
-            pattern = vocab.trained.get("pattern")
+    if style == "gpt2" and pattern is None:
+        pattern = vocab.trained.get("pattern")
     if style == "llama":
         if pattern is not None:
             raise LbpeError("style='llama' has no regex pre-tokeniser: leave out pattern (CLI: --pattern)")

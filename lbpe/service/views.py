@@ -270,10 +270,12 @@ def check_train_options(*, style: str, unit: str, pattern: str | None) -> None:
         raise LbpeError(f"unit must be 'char' or 'byte', not {unit!r}")
     if style == "llama":
         if pattern is not None:
-            raise LbpeError("the llama style has no regex pre-tokenizer: leave out --pattern")
+            raise LbpeError(
+                "the llama style has no regex pre-tokenizer: leave out the pattern (CLI: leave out --pattern)"
+            )
         if unit != "char":
             raise LbpeError(
-                "the llama style trains characters with byte fallback: choose char units (leave out --unit byte)"
+                "the llama style trains characters with byte fallback: choose char units (CLI: leave out --unit byte)"
             )
     else:
         hf_regex(pattern or "paper")  # an unknown preset fails before the corpus is read
@@ -310,14 +312,14 @@ def train_view(
     from lbpe.documents import input_bytes
     from lbpe.train import train
 
+    if not sources:
+        raise LbpeError("Choose one or more UTF-8 text files to train on.")
     check_train_options(style=style, unit=unit, pattern=pattern)
     if max_vocab is not None and not 1 <= vocab_size <= max_vocab:
         raise LbpeError(
             f"The vocabulary size must be between 1 and {max_vocab:,} "
             "(set LBPE_APP_MAX_TRAIN_VOCAB to change the maximum)."
         )
-    if not sources:
-        raise LbpeError("Choose one or more UTF-8 text files to train on.")
     paths = [Path(s) for s in sources]
     total = input_bytes(paths)
     with _limits.using(limits):
