@@ -16,6 +16,7 @@ import lbpe
 from lbpe import display
 from lbpe.errors import LbpeError
 from lbpe.formats.hf_write import to_tokenizer_json
+from lbpe.limits import Limits
 from lbpe.presets import VOCAB_PRESETS, load_preset
 from lbpe.stats import compare_json, text_stats_both
 from tests import tiny_vocabs as tv
@@ -23,7 +24,7 @@ from tests.app_support import load_app
 from tests.conftest import data_file
 
 app = load_app()
-gr = app.gr
+gr = app.handlers.gr
 
 TEXT = "Internationalization of counterrevolutionary misunderstandings: naïve café, 日本語 🙂\n\tcode(x)\n"
 
@@ -45,7 +46,7 @@ def limits(monkeypatch):
     """Change app limits for one test: ``limits(vocab_bytes=...)``."""
 
     def set_limits(**changes):
-        monkeypatch.setattr(app, "LIMITS", dataclasses.replace(app.LIMITS, **changes))
+        monkeypatch.setattr(app.handlers, "LIMITS", dataclasses.replace(app.handlers.LIMITS, **changes))
 
     return set_limits
 
@@ -126,7 +127,7 @@ def test_load_text_reads_and_removes_the_upload(tmp_path, limits, monkeypatch):
     assert not Path(bad).exists()
     limits(text_chars=5)
     warnings = []
-    monkeypatch.setattr(app.gr, "Warning", lambda message, **_: warnings.append(message))
+    monkeypatch.setattr(gr, "Warning", lambda message, **_: warnings.append(message))
     assert app.load_text(upload(tmp_path, "12345é".encode(), "long.txt")) == ("12345", None)
     assert warnings[-1].startswith("long.txt has 6 characters; Compare shows its first 5.")
     # a file far over the limit is read only as far as needed, without splitting a character
@@ -437,20 +438,20 @@ def test_every_handler_has_an_api_name():
 
 
 def test_limits_from_the_environment():
-    limits = app.Limits.from_env(
+    limits = Limits.from_env(
         {"LBPE_APP_MAX_TEXT_CHARS": "1000", "LBPE_APP_MAX_VOCAB_MB": "2.5", "LBPE_APP_FILE_TTL": "60"}
     )
     assert (limits.text_chars, limits.vocab_bytes, limits.file_ttl) == (1000, 2_500_000, 60)
-    assert limits.corpus_bytes == app.Limits().corpus_bytes
+    assert limits.corpus_bytes == Limits().corpus_bytes
     with pytest.raises(LbpeError, match="LBPE_APP_MAX_TRAIN_MB='lots' is not a number"):
-        app.Limits.from_env({"LBPE_APP_MAX_TRAIN_MB": "lots"})
+        Limits.from_env({"LBPE_APP_MAX_TRAIN_MB": "lots"})
 
 
 def test_an_unexpected_failure_is_a_short_message(monkeypatch):
     def broken(*args, **kwargs):
         raise KeyError("internal")
 
-    monkeypatch.setattr(app.display, "compare", broken)
+    monkeypatch.setattr(display, "compare", broken)
     with pytest.raises(gr.Error, match=r"Something went wrong \(KeyError\).*still running"):
         app.compare("x", "gpt2", True, False, None)
 
@@ -487,9 +488,9 @@ def test_across_a_file_and_its_errors(tmp_path):
     for mode in ("bpe", "lbpe"):
         assert gpt2[mode]["tokens"] == len(tok.encode(text, mode=mode, disallowed_special=()))
     assert status.startswith(f"moby.txt with {len(VOCAB_PRESETS)} vocabularies") and not Path(path).exists()
-    with pytest.raises(app.gr.Error, match="Type or paste a text"):
+    with pytest.raises(gr.Error, match="Type or paste a text"):
         app.across("  ", None, None)
-    with pytest.raises(app.gr.Error, match="UTF-8"):
+    with pytest.raises(gr.Error, match="UTF-8"):
         app.across("", upload(tmp_path, b"ok \xc3\x28", "bad.txt"), None)
 
 

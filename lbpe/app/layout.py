@@ -1,0 +1,520 @@
+"""The playground's page: the Blocks layout (:func:`build`), its events, and its look (theme,
+styles and page script, the last two real files beside this module: ``app.css``, ``app.js``,
+``pane.js``). Events that only change the page run in the browser (``window.lbpeApp`` of
+``app.js``); the rest call :mod:`lbpe.app.handlers`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+import lbpe
+from lbpe import display
+from lbpe.across import ACROSS_HEADERS, ACROSS_TYPES
+from lbpe.app.handlers import (
+    DEFAULT_TEXT,
+    LIMITS,
+    PATTERN_CHOICES,
+    STATS_HEADERS,
+    _link_note,
+    _mb,
+    across,
+    compare,
+    corpus,
+    corpus_sample,
+    decode_ids,
+    describe_vocab,
+    explain,
+    explain_click,
+    explain_frame,
+    explain_move,
+    get_tokenizer,
+    ids_text,
+    load_text,
+    new_session,
+    play_start,
+    play_step,
+    restore,
+    stop,
+    train,
+    upload_vocab,
+    use_trained,
+    vocab_choices,
+)
+from lbpe.examples import DEFAULT_EXAMPLE, EXAMPLES
+from lbpe.explain import MAX_EXPLAIN_CHARS
+from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset
+from lbpe.service import (
+    MAX_LINK_TEXT,
+    describe,
+    explain_view,
+)
+
+_HERE = Path(__file__).parent
+
+# ---- the page ----
+
+THEME = gr.themes.Default(
+    primary_hue="orange",
+    neutral_hue="slate",
+    font=["system-ui", "-apple-system", "'Segoe UI'", "Roboto", "'Helvetica Neue'", "Arial", "sans-serif"],
+    font_mono=["ui-monospace", "SFMono-Regular", "Menlo", "Consolas", "'DejaVu Sans Mono'", "monospace"],
+)
+#: The token panes' stylesheet (shared with the browser page), then the app's own.
+APP_CSS = display.CSS + (_HERE / "app.css").read_text("utf-8")
+#: The page script: the server's settings, lbpe/display/panes.js (shared with the page), then app.js.
+APP_JS = (
+    "() => {\nconst LBPE = "
+    + json.dumps({"presets": list(VOCAB_PRESETS), "maxLinkText": MAX_LINK_TEXT})
+    + ";\n"
+    + (Path(lbpe.__file__).parent / "display" / "panes.js").read_text("utf-8")
+    + (_HERE / "app.js").read_text("utf-8")
+    + "\n}\n"
+)
+#: A token pane: a busy note and the host ``pane.js`` draws into.
+PANE_TEMPLATE = '<span class="lbpe-busy" role="status" hidden>updating…</span><div class="lbpe-host"></div>'
+PANE_JS = (_HERE / "pane.js").read_text("utf-8")
+
+
+def _js(call: str, otherwise: str = "[]") -> str:
+    """A Gradio ``js`` event calling ``window.lbpeApp.<call>`` (app.js) with the event's inputs."""
+    return f"(...a) => window.lbpeApp ? window.lbpeApp.{call} : {otherwise}"
+
+
+#: The ids boxes filled without app.js (before it has run): the JSON view stays closed.
+_IDS_ONLY = '["bpe", "lbpe"].map((m) => ((a[0] && a[0][m] && a[0][m].ids) || []).join(" ")).concat([null])'
+
+
+def _in_browser(event: Any, inputs: Any, outputs: Any, call: str, otherwise: str = "[]") -> None:
+    """Handle ``event`` in the browser only (``window.lbpeApp.<call>``); the server never hears of it."""
+    event(None, inputs, outputs, js=_js(call, otherwise), api_visibility="private", queue=False)
+
+
+def _long_job(button: Any, fn: Any, inputs: list, outputs: list, api_name: str, status: Any) -> None:
+    """A button that runs a long view (one at a time, progress over ``status``) and is
+    disabled while it runs."""
+    button.click(lambda: gr.update(interactive=False), None, button, queue=False, api_visibility="private").then(
+        fn, inputs, outputs, api_name=api_name, concurrency_limit=1, show_progress_on=status
+    ).then(lambda: gr.update(interactive=True), None, button, queue=False, api_visibility="private")
+
+
+INTRO = """\
+# lbpe playground: classic BPE vs long-token-first BPE (LBPE)
+LBPE keeps a BPE vocabulary and changes only the encoding: longer tokens are placed first.
+
+Type or upload text, pick a vocabulary (or upload your own), and see both segmentations; the
+spans where they differ are underlined in orange. Click a token to see why."""
+
+
+def _limits_md() -> str:
+    return (
+        f"Limits: Compare {LIMITS.text_chars:,} characters · vocabulary upload {_mb(LIMITS.vocab_bytes)} "
+        f"and {LIMITS.vocab_tokens:,} tokens · corpus file {_mb(LIMITS.corpus_bytes)} · "
+        f"training corpus {_mb(LIMITS.train_bytes)}, vocabulary size up to {LIMITS.train_vocab:,}."
+    )
+
+
+def build() -> gr.Blocks:
+    """The Blocks app (module-level ``demo`` is ``build()``)."""
+    initial = compare(DEFAULT_TEXT, DEFAULT_EXAMPLE.vocabulary, True, False, None)
+    first = explain_view(get_tokenizer(DEFAULT_EXAMPLE.vocabulary), DEFAULT_EXAMPLE.explain)
+    with gr.Blocks(
+        title="lbpe playground: BPE vs LBPE", analytics_enabled=False, delete_cache=(600, LIMITS.file_ttl)
+    ) as demo:
+        state = gr.State(new_session(), time_to_live=24 * 3600)
+        gr.Markdown(INTRO, elem_classes="lbpe-intro")
+        with gr.Row(equal_height=False, elem_classes="lbpe-vocab-row"):
+            vocab = gr.Dropdown(
+                vocab_choices(),
+                value=DEFAULT_EXAMPLE.vocabulary,
+                label="Vocabulary",
+                allow_custom_value=True,
+                scale=4,
+                elem_id="vocab",
+            )
+            copy_link = gr.Button(
+                "Copy link", scale=0, min_width=100, size="sm", elem_id="copy-link", elem_classes="lbpe-copy-link"
+            )
+        vocab_status = gr.Markdown(
+            describe(load_preset(DEFAULT_PRESET)), label="About the vocabulary", elem_id="vocab-status"
+        )
+        with gr.Accordion(
+            "Upload your own vocabulary (tokenizer.json, .tiktoken, GPT-2, .model)",
+            open=False,
+            elem_id="vocab-upload-box",
+        ):
+            with gr.Row(equal_height=False):
+                vocab_files = gr.File(
+                    label="Vocabulary file: tokenizer.json, .tiktoken, SentencePiece .model, GPT-2's encoder.json "
+                    "and vocab.bpe together, or any of them .gz",
+                    file_count="multiple",
+                    file_types=[".json", ".tiktoken", ".bpe", ".model", ".gz", ".txt"],
+                    scale=3,
+                    height=120,
+                    elem_id="vocab-upload",
+                )
+                pattern = gr.Dropdown(
+                    PATTERN_CHOICES,
+                    value="auto",
+                    label="Pre-tokenizer for .tiktoken / GPT-2 files",
+                    scale=1,
+                    info="auto: from the file name",
+                    elem_id="pattern",
+                )
+        link_note = gr.HTML(_link_note(""), elem_id="link-note", padding=False)
+        with gr.Tabs(selected="compare") as tabs:
+            with gr.Tab("Compare", id="compare") as compare_tab:
+                # made here so the examples below can fill it; shown in the Explain box
+                explain_box = gr.Textbox(
+                    DEFAULT_EXAMPLE.explain,
+                    label="Word or span",
+                    scale=3,
+                    render=False,
+                    max_length=MAX_EXPLAIN_CHARS,
+                    elem_id="explain-text",
+                )
+                with gr.Row(equal_height=False):
+                    text = gr.Textbox(
+                        DEFAULT_TEXT,
+                        lines=7,
+                        max_lines=20,
+                        label="Text",
+                        scale=3,
+                        elem_id="text",
+                        info=f"Compare shows up to {LIMITS.text_chars:,} characters "
+                        "(the Corpus view reads whole files)",
+                    )
+                    with gr.Column(scale=1, min_width=220, elem_classes="lbpe-text-side"):
+                        show_ws = gr.Checkbox(True, label="Show whitespace (· → ↵)", elem_id="show-ws")
+                        show_ids = gr.Checkbox(False, label="Show token ids", elem_id="show-ids")
+                        show_special = gr.Checkbox(
+                            False, label="Special tokens (<|endoftext|>) as specials", elem_id="show-special"
+                        )
+                        text_file = gr.File(
+                            label="…or upload a .txt file",
+                            file_types=[".txt", "text"],
+                            height=100,
+                            elem_id="text-upload",
+                        )
+                with gr.Row(equal_height=False, elem_classes="lbpe-panes"):
+                    with gr.Column(min_width=320):
+                        bpe_html = gr.HTML(
+                            initial[0],
+                            label="BPE segmentation",
+                            elem_id="bpe-pane",
+                            html_template=PANE_TEMPLATE,
+                            js_on_load=PANE_JS,
+                        )
+                    with gr.Column(min_width=320):
+                        lbpe_html = gr.HTML(
+                            initial[1],
+                            label="LBPE segmentation",
+                            elem_id="lbpe-pane",
+                            html_template=PANE_TEMPLATE,
+                            js_on_load=PANE_JS,
+                        )
+                differences = gr.HTML(initial[6], label="Differences", elem_id="differences")
+                with gr.Accordion("Token ids: copy them, or decode ids you paste", open=False, elem_id="ids-box"):
+                    with gr.Row(equal_height=False):
+                        bpe_ids = gr.Textbox(
+                            ids_text(initial[5])[0],
+                            label="BPE ids",
+                            lines=3,
+                            max_lines=8,
+                            buttons=["copy"],
+                            elem_id="bpe-ids",
+                        )
+                        lbpe_ids = gr.Textbox(
+                            ids_text(initial[5])[1],
+                            label="LBPE ids",
+                            lines=3,
+                            max_lines=8,
+                            buttons=["copy"],
+                            elem_id="lbpe-ids",
+                        )
+                    with gr.Row(equal_height=True):
+                        pasted_ids = gr.Textbox(
+                            "", label="Ids to decode (spaces, commas or a [list])", scale=4, elem_id="decode-input"
+                        )
+                        decode_btn = gr.Button("Decode", scale=0, min_width=100, elem_id="decode-run")
+                    decoded = gr.HTML("", elem_id="decoded")
+                gr.Examples(
+                    [[e.text, e.vocabulary, e.explain] for e in EXAMPLES],
+                    [text, vocab, explain_box],
+                    label="Examples (each with a vocabulary where BPE and LBPE split it differently)",
+                    example_labels=[e.label for e in EXAMPLES],
+                    elem_id="examples",
+                )
+                with gr.Group(elem_id="explain-box"):
+                    gr.Markdown(
+                        "### Explain: why do they differ?\nClick a token in either pane (or type a word) to see both "
+                        "encodings worked step by step: BPE's merges in priority order next to LBPE's windows, "
+                        "longest first.",
+                        elem_classes="lbpe-explain-intro",
+                    )
+                    with gr.Row(equal_height=True):
+                        explain_box.render()
+                        explain_prev = gr.Button("◀ Step", scale=0, min_width=80, elem_id="explain-prev")
+                        explain_next = gr.Button("Step ▶", scale=0, min_width=80, elem_id="explain-next")
+                        explain_play = gr.Button("Play", scale=0, min_width=80, elem_id="explain-play")
+                    explain_step = gr.Slider(
+                        0,
+                        max(first["frames"] - 1, 1),
+                        step=1,
+                        value=first["frame"],
+                        label="Step",
+                        elem_id="explain-step",
+                    )
+                    explain_pane = gr.HTML(first["html"], label="Steps", elem_id="explain")
+                    with gr.Accordion("Steps as JSON", open=False):
+                        explain_json = gr.JSON(first["steps"], label="Steps", elem_id="explain-json")
+                    explain_at = gr.Textbox(
+                        "", label="clicked token", elem_id="explain-at", elem_classes="lbpe-hidden", container=False
+                    )
+                    explain_timer = gr.Timer(0.9, active=False)
+                metrics = gr.HTML(initial[2], label="Metrics", elem_id="metrics")
+                with gr.Row(equal_height=False):
+                    plot = gr.Plot(initial[3], label="Token-length shift", elem_id="length-plot", min_width=320)
+                    frequency_plot = gr.Plot(
+                        initial[4], label="Frequency by token length", elem_id="frequency-plot", min_width=320
+                    )
+                # the details travel as a hidden value (the API's 6th output); the view below shows them
+                details = gr.JSON(initial[5], label="Details", elem_id="details", visible=False)
+                with gr.Accordion(
+                    "Details (JSON: ids, differing ranges, length counts, every metric)",
+                    open=False,
+                    elem_id="details-box",
+                ) as details_box:
+                    details_view = gr.JSON(None, label="Details", elem_id="details-view")
+            with gr.Tab("Corpus", id="corpus") as corpus_tab:
+                gr.Markdown(
+                    f"Statistics of a whole file (UTF-8 text, at most **{_mb(LIMITS.corpus_bytes)}**) with the "
+                    "vocabulary chosen above: token counts, bytes and characters per token, token lengths in "
+                    "the paper's buckets, how often a token of each length occurs (the paper's claim: LBPE makes "
+                    "long tokens more frequent and short ones rarer), Rényi efficiency and the agreement of the "
+                    "two segmentations; each row says what it means, which way the paper predicts it moves and, "
+                    "for compression and the length buckets, the paper's own figures (Tables 6 and 2). Download "
+                    "them as JSON or CSV. No file at hand? **Use the sample corpus**: 1.5 MB of prose "
+                    "(Moby-Dick), speeches (State of the Union), TypeScript and Python code and 26 languages."
+                )
+                with gr.Row(equal_height=False):
+                    corpus_file = gr.File(
+                        label="Text file", file_types=[".txt", "text"], height=140, scale=3, elem_id="corpus-upload"
+                    )
+                    with gr.Column(scale=1, min_width=180):
+                        corpus_btn = gr.Button("Compute statistics", variant="primary", elem_id="corpus-run")
+                        sample_btn = gr.Button("Use the sample corpus", elem_id="corpus-sample")
+                        corpus_stop = gr.Button("Stop", variant="stop", elem_id="corpus-stop")
+                corpus_status = gr.Markdown(
+                    "Choose a text file, then press Compute statistics.", label="Corpus status", elem_id="corpus-status"
+                )
+                corpus_table = gr.Dataframe(
+                    label="Statistics",
+                    headers=STATS_HEADERS,
+                    datatype="str",
+                    interactive=False,
+                    wrap=True,
+                    max_height=800,
+                    elem_id="corpus-table",
+                )
+                with gr.Row(equal_height=False):
+                    corpus_plot = gr.Plot(label="Token-length shift", elem_id="corpus-plot", min_width=320)
+                    corpus_frequency = gr.Plot(
+                        label="Frequency by token length", elem_id="corpus-frequency-plot", min_width=320
+                    )
+                with gr.Row():
+                    corpus_json = gr.File(label="statistics.json", interactive=False, elem_id="corpus-json")
+                    corpus_csv = gr.File(label="statistics.csv", interactive=False, elem_id="corpus-csv")
+            with gr.Tab("Across vocabularies", id="across") as across_tab:
+                gr.Markdown(
+                    "The Compare text (or a text file, at most "
+                    f"**{_mb(LIMITS.corpus_bytes)}**) encoded with every bundled vocabulary and every one you "
+                    "uploaded or trained here: which tokenizers would LBPE change most? Tokens, bytes per token, "
+                    "the share of long tokens, the paper's frequency imbalance, Rényi efficiency and how many "
+                    "words both modes cut alike, per vocabulary."
+                )
+                with gr.Row(equal_height=False):
+                    across_file = gr.File(
+                        label="…or a text file instead of the Compare text",
+                        file_types=[".txt", "text"],
+                        height=140,
+                        scale=3,
+                        elem_id="across-upload",
+                    )
+                    with gr.Column(scale=1, min_width=180):
+                        across_btn = gr.Button("Compare across vocabularies", variant="primary", elem_id="across-run")
+                across_status = gr.Markdown("", label="Across status", elem_id="across-status")
+                across_table = gr.Dataframe(
+                    label="Per vocabulary (click a header to sort)",
+                    headers=ACROSS_HEADERS,
+                    datatype=ACROSS_TYPES,
+                    interactive=False,
+                    wrap=True,
+                    elem_id="across-table",
+                )
+                across_plot = gr.Plot(label="LBPE vs BPE per vocabulary", elem_id="across-plot")
+                with gr.Row():
+                    across_json = gr.File(label="across.json", interactive=False, elem_id="across-json")
+                    across_csv = gr.File(label="across.csv", interactive=False, elem_id="across-csv")
+            with gr.Tab("Train", id="train") as train_tab:
+                gr.Markdown(
+                    f"Train a BPE vocabulary on your UTF-8 text (at most **{_mb(LIMITS.train_bytes)}** in all, "
+                    f"vocabulary size up to **{LIMITS.train_vocab:,}**). GPT-2 style: words split by the paper's "
+                    "regex pre-tokenizer; `char` units are characters plus 256 byte-fallback tokens, `byte` units "
+                    "256 byte tokens. LLaMA style: SentencePiece's way, as the paper's LLaMA vocabularies (lines "
+                    "with a ▁ prefix, digits alone, characters with byte fallback). Scaffold-BPE removes "
+                    "low-frequency scaffold tokens (Lian et al. 2024)."
+                )
+                with gr.Row(equal_height=False):
+                    train_files = gr.File(
+                        label="Training text files",
+                        file_count="multiple",
+                        file_types=[".txt", "text"],
+                        height=140,
+                        scale=2,
+                        elem_id="train-upload",
+                    )
+                    with gr.Column(scale=1, min_width=220):
+                        train_size = gr.Number(
+                            8000,
+                            label="Vocabulary size",
+                            precision=0,
+                            minimum=1,
+                            maximum=LIMITS.train_vocab,
+                            elem_id="train-size",
+                        )
+                        train_style = gr.Radio(
+                            [("GPT-2 style (the paper's regex)", "gpt2"), ("LLaMA style (SentencePiece's)", "llama")],
+                            value="gpt2",
+                            label="Style",
+                            elem_id="train-style",
+                        )
+                        train_unit = gr.Radio(["char", "byte"], value="char", label="Unit", elem_id="train-unit")
+                        train_scaffold = gr.Checkbox(False, label="Scaffold-BPE", elem_id="train-scaffold")
+                with gr.Row():
+                    train_btn = gr.Button("Train", variant="primary", elem_id="train-run")
+                    train_stop = gr.Button("Stop", variant="stop", elem_id="train-stop")
+                train_status = gr.Markdown(
+                    "Choose text files, then press Train.", label="Training status", elem_id="train-status"
+                )
+                with gr.Row(equal_height=False):
+                    train_out = gr.File(label="tokenizer.json", interactive=False, elem_id="train-download")
+                    use_btn = gr.Button("Use it in Compare", elem_id="train-use")
+        gr.Markdown(_limits_md(), elem_id="limits")
+
+        gr.on(
+            [text.change, vocab.change, show_ws.change, show_ids.change, show_special.change],
+            compare,
+            [text, vocab, show_ws, show_ids, state, show_special],
+            [bpe_html, lbpe_html, metrics, plot, frequency_plot, details, differences],
+            api_name="compare",
+            trigger_mode="always_last",
+            show_progress="hidden",
+            concurrency_limit=4,
+            js=_js("busy(a)", "a"),
+        ).then(None, None, None, js=_js("done()"), api_visibility="private", queue=False)
+        text_file.upload(load_text, text_file, [text, text_file], api_name="load_text", show_progress="hidden")
+        uploaded = vocab_files.upload(
+            upload_vocab,
+            [vocab_files, pattern, state],
+            [state, vocab, vocab_files],
+            api_name="upload_vocab",
+            show_progress="hidden",
+        )
+        # a rejected file leaves the box too, or the next upload would send it again with the new one
+        uploaded.failure(lambda: None, None, vocab_files, queue=False, api_visibility="private")
+        corpus_outputs = [corpus_table, corpus_plot, corpus_frequency, corpus_json, corpus_csv, corpus_status]
+        _long_job(corpus_btn, corpus, [corpus_file, vocab, state], corpus_outputs, "corpus_stats", corpus_status)
+        _long_job(sample_btn, corpus_sample, [vocab, state], corpus_outputs, "corpus_sample", corpus_status)
+        # Stop asks the running job to end at its next progress step; it then says where it stopped
+        corpus_stop.click(stop, state, None, api_name="stop_corpus", queue=False)
+        across_outputs = [across_table, across_plot, across_json, across_csv, across_status, across_file]
+        _long_job(across_btn, across, [text, across_file, state], across_outputs, "across_vocabularies", across_status)
+        train_inputs = [train_files, train_size, train_unit, train_scaffold, state, train_style]
+        _long_job(train_btn, train, train_inputs, [state, vocab, train_out, train_status], "train", train_status)
+        train_stop.click(stop, state, None, api_name="stop_train", queue=False)
+        use_btn.click(use_trained, state, [vocab, tabs], api_name="use_trained")
+        vocab.change(describe_vocab, [vocab, state], vocab_status, api_name="describe_vocab", show_progress="hidden")
+        gr.on(
+            [explain_box.change, vocab.change],
+            explain,
+            [explain_box, vocab, gr.State(None), state],
+            [explain_pane, explain_json, explain_step],
+            api_name="explain",
+            trigger_mode="always_last",
+            show_progress="hidden",
+        )
+        explain_step.change(
+            explain_frame,
+            [explain_box, vocab, explain_step, state],
+            explain_pane,
+            api_name="explain_frame",
+            show_progress="hidden",
+            trigger_mode="always_last",
+        )
+        for button, delta in ((explain_prev, -1), (explain_next, 1)):
+            button.click(
+                functools.partial(explain_move, delta),
+                [explain_step, explain_box, vocab, state],
+                explain_step,
+                api_visibility="private",
+                show_progress="hidden",
+            )
+        explain_play.click(
+            play_start,
+            [explain_step, explain_box, vocab, state],
+            [explain_step, explain_timer],
+            api_visibility="private",
+            show_progress="hidden",
+        )
+        explain_timer.tick(
+            play_step,
+            [explain_step, explain_box, vocab, state],
+            [explain_step, explain_timer],
+            api_visibility="private",
+            show_progress="hidden",
+        )
+        _in_browser(details.change, details, [bpe_ids, lbpe_ids, details_view], "details(a[0])", _IDS_ONLY)
+        _in_browser(details_box.expand, details, details_view, "detailsOpen(true, a[0])", "a[0]")
+        _in_browser(details_box.collapse, None, details_view, "detailsOpen(false, null)", "null")
+        gr.on(
+            [decode_btn.click, pasted_ids.submit],
+            decode_ids,
+            [pasted_ids, vocab, state],
+            decoded,
+            api_name="decode_ids",
+            show_progress="hidden",
+        )
+        # the view's state in the URL (browser only), restored when a link is opened
+        gr.on(
+            [text.change, vocab.change, show_ws.change, show_ids.change, show_special.change, explain_box.change],
+            None,
+            [text, vocab, show_ws, show_ids, show_special, explain_box],
+            None,
+            js=_js("link(...a)"),
+            api_visibility="private",
+            queue=False,
+        )
+        for tab, view in ((compare_tab, None), (corpus_tab, "corpus"), (across_tab, "across"), (train_tab, "train")):
+            _in_browser(tab.select, None, None, f"view({json.dumps(view)})")
+        _in_browser(copy_link.click, [text, vocab], None, "copy(...a)")
+        demo.load(
+            restore,
+            None,
+            [text, vocab, show_ws, show_ids, show_special, explain_box, tabs, link_note],
+            api_visibility="private",
+            show_progress="hidden",
+        )
+        explain_at.change(
+            explain_click,
+            [text, explain_at, vocab, state],
+            explain_box,
+            api_name="explain_click",
+            show_progress="hidden",
+        )
+    return demo
