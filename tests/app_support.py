@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import socket
 import subprocess
 import tempfile
@@ -37,6 +38,19 @@ def load_app():
     from lbpe import app
 
     return app
+
+
+def upload(tmp_path: Path, source: Path | bytes, name: str) -> str:
+    """A file as a person uploads it: a copy under its own name in a folder of its own (as Gradio
+    hands an upload to a handler, or as a client sends one)."""
+    folder = tmp_path / f"upload-{len(list(tmp_path.iterdir()))}"
+    folder.mkdir()
+    target = folder / name
+    if isinstance(source, bytes):
+        target.write_bytes(source)
+    else:
+        shutil.copyfile(source, target)
+    return str(target)
 
 
 def free_port() -> int:

@@ -7,7 +7,6 @@ import dataclasses
 import gzip
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -20,25 +19,13 @@ from lbpe.limits import Limits
 from lbpe.presets import VOCAB_PRESETS, load_preset
 from lbpe.stats import compare_json, text_stats_both
 from tests import tiny_vocabs as tv
-from tests.app_support import load_app
+from tests.app_support import load_app, upload
 from tests.conftest import data_file
 
 app = load_app()
 gr = app.handlers.gr
 
 TEXT = "Internationalization of counterrevolutionary misunderstandings: naïve café, 日本語 🙂\n\tcode(x)\n"
-
-
-def upload(tmp_path: Path, source: Path | bytes, name: str) -> str:
-    """A file as Gradio hands an upload to a handler: a copy in its own folder."""
-    folder = tmp_path / f"upload-{len(list(tmp_path.iterdir()))}"
-    folder.mkdir()
-    target = folder / name
-    if isinstance(source, bytes):
-        target.write_bytes(source)
-    else:
-        shutil.copyfile(source, target)
-    return str(target)
 
 
 @pytest.fixture

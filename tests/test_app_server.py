@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
 import threading
 import time
@@ -21,7 +20,7 @@ from lbpe.across import ACROSS_HEADERS
 from lbpe.formats.hf_write import to_tokenizer_json
 from lbpe.presets import VOCAB_PRESETS, load_preset
 from lbpe.stats import compare_json, text_stats_both
-from tests.app_support import ROOT, running_server
+from tests.app_support import ROOT, running_server, upload
 from tests.conftest import data_file
 from tests.test_user_regex import CHARS, POLYNOMIAL, hostile_tokenizer_json
 
@@ -60,17 +59,6 @@ def server(tmp_path_factory):
 def client(server, tmp_path):
     """A fresh gradio_client session (its own gr.State) on the running server."""
     return Client(server.url, verbose=False, download_files=str(tmp_path / "downloads"))
-
-
-def upload_copy(tmp_path: Path, source: Path | bytes, name: str) -> str:
-    folder = tmp_path / f"src-{len(list(tmp_path.iterdir()))}"
-    folder.mkdir()
-    target = folder / name
-    if isinstance(source, bytes):
-        target.write_bytes(source)
-    else:
-        shutil.copyfile(source, target)
-    return str(target)
 
 
 def check_compare(result, tok, text: str, *, show_whitespace=True, show_ids=False) -> None:
@@ -132,7 +120,7 @@ def test_the_special_tokens_toggle_reaches_compare(client):
 
 def test_load_text_and_describe_vocab(client, tmp_path):
     text = "line one\r\nzweite Zeile, naïve\n"
-    result = client.predict(handle_file(upload_copy(tmp_path, text.encode(), "t.txt")), api_name="/load_text")
+    result = client.predict(handle_file(upload(tmp_path, text.encode(), "t.txt")), api_name="/load_text")
     assert result[0] == text
     about = client.predict("o200k_base", api_name="/describe_vocab")
     assert about.startswith("**o200k_base**") and f"{load_preset('o200k_base').n_vocab:,} tokens" in about
@@ -149,7 +137,7 @@ def test_load_text_and_describe_vocab(client, tmp_path):
     ids=["tiktoken", "gpt2", "tokenizer.json", "sentencepiece"],
 )
 def test_upload_vocab_then_compare(server, client, tmp_path, files, reference):
-    paths = [handle_file(upload_copy(tmp_path, data_file(rel), name)) for rel, name in files]
+    paths = [handle_file(upload(tmp_path, data_file(rel), name)) for rel, name in files]
     update, cleared = client.predict(paths, "auto", api_name="/upload_vocab")
     name = update["value"]  # a dropdown update: the new vocabulary is selected and listed
     assert name.startswith("upload: ") and [name, name] in update["choices"] and cleared is None
@@ -165,12 +153,12 @@ def test_upload_vocab_then_compare(server, client, tmp_path, files, reference):
 
 
 def test_bad_uploads_give_a_clear_message_and_the_server_keeps_serving(client, tmp_path):
-    bad = upload_copy(tmp_path, b'{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [', "tokenizer.json")
+    bad = upload(tmp_path, b'{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [', "tokenizer.json")
     with pytest.raises(AppError) as err:
         client.predict([handle_file(bad)], "auto", api_name="/upload_vocab")
     message = str(err.value)
     assert "tokenizer.json" in message and "JSON" in message and "Traceback" not in message, message
-    big = upload_copy(tmp_path, data_file("openai/o200k_base.tiktoken"), "o200k_base.tiktoken")
+    big = upload(tmp_path, data_file("openai/o200k_base.tiktoken"), "o200k_base.tiktoken")
     with pytest.raises(
         AppError,
         match=r"o200k_base.tiktoken is 3.6\d* MB, over the limit of 3 MB for an uploaded vocabulary"
@@ -178,7 +166,7 @@ def test_bad_uploads_give_a_clear_message_and_the_server_keeps_serving(client, t
     ):
         client.predict([handle_file(big)], "auto", api_name="/upload_vocab")
     with pytest.raises(AppError, match="not UTF-8 text"):
-        client.predict(handle_file(upload_copy(tmp_path, b"\xff\xfe\x00", "x.txt")), api_name="/load_text")
+        client.predict(handle_file(upload(tmp_path, b"\xff\xfe\x00", "x.txt")), api_name="/load_text")
     with pytest.raises(AppError, match="Unknown vocabulary"):
         client.predict("hi", "no-such-vocab", True, False, api_name="/compare")
     # still serving, in this session and in a new one
@@ -192,7 +180,7 @@ def test_bad_uploads_give_a_clear_message_and_the_server_keeps_serving(client, t
 def test_uploaded_vocabularies_stay_in_their_session(server, tmp_path):
     alice = Client(server.url, verbose=False)
     bob = Client(server.url, verbose=False)
-    src = upload_copy(tmp_path, data_file("openai/r50k_base.tiktoken"), "r50k_base.tiktoken")
+    src = upload(tmp_path, data_file("openai/r50k_base.tiktoken"), "r50k_base.tiktoken")
     name = alice.predict([handle_file(src)], "auto", api_name="/upload_vocab")[0]["value"]
     assert alice.predict("hello", name, True, False, api_name="/compare")[5]["bpe"]["ids"] == [31373]
     with pytest.raises(AppError, match="Unknown vocabulary"):
@@ -202,7 +190,7 @@ def test_uploaded_vocabularies_stay_in_their_session(server, tmp_path):
 def test_corpus_stats(client, tmp_path):
     text = data_file("text/moby_dick.txt").read_text("utf-8")[:200_000]
     table, plot, frequency, json_file, csv_file, status = client.predict(
-        handle_file(upload_copy(tmp_path, text.encode(), "moby.txt")), "gpt2", api_name="/corpus_stats"
+        handle_file(upload(tmp_path, text.encode(), "moby.txt")), "gpt2", api_name="/corpus_stats"
     )
     tok = load_preset("gpt2")
     stats = text_stats_both(tok, text)
@@ -229,7 +217,7 @@ def test_train_then_use_it_in_compare(client, tmp_path):
     with pytest.raises(AppError, match="Train a vocabulary first"):
         client.predict(api_name="/use_trained")
     update, out, status = client.predict(
-        [handle_file(upload_copy(tmp_path, text.encode(), "moby.txt"))], 500, "char", False, api_name="/train"
+        [handle_file(upload(tmp_path, text.encode(), "moby.txt"))], 500, "char", False, api_name="/train"
     )
     expected = to_tokenizer_json(lbpe.train(text, vocab_size=500, unit="char"), pattern="paper")
     assert json.loads(Path(out).read_text("utf-8")) == json.loads(expected)
@@ -244,7 +232,7 @@ def test_train_then_use_it_in_compare(client, tmp_path):
 def test_stop_ends_a_running_training(server, client, tmp_path):
     text = data_file("text/sotu.txt").read_text("utf-8")[:4_000_000]
     job = client.submit(
-        [handle_file(upload_copy(tmp_path, text.encode(), "sotu.txt"))], 50_000, "char", False, api_name="/train"
+        [handle_file(upload(tmp_path, text.encode(), "sotu.txt"))], 50_000, "char", False, api_name="/train"
     )
     deadline = time.monotonic() + 120
     while not (job.status().progress_data or job.done()):  # wait until it is running
@@ -256,7 +244,7 @@ def test_stop_ends_a_running_training(server, client, tmp_path):
     assert "sotu.txt: merging" in server.tail(200) or "sotu.txt: counting" in server.tail(200)
     # the session goes on: a small training afterwards completes
     _, out, status = client.predict(
-        [handle_file(upload_copy(tmp_path, b"abc abd\n", "s.txt"))], 260, "byte", False, api_name="/train"
+        [handle_file(upload(tmp_path, b"abc abd\n", "s.txt"))], 260, "byte", False, api_name="/train"
     )
     assert "Done" in status
     client.predict(api_name="/stop_corpus")  # nothing running: a no-op
@@ -346,8 +334,8 @@ def test_a_polynomial_pattern_cannot_hold_the_server(server, tmp_path, name):
     characters: a clear error within 10 s, while another client's request is served."""
     pattern, char = POLYNOMIAL[name]
     attacker, other = Client(server.url, verbose=False), Client(server.url, verbose=False)
-    upload = upload_copy(tmp_path, hostile_tokenizer_json(pattern), "tokenizer.json")
-    vocab = attacker.predict([handle_file(upload)], "auto", api_name="/upload_vocab")[0]["value"]
+    hostile = upload(tmp_path, hostile_tokenizer_json(pattern), "tokenizer.json")
+    vocab = attacker.predict([handle_file(hostile)], "auto", api_name="/upload_vocab")[0]["value"]
     served: dict = {}
 
     def normal_request():

@@ -35,77 +35,12 @@ os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 
 from lbpe import user_regex  # noqa: E402
 from lbpe.app import handlers  # noqa: E402
-from lbpe.app.handlers import (  # noqa: E402
-    DEFAULT_TEXT,
-    FREQUENCY_TITLE,
-    LIMITS,
-    PATTERN_CHOICES,
-    SAMPLE_NAME,
-    STATS_HEADERS,
-    across,
-    compare,
-    corpus,
-    corpus_sample,
-    decode_ids,
-    describe_vocab,
-    explain,
-    explain_click,
-    explain_frame,
-    explain_move,
-    get_tokenizer,
-    ids_text,
-    load_text,
-    new_session,
-    play_start,
-    play_step,
-    restore,
-    stop,
-    train,
-    upload_vocab,
-    use_trained,
-    vocab_choices,
-)
+from lbpe.app.handlers import *  # noqa: E402, F403  (the handlers are this module's API too)
+from lbpe.app.handlers import LIMITS  # noqa: E402
 from lbpe.app.layout import APP_CSS, APP_JS, THEME, build  # noqa: E402
 from lbpe.limits import MB  # noqa: E402
 
-__all__ = [
-    "handlers",
-    "DEFAULT_TEXT",
-    "FREQUENCY_TITLE",
-    "LIMITS",
-    "PATTERN_CHOICES",
-    "SAMPLE_NAME",
-    "STATS_HEADERS",
-    "across",
-    "compare",
-    "corpus",
-    "corpus_sample",
-    "decode_ids",
-    "describe_vocab",
-    "explain",
-    "explain_click",
-    "explain_frame",
-    "explain_move",
-    "get_tokenizer",
-    "ids_text",
-    "load_text",
-    "new_session",
-    "play_start",
-    "play_step",
-    "restore",
-    "stop",
-    "train",
-    "upload_vocab",
-    "use_trained",
-    "vocab_choices",
-    "APP_CSS",
-    "APP_JS",
-    "THEME",
-    "build",
-    "demo",
-    "launch",
-    "main",
-]
+__all__ = [*handlers.__all__, "handlers", "APP_CSS", "APP_JS", "THEME", "build", "demo", "launch", "main"]
 
 log = logging.getLogger("lbpe.app")
 

@@ -48,6 +48,37 @@ from lbpe.service import (
 )
 from lbpe.tokenizer import Tokenizer
 
+__all__ = [
+    "DEFAULT_TEXT",
+    "FREQUENCY_TITLE",
+    "LIMITS",
+    "PATTERN_CHOICES",
+    "SAMPLE_NAME",
+    "STATS_HEADERS",
+    "across",
+    "compare",
+    "corpus",
+    "corpus_sample",
+    "decode_ids",
+    "describe_vocab",
+    "explain",
+    "explain_click",
+    "explain_frame",
+    "explain_move",
+    "get_tokenizer",
+    "ids_text",
+    "load_text",
+    "new_session",
+    "play_start",
+    "play_step",
+    "restore",
+    "stop",
+    "train",
+    "upload_vocab",
+    "use_trained",
+    "vocab_choices",
+]
+
 log = logging.getLogger("lbpe.app")
 
 
