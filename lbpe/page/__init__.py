@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Literal
+from typing import Literal, cast
 
 from lbpe import display
 from lbpe.errors import LbpeError, PatternNeededError
@@ -218,8 +218,9 @@ def explain_at(text: str, offset: int) -> str:
     :func:`lbpe.service.explain_target` (``{"start", "end", "span"}``)."""
     tok = _tok()
     shown = _shown_part(text)
-    differ = _state["differ"] if _state["shown"] == (tok, shown) else None
-    return json.dumps(explain_target(tok, shown, int(offset), differ))  # type: ignore[arg-type]
+    # the ranges compare() kept for this text and vocabulary; else explain_target finds them
+    differ = cast("list[tuple[int, int]]", _state["differ"]) if _state["shown"] == (tok, shown) else None
+    return json.dumps(explain_target(tok, shown, int(offset), differ))
 
 
 def decode(ids: str) -> str:
