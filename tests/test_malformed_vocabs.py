@@ -258,6 +258,11 @@ CASES = [
     Case("tiktoken-only-blank-lines", _file(RANKS, b"\n\n  \n"), "empty"),
     Case("tiktoken-bad-base64", _file(RANKS, TK([b"!!!! 300"])), "not valid base64"),
     Case("tiktoken-base64-bad-padding", _file(RANKS, TK([b"YWJjZA 300"])), "not valid base64"),
+    # canonical base64 only, the same rule on every Python (3.10 has no strict_mode; later ones differ)
+    Case("tiktoken-base64-excess-padding", _file(RANKS, TK([b"YWJj== 300"])), "not valid base64"),
+    Case("tiktoken-base64-three-pads", _file(RANKS, TK([b"YQ=== 300"])), "not valid base64"),
+    Case("tiktoken-base64-only-padding", _file(RANKS, TK([b"== 300"])), "not valid base64"),
+    Case("tiktoken-base64-pad-inside", _file(RANKS, TK([b"YQ==YQ== 300"])), "not valid base64"),
     Case("tiktoken-rank-negative", _file(RANKS, TK([b"eHl6 -3"])), "not a non-negative integer"),
     Case("tiktoken-rank-float", _file(RANKS, TK([b"eHl6 300.5"])), "not a non-negative integer"),
     Case("tiktoken-rank-5000-digits", _file(RANKS, TK([b"eHl6 " + b"9" * 5000])), "too large"),

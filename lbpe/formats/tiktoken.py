@@ -5,6 +5,7 @@ The rank is both the token id and its merge priority. The files carry no special
 pre-tokeniser, so both come from the encoding's name: the pre-tokeniser preset named so
 (:func:`lbpe.pretokenize.presets.openai_encoding`) carries them.
 
+>>> import base64
 >>> lines = [base64.b64encode(bytes([b])) + b" %d" % b for b in range(256)] + [b"YWI= 256"]
 >>> vocab = parse_tiktoken_vocab(b"\\n".join(lines), source="tiny.tiktoken")
 >>> vocab.tokens[b"ab"], len(vocab.tokens)
@@ -13,7 +14,6 @@ pre-tokeniser, so both come from the encoding's name: the pre-tokeniser preset n
 
 from __future__ import annotations
 
-import base64
 import binascii
 import re
 
@@ -55,8 +55,13 @@ def parse_tiktoken_vocab(
         raise VocabFormatError(source, str(exc)) from None
 
 
+#: One token as canonical base64 (RFC 4648: whole groups of four, padding only to end the last).
+#: Checked here rather than by ``a2b_base64(strict_mode=True)``, which Python 3.10 lacks and whose
+#: rules moved between versions: one rule on every Python.
+_TOKEN = rb"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{4}|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2}==)"
+_CANONICAL = re.compile(_TOKEN)
 #: A whole rank file with nothing unusual: every line one base64 token, one space, a rank.
-_WELL_FORMED = re.compile(rb"(?:[A-Za-z0-9+/]+={0,2} [0-9]{1,18}\n)*[A-Za-z0-9+/]+={0,2} [0-9]{1,18}\n?")
+_WELL_FORMED = re.compile(rb"(?:%s [0-9]{1,18}\n)*%s [0-9]{1,18}\n?" % (_TOKEN, _TOKEN))
 
 
 def _well_formed(data: bytes) -> dict[bytes, int] | None:
@@ -66,7 +71,7 @@ def _well_formed(data: bytes) -> dict[bytes, int] | None:
         return None
     fields = data.split()
     try:
-        keys = list(map(_strict_b64, fields[0::2]))
+        keys = list(map(binascii.a2b_base64, fields[0::2]))  # canonical, as the pattern checked
     except (binascii.Error, ValueError):
         return None
     tokens = dict(zip(keys, map(int, fields[1::2])))
@@ -75,8 +80,11 @@ def _well_formed(data: bytes) -> dict[bytes, int] | None:
     return tokens
 
 
-def _strict_b64(encoded: bytes) -> bytes:
-    return binascii.a2b_base64(encoded, strict_mode=True)  # type: ignore[call-arg]  # Python 3.11+, typeshed for 3.10
+def _decode_token(encoded: bytes) -> bytes:
+    """The bytes of one base64 token; ``binascii.Error`` unless it is canonical (:data:`_TOKEN`)."""
+    if _CANONICAL.fullmatch(encoded) is None:
+        raise binascii.Error("not canonical base64")
+    return binascii.a2b_base64(encoded)
 
 
 def _parse_lines(data: bytes, source: str) -> dict[bytes, int]:
@@ -95,7 +103,7 @@ def _parse_lines(data: bytes, source: str) -> dict[bytes, int]:
             )
         encoded, rank_text = fields
         try:
-            token = base64.b64decode(encoded, validate=True)
+            token = _decode_token(encoded)
         except (binascii.Error, ValueError):
             raise VocabFormatError(source, f"{encoded[:40]!r} is not valid base64", line=lineno) from None
         if not token:
