@@ -3,9 +3,10 @@
     python scripts/build_spaces.py {gradio,static} [--out DIR] [--from {index,tree}]
 
 ``gradio`` writes a Gradio Space running the playground: ``app.py`` and the ``lbpe`` package
-copied in, a ``requirements.txt`` with the app's other dependencies pinned as in pyproject's
-``app`` extra, and the hand-written ``spaces/gradio/README.md`` (its front matter's
-``sdk_version`` must equal pyproject's gradio pin; the build says so when it does not).
+copied in, a ``requirements.txt`` with the ``app`` extra's other dependencies pinned at the
+versions the tests run on (``constraints/test.txt``), and the hand-written
+``spaces/gradio/README.md`` (its front matter's ``sdk_version`` must equal that gradio version;
+the build says so when it does not).
 ``static`` writes the static Space: the offline browser page (:func:`lbpe.page.site.build_site`) and
 the hand-written ``spaces/static/README.md``.
 
@@ -36,6 +37,8 @@ SOURCES = ("app.py", "lbpe")
 _SKIP = re.compile(r"(^|/)(__pycache__|\.[^/]*)(/|$)|\.(pyc|pyo|tmp|orig|rej|so)$|~$")
 #: The hand-written README of the Gradio Space (front matter and text).
 GRADIO_README = "spaces/gradio/README.md"
+#: The versions the test suite runs on; the Space's requirements.txt pins the app's at these.
+CONSTRAINTS = "constraints/test.txt"
 
 
 def _git(*args: str, stdin: bytes | None = None) -> bytes:
@@ -44,7 +47,7 @@ def _git(*args: str, stdin: bytes | None = None) -> bytes:
 
 def read_sources(kind: str = "index") -> dict[str, bytes]:
     """Relative path -> content of the files in :data:`SOURCES` plus ``pyproject.toml``."""
-    wanted = (*SOURCES, "pyproject.toml", GRADIO_README)
+    wanted = (*SOURCES, "pyproject.toml", CONSTRAINTS, GRADIO_README)
     if kind == "tree":
         out = {}
         for name in wanted:
@@ -78,21 +81,31 @@ def read_sources(kind: str = "index") -> dict[str, bytes]:
     return out
 
 
-def _pins(pyproject: str) -> dict[str, str]:
-    """Package -> pinned version of pyproject's ``app`` extra."""
-    block = re.search(r"^app = \[(.*?)^\]", pyproject, re.S | re.M)
-    if block is None:
-        raise SystemExit("pyproject.toml has no `app = [...]` extra")
-    return dict(re.findall(r'"([A-Za-z0-9_.-]+)==([^"]+)"', block.group(1)))
+def _pins(pyproject: str, constraints: str) -> dict[str, str]:
+    """Package -> version for each package of pyproject's ``app`` extra, at the version the test
+    suite runs on (``constraints/test.txt``): the Space runs what was tested."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        import tomli as tomllib
+    app = tomllib.loads(pyproject).get("project", {}).get("optional-dependencies", {}).get("app")
+    if not app:
+        raise SystemExit("pyproject.toml has no `app` extra")
+    tested = dict(re.findall(r"^([A-Za-z0-9_.-]+)==(\S+)$", constraints, re.M))
+    names = [re.match(r"[A-Za-z0-9_.-]+", requirement).group(0) for requirement in app]  # type: ignore[union-attr]
+    missing = [name for name in names if name not in tested]
+    if missing:
+        raise SystemExit(f"{CONSTRAINTS} does not pin {', '.join(missing)} of pyproject's app extra")
+    return {name: tested[name] for name in names}
 
 
 def gradio_space(kind: str = "index") -> dict[str, bytes]:
     """The files of the Gradio Space (relative path -> content)."""
     sources = read_sources(kind)
-    pins = _pins(sources.pop("pyproject.toml").decode("utf-8"))
+    pins = _pins(sources.pop("pyproject.toml").decode("utf-8"), sources.pop(CONSTRAINTS).decode("utf-8"))
     readme = sources.pop(GRADIO_README, None)
     if "gradio" not in pins:
-        raise SystemExit("pyproject's app extra does not pin gradio")
+        raise SystemExit("pyproject's app extra does not name gradio")
     where = " from git's index (git add it first)" if kind == "index" else ""
     if "app.py" not in sources:
         raise SystemExit("app.py is missing" + where)
@@ -103,12 +116,12 @@ def gradio_space(kind: str = "index") -> dict[str, bytes]:
     if pinned is None or pinned.group(1) != pins["gradio"]:
         raise SystemExit(
             f"{GRADIO_README} pins sdk_version {pinned.group(1) if pinned else '(none)'} but pyproject's "
-            f"app extra pins gradio=={pins['gradio']}: make the README's sdk_version {pins['gradio']}"
+            f"tests run gradio=={pins['gradio']} ({CONSTRAINTS}): make the README's sdk_version {pins['gradio']}"
         )
     files = dict(sources)
     requirements = "".join(f"{name}=={version}\n" for name, version in sorted(pins.items()) if name != "gradio")
     files["requirements.txt"] = (
-        "# written by scripts/build_spaces.py from pyproject's app extra;\n"
+        "# written by scripts/build_spaces.py: pyproject's app extra at the tested versions;\n"
         "# the Space's sdk_version provides gradio\n" + requirements
     ).encode()
     files["README.md"] = readme
