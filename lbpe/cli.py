@@ -26,10 +26,11 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from lbpe import limits
+from lbpe import __version__, limits
 from lbpe.errors import LbpeError
 from lbpe.load import load
 from lbpe.metrics import RENYI_POWER
+from lbpe.native import backend
 from lbpe.progress import Bar
 from lbpe.tokenizer import MODES, Tokenizer
 
@@ -398,6 +399,7 @@ def _add_serve(sub) -> None:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="lbpe", description="Classic BPE and long-token-first BPE (LBPE).")
+    parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", required=True)
 
     def common(p: argparse.ArgumentParser, *, many: bool = False) -> None:
@@ -492,6 +494,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_cmd_export)
     return parser
+
+
+def _version() -> str:
+    """What ``lbpe --version`` prints: the version, the encoding path in use, the Python."""
+    return f"lbpe {__version__} ({backend().name} path, Python {sys.version.split()[0]})"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
