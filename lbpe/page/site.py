@@ -35,8 +35,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import re
 import shutil
+import sys
 import zipfile
 from pathlib import Path
 
@@ -92,6 +92,7 @@ class _Sources:
                         "static",
                         "lbpe",
                         "pyproject.toml",
+                        "LICENSE",
                         SPACE_README,
                     ],
                     capture_output=True,
@@ -163,16 +164,18 @@ def build_wheel(out_dir: Path, *, root: Path | None = None, sources: str = "tree
     members: list[tuple[str, bytes]] = [(name, src.read(name)) for name in src.modules()]
     project = _project_metadata(src.read("pyproject.toml").decode("utf-8"))
     metadata = (
-        "Metadata-Version: 2.1\n"
+        "Metadata-Version: 2.4\n"
         f"Name: {project['name']}\n"
         f"Version: {version}\n"
         f"Summary: {project['description']} (the browser page's build: the package's code without its "
         "bundled vocabularies or the lbpe command; pip install lbpe for those)\n"
-        f"License: {project['license']}\n"
+        f"License-Expression: {project['license']}\n"
+        "License-File: LICENSE\n"
         f"Requires-Python: {project['requires-python']}\n"
     )
     wheel = "Wheel-Version: 1.0\nGenerator: lbpe.page.site\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
     members.append((f"{dist_info}/METADATA", metadata.encode()))
+    members.append((f"{dist_info}/licenses/LICENSE", src.read("LICENSE")))
     members.append((f"{dist_info}/WHEEL", wheel.encode()))
     # No console script: without the vocabularies, an installed `lbpe` command would fail
     members.append((f"{dist_info}/top_level.txt", b"lbpe\n"))
@@ -192,19 +195,24 @@ def build_wheel(out_dir: Path, *, root: Path | None = None, sources: str = "tree
 
 
 def _project_metadata(pyproject: str) -> dict[str, str]:
-    """name, description, license and requires-python of pyproject.toml's ``[project]`` table
-    (read with a few regular expressions: ``tomllib`` is not in Python 3.10)."""
-    table = re.search(r"^\[project\]\n(.*?)(?=^\[)", pyproject, re.S | re.M)
-    if table is None:
-        raise LbpeError("pyproject.toml has no [project] table")
+    """name, description, SPDX licence expression and requires-python of pyproject.toml's
+    ``[project]`` table (read by ``tomllib``; on Python 3.10 its backport ``tomli``)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        try:
+            import tomli as tomllib
+        except ModuleNotFoundError:
+            raise LbpeError("reading pyproject.toml on Python 3.10 needs tomli: python -m pip install tomli") from None
+    try:
+        project = tomllib.loads(pyproject)["project"]
+    except (tomllib.TOMLDecodeError, KeyError) as exc:
+        raise LbpeError(f"pyproject.toml has no readable [project] table: {exc}") from None
     out = {}
-    for key in ("name", "description", "requires-python"):
-        m = re.search(r'^%s = "([^"]*)"' % re.escape(key), table.group(1), re.M)
-        if m is None:
-            raise LbpeError(f"pyproject.toml's [project] has no {key} string")
-        out[key] = m.group(1)
-    m = re.search(r'^license = \{ text = "([^"]*)" \}', table.group(1), re.M)
-    out["license"] = m.group(1) if m else "UNKNOWN"
+    for key in ("name", "description", "requires-python", "license"):
+        if not isinstance(project.get(key), str):
+            raise LbpeError(f"pyproject.toml's [project] has no {key} string (license: an SPDX expression)")
+        out[key] = project[key]
     return out
 
 
