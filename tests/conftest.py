@@ -172,6 +172,8 @@ SLOW = {
     ("test_pretokenize", "test_unicode_version_skew_is_small"): "every code point, every pattern",
     ("test_service", "test_gpt2_pair_and_single_files_open_as_the_loader_reads_them"): "every GPT-2 file layout",
     ("test_service", "test_a_rank_file_without_a_known_name_asks_for_its_pretokenizer"): "every rank file",
+    ("test_packaging", "test_wheel_metadata_states_the_licence_types_and_ranges"): "builds the sdist and the wheel",
+    ("test_packaging", "test_sdist_carries_its_tests_and_they_run"): "builds the sdist and runs its tests",
 }
 
 #: The largest vocabulary files (128K-256K tokens of tokenizer.json): loading each costs seconds
