@@ -46,6 +46,15 @@ def run_cli(
     return subprocess.run([*CLI, *args], input=input, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
 
 
+def pyproject() -> dict:
+    """pyproject.toml, parsed (tomllib; its backport tomli on Python 3.10)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        import tomli as tomllib
+    return tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
+
+
 def data_file(relative: str) -> Path:
     """Path of a fetched file; fails the test with the fix when it is missing."""
     path = DATA / relative

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import math
+import sys
 
 import pytest
 
@@ -23,6 +24,8 @@ def sample() -> str:
 @pytest.mark.parametrize("name", list(VOCAB_PRESETS))
 @pytest.mark.parametrize("mode", ["bpe", "lbpe"])
 def test_equal_to_tokenization_scorer(name, mode):
+    if sys.version_info < (3, 11):  # the reference package itself requires Python 3.11+
+        pytest.skip("tokenization-scorer (the reference) does not install on Python 3.10; 3.11+ run this")
     from tokenization_scorer.metrics import get_metric
 
     tok = load_preset(name)

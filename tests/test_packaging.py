@@ -15,14 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, run_cli
+from tests.conftest import ROOT, pyproject, run_cli
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:
-    import tomli as tomllib
-
-PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
+PYPROJECT = pyproject()
 
 
 @pytest.fixture(scope="module")

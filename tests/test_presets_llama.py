@@ -14,12 +14,11 @@ import subprocess
 import sys
 
 import pytest
-import tomllib
 
 import lbpe
 from lbpe.examples import DEFAULT_EXAMPLE
 from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset, preset_path, sample_corpus
-from tests.conftest import ROOT, data_file
+from tests.conftest import ROOT, data_file, pyproject
 
 TEXTS = [
     "The Capitals of Europe hold the geographers' maps.",
@@ -101,7 +100,7 @@ def test_the_playground_opens_with_the_default_a_real_models_llama_family_vocabu
 
 
 def test_every_bundled_file_is_package_data():
-    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]["package-data"]
+    patterns = pyproject()["tool"]["setuptools"]["package-data"]
     data = ROOT / "lbpe" / "data"
     for name in VOCAB_PRESETS:
         rel = preset_path(name).relative_to(data).as_posix()
