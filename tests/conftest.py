@@ -155,6 +155,7 @@ SLOW = {
     ("test_pickle", "test_spawn_pool_and_process_pool_executor"): "spawned processes load the tokenizer",
     ("test_pickle", "test_ray_tasks_receive_a_tokenizer"): "Ray",
     ("test_shards", "test_ray_engine_writes_the_same_shards"): "Ray",
+    ("test_export_safety", "test_workers_end_when_the_export_is_killed"): "an export killed, then resumed",
     ("test_pickle", "test_a_pickle_is_about_the_size_of_the_file"): "pickles the large vocabularies",
     ("test_pretokenize", "test_hypothesis_bmp_text_equals_reference"): "many generated texts per pattern",
     ("test_pretokenize", "test_hypothesis_every_code_point_equals_plain"): "every code point, every pattern",
