@@ -158,6 +158,7 @@ SLOW = {
     ("test_export_formats", "test_ray_engine_writes_the_same_bytes_in_every_format"): "Ray",
     ("test_export_formats", "test_megatron_indexed_dataset_reads_it"): "imports torch and megatron-core (~14 s)",
     ("test_export_formats", "test_datatrove_reader_reads_it"): "imports torch and datatrove (~7 s)",
+    ("test_export_formats", "test_datatrove_writes_the_same_files_in_bpe_mode"): "imports datatrove (~7 s)",
     ("test_export_formats", "test_litdata_streaming_dataset_reads_it"): "imports torch and LitData (~7 s)",
     ("test_export_safety", "test_a_second_writer_fails_at_once_and_the_export_stays_right"): "exports 24,000 documents",
     ("test_export_safety", "test_workers_end_when_the_export_is_killed"): "an export killed, then resumed",

@@ -195,7 +195,8 @@ def test_same_bytes_on_one_or_two_processes_and_after_a_resume(tmp_path, fmt):
 
 
 def test_megatron_indexed_dataset_reads_it(tmp_path):
-    from megatron.core.datasets.indexed_dataset import IndexedDataset
+    import torch
+    from megatron.core.datasets.indexed_dataset import IndexedDataset, IndexedDatasetBuilder
 
     path, docs = corpus(tmp_path)
     for preset, dtype in (("gpt2", np.uint16), ("cl100k_base", np.int32)):
@@ -210,6 +211,13 @@ def test_megatron_indexed_dataset_reads_it(tmp_path):
             assert ds.document_indices.tolist() == list(range(len(ds) + 1))  # one sequence per document
             got += [ds[i].tolist() for i in range(len(ds))]
         assert got == encoded(tok, docs, eos=eot)
+        # megatron-core's own writer, given the same documents, writes the same bytes
+        builder = IndexedDatasetBuilder(str(tmp_path / "theirs.bin"), dtype=dtype)
+        for ids in encoded(tok, docs, eos=eot)[: index["shards"][0]["documents"]]:
+            builder.add_document(torch.tensor(ids, dtype=torch.int64), [len(ids)])
+        builder.finalize(str(tmp_path / "theirs.idx"))
+        for suffix in ("bin", "idx"):
+            assert (out / f"train-00000.{suffix}").read_bytes() == (tmp_path / f"theirs.{suffix}").read_bytes()
 
 
 def test_datatrove_reader_reads_it(tmp_path):
@@ -230,6 +238,32 @@ def test_datatrove_reader_reads_it(tmp_path):
         ids, positions = item["input_ids"].tolist(), item["positions"].tolist()
         starts = [k for k, p in enumerate(positions) if p == 0] + [total]
         assert [ids[a:b] for a, b in zip(starts, starts[1:])] == want
+
+
+def test_datatrove_writes_the_same_files_in_bpe_mode(tmp_path):
+    """In BPE mode the export is byte for byte what datatrove's own DocumentTokenizer writes
+    (with the model's tokenizer.json and its EOS after each document)."""
+    from datatrove.data import Document
+    from datatrove.pipeline.tokens.tokenizer import DocumentTokenizer
+
+    import lbpe
+
+    tokenizer_json = data_file("hf/mistral_v0.1/tokenizer.json")
+    docs = paragraphs(300)
+    step = DocumentTokenizer(
+        str(tmp_path / "theirs"),
+        tokenizer_name_or_path=str(tokenizer_json),
+        eos_token="</s>",
+        shuffle_documents=False,
+        save_filename="x",
+    )
+    step.run(iter(Document(text=d, id=str(i)) for i, d in enumerate(docs)), rank=0, world_size=1)
+    path = tmp_path / "in.jsonl"
+    path.write_text("".join(json.dumps({"text": d}) + "\n" for d in docs), encoding="utf-8")
+    export_shards(lbpe.load(tokenizer_json), [path], tmp_path / "ours", mode="bpe", format="datatrove", eos="</s>")
+    for suffix in (".ds", ".ds.index"):
+        theirs = (tmp_path / "theirs" / f"x_00000_unshuffled{suffix}").read_bytes()
+        assert (tmp_path / "ours" / "train" / f"00000{suffix}").read_bytes() == theirs
 
 
 def test_litdata_streaming_dataset_reads_it(tmp_path):
