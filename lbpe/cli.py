@@ -4,9 +4,9 @@
     lbpe compare --vocab PATH [--pattern NAME] [FILE|-]
     lbpe explain [--vocab PATH|PRESET] [--json] TEXT...      (e.g. lbpe explain --vocab gpt2 Capitals)
     lbpe stats [--vocab PATH|PRESET] [--json] [--renyi-power P] [--lines] [--text-field F] [--skip-bad] INPUT...
-    lbpe export [--vocab PATH|PRESET] --mode {bpe,lbpe} --out DIR [--num-proc N | --engine ray [--address A]]
-                [--resume] [--lines]
-                [--text-field F] [--skip-bad] [--shard-tokens N] [--separator-id ID] INPUT...
+    lbpe export [--vocab PATH|PRESET] --mode {bpe,lbpe} --out DIR [--format F] [--eos TOKEN]
+                [--shuffle] [--seed N] [--val-fraction F] [--num-proc N | --engine ray [--address A]]
+                [--resume] [--lines] [--text-field F] [--skip-bad] [--shard-tokens N] INPUT...
     lbpe train --vocab-size N [--style {gpt2,llama}] [--unit {char,byte}] [--scaffold] [--pattern NAME]
                [--bos|--eos|--pad|--unk TOKEN] -o DIR/tokenizer.json FILE...
     lbpe build-web --out DIR [--space [DIR]] [--root DIR]
@@ -264,20 +264,36 @@ def _cmd_export(args: argparse.Namespace, out: TextIO) -> None:
         bar.count(documents=documents, tokens=tokens)
         update(min(done, total), total)
 
+    eos = args.eos
+    if args.separator_id is not None:
+        print("lbpe export: --separator-id is deprecated; use --eos ID (or the token's spelling)", file=sys.stderr)
+        if eos is not None:
+            raise LbpeError("give the end-of-text token once, with --eos (--separator-id is its deprecated name)")
+        eos = args.separator_id
+
+    def warn(message: str) -> None:
+        bar.close()
+        print(f"lbpe export: {message}", file=sys.stderr)
+
     try:
         index = export_shards(
             tok,
             args.files,
             args.out,
             mode=args.mode,
+            format=args.format,
+            eos=eos,
             lines=args.lines,
             text_field=args.text_field,
             shard_tokens=args.shard_tokens,
             num_proc=args.num_proc or os.cpu_count() or 1,
             resume=args.resume,
             skip_bad=args.skip_bad,
-            separator_id=args.separator_id,
+            shuffle=args.shuffle,
+            seed=args.seed,
+            val_fraction=args.val_fraction,
             progress=progress,
+            warn=warn,
             engine=args.engine,
             address=args.address,
         )
@@ -287,23 +303,29 @@ def _cmd_export(args: argparse.Namespace, out: TextIO) -> None:
     finally:
         bar.close()
     skipped = f"; skipped {index['skipped_documents']:,} bad document(s)" if index["skipped_documents"] else ""
+    val = (
+        f"; val: {len(index['val_shards'])} shard(s), {index['val_documents']:,} documents, {index['val_tokens']:,} ids"
+        if index["val_shards"]
+        else ""
+    )
     print(
-        f"wrote {args.out}: {len(index['shards'])} shard(s), {index['documents']:,} documents, "
-        f"{index['tokens']:,} ids as {index['dtype']}{skipped}",
+        f"wrote {args.out} ({index['container']}): {len(index['shards'])} shard(s), {index['documents']:,} documents, "
+        f"{index['tokens']:,} ids as {index['dtype']}{val}{skipped}",
         file=sys.stderr,
     )
 
 
 def _kept(folder: str) -> str:
     """What an interrupted export left: its complete shards (from its index)."""
-    import json
-    from pathlib import Path
+    from lbpe.shards import read_index
 
     try:
-        index = json.loads((Path(folder) / "index.json").read_text("utf-8"))
-    except (OSError, ValueError):
+        index = read_index(folder)
+    except LbpeError:
         return f"no shard was complete, nothing is kept in {folder};"
-    return f"{len(index['shards'])} complete shard(s) ({index['documents']:,} documents) are kept in {folder};"
+    count = len(index["shards"]) + len(index.get("val_shards", []))
+    documents = index["documents"] + index.get("val_documents", 0)
+    return f"{count} complete shard(s) ({documents:,} documents) are kept in {folder};"
 
 
 def _add_train(sub) -> None:
@@ -465,11 +487,34 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_cmd_stats)
 
-    p = sub.add_parser("export", help="token ids of a corpus as .npy shards (+ offsets and index.json)")
+    p = sub.add_parser("export", help="token ids of a corpus as shards a trainer reads (npy, nanoGPT, llm.c, ...)")
     common(p, many=True)
     _add_inputs(p)
     p.add_argument("--mode", required=True, choices=MODES, help="bpe (classic) or lbpe (long-token-first)")
-    p.add_argument("--out", required=True, help="the folder for tokens-*.npy, offsets-*.npy and index.json")
+    p.add_argument("--out", required=True, help="the folder for the shards and lbpe-index.json")
+    p.add_argument(
+        "--format",
+        choices=("npy", "nanogpt", "llmc", "megatron", "datatrove", "litdata"),
+        default="npy",
+        help="npy (default: tokens-*.npy + offsets-*.npy), nanogpt (train.bin/val.bin), llmc (llm.c .bin), "
+        "megatron (.bin + .idx), datatrove (.ds + .ds.index), litdata (StreamingDataset chunks)",
+    )
+    p.add_argument(
+        "--eos",
+        default=None,
+        metavar="TOKEN",
+        help="the end-of-text token, by spelling (e.g. '<|endoftext|>', '</s>') or id, once per document "
+        "(before each for llmc, as llm.c does; after each for the others)",
+    )
+    p.add_argument("--shuffle", action="store_true", help="documents of each shard in a random order (see --seed)")
+    p.add_argument("--seed", type=int, default=0, help="seed of --shuffle and --val-fraction (default 0)")
+    p.add_argument(
+        "--val-fraction",
+        type=float,
+        default=0.0,
+        metavar="F",
+        help="hold out about this share of the documents as a validation split (e.g. 0.005; chosen by --seed)",
+    )
     p.add_argument(
         "--shard-tokens",
         type=int,
@@ -490,7 +535,7 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="with --engine ray: the cluster (e.g. ray://head:10001; default: $RAY_ADDRESS, or a local instance)",
     )
-    p.add_argument("--separator-id", type=int, default=None, help="an id appended to each document (e.g. end of text)")
+    p.add_argument("--separator-id", type=int, default=None, help="deprecated: use --eos ID")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_cmd_export)
     return parser

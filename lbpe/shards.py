@@ -1,36 +1,43 @@
-"""Token shards: a corpus encoded into numbered ``.npy`` files that a training loop memory-maps.
+"""Token shards: a corpus encoded into the files a training loop reads.
 
 ``export_shards`` reads documents (:mod:`lbpe.documents`), encodes them in one mode on
-``num_proc`` processes, and writes to a folder::
+``num_proc`` processes (or Ray Data) and writes them, in input order, as shards of one of the
+formats of :mod:`lbpe.export_formats` (``npy``, ``nanogpt``, ``llmc``, ``megatron``,
+``datatrove``, ``litdata``), with ``lbpe-index.json``: vocabulary, its SHA-256, mode, format,
+dtype, the end-of-text id and where it goes, and per shard its documents, tokens, inputs and
+every file's size and SHA-256.
 
-    tokens-00000.npy    1-D uint16 (every id < 65536) or uint32: the documents' ids, one after another
-    offsets-00000.npy   1-D int64, documents + 1 entries: where each document starts (and the end)
-    index.json          vocabulary, its SHA-256, mode, dtype, and per shard: documents, tokens, inputs
+One export writes into a folder at a time (``fcntl.flock`` on ``.lbpe-export.lock`` there; a
+second one fails at once naming the holder). A shard is written under a name unique to the
+writer and renamed when complete, and the index is rewritten (also atomically) after each
+shard, so Ctrl-C, a crash, a full disk or a bad document leaves only complete shards;
+``resume=True`` checks each kept shard against the index (size and SHA-256), redoes from the
+first one that differs, and continues. When the export stops (a bad document without
+``skip_bad``, Ctrl-C), the documents completed so far are kept as a last shard.
 
-A shard is written under a temporary name and renamed when complete, and ``index.json`` is
-rewritten (also atomically) after each shard, so Ctrl-C, a crash or a bad document leaves only
-complete shards; ``resume=True`` continues after them. When the export stops (a bad document
-without ``skip_bad``, Ctrl-C), the documents completed so far are kept as a last shard.
-
-Read a shard with ``numpy.load(path, mmap_mode="r")``: document ``i`` of a shard is
-``tokens[offsets[i]:offsets[i + 1]]``.
+``npy`` shards: ``numpy.load(path, mmap_mode="r")``; document ``i`` of a shard is
+``tokens[offsets[i]:offsets[i + 1]]`` (:class:`ShardDataset` does it for every shard).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import logging
 import os
+import platform
+import random
+import shutil
 import signal
 import sys
 import threading
+import warnings
 from array import array
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass, field
 from itertools import accumulate
 from pathlib import Path
 from typing import BinaryIO
@@ -47,12 +54,24 @@ from lbpe.documents import (
     records_of_bytes,
 )
 from lbpe.errors import LbpeError
+from lbpe.export_formats import FORMATS, Container, container, tmp_name, write_file
 from lbpe.tokenizer import MODES, Mode, Tokenizer
 from lbpe.workers import process_pool, worker_tokenizer
 
-__all__ = ["export_shards", "vocab_sha256", "ShardDataset", "SHARD_FORMAT", "DEFAULT_SHARD_TOKENS"]
+__all__ = [
+    "export_shards",
+    "eos_id",
+    "vocab_sha256",
+    "ShardDataset",
+    "FORMATS",
+    "SHARD_FORMAT",
+    "INDEX_NAME",
+    "DEFAULT_SHARD_TOKENS",
+]
 
-SHARD_FORMAT = "lbpe-shards/1"
+SHARD_FORMAT = "lbpe-shards/2"
+#: The index format of lbpe's first exports (npy shards, ``index.json``), still read by :class:`ShardDataset`.
+OLD_SHARD_FORMAT = "lbpe-shards/1"
 #: Tokens per shard unless asked otherwise (200 MB at uint16); a shard ends between documents.
 DEFAULT_SHARD_TOKENS = 100_000_000
 #: Characters of text per batch sent to a worker.
@@ -89,6 +108,25 @@ def vocab_sha256(tok: Tokenizer) -> str:
     return h.hexdigest()
 
 
+def read_index(folder: str | os.PathLike[str]) -> dict:
+    """The index of an export folder: ``lbpe-index.json``, or the ``index.json`` of an earlier
+    lbpe (npy shards) when it is lbpe's format."""
+    folder = Path(folder)
+    for name in (INDEX_NAME, OLD_INDEX_NAME):
+        path = folder / name
+        if not path.is_file():
+            continue
+        try:
+            index = json.loads(path.read_text("utf-8"))
+        except (OSError, ValueError) as exc:
+            raise LbpeError(f"{path}: not readable ({exc}); is it an lbpe export folder?") from None
+        if isinstance(index, dict) and index.get("format") in (SHARD_FORMAT, OLD_SHARD_FORMAT):
+            return index
+        if name == INDEX_NAME:
+            raise LbpeError(f"{path} is not {SHARD_FORMAT}")
+    raise LbpeError(f"{folder}: no {INDEX_NAME} (nor an earlier lbpe's index.json); is it an lbpe export folder?")
+
+
 class ShardDataset:
     """The documents of a shard folder as a sequence (a PyTorch-style map dataset): ``len(ds)``
     documents, ``ds[i]`` the ids of document ``i`` as a read-only numpy view into the
@@ -98,18 +136,22 @@ class ShardDataset:
         loader = torch.utils.data.DataLoader(ds, batch_size=None)
     """
 
-    def __init__(self, folder: str | os.PathLike[str]) -> None:
+    def __init__(self, folder: str | os.PathLike[str], *, split: str = "train") -> None:
         import numpy as np
 
         self.folder = Path(folder)
-        try:
-            self.index = json.loads((self.folder / "index.json").read_text("utf-8"))
-        except (OSError, ValueError) as exc:
-            raise LbpeError(f"{self.folder}: no readable index.json ({exc}); is it an lbpe export folder?") from None
-        if self.index.get("format") != SHARD_FORMAT:
-            raise LbpeError(f"{self.folder}: index.json is not {SHARD_FORMAT}")
-        self._tokens = [np.load(self.folder / s["tokens_file"], mmap_mode="r") for s in self.index["shards"]]
-        self._offsets = [np.load(self.folder / s["offsets_file"]) for s in self.index["shards"]]
+        self.index = read_index(self.folder)
+        kind = self.index.get("container", "npy")
+        if kind != "npy":
+            raise LbpeError(
+                f"{self.folder} holds a {kind} export; ShardDataset reads npy exports (read this one with its "
+                "trainer's own reader, see lbpe.export_formats)"
+            )
+        if split not in ("train", "val"):
+            raise LbpeError(f"split must be 'train' or 'val', not {split!r}")
+        shards = self.index["shards"] if split == "train" else self.index.get("val_shards", [])
+        self._tokens = [np.load(self.folder / s["tokens_file"], mmap_mode="r") for s in shards]
+        self._offsets = [np.load(self.folder / s["offsets_file"]) for s in shards]
         self._starts = np.cumsum([0] + [len(o) - 1 for o in self._offsets])
 
     def __len__(self) -> int:
@@ -154,165 +196,305 @@ def _encode_batch(tok: Tokenizer | None, mode: Mode, texts: list) -> tuple[bytes
 
 # ---- the shard folder ----
 
-_HEADER_LEN = 128  # fixed, so the shape can be rewritten in place once the count is known
+#: The export's own index (a name no consumer takes for its own: LitData reads ``index.json``).
+INDEX_NAME = "lbpe-index.json"
+#: What lbpe called it before; :class:`ShardDataset` still reads one of lbpe's format.
+OLD_INDEX_NAME = "index.json"
+#: One writer per folder: held with ``fcntl.flock`` while an export writes there.
+LOCK_NAME = ".lbpe-export.lock"
+SPLITS = ("train", "val")
+#: Errors that mean the disk (or a size limit) is full, not that the export is wrong.
+_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 
 
-def _npy_header(descr: str, count: int) -> bytes:
-    """The header of a 1-D ``.npy`` file of ``count`` items (format 1.0, :data:`_HEADER_LEN` bytes)."""
-    body = f"{{'descr': '{descr}', 'fortran_order': False, 'shape': ({count},), }}".encode("latin1")
-    pad = _HEADER_LEN - 10 - len(body) - 1
-    return b"\x93NUMPY\x01\x00" + (_HEADER_LEN - 10).to_bytes(2, "little") + body + b" " * pad + b"\n"
+def _file_digest(path: Path) -> dict:
+    h = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as f:
+        while block := f.read(1 << 22):
+            h.update(block)
+            size += len(block)
+    return {"bytes": size, "sha256": h.hexdigest()}
 
 
-class NpyWriter:
-    """Append unsigned integers to a 1-D ``.npy`` file (``uint16`` or ``uint32``)."""
+def _file_problem(path: Path, want: dict) -> str | None:
+    """Why ``path`` is not the file the index recorded (``None`` when it is)."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return "missing"
+    if size != want["bytes"]:
+        return f"{size:,} bytes, the index recorded {want['bytes']:,}"
+    if _file_digest(path)["sha256"] != want["sha256"]:
+        return "its SHA-256 differs from the index's (the file was changed after it was written)"
+    return None
 
-    def __init__(self, f: BinaryIO, *, itemsize: int) -> None:
-        if itemsize not in (2, 4):
-            raise ValueError("itemsize must be 2 (uint16) or 4 (uint32)")
-        self.f = f
-        self.itemsize = itemsize
-        self.typecode = "H" if itemsize == 2 else "I" if array("I").itemsize == 4 else "L"
-        self.descr = "<u2" if itemsize == 2 else "<u4"
+
+def _in_val(seed: int, record: int, fraction: float) -> bool:
+    """Whether document ``record`` (its number in the inputs) is held out: a hash of the seed
+    and the number, so the split is the same on any number of processes and on resume."""
+    digest = hashlib.sha256(f"lbpe-val:{seed}:{record}".encode()).digest()
+    return int.from_bytes(digest[:8], "little") < fraction * (1 << 64)
+
+
+class _Stream:
+    """The shards of one split and the shard being written (its temporary token file)."""
+
+    def __init__(self, split: str) -> None:
+        self.split = split
+        self.shards: list[dict] = []
+        self.file: BinaryIO | None = None
+        self.tmp: Path | None = None
         self.count = 0
-        f.write(self._header())
-
-    def _header(self) -> bytes:
-        return _npy_header(self.descr, self.count)
-
-    def write(self, ids: Sequence[int]) -> None:
-        if isinstance(ids, array) and ids.typecode == self.typecode:
-            data = ids
-        else:
-            try:
-                data = array(self.typecode, ids)  # refuses a value that does not fit
-            except OverflowError:
-                raise LbpeError(f"token id {max(ids)} does not fit {self.descr}") from None
-        if sys.byteorder == "big":
-            data.byteswap()
-        self.f.write(data.tobytes())
-        self.count += len(ids)
-
-    def truncate(self, count: int) -> None:
-        """Forget every id after the first ``count``."""
-        if count < self.count:
-            self.f.truncate(_HEADER_LEN + count * self.itemsize)
-            self.f.seek(0, os.SEEK_END)
-            self.count = count
-
-    def close(self) -> None:
-        self.f.seek(0)
-        self.f.write(self._header())
-        self.f.seek(0, os.SEEK_END)
+        self.offsets: list[int] = [0]
+        self.inputs: list[str] = []
+        self.started = False  # the current document has begun (its ids or leading end-of-text written)
 
 
-@dataclass
 class _Shards:
-    out: Path
-    header: dict
-    shard_tokens: int
-    shards: list[dict] = field(default_factory=list)
-    skipped: int = 0
-    messages: list[str] = field(default_factory=list)
-    records: int = 0  # records consumed through the last completed document
-    writer: NpyWriter | None = None  # the shard being written (its file is ``writer.f``)
-    offsets: list[int] = field(default_factory=list)
-    inputs: list[str] = field(default_factory=list)
+    def __init__(
+        self,
+        out: Path,
+        header: dict,
+        shard_tokens: int,
+        fmt: Container,
+        *,
+        eos: int | None,
+        val_fraction: float,
+        seed: int,
+        shuffle: bool,
+    ) -> None:
+        self.out = out
+        self.header = header
+        self.shard_tokens = shard_tokens
+        self.fmt = fmt
+        self.val_fraction = val_fraction
+        self.seed = seed
+        self.shuffle = shuffle
+        self.itemsize = 2 if header["dtype"] == "uint16" else 4
+        self.typecode = "H" if self.itemsize == 2 else "I" if array("I").itemsize == 4 else "L"
+        self.eos = array("I", [] if eos is None else [eos])
+        self.streams = {split: _Stream(split) for split in SPLITS}
+        self.skipped = 0
+        self.messages: list[str] = []
+        self.records = 0  # records consumed through the last completed document
 
-    def _name(self, kind: str) -> Path:
-        return self.out / f"{kind}-{len(self.shards):05d}.npy"
+    def stream_of(self, record: int) -> _Stream:
+        if self.val_fraction and _in_val(self.seed, record, self.val_fraction):
+            return self.streams["val"]
+        return self.streams["train"]
 
-    def _open(self) -> NpyWriter:
-        tmp = Path(str(self._name("tokens")) + ".tmp")
-        self.writer = NpyWriter(open(tmp, "w+b"), itemsize=2 if self.header["dtype"] == "uint16" else 4)
-        self.offsets = [0]
-        self.inputs = []
-        return self.writer
+    def _open(self, s: _Stream) -> BinaryIO:
+        final = self.out / self.fmt.token_file(s.split, len(s.shards))
+        final.parent.mkdir(exist_ok=True)
+        s.tmp = tmp_name(final)
+        s.file = open(s.tmp, "w+b")
+        s.file.write(b"\0" * self.fmt.header_bytes)
+        s.count, s.offsets, s.inputs = 0, [0], []
+        return s.file
 
-    def writing(self) -> NpyWriter:
-        """The writer of the shard being written, opened on first use."""
-        return self._open() if self.writer is None else self.writer
+    def _write(self, s: _Stream, ids: array) -> None:
+        f = s.file or self._open(s)
+        if ids.typecode != self.typecode:
+            try:
+                ids = array(self.typecode, ids)  # refuses a value that does not fit
+            except OverflowError:
+                raise LbpeError(f"token id {max(ids)} does not fit {self.header['dtype']}") from None
+        elif sys.byteorder == "big":
+            ids = array(self.typecode, ids)
+        if sys.byteorder == "big":
+            ids.byteswap()
+        f.write(ids.tobytes())
+        s.count += len(ids)
 
-    def add(self, ids: array) -> None:
-        self.writing().write(ids)
+    def _begin(self, s: _Stream) -> None:
+        if not s.started:
+            s.started = True
+            if self.fmt.eos_before and self.eos:
+                self._write(s, self.eos)
+
+    def add(self, record: int, ids: array) -> None:
+        s = self.stream_of(record)
+        self._begin(s)
+        self._write(s, ids)
 
     def end_document(self, record: int, source: str) -> None:
-        writer = self.writing()
-        self.offsets.append(writer.count)
+        s = self.stream_of(record)
+        self._begin(s)
+        if self.eos and not self.fmt.eos_before:
+            self._write(s, self.eos)
+        if s.file is None:
+            self._open(s)
+        s.offsets.append(s.count)
+        s.started = False
         self.records = record
-        if not self.inputs or self.inputs[-1] != source:
-            self.inputs.append(source)
-        if writer.count >= self.shard_tokens:
+        if not s.inputs or s.inputs[-1] != source:
+            s.inputs.append(source)
+        if s.count >= self.shard_tokens:
             self.close_shard()
 
     def add_documents(self, metas: list[tuple[int, bool, str]], lengths: array, ids: array) -> bool:
         """Whole documents at once (``lengths[k]`` ids each, in ``ids``), when they fit in the
-        shard being written without reaching its size; ``False`` (nothing written) otherwise,
+        shards being written without reaching their size; ``False`` (nothing written) otherwise,
         and the caller adds them one by one."""
-        writer = self.writing()
-        if writer.count + len(ids) >= self.shard_tokens:
-            return False
-        start = writer.count
-        writer.write(ids)
-        self.offsets += list(accumulate(lengths, initial=start))[1:]
+        eos, before = self.eos, self.fmt.eos_before
+        if not eos and not self.val_fraction:  # the common case: one run, written as it is
+            groups = {"train": (ids, list(accumulate(lengths)), metas)}
+        else:
+            parts: dict[str, tuple[array, list[int], list]] = {}
+            at = 0
+            for meta, n in zip(metas, lengths):
+                split = self.stream_of(meta[0]).split
+                buf, ends, mine = parts.setdefault(split, (array("I"), [], []))
+                if before:
+                    buf.extend(eos)
+                buf.extend(ids[at : at + n])
+                if not before:
+                    buf.extend(eos)
+                at += n
+                ends.append(len(buf))
+                mine.append(meta)
+            groups = parts
+        for split, (buf, _, _) in groups.items():
+            s = self.streams[split]
+            if s.started or s.count + len(buf) >= self.shard_tokens:
+                return False
+        for split, (buf, ends, mine) in groups.items():
+            s = self.streams[split]
+            start = s.count
+            self._write(s, buf)
+            s.offsets += [start + e for e in ends]
+            for _, _, source in mine:
+                if not s.inputs or s.inputs[-1] != source:
+                    s.inputs.append(source)
         self.records = metas[-1][0]
-        for _, _, source in metas:
-            if not self.inputs or self.inputs[-1] != source:
-                self.inputs.append(source)
         return True
 
-    def drop_document(self) -> None:
+    def drop_document(self, record: int) -> None:
         """Forget the ids of the document being written (it turned out bad)."""
-        if self.writer is not None:
-            self.writer.truncate(self.offsets[-1])
+        s = self.stream_of(record)
+        s.started = False
+        if s.file is not None and s.count > s.offsets[-1]:
+            s.file.truncate(self.fmt.header_bytes + s.offsets[-1] * self.itemsize)
+            s.file.seek(0, os.SEEK_END)
+            s.count = s.offsets[-1]
 
-    def close_shard(self) -> None:
-        """Write the shard's documents so far (if any) and the index; drop the rest. Ctrl-C
-        waits until this is done, so a shard is either complete or absent."""
+    def close_shard(self, *, partial: bool = False) -> None:
+        """Write every split's documents so far (if any) as a shard and the index; drop a
+        document in progress. Ctrl-C waits until this is done, so a shard is complete or absent.
+        ``partial``: closed by a stop, before its size (a resume redoes it)."""
         with _interrupts_deferred():
-            self._close_shard()
+            closed = [s for s in self.streams.values() if self._close(s, partial=partial)]
+            for s in closed:
+                self.fmt.folder_files(self.out, s.split, s.shards)
+            if closed:
+                self.write_index(complete=False)
 
-    def _close_shard(self) -> None:
-        if self.writer is None:
-            return
-        self.writer.truncate(self.offsets[-1])
-        writer, file, self.writer = self.writer, self.writer.f, None
-        if len(self.offsets) > 1:
-            writer.close()
+    def _shuffled(self, s: _Stream) -> None:
+        """Rewrite the shard being closed with its documents in a seeded random order."""
+        assert s.file is not None
+        head = self.fmt.header_bytes
+        s.file.seek(head)
+        ids = array(self.typecode)
+        ids.frombytes(s.file.read())
+        n = len(s.offsets) - 1
+        order = list(range(n))
+        random.Random(f"lbpe-shuffle:{self.seed}:{s.split}:{len(s.shards)}").shuffle(order)
+        out, offsets = array(self.typecode), [0]
+        for k in order:
+            out.extend(ids[s.offsets[k] : s.offsets[k + 1]])
+            offsets.append(len(out))
+        s.file.seek(head)
+        s.file.write(out.tobytes())
+        s.offsets = offsets
+
+    def _close(self, s: _Stream, *, partial: bool = False) -> bool:
+        if s.file is None:
+            return False
+        file, tmp = s.file, s.tmp
+        assert tmp is not None
+        s.file = s.tmp = None
+        try:
+            file.truncate(self.fmt.header_bytes + s.offsets[-1] * self.itemsize)
+            if len(s.offsets) == 1:
+                file.close()
+                tmp.unlink()
+                return False
+            if self.shuffle:
+                s.file = file
+                self._shuffled(s)
+                s.file = None
             file.flush()
             os.fsync(file.fileno())
             file.close()
-            tokens, offsets = self._name("tokens"), self._name("offsets")
-            _write_int64_npy(offsets, self.offsets)
-            os.replace(file.name, tokens)
-            self.shards.append(
-                {
-                    "tokens_file": tokens.name,
-                    "offsets_file": offsets.name,
-                    "documents": len(self.offsets) - 1,
-                    "tokens": writer.count,
-                    "records": self.records,
-                    "inputs": self.inputs,
-                }
-            )
-            self.write_index(complete=False)
-        else:
+            number = len(s.shards)
+            names = self.fmt.write_shard(self.out, tmp, s.split, number, self.header["dtype"], s.offsets)
+        except BaseException:
             file.close()
-            os.unlink(file.name)
+            tmp.unlink(missing_ok=True)
+            raise
+        shard = {
+            "tokens_file": names[0],
+            "files": {name: _file_digest(self.out / name) for name in names},
+            "documents": len(s.offsets) - 1,
+            "tokens": s.offsets[-1],
+            "records": self.records,
+            "skipped_documents": self.skipped,
+            "kept_messages": len(self.messages),
+            "inputs": s.inputs,
+        }
+        if partial:
+            shard["partial"] = True
+        if self.fmt.name == "npy":
+            shard["offsets_file"] = names[1]
+        s.shards.append(shard)
+        s.count, s.offsets, s.inputs, s.started = 0, [0], [], False
+        return True
 
-    def write_index(self, *, complete: bool) -> dict:
+    def records_kept(self) -> int:
+        """Documents kept so far: in complete shards and in the shards being written."""
+        return sum(s["documents"] for st in self.streams.values() for s in st.shards) + sum(
+            len(st.offsets) - 1 for st in self.streams.values()
+        )
+
+    def abandon(self) -> None:
+        """Remove the shards being written (after an error that stops the export)."""
+        for s in self.streams.values():
+            if s.file is not None:
+                with contextlib.suppress(OSError):
+                    s.file.close()
+            if s.tmp is not None:
+                s.tmp.unlink(missing_ok=True)
+            s.file = s.tmp = None
+
+    def finish(self) -> dict:
+        """Close the last shards, write what the format makes of a whole export, and mark it complete."""
+        self.close_shard()
+        with _interrupts_deferred():
+            splits = {split: s.shards for split, s in self.streams.items()}
+            for split, shards in splits.items():
+                if shards:
+                    self.fmt.folder_files(self.out, split, shards)
+            made = self.fmt.complete(self.out, splits)
+            return self.write_index(complete=True, files={name: _file_digest(self.out / name) for name in made})
+
+    def write_index(self, *, complete: bool, files: dict | None = None) -> dict:
+        train, val = self.streams["train"].shards, self.streams["val"].shards
         index = {
             **self.header,
             "complete": complete,
-            "documents": sum(s["documents"] for s in self.shards),
-            "tokens": sum(s["tokens"] for s in self.shards),
+            "records": self.records,
+            "documents": sum(s["documents"] for s in train),
+            "tokens": sum(s["tokens"] for s in train),
+            "val_documents": sum(s["documents"] for s in val),
+            "val_tokens": sum(s["tokens"] for s in val),
             "skipped_documents": self.skipped,
             "skipped_messages": self.messages,
-            "shards": self.shards,
+            "shards": train,
+            "val_shards": val,
+            "files": files or {},
         }
-        tmp = self.out / "index.json.tmp"
-        tmp.write_text(json.dumps(index, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        os.replace(tmp, self.out / "index.json")
+        write_file(self.out / INDEX_NAME, (json.dumps(index, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
         return index
 
 
@@ -336,41 +518,130 @@ def _interrupts_deferred() -> Iterator[None]:
         raise KeyboardInterrupt
 
 
-def _write_int64_npy(path: Path, values: list[int]) -> None:
-    data = array("q", values)
-    if sys.byteorder == "big":
-        data.byteswap()
-    tmp = Path(str(path) + ".tmp")
-    with open(tmp, "wb") as f:
-        f.write(_npy_header("<i8", len(values)) + data.tobytes())
-    os.replace(tmp, path)
+@contextlib.contextmanager
+def _folder_lock(out: Path) -> Iterator[None]:
+    """Hold ``out``'s lock file for one writer; a second export into ``out`` fails at once,
+    naming the process that holds it. (Where ``fcntl`` is missing, as on Windows, no lock.)"""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    path = out / LOCK_NAME
+    f = open(path, "a+", encoding="utf-8")
+    try:
+        try:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            f.seek(0)
+            try:
+                holder = json.loads(f.read())
+                who = f"process {holder['pid']} on {holder['host']}: {holder['command']}"
+            except (ValueError, KeyError, TypeError):
+                who = "another process"
+            raise LbpeError(
+                f"{out} is being written by another export ({who}); wait for it to end, or export into another folder"
+            ) from None
+        f.seek(0)
+        f.truncate()
+        f.write(json.dumps({"pid": os.getpid(), "host": platform.node(), "command": " ".join(sys.argv)}))
+        f.flush()
+        try:
+            yield
+        finally:
+            f.seek(0)
+            f.truncate()  # the file stays (removing it would let a waiting writer lock a stale inode)
+            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+    finally:
+        f.close()
 
 
-def _resume_state(out: Path, header: dict) -> dict | None:
-    index_path = out / "index.json"
+def _our_files(out: Path) -> list[Path]:
+    """Every file an export may have left in ``out`` (and its split subfolders), but its lock."""
+    found = [p for p in out.iterdir() if p.is_file() and p.name not in (LOCK_NAME, ".gitkeep")]
+    for split in SPLITS:
+        if (out / split).is_dir():
+            found += [p for p in (out / split).iterdir() if p.is_file() or p.is_dir()]
+    return found
+
+
+def _resume_state(out: Path, header: dict, warn: Callable[[str], None]) -> dict | None:
+    """The index to continue from, with every kept shard checked against it: a shard whose
+    files differ from what the index recorded (size, SHA-256) is dropped with every shard
+    written after it, and ``warn`` says so. ``None`` when there is nothing to resume."""
+    index_path = out / INDEX_NAME
     if not index_path.is_file():
+        if (out / OLD_INDEX_NAME).is_file():
+            raise LbpeError(
+                f"{out} was written by an earlier lbpe (its {OLD_INDEX_NAME} records no checksums), so it cannot "
+                "be resumed safely: export again into an empty folder (ShardDataset still reads the old folder)"
+            )
         return None
     try:
         index = json.loads(index_path.read_text("utf-8"))
     except (OSError, ValueError) as exc:
         raise LbpeError(f"{index_path}: cannot be read to resume ({exc}); start again in an empty folder") from None
-    for key in ("format", "vocab_sha256", "mode", "dtype", "inputs", "lines", "text_field", "separator_id"):
+    for key in ("format", "container", "vocab_sha256", "mode", "dtype", "inputs", "lines", "text_field"):
         if index.get(key) != header.get(key):
             raise LbpeError(
                 f"{out} was written with another {key} ({index.get(key)!r:.80}, now {header.get(key)!r:.80}); "
-                "resume with the same vocabulary, mode and inputs, or export into an empty folder"
+                "resume with the same vocabulary, mode, format and inputs, or export into an empty folder"
             )
-    for shard in index["shards"]:
-        for name in (shard["tokens_file"], shard["offsets_file"]):
-            if not (out / name).is_file():
-                raise LbpeError(f"{out / name} is missing; the folder cannot be resumed: export into an empty folder")
+    for key in ("eos_id", "val_fraction", "seed", "shuffle"):
+        if index.get(key) != header.get(key):
+            raise LbpeError(
+                f"{out} was written with another {key} ({index.get(key)!r}, now {header.get(key)!r}); "
+                "resume with the same options, or export into an empty folder"
+            )
+    shards = {"train": index["shards"], "val": index["val_shards"]}
+    problems: list[str] = []
+    bad_at = None  # the first damaged shard's place in the inputs: it and every later shard are redone
+    joined = index["complete"] and header["container"] == "nanogpt"  # its parts are now train.bin / val.bin
+    if index["complete"]:
+        problems += [f"{n}: {p}" for n, meta in index["files"].items() if (p := _file_problem(out / n, meta))]
+        if problems and joined:
+            bad_at = 0  # everything is redone
+    if not joined:
+        for split in SPLITS:
+            for shard in shards[split]:
+                for name, meta in shard["files"].items():
+                    problem = _file_problem(out / name, meta)
+                    if problem:
+                        problems.append(f"{name}: {problem}")
+                        start = shard["records"]
+                        bad_at = start if bad_at is None else min(bad_at, start)
+    if index["complete"] and not problems:
+        return index
+    if problems:
+        redo = sum(1 for split in SPLITS for s in shards[split] if bad_at is not None and s["records"] >= bad_at)
+        warn(
+            f"{out}: {'; '.join(problems[:5])}{' ...' if len(problems) > 5 else ''}: "
+            f"redoing {redo} shard(s) from the first damaged one"
+        )
+    # a shard closed by a stop (Ctrl-C, a bad document) is redone too, so that a resumed export
+    # cuts its shards where an uninterrupted one does (the same bytes)
+    for split in SPLITS:
+        shards[split] = [s for s in shards[split] if not s.get("partial") and (bad_at is None or s["records"] < bad_at)]
+    last = max((s for split in SPLITS for s in shards[split]), key=lambda s: s["records"], default=None)
+    index["complete"] = False
+    index["records"] = last["records"] if last else 0
+    index["skipped_documents"] = last["skipped_documents"] if last else 0
+    index["skipped_messages"] = index["skipped_messages"][: last["kept_messages"] if last else 0]
+    index["shards"], index["val_shards"] = shards["train"], shards["val"]
+    keep = {INDEX_NAME} | {n for split in SPLITS for s in shards[split] for n in s["files"]}
+    for path in _our_files(out):
+        if path.relative_to(out).as_posix() not in keep:
+            if path.is_dir():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
     return index
 
 
 # ---- the export ----
 
 
-def _whole_or_one_by_one(items, shards: _Shards, separator: array, progress, read_bytes: Callable[[], int]):
+def _whole_or_one_by_one(items, shards: _Shards, progress, read_bytes: Callable[[], int]):
     """The items, with each ``"documents"`` batch written whole when it fits in the current
     shard (then ``None`` is yielded, after ``progress`` is told) or expanded one by one."""
     for item in items:
@@ -378,12 +649,29 @@ def _whole_or_one_by_one(items, shards: _Shards, separator: array, progress, rea
             yield item
             continue
         _, metas, (lengths, ids) = item
-        if not separator and shards.add_documents(metas, lengths, ids):
+        if shards.add_documents(metas, lengths, ids):
             if progress is not None:
-                progress(read_bytes(), len(lengths), len(ids))
+                progress(read_bytes(), len(lengths), len(ids) + len(lengths) * len(shards.eos))
             yield None
             continue
         yield from one_by_one(metas, lengths, ids)
+
+
+def eos_id(tok: Tokenizer, eos: str | int) -> int:
+    """The id of the end-of-text token ``eos``: a special or added token's spelling (e.g.
+    ``"<|endoftext|>"``, ``"</s>"``) or an id."""
+    specials = {**tok.special_tokens, **tok.added_tokens}
+    if isinstance(eos, int) or (isinstance(eos, str) and eos.isdigit()):
+        i = int(eos)
+        if not 0 <= i < tok.n_vocab:
+            raise LbpeError(f"--eos {i} is not an id of this vocabulary (0 to {tok.n_vocab - 1:,})")
+        return i
+    if eos in specials:
+        return specials[eos]
+    listed = ", ".join(sorted(specials, key=specials.__getitem__)[:20]) or "none"
+    raise LbpeError(
+        f"--eos {eos!r} is not a special token of {tok.name} (its special tokens: {listed}); give one or an id"
+    )
 
 
 def export_shards(
@@ -392,23 +680,39 @@ def export_shards(
     out: str | os.PathLike[str],
     *,
     mode: Mode,
+    format: str = "npy",
+    eos: str | int | None = None,
     lines: bool = False,
     text_field: str = "text",
     shard_tokens: int = DEFAULT_SHARD_TOKENS,
     num_proc: int = 1,
     resume: bool = False,
     skip_bad: bool = False,
+    shuffle: bool = False,
+    seed: int = 0,
+    val_fraction: float = 0.0,
     separator_id: int | None = None,
     progress: Callable[[int, int, int], None] | None = None,
+    warn: Callable[[str], None] | None = None,
     engine: str = "local",
     address: str | None = None,
 ) -> dict:
-    """Encode the documents of ``inputs`` into shards in the folder ``out``; returns the index.
+    """Encode the documents of ``inputs`` into shards of ``format`` (:data:`FORMATS`) in the
+    folder ``out``; returns the index (also written to ``out/lbpe-index.json``).
 
     ``progress(input_bytes, documents, tokens)`` is called with the amounts done since the
     last call. A bad document (invalid UTF-8, not JSON, a missing field) stops the export with
     its file and line named, after keeping the documents before it; ``skip_bad`` counts and
-    skips it instead. ``separator_id`` (e.g. an end-of-text id) is appended to each document.
+    skips it instead. ``eos`` (a special token's spelling or an id) is added once per document
+    where the format puts it: before each document for ``llmc`` (as llm.c's prepare scripts),
+    after it for the others. ``shuffle`` puts the documents of each shard in a random order
+    seeded by ``seed``; ``val_fraction`` holds that share of the documents out as a validation
+    split, chosen by a hash of ``seed`` and the document's number (the same on any engine and
+    number of processes). ``warn`` receives what a resume had to redo (damaged shards).
+
+    One export writes into ``out`` at a time (a lock file there); files are written under
+    names unique to the writer and renamed when complete; the index records each file's size
+    and SHA-256, and ``resume`` checks every kept shard against them.
 
     ``engine="ray"`` runs the same per-batch encoding on Ray Data (``address``: a cluster;
     default: the one ``ray.init`` finds, or a local instance): files are read by Ray's
@@ -423,12 +727,20 @@ def export_shards(
         raise LbpeError(f"engine must be 'local' or 'ray', not {engine!r}")
     if shard_tokens < 1:
         raise LbpeError(f"shard_tokens must be at least 1, not {shard_tokens}")
+    if not 0 <= val_fraction < 1:
+        raise LbpeError(f"val_fraction must be at least 0 and below 1, not {val_fraction}")
+    if separator_id is not None:
+        warnings.warn("separator_id is deprecated: use eos=ID", DeprecationWarning, stacklevel=2)
+        if eos is not None:
+            raise LbpeError("give the end-of-text token once: eos (separator_id is its deprecated name)")
+        eos = separator_id
+    fmt = container(format)
     out = Path(out)
-    dtype = "uint16" if tok.n_vocab <= 1 << 16 else "uint32"
-    if separator_id is not None and not 0 <= separator_id < (1 << 16 if dtype == "uint16" else 1 << 32):
-        raise LbpeError(f"separator id {separator_id} does not fit {dtype}")
+    dtype = fmt.dtype(tok.n_vocab)
+    eos_value = None if eos is None else eos_id(tok, eos)
     header = {
         "format": SHARD_FORMAT,
+        "container": fmt.name,
         "vocab": tok.name,
         "vocab_sha256": vocab_sha256(tok),
         "n_vocab": tok.n_vocab,
@@ -437,29 +749,86 @@ def export_shards(
         "inputs": [str(p) for p in inputs],
         "lines": lines,
         "text_field": text_field,
-        "separator_id": separator_id,
+        "eos_id": eos_value,
+        "eos_position": None if eos_value is None else "before" if fmt.eos_before else "after",
+        "shuffle": shuffle,
+        "seed": seed,
+        "val_fraction": val_fraction,
         "shard_tokens": shard_tokens,
     }
     input_bytes(inputs)  # every input readable, before anything is written
     out.mkdir(parents=True, exist_ok=True)
-    previous = _resume_state(out, header) if resume else None
+    with _folder_lock(out):
+        return _export_locked(
+            tok,
+            inputs,
+            out,
+            header,
+            fmt,
+            eos_value,
+            mode=mode,
+            lines=lines,
+            text_field=text_field,
+            shard_tokens=shard_tokens,
+            num_proc=num_proc,
+            resume=resume,
+            skip_bad=skip_bad,
+            shuffle=shuffle,
+            seed=seed,
+            val_fraction=val_fraction,
+            progress=progress,
+            warn=warn or (lambda message: None),
+            engine=engine,
+            address=address,
+        )
+
+
+def _export_locked(
+    tok: Tokenizer,
+    inputs,
+    out: Path,
+    header: dict,
+    fmt: Container,
+    eos: int | None,
+    *,
+    mode: Mode,
+    lines: bool,
+    text_field: str,
+    shard_tokens: int,
+    num_proc: int,
+    resume: bool,
+    skip_bad: bool,
+    shuffle: bool,
+    seed: int,
+    val_fraction: float,
+    progress,
+    warn: Callable[[str], None],
+    engine: str,
+    address: str | None,
+) -> dict:
+    for stray in [*out.glob("*.tmp"), *out.glob("*/*.tmp"), *out.glob("*/.litdata-*")]:
+        if stray.is_dir():
+            shutil.rmtree(stray, ignore_errors=True)
+        else:
+            stray.unlink(missing_ok=True)  # a writer that was killed left it (we hold the lock)
+    previous = _resume_state(out, header, warn) if resume else None
     if previous is None:
-        leftovers = sorted(p.name for p in out.iterdir() if p.name != ".gitkeep")
+        leftovers = sorted(p.relative_to(out).as_posix() for p in _our_files(out))
         if leftovers:
             raise LbpeError(
                 f"{out} is not empty ({', '.join(leftovers[:3])}{', ...' if len(leftovers) > 3 else ''}); "
                 "export into an empty folder, or pass --resume to continue an export there"
             )
-    for stray in out.glob("*.tmp"):
-        stray.unlink()
-    shards = _Shards(out, header, shard_tokens)
+    shards = _Shards(out, header, shard_tokens, fmt, eos=eos, val_fraction=val_fraction, seed=seed, shuffle=shuffle)
     if previous is not None:
         if previous.get("complete"):
             return previous
-        shards.shards = previous["shards"]
+        shards.streams["train"].shards = previous["shards"]
+        shards.streams["val"].shards = previous["val_shards"]
         shards.skipped = previous.get("skipped_documents", 0)
         shards.messages = previous.get("skipped_messages", [])
-        shards.records = shards.shards[-1]["records"] if shards.shards else 0
+        shards.records = previous.get("records", 0)
+        shards.write_index(complete=False)
     skip = shards.records
 
     read_bytes = 0
@@ -483,28 +852,27 @@ def export_shards(
         else:
             records = iter_records(inputs, lines=lines, text_field=text_field, skip=skip, progress=on_read, parse=False)
             items = _ordered(tok, records, mode, pool, num_proc, skip)
-    separator = array("I", [] if separator_id is None else [separator_id])
     try:
-        for item in _whole_or_one_by_one(items, shards, separator, progress, bytes_read):
+        for item in _whole_or_one_by_one(items, shards, progress, bytes_read):
             if item is None:  # a batch of documents was written whole
                 read_bytes = 0
                 continue
             kind, number, payload = item
             if kind == "ids":
-                shards.add(payload)
+                shards.add(number, payload)
                 continue
             if kind == "end":
-                shards.add(separator)
-                tokens = shards.writing().count - shards.offsets[-1]
+                s = shards.stream_of(number)
+                before = s.count - s.offsets[-1] if s.file is not None else 0
                 shards.end_document(number, payload)
                 if progress is not None:
-                    progress(read_bytes, 1, tokens)
+                    progress(read_bytes, 1, before + (0 if shards.fmt.eos_before else len(shards.eos)))
                     read_bytes = 0
                 continue
             # a bad document: its ids so far are dropped
-            shards.drop_document()
+            shards.drop_document(number)
             if not skip_bad:
-                kept = sum(s["documents"] for s in shards.shards) + len(shards.offsets) - 1
+                kept = shards.records_kept()
                 raise LbpeError(
                     f"{payload}; the {kept:,} documents "
                     "before it are kept: fix it and rerun with --resume, or pass --skip-bad"
@@ -513,16 +881,44 @@ def export_shards(
             shards.records = number
             if len(shards.messages) < KEPT_MESSAGES:
                 shards.messages.append(payload)
-        shards.close_shard()
-        return shards.write_index(complete=True)
+        return shards.finish()
+    except OSError as exc:
+        shards.abandon()
+        if exc.errno in _FULL:
+            raise LbpeError(_full_message(out, exc, shards)) from None
+        raise
     except BaseException:
-        shards.close_shard()  # keep every document completed before the stop
-        for stray in out.glob("*.tmp"):
-            stray.unlink()
+        try:
+            shards.close_shard(partial=True)  # keep every document completed before the stop
+        except OSError as exc:
+            shards.abandon()
+            if exc.errno in _FULL:
+                raise LbpeError(_full_message(out, exc, shards)) from None
+            raise
         raise
     finally:
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
+        shards.abandon()
+        for stray in [*out.glob(f"*.{os.getpid()}-*.tmp"), *out.glob(f"*/*.{os.getpid()}-*.tmp")]:
+            stray.unlink(missing_ok=True)
+
+
+def _full_message(out: Path, exc: OSError, shards: _Shards) -> str:
+    """One line for a full disk (or a file-size limit): what stopped, what to free, what is kept."""
+    kept = sum(len(s.shards) for s in shards.streams.values())
+    shard_bytes = shards.shard_tokens * shards.itemsize
+    if exc.errno == errno.EFBIG:
+        what = f"a file reached the size limit of this process ({exc.strerror}; see ulimit -f)"
+        fix = f"raise the limit or lower --shard-tokens (a shard is up to {shard_bytes:,} bytes)"
+    else:
+        free = shutil.disk_usage(out).free
+        what = f"the disk of {out} is full ({exc.strerror}; {free:,} bytes free)"
+        fix = f"free at least {shard_bytes:,} bytes there (one shard of --shard-tokens) or export to another disk"
+    return (
+        f"{what}: {fix}, then rerun with --resume; the {kept} complete shard(s) are kept "
+        "and nothing half-written is left"
+    )
 
 
 def _ordered(tok: Tokenizer, records: Iterator[Record], mode: Mode, pool, num_proc: int, first: int):

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
+import time
 from array import array
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -35,13 +37,27 @@ _worker_tok: Tokenizer | None = None
 def process_pool(source: Tokenizer | Callable[[], Tokenizer], workers: int) -> ProcessPoolExecutor:
     """A pool of ``workers`` processes, each holding one tokenizer for :func:`worker_tokenizer`:
     ``source`` itself (a Tokenizer pickles small: its caches stay behind) or what the callable
-    ``source`` returns (e.g. ``functools.partial(lbpe.load, path)``, loaded once per process)."""
-    return ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(source,))
+    ``source`` returns (e.g. ``functools.partial(lbpe.load, path)``, loaded once per process).
+    The workers end when this process ends, even when it is killed (``kill -9``)."""
+    return ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(source, os.getpid()))
 
 
-def _init_worker(source: Tokenizer | Callable[[], Tokenizer]) -> None:
+def _die_with_parent(parent: int) -> None:
+    """End this worker when ``parent`` ends (also by ``kill -9``, which runs no clean-up there):
+    a daemon thread watches for the worker being handed to another parent."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.2)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="lbpe-parent-watch", daemon=True).start()
+
+
+def _init_worker(source: Tokenizer | Callable[[], Tokenizer], parent: int) -> None:
     global _worker_tok
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+    _die_with_parent(parent)
     _worker_tok = source() if callable(source) else source
 
 

@@ -117,7 +117,7 @@ def test_cli_export_separator_and_dtype(tmp_path):
             "--out",
             str(out),
             str(text_path),
-            "--separator-id",
+            "--eos",
             str(eot),
         )
         assert result.returncode == 0, result.stderr
@@ -125,8 +125,8 @@ def test_cli_export_separator_and_dtype(tmp_path):
         assert ids.dtype == dtype
         assert ids.tolist() == load_preset(preset).encode(text, mode="lbpe") + [eot]
         assert np.load(out / "offsets-00000.npy").tolist() == [0, len(ids)]
-        index = json.loads((out / "index.json").read_text())
-        assert index["tokens"] == len(ids) and index["mode"] == "lbpe" and index["separator_id"] == eot
+        index = json.loads((out / "lbpe-index.json").read_text())
+        assert index["tokens"] == len(ids) and index["mode"] == "lbpe" and index["eos_id"] == eot
 
 
 @settings(max_examples=150, deadline=None)

@@ -17,7 +17,7 @@ import pytest
 import lbpe
 from lbpe.errors import LbpeError
 from lbpe.presets import load_preset
-from lbpe.shards import ShardDataset, export_shards, vocab_sha256
+from lbpe.shards import INDEX_NAME, ShardDataset, export_shards, vocab_sha256
 from tests.conftest import CLI, data_file, run_cli
 
 
@@ -37,7 +37,7 @@ def write_jsonl(path: Path, docs: list[str], *, field: str = "text", gz: bool = 
 
 
 def read_shards(folder: Path) -> tuple[dict, list[list[int]]]:
-    index = json.loads((folder / "index.json").read_text("utf-8"))
+    index = json.loads((folder / INDEX_NAME).read_text("utf-8"))
     docs = []
     for shard in index["shards"]:
         tokens = np.load(folder / shard["tokens_file"], mmap_mode="r")
@@ -250,9 +250,9 @@ def test_ray_engine_writes_the_same_shards(tmp_path, ray_local):
     lines = tmp_path / "l.txt"
     lines.write_text("\n".join(docs[:300]).replace("\n\n", "\n"), encoding="utf-8")
     want = export_shards(tok, [lines], tmp_path / "lines", mode="bpe", lines=True, shard_tokens=5_000)
-    index = json.loads((tmp_path / "lines" / "index.json").read_text())
+    index = json.loads((tmp_path / "lines" / INDEX_NAME).read_text())
     index["shards"], index["complete"] = index["shards"][:2], False
-    (tmp_path / "lines" / "index.json").write_text(json.dumps(index))
+    (tmp_path / "lines" / INDEX_NAME).write_text(json.dumps(index))
     got = export_shards(
         tok, [lines], tmp_path / "lines", mode="bpe", lines=True, shard_tokens=5_000, resume=True, engine="ray"
     )
@@ -298,3 +298,27 @@ def test_workers_reading_runs_of_lines_write_what_one_process_writes(tmp_path, m
     assert "a.jsonl:302: not UTF-8" in messages[2]
     assert "a.jsonl:38: not JSON" in stop and kept == encoded(tok, docs[:37], "lbpe")
     assert by_line == encoded(tok, [d.replace("\n", " ") for d in docs[:150]], "bpe")
+
+
+def test_a_folder_of_an_earlier_lbpe_is_read_but_not_resumed(tmp_path):
+    """lbpe once wrote index.json (the name LitData reads): ShardDataset still reads such a
+    folder; resuming it says what to do, since its index has no checksums to check shards by."""
+    tok = load_preset("gpt2")
+    docs = paragraphs(40)
+    want = encoded(tok, docs, "bpe")
+    out = tmp_path / "old"
+    out.mkdir()
+    np.save(out / "tokens-00000.npy", np.array([i for d in want for i in d], dtype=np.uint16))
+    np.save(out / "offsets-00000.npy", np.cumsum([0] + [len(d) for d in want]).astype(np.int64))
+    shard = {"tokens_file": "tokens-00000.npy", "offsets_file": "offsets-00000.npy", "documents": len(docs)}
+    (out / "index.json").write_text(json.dumps({"format": "lbpe-shards/1", "complete": True, "shards": [shard]}))
+    ds = ShardDataset(out)
+    assert [ds[i].tolist() for i in range(len(ds))] == want
+    path = write_jsonl(tmp_path / "a.jsonl", docs)
+    with pytest.raises(
+        LbpeError, match=r"written by an earlier lbpe .*index\.json.* export again into an empty folder"
+    ):
+        export_shards(tok, [path], out, mode="bpe", resume=True)
+    (out / "index.json").write_text(json.dumps({"chunks": [], "config": {}}))  # LitData's index.json is not ours
+    with pytest.raises(LbpeError, match=r"no lbpe-index\.json \(nor an earlier lbpe's index\.json\)"):
+        ShardDataset(out)
