@@ -19,11 +19,12 @@ the LLaMA family's tokenizer. This script writes, byte for byte reproducibly:
 from __future__ import annotations
 
 import argparse
-import gzip
 import hashlib
 import sys
 import zipfile
 from pathlib import Path
+
+from generated import gzip_bytes  # a sibling script (scripts/ is on the path when run)
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -65,7 +66,7 @@ def build(data: Path | None = None) -> dict[str, bytes]:
         "as is. Bundled by scripts/bundle_mistral_vocab.py.\n"
     ).encode()
     return {
-        "tokenizer.model.v1.gz": gzip.compress(model, compresslevel=9, mtime=0),
+        "tokenizer.model.v1.gz": gzip_bytes(model),
         "LICENSE": licence,
         "NOTICE": notice,
     }

@@ -1,12 +1,21 @@
-"""What the generators of checked-in data modules share (``gen_unicode_data.py``,
-``gen_script_data.py``): the ``--check``/``--out`` command line, and writing the module or
-checking that the file in the tree is what the generator writes."""
+"""What the generators of checked-in files share: the ``--check``/``--out`` command line of the
+data modules (``gen_unicode_data.py``, ``gen_script_data.py``), writing the module or checking
+that the file in the tree is what the generator writes, and gzip bytes that are the same on
+every Python (the bundled vocabularies and the sample corpus)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+import zlib
 from pathlib import Path
+
+
+def gzip_bytes(data: bytes) -> bytes:
+    """``data`` gzipped at level 9 with no name and no timestamp, by zlib itself: the same bytes
+    on every Python (``gzip.compress`` writes another header byte on 3.10 than on 3.11+)."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)  # 31: a gzip header and trailer
+    return packer.compress(data) + packer.flush()
 
 
 def write_or_check(doc: str, target: Path, render, argv: list[str] | None = None, *, about: str = "") -> int:

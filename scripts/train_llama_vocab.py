@@ -30,13 +30,14 @@ Training is deterministic: the same inputs give the same bytes.
 from __future__ import annotations
 
 import argparse
-import gzip
 import hashlib
 import json
 import platform
 import sys
 import time
 from pathlib import Path
+
+from generated import gzip_bytes  # a sibling script (scripts/ is on the path when run)
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -104,7 +105,7 @@ def build(vocab_size: int = VOCAB_SIZE, data: Path | None = None) -> tuple[bytes
     )
     seconds = time.perf_counter() - started
     text = to_tokenizer_json(vocab, style="llama").encode("utf-8")
-    packed = gzip.compress(text, compresslevel=9, mtime=0)
+    packed = gzip_bytes(text)
     n_chars = sum(1 for t in vocab.tokens if len(t.decode("utf-8")) == 1)
     record = {
         "what": "lbpe's bundled LLaMA-style vocabulary lbpe-llama-32k, trained by scripts/train_llama_vocab.py",
