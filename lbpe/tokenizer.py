@@ -317,7 +317,8 @@ class Tokenizer:
         return bpe_by_merges(units, merges)
 
     def _lbpe_of_units(self, units: bytes | str) -> list:
-        return longest_first(units, self.vocab.prefix_index, self.vocab.max_len)
+        vocab = self.vocab
+        return longest_first(units, vocab.prefix_index, vocab.max_len, long=vocab.long_tokens)
 
     def _lbpe_keys(self, piece: str) -> list:
         return self._by_parts(piece, self._to_units(piece), "lbpe", self._lbpe_of_units)
