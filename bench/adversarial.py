@@ -126,7 +126,7 @@ def long_tokens(longest: int, run: int, *, path: str, root: Path = ROOT) -> dict
             capture_output=True,
             text=True,
             check=True,
-            env={**os.environ, "PYTHONPATH": str(root)},
+            env={**os.environ, "PYTHONPATH": str(root), "LBPE_MAX_TOKEN_BYTES": "0"},  # over the limit on purpose
         )
     return json.loads(out.stdout)
 

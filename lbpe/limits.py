@@ -7,6 +7,8 @@ number of bytes (or tokens), optionally with a ``K``/``M``/``G`` suffix (powers 
 
 * ``vocab_bytes`` -- :func:`lbpe.load`: a vocabulary file, after decompression;
 * ``vocab_tokens`` -- the vocabulary parsers: entries in a file and the largest id;
+* ``token_bytes`` -- :func:`lbpe.load`: the longest token of a vocabulary (LBPE checks windows
+  up to that long, so its time per text grows with it);
 * ``text_bytes`` -- the CLI (``lbpe encode``/``compare`` read the whole text);
   :meth:`lbpe.Tokenizer.encode` itself has **no** cap (library callers pass what they like);
 * ``train_bytes`` -- ``lbpe train`` (total size of the corpus files);
@@ -120,6 +122,14 @@ LIMITS: dict[str, Limit] = {
             1 << 20,
             "tokens",
             "entries in a vocabulary file, and one more than its largest id (real vocabularies: <= 262,144)",
+        ),
+        Limit(
+            "token_bytes",
+            "LBPE_MAX_TOKEN_BYTES",
+            1 * KIB,
+            "bytes",
+            "the longest token of a vocabulary (LBPE's time grows with it; the longest token of real "
+            "vocabularies is 128 bytes)",
         ),
         Limit(
             "train_bytes",

@@ -2,9 +2,10 @@
 listing every (start, length) pair of a piece, so its memory stays proportional to the piece.
 
 The vocabulary is built here (:func:`tests.tiny_vocabs.long_run_spec`: the runs ``"a" * k`` up
-to 2,000 bytes, a 4 MB tokenizer.json within every upload limit) and the text is one run of
-50,000 ``a``: listing every vocabulary span would take 100 million entries. The time this case
-takes is a benchmark (``python bench/adversarial.py --long-tokens``), not a test.
+to 2,000 bytes, a 4 MB tokenizer.json within every size limit; ``lbpe.load`` refuses its
+longest token unless ``LBPE_MAX_TOKEN_BYTES`` allows it, as the child here does) and the text is
+one run of 50,000 ``a``: listing every vocabulary span would take 100 million entries. The time
+this case takes is a benchmark (``python bench/adversarial.py --long-tokens``), not a test.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def test_long_token_vocabulary_encodes_in_bounded_memory(tmp_path, encode_path):
         capture_output=True,
         text=True,
         cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env={**os.environ, "PYTHONPATH": str(ROOT), "LBPE_MAX_TOKEN_BYTES": "0"},  # over the limit on purpose
         timeout=600,
     )
     assert out.returncode == 0, out.stderr
