@@ -36,6 +36,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #define FNV_OFFSET 1469598103934665603ULL
 #define FNV_PRIME 1099511628211ULL
@@ -161,7 +162,27 @@ static _Thread_local int in_worker = 0;
 
 static void no_memory(void) { if (!in_worker) PyErr_NoMemory(); }
 static void set_error(PyObject *type, const char *msg) { if (!in_worker) PyErr_SetString(type, msg); }
-static int check_signals(void) { return in_worker ? 0 : PyErr_CheckSignals(); }
+
+/* A time budget (lbpe/budget.py): encode_text and encode_pieces get the seconds left and stop
+ * with TimeoutError once they are spent, checked where Ctrl-C is (0: no budget). */
+static _Thread_local double deadline = 0;
+
+static double monotonic_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void set_deadline(double seconds) { deadline = seconds > 0 ? monotonic_now() + seconds : 0; }
+
+static int check_signals(void) {
+    if (in_worker) return 0;
+    if (deadline > 0 && monotonic_now() > deadline) {
+        PyErr_SetString(PyExc_TimeoutError, "lbpe._native: the time budget is spent");
+        return -1;
+    }
+    return PyErr_CheckSignals();
+}
 
 struct ModelS;
 /* One call at a time uses a model's caches and scratch buffers: another thread waits (without
@@ -1285,8 +1306,8 @@ static PyObject *id_list(Model *m, const IdBuf *b) {
     return list;
 }
 
-/* encode_text(text, preset, lbpe, limit, cached_chars) -> list[int]: pre-tokenise with a preset
- * and encode every piece, in one pass. */
+/* encode_text(text, preset, lbpe, limit, cached_chars, seconds=0) -> list[int]: pre-tokenise with
+ * a preset and encode every piece, in one pass (TimeoutError after `seconds`, see set_deadline). */
 /* Pre-tokenise `text` with a preset and append the ids of every piece to b (u8: a buffer for
  * the UTF-8 of non-ASCII pieces, kept across calls). */
 static int encode_one_text(Model *m, PyObject *text, const Preset *pr, int lbpe_mode, Py_ssize_t limit,
@@ -1319,7 +1340,8 @@ static PyObject *Model_encode_text(Model *m, PyObject *args) {
     PyObject *text;
     int preset, lbpe_mode;
     Py_ssize_t limit, cached_chars;
-    if (!PyArg_ParseTuple(args, "Uipnn", &text, &preset, &lbpe_mode, &limit, &cached_chars)) return NULL;
+    double seconds = 0;
+    if (!PyArg_ParseTuple(args, "Uipnn|d", &text, &preset, &lbpe_mode, &limit, &cached_chars, &seconds)) return NULL;
     if (!classes) { PyErr_SetString(PyExc_RuntimeError, "set_classes() first"); return NULL; }
     if (preset < 0 || preset >= N_PRESETS) { PyErr_SetString(PyExc_ValueError, "unknown preset"); return NULL; }
     if (model_enter(m) < 0) return NULL;
@@ -1327,8 +1349,10 @@ static PyObject *Model_encode_text(Model *m, PyObject *args) {
     unsigned char *u8 = NULL;
     size_t u8cap = 0;
     PyObject *result = NULL;
+    set_deadline(seconds);
     if (encode_one_text(m, text, &PRESETS[preset], lbpe_mode, limit, cached_chars, &b, &u8, &u8cap) == 0)
         result = id_list(m, &b);
+    set_deadline(0);
     PyMem_RawFree(b.ids);
     PyMem_RawFree(u8);
     model_exit(m);
@@ -1519,17 +1543,21 @@ cleanup:
     return result;
 }
 
-/* encode_pieces(pieces, lbpe, limit, cached_chars) -> list[int]: pieces from any pre-tokeniser */
+/* encode_pieces(pieces, lbpe, limit, cached_chars, seconds=0) -> list[int]: pieces from any
+ * pre-tokeniser */
 static PyObject *Model_encode_pieces(Model *m, PyObject *args) {
     PyObject *pieces;
     int lbpe_mode;
     Py_ssize_t limit, cached_chars;
-    if (!PyArg_ParseTuple(args, "O!pnn", &PyList_Type, &pieces, &lbpe_mode, &limit, &cached_chars)) return NULL;
+    double seconds = 0;
+    if (!PyArg_ParseTuple(args, "O!pnn|d", &PyList_Type, &pieces, &lbpe_mode, &limit, &cached_chars, &seconds))
+        return NULL;
     if (model_enter(m) < 0) return NULL;
     IdBuf b = {NULL, 0, 0};
     PyObject *result = NULL;
+    set_deadline(seconds);
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(pieces); k++) {
-        if ((k & 8191) == 8191 && PyErr_CheckSignals() < 0) goto done;
+        if ((k & 8191) == 8191 && check_signals() < 0) goto done;
         PyObject *piece = PyList_GET_ITEM(pieces, k);
         if (!PyUnicode_Check(piece)) { PyErr_SetString(PyExc_TypeError, "pieces must be str"); goto done; }
         Py_INCREF(piece);   /* a signal handler could take it out of the list meanwhile */
@@ -1541,6 +1569,7 @@ static PyObject *Model_encode_pieces(Model *m, PyObject *args) {
     }
     result = id_list(m, &b);
 done:
+    set_deadline(0);
     PyMem_RawFree(b.ids);
     model_exit(m);
     return result;
@@ -1901,12 +1930,12 @@ static PyObject *Model_sizeof(Model *m, PyObject *Py_UNUSED(ignored)) {
 
 static PyMethodDef Model_methods[] = {
     {"encode_pieces", (PyCFunction)Model_encode_pieces, METH_VARARGS,
-     "encode_pieces(pieces, lbpe, limit, cached_chars) -> list[int]: encode pre-tokenised pieces"},
+     "encode_pieces(pieces, lbpe, limit, cached_chars, seconds=0) -> list[int]: encode pre-tokenised pieces"},
     {"encode_piece", (PyCFunction)Model_encode_piece, METH_VARARGS, "encode_piece(piece, lbpe) -> tuple[int, ...]"},
     {"encode_batch", (PyCFunction)Model_encode_batch, METH_VARARGS,
      "encode_batch(texts, preset, lbpe, limit, cached_chars, threads) -> list[list[int]]: encode_text of each, on threads"},
     {"encode_text", (PyCFunction)Model_encode_text, METH_VARARGS,
-     "encode_text(text, preset, lbpe, limit, cached_chars) -> list[int]: pre-tokenise with a preset and encode"},
+     "encode_text(text, preset, lbpe, limit, cached_chars, seconds=0) -> list[int]: pre-tokenise with a preset and encode"},
     {"clear_cache", (PyCFunction)Model_clear_cache, METH_NOARGS, "empty the piece caches of both modes"},
     {"unpack", (PyCFunction)Model_unpack, METH_O, "unpack(data) -> list[list[int]]: what pack() wrote"},
     {"cached", (PyCFunction)Model_cached, METH_NOARGS, "cached() -> (pieces cached for BPE, for LBPE)"},

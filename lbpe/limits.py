@@ -15,7 +15,9 @@ number of bytes (or tokens), optionally with a ``K``/``M``/``G`` suffix (powers 
 * ``upload_bytes`` -- for servers built on ``lbpe``: one uploaded file, as received;
 * ``regex_seconds`` -- :mod:`lbpe.user_regex`: the time a regular expression that came from a
   vocabulary file may run, per MiB of text it is given (a text under 1 MiB counts as 1 MiB).
-  It is a number of seconds, decimals allowed.
+  It is a number of seconds, decimals allowed;
+* ``encode_seconds`` -- :mod:`lbpe.budget`: the time one request of a server (the views of
+  :mod:`lbpe.service` open a budget) may spend encoding, per MiB of its text, likewise.
 
 A server reads its limits once, into a :class:`Limits` snapshot: :data:`PLAYGROUND` holds
 the Gradio playground's smaller caps (``LBPE_APP_*``, read at start-up), and
@@ -145,6 +147,14 @@ LIMITS: dict[str, Limit] = {
             "seconds",
             "a regular expression from a vocabulary file, per MiB of the text it runs on "
             "(real pre-tokenizers need well under 0.5 s per MiB)",
+        ),
+        Limit(
+            "encode_seconds",
+            "LBPE_ENCODE_SECONDS",
+            10,
+            "seconds",
+            "the encoding of one request of a server built on lbpe (the playground's views), per MiB "
+            "of its text (real vocabularies need well under 1 s per MiB)",
         ),
     )
 }

@@ -33,6 +33,7 @@ def test_defaults_and_documentation():
         "token_bytes": ("LBPE_MAX_TOKEN_BYTES", 1 << 10),
         "train_bytes": ("LBPE_MAX_TRAIN_BYTES", 1 << 30),
         "regex_seconds": ("LBPE_REGEX_SECONDS", 2),
+        "encode_seconds": ("LBPE_ENCODE_SECONDS", 10),
     }
     rows = limits.describe()
     assert [r["value"] for r in rows] == [lim.default for lim in LIMITS.values()]

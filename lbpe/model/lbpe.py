@@ -46,6 +46,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple, TypeVar
 
+from lbpe.budget import check as check_budget
+
 __all__ = [
     "longest_first",
     "build_prefix_index",
@@ -148,6 +150,7 @@ def _place_long(piece: K, index: Mapping[K, int], long: LongTokens, longest: int
     for length in long.lengths:
         if length > min(top, longest):
             continue
+        check_budget()  # a request's time budget (lbpe.budget), between window lengths
         kept = []
         for a, b in gaps:
             i, last = a, b - length
