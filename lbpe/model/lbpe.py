@@ -156,7 +156,7 @@ def _place_long(piece: K, index: Mapping[K, int], long: LongTokens, longest: int
             i, last = a, b - length
             while i <= last:
                 if reach.get(piece[i], 0) >= length and index.get(piece[i : i + length], NOT_A_TOKEN) != NOT_A_TOKEN:
-                    if i > a:
+                    if i - a >= 2:
                         kept.append((a, i))
                     length_at[i] = length
                     i += length
