@@ -18,7 +18,8 @@ tokenizers. This is a benchmark: it asserts nothing.
 * batch: the English text as 1,024 documents, ``encode_batch(workers=all cores)`` vs
   ``workers=1``, cold and warm; beside it, the same split of a plain CPU-bound Python loop, which
   is the most any process-parallel code can gain on this machine;
-* adversarial: time for 2x the input over time for 1x, cold, for each mode;
+* adversarial: time for 2x the input over time for 1x, cold, for each mode; and LBPE's time with
+  a vocabulary of very long tokens (``bench/adversarial.py --long-tokens``);
 * memory: peak RSS of a fresh process that loads o200k_base and encodes 10 MB;
 * tokenizer.json: files with their own pre-tokeniser patterns, cold, beside HF tokenizers on
   the same file;
@@ -304,7 +305,7 @@ def batch(rows: list, text: str, rounds: int) -> None:
 
 
 def adversarial(rows: list, size: int, rounds: int) -> None:
-    from bench.adversarial import adversarial_inputs, doubling
+    from bench.adversarial import adversarial_inputs, doubling, long_tokens
 
     small, large = adversarial_inputs(size), adversarial_inputs(2 * size)
     tok = load_preset("cl100k_base")
@@ -322,6 +323,9 @@ def adversarial(rows: list, size: int, rounds: int) -> None:
                     ratio,
                 )
             )
+    for path in PATHS:  # a vocabulary of very long tokens: one run, no doubling
+        seconds = min(long_tokens(2000, 50_000, path=path)["seconds"] for _ in range(rounds))
+        rows.append(("50,000 'a', tokens 'a' * 1..2000", "50 KB", f"lbpe lbpe ({path})", f"{seconds:.2f}s", "-"))
 
 
 _RSS_PROBE = r"""

@@ -1,6 +1,7 @@
 """Adversarial inputs: does encoding time grow linearly? Time at N bytes and at 2N bytes.
 
     python bench/adversarial.py [--size 1M] [--rounds 3] [--vocab NAME ...] [--profile]
+    python bench/adversarial.py --long-tokens 2000 [--run 50000]
 
 Inputs (deterministic): one repeated character, one run of spaces (a single piece of ▁ in
 SentencePiece-style vocabularies, whose merge lists give several pairs of ▁ one priority), CJK
@@ -12,14 +13,25 @@ over rounds of the ratio of the two timed back to back; a linear encoder gives ~
 at most ~2.2). ``--profile`` prints the top functions of the
 slowest case. This is a benchmark: it asserts nothing (the unit test
 ``tests/test_hostile_text.py`` only checks that small versions round-trip).
+
+``--long-tokens K`` times a hostile vocabulary instead: a byte-level tokenizer.json whose tokens
+are the runs ``"a" * k`` up to ``K`` bytes (``tests/tiny_vocabs.py``; 4 MB for K = 2,000),
+encoding one run of ``--run`` ``a`` in LBPE mode, on each path in a fresh process: CPU seconds
+and how much the peak RSS grew during the encode (``tests/test_long_tokens.py`` bounds that
+memory; HF tokenizers' BPE takes ~0.03 s on the same file and text).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
 import statistics
+import subprocess
 import sys
+import tempfile
+import textwrap
 import time
 from pathlib import Path
 
@@ -80,13 +92,61 @@ def doubling(tok: lbpe.Tokenizer, small: str, large: str, mode: str, rounds: int
     return min(a for a, _ in pairs), min(b for _, b in pairs), statistics.median(b / a for a, b in pairs)
 
 
+_LONG_CHILD = textwrap.dedent(
+    """
+    import json, resource, sys, time
+    import lbpe
+    from lbpe import native
+
+    path, which, run = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    native.use(which)
+    tok = lbpe.load(path)
+    tok.encode("aaaa", mode="lbpe")
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t = time.process_time()
+    ids = tok.encode("a" * run, mode="lbpe")
+    seconds = time.process_time() - t
+    grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    print(json.dumps({"seconds": seconds, "grown_kib": grown, "ids": len(ids)}))
+    """
+)
+
+
+def long_tokens(longest: int, run: int, *, path: str, root: Path = ROOT) -> dict:
+    """Encode ``"a" * run`` in LBPE mode with the tokens ``"a" * 1..longest`` on ``path``
+    ("compiled" or "pure") in a fresh process running the lbpe of ``root``: its CPU seconds and
+    the growth of its peak RSS (KiB) during the encode."""
+    from tests.tiny_vocabs import json_bytes, long_run_spec
+
+    with tempfile.TemporaryDirectory() as tmp:
+        file = Path(tmp) / "tokenizer.json"
+        file.write_bytes(json_bytes(long_run_spec(longest)))
+        out = subprocess.run(
+            [sys.executable, "-c", _LONG_CHILD, str(file), path, str(run)],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONPATH": str(root), "LBPE_MAX_TOKEN_BYTES": "0"},  # over the limit on purpose
+        )
+    return json.loads(out.stdout)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", default="1M", help="N, the smaller size (default 1M; 2N is also timed)")
     parser.add_argument("--rounds", type=int, default=3, help="best of this many runs per timing (default 3)")
     parser.add_argument("--vocab", action="append", choices=[*VOCAB_PRESETS, *EXTRA], help="default: all")
     parser.add_argument("--profile", action="store_true", help="profile the case with the highest ratio")
+    parser.add_argument("--long-tokens", type=int, metavar="K", help="time the vocabulary of runs 'a' * 1..K instead")
+    parser.add_argument("--run", type=int, default=50_000, help="with --long-tokens: the run of 'a' encoded")
     args = parser.parse_args(argv)
+    if args.long_tokens:
+        print(f"{'tokens':>16} {'text':>10} {'path':8} {'CPU time':>9} {'peak RSS grew':>14}")
+        for path in ("compiled", "pure") if lbpe.backend().compiled_available else ("pure",):
+            r = long_tokens(args.long_tokens, args.run, path=path)
+            label, grown = f"a * 1..{args.long_tokens}", r["grown_kib"] / 1024
+            print(f"{label:>16} {args.run:>10,} {path:8} {r['seconds']:8.2f}s {grown:11.1f} MB")
+        return 0
     size = parse_size(args.size, "--size")
     small, large = adversarial_inputs(size), adversarial_inputs(2 * size)
     print(f"{'vocabulary':16} {'input':15} {'mode':5} {'N':>9} {'t(N)':>8} {'t(2N)':>8} {'ratio':>6}")

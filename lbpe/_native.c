@@ -10,8 +10,11 @@
  *   bpe      classic BPE of one piece: an array scan for short pieces, a linked list with a
  *            heap ordered by (priority, position) for long ones (exactly one merge at a time,
  *            leftmost first among equal priorities);
- *   lbpe     the paper's loop: every vocabulary span, longest first, left to right, placed
- *            when both of its ends are still free;
+ *   lbpe     the paper's loop, as lbpe/model/lbpe.py computes it: windows longer than WALKED
+ *            units scanned over the gaps still free (a polynomial hash of every prefix of the
+ *            piece gives any window's hash at once, looked up in a table of the long tokens),
+ *            then the spans of up to WALKED units listed by walking the token table, longest
+ *            first, left to right, placed when both of their ends are still free;
  *   split    the preset pre-tokenisers (gpt2/r50k/p50k, cl100k, o200k, llama3, qwen2, paper)
  *            written out as code: for each, the piece the preset's regular expression would
  *            match at a position, with the same classes (set_classes, from lbpe/pretokenize/classes.py);
@@ -33,6 +36,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #define FNV_OFFSET 1469598103934665603ULL
 #define FNV_PRIME 1099511628211ULL
@@ -50,6 +54,11 @@ static int32_t short_bpe = SHORT_BPE, long_bpe = LONG_BPE;
 #define CUT_MEMO_MASK ((1 << 16) - 1)
 /* parts of pieces longer than this (bytes) are not cached */
 #define MAX_CACHED_PART 1024
+/* LBPE: windows up to this many units are found by walking the token table, longer ones by
+ * scanning the gaps (lbpe/model/lbpe.py, WALKED) */
+#define WALKED 16
+/* the multiplier of the polynomial hash of long windows (odd) */
+#define POLY 0x9E3779B97F4A7C15ULL
 /* how many steps of a long loop run between two checks for Ctrl-C */
 #define SIGNAL_EVERY 65536
 
@@ -90,7 +99,7 @@ typedef struct {
     int32_t *ids; size_t ilen, icap;
 } Cache;
 
-#define N_SCRATCH 8
+#define N_SCRATCH 11
 typedef struct ModelS {
     PyObject_HEAD
     /* token table */
@@ -118,6 +127,12 @@ typedef struct ModelS {
     uint64_t *cut_memo;                /* boundaries tested for a cut (NULL: no cuts) ... */
     uint8_t *cut_val;                  /* ... and the answers: 0 empty slot, 1 cut, 2 covered */
     PyObject **longs; Py_ssize_t n_longs;   /* shared int objects for ids 0..n_longs-1 */
+    /* LBPE tokens longer than WALKED units, by the polynomial hash of their bytes */
+    uint32_t *long_slots; size_t long_mask;  /* entry + 1; 0 = empty */
+    uint64_t *long_hash;                     /* the hash of each slot's token */
+    int32_t *long_lengths; int32_t n_long_lengths;   /* their lengths in units, longest first */
+    uint64_t *poly_pow; uint32_t poly_max;   /* POLY^k for k <= the longest such token's bytes */
+    int32_t reach[256];                      /* first byte -> the longest such token starting with it */
 } Model;
 
 static int model_enter(Model *m) {
@@ -147,7 +162,27 @@ static _Thread_local int in_worker = 0;
 
 static void no_memory(void) { if (!in_worker) PyErr_NoMemory(); }
 static void set_error(PyObject *type, const char *msg) { if (!in_worker) PyErr_SetString(type, msg); }
-static int check_signals(void) { return in_worker ? 0 : PyErr_CheckSignals(); }
+
+/* A time budget (lbpe/budget.py): encode_text and encode_pieces get the seconds left and stop
+ * with TimeoutError once they are spent, checked where Ctrl-C is (0: no budget). */
+static _Thread_local double deadline = 0;
+
+static double monotonic_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void set_deadline(double seconds) { deadline = seconds > 0 ? monotonic_now() + seconds : 0; }
+
+static int check_signals(void) {
+    if (in_worker) return 0;
+    if (deadline > 0 && monotonic_now() > deadline) {
+        PyErr_SetString(PyExc_TimeoutError, "lbpe._native: the time budget is spent");
+        return -1;
+    }
+    return PyErr_CheckSignals();
+}
 
 struct ModelS;
 /* One call at a time uses a model's caches and scratch buffers: another thread waits (without
@@ -508,26 +543,106 @@ done:
 
 /* ------------------------------------------------------------------ LBPE */
 
+static inline size_t mix64(uint64_t k);
+
+/* The LBPE id of the long token whose bytes are s[0:len] (h: their polynomial hash), or -1. */
+static inline int32_t long_find(const Model *m, const char *s, uint32_t len, uint64_t h) {
+    size_t k = mix64(h) & m->long_mask;
+    for (;;) {
+        uint32_t slot = m->long_slots[k];
+        if (!slot) return -1;
+        if (m->long_hash[k] == h) {
+            const Entry *e = &m->entries[slot - 1];
+            if (e->len == len && memcmp(m->arena + e->off, s, len) == 0) return e->v.lid;
+        }
+        k = (k + 1) & m->long_mask;
+    }
+}
+
+/* The paper's loop for the windows longer than WALKED units, over the gaps g[0:2*ng] (pairs of
+ * unit offsets a, b: the runs nothing covers yet): a window is checked where it fits in a gap,
+ * for the lengths long tokens have, at a unit some token that long starts with; a placed token
+ * splits its gap. Leaves the gaps of two units or more in g and returns their count (-1: error). */
+static Py_ssize_t place_long(Model *m, const char *s, const int32_t *ub, int32_t n, int32_t *placed, int32_t *g,
+                             Py_ssize_t ng, int32_t *next) {
+    int32_t top = 0;
+    for (int32_t i = 0; i < n; i++) {
+        int32_t r = m->reach[(unsigned char)s[ub[i]]];
+        if (r > top) top = r;
+    }
+    if (top > n) top = n;
+    if (top <= WALKED) return ng;
+    size_t nb = (size_t)ub[n];
+    uint64_t *H = scratch(m, 10, (nb + 1) * sizeof(uint64_t));   /* H[k]: hash of the first k bytes */
+    if (!H) return -1;
+    H[0] = 0;
+    for (size_t k = 0; k < nb; k++) H[k + 1] = H[k] * POLY + (unsigned char)s[k] + 1;
+    uint64_t probes = 0;
+    for (int32_t x = 0; x < m->n_long_lengths; x++) {
+        int32_t len = m->long_lengths[x];
+        if (len > top) continue;
+        Py_ssize_t nn = 0;
+        for (Py_ssize_t y = 0; y < ng; y++) {
+            int32_t a = g[2 * y], b = g[2 * y + 1], i = a;
+            while (i + len <= b) {
+                if (m->reach[(unsigned char)s[ub[i]]] >= len) {
+                    if ((++probes & (SIGNAL_EVERY - 1)) == 0 && check_signals() < 0) return -1;
+                    uint32_t p = (uint32_t)ub[i], q = (uint32_t)ub[i + len];
+                    int32_t id = q - p > m->poly_max ? -1 : long_find(m, s + p, q - p, H[q] - H[p] * m->poly_pow[q - p]);
+                    if (id >= 0) {
+                        if (i - a >= 2) { next[2 * nn] = a; next[2 * nn + 1] = i; nn++; }
+                        placed[2 * i] = len;
+                        placed[2 * i + 1] = id;
+                        i += len;
+                        a = i;
+                        continue;
+                    }
+                }
+                i++;
+            }
+            if (b - a >= 2) { next[2 * nn] = a; next[2 * nn + 1] = b; nn++; }
+        }
+        memcpy(g, next, (size_t)nn * 2 * sizeof(int32_t));
+        ng = nn;
+    }
+    return ng;
+}
+
 static Py_ssize_t lbpe(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid, Part *out) {
+    /* placed[2i], placed[2i + 1]: the length and id of the token placed at unit i (length 0: none) */
+    int32_t *placed = scratch(m, 7, (size_t)n * sizeof(int32_t) * 2);
+    size_t gap_bytes = ((size_t)n / 2 + 2) * 2 * sizeof(int32_t);
+    int32_t *g = scratch(m, 8, gap_bytes), *next = scratch(m, 9, gap_bytes);
+    if (!placed || !g || !next) return -1;
+    for (int32_t k = 0; k < n; k++) placed[2 * k] = 0;
+    Py_ssize_t ng = 1;
+    g[0] = 0;
+    g[1] = n;
+    if (m->n_long_lengths && n > WALKED && (ng = place_long(m, s, ub, n, placed, g, ng, next)) < 0) return -1;
+    /* the spans of up to WALKED units inside the gaps, by walking the token table */
     size_t cap = (size_t)n * 2 + 16, ns = 0;
     Span *spans = scratch(m, 3, cap * sizeof(Span));
     if (!spans) return -1;
     int32_t longest = 1;
-    for (int32_t i = 0; i < n; i++) {
-        if ((i & (SIGNAL_EVERY - 1)) == SIGNAL_EVERY - 1 && check_signals() < 0) return -1;
-        uint64_t h = FNV_OFFSET;
-        for (int32_t j = i + 1; j <= n; j++) {
-            h = fnv((const unsigned char *)s + ub[j - 1], (size_t)(ub[j] - ub[j - 1]), h);
-            const Ids *x = lookup_h(m, s + ub[i], (size_t)(ub[j] - ub[i]), h);
-            if (!x) break;
-            if (x->lid >= 0 && j - i >= 2) {
-                if (ns == cap) {
-                    cap *= 2;
-                    spans = scratch(m, 3, cap * sizeof(Span));
-                    if (!spans) return -1;
+    for (Py_ssize_t y = 0; y < ng; y++) {
+        int32_t a = g[2 * y], b = g[2 * y + 1];
+        for (int32_t i = a; i + 1 < b; i++) {
+            if ((i & (SIGNAL_EVERY - 1)) == SIGNAL_EVERY - 1 && check_signals() < 0) return -1;
+            int32_t stop = b - i > WALKED ? i + WALKED : b;
+            uint64_t h = FNV_OFFSET;
+            for (int32_t j = i + 1; j <= stop; j++) {
+                h = fnv((const unsigned char *)s + ub[j - 1], (size_t)(ub[j] - ub[j - 1]), h);
+                const Ids *x = lookup_h(m, s + ub[i], (size_t)(ub[j] - ub[i]), h);
+                if (!x) break;
+                if (x->lid >= 0 && j - i >= 2) {
+                    if (ns == cap) {
+                        cap *= 2;
+                        spans = scratch(m, 3, cap * sizeof(Span));
+                        if (!spans) return -1;
+                    }
+                    spans[ns].i = i; spans[ns].len = j - i; spans[ns].id = x->lid; ns++;
+                    if (j - i > longest) longest = j - i;
                 }
-                spans[ns].i = i; spans[ns].len = j - i; spans[ns].id = x->lid; ns++;
-                if (j - i > longest) longest = j - i;
             }
         }
     }
@@ -535,14 +650,12 @@ static Py_ssize_t lbpe(Model *m, const char *s, const int32_t *ub, int32_t n, co
     size_t *start = scratch(m, 4, ((size_t)longest + 2) * sizeof(size_t));
     Span *order = scratch(m, 5, ns * sizeof(Span));
     unsigned char *taken = scratch(m, 6, (size_t)n);
-    int32_t *placed = scratch(m, 7, (size_t)n * sizeof(int32_t) * 2);
-    if (!start || !order || !taken || !placed) return -1;
+    if (!start || !order || !taken) return -1;
     memset(start, 0, ((size_t)longest + 2) * sizeof(size_t));
     for (size_t k = 0; k < ns; k++) start[longest - spans[k].len + 1]++;
     for (int32_t l = 1; l <= longest + 1; l++) start[l] += start[l - 1];
     for (size_t k = 0; k < ns; k++) order[start[longest - spans[k].len]++] = spans[k];
     memset(taken, 0, (size_t)n);
-    for (int32_t k = 0; k < n; k++) placed[2 * k] = 0;
     for (size_t k = 0; k < ns; k++) {
         int32_t i = order[k].i, last = i + order[k].len - 1;
         if (taken[i] || taken[last]) continue;
@@ -1193,8 +1306,8 @@ static PyObject *id_list(Model *m, const IdBuf *b) {
     return list;
 }
 
-/* encode_text(text, preset, lbpe, limit, cached_chars) -> list[int]: pre-tokenise with a preset
- * and encode every piece, in one pass. */
+/* encode_text(text, preset, lbpe, limit, cached_chars, seconds=0) -> list[int]: pre-tokenise with
+ * a preset and encode every piece, in one pass (TimeoutError after `seconds`, see set_deadline). */
 /* Pre-tokenise `text` with a preset and append the ids of every piece to b (u8: a buffer for
  * the UTF-8 of non-ASCII pieces, kept across calls). */
 static int encode_one_text(Model *m, PyObject *text, const Preset *pr, int lbpe_mode, Py_ssize_t limit,
@@ -1227,7 +1340,8 @@ static PyObject *Model_encode_text(Model *m, PyObject *args) {
     PyObject *text;
     int preset, lbpe_mode;
     Py_ssize_t limit, cached_chars;
-    if (!PyArg_ParseTuple(args, "Uipnn", &text, &preset, &lbpe_mode, &limit, &cached_chars)) return NULL;
+    double seconds = 0;
+    if (!PyArg_ParseTuple(args, "Uipnn|d", &text, &preset, &lbpe_mode, &limit, &cached_chars, &seconds)) return NULL;
     if (!classes) { PyErr_SetString(PyExc_RuntimeError, "set_classes() first"); return NULL; }
     if (preset < 0 || preset >= N_PRESETS) { PyErr_SetString(PyExc_ValueError, "unknown preset"); return NULL; }
     if (model_enter(m) < 0) return NULL;
@@ -1235,8 +1349,10 @@ static PyObject *Model_encode_text(Model *m, PyObject *args) {
     unsigned char *u8 = NULL;
     size_t u8cap = 0;
     PyObject *result = NULL;
+    set_deadline(seconds);
     if (encode_one_text(m, text, &PRESETS[preset], lbpe_mode, limit, cached_chars, &b, &u8, &u8cap) == 0)
         result = id_list(m, &b);
+    set_deadline(0);
     PyMem_RawFree(b.ids);
     PyMem_RawFree(u8);
     model_exit(m);
@@ -1427,17 +1543,21 @@ cleanup:
     return result;
 }
 
-/* encode_pieces(pieces, lbpe, limit, cached_chars) -> list[int]: pieces from any pre-tokeniser */
+/* encode_pieces(pieces, lbpe, limit, cached_chars, seconds=0) -> list[int]: pieces from any
+ * pre-tokeniser */
 static PyObject *Model_encode_pieces(Model *m, PyObject *args) {
     PyObject *pieces;
     int lbpe_mode;
     Py_ssize_t limit, cached_chars;
-    if (!PyArg_ParseTuple(args, "O!pnn", &PyList_Type, &pieces, &lbpe_mode, &limit, &cached_chars)) return NULL;
+    double seconds = 0;
+    if (!PyArg_ParseTuple(args, "O!pnn|d", &PyList_Type, &pieces, &lbpe_mode, &limit, &cached_chars, &seconds))
+        return NULL;
     if (model_enter(m) < 0) return NULL;
     IdBuf b = {NULL, 0, 0};
     PyObject *result = NULL;
+    set_deadline(seconds);
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(pieces); k++) {
-        if ((k & 8191) == 8191 && PyErr_CheckSignals() < 0) goto done;
+        if ((k & 8191) == 8191 && check_signals() < 0) goto done;
         PyObject *piece = PyList_GET_ITEM(pieces, k);
         if (!PyUnicode_Check(piece)) { PyErr_SetString(PyExc_TypeError, "pieces must be str"); goto done; }
         Py_INCREF(piece);   /* a signal handler could take it out of the list meanwhile */
@@ -1449,6 +1569,7 @@ static PyObject *Model_encode_pieces(Model *m, PyObject *args) {
     }
     result = id_list(m, &b);
 done:
+    set_deadline(0);
     PyMem_RawFree(b.ids);
     model_exit(m);
     return result;
@@ -1562,6 +1683,7 @@ static void Model_dealloc(Model *m) {
     PyMem_RawFree(m->witness);
     PyMem_RawFree(m->cut_memo);
     PyMem_RawFree(m->cut_val);
+    PyMem_RawFree(m->long_slots); PyMem_RawFree(m->long_hash); PyMem_RawFree(m->long_lengths); PyMem_RawFree(m->poly_pow);
     if (m->longs) { for (Py_ssize_t x = 0; x < m->n_longs; x++) Py_DECREF(m->longs[x]); PyMem_RawFree(m->longs); }
     Py_TYPE(m)->tp_free((PyObject *)m);
 }
@@ -1589,6 +1711,58 @@ static int pair_put(Model *m, int32_t a, int32_t b, int32_t prio, int32_t merged
     while (m->pairs[slot].key != UINT64_MAX && m->pairs[slot].key != key) slot = (slot + 1) & m->pair_mask;
     if (m->pairs[slot].key == key && m->pairs[slot].prio <= prio) return 0;  /* keep the best */
     m->pairs[slot].key = key; m->pairs[slot].prio = prio; m->pairs[slot].merged = merged;
+    return 0;
+}
+
+/* The table of the LBPE tokens longer than WALKED units (see place_long). */
+static int build_long_tokens(Model *m) {
+    size_t count = 0;
+    uint32_t max_bytes = 0;
+    int32_t max_units = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t x = 0; x < m->n_entries; x++) {
+            const Entry *e = &m->entries[x];
+            if (e->v.lid < 0) continue;
+            const unsigned char *t = (const unsigned char *)m->arena + e->off;
+            int32_t units = (int32_t)e->len;
+            if (m->char_units) {
+                units = 0;
+                for (uint32_t k = 0; k < e->len; k++) units += !CONT(t[k]);
+            }
+            if (units <= WALKED) continue;
+            if (pass == 0) {
+                count++;
+                if (e->len > max_bytes) max_bytes = e->len;
+                if (units > max_units) max_units = units;
+                if (units > m->reach[t[0]]) m->reach[t[0]] = units;
+                continue;
+            }
+            uint64_t h = 0;
+            for (uint32_t k = 0; k < e->len; k++) h = h * POLY + t[k] + 1;
+            size_t k = mix64(h) & m->long_mask;
+            while (m->long_slots[k]) k = (k + 1) & m->long_mask;
+            m->long_slots[k] = (uint32_t)(x + 1);
+            m->long_hash[k] = h;
+            m->long_lengths[units] = 1;   /* marks the lengths; made a list below */
+        }
+        if (pass == 0) {
+            if (!count) return 0;
+            size_t size = 16;
+            while (size < count * 2) size *= 2;
+            m->long_slots = PyMem_RawCalloc(size, sizeof(uint32_t));
+            m->long_hash = PyMem_RawCalloc(size, sizeof(uint64_t));
+            m->long_lengths = PyMem_RawCalloc((size_t)max_units + 1, sizeof(int32_t));
+            m->poly_pow = PyMem_RawMalloc(((size_t)max_bytes + 1) * sizeof(uint64_t));
+            if (!m->long_slots || !m->long_hash || !m->long_lengths || !m->poly_pow) { PyErr_NoMemory(); return -1; }
+            m->long_mask = size - 1;
+            m->poly_max = max_bytes;
+            m->poly_pow[0] = 1;
+            for (uint32_t k = 1; k <= max_bytes; k++) m->poly_pow[k] = m->poly_pow[k - 1] * POLY;
+        }
+    }
+    int32_t nl = 0;
+    for (int32_t len = max_units; len > WALKED; len--) if (m->long_lengths[len]) m->long_lengths[nl++] = len;
+    m->n_long_lengths = nl;
     return 0;
 }
 
@@ -1659,6 +1833,7 @@ static int Model_init(Model *m, PyObject *args, PyObject *kw) {
         int scaffold_id = m->sc_left && id < m->sc_size && m->sc_left[id] >= 0;
         e->v.lid = scaffold_id ? -1 : id;
     }
+    if (build_long_tokens(m) < 0) return -1;
     if (merges != Py_None) {
         m->max_prio = 0;
         Py_ssize_t count = PyDict_GET_SIZE(merges);
@@ -1743,6 +1918,9 @@ static PyObject *Model_sizeof(Model *m, PyObject *Py_UNUSED(ignored)) {
     size_t total = sizeof(Model) + m->arena_cap + m->cap_entries * sizeof(Entry) + (m->mask + 1) * sizeof(uint64_t);
     if (m->pairs) total += (m->pair_mask + 1) * sizeof(PairSlot);
     total += (size_t)m->sc_size * 2 * sizeof(int32_t);
+    if (m->long_slots)
+        total += (m->long_mask + 1) * (sizeof(uint32_t) + sizeof(uint64_t)) + ((size_t)m->poly_max + 1) * sizeof(uint64_t) +
+                 (size_t)m->n_long_lengths * sizeof(int32_t);
     for (int k = 0; k < N_SCRATCH; k++) total += m->scratch_cap[k];
     for (int k = 0; k < 2; k++)
         total += (m->cache[k].slots ? (m->cache[k].mask + 1) * sizeof(uint64_t) : 0) + m->cache[k].cap * sizeof(CEntry) +
@@ -1752,12 +1930,12 @@ static PyObject *Model_sizeof(Model *m, PyObject *Py_UNUSED(ignored)) {
 
 static PyMethodDef Model_methods[] = {
     {"encode_pieces", (PyCFunction)Model_encode_pieces, METH_VARARGS,
-     "encode_pieces(pieces, lbpe, limit, cached_chars) -> list[int]: encode pre-tokenised pieces"},
+     "encode_pieces(pieces, lbpe, limit, cached_chars, seconds=0) -> list[int]: encode pre-tokenised pieces"},
     {"encode_piece", (PyCFunction)Model_encode_piece, METH_VARARGS, "encode_piece(piece, lbpe) -> tuple[int, ...]"},
     {"encode_batch", (PyCFunction)Model_encode_batch, METH_VARARGS,
      "encode_batch(texts, preset, lbpe, limit, cached_chars, threads) -> list[list[int]]: encode_text of each, on threads"},
     {"encode_text", (PyCFunction)Model_encode_text, METH_VARARGS,
-     "encode_text(text, preset, lbpe, limit, cached_chars) -> list[int]: pre-tokenise with a preset and encode"},
+     "encode_text(text, preset, lbpe, limit, cached_chars, seconds=0) -> list[int]: pre-tokenise with a preset and encode"},
     {"clear_cache", (PyCFunction)Model_clear_cache, METH_NOARGS, "empty the piece caches of both modes"},
     {"unpack", (PyCFunction)Model_unpack, METH_O, "unpack(data) -> list[list[int]]: what pack() wrote"},
     {"cached", (PyCFunction)Model_cached, METH_NOARGS, "cached() -> (pieces cached for BPE, for LBPE)"},

@@ -7,13 +7,17 @@ number of bytes (or tokens), optionally with a ``K``/``M``/``G`` suffix (powers 
 
 * ``vocab_bytes`` -- :func:`lbpe.load`: a vocabulary file, after decompression;
 * ``vocab_tokens`` -- the vocabulary parsers: entries in a file and the largest id;
+* ``token_bytes`` -- :func:`lbpe.load`: the longest token of a vocabulary (LBPE checks windows
+  up to that long, so its time per text grows with it);
 * ``text_bytes`` -- the CLI (``lbpe encode``/``compare`` read the whole text);
   :meth:`lbpe.Tokenizer.encode` itself has **no** cap (library callers pass what they like);
 * ``train_bytes`` -- ``lbpe train`` (total size of the corpus files);
 * ``upload_bytes`` -- for servers built on ``lbpe``: one uploaded file, as received;
 * ``regex_seconds`` -- :mod:`lbpe.user_regex`: the time a regular expression that came from a
   vocabulary file may run, per MiB of text it is given (a text under 1 MiB counts as 1 MiB).
-  It is a number of seconds, decimals allowed.
+  It is a number of seconds, decimals allowed;
+* ``encode_seconds`` -- :mod:`lbpe.budget`: the time one request of a server (the views of
+  :mod:`lbpe.service` open a budget) may spend encoding, per MiB of its text, likewise.
 
 A server reads its limits once, into a :class:`Limits` snapshot: :data:`PLAYGROUND` holds
 the Gradio playground's smaller caps (``LBPE_APP_*``, read at start-up), and
@@ -122,6 +126,14 @@ LIMITS: dict[str, Limit] = {
             "entries in a vocabulary file, and one more than its largest id (real vocabularies: <= 262,144)",
         ),
         Limit(
+            "token_bytes",
+            "LBPE_MAX_TOKEN_BYTES",
+            1 * KIB,
+            "bytes",
+            "the longest token of a vocabulary (LBPE's time grows with it; the longest token of real "
+            "vocabularies is 128 bytes)",
+        ),
+        Limit(
             "train_bytes",
             "LBPE_MAX_TRAIN_BYTES",
             1 * GIB,
@@ -135,6 +147,14 @@ LIMITS: dict[str, Limit] = {
             "seconds",
             "a regular expression from a vocabulary file, per MiB of the text it runs on "
             "(real pre-tokenizers need well under 0.5 s per MiB)",
+        ),
+        Limit(
+            "encode_seconds",
+            "LBPE_ENCODE_SECONDS",
+            10,
+            "seconds",
+            "the encoding of one request of a server built on lbpe (the playground's views), per MiB "
+            "of its text (real vocabularies need well under 1 s per MiB)",
         ),
     )
 }

@@ -148,7 +148,8 @@ def load(
 
     ``limits`` (a :class:`lbpe.limits.Limits` snapshot, as a server reads once) replaces the
     environment's ``vocab_bytes`` and ``vocab_tokens`` for this call, and the messages name
-    the snapshot's variables.
+    the snapshot's variables. A vocabulary whose longest token is over the ``token_bytes``
+    limit (``LBPE_MAX_TOKEN_BYTES``, 1 KiB) is refused: no real one comes near it.
     """
     with using(limits):
         return _load(path, pattern)
@@ -156,6 +157,15 @@ def load(
 
 def _load(path: str | os.PathLike[str], pattern: str | re.Pattern[str] | None) -> Tokenizer:
     fmt, file = detect_format(path)
+    tok = _parse(fmt, file, pattern)
+    longest = max(map(len, tok.vocab.tokens), default=0)
+    problem = limits.exceeded("token_bytes", longest, "its longest token")
+    if problem is not None:
+        raise VocabFormatError(str(file), problem)
+    return tok
+
+
+def _parse(fmt: str, file: Path, pattern: str | re.Pattern[str] | None) -> Tokenizer:
     if fmt == "tiktoken":
         return _tiktoken_tokenizer(file, pattern)
     if fmt == "gpt2":

@@ -28,7 +28,7 @@ from itertools import chain, compress, repeat
 from operator import is_
 from typing import Any, Literal, cast
 
-from lbpe import native
+from lbpe import budget, native
 from lbpe.errors import DisallowedSpecialError, LbpeError
 from lbpe.model.bpe import bpe_by_merges, bpe_by_rank
 from lbpe.model.lbpe import longest_first
@@ -317,7 +317,8 @@ class Tokenizer:
         return bpe_by_merges(units, merges)
 
     def _lbpe_of_units(self, units: bytes | str) -> list:
-        return longest_first(units, self.vocab.prefix_index, self.vocab.max_len)
+        vocab = self.vocab
+        return longest_first(units, vocab.prefix_index, vocab.max_len, long=vocab.long_tokens)
 
     def _lbpe_keys(self, piece: str) -> list:
         return self._by_parts(piece, self._to_units(piece), "lbpe", self._lbpe_of_units)
@@ -417,12 +418,20 @@ class Tokenizer:
         limit = self.cache_size
         model = native.model_for(self.vocab)
         if model is not None:  # the compiled path (lbpe/_native.c): the same ids, faster
+            left = budget.remaining()  # a request's time budget (lbpe.budget), checked in C
+            if left == 0.0:
+                raise budget.spent()
+            seconds = left or 0.0
             try:
                 if self._preset_code is not None:
-                    return model.encode_text(text, self._preset_code, mode == "lbpe", limit, _CACHED_PIECE_CHARS)
-                return model.encode_pieces(self._findall(text), mode == "lbpe", limit, _CACHED_PIECE_CHARS)
+                    return model.encode_text(
+                        text, self._preset_code, mode == "lbpe", limit, _CACHED_PIECE_CHARS, seconds
+                    )
+                return model.encode_pieces(self._findall(text), mode == "lbpe", limit, _CACHED_PIECE_CHARS, seconds)
             except UnicodeEncodeError:
                 return self._without_surrogates(original, mode)
+            except TimeoutError:
+                raise budget.spent() from None
         pieces = self._findall(text)
         found = list(map(cache.get, pieces))  # the common case: every piece seen before
         if None in found:
@@ -430,6 +439,7 @@ class Tokenizer:
                 # each distinct new piece once, in order of first appearance
                 new: dict[str, Any] = dict.fromkeys(compress(pieces, map(is_, found, repeat(None))))
                 for piece in new:
+                    budget.check()
                     new[piece] = tuple(key_ids(split(piece)))
             except UnicodeEncodeError:
                 return self._without_surrogates(original, mode)
@@ -640,6 +650,7 @@ class Tokenizer:
             norm, origin = chunk, None
         out: list[Segment] = []
         for piece, start, end in self._splitter.split(norm):
+            budget.check()
             keys = split(piece)
             if self.vocab.unit == "byte":
                 segs = _locate_bytes(piece, keys, self._key_ids(keys), start)

@@ -20,7 +20,7 @@ from typing import Literal
 from lbpe import native
 from lbpe.errors import LbpeError, no_token_error
 from lbpe.model.cuts import CutFinder
-from lbpe.model.lbpe import build_prefix_index
+from lbpe.model.lbpe import LongTokens, build_prefix_index, long_tokens
 
 __all__ = ["Vocab", "Unit"]
 
@@ -226,6 +226,11 @@ class Vocab:
         if not self.scaffold:
             return build_prefix_index(self.model_tokens)
         return build_prefix_index({k: i for k, i in self.model_tokens.items() if i not in self.scaffold})
+
+    @functools.cached_property
+    def long_tokens(self) -> LongTokens:
+        """The tokens of :attr:`prefix_index` longer than LBPE walks, for its scan of long windows."""
+        return long_tokens(self.prefix_index)
 
     @functools.cached_property
     def cut_finder(self) -> CutFinder:

@@ -13,6 +13,7 @@ from lbpe import limits
 from lbpe.cli import main
 from lbpe.errors import LbpeError
 from lbpe.limits import LIMITS, LimitExceededError
+from lbpe.presets import load_preset
 from tests import tiny_vocabs as tv
 from tests.conftest import ROOT
 
@@ -29,8 +30,10 @@ def test_defaults_and_documentation():
         "upload_bytes": ("LBPE_MAX_UPLOAD_BYTES", 128 << 20),
         "vocab_bytes": ("LBPE_MAX_VOCAB_BYTES", 128 << 20),
         "vocab_tokens": ("LBPE_MAX_VOCAB_TOKENS", 1 << 20),
+        "token_bytes": ("LBPE_MAX_TOKEN_BYTES", 1 << 10),
         "train_bytes": ("LBPE_MAX_TRAIN_BYTES", 1 << 30),
         "regex_seconds": ("LBPE_REGEX_SECONDS", 2),
+        "encode_seconds": ("LBPE_ENCODE_SECONDS", 10),
     }
     rows = limits.describe()
     assert [r["value"] for r in rows] == [lim.default for lim in LIMITS.values()]
@@ -130,6 +133,28 @@ def test_vocabulary_limits_in_load(monkeypatch, tmp_path):
         lbpe.load(path)
     monkeypatch.delenv("LBPE_MAX_VOCAB_BYTES")
     assert lbpe.load(path).n_vocab == 100277  # the file is small; cl100k_base's special ids sit above
+
+
+def test_a_vocabulary_with_a_token_far_longer_than_any_real_one_is_refused(monkeypatch, tmp_path):
+    path = tmp_path / "tokenizer.json"
+    path.write_bytes(tv.json_bytes(tv.long_run_spec(2000)))
+    with pytest.raises(lbpe.VocabFormatError) as info:
+        lbpe.load(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}: its longest token is 2,000 bytes, over the limit of 1,024 bytes")
+    assert "set LBPE_MAX_TOKEN_BYTES to raise it (e.g. LBPE_MAX_TOKEN_BYTES=2000, or 0 for no limit)" in message
+    monkeypatch.setenv("LBPE_MAX_TOKEN_BYTES", "2000")
+    assert lbpe.load(path).vocab.max_len == 2000
+    monkeypatch.setenv("LBPE_MAX_TOKEN_BYTES", "1999")
+    with pytest.raises(lbpe.VocabFormatError, match="LBPE_MAX_TOKEN_BYTES=2000"):
+        lbpe.load(path)
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "gpt2", "mistral-7b", "lbpe-32k"])
+def test_real_vocabularies_are_far_within_the_token_length_limit(name):
+    # their longest token is 128 bytes (byte-level ones) or 48 bytes (16 characters of U+2581)
+    longest = max(map(len, load_preset(name).vocab.tokens))
+    assert longest <= 128 and 8 * longest <= LIMITS["token_bytes"].default
 
 
 @pytest.mark.parametrize("raw, value", [("2", 2.0), ("0.5", 0.5), ("10s", 10.0), (" 3 ", 3.0), ("0", 0.0)])

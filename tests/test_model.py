@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lbpe.model.bpe import SHORT_PIECE, _bpe_long, bpe_by_merges, bpe_by_rank
-from lbpe.model.lbpe import NOT_A_TOKEN, build_prefix_index, longest_first
+from lbpe.model.lbpe import NOT_A_TOKEN, WALKED, build_prefix_index, long_tokens, longest_first
 from tests.naive import byte_units, naive_bpe_by_merges, naive_bpe_by_rank, naive_lbpe
 
 
@@ -84,6 +84,34 @@ def test_longest_first_equals_naive_on_bytes_long_pieces(vocab, piece):
     ranks = _bytes_vocab(*[w.encode() for w in vocab if len(w) > 1])
     m = max(map(len, ranks))
     assert longest_first(piece, build_prefix_index(ranks), m) == naive_lbpe(byte_units(piece), set(ranks), m)
+
+
+_long_words = st.text(alphabet="ab", min_size=WALKED - 3, max_size=3 * WALKED)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(_long_words, max_size=12, unique=True),
+    st.lists(_words, max_size=20, unique=True),
+    st.text(alphabet="abc", max_size=8 * WALKED),
+)
+def test_longest_first_equals_naive_with_tokens_longer_than_walked(long_vocab, vocab, text):
+    # windows over WALKED units are scanned, shorter ones walked: both, in the paper's order
+    tokens = {t: i for i, t in enumerate(dict.fromkeys(["a", "b", "c", *vocab, *long_vocab]))}
+    m = max(map(len, tokens))
+    index = build_prefix_index(tokens)
+    expected = naive_lbpe(list(text), set(tokens), m)
+    assert longest_first(text, index, m) == expected
+    assert longest_first(text, index, m, long=long_tokens(index)) == expected
+    piece = text.encode()
+    assert longest_first(piece, build_prefix_index({t.encode(): i for t, i in tokens.items()}), m) == [
+        k.encode() for k in expected
+    ]
+
+
+def test_long_runs_take_the_longest_tokens_leftmost_first():
+    tokens = {"a" * k: k for k in range(1, 2001)}
+    assert longest_first("a" * 5001, build_prefix_index(tokens), 2000) == ["a" * 2000] * 2 + ["a" * 1001]
 
 
 @settings(max_examples=300, deadline=None)

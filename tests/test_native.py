@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 import lbpe
 from lbpe import native
+from lbpe.model.lbpe import WALKED
 from lbpe.presets import VOCAB_PRESETS, load_preset
 from lbpe.tokenizer import MODES
 from lbpe.vocab import Vocab
@@ -284,6 +285,38 @@ def test_compiled_character_units_equal_naive(bpe_algorithm, words, text):
         tokens.get(k.encode(), vocab.unk)
         for k in ([text] if text in words else naive_bpe_by_rank(text, {w: i for i, w in enumerate(words)}))
     )
+
+
+_long_words = st.text(alphabet="ab", min_size=WALKED - 3, max_size=3 * WALKED)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(_long_words, max_size=12, unique=True),
+    st.lists(_words, max_size=20, unique=True),
+    st.text(alphabet="abc", max_size=8 * WALKED),
+)
+def test_compiled_lbpe_with_tokens_longer_than_walked_equals_naive(long_words, words, text):
+    # windows over WALKED units: the polynomial hashes and the gaps of the compiled scan
+    vocab = Vocab(_byte_tokens(*[w.encode() for w in [*words, *long_words]]))
+    piece = text.encode()
+    expected = naive_lbpe([piece[i : i + 1] for i in range(len(piece))], set(vocab.tokens), vocab.max_len)
+    assert _split(vocab, native.model_for(vocab).encode_piece(text, True)) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.text(alphabet="aé中", min_size=WALKED - 3, max_size=2 * WALKED), max_size=10, unique=True),
+    st.lists(st.text(alphabet="aé中", min_size=1, max_size=4), min_size=1, max_size=20, unique=True),
+    st.text(alphabet="aé中z", max_size=6 * WALKED),
+)
+def test_compiled_character_units_with_long_tokens_equal_naive(long_words, words, text):
+    # long windows of characters: units of several bytes, windows of a length in units
+    tokens = {w.encode(): i for i, w in enumerate(dict.fromkeys([*words, *long_words]))}
+    vocab = Vocab(tokens, unit="char", unk=len(tokens) + 1, special={"<unk>": len(tokens) + 1})
+    expected = naive_lbpe(list(text), {k.decode() for k in tokens}, vocab.max_len)
+    got = native.model_for(vocab).encode_piece(text, True)
+    assert got == tuple(tokens.get(k.encode(), vocab.unk) for k in expected)
 
 
 # ---- safety ----

@@ -189,3 +189,17 @@ def sp_model_bytes(
         normalizer = field(1, b"identity") + field(3, 1) + field(4, 0) + field(5, 1)
     body += field(3, normalizer)
     return body
+
+
+def long_run_spec(longest: int) -> dict:
+    """:func:`hf_spec`'s byte-level tokenizer.json with the runs ``"a" * k`` for ``k`` from 2 to
+    ``longest`` as tokens (ids from 256 on: ``"a" * k`` is ``254 + k``), each merged from the one
+    before and ``"a"``: a vocabulary whose tokens are far longer than any real one's."""
+    spec = hf_spec()
+    encoder = {_sym(bytes([b])): b for b in range(256)}
+    for k in range(2, longest + 1):
+        encoder["a" * k] = 254 + k
+    spec["added_tokens"] = []
+    spec["model"]["vocab"] = encoder
+    spec["model"]["merges"] = [f"{'a' * (k - 1)} a" for k in range(2, longest + 1)]
+    return spec

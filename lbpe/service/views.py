@@ -2,6 +2,10 @@
 (:func:`compare_view`), Corpus (:func:`corpus_view`), Across vocabularies (:func:`across_view`),
 Explain (:func:`explain_view`, :func:`explain_target`) and Train (:func:`train_view`).
 
+The Compare, Corpus, Across and Explain views encode under a time budget
+(:class:`lbpe.budget.time_budget`, ``LBPE_ENCODE_SECONDS`` per MiB of their text), so a request
+with a hostile vocabulary stops with a message instead of holding the server.
+
 The Gradio app hands each dict's parts to its components, the browser page returns the dicts to
 its worker's caller, and the CLI prints them. Messages meant for a person (``"status"``) are
 markdown, with the vocabulary's name in bold.
@@ -19,6 +23,7 @@ from typing import Any
 from lbpe import display
 from lbpe import limits as _limits
 from lbpe.across import ACROSS_HEADERS, ACROSS_TYPES, across_csv, across_rows, across_spec, across_vocabularies
+from lbpe.budget import time_budget
 from lbpe.corpus import align_chunks
 from lbpe.errors import LbpeError
 from lbpe.explain import explain, explain_html, pick_span
@@ -86,7 +91,8 @@ def compare_view(
     * ``"differ"``: the differing character ranges (for a click on a token, not JSON'd by the
       callers that return JSON).
     """
-    comparison = display.compare(tok, text, specials=bool(specials))
+    with time_budget(len(text), what="the Compare view"):
+        comparison = display.compare(tok, text, specials=bool(specials))
     stats = display.comparison_stats(tok, comparison)
     summary = display.comparison_summary(tok, comparison, stats=stats)
     shift = display.shift_from_stats(stats["bpe"], stats["lbpe"], unit=comparison.unit)
@@ -130,7 +136,8 @@ def corpus_view(
     if progress is not None:
         progress(0.0)
     total = max(len(data), 1)  # progress counts UTF-8 bytes, as the statistics do
-    stats = corpus_stats(tok, chunks, progress=(lambda done: progress(done / total)) if progress else None)
+    with time_budget(len(data), what=f"the Corpus view of {name}"):
+        stats = corpus_stats(tok, chunks, progress=(lambda done: progress(done / total)) if progress else None)
     summary = compare_json(stats, vocab=tok.name, unit=tok.vocab.unit, tok=tok)
     summary["file"] = name
     shift = display.shift_from_stats(stats["bpe"], stats["lbpe"], unit=tok.vocab.unit)
@@ -215,9 +222,11 @@ def across_view(
         texts = [text]
     if progress is not None:
         progress(0.0)
-    summaries = across_vocabularies(
-        tokenizers, texts, progress=(lambda done, total: progress(done / total)) if progress else None
-    )
+    size = len(data) if data is not None else len(text or "")
+    with time_budget(size * len(tokenizers), what="the Across view"):
+        summaries = across_vocabularies(
+            tokenizers, texts, progress=(lambda done, total: progress(done / total)) if progress else None
+        )
     rows = across_rows(summaries)
     most = max(summaries, key=lambda s: abs(s["change"]["tokens"]))
     if most["change"]["tokens"]:
@@ -242,7 +251,8 @@ def explain_view(tok: Tokenizer, span: str, frame: int | None = None) -> dict:
     "frames", "steps": the steps as JSON}``; ``frame`` is kept within the explanation."""
     if not span:
         raise LbpeError("Type a word or a short span to explain, or click a token in either pane.")
-    ex = explain(tok, span)
+    with time_budget(len(span), what="the Explain view"):
+        ex = explain(tok, span)
     last = ex.frames - 1
     k = last if frame is None or frame < 0 else min(frame, last)
     return {"html": explain_html(ex, k), "frame": k, "frames": ex.frames, "steps": ex.to_json()}
@@ -253,7 +263,8 @@ def explain_target(tok: Tokenizer, text: str, offset: int, differ: Sequence[tupl
     holds it, else its word (:func:`lbpe.explain.pick_span`), as ``{"start", "end", "span"}``.
     ``differ``: the differing ranges when the caller has them (from :func:`compare_view`)."""
     if differ is None:
-        differ = display.compare(tok, text).differ
+        with time_budget(len(text), what="the Explain view"):
+            differ = display.compare(tok, text).differ
     a, b = pick_span(text, offset, differ)
     return {"start": a, "end": b, "span": text[a:b]}
 
