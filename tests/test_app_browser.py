@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import shutil
 import sys
+from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
@@ -20,6 +21,8 @@ from tests.browser import launch
 from tests.conftest import english_text
 
 ARTIFACTS = ROOT / "artifacts"
+#: Screenshots for the lead's notes (outside git).
+SCREENS = Path("/work/notes/screens")
 TEXT = (
     "Long-token-first encoding splits internationalization and counterrevolutionary misunderstandings "
     "differently from classic BPE.\n\tcafé, naïve, 日本語 🙂\n"
@@ -187,7 +190,7 @@ def test_explain_a_clicked_token_step_by_step(browser, server, requests):
     """The opening view explains the paper's " Capitals"; a click on a token of either pane
     explains its span; the Step buttons and Play move through the frames; desktop and phone."""
     from lbpe.examples import DEFAULT_EXAMPLE
-    from lbpe.explain import explain
+    from lbpe.explain import explain_span
 
     tok = load_preset(DEFAULT_EXAMPLE.vocabulary)
     for name, viewport in (("desktop", {"width": 1400, "height": 1000}), ("phone", {"width": 390, "height": 844})):
@@ -197,7 +200,8 @@ def test_explain_a_clicked_token_step_by_step(browser, server, requests):
         page.set_default_timeout(TIMEOUT_MS)
         page.goto(server.url)
         head = page.locator("#explain .lbpe-x-head")
-        opening = explain(tok, DEFAULT_EXAMPLE.explain)
+        at = DEFAULT_EXAMPLE.text.index(DEFAULT_EXAMPLE.explain)
+        opening = explain_span(tok, DEFAULT_EXAMPLE.text, at, at + len(DEFAULT_EXAMPLE.explain))
         expect(head).to_contain_text(f"Step {opening.frames - 1} of {opening.frames - 1}")
         # " Capital" as the vocabulary spells it: with a space, or SentencePiece's "\u2581"
         expect(page.locator("#explain .lbpe-x-why li").first).to_contain_text(
@@ -207,10 +211,11 @@ def test_explain_a_clicked_token_step_by_step(browser, server, requests):
         word = " geographers"
         c = display.compare(tok, DEFAULT_EXAMPLE.text)
         at = DEFAULT_EXAMPLE.text.index(word) + 4
-        span = next(DEFAULT_EXAMPLE.text[a:b] for a, b in c.differ if a <= at < b)
+        a, b = next((a, b) for a, b in c.differ if a <= at < b)
+        span = DEFAULT_EXAMPLE.text[a:b]
         clicked = next(s for s in c.lbpe.segments if s.start <= at < s.end)
         page.locator(f'#lbpe-pane .lbpe-tok[data-s="{clicked.start}"]').click()
-        ex = explain(tok, span)
+        ex = explain_span(tok, DEFAULT_EXAMPLE.text, a, b)
         expect(head).to_contain_text(f"Step {ex.frames - 1} of {ex.frames - 1}")
         expect(page.locator("#explain-text textarea, #explain-text input").first).to_have_value(span)
         ids = page.locator("#explain .lbpe-x-result").first.inner_text()
@@ -225,6 +230,47 @@ def test_explain_a_clicked_token_step_by_step(browser, server, requests):
     assert not [u for u in requests if urlparse(u).hostname not in (None, "127.0.0.1")]
 
 
+def _explained_ids(page) -> list[tuple[str, str]]:
+    """(BPE ids, LBPE ids) of each piece of the Explain view, as it shows them."""
+    out = []
+    for text in page.locator("#explain .lbpe-x-result").all_inner_texts():
+        m = re.search(r"BPE \d+ tokens?: ([\d ]*) · LBPE \d+ tokens?: ([\d ]*)", text)
+        assert m, text
+        out.append((m.group(1).strip(), m.group(2).strip()))
+    return out
+
+
+def test_explain_shows_the_ids_the_panes_show(page):
+    """The opening Explain (" Capitals" in the opening text) and a click on the mid-word LBPE
+    token "ographer" of "geographers": Explain's ids are the panes' ids over the explained span,
+    from the whole text's segmentation (no dummy "▁" in the middle of a text)."""
+    from lbpe.examples import DEFAULT_EXAMPLE
+
+    tok = load_preset(DEFAULT_EXAMPLE.vocabulary)
+    text = DEFAULT_EXAMPLE.text
+    segs = {mode: tok.segment(text, mode=mode) for mode in ("bpe", "lbpe")}
+
+    def panes_ids(a: int, b: int) -> list[tuple[str, str]]:
+        return [tuple(" ".join(str(s.id) for s in segs[m] if a <= s.start < b) for m in ("bpe", "lbpe"))]
+
+    at = text.index(DEFAULT_EXAMPLE.explain)
+    head = page.locator("#explain .lbpe-x-head")
+    expect(head).to_contain_text(DEFAULT_EXAMPLE.explain.replace(" ", "·"))
+    assert _explained_ids(page) == panes_ids(at, at + len(DEFAULT_EXAMPLE.explain))
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENS / "app_opening.png"), full_page=True)
+
+    word = text.index("geographers")
+    clicked = next(s for s in segs["lbpe"] if s.start == word + 2)
+    assert text[clicked.start : clicked.end] == "ographer"
+    page.locator(f'#lbpe-pane .lbpe-tok[data-s="{clicked.start}"]').click()
+    expect(page.locator("#explain-text textarea, #explain-text input").first).to_have_value("ographers")
+    expect(head).to_contain_text("ographers at characters")
+    assert _explained_ids(page) == panes_ids(word + 2, word + len("geographers"))
+    expect(page.locator("#explain .lbpe-x-why")).not_to_contain_text("▁")
+    page.locator("#explain-box").first.screenshot(path=str(SCREENS / "app_explain_mid_word.png"))
+
+
 def test_a_link_restores_the_view(browser, server, requests):
     """Text, vocabulary, toggles, the explained span and the open view travel in the URL query;
     the Copy link button copies it; an uploaded vocabulary is never put in a link and a link
@@ -236,17 +282,25 @@ def test_a_link_restores_the_view(browser, server, requests):
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
     text = "Plattsburg unrescinded redelivery"
-    page.goto(server.url + "?t=" + text.replace(" ", "%20") + "&v=o200k_base&ws=0&ids=1&sp=1&x=%20redelivery")
+    page.goto(server.url + "?t=" + text.replace(" ", "%20") + "&v=o200k_base&ws=0&ids=1&sp=1&x=%20redelivery&xa=22")
     tok = load_preset("o200k_base")
     expect_counts(page, tok, text)
     expect(page.locator("#vocab input")).to_have_value(re.compile("o200k_base"))
     expect(page.locator("#explain-text textarea, #explain-text input").first).to_have_value(" redelivery")
+    # explained where it stands in the text (xa), and the address keeps that place
+    expect(page.locator("#explain .lbpe-x-head")).to_contain_text("at characters 22-33 of the text")
+    assert "xa=22" in page.url
     assert page.locator("#bpe-pane .lbpe-id").count() == len(tok.encode(text, mode="bpe"))
     assert page.locator("#bpe-pane .lbpe-ws").count() == 0
     expect(page.locator("#show-special input")).to_be_checked()
     # what the person changes goes into the URL, and the link is what Copy link copies
     page.locator("#text textarea").fill("Capitals and scepters")
     page.wait_for_function("() => new URL(location.href).searchParams.get('t') === 'Capitals and scepters'")
+    # the span is no longer in the text: explained on its own; a typed word drops the place
+    expect(page.locator("#explain .lbpe-x-head")).to_contain_text("on its own")
+    page.locator("#explain-text textarea, #explain-text input").first.fill(" scepters")
+    page.wait_for_function("() => !new URL(location.href).searchParams.has('xa')")
+    expect(page.locator("#explain .lbpe-x-head")).to_contain_text("·scepters on its own")
     page.locator("#show-special input").uncheck()
     page.wait_for_function("() => !new URL(location.href).searchParams.has('sp')")
     page.get_by_role("tab", name="Across vocabularies").click()

@@ -494,7 +494,14 @@ def test_the_app_opens_on_the_shared_example_and_explains_capitals():
     assert by_elem["text"]["props"]["value"] == DEFAULT_EXAMPLE.text
     assert by_elem["vocab"]["props"]["value"] == DEFAULT_EXAMPLE.vocabulary
     assert by_elem["explain-text"]["props"]["value"] == DEFAULT_EXAMPLE.explain
+    at = DEFAULT_EXAMPLE.text.index(DEFAULT_EXAMPLE.explain)
+    assert by_elem["explain-where"]["props"]["value"] == ""  # over the API: a span on its own
     opening = by_elem["explain"]["props"]["value"]
+    # explained where it stands in the opening text: the panes' tokens, no dummy prefix
+    tok = load_preset(DEFAULT_EXAMPLE.vocabulary)
+    for mode in ("bpe", "lbpe"):
+        ids = [s.id for s in tok.segment(DEFAULT_EXAMPLE.text, mode=mode) if at <= s.start < at + 9]
+        assert " ".join(map(str, ids)) + "</div>" in opening or " ".join(map(str, ids)) + " · " in opening
     # " Capital" as the vocabulary spells it: with a space, or SentencePiece's "\u2581"
     assert re.search("BPE never makes &quot;[ \u2581]Capital&quot;", opening), opening
     assert "&quot;al&quot; + &quot;s&quot;" in opening
@@ -504,7 +511,9 @@ def test_the_app_opens_on_the_shared_example_and_explains_capitals():
         "text",
         "vocab",
         "explain-text",
+        "explain-where",
     ]
+    assert examples["props"]["samples"][1][3] == str(EXAMPLES[1].text.index(EXAMPLES[1].explain))
 
 
 def test_explain_returns_the_library_steps():
@@ -520,6 +529,20 @@ def test_explain_returns_the_library_steps():
     for bad, message in (("", "Type a word"), ("x" * 401, "at most 400 characters")):
         with pytest.raises(gr.Error, match=message):
             app.explain(bad, "gpt2")
+    # a span of the text, where it stands (as a click, an example or a link gives it), is
+    # explained there; typed, or no longer there, on its own
+    from lbpe.explain import explain_span
+
+    text = "The Capitals of Europe hold the geographers' maps"
+    at = text.index("ographers")
+    inside = explain_span(load_preset("mistral-7b"), text, at, at + 9)
+    assert app.explain("ographers", "mistral-7b", None, None, text, str(at))[1] == inside.to_json()
+    assert app.explain_frame("ographers", "mistral-7b", 1, None, text, str(at)) == explain_html(inside, 1)
+    alone = explain(load_preset("mistral-7b"), "ographers")
+    assert alone.bpe_ids != inside.bpe_ids
+    for where in ("", str(at + 1), "nonsense"):
+        assert app.explain("ographers", "mistral-7b", None, None, text, where)[1] == alone.to_json()
+    assert app.explain("ographers", "mistral-7b", None, None, "changed " + text, str(at))[1] == alone.to_json()
 
 
 def test_a_click_picks_the_differing_span_or_the_word():
@@ -529,8 +552,8 @@ def test_a_click_picks_the_differing_span_or_the_word():
     at = text.index("pit")
     inside = [r for r in differ if r[0] <= at < r[1]]
     want = text[slice(*inside[0])] if inside else " Capitals"
-    assert app.explain_click(text, f"{at}:123", "gpt2") == want
-    assert app.explain_click(text, f"{text.index('Eu')}:9", "gpt2") == " Europe"
+    assert app.explain_click(text, f"{at}:123", "gpt2") == (want, str(text.index(want)))
+    assert app.explain_click(text, f"{text.index('Eu')}:9", "gpt2") == (" Europe", str(text.index(" Europe")))
     with pytest.raises(gr.Error, match="Click a token"):
         app.explain_click(text, "nonsense", "gpt2")
 

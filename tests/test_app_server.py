@@ -388,7 +388,7 @@ def test_explain_over_the_api_equals_lbpe(client, name):
         assert [p["lbpe"]["ids"] for p in steps["pieces"]] == alone
     assert client.predict(" Capitals", name, 1, api_name="/explain_frame") == explain_html(ex, 1)
     text = "The Capitals of Europe"
-    assert client.predict(text, f"{text.index('Eu')}:1", name, api_name="/explain_click") == " Europe"
+    assert client.predict(text, f"{text.index('Eu')}:1", name, api_name="/explain_click") == (" Europe", "15")
     with pytest.raises(AppError, match="at most 400 characters"):
         client.predict("y" * 401, name, api_name="/explain")
 

@@ -31,7 +31,7 @@ const busyNotes = () => document.querySelectorAll("#bpe-pane .lbpe-busy, #lbpe-p
 
 window.lbpeApp = {
   // the Compare view's state into the URL
-  link(text, vocab, ws, ids, sp, span) {
+  link(text, vocab, ws, ids, sp, span, where) {
     window.lbpeLink({
       t: text && text.length <= LBPE.maxLinkText ? text : null,
       v: LBPE.presets.includes(vocab) ? vocab : null,
@@ -39,6 +39,8 @@ window.lbpeApp = {
       ids: ids ? "1" : null,
       sp: sp ? "1" : null,
       x: span || null,
+      // where the span stands in the text, while it is there (a typed word is explained on its own)
+      xa: span && text && where !== "" && text.slice(Number(where), Number(where) + span.length) === span ? where : null,
     });
     return [];
   },

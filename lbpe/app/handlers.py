@@ -25,7 +25,6 @@ import lbpe
 from lbpe import display
 from lbpe.errors import LbpeError, PatternNeededError
 from lbpe.examples import DEFAULT_EXAMPLE
-from lbpe.explain import explain as explain_steps
 from lbpe.formats.hf_write import write_tokenizer_json
 from lbpe.limits import MB, Limits
 from lbpe.presets import DEFAULT_PRESET, sample_corpus
@@ -49,6 +48,7 @@ from lbpe.service import (
 from lbpe.tokenizer import Tokenizer
 
 __all__ = [
+    "DEFAULT_EXPLAIN",
     "DEFAULT_TEXT",
     "FREQUENCY_TITLE",
     "LIMITS",
@@ -235,8 +235,9 @@ def upload_vocab(files: Any, pattern: str = AUTO_PATTERN, state: Any = None):
 
 # ---- Compare and Explain ----
 
-#: The opening text (the first of the examples both UIs share).
+#: The opening text (the first of the examples both UIs share) and the span Explain opens on.
 DEFAULT_TEXT = DEFAULT_EXAMPLE.text
+DEFAULT_EXPLAIN = DEFAULT_EXAMPLE.explain
 #: Title of the frequency-by-length chart.
 FREQUENCY_TITLE = "How often a token of each length occurs"
 
@@ -296,32 +297,77 @@ def _frame(frame: Any) -> int | None:
     return None if frame is None or frame == "" else max(int(frame), 0)
 
 
+def _where(where: Any) -> int | None:
+    """The hidden box that says where the explained span starts in the Compare text (set by a
+    click, an example or a link; empty for a typed word)."""
+    try:
+        return int(str(where).strip())
+    except (TypeError, ValueError):
+        return None
+
+
+def _explained(span: str, vocab: str, frame: int | None, state: Any, text: Any, where: Any, specials: Any) -> dict:
+    """:func:`lbpe.service.explain_view` of ``span``, where it stands in the Compare text (its
+    part Compare shows) when ``where`` says so and it is still there, else on its own."""
+    return explain_view(
+        get_tokenizer(vocab, state),
+        span,
+        frame,
+        text=(text or "")[: LIMITS.text_chars],
+        at=_where(where),
+        specials=bool(specials),
+    )
+
+
 @_handler
-def explain(span: str, vocab: str = DEFAULT_PRESET, frame: Any = None, state: Any = None):
-    """Both encodings of a word or short span worked step by step (:func:`lbpe.service.explain_view`).
+def explain(
+    span: str,
+    vocab: str = DEFAULT_PRESET,
+    frame: Any = None,
+    state: Any = None,
+    text: str = "",
+    where: Any = "",
+    specials: bool = False,
+):
+    """Both encodings of a word or short span worked step by step (:func:`lbpe.service.explain_view`):
+    where it stands in ``text`` when ``where`` (its start there) is given and it is still there
+    (a clicked token, an example, a link), else on its own (a typed word); ``specials`` as the
+    Compare view's toggle.
 
     Returns ``(HTML of frame `frame`, the steps as JSON, the step slider's update)``; without
     ``frame`` the last frame (every step done, the reasons the two differ)."""
-    view = explain_view(get_tokenizer(vocab, state), span, _frame(frame))
+    view = _explained(span, vocab, _frame(frame), state, text, where, specials)
     last = view["frames"] - 1
     return view["html"], view["steps"], gr.update(maximum=max(last, 1), value=view["frame"], interactive=last > 0)
 
 
 @_handler
-def explain_frame(span: str, vocab: str = DEFAULT_PRESET, frame: Any = 0, state: Any = None) -> str:
+def explain_frame(
+    span: str,
+    vocab: str = DEFAULT_PRESET,
+    frame: Any = 0,
+    state: Any = None,
+    text: str = "",
+    where: Any = "",
+    specials: bool = False,
+) -> str:
     """One frame of :func:`explain` (the step slider moved): its HTML."""
-    return explain_view(get_tokenizer(vocab, state), span, _frame(frame) or 0)["html"] if span else ""
+    return _explained(span, vocab, _frame(frame) or 0, state, text, where, specials)["html"] if span else ""
 
 
 @_handler
-def explain_click(text: str, at: str, vocab: str = DEFAULT_PRESET, state: Any = None) -> str:
+def explain_click(text: str, at: str, vocab: str = DEFAULT_PRESET, state: Any = None, specials: bool = False):
     """A click on a token of either pane (``at`` is ``"offset:nonce"``, set by the page's
-    script): the span to explain (:func:`lbpe.service.explain_target`)."""
+    script): the span to explain (:func:`lbpe.service.explain_target`).
+
+    Returns ``(span, where it starts in the text)`` for the Explain box and its hidden place."""
     try:
         offset = int(str(at).split(":", 1)[0])
     except ValueError:
         raise gr.Error("Click a token in either pane to explain it.") from None
-    return explain_target(get_tokenizer(vocab, state), (text or "")[: LIMITS.text_chars], offset)["span"]
+    shown = (text or "")[: LIMITS.text_chars]
+    target = explain_target(get_tokenizer(vocab, state), shown, offset, specials=bool(specials))
+    return target["span"], str(target["start"])
 
 
 @_handler
@@ -338,31 +384,56 @@ def ids_text(details: Any) -> tuple[str, str]:
     return " ".join(map(str, details["bpe"]["ids"])), " ".join(map(str, details["lbpe"]["ids"]))
 
 
-def _frames(span: str, vocab: str, state: Any) -> int:
+def _frames(span: str, vocab: str, state: Any, text: Any = "", where: Any = "", specials: Any = False) -> int:
     """Frames of the explanation of ``span`` (1 when it cannot be explained: the Explain view
     already says why)."""
     try:
-        return explain_steps(get_tokenizer(vocab, state), span).frames if span else 1
+        return _explained(span, vocab, 0, state, text, where, specials)["frames"] if span else 1
     except ValueError:
         return 1
 
 
-def explain_move(delta: int, frame: Any, span: str, vocab: str = DEFAULT_PRESET, state: Any = None) -> int:
+def explain_move(
+    delta: int,
+    frame: Any,
+    span: str,
+    vocab: str = DEFAULT_PRESET,
+    state: Any = None,
+    text: str = "",
+    where: Any = "",
+    specials: bool = False,
+) -> int:
     """The Step buttons: the frame ``delta`` away, kept within the explanation."""
-    return min(max(int(frame or 0) + delta, 0), _frames(span, vocab, state) - 1)
+    return min(max(int(frame or 0) + delta, 0), _frames(span, vocab, state, text, where, specials) - 1)
 
 
-def play_step(frame: Any, span: str, vocab: str = DEFAULT_PRESET, state: Any = None):
+def play_step(
+    frame: Any,
+    span: str,
+    vocab: str = DEFAULT_PRESET,
+    state: Any = None,
+    text: str = "",
+    where: Any = "",
+    specials: bool = False,
+):
     """One tick of Play: the next frame; the timer stops at the last one.
 
     Returns ``(slider value, timer update)``."""
-    last, k = _frames(span, vocab, state) - 1, int(frame or 0) + 1
+    last, k = _frames(span, vocab, state, text, where, specials) - 1, int(frame or 0) + 1
     return (last, gr.Timer(active=False)) if k >= last else (k, gr.update())
 
 
-def play_start(frame: Any, span: str, vocab: str = DEFAULT_PRESET, state: Any = None):
+def play_start(
+    frame: Any,
+    span: str,
+    vocab: str = DEFAULT_PRESET,
+    state: Any = None,
+    text: str = "",
+    where: Any = "",
+    specials: bool = False,
+):
     """Play pressed (from the start when at the end). Returns ``(slider value, timer update)``."""
-    last, k = _frames(span, vocab, state) - 1, int(frame or 0)
+    last, k = _frames(span, vocab, state, text, where, specials) - 1, int(frame or 0)
     return (0 if k >= last else k), gr.Timer(active=last > 0)
 
 
@@ -555,10 +626,15 @@ def _link_note(text: str) -> str:
 
 def restore(request: gr.Request):
     """Page load: apply the link's query (:func:`lbpe.service.link_state`). Returns updates for
-    ``(text, vocabulary, whitespace, ids, specials, explain span, tabs, link note)``."""
+    ``(text, vocabulary, whitespace, ids, specials, explain span, where it starts in the text,
+    tabs, link note)``; a span without a place is explained on its own."""
     wanted = link_state(dict(request.query_params) if request is not None else {}, text_chars=LIMITS.text_chars)
     keep = gr.update()
     picked = [wanted.get(key, keep) for key in ("text", "vocab", "show_whitespace", "show_ids", "specials", "explain")]
+    # where the span stands in the text: the link's, else the opening span's
+    picked.append(
+        str(wanted.get("explain_at", "")) if "explain" in wanted else str(DEFAULT_TEXT.index(DEFAULT_EXPLAIN))
+    )
     tabs = gr.update(selected=wanted["view"]) if "view" in wanted else keep
     note = "About this link: " + " ".join(wanted["notes"]) if wanted["notes"] else ""
     return (*picked, tabs, _link_note(note))

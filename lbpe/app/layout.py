@@ -122,7 +122,10 @@ def _limits_md() -> str:
 def build() -> gr.Blocks:
     """The Blocks app (module-level ``demo`` is ``build()``)."""
     initial = compare(DEFAULT_TEXT, DEFAULT_EXAMPLE.vocabulary, True, False, None)
-    first = explain_view(get_tokenizer(DEFAULT_EXAMPLE.vocabulary), DEFAULT_EXAMPLE.explain)
+    opening_at = DEFAULT_TEXT.index(DEFAULT_EXAMPLE.explain)
+    first = explain_view(
+        get_tokenizer(DEFAULT_EXAMPLE.vocabulary), DEFAULT_EXAMPLE.explain, text=DEFAULT_TEXT, at=opening_at
+    )
     with gr.Blocks(
         title="lbpe playground: BPE vs LBPE", analytics_enabled=False, delete_cache=(600, LIMITS.file_ttl)
     ) as demo:
@@ -177,6 +180,17 @@ def build() -> gr.Blocks:
                     render=False,
                     max_length=MAX_EXPLAIN_CHARS,
                     elem_id="explain-text",
+                )
+                # where the span in the Explain box starts in the text (a click, an example, a link;
+                # the page's load sets the opening span's); a word typed there is not at that place,
+                # and is explained on its own, as over the API when no place is given
+                explain_where = gr.Textbox(
+                    "",
+                    label="explained span starts at",
+                    render=False,
+                    elem_id="explain-where",
+                    elem_classes="lbpe-hidden",
+                    container=False,
                 )
                 with gr.Row(equal_height=False):
                     text = gr.Textbox(
@@ -244,8 +258,8 @@ def build() -> gr.Blocks:
                         decode_btn = gr.Button("Decode", scale=0, min_width=100, elem_id="decode-run")
                     decoded = gr.HTML("", elem_id="decoded")
                 gr.Examples(
-                    [[e.text, e.vocabulary, e.explain] for e in EXAMPLES],
-                    [text, vocab, explain_box],
+                    [[e.text, e.vocabulary, e.explain, str(e.text.index(e.explain))] for e in EXAMPLES],
+                    [text, vocab, explain_box, explain_where],
                     label="Examples (each with a vocabulary where BPE and LBPE split it differently)",
                     example_labels=[e.label for e in EXAMPLES],
                     elem_id="examples",
@@ -276,6 +290,7 @@ def build() -> gr.Blocks:
                     explain_at = gr.Textbox(
                         "", label="clicked token", elem_id="explain-at", elem_classes="lbpe-hidden", container=False
                     )
+                    explain_where.render()
                     explain_timer = gr.Timer(0.9, active=False)
                 metrics = gr.HTML(initial[2], label="Metrics", elem_id="metrics")
                 with gr.Row(equal_height=False):
@@ -440,10 +455,12 @@ def build() -> gr.Blocks:
         train_stop.click(stop, state, None, api_name="stop_train", queue=False)
         use_btn.click(use_trained, state, [vocab, tabs], api_name="use_trained")
         vocab.change(describe_vocab, [vocab, state], vocab_status, api_name="describe_vocab", show_progress="hidden")
+        # a span of the text is explained as the text is encoded: again when the text changes
+        explained = [explain_box, vocab, state, text, explain_where, show_special]
         gr.on(
-            [explain_box.change, vocab.change],
+            [explain_box.change, explain_where.change, vocab.change, text.change, show_special.change],
             explain,
-            [explain_box, vocab, gr.State(None), state],
+            [explain_box, vocab, gr.State(None), state, text, explain_where, show_special],
             [explain_pane, explain_json, explain_step],
             api_name="explain",
             trigger_mode="always_last",
@@ -451,7 +468,7 @@ def build() -> gr.Blocks:
         )
         explain_step.change(
             explain_frame,
-            [explain_box, vocab, explain_step, state],
+            [explain_box, vocab, explain_step, state, text, explain_where, show_special],
             explain_pane,
             api_name="explain_frame",
             show_progress="hidden",
@@ -460,21 +477,21 @@ def build() -> gr.Blocks:
         for button, delta in ((explain_prev, -1), (explain_next, 1)):
             button.click(
                 functools.partial(explain_move, delta),
-                [explain_step, explain_box, vocab, state],
+                [explain_step, *explained],
                 explain_step,
                 api_visibility="private",
                 show_progress="hidden",
             )
         explain_play.click(
             play_start,
-            [explain_step, explain_box, vocab, state],
+            [explain_step, *explained],
             [explain_step, explain_timer],
             api_visibility="private",
             show_progress="hidden",
         )
         explain_timer.tick(
             play_step,
-            [explain_step, explain_box, vocab, state],
+            [explain_step, *explained],
             [explain_step, explain_timer],
             api_visibility="private",
             show_progress="hidden",
@@ -492,9 +509,17 @@ def build() -> gr.Blocks:
         )
         # the view's state in the URL (browser only), restored when a link is opened
         gr.on(
-            [text.change, vocab.change, show_ws.change, show_ids.change, show_special.change, explain_box.change],
+            [
+                text.change,
+                vocab.change,
+                show_ws.change,
+                show_ids.change,
+                show_special.change,
+                explain_box.change,
+                explain_where.change,
+            ],
             None,
-            [text, vocab, show_ws, show_ids, show_special, explain_box],
+            [text, vocab, show_ws, show_ids, show_special, explain_box, explain_where],
             None,
             js=_js("link(...a)"),
             api_visibility="private",
@@ -506,14 +531,14 @@ def build() -> gr.Blocks:
         demo.load(
             restore,
             None,
-            [text, vocab, show_ws, show_ids, show_special, explain_box, tabs, link_note],
+            [text, vocab, show_ws, show_ids, show_special, explain_box, explain_where, tabs, link_note],
             api_visibility="private",
             show_progress="hidden",
         )
         explain_at.change(
             explain_click,
-            [text, explain_at, vocab, state],
-            explain_box,
+            [text, explain_at, vocab, state, show_special],
+            [explain_box, explain_where],
             api_name="explain_click",
             show_progress="hidden",
         )
