@@ -165,6 +165,26 @@ def test_uploaded_vocabulary_in_the_browser(page, tmp_path):
     expect_counts(page, load_preset("gpt2"), TEXT)  # the same ranks as the bundled gpt2
 
 
+def test_the_vocabulary_picker_names_the_vocabulary_in_use(page, tmp_path):
+    """The picker opened and closed with Esc keeps the focus; an upload then selects the new
+    vocabulary: the picker must read its name, as the line under it and the panes use it."""
+    from tests.conftest import data_file
+
+    vocab_upload(page)  # the upload box open, as a person has it before choosing a file
+    for name in ("cl100k_base", "o200k_base", "cl100k_base"):
+        page.locator("#vocab input").click()
+        expect(page.get_by_role("option").first).to_be_visible()
+        page.keyboard.press("Escape")
+        src = tmp_path / f"{name}.tiktoken"
+        shutil.copyfile(data_file(f"openai/{name}.tiktoken"), src)
+        vocab_upload(page).set_input_files(str(src))
+        expect(page.locator("#vocab-status")).to_contain_text(f"{name}.tiktoken")
+        expect_counts(page, load_preset(name), page.locator("#text textarea").input_value())
+        shown = page.locator("#vocab input").input_value()
+        assert shown.startswith(f"upload: {name}.tiktoken"), shown
+        assert shown in page.locator("#vocab-status").inner_text()
+
+
 def test_panes_stack_on_a_narrow_screen(browser, server, requests):
     """On a phone (390x844) the text box is on the first screen and the two panes come right
     after it, stacked; the examples and the Explain view follow them."""

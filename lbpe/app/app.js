@@ -1,6 +1,7 @@
 // The Gradio playground's page script (lbpe/app/__init__.py passes it to Gradio as `js`, inside
 // one function, after lbpe/display/panes.js and after `LBPE`, the server's settings:
-// {presets: the bundled vocabularies' names, maxLinkText: the longest text a link carries}).
+// {presets: the bundled vocabularies' names, labels: {preset: how the picker lists it},
+// maxLinkText: the longest text a link carries}).
 // The app's events call window.lbpeApp's functions by name; they never reach the server.
 
 // the view's state in the URL query (see lbpe.service.links.link_state); uploaded files never go in a link
@@ -42,6 +43,18 @@ window.lbpeApp = {
       // where the span stands in the text, while it is there (a typed word is explained on its own)
       xa: span && text && where !== "" && text.slice(Number(where), Number(where) + span.length) === span ? where : null,
     });
+    return [];
+  },
+  // The vocabulary picker's value changed. Gradio's dropdown does not redraw its text while it has
+  // the focus (opened, then closed with Esc, then a file dropped on the upload box): the picker
+  // would name the old vocabulary while the panes use the new one. Its text becomes the new
+  // one's name, as a person would type it, and it lets go of the focus (which keeps that name).
+  picked(value) {
+    const input = document.querySelector("#vocab input");
+    if (!input || document.activeElement !== input || typeof value !== "string") return [];
+    input.value = LBPE.labels[value] || value;
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    input.blur();
     return [];
   },
   // the open tab into the URL (null: Compare, the default)

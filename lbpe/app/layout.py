@@ -48,7 +48,7 @@ from lbpe.app.handlers import (
 )
 from lbpe.examples import DEFAULT_EXAMPLE, EXAMPLES
 from lbpe.explain import MAX_EXPLAIN_CHARS
-from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset
+from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset, preset_label
 from lbpe.service import (
     MAX_LINK_TEXT,
     describe,
@@ -70,7 +70,13 @@ APP_CSS = display.CSS + (_HERE / "app.css").read_text("utf-8")
 #: The page script: the server's settings, lbpe/display/panes.js (shared with the page), then app.js.
 APP_JS = (
     "() => {\nconst LBPE = "
-    + json.dumps({"presets": list(VOCAB_PRESETS), "maxLinkText": MAX_LINK_TEXT})
+    + json.dumps(
+        {
+            "presets": list(VOCAB_PRESETS),
+            "labels": {name: preset_label(name) for name in VOCAB_PRESETS},
+            "maxLinkText": MAX_LINK_TEXT,
+        }
+    )
     + ";\n"
     + (Path(lbpe.__file__).parent / "display" / "panes.js").read_text("utf-8")
     + (_HERE / "app.js").read_text("utf-8")
@@ -455,6 +461,9 @@ def build() -> gr.Blocks:
         train_stop.click(stop, state, None, api_name="stop_train", queue=False)
         use_btn.click(use_trained, state, [vocab, tabs], api_name="use_trained")
         vocab.change(describe_vocab, [vocab, state], vocab_status, api_name="describe_vocab", show_progress="hidden")
+        # a picker that keeps the focus shows its old text when an upload (or Use it) selects
+        # another vocabulary: it is given the new one's name and let go
+        _in_browser(vocab.change, vocab, None, "picked(a[0])")
         # a span of the text is explained as the text is encoded: again when the text changes
         explained = [explain_box, vocab, state, text, explain_where, show_special]
         gr.on(
