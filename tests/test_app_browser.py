@@ -139,7 +139,9 @@ def test_compare_in_the_browser(page, tmp_path):
     bad = tmp_path / "tokenizer.json"
     bad.write_text('{"model": {"type": "BPE", "vocab": {', "utf-8")
     vocab_upload(page).set_input_files(str(bad))
-    expect(page.get_by_text("tokenizer.json, line 1: not valid JSON")).to_be_visible()
+    expect(page.get_by_text("tokenizer.json, line 1: not valid JSON").first).to_be_visible()
+    # the reason also stays beside the upload box, after the notice fades, until the next upload
+    expect(page.locator("#vocab-upload-note .lbpe-failed")).to_contain_text("tokenizer.json, line 1: not valid JSON")
     page.wait_for_timeout(800)  # let the toast finish sliding in before the screenshot
     page.screenshot(path=str(ARTIFACTS / "app_bad_upload.png"))
     page.locator("#text textarea").fill("still working")
@@ -152,6 +154,7 @@ def test_compare_in_the_browser(page, tmp_path):
     shutil.copyfile(data_file("openai/r50k_base.tiktoken"), good)
     vocab_upload(page).set_input_files(str(good))
     expect(page.locator("#vocab input")).to_have_value("upload: r50k_base.tiktoken")
+    expect(page.locator("#vocab-upload-note .lbpe-failed")).to_have_count(0)
 
 
 def test_uploaded_vocabulary_in_the_browser(page, tmp_path):
@@ -183,6 +186,47 @@ def test_the_vocabulary_picker_names_the_vocabulary_in_use(page, tmp_path):
         shown = page.locator("#vocab input").input_value()
         assert shown.startswith(f"upload: {name}.tiktoken"), shown
         assert shown in page.locator("#vocab-status").inner_text()
+
+
+def test_a_failed_run_says_why_beside_its_button_and_can_run_again(page, server, tmp_path):
+    """Compute statistics with no file or a file that is not UTF-8, Train with a vocabulary size
+    over the limit: the reason stays beside the button after the notice fades (as the page's
+    red box), the button works again without a reload, and the server prints no traceback."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.get_by_role("tab", name="Corpus").click()
+    run, status = page.locator("#corpus-run"), page.locator("#corpus-status")
+    run.click()
+    reason = "Choose a text file for the corpus statistics"
+    expect(status).to_contain_text(reason)
+    expect(run).to_be_enabled()
+    expect(page.locator(".toast-body")).to_have_count(0, timeout=30_000)  # the notice has faded...
+    expect(status).to_contain_text(reason)  # ...the reason stays
+    bad = tmp_path / "latin.txt"
+    bad.write_bytes("café au lait".encode("latin-1"))
+    page.locator("#corpus-upload input[type=file]").set_input_files(str(bad))
+    run.click()
+    expect(status).to_contain_text("latin.txt: not UTF-8 text")
+    expect(run).to_be_enabled()
+    page.screenshot(path=str(ARTIFACTS / "app_corpus_error.png"))
+    good = tmp_path / "plain.txt"
+    good.write_text("Plain text for the statistics. " * 20, "utf-8")
+    page.locator("#corpus-upload button[aria-label=Clear]").click()
+    page.locator("#corpus-upload input[type=file]").set_input_files(str(good))
+    run.click()
+    expect(status).to_contain_text("plain.txt: 620 bytes")  # the next run replaces the reason
+    expect(run).to_be_enabled()
+
+    page.get_by_role("tab", name="Train").click()
+    train_run, train_status = page.locator("#train-run"), page.locator("#train-status")
+    page.locator("#train-upload input[type=file]").set_input_files(str(good))
+    page.locator("#train-size input").fill("60000")
+    train_run.click()
+    expect(train_status).to_contain_text("between 1 and 50,000")
+    expect(train_run).to_be_enabled()
+    page.locator("#train-size input").fill("300")
+    train_run.click()
+    expect(train_status).to_contain_text("Done:")
+    assert "Traceback" not in server.tail(400), server.tail(400)
 
 
 def test_panes_stack_on_a_narrow_screen(browser, server, requests):

@@ -624,3 +624,20 @@ def test_the_sample_corpus_in_one_click():
     paper = {r[0]: r[4] for r in rows}
     assert paper["bytes / token"].endswith("paper: +0.18% (3.4318 -> 3.4381)")
     assert Path(csv_path).name == "sample-corpus-gpt2-stats.csv"
+
+
+def test_a_failure_is_kept_for_its_session_until_shown(tmp_path):
+    """The reason a handler failed is kept for the session that called it (for the page to show
+    beside the control after the notice fades), once, escaped; other sessions see nothing."""
+    mine, other = app.new_session(), app.new_session()
+    with pytest.raises(gr.Error, match="Choose a text file"):
+        app.corpus(None, "gpt2", mine)
+    with pytest.raises(gr.Error, match="between 1 and"):
+        app.train([upload(tmp_path, b"some text " * 50, "t.txt")], 10**9, "char", False, mine)
+    assert app.failure_note("corpus", other) == "" and app.failure_note("corpus", None) == ""
+    note = app.failure_note("corpus", mine)
+    assert note.startswith('<p class="lbpe-failed" role="alert">Choose a text file') and note.endswith("</p>")
+    assert app.failure_note("corpus", mine) == ""  # shown once; the next action replaces it
+    with pytest.raises(gr.Error):
+        app.upload_vocab([upload(tmp_path, b"{", "x<b>.json")], "auto", mine)
+    assert "&lt;b&gt;" in app.failure_note("upload_vocab", mine)

@@ -15,6 +15,7 @@ import functools
 import html
 import logging
 import os
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +66,7 @@ __all__ = [
     "explain_click",
     "explain_frame",
     "explain_move",
+    "failure_note",
     "get_tokenizer",
     "ids_text",
     "load_text",
@@ -137,32 +139,56 @@ def _kept(path: Path) -> Path:
     return path
 
 
+#: Per session, the message of the last failure of each handler (by name), until it is shown.
+_FAILURES: weakref.WeakKeyDictionary[Session, dict[str, str]] = weakref.WeakKeyDictionary()
+
+
 def _handler(fn):
-    """Turn any failure of ``fn`` into a ``gr.Error`` with a readable message."""
+    """Turn any failure of ``fn`` into a ``gr.Error`` with a readable message, and keep that
+    message for the session (when it is among the arguments) so the page can show it beside
+    the control after the notice fades (:func:`failure_note`)."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
-            return fn(*args, **kwargs)
-        except gr.Error as exc:  # bad input, said in the page: nothing for the server's console
-            exc.print_exception = False
+            return _readable(fn, *args, **kwargs)
+        except gr.Error as exc:
+            session = next((a for a in (*args, *kwargs.values()) if isinstance(a, Session)), None)
+            if session is not None:
+                _FAILURES.setdefault(session, {})[fn.__name__] = str(exc.message)
             raise
-        except (ValueError, UnicodeError) as exc:  # LbpeError and VocabFormatError are ValueErrors
-            raise gr.Error(str(exc), print_exception=False) from None
-        except RecursionError:
-            raise gr.Error("The input is nested too deeply to be read.", print_exception=False) from None
-        except MemoryError:
-            raise gr.Error(
-                "The input needs more memory than this server has; try a smaller one.", print_exception=False
-            ) from None
-        except Exception as exc:  # a bug: log it here, show a short message there
-            log.exception("handler %s failed", fn.__name__)
-            raise gr.Error(
-                f"Something went wrong ({type(exc).__name__}); the input was not processed. The app is still running.",
-                print_exception=False,
-            ) from None
 
     return wrapper
+
+
+def failure_note(name: str, state: Any = None) -> str:
+    """Why handler ``name`` failed last in this session, as a red note (markdown with HTML)
+    that stays beside its control until the next action replaces it; empty when it did not."""
+    message = _FAILURES.get(state, {}).pop(name, "") if isinstance(state, Session) else ""
+    return f'<p class="lbpe-failed" role="alert">{html.escape(message)}</p>' if message else ""
+
+
+def _readable(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)``, every failure a ``gr.Error`` with a readable message."""
+    try:
+        return fn(*args, **kwargs)
+    except gr.Error as exc:  # bad input, said in the page: nothing for the server's console
+        exc.print_exception = False
+        raise
+    except (ValueError, UnicodeError) as exc:  # LbpeError and VocabFormatError are ValueErrors
+        raise gr.Error(str(exc), print_exception=False) from None
+    except RecursionError:
+        raise gr.Error("The input is nested too deeply to be read.", print_exception=False) from None
+    except MemoryError:
+        raise gr.Error(
+            "The input needs more memory than this server has; try a smaller one.", print_exception=False
+        ) from None
+    except Exception as exc:  # a bug: log it here, show a short message there
+        log.exception("handler %s failed", fn.__name__)
+        raise gr.Error(
+            f"Something went wrong ({type(exc).__name__}); the input was not processed. The app is still running.",
+            print_exception=False,
+        ) from None
 
 
 def _reporter(progress: Any, session: Session, desc: str):

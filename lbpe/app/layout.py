@@ -33,6 +33,7 @@ from lbpe.app.handlers import (
     explain_click,
     explain_frame,
     explain_move,
+    failure_note,
     get_tokenizer,
     ids_text,
     load_text,
@@ -101,12 +102,26 @@ def _in_browser(event: Any, inputs: Any, outputs: Any, call: str, otherwise: str
     event(None, inputs, outputs, js=_js(call, otherwise), api_visibility="private", queue=False)
 
 
-def _long_job(button: Any, fn: Any, inputs: list, outputs: list, api_name: str, status: Any) -> None:
+def _says_why(event: Any, fn: Any, state: Any, note: Any, *also: Any) -> None:
+    """When ``event`` (a call of handler ``fn``) fails, its reason goes into ``note`` (beside
+    the control) and stays there after Gradio's notice fades; ``also`` are buttons to enable
+    again (Gradio runs no ``.then`` step after a failure, only ``.failure`` steps)."""
+
+    def show(session: Any) -> Any:
+        reason = failure_note(fn.__name__, session)
+        return (reason, *[gr.update(interactive=True) for _ in also]) if also else reason
+
+    event.failure(show, state, [note, *also], queue=False, api_visibility="private", show_progress="hidden")
+
+
+def _long_job(button: Any, fn: Any, inputs: list, outputs: list, api_name: str, status: Any, state: Any) -> None:
     """A button that runs a long view (one at a time, progress over ``status``) and is
-    disabled while it runs."""
-    button.click(lambda: gr.update(interactive=False), None, button, queue=False, api_visibility="private").then(
+    disabled while it runs; a failure says why in ``status`` and enables the button again."""
+    job = button.click(lambda: gr.update(interactive=False), None, button, queue=False, api_visibility="private").then(
         fn, inputs, outputs, api_name=api_name, concurrency_limit=1, show_progress_on=status
-    ).then(lambda: gr.update(interactive=True), None, button, queue=False, api_visibility="private")
+    )
+    job.then(lambda: gr.update(interactive=True), None, button, queue=False, api_visibility="private")
+    _says_why(job, fn, state, status, button)
 
 
 INTRO = """\
@@ -175,6 +190,7 @@ def build() -> gr.Blocks:
                     info="auto: from the file name",
                     elem_id="pattern",
                 )
+            vocab_note = gr.Markdown("", elem_id="vocab-upload-note")
         link_note = gr.HTML(_link_note(""), elem_id="link-note", padding=False)
         with gr.Tabs(selected="compare") as tabs:
             with gr.Tab("Compare", id="compare") as compare_tab:
@@ -401,12 +417,13 @@ def build() -> gr.Blocks:
                         elem_id="train-upload",
                     )
                     with gr.Column(scale=1, min_width=220):
+                        # no minimum or maximum here: Gradio would refuse such a number with a
+                        # traceback on the server; train() says what is wrong beside the button
                         train_size = gr.Number(
                             8000,
                             label="Vocabulary size",
                             precision=0,
-                            minimum=1,
-                            maximum=LIMITS.train_vocab,
+                            info=f"1 to {LIMITS.train_vocab:,}",
                             elem_id="train-size",
                         )
                         train_style = gr.Radio(
@@ -449,17 +466,23 @@ def build() -> gr.Blocks:
         )
         # a rejected file leaves the box too, or the next upload would send it again with the new one
         uploaded.failure(lambda: None, None, vocab_files, queue=False, api_visibility="private")
+        _says_why(uploaded, upload_vocab, state, vocab_note)
+        uploaded.success(lambda: "", None, vocab_note, queue=False, api_visibility="private")
         corpus_outputs = [corpus_table, corpus_plot, corpus_frequency, corpus_json, corpus_csv, corpus_status]
-        _long_job(corpus_btn, corpus, [corpus_file, vocab, state], corpus_outputs, "corpus_stats", corpus_status)
-        _long_job(sample_btn, corpus_sample, [vocab, state], corpus_outputs, "corpus_sample", corpus_status)
+        _long_job(corpus_btn, corpus, [corpus_file, vocab, state], corpus_outputs, "corpus_stats", corpus_status, state)
+        _long_job(sample_btn, corpus_sample, [vocab, state], corpus_outputs, "corpus_sample", corpus_status, state)
         # Stop asks the running job to end at its next progress step; it then says where it stopped
         corpus_stop.click(stop, state, None, api_name="stop_corpus", queue=False)
         across_outputs = [across_table, across_plot, across_json, across_csv, across_status, across_file]
-        _long_job(across_btn, across, [text, across_file, state], across_outputs, "across_vocabularies", across_status)
+        _long_job(
+            across_btn, across, [text, across_file, state], across_outputs, "across_vocabularies", across_status, state
+        )
         train_inputs = [train_files, train_size, train_unit, train_scaffold, state, train_style]
-        _long_job(train_btn, train, train_inputs, [state, vocab, train_out, train_status], "train", train_status)
+        _long_job(train_btn, train, train_inputs, [state, vocab, train_out, train_status], "train", train_status, state)
         train_stop.click(stop, state, None, api_name="stop_train", queue=False)
-        use_btn.click(use_trained, state, [vocab, tabs], api_name="use_trained")
+        _says_why(
+            use_btn.click(use_trained, state, [vocab, tabs], api_name="use_trained"), use_trained, state, train_status
+        )
         vocab.change(describe_vocab, [vocab, state], vocab_status, api_name="describe_vocab", show_progress="hidden")
         # a picker that keeps the focus shows its old text when an upload (or Use it) selects
         # another vocabulary: it is given the new one's name and let go
