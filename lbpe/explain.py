@@ -642,7 +642,8 @@ def explain_text(ex: Explanation) -> str:
     lines = [
         f"{ex.vocabulary}: {ex.unit}-level units; BPE merges by {rule} (lower first); "
         f"LBPE windows from m = {ex.max_len} units down to 1.",
-        f"{_q(ex.text)} {_where(ex)}: BPE {len(ex.bpe_ids)} tokens; LBPE {len(ex.lbpe_ids)} tokens.",
+        f"{_q(ex.text)} {_where(ex)}: "
+        f"BPE {_count(len(ex.bpe_ids), 'token')}; LBPE {_count(len(ex.lbpe_ids), 'token')}.",
     ]
     for n, p in enumerate(ex.pieces, 1):
         lines.append("")
@@ -813,6 +814,6 @@ def explain_html(ex: Explanation, frame: int | None = None) -> str:
         )
     head = (
         f'<div class="lbpe-x-head">Step {k} of {last} · {_e(ex.text)} {_where(ex)}, with {html.escape(ex.vocabulary)}: '
-        f"BPE {len(ex.bpe_ids)} tokens, LBPE {len(ex.lbpe_ids)}</div>"
+        f"BPE {_count(len(ex.bpe_ids), 'token')}, LBPE {_count(len(ex.lbpe_ids), 'token')}</div>"
     )
     return f'<div class="lbpe-explain" data-frame="{k}" data-frames="{ex.frames}">{head}{"".join(rows)}</div>'

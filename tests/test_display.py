@@ -303,3 +303,12 @@ def test_frequency_chart_is_the_summarys_means_on_a_log_axis():
         assert trace["y"] == [b["mean"] or None for b in buckets.values()]
         assert [d[1] for d in trace["customdata"]] == [b["distinct"] for b in buckets.values()]
     assert display.frequency_spec(compare_json(text_stats_both(tok, MIXED))) is None  # no tokenizer: no lengths
+
+
+def test_counts_of_one_are_singular():
+    """ "1 token", not "1 tokens": Explain's head and text, the list of differences' change."""
+    from lbpe.explain import explain, explain_html, explain_text
+
+    ex = explain(load_preset("gpt2"), " the")
+    assert "BPE 1 token, LBPE 1 token" in explain_html(ex) and "1 tokens" not in explain_html(ex)
+    assert "BPE 1 token; LBPE 1 token." in explain_text(ex)

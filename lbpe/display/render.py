@@ -46,7 +46,8 @@ def differences_html(comparison: Comparison) -> str:
     n = len(diffs)
     return (
         f'<details class="lbpe-diffs" open><summary>{n:,} differing span{"s" if n != 1 else ""}: '
-        f"LBPE {change:+,d} tokens over them (click one to see it in both panes)</summary>"
+        f"LBPE {change:+,d} token{'' if abs(change) == 1 else 's'} over them "
+        "(click one to see it in both panes)</summary>"
         f"<ol>{''.join(items)}</ol></details>"
     )
 
