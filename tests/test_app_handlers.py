@@ -641,3 +641,23 @@ def test_a_failure_is_kept_for_its_session_until_shown(tmp_path):
     with pytest.raises(gr.Error):
         app.upload_vocab([upload(tmp_path, b"{", "x<b>.json")], "auto", mine)
     assert "&lt;b&gt;" in app.failure_note("upload_vocab", mine)
+
+
+def test_an_upload_over_the_session_limit_says_which_vocabulary_it_dropped(tmp_path):
+    """A session keeps the latest few vocabularies: the upload that drops the oldest says so
+    beside the upload box (and a training in its status), naming it."""
+    from tests.conftest import data_file
+
+    session = app.new_session()
+    keep = app.LIMITS.session_vocabs
+    src = data_file("openai/r50k_base.tiktoken")
+    for k in range(keep):
+        app.upload_vocab([upload(tmp_path, src, f"v{k}.tiktoken")], "gpt2", session)
+        assert app.upload_note(session) == ""
+    app.upload_vocab([upload(tmp_path, src, "last.tiktoken")], "gpt2", session)
+    note = app.upload_note(session)
+    assert f"keeps the latest {keep} vocabularies" in note and "upload: v0.tiktoken" in note, note
+    assert "upload: v0.tiktoken" not in dict(app.vocab_choices(session)).values()
+    text = upload(tmp_path, b"plain words for a tiny vocabulary " * 40, "t.txt")
+    *_, status = app.train([text], 300, "char", False, session)
+    assert "upload: v1.tiktoken" in status and "dropped" in status, status

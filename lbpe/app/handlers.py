@@ -76,6 +76,7 @@ __all__ = [
     "restore",
     "stop",
     "train",
+    "upload_note",
     "upload_vocab",
     "use_trained",
     "vocab_choices",
@@ -257,6 +258,13 @@ def upload_vocab(files: Any, pattern: str = AUTO_PATTERN, state: Any = None):
     label = "gpt2 files" if len(paths) == 2 else paths[0].name
     name = session.remember(f"upload: {label}", tok)
     return session, gr.update(choices=session.choices(), value=name), None
+
+
+def upload_note(state: Any = None) -> str:
+    """After an upload: which vocabulary it dropped to stay within the session's limit
+    (markdown beside the upload box), or nothing."""
+    note = state.dropped_note() if isinstance(state, Session) else ""
+    return f"*{note}*" if note else ""
 
 
 # ---- Compare and Explain ----
@@ -621,6 +629,8 @@ def train(
     tok = lbpe.load(path)  # exactly what the download holds
     session.trained = name = session.remember(f"trained: {kind} on {corpus_name}", tok)
     status = f"Done: **{name}**, {trained['message']} ({names}). Download it below, or use it in Compare."
+    if session.dropped:
+        status += " " + session.dropped_note()
     return session, gr.update(choices=session.choices()), path, status
 
 

@@ -43,6 +43,7 @@ from lbpe.app.handlers import (
     restore,
     stop,
     train,
+    upload_note,
     upload_vocab,
     use_trained,
     vocab_choices,
@@ -467,7 +468,7 @@ def build() -> gr.Blocks:
         # a rejected file leaves the box too, or the next upload would send it again with the new one
         uploaded.failure(lambda: None, None, vocab_files, queue=False, api_visibility="private")
         _says_why(uploaded, upload_vocab, state, vocab_note)
-        uploaded.success(lambda: "", None, vocab_note, queue=False, api_visibility="private")
+        uploaded.success(upload_note, state, vocab_note, queue=False, api_visibility="private")
         corpus_outputs = [corpus_table, corpus_plot, corpus_frequency, corpus_json, corpus_csv, corpus_status]
         _long_job(corpus_btn, corpus, [corpus_file, vocab, state], corpus_outputs, "corpus_stats", corpus_status, state)
         _long_job(sample_btn, corpus_sample, [vocab, state], corpus_outputs, "corpus_sample", corpus_status, state)
