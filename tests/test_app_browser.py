@@ -380,6 +380,60 @@ def test_a_link_restores_the_view(browser, server, requests):
     assert not [u for u in requests if urlparse(u).hostname not in (None, "127.0.0.1")]
 
 
+def test_links_and_decoding_say_what_they_do(browser, server, requests, tmp_path):
+    """A link whose text was too long to carry tells its receiver; "Link copied." goes away;
+    Copy link names a trained vocabulary as trained; Use it in Compare puts the Compare view in
+    the address; a failed decode replaces the previous result with the reason."""
+    context = browser.new_context(
+        viewport={"width": 1400, "height": 1000}, permissions=["clipboard-read", "clipboard-write"]
+    )
+    context.on("request", lambda r: requests.append(r.url))
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(server.url)
+    expect(pane(page, "lbpe")).to_be_visible()
+    long_text = "Capitals and geographers. " * 100  # 2,600 characters: over what a link carries
+    page.locator("#text textarea").fill(long_text)
+    expect_counts(page, load_preset(DEFAULT_PRESET), long_text)
+    page.wait_for_function("() => new URL(location.href).searchParams.get('tl') === '2600'")
+    page.goto(page.url)  # as the receiver opens it
+    expect(page.locator("#link-note")).to_contain_text("2,600 characters")
+    expect(page.locator("#link-note")).to_contain_text("paste")
+
+    page.goto(server.url)
+    expect(pane(page, "lbpe")).to_be_visible()
+    page.locator("#copy-link").click()
+    expect(page.locator("#link-note")).to_contain_text("Link copied.")
+    expect(page.locator("#link-note")).not_to_contain_text("Link copied.", timeout=15_000)
+
+    # decoding: a bad input replaces the previous result with the reason
+    page.locator("#ids-box").get_by_text("Token ids: copy them").click()
+    page.locator("#decode-input input, #decode-input textarea").first.fill("1 2 3")
+    page.locator("#decode-run").click()
+    expect(page.locator("#decoded .lbpe-decoded")).to_be_visible()
+    page.locator("#decode-input input, #decode-input textarea").first.fill("1 2 three")
+    page.locator("#decode-run").click()
+    expect(page.locator("#decoded")).to_contain_text("not a token id")
+    expect(page.locator("#decoded .lbpe-decoded")).to_have_count(0)
+
+    # a trained vocabulary: Use it in Compare, the address follows, Copy link names it trained
+    page.get_by_role("tab", name="Train").click()
+    page.wait_for_function("() => new URL(location.href).searchParams.get('view') === 'train'")
+    corpus = tmp_path / "train.txt"
+    corpus.write_text("Plain words for a tiny vocabulary, again and again. " * 40, "utf-8")
+    page.locator("#train-upload input[type=file]").set_input_files(str(corpus))
+    page.locator("#train-size input").fill("300")
+    page.locator("#train-run").click()
+    expect(page.locator("#train-status")).to_contain_text("Done:")
+    page.locator("#train-use").click()
+    expect(page.get_by_role("tab", name="Compare")).to_have_attribute("aria-selected", "true")
+    page.wait_for_function("() => !new URL(location.href).searchParams.has('view')")
+    page.locator("#copy-link").click()
+    expect(page.locator("#link-note")).to_contain_text("the trained vocabulary")
+    expect(page.locator("#link-note")).not_to_contain_text("uploaded")
+    context.close()
+
+
 def test_no_token_breaks_inside_without_whitespace_glyphs(browser, server):
     """With the glyphs off, a token that starts with a space used to wrap after that space and
     leave an empty coloured stub at the line end: every token is one box on one line now."""

@@ -151,6 +151,10 @@ def test_a_link_restores_the_view_and_says_what_it_left_out():
     for bad in ("-1", "x", "\u00b2", "1" * 12):
         assert "explain_at" not in link_state({"x": "a", "xa": bad}, text_chars=TEXT_CHARS)
     assert "explain_at" not in link_state({"xa": "3"}, text_chars=TEXT_CHARS)
+    # a text too long for a link: its receiver is told, with its length
+    (note,) = link_state({"tl": "2600"}, text_chars=TEXT_CHARS)["notes"]
+    assert "had 2,600 characters, more than a link carries (2,000)" in note and "paste the text again" in note
+    assert link_state({"tl": "lots"}, text_chars=TEXT_CHARS)["notes"] == []
     assert any("not a bundled one" in n and "never put in a link" in n for n in odd["notes"])
     assert any(f"over {TEXT_CHARS:,} characters" in n for n in odd["notes"])
 

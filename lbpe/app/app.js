@@ -35,6 +35,8 @@ window.lbpeApp = {
   link(text, vocab, ws, ids, sp, span, where) {
     window.lbpeLink({
       t: text && text.length <= LBPE.maxLinkText ? text : null,
+      // a text too long for a link: its length, so the receiver is told what was left out
+      tl: text && text.length > LBPE.maxLinkText ? String(text.length) : null,
       v: LBPE.presets.includes(vocab) ? vocab : null,
       ws: ws ? null : "0",
       ids: ids ? "1" : null,
@@ -68,11 +70,18 @@ window.lbpeApp = {
     if (text && text.length > LBPE.maxLinkText) {
       left.push(`the text (over ${LBPE.maxLinkText.toLocaleString("en-US")} characters)`);
     }
-    if (!LBPE.presets.includes(vocab)) left.push("the uploaded vocabulary (files never go in a link)");
+    if (!LBPE.presets.includes(vocab)) {
+      const kind = String(vocab).startsWith("trained: ") ? "trained" : "uploaded";
+      left.push(`the ${kind} vocabulary (only bundled ones go in a link)`);
+    }
     const note = left.length ? " It leaves out " + left.join(" and ") + "." : "";
     const done = (how) => {
       const box = document.querySelector("#link-note");
-      if (box) box.textContent = how + note;
+      if (!box) return;
+      box.textContent = how + note;
+      // said once: gone after a while (or at the next copy)
+      clearTimeout(window.lbpeLinkNoteTimer);
+      window.lbpeLinkNoteTimer = setTimeout(() => { if (box.textContent === how + note) box.textContent = ""; }, 6000);
     };
     navigator.clipboard.writeText(location.href).then(() => done("Link copied."), () => {
       window.prompt("Copy this link", location.href);

@@ -481,9 +481,10 @@ def build() -> gr.Blocks:
         train_inputs = [train_files, train_size, train_unit, train_scaffold, state, train_style]
         _long_job(train_btn, train, train_inputs, [state, vocab, train_out, train_status], "train", train_status, state)
         train_stop.click(stop, state, None, api_name="stop_train", queue=False)
-        _says_why(
-            use_btn.click(use_trained, state, [vocab, tabs], api_name="use_trained"), use_trained, state, train_status
-        )
+        used = use_btn.click(use_trained, state, [vocab, tabs], api_name="use_trained")
+        _says_why(used, use_trained, state, train_status)
+        # the switch to Compare is no tab.select: the address is told here
+        used.success(None, None, None, js=_js("view(null)"), api_visibility="private", queue=False)
         vocab.change(describe_vocab, [vocab, state], vocab_status, api_name="describe_vocab", show_progress="hidden")
         # a picker that keeps the focus shows its old text when an upload (or Use it) selects
         # another vocabulary: it is given the new one's name and let go
@@ -532,7 +533,7 @@ def build() -> gr.Blocks:
         _in_browser(details.change, details, [bpe_ids, lbpe_ids, details_view], "details(a[0])", _IDS_ONLY)
         _in_browser(details_box.expand, details, details_view, "detailsOpen(true, a[0])", "a[0]")
         _in_browser(details_box.collapse, None, details_view, "detailsOpen(false, null)", "null")
-        gr.on(
+        decoding = gr.on(
             [decode_btn.click, pasted_ids.submit],
             decode_ids,
             [pasted_ids, vocab, state],
@@ -540,6 +541,7 @@ def build() -> gr.Blocks:
             api_name="decode_ids",
             show_progress="hidden",
         )
+        _says_why(decoding, decode_ids, state, decoded)  # the reason replaces the last result
         # the view's state in the URL (browser only), restored when a link is opened
         gr.on(
             [
