@@ -254,6 +254,11 @@ def test_lbpe_serve_launches_the_same_app(tmp_path):
     with running_server([sys.executable, "-m", "lbpe", "serve", "--host", "127.0.0.1", "--port", "{port}"]) as s:
         c = Client(s.url, verbose=False)
         check_compare(c.predict(TEXT, "lbpe-32k", True, False, api_name="/compare"), load_preset("lbpe-32k"), TEXT)
+        # what it prints is true of lbpe serve: where it listens, no hint about a share flag it
+        # does not have, no HTTP client chatter
+        output = s.tail(200)
+        assert f"Running on {s.url}" in output, output
+        assert "share=True" not in output and "httpx" not in output, output
 
 
 def test_lbpe_serve_from_a_plain_install(tmp_path):
