@@ -21,7 +21,7 @@ The same :class:`Explanation` feeds ``lbpe explain`` (:func:`explain_text`), the
 the browser page (:func:`explain_html`, one frame per step; :meth:`Explanation.to_json`).
 
 >>> from lbpe.vocab import Vocab
->>> from lbpe.tokenizer import Tokenizer
+>>> from lbpe.tokenizer import Tokenizer, replace_surrogates
 >>> tokens = {bytes([b]): b for b in range(256)}
 >>> tokens.update({b"al": 256, b"als": 257, b"it": 258, b"ital": 259, b"Cap": 260, b"Capital": 261, b"Ca": 262})
 >>> tok = Tokenizer(Vocab(tokens), "paper")
@@ -44,7 +44,7 @@ from typing import Any
 
 from lbpe.errors import LbpeError
 from lbpe.model.lbpe import NOT_A_TOKEN
-from lbpe.tokenizer import Tokenizer
+from lbpe.tokenizer import Tokenizer, replace_surrogates
 
 __all__ = [
     "MAX_EXPLAIN_CHARS",
@@ -53,6 +53,7 @@ __all__ = [
     "PieceTrace",
     "Explanation",
     "explain",
+    "explain_span",
     "bpe_trace",
     "lbpe_trace",
     "pick_span",
@@ -110,6 +111,9 @@ class PieceTrace:
     scaffold: list[tuple[str, list[str]]] = field(default_factory=list)  # BPE tokens split back
     special: bool = False  # a special or added token matched whole
     why: list[str] = field(default_factory=list)
+    # a part of a longer pre-token (explain_span): a few of its units before and after the part
+    before: str = ""
+    after: str = ""
 
     @property
     def differs(self) -> bool:
@@ -118,6 +122,8 @@ class PieceTrace:
     def to_json(self) -> dict:
         return {
             "piece": self.piece,
+            "before": self.before,
+            "after": self.after,
             "units": self.units,
             "special": self.special,
             "differs": self.differs,
@@ -168,6 +174,9 @@ class Explanation:
     priority: str  # "rank" (rank files) or "merge" (merge lists)
     max_len: int  # the paper's m: the longest token LBPE may place, in units
     pieces: list[PieceTrace]
+    # explain_span: where ``text`` stands in the text it was taken from (else both None)
+    start: int | None = None
+    end: int | None = None
 
     @property
     def frames(self) -> int:
@@ -189,6 +198,7 @@ class Explanation:
             "unit": self.unit,
             "priority": self.priority,
             "max_len": self.max_len,
+            "in_text": None if self.start is None else {"start": self.start, "end": self.end},
             "frames": self.frames,
             "bpe_tokens": len(self.bpe_ids),
             "lbpe_tokens": len(self.lbpe_ids),
@@ -301,11 +311,7 @@ def explain(tok: Tokenizer, text: str) -> Explanation:
         raise LbpeError(f"text to explain must be a str, not {type(text).__name__}")
     if not text:
         raise LbpeError("nothing to explain: give a word or a short span of text")
-    if len(text) > MAX_EXPLAIN_CHARS:
-        raise LbpeError(
-            f"the text to explain has {len(text):,} characters; explain works on a word or a short span of at most "
-            f"{MAX_EXPLAIN_CHARS} characters (a step list for more is too long to read): pick a shorter span"
-        )
+    _check_length(len(text))
     vocab = tok.vocab
     pieces: list[PieceTrace] = []
     for is_special, chunk in tok._chunks(text, "all", ()):
@@ -325,7 +331,147 @@ def explain(tok: Tokenizer, text: str) -> Explanation:
     )
 
 
-def _trace_piece(tok: Tokenizer, piece: str) -> PieceTrace:
+def explain_span(tok: Tokenizer, text: str, start: int, end: int, *, specials: bool = False) -> Explanation:
+    """``text[start:end]`` explained where it stands in ``text``, as the whole text is encoded:
+    each pre-token it touches as the normaliser and the pre-tokeniser made it (no dummy prefix
+    in the middle of a text, the rest of a word before and after it), so the ids are exactly
+    those :meth:`Tokenizer.segment` of ``text`` places over the span.
+
+    Where the span ends inside a token of either encoding, it is widened to the nearest
+    boundaries both encodings share (BPE never merges across such a boundary and LBPE never
+    places a token over it, so the part between them is encoded as in the whole pre-token);
+    the result's ``start``, ``end`` and ``text`` say what was explained. ``specials``: special
+    tokens' text as those tokens (as the Compare view's toggle), else as ordinary text. Offsets
+    index ``text`` with lone surrogates replaced, as in :class:`lbpe.display.Comparison`."""
+    if not isinstance(text, str):
+        raise LbpeError(f"text to explain must be a str, not {type(text).__name__}")
+    text = replace_surrogates(text)
+    start, end = int(start), int(end)
+    if not 0 <= start < end <= len(text):
+        raise LbpeError(
+            f"characters {start:,} to {end:,} are not a span of the text ({len(text):,} characters): "
+            "click a token again, or type the word"
+        )
+    _check_length(end - start)
+    found = _span_parts(tok, text, start, end, specials=specials)
+    if not found:
+        raise LbpeError(
+            f"{_q(text[start:end][:60])} becomes nothing: {tok.name}'s normaliser removes it, so no token of "
+            "either encoding covers it"
+        )
+    lo, hi = min(f[0] for f in found), max(f[1] for f in found)
+    _check_length(hi - lo)
+    pieces = [
+        trace
+        if isinstance(trace, PieceTrace)
+        else _trace_piece(tok, trace[0], part=bool(trace[1] or trace[2]), before=trace[1], after=trace[2])
+        for _, _, trace in found
+    ]
+    vocab = tok.vocab
+    return Explanation(
+        text=text[lo:hi],
+        vocabulary=tok.name,
+        unit=vocab.unit,
+        priority="rank" if vocab.merges is None else "merge",
+        max_len=vocab.max_len,
+        pieces=pieces,
+        start=lo,
+        end=hi,
+    )
+
+
+def _check_length(chars: int) -> None:
+    if chars > MAX_EXPLAIN_CHARS:
+        raise LbpeError(
+            f"the text to explain has {chars:,} characters; explain works on a word or a short span of at most "
+            f"{MAX_EXPLAIN_CHARS} characters (a step list for more is too long to read): pick a shorter span"
+        )
+
+
+#: Units of the pre-token shown before and after a part of it.
+_AROUND = 12
+
+
+def _span_parts(tok: Tokenizer, text: str, start: int, end: int, *, specials: bool) -> list[tuple[int, int, Any]]:
+    """What ``text[start:end]`` is to the model, in text order: ``(start, end, item)`` where the
+    offsets are in ``text`` as :meth:`Tokenizer.segment` places tokens and ``item`` is a special
+    token's :class:`PieceTrace`, or ``(part, before, after)``: the part of a pre-token to trace
+    (widened to boundaries both encodings share) and the pre-token's units around it."""
+    found: list[tuple[int, int, Any]] = []
+    offset = 0
+    with tok._deadline(text):
+        for is_special, chunk in tok._chunks(text, "all" if specials else frozenset(), ()):
+            c0 = offset
+            offset += len(chunk)
+            if offset <= start or c0 >= end:
+                continue
+            if is_special:
+                i = tok._matched_id(chunk)
+                trace = PieceTrace(chunk, [chunk], [], [chunk], [i], [], [chunk], [i], special=True)
+                found.append((c0, offset, trace))
+                continue
+            found += [(a + c0, b + c0, item) for a, b, item in _chunk_parts(tok, chunk, start - c0, end - c0)]
+    return found
+
+
+def _chunk_parts(tok: Tokenizer, chunk: str, start: int, end: int) -> list[tuple[int, int, Any]]:
+    """:func:`_span_parts` within one ordinary chunk (offsets in the chunk)."""
+    if tok.normalizer is not None:
+        norm, origin = tok.normalizer.aligned(chunk)
+    else:
+        norm, origin = chunk, list(range(len(chunk)))
+    size = len(chunk)
+
+    def back(i: int, is_end: bool) -> int:  # a normalised offset in the chunk, as segment() maps it
+        if is_end:
+            return origin[i - 1] + 1 if 0 < i <= len(origin) else (size if i else 0)
+        return origin[i] if i < len(origin) else size
+
+    vocab = tok.vocab
+    out = []
+    for piece, ps, pe in tok._splitter.split(norm):
+        if pe <= ps:
+            continue
+        # a character of the piece stands where segment() places a token starting with it
+        chosen = [k for k in range(len(piece)) if start <= back(min(ps + k, pe - 1), False) < end]
+        if not chosen:
+            continue
+        units = tok._to_units(piece)
+        offs = [0]  # unit offset of each character of the piece, plus the end
+        for ch in piece:
+            offs.append(offs[-1] + (len(ch.encode("utf-8")) if vocab.unit == "byte" else 1))
+        if vocab.whole_piece_first and units in vocab.model_tokens:
+            bpe_keys: list = [units]
+        else:
+            bpe_keys = tok._by_parts(piece, units, "bpe", tok._bpe_of_units)
+        lbpe_keys = tok._lbpe_keys(piece)
+        shared = _bounds(tok, bpe_keys) & _bounds(tok, lbpe_keys) & set(offs)
+        ua, ub = offs[chosen[0]], offs[chosen[-1] + 1]
+        ka = offs.index(max(c for c in shared if c <= ua))
+        kb = offs.index(min(c for c in shared if c >= ub))
+        before = ("…" if ka > _AROUND else "") + piece[max(ka - _AROUND, 0) : ka]
+        after = piece[kb : kb + _AROUND] + ("…" if len(piece) - kb > _AROUND else "")
+        a, b = min(ps + ka, pe), min(ps + kb, pe)
+        out.append((back(a, False), max(back(b, True), back(a, False)), (piece[ka:kb], before, after)))
+    return out
+
+
+def _bounds(tok: Tokenizer, keys: Sequence) -> set[int]:
+    """Unit offsets between ``keys`` (and both ends) where the encoding may be cut: with
+    ``fuse_unk``, not between two keys that both become the one unknown token."""
+    table = tok.vocab.model_tokens
+    fuse = tok.vocab.fuse_unk
+    out, pos = {0}, 0
+    for k, key in enumerate(keys):
+        pos += len(key)
+        if not (fuse and k + 1 < len(keys) and key not in table and keys[k + 1] not in table):
+            out.add(pos)
+    return out
+
+
+def _trace_piece(tok: Tokenizer, piece: str, *, part: bool = False, before: str = "", after: str = "") -> PieceTrace:
+    """Both encodings of ``piece`` worked step by step; ``part``: it is a part of a longer
+    pre-token (cut where neither encoding crosses), so BPE never takes it whole."""
     vocab = tok.vocab
     units = tok._to_units(piece)
     table = vocab.model_tokens
@@ -340,7 +486,7 @@ def _trace_piece(tok: Tokenizer, piece: str) -> PieceTrace:
         def priority(left, right):
             return get_merge((left, right))
 
-    whole = vocab.whole_piece_first and len(units) > 1 and units in table
+    whole = not part and vocab.whole_piece_first and len(units) > 1 and units in table
     raw = [] if whole else bpe_trace(units, priority)
     bpe_keys = [units] if whole else (raw[-1][4] if raw else [units[i : i + 1] for i in range(len(units))])
     scaffold = []
@@ -377,6 +523,8 @@ def _trace_piece(tok: Tokenizer, piece: str) -> PieceTrace:
         lbpe_ids=tok._key_ids(lbpe_keys),
         whole=whole,
         scaffold=scaffold,
+        before=before,
+        after=after,
     )
     if trace.differs:
         trace.why = _why(trace, raw, bpe_keys, lbpe_keys, "rank" if vocab.merges is None else "merge")
@@ -494,7 +642,8 @@ def explain_text(ex: Explanation) -> str:
     lines = [
         f"{ex.vocabulary}: {ex.unit}-level units; BPE merges by {rule} (lower first); "
         f"LBPE windows from m = {ex.max_len} units down to 1.",
-        f"BPE: {len(ex.bpe_ids)} tokens; LBPE: {len(ex.lbpe_ids)} tokens.",
+        f"{_q(ex.text)} {_where(ex)}: "
+        f"BPE {_count(len(ex.bpe_ids), 'token')}; LBPE {_count(len(ex.lbpe_ids), 'token')}.",
     ]
     for n, p in enumerate(ex.pieces, 1):
         lines.append("")
@@ -503,6 +652,8 @@ def explain_text(ex: Explanation) -> str:
             continue
         same = "same in both" if not p.differs else "differs"
         lines.append(f"piece {n}: {_q(p.piece)} ({_count(len(p.units), ex.unit)}, {same})")
+        if p.before or p.after:
+            lines.append(f"  part of the pre-token {_q(p.before + '[' + p.piece + ']' + p.after)}")
         lines.append(f"  units: {_bar(p.units)}")
         lines.append("  BPE:")
         if p.whole:
@@ -526,6 +677,13 @@ def explain_text(ex: Explanation) -> str:
         for line in p.why:
             lines.append(f"  why: {line}")
     return "\n".join(lines)
+
+
+def _where(ex: Explanation) -> str:
+    """Which text an explanation is of: a span where it stands in a text, or a text on its own."""
+    if ex.start is None:
+        return "on its own"
+    return f"at characters {ex.start:,}-{ex.end:,} of the text, encoded as there"
 
 
 def _e(text: str) -> str:
@@ -636,8 +794,14 @@ def explain_html(ex: Explanation, frame: int | None = None) -> str:
             )
             if p.why:
                 result += '<ul class="lbpe-x-why">' + "".join(f"<li>{html.escape(w)}</li>" for w in p.why) + "</ul>"
+        title = _e(p.piece)
+        if p.before or p.after:
+            title = (
+                f'<span class="lbpe-x-ctx" title="the rest of the pre-token">{_e(p.before)}</span>{title}'
+                f'<span class="lbpe-x-ctx" title="the rest of the pre-token">{_e(p.after)}</span>'
+            )
         rows.append(
-            f'<div class="{cls}" data-piece="{n}"><div class="lbpe-x-title">{_e(p.piece)} '
+            f'<div class="{cls}" data-piece="{n}"><div class="lbpe-x-title">{title} '
             f'<span class="lbpe-x-note">{_count(len(p.units), ex.unit)} · {state}</span></div>'
             '<div class="lbpe-x-sides">'
             f'<div class="lbpe-x-side"><div class="lbpe-x-label">BPE · merges by {ex.priority}</div>'
@@ -649,7 +813,7 @@ def explain_html(ex: Explanation, frame: int | None = None) -> str:
             f"</div>{result}</div>"
         )
     head = (
-        f'<div class="lbpe-x-head">Step {k} of {last} · {_e(ex.text)} with {html.escape(ex.vocabulary)}: '
-        f"BPE {len(ex.bpe_ids)} tokens, LBPE {len(ex.lbpe_ids)}</div>"
+        f'<div class="lbpe-x-head">Step {k} of {last} · {_e(ex.text)} {_where(ex)}, with {html.escape(ex.vocabulary)}: '
+        f"BPE {_count(len(ex.bpe_ids), 'token')}, LBPE {_count(len(ex.lbpe_ids), 'token')}</div>"
     )
     return f'<div class="lbpe-explain" data-frame="{k}" data-frames="{ex.frames}">{head}{"".join(rows)}</div>'

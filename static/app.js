@@ -146,7 +146,8 @@ worker = startWorker(
 
 // ---- state <-> URL fragment ----
 
-const state = { preset: "", ws: true, ids: false, special: false, text: "", explain: "" };
+// explainAt: where the explained span starts in the text (a click, an example, a link), "" when typed
+const state = { preset: "", ws: true, ids: false, special: false, text: "", explain: "", explainAt: "" };
 let fileVocab = null; // {files: [{name, data}], label} of the loaded vocabulary file
 let lastFiles = null; // the files of the last attempt, kept to retry with another pre-tokenizer
 
@@ -158,7 +159,10 @@ function readFragment() {
   if (params.has("ids")) out.ids = params.get("ids") === "1";
   if (params.has("sp")) out.special = params.get("sp") === "1";
   if (params.has("t")) out.text = params.get("t");
-  if (params.has("x")) out.explain = params.get("x");
+  if (params.has("x")) {
+    out.explain = params.get("x");
+    out.explainAt = /^\d{1,9}$/.test(params.get("xa") || "") ? params.get("xa") : "";
+  }
   if (params.has("vf")) out.linkedFile = params.get("vf");
   if (params.has("tl")) out.linkedTextChars = Number(params.get("tl")) || 0;
   return out;
@@ -174,6 +178,10 @@ function fragment() {
   else params.set("tl", String(state.text.length)); // says what the link leaves out
   if (state.preset === FILE_VOCAB && fileVocab) params.set("vf", fileVocab.label.slice(0, 120)); // the name only
   if (state.explain) params.set("x", state.explain);
+  const at = state.explainAt === "" ? -1 : Number(state.explainAt);
+  if (state.explain && at >= 0 && state.text.slice(at, at + state.explain.length) === state.explain) {
+    params.set("xa", state.explainAt);
+  }
   return "#" + params.toString().replace(/\+/g, "%20");
 }
 
@@ -316,6 +324,8 @@ async function runCompare() {
     compareFailed = false;
     render(result);
     saveRender(result);
+    // a span of the text is explained as the text is encoded: again when the text or toggle changed
+    if (state.explainAt !== "" && explainView.basis !== JSON.stringify([state.text, state.special])) runExplain();
     rendered.text = text;
     rendered.preset = preset;
     rendered.seq += 1;
@@ -333,7 +343,8 @@ async function runCompare() {
 
 // ---- explain: one word, both encodings step by step ----
 
-const explainView = { frame: 0, frames: 1, seq: 0, playing: null };
+// basis: the text and toggle a span of the text was last explained in
+const explainView = { frame: 0, frames: 1, seq: 0, playing: null, basis: null };
 
 async function runExplain(frame = -1) {
   const span = state.explain;
@@ -343,7 +354,9 @@ async function runExplain(frame = -1) {
     return;
   }
   try {
-    const result = JSON.parse(await call("explain", { span, frame }));
+    const at = state.explainAt === "" ? -1 : Number(state.explainAt);
+    explainView.basis = at < 0 ? null : JSON.stringify([state.text, state.special]);
+    const result = JSON.parse(await call("explain", { span, frame, text: at < 0 ? "" : state.text, at, specials: state.special }));
     if (seq !== explainView.seq) return; // a newer request is on its way
     $("#explain").innerHTML = result.html;
     explainView.frame = result.frame;
@@ -381,9 +394,10 @@ function togglePlay() {
   explainView.playing = setInterval(tick, 900);
 }
 
-function setExplain(span, { write = true } = {}) {
+function setExplain(span, { write = true, at = "" } = {}) {
   stopPlaying();
   state.explain = span;
+  state.explainAt = at;
   $("#explain-text").value = span;
   if (write) writeFragment();
   runExplain();
@@ -393,8 +407,10 @@ async function explainClick(event) {
   const token = event.target.closest(".pane .lbpe-tok[data-s]");
   if (!token || rendered.text === null) return;
   try {
-    const picked = JSON.parse(await call("explain_at", { text: rendered.text, offset: Number(token.dataset.s) }));
-    setExplain(picked.span);
+    const picked = JSON.parse(
+      await call("explain_at", { text: rendered.text, offset: Number(token.dataset.s), specials: state.special }),
+    );
+    setExplain(picked.span, { at: String(picked.start) });
     $("#explain-box").scrollIntoView({ behavior: "smooth", block: "start" });
   } catch (error) {
     showError(`Could not explain this token: ${error.message}`);
@@ -646,7 +662,7 @@ function wire(presets) {
     if (!chosen) return;
     state.text = chosen.text;
     applyState();
-    setExplain(chosen.explain, { write: false });
+    setExplain(chosen.explain, { write: false, at: String(chosen.text.indexOf(chosen.explain)) });
     if (chosen.vocabulary !== state.preset && presets.includes(chosen.vocabulary)) {
       ui.preset.value = chosen.vocabulary;
       choosePreset(chosen.vocabulary);
@@ -733,7 +749,10 @@ async function main() {
   }
   const opening = EXAMPLES.find((e) => e.vocabulary === boot.site.default_preset) || EXAMPLES[0];
   if (!("text" in linked) && opening) state.text = opening.text;
-  if (!("explain" in linked) && opening) state.explain = opening.explain;
+  if (!("explain" in linked) && opening) {
+    state.explain = opening.explain;
+    state.explainAt = state.text === opening.text ? String(opening.text.indexOf(opening.explain)) : "";
+  }
   applyState();
   $("#explain-text").value = state.explain;
   state.preset = boot.site.default_preset;

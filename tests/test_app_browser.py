@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import shutil
 import sys
+from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
@@ -20,6 +21,8 @@ from tests.browser import launch
 from tests.conftest import english_text
 
 ARTIFACTS = ROOT / "artifacts"
+#: Screenshots for the lead's notes (outside git).
+SCREENS = Path("/work/notes/screens")
 TEXT = (
     "Long-token-first encoding splits internationalization and counterrevolutionary misunderstandings "
     "differently from classic BPE.\n\tcafé, naïve, 日本語 🙂\n"
@@ -136,7 +139,9 @@ def test_compare_in_the_browser(page, tmp_path):
     bad = tmp_path / "tokenizer.json"
     bad.write_text('{"model": {"type": "BPE", "vocab": {', "utf-8")
     vocab_upload(page).set_input_files(str(bad))
-    expect(page.get_by_text("tokenizer.json, line 1: not valid JSON")).to_be_visible()
+    expect(page.get_by_text("tokenizer.json, line 1: not valid JSON").first).to_be_visible()
+    # the reason also stays beside the upload box, after the notice fades, until the next upload
+    expect(page.locator("#vocab-upload-note .lbpe-failed")).to_contain_text("tokenizer.json, line 1: not valid JSON")
     page.wait_for_timeout(800)  # let the toast finish sliding in before the screenshot
     page.screenshot(path=str(ARTIFACTS / "app_bad_upload.png"))
     page.locator("#text textarea").fill("still working")
@@ -149,6 +154,7 @@ def test_compare_in_the_browser(page, tmp_path):
     shutil.copyfile(data_file("openai/r50k_base.tiktoken"), good)
     vocab_upload(page).set_input_files(str(good))
     expect(page.locator("#vocab input")).to_have_value("upload: r50k_base.tiktoken")
+    expect(page.locator("#vocab-upload-note .lbpe-failed")).to_have_count(0)
 
 
 def test_uploaded_vocabulary_in_the_browser(page, tmp_path):
@@ -160,6 +166,67 @@ def test_uploaded_vocabulary_in_the_browser(page, tmp_path):
     expect(page.locator("#vocab input")).to_have_value("upload: r50k_base.tiktoken")
     page.locator("#text textarea").fill(TEXT)
     expect_counts(page, load_preset("gpt2"), TEXT)  # the same ranks as the bundled gpt2
+
+
+def test_the_vocabulary_picker_names_the_vocabulary_in_use(page, tmp_path):
+    """The picker opened and closed with Esc keeps the focus; an upload then selects the new
+    vocabulary: the picker must read its name, as the line under it and the panes use it."""
+    from tests.conftest import data_file
+
+    vocab_upload(page)  # the upload box open, as a person has it before choosing a file
+    for name in ("cl100k_base", "o200k_base", "cl100k_base"):
+        page.locator("#vocab input").click()
+        expect(page.get_by_role("option").first).to_be_visible()
+        page.keyboard.press("Escape")
+        src = tmp_path / f"{name}.tiktoken"
+        shutil.copyfile(data_file(f"openai/{name}.tiktoken"), src)
+        vocab_upload(page).set_input_files(str(src))
+        expect(page.locator("#vocab-status")).to_contain_text(f"{name}.tiktoken")
+        expect_counts(page, load_preset(name), page.locator("#text textarea").input_value())
+        shown = page.locator("#vocab input").input_value()
+        assert shown.startswith(f"upload: {name}.tiktoken"), shown
+        assert shown in page.locator("#vocab-status").inner_text()
+
+
+def test_a_failed_run_says_why_beside_its_button_and_can_run_again(page, server, tmp_path):
+    """Compute statistics with no file or a file that is not UTF-8, Train with a vocabulary size
+    over the limit: the reason stays beside the button after the notice fades (as the page's
+    red box), the button works again without a reload, and the server prints no traceback."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.get_by_role("tab", name="Corpus").click()
+    run, status = page.locator("#corpus-run"), page.locator("#corpus-status")
+    run.click()
+    reason = "Choose a text file for the corpus statistics"
+    expect(status).to_contain_text(reason)
+    expect(run).to_be_enabled()
+    expect(page.locator(".toast-body")).to_have_count(0, timeout=30_000)  # the notice has faded...
+    expect(status).to_contain_text(reason)  # ...the reason stays
+    bad = tmp_path / "latin.txt"
+    bad.write_bytes("café au lait".encode("latin-1"))
+    page.locator("#corpus-upload input[type=file]").set_input_files(str(bad))
+    run.click()
+    expect(status).to_contain_text("latin.txt: not UTF-8 text")
+    expect(run).to_be_enabled()
+    page.screenshot(path=str(ARTIFACTS / "app_corpus_error.png"))
+    good = tmp_path / "plain.txt"
+    good.write_text("Plain text for the statistics. " * 20, "utf-8")
+    page.locator("#corpus-upload button[aria-label=Clear]").click()
+    page.locator("#corpus-upload input[type=file]").set_input_files(str(good))
+    run.click()
+    expect(status).to_contain_text("plain.txt: 620 bytes")  # the next run replaces the reason
+    expect(run).to_be_enabled()
+
+    page.get_by_role("tab", name="Train").click()
+    train_run, train_status = page.locator("#train-run"), page.locator("#train-status")
+    page.locator("#train-upload input[type=file]").set_input_files(str(good))
+    page.locator("#train-size input").fill("60000")
+    train_run.click()
+    expect(train_status).to_contain_text("between 1 and 50,000")
+    expect(train_run).to_be_enabled()
+    page.locator("#train-size input").fill("300")
+    train_run.click()
+    expect(train_status).to_contain_text("Done:")
+    assert "Traceback" not in server.tail(400), server.tail(400)
 
 
 def test_panes_stack_on_a_narrow_screen(browser, server, requests):
@@ -187,7 +254,7 @@ def test_explain_a_clicked_token_step_by_step(browser, server, requests):
     """The opening view explains the paper's " Capitals"; a click on a token of either pane
     explains its span; the Step buttons and Play move through the frames; desktop and phone."""
     from lbpe.examples import DEFAULT_EXAMPLE
-    from lbpe.explain import explain
+    from lbpe.explain import explain_span
 
     tok = load_preset(DEFAULT_EXAMPLE.vocabulary)
     for name, viewport in (("desktop", {"width": 1400, "height": 1000}), ("phone", {"width": 390, "height": 844})):
@@ -197,7 +264,8 @@ def test_explain_a_clicked_token_step_by_step(browser, server, requests):
         page.set_default_timeout(TIMEOUT_MS)
         page.goto(server.url)
         head = page.locator("#explain .lbpe-x-head")
-        opening = explain(tok, DEFAULT_EXAMPLE.explain)
+        at = DEFAULT_EXAMPLE.text.index(DEFAULT_EXAMPLE.explain)
+        opening = explain_span(tok, DEFAULT_EXAMPLE.text, at, at + len(DEFAULT_EXAMPLE.explain))
         expect(head).to_contain_text(f"Step {opening.frames - 1} of {opening.frames - 1}")
         # " Capital" as the vocabulary spells it: with a space, or SentencePiece's "\u2581"
         expect(page.locator("#explain .lbpe-x-why li").first).to_contain_text(
@@ -207,10 +275,11 @@ def test_explain_a_clicked_token_step_by_step(browser, server, requests):
         word = " geographers"
         c = display.compare(tok, DEFAULT_EXAMPLE.text)
         at = DEFAULT_EXAMPLE.text.index(word) + 4
-        span = next(DEFAULT_EXAMPLE.text[a:b] for a, b in c.differ if a <= at < b)
+        a, b = next((a, b) for a, b in c.differ if a <= at < b)
+        span = DEFAULT_EXAMPLE.text[a:b]
         clicked = next(s for s in c.lbpe.segments if s.start <= at < s.end)
         page.locator(f'#lbpe-pane .lbpe-tok[data-s="{clicked.start}"]').click()
-        ex = explain(tok, span)
+        ex = explain_span(tok, DEFAULT_EXAMPLE.text, a, b)
         expect(head).to_contain_text(f"Step {ex.frames - 1} of {ex.frames - 1}")
         expect(page.locator("#explain-text textarea, #explain-text input").first).to_have_value(span)
         ids = page.locator("#explain .lbpe-x-result").first.inner_text()
@@ -225,6 +294,47 @@ def test_explain_a_clicked_token_step_by_step(browser, server, requests):
     assert not [u for u in requests if urlparse(u).hostname not in (None, "127.0.0.1")]
 
 
+def _explained_ids(page) -> list[tuple[str, str]]:
+    """(BPE ids, LBPE ids) of each piece of the Explain view, as it shows them."""
+    out = []
+    for text in page.locator("#explain .lbpe-x-result").all_inner_texts():
+        m = re.search(r"BPE \d+ tokens?: ([\d ]*) · LBPE \d+ tokens?: ([\d ]*)", text)
+        assert m, text
+        out.append((m.group(1).strip(), m.group(2).strip()))
+    return out
+
+
+def test_explain_shows_the_ids_the_panes_show(page):
+    """The opening Explain (" Capitals" in the opening text) and a click on the mid-word LBPE
+    token "ographer" of "geographers": Explain's ids are the panes' ids over the explained span,
+    from the whole text's segmentation (no dummy "▁" in the middle of a text)."""
+    from lbpe.examples import DEFAULT_EXAMPLE
+
+    tok = load_preset(DEFAULT_EXAMPLE.vocabulary)
+    text = DEFAULT_EXAMPLE.text
+    segs = {mode: tok.segment(text, mode=mode) for mode in ("bpe", "lbpe")}
+
+    def panes_ids(a: int, b: int) -> list[tuple[str, str]]:
+        return [tuple(" ".join(str(s.id) for s in segs[m] if a <= s.start < b) for m in ("bpe", "lbpe"))]
+
+    at = text.index(DEFAULT_EXAMPLE.explain)
+    head = page.locator("#explain .lbpe-x-head")
+    expect(head).to_contain_text(DEFAULT_EXAMPLE.explain.replace(" ", "·"))
+    assert _explained_ids(page) == panes_ids(at, at + len(DEFAULT_EXAMPLE.explain))
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENS / "app_opening.png"), full_page=True)
+
+    word = text.index("geographers")
+    clicked = next(s for s in segs["lbpe"] if s.start == word + 2)
+    assert text[clicked.start : clicked.end] == "ographer"
+    page.locator(f'#lbpe-pane .lbpe-tok[data-s="{clicked.start}"]').click()
+    expect(page.locator("#explain-text textarea, #explain-text input").first).to_have_value("ographers")
+    expect(head).to_contain_text("ographers at characters")
+    assert _explained_ids(page) == panes_ids(word + 2, word + len("geographers"))
+    expect(page.locator("#explain .lbpe-x-why")).not_to_contain_text("▁")
+    page.locator("#explain-box").first.screenshot(path=str(SCREENS / "app_explain_mid_word.png"))
+
+
 def test_a_link_restores_the_view(browser, server, requests):
     """Text, vocabulary, toggles, the explained span and the open view travel in the URL query;
     the Copy link button copies it; an uploaded vocabulary is never put in a link and a link
@@ -236,17 +346,25 @@ def test_a_link_restores_the_view(browser, server, requests):
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
     text = "Plattsburg unrescinded redelivery"
-    page.goto(server.url + "?t=" + text.replace(" ", "%20") + "&v=o200k_base&ws=0&ids=1&sp=1&x=%20redelivery")
+    page.goto(server.url + "?t=" + text.replace(" ", "%20") + "&v=o200k_base&ws=0&ids=1&sp=1&x=%20redelivery&xa=22")
     tok = load_preset("o200k_base")
     expect_counts(page, tok, text)
     expect(page.locator("#vocab input")).to_have_value(re.compile("o200k_base"))
     expect(page.locator("#explain-text textarea, #explain-text input").first).to_have_value(" redelivery")
+    # explained where it stands in the text (xa), and the address keeps that place
+    expect(page.locator("#explain .lbpe-x-head")).to_contain_text("at characters 22-33 of the text")
+    assert "xa=22" in page.url
     assert page.locator("#bpe-pane .lbpe-id").count() == len(tok.encode(text, mode="bpe"))
     assert page.locator("#bpe-pane .lbpe-ws").count() == 0
     expect(page.locator("#show-special input")).to_be_checked()
     # what the person changes goes into the URL, and the link is what Copy link copies
     page.locator("#text textarea").fill("Capitals and scepters")
     page.wait_for_function("() => new URL(location.href).searchParams.get('t') === 'Capitals and scepters'")
+    # the span is no longer in the text: explained on its own; a typed word drops the place
+    expect(page.locator("#explain .lbpe-x-head")).to_contain_text("on its own")
+    page.locator("#explain-text textarea, #explain-text input").first.fill(" scepters")
+    page.wait_for_function("() => !new URL(location.href).searchParams.has('xa')")
+    expect(page.locator("#explain .lbpe-x-head")).to_contain_text("·scepters on its own")
     page.locator("#show-special input").uncheck()
     page.wait_for_function("() => !new URL(location.href).searchParams.has('sp')")
     page.get_by_role("tab", name="Across vocabularies").click()
@@ -260,6 +378,60 @@ def test_a_link_restores_the_view(browser, server, requests):
     expect(page.get_by_role("tab", name="Train")).to_have_attribute("aria-selected", "true")
     context.close()
     assert not [u for u in requests if urlparse(u).hostname not in (None, "127.0.0.1")]
+
+
+def test_links_and_decoding_say_what_they_do(browser, server, requests, tmp_path):
+    """A link whose text was too long to carry tells its receiver; "Link copied." goes away;
+    Copy link names a trained vocabulary as trained; Use it in Compare puts the Compare view in
+    the address; a failed decode replaces the previous result with the reason."""
+    context = browser.new_context(
+        viewport={"width": 1400, "height": 1000}, permissions=["clipboard-read", "clipboard-write"]
+    )
+    context.on("request", lambda r: requests.append(r.url))
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(server.url)
+    expect(pane(page, "lbpe")).to_be_visible()
+    long_text = "Capitals and geographers. " * 100  # 2,600 characters: over what a link carries
+    page.locator("#text textarea").fill(long_text)
+    expect_counts(page, load_preset(DEFAULT_PRESET), long_text)
+    page.wait_for_function("() => new URL(location.href).searchParams.get('tl') === '2600'")
+    page.goto(page.url)  # as the receiver opens it
+    expect(page.locator("#link-note")).to_contain_text("2,600 characters")
+    expect(page.locator("#link-note")).to_contain_text("paste")
+
+    page.goto(server.url)
+    expect(pane(page, "lbpe")).to_be_visible()
+    page.locator("#copy-link").click()
+    expect(page.locator("#link-note")).to_contain_text("Link copied.")
+    expect(page.locator("#link-note")).not_to_contain_text("Link copied.", timeout=15_000)
+
+    # decoding: a bad input replaces the previous result with the reason
+    page.locator("#ids-box").get_by_text("Token ids: copy them").click()
+    page.locator("#decode-input input, #decode-input textarea").first.fill("1 2 3")
+    page.locator("#decode-run").click()
+    expect(page.locator("#decoded .lbpe-decoded")).to_be_visible()
+    page.locator("#decode-input input, #decode-input textarea").first.fill("1 2 three")
+    page.locator("#decode-run").click()
+    expect(page.locator("#decoded")).to_contain_text("not a token id")
+    expect(page.locator("#decoded .lbpe-decoded")).to_have_count(0)
+
+    # a trained vocabulary: Use it in Compare, the address follows, Copy link names it trained
+    page.get_by_role("tab", name="Train").click()
+    page.wait_for_function("() => new URL(location.href).searchParams.get('view') === 'train'")
+    corpus = tmp_path / "train.txt"
+    corpus.write_text("Plain words for a tiny vocabulary, again and again. " * 40, "utf-8")
+    page.locator("#train-upload input[type=file]").set_input_files(str(corpus))
+    page.locator("#train-size input").fill("300")
+    page.locator("#train-run").click()
+    expect(page.locator("#train-status")).to_contain_text("Done:")
+    page.locator("#train-use").click()
+    expect(page.get_by_role("tab", name="Compare")).to_have_attribute("aria-selected", "true")
+    page.wait_for_function("() => !new URL(location.href).searchParams.has('view')")
+    page.locator("#copy-link").click()
+    expect(page.locator("#link-note")).to_contain_text("the trained vocabulary")
+    expect(page.locator("#link-note")).not_to_contain_text("uploaded")
+    context.close()
 
 
 def test_no_token_breaks_inside_without_whitespace_glyphs(browser, server):

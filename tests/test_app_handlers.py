@@ -494,7 +494,14 @@ def test_the_app_opens_on_the_shared_example_and_explains_capitals():
     assert by_elem["text"]["props"]["value"] == DEFAULT_EXAMPLE.text
     assert by_elem["vocab"]["props"]["value"] == DEFAULT_EXAMPLE.vocabulary
     assert by_elem["explain-text"]["props"]["value"] == DEFAULT_EXAMPLE.explain
+    at = DEFAULT_EXAMPLE.text.index(DEFAULT_EXAMPLE.explain)
+    assert by_elem["explain-where"]["props"]["value"] == ""  # over the API: a span on its own
     opening = by_elem["explain"]["props"]["value"]
+    # explained where it stands in the opening text: the panes' tokens, no dummy prefix
+    tok = load_preset(DEFAULT_EXAMPLE.vocabulary)
+    for mode in ("bpe", "lbpe"):
+        ids = [s.id for s in tok.segment(DEFAULT_EXAMPLE.text, mode=mode) if at <= s.start < at + 9]
+        assert " ".join(map(str, ids)) + "</div>" in opening or " ".join(map(str, ids)) + " · " in opening
     # " Capital" as the vocabulary spells it: with a space, or SentencePiece's "\u2581"
     assert re.search("BPE never makes &quot;[ \u2581]Capital&quot;", opening), opening
     assert "&quot;al&quot; + &quot;s&quot;" in opening
@@ -504,7 +511,9 @@ def test_the_app_opens_on_the_shared_example_and_explains_capitals():
         "text",
         "vocab",
         "explain-text",
+        "explain-where",
     ]
+    assert examples["props"]["samples"][1][3] == str(EXAMPLES[1].text.index(EXAMPLES[1].explain))
 
 
 def test_explain_returns_the_library_steps():
@@ -520,6 +529,20 @@ def test_explain_returns_the_library_steps():
     for bad, message in (("", "Type a word"), ("x" * 401, "at most 400 characters")):
         with pytest.raises(gr.Error, match=message):
             app.explain(bad, "gpt2")
+    # a span of the text, where it stands (as a click, an example or a link gives it), is
+    # explained there; typed, or no longer there, on its own
+    from lbpe.explain import explain_span
+
+    text = "The Capitals of Europe hold the geographers' maps"
+    at = text.index("ographers")
+    inside = explain_span(load_preset("mistral-7b"), text, at, at + 9)
+    assert app.explain("ographers", "mistral-7b", None, None, text, str(at))[1] == inside.to_json()
+    assert app.explain_frame("ographers", "mistral-7b", 1, None, text, str(at)) == explain_html(inside, 1)
+    alone = explain(load_preset("mistral-7b"), "ographers")
+    assert alone.bpe_ids != inside.bpe_ids
+    for where in ("", str(at + 1), "nonsense"):
+        assert app.explain("ographers", "mistral-7b", None, None, text, where)[1] == alone.to_json()
+    assert app.explain("ographers", "mistral-7b", None, None, "changed " + text, str(at))[1] == alone.to_json()
 
 
 def test_a_click_picks_the_differing_span_or_the_word():
@@ -529,8 +552,8 @@ def test_a_click_picks_the_differing_span_or_the_word():
     at = text.index("pit")
     inside = [r for r in differ if r[0] <= at < r[1]]
     want = text[slice(*inside[0])] if inside else " Capitals"
-    assert app.explain_click(text, f"{at}:123", "gpt2") == want
-    assert app.explain_click(text, f"{text.index('Eu')}:9", "gpt2") == " Europe"
+    assert app.explain_click(text, f"{at}:123", "gpt2") == (want, str(text.index(want)))
+    assert app.explain_click(text, f"{text.index('Eu')}:9", "gpt2") == (" Europe", str(text.index(" Europe")))
     with pytest.raises(gr.Error, match="Click a token"):
         app.explain_click(text, "nonsense", "gpt2")
 
@@ -601,3 +624,40 @@ def test_the_sample_corpus_in_one_click():
     paper = {r[0]: r[4] for r in rows}
     assert paper["bytes / token"].endswith("paper: +0.18% (3.4318 -> 3.4381)")
     assert Path(csv_path).name == "sample-corpus-gpt2-stats.csv"
+
+
+def test_a_failure_is_kept_for_its_session_until_shown(tmp_path):
+    """The reason a handler failed is kept for the session that called it (for the page to show
+    beside the control after the notice fades), once, escaped; other sessions see nothing."""
+    mine, other = app.new_session(), app.new_session()
+    with pytest.raises(gr.Error, match="Choose a text file"):
+        app.corpus(None, "gpt2", mine)
+    with pytest.raises(gr.Error, match="between 1 and"):
+        app.train([upload(tmp_path, b"some text " * 50, "t.txt")], 10**9, "char", False, mine)
+    assert app.failure_note("corpus", other) == "" and app.failure_note("corpus", None) == ""
+    note = app.failure_note("corpus", mine)
+    assert note.startswith('<p class="lbpe-failed" role="alert">Choose a text file') and note.endswith("</p>")
+    assert app.failure_note("corpus", mine) == ""  # shown once; the next action replaces it
+    with pytest.raises(gr.Error):
+        app.upload_vocab([upload(tmp_path, b"{", "x<b>.json")], "auto", mine)
+    assert "&lt;b&gt;" in app.failure_note("upload_vocab", mine)
+
+
+def test_an_upload_over_the_session_limit_says_which_vocabulary_it_dropped(tmp_path):
+    """A session keeps the latest few vocabularies: the upload that drops the oldest says so
+    beside the upload box (and a training in its status), naming it."""
+    from tests.conftest import data_file
+
+    session = app.new_session()
+    keep = app.LIMITS.session_vocabs
+    src = data_file("openai/r50k_base.tiktoken")
+    for k in range(keep):
+        app.upload_vocab([upload(tmp_path, src, f"v{k}.tiktoken")], "gpt2", session)
+        assert app.upload_note(session) == ""
+    app.upload_vocab([upload(tmp_path, src, "last.tiktoken")], "gpt2", session)
+    note = app.upload_note(session)
+    assert f"keeps the latest {keep} vocabularies" in note and "upload: v0.tiktoken" in note, note
+    assert "upload: v0.tiktoken" not in dict(app.vocab_choices(session)).values()
+    text = upload(tmp_path, b"plain words for a tiny vocabulary " * 40, "t.txt")
+    *_, status = app.train([text], 300, "char", False, session)
+    assert "upload: v1.tiktoken" in status and "dropped" in status, status

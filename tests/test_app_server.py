@@ -254,6 +254,11 @@ def test_lbpe_serve_launches_the_same_app(tmp_path):
     with running_server([sys.executable, "-m", "lbpe", "serve", "--host", "127.0.0.1", "--port", "{port}"]) as s:
         c = Client(s.url, verbose=False)
         check_compare(c.predict(TEXT, "lbpe-32k", True, False, api_name="/compare"), load_preset("lbpe-32k"), TEXT)
+        # what it prints is true of lbpe serve: where it listens, no hint about a share flag it
+        # does not have, no HTTP client chatter
+        output = s.tail(200)
+        assert f"Running on {s.url}" in output, output
+        assert "share=True" not in output and "httpx" not in output, output
 
 
 def test_lbpe_serve_from_a_plain_install(tmp_path):
@@ -388,7 +393,7 @@ def test_explain_over_the_api_equals_lbpe(client, name):
         assert [p["lbpe"]["ids"] for p in steps["pieces"]] == alone
     assert client.predict(" Capitals", name, 1, api_name="/explain_frame") == explain_html(ex, 1)
     text = "The Capitals of Europe"
-    assert client.predict(text, f"{text.index('Eu')}:1", name, api_name="/explain_click") == " Europe"
+    assert client.predict(text, f"{text.index('Eu')}:1", name, api_name="/explain_click") == (" Europe", "15")
     with pytest.raises(AppError, match="at most 400 characters"):
         client.predict("y" * 401, name, api_name="/explain")
 

@@ -303,3 +303,35 @@ def test_frequency_chart_is_the_summarys_means_on_a_log_axis():
         assert trace["y"] == [b["mean"] or None for b in buckets.values()]
         assert [d[1] for d in trace["customdata"]] == [b["distinct"] for b in buckets.values()]
     assert display.frequency_spec(compare_json(text_stats_both(tok, MIXED))) is None  # no tokenizer: no lengths
+
+
+def test_counts_of_one_are_singular():
+    """ "1 token", not "1 tokens": Explain's head and text, the list of differences' change."""
+    from lbpe.explain import explain, explain_html, explain_text
+
+    ex = explain(load_preset("gpt2"), " the")
+    assert "BPE 1 token, LBPE 1 token" in explain_html(ex) and "1 tokens" not in explain_html(ex)
+    assert "BPE 1 token; LBPE 1 token." in explain_text(ex)
+
+
+def test_a_text_without_differences_says_so():
+    c = display.compare(load_preset("gpt2"), "hello world")
+    assert not c.differ
+    assert "BPE and LBPE agree here" in display.differences_html(c)
+    assert display.differences_html(display.compare(load_preset("gpt2"), "")) == ""
+
+
+def test_the_list_of_differences_shows_tokens_as_the_panes_do():
+    """Byte tokens of one character are one box in the panes (the character, the bytes in its
+    title): the list shows them so too, never as \\x escapes."""
+    from lbpe.examples import example
+
+    text = example("russian").text  # gpt2: BPE о|н, LBPE's two tokens share the bytes of "н"
+    c = display.compare(load_preset("gpt2"), text)
+    listed = display.differences_html(c)
+    visible = re.sub(r'title="[^"]*"', "", listed)  # the bytes stay in the title, as in the pane
+    assert c.differ and "\\x" not in visible, listed
+    item = next(li for li in re.findall(r"<li>.*?</li>", listed) if "lbpe-bytes" in li)
+    assert re.search(r'→ <span class="lbpe-bytes" title="2 tokens for &quot;он&quot;[^"]*">он</span>', item), item
+    pane = display.render_pane(c, "lbpe")
+    assert re.search(r'class="[^"]*lbpe-bytes[^"]*"[^>]*>он</span>', pane)  # as the pane shows it

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 import lbpe
 import lbpe.explain
 from lbpe.errors import LbpeError
-from lbpe.explain import MAX_EXPLAIN_CHARS, explain, explain_html, explain_text, pick_span
+from lbpe.explain import MAX_EXPLAIN_CHARS, explain, explain_html, explain_span, explain_text, pick_span
+from lbpe.normalize import Strip
 from lbpe.presets import VOCAB_PRESETS, load_preset
 from lbpe.tokenizer import Tokenizer
 from lbpe.train import train
@@ -230,3 +231,93 @@ def test_json_and_text_agree():
             assert f'"{step["left"]}" + "{step["right"]}"  (rank {step["priority"]:,})' in text
         for line in p["why"]:
             assert f"why: {line}" in text
+
+
+def paragraphs(count: int) -> list[str]:
+    """Real paragraphs: English prose and speeches, many languages and scripts, code."""
+    out = []
+    for name in ("moby_dick.txt", "sotu.txt", "multilingual.txt", "multilingual_words.txt", "code.txt"):
+        text = data_file(f"text/{name}").read_text("utf-8")
+        blocks = [b for b in re.split(r"\n\s*\n", text[20_000:400_000]) if 300 <= len(b) <= 2_000]
+        out += blocks[:: max(1, len(blocks) // count)][:count]
+    return out
+
+
+def _ids_over(segments, a: int, b: int) -> list[int]:
+    """The ids of the tokens a pane shows over ``text[a:b]`` (each token with the span it starts in)."""
+    return [s.id for s in segments if a <= s.start < b]
+
+
+@pytest.mark.parametrize("name", list(VOCAB_PRESETS))
+def test_a_span_of_the_text_is_explained_as_the_panes_encode_it(name):
+    """Every differing span of real paragraphs, explained where it stands in the text, has
+    exactly the ids the panes show over it: the whole text's segmentation, not the span's own."""
+    from lbpe.display import differing_spans
+
+    tok = tokenizer(name)
+    spans = 0
+    for text in paragraphs(3):
+        segs = {mode: tok.segment(text, mode=mode, disallowed_special=()) for mode in ("bpe", "lbpe")}
+        for mode, side in segs.items():
+            assert [s.id for s in side] == tok.encode(text, mode=mode, disallowed_special=())
+        for a, b in differing_spans(segs["bpe"], segs["lbpe"]):
+            if b - a > MAX_EXPLAIN_CHARS:
+                continue
+            ex = explain_span(tok, text, a, b)
+            assert (ex.start, ex.end, ex.text) == (a, b, text[a:b])
+            assert ex.bpe_ids == _ids_over(segs["bpe"], a, b), (name, text[a:b])
+            assert ex.lbpe_ids == _ids_over(segs["lbpe"], a, b), (name, text[a:b])
+            spans += 1
+    assert spans > 20
+
+
+@pytest.mark.parametrize("name", list(VOCAB_PRESETS))
+def test_a_clicked_word_is_explained_over_the_tokens_that_cover_it(name):
+    """A word picked by a click is widened to token boundaries both panes share; Explain's ids
+    are the panes' over that range."""
+    tok = tokenizer(name)
+    text = paragraphs(1)[0]
+    segs = {mode: tok.segment(text, mode=mode, disallowed_special=()) for mode in ("bpe", "lbpe")}
+    for offset in range(0, len(text), 7):
+        a, b = pick_span(text, offset)
+        if not text[a:b].strip():
+            continue
+        ex = explain_span(tok, text, a, b)
+        assert ex.start <= a and b <= ex.end and ex.text == text[ex.start : ex.end]
+        assert ex.bpe_ids == _ids_over(segs["bpe"], ex.start, ex.end)
+        assert ex.lbpe_ids == _ids_over(segs["lbpe"], ex.start, ex.end)
+
+
+def test_the_opening_span_is_explained_in_its_text():
+    """The opening example: " Capitals" inside the text is "▁Capitals" to mistral-7b (no dummy
+    prefix mid-text): BPE ▁Cap|itals, LBPE ▁Capital|s; typed on its own it keeps the prefix."""
+    from lbpe.examples import DEFAULT_EXAMPLE as ex
+
+    tok = tokenizer("mistral-7b")
+    at = ex.text.index(ex.explain)
+    inside = explain_span(tok, ex.text, at, at + len(ex.explain))
+    assert [p.bpe_tokens for p in inside.pieces] == [["▁Cap", "itals"]]
+    assert [p.lbpe_tokens for p in inside.pieces] == [["▁Capital", "s"]]
+    alone = explain(tok, ex.explain)
+    assert alone.bpe_ids == tok.encode(ex.explain, mode="bpe") and len(alone.bpe_ids) == 3
+    word = ex.text.index("geographers") + 2
+    mid = explain_span(tok, ex.text, word, word + len("ographers"))
+    assert [p.bpe_tokens for p in mid.pieces] == [["ograph", "ers"]]
+    assert [p.lbpe_tokens for p in mid.pieces] == [["ographer", "s"]]
+    assert not any("▁" in line for p in mid.pieces for line in p.why)
+    shown = explain_html(mid)
+    assert "at characters 34-43 of the text" in shown and '<span class="lbpe-x-ctx"' in shown
+    assert "the▁ge</span>ographers<span" in shown.replace("·", "▁")
+    assert "on its own" in explain_html(alone) and "lbpe-x-ctx" not in explain_html(alone)
+
+
+def test_a_span_outside_the_text_or_removed_by_the_normaliser_says_so():
+    tok = tokenizer("mistral-7b")
+    with pytest.raises(LbpeError, match="not a span of the text"):
+        explain_span(tok, "abc", 2, 9)
+    stripped = Tokenizer(Vocab({bytes([b]): b for b in range(256)}), "paper", normalizer=Strip())
+    with pytest.raises(LbpeError, match="normaliser removes it"):
+        explain_span(stripped, "  ab", 0, 2)
+    assert explain_span(stripped, "  ab", 0, 3).bpe_ids == [ord("a")]
+    with pytest.raises(LbpeError, match="at most 400 characters"):
+        explain_span(tok, "word " * 200, 0, 500)

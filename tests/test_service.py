@@ -12,7 +12,7 @@ import pytest
 import lbpe
 from lbpe.across import across_vocabularies
 from lbpe.errors import LbpeError, PatternNeededError
-from lbpe.explain import explain, pick_span
+from lbpe.explain import explain, explain_span, pick_span
 from lbpe.limits import Limits
 from lbpe.presets import load_preset
 from lbpe.service import (
@@ -146,6 +146,15 @@ def test_a_link_restores_the_view_and_says_what_it_left_out():
         text_chars=TEXT_CHARS,
     )
     assert set(odd) == {"notes", "explain"} and len(odd["explain"]) == 400
+    # where the span stands in the text: a whole number of ASCII digits, else left out
+    assert link_state({"t": "a Capitals", "x": " Capitals", "xa": "1"}, text_chars=TEXT_CHARS)["explain_at"] == 1
+    for bad in ("-1", "x", "\u00b2", "1" * 12):
+        assert "explain_at" not in link_state({"x": "a", "xa": bad}, text_chars=TEXT_CHARS)
+    assert "explain_at" not in link_state({"xa": "3"}, text_chars=TEXT_CHARS)
+    # a text too long for a link: its receiver is told, with its length
+    (note,) = link_state({"tl": "2600"}, text_chars=TEXT_CHARS)["notes"]
+    assert "had 2,600 characters, more than a link carries (2,000)" in note and "paste the text again" in note
+    assert link_state({"tl": "lots"}, text_chars=TEXT_CHARS)["notes"] == []
     assert any("not a bundled one" in n and "never put in a link" in n for n in odd["notes"])
     assert any(f"over {TEXT_CHARS:,} characters" in n for n in odd["notes"])
 
@@ -237,6 +246,20 @@ def test_explain_view_and_target_are_the_explainer_s():
     text = "Hello tokenization world"
     a, b = pick_span(text, 8, lbpe.display.compare(tok, text).differ)
     assert explain_target(tok, text, 8) == {"start": a, "end": b, "span": text[a:b]}
+    # a click: the span widened to boundaries both encodings share (the indentation is one token
+    # with the word's "▁" in both), then explained where it stands, as the panes encode it
+    mistral = load_preset("mistral-7b")
+    code = "if (x) {\n      const y = 1\n}"
+    target = explain_target(mistral, code, code.index("const"))
+    assert target == {"start": 9, "end": 20, "span": "      const"}
+    view = explain_view(mistral, target["span"], text=code, at=target["start"])
+    assert view["steps"] == explain_span(mistral, code, 9, 20).to_json()
+    assert view["steps"]["in_text"] == {"start": 9, "end": 20}
+    for mode in ("bpe", "lbpe"):
+        panes = [s.id for s in mistral.segment(code, mode=mode) if 9 <= s.start < 20]
+        assert [i for p in view["steps"]["pieces"] for i in p[mode]["ids"]] == panes
+    # typed, or no longer where it was: on its own
+    assert explain_view(mistral, "      const", text=code, at=8)["steps"]["in_text"] is None
 
 
 def test_train_view_checks_first_then_trains_as_the_library(tmp_path):

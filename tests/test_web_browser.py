@@ -34,6 +34,8 @@ from tests.conftest import ROOT, data_file
 from tests.test_user_regex import CHARS, POLYNOMIAL, hostile_tokenizer_json
 
 ARTIFACTS = ROOT / "artifacts"
+#: Screenshots for the lead's notes (outside git).
+SCREENS = Path("/work/notes/screens")
 READY_MS = 120_000  # Pyodide's first start compiles 10 MB of WebAssembly: seconds, not minutes
 STEP_MS = 60_000
 
@@ -435,7 +437,11 @@ def test_explain_examples_and_a_clicked_token(browser, server):
     switches text, vocabulary and the explained span; a click on a token explains it; the
     frames and ids are CPython's; desktop and phone screenshots."""
     from lbpe.examples import DEFAULT_EXAMPLE, example
-    from lbpe.explain import explain, explain_html
+    from lbpe.explain import explain, explain_html, explain_span
+
+    def in_text(tok, text, span):  # an example's span, explained where it stands in its text
+        at = text.index(span)
+        return explain_span(tok, text, at, at + len(span))
 
     for name, viewport in (("desktop", {"width": 1280, "height": 900}), ("phone", {"width": 390, "height": 844})):
         s = Session(browser, server.url)
@@ -445,15 +451,16 @@ def test_explain_examples_and_a_clicked_token(browser, server):
         open_page(page, server.url)
         assert page.input_value("#text") == DEFAULT_EXAMPLE.text
         tok = load_preset(DEFAULT_EXAMPLE.vocabulary)
-        want = explain(tok, DEFAULT_EXAMPLE.explain)
+        want = in_text(tok, DEFAULT_EXAMPLE.text, DEFAULT_EXAMPLE.explain)
         wait_explained(page, explain_html(want))
 
         chosen = example("japanese")
         page.select_option("#example", chosen.key)
         wait_rendered(page, chosen.text, chosen.vocabulary)
-        other = explain(load_preset(chosen.vocabulary), chosen.explain)
+        other = in_text(load_preset(chosen.vocabulary), chosen.text, chosen.explain)
         wait_explained(page, explain_html(other))
         assert "x=" in page.url and f"v={chosen.vocabulary}" in page.url
+        assert f"xa={chosen.text.index(chosen.explain)}" in page.url
         page.click("#explain-prev")
         wait_explained(page, explain_html(other, other.frames - 2))
 
@@ -462,7 +469,7 @@ def test_explain_examples_and_a_clicked_token(browser, server):
         a, b = c.differ[-1]
         page.locator(f'.pane[data-mode="lbpe"] .lbpe-tok[data-s="{a}"]').click()
         page.wait_for_function("(span) => document.querySelector('#explain-text').value === span", arg=chosen.text[a:b])
-        clicked = explain(load_preset(chosen.vocabulary), chosen.text[a:b])
+        clicked = explain_span(load_preset(chosen.vocabulary), chosen.text, a, b)
         wait_explained(page, explain_html(clicked))
         ARTIFACTS.mkdir(exist_ok=True)
         page.locator("#explain-box").screenshot(path=str(ARTIFACTS / f"web_explain_{name}.png"))
@@ -472,6 +479,49 @@ def test_explain_examples_and_a_clicked_token(browser, server):
         wait_explained(page, explain_html(explain(load_preset(chosen.vocabulary), "y" * 400)))
         s.close()
         assert not s.foreign_requests() and not s.errors, (s.foreign_requests(), s.errors)
+
+
+def _explained_ids(page) -> list[tuple[str, str]]:
+    """(BPE ids, LBPE ids) of each piece of the Explain view, as it shows them."""
+    out = []
+    for text in page.locator("#explain .lbpe-x-result").all_inner_texts():
+        m = re.search(r"BPE \d+ tokens?: ([\d ]*) · LBPE \d+ tokens?: ([\d ]*)", text)
+        assert m, text
+        out.append((m.group(1).strip(), m.group(2).strip()))
+    return out
+
+
+def test_explain_shows_the_ids_the_panes_show(session):
+    """The opening Explain (" Capitals" in the opening text) and a click on the mid-word LBPE
+    token "ographer" of "geographers": Explain's ids are the panes' over the explained span,
+    from the whole text's segmentation (no dummy "▁" in the middle of a text)."""
+    from lbpe.examples import DEFAULT_EXAMPLE
+
+    page = session.page
+    session.context.set_default_timeout(STEP_MS)
+    open_page(page, session.origin)
+    tok = load_preset(DEFAULT_EXAMPLE.vocabulary)
+    text = DEFAULT_EXAMPLE.text
+    segs = {mode: tok.segment(text, mode=mode) for mode in MODES}
+
+    def panes_ids(a: int, b: int) -> list[tuple[str, str]]:
+        return [tuple(" ".join(str(s.id) for s in segs[m] if a <= s.start < b) for m in MODES)]
+
+    at = text.index(DEFAULT_EXAMPLE.explain)
+    page.wait_for_selector("#explain .lbpe-x-result")
+    assert _explained_ids(page) == panes_ids(at, at + len(DEFAULT_EXAMPLE.explain))
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENS / "page_opening.png"), full_page=True)
+
+    word = text.index("geographers")
+    clicked = next(s for s in segs["lbpe"] if s.start == word + 2)
+    assert text[clicked.start : clicked.end] == "ographer"
+    page.locator(f'.pane[data-mode="lbpe"] .lbpe-tok[data-s="{clicked.start}"]').click()
+    page.wait_for_function("() => document.querySelector('#explain-text').value === 'ographers'")
+    page.wait_for_function("() => document.querySelector('#explain .lbpe-x-head').textContent.includes('ographers')")
+    assert _explained_ids(page) == panes_ids(word + 2, word + len("geographers"))
+    assert "▁" not in page.locator("#explain .lbpe-x-why").inner_text()
+    page.locator("#explain-box").screenshot(path=str(SCREENS / "page_explain_mid_word.png"))
 
 
 def test_the_page_lists_differences_and_links_the_panes(browser, server):

@@ -74,13 +74,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=None, help="port (default: $GRADIO_SERVER_PORT or 7860)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr)
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # Gradio's own start-up requests, one line each
     if user_regex.engine() != "regex":
         log.warning(
             "the regex package is not installed: patterns from uploaded vocabulary files run without a time "
             "limit; install the app's dependencies (pip install lbpe[app]) on a shared server"
         )
     try:
-        launch(args.host, args.port)
+        # Gradio's own start-up lines hint at a share flag this command does not have: say it here
+        launch(args.host, args.port, quiet=True, prevent_thread_lock=True)
     except OSError as exc:
         if "port" not in str(exc).lower() and getattr(exc, "errno", None) != 98:
             raise
@@ -91,6 +93,8 @@ def main(argv: list[str] | None = None) -> None:
             file=sys.stderr,
         )
         raise SystemExit(2) from None
+    print(f"Running on {demo.local_url} (the lbpe playground; Ctrl+C stops it)", flush=True)
+    demo.block_thread()
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 // The Gradio playground's page script (lbpe/app/__init__.py passes it to Gradio as `js`, inside
 // one function, after lbpe/display/panes.js and after `LBPE`, the server's settings:
-// {presets: the bundled vocabularies' names, maxLinkText: the longest text a link carries}).
+// {presets: the bundled vocabularies' names, labels: {preset: how the picker lists it},
+// maxLinkText: the longest text a link carries}).
 // The app's events call window.lbpeApp's functions by name; they never reach the server.
 
 // the view's state in the URL query (see lbpe.service.links.link_state); uploaded files never go in a link
@@ -31,15 +32,31 @@ const busyNotes = () => document.querySelectorAll("#bpe-pane .lbpe-busy, #lbpe-p
 
 window.lbpeApp = {
   // the Compare view's state into the URL
-  link(text, vocab, ws, ids, sp, span) {
+  link(text, vocab, ws, ids, sp, span, where) {
     window.lbpeLink({
       t: text && text.length <= LBPE.maxLinkText ? text : null,
+      // a text too long for a link: its length, so the receiver is told what was left out
+      tl: text && text.length > LBPE.maxLinkText ? String(text.length) : null,
       v: LBPE.presets.includes(vocab) ? vocab : null,
       ws: ws ? null : "0",
       ids: ids ? "1" : null,
       sp: sp ? "1" : null,
       x: span || null,
+      // where the span stands in the text, while it is there (a typed word is explained on its own)
+      xa: span && text && where !== "" && text.slice(Number(where), Number(where) + span.length) === span ? where : null,
     });
+    return [];
+  },
+  // The vocabulary picker's value changed. Gradio's dropdown does not redraw its text while it has
+  // the focus (opened, then closed with Esc, then a file dropped on the upload box): the picker
+  // would name the old vocabulary while the panes use the new one. Its text becomes the new
+  // one's name, as a person would type it, and it lets go of the focus (which keeps that name).
+  picked(value) {
+    const input = document.querySelector("#vocab input");
+    if (!input || document.activeElement !== input || typeof value !== "string") return [];
+    input.value = LBPE.labels[value] || value;
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    input.blur();
     return [];
   },
   // the open tab into the URL (null: Compare, the default)
@@ -53,11 +70,18 @@ window.lbpeApp = {
     if (text && text.length > LBPE.maxLinkText) {
       left.push(`the text (over ${LBPE.maxLinkText.toLocaleString("en-US")} characters)`);
     }
-    if (!LBPE.presets.includes(vocab)) left.push("the uploaded vocabulary (files never go in a link)");
+    if (!LBPE.presets.includes(vocab)) {
+      const kind = String(vocab).startsWith("trained: ") ? "trained" : "uploaded";
+      left.push(`the ${kind} vocabulary (only bundled ones go in a link)`);
+    }
     const note = left.length ? " It leaves out " + left.join(" and ") + "." : "";
     const done = (how) => {
       const box = document.querySelector("#link-note");
-      if (box) box.textContent = how + note;
+      if (!box) return;
+      box.textContent = how + note;
+      // said once: gone after a while (or at the next copy)
+      clearTimeout(window.lbpeLinkNoteTimer);
+      window.lbpeLinkNoteTimer = setTimeout(() => { if (box.textContent === how + note) box.textContent = ""; }, 6000);
     };
     navigator.clipboard.writeText(location.href).then(() => done("Link copied."), () => {
       window.prompt("Copy this link", location.href);

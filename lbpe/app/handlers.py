@@ -15,6 +15,7 @@ import functools
 import html
 import logging
 import os
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,6 @@ import lbpe
 from lbpe import display
 from lbpe.errors import LbpeError, PatternNeededError
 from lbpe.examples import DEFAULT_EXAMPLE
-from lbpe.explain import explain as explain_steps
 from lbpe.formats.hf_write import write_tokenizer_json
 from lbpe.limits import MB, Limits
 from lbpe.presets import DEFAULT_PRESET, sample_corpus
@@ -49,6 +49,7 @@ from lbpe.service import (
 from lbpe.tokenizer import Tokenizer
 
 __all__ = [
+    "DEFAULT_EXPLAIN",
     "DEFAULT_TEXT",
     "FREQUENCY_TITLE",
     "LIMITS",
@@ -65,6 +66,7 @@ __all__ = [
     "explain_click",
     "explain_frame",
     "explain_move",
+    "failure_note",
     "get_tokenizer",
     "ids_text",
     "load_text",
@@ -74,6 +76,7 @@ __all__ = [
     "restore",
     "stop",
     "train",
+    "upload_note",
     "upload_vocab",
     "use_trained",
     "vocab_choices",
@@ -137,32 +140,56 @@ def _kept(path: Path) -> Path:
     return path
 
 
+#: Per session, the message of the last failure of each handler (by name), until it is shown.
+_FAILURES: weakref.WeakKeyDictionary[Session, dict[str, str]] = weakref.WeakKeyDictionary()
+
+
 def _handler(fn):
-    """Turn any failure of ``fn`` into a ``gr.Error`` with a readable message."""
+    """Turn any failure of ``fn`` into a ``gr.Error`` with a readable message, and keep that
+    message for the session (when it is among the arguments) so the page can show it beside
+    the control after the notice fades (:func:`failure_note`)."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
-            return fn(*args, **kwargs)
-        except gr.Error as exc:  # bad input, said in the page: nothing for the server's console
-            exc.print_exception = False
+            return _readable(fn, *args, **kwargs)
+        except gr.Error as exc:
+            session = next((a for a in (*args, *kwargs.values()) if isinstance(a, Session)), None)
+            if session is not None:
+                _FAILURES.setdefault(session, {})[fn.__name__] = str(exc.message)
             raise
-        except (ValueError, UnicodeError) as exc:  # LbpeError and VocabFormatError are ValueErrors
-            raise gr.Error(str(exc), print_exception=False) from None
-        except RecursionError:
-            raise gr.Error("The input is nested too deeply to be read.", print_exception=False) from None
-        except MemoryError:
-            raise gr.Error(
-                "The input needs more memory than this server has; try a smaller one.", print_exception=False
-            ) from None
-        except Exception as exc:  # a bug: log it here, show a short message there
-            log.exception("handler %s failed", fn.__name__)
-            raise gr.Error(
-                f"Something went wrong ({type(exc).__name__}); the input was not processed. The app is still running.",
-                print_exception=False,
-            ) from None
 
     return wrapper
+
+
+def failure_note(name: str, state: Any = None) -> str:
+    """Why handler ``name`` failed last in this session, as a red note (markdown with HTML)
+    that stays beside its control until the next action replaces it; empty when it did not."""
+    message = _FAILURES.get(state, {}).pop(name, "") if isinstance(state, Session) else ""
+    return f'<p class="lbpe-failed" role="alert">{html.escape(message)}</p>' if message else ""
+
+
+def _readable(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)``, every failure a ``gr.Error`` with a readable message."""
+    try:
+        return fn(*args, **kwargs)
+    except gr.Error as exc:  # bad input, said in the page: nothing for the server's console
+        exc.print_exception = False
+        raise
+    except (ValueError, UnicodeError) as exc:  # LbpeError and VocabFormatError are ValueErrors
+        raise gr.Error(str(exc), print_exception=False) from None
+    except RecursionError:
+        raise gr.Error("The input is nested too deeply to be read.", print_exception=False) from None
+    except MemoryError:
+        raise gr.Error(
+            "The input needs more memory than this server has; try a smaller one.", print_exception=False
+        ) from None
+    except Exception as exc:  # a bug: log it here, show a short message there
+        log.exception("handler %s failed", fn.__name__)
+        raise gr.Error(
+            f"Something went wrong ({type(exc).__name__}); the input was not processed. The app is still running.",
+            print_exception=False,
+        ) from None
 
 
 def _reporter(progress: Any, session: Session, desc: str):
@@ -233,10 +260,18 @@ def upload_vocab(files: Any, pattern: str = AUTO_PATTERN, state: Any = None):
     return session, gr.update(choices=session.choices(), value=name), None
 
 
+def upload_note(state: Any = None) -> str:
+    """After an upload: which vocabulary it dropped to stay within the session's limit
+    (markdown beside the upload box), or nothing."""
+    note = state.dropped_note() if isinstance(state, Session) else ""
+    return f"*{note}*" if note else ""
+
+
 # ---- Compare and Explain ----
 
-#: The opening text (the first of the examples both UIs share).
+#: The opening text (the first of the examples both UIs share) and the span Explain opens on.
 DEFAULT_TEXT = DEFAULT_EXAMPLE.text
+DEFAULT_EXPLAIN = DEFAULT_EXAMPLE.explain
 #: Title of the frequency-by-length chart.
 FREQUENCY_TITLE = "How often a token of each length occurs"
 
@@ -296,32 +331,77 @@ def _frame(frame: Any) -> int | None:
     return None if frame is None or frame == "" else max(int(frame), 0)
 
 
+def _where(where: Any) -> int | None:
+    """The hidden box that says where the explained span starts in the Compare text (set by a
+    click, an example or a link; empty for a typed word)."""
+    try:
+        return int(str(where).strip())
+    except (TypeError, ValueError):
+        return None
+
+
+def _explained(span: str, vocab: str, frame: int | None, state: Any, text: Any, where: Any, specials: Any) -> dict:
+    """:func:`lbpe.service.explain_view` of ``span``, where it stands in the Compare text (its
+    part Compare shows) when ``where`` says so and it is still there, else on its own."""
+    return explain_view(
+        get_tokenizer(vocab, state),
+        span,
+        frame,
+        text=(text or "")[: LIMITS.text_chars],
+        at=_where(where),
+        specials=bool(specials),
+    )
+
+
 @_handler
-def explain(span: str, vocab: str = DEFAULT_PRESET, frame: Any = None, state: Any = None):
-    """Both encodings of a word or short span worked step by step (:func:`lbpe.service.explain_view`).
+def explain(
+    span: str,
+    vocab: str = DEFAULT_PRESET,
+    frame: Any = None,
+    state: Any = None,
+    text: str = "",
+    where: Any = "",
+    specials: bool = False,
+):
+    """Both encodings of a word or short span worked step by step (:func:`lbpe.service.explain_view`):
+    where it stands in ``text`` when ``where`` (its start there) is given and it is still there
+    (a clicked token, an example, a link), else on its own (a typed word); ``specials`` as the
+    Compare view's toggle.
 
     Returns ``(HTML of frame `frame`, the steps as JSON, the step slider's update)``; without
     ``frame`` the last frame (every step done, the reasons the two differ)."""
-    view = explain_view(get_tokenizer(vocab, state), span, _frame(frame))
+    view = _explained(span, vocab, _frame(frame), state, text, where, specials)
     last = view["frames"] - 1
     return view["html"], view["steps"], gr.update(maximum=max(last, 1), value=view["frame"], interactive=last > 0)
 
 
 @_handler
-def explain_frame(span: str, vocab: str = DEFAULT_PRESET, frame: Any = 0, state: Any = None) -> str:
+def explain_frame(
+    span: str,
+    vocab: str = DEFAULT_PRESET,
+    frame: Any = 0,
+    state: Any = None,
+    text: str = "",
+    where: Any = "",
+    specials: bool = False,
+) -> str:
     """One frame of :func:`explain` (the step slider moved): its HTML."""
-    return explain_view(get_tokenizer(vocab, state), span, _frame(frame) or 0)["html"] if span else ""
+    return _explained(span, vocab, _frame(frame) or 0, state, text, where, specials)["html"] if span else ""
 
 
 @_handler
-def explain_click(text: str, at: str, vocab: str = DEFAULT_PRESET, state: Any = None) -> str:
+def explain_click(text: str, at: str, vocab: str = DEFAULT_PRESET, state: Any = None, specials: bool = False):
     """A click on a token of either pane (``at`` is ``"offset:nonce"``, set by the page's
-    script): the span to explain (:func:`lbpe.service.explain_target`)."""
+    script): the span to explain (:func:`lbpe.service.explain_target`).
+
+    Returns ``(span, where it starts in the text)`` for the Explain box and its hidden place."""
     try:
         offset = int(str(at).split(":", 1)[0])
     except ValueError:
         raise gr.Error("Click a token in either pane to explain it.") from None
-    return explain_target(get_tokenizer(vocab, state), (text or "")[: LIMITS.text_chars], offset)["span"]
+    shown = (text or "")[: LIMITS.text_chars]
+    target = explain_target(get_tokenizer(vocab, state), shown, offset, specials=bool(specials))
+    return target["span"], str(target["start"])
 
 
 @_handler
@@ -338,31 +418,56 @@ def ids_text(details: Any) -> tuple[str, str]:
     return " ".join(map(str, details["bpe"]["ids"])), " ".join(map(str, details["lbpe"]["ids"]))
 
 
-def _frames(span: str, vocab: str, state: Any) -> int:
+def _frames(span: str, vocab: str, state: Any, text: Any = "", where: Any = "", specials: Any = False) -> int:
     """Frames of the explanation of ``span`` (1 when it cannot be explained: the Explain view
     already says why)."""
     try:
-        return explain_steps(get_tokenizer(vocab, state), span).frames if span else 1
+        return _explained(span, vocab, 0, state, text, where, specials)["frames"] if span else 1
     except ValueError:
         return 1
 
 
-def explain_move(delta: int, frame: Any, span: str, vocab: str = DEFAULT_PRESET, state: Any = None) -> int:
+def explain_move(
+    delta: int,
+    frame: Any,
+    span: str,
+    vocab: str = DEFAULT_PRESET,
+    state: Any = None,
+    text: str = "",
+    where: Any = "",
+    specials: bool = False,
+) -> int:
     """The Step buttons: the frame ``delta`` away, kept within the explanation."""
-    return min(max(int(frame or 0) + delta, 0), _frames(span, vocab, state) - 1)
+    return min(max(int(frame or 0) + delta, 0), _frames(span, vocab, state, text, where, specials) - 1)
 
 
-def play_step(frame: Any, span: str, vocab: str = DEFAULT_PRESET, state: Any = None):
+def play_step(
+    frame: Any,
+    span: str,
+    vocab: str = DEFAULT_PRESET,
+    state: Any = None,
+    text: str = "",
+    where: Any = "",
+    specials: bool = False,
+):
     """One tick of Play: the next frame; the timer stops at the last one.
 
     Returns ``(slider value, timer update)``."""
-    last, k = _frames(span, vocab, state) - 1, int(frame or 0) + 1
+    last, k = _frames(span, vocab, state, text, where, specials) - 1, int(frame or 0) + 1
     return (last, gr.Timer(active=False)) if k >= last else (k, gr.update())
 
 
-def play_start(frame: Any, span: str, vocab: str = DEFAULT_PRESET, state: Any = None):
+def play_start(
+    frame: Any,
+    span: str,
+    vocab: str = DEFAULT_PRESET,
+    state: Any = None,
+    text: str = "",
+    where: Any = "",
+    specials: bool = False,
+):
     """Play pressed (from the start when at the end). Returns ``(slider value, timer update)``."""
-    last, k = _frames(span, vocab, state) - 1, int(frame or 0)
+    last, k = _frames(span, vocab, state, text, where, specials) - 1, int(frame or 0)
     return (0 if k >= last else k), gr.Timer(active=last > 0)
 
 
@@ -524,6 +629,8 @@ def train(
     tok = lbpe.load(path)  # exactly what the download holds
     session.trained = name = session.remember(f"trained: {kind} on {corpus_name}", tok)
     status = f"Done: **{name}**, {trained['message']} ({names}). Download it below, or use it in Compare."
+    if session.dropped:
+        status += " " + session.dropped_note()
     return session, gr.update(choices=session.choices()), path, status
 
 
@@ -555,10 +662,15 @@ def _link_note(text: str) -> str:
 
 def restore(request: gr.Request):
     """Page load: apply the link's query (:func:`lbpe.service.link_state`). Returns updates for
-    ``(text, vocabulary, whitespace, ids, specials, explain span, tabs, link note)``."""
+    ``(text, vocabulary, whitespace, ids, specials, explain span, where it starts in the text,
+    tabs, link note)``; a span without a place is explained on its own."""
     wanted = link_state(dict(request.query_params) if request is not None else {}, text_chars=LIMITS.text_chars)
     keep = gr.update()
     picked = [wanted.get(key, keep) for key in ("text", "vocab", "show_whitespace", "show_ids", "specials", "explain")]
+    # where the span stands in the text: the link's, else the opening span's
+    picked.append(
+        str(wanted.get("explain_at", "")) if "explain" in wanted else str(DEFAULT_TEXT.index(DEFAULT_EXPLAIN))
+    )
     tabs = gr.update(selected=wanted["view"]) if "view" in wanted else keep
     note = "About this link: " + " ".join(wanted["notes"]) if wanted["notes"] else ""
     return (*picked, tabs, _link_note(note))

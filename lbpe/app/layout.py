@@ -33,6 +33,7 @@ from lbpe.app.handlers import (
     explain_click,
     explain_frame,
     explain_move,
+    failure_note,
     get_tokenizer,
     ids_text,
     load_text,
@@ -42,13 +43,14 @@ from lbpe.app.handlers import (
     restore,
     stop,
     train,
+    upload_note,
     upload_vocab,
     use_trained,
     vocab_choices,
 )
 from lbpe.examples import DEFAULT_EXAMPLE, EXAMPLES
 from lbpe.explain import MAX_EXPLAIN_CHARS
-from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset
+from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset, preset_label
 from lbpe.service import (
     MAX_LINK_TEXT,
     describe,
@@ -70,7 +72,13 @@ APP_CSS = display.CSS + (_HERE / "app.css").read_text("utf-8")
 #: The page script: the server's settings, lbpe/display/panes.js (shared with the page), then app.js.
 APP_JS = (
     "() => {\nconst LBPE = "
-    + json.dumps({"presets": list(VOCAB_PRESETS), "maxLinkText": MAX_LINK_TEXT})
+    + json.dumps(
+        {
+            "presets": list(VOCAB_PRESETS),
+            "labels": {name: preset_label(name) for name in VOCAB_PRESETS},
+            "maxLinkText": MAX_LINK_TEXT,
+        }
+    )
     + ";\n"
     + (Path(lbpe.__file__).parent / "display" / "panes.js").read_text("utf-8")
     + (_HERE / "app.js").read_text("utf-8")
@@ -95,12 +103,26 @@ def _in_browser(event: Any, inputs: Any, outputs: Any, call: str, otherwise: str
     event(None, inputs, outputs, js=_js(call, otherwise), api_visibility="private", queue=False)
 
 
-def _long_job(button: Any, fn: Any, inputs: list, outputs: list, api_name: str, status: Any) -> None:
+def _says_why(event: Any, fn: Any, state: Any, note: Any, *also: Any) -> None:
+    """When ``event`` (a call of handler ``fn``) fails, its reason goes into ``note`` (beside
+    the control) and stays there after Gradio's notice fades; ``also`` are buttons to enable
+    again (Gradio runs no ``.then`` step after a failure, only ``.failure`` steps)."""
+
+    def show(session: Any) -> Any:
+        reason = failure_note(fn.__name__, session)
+        return (reason, *[gr.update(interactive=True) for _ in also]) if also else reason
+
+    event.failure(show, state, [note, *also], queue=False, api_visibility="private", show_progress="hidden")
+
+
+def _long_job(button: Any, fn: Any, inputs: list, outputs: list, api_name: str, status: Any, state: Any) -> None:
     """A button that runs a long view (one at a time, progress over ``status``) and is
-    disabled while it runs."""
-    button.click(lambda: gr.update(interactive=False), None, button, queue=False, api_visibility="private").then(
+    disabled while it runs; a failure says why in ``status`` and enables the button again."""
+    job = button.click(lambda: gr.update(interactive=False), None, button, queue=False, api_visibility="private").then(
         fn, inputs, outputs, api_name=api_name, concurrency_limit=1, show_progress_on=status
-    ).then(lambda: gr.update(interactive=True), None, button, queue=False, api_visibility="private")
+    )
+    job.then(lambda: gr.update(interactive=True), None, button, queue=False, api_visibility="private")
+    _says_why(job, fn, state, status, button)
 
 
 INTRO = """\
@@ -122,7 +144,10 @@ def _limits_md() -> str:
 def build() -> gr.Blocks:
     """The Blocks app (module-level ``demo`` is ``build()``)."""
     initial = compare(DEFAULT_TEXT, DEFAULT_EXAMPLE.vocabulary, True, False, None)
-    first = explain_view(get_tokenizer(DEFAULT_EXAMPLE.vocabulary), DEFAULT_EXAMPLE.explain)
+    opening_at = DEFAULT_TEXT.index(DEFAULT_EXAMPLE.explain)
+    first = explain_view(
+        get_tokenizer(DEFAULT_EXAMPLE.vocabulary), DEFAULT_EXAMPLE.explain, text=DEFAULT_TEXT, at=opening_at
+    )
     with gr.Blocks(
         title="lbpe playground: BPE vs LBPE", analytics_enabled=False, delete_cache=(600, LIMITS.file_ttl)
     ) as demo:
@@ -166,6 +191,7 @@ def build() -> gr.Blocks:
                     info="auto: from the file name",
                     elem_id="pattern",
                 )
+            vocab_note = gr.Markdown("", elem_id="vocab-upload-note")
         link_note = gr.HTML(_link_note(""), elem_id="link-note", padding=False)
         with gr.Tabs(selected="compare") as tabs:
             with gr.Tab("Compare", id="compare") as compare_tab:
@@ -177,6 +203,17 @@ def build() -> gr.Blocks:
                     render=False,
                     max_length=MAX_EXPLAIN_CHARS,
                     elem_id="explain-text",
+                )
+                # where the span in the Explain box starts in the text (a click, an example, a link;
+                # the page's load sets the opening span's); a word typed there is not at that place,
+                # and is explained on its own, as over the API when no place is given
+                explain_where = gr.Textbox(
+                    "",
+                    label="explained span starts at",
+                    render=False,
+                    elem_id="explain-where",
+                    elem_classes="lbpe-hidden",
+                    container=False,
                 )
                 with gr.Row(equal_height=False):
                     text = gr.Textbox(
@@ -244,8 +281,8 @@ def build() -> gr.Blocks:
                         decode_btn = gr.Button("Decode", scale=0, min_width=100, elem_id="decode-run")
                     decoded = gr.HTML("", elem_id="decoded")
                 gr.Examples(
-                    [[e.text, e.vocabulary, e.explain] for e in EXAMPLES],
-                    [text, vocab, explain_box],
+                    [[e.text, e.vocabulary, e.explain, str(e.text.index(e.explain))] for e in EXAMPLES],
+                    [text, vocab, explain_box, explain_where],
                     label="Examples (each with a vocabulary where BPE and LBPE split it differently)",
                     example_labels=[e.label for e in EXAMPLES],
                     elem_id="examples",
@@ -276,6 +313,7 @@ def build() -> gr.Blocks:
                     explain_at = gr.Textbox(
                         "", label="clicked token", elem_id="explain-at", elem_classes="lbpe-hidden", container=False
                     )
+                    explain_where.render()
                     explain_timer = gr.Timer(0.9, active=False)
                 metrics = gr.HTML(initial[2], label="Metrics", elem_id="metrics")
                 with gr.Row(equal_height=False):
@@ -380,12 +418,13 @@ def build() -> gr.Blocks:
                         elem_id="train-upload",
                     )
                     with gr.Column(scale=1, min_width=220):
+                        # no minimum or maximum here: Gradio would refuse such a number with a
+                        # traceback on the server; train() says what is wrong beside the button
                         train_size = gr.Number(
                             8000,
                             label="Vocabulary size",
                             precision=0,
-                            minimum=1,
-                            maximum=LIMITS.train_vocab,
+                            info=f"1 to {LIMITS.train_vocab:,}",
                             elem_id="train-size",
                         )
                         train_style = gr.Radio(
@@ -428,22 +467,34 @@ def build() -> gr.Blocks:
         )
         # a rejected file leaves the box too, or the next upload would send it again with the new one
         uploaded.failure(lambda: None, None, vocab_files, queue=False, api_visibility="private")
+        _says_why(uploaded, upload_vocab, state, vocab_note)
+        uploaded.success(upload_note, state, vocab_note, queue=False, api_visibility="private")
         corpus_outputs = [corpus_table, corpus_plot, corpus_frequency, corpus_json, corpus_csv, corpus_status]
-        _long_job(corpus_btn, corpus, [corpus_file, vocab, state], corpus_outputs, "corpus_stats", corpus_status)
-        _long_job(sample_btn, corpus_sample, [vocab, state], corpus_outputs, "corpus_sample", corpus_status)
+        _long_job(corpus_btn, corpus, [corpus_file, vocab, state], corpus_outputs, "corpus_stats", corpus_status, state)
+        _long_job(sample_btn, corpus_sample, [vocab, state], corpus_outputs, "corpus_sample", corpus_status, state)
         # Stop asks the running job to end at its next progress step; it then says where it stopped
         corpus_stop.click(stop, state, None, api_name="stop_corpus", queue=False)
         across_outputs = [across_table, across_plot, across_json, across_csv, across_status, across_file]
-        _long_job(across_btn, across, [text, across_file, state], across_outputs, "across_vocabularies", across_status)
+        _long_job(
+            across_btn, across, [text, across_file, state], across_outputs, "across_vocabularies", across_status, state
+        )
         train_inputs = [train_files, train_size, train_unit, train_scaffold, state, train_style]
-        _long_job(train_btn, train, train_inputs, [state, vocab, train_out, train_status], "train", train_status)
+        _long_job(train_btn, train, train_inputs, [state, vocab, train_out, train_status], "train", train_status, state)
         train_stop.click(stop, state, None, api_name="stop_train", queue=False)
-        use_btn.click(use_trained, state, [vocab, tabs], api_name="use_trained")
+        used = use_btn.click(use_trained, state, [vocab, tabs], api_name="use_trained")
+        _says_why(used, use_trained, state, train_status)
+        # the switch to Compare is no tab.select: the address is told here
+        used.success(None, None, None, js=_js("view(null)"), api_visibility="private", queue=False)
         vocab.change(describe_vocab, [vocab, state], vocab_status, api_name="describe_vocab", show_progress="hidden")
+        # a picker that keeps the focus shows its old text when an upload (or Use it) selects
+        # another vocabulary: it is given the new one's name and let go
+        _in_browser(vocab.change, vocab, None, "picked(a[0])")
+        # a span of the text is explained as the text is encoded: again when the text changes
+        explained = [explain_box, vocab, state, text, explain_where, show_special]
         gr.on(
-            [explain_box.change, vocab.change],
+            [explain_box.change, explain_where.change, vocab.change, text.change, show_special.change],
             explain,
-            [explain_box, vocab, gr.State(None), state],
+            [explain_box, vocab, gr.State(None), state, text, explain_where, show_special],
             [explain_pane, explain_json, explain_step],
             api_name="explain",
             trigger_mode="always_last",
@@ -451,7 +502,7 @@ def build() -> gr.Blocks:
         )
         explain_step.change(
             explain_frame,
-            [explain_box, vocab, explain_step, state],
+            [explain_box, vocab, explain_step, state, text, explain_where, show_special],
             explain_pane,
             api_name="explain_frame",
             show_progress="hidden",
@@ -460,21 +511,21 @@ def build() -> gr.Blocks:
         for button, delta in ((explain_prev, -1), (explain_next, 1)):
             button.click(
                 functools.partial(explain_move, delta),
-                [explain_step, explain_box, vocab, state],
+                [explain_step, *explained],
                 explain_step,
                 api_visibility="private",
                 show_progress="hidden",
             )
         explain_play.click(
             play_start,
-            [explain_step, explain_box, vocab, state],
+            [explain_step, *explained],
             [explain_step, explain_timer],
             api_visibility="private",
             show_progress="hidden",
         )
         explain_timer.tick(
             play_step,
-            [explain_step, explain_box, vocab, state],
+            [explain_step, *explained],
             [explain_step, explain_timer],
             api_visibility="private",
             show_progress="hidden",
@@ -482,7 +533,7 @@ def build() -> gr.Blocks:
         _in_browser(details.change, details, [bpe_ids, lbpe_ids, details_view], "details(a[0])", _IDS_ONLY)
         _in_browser(details_box.expand, details, details_view, "detailsOpen(true, a[0])", "a[0]")
         _in_browser(details_box.collapse, None, details_view, "detailsOpen(false, null)", "null")
-        gr.on(
+        decoding = gr.on(
             [decode_btn.click, pasted_ids.submit],
             decode_ids,
             [pasted_ids, vocab, state],
@@ -490,11 +541,20 @@ def build() -> gr.Blocks:
             api_name="decode_ids",
             show_progress="hidden",
         )
+        _says_why(decoding, decode_ids, state, decoded)  # the reason replaces the last result
         # the view's state in the URL (browser only), restored when a link is opened
         gr.on(
-            [text.change, vocab.change, show_ws.change, show_ids.change, show_special.change, explain_box.change],
+            [
+                text.change,
+                vocab.change,
+                show_ws.change,
+                show_ids.change,
+                show_special.change,
+                explain_box.change,
+                explain_where.change,
+            ],
             None,
-            [text, vocab, show_ws, show_ids, show_special, explain_box],
+            [text, vocab, show_ws, show_ids, show_special, explain_box, explain_where],
             None,
             js=_js("link(...a)"),
             api_visibility="private",
@@ -506,14 +566,14 @@ def build() -> gr.Blocks:
         demo.load(
             restore,
             None,
-            [text, vocab, show_ws, show_ids, show_special, explain_box, tabs, link_note],
+            [text, vocab, show_ws, show_ids, show_special, explain_box, explain_where, tabs, link_note],
             api_visibility="private",
             show_progress="hidden",
         )
         explain_at.change(
             explain_click,
-            [text, explain_at, vocab, state],
-            explain_box,
+            [text, explain_at, vocab, state, show_special],
+            [explain_box, explain_where],
             api_name="explain_click",
             show_progress="hidden",
         )

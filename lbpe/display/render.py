@@ -14,7 +14,7 @@ from pathlib import Path
 from lbpe.display.format import MODE_NAMES, quote, signed
 from lbpe.display.model import Comparison, differences
 from lbpe.display.tables import summary_rows
-from lbpe.tokenizer import Segment, Tokenizer
+from lbpe.tokenizer import MODES, Segment, Tokenizer
 
 #: Number of background colours tokens cycle through (classes ``lbpe-c0`` .. ``lbpe-c5``).
 PALETTE_SIZE = 6
@@ -27,15 +27,19 @@ MAX_LISTED_DIFFERENCES = 1000
 def differences_html(comparison: Comparison) -> str:
     """The list of differences (``<details class="lbpe-diffs">``): per span its text, BPE's
     tokens -> LBPE's tokens and the change in tokens, as buttons that ``lbpe/display/panes.js`` turns
-    into "scroll both panes there"; empty when the two agree."""
+    into "scroll both panes there"; each side's tokens shown as the panes show them (byte tokens
+    of one character as that character, their bytes in its title). A text where the two agree
+    says so; no text, nothing."""
     diffs = differences(comparison)
     if not diffs:
-        return ""
+        if not comparison.text:
+            return ""
+        return '<p class="lbpe-diffs lbpe-agree">BPE and LBPE agree here: the same tokens over the whole text.</p>'
     change = sum(d.change for d in diffs)
     items = []
+    shown = {mode: _listed_tokens(comparison, mode) for mode in MODES}
     for d in diffs[:MAX_LISTED_DIFFERENCES]:
-        bpe = "|".join(_escape(t, True) for t in d.bpe)
-        lbpe = "|".join(_escape(t, True) for t in d.lbpe)
+        bpe, lbpe = ("|".join(shown[mode].get(d.start, [])) for mode in MODES)
         items.append(
             f'<li><button type="button" class="lbpe-jump" data-s="{d.start}" data-e="{d.end}" '
             f'title="show it in both panes">{bpe} → {lbpe}<span class="lbpe-delta">{d.change:+d}</span></button></li>'
@@ -46,9 +50,31 @@ def differences_html(comparison: Comparison) -> str:
     n = len(diffs)
     return (
         f'<details class="lbpe-diffs" open><summary>{n:,} differing span{"s" if n != 1 else ""}: '
-        f"LBPE {change:+,d} tokens over them (click one to see it in both panes)</summary>"
+        f"LBPE {change:+,d} token{'' if abs(change) == 1 else 's'} over them "
+        "(click one to see it in both panes)</summary>"
         f"<ol>{''.join(items)}</ol></details>"
     )
+
+
+def _listed_tokens(comparison: Comparison, mode: str) -> dict[int, list[str]]:
+    """Per differing span (by its start), the HTML of each token group over it as the pane
+    draws it: the characters, and for byte tokens of one character a ``lbpe-bytes`` box whose
+    title lists them."""
+    starts = [a for a, _ in comparison.differ]
+    out: dict[int, list[str]] = {}
+    for group in _groups(comparison.side(mode).segments):
+        k = bisect_right(starts, group[0].start) - 1
+        if k < 0 or group[0].start >= comparison.differ[k][1]:  # a token is listed in the span it starts in
+            continue
+        start, end = group[0].start, max(s.end for s in group)
+        chars = _escape(comparison.text[start:end], True) or "\u2205"
+        if len(group) > 1 or group[0].partial:
+            what = f"{len(group)} tokens for" if len(group) > 1 else "1 token for part of"
+            title = "\n".join([f"{what} {quote(comparison.text[start:end])}", *(_token_spelling(s) for s in group)])
+            title = html.escape(title, quote=True).replace("\n", "&#10;")
+            chars = f'<span class="lbpe-bytes" title="{title}">{chars}</span>'
+        out.setdefault(comparison.differ[k][0], []).append(chars)
+    return out
 
 
 #: The stylesheet for :func:`render_html`, :func:`render_pane` and :func:`metrics_html`

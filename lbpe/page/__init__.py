@@ -172,7 +172,7 @@ def compare(text: str, show_whitespace: bool = True, show_ids: bool = False, spe
         lengths_chart={"height": 460},
         frequency_chart={"height": 380},
     )
-    _state["shown"], _state["differ"] = (tok, shown), view.pop("differ")  # for explain_at
+    _state["shown"], _state["differ"] = (tok, shown, bool(specials)), view.pop("differ")  # for explain_at
     out = {
         "chars": len(text),
         "bytes": len(text.encode("utf-8", "replace")),
@@ -207,20 +207,27 @@ def examples() -> str:
     return json.dumps(examples_json())
 
 
-def explain(span: str, frame: int = -1) -> str:
+def explain(span: str, frame: int = -1, text: str = "", at: int = -1, specials: bool = False) -> str:
     """``span`` worked step by step with the current vocabulary:
-    :func:`lbpe.service.explain_view` (``frame`` -1: the last)."""
-    return json.dumps(explain_view(_tok(), span, None if frame is None else int(frame)))
+    :func:`lbpe.service.explain_view` (``frame`` -1: the last); where it starts at ``at`` in
+    ``text`` (its drawn part, as :func:`compare` with ``specials`` encodes it) when ``at`` is 0 or
+    more and the span is still there, else on its own."""
+    where = int(at) if at is not None and int(at) >= 0 else None
+    shown = _shown_part(text or "") if where is not None else None
+    frame_ = None if frame is None else int(frame)
+    return json.dumps(explain_view(_tok(), span, frame_, text=shown, at=where, specials=bool(specials)))
 
 
-def explain_at(text: str, offset: int) -> str:
+def explain_at(text: str, offset: int, specials: bool = False) -> str:
     """What to explain for a click at character ``offset`` of ``text``:
-    :func:`lbpe.service.explain_target` (``{"start", "end", "span"}``)."""
+    :func:`lbpe.service.explain_target` (``{"start", "end", "span"}``; :func:`explain` of the
+    span with ``at=start`` explains it there)."""
     tok = _tok()
     shown = _shown_part(text)
-    # the ranges compare() kept for this text and vocabulary; else explain_target finds them
-    differ = cast("list[tuple[int, int]]", _state["differ"]) if _state["shown"] == (tok, shown) else None
-    return json.dumps(explain_target(tok, shown, int(offset), differ))
+    # the ranges compare() kept for this text, vocabulary and toggle; else explain_target finds them
+    kept = _state["shown"] == (tok, shown, bool(specials))
+    differ = cast("list[tuple[int, int]]", _state["differ"]) if kept else None
+    return json.dumps(explain_target(tok, shown, int(offset), differ, specials=bool(specials)))
 
 
 def decode(ids: str) -> str:

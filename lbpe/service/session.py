@@ -32,13 +32,15 @@ class Stopped(Exception):
 
 
 class Session:
-    """A visitor's vocabularies (name -> tokenizer, the oldest dropped beyond ``keep``), the
-    name of the one trained last, and the Stop flag."""
+    """A visitor's vocabularies (name -> tokenizer, the oldest dropped beyond ``keep``; the
+    names the last :meth:`remember` dropped in ``dropped``), the name of the one trained last,
+    and the Stop flag."""
 
     def __init__(self, *, keep: int = 8) -> None:
         self.keep = keep
         self.vocabs: dict[str, Tokenizer] = {}
         self.trained: str | None = None
+        self.dropped: list[str] = []
         self.stop = False
 
     def choices(self) -> list[tuple[str, str]]:
@@ -62,9 +64,30 @@ class Session:
             name, n = f"{base} ({n})", n + 1
         tok.name = name
         self.vocabs[name] = tok
+        self.dropped = []
         while len(self.vocabs) > self.keep:
-            self.vocabs.pop(next(iter(self.vocabs)))
+            oldest = next(iter(self.vocabs))
+            self.vocabs.pop(oldest)
+            self.dropped.append(oldest)
         return name
+
+    def dropped_note(self) -> str:
+        """What the last :meth:`remember` dropped, said for a person; empty when nothing.
+
+        >>> s, vocab = Session(keep=1), load_preset("gpt2").vocab
+        >>> for name in ("upload: a.json", "upload: b.json"):
+        ...     _ = s.remember(name, Tokenizer(vocab, "gpt2"))
+        >>> s.dropped_note()
+        'This session keeps the latest 1 vocabularies: “upload: a.json” was dropped (upload it again to use it).'
+        """
+        if not self.dropped:
+            return ""
+        names = ", ".join(f"“{n}”" for n in self.dropped)
+        verb = "was" if len(self.dropped) == 1 else "were"
+        return (
+            f"This session keeps the latest {self.keep} vocabularies: {names} {verb} dropped "
+            "(upload it again to use it)."
+        )
 
     def reporter(self, progress: Callable[[float], None]) -> Callable[[float], None]:
         """A progress callback ``(fraction)`` for a view: it passes the fraction (kept within

@@ -18,7 +18,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from lbpe import display
 from lbpe import limits as _limits
@@ -26,12 +26,12 @@ from lbpe.across import ACROSS_HEADERS, ACROSS_TYPES, across_csv, across_rows, a
 from lbpe.budget import time_budget
 from lbpe.corpus import align_chunks
 from lbpe.errors import LbpeError
-from lbpe.explain import explain, explain_html, pick_span
+from lbpe.explain import explain, explain_html, explain_span, pick_span
 from lbpe.limits import Limits
 from lbpe.metrics import RENYI_POWER
 from lbpe.stats import compare_json, corpus_stats
 from lbpe.textio import decode, iter_chunks
-from lbpe.tokenizer import MODES, Tokenizer
+from lbpe.tokenizer import MODES, Tokenizer, replace_surrogates
 from lbpe.vocab import Vocab
 
 __all__ = [
@@ -245,27 +245,62 @@ def across_view(
     }
 
 
-def explain_view(tok: Tokenizer, span: str, frame: int | None = None) -> dict:
+def explain_view(
+    tok: Tokenizer,
+    span: str,
+    frame: int | None = None,
+    *,
+    text: str | None = None,
+    at: int | None = None,
+    specials: bool = False,
+) -> dict:
     """``span`` worked step by step with both encodings (:mod:`lbpe.explain`):
     ``{"html": frame ``frame`` (``None`` or below 0: the last, every step done), "frame",
-    "frames", "steps": the steps as JSON}``; ``frame`` is kept within the explanation."""
+    "frames", "steps": the steps as JSON}``; ``frame`` is kept within the explanation.
+
+    With ``text`` and ``at`` (where ``span`` starts in it, as :func:`explain_target` says) the
+    span is explained where it stands, as the Compare view encodes ``text`` (``specials``: its
+    toggle): :func:`lbpe.explain.explain_span`. A span that is not at ``at`` (typed, or the text
+    changed since) is explained on its own."""
     if not span:
         raise LbpeError("Type a word or a short span to explain, or click a token in either pane.")
-    with time_budget(len(span), what="the Explain view"):
-        ex = explain(tok, span)
+    budget = len(text) if text is not None else len(span)
+    with time_budget(budget, what="the Explain view"):
+        if text is not None and at is not None and 0 <= at and replace_surrogates(text)[at : at + len(span)] == span:
+            ex = explain_span(tok, text, at, at + len(span), specials=specials)
+        else:
+            ex = explain(tok, span)
     last = ex.frames - 1
     k = last if frame is None or frame < 0 else min(frame, last)
     return {"html": explain_html(ex, k), "frame": k, "frames": ex.frames, "steps": ex.to_json()}
 
 
-def explain_target(tok: Tokenizer, text: str, offset: int, differ: Sequence[tuple[int, int]] | None = None) -> dict:
+def explain_target(
+    tok: Tokenizer,
+    text: str,
+    offset: int,
+    differ: Sequence[tuple[int, int]] | None = None,
+    *,
+    specials: bool = False,
+) -> dict:
     """What to explain for a click at character ``offset`` of ``text``: the differing span that
-    holds it, else its word (:func:`lbpe.explain.pick_span`), as ``{"start", "end", "span"}``.
-    ``differ``: the differing ranges when the caller has them (from :func:`compare_view`)."""
+    holds it, else its word (:func:`lbpe.explain.pick_span`), widened to the token boundaries
+    both encodings share (:func:`lbpe.explain.explain_span`), as ``{"start", "end", "span"}``;
+    :func:`explain_view` of ``span`` with ``at=start`` explains it there. ``differ``: the
+    differing ranges when the caller has them (from :func:`compare_view` with the same
+    ``specials``)."""
+    text = replace_surrogates(text)
     if differ is None:
         with time_budget(len(text), what="the Explain view"):
-            differ = display.compare(tok, text).differ
+            differ = display.compare(tok, text, specials=specials).differ
     a, b = pick_span(text, offset, differ)
+    if a < b:
+        try:
+            ex = explain_span(tok, text, a, b, specials=specials)
+        except LbpeError:
+            pass  # explain_view says what is wrong with the span
+        else:
+            a, b = cast(int, ex.start), cast(int, ex.end)
     return {"start": a, "end": b, "span": text[a:b]}
 
 
