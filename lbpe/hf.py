@@ -47,8 +47,10 @@ Needs the ``transformers`` package; ``import lbpe`` never imports it.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
+import logging
 import os
 import re
 import shutil
@@ -219,6 +221,19 @@ def _roles(tok: Tokenizer) -> dict[str, str]:
     return roles
 
 
+@contextlib.contextmanager
+def _quiet(logger: str):
+    """``logger``'s warnings held back for the block (transformers 4.x warns that a folder naming
+    LBPETokenizer is loaded with the model's own class, which is what lbpe means to do)."""
+    log = logging.getLogger(logger)
+    level = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        log.setLevel(level)
+
+
 def _base_class(name: str):
     """The transformers tokenizer class a saved folder names as the model's own."""
     import transformers
@@ -288,7 +303,8 @@ class LBPETokenizer:
                     recorded = {}
             if file.name == "tokenizer.json":
                 if recorded.get("tokenizer_class") == CLASS_NAME and recorded.get(BASE_KEY):
-                    hf = _base_class(recorded[BASE_KEY]).from_pretrained(str(folder), **kwargs)
+                    with _quiet("transformers.tokenization_utils_base"):  # 4.x: "not the same type as the class"
+                        hf = _base_class(recorded[BASE_KEY]).from_pretrained(str(folder), **kwargs)
                 else:
                     hf = transformers.AutoTokenizer.from_pretrained(str(folder), **kwargs)
             elif file.name.endswith(".gz"):  # a bundled tokenizer.json.gz
