@@ -24,7 +24,11 @@ tokenizers. This is a benchmark: it asserts nothing.
 * tokenizer.json: files with their own pre-tokeniser patterns, cold, beside HF tokenizers on
   the same file;
 * corpus: ``lbpe stats`` and ``lbpe export`` (fresh processes, wall time) over a 100 MB file,
-  beside a script that encodes the same file with tiktoken and writes the ids with ``array``.
+  beside a script that encodes the same file with tiktoken and writes the ids with ``array``;
+* hf-bridge: ``lbpe.hf.LBPETokenizer`` (``tok(texts)["input_ids"]``, LBPE) beside lbpe's own
+  ``encode_batch`` of the same 12,560 paragraphs (with the model's special tokens), cold and
+  warm, and the model's own transformers tokenizer (BPE) for scale
+  (``python -m bench --only hf-bridge`` runs this case alone).
 """
 
 from __future__ import annotations
@@ -592,6 +596,79 @@ def shard_export(rows: list, size: int, tmp: Path) -> None:
             )
 
 
+def paragraphs() -> list[str]:
+    """The real paragraphs the transformers tests encode (tests/test_hf.py): prose, code, many languages."""
+    out = []
+    for name, sep in (
+        ("moby_dick.txt", "\n\n"),
+        ("code.txt", "\n\n"),
+        ("multilingual.txt", "\n"),
+        ("multilingual_words.txt", "\n\n"),
+    ):
+        out += [p for p in _read(f"text/{name}").split(sep) if p.strip()]
+    return out
+
+
+#: The transformers bridge's cases: (label, what LBPETokenizer.from_pretrained takes, what lbpe.load reads).
+HF_BRIDGE = (
+    ("mistral-7b", "mistral-7b", None),
+    ("cl100k_base", "cl100k_base", None),
+    ("Llama 3 tokenizer.json", "hf/llama3", "hf/llama3/tokenizer.json"),
+)
+
+
+HF_BRIDGE_TITLE = (
+    "transformers: LBPETokenizer(texts)['input_ids'] against lbpe's encode_batch, mode lbpe, one thread "
+    "(ratio: median of within-round ratios; target <= 1.5)"
+)
+HF_BRIDGE_HEADER = ["vocabulary", "input", "lbpe encode_batch", "LBPETokenizer", "time / lbpe's", "model's own (BPE)"]
+
+
+def hf_bridge(rows: list, rounds: int) -> None:
+    """``LBPETokenizer(texts)["input_ids"]`` against lbpe's ``encode_batch`` of the same texts
+    (mode lbpe, special tokens found in the text and added around it), one thread each; cold:
+    both tokenizers' caches emptied first. The model's own tokenizer (BPE) is timed beside."""
+    from lbpe.hf import LBPETokenizer
+
+    texts = paragraphs()
+    mb = sum(len(t.encode()) for t in texts) / 1e6
+    for label, given, read in HF_BRIDGE:
+        where = given if read is None else str(DATA / given)
+        ours = load_preset(given) if read is None else lbpe.load(DATA / read)
+        bridge = LBPETokenizer.from_pretrained(where, mode="lbpe")
+        own = LBPETokenizer.from_pretrained(where, mode="bpe")
+        inner = bridge._lbpe.tok  # the bridge's own lbpe tokenizer (its caches are its own)
+        times: dict[str, list[float]] = {}
+        for _ in range(rounds):
+            for cache in ("cold", "warm"):
+                if cache == "cold":
+                    ours.clear_cache()
+                    inner.clear_cache()
+                _timed(
+                    times,
+                    ("lbpe", cache),
+                    ours.encode_batch,
+                    texts,
+                    mode="lbpe",
+                    allowed_special="all",
+                    add_special_tokens=True,
+                )
+                _timed(times, ("bridge", cache), bridge, texts)
+            _timed(times, ("own", "-"), own, texts)
+        for cache in ("cold", "warm"):
+            base, mine = times[("lbpe", cache)], times[("bridge", cache)]
+            rows.append(
+                (
+                    label,
+                    f"{len(texts):,} paragraphs, {mb:.1f} MB, {cache}",
+                    f"{min(base):.2f}s",
+                    f"{min(mine):.2f}s",
+                    statistics.median(b / a for a, b in zip(base, mine)),
+                    f"{min(times[('own', '-')]):.2f}s",
+                )
+            )
+
+
 def _version(package: str) -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -617,11 +694,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="1 MB inputs, fewer rounds")
     parser.add_argument("--write", metavar="FILE", help="also write the tables (markdown) to FILE")
+    parser.add_argument("--only", choices=["hf-bridge"], help="run this case alone")
     args = parser.parse_args()
     rounds = 2 if args.quick else 5
-    texts = inputs(args.quick)
     sections: dict[str, tuple[list[str], list]] = {}
     rows: list = []
+    if args.only == "hf-bridge":
+        hf_bridge(rows, rounds)
+        sections[HF_BRIDGE_TITLE] = (HF_BRIDGE_HEADER, rows)
+        print(render(sections))
+        return 0
+    texts = inputs(args.quick)
     throughput(rows, texts, rounds)
     sections[
         "Throughput, one thread (MB/s: best round; x tiktoken: median over rounds of the ratio to "
@@ -680,6 +763,9 @@ def main() -> int:
         "tokenizer.json files with their own patterns: 2 MB of English, code and other languages (x HF "
         "tokenizers: median of within-round ratios)"
     ] = (["file", "pre-tokeniser", "encoder", "MB/s", "x HF tokenizers"], rows)
+    rows = []
+    hf_bridge(rows, rounds)
+    sections[HF_BRIDGE_TITLE] = (HF_BRIDGE_HEADER, rows)
     machine = (
         f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
         f"{datetime.date.today().isoformat()}"
