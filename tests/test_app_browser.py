@@ -408,10 +408,14 @@ def test_links_and_decoding_say_what_they_do(browser, server, requests, tmp_path
 
     # decoding: a bad input replaces the previous result with the reason
     page.locator("#ids-box").get_by_text("Token ids: copy them").click()
-    page.locator("#decode-input input, #decode-input textarea").first.fill("1 2 3")
+    ids_box = page.locator("#decode-input input, #decode-input textarea").first
+    expect(ids_box).to_be_editable()  # the accordion has opened (typing earlier was lost once in CI)
+    ids_box.fill("1 2 3")
+    expect(ids_box).to_have_value("1 2 3")
     page.locator("#decode-run").click()
     expect(page.locator("#decoded .lbpe-decoded")).to_be_visible()
-    page.locator("#decode-input input, #decode-input textarea").first.fill("1 2 three")
+    ids_box.fill("1 2 three")
+    expect(ids_box).to_have_value("1 2 three")
     page.locator("#decode-run").click()
     expect(page.locator("#decoded")).to_contain_text("not a token id")
     expect(page.locator("#decoded .lbpe-decoded")).to_have_count(0)
