@@ -55,9 +55,32 @@ class _Refused(Exception):
     """Internal: a component outside what is supported (turned into VocabFormatError)."""
 
 
+#: How deep the pipeline's components may nest (real files: a Sequence or two). Checked before
+#: they are built, so the limit is the same on every Python (3.12 no longer counts the JSON
+#: parser's C frames toward the recursion limit that used to stop a deep file).
+MAX_COMPONENT_DEPTH = 64
+
+
+def _component_depth(spec: dict) -> int:
+    """The deepest nesting of lists and objects under the pipeline's components (iteratively)."""
+    deepest = 0
+    stack = [(spec.get(key), 1) for key in ("normalizer", "pre_tokenizer", "post_processor", "decoder")]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            node = list(node.values())
+        if isinstance(node, list):
+            deepest = max(deepest, depth)
+            if depth <= MAX_COMPONENT_DEPTH:
+                stack.extend((child, depth + 1) for child in node)
+    return deepest
+
+
 def parse_hf_tokenizer(data: bytes, *, source: str, name: str = "") -> Tokenizer:
     """Parse the bytes of a ``tokenizer.json`` into a :class:`~lbpe.tokenizer.Tokenizer`."""
     spec = load_json(data, source=source)
+    if isinstance(spec, dict) and _component_depth(spec) > MAX_COMPONENT_DEPTH:
+        raise VocabFormatError(source, "components nested too deeply (Sequence inside Sequence ...)")
     try:
         return _build(spec, source=source, name=name)
     except _Refused as exc:
