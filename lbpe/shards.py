@@ -898,7 +898,9 @@ def _export_locked(
         raise
     finally:
         if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+            # wait for the batches already running (a second at most): a pool left running is
+            # woken again at interpreter exit, and on Python 3.12 that prints a traceback (EBADF)
+            pool.shutdown(wait=True, cancel_futures=True)
         shards.abandon()
         for stray in [*out.glob(f"*.{os.getpid()}-*.tmp"), *out.glob(f"*/*.{os.getpid()}-*.tmp")]:
             stray.unlink(missing_ok=True)
