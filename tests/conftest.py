@@ -46,6 +46,18 @@ def run_cli(
     return subprocess.run([*CLI, *args], input=input, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
 
 
+class Stop:
+    """A progress callback (of ``export_shards``) that presses Ctrl-C after ``calls`` calls."""
+
+    def __init__(self, calls: int) -> None:
+        self.calls = calls
+
+    def __call__(self, *args) -> None:
+        self.calls -= 1
+        if self.calls == 0:
+            raise KeyboardInterrupt
+
+
 def pyproject() -> dict:
     """pyproject.toml, parsed (tomllib; its backport tomli on Python 3.10)."""
     if sys.version_info >= (3, 11):

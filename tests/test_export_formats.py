@@ -14,7 +14,7 @@ import pytest
 from lbpe.errors import LbpeError
 from lbpe.presets import load_preset
 from lbpe.shards import INDEX_NAME, ShardDataset, export_shards
-from tests.conftest import data_file, run_cli
+from tests.conftest import Stop, data_file, run_cli
 
 EOT = "<|endoftext|>"
 
@@ -154,18 +154,6 @@ def test_val_split_and_shuffle_are_seeded(tmp_path):
     export_shards(tok, [path], tmp_path / "ng", mode="lbpe", format="nanogpt", eos=EOT, val_fraction=0.1, seed=1)
     val_bin = np.memmap(tmp_path / "ng" / "val.bin", dtype=np.uint16, mode="r").tolist()
     assert sorted(val_bin) == sorted(flat([[*v, 50256] for v in runs["a"][1]]))
-
-
-class Stop:
-    """A progress callback that presses Ctrl-C after ``calls`` calls."""
-
-    def __init__(self, calls: int) -> None:
-        self.calls = calls
-
-    def __call__(self, *args) -> None:
-        self.calls -= 1
-        if self.calls == 0:
-            raise KeyboardInterrupt
 
 
 def same_bytes_everywhere(tok, path: Path, root: Path, fmt: str, **options) -> dict[str, bytes]:

@@ -16,7 +16,7 @@ import pytest
 
 from lbpe.presets import load_preset
 from lbpe.shards import INDEX_NAME, LOCK_NAME, ShardDataset, export_shards
-from tests.conftest import CLI, data_file, run_cli
+from tests.conftest import CLI, Stop, data_file, run_cli
 
 
 def paragraphs(n: int) -> list[str]:
@@ -92,18 +92,6 @@ def test_a_second_writer_fails_at_once_and_the_export_stays_right(tmp_path):
     third = run_cli(*export_args(out, path, "--resume"), timeout=600)
     assert third.returncode == 0, third.stderr
     assert documents(out) == encoded(load_preset("lbpe-32k"), docs, "lbpe")
-
-
-class Stop:
-    """A progress callback that presses Ctrl-C after ``calls`` calls."""
-
-    def __init__(self, calls: int) -> None:
-        self.calls = calls
-
-    def __call__(self, *args) -> None:
-        self.calls -= 1
-        if self.calls == 0:
-            raise KeyboardInterrupt
 
 
 @pytest.mark.parametrize("fmt", ["npy", "llmc"])
