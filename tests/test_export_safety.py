@@ -81,8 +81,14 @@ def test_a_second_writer_fails_at_once_and_the_export_stays_right(tmp_path):
     )
     try:
         wait_for(lambda: holder(out) is not None)
-        started = time.monotonic()
-        second = run_cli(*export_args(out, path, "--resume", "--num-proc", "1", mode="bpe"), timeout=60)
+        # Freeze the first while it holds the lock, so the second meets it on any machine
+        # (unfrozen, a fast machine may finish the first before the second starts).
+        os.kill(first.pid, signal.SIGSTOP)
+        try:
+            started = time.monotonic()
+            second = run_cli(*export_args(out, path, "--resume", "--num-proc", "1", mode="bpe"), timeout=60)
+        finally:
+            os.kill(first.pid, signal.SIGCONT)
         assert time.monotonic() - started < 20
         assert second.returncode == 2 and "Traceback" not in second.stderr
         assert f"is being written by another export (process {first.pid} on " in second.stderr
