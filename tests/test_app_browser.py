@@ -592,3 +592,79 @@ def test_a_long_text_redraws_only_the_runs_that_changed(browser, server, request
     check(show_whitespace=False)
     expect(page.locator("#bpe-pane .lbpe-busy")).to_be_hidden()
     context.close()
+
+
+def test_compare_explain_and_text_upload_errors_stay_beside_their_controls(page, tmp_path):
+    """A .txt upload that is not UTF-8, an Explain box left empty and a vocabulary name typed
+    that does not exist: each reason stays beside its control after the notice fades, until
+    the next action there replaces it."""
+    note, explained = page.locator("#compare-note .lbpe-failed"), page.locator("#explain .lbpe-failed")
+    bad = tmp_path / "latin.txt"
+    bad.write_bytes("café au lait".encode("latin-1"))
+    page.locator("#text-upload input[type=file]").set_input_files(str(bad))
+    expect(note).to_contain_text("latin.txt: not UTF-8 text")
+    box = page.locator("#explain-text textarea, #explain-text input").first
+    box.fill("")
+    expect(explained).to_contain_text("Type a word or a short span to explain")
+    expect(page.locator(".toast-body")).to_have_count(0, timeout=30_000)  # the notices have faded...
+    expect(note).to_contain_text("latin.txt: not UTF-8 text")  # ...the reasons stay
+    expect(explained).to_contain_text("Type a word or a short span to explain")
+    page.locator("#text textarea").fill("Capitals and geographers")
+    expect_counts(page, load_preset(DEFAULT_PRESET), "Capitals and geographers")
+    expect(note).to_have_count(0)
+    box.fill("Capitals")
+    expect(page.locator("#explain .lbpe-x-head")).to_contain_text("Capitals")
+    expect(explained).to_have_count(0)
+    vocab = page.locator("#vocab input")
+    vocab.fill("nonsense")
+    vocab.press("Enter")
+    expect(note).to_contain_text("Unknown vocabulary 'nonsense'")
+    expect(page.locator("#vocab-status .lbpe-failed")).to_contain_text("Unknown vocabulary 'nonsense'")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "app_compare_error.png"))
+    choose_vocab(page, "gpt2")
+    expect_counts(page, load_preset("gpt2"), "Capitals and geographers")
+    expect(note).to_have_count(0)
+    expect(page.locator("#vocab-status .lbpe-failed")).to_have_count(0)
+
+
+def test_long_jobs_run_one_at_a_time_and_stop_or_pause(page, tmp_path):
+    """Corpus: while one run goes, both of its buttons wait (one table, one run). Across
+    vocabularies has a Stop. Explain's Play pauses."""
+    page.get_by_role("tab", name="Corpus").click()
+    run, sample, status = page.locator("#corpus-run"), page.locator("#corpus-sample"), page.locator("#corpus-status")
+    sample.click()
+    expect(run).to_be_disabled()
+    expect(sample).to_be_disabled()
+    from lbpe.presets import sample_corpus
+
+    expect(status).to_contain_text(f"sample-corpus.txt: {len(sample_corpus()):,} bytes", timeout=120_000)
+    expect(run).to_be_enabled()
+    expect(sample).to_be_enabled()
+
+    page.get_by_role("tab", name="Across vocabularies").click()
+    big = tmp_path / "big.txt"
+    big.write_text(english_text(0)[:1_000_000] * 2, "utf-8")
+    page.locator("#across-upload input[type=file]").set_input_files(str(big))
+    across_run, across_status = page.locator("#across-run"), page.locator("#across-status")
+    across_run.click()
+    expect(across_run).to_be_disabled()
+    expect(across_status).to_contain_text("encoding with every vocabulary")  # it has started
+    page.locator("#across-stop").click()
+    expect(across_status).to_contain_text("Stopped at", timeout=60_000)
+    expect(across_run).to_be_enabled()
+
+    page.get_by_role("tab", name="Compare").click()
+    play, head = page.locator("#explain-play"), page.locator("#explain .lbpe-x-head")
+    play.click()  # at the last step: plays from the first
+    expect(play).to_have_text("Pause")
+    expect(head).to_contain_text(re.compile(r"Step [1-9]\d* of"))
+    play.click()
+    expect(play).to_have_text("Play")
+    # a tick sent just before the press may still land: then the steps stand still
+    step = page.locator("#explain-step input[type=number]")
+    page.wait_for_timeout(1500)
+    shown = step.input_value()
+    page.wait_for_timeout(2700)  # three ticks of Play
+    assert step.input_value() == shown and int(shown) < 18
+    expect(head).to_contain_text(f"Step {shown} of")

@@ -415,6 +415,7 @@ def test_every_handler_has_an_api_name():
         "use_trained",
         "stop_corpus",
         "stop_train",
+        "stop_across",
         "across_vocabularies",
         "explain",
         "explain_frame",
@@ -661,3 +662,19 @@ def test_an_upload_over_the_session_limit_says_which_vocabulary_it_dropped(tmp_p
     text = upload(tmp_path, b"plain words for a tiny vocabulary " * 40, "t.txt")
     *_, status = app.train([text], 300, "char", False, session)
     assert "upload: v1.tiktoken" in status and "dropped" in status, status
+
+
+def test_play_pauses():
+    from lbpe.explain import explain
+
+    frames = explain(load_preset("gpt2"), " Capitals").frames
+    value, timer, label = app.play_toggle(app.PLAY, frames - 1, " Capitals", "gpt2")
+    assert (value, timer.active, label) == (0, True, app.PAUSE)  # from the start when at the end
+    value, timer, label = app.play_tick(app.PAUSE, 2, " Capitals", "gpt2")
+    assert value == 3 and label == {"__type__": "update"}  # playing on
+    value, timer, label = app.play_toggle(app.PAUSE, 3, " Capitals", "gpt2")
+    assert timer.active is False and label == app.PLAY and value == {"__type__": "update"}
+    value, timer, label = app.play_tick(app.PLAY, 3, " Capitals", "gpt2")  # a tick sent before the pause
+    assert timer.active is False and value == {"__type__": "update"}
+    value, timer, label = app.play_tick(app.PAUSE, frames - 2, " Capitals", "gpt2")
+    assert (value, timer.active, label) == (frames - 1, False, app.PLAY)  # the last step: Play again

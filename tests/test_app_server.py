@@ -35,6 +35,7 @@ API_NAMES = {
     "/use_trained",
     "/stop_corpus",
     "/stop_train",
+    "/stop_across",
     "/across_vocabularies",
     "/explain",
     "/explain_frame",

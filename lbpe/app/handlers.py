@@ -54,6 +54,8 @@ __all__ = [
     "FREQUENCY_TITLE",
     "LIMITS",
     "PATTERN_CHOICES",
+    "PAUSE",
+    "PLAY",
     "SAMPLE_NAME",
     "STATS_HEADERS",
     "across",
@@ -73,6 +75,8 @@ __all__ = [
     "new_session",
     "play_start",
     "play_step",
+    "play_tick",
+    "play_toggle",
     "restore",
     "stop",
     "train",
@@ -471,9 +475,51 @@ def play_start(
     return (0 if k >= last else k), gr.Timer(active=last > 0)
 
 
+#: The Play button's two labels: Play while the steps stand still, Pause while they play.
+PLAY, PAUSE = "Play", "Pause"
+
+
+def play_toggle(
+    label: Any,
+    frame: Any,
+    span: str,
+    vocab: str = DEFAULT_PRESET,
+    state: Any = None,
+    text: str = "",
+    where: Any = "",
+    specials: bool = False,
+):
+    """The Play button (``label``: what it reads): Play starts the steps (:func:`play_start`),
+    Pause stops them where they are. Returns ``(slider value, timer update, button label)``."""
+    if label == PAUSE:
+        return gr.update(), gr.Timer(active=False), PLAY
+    value, timer = play_start(frame, span, vocab, state, text, where, specials)
+    return value, timer, PAUSE if timer.active else PLAY
+
+
+def play_tick(
+    label: Any,
+    frame: Any,
+    span: str,
+    vocab: str = DEFAULT_PRESET,
+    state: Any = None,
+    text: str = "",
+    where: Any = "",
+    specials: bool = False,
+):
+    """A tick of Play (:func:`play_step`); the button reads Play again at the last step. A
+    tick sent before Pause was pressed (``label``: Play) moves nothing.
+    Returns ``(slider value, timer update, button label)``."""
+    if label != PAUSE:
+        return gr.update(), gr.Timer(active=False), gr.update()
+    value, timer = play_step(frame, span, vocab, state, text, where, specials)
+    return value, timer, PLAY if isinstance(timer, gr.Timer) else gr.update()
+
+
 @_handler
-def load_text(file: Any):
-    """Read an uploaded ``.txt`` file into the text box. Returns ``(text, cleared upload)``."""
+def load_text(file: Any, state: Any = None):
+    """Read an uploaded ``.txt`` file into the text box. Returns ``(text, cleared upload)``;
+    ``state``: the session, which keeps why it failed for the note beside the box."""
     paths = _paths(file)
     if not paths:
         raise gr.Error("Choose a .txt file to upload.")
@@ -548,12 +594,14 @@ def across(text: str, file: Any = None, state: Any = None, progress: gr.Progress
     """
     paths, session = _paths(file), _session(state)
     data: bytes | None = None
+    source = paths[0].name if paths else "the Compare text"
+    # made first: a Stop pressed from here on (while the file is read) stops this run
+    report = _reporter(progress, session, f"{source}: encoding with every vocabulary")
     if paths:
         try:
             data = read_upload(paths[0], "corpus_bytes", limits=LIMITS)
         finally:
             _discard(paths)
-        source = paths[0].name
     else:
         text = text or ""
         if not text.strip():
@@ -563,7 +611,6 @@ def across(text: str, file: Any = None, state: Any = None, progress: gr.Progress
                 f"The text has {len(text):,} characters; at most {LIMITS.text_chars:,} come from the text "
                 "box (set LBPE_APP_MAX_TEXT_CHARS). Upload it as a file for more."
             )
-        source = "the Compare text"
     tokenizers = {name: session.tokenizer(name) for _, name in session.choices()}
     try:
         view = across_view(
@@ -571,7 +618,7 @@ def across(text: str, file: Any = None, state: Any = None, progress: gr.Progress
             text=text,
             data=data,
             source=source,
-            progress=_reporter(progress, session, f"{source}: encoding with every vocabulary"),
+            progress=report,
             chart={"title": f"LBPE vs BPE on {source}, per vocabulary"},
         )
     except Stopped as stop:

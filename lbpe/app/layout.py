@@ -20,6 +20,7 @@ from lbpe.app.handlers import (
     DEFAULT_TEXT,
     LIMITS,
     PATTERN_CHOICES,
+    PLAY,
     STATS_HEADERS,
     _link_note,
     _mb,
@@ -38,8 +39,8 @@ from lbpe.app.handlers import (
     ids_text,
     load_text,
     new_session,
-    play_start,
-    play_step,
+    play_tick,
+    play_toggle,
     restore,
     stop,
     train,
@@ -115,14 +116,42 @@ def _says_why(event: Any, fn: Any, state: Any, note: Any, *also: Any) -> None:
     event.failure(show, state, [note, *also], queue=False, api_visibility="private", show_progress="hidden")
 
 
-def _long_job(button: Any, fn: Any, inputs: list, outputs: list, api_name: str, status: Any, state: Any) -> None:
-    """A button that runs a long view (one at a time, progress over ``status``) and is
-    disabled while it runs; a failure says why in ``status`` and enables the button again."""
-    job = button.click(lambda: gr.update(interactive=False), None, button, queue=False, api_visibility="private").then(
-        fn, inputs, outputs, api_name=api_name, concurrency_limit=1, show_progress_on=status
+def _interactive(on: bool, n: int) -> Any:
+    """``n`` buttons' updates (one update for one button): enabled or not."""
+    updates = [gr.update(interactive=on) for _ in range(n)]
+    return updates[0] if n == 1 else updates
+
+
+def _long_job(
+    button: Any,
+    fn: Any,
+    inputs: list,
+    outputs: list,
+    api_name: str,
+    status: Any,
+    state: Any,
+    *,
+    others: tuple = (),
+    queue: str | None = None,
+) -> None:
+    """A button that runs a long view (progress over ``status``) and is disabled while it
+    runs, with the ``others`` of its view that write the same outputs: one run per view at a
+    time (on the server, one at a time per ``queue``, default ``api_name``). A failure says
+    why in ``status`` and enables the buttons again."""
+    buttons = [button, *others]
+    job = button.click(
+        functools.partial(_interactive, False, len(buttons)), None, buttons, queue=False, api_visibility="private"
+    ).then(
+        fn,
+        inputs,
+        outputs,
+        api_name=api_name,
+        concurrency_limit=1,
+        concurrency_id=queue or api_name,
+        show_progress_on=status,
     )
-    job.then(lambda: gr.update(interactive=True), None, button, queue=False, api_visibility="private")
-    _says_why(job, fn, state, status, button)
+    job.then(functools.partial(_interactive, True, len(buttons)), None, buttons, queue=False, api_visibility="private")
+    _says_why(job, fn, state, status, *buttons)
 
 
 INTRO = """\
@@ -238,6 +267,8 @@ def build() -> gr.Blocks:
                             height=100,
                             elem_id="text-upload",
                         )
+                # why the last comparison or .txt upload failed, until the next one succeeds
+                compare_note = gr.HTML("", elem_id="compare-note", padding=False)
                 with gr.Row(equal_height=False, elem_classes="lbpe-panes"):
                     with gr.Column(min_width=320):
                         bpe_html = gr.HTML(
@@ -298,7 +329,7 @@ def build() -> gr.Blocks:
                         explain_box.render()
                         explain_prev = gr.Button("◀ Step", scale=0, min_width=80, elem_id="explain-prev")
                         explain_next = gr.Button("Step ▶", scale=0, min_width=80, elem_id="explain-next")
-                        explain_play = gr.Button("Play", scale=0, min_width=80, elem_id="explain-play")
+                        explain_play = gr.Button(PLAY, scale=0, min_width=80, elem_id="explain-play")
                     explain_step = gr.Slider(
                         0,
                         max(first["frames"] - 1, 1),
@@ -386,6 +417,7 @@ def build() -> gr.Blocks:
                     )
                     with gr.Column(scale=1, min_width=180):
                         across_btn = gr.Button("Compare across vocabularies", variant="primary", elem_id="across-run")
+                        across_stop = gr.Button("Stop", variant="stop", elem_id="across-stop")
                 across_status = gr.Markdown("", label="Across status", elem_id="across-status")
                 across_table = gr.Dataframe(
                     label="Per vocabulary (click a header to sort)",
@@ -446,7 +478,7 @@ def build() -> gr.Blocks:
                     use_btn = gr.Button("Use it in Compare", elem_id="train-use")
         gr.Markdown(_limits_md(), elem_id="limits")
 
-        gr.on(
+        compared = gr.on(
             [text.change, vocab.change, show_ws.change, show_ids.change, show_special.change],
             compare,
             [text, vocab, show_ws, show_ids, state, show_special],
@@ -456,8 +488,16 @@ def build() -> gr.Blocks:
             show_progress="hidden",
             concurrency_limit=4,
             js=_js("busy(a)", "a"),
-        ).then(None, None, None, js=_js("done()"), api_visibility="private", queue=False)
-        text_file.upload(load_text, text_file, [text, text_file], api_name="load_text", show_progress="hidden")
+        )
+        compared.then(None, None, None, js=_js("done()"), api_visibility="private", queue=False)
+        compared.failure(None, None, None, js=_js("done()"), api_visibility="private", queue=False)
+        # the reason stays above the panes (which still show the last text compared) until a comparison succeeds
+        _says_why(compared, compare, state, compare_note)
+        compared.success(None, None, compare_note, js="() => ''", api_visibility="private", queue=False)
+        loaded = text_file.upload(
+            load_text, [text_file, state], [text, text_file], api_name="load_text", show_progress="hidden"
+        )
+        _says_why(loaded, load_text, state, compare_note)
         uploaded = vocab_files.upload(
             upload_vocab,
             [vocab_files, pattern, state],
@@ -470,14 +510,21 @@ def build() -> gr.Blocks:
         _says_why(uploaded, upload_vocab, state, vocab_note)
         uploaded.success(upload_note, state, vocab_note, queue=False, api_visibility="private")
         corpus_outputs = [corpus_table, corpus_plot, corpus_frequency, corpus_json, corpus_csv, corpus_status]
-        _long_job(corpus_btn, corpus, [corpus_file, vocab, state], corpus_outputs, "corpus_stats", corpus_status, state)
-        _long_job(sample_btn, corpus_sample, [vocab, state], corpus_outputs, "corpus_sample", corpus_status, state)
+        # one corpus run at a time: both buttons wait while either runs (they fill one table)
+        for button, fn, inputs, api_name, other in (
+            (corpus_btn, corpus, [corpus_file, vocab, state], "corpus_stats", sample_btn),
+            (sample_btn, corpus_sample, [vocab, state], "corpus_sample", corpus_btn),
+        ):
+            _long_job(
+                button, fn, inputs, corpus_outputs, api_name, corpus_status, state, others=(other,), queue="corpus"
+            )
         # Stop asks the running job to end at its next progress step; it then says where it stopped
         corpus_stop.click(stop, state, None, api_name="stop_corpus", queue=False)
         across_outputs = [across_table, across_plot, across_json, across_csv, across_status, across_file]
         _long_job(
             across_btn, across, [text, across_file, state], across_outputs, "across_vocabularies", across_status, state
         )
+        across_stop.click(stop, state, None, api_name="stop_across", queue=False)
         train_inputs = [train_files, train_size, train_unit, train_scaffold, state, train_style]
         _long_job(train_btn, train, train_inputs, [state, vocab, train_out, train_status], "train", train_status, state)
         train_stop.click(stop, state, None, api_name="stop_train", queue=False)
@@ -485,13 +532,16 @@ def build() -> gr.Blocks:
         _says_why(used, use_trained, state, train_status)
         # the switch to Compare is no tab.select: the address is told here
         used.success(None, None, None, js=_js("view(null)"), api_visibility="private", queue=False)
-        vocab.change(describe_vocab, [vocab, state], vocab_status, api_name="describe_vocab", show_progress="hidden")
+        described = vocab.change(
+            describe_vocab, [vocab, state], vocab_status, api_name="describe_vocab", show_progress="hidden"
+        )
+        _says_why(described, describe_vocab, state, vocab_status)
         # a picker that keeps the focus shows its old text when an upload (or Use it) selects
         # another vocabulary: it is given the new one's name and let go
         _in_browser(vocab.change, vocab, None, "picked(a[0])")
         # a span of the text is explained as the text is encoded: again when the text changes
         explained = [explain_box, vocab, state, text, explain_where, show_special]
-        gr.on(
+        explaining = gr.on(
             [explain_box.change, explain_where.change, vocab.change, text.change, show_special.change],
             explain,
             [explain_box, vocab, gr.State(None), state, text, explain_where, show_special],
@@ -500,7 +550,9 @@ def build() -> gr.Blocks:
             trigger_mode="always_last",
             show_progress="hidden",
         )
-        explain_step.change(
+        # why it cannot be explained replaces the steps, until the next explanation
+        _says_why(explaining, explain, state, explain_pane)
+        framed = explain_step.change(
             explain_frame,
             [explain_box, vocab, explain_step, state, text, explain_where, show_special],
             explain_pane,
@@ -508,6 +560,7 @@ def build() -> gr.Blocks:
             show_progress="hidden",
             trigger_mode="always_last",
         )
+        _says_why(framed, explain_frame, state, explain_pane)
         for button, delta in ((explain_prev, -1), (explain_next, 1)):
             button.click(
                 functools.partial(explain_move, delta),
@@ -516,17 +569,26 @@ def build() -> gr.Blocks:
                 api_visibility="private",
                 show_progress="hidden",
             )
+            # a step by hand pauses Play, as on the page
+            button.click(
+                lambda: (gr.Timer(active=False), PLAY),
+                None,
+                [explain_timer, explain_play],
+                api_visibility="private",
+                queue=False,
+            )
+        # Play plays the steps; pressed again (it reads Pause then), it pauses
         explain_play.click(
-            play_start,
-            [explain_step, *explained],
-            [explain_step, explain_timer],
+            play_toggle,
+            [explain_play, explain_step, *explained],
+            [explain_step, explain_timer, explain_play],
             api_visibility="private",
             show_progress="hidden",
         )
         explain_timer.tick(
-            play_step,
-            [explain_step, *explained],
-            [explain_step, explain_timer],
+            play_tick,
+            [explain_play, explain_step, *explained],
+            [explain_step, explain_timer, explain_play],
             api_visibility="private",
             show_progress="hidden",
         )

@@ -212,9 +212,16 @@ def across_view(
     texts: Any
     if data is not None:
         decode(data, source)
+        order = {id(tok): k for k, tok in enumerate(tokenizers.values())}
 
         def texts(tok: Tokenizer) -> Iterable[str]:
-            return _chunks(tok, data, source)
+            # progress (and a Stop) after every chunk, not only after every vocabulary
+            done, k = 0, order[id(tok)]
+            for chunk in _chunks(tok, data, source):
+                yield chunk
+                done += len(chunk.encode("utf-8", "surrogatepass"))
+                if progress is not None:
+                    progress((k + min(done / max(len(data), 1), 1.0)) / len(tokenizers))
 
     else:
         if not (text or "").strip():
