@@ -668,3 +668,98 @@ def test_long_jobs_run_one_at_a_time_and_stop_or_pause(page, tmp_path):
     page.wait_for_timeout(2700)  # three ticks of Play
     assert step.input_value() == shown and int(shown) < 18
     expect(head).to_contain_text(f"Step {shown} of")
+
+
+#: Where the focus is: the token (its start and its pane's mode), or nothing.
+FOCUSED = """() => { const t = document.activeElement;
+  if (!t || !t.matches('.lbpe-tok[data-s]')) return null;
+  return [t.closest('.lbpe-pane').dataset.mode, Number(t.dataset.s), t.getAttribute('role'),
+          t.getAttribute('aria-describedby')]; }"""
+
+
+def test_tokens_by_keyboard_and_touch(browser, server):
+    """Tab reaches the tokens of each pane; the arrow keys move between them; a focused token
+    shows its card (tied to it by aria-describedby) and lights the other pane; Enter explains
+    it. On a touch screen a tap shows the card and a second tap explains; the meaning of each
+    metric opens with a tap."""
+    from lbpe.examples import DEFAULT_EXAMPLE
+
+    tok = load_preset(DEFAULT_PRESET)
+    text = DEFAULT_EXAMPLE.text
+    c = display.compare(tok, text)
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(server.url)
+    expect(pane(page, "lbpe")).to_be_visible()
+    expect(page.locator("#explain .lbpe-x-head")).to_contain_text("Capitals")
+    page.locator("#text textarea").focus()
+    for _ in range(20):
+        page.keyboard.press("Tab")
+        if page.evaluate(FOCUSED):
+            break
+    mode, at, role, card_id = page.evaluate(FOCUSED)
+    first = c.bpe.segments[0]
+    assert (mode, at, role) == ("bpe", first.start, "button")
+    card = page.locator(".lbpe-card")
+    expect(card).to_be_visible()
+    expect(card).to_contain_text(f"#{first.id}")
+    assert card_id and page.locator(f"#{card_id}").count() == 1
+    page.keyboard.press("ArrowRight")
+    second = c.bpe.segments[1]
+    assert page.evaluate(FOCUSED)[:2] == ["bpe", second.start]
+    expect(card).to_contain_text(f"#{second.id}")
+    under = [s for s in c.lbpe.segments if s.start < second.end and s.end > second.start]
+    expect(page.locator("#lbpe-pane .lbpe-tok.lbpe-lit")).to_have_count(len(under))
+    page.keyboard.press("End")
+    assert page.evaluate(FOCUSED)[:2] == ["bpe", c.bpe.segments[-1].start]
+    page.keyboard.press("Home")
+    # the second differing span's first token by the keyboard, then Enter: explained (the first
+    # one is the opening span)
+    target = next(k for k, s in enumerate(c.lbpe.segments) if s.start == c.differ[1][0])
+    page.keyboard.press("Tab")  # on to the LBPE pane
+    assert page.evaluate(FOCUSED)[:2] == ["lbpe", c.lbpe.segments[0].start]
+    for _ in range(target):
+        page.keyboard.press("ArrowRight")
+    seg = c.lbpe.segments[target]
+    assert page.evaluate(FOCUSED)[:2] == ["lbpe", seg.start]
+    page.keyboard.press("Enter")
+    expect(page.locator("#explain-text textarea, #explain-text input").first).not_to_have_value(DEFAULT_EXAMPLE.explain)
+    expect(page.locator("#explain .lbpe-x-head")).to_contain_text(f"at characters {seg.start}", timeout=TIMEOUT_MS)
+    page.keyboard.press("Shift+Tab")  # back to the BPE pane, where the focus was
+    assert page.evaluate(FOCUSED)[:2] == ["bpe", first.start]
+    page.keyboard.press("Escape")
+    expect(card).to_be_hidden()
+    context.close()
+
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    page = phone.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(server.url)
+    expect(pane(page, "lbpe")).to_be_visible()
+    head = page.locator("#explain .lbpe-x-head")
+    expect(head).to_contain_text("Capitals")
+    seg = next(s for s in c.lbpe.segments if s.start == c.differ[1][0])
+    token = page.locator(f'#lbpe-pane .lbpe-tok[data-s="{seg.start}"]')
+    token.tap()
+    card = page.locator(".lbpe-card")
+    expect(card).to_be_visible()
+    expect(card).to_contain_text(f"#{seg.id}")
+    expect(card).to_contain_text("tap again")
+    page.wait_for_timeout(1000)
+    expect(head).to_contain_text("Capitals")  # the first tap only shows the card
+    token.tap()
+    expect(head).to_contain_text(f"at characters {seg.start}")
+    # the meaning of a metric: a tap on its name shows it
+    more = page.locator("#metrics .lbpe-more > summary")
+    more.scroll_into_view_if_needed()
+    more.tap()
+    name = page.locator("#metrics .lbpe-more .lbpe-meaning > summary").first
+    meaning = page.locator("#metrics .lbpe-more .lbpe-meaning").first.locator(".lbpe-meaning-text")
+    expect(meaning).to_be_hidden()
+    name.tap()
+    expect(meaning).to_be_visible()
+    assert len(meaning.inner_text()) > 20
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "app_touch_meaning.png"))
+    phone.close()
