@@ -624,3 +624,80 @@ def test_a_reload_shows_the_last_result_before_python_is_ready(browser, server):
     print(f"cached reload: panes after {early['at']:.2f} s, Python ready after {ready:.2f} s")
     s.close()
     assert not s.foreign_requests() and not s.errors, (s.foreign_requests(), s.errors)
+
+
+#: Where the focus is: the token (its pane's mode, its start, its role), or nothing.
+FOCUSED = """() => { const t = document.activeElement;
+  if (!t || !t.matches('.lbpe-tok[data-s]')) return null;
+  return [t.closest('.lbpe-pane').dataset.mode, Number(t.dataset.s), t.getAttribute('role')]; }"""
+
+
+def test_tokens_by_keyboard_and_touch(browser, server):
+    """As in the app (one script, lbpe/display/panes.js): Tab reaches each pane's tokens, the
+    arrow keys move between them, a focused token shows its card, Enter explains it; a tap
+    shows the card, a second tap explains; a metric's meaning opens with a tap."""
+    from lbpe.examples import DEFAULT_EXAMPLE
+
+    tok = load_preset(DEFAULT_EXAMPLE.vocabulary)
+    c = display.compare(tok, DEFAULT_EXAMPLE.text)
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, has_touch=True)
+    requests: list[str] = []
+    errors: list[str] = []
+    context.on("request", lambda r: requests.append(r.url))
+    page = context.new_page()
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.set_default_timeout(STEP_MS)
+    open_page(page, server.url)
+    head = page.locator("#explain .lbpe-x-head")
+    head.wait_for()
+    page.focus("#text")
+    page.keyboard.press("Tab")
+    first = c.bpe.segments[0]
+    assert page.evaluate(FOCUSED) == ["bpe", first.start, "button"]
+    card = page.locator(".lbpe-card")
+    card.wait_for(state="visible")
+    assert f"#{first.id}" in card.inner_text()
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate(FOCUSED)[:2] == ["bpe", c.bpe.segments[1].start]
+    assert f"#{c.bpe.segments[1].id}" in card.inner_text()
+    for _ in range(10):  # on past the ids box to the LBPE pane
+        page.keyboard.press("Tab")
+        if (page.evaluate(FOCUSED) or [""])[0] == "lbpe":
+            break
+    target = next(k for k, s in enumerate(c.lbpe.segments) if s.start == c.differ[1][0])
+    for _ in range(target):
+        page.keyboard.press("ArrowRight")
+    seg = c.lbpe.segments[target]
+    assert page.evaluate(FOCUSED)[:2] == ["lbpe", seg.start]
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "(at) => document.querySelector('#explain .lbpe-x-head').textContent.includes(at)",
+        arg=f"at characters {seg.start}",
+    )
+
+    # touch: the first tap shows the card, the second explains
+    seg = c.lbpe.segments[1]  # " Capital": the opening span, explained again by the second tap
+    other = next(s for s in c.bpe.segments if s.start == c.differ[2][0])
+    token = page.locator(f'.pane[data-mode="bpe"] .lbpe-tok[data-s="{other.start}"]')
+    token.scroll_into_view_if_needed()
+    token.tap()
+    card.wait_for(state="visible")
+    assert f"#{other.id}" in card.inner_text() and "tap again" in card.inner_text()
+    page.wait_for_timeout(500)
+    assert f"at characters {c.differ[1][0]}" in head.inner_text()  # still the span Enter explained
+    token.tap()
+    page.wait_for_function(
+        "(at) => document.querySelector('#explain .lbpe-x-head').textContent.includes(at)",
+        arg=f"at characters {c.differ[2][0]}",
+    )
+    more = page.locator("#metrics .lbpe-more > summary")
+    more.scroll_into_view_if_needed()
+    more.tap()
+    meaning = page.locator("#metrics .lbpe-more .lbpe-meaning").first
+    assert not meaning.locator(".lbpe-meaning-text").is_visible()
+    meaning.locator("summary").tap()
+    meaning.locator(".lbpe-meaning-text").wait_for(state="visible")
+    context.close()
+    origin = server.url.rstrip("/")
+    assert not [u for u in requests if not u.startswith((origin + "/", "data:", "blob:"))]
+    assert not errors, errors
