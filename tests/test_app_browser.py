@@ -5,6 +5,7 @@ never send a request anywhere but 127.0.0.1. Screenshots go to ``artifacts/``.""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import sys
@@ -335,20 +336,48 @@ def test_explain_shows_the_ids_the_panes_show(page):
     page.locator("#explain-box").first.screenshot(path=str(SCREENS / "app_explain_mid_word.png"))
 
 
+#: Every state of the text box and the panes on screen, in order, from the page's first frame:
+#: ``[text or null when hidden, BPE count or null, LBPE count or null]`` as JSON.
+ON_SCREEN = """(() => {
+  window.lbpeSeen = [];
+  const visible = (el) => el && el.offsetParent !== null && getComputedStyle(el).visibility !== 'hidden';
+  const look = () => {
+    const box = document.querySelector('#text textarea');
+    const panes = ['bpe', 'lbpe'].map((m) => document.querySelector(`#${m}-pane .lbpe-pane`));
+    const counts = panes.map((p) => (visible(p) ? p.dataset.tokens : null));
+    const entry = JSON.stringify([visible(box) ? box.value : null, ...counts]);
+    if (window.lbpeSeen[window.lbpeSeen.length - 1] !== entry) window.lbpeSeen.push(entry);
+    requestAnimationFrame(look);
+  };
+  requestAnimationFrame(look);
+})();"""
+
+
 def test_a_link_restores_the_view(browser, server, requests):
     """Text, vocabulary, toggles, the explained span and the open view travel in the URL query;
-    the Copy link button copies it; an uploaded vocabulary is never put in a link and a link
-    that names one says so."""
+    the link's own text and panes are the first on screen (never the default text's); the Copy
+    link button copies it; an uploaded vocabulary is never put in a link and a link that names
+    one says so."""
+    from lbpe.app.handlers import DEFAULT_TEXT
+
     context = browser.new_context(
         viewport={"width": 1400, "height": 1000}, permissions=["clipboard-read", "clipboard-write"]
     )
     context.on("request", lambda r: requests.append(r.url))
+    context.add_init_script(ON_SCREEN)
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
     text = "Plattsburg unrescinded redelivery"
     page.goto(server.url + "?t=" + text.replace(" ", "%20") + "&v=o200k_base&ws=0&ids=1&sp=1&x=%20redelivery&xa=22")
     tok = load_preset("o200k_base")
-    expect_counts(page, tok, text)
+    c = expect_counts(page, tok, text)
+    expect(page.locator("#text textarea")).to_have_value(text)
+    seen = [json.loads(e) for e in page.evaluate("() => window.lbpeSeen")]
+    link_counts = [str(c.side(mode).tokens) for mode in ("bpe", "lbpe")]
+    assert all(shown in (None, "", text) for shown, *_ in seen), f"another text was on screen first: {seen}"
+    assert all(n in (None, want) for _, *counts in seen for n, want in zip(counts, link_counts)), seen
+    assert [text, *link_counts] in seen, seen
+    assert DEFAULT_TEXT not in [shown for shown, *_ in seen]
     expect(page.locator("#vocab input")).to_have_value(re.compile("o200k_base"))
     expect(page.locator("#explain-text textarea, #explain-text input").first).to_have_value(" redelivery")
     # explained where it stands in the text (xa), and the address keeps that place

@@ -14,6 +14,7 @@ Needs ``chromium`` (Debian's package) and the npm packages: ``bash scripts/insta
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 import time
@@ -26,6 +27,8 @@ from playwright.sync_api import sync_playwright
 
 import lbpe
 from lbpe import display
+from lbpe.examples import EXAMPLES
+from lbpe.page import FIRST_VIEW_KEYS
 from lbpe.page.site import build_site, serve
 from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset
 from lbpe.tokenizer import MODES, Tokenizer
@@ -701,3 +704,47 @@ def test_tokens_by_keyboard_and_touch(browser, server):
     origin = server.url.rstrip("/")
     assert not [u for u in requests if not u.startswith((origin + "/", "data:", "blob:"))]
     assert not errors, errors
+
+
+EARLY = """() => ({
+  state: document.querySelector('#status').dataset.state,
+  disabled: document.querySelector('#text').disabled,
+  text: document.querySelector('#text').value,
+  at: window.lbpePage.firstSeconds,
+  shown: ['.pane[data-mode=bpe]', '.pane[data-mode=lbpe]', '.ids[data-mode=bpe]', '.ids[data-mode=lbpe]',
+          '#metrics', '#differences'].map((s) => document.querySelector(s).innerHTML),
+})"""
+
+
+def test_a_first_visit_shows_the_opening_comparison_before_python(browser, server):
+    """The opening comparison is computed when the site is built (lbpe build-web, by lbpe.page's
+    own compare) and drawn at once on a first visit, before Python is ready: its ids are
+    CPython's, it is exactly what Python in the page computes for the same text (the charts are
+    Python's own, drawn once it is ready), and the page shows it exactly as Python's own result."""
+    s = Session(browser, server.url)
+    page = s.page
+    s.context.set_default_timeout(STEP_MS)
+    page.goto(server.url, wait_until="domcontentloaded")
+    page.wait_for_selector('.pane[data-mode="lbpe"] .lbpe-pane')
+    early = page.evaluate(EARLY)
+    assert early["at"] is not None
+    assert early["state"] == "loading" and early["disabled"], "the opening comparison came before Python was ready"
+    opening = next(e for e in EXAMPLES if e.vocabulary == DEFAULT_PRESET)
+    assert early["text"] == opening.text
+    assert_matches_cpython(page, load_preset(DEFAULT_PRESET), opening.text, "opening comparison")
+    wait_ready(page)
+    assert page.evaluate(EARLY)["shown"] == early["shown"]
+    built = json.loads(page.evaluate("() => document.querySelector('#first-view').textContent"))["result"]
+    computed = json.loads(
+        page.evaluate(
+            "(text) => window.lbpePage.call('compare', {text, showWhitespace: true, showIds: false, specials: false})",
+            opening.text,
+        )
+    )
+    assert built == {key: computed[key] for key in FIRST_VIEW_KEYS}, "the built view is not what Python computes"
+    # the page draws Python's result for that text exactly as it drew the built one
+    set_text(page, "Capitals", DEFAULT_PRESET)
+    set_text(page, opening.text, DEFAULT_PRESET)
+    assert page.evaluate(EARLY)["shown"] == early["shown"]
+    s.close()
+    assert not s.foreign_requests() and not s.errors, (s.foreign_requests(), s.errors)

@@ -37,10 +37,10 @@ from lbpe import user_regex  # noqa: E402
 from lbpe.app import handlers  # noqa: E402
 from lbpe.app.handlers import *  # noqa: E402, F403  (the handlers are this module's API too)
 from lbpe.app.handlers import LIMITS  # noqa: E402
-from lbpe.app.layout import APP_CSS, APP_JS, THEME, build  # noqa: E402
+from lbpe.app.layout import APP_CSS, APP_HEAD, APP_JS, THEME, build  # noqa: E402
 from lbpe.limits import MB  # noqa: E402
 
-__all__ = [*handlers.__all__, "handlers", "APP_CSS", "APP_JS", "THEME", "build", "demo", "launch", "main"]
+__all__ = [*handlers.__all__, "handlers", "APP_CSS", "APP_HEAD", "APP_JS", "THEME", "build", "demo", "launch", "main"]
 
 log = logging.getLogger("lbpe.app")
 
@@ -57,6 +57,7 @@ def launch(host: str | None = None, port: int | None = None, **kwargs: Any):
         theme=THEME,
         css=APP_CSS,
         js=APP_JS,
+        head=APP_HEAD,
         footer_links=["api", "settings"],
         run_history=False,
         mcp_server=False,

@@ -707,10 +707,16 @@ def _link_note(text: str) -> str:
     return f'<span class="lbpe-link-note" role="status">{html.escape(text)}</span>'
 
 
+#: The parts of a link that change the Compare view (the page hides it until they are applied).
+LINK_COMPARE_KEYS = ("text", "vocab", "show_whitespace", "show_ids", "specials")
+
+
 def restore(request: gr.Request):
     """Page load: apply the link's query (:func:`lbpe.service.link_state`). Returns updates for
     ``(text, vocabulary, whitespace, ids, specials, explain span, where it starts in the text,
-    tabs, link note)``; a span without a place is explained on its own."""
+    tabs, link note)`` and then :func:`compare`'s seven outputs for the link's text, so its text
+    and its panes arrive together (kept as they are when the link changes none of them); a span
+    without a place is explained on its own."""
     wanted = link_state(dict(request.query_params) if request is not None else {}, text_chars=LIMITS.text_chars)
     keep = gr.update()
     picked = [wanted.get(key, keep) for key in ("text", "vocab", "show_whitespace", "show_ids", "specials", "explain")]
@@ -720,4 +726,14 @@ def restore(request: gr.Request):
     )
     tabs = gr.update(selected=wanted["view"]) if "view" in wanted else keep
     note = "About this link: " + " ".join(wanted["notes"]) if wanted["notes"] else ""
-    return (*picked, tabs, _link_note(note))
+    shown: tuple = (keep,) * 7
+    if any(key in wanted for key in LINK_COMPARE_KEYS):
+        shown = compare(
+            wanted.get("text", DEFAULT_TEXT),
+            wanted.get("vocab", DEFAULT_EXAMPLE.vocabulary),
+            wanted.get("show_whitespace", True),
+            wanted.get("show_ids", False),
+            None,
+            wanted.get("specials", False),
+        )
+    return (*picked, tabs, _link_note(note), *shown)

@@ -85,6 +85,32 @@ APP_JS = (
     + (_HERE / "app.js").read_text("utf-8")
     + "\n}\n"
 )
+#: The query keys of a link that change the Compare view: its text, vocabulary and toggles.
+LINK_PARAMS = ("t", "v", "ws", "ids", "sp")
+#: What shows the default text or is computed from it (hidden while a link's own are on their way).
+_FROM_TEXT = (
+    "#text textarea",
+    "#bpe-pane",
+    "#lbpe-pane",
+    "#differences",
+    "#metrics",
+    "#length-plot",
+    "#frequency-plot",
+    "#explain",
+    "#ids-box",
+)
+#: Run before the page is drawn: a link that changes the Compare view hides the default text and
+#: everything computed from it until the link's own are in place (:func:`restore` brings the text
+#: and its panes together, then ``restored()`` of app.js ends this), so a link never shows the
+#: default text first.
+APP_HEAD = (
+    "<style>" + ", ".join(f".lbpe-opening {sel}" for sel in _FROM_TEXT) + " { visibility: hidden; }</style>\n"
+    "<script>(() => {\n"
+    "  const query = new URLSearchParams(location.search);\n"
+    f"  if ({json.dumps(list(LINK_PARAMS))}.some((key) => query.has(key))) "
+    "document.documentElement.classList.add('lbpe-opening');\n"
+    "})();</script>"
+)
 #: A token pane: a busy note and the host ``pane.js`` draws into.
 PANE_TEMPLATE = '<span class="lbpe-busy" role="status" hidden>updating…</span><div class="lbpe-host"></div>'
 PANE_JS = (_HERE / "pane.js").read_text("utf-8")
@@ -625,13 +651,19 @@ def build() -> gr.Blocks:
         for tab, view in ((compare_tab, None), (corpus_tab, "corpus"), (across_tab, "across"), (train_tab, "train")):
             _in_browser(tab.select, None, None, f"view({json.dumps(view)})")
         _in_browser(copy_link.click, [text, vocab], None, "copy(...a)")
-        demo.load(
+        # a link's text and panes arrive together; until then APP_HEAD keeps the default's hidden
+        compared = [bpe_html, lbpe_html, metrics, plot, frequency_plot, details, differences]
+        restoring = demo.load(
             restore,
             None,
-            [text, vocab, show_ws, show_ids, show_special, explain_box, explain_where, tabs, link_note],
+            [text, vocab, show_ws, show_ids, show_special, explain_box, explain_where, tabs, link_note, *compared],
             api_visibility="private",
             show_progress="hidden",
+            queue=False,
         )
+        shown = _js("restored()", "(document.documentElement.classList.remove('lbpe-opening'), [])")
+        restoring.then(None, None, None, js=shown, api_visibility="private", queue=False)
+        restoring.failure(None, None, None, js=shown, api_visibility="private", queue=False)
         explain_at.change(
             explain_click,
             [text, explain_at, vocab, state, show_special],
