@@ -194,7 +194,7 @@ def check_charts(page, plots) -> None:
         chart.scroll_into_view_if_needed()
         outside = page.evaluate(CLIPPED_JS, f"{plot} .main-svg text")
         assert outside == [], (plot, outside)
-        frame = chart.bounding_box()
+        frame = chart.locator(".main-svg").first.bounding_box()
         titles = chart.locator(".g-gtitle text, .g-xtitle text, .g-ytitle text, .g-x2title text, .g-y2title text")
         for title in titles.all():
             box = title.bounding_box()
