@@ -18,7 +18,17 @@ from playwright.sync_api import expect, sync_playwright
 from lbpe import display
 from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset
 from tests.app_support import ROOT, running_server
-from tests.browser import launch
+from tests.browser import (
+    BACKGROUND_JS,
+    BROKEN_WORDS_JS,
+    CHART_TEXT,
+    CLIPPED_JS,
+    CONTRAST_JS,
+    LINES_JS,
+    check_charts,
+    launch,
+    overlap,
+)
 from tests.conftest import english_text
 
 ARTIFACTS = ROOT / "artifacts"
@@ -232,7 +242,10 @@ def test_a_failed_run_says_why_beside_its_button_and_can_run_again(page, server,
 
 def test_panes_stack_on_a_narrow_screen(browser, server, requests):
     """On a phone (390x844) the text box is on the first screen and the two panes come right
-    after it, stacked; the examples and the Explain view follow them."""
+    after it, stacked, before the secondary controls (the toggles, the .txt drop zone, the
+    vocabulary upload); the examples and the Explain view follow them. Nothing is cut: the
+    vocabulary's name stays clear of its chevron, the Step buttons keep one line, the charts'
+    titles stay inside them and Plotly's mode bar leaves the legend uncovered."""
     context = browser.new_context(viewport={"width": 390, "height": 844})
     context.on("request", lambda r: requests.append(r.url))
     page = context.new_page()
@@ -245,10 +258,96 @@ def test_panes_stack_on_a_narrow_screen(browser, server, requests):
     assert text["y"] < 844 - 100, text  # the text box starts on the first screen
     examples, explain = page.locator("#examples").bounding_box(), page.locator("#explain-box").first.bounding_box()
     assert text["y"] < bpe["y"] < lbpe["y"] < examples["y"] < explain["y"]
+    assert bpe["y"] < 844, bpe  # the BPE pane starts on the first screen
+    for secondary in ("#show-ws", "#show-ids", "#show-special", "#text-upload", "#vocab-upload-box"):
+        box = page.locator(secondary).bounding_box()
+        assert box["y"] > lbpe["y"] + lbpe["height"] - 1, (secondary, box, lbpe)
+    # the vocabulary's name: whole, and clear of the dropdown's chevron
+    name = page.locator("#vocab input")
+    assert name.evaluate("(e) => e.scrollWidth <= e.clientWidth"), "the vocabulary's name is cut"
+    assert name.evaluate(NAME_ENDS_BEFORE_CHEVRON), "the vocabulary's name runs under the chevron"
+    assert [b for b in page.evaluate(LINES_JS, "#explain-prev, #explain-next, #explain-play") if b["lines"] != 1] == []
+    check_charts(page, ("#length-plot", "#frequency-plot"))
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "app_narrow.png"), full_page=True)
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENS / "app_phone.png"))
+    page.screenshot(path=str(SCREENS / "app_phone_full.png"), full_page=True)
     context.close()
     assert not [u for u in requests if urlparse(u).hostname not in (None, "127.0.0.1")]
+
+
+#: JS: the dropdown's text (as laid out in its font) ends left of its chevron.
+NAME_ENDS_BEFORE_CHEVRON = """(input) => {
+  const cs = getComputedStyle(input), ctx = document.createElement('canvas').getContext('2d');
+  ctx.font = cs.font;
+  const end = input.getBoundingClientRect().left + parseFloat(cs.paddingLeft) + ctx.measureText(input.value).width;
+  return end <= input.closest('#vocab').querySelector('.icon-wrap').getBoundingClientRect().left;
+}"""
+
+
+#: The text of the token panes and the metrics under them.
+PANE_TEXT = (
+    "#bpe-pane .lbpe-tok, #lbpe-pane .lbpe-tok, #bpe-pane .lbpe-head span, #lbpe-pane .lbpe-head span, "
+    "#metrics th, #metrics td, #differences summary, #differences .lbpe-jump"
+)
+
+
+def test_every_text_is_legible_light_and_dark(browser, server, requests):
+    """With the browser preferring a light or a dark scheme, the page follows it and every text of
+    the charts (titles, axes, ticks, legends, bar labels) and of the panes has a contrast ratio of
+    at least 4.5 against what lies beneath it."""
+    for scheme in ("light", "dark"):
+        context = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme=scheme)
+        context.on("request", lambda r: requests.append(r.url))
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(server.url)
+        expect(pane(page, "lbpe")).to_be_visible()
+        background = page.evaluate(BACKGROUND_JS)
+        assert (background < 0.1) if scheme == "dark" else (background > 0.8), (scheme, background)
+        for plot in ("#length-plot", "#frequency-plot"):
+            expect(page.locator(f"{plot} .legendtext").first).to_be_visible()
+        texts = page.evaluate(CONTRAST_JS, ", ".join(CHART_TEXT.format(p) for p in ("#length-plot", "#frequency-plot")))
+        assert len(texts) > 20 and {t["text"] for t in texts} >= {"BPE", "LBPE", "tokens", "1-3"}, texts
+        texts += page.evaluate(CONTRAST_JS, PANE_TEXT)
+        faint = [t for t in texts if t["ratio"] < 4.5]
+        assert faint == [], (scheme, faint)
+        SCREENS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENS / f"app_{scheme}.png"))
+        context.close()
+    assert not [u for u in requests if urlparse(u).hostname not in (None, "127.0.0.1")]
+
+
+def test_nothing_is_cut_or_broken_on_a_desktop(page, tmp_path):
+    """At 1400x1000: the .txt drop zone shows all of its text and its label chip covers no icon (so
+    does the vocabulary upload's); the Step buttons keep one line; the Across table's headers
+    break between words only; the Corpus table's columns, "meaning" too, fit its width."""
+    vocab_upload(page)
+    for zone in ("#text-upload", "#vocab-upload"):
+        assert page.evaluate(CLIPPED_JS, f"{zone} .wrap, {zone} .wrap *") == [], zone
+        chip, icon = page.locator(f"{zone} label[data-testid=block-label]"), page.locator(f"{zone} .icon-wrap")
+        assert overlap(chip.bounding_box(), icon.bounding_box()) == 0, (zone, chip.bounding_box(), icon.bounding_box())
+    assert [b for b in page.evaluate(LINES_JS, "#explain-prev, #explain-next, #explain-play") if b["lines"] != 1] == []
+
+    page.get_by_role("tab", name="Across vocabularies").click()
+    page.locator("#across-run").click()
+    expect(page.locator("#across-status")).to_contain_text(f"with {len(VOCAB_PRESETS)} vocabularies")
+    page.locator("#across-table").scroll_into_view_if_needed()
+    expect(page.locator("#across-table th").first).to_contain_text("vocabulary")
+    assert page.evaluate(BROKEN_WORDS_JS, "#across-table th") == []
+
+    page.get_by_role("tab", name="Corpus").click()
+    small = tmp_path / "small.txt"
+    small.write_text("Plain text for the statistics. " * 20, "utf-8")
+    page.locator("#corpus-upload input[type=file]").set_input_files(str(small))
+    page.locator("#corpus-run").click()
+    expect(page.locator("#corpus-status")).to_contain_text("small.txt: 620 bytes")
+    expect(page.locator("#corpus-table th").last).to_contain_text("meaning")
+    table = page.locator("#corpus-table").bounding_box()
+    for th in page.locator("#corpus-table th").all():
+        box = th.bounding_box()
+        assert box["x"] + box["width"] <= min(table["x"] + table["width"], 1400) + 1, (th.inner_text(), box, table)
 
 
 def test_explain_a_clicked_token_step_by_step(browser, server, requests):

@@ -32,7 +32,7 @@ from lbpe.page import FIRST_VIEW_KEYS
 from lbpe.page.site import build_site, serve
 from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset
 from lbpe.tokenizer import MODES, Tokenizer
-from tests.browser import launch
+from tests.browser import BACKGROUND_JS, CHART_TEXT, CONTRAST_JS, check_charts, launch
 from tests.conftest import ROOT, data_file
 from tests.test_user_regex import CHARS, POLYNOMIAL, hostile_tokenizer_json
 
@@ -525,6 +525,46 @@ def test_explain_shows_the_ids_the_panes_show(session):
     assert _explained_ids(page) == panes_ids(word + 2, word + len("geographers"))
     assert "▁" not in page.locator("#explain .lbpe-x-why").inner_text()
     page.locator("#explain-box").screenshot(path=str(SCREENS / "page_explain_mid_word.png"))
+
+
+#: The text of the token panes and the metrics under them.
+PANE_TEXT = (
+    ".pane .lbpe-tok, .pane .lbpe-head span, #metrics th, #metrics td, #differences summary, #differences .lbpe-jump"
+)
+
+
+def test_the_page_follows_light_and_dark_and_fits_a_phone(browser, server):
+    """With the browser preferring a light or a dark scheme, the page follows it and every text of
+    the charts (titles, axes, ticks, legends, bar labels) and of the panes has a contrast ratio of
+    at least 4.5 against what lies beneath it; on a phone (390x844) the charts' titles stay inside
+    them and Plotly's mode bar leaves the legend uncovered."""
+    charts = ("#chart", "#frequency-chart")
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    for scheme in ("light", "dark"):
+        s = Session(browser, server.url)
+        s.context.set_default_timeout(STEP_MS)
+        page = s.page
+        page.set_viewport_size({"width": 1400, "height": 1000})
+        page.emulate_media(color_scheme=scheme)
+        open_page(page, server.url)
+        page.wait_for_selector("#frequency-chart .legendtext")
+        background = page.evaluate(BACKGROUND_JS)
+        assert (background < 0.1) if scheme == "dark" else (background > 0.8), (scheme, background)
+        texts = page.evaluate(CONTRAST_JS, ", ".join(CHART_TEXT.format(c) for c in charts))
+        assert len(texts) > 20 and {t["text"] for t in texts} >= {"BPE", "LBPE", "tokens", "1-3"}, texts
+        texts += page.evaluate(CONTRAST_JS, PANE_TEXT)
+        faint = [t for t in texts if t["ratio"] < 4.5]
+        assert faint == [], (scheme, faint)
+        page.screenshot(path=str(SCREENS / f"page_{scheme}.png"))
+        if scheme == "light":  # the same page on a phone: the charts redraw at its width
+            page.set_viewport_size({"width": 390, "height": 844})
+            page.wait_for_timeout(500)
+            check_charts(page, charts)
+            page.evaluate("() => window.scrollTo(0, 0)")
+            page.screenshot(path=str(SCREENS / "page_phone.png"))
+            page.screenshot(path=str(SCREENS / "page_phone_full.png"), full_page=True)
+        s.close()
+        assert not s.foreign_requests() and not s.errors, (s.foreign_requests(), s.errors)
 
 
 def test_the_page_lists_differences_and_links_the_panes(browser, server):

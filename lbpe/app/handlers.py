@@ -51,7 +51,6 @@ from lbpe.tokenizer import Tokenizer
 __all__ = [
     "DEFAULT_EXPLAIN",
     "DEFAULT_TEXT",
-    "FREQUENCY_TITLE",
     "LIMITS",
     "PATTERN_CHOICES",
     "PAUSE",
@@ -276,8 +275,6 @@ def upload_note(state: Any = None) -> str:
 #: The opening text (the first of the examples both UIs share) and the span Explain opens on.
 DEFAULT_TEXT = DEFAULT_EXAMPLE.text
 DEFAULT_EXPLAIN = DEFAULT_EXAMPLE.explain
-#: Title of the frequency-by-length chart.
-FREQUENCY_TITLE = "How often a token of each length occurs"
 
 
 def _cut_note(chars: int | None, name: str = "The text") -> str:
@@ -315,8 +312,6 @@ def compare(
         show_whitespace=show_whitespace,
         show_ids=show_ids,
         specials=bool(specials),
-        lengths_chart={"title": "Token lengths, BPE vs LBPE"},
-        frequency_chart={"title": FREQUENCY_TITLE},
     )
     note = f'<p class="lbpe-cut" role="status">{html.escape(cut)}</p>' if cut else ""
     return (

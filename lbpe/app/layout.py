@@ -228,14 +228,19 @@ def build() -> gr.Blocks:
             open=False,
             elem_id="vocab-upload-box",
         ):
+            # what the box takes, said above it: a label this long would cover the drop zone
+            gr.Markdown(
+                "A tokenizer.json, a .tiktoken rank file, a SentencePiece .model, GPT-2's encoder.json and "
+                "vocab.bpe together, or any of them .gz.",
+                elem_classes="lbpe-upload-hint",
+            )
             with gr.Row(equal_height=False):
                 vocab_files = gr.File(
-                    label="Vocabulary file: tokenizer.json, .tiktoken, SentencePiece .model, GPT-2's encoder.json "
-                    "and vocab.bpe together, or any of them .gz",
+                    label="Vocabulary file",
                     file_count="multiple",
                     file_types=[".json", ".tiktoken", ".bpe", ".model", ".gz", ".txt"],
                     scale=3,
-                    height=120,
+                    height=150,
                     elem_id="vocab-upload",
                 )
                 pattern = gr.Dropdown(
@@ -270,7 +275,7 @@ def build() -> gr.Blocks:
                     elem_classes="lbpe-hidden",
                     container=False,
                 )
-                with gr.Row(equal_height=False):
+                with gr.Row(equal_height=False, elem_classes="lbpe-text-row"):
                     text = gr.Textbox(
                         DEFAULT_TEXT,
                         lines=7,
@@ -290,7 +295,7 @@ def build() -> gr.Blocks:
                         text_file = gr.File(
                             label="…or upload a .txt file",
                             file_types=[".txt", "text"],
-                            height=100,
+                            height=150,
                             elem_id="text-upload",
                         )
                 # why the last comparison or .txt upload failed, until the next one succeeds
@@ -351,7 +356,7 @@ def build() -> gr.Blocks:
                         "longest first.",
                         elem_classes="lbpe-explain-intro",
                     )
-                    with gr.Row(equal_height=True):
+                    with gr.Row(equal_height=True, elem_classes="lbpe-explain-row"):
                         explain_box.render()
                         explain_prev = gr.Button("◀ Step", scale=0, min_width=80, elem_id="explain-prev")
                         explain_next = gr.Button("Step ▶", scale=0, min_width=80, elem_id="explain-next")
@@ -415,6 +420,8 @@ def build() -> gr.Blocks:
                     interactive=False,
                     wrap=True,
                     max_height=800,
+                    # shares of the width: the long "meaning" column wraps instead of running off-screen
+                    column_widths=["16%", "10%", "10%", "10%", "18%", "36%"],
                     elem_id="corpus-table",
                 )
                 with gr.Row(equal_height=False):
