@@ -40,6 +40,7 @@ from lbpe.app.handlers import (
     new_session,
     play_start,
     play_step,
+    quiet_input_errors,
     restore,
     stop,
     train,
@@ -116,10 +117,11 @@ def _says_why(event: Any, fn: Any, state: Any, note: Any, *also: Any) -> None:
 
 
 def _long_job(button: Any, fn: Any, inputs: list, outputs: list, api_name: str, status: Any, state: Any) -> None:
-    """A button that runs a long view (one at a time, progress over ``status``) and is
-    disabled while it runs; a failure says why in ``status`` and enables the button again."""
+    """A button that runs a long view (``LBPE_APP_JOBS`` at once, one per session: the handler
+    refuses a second; progress over ``status``) and is disabled while it runs; a failure says
+    why in ``status`` and enables the button again."""
     job = button.click(lambda: gr.update(interactive=False), None, button, queue=False, api_visibility="private").then(
-        fn, inputs, outputs, api_name=api_name, concurrency_limit=1, show_progress_on=status
+        fn, inputs, outputs, api_name=api_name, concurrency_limit=LIMITS.jobs, show_progress_on=status
     )
     job.then(lambda: gr.update(interactive=True), None, button, queue=False, api_visibility="private")
     _says_why(job, fn, state, status, button)
@@ -149,7 +151,9 @@ def build() -> gr.Blocks:
         get_tokenizer(DEFAULT_EXAMPLE.vocabulary), DEFAULT_EXAMPLE.explain, text=DEFAULT_TEXT, at=opening_at
     )
     with gr.Blocks(
-        title="lbpe playground: BPE vs LBPE", analytics_enabled=False, delete_cache=(600, LIMITS.file_ttl)
+        title="lbpe playground: BPE vs LBPE",
+        analytics_enabled=False,
+        delete_cache=(max(1, min(600, LIMITS.file_ttl // 2)), LIMITS.file_ttl),
     ) as demo:
         state = gr.State(new_session(), time_to_live=24 * 3600)
         gr.Markdown(INTRO, elem_classes="lbpe-intro")
@@ -577,4 +581,4 @@ def build() -> gr.Blocks:
             api_name="explain_click",
             show_progress="hidden",
         )
-    return demo
+    return quiet_input_errors(demo)
