@@ -71,7 +71,7 @@ class Limit:
     key: str
     env: str
     default: int
-    unit: str  # "bytes", "tokens", "characters", "vocabularies" or "seconds"
+    unit: str  # "bytes", "tokens", "characters", "vocabularies", "jobs" or "seconds"
     what: str
     #: How the variable is written: 0, a size with optional K/M/G (powers of 1024) where 0
     #: switches the limit off; otherwise a positive number (decimals allowed) of this many
@@ -195,6 +195,22 @@ PLAYGROUND: dict[str, Limit] = {
             scale=1,
         ),
         Limit(
+            "train_seconds",
+            "LBPE_APP_TRAIN_SECONDS",
+            300,
+            "seconds",
+            "one training in the Train view (lbpe train on the command line has no time limit)",
+            scale=1,
+        ),
+        Limit(
+            "jobs",
+            "LBPE_APP_JOBS",
+            4,
+            "jobs",
+            "Corpus, Across or Train jobs of one kind running at once (each visitor runs one of a kind)",
+            scale=1,
+        ),
+        Limit(
             "file_ttl",
             "LBPE_APP_FILE_TTL",
             3600,
@@ -225,6 +241,8 @@ class Limits:
     train_bytes: int = PLAYGROUND["train_bytes"].default
     train_vocab: int = PLAYGROUND["train_vocab"].default
     session_vocabs: int = PLAYGROUND["session_vocabs"].default
+    train_seconds: int = PLAYGROUND["train_seconds"].default
+    jobs: int = PLAYGROUND["jobs"].default
     file_ttl: int = PLAYGROUND["file_ttl"].default
 
     @classmethod

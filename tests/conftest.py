@@ -149,6 +149,7 @@ SLOW = {
     "test_space_gradio": "builds the Gradio Space and starts its app",
     "test_app_server": "starts real playground servers",
     "test_app_load": "fifty concurrent sessions against a server",
+    "test_server_reliability": "real playground servers, trainings run to their time limit",
     ("test_parity_hf", "test_bpe_ids_and_decode_equal_hf_on_real_text"): "parity over megabytes, every HF file",
     ("test_parity_sentencepiece", "test_ids_and_decode_equal_sentencepiece_on_real_text"): "parity over megabytes",
     ("test_parity_tiktoken", "test_bpe_ids_equal_tiktoken_on_5mb_english"): "parity over 5 MB",

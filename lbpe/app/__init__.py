@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
 import sys
 from typing import Any
 
@@ -49,7 +50,9 @@ demo = build()
 
 def launch(host: str | None = None, port: int | None = None, **kwargs: Any):
     """Start the server (blocking unless ``prevent_thread_lock=True``); offline, no share link."""
-    demo.queue(default_concurrency_limit=2)
+    # api_open=False: every call goes through the queue (its limits, per-session jobs, and the
+    # check that a job's client is still there); Gradio's direct /run route would skip it
+    demo.queue(default_concurrency_limit=2, api_open=False)
     return demo.launch(
         server_name=host,
         server_port=port,
@@ -95,7 +98,17 @@ def main(argv: list[str] | None = None) -> None:
         )
         raise SystemExit(2) from None
     print(f"Running on {demo.local_url} (the lbpe playground; Ctrl+C stops it)", flush=True)
-    demo.block_thread()
+    signal.signal(signal.SIGTERM, _interrupt)  # a service manager's stop: as Ctrl+C, files swept
+    try:
+        demo.block_thread()  # Ctrl+C (or SIGTERM) closes the server
+    finally:
+        handlers.remove_served_files(demo)
+        log.info("the lbpe playground stopped; its downloads, uploads and Gradio's copies are deleted")
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    """SIGTERM: stop as Ctrl+C does (the default would end the process without any clean-up)."""
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":

@@ -41,6 +41,7 @@ from lbpe.app.handlers import (
     new_session,
     play_tick,
     play_toggle,
+    quiet_input_errors,
     restore,
     stop,
     train,
@@ -160,10 +161,11 @@ def _long_job(
     others: tuple = (),
     queue: str | None = None,
 ) -> None:
-    """A button that runs a long view (progress over ``status``) and is disabled while it
-    runs, with the ``others`` of its view that write the same outputs: one run per view at a
-    time (on the server, one at a time per ``queue``, default ``api_name``). A failure says
-    why in ``status`` and enables the buttons again."""
+    """A button that runs a long view (progress over ``status``), disabled while it runs with
+    the ``others`` of its view that write the same outputs: one run per view at a time. On the
+    server ``LBPE_APP_JOBS`` run at once per ``queue`` (default ``api_name``), one per session
+    (the handler refuses a second). A failure says why in ``status`` and enables the buttons
+    again."""
     buttons = [button, *others]
     job = button.click(
         functools.partial(_interactive, False, len(buttons)), None, buttons, queue=False, api_visibility="private"
@@ -172,7 +174,7 @@ def _long_job(
         inputs,
         outputs,
         api_name=api_name,
-        concurrency_limit=1,
+        concurrency_limit=LIMITS.jobs,
         concurrency_id=queue or api_name,
         show_progress_on=status,
     )
@@ -204,7 +206,9 @@ def build() -> gr.Blocks:
         get_tokenizer(DEFAULT_EXAMPLE.vocabulary), DEFAULT_EXAMPLE.explain, text=DEFAULT_TEXT, at=opening_at
     )
     with gr.Blocks(
-        title="lbpe playground: BPE vs LBPE", analytics_enabled=False, delete_cache=(600, LIMITS.file_ttl)
+        title="lbpe playground: BPE vs LBPE",
+        analytics_enabled=False,
+        delete_cache=(max(1, min(600, LIMITS.file_ttl // 2)), LIMITS.file_ttl),
     ) as demo:
         state = gr.State(new_session(), time_to_live=24 * 3600)
         gr.Markdown(INTRO, elem_classes="lbpe-intro")
@@ -678,4 +682,4 @@ def build() -> gr.Blocks:
             api_name="explain_click",
             show_progress="hidden",
         )
-    return demo
+    return quiet_input_errors(demo)
