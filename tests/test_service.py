@@ -357,3 +357,25 @@ def test_train_view_stops_at_its_time_limit_and_says_what_to_do(tmp_path):
     # no limit: the same call trains to the end, as lbpe.train does
     done = train_view([corpus], vocab_size=400, unit="byte", seconds=None)
     assert done["vocab"].tokens == lbpe.train([corpus], vocab_size=400, unit="byte", pattern="paper").tokens
+
+
+def test_a_first_use_builds_its_tables_before_the_time_budget(monkeypatch):
+    """A vocabulary's first Compare builds its compiled tables (seconds for o200k on a busy
+    machine); the request's time budget starts after that, so it counts encoding only."""
+    from lbpe import native
+    from lbpe.service import views
+
+    if not native.backend().compiled_available:
+        pytest.fail("the compiled extension is not built: python -m pip install -e . (it compiles lbpe/_native.c)")
+    tok = lbpe.load(data_file("openai/cl100k_base.tiktoken"))
+    assert native.built_model(tok.vocab) is None  # a vocabulary never used
+    entered: list[bool] = []
+    real = views.time_budget
+
+    def spy(chars, *, what):
+        entered.append(native.built_model(tok.vocab) is not None)
+        return real(chars, what=what)
+
+    monkeypatch.setattr(views, "time_budget", spy)
+    views.compare_view(tok, "Hello world")
+    assert entered == [True]
