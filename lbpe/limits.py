@@ -202,6 +202,14 @@ PLAYGROUND: dict[str, Limit] = {
             "how long downloads (and Gradio's copies of uploads) are kept",
             scale=1,
         ),
+        Limit(
+            "session_ttl",
+            "LBPE_APP_SESSION_TTL",
+            3600,
+            "seconds",
+            "how long a session that makes no request is kept (its vocabularies and Gradio's state)",
+            scale=1,
+        ),
     )
 }
 
@@ -226,6 +234,7 @@ class Limits:
     train_vocab: int = PLAYGROUND["train_vocab"].default
     session_vocabs: int = PLAYGROUND["session_vocabs"].default
     file_ttl: int = PLAYGROUND["file_ttl"].default
+    session_ttl: int = PLAYGROUND["session_ttl"].default
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Limits:

@@ -48,6 +48,7 @@ from lbpe.app.handlers import (
     use_trained,
     vocab_choices,
 )
+from lbpe.app.upkeep import SessionBlocks
 from lbpe.examples import DEFAULT_EXAMPLE, EXAMPLES
 from lbpe.explain import MAX_EXPLAIN_CHARS
 from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset, preset_label
@@ -148,7 +149,7 @@ def build() -> gr.Blocks:
     first = explain_view(
         get_tokenizer(DEFAULT_EXAMPLE.vocabulary), DEFAULT_EXAMPLE.explain, text=DEFAULT_TEXT, at=opening_at
     )
-    with gr.Blocks(
+    with SessionBlocks(
         title="lbpe playground: BPE vs LBPE", analytics_enabled=False, delete_cache=(600, LIMITS.file_ttl)
     ) as demo:
         state = gr.State(new_session(), time_to_live=24 * 3600)
