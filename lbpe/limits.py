@@ -9,6 +9,8 @@ number of bytes (or tokens), optionally with a ``K``/``M``/``G`` suffix (powers 
 * ``vocab_tokens`` -- the vocabulary parsers: entries in a file and the largest id;
 * ``token_bytes`` -- :func:`lbpe.load`: the longest token of a vocabulary (LBPE checks windows
   up to that long, so its time per text grows with it);
+* ``regex_chars`` -- the tokenizer.json reader: a regular expression in the file (a 200,000-way
+  alternation took over a minute to translate and compile);
 * ``text_bytes`` -- the CLI (``lbpe encode``/``compare`` read the whole text);
   :meth:`lbpe.Tokenizer.encode` itself has **no** cap (library callers pass what they like);
 * ``train_bytes`` -- ``lbpe train`` (total size of the corpus files);
@@ -134,6 +136,14 @@ LIMITS: dict[str, Limit] = {
             "vocabularies is 128 bytes)",
         ),
         Limit(
+            "regex_chars",
+            "LBPE_MAX_REGEX_CHARS",
+            8 * KIB,
+            "characters",
+            "a regular expression in a vocabulary file (compiling one grows with its length; the longest "
+            "pre-tokenizer pattern of real tokenizers is under 1,000 characters)",
+        ),
+        Limit(
             "train_bytes",
             "LBPE_MAX_TRAIN_BYTES",
             1 * GIB,
@@ -218,6 +228,14 @@ PLAYGROUND: dict[str, Limit] = {
             "how long downloads (and Gradio's copies of uploads) are kept",
             scale=1,
         ),
+        Limit(
+            "session_ttl",
+            "LBPE_APP_SESSION_TTL",
+            3600,
+            "seconds",
+            "how long a session that makes no request is kept (its vocabularies and Gradio's state)",
+            scale=1,
+        ),
     )
 }
 
@@ -244,6 +262,7 @@ class Limits:
     train_seconds: int = PLAYGROUND["train_seconds"].default
     jobs: int = PLAYGROUND["jobs"].default
     file_ttl: int = PLAYGROUND["file_ttl"].default
+    session_ttl: int = PLAYGROUND["session_ttl"].default
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Limits:

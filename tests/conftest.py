@@ -150,6 +150,13 @@ SLOW = {
     "test_app_server": "starts real playground servers",
     "test_app_load": "fifty concurrent sessions against a server",
     "test_server_reliability": "real playground servers, trainings run to their time limit",
+    ("test_app_memory", "test_session_state_stays_small_whatever_was_compared"): "a playground server, long compares",
+    ("test_app_memory", "test_an_uploaded_vocabulary_is_the_only_large_thing_a_session_keeps"): "a playground server",
+    ("test_app_memory", "test_idle_sessions_are_forgotten_and_their_vocabularies_freed"): "a playground server",
+    (
+        "test_app_memory",
+        "test_lbpe_serve_forgets_idle_sessions_by_itself",
+    ): "lbpe serve, and its sessions' time to live",
     ("test_parity_hf", "test_bpe_ids_and_decode_equal_hf_on_real_text"): "parity over megabytes, every HF file",
     ("test_parity_sentencepiece", "test_ids_and_decode_equal_sentencepiece_on_real_text"): "parity over megabytes",
     ("test_parity_tiktoken", "test_bpe_ids_equal_tiktoken_on_5mb_english"): "parity over 5 MB",

@@ -35,13 +35,25 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 
 from lbpe import user_regex  # noqa: E402
-from lbpe.app import handlers  # noqa: E402
+from lbpe.app import handlers, upkeep  # noqa: E402
 from lbpe.app.handlers import *  # noqa: E402, F403  (the handlers are this module's API too)
 from lbpe.app.handlers import LIMITS  # noqa: E402
 from lbpe.app.layout import APP_CSS, APP_HEAD, APP_JS, THEME, build  # noqa: E402
 from lbpe.limits import MB  # noqa: E402
 
-__all__ = [*handlers.__all__, "handlers", "APP_CSS", "APP_HEAD", "APP_JS", "THEME", "build", "demo", "launch", "main"]
+__all__ = [
+    *handlers.__all__,
+    "handlers",
+    "upkeep",
+    "APP_CSS",
+    "APP_HEAD",
+    "APP_JS",
+    "THEME",
+    "build",
+    "demo",
+    "launch",
+    "main",
+]
 
 log = logging.getLogger("lbpe.app")
 
@@ -53,6 +65,7 @@ def launch(host: str | None = None, port: int | None = None, **kwargs: Any):
     # api_open=False: every call goes through the queue (its limits, per-session jobs, and the
     # check that a job's client is still there); Gradio's direct /run route would skip it
     demo.queue(default_concurrency_limit=2, api_open=False)
+    app_kwargs = {"lifespan": upkeep.lifespan(demo, ttl=LIMITS.session_ttl), **kwargs.pop("app_kwargs", {})}
     return demo.launch(
         server_name=host,
         server_port=port,
@@ -67,6 +80,7 @@ def launch(host: str | None = None, port: int | None = None, **kwargs: Any):
         ssr_mode=False,
         pwa=False,
         enable_monitoring=False,
+        app_kwargs=app_kwargs,
         max_file_size=max(LIMITS.vocab_bytes, LIMITS.corpus_bytes, LIMITS.train_bytes, 4 * LIMITS.text_chars) + MB,
         **kwargs,
     )

@@ -433,7 +433,14 @@ def vocab_choices(state: Any = None) -> list[tuple[str, str]]:
 
 def get_tokenizer(name: str, state: Any = None) -> Tokenizer:
     """A bundled preset by name, or a vocabulary this session uploaded or trained."""
-    return _session(state).tokenizer(name)
+    session = _session(state)
+    if name not in session.vocabs and str(name).startswith(("upload: ", "trained: ")):
+        raise gr.Error(
+            f"Unknown vocabulary “{name}” in this session: an uploaded or trained vocabulary stays in the session "
+            f"(browser tab) that made it, and is forgotten after {_duration(LIMITS.session_ttl)} without a request. "
+            "Upload it (or train it) again."
+        )
+    return session.tokenizer(name)
 
 
 @_handler

@@ -50,6 +50,7 @@ from lbpe.app.handlers import (
     use_trained,
     vocab_choices,
 )
+from lbpe.app.upkeep import SessionBlocks
 from lbpe.examples import DEFAULT_EXAMPLE, EXAMPLES
 from lbpe.explain import MAX_EXPLAIN_CHARS
 from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset, preset_label
@@ -205,7 +206,7 @@ def build() -> gr.Blocks:
     first = explain_view(
         get_tokenizer(DEFAULT_EXAMPLE.vocabulary), DEFAULT_EXAMPLE.explain, text=DEFAULT_TEXT, at=opening_at
     )
-    with gr.Blocks(
+    with SessionBlocks(
         title="lbpe playground: BPE vs LBPE",
         analytics_enabled=False,
         delete_cache=(max(1, min(600, LIMITS.file_ttl // 2)), LIMITS.file_ttl),

@@ -93,10 +93,25 @@ _GLYPHS = {" ": "\u00b7", "\t": "\u2192", "\n": "\u21b5\n", "\r": "\u240d"}
 _WS_RUN = re.compile(r"[ \t\r\n]+")
 
 
-@functools.lru_cache(maxsize=1 << 16)  # a long text repeats its common tokens many times
+#: Texts up to this long are escaped once and remembered (a token's text, mostly); longer ones
+#: (gaps, long tokens of a hostile vocabulary) every time, so the cache stays a few megabytes.
+_CACHED_ESCAPE_CHARS = 64
+
+
 def _escape(text: str, show_whitespace: bool) -> str:
     """HTML-escape text; control characters become their Unicode control pictures, and with
     ``show_whitespace`` space, tab, CR and LF become dimmed glyphs (LF also breaks the line)."""
+    if len(text) <= _CACHED_ESCAPE_CHARS:
+        return _escape_cached(text, show_whitespace)
+    return _escape_text(text, show_whitespace)
+
+
+@functools.lru_cache(maxsize=1 << 16)  # a long text repeats its common tokens many times
+def _escape_cached(text: str, show_whitespace: bool) -> str:
+    return _escape_text(text, show_whitespace)
+
+
+def _escape_text(text: str, show_whitespace: bool) -> str:
     if not show_whitespace:
         return html.escape(text.translate({c: g for c, g in _CONTROL.items() if c not in (9, 10, 13)}))
     out = []
