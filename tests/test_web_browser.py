@@ -236,10 +236,16 @@ def test_page_shows_cpython_ids_for_every_preset(session, server):
     page.wait_for_selector("#frequency-chart .main-svg", timeout=STEP_MS)
     tok = load_preset(DEFAULT_PRESET)
     c = display.compare(tok, TEXT)
-    cells = page.eval_on_selector_all(".lbpe-more tr", "trs => trs.map(tr => [...tr.cells].map(td => td.textContent))")
+    # a row's first cell: the metric's name, and its meaning folded under it
+    cells = page.eval_on_selector_all(
+        ".lbpe-more tr",
+        """trs => trs.map(tr => [...tr.cells].map((td, k) => k ? td.textContent : [
+            (td.querySelector('summary') || td).textContent,
+            (td.querySelector('.lbpe-meaning-text') || {textContent: ''}).textContent]))""",
+    )
     for row in display.summary_rows(display.comparison_summary(tok, c)):
         if row.key in ("renyi_efficiency", "short_long_frequency_ratio", "boundary_f1"):
-            assert [row.label, row.bpe, row.lbpe, row.change, row.paper] in cells, row.key
+            assert [[row.label, row.meaning], row.bpe, row.lbpe, row.change, row.paper] in cells, row.key
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "web_page.png"), full_page=True)
 
