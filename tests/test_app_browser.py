@@ -9,7 +9,6 @@ import json
 import re
 import shutil
 import sys
-from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
@@ -32,8 +31,8 @@ from tests.browser import (
 from tests.conftest import english_text
 
 ARTIFACTS = ROOT / "artifacts"
-#: Screenshots for the lead's notes (outside git).
-SCREENS = Path("/work/notes/screens")
+#: Screenshots of the views (outside git, beside the other artifacts).
+SCREENS = ARTIFACTS / "screens"
 TEXT = (
     "Long-token-first encoding splits internationalization and counterrevolutionary misunderstandings "
     "differently from classic BPE.\n\tcafé, naïve, 日本語 🙂\n"

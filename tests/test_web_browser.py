@@ -37,8 +37,8 @@ from tests.conftest import ROOT, data_file
 from tests.test_user_regex import CHARS, POLYNOMIAL, hostile_tokenizer_json
 
 ARTIFACTS = ROOT / "artifacts"
-#: Screenshots for the lead's notes (outside git).
-SCREENS = Path("/work/notes/screens")
+#: Screenshots of the views (outside git, beside the other artifacts).
+SCREENS = ARTIFACTS / "screens"
 READY_MS = 120_000  # Pyodide's first start compiles 10 MB of WebAssembly: seconds, not minutes
 STEP_MS = 60_000
 
