@@ -566,6 +566,13 @@ def test_the_page_follows_light_and_dark_and_fits_a_phone(browser, server):
             page.set_viewport_size({"width": 390, "height": 844})
             page.wait_for_timeout(500)
             check_charts(page, charts)
+            # the text box and both panes first, stacked, on the first screen; the settings after them
+            text = page.locator("#text").bounding_box()
+            bpe = page.locator(".pane[data-mode='bpe']").bounding_box()
+            lbpe = page.locator(".pane[data-mode='lbpe']").bounding_box()
+            settings = page.locator("section.controls").bounding_box()
+            assert text["y"] < 844 - 100 and bpe["y"] < 844, (text, bpe)
+            assert text["y"] < bpe["y"] < lbpe["y"] < settings["y"], (text, bpe, lbpe, settings)
             page.evaluate("() => window.scrollTo(0, 0)")
             page.screenshot(path=str(SCREENS / "page_phone.png"))
             page.screenshot(path=str(SCREENS / "page_phone_full.png"), full_page=True)
