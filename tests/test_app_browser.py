@@ -276,6 +276,34 @@ def test_panes_stack_on_a_narrow_screen(browser, server, requests):
     assert not [u for u in requests if urlparse(u).hostname not in (None, "127.0.0.1")]
 
 
+#: JS ``(th) => [text, overlap]``: a header cell's text and how many pixels of it lie under the cell's
+#: menu button (Gradio shows the button at the cell's right edge while the pointer is over it).
+HEADER_UNDER_MENU_JS = """(th) => {
+  const text = th.querySelector('span.header'), button = th.querySelector('button.cell-menu-button');
+  const range = document.createRange();
+  range.selectNodeContents(text);
+  const b = button.getBoundingClientRect();
+  let covered = 0;
+  for (const r of range.getClientRects()) {
+    const w = Math.min(r.right, b.right) - Math.max(r.left, b.left), h = Math.min(r.bottom, b.bottom) - Math.max(r.top, b.top);
+    if (w > 0 && h > 0) covered += w * h;
+  }
+  return [text.textContent, Math.round(covered)];
+}"""
+
+
+def menu_covers_header(page, table: str) -> list:
+    """The headers of ``table`` whose text lies partly under their menu button, hovered in turn."""
+    covered = []
+    for th in page.locator(f"{table} th").all():
+        th.hover()
+        th.locator("button.cell-menu-button").wait_for(state="visible")
+        text, area = th.evaluate(HEADER_UNDER_MENU_JS)
+        if area:
+            covered.append((text, area))
+    return covered
+
+
 #: JS: the dropdown's text (as laid out in its font) ends left of its chevron.
 NAME_ENDS_BEFORE_CHEVRON = """(input) => {
   const cs = getComputedStyle(input), ctx = document.createElement('canvas').getContext('2d');
@@ -321,7 +349,8 @@ def test_every_text_is_legible_light_and_dark(browser, server, requests):
 def test_nothing_is_cut_or_broken_on_a_desktop(page, tmp_path):
     """At 1400x1000: the .txt drop zone shows all of its text and its label chip covers no icon (so
     does the vocabulary upload's); the Step buttons keep one line; the Across table's headers
-    break between words only; the Corpus table's columns, "meaning" too, fit its width."""
+    break between words only; the Corpus table's columns, "meaning" too, fit its width; in both
+    tables a header's menu button, shown while the pointer is over it, covers none of its text."""
     vocab_upload(page)
     for zone in ("#text-upload", "#vocab-upload"):
         assert page.evaluate(CLIPPED_JS, f"{zone} .wrap, {zone} .wrap *") == [], zone
@@ -335,6 +364,7 @@ def test_nothing_is_cut_or_broken_on_a_desktop(page, tmp_path):
     page.locator("#across-table").scroll_into_view_if_needed()
     expect(page.locator("#across-table th").first).to_contain_text("vocabulary")
     assert page.evaluate(BROKEN_WORDS_JS, "#across-table th") == []
+    assert menu_covers_header(page, "#across-table") == []
 
     page.get_by_role("tab", name="Corpus").click()
     small = tmp_path / "small.txt"
@@ -347,6 +377,7 @@ def test_nothing_is_cut_or_broken_on_a_desktop(page, tmp_path):
     for th in page.locator("#corpus-table th").all():
         box = th.bounding_box()
         assert box["x"] + box["width"] <= min(table["x"] + table["width"], 1400) + 1, (th.inner_text(), box, table)
+    assert menu_covers_header(page, "#corpus-table") == []
 
 
 def test_explain_a_clicked_token_step_by_step(browser, server, requests):
