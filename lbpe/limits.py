@@ -16,7 +16,8 @@ number of bytes (or tokens), optionally with a ``K``/``M``/``G`` suffix (powers 
 * ``train_bytes`` -- ``lbpe train`` (total size of the corpus files);
 * ``upload_bytes`` -- for servers built on ``lbpe``: one uploaded file, as received;
 * ``regex_seconds`` -- :mod:`lbpe.user_regex`: the time a regular expression that came from a
-  vocabulary file may run, per MiB of text it is given (a text under 1 MiB counts as 1 MiB).
+  vocabulary file may run, per MiB of text it is given (a text under 0.1 MiB counts as 0.1 MiB);
+  only the time inside the pattern's calls counts.
   It is a number of seconds, decimals allowed;
 * ``encode_seconds`` -- :mod:`lbpe.budget`: the time one request of a server (the views of
   :mod:`lbpe.service` open a budget) may spend encoding, per MiB of its text, likewise.
@@ -153,10 +154,10 @@ LIMITS: dict[str, Limit] = {
         Limit(
             "regex_seconds",
             "LBPE_REGEX_SECONDS",
-            2,
+            20,
             "seconds",
-            "a regular expression from a vocabulary file, per MiB of the text it runs on "
-            "(real pre-tokenizers need well under 0.5 s per MiB)",
+            "a regular expression from a vocabulary file, per MiB of the text it runs on, at least 0.1 MiB "
+            "(DeepSeek-V3's pre-tokenizer needs about 4 s per MiB on one core)",
         ),
         Limit(
             "encode_seconds",

@@ -33,7 +33,7 @@ def test_defaults_and_documentation():
         "token_bytes": ("LBPE_MAX_TOKEN_BYTES", 1 << 10),
         "regex_chars": ("LBPE_MAX_REGEX_CHARS", 8 << 10),
         "train_bytes": ("LBPE_MAX_TRAIN_BYTES", 1 << 30),
-        "regex_seconds": ("LBPE_REGEX_SECONDS", 2),
+        "regex_seconds": ("LBPE_REGEX_SECONDS", 20),
         "encode_seconds": ("LBPE_ENCODE_SECONDS", 10),
     }
     rows = limits.describe()

@@ -119,6 +119,21 @@ def test_pieces_of_one_text_share_one_allowance(tmp_path):
     assert time.monotonic() - started < 5
 
 
+def test_only_the_patterns_own_time_counts(monkeypatch):
+    # A text's allowance is for its patterns: the work around them (BPE on a slow path, a busy
+    # machine, a server's other threads) must not use it up. Here 0.3 s pass between two quick
+    # pattern calls inside one text's allowance of 0.2 s (2 s per MiB; the text counts as 0.1 MiB).
+    assert user_regex.engine() == "regex"  # the engine that enforces the limit (a test dependency)
+    monkeypatch.setenv("LBPE_REGEX_SECONDS", "2")
+    pattern = UserRegex(r"[^\W\d_]+|\s+", what="the test pattern")
+    text = "plain words " * 5000
+    with user_regex.deadline(len(text)):
+        first = [m.group() for m in pattern.finditer(text)]
+        time.sleep(0.3)
+        second = [m.group() for m in pattern.finditer(text)]
+    assert first == second == re.findall(r"[^\W\d_]+|\s+", text)
+
+
 def test_regex_and_re_split_real_files_alike():
     # the page runs the same patterns on re: both engines must give the same ids
     text = english_text(300_000)[:300_000] + data_file("text/multilingual.txt").read_text("utf-8")[:100_000]
