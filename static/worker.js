@@ -28,12 +28,14 @@ async function start() {
     return performance.now();
   };
   progress("Loading Python (Pyodide)…");
+  let t = performance.now();
+  // Python starts at once; the wheel and the vocabulary download meanwhile.
+  const python = loadPyodide({ indexURL: here("pyodide/"), stdout: () => {}, stderr: (s) => console.warn(s) });
   site = await (await fetch(here("site.json"))).json();
   const wheel = fetchBytes(site.wheel);
   const preset = site.presets.find((p) => p.name === site.default_preset);
-  const vocab = fetchOnce(`vocab/${preset.file}`); // downloads while Python starts
-  let t = performance.now();
-  py = await loadPyodide({ indexURL: here("pyodide/"), stdout: () => {}, stderr: (s) => console.warn(s) });
+  const vocab = fetchOnce(`vocab/${preset.file}`);
+  py = await python;
   t = lap("pyodide", t);
   progress("Installing lbpe…");
   // The wheel is unpacked into site-packages; loadPackage is never used (it would reach a CDN).
