@@ -9,6 +9,7 @@ let py = null; // the Pyodide instance
 let page = null; // the Python module lbpe.page
 let uploads = 0;
 let site = null; // site.json: the presets and where their files are
+const timings = {}; // seconds per start-up step and of the first comparison, for bench/web_speed.py
 
 function progress(text) {
   self.postMessage({ type: "progress", text });
@@ -22,7 +23,6 @@ async function fetchBytes(url) {
 
 async function start() {
   const t0 = performance.now();
-  const timings = {}; // seconds per start-up step, for bench/web_speed.py
   const lap = (name, since) => {
     timings[name] = (performance.now() - since) / 1000;
     return performance.now();
@@ -122,7 +122,13 @@ function useFiles(files, pattern) {
 const handlers = {
   preset: ({ name }) => usePreset(name),
   files: ({ files, pattern }) => useFiles(files, pattern),
-  compare: ({ text, showWhitespace, showIds, specials }) => page.compare(text, showWhitespace, showIds, !!specials),
+  compare: ({ text, showWhitespace, showIds, specials }) => {
+    const t = performance.now();
+    const result = page.compare(text, showWhitespace, showIds, !!specials);
+    timings.first_compare ??= (performance.now() - t) / 1000;
+    return result;
+  },
+  timings: () => JSON.stringify(timings),
   across: ({ text }) => across(text),
   explain: ({ span, frame, text, at, specials }) => page.explain(span, frame, text || "", at ?? -1, !!specials),
   explain_at: ({ text, offset, specials }) => page.explain_at(text, offset, !!specials),
