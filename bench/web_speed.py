@@ -181,7 +181,7 @@ STEPS = {
     "pyodide": "Pyodide's own start (its WebAssembly and standard library)",
     "lbpe": "the wheel unpacked and lbpe.page imported",
     "vocabulary": "the default vocabulary read and parsed",
-    "first_compare": "the first comparison (the vocabulary's tables built on the way)",
+    "first_compare": "the first comparison (the page asks for the opening span's explanation just before it)",
 }
 
 
