@@ -11,7 +11,8 @@ the Gradio app (``python app.py``) of this checkout on a free port:
   controls enabled, and to a word typed as soon as the text box takes it shown in the panes,
   on a first visit (empty caches); on a reload, the last result and the controls; then a
   7-character edit at the end of a 30,000-character text, from its last keystroke to both
-  panes showing the new text;
+  panes showing the new text; and the worker's own time for each step of its start (Pyodide,
+  installing and importing lbpe, the default vocabulary) and for the first comparison;
 * app: opening a link with its own text (navigation to that text in the text box, whether
   any other text was on screen before it, and to its panes), and the same 30,000-character
   edit;
@@ -161,6 +162,8 @@ def page_first(browser, url: str, visits: int) -> dict[str, list[float]]:
         page.fill("#text", typed)
         out["typed"].append(wait_shown(page, PAGE_PANE, typed))
         out["first"].append(page.evaluate("() => window.lbpeBench.firstPane"))
+        for step, seconds in worker_timings(page).items():
+            out.setdefault(f"step:{step}", []).append(seconds)
         page.wait_for_function("() => window.lbpePage.readySeconds !== undefined", timeout=180_000)
         out["controls"].append(page.evaluate("() => window.lbpePage.readySeconds"))
         page.wait_for_function("() => navigator.serviceWorker.controller !== null", timeout=180_000)
@@ -171,6 +174,27 @@ def page_first(browser, url: str, visits: int) -> dict[str, list[float]]:
         out["reload_controls"].append(page.evaluate("() => window.lbpePage.readySeconds"))
         context.close()
     return out
+
+
+#: The worker's start-up steps, in order (``static/worker.js``), and what each one does.
+STEPS = {
+    "pyodide": "Pyodide's own start (its WebAssembly and standard library)",
+    "lbpe": "the wheel unpacked and lbpe.page imported",
+    "vocabulary": "the default vocabulary read and parsed",
+    "first_compare": "the first comparison (the page asks for the opening span's explanation just before it)",
+}
+
+
+def worker_timings(page) -> dict[str, float]:
+    """Seconds of each of the worker's steps (:data:`STEPS`); a site built before the worker
+    kept the first comparison's time gives the start-up steps only."""
+    from playwright.sync_api import Error
+
+    page.wait_for_function("() => window.lbpePage.readySeconds !== undefined", timeout=180_000)
+    try:
+        return page.evaluate("async () => JSON.parse(await window.lbpePage.call('timings'))")
+    except Error:  # a site built before: "unknown command timings"
+        return page.evaluate("() => window.lbpePage.bootTimings || {}")
 
 
 def page_edit(browser, url: str, repeat: int) -> list[float]:
@@ -323,6 +347,13 @@ def main() -> None:
         print(f"| reload: navigation -> a segmentation drawn | {_cell(first['reload_shown'], None)} |")
         print(f"| reload: navigation -> controls enabled | {_cell(first['reload_controls'], None)} |")
         print(f"| 7 characters typed at the end of {EDIT_CHARS:,}: last key -> panes | {_cell(edits, EDIT_TARGET_S)} |")
+        print()
+        print(f"| the worker's steps on a first visit (median of {args.visits}, min-max) | seconds |")
+        print("|---|---:|")
+        for step, meaning in STEPS.items():
+            values = first.get(f"step:{step}", [])
+            cell = _cell(values, None).split(" |")[0] if values else "not recorded"
+            print(f"| {step}: {meaning} | {cell} |")
         print()
     if app is not None:
         print(f"| the Gradio app (median of {args.visits}, min-max) | seconds | target |")

@@ -21,7 +21,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from lbpe.stats import Continuation, Stats, corpus_stats, texts_stats
 from lbpe.textio import CHUNK_BYTES, iter_chunks
 from lbpe.tokenizer import MODES, Mode, Tokenizer
-from lbpe.workers import process_pool, worker_tokenizer
 
 __all__ = ["iter_chunks", "read_chunks", "align_chunks", "parallel_stats"]
 
@@ -63,6 +62,8 @@ def align_chunks(tok: Tokenizer, chunks: Iterable[str]) -> Iterator[str]:
 
 
 def _chunk_stats(args: tuple[str | list[str], tuple[Mode, ...]]) -> dict[str, Stats]:
+    from lbpe.workers import worker_tokenizer
+
     text, modes = args
     return texts_stats(worker_tokenizer(), text, modes)
 
@@ -87,6 +88,8 @@ def parallel_stats(
     workers = workers or os.cpu_count() or 1
     if workers <= 1 or sys.platform == "emscripten":
         return corpus_stats(loader(), chunks, modes=modes, progress=progress)
+    from lbpe.workers import process_pool  # processes: multiprocessing, imported only when used
+
     totals: dict[str, Stats] = {m: Stats() for m in modes}
     done = 0
     with process_pool(loader, workers) as pool:

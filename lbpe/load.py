@@ -16,10 +16,6 @@ from pathlib import Path
 
 from lbpe import limits
 from lbpe.errors import PatternNeededError, VocabFormatError
-from lbpe.formats.gpt2 import parse_gpt2_vocab
-from lbpe.formats.hf import parse_hf_tokenizer
-from lbpe.formats.sentencepiece import parse_sentencepiece_tokenizer
-from lbpe.formats.tiktoken import parse_tiktoken_vocab
 from lbpe.limits import Limits, using
 from lbpe.pretokenize import PresetPattern, resolve_pattern
 from lbpe.pretokenize.presets import openai_encoding, openai_encoding_names
@@ -166,6 +162,8 @@ def _load(path: str | os.PathLike[str], pattern: str | re.Pattern[str] | None) -
 
 
 def _parse(fmt: str, file: Path, pattern: str | re.Pattern[str] | None) -> Tokenizer:
+    # Each format's parser is imported when a file of that format is read: a program that reads
+    # one format (the browser page starts on a SentencePiece model) compiles only its parser.
     if fmt == "tiktoken":
         return _tiktoken_tokenizer(file, pattern)
     if fmt == "gpt2":
@@ -174,6 +172,8 @@ def _parse(fmt: str, file: Path, pattern: str | re.Pattern[str] | None) -> Token
     if fmt == "hf":
         if pattern is not None:
             raise VocabFormatError(str(file), "a tokenizer.json carries its own pre-tokenizer; do not pass pattern=")
+        from lbpe.formats.hf import parse_hf_tokenizer
+
         return parse_hf_tokenizer(
             _read(file, expected=FORMATS[fmt]), source=str(file), name=file.parent.name or file.stem
         )
@@ -182,6 +182,8 @@ def _parse(fmt: str, file: Path, pattern: str | re.Pattern[str] | None) -> Token
             raise VocabFormatError(
                 str(file), "a SentencePiece model carries its own normalisation; do not pass pattern="
             )
+        from lbpe.formats.sentencepiece import parse_sentencepiece_tokenizer
+
         return parse_sentencepiece_tokenizer(_read(file, expected=FORMATS[fmt]), source=str(file), name=file.stem)
     raise AssertionError(f"detect_format returned an unknown format {fmt!r}")  # pragma: no cover
 
@@ -205,6 +207,8 @@ def _tiktoken_tokenizer(file: Path, pattern: str | re.Pattern[str] | None) -> To
             )
         pattern = preset
     compiled = _pattern_for(file, pattern)
+    from lbpe.formats.tiktoken import parse_tiktoken_vocab
+
     vocab = parse_tiktoken_vocab(data, source=str(file), special=special, name=stem)
     return Tokenizer(vocab, pattern if isinstance(pattern, str) else compiled, name=stem)
 
@@ -221,6 +225,8 @@ def _gpt2_tokenizer(file: Path, pattern: str | re.Pattern[str] | None) -> Tokeni
             )
     pattern = "gpt2" if pattern is None else pattern
     compiled = _pattern_for(file, pattern)
+    from lbpe.formats.gpt2 import parse_gpt2_vocab
+
     vocab = parse_gpt2_vocab(
         _read(encoder, expected="a JSON object mapping token text to id"),
         _read(merges, allow_empty=True),

@@ -355,6 +355,7 @@ async function runCompare() {
     if (compareFailed) showError(""); // the last compare's error no longer applies
     compareFailed = false;
     render(result);
+    if (text === state.text) document.body.classList.remove("updating");
     saveRender(result);
     // a span of the text is explained as the text is encoded: again when the text or toggle changed
     if (state.explainAt !== "" && explainView.basis !== JSON.stringify([state.text, state.special])) runExplain();
@@ -737,18 +738,33 @@ function enableControls() {
   for (const el of document.querySelectorAll(controls)) el.disabled = false;
 }
 
+// ---- typing while Python starts ----
+// The text box takes text at once; the panes keep what they show, marked as not yet this text,
+// until Python is ready: then the text typed by then is the first one compared.
+
+function typedEarly() {
+  state.text = ui.text.value;
+  writeFragment();
+  document.body.classList.add("updating");
+  ui.textInfo.textContent = "Python is starting: the panes will show this text as soon as it is ready…";
+}
+
 async function main() {
   Object.assign(state, readFragment());
   applyState();
   if (!earlyRender()) firstRender();
+  ui.text.addEventListener("input", typedEarly);
+  ui.text.disabled = false;
   let boot;
   try {
     boot = await ready;
   } catch (error) {
+    ui.text.removeEventListener("input", typedEarly);
     setStatus("error", "Python could not start");
     showError(`Python could not start in this browser: ${error.message}`);
     return;
   }
+  ui.text.removeEventListener("input", typedEarly); // wire() listens from here on
   $("#token-css").textContent = boot.css;
   tokenCss = boot.css;
   const presets = boot.site.presets.map((p) => p.name);

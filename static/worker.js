@@ -9,6 +9,7 @@ let py = null; // the Pyodide instance
 let page = null; // the Python module lbpe.page
 let uploads = 0;
 let site = null; // site.json: the presets and where their files are
+const timings = {}; // seconds per start-up step and of the first comparison, for bench/web_speed.py
 
 function progress(text) {
   self.postMessage({ type: "progress", text });
@@ -22,18 +23,19 @@ async function fetchBytes(url) {
 
 async function start() {
   const t0 = performance.now();
-  const timings = {}; // seconds per start-up step, for bench/web_speed.py
   const lap = (name, since) => {
     timings[name] = (performance.now() - since) / 1000;
     return performance.now();
   };
   progress("Loading Python (Pyodide)…");
+  let t = performance.now();
+  // Python starts at once; the wheel and the vocabulary download meanwhile.
+  const python = loadPyodide({ indexURL: here("pyodide/"), stdout: () => {}, stderr: (s) => console.warn(s) });
   site = await (await fetch(here("site.json"))).json();
   const wheel = fetchBytes(site.wheel);
   const preset = site.presets.find((p) => p.name === site.default_preset);
-  const vocab = fetchOnce(`vocab/${preset.file}`); // downloads while Python starts
-  let t = performance.now();
-  py = await loadPyodide({ indexURL: here("pyodide/"), stdout: () => {}, stderr: (s) => console.warn(s) });
+  const vocab = fetchOnce(`vocab/${preset.file}`);
+  py = await python;
   t = lap("pyodide", t);
   progress("Installing lbpe…");
   // The wheel is unpacked into site-packages; loadPackage is never used (it would reach a CDN).
@@ -120,7 +122,13 @@ function useFiles(files, pattern) {
 const handlers = {
   preset: ({ name }) => usePreset(name),
   files: ({ files, pattern }) => useFiles(files, pattern),
-  compare: ({ text, showWhitespace, showIds, specials }) => page.compare(text, showWhitespace, showIds, !!specials),
+  compare: ({ text, showWhitespace, showIds, specials }) => {
+    const t = performance.now();
+    const result = page.compare(text, showWhitespace, showIds, !!specials);
+    timings.first_compare ??= (performance.now() - t) / 1000;
+    return result;
+  },
+  timings: () => JSON.stringify(timings),
   across: ({ text }) => across(text),
   explain: ({ span, frame, text, at, specials }) => page.explain(span, frame, text || "", at ?? -1, !!specials),
   explain_at: ({ text, offset, specials }) => page.explain_at(text, offset, !!specials),

@@ -126,10 +126,11 @@ def open_page(page, url: str) -> None:
 
 
 def wait_ready(page) -> None:
-    # Until Python is ready the controls stay disabled (checked in one step, so no race).
+    # Until Python is ready the controls stay disabled (checked in one step, so no race); the
+    # text box takes text at once (test_text_typed_while_python_starts).
     assert page.evaluate(
         "() => document.querySelector('#status').dataset.state === 'ready' || "
-        "[...document.querySelectorAll('.controls select, .controls input, #text')].every((e) => e.disabled)"
+        "[...document.querySelectorAll('.controls select, .controls input')].every((e) => e.disabled)"
     )
     page.wait_for_function("() => window.lbpePage && window.lbpePage.rendered.seq > 0", timeout=READY_MS)
     assert page.get_attribute("#status", "data-state") == "ready"
@@ -668,11 +669,11 @@ def test_a_reload_shows_the_last_result_before_python_is_ready(browser, server):
     page.wait_for_selector('.pane[data-mode="lbpe"] .lbpe-pane')
     early = page.evaluate(
         "() => ({state: document.querySelector('#status').dataset.state,"
-        " text: document.querySelector('#text').disabled,"
+        " preset: document.querySelector('#preset').disabled,"
         " html: document.querySelector('.pane[data-mode=lbpe]').innerHTML, at: window.lbpePage.earlySeconds})"
     )
     assert early["html"] == shown and early["at"] is not None
-    assert early["state"] == "loading" and early["text"], "the early view came before Python was ready"
+    assert early["state"] == "loading" and early["preset"], "the early view came before Python was ready"
     wait_ready(page)
     wait_rendered(page, text, DEFAULT_PRESET)
     assert page.inner_html('.pane[data-mode="lbpe"]') == shown
@@ -761,7 +762,7 @@ def test_tokens_by_keyboard_and_touch(browser, server):
 
 EARLY = """() => ({
   state: document.querySelector('#status').dataset.state,
-  disabled: document.querySelector('#text').disabled,
+  disabled: document.querySelector('#preset').disabled,
   text: document.querySelector('#text').value,
   at: window.lbpePage.firstSeconds,
   shown: ['.pane[data-mode=bpe]', '.pane[data-mode=lbpe]', '.ids[data-mode=bpe]', '.ids[data-mode=lbpe]',
@@ -799,5 +800,37 @@ def test_a_first_visit_shows_the_opening_comparison_before_python(browser, serve
     set_text(page, "Capitals", DEFAULT_PRESET)
     set_text(page, opening.text, DEFAULT_PRESET)
     assert page.evaluate(EARLY)["shown"] == early["shown"]
+    s.close()
+    assert not s.foreign_requests() and not s.errors, (s.foreign_requests(), s.errors)
+
+
+def test_text_typed_while_python_starts(browser, server):
+    """On a first visit the text box takes text at once, before Python is ready: the panes keep
+    the opening comparison, marked as not yet this text, and the moment Python is ready the
+    typed text is compared: the panes then show it exactly as CPython segments it."""
+    s = Session(browser, server.url)
+    page = s.page
+    s.context.set_default_timeout(STEP_MS)
+    page.goto(server.url, wait_until="domcontentloaded")
+    page.wait_for_selector('.pane[data-mode="lbpe"] .lbpe-pane')
+    page.fill("#text", TEXT)
+    during = page.evaluate(
+        "() => ({ready: window.lbpePage.readySeconds, preset: document.querySelector('#preset').disabled,"
+        " updating: document.body.classList.contains('updating'),"
+        " info: document.querySelector('#text-info').textContent, hash: location.hash})"
+    )
+    assert during["ready"] is None and during["preset"], "the text was typed after Python was ready"
+    assert during["updating"] and "Python is starting" in during["info"]
+    assert "t=" in during["hash"]
+    wait_ready(page)
+    wait_rendered(page, TEXT, DEFAULT_PRESET)
+    assert page.input_value("#text") == TEXT
+    assert_matches_cpython(page, load_preset(DEFAULT_PRESET), TEXT, "text typed during start-up")
+    after = page.evaluate(
+        "() => ({updating: document.body.classList.contains('updating'),"
+        " info: document.querySelector('#text-info').textContent})"
+    )
+    assert not after["updating"] and "Python is starting" not in after["info"]
+    assert after["info"].startswith(f"{len(TEXT):,} characters")
     s.close()
     assert not s.foreign_requests() and not s.errors, (s.foreign_requests(), s.errors)
