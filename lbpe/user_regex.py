@@ -75,8 +75,9 @@ class RegexTimeoutError(LbpeError):
         self.pattern, self.what, self.chars, self.seconds = pattern, what, chars, seconds
         shown = pattern if len(pattern) <= 80 else pattern[:77] + "..."
         per_mib = limits.get("regex_seconds")
+        took = f"{seconds:.1f}" if seconds >= 1 else f"{seconds:.2f}"
         super().__init__(
-            f"{what} `{shown}` from the vocabulary file was stopped after {seconds:.{1 if seconds >= 1 else 2}f} s on a text of "
+            f"{what} `{shown}` from the vocabulary file was stopped after {took} s on a text of "
             f"{chars:,} characters: it backtracks heavily on this text (quantified parts that can match the "
             f"same characters in many ways, such as \\s*\\s* or (?:x?)*). Fix the pattern in the file (e.g. one "
             f"\\s+ instead of \\s*\\s*), shorten the text, or allow it more time with LBPE_REGEX_SECONDS "

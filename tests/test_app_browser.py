@@ -285,7 +285,8 @@ HEADER_UNDER_MENU_JS = """(th) => {
   const b = button.getBoundingClientRect();
   let covered = 0;
   for (const r of range.getClientRects()) {
-    const w = Math.min(r.right, b.right) - Math.max(r.left, b.left), h = Math.min(r.bottom, b.bottom) - Math.max(r.top, b.top);
+    const w = Math.min(r.right, b.right) - Math.max(r.left, b.left);
+    const h = Math.min(r.bottom, b.bottom) - Math.max(r.top, b.top);
     if (w > 0 && h > 0) covered += w * h;
   }
   return [text.textContent, Math.round(covered)];
