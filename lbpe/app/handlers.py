@@ -491,6 +491,28 @@ def _cut_note(chars: int | None, name: str = "The text") -> str:
     )
 
 
+#: Sessions whose last comparison is kept for their next edit: the ones that compared last.
+KEPT_COMPARISONS = 4
+_KEPT: dict[int, tuple[weakref.ref[Session], display.Recompare]] = {}  # id(session) -> its, oldest first
+_KEPT_LOCK = threading.Lock()
+
+
+def _recompare(state: Any) -> display.Recompare | None:
+    """The session's :class:`lbpe.display.Recompare` (its last comparison, so that an edit
+    costs what it changed); only the :data:`KEPT_COMPARISONS` sessions that compared last keep
+    one, so the memory stays bounded however many sessions there are."""
+    if not isinstance(state, Session):
+        return None
+    with _KEPT_LOCK:
+        entry = _KEPT.pop(id(state), None)
+        if entry is None or entry[0]() is not state:
+            entry = (weakref.ref(state), display.Recompare())
+        _KEPT[id(state)] = entry
+        while len(_KEPT) > KEPT_COMPARISONS:
+            del _KEPT[next(iter(_KEPT))]
+        return entry[1]
+
+
 @_handler
 def compare(
     text: str,
@@ -516,6 +538,7 @@ def compare(
         show_whitespace=show_whitespace,
         show_ids=show_ids,
         specials=bool(specials),
+        again=_recompare(state),
     )
     note = f'<p class="lbpe-cut" role="status">{html.escape(cut)}</p>' if cut else ""
     return (
