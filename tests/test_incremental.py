@@ -18,7 +18,6 @@ from lbpe.service import compare_view
 from lbpe.tokenizer import Tokenizer
 from tests.conftest import english_text
 
-
 #: A word takes the spaces before it only when no "!" follows later on its line: typing "!"
 #: at the end of a line moves the boundaries of every word before it.
 LOOKAHEAD = r"[^\S\n]*[A-Za-z]+(?![^\n]*!)|[A-Za-z]+|\d{1,3}|[^\sA-Za-z\d]+|\s"
