@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import html
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -60,21 +60,26 @@ def _listed_tokens(comparison: Comparison, mode: str) -> dict[int, list[str]]:
     """Per differing span (by its start), the HTML of each token group over it as the pane
     draws it: the characters, and for byte tokens of one character a ``lbpe-bytes`` box whose
     title lists them."""
-    starts = [a for a, _ in comparison.differ]
+    segments = comparison.side(mode).segments
+    starts = [s.start for s in segments]
     out: dict[int, list[str]] = {}
-    for group in _groups(comparison.side(mode).segments):
-        k = bisect_right(starts, group[0].start) - 1
-        if k < 0 or group[0].start >= comparison.differ[k][1]:  # a token is listed in the span it starts in
-            continue
-        start, end = group[0].start, max(s.end for s in group)
-        chars = _escape(comparison.text[start:end], True) or "\u2205"
-        if len(group) > 1 or group[0].partial:
-            what = f"{len(group)} tokens for" if len(group) > 1 else "1 token for part of"
-            title = "\n".join([f"{what} {quote(comparison.text[start:end])}", *(_token_spelling(s) for s in group)])
-            title = html.escape(title, quote=True).replace("\n", "&#10;")
-            chars = f'<span class="lbpe-bytes" title="{title}">{chars}</span>'
-        out.setdefault(comparison.differ[k][0], []).append(chars)
+    # a token is listed in the span it starts in; no token crosses a span's ends (differing_spans)
+    for a, b in comparison.differ:
+        for group in _groups(segments[bisect_left(starts, a) : bisect_left(starts, b)]):
+            out.setdefault(a, []).append(_listed_group(comparison, group))
     return out
+
+
+def _listed_group(comparison: Comparison, group: list[Segment]) -> str:
+    """The HTML of one token group in the list of differences (see :func:`_listed_tokens`)."""
+    start, end = group[0].start, max(s.end for s in group)
+    chars = _escape(comparison.text[start:end], True) or "\u2205"
+    if len(group) > 1 or group[0].partial:
+        what = f"{len(group)} tokens for" if len(group) > 1 else "1 token for part of"
+        title = "\n".join([f"{what} {quote(comparison.text[start:end])}", *(_token_spelling(s) for s in group)])
+        title = html.escape(title, quote=True).replace("\n", "&#10;")
+        chars = f'<span class="lbpe-bytes" title="{title}">{chars}</span>'
+    return chars
 
 
 #: The stylesheet for :func:`render_html`, :func:`render_pane` and :func:`metrics_html`
