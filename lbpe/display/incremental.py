@@ -36,6 +36,7 @@ import threading
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 from lbpe.display.model import Comparison, Side, _spans, common_cuts, compare
 from lbpe.display.render import _assemble, _Markup, _markup, _pane
@@ -98,7 +99,7 @@ class Recompare:
     def _full(self, tok: Tokenizer, text: str, specials: bool) -> Comparison:
         self._last = None  # its memory goes before the new comparison's comes
         comparison = compare(tok, text, specials=specials)
-        allowed = "all" if specials else frozenset()
+        allowed: Literal["all"] | frozenset[str] = "all" if specials else frozenset()
         with deadline(len(text)):
             pieces = tok.located_pieces(comparison.text, allowed_special=allowed)
         self._last = _Last(
@@ -115,22 +116,21 @@ class Recompare:
         """The comparison of ``text`` from ``last``'s, or ``None`` when no safe cut is known."""
         tok, old = last.tok, last.comparison
         same = _common_prefix(old.text, text)
-        allowed = "all" if last.specials else frozenset()
+        allowed: Literal["all"] | frozenset[str] = "all" if last.specials else frozenset()
         specials_at = tok.special_spans(text)
         with deadline(len(text)):
             if last.pieces is not None:
                 pieces = tok.located_pieces(text, allowed_special=allowed)
                 if pieces is None:
                     return None
-                cut, tail_tok = _piece_cut(last.pieces, pieces, same), tok
+                cut: int | None = _piece_cut(last.pieces, pieces, same)
+                tail_tok: Tokenizer | None = tok
             else:
                 pieces = None
                 cut, tail_tok = tok.safe_cut(text[:same]), tok.continued()
-                if cut is None or tail_tok is None:
-                    return None
-                if any(s < cut < e for s, e in (*last.specials_at, *specials_at)):
+                if cut is not None and any(s < cut < e for s, e in (*last.specials_at, *specials_at)):
                     return None  # a special token's text across the cut
-            if cut is None:
+            if cut is None or tail_tok is None:
                 return None
             sides = {}
             kept = {}
