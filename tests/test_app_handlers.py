@@ -4,6 +4,7 @@ bad input becomes a readable gr.Error, uploads are removed, sessions are isolate
 from __future__ import annotations
 
 import dataclasses
+import gc
 import gzip
 import json
 import os
@@ -107,6 +108,10 @@ def test_a_session_edit_equals_a_fresh_compare_and_few_sessions_keep_one():
         assert got[:3] == want[:3] and got[5:] == want[5:]
     assert len(app.handlers._KEPT) == app.handlers.KEPT_COMPARISONS  # the memory stays bounded
     assert {id(s) for s in sessions[-app.handlers.KEPT_COMPARISONS :]} == set(app.handlers._KEPT)
+    forgotten = id(sessions[-1])
+    del sessions[-1], session
+    gc.collect()
+    assert forgotten not in app.handlers._KEPT  # a forgotten session's comparison goes with it
 
 
 def test_compare_treats_special_token_strings_as_text():

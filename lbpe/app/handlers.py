@@ -500,13 +500,17 @@ _KEPT_LOCK = threading.Lock()
 def _recompare(state: Any) -> display.Recompare | None:
     """The session's :class:`lbpe.display.Recompare` (its last comparison, so that an edit
     costs what it changed); only the :data:`KEPT_COMPARISONS` sessions that compared last keep
-    one, so the memory stays bounded however many sessions there are."""
+    one, so the memory stays bounded however many sessions there are; a session forgotten
+    (lbpe.app.upkeep.sweep) takes its comparison, and the vocabulary in it, along."""
     if not isinstance(state, Session):
         return None
     with _KEPT_LOCK:
-        entry = _KEPT.pop(id(state), None)
+        key = id(state)
+        entry = _KEPT.pop(key, None)
         if entry is None or entry[0]() is not state:
-            entry = (weakref.ref(state), display.Recompare())
+            # (no lock in the callback: the garbage collector may run it while the lock is held)
+            gone = weakref.ref(state, lambda ref: _KEPT.pop(key, None) if _KEPT.get(key, (ref,))[0] is ref else None)
+            entry = (gone, display.Recompare())
         _KEPT[id(state)] = entry
         while len(_KEPT) > KEPT_COMPARISONS:
             del _KEPT[next(iter(_KEPT))]
