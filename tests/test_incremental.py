@@ -42,8 +42,7 @@ def tokenizers() -> dict[str, Tokenizer]:
 
 def start_text() -> str:
     return (
-        english_text(0)[60_000:61_500]
-        + "\n<|endoftext|>\n<s> x</s>\n\n  \t 12345 ü é 👍🏽 ok! line\nlast words of it"
+        english_text(0)[60_000:61_500] + "\n<|endoftext|>\n<s> x</s>\n\n  \t 12345 ü é 👍🏽 ok! line\nlast words of it"
     )
 
 
