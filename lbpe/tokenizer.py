@@ -644,6 +644,37 @@ class Tokenizer:
                 offset += len(chunk)
         return out
 
+    def located_pieces(
+        self, text: str, *, allowed_special: Literal["all"] | AbstractSet[str] = frozenset()
+    ) -> list[tuple[str, int, int, bool]] | None:
+        """The pieces :meth:`segment` (with ``disallowed_special=()``) encodes one by one, where
+        they lie in ``text``: ``(piece, start, end, special)``, a special or added token being a
+        piece of its own; the segments of a piece depend on nothing else. ``None`` for a
+        pipeline with a normaliser (its pieces are of the normalised text)."""
+        if self.normalizer is not None:
+            return None
+        text = replace_surrogates(_checked_text(text))
+        out: list[tuple[str, int, int, bool]] = []
+        offset = 0
+        with self._deadline(text):
+            for is_special, chunk in self._chunks(text, allowed_special, ()):
+                if is_special:
+                    out.append((chunk, offset, offset + len(chunk), True))
+                else:
+                    out += [
+                        (piece, start + offset, end + offset, False)
+                        for piece, start, end in self._splitter.split(chunk)
+                    ]
+                offset += len(chunk)
+        return out
+
+    def special_spans(self, text: str) -> list[tuple[int, int]]:
+        """Where :meth:`segment` finds the text of a special or added token in ``text`` (left to
+        right, before it decides which become tokens)."""
+        if self._special_regex is None:
+            return []
+        return [m.span() for m in self._special_regex.finditer(text)]
+
     def _segment_chunk(self, chunk: str, split: Callable[[str], list], offset: int) -> list[Segment]:
         if self.normalizer is not None:
             norm, origin = self.normalizer.aligned(chunk)

@@ -753,6 +753,25 @@ def test_a_long_text_redraws_only_the_runs_that_changed(browser, server, request
     context.close()
 
 
+def test_typing_at_the_end_of_a_long_text_shows_a_fresh_comparison(page):
+    """Keystrokes at the end of a 30,000-character text are compared again from the session's
+    last comparison (lbpe.display.Recompare); both panes then show exactly what CPython's full
+    comparison of the new text draws (lbpe.display.render_pane)."""
+    tok = load_preset(DEFAULT_PRESET)
+    box = page.locator("#text textarea")
+    text = english_text(0)[60_000:90_000]
+    box.fill(text)
+    expect_counts(page, tok, text)
+    box.focus()
+    page.keyboard.press("Control+End")
+    for added in (" tokens", "!", "\nNew line"):
+        page.keyboard.type(added)
+        text += added
+        c = expect_counts(page, tok, text)
+        for mode in ("bpe", "lbpe"):
+            page.wait_for_function(SAME_AS_FRESH, arg=[mode, display.render_pane(c, mode)])
+
+
 def test_compare_explain_and_text_upload_errors_stay_beside_their_controls(page, tmp_path):
     """A .txt upload that is not UTF-8, an Explain box left empty and a vocabulary name typed
     that does not exist: each reason stays beside its control after the notice fades, until

@@ -4,6 +4,7 @@ bad input becomes a readable gr.Error, uploads are removed, sessions are isolate
 from __future__ import annotations
 
 import dataclasses
+import gc
 import gzip
 import json
 import os
@@ -92,6 +93,25 @@ def test_compare_toggles_and_empty_text():
     empty = app.compare("", "lbpe-32k", True, False, None)
     assert 'data-tokens="0"' in empty[0] and "(no text)" in empty[0]
     assert app.compare(None, "lbpe-32k", True, False, None)[5]["bpe"]["tokens"] == 0
+
+
+def test_a_session_edit_equals_a_fresh_compare_and_few_sessions_keep_one():
+    sessions = [app.handlers.new_session() for _ in range(app.handlers.KEPT_COMPARISONS + 3)]
+    text = TEXT * 20
+    for k, session in enumerate(sessions):
+        app.compare(text + str(k), "gpt2", True, False, session)
+    for k, session in enumerate(sessions[-2:]):
+        edited = text + str(k) + " tokens"
+        got = app.compare(edited, "gpt2", True, False, session)
+        assert app.handlers._recompare(session).reused > 0  # the session's last comparison was reused
+        want = app.compare(edited, "gpt2", True, False, None)  # no session: compared afresh
+        assert got[:3] == want[:3] and got[5:] == want[5:]
+    assert len(app.handlers._KEPT) == app.handlers.KEPT_COMPARISONS  # the memory stays bounded
+    assert {id(s) for s in sessions[-app.handlers.KEPT_COMPARISONS :]} == set(app.handlers._KEPT)
+    forgotten = id(sessions[-1])
+    del sessions[-1], session
+    gc.collect()
+    assert forgotten not in app.handlers._KEPT  # a forgotten session's comparison goes with it
 
 
 def test_compare_treats_special_token_strings_as_text():

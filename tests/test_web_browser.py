@@ -834,3 +834,41 @@ def test_text_typed_while_python_starts(browser, server):
     assert after["info"].startswith(f"{len(TEXT):,} characters")
     s.close()
     assert not s.foreign_requests() and not s.errors, (s.foreign_requests(), s.errors)
+
+
+#: True when the pane of ``mode`` shows exactly ``expected`` (comments aside: they only mark the
+#: runs a redraw may keep).
+PANE_IS = """([mode, expected]) => {
+  const strip = (node) => { for (const c of [...node.childNodes]) {
+    if (c.nodeType === Node.COMMENT_NODE) c.remove(); else strip(c); } return node; };
+  const t = document.createElement('template');
+  t.innerHTML = expected;
+  const shown = document.querySelector(`.pane[data-mode="${mode}"]`).cloneNode(true);
+  const fresh = shown.cloneNode(false);
+  fresh.append(t.content);
+  return strip(shown).isEqualNode(strip(fresh));
+}"""
+
+
+def test_typing_at_the_end_of_a_long_text_shows_what_cpython_shows(session):
+    """Each keystroke at the end of a 30,000-character text is compared again from the last
+    comparison (lbpe.display.Recompare); both panes then show exactly what CPython's full
+    comparison of the new text draws."""
+    from tests.conftest import english_text
+
+    page = session.page
+    open_page(page, session.origin + "/")
+    tok = load_preset(DEFAULT_PRESET)
+    text = english_text(0)[60_000:90_000]
+    set_text(page, text, DEFAULT_PRESET)
+    page.focus("#text")
+    page.keyboard.press("Control+End")
+    for added in (" tokens", "!", "\nNew line"):
+        page.keyboard.type(added)
+        text += added
+        wait_rendered(page, text, DEFAULT_PRESET)
+        c = display.compare(tok, text)
+        for mode in MODES:
+            expected = display.render_pane(c, mode)
+            assert page.evaluate(PANE_IS, [mode, expected]), f"{mode} pane after typing {added!r}"
+        assert_matches_cpython(page, tok, text, f"after typing {added!r}")

@@ -491,6 +491,32 @@ def _cut_note(chars: int | None, name: str = "The text") -> str:
     )
 
 
+#: Sessions whose last comparison is kept for their next edit: the ones that compared last.
+KEPT_COMPARISONS = 4
+_KEPT: dict[int, tuple[weakref.ref[Session], display.Recompare]] = {}  # id(session) -> its, oldest first
+_KEPT_LOCK = threading.Lock()
+
+
+def _recompare(state: Any) -> display.Recompare | None:
+    """The session's :class:`lbpe.display.Recompare` (its last comparison, so that an edit
+    costs what it changed); only the :data:`KEPT_COMPARISONS` sessions that compared last keep
+    one, so the memory stays bounded however many sessions there are; a session forgotten
+    (lbpe.app.upkeep.sweep) takes its comparison, and the vocabulary in it, along."""
+    if not isinstance(state, Session):
+        return None
+    with _KEPT_LOCK:
+        key = id(state)
+        entry = _KEPT.pop(key, None)
+        if entry is None or entry[0]() is not state:
+            # (no lock in the callback: the garbage collector may run it while the lock is held)
+            gone = weakref.ref(state, lambda ref: _KEPT.pop(key, None) if _KEPT.get(key, (ref,))[0] is ref else None)
+            entry = (gone, display.Recompare())
+        _KEPT[id(state)] = entry
+        while len(_KEPT) > KEPT_COMPARISONS:
+            del _KEPT[next(iter(_KEPT))]
+        return entry[1]
+
+
 @_handler
 def compare(
     text: str,
@@ -516,6 +542,7 @@ def compare(
         show_whitespace=show_whitespace,
         show_ids=show_ids,
         specials=bool(specials),
+        again=_recompare(state),
     )
     note = f'<p class="lbpe-cut" role="status">{html.escape(cut)}</p>' if cut else ""
     return (

@@ -11,6 +11,8 @@ One module per job (this package re-exports their public names):
 * :mod:`lbpe.display.model`: :func:`compare` -> :class:`Comparison`, both segmentations of one
   text, their metrics and the character ranges where they differ (:func:`differing_spans`),
   each difference's tokens (:func:`differences`);
+* :mod:`lbpe.display.incremental`: :class:`Recompare`, :func:`compare` and
+  :func:`render_pane` again after an edit, at the cost of what the edit changed;
 * :mod:`lbpe.display.render`: :func:`render_html` / :func:`render_pane` / :func:`metrics_html` /
   :func:`differences_html`: escaped HTML in the classes of ``display.css`` (:data:`CSS`, one
   stylesheet for every front end);
@@ -42,6 +44,7 @@ from __future__ import annotations
 
 from lbpe.display.charts import COLORS, LengthShift, frequency_spec, length_shift, plotly_spec, shift_from_stats
 from lbpe.display.format import MODE_NAMES
+from lbpe.display.incremental import Recompare
 from lbpe.display.model import (
     Comparison,
     Difference,
@@ -73,6 +76,7 @@ __all__ = [
     "Side",
     "Comparison",
     "compare",
+    "Recompare",
     "differing_spans",
     "Difference",
     "differences",

@@ -159,11 +159,27 @@ def differing_spans(a: Sequence[Segment], b: Sequence[Segment]) -> tuple[tuple[i
     >>> differing_spans(segs((0, 3)), segs((0, 3)))
     ()
     """
+    return _spans(a, b, common_cuts(a, b))
+
+
+def common_cuts(a: Sequence[Segment], b: Sequence[Segment]) -> list[int]:
+    """The positions, sorted, where both segmentations have a token boundary that no token of
+    either straddles (the cuts of :func:`differing_spans`)."""
+    return sorted(_cuts(a) & _cuts(b))
+
+
+def _spans(
+    a: Sequence[Segment], b: Sequence[Segment], common: list[int], lo: int | None = None
+) -> tuple[tuple[int, int], ...]:
+    """:func:`differing_spans` given their :func:`common_cuts` (a list this may change); ``lo``:
+    a common cut of a longer segmentation whose part from ``lo`` on ``a`` and ``b`` are (then
+    the spans are that longer one's from ``lo`` on)."""
     if not a and not b:
         return ()
-    common = sorted(_cuts(a) & _cuts(b))
     ends = [s.start for s in (*a, *b)] + [s.end for s in (*a, *b)]
-    lo, hi = min(ends), max(ends)
+    hi = max(ends)
+    if lo is None:
+        lo = min(ends)
     if not common or common[0] != lo:
         common.insert(0, lo)
     if common[-1] != hi:

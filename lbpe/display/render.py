@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import html
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -60,21 +60,26 @@ def _listed_tokens(comparison: Comparison, mode: str) -> dict[int, list[str]]:
     """Per differing span (by its start), the HTML of each token group over it as the pane
     draws it: the characters, and for byte tokens of one character a ``lbpe-bytes`` box whose
     title lists them."""
-    starts = [a for a, _ in comparison.differ]
+    segments = comparison.side(mode).segments
+    starts = [s.start for s in segments]
     out: dict[int, list[str]] = {}
-    for group in _groups(comparison.side(mode).segments):
-        k = bisect_right(starts, group[0].start) - 1
-        if k < 0 or group[0].start >= comparison.differ[k][1]:  # a token is listed in the span it starts in
-            continue
-        start, end = group[0].start, max(s.end for s in group)
-        chars = _escape(comparison.text[start:end], True) or "\u2205"
-        if len(group) > 1 or group[0].partial:
-            what = f"{len(group)} tokens for" if len(group) > 1 else "1 token for part of"
-            title = "\n".join([f"{what} {quote(comparison.text[start:end])}", *(_token_spelling(s) for s in group)])
-            title = html.escape(title, quote=True).replace("\n", "&#10;")
-            chars = f'<span class="lbpe-bytes" title="{title}">{chars}</span>'
-        out.setdefault(comparison.differ[k][0], []).append(chars)
+    # a token is listed in the span it starts in; no token crosses a span's ends (differing_spans)
+    for a, b in comparison.differ:
+        for group in _groups(segments[bisect_left(starts, a) : bisect_left(starts, b)]):
+            out.setdefault(a, []).append(_listed_group(comparison, group))
     return out
+
+
+def _listed_group(comparison: Comparison, group: list[Segment]) -> str:
+    """The HTML of one token group in the list of differences (see :func:`_listed_tokens`)."""
+    start, end = group[0].start, max(s.end for s in group)
+    chars = _escape(comparison.text[start:end], True) or "\u2205"
+    if len(group) > 1 or group[0].partial:
+        what = f"{len(group)} tokens for" if len(group) > 1 else "1 token for part of"
+        title = "\n".join([f"{what} {quote(comparison.text[start:end])}", *(_token_spelling(s) for s in group)])
+        title = html.escape(title, quote=True).replace("\n", "&#10;")
+        chars = f'<span class="lbpe-bytes" title="{title}">{chars}</span>'
+    return chars
 
 
 #: The stylesheet for :func:`render_html`, :func:`render_pane` and :func:`metrics_html`
@@ -202,12 +207,57 @@ def render_html(
     >>> print(render_html([Segment(5, 0, 1, b"\\xc3", partial=True), Segment(6, 0, 1, b"\\xa9", partial=True)], "é"))
     <div class="lbpe-tokens"><span class="lbpe-tok lbpe-c0 lbpe-bytes" data-s="0" data-e="1" data-i="5 6" title="2 tokens for &quot;é&quot;&#10;#5  \\xc3&#10;#6  \\xa9">é</span></div>
     """  # noqa: E501 - a doctest's expected output is one line
-    ranges = sorted(differ)
+    parts = _markup(segments, text, sorted(differ), show_whitespace=show_whitespace, show_ids=show_ids)
+    return _assemble(parts, text, show_whitespace)
+
+
+class _Markup:
+    """:func:`render_html`'s pieces of markup, one per token group or uncovered gap (``out``),
+    and after each group the state to go on from there: ``stops`` the positions reached,
+    ``marks`` ``(len(out), groups drawn, segments drawn)``."""
+
+    __slots__ = ("out", "stops", "marks", "pos")
+
+    def __init__(self) -> None:
+        self.out: list[str] = []
+        self.stops: list[int] = []
+        self.marks: list[tuple[int, int, int]] = []
+        self.pos = 0
+
+    def upto(self, cut: int, segments: int) -> _Markup:
+        """The markup of the groups that end at or before ``cut`` and are made of the first
+        ``segments`` segments at most (a copy)."""
+        k = bisect_right(self.stops, cut)
+        while k and self.marks[k - 1][2] > segments:
+            k -= 1
+        kept = _Markup()
+        if k:
+            n = self.marks[k - 1][0]
+            kept.out, kept.stops, kept.marks = self.out[:n], self.stops[:k], self.marks[:k]
+            kept.pos = self.stops[k - 1]
+        return kept
+
+
+def _markup(
+    segments: Sequence[Segment],
+    text: str,
+    ranges: Sequence[tuple[int, int]],
+    *,
+    show_whitespace: bool,
+    show_ids: bool,
+    kept: _Markup | None = None,
+) -> _Markup:
+    """The markup of every token group (see :func:`render_html`), going on after ``kept``: the
+    markup of the same text's groups up to a point where the segments and the ``ranges``
+    before it are the same."""
     range_starts = [r[0] for r in ranges]
     classes_diff = bool(ranges)
-    out: list[str] = []
-    pos = 0
-    for k, group in enumerate(_groups(segments)):
+    parts = kept if kept is not None else _Markup()
+    out, stops, marks = parts.out, parts.stops, parts.marks
+    pos = parts.pos
+    first_k, first_seg = (marks[-1][1], marks[-1][2]) if marks else (0, 0)
+    done = first_seg
+    for k, group in enumerate(_groups(segments[first_seg:] if first_seg else segments), first_k):
         start = max(group[0].start, pos)
         end = max(max(s.end for s in group), start)
         if start > pos:
@@ -230,6 +280,9 @@ def render_html(
                 f'data-i="{group[0].id}">{body}</span>'
             )
             pos = end
+            done += len(group)
+            stops.append(pos)
+            marks.append((len(out), k + 1, done))
             continue
         if len(group) > 1 or group[0].partial:
             classes.append("lbpe-bytes")
@@ -259,10 +312,18 @@ def render_html(
             f'<span class="{" ".join(classes)}" data-s="{start}" data-e="{end}" data-i="{ids}"{title}>{body}</span>'
         )
         pos = end
-    if pos < len(text):
-        out.append(
-            f'<span class="lbpe-gap" title="not covered by any token">{_escape(text[pos:], show_whitespace)}</span>'
-        )
+        done += len(group)
+        stops.append(pos)
+        marks.append((len(out), k + 1, done))
+    parts.pos = pos
+    return parts
+
+
+def _assemble(parts: _Markup, text: str, show_whitespace: bool) -> str:
+    out = parts.out
+    if parts.pos < len(text):
+        gap = _escape(text[parts.pos :], show_whitespace)
+        out = [*out, f'<span class="lbpe-gap" title="not covered by any token">{gap}</span>']
     plain = "" if show_whitespace else " lbpe-plain"
     if len(out) > RUN_TOKENS:
         runs = ("".join(out[i : i + RUN_TOKENS]) for i in range(0, len(out), RUN_TOKENS))
@@ -308,11 +369,20 @@ def render_pane(comparison: Comparison, mode: str, *, show_whitespace: bool = Tr
     :func:`render_html`. The outer ``div`` carries ``data-mode`` and ``data-tokens``; the
     tokens' box is one Tab stop, a group named for its mode, inside which
     ``lbpe/display/panes.js`` moves the focus from token to token with the arrow keys."""
+    body = render_html(
+        comparison.side(mode).segments,
+        comparison.text,
+        differ=comparison.differ,
+        show_whitespace=show_whitespace,
+        show_ids=show_ids,
+    )
+    return _pane(comparison, mode, body)
+
+
+def _pane(comparison: Comparison, mode: str, body: str) -> str:
+    """:func:`render_pane` around ``body``, the :func:`render_html` of its side."""
     side = comparison.side(mode)
     ndiff = len(comparison.differ)
-    body = render_html(
-        side.segments, comparison.text, differ=comparison.differ, show_whitespace=show_whitespace, show_ids=show_ids
-    )
     if ndiff:
         body = body.replace('<div class="lbpe-tokens', '<div class="lbpe-tokens lbpe-has-diff', 1)
     if not comparison.text:

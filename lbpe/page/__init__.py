@@ -51,6 +51,9 @@ MAX_RENDER_CHARS = 60_000
 
 _state: dict[str, object] = {"tok": None, "source": "", "shown": None, "differ": ()}
 
+#: The last comparison, so that an edit of its text costs what the edit changed.
+_again = display.Recompare()
+
 
 def _tok() -> Tokenizer:
     tok = _state["tok"]
@@ -172,6 +175,7 @@ def compare(text: str, show_whitespace: bool = True, show_ids: bool = False, spe
         specials=bool(specials),
         lengths_chart={"height": 460},
         frequency_chart={"height": 380},
+        again=_again,
     )
     _state["shown"], _state["differ"] = (tok, shown, bool(specials)), view.pop("differ")  # for explain_at
     out = {

@@ -87,8 +87,11 @@ def compare_view(
     specials: bool = False,
     lengths_chart: dict | None = None,
     frequency_chart: dict | None = None,
+    again: display.Recompare | None = None,
 ) -> dict:
     """The Compare view of ``text`` with ``tok``: one JSON-able dict, the schema both UIs use.
+    With ``again`` (a :class:`lbpe.display.Recompare` kept by the caller), an edit of the text
+    it compared last costs what the edit changed; the view is the same.
 
     * ``"panes"``: ``{"bpe": HTML, "lbpe": HTML}`` (:func:`lbpe.display.render_pane`);
     * ``"metrics"``, ``"differences"``: HTML (:func:`~lbpe.display.metrics_html`,
@@ -104,15 +107,16 @@ def compare_view(
     """
     _prepared(tok)
     with time_budget(len(text), what="the Compare view"):
-        comparison = display.compare(tok, text, specials=bool(specials))
+        if again is None:
+            comparison = display.compare(tok, text, specials=bool(specials))
+        else:
+            comparison = again.compare(tok, text, specials=bool(specials))
+    render = display.render_pane if again is None else again.render_pane
     stats = display.comparison_stats(tok, comparison)
     summary = display.comparison_summary(tok, comparison, stats=stats)
     shift = display.shift_from_stats(stats["bpe"], stats["lbpe"], unit=comparison.unit)
     return {
-        "panes": {
-            mode: display.render_pane(comparison, mode, show_whitespace=show_whitespace, show_ids=show_ids)
-            for mode in MODES
-        },
+        "panes": {mode: render(comparison, mode, show_whitespace=show_whitespace, show_ids=show_ids) for mode in MODES},
         "metrics": display.metrics_html(comparison, summary),
         "differences": display.differences_html(comparison),
         "figure": display.plotly_spec(shift, **(lengths_chart or {})),
