@@ -671,9 +671,9 @@ class Tokenizer:
     def special_spans(self, text: str) -> list[tuple[int, int]]:
         """Where :meth:`segment` finds the text of a special or added token in ``text`` (left to
         right, before it decides which become tokens)."""
-        if self._special_regex is None:
+        if self._specials is None:
             return []
-        return [m.span() for m in self._special_regex.finditer(text)]
+        return [(m.start(), m.end()) for m in self._specials.finditer(text)]
 
     def _segment_chunk(self, chunk: str, split: Callable[[str], list], offset: int) -> list[Segment]:
         if self.normalizer is not None:
