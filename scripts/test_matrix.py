@@ -15,7 +15,8 @@ so CI covers every version ``requires-python`` allows. For each version the scri
   install compiles the extension for that Python beside the others' (an ABI-tagged file
   each); an unchanged venv is reused (a stamp of pyproject, setup.py, lbpe/_native.c and the
   constraints);
-* runs ``pytest -m "not slow"``: the parity and path-sensitive modules run on the compiled
+  the next version's venv is made while this one's tests run;
+* runs ``pytest -m "not slow" -n auto``: the parity and path-sensitive modules run on the compiled
   and the pure path (tests/conftest.py);
 * prints one row per version: the encoding path, the tests passed and failed on each path and
   on neither, and the time; the table also goes to ``build/matrix/summary.md``.
@@ -34,6 +35,7 @@ import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ET
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -119,14 +121,25 @@ def _counts(junit: Path) -> dict[str, list[int]]:
     return out
 
 
-def run(version: str, pytest_args: list[str]) -> tuple[bool, str]:
-    """Install and test one version; (ok, the table row)."""
+#: A version's interpreter and its venv, or the error its install ended with.
+Prepared = tuple[Path, Path | subprocess.CalledProcessError]
+
+
+def prepare(version: str) -> Prepared:
+    """The version's interpreter and its venv (or why the install failed)."""
     python = find_python(version)
-    start = time.monotonic()
     try:
-        venv = make_venv(version, python)
+        return python, make_venv(version, python)
     except subprocess.CalledProcessError as exc:
-        return False, f"| {version} | {python} | install failed ({exc}) | | | | |"
+        return python, exc
+
+
+def run(version: str, prepared: Future[Prepared], pytest_args: list[str]) -> tuple[bool, str]:
+    """Test one version once its venv is ready; (ok, the table row)."""
+    start = time.monotonic()
+    python, venv = prepared.result()
+    if isinstance(venv, subprocess.CalledProcessError):
+        return False, f"| {version} | {python} | install failed ({venv}) | | | | |"
     vpy = str(venv / "bin" / "python")
     info = subprocess.run(
         [vpy, "-c", "import sys, lbpe; print(sys.version.split()[0], lbpe.backend().name)"],
@@ -160,10 +173,14 @@ def main(argv: list[str] | None = None) -> int:
     here = f"{sys.version_info[0]}.{sys.version_info[1]}"
     versions = args.python or [v for v in SUPPORTED if v != here]
     rows, ok = [], True
-    for version in versions:
-        good, row = run(version, args.pytest_args)
-        ok &= good
-        rows.append(row)
+    # The next version installs while this one's tests run (one install at a time: the
+    # editable installs share the checkout's build files).
+    with ThreadPoolExecutor(max_workers=1) as installs:
+        prepared = [installs.submit(prepare, version) for version in versions]
+        for version, ready in zip(versions, prepared):
+            good, row = run(version, ready, args.pytest_args)
+            ok &= good
+            rows.append(row)
     table = "\n".join(
         [
             "| Python | default path | compiled path | pure path | path-independent | time |",

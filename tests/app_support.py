@@ -77,6 +77,27 @@ class Server:
         return _tail(self.log, lines)
 
 
+def _holds_listener(pid: int, port: int) -> bool | None:
+    """Whether process ``pid`` holds the socket listening on 127.0.0.1:``port`` (Linux's
+    /proc/net/tcp and /proc/<pid>/fd); ``None`` where /proc cannot tell."""
+    try:
+        rows = [line.split() for line in Path("/proc/net/tcp").read_text().splitlines()[1:]]
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return None
+    wanted = {f"0100007F:{port:04X}", f"00000000:{port:04X}"}  # 127.0.0.1 or any address
+    sockets = {f"socket:[{row[9]}]" for row in rows if len(row) > 9 and row[1] in wanted and row[3] == "0A"}
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            if os.readlink(f"/proc/{pid}/fd/{fd}") in sockets:
+                return True
+    return False
+
+
+class _PortTaken(Exception):
+    """Another process answers on the port a server was started on."""
+
+
 @contextlib.contextmanager
 def running_server(
     command: Sequence[str], *, env: dict[str, str] | None = None, port: int | None = None, cwd: Path | None = None
@@ -87,8 +108,24 @@ def running_server(
     Start-up is bounded by :data:`STARTUP_TIMEOUT`; if the process dies or does not answer
     in time the test fails with the last lines of its output. The process is stopped by its
     own pid afterwards.
+
+    The answer must come from this process: with tests running in parallel, another one may
+    take a port between :func:`free_port` and this server's bind, and answer in its place.
+    Then the server starts again on another free port (a ``port`` asked for fails, saying so).
     """
-    port = port or free_port()
+    for _ in range(5):
+        try:
+            with _started(command, env=env, port=port or free_port(), cwd=cwd) as server:
+                yield server
+            return
+        except _PortTaken as taken:
+            if port:
+                pytest.fail(f"{' '.join(command)}: {taken}", pytrace=False)
+    pytest.fail(f"{' '.join(command)}: five free ports in a row were taken by other processes", pytrace=False)
+
+
+@contextlib.contextmanager
+def _started(command: Sequence[str], *, env: dict[str, str] | None, port: int, cwd: Path | None) -> Iterator[Server]:
     url = f"http://127.0.0.1:{port}/"
     log = Path(tempfile.mkstemp(prefix="lbpe-app-test-", suffix=".log")[1])
     full_env = {**os.environ, **OFFLINE_ENV, "GRADIO_SERVER_PORT": str(port), **(env or {})}
@@ -104,16 +141,23 @@ def running_server(
     try:
         deadline = time.monotonic() + STARTUP_TIMEOUT
         while True:
+            answered = False
+            try:
+                with urllib.request.urlopen(url + "config", timeout=5) as r:
+                    answered = r.status == 200
+            except (urllib.error.URLError, OSError):
+                pass
+            ours = _holds_listener(proc.pid, port) if answered else None
+            if answered and ours is False:
+                raise _PortTaken(f"port {port} is held by another process, which answered in this server's place")
+            if answered and proc.poll() is None:
+                break
             if proc.poll() is not None:
+                if answered:  # not by this process, which has gone
+                    raise _PortTaken(f"port {port} is held by another process: this server exited")
                 pytest.fail(
                     f"{' '.join(command)} exited with {proc.returncode} before serving:\n{_tail(log)}", pytrace=False
                 )
-            try:
-                with urllib.request.urlopen(url + "config", timeout=5) as r:
-                    if r.status == 200:
-                        break
-            except (urllib.error.URLError, OSError):
-                pass
             if time.monotonic() > deadline:
                 pytest.fail(
                     f"{' '.join(command)} did not answer on {url} within {STARTUP_TIMEOUT} s:\n{_tail(log)}",

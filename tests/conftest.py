@@ -235,6 +235,12 @@ def pytest_collection_modifyitems(config, items):
         big = any(isinstance(v, str) and v in SLOW_VOCABULARIES for v in params)
         if module in SLOW or (module, test) in SLOW or big:
             item.add_marker(pytest.mark.slow)
+    # Longest first, each module in its own order: the modules slow as a whole (servers,
+    # browsers), then those with some slow tests, then the rest. With `-n auto --dist loadfile
+    # --no-loadscope-reorder` a worker takes one module at a time, and a long one taken last would
+    # leave the other workers idle at the end.
+    some_slow = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: 0 if item.path.stem in SLOW else 1 if item.path in some_slow else 2)
 
 
 # ---- both encoding paths --------------------------------------------------------------------
