@@ -48,6 +48,10 @@
 /* the thresholds in force (lowered by tests, _set_bpe_thresholds, to run every algorithm on
  * small pieces) */
 static int32_t short_bpe = SHORT_BPE, long_bpe = LONG_BPE;
+/* the bucketed sweep hands over to the heap once interrupted sweeps have put back more than
+ * 4 n + this many candidates (0: at the first one; tests set it to reach the hand-over) */
+#define HANDOVER_SLACK 4096
+static int32_t handover_slack = HANDOVER_SLACK;
 /* ... when the priorities fit a table of bucket heads this long */
 #define MAX_BUCKETS (1 << 24)
 /* slots of the memo of boundaries tested for a cut */
@@ -373,19 +377,19 @@ static HeapItem heap_pop(HeapItem *h, size_t *len) {
 /* Long pieces: a linked list of parts (keyed by their first unit) and a heap of candidate
  * pairs ordered by (priority, position), so every step merges the best, leftmost pair as the
  * one-at-a-time definition does. A candidate is stale unless its left part still starts at i
- * and its right part still ends at e (boundaries only ever disappear). */
-static Py_ssize_t bpe_long(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid, Part *out) {
-    int32_t *end = scratch(m, 3, (size_t)n * sizeof(int32_t));
-    int32_t *prev = scratch(m, 4, (size_t)n * sizeof(int32_t));
-    int32_t *pid = scratch(m, 5, (size_t)n * sizeof(int32_t));
-    /* at most n - 1 initial candidates plus two per merge (n - 1 merges) */
+ * and its right part still ends at e (boundaries only ever disappear).
+ * heap_merge runs from any state of the list (end, prev, pid), so the bucketed sweep below can
+ * hand over to it part-way. */
+static Py_ssize_t heap_merge(Model *m, const char *s, const int32_t *ub, int32_t n, int32_t *end, int32_t *prev,
+                             int32_t *pid, Part *out) {
+    /* at most n - 1 initial candidates plus two per merge (fewer than n merges) */
     HeapItem *heap = scratch(m, 6, (size_t)3 * n * sizeof(HeapItem));
-    if (!end || !prev || !pid || !heap) return -1;
+    if (!heap) return -1;
     size_t hl = 0;
-    for (int32_t k = 0; k < n; k++) { end[k] = k + 1; prev[k] = k - 1; pid[k] = uid[k]; }
-    for (int32_t k = 0; k + 1 < n; k++) {
-        HeapItem it = {0, k + 2, 0};
-        int64_t prio = merge_prio(m, s, ub, k, k + 2, pid[k], pid[k + 1], &it.merged);
+    for (int32_t k = 0; end[k] < n; k = end[k]) {
+        int32_t j = end[k];
+        HeapItem it = {0, end[j], 0};
+        int64_t prio = merge_prio(m, s, ub, k, end[j], pid[k], pid[j], &it.merged);
         if (prio != NONE_PRIO) { it.key = heap_key(prio, k); heap_push(heap, &hl, it); }
     }
     long steps = 0;
@@ -417,6 +421,14 @@ static Py_ssize_t bpe_long(Model *m, const char *s, const int32_t *ub, int32_t n
     return np;
 }
 
+static Py_ssize_t bpe_long(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid, Part *out) {
+    int32_t *end = scratch(m, 3, (size_t)n * sizeof(int32_t));
+    int32_t *prev = scratch(m, 4, (size_t)n * sizeof(int32_t));
+    int32_t *pid = scratch(m, 5, (size_t)n * sizeof(int32_t));
+    if (!end || !prev || !pid) return -1;
+    for (int32_t k = 0; k < n; k++) { end[k] = k + 1; prev[k] = k - 1; pid[k] = uid[k]; }
+    return heap_merge(m, s, ub, n, end, prev, pid, out);
+}
 
 /* Very long pieces (a megabyte "word"): candidate pairs kept in one bucket per priority; the
  * best bucket is sorted by position and applied in one left-to-right sweep, which touches memory
@@ -488,6 +500,8 @@ static Py_ssize_t bpe_bucketed(Model *m, const char *s, const int32_t *ub, int32
         if (pr != NONE_PRIO && bucket_push(buckets, prios, &np, (int32_t)pr, ((uint64_t)k << 32) | (uint32_t)(k + 2)) < 0) goto done;
     }
     long steps = 0;
+    size_t requeued = 0;   /* candidates put back by interrupted sweeps */
+    int handover = 0;
     while (np) {
         int32_t r = prio_pop(prios, &np);
         Bucket *b = &buckets[r];
@@ -526,11 +540,24 @@ static Py_ssize_t bpe_bucketed(Model *m, const char *s, const int32_t *ub, int32
                 }
             }
             if (better) {   /* a pair as good as r appeared: the rest of this sweep waits behind it */
+                /* Each merge of some pieces (a run of one character whose longer runs are better
+                 * tokens) interrupts the sweep, and putting the rest back every time is quadratic:
+                 * past a linear amount of such work the heap takes over from this state. */
+                requeued += count - k - 1;
+                if (!handover_slack || requeued > (size_t)4 * n + (size_t)handover_slack) {
+                    handover = 1;
+                    break;
+                }
                 for (size_t x = k + 1; x < count; x++)
                     if (bucket_push(buckets, prios, &np, r, sweep[x]) < 0) goto done;
                 break;
             }
         }
+        if (handover) break;
+    }
+    if (handover) {
+        result = heap_merge(m, s, ub, n, end, prev, pid, out);
+        goto done;
     }
     result = 0;
     for (int32_t k = 0; k < n; k = end[k]) { out[result].s = k; out[result].e = end[k]; out[result].id = pid[k]; result++; }
@@ -1956,11 +1983,14 @@ static PyTypeObject ModelType = {
 };
 
 static PyObject *set_bpe_thresholds(PyObject *Py_UNUSED(mod), PyObject *args) {
-    int a, b;
-    if (!PyArg_ParseTuple(args, "ii", &a, &b)) return NULL;
-    if (a < 1 || a > SHORT_BPE || b < 1) { PyErr_Format(PyExc_ValueError, "need 1 <= short <= %d and long >= 1", SHORT_BPE); return NULL; }
-    PyObject *old = Py_BuildValue("ii", short_bpe, long_bpe);
-    short_bpe = a; long_bpe = b;
+    int a, b, c = handover_slack;
+    if (!PyArg_ParseTuple(args, "ii|i", &a, &b, &c)) return NULL;
+    if (a < 1 || a > SHORT_BPE || b < 1 || c < 0) {
+        PyErr_Format(PyExc_ValueError, "need 1 <= short <= %d, long >= 1 and handover >= 0", SHORT_BPE);
+        return NULL;
+    }
+    PyObject *old = Py_BuildValue("iii", short_bpe, long_bpe, handover_slack);
+    short_bpe = a; long_bpe = b; handover_slack = c;
     return old;
 }
 
@@ -1968,7 +1998,7 @@ static PyMethodDef module_methods[] = {
     {"set_classes", set_classes, METH_VARARGS, "set_classes(letters, numbers, upper, lower, space): the presets' classes"},
     {"split", split, METH_VARARGS, "split(text, preset) -> list[str]: a preset's pieces"},
     {"_set_bpe_thresholds", set_bpe_thresholds, METH_VARARGS,
-     "_set_bpe_thresholds(short, long) -> old: pieces up to short units take the array scan, up to long the heap (tests)"},
+     "_set_bpe_thresholds(short, long[, handover]) -> old: pieces up to short units take the array scan, up to long the heap, longer the bucketed sweep, which hands over to the heap past 4 n + handover put-back candidates (tests)"},
     {"last_starts", last_starts, METH_VARARGS, "last_starts(text, preset, count) -> (pieces, starts of the last count)"},
     {"pack", pack, METH_O, "pack(lists of ids) -> bytes (see Model.unpack)"},
     {NULL, NULL, 0, NULL},

@@ -197,12 +197,13 @@ def _split(vocab: Vocab, ids: tuple[int, ...]) -> list[bytes]:
     return [vocab.id_to_bytes[i] for i in ids]
 
 
-#: (short, long) thresholds of the compiled BPE: the defaults, the heap for every piece, and the
-#: bucketed sweep for every piece (so small examples reach all three algorithms)
-THRESHOLDS = [None, (1, 1 << 30), (1, 1)]
+#: (short, long[, handover]) thresholds of the compiled BPE: the defaults, the heap for every
+#: piece, the bucketed sweep for every piece, and the sweep handing over to the heap at its first
+#: interrupted sweep (so small examples reach all three algorithms and the hand-over)
+THRESHOLDS = [None, (1, 1 << 30), (1, 1), (1, 1, 0)]
 
 
-@pytest.fixture(params=THRESHOLDS, ids=["default", "heap", "buckets"])
+@pytest.fixture(params=THRESHOLDS, ids=["default", "heap", "buckets", "handover"])
 def bpe_algorithm(request):
     from lbpe import _native
 
