@@ -45,9 +45,14 @@
 #define SHORT_BPE 8
 /* pieces of more units take the bucketed sweep (bpe_bucketed) instead of the heap */
 #define LONG_BPE 4096
-/* the thresholds in force (lowered by tests, _set_bpe_thresholds, to run every algorithm on
- * small pieces) */
-static int32_t short_bpe = SHORT_BPE, long_bpe = LONG_BPE;
+/* the thresholds in force, kept in the module's state (lowered by tests, _set_bpe_thresholds, to
+ * run every algorithm on small pieces) */
+typedef struct { int32_t short_bpe, long_bpe; } Thresholds;
+/* code points: the pre-tokenisers' class table has one byte each */
+#define MAX_CP 0x110000
+/* A table of classes; the module keeps every table it made until it is freed, since threads of a
+ * running encode_batch may still read one that set_classes() replaced. */
+typedef struct ClassTable { struct ClassTable *prev; unsigned char cls[MAX_CP]; } ClassTable;
 /* ... when the priorities fit a table of bucket heads this long */
 #define MAX_BUCKETS (1 << 24)
 /* slots of the memo of boundaries tested for a cut */
@@ -133,7 +138,24 @@ typedef struct ModelS {
     int32_t *long_lengths; int32_t n_long_lengths;   /* their lengths in units, longest first */
     uint64_t *poly_pow; uint32_t poly_max;   /* POLY^k for k <= the longest such token's bytes */
     int32_t reach[256];                      /* first byte -> the longest such token starting with it */
+    const Thresholds *thresholds;            /* the module's, which outlives its models */
 } Model;
+
+/* What the module keeps (one per interpreter that imports it). */
+typedef struct {
+    PyTypeObject *model_type;
+    ClassTable *classes;      /* the presets' classes (NULL until set_classes), older tables behind */
+    Thresholds thresholds;
+} State;
+
+static State *module_state(PyObject *mod) { return (State *)PyModule_GetState(mod); }
+static State *model_state(Model *m) { return (State *)PyType_GetModuleState(Py_TYPE(m)); }
+
+/* The presets' classes, or NULL with RuntimeError when set_classes() was not called. */
+static const unsigned char *classes_of(const State *st) {
+    if (!st->classes) { PyErr_SetString(PyExc_RuntimeError, "set_classes() first"); return NULL; }
+    return st->classes->cls;
+}
 
 static int model_enter(Model *m) {
     if (!m->slots || !m->lock) { PyErr_SetString(PyExc_RuntimeError, "lbpe._native.Model was not initialised"); return -1; }
@@ -752,8 +774,8 @@ static int encode_piece(Model *m, const char *s, Py_ssize_t len, int lbpe_mode, 
         }
         if (n == 1) { parts[0].s = 0; parts[0].e = 1; parts[0].id = uid[0]; np = 1; }
         else if (lbpe_mode) np = lbpe(m, s, ub, n, uid, parts);
-        else if (n <= short_bpe) np = bpe_short(m, s, ub, n, uid, parts);
-        else if (n <= long_bpe || m->max_prio > MAX_BUCKETS) np = bpe_long(m, s, ub, n, uid, parts);
+        else if (n <= m->thresholds->short_bpe) np = bpe_short(m, s, ub, n, uid, parts);
+        else if (n <= m->thresholds->long_bpe || m->max_prio > MAX_BUCKETS) np = bpe_long(m, s, ub, n, uid, parts);
         else np = bpe_bucketed(m, s, ub, n, uid, parts);
         if (np < 0) return -1;
     }
@@ -1044,8 +1066,6 @@ static int cached_piece(Model *m, const char *s, size_t n, Py_ssize_t chars, int
 #define C_U 4    /* Lu Lt Lm Lo M: o200k's "upper" letters */
 #define C_W 8    /* Ll Lm Lo M: o200k's "lower" letters */
 #define C_S 16   /* White_Space */
-#define MAX_CP 0x110000
-static unsigned char *classes = NULL;
 
 enum { CONTR_NONE, CONTR_CASE, CONTR_ANY_CASE };
 typedef struct { int contractions, letters, numbers, other_tail, space; } Preset;
@@ -1062,7 +1082,7 @@ static const Preset PRESETS[] = {
 #define N_PRESETS 6
 
 #define CP(i) PyUnicode_READ(kind, data, (i))
-#define CLS(i) classes[CP(i)]
+#define CLS(i) cls[CP(i)]
 #define IS(i, f) ((CLS(i) & (f)) != 0)
 #define OTHER(i) ((CLS(i) & (C_L | C_N | C_S)) == 0)
 #define CRLF(ch) ((ch) == '\r' || (ch) == '\n')
@@ -1081,32 +1101,32 @@ static Py_ssize_t contraction(int kind, const void *data, Py_ssize_t n, Py_ssize
     return 0;
 }
 
-static inline Py_ssize_t run(int kind, const void *data, Py_ssize_t n, Py_ssize_t p, unsigned char f) {
+static inline Py_ssize_t run(const unsigned char *cls, int kind, const void *data, Py_ssize_t n, Py_ssize_t p, unsigned char f) {
     while (p < n && IS(p, f)) p++;
     return p;
 }
 
-static inline Py_ssize_t run_other(int kind, const void *data, Py_ssize_t n, Py_ssize_t p) {
+static inline Py_ssize_t run_other(const unsigned char *cls, int kind, const void *data, Py_ssize_t n, Py_ssize_t p) {
     while (p < n && OTHER(p)) p++;
     return p;
 }
 
 /* o200k: "[U]*[W]+" from s (end, or -1) and "[U]+[W]*" from s */
-static Py_ssize_t upper_lower(int kind, const void *data, Py_ssize_t n, Py_ssize_t s) {
-    Py_ssize_t u = run(kind, data, n, s, C_U);
-    if (u < n && IS(u, C_W)) return run(kind, data, n, u, C_W);
+static Py_ssize_t upper_lower(const unsigned char *cls, int kind, const void *data, Py_ssize_t n, Py_ssize_t s) {
+    Py_ssize_t u = run(cls, kind, data, n, s, C_U);
+    if (u < n && IS(u, C_W)) return run(cls, kind, data, n, u, C_W);
     for (Py_ssize_t k = u - 1; k >= s; k--) if (IS(k, C_W)) return k + 1;
     return -1;
 }
 
-static Py_ssize_t upper_then_lower(int kind, const void *data, Py_ssize_t n, Py_ssize_t s) {
-    Py_ssize_t u = run(kind, data, n, s, C_U);
-    return u == s ? -1 : run(kind, data, n, u, C_W);
+static Py_ssize_t upper_then_lower(const unsigned char *cls, int kind, const void *data, Py_ssize_t n, Py_ssize_t s) {
+    Py_ssize_t u = run(cls, kind, data, n, s, C_U);
+    return u == s ? -1 : run(cls, kind, data, n, u, C_W);
 }
 
 /* White space at p (reached only when CP(p) is white space). */
-static Py_ssize_t split_space(int kind, const void *data, Py_ssize_t n, Py_ssize_t p, int style) {
-    Py_ssize_t r = run(kind, data, n, p, C_S);
+static Py_ssize_t split_space(const unsigned char *cls, int kind, const void *data, Py_ssize_t n, Py_ssize_t p, int style) {
+    Py_ssize_t r = run(cls, kind, data, n, p, C_S);
     Py_ssize_t last_newline = -1;
     if (style) for (Py_ssize_t k = r - 1; k >= p; k--) if (CRLF(CP(k))) { last_newline = k; break; }
     if (style == 2 && last_newline >= 0) return last_newline + 1;   /* \s*[\r\n]+ first */
@@ -1116,70 +1136,71 @@ static Py_ssize_t split_space(int kind, const void *data, Py_ssize_t n, Py_ssize
 }
 
 /* The end of the piece that starts at p (p < n). */
-static Py_ssize_t next_piece(const Preset *pr, int kind, const void *data, Py_ssize_t n, Py_ssize_t p) {
+static Py_ssize_t next_piece(const Preset *pr, const unsigned char *cls, int kind, const void *data, Py_ssize_t n, Py_ssize_t p) {
     Py_UCS4 c = CP(p);
-    unsigned char cls = classes[c];
+    unsigned char cc = cls[c];
     Py_ssize_t q;
     if (pr->contractions && (q = contraction(kind, data, n, p, pr->contractions == CONTR_ANY_CASE))) return p + q;
-    int lead = !CRLF(c) && !(cls & (C_L | C_N));   /* [^\r\n\p{L}\p{N}] */
+    int lead = !CRLF(c) && !(cc & (C_L | C_N));   /* [^\r\n\p{L}\p{N}] */
     switch (pr->letters) {
     case 0:
-        if (c == ' ' && p + 1 < n && IS(p + 1, C_L)) return run(kind, data, n, p + 1, C_L);
-        if (cls & C_L) return run(kind, data, n, p, C_L);
+        if (c == ' ' && p + 1 < n && IS(p + 1, C_L)) return run(cls, kind, data, n, p + 1, C_L);
+        if (cc & C_L) return run(cls, kind, data, n, p, C_L);
         break;
     case 1:
-        if (cls & C_L) return run(kind, data, n, p, C_L);
-        if (lead && p + 1 < n && IS(p + 1, C_L)) return run(kind, data, n, p + 1, C_L);
+        if (cc & C_L) return run(cls, kind, data, n, p, C_L);
+        if (lead && p + 1 < n && IS(p + 1, C_L)) return run(cls, kind, data, n, p + 1, C_L);
         break;
     default:
         for (int form = 0; form < 2; form++) {
             Py_ssize_t e = -1;
             if (lead && p + 1 < n)
-                e = form ? upper_then_lower(kind, data, n, p + 1) : upper_lower(kind, data, n, p + 1);
-            if (e < 0) e = form ? upper_then_lower(kind, data, n, p) : upper_lower(kind, data, n, p);
+                e = form ? upper_then_lower(cls, kind, data, n, p + 1) : upper_lower(cls, kind, data, n, p + 1);
+            if (e < 0) e = form ? upper_then_lower(cls, kind, data, n, p) : upper_lower(cls, kind, data, n, p);
             if (e >= 0) return e + contraction(kind, data, n, e, 1);
         }
     }
     switch (pr->numbers) {
     case 0:
-        if (c == ' ' && p + 1 < n && IS(p + 1, C_N)) return run(kind, data, n, p + 1, C_N);
-        if (cls & C_N) return run(kind, data, n, p, C_N);
+        if (c == ' ' && p + 1 < n && IS(p + 1, C_N)) return run(cls, kind, data, n, p + 1, C_N);
+        if (cc & C_N) return run(cls, kind, data, n, p, C_N);
         break;
     case 1:
-        if (cls & C_N) {
+        if (cc & C_N) {
             q = p + 1;
             while (q < n && q < p + 3 && IS(q, C_N)) q++;
             return q;
         }
         break;
     default:
-        if (cls & C_N) return p + 1;
+        if (cc & C_N) return p + 1;
     }
     q = -1;
-    if (c == ' ' && p + 1 < n && OTHER(p + 1)) q = run_other(kind, data, n, p + 1);
-    else if (!(cls & (C_L | C_N | C_S))) q = run_other(kind, data, n, p);
+    if (c == ' ' && p + 1 < n && OTHER(p + 1)) q = run_other(cls, kind, data, n, p + 1);
+    else if (!(cc & (C_L | C_N | C_S))) q = run_other(cls, kind, data, n, p);
     if (q >= 0) {
         if (pr->other_tail) while (q < n && (CRLF(CP(q)) || (pr->other_tail == 2 && CP(q) == '/'))) q++;
         return q;
     }
-    return split_space(kind, data, n, p, pr->space);
+    return split_space(cls, kind, data, n, p, pr->space);
 }
 
 /* set_classes(letters, numbers, upper, lower, space): inclusive (lo, hi) code point ranges */
-static PyObject *set_classes(PyObject *Py_UNUSED(mod), PyObject *args) {
+static PyObject *set_classes(PyObject *mod, PyObject *args) {
     PyObject *lists[5];
     if (!PyArg_ParseTuple(args, "OOOOO", &lists[0], &lists[1], &lists[2], &lists[3], &lists[4])) return NULL;
-    unsigned char *table = PyMem_RawCalloc(MAX_CP, 1);
-    if (!table) return PyErr_NoMemory();
+    ClassTable *made = PyMem_RawCalloc(1, sizeof(ClassTable));
+    if (!made) return PyErr_NoMemory();
+    unsigned char *table = made->cls;
     static const unsigned char flags[5] = {C_L, C_N, C_U, C_W, C_S};
     for (int f = 0; f < 5; f++) {
         PyObject *seq = PySequence_Fast(lists[f], "ranges must be a sequence of (lo, hi)");
-        if (!seq) { PyMem_RawFree(table); return NULL; }
+        if (!seq) { PyMem_RawFree(made); return NULL; }
         for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(seq); k++) {
             long lo, hi;
-            if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, k), "ll", &lo, &hi)) { Py_DECREF(seq); PyMem_RawFree(table); return NULL; }
+            if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, k), "ll", &lo, &hi)) { Py_DECREF(seq); PyMem_RawFree(made); return NULL; }
             if (lo < 0 || hi >= MAX_CP || lo > hi) {
-                Py_DECREF(seq); PyMem_RawFree(table);
+                Py_DECREF(seq); PyMem_RawFree(made);
                 PyErr_Format(PyExc_ValueError, "bad code point range (%ld, %ld)", lo, hi);
                 return NULL;
             }
@@ -1188,16 +1209,19 @@ static PyObject *set_classes(PyObject *Py_UNUSED(mod), PyObject *args) {
         Py_DECREF(seq);
     }
     /* the old table is kept: threads of a running encode_batch may be reading it */
-    classes = table;
+    State *st = module_state(mod);
+    made->prev = st->classes;
+    st->classes = made;
     Py_RETURN_NONE;
 }
 
 /* split(text, preset) -> list[str]: the pieces (for tests: must equal the preset's findall) */
-static PyObject *split(PyObject *Py_UNUSED(mod), PyObject *args) {
+static PyObject *split(PyObject *mod, PyObject *args) {
     PyObject *text;
     int preset;
     if (!PyArg_ParseTuple(args, "Ui", &text, &preset)) return NULL;
-    if (!classes) { PyErr_SetString(PyExc_RuntimeError, "set_classes() first"); return NULL; }
+    const unsigned char *cls = classes_of(module_state(mod));
+    if (!cls) return NULL;
     if (preset < 0 || preset >= N_PRESETS) { PyErr_SetString(PyExc_ValueError, "unknown preset"); return NULL; }
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
@@ -1205,7 +1229,7 @@ static PyObject *split(PyObject *Py_UNUSED(mod), PyObject *args) {
     PyObject *out = PyList_New(0);
     if (!out) return NULL;
     for (Py_ssize_t p = 0; p < n;) {
-        Py_ssize_t q = next_piece(&PRESETS[preset], kind, data, n, p);
+        Py_ssize_t q = next_piece(&PRESETS[preset], cls, kind, data, n, p);
         PyObject *piece = PyUnicode_Substring(text, p, q);
         if (!piece || PyList_Append(out, piece) < 0) { Py_XDECREF(piece); Py_DECREF(out); return NULL; }
         Py_DECREF(piece);
@@ -1217,12 +1241,13 @@ static PyObject *split(PyObject *Py_UNUSED(mod), PyObject *args) {
 /* last_starts(text, preset, count) -> (pieces, starts): how many pieces the preset splits text
  * into, and where the last `count` of them start (for Tokenizer.safe_cut, without building
  * every piece) */
-static PyObject *last_starts(PyObject *Py_UNUSED(mod), PyObject *args) {
+static PyObject *last_starts(PyObject *mod, PyObject *args) {
     PyObject *text;
     int preset;
     Py_ssize_t count;
     if (!PyArg_ParseTuple(args, "Uin", &text, &preset, &count)) return NULL;
-    if (!classes) { PyErr_SetString(PyExc_RuntimeError, "set_classes() first"); return NULL; }
+    const unsigned char *cls = classes_of(module_state(mod));
+    if (!cls) return NULL;
     if (preset < 0 || preset >= N_PRESETS || count < 1 || count > 4096) { PyErr_SetString(PyExc_ValueError, "bad preset or count"); return NULL; }
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
@@ -1231,7 +1256,7 @@ static PyObject *last_starts(PyObject *Py_UNUSED(mod), PyObject *args) {
     if (!ring) return PyErr_NoMemory();
     for (Py_ssize_t p = 0; p < n; total++) {
         ring[total % count] = p;
-        p = next_piece(&PRESETS[preset], kind, data, n, p);
+        p = next_piece(&PRESETS[preset], cls, kind, data, n, p);
     }
     Py_ssize_t kept = total < count ? total : count;
     PyObject *starts = PyList_New(kept);
@@ -1310,7 +1335,8 @@ static PyObject *id_list(Model *m, const IdBuf *b) {
  * a preset and encode every piece, in one pass (TimeoutError after `seconds`, see set_deadline). */
 /* Pre-tokenise `text` with a preset and append the ids of every piece to b (u8: a buffer for
  * the UTF-8 of non-ASCII pieces, kept across calls). */
-static int encode_one_text(Model *m, PyObject *text, const Preset *pr, int lbpe_mode, Py_ssize_t limit,
+static int encode_one_text(Model *m, PyObject *text, const Preset *pr, const unsigned char *cls, int lbpe_mode,
+                           Py_ssize_t limit,
                            Py_ssize_t cached_chars, IdBuf *b, unsigned char **u8, size_t *u8cap) {
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
@@ -1319,7 +1345,7 @@ static int encode_one_text(Model *m, PyObject *text, const Preset *pr, int lbpe_
     Py_ssize_t count = 0;
     for (Py_ssize_t p = 0; p < n; count++) {
         if ((count & 8191) == 8191 && check_signals() < 0) return -1;
-        Py_ssize_t q = next_piece(pr, kind, data, n, p);
+        Py_ssize_t q = next_piece(pr, cls, kind, data, n, p);
         const char *s;
         Py_ssize_t len;
         if (ascii) { s = (const char *)data + p; len = q - p; }
@@ -1336,13 +1362,17 @@ static int encode_one_text(Model *m, PyObject *text, const Preset *pr, int lbpe_
     return 0;
 }
 
-static PyObject *Model_encode_text(Model *m, PyObject *args) {
+static PyObject *Model_encode_text(Model *m, PyObject *args, PyObject *kw) {
+    static char *names[] = {"", "", "lbpe", "limit", "cached_chars", "seconds", NULL};
     PyObject *text;
     int preset, lbpe_mode;
     Py_ssize_t limit, cached_chars;
-    double seconds = 0;
-    if (!PyArg_ParseTuple(args, "Uipnn|d", &text, &preset, &lbpe_mode, &limit, &cached_chars, &seconds)) return NULL;
-    if (!classes) { PyErr_SetString(PyExc_RuntimeError, "set_classes() first"); return NULL; }
+    double seconds;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Ui$pnnd", names, &text, &preset, &lbpe_mode, &limit, &cached_chars,
+                                     &seconds))
+        return NULL;
+    const unsigned char *cls = classes_of(model_state(m));
+    if (!cls) return NULL;
     if (preset < 0 || preset >= N_PRESETS) { PyErr_SetString(PyExc_ValueError, "unknown preset"); return NULL; }
     if (model_enter(m) < 0) return NULL;
     IdBuf b = {NULL, 0, 0};
@@ -1350,7 +1380,7 @@ static PyObject *Model_encode_text(Model *m, PyObject *args) {
     size_t u8cap = 0;
     PyObject *result = NULL;
     set_deadline(seconds);
-    if (encode_one_text(m, text, &PRESETS[preset], lbpe_mode, limit, cached_chars, &b, &u8, &u8cap) == 0)
+    if (encode_one_text(m, text, &PRESETS[preset], cls, lbpe_mode, limit, cached_chars, &b, &u8, &u8cap) == 0)
         result = id_list(m, &b);
     set_deadline(0);
     PyMem_RawFree(b.ids);
@@ -1366,6 +1396,7 @@ typedef struct {
     PyObject **texts;            /* borrowed: the caller's list holds them */
     Py_ssize_t count;
     const Preset *pr;
+    const unsigned char *cls;
     int lbpe_mode;
     Py_ssize_t limit, cached_chars;
     IdBuf ids;
@@ -1379,7 +1410,7 @@ static void *run_job(void *arg) {
     size_t u8cap = 0;
     in_worker = 1;
     for (Py_ssize_t k = 0; k < j->count; k++) {
-        if (encode_one_text(&j->copy, j->texts[k], j->pr, j->lbpe_mode, j->limit, j->cached_chars, &j->ids, &u8, &u8cap) < 0) {
+        if (encode_one_text(&j->copy, j->texts[k], j->pr, j->cls, j->lbpe_mode, j->limit, j->cached_chars, &j->ids, &u8, &u8cap) < 0) {
             j->failed = 1;
             break;
         }
@@ -1439,13 +1470,16 @@ static int merge_cache(Cache *into, const Cache *from, Py_ssize_t limit) {
  * share the texts (consecutive runs of about equal size) and run without the GIL. A share that
  * fails there (a character the vocabulary cannot encode, a lone surrogate, no memory) is encoded
  * again here, the ordinary way, which raises the real error. */
-static PyObject *Model_encode_batch(Model *m, PyObject *args) {
+static PyObject *Model_encode_batch(Model *m, PyObject *args, PyObject *kw) {
+    static char *names[] = {"", "", "lbpe", "limit", "cached_chars", "threads", NULL};
     PyObject *texts;
     int preset, lbpe_mode, threads;
     Py_ssize_t limit, cached_chars;
-    if (!PyArg_ParseTuple(args, "O!ipnni", &PyList_Type, &texts, &preset, &lbpe_mode, &limit, &cached_chars, &threads))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!i$pnni", names, &PyList_Type, &texts, &preset, &lbpe_mode, &limit,
+                                     &cached_chars, &threads))
         return NULL;
-    if (!classes) { PyErr_SetString(PyExc_RuntimeError, "set_classes() first"); return NULL; }
+    const unsigned char *cls = classes_of(model_state(m));
+    if (!cls) return NULL;
     if (preset < 0 || preset >= N_PRESETS) { PyErr_SetString(PyExc_ValueError, "unknown preset"); return NULL; }
     Py_ssize_t n = PyList_GET_SIZE(texts);
     for (Py_ssize_t k = 0; k < n; k++) {
@@ -1477,7 +1511,7 @@ static PyObject *Model_encode_batch(Model *m, PyObject *args) {
             if (done * threads >= total * (t + 1)) break;
         }
         Py_ssize_t end = next;
-        j->texts = items + start; j->count = end - start; j->pr = &PRESETS[preset];
+        j->texts = items + start; j->count = end - start; j->pr = &PRESETS[preset]; j->cls = cls;
         j->lbpe_mode = lbpe_mode; j->limit = limit; j->cached_chars = cached_chars;
         j->ends = PyMem_RawCalloc((size_t)j->count + 1, sizeof(size_t));
         made++;
@@ -1503,7 +1537,7 @@ static PyObject *Model_encode_batch(Model *m, PyObject *args) {
         size_t u8cap = 0;
         int bad = 0;
         for (Py_ssize_t k = 0; k < j->count && !bad; k++) {
-            bad = encode_one_text(m, j->texts[k], j->pr, lbpe_mode, limit, cached_chars, &j->ids, &u8, &u8cap) < 0;
+            bad = encode_one_text(m, j->texts[k], j->pr, cls, lbpe_mode, limit, cached_chars, &j->ids, &u8, &u8cap) < 0;
             j->ends[k] = j->ids.len;
         }
         PyMem_RawFree(u8);
@@ -1545,12 +1579,14 @@ cleanup:
 
 /* encode_pieces(pieces, lbpe, limit, cached_chars, seconds=0) -> list[int]: pieces from any
  * pre-tokeniser */
-static PyObject *Model_encode_pieces(Model *m, PyObject *args) {
+static PyObject *Model_encode_pieces(Model *m, PyObject *args, PyObject *kw) {
+    static char *names[] = {"", "lbpe", "limit", "cached_chars", "seconds", NULL};
     PyObject *pieces;
     int lbpe_mode;
     Py_ssize_t limit, cached_chars;
-    double seconds = 0;
-    if (!PyArg_ParseTuple(args, "O!pnn|d", &PyList_Type, &pieces, &lbpe_mode, &limit, &cached_chars, &seconds))
+    double seconds;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!$pnnd", names, &PyList_Type, &pieces, &lbpe_mode, &limit,
+                                     &cached_chars, &seconds))
         return NULL;
     if (model_enter(m) < 0) return NULL;
     IdBuf b = {NULL, 0, 0};
@@ -1685,7 +1721,9 @@ static void Model_dealloc(Model *m) {
     PyMem_RawFree(m->cut_val);
     PyMem_RawFree(m->long_slots); PyMem_RawFree(m->long_hash); PyMem_RawFree(m->long_lengths); PyMem_RawFree(m->poly_pow);
     if (m->longs) { for (Py_ssize_t x = 0; x < m->n_longs; x++) Py_DECREF(m->longs[x]); PyMem_RawFree(m->longs); }
-    Py_TYPE(m)->tp_free((PyObject *)m);
+    PyTypeObject *type = Py_TYPE(m);
+    type->tp_free((PyObject *)m);
+    Py_DECREF(type);   /* an instance of a heap type holds a reference to it */
 }
 
 static int as_id(PyObject *v, int32_t *out, const char *what) {
@@ -1779,6 +1817,7 @@ static int Model_init(Model *m, PyObject *args, PyObject *kw) {
                                      &merges, &scaffold, &bf, &unk, &fuse, &fallback))
         return -1;
     if (m->slots) { PyErr_SetString(PyExc_RuntimeError, "Model is already initialised"); return -1; }
+    m->thresholds = &model_state(m)->thresholds;
     m->lock = PyThread_allocate_lock();
     if (!m->lock) { PyErr_NoMemory(); return -1; }
     m->char_units = char_units; m->whole_piece_first = wpf; m->fuse_unk = fuse;
@@ -1929,13 +1968,15 @@ static PyObject *Model_sizeof(Model *m, PyObject *Py_UNUSED(ignored)) {
 }
 
 static PyMethodDef Model_methods[] = {
-    {"encode_pieces", (PyCFunction)Model_encode_pieces, METH_VARARGS,
-     "encode_pieces(pieces, lbpe, limit, cached_chars, seconds=0) -> list[int]: encode pre-tokenised pieces"},
+    {"encode_pieces", (PyCFunction)(void (*)(void))Model_encode_pieces, METH_VARARGS | METH_KEYWORDS,
+     "encode_pieces(pieces, /, *, lbpe, limit, cached_chars, seconds) -> list[int]: encode pre-tokenised pieces"},
     {"encode_piece", (PyCFunction)Model_encode_piece, METH_VARARGS, "encode_piece(piece, lbpe) -> tuple[int, ...]"},
-    {"encode_batch", (PyCFunction)Model_encode_batch, METH_VARARGS,
-     "encode_batch(texts, preset, lbpe, limit, cached_chars, threads) -> list[list[int]]: encode_text of each, on threads"},
-    {"encode_text", (PyCFunction)Model_encode_text, METH_VARARGS,
-     "encode_text(text, preset, lbpe, limit, cached_chars, seconds=0) -> list[int]: pre-tokenise with a preset and encode"},
+    {"encode_batch", (PyCFunction)(void (*)(void))Model_encode_batch, METH_VARARGS | METH_KEYWORDS,
+     "encode_batch(texts, preset, /, *, lbpe, limit, cached_chars, threads) -> list[list[int]]: "
+     "encode_text of each, on threads"},
+    {"encode_text", (PyCFunction)(void (*)(void))Model_encode_text, METH_VARARGS | METH_KEYWORDS,
+     "encode_text(text, preset, /, *, lbpe, limit, cached_chars, seconds) -> list[int]: "
+     "pre-tokenise with a preset and encode"},
     {"clear_cache", (PyCFunction)Model_clear_cache, METH_NOARGS, "empty the piece caches of both modes"},
     {"unpack", (PyCFunction)Model_unpack, METH_O, "unpack(data) -> list[list[int]]: what pack() wrote"},
     {"cached", (PyCFunction)Model_cached, METH_NOARGS, "cached() -> (pieces cached for BPE, for LBPE)"},
@@ -1943,24 +1984,29 @@ static PyMethodDef Model_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static PyTypeObject ModelType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "lbpe._native.Model",
-    .tp_basicsize = sizeof(Model),
-    .tp_dealloc = (destructor)Model_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "A vocabulary's tables for compiled BPE and LBPE (see lbpe/native.py).",
-    .tp_methods = Model_methods,
-    .tp_init = (initproc)Model_init,
-    .tp_new = PyType_GenericNew,
+static PyType_Slot model_slots[] = {
+    {Py_tp_dealloc, Model_dealloc},
+    {Py_tp_doc, "A vocabulary's tables for compiled BPE and LBPE (see lbpe/native.py)."},
+    {Py_tp_methods, Model_methods},
+    {Py_tp_init, Model_init},
+    {Py_tp_new, PyType_GenericNew},
+    {0, NULL},
 };
 
-static PyObject *set_bpe_thresholds(PyObject *Py_UNUSED(mod), PyObject *args) {
+static PyType_Spec model_spec = {
+    .name = "lbpe._native.Model",
+    .basicsize = sizeof(Model),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = model_slots,
+};
+
+static PyObject *set_bpe_thresholds(PyObject *mod, PyObject *args) {
     int a, b;
     if (!PyArg_ParseTuple(args, "ii", &a, &b)) return NULL;
     if (a < 1 || a > SHORT_BPE || b < 1) { PyErr_Format(PyExc_ValueError, "need 1 <= short <= %d and long >= 1", SHORT_BPE); return NULL; }
-    PyObject *old = Py_BuildValue("ii", short_bpe, long_bpe);
-    short_bpe = a; long_bpe = b;
+    Thresholds *t = &module_state(mod)->thresholds;
+    PyObject *old = Py_BuildValue("ii", t->short_bpe, t->long_bpe);
+    t->short_bpe = a; t->long_bpe = b;
     return old;
 }
 
@@ -1974,16 +2020,66 @@ static PyMethodDef module_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef moduledef = {
-    PyModuleDef_HEAD_INIT, "lbpe._native", "The compiled fast path of lbpe's model stage and preset pre-tokenisers.",
-    -1, module_methods, NULL, NULL, NULL, NULL,
+static int module_exec(PyObject *mod) {
+    State *st = module_state(mod);
+    st->thresholds.short_bpe = SHORT_BPE;
+    st->thresholds.long_bpe = LONG_BPE;
+    st->model_type = (PyTypeObject *)PyType_FromModuleAndSpec(mod, &model_spec, NULL);
+    if (!st->model_type) return -1;
+    return PyModule_AddType(mod, st->model_type);
+}
+
+static int module_traverse(PyObject *mod, visitproc visit, void *arg) {
+    State *st = module_state(mod);
+    Py_VISIT(st->model_type);
+    return 0;
+}
+
+static int module_clear(PyObject *mod) {
+    State *st = module_state(mod);
+    Py_CLEAR(st->model_type);
+    return 0;
+}
+
+/* Runs after the last model is gone: each holds its type, which holds the module. */
+static void module_free(void *mod) {
+    State *st = module_state((PyObject *)mod);
+    if (!st) return;
+    module_clear((PyObject *)mod);
+    while (st->classes) {
+        ClassTable *prev = st->classes->prev;
+        PyMem_RawFree(st->classes);
+        st->classes = prev;
+    }
+}
+
+/* Py_mod_gil: the GIL stays on for this module under free-threaded builds. encode_batch runs its
+ * threads without the GIL, but over their own copies of what they write; what stays shared
+ * needs the GIL: pack(), encode_pieces() and encode_batch() read caller's lists through borrowed
+ * references, unpack() fills a model's table of shared ints outside the model's lock, and
+ * set_classes() and _set_bpe_thresholds() replace state that running calls read without a lock. */
+static PyModuleDef_Slot module_slots[] = {
+    {Py_mod_exec, module_exec},
+#if PY_VERSION_HEX >= 0x030C0000
+    /* nothing is shared between interpreters: every Python object belongs to one module state */
+    {Py_mod_multiple_interpreters, Py_MOD_PER_INTERPRETER_GIL_SUPPORTED},
+#endif
+#if PY_VERSION_HEX >= 0x030D0000
+    {Py_mod_gil, Py_MOD_GIL_USED},
+#endif
+    {0, NULL},
 };
 
-PyMODINIT_FUNC PyInit__native(void) {
-    if (PyType_Ready(&ModelType) < 0) return NULL;
-    PyObject *mod = PyModule_Create(&moduledef);
-    if (!mod) return NULL;
-    Py_INCREF(&ModelType);
-    if (PyModule_AddObject(mod, "Model", (PyObject *)&ModelType) < 0) { Py_DECREF(&ModelType); Py_DECREF(mod); return NULL; }
-    return mod;
-}
+static struct PyModuleDef moduledef = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "lbpe._native",
+    .m_doc = "The compiled fast path of lbpe's model stage and preset pre-tokenisers.",
+    .m_size = sizeof(State),
+    .m_methods = module_methods,
+    .m_slots = module_slots,
+    .m_traverse = module_traverse,
+    .m_clear = module_clear,
+    .m_free = module_free,
+};
+
+PyMODINIT_FUNC PyInit__native(void) { return PyModuleDef_Init(&moduledef); }
