@@ -722,3 +722,26 @@ def test_model_keywords_are_named():
         model.encode_pieces(["ab"], True, 100, 64, 0.0)
     got = model.encode_pieces(["ab"], lbpe=True, limit=100, cached_chars=64, seconds=0.0)
     assert got == [vocab.tokens[b"ab"]]
+
+
+def test_the_core_is_plain_c():
+    """csrc/ is the algorithm without CPython: no file there includes Python.h, and each compiles
+    on its own with no Python headers on the include path (lbpe/_native.c is the only glue)."""
+    import shutil
+    import sysconfig
+
+    sources = sorted((ROOT / "csrc").glob("*.[ch]"))
+    assert {p.name for p in sources} >= {"core.h", "table.c", "bpe.c", "lbpe.c", "cuts.c", "cache.c"}
+    for path in sources:
+        assert "Python.h" not in path.read_text(encoding="utf-8"), path.name
+    assert "Python.h" in (ROOT / "lbpe" / "_native.c").read_text(encoding="utf-8")
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    assert shutil.which(cc), f"no C compiler {cc!r} on PATH (the compiled path needs one)"
+    for path in sources:
+        if path.suffix == ".c":
+            done = subprocess.run(
+                [cc, "-std=c11", "-fsyntax-only", "-Wall", "-Werror", "-I", str(ROOT / "csrc"), str(path)],
+                capture_output=True,
+                text=True,
+            )
+            assert done.returncode == 0, f"{path.name}: {done.stderr[-2000:]}"
