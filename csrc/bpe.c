@@ -6,8 +6,8 @@
 /* ------------------------------------------------------------------ classic BPE */
 
 /* Priority and result of merging units [i, j) and [j, e) (parts with ids a and b). */
-static inline int64_t merge_prio(const Model *m, const char *s, const int32_t *ub, int32_t i, int32_t e,
-                                 int32_t a, int32_t b, int32_t *merged) {
+static inline int64_t merge_prio(const Model *m, const char *s, const int32_t *ub, int32_t i,
+                                 int32_t e, int32_t a, int32_t b, int32_t *merged) {
     if (m->pairs) {
         if (a < 0 || b < 0) return NONE_PRIO;
         const PairSlot *p = pair_find(m, a, b);
@@ -22,16 +22,26 @@ static inline int64_t merge_prio(const Model *m, const char *s, const int32_t *u
 }
 
 /* Short pieces: arrays of parts, the best pair found by a scan (leftmost among equals). */
-ptrdiff_t bpe_short(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid, Part *out) {
+ptrdiff_t bpe_short(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid,
+                    Part *out) {
     int32_t ps[SHORT_BPE + 1], pid[SHORT_BPE], pm[SHORT_BPE];
     int64_t pr[SHORT_BPE];
     int32_t np = n;
-    for (int32_t k = 0; k < n; k++) { ps[k] = k; pid[k] = uid[k]; }
+    for (int32_t k = 0; k < n; k++) {
+        ps[k] = k;
+        pid[k] = uid[k];
+    }
     ps[n] = n;
-    for (int32_t k = 0; k + 1 < np; k++) pr[k] = merge_prio(m, s, ub, k, k + 2, pid[k], pid[k + 1], &pm[k]);
+    for (int32_t k = 0; k + 1 < np; k++)
+        pr[k] = merge_prio(m, s, ub, k, k + 2, pid[k], pid[k + 1], &pm[k]);
     while (np > 1) {
-        int64_t best = NONE_PRIO; int32_t b = -1;
-        for (int32_t k = 0; k + 1 < np; k++) if (pr[k] < best) { best = pr[k]; b = k; }
+        int64_t best = NONE_PRIO;
+        int32_t b = -1;
+        for (int32_t k = 0; k + 1 < np; k++)
+            if (pr[k] < best) {
+                best = pr[k];
+                b = k;
+            }
         if (b < 0) break;
         pid[b] = pm[b];
         memmove(ps + b + 1, ps + b + 2, (size_t)(np - b - 1) * sizeof(int32_t));
@@ -39,10 +49,15 @@ ptrdiff_t bpe_short(Model *m, const char *s, const int32_t *ub, int32_t n, const
         memmove(pr + b, pr + b + 1, (size_t)(np - b - 2) * sizeof(int64_t));
         memmove(pm + b, pm + b + 1, (size_t)(np - b - 2) * sizeof(int32_t));
         np--;
-        if (b > 0) pr[b - 1] = merge_prio(m, s, ub, ps[b - 1], ps[b + 1], pid[b - 1], pid[b], &pm[b - 1]);
+        if (b > 0)
+            pr[b - 1] = merge_prio(m, s, ub, ps[b - 1], ps[b + 1], pid[b - 1], pid[b], &pm[b - 1]);
         if (b + 1 < np) pr[b] = merge_prio(m, s, ub, ps[b], ps[b + 2], pid[b], pid[b + 1], &pm[b]);
     }
-    for (int32_t k = 0; k < np; k++) { out[k].s = ps[k]; out[k].e = ps[k + 1]; out[k].id = pid[k]; }
+    for (int32_t k = 0; k < np; k++) {
+        out[k].s = ps[k];
+        out[k].e = ps[k + 1];
+        out[k].id = pid[k];
+    }
     return np;
 }
 
@@ -53,7 +68,8 @@ static void heap_push(HeapItem *h, size_t *len, HeapItem item) {
     while (k > 0) {
         size_t p = (k - 1) / 2;
         if (!heap_less(&item, &h[p])) break;
-        h[k] = h[p]; k = p;
+        h[k] = h[p];
+        k = p;
     }
     h[k] = item;
 }
@@ -66,7 +82,8 @@ static HeapItem heap_pop(HeapItem *h, size_t *len) {
         if (c >= n) break;
         if (c + 1 < n && heap_less(&h[c + 1], &h[c])) c++;
         if (!heap_less(&h[c], &last)) break;
-        h[k] = h[c]; k = c;
+        h[k] = h[c];
+        k = c;
     }
     if (n) h[k] = last;
     return top;
@@ -76,7 +93,8 @@ static HeapItem heap_pop(HeapItem *h, size_t *len) {
  * pairs ordered by (priority, position), so every step merges the best, leftmost pair as the
  * one-at-a-time definition does. A candidate is stale unless its left part still starts at i
  * and its right part still ends at e (boundaries only ever disappear). */
-ptrdiff_t bpe_long(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid, Part *out) {
+ptrdiff_t bpe_long(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid,
+                   Part *out) {
     int32_t *end = scratch(m, 3, (size_t)n * sizeof(int32_t));
     int32_t *prev = scratch(m, 4, (size_t)n * sizeof(int32_t));
     int32_t *pid = scratch(m, 5, (size_t)n * sizeof(int32_t));
@@ -84,20 +102,27 @@ ptrdiff_t bpe_long(Model *m, const char *s, const int32_t *ub, int32_t n, const 
     HeapItem *heap = scratch(m, 6, (size_t)3 * n * sizeof(HeapItem));
     if (!end || !prev || !pid || !heap) return -1;
     size_t hl = 0;
-    for (int32_t k = 0; k < n; k++) { end[k] = k + 1; prev[k] = k - 1; pid[k] = uid[k]; }
+    for (int32_t k = 0; k < n; k++) {
+        end[k] = k + 1;
+        prev[k] = k - 1;
+        pid[k] = uid[k];
+    }
     for (int32_t k = 0; k + 1 < n; k++) {
         HeapItem it = {0, k + 2, 0};
         int64_t prio = merge_prio(m, s, ub, k, k + 2, pid[k], pid[k + 1], &it.merged);
-        if (prio != NONE_PRIO) { it.key = heap_key(prio, k); heap_push(heap, &hl, it); }
+        if (prio != NONE_PRIO) {
+            it.key = heap_key(prio, k);
+            heap_push(heap, &hl, it);
+        }
     }
     long steps = 0;
     while (hl) {
         if (++steps % SIGNAL_EVERY == 0 && lbpe_interrupted() < 0) return -1;
         HeapItem it = heap_pop(heap, &hl);
         int32_t i = (int32_t)(uint32_t)it.key, e = it.e;
-        if (pid[i] == INT32_MIN) continue;                 /* i no longer starts a part */
+        if (pid[i] == INT32_MIN) continue; /* i no longer starts a part */
         int32_t j = end[i];
-        if (j >= e || j >= n || end[j] != e) continue;     /* the pair changed */
+        if (j >= e || j >= n || end[j] != e) continue; /* the pair changed */
         pid[j] = INT32_MIN;
         end[i] = e;
         pid[i] = it.merged;
@@ -105,20 +130,30 @@ ptrdiff_t bpe_long(Model *m, const char *s, const int32_t *ub, int32_t n, const 
             prev[e] = i;
             HeapItem r = {0, end[e], 0};
             int64_t prio = merge_prio(m, s, ub, i, end[e], pid[i], pid[e], &r.merged);
-            if (prio != NONE_PRIO) { r.key = heap_key(prio, i); heap_push(heap, &hl, r); }
+            if (prio != NONE_PRIO) {
+                r.key = heap_key(prio, i);
+                heap_push(heap, &hl, r);
+            }
         }
         int32_t p = prev[i];
         if (p >= 0) {
             HeapItem l = {0, e, 0};
             int64_t prio = merge_prio(m, s, ub, p, e, pid[p], pid[i], &l.merged);
-            if (prio != NONE_PRIO) { l.key = heap_key(prio, p); heap_push(heap, &hl, l); }
+            if (prio != NONE_PRIO) {
+                l.key = heap_key(prio, p);
+                heap_push(heap, &hl, l);
+            }
         }
     }
     ptrdiff_t np = 0;
-    for (int32_t k = 0; k < n; k = end[k]) { out[np].s = k; out[np].e = end[k]; out[np].id = pid[k]; np++; }
+    for (int32_t k = 0; k < n; k = end[k]) {
+        out[np].s = k;
+        out[np].e = end[k];
+        out[np].id = pid[k];
+        np++;
+    }
     return np;
 }
-
 
 /* Very long pieces (a megabyte "word"): candidate pairs kept in one bucket per priority; the
  * best bucket is sorted by position and applied in one left-to-right sweep, which touches memory
@@ -127,8 +162,10 @@ ptrdiff_t bpe_long(Model *m, const char *s, const int32_t *ub, int32_t n, const 
  * goes back and waits behind it, so the order is still exactly one merge at a time, leftmost
  * first among equal priorities. */
 
-
-typedef struct { uint64_t *items; uint32_t len, cap; } Bucket;   /* candidates: (i << 32) | e */
+typedef struct {
+    uint64_t *items;
+    uint32_t len, cap;
+} Bucket; /* candidates: (i << 32) | e */
 
 static int cmp_u64(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -137,7 +174,10 @@ static int cmp_u64(const void *a, const void *b) {
 
 static void prio_push(int32_t *h, size_t *len, int32_t v) {
     size_t k = (*len)++;
-    while (k > 0 && h[(k - 1) / 2] > v) { h[k] = h[(k - 1) / 2]; k = (k - 1) / 2; }
+    while (k > 0 && h[(k - 1) / 2] > v) {
+        h[k] = h[(k - 1) / 2];
+        k = (k - 1) / 2;
+    }
     h[k] = v;
 }
 
@@ -149,7 +189,8 @@ static int32_t prio_pop(int32_t *h, size_t *len) {
         if (c >= n) break;
         if (c + 1 < n && h[c + 1] < h[c]) c++;
         if (h[c] >= last) break;
-        h[k] = h[c]; k = c;
+        h[k] = h[c];
+        k = c;
     }
     if (n) h[k] = last;
     return top;
@@ -161,15 +202,20 @@ static int bucket_push(Bucket *buckets, int32_t *prios, size_t *np, int32_t pr, 
     if (b->len == b->cap) {
         uint32_t cap = b->cap ? b->cap * 2 : 8;
         uint64_t *p = lbpe_realloc(b->items, (size_t)cap * sizeof(uint64_t));
-        if (!p) { lbpe_no_memory(); return -1; }
-        b->items = p; b->cap = cap;
+        if (!p) {
+            lbpe_no_memory();
+            return -1;
+        }
+        b->items = p;
+        b->cap = cap;
     }
     if (b->len == 0) prio_push(prios, np, pr);
     b->items[b->len++] = item;
     return 0;
 }
 
-ptrdiff_t bpe_bucketed(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid, Part *out) {
+ptrdiff_t bpe_bucketed(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid,
+                       Part *out) {
     int32_t *end = scratch(m, 3, (size_t)n * sizeof(int32_t));
     int32_t *prev = scratch(m, 4, (size_t)n * sizeof(int32_t));
     int32_t *pid = scratch(m, 5, (size_t)n * sizeof(int32_t));
@@ -181,13 +227,22 @@ ptrdiff_t bpe_bucketed(Model *m, const char *s, const int32_t *ub, int32_t n, co
     Bucket *buckets = lbpe_calloc(nb, sizeof(Bucket));
     uint64_t *sweep = NULL;
     size_t sweep_cap = 0;
-    if (!buckets) { lbpe_no_memory(); return -1; }
+    if (!buckets) {
+        lbpe_no_memory();
+        return -1;
+    }
     ptrdiff_t result = -1;
-    for (int32_t k = 0; k < n; k++) { end[k] = k + 1; prev[k] = k - 1; pid[k] = uid[k]; }
+    for (int32_t k = 0; k < n; k++) {
+        end[k] = k + 1;
+        prev[k] = k - 1;
+        pid[k] = uid[k];
+    }
     for (int32_t k = 0; k + 1 < n; k++) {
         int32_t merged;
         int64_t pr = merge_prio(m, s, ub, k, k + 2, pid[k], pid[k + 1], &merged);
-        if (pr != NONE_PRIO && bucket_push(buckets, prios, &np, (int32_t)pr, ((uint64_t)k << 32) | (uint32_t)(k + 2)) < 0) goto done;
+        if (pr != NONE_PRIO && bucket_push(buckets, prios, &np, (int32_t)pr,
+                                           ((uint64_t)k << 32) | (uint32_t)(k + 2)) < 0)
+            goto done;
     }
     long steps = 0;
     while (np) {
@@ -206,7 +261,8 @@ ptrdiff_t bpe_bucketed(Model *m, const char *s, const int32_t *ub, int32_t n, co
             int32_t j = end[i];
             if (j >= e || j >= n || end[j] != e) continue;
             int32_t merged;
-            if (merge_prio(m, s, ub, i, e, pid[i], pid[j], &merged) == NONE_PRIO) continue;   /* cannot happen */
+            if (merge_prio(m, s, ub, i, e, pid[i], pid[j], &merged) == NONE_PRIO)
+                continue; /* cannot happen */
             pid[j] = INT32_MIN;
             end[i] = e;
             pid[i] = merged;
@@ -215,7 +271,9 @@ ptrdiff_t bpe_bucketed(Model *m, const char *s, const int32_t *ub, int32_t n, co
                 prev[e] = i;
                 int64_t q = merge_prio(m, s, ub, i, end[e], pid[i], pid[e], &merged);
                 if (q != NONE_PRIO) {
-                    if (bucket_push(buckets, prios, &np, (int32_t)q, ((uint64_t)i << 32) | (uint32_t)end[e]) < 0) goto done;
+                    if (bucket_push(buckets, prios, &np, (int32_t)q,
+                                    ((uint64_t)i << 32) | (uint32_t)end[e]) < 0)
+                        goto done;
                     better = q <= r;
                 }
             }
@@ -223,11 +281,13 @@ ptrdiff_t bpe_bucketed(Model *m, const char *s, const int32_t *ub, int32_t n, co
             if (p >= 0) {
                 int64_t q = merge_prio(m, s, ub, p, e, pid[p], pid[i], &merged);
                 if (q != NONE_PRIO) {
-                    if (bucket_push(buckets, prios, &np, (int32_t)q, ((uint64_t)p << 32) | (uint32_t)e) < 0) goto done;
+                    if (bucket_push(buckets, prios, &np, (int32_t)q,
+                                    ((uint64_t)p << 32) | (uint32_t)e) < 0)
+                        goto done;
                     better = better || q <= r;
                 }
             }
-            if (better) {   /* a pair as good as r appeared: the rest of this sweep waits behind it */
+            if (better) { /* a pair as good as r appeared: the rest of this sweep waits behind it */
                 for (size_t x = k + 1; x < count; x++)
                     if (bucket_push(buckets, prios, &np, r, sweep[x]) < 0) goto done;
                 break;
@@ -235,12 +295,15 @@ ptrdiff_t bpe_bucketed(Model *m, const char *s, const int32_t *ub, int32_t n, co
         }
     }
     result = 0;
-    for (int32_t k = 0; k < n; k = end[k]) { out[result].s = k; out[result].e = end[k]; out[result].id = pid[k]; result++; }
+    for (int32_t k = 0; k < n; k = end[k]) {
+        out[result].s = k;
+        out[result].e = end[k];
+        out[result].id = pid[k];
+        result++;
+    }
 done:
     for (size_t x = 0; x < nb; x++) lbpe_free(buckets[x].items);
     lbpe_free(buckets);
     lbpe_free(sweep);
     return result;
 }
-
-

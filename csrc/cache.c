@@ -2,12 +2,18 @@
 #include "core.h"
 
 void cache_free(Cache *c) {
-    lbpe_free(c->slots); lbpe_free(c->entries); lbpe_free(c->keys); lbpe_free(c->ids);
+    lbpe_free(c->slots);
+    lbpe_free(c->entries);
+    lbpe_free(c->keys);
+    lbpe_free(c->ids);
     memset(c, 0, sizeof(Cache));
 }
 
 void cache_clear(Cache *c) {
-    if (c->mask + 1 > 4096) { cache_free(c); return; }  /* give the memory back */
+    if (c->mask + 1 > 4096) {
+        cache_free(c);
+        return;
+    } /* give the memory back */
     if (c->slots) memset(c->slots, 0, (c->mask + 1) * sizeof(uint64_t));
     c->n = c->klen = c->ilen = 0;
 }
@@ -32,32 +38,45 @@ int grow(void **p, size_t *cap, size_t need, size_t item) {
     size_t c = *cap ? *cap : 256;
     while (c < need) c *= 2;
     void *q = lbpe_realloc(*p, c * item);
-    if (!q) { lbpe_no_memory(); return -1; }
-    *p = q; *cap = c;
+    if (!q) {
+        lbpe_no_memory();
+        return -1;
+    }
+    *p = q;
+    *cap = c;
     return 0;
 }
 
 int cache_add(Cache *c, uint64_t h, const char *s, size_t n, const int32_t *ids, size_t count) {
-    if (c->klen + n > UINT32_MAX || c->ilen + count > UINT32_MAX) return 0;  /* full: just skip */
+    if (c->klen + n > UINT32_MAX || c->ilen + count > UINT32_MAX) return 0; /* full: just skip */
     if (!c->slots || (c->n + 1) * 2 > c->mask + 1) {
         size_t size = c->slots ? (c->mask + 1) * 2 : 1024;
         uint64_t *slots = lbpe_calloc(size, sizeof(uint64_t));
-        if (!slots) { lbpe_no_memory(); return -1; }
+        if (!slots) {
+            lbpe_no_memory();
+            return -1;
+        }
         for (size_t x = 0; x < c->n; x++) {
             size_t k = (size_t)c->entries[x].hash & (size - 1);
             while (slots[k]) k = (k + 1) & (size - 1);
             slots[k] = ((c->entries[x].hash >> 32) << 32) | (uint64_t)(x + 1);
         }
         lbpe_free(c->slots);
-        c->slots = slots; c->mask = size - 1;
+        c->slots = slots;
+        c->mask = size - 1;
     }
     if (grow((void **)&c->entries, &c->cap, c->n + 1, sizeof(CEntry)) < 0 ||
         grow((void **)&c->keys, &c->kcap, c->klen + n, 1) < 0 ||
         grow((void **)&c->ids, &c->icap, c->ilen + count, sizeof(int32_t)) < 0)
         return -1;
     CEntry *e = &c->entries[c->n];
-    e->hash = h; e->koff = (uint32_t)c->klen; e->klen = (uint32_t)n; e->ioff = (uint32_t)c->ilen; e->icount = (uint32_t)count;
-    memcpy(c->keys + c->klen, s, n); c->klen += n;
+    e->hash = h;
+    e->koff = (uint32_t)c->klen;
+    e->klen = (uint32_t)n;
+    e->ioff = (uint32_t)c->ilen;
+    e->icount = (uint32_t)count;
+    memcpy(c->keys + c->klen, s, n);
+    c->klen += n;
     if (count) memcpy(c->ids + c->ilen, ids, count * sizeof(int32_t));
     c->ilen += count;
     size_t k = (size_t)h & c->mask;
@@ -74,7 +93,6 @@ int append_ids(IdBuf *out, const int32_t *ids, size_t count) {
     return 0;
 }
 
-
 /* Copy what a worker cached into the model's own caches (as room allows). */
 int merge_cache(Cache *into, const Cache *from, ptrdiff_t limit) {
     for (size_t x = 0; x < from->n && (ptrdiff_t)into->n < limit; x++) {
@@ -86,4 +104,3 @@ int merge_cache(Cache *into, const Cache *from, ptrdiff_t limit) {
     }
     return 0;
 }
-

@@ -24,14 +24,16 @@
 #include <string.h>
 
 #define FNV_OFFSET 1469598103934665603ULL
-#define FNV_PRIME 1099511628211ULL
-#define NONE_PRIO INT64_MAX
+#define FNV_PRIME  1099511628211ULL
+#define NONE_PRIO  INT64_MAX
 /* pieces of at most this many units take the array scan in classic BPE */
 #define SHORT_BPE 8
 /* pieces of more units take the bucketed sweep (bpe_bucketed) instead of the heap */
 #define LONG_BPE 4096
 /* the thresholds in force (the host's; tests lower them to run every algorithm on small pieces) */
-typedef struct { int32_t short_bpe, long_bpe; } Thresholds;
+typedef struct {
+    int32_t short_bpe, long_bpe;
+} Thresholds;
 /* code points: the pre-tokenisers' class table has one byte each */
 #define MAX_CP 0x110000
 /* ... when the priorities fit a table of bucket heads this long */
@@ -49,77 +51,106 @@ typedef struct { int32_t short_bpe, long_bpe; } Thresholds;
 #define SIGNAL_EVERY 65536
 
 typedef struct {
-    int32_t id;     /* token id, or -1 for a proper prefix that is not a token */
-    int32_t lid;    /* id LBPE may place (-1: not a token, or a scaffold token) */
+    int32_t id;  /* token id, or -1 for a proper prefix that is not a token */
+    int32_t lid; /* id LBPE may place (-1: not a token, or a scaffold token) */
 } Ids;
 
 typedef struct {
-    unsigned char head[8];   /* the first bytes, compared here: most tokens never touch the arena */
-    uint32_t off;            /* into the byte arena */
+    unsigned char head[8]; /* the first bytes, compared here: most tokens never touch the arena */
+    uint32_t off;          /* into the byte arena */
     uint32_t len;
     Ids v;
 } Entry;
 
 typedef struct {
-    uint64_t key;   /* (left id << 32) | right id; UINT64_MAX when empty */
+    uint64_t key; /* (left id << 32) | right id; UINT64_MAX when empty */
     int32_t prio;
     int32_t merged;
 } PairSlot;
 
-typedef struct { int32_t s, e, id; } Part;       /* units [s, e) with their id (-1: none) */
-typedef struct { int32_t i, len, id; } Span;     /* an LBPE candidate */
+typedef struct {
+    int32_t s, e, id;
+} Part; /* units [s, e) with their id (-1: none) */
+typedef struct {
+    int32_t i, len, id;
+} Span; /* an LBPE candidate */
 /* a candidate merge: key = (priority, position of its left part), one integer to compare */
-typedef struct { uint64_t key; int32_t e, merged; } HeapItem;
+typedef struct {
+    uint64_t key;
+    int32_t e, merged;
+} HeapItem;
 
 static inline uint64_t heap_key(int64_t prio, int32_t i) {
     return ((uint64_t)((uint32_t)(int32_t)prio ^ 0x80000000u) << 32) | (uint32_t)i;
 }
 
 /* A bounded cache of pieces (keyed by their UTF-8) -> ids, emptied when full. */
-typedef struct { uint64_t hash; uint32_t koff, klen, ioff, icount; } CEntry;
 typedef struct {
-    uint64_t *slots; size_t mask;
-    CEntry *entries; size_t n, cap;
-    char *keys; size_t klen, kcap;
-    int32_t *ids; size_t ilen, icap;
+    uint64_t hash;
+    uint32_t koff, klen, ioff, icount;
+} CEntry;
+typedef struct {
+    uint64_t *slots;
+    size_t mask;
+    CEntry *entries;
+    size_t n, cap;
+    char *keys;
+    size_t klen, kcap;
+    int32_t *ids;
+    size_t ilen, icap;
 } Cache;
 
 /* A vocabulary's tables, with the scratch buffers and caches of the one call using them. */
 #define N_SCRATCH 11
 typedef struct ModelS {
     /* token table */
-    char *arena; size_t arena_len, arena_cap;
-    Entry *entries; size_t n_entries, cap_entries;
-    uint64_t *slots; size_t mask;      /* (hash high 32 << 32) | (entry + 1); 0 = empty */
+    char *arena;
+    size_t arena_len, arena_cap;
+    Entry *entries;
+    size_t n_entries, cap_entries;
+    uint64_t *slots; /* (hash high 32 << 32) | (entry + 1); 0 = empty */
+    size_t mask;
     /* merge pairs (NULL for rank vocabularies) */
-    PairSlot *pairs; size_t pair_mask;
+    PairSlot *pairs;
+    size_t pair_mask;
     int char_units;
     int whole_piece_first;
     /* scaffold: id -> its two parts (-1 when not scaffold); NULL when none */
-    int32_t *sc_left, *sc_right; ptrdiff_t sc_size;
+    int32_t *sc_left, *sc_right;
+    ptrdiff_t sc_size;
     /* character units without a token */
-    int has_byte_fallback; int32_t byte_fallback[256];
-    int has_unk; int32_t unk; int fuse_unk;
-    void *fallback;                    /* the host's, for lbpe_fallback */
-    int32_t max_prio;                  /* the largest merge priority */
-    void *scratch[N_SCRATCH]; size_t scratch_cap[N_SCRATCH];
-    Cache cache[2];                    /* piece -> ids, per mode (0: BPE, 1: LBPE) */
-    Cache part_cache[2];               /* part of a piece (between cuts) -> ids, per mode */
-    const struct ModelS *parent;       /* a worker's copy: the model whose caches it may read */
-    uint64_t *witness; size_t witness_mask, n_witness;   /* (end, start) fragment pairs inside tokens */
-    uint64_t *cut_memo;                /* boundaries tested for a cut (NULL: no cuts) ... */
-    uint8_t *cut_val;                  /* ... and the answers: 0 empty slot, 1 cut, 2 covered */
+    int has_byte_fallback;
+    int32_t byte_fallback[256];
+    int has_unk;
+    int32_t unk;
+    int fuse_unk;
+    void *fallback;   /* the host's, for lbpe_fallback */
+    int32_t max_prio; /* the largest merge priority */
+    void *scratch[N_SCRATCH];
+    size_t scratch_cap[N_SCRATCH];
+    Cache cache[2];              /* piece -> ids, per mode (0: BPE, 1: LBPE) */
+    Cache part_cache[2];         /* part of a piece (between cuts) -> ids, per mode */
+    const struct ModelS *parent; /* a worker's copy: the model whose caches it may read */
+    uint64_t *witness;           /* (end, start) fragment pairs inside tokens */
+    size_t witness_mask, n_witness;
+    uint64_t *cut_memo; /* boundaries tested for a cut (NULL: no cuts) ... */
+    uint8_t *cut_val;   /* ... and the answers: 0 empty slot, 1 cut, 2 covered */
     /* LBPE tokens longer than WALKED units, by the polynomial hash of their bytes */
-    uint32_t *long_slots; size_t long_mask;  /* entry + 1; 0 = empty */
-    uint64_t *long_hash;                     /* the hash of each slot's token */
-    int32_t *long_lengths; int32_t n_long_lengths;   /* their lengths in units, longest first */
-    uint64_t *poly_pow; uint32_t poly_max;   /* POLY^k for k <= the longest such token's bytes */
-    int32_t reach[256];                      /* first byte -> the longest such token starting with it */
-    const Thresholds *thresholds;            /* the host's, which outlives its models */
+    uint32_t *long_slots; /* entry + 1; 0 = empty */
+    size_t long_mask;
+    uint64_t *long_hash;   /* the hash of each slot's token */
+    int32_t *long_lengths; /* their lengths in units, longest first */
+    int32_t n_long_lengths;
+    uint64_t *poly_pow; /* POLY^k for k <= the longest such token's bytes */
+    uint32_t poly_max;
+    int32_t reach[256];           /* first byte -> the longest such token starting with it */
+    const Thresholds *thresholds; /* the host's, which outlives its models */
 } Model;
 
-
-typedef struct { int32_t *ids; size_t len, cap; } IdBuf;
+typedef struct {
+    int32_t *ids;
+    size_t len, cap;
+} IdBuf;
 
 /* ---- host: what the program the core runs in provides (lbpe/_native.c: CPython's) */
 
@@ -147,10 +178,14 @@ void model_free(Model *m);
 void model_free_own(Model *m);
 
 /* ---- bpe.c, lbpe.c: one piece of n units (ub: their byte offsets, uid: their ids) -> parts */
-ptrdiff_t bpe_short(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid, Part *out);
-ptrdiff_t bpe_long(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid, Part *out);
-ptrdiff_t bpe_bucketed(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid, Part *out);
-ptrdiff_t lbpe(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid, Part *out);
+ptrdiff_t bpe_short(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid,
+                    Part *out);
+ptrdiff_t bpe_long(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid,
+                   Part *out);
+ptrdiff_t bpe_bucketed(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid,
+                       Part *out);
+ptrdiff_t lbpe(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid,
+               Part *out);
 
 /* ---- cache.c */
 int grow(void **p, size_t *cap, size_t need, size_t item);
@@ -167,16 +202,23 @@ int build_witnesses(Model *m);
 int by_parts(Model *m, const char *s, size_t n, int lbpe_mode, ptrdiff_t limit, IdBuf *out);
 
 /* ---- pretokenize.c */
-#define C_L 1    /* \p{L} */
-#define C_N 2    /* \p{N} */
-#define C_U 4    /* Lu Lt Lm Lo M: o200k's "upper" letters */
-#define C_W 8    /* Ll Lm Lo M: o200k's "lower" letters */
-#define C_S 16   /* White_Space */
-typedef struct { int contractions, letters, numbers, other_tail, space; } Preset;
+#define C_L 1  /* \p{L} */
+#define C_N 2  /* \p{N} */
+#define C_U 4  /* Lu Lt Lm Lo M: o200k's "upper" letters */
+#define C_W 8  /* Ll Lm Lo M: o200k's "lower" letters */
+#define C_S 16 /* White_Space */
+typedef struct {
+    int contractions, letters, numbers, other_tail, space;
+} Preset;
 #define N_PRESETS 6
 extern const Preset PRESETS[N_PRESETS];
 /* A text as CPython stores it: n code points of `kind` bytes each (1, 2 or 4) at data. */
-typedef struct { int kind; const void *data; ptrdiff_t n; int ascii; } Text;
+typedef struct {
+    int kind;
+    const void *data;
+    ptrdiff_t n;
+    int ascii;
+} Text;
 /* The end of the piece that starts at p (p < t->n). */
 ptrdiff_t next_piece(const Preset *pr, const unsigned char *cls, const Text *t, ptrdiff_t p);
 
@@ -190,15 +232,18 @@ ptrdiff_t utf8_of(const Text *t, ptrdiff_t p, ptrdiff_t q, unsigned char *buf);
  * buffer for the UTF-8 of non-ASCII pieces, kept across calls). 0; -1 on an error (reported);
  * -2 at a lone surrogate, in the piece bad[0]:bad[1] (nothing reported). */
 int encode_text(Model *m, const Text *t, const Preset *pr, const unsigned char *cls, int lbpe_mode,
-                ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *b, unsigned char **u8, size_t *u8cap,
-                ptrdiff_t bad[2]);
+                ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *b, unsigned char **u8,
+                size_t *u8cap, ptrdiff_t bad[2]);
 
 /* ---- inline: the lookups every stage makes */
 
 #define CONT(b) (((b) & 0xC0) == 0x80)
 
 static inline uint64_t fnv(const unsigned char *s, size_t n, uint64_t h) {
-    for (size_t k = 0; k < n; k++) { h ^= s[k]; h *= FNV_PRIME; }
+    for (size_t k = 0; k < n; k++) {
+        h ^= s[k];
+        h *= FNV_PRIME;
+    }
     return h;
 }
 
@@ -212,7 +257,8 @@ static inline Entry *table_find(const Model *m, uint64_t h, const char *s, size_
             Entry *e = &m->entries[(uint32_t)slot - 1];
             if (e->len == n) {
                 if (n <= 8 ? memcmp(e->head, s, n) == 0
-                           : memcmp(e->head, s, 8) == 0 && memcmp(m->arena + e->off + 8, s + 8, n - 8) == 0)
+                           : memcmp(e->head, s, 8) == 0 &&
+                                 memcmp(m->arena + e->off + 8, s + 8, n - 8) == 0)
                     return e;
             }
         }
@@ -234,7 +280,9 @@ static inline const Ids *lookup(const Model *m, const char *s, size_t n) {
 static inline uint64_t pair_key(int32_t a, int32_t b) {
     return ((uint64_t)(uint32_t)a << 32) | (uint32_t)b;
 }
-static inline size_t pair_hash(uint64_t key) { return (size_t)((key * 0x9E3779B97F4A7C15ULL) >> 17); }
+static inline size_t pair_hash(uint64_t key) {
+    return (size_t)((key * 0x9E3779B97F4A7C15ULL) >> 17);
+}
 
 static inline const PairSlot *pair_find(const Model *m, int32_t a, int32_t b) {
     uint64_t key = pair_key(a, b);
@@ -248,7 +296,11 @@ static inline const PairSlot *pair_find(const Model *m, int32_t a, int32_t b) {
 }
 
 static inline size_t mix64(uint64_t k) {
-    k ^= k >> 33; k *= 0xff51afd7ed558ccdULL; k ^= k >> 33; k *= 0xc4ceb9fe1a85ec53ULL; k ^= k >> 33;
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ULL;
+    k ^= k >> 33;
     return (size_t)k;
 }
 

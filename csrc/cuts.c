@@ -10,14 +10,17 @@ static inline uint64_t frag_key(const unsigned char *a, int la, const unsigned c
     uint64_t k = 0;
     for (int x = 0; x < la; x++) k = (k << 8) | a[x];
     for (int x = 0; x < lb; x++) k = (k << 8) | b[x];
-    return (k << 6) | ((uint64_t)la << 3) | (uint64_t)lb;   /* at most 8 bytes of fragments */
+    return (k << 6) | ((uint64_t)la << 3) | (uint64_t)lb; /* at most 8 bytes of fragments */
 }
 
 static int witness_add(Model *m, uint64_t key) {
     if ((m->n_witness + 1) * 2 > m->witness_mask + 1) {
         size_t size = m->witness ? (m->witness_mask + 1) * 2 : 4096;
         uint64_t *w = lbpe_calloc(size, sizeof(uint64_t));
-        if (!w) { lbpe_no_memory(); return -1; }
+        if (!w) {
+            lbpe_no_memory();
+            return -1;
+        }
         for (size_t x = 0; m->witness && x <= m->witness_mask; x++) {
             if (!m->witness[x]) continue;
             size_t k = mix64(m->witness[x]) & (size - 1);
@@ -25,10 +28,14 @@ static int witness_add(Model *m, uint64_t key) {
             w[k] = m->witness[x];
         }
         lbpe_free(m->witness);
-        m->witness = w; m->witness_mask = size - 1;
+        m->witness = w;
+        m->witness_mask = size - 1;
     }
     size_t k = mix64(key) & m->witness_mask;
-    while (m->witness[k]) { if (m->witness[k] == key) return 0; k = (k + 1) & m->witness_mask; }
+    while (m->witness[k]) {
+        if (m->witness[k] == key) return 0;
+        k = (k + 1) & m->witness_mask;
+    }
     m->witness[k] = key;
     m->n_witness++;
     return 0;
@@ -36,7 +43,10 @@ static int witness_add(Model *m, uint64_t key) {
 
 static inline int witness_has(const Model *m, uint64_t key) {
     size_t k = mix64(key) & m->witness_mask;
-    while (m->witness[k]) { if (m->witness[k] == key) return 1; k = (k + 1) & m->witness_mask; }
+    while (m->witness[k]) {
+        if (m->witness[k] == key) return 1;
+        k = (k + 1) & m->witness_mask;
+    }
     return 0;
 }
 
@@ -47,12 +57,13 @@ int build_witnesses(Model *m) {
         const unsigned char *t = (const unsigned char *)m->arena + e->off;
         uint32_t n = e->len;
         for (uint32_t i = 1; i < n; i++) {
-            if (CONT(t[i])) continue;   /* inside a character: never a character boundary */
+            if (CONT(t[i])) continue; /* inside a character: never a character boundary */
             uint32_t p = i - 1, q = i + 1;
             while (p > 0 && CONT(t[p])) p--;
             while (q < n && CONT(t[q])) q++;
-            if (t[p] < 0x80 && i - p == 1 && t[i] < 0x80 && q - i == 1) continue;   /* two ASCII characters */
-            if (i - p > 4 || q - i > 4) continue;   /* not UTF-8 text: such tokens never meet text */
+            if (t[p] < 0x80 && i - p == 1 && t[i] < 0x80 && q - i == 1)
+                continue;                         /* two ASCII characters */
+            if (i - p > 4 || q - i > 4) continue; /* not UTF-8 text: such tokens never meet text */
             if (witness_add(m, frag_key(t + p, (int)(i - p), t + i, (int)(q - i))) < 0) return -1;
         }
     }
@@ -71,14 +82,17 @@ static int is_cut(Model *m, const unsigned char *a, int la, const unsigned char 
     uint64_t key = (ka << 32) | kb;
     size_t k = mix64(key) & CUT_MEMO_MASK, free_slot = k;
     for (int probe = 0; probe < 8; probe++, k = (k + 1) & CUT_MEMO_MASK) {
-        if (!m->cut_val[k]) { free_slot = k; break; }
+        if (!m->cut_val[k]) {
+            free_slot = k;
+            break;
+        }
         if (m->cut_memo[k] == key) return m->cut_val[k] == 1;
     }
     int covered = 0;
     if (m->char_units) covered = witness_has(m, frag_key(a, la, b, lb));
     else
-        for (int x = 0; x < la && !covered; x++)        /* a token may start inside c1 ... */
-            for (int y = 1; y <= lb && !covered; y++)   /* ... and end inside c2 */
+        for (int x = 0; x < la && !covered; x++)      /* a token may start inside c1 ... */
+            for (int y = 1; y <= lb && !covered; y++) /* ... and end inside c2 */
                 covered = witness_has(m, frag_key(a + x, la - x, b, y));
     m->cut_memo[free_slot] = key;
     m->cut_val[free_slot] = covered ? 2 : 1;
@@ -99,18 +113,23 @@ int by_parts(Model *m, const char *s, size_t n, int lbpe_mode, ptrdiff_t limit, 
     while (k < n) {
         size_t next = k + 1;
         while (next < n && CONT(u[next])) next++;
-        if (k - prev <= 4 && next - k <= 4 && is_cut(m, u + prev, (int)(k - prev), u + k, (int)(next - k))) {
+        if (k - prev <= 4 && next - k <= 4 &&
+            is_cut(m, u + prev, (int)(k - prev), u + k, (int)(next - k))) {
             parted = 1;
             /* the part [start, k) */
             uint64_t h = fnv(u + start, k - start, FNV_OFFSET);
             const CEntry *e = cache_find(c, h, s + start, k - start);
-            if (e) { if (append_ids(out, c->ids + e->ioff, e->icount) < 0) return -1; }
-            else {
+            if (e) {
+                if (append_ids(out, c->ids + e->ioff, e->icount) < 0) return -1;
+            } else {
                 size_t from = out->len;
-                if (encode_piece(m, s + start, (ptrdiff_t)(k - start), lbpe_mode, 0, out) < 0) return -1;
+                if (encode_piece(m, s + start, (ptrdiff_t)(k - start), lbpe_mode, 0, out) < 0)
+                    return -1;
                 if (k - start <= MAX_CACHED_PART) {
                     if ((ptrdiff_t)c->n >= limit) cache_clear(c);
-                    if (limit > 0 && cache_add(c, h, s + start, k - start, out->ids + from, out->len - from) < 0) return -1;
+                    if (limit > 0 &&
+                        cache_add(c, h, s + start, k - start, out->ids + from, out->len - from) < 0)
+                        return -1;
                 }
             }
             start = k;
@@ -126,9 +145,9 @@ int by_parts(Model *m, const char *s, size_t n, int lbpe_mode, ptrdiff_t limit, 
     if (encode_piece(m, s + start, (ptrdiff_t)(n - start), lbpe_mode, 0, out) < 0) return -1;
     if (n - start <= MAX_CACHED_PART) {
         if ((ptrdiff_t)c->n >= limit) cache_clear(c);
-        if (limit > 0 && cache_add(c, h, s + start, n - start, out->ids + from, out->len - from) < 0) return -1;
+        if (limit > 0 &&
+            cache_add(c, h, s + start, n - start, out->ids + from, out->len - from) < 0)
+            return -1;
     }
     return 1;
 }
-
-

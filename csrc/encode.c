@@ -2,7 +2,8 @@
 #include "core.h"
 
 int idbuf_push(IdBuf *b, int32_t id) {
-    if (b->len == b->cap && grow((void **)&b->ids, &b->cap, b->len + 1, sizeof(int32_t)) < 0) return -1;
+    if (b->len == b->cap && grow((void **)&b->ids, &b->cap, b->len + 1, sizeof(int32_t)) < 0)
+        return -1;
     b->ids[b->len++] = id;
     return 0;
 }
@@ -25,7 +26,8 @@ static int push_scaffold(Model *m, int32_t id, IdBuf *b) {
 /* ids of a character that has no token (character units only) */
 static int push_fallback(Model *m, const char *s, int32_t a, int32_t z, int *prev_unk, IdBuf *b) {
     if (m->has_byte_fallback) {
-        for (int32_t k = a; k < z; k++) if (idbuf_push(b, m->byte_fallback[(unsigned char)s[k]]) < 0) return -1;
+        for (int32_t k = a; k < z; k++)
+            if (idbuf_push(b, m->byte_fallback[(unsigned char)s[k]]) < 0) return -1;
         *prev_unk = 0;
         return 0;
     }
@@ -40,13 +42,17 @@ static int push_fallback(Model *m, const char *s, int32_t a, int32_t z, int *pre
 
 /* Encode one piece (UTF-8 bytes s[0:len]) into b. Returns 0, or -1 with the error reported. */
 int encode_piece(Model *m, const char *s, ptrdiff_t len, int lbpe_mode, int whole, IdBuf *b) {
-    if (len > INT32_MAX / 4) { lbpe_error(LBPE_OVERFLOW, "piece too long for the compiled path"); return -1; }
+    if (len > INT32_MAX / 4) {
+        lbpe_error(LBPE_OVERFLOW, "piece too long for the compiled path");
+        return -1;
+    }
     int32_t n;
     int32_t *ub = scratch(m, 0, ((size_t)len + 1) * sizeof(int32_t));
     if (!ub) return -1;
     if (m->char_units) {
         n = 0;
-        for (int32_t k = 0; k < len; k++) if (((unsigned char)s[k] & 0xC0) != 0x80) ub[n++] = k;
+        for (int32_t k = 0; k < len; k++)
+            if (((unsigned char)s[k] & 0xC0) != 0x80) ub[n++] = k;
         ub[n] = (int32_t)len;
     } else {
         n = (int32_t)len;
@@ -59,17 +65,27 @@ int encode_piece(Model *m, const char *s, ptrdiff_t len, int lbpe_mode, int whol
     ptrdiff_t np = -2;
     if (!lbpe_mode && whole && m->whole_piece_first) {
         const Ids *x = lookup(m, s, (size_t)len);
-        if (x && x->id >= 0) { parts[0].s = 0; parts[0].e = n; parts[0].id = x->id; np = 1; }
+        if (x && x->id >= 0) {
+            parts[0].s = 0;
+            parts[0].e = n;
+            parts[0].id = x->id;
+            np = 1;
+        }
     }
     if (np == -2) {
         for (int32_t k = 0; k < n; k++) {
             const Ids *x = lookup(m, s + ub[k], (size_t)(ub[k + 1] - ub[k]));
             uid[k] = x ? x->id : -1;
         }
-        if (n == 1) { parts[0].s = 0; parts[0].e = 1; parts[0].id = uid[0]; np = 1; }
-        else if (lbpe_mode) np = lbpe(m, s, ub, n, uid, parts);
+        if (n == 1) {
+            parts[0].s = 0;
+            parts[0].e = 1;
+            parts[0].id = uid[0];
+            np = 1;
+        } else if (lbpe_mode) np = lbpe(m, s, ub, n, uid, parts);
         else if (n <= m->thresholds->short_bpe) np = bpe_short(m, s, ub, n, uid, parts);
-        else if (n <= m->thresholds->long_bpe || m->max_prio > MAX_BUCKETS) np = bpe_long(m, s, ub, n, uid, parts);
+        else if (n <= m->thresholds->long_bpe || m->max_prio > MAX_BUCKETS)
+            np = bpe_long(m, s, ub, n, uid, parts);
         else np = bpe_bucketed(m, s, ub, n, uid, parts);
         if (np < 0) return -1;
     }
@@ -78,8 +94,12 @@ int encode_piece(Model *m, const char *s, ptrdiff_t len, int lbpe_mode, int whol
         int32_t id = parts[k].id;
         if (id < 0) {
             /* a single character without a token: copy it out of scratch before calling out */
-            char ch[8]; int32_t a = ub[parts[k].s], z = ub[parts[k].e];
-            if (z - a > 8) { lbpe_error(LBPE_RUNTIME, "lbpe._native: unit longer than a character"); return -1; }
+            char ch[8];
+            int32_t a = ub[parts[k].s], z = ub[parts[k].e];
+            if (z - a > 8) {
+                lbpe_error(LBPE_RUNTIME, "lbpe._native: unit longer than a character");
+                return -1;
+            }
             memcpy(ch, s + a, (size_t)(z - a));
             if (push_fallback(m, ch, 0, z - a, &prev_unk, b) < 0) return -1;
             continue;
@@ -92,20 +112,20 @@ int encode_piece(Model *m, const char *s, ptrdiff_t len, int lbpe_mode, int whol
     return 0;
 }
 
-
 static int is_ascii(const char *s, size_t n) {
-    for (size_t k = 0; k < n; k++) if ((unsigned char)s[k] >= 0x80) return 0;
+    for (size_t k = 0; k < n; k++)
+        if ((unsigned char)s[k] >= 0x80) return 0;
     return 1;
 }
 
 /* One piece (UTF-8 s[0:n], `chars` characters) -> its ids appended to out, through the cache. */
 int cached_piece(Model *m, const char *s, size_t n, ptrdiff_t chars, int lbpe_mode, ptrdiff_t limit,
-                        ptrdiff_t cached_chars, IdBuf *out) {
+                 ptrdiff_t cached_chars, IdBuf *out) {
     Cache *c = &m->cache[lbpe_mode];
     uint64_t h = fnv((const unsigned char *)s, n, FNV_OFFSET);
     const CEntry *e = cache_find(c, h, s, n);
     if (e) return append_ids(out, c->ids + e->ioff, e->icount);
-    if (m->parent) {   /* a worker reads the model's own cache (nobody writes it meanwhile) */
+    if (m->parent) { /* a worker reads the model's own cache (nobody writes it meanwhile) */
         const Cache *pc = &m->parent->cache[lbpe_mode];
         if ((e = cache_find(pc, h, s, n))) return append_ids(out, pc->ids + e->ioff, e->icount);
     }
@@ -127,7 +147,6 @@ int cached_piece(Model *m, const char *s, size_t n, ptrdiff_t chars, int lbpe_mo
     return 0;
 }
 
-
 ptrdiff_t utf8_of(const Text *t, ptrdiff_t p, ptrdiff_t q, unsigned char *buf) {
     ptrdiff_t n = 0;
     for (ptrdiff_t i = p; i < q; i++) {
@@ -135,36 +154,49 @@ ptrdiff_t utf8_of(const Text *t, ptrdiff_t p, ptrdiff_t q, unsigned char *buf) {
                      : t->kind == 2 ? ((const uint16_t *)t->data)[i]
                                     : ((const uint32_t *)t->data)[i];
         if (c < 0x80) buf[n++] = (unsigned char)c;
-        else if (c < 0x800) { buf[n++] = 0xC0 | (c >> 6); buf[n++] = 0x80 | (c & 0x3F); }
-        else if (c < 0x10000) {
+        else if (c < 0x800) {
+            buf[n++] = 0xC0 | (c >> 6);
+            buf[n++] = 0x80 | (c & 0x3F);
+        } else if (c < 0x10000) {
             if (c >= 0xD800 && c <= 0xDFFF) return -1;
-            buf[n++] = 0xE0 | (c >> 12); buf[n++] = 0x80 | ((c >> 6) & 0x3F); buf[n++] = 0x80 | (c & 0x3F);
+            buf[n++] = 0xE0 | (c >> 12);
+            buf[n++] = 0x80 | ((c >> 6) & 0x3F);
+            buf[n++] = 0x80 | (c & 0x3F);
         } else {
-            buf[n++] = 0xF0 | (c >> 18); buf[n++] = 0x80 | ((c >> 12) & 0x3F);
-            buf[n++] = 0x80 | ((c >> 6) & 0x3F); buf[n++] = 0x80 | (c & 0x3F);
+            buf[n++] = 0xF0 | (c >> 18);
+            buf[n++] = 0x80 | ((c >> 12) & 0x3F);
+            buf[n++] = 0x80 | ((c >> 6) & 0x3F);
+            buf[n++] = 0x80 | (c & 0x3F);
         }
     }
     return n;
 }
 
 int encode_text(Model *m, const Text *t, const Preset *pr, const unsigned char *cls, int lbpe_mode,
-                ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *b, unsigned char **u8, size_t *u8cap,
-                ptrdiff_t bad[2]) {
+                ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *b, unsigned char **u8,
+                size_t *u8cap, ptrdiff_t bad[2]) {
     ptrdiff_t count = 0;
     for (ptrdiff_t p = 0; p < t->n; count++) {
         if ((count & 8191) == 8191 && lbpe_interrupted() < 0) return -1;
         ptrdiff_t q = next_piece(pr, cls, t, p);
         const char *s;
         ptrdiff_t len;
-        if (t->ascii) { s = (const char *)t->data + p; len = q - p; }
-        else {
+        if (t->ascii) {
+            s = (const char *)t->data + p;
+            len = q - p;
+        } else {
             /* its own buffer: encode_piece reuses the scratch buffers */
             if (grow((void **)u8, u8cap, (size_t)(q - p) * 4 + 1, 1) < 0) return -1;
             len = utf8_of(t, p, q, *u8);
-            if (len < 0) { bad[0] = p; bad[1] = q; return -2; }
+            if (len < 0) {
+                bad[0] = p;
+                bad[1] = q;
+                return -2;
+            }
             s = (const char *)*u8;
         }
-        if (cached_piece(m, s, (size_t)len, q - p, lbpe_mode, limit, cached_chars, b) < 0) return -1;
+        if (cached_piece(m, s, (size_t)len, q - p, lbpe_mode, limit, cached_chars, b) < 0)
+            return -1;
         p = q;
     }
     return 0;

@@ -1,7 +1,6 @@
 /* LBPE of one piece: the paper's loop (see core.h). */
 #include "core.h"
 
-
 /* The LBPE id of the long token whose bytes are s[0:len] (h: their polynomial hash), or -1. */
 static inline int32_t long_find(const Model *m, const char *s, uint32_t len, uint64_t h) {
     size_t k = mix64(h) & m->long_mask;
@@ -20,8 +19,8 @@ static inline int32_t long_find(const Model *m, const char *s, uint32_t len, uin
  * unit offsets a, b: the runs nothing covers yet): a window is checked where it fits in a gap,
  * for the lengths long tokens have, at a unit some token that long starts with; a placed token
  * splits its gap. Leaves the gaps of two units or more in g and returns their count (-1: error). */
-static ptrdiff_t place_long(Model *m, const char *s, const int32_t *ub, int32_t n, int32_t *placed, int32_t *g,
-                             ptrdiff_t ng, int32_t *next) {
+static ptrdiff_t place_long(Model *m, const char *s, const int32_t *ub, int32_t n, int32_t *placed,
+                            int32_t *g, ptrdiff_t ng, int32_t *next) {
     int32_t top = 0;
     for (int32_t i = 0; i < n; i++) {
         int32_t r = m->reach[(unsigned char)s[ub[i]]];
@@ -30,7 +29,7 @@ static ptrdiff_t place_long(Model *m, const char *s, const int32_t *ub, int32_t 
     if (top > n) top = n;
     if (top <= WALKED) return ng;
     size_t nb = (size_t)ub[n];
-    uint64_t *H = scratch(m, 10, (nb + 1) * sizeof(uint64_t));   /* H[k]: hash of the first k bytes */
+    uint64_t *H = scratch(m, 10, (nb + 1) * sizeof(uint64_t)); /* H[k]: hash of the first k bytes */
     if (!H) return -1;
     H[0] = 0;
     for (size_t k = 0; k < nb; k++) H[k + 1] = H[k] * POLY + (unsigned char)s[k] + 1;
@@ -45,9 +44,15 @@ static ptrdiff_t place_long(Model *m, const char *s, const int32_t *ub, int32_t 
                 if (m->reach[(unsigned char)s[ub[i]]] >= len) {
                     if ((++probes & (SIGNAL_EVERY - 1)) == 0 && lbpe_interrupted() < 0) return -1;
                     uint32_t p = (uint32_t)ub[i], q = (uint32_t)ub[i + len];
-                    int32_t id = q - p > m->poly_max ? -1 : long_find(m, s + p, q - p, H[q] - H[p] * m->poly_pow[q - p]);
+                    int32_t id = q - p > m->poly_max
+                                     ? -1
+                                     : long_find(m, s + p, q - p, H[q] - H[p] * m->poly_pow[q - p]);
                     if (id >= 0) {
-                        if (i - a >= 2) { next[2 * nn] = a; next[2 * nn + 1] = i; nn++; }
+                        if (i - a >= 2) {
+                            next[2 * nn] = a;
+                            next[2 * nn + 1] = i;
+                            nn++;
+                        }
                         placed[2 * i] = len;
                         placed[2 * i + 1] = id;
                         i += len;
@@ -57,7 +62,11 @@ static ptrdiff_t place_long(Model *m, const char *s, const int32_t *ub, int32_t 
                 }
                 i++;
             }
-            if (b - a >= 2) { next[2 * nn] = a; next[2 * nn + 1] = b; nn++; }
+            if (b - a >= 2) {
+                next[2 * nn] = a;
+                next[2 * nn + 1] = b;
+                nn++;
+            }
         }
         memcpy(g, next, (size_t)nn * 2 * sizeof(int32_t));
         ng = nn;
@@ -65,8 +74,10 @@ static ptrdiff_t place_long(Model *m, const char *s, const int32_t *ub, int32_t 
     return ng;
 }
 
-ptrdiff_t lbpe(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid, Part *out) {
-    /* placed[2i], placed[2i + 1]: the length and id of the token placed at unit i (length 0: none) */
+ptrdiff_t lbpe(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid,
+               Part *out) {
+    /* placed[2i], placed[2i + 1]: the length and id of the token placed at unit i (length 0: none)
+     */
     int32_t *placed = scratch(m, 7, (size_t)n * sizeof(int32_t) * 2);
     size_t gap_bytes = ((size_t)n / 2 + 2) * 2 * sizeof(int32_t);
     int32_t *g = scratch(m, 8, gap_bytes), *next = scratch(m, 9, gap_bytes);
@@ -75,7 +86,8 @@ ptrdiff_t lbpe(Model *m, const char *s, const int32_t *ub, int32_t n, const int3
     ptrdiff_t ng = 1;
     g[0] = 0;
     g[1] = n;
-    if (m->n_long_lengths && n > WALKED && (ng = place_long(m, s, ub, n, placed, g, ng, next)) < 0) return -1;
+    if (m->n_long_lengths && n > WALKED && (ng = place_long(m, s, ub, n, placed, g, ng, next)) < 0)
+        return -1;
     /* the spans of up to WALKED units inside the gaps, by walking the token table */
     size_t cap = (size_t)n * 2 + 16, ns = 0;
     Span *spans = scratch(m, 3, cap * sizeof(Span));
@@ -97,7 +109,10 @@ ptrdiff_t lbpe(Model *m, const char *s, const int32_t *ub, int32_t n, const int3
                         spans = scratch(m, 3, cap * sizeof(Span));
                         if (!spans) return -1;
                     }
-                    spans[ns].i = i; spans[ns].len = j - i; spans[ns].id = x->lid; ns++;
+                    spans[ns].i = i;
+                    spans[ns].len = j - i;
+                    spans[ns].id = x->lid;
+                    ns++;
                     if (j - i > longest) longest = j - i;
                 }
             }
@@ -123,11 +138,18 @@ ptrdiff_t lbpe(Model *m, const char *s, const int32_t *ub, int32_t n, const int3
     ptrdiff_t np = 0;
     for (int32_t i = 0; i < n;) {
         int32_t len = placed[2 * i];
-        if (len) { out[np].s = i; out[np].e = i + len; out[np].id = placed[2 * i + 1]; i += len; }
-        else { out[np].s = i; out[np].e = i + 1; out[np].id = uid[i]; i++; }
+        if (len) {
+            out[np].s = i;
+            out[np].e = i + len;
+            out[np].id = placed[2 * i + 1];
+            i += len;
+        } else {
+            out[np].s = i;
+            out[np].e = i + 1;
+            out[np].id = uid[i];
+            i++;
+        }
         np++;
     }
     return np;
 }
-
-

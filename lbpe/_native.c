@@ -29,38 +29,53 @@
 typedef struct {
     PyObject_HEAD
     Model core;
-    PyThread_type_lock lock;             /* held by the call using the caches and scratch */
-    unsigned long owner;                 /* the thread that holds it (0: none) */
-    PyObject *fallback;                  /* callable(char) -> list[int] */
-    PyObject **longs; Py_ssize_t n_longs;   /* shared int objects for ids 0..n_longs-1 */
+    PyThread_type_lock lock; /* held by the call using the caches and scratch */
+    unsigned long owner;     /* the thread that holds it (0: none) */
+    PyObject *fallback;      /* callable(char) -> list[int] */
+    PyObject **longs;        /* shared int objects for ids 0..n_longs-1 */
+    Py_ssize_t n_longs;
 } NativeModel;
 
 /* A table of classes; the module keeps every table it made until it is freed, since threads of a
  * running encode_batch may still read one that set_classes() replaced. */
-typedef struct ClassTable { struct ClassTable *prev; unsigned char cls[MAX_CP]; } ClassTable;
+typedef struct ClassTable {
+    struct ClassTable *prev;
+    unsigned char cls[MAX_CP];
+} ClassTable;
 
 /* What the module keeps (one per interpreter that imports it). */
 typedef struct {
     PyTypeObject *model_type;
-    ClassTable *classes;      /* the presets' classes (NULL until set_classes), older tables behind */
+    ClassTable *classes; /* the presets' classes (NULL until set_classes), older tables behind */
     Thresholds thresholds;
 } State;
 
 static State *module_state(PyObject *mod) { return (State *)PyModule_GetState(mod); }
-static State *model_state(NativeModel *self) { return (State *)PyType_GetModuleState(Py_TYPE(self)); }
+static State *model_state(NativeModel *self) {
+    return (State *)PyType_GetModuleState(Py_TYPE(self));
+}
 
 /* The presets' classes, or NULL with RuntimeError when set_classes() was not called. */
 static const unsigned char *classes_of(const State *st) {
-    if (!st->classes) { PyErr_SetString(PyExc_RuntimeError, "set_classes() first"); return NULL; }
+    if (!st->classes) {
+        PyErr_SetString(PyExc_RuntimeError, "set_classes() first");
+        return NULL;
+    }
     return st->classes->cls;
 }
 
 static int model_enter(NativeModel *self) {
     Model *m = &self->core;
-    if (!m->slots || !self->lock) { PyErr_SetString(PyExc_RuntimeError, "lbpe._native.Model was not initialised"); return -1; }
+    if (!m->slots || !self->lock) {
+        PyErr_SetString(PyExc_RuntimeError, "lbpe._native.Model was not initialised");
+        return -1;
+    }
     unsigned long me = PyThread_get_thread_ident();
     if (!PyThread_acquire_lock(self->lock, NOWAIT_LOCK)) {
-        if (self->owner == me) { PyErr_SetString(PyExc_RuntimeError, "lbpe._native.Model is not re-entrant"); return -1; }
+        if (self->owner == me) {
+            PyErr_SetString(PyExc_RuntimeError, "lbpe._native.Model is not re-entrant");
+            return -1;
+        }
         Py_BEGIN_ALLOW_THREADS
         PyThread_acquire_lock(self->lock, WAIT_LOCK);
         Py_END_ALLOW_THREADS
@@ -93,7 +108,8 @@ void lbpe_no_memory(void) {
 }
 
 void lbpe_error(int kind, const char *msg) {
-    if (!in_worker) PyErr_SetString(kind == LBPE_OVERFLOW ? PyExc_OverflowError : PyExc_RuntimeError, msg);
+    if (!in_worker)
+        PyErr_SetString(kind == LBPE_OVERFLOW ? PyExc_OverflowError : PyExc_RuntimeError, msg);
 }
 
 /* A time budget (lbpe/budget.py): encode_text and encode_pieces get the seconds left and stop
@@ -127,21 +143,23 @@ int lbpe_fallback(void *fallback, const char *s, size_t n) {
     Py_DECREF(ch);
     if (!r) return -1;
     Py_DECREF(r);
-    PyErr_SetString(PyExc_RuntimeError, "lbpe._native: the fallback returned ids for a vocabulary without fallback");
+    PyErr_SetString(PyExc_RuntimeError,
+                    "lbpe._native: the fallback returned ids for a vocabulary without fallback");
     return -1;
 }
 
 /* A text as the core reads it (PyUnicode_READY done). */
 static Text text_of(PyObject *text) {
-    Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text), PyUnicode_IS_ASCII(text)};
+    Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text),
+              PyUnicode_IS_ASCII(text)};
     return t;
 }
 
 /* encode_text of the core; at a lone surrogate, the UnicodeEncodeError str.encode gives (in a
  * worker, only -1). */
-static int encode_one_text(Model *m, PyObject *text, const Preset *pr, const unsigned char *cls, int lbpe_mode,
-                           Py_ssize_t limit, Py_ssize_t cached_chars, IdBuf *b, unsigned char **u8,
-                           size_t *u8cap) {
+static int encode_one_text(Model *m, PyObject *text, const Preset *pr, const unsigned char *cls,
+                           int lbpe_mode, Py_ssize_t limit, Py_ssize_t cached_chars, IdBuf *b,
+                           unsigned char **u8, size_t *u8cap) {
     Text t = text_of(text);
     ptrdiff_t bad[2];
     int rc = encode_text(m, &t, pr, cls, lbpe_mode, limit, cached_chars, b, u8, u8cap, bad);
@@ -153,7 +171,8 @@ static int encode_one_text(Model *m, PyObject *text, const Preset *pr, const uns
         Py_XDECREF(r);
         Py_DECREF(piece);
     }
-    if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "lbpe._native: surrogate not refused");
+    if (!PyErr_Occurred())
+        PyErr_SetString(PyExc_RuntimeError, "lbpe._native: surrogate not refused");
     return -1;
 }
 
@@ -162,7 +181,10 @@ static PyObject *ids_tuple(const IdBuf *b, size_t from) {
     if (!t) return NULL;
     for (size_t k = from; k < b->len; k++) {
         PyObject *v = PyLong_FromLong(b->ids[k]);
-        if (!v) { Py_DECREF(t); return NULL; }
+        if (!v) {
+            Py_DECREF(t);
+            return NULL;
+        }
         PyTuple_SET_ITEM(t, (Py_ssize_t)(k - from), v);
     }
     return t;
@@ -171,19 +193,28 @@ static PyObject *ids_tuple(const IdBuf *b, size_t from) {
 /* set_classes(letters, numbers, upper, lower, space): inclusive (lo, hi) code point ranges */
 static PyObject *set_classes(PyObject *mod, PyObject *args) {
     PyObject *lists[5];
-    if (!PyArg_ParseTuple(args, "OOOOO", &lists[0], &lists[1], &lists[2], &lists[3], &lists[4])) return NULL;
+    if (!PyArg_ParseTuple(args, "OOOOO", &lists[0], &lists[1], &lists[2], &lists[3], &lists[4]))
+        return NULL;
     ClassTable *made = PyMem_RawCalloc(1, sizeof(ClassTable));
     if (!made) return PyErr_NoMemory();
     unsigned char *table = made->cls;
     static const unsigned char flags[5] = {C_L, C_N, C_U, C_W, C_S};
     for (int f = 0; f < 5; f++) {
         PyObject *seq = PySequence_Fast(lists[f], "ranges must be a sequence of (lo, hi)");
-        if (!seq) { PyMem_RawFree(made); return NULL; }
+        if (!seq) {
+            PyMem_RawFree(made);
+            return NULL;
+        }
         for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(seq); k++) {
             long lo, hi;
-            if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, k), "ll", &lo, &hi)) { Py_DECREF(seq); PyMem_RawFree(made); return NULL; }
+            if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, k), "ll", &lo, &hi)) {
+                Py_DECREF(seq);
+                PyMem_RawFree(made);
+                return NULL;
+            }
             if (lo < 0 || hi >= MAX_CP || lo > hi) {
-                Py_DECREF(seq); PyMem_RawFree(made);
+                Py_DECREF(seq);
+                PyMem_RawFree(made);
                 PyErr_Format(PyExc_ValueError, "bad code point range (%ld, %ld)", lo, hi);
                 return NULL;
             }
@@ -205,7 +236,10 @@ static PyObject *split(PyObject *mod, PyObject *args) {
     if (!PyArg_ParseTuple(args, "Ui", &text, &preset)) return NULL;
     const unsigned char *cls = classes_of(module_state(mod));
     if (!cls) return NULL;
-    if (preset < 0 || preset >= N_PRESETS) { PyErr_SetString(PyExc_ValueError, "unknown preset"); return NULL; }
+    if (preset < 0 || preset >= N_PRESETS) {
+        PyErr_SetString(PyExc_ValueError, "unknown preset");
+        return NULL;
+    }
     Text t = text_of(text);
     Py_ssize_t n = t.n;
     PyObject *out = PyList_New(0);
@@ -213,7 +247,11 @@ static PyObject *split(PyObject *mod, PyObject *args) {
     for (Py_ssize_t p = 0; p < n;) {
         Py_ssize_t q = next_piece(&PRESETS[preset], cls, &t, p);
         PyObject *piece = PyUnicode_Substring(text, p, q);
-        if (!piece || PyList_Append(out, piece) < 0) { Py_XDECREF(piece); Py_DECREF(out); return NULL; }
+        if (!piece || PyList_Append(out, piece) < 0) {
+            Py_XDECREF(piece);
+            Py_DECREF(out);
+            return NULL;
+        }
         Py_DECREF(piece);
         p = q;
     }
@@ -230,7 +268,10 @@ static PyObject *last_starts(PyObject *mod, PyObject *args) {
     if (!PyArg_ParseTuple(args, "Uin", &text, &preset, &count)) return NULL;
     const unsigned char *cls = classes_of(module_state(mod));
     if (!cls) return NULL;
-    if (preset < 0 || preset >= N_PRESETS || count < 1 || count > 4096) { PyErr_SetString(PyExc_ValueError, "bad preset or count"); return NULL; }
+    if (preset < 0 || preset >= N_PRESETS || count < 1 || count > 4096) {
+        PyErr_SetString(PyExc_ValueError, "bad preset or count");
+        return NULL;
+    }
     Text t = text_of(text);
     Py_ssize_t n = t.n, total = 0;
     Py_ssize_t *ring = PyMem_RawMalloc((size_t)count * sizeof(Py_ssize_t));
@@ -241,10 +282,17 @@ static PyObject *last_starts(PyObject *mod, PyObject *args) {
     }
     Py_ssize_t kept = total < count ? total : count;
     PyObject *starts = PyList_New(kept);
-    if (!starts) { PyMem_RawFree(ring); return NULL; }
+    if (!starts) {
+        PyMem_RawFree(ring);
+        return NULL;
+    }
     for (Py_ssize_t k = 0; k < kept; k++) {
         PyObject *v = PyLong_FromSsize_t(ring[(total - kept + k) % count]);
-        if (!v) { Py_DECREF(starts); PyMem_RawFree(ring); return NULL; }
+        if (!v) {
+            Py_DECREF(starts);
+            PyMem_RawFree(ring);
+            return NULL;
+        }
         PyList_SET_ITEM(starts, k, v);
     }
     PyMem_RawFree(ring);
@@ -256,22 +304,36 @@ static int ensure_longs(NativeModel *self) {
     Model *m = &self->core;
     if (!self->longs) {
         Py_ssize_t n = 0;
-        for (size_t x = 0; x < m->n_entries; x++) if (m->entries[x].v.id >= n) n = m->entries[x].v.id + 1;
-        if (m->has_byte_fallback) for (int x = 0; x < 256; x++) if (m->byte_fallback[x] >= n) n = m->byte_fallback[x] + 1;
+        for (size_t x = 0; x < m->n_entries; x++)
+            if (m->entries[x].v.id >= n) n = m->entries[x].v.id + 1;
+        if (m->has_byte_fallback)
+            for (int x = 0; x < 256; x++)
+                if (m->byte_fallback[x] >= n) n = m->byte_fallback[x] + 1;
         if (m->has_unk && m->unk >= n) n = m->unk + 1;
         PyObject **longs = PyMem_RawCalloc((size_t)n + 1, sizeof(PyObject *));
-        if (!longs) { PyErr_NoMemory(); return -1; }
+        if (!longs) {
+            PyErr_NoMemory();
+            return -1;
+        }
         for (Py_ssize_t x = 0; x < n; x++) {
             longs[x] = PyLong_FromSsize_t(x);
-            if (!longs[x]) { while (x--) Py_DECREF(longs[x]); PyMem_RawFree(longs); return -1; }
+            if (!longs[x]) {
+                while (x--) Py_DECREF(longs[x]);
+                PyMem_RawFree(longs);
+                return -1;
+            }
         }
-        self->longs = longs; self->n_longs = n;
+        self->longs = longs;
+        self->n_longs = n;
     }
     return 0;
 }
 
 static inline PyObject *id_object(NativeModel *self, int32_t id) {
-    if (id >= 0 && id < self->n_longs) { Py_INCREF(self->longs[id]); return self->longs[id]; }
+    if (id >= 0 && id < self->n_longs) {
+        Py_INCREF(self->longs[id]);
+        return self->longs[id];
+    }
     return PyLong_FromLong(id);
 }
 
@@ -282,8 +344,13 @@ static PyObject *id_list(NativeModel *self, const IdBuf *b) {
     for (size_t x = 0; x < b->len; x++) {
         int32_t id = b->ids[x];
         PyObject *v;
-        if (id >= 0 && id < self->n_longs) { v = self->longs[id]; Py_INCREF(v); }
-        else if (!(v = PyLong_FromLong(id))) { Py_DECREF(list); return NULL; }
+        if (id >= 0 && id < self->n_longs) {
+            v = self->longs[id];
+            Py_INCREF(v);
+        } else if (!(v = PyLong_FromLong(id))) {
+            Py_DECREF(list);
+            return NULL;
+        }
         PyList_SET_ITEM(list, (Py_ssize_t)x, v);
     }
     return list;
@@ -296,19 +363,23 @@ static PyObject *Model_encode_text(NativeModel *self, PyObject *args, PyObject *
     int preset, lbpe_mode;
     Py_ssize_t limit, cached_chars;
     double seconds;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "Ui$pnnd", names, &text, &preset, &lbpe_mode, &limit, &cached_chars,
-                                     &seconds))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Ui$pnnd", names, &text, &preset, &lbpe_mode, &limit,
+                                     &cached_chars, &seconds))
         return NULL;
     const unsigned char *cls = classes_of(model_state(self));
     if (!cls) return NULL;
-    if (preset < 0 || preset >= N_PRESETS) { PyErr_SetString(PyExc_ValueError, "unknown preset"); return NULL; }
+    if (preset < 0 || preset >= N_PRESETS) {
+        PyErr_SetString(PyExc_ValueError, "unknown preset");
+        return NULL;
+    }
     if (model_enter(self) < 0) return NULL;
     IdBuf b = {NULL, 0, 0};
     unsigned char *u8 = NULL;
     size_t u8cap = 0;
     PyObject *result = NULL;
     set_deadline(seconds);
-    if (encode_one_text(m, text, &PRESETS[preset], cls, lbpe_mode, limit, cached_chars, &b, &u8, &u8cap) == 0)
+    if (encode_one_text(m, text, &PRESETS[preset], cls, lbpe_mode, limit, cached_chars, &b, &u8,
+                        &u8cap) == 0)
         result = id_list(self, &b);
     set_deadline(0);
     lbpe_free(b.ids);
@@ -320,15 +391,15 @@ static PyObject *Model_encode_text(NativeModel *self, PyObject *args, PyObject *
 /* ---- encode_batch: texts shared among threads that run without the GIL ---- */
 
 typedef struct {
-    Model copy;                  /* the model's tables, with its own scratch, caches and memo */
-    PyObject **texts;            /* borrowed: the caller's list holds them */
+    Model copy;       /* the model's tables, with its own scratch, caches and memo */
+    PyObject **texts; /* borrowed: the caller's list holds them */
     Py_ssize_t count;
     const Preset *pr;
     const unsigned char *cls;
     int lbpe_mode;
     Py_ssize_t limit, cached_chars;
     IdBuf ids;
-    size_t *ends;                /* ids.len after each text */
+    size_t *ends; /* ids.len after each text */
     int failed;
 } Job;
 
@@ -338,7 +409,8 @@ static void *run_job(void *arg) {
     size_t u8cap = 0;
     in_worker = 1;
     for (Py_ssize_t k = 0; k < j->count; k++) {
-        if (encode_one_text(&j->copy, j->texts[k], j->pr, j->cls, j->lbpe_mode, j->limit, j->cached_chars, &j->ids, &u8, &u8cap) < 0) {
+        if (encode_one_text(&j->copy, j->texts[k], j->pr, j->cls, j->lbpe_mode, j->limit,
+                            j->cached_chars, &j->ids, &u8, &u8cap) < 0) {
             j->failed = 1;
             break;
         }
@@ -352,7 +424,10 @@ static void *run_job(void *arg) {
 /* A worker's copy shares every table of m (read only) and owns the buffers it writes. */
 static int job_setup(Job *j, Model *m) {
     memcpy(&j->copy, m, sizeof(Model));
-    for (int k = 0; k < N_SCRATCH; k++) { j->copy.scratch[k] = NULL; j->copy.scratch_cap[k] = 0; }
+    for (int k = 0; k < N_SCRATCH; k++) {
+        j->copy.scratch[k] = NULL;
+        j->copy.scratch_cap[k] = 0;
+    }
     memset(j->copy.cache, 0, sizeof(j->copy.cache));
     memset(j->copy.part_cache, 0, sizeof(j->copy.part_cache));
     j->copy.parent = m;
@@ -374,7 +449,6 @@ static void job_free(Job *j) {
     PyMem_RawFree(j->ends);
 }
 
-
 /* encode_batch(texts, preset, lbpe, limit, cached_chars, threads) -> list[list[int]]
  * Each text pre-tokenised with a preset and encoded, as encode_text would; `threads` threads
  * share the texts (consecutive runs of about equal size) and run without the GIL. A share that
@@ -386,31 +460,48 @@ static PyObject *Model_encode_batch(NativeModel *self, PyObject *args, PyObject 
     PyObject *texts;
     int preset, lbpe_mode, threads;
     Py_ssize_t limit, cached_chars;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!i$pnni", names, &PyList_Type, &texts, &preset, &lbpe_mode, &limit,
-                                     &cached_chars, &threads))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!i$pnni", names, &PyList_Type, &texts, &preset,
+                                     &lbpe_mode, &limit, &cached_chars, &threads))
         return NULL;
     const unsigned char *cls = classes_of(model_state(self));
     if (!cls) return NULL;
-    if (preset < 0 || preset >= N_PRESETS) { PyErr_SetString(PyExc_ValueError, "unknown preset"); return NULL; }
+    if (preset < 0 || preset >= N_PRESETS) {
+        PyErr_SetString(PyExc_ValueError, "unknown preset");
+        return NULL;
+    }
     Py_ssize_t n = PyList_GET_SIZE(texts);
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *t = PyList_GET_ITEM(texts, k);
-        if (!PyUnicode_Check(t)) { PyErr_SetString(PyExc_TypeError, "texts must be str"); return NULL; }
+        if (!PyUnicode_Check(t)) {
+            PyErr_SetString(PyExc_TypeError, "texts must be str");
+            return NULL;
+        }
         if (PyUnicode_READY(t) < 0) return NULL;
     }
     if (model_enter(self) < 0) return NULL;
     if (threads < 1) threads = 1;
     if (threads > 64) threads = 64;
     if (threads > n) threads = (int)(n ? n : 1);
-    if (ensure_longs(self) < 0) { model_exit(self); return NULL; }
+    if (ensure_longs(self) < 0) {
+        model_exit(self);
+        return NULL;
+    }
     /* consecutive shares of about equal length */
     Py_ssize_t total = 0;
     for (Py_ssize_t k = 0; k < n; k++) total += PyUnicode_GET_LENGTH(PyList_GET_ITEM(texts, k));
     Job *jobs = PyMem_RawCalloc((size_t)threads, sizeof(Job));
     /* our own references: the list may change while the threads read the texts */
     PyObject **items = PyMem_RawMalloc(((size_t)n + 1) * sizeof(PyObject *));
-    if (!jobs || !items) { PyMem_RawFree(jobs); PyMem_RawFree(items); model_exit(self); return PyErr_NoMemory(); }
-    for (Py_ssize_t k = 0; k < n; k++) { items[k] = PyList_GET_ITEM(texts, k); Py_INCREF(items[k]); }
+    if (!jobs || !items) {
+        PyMem_RawFree(jobs);
+        PyMem_RawFree(items);
+        model_exit(self);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        items[k] = PyList_GET_ITEM(texts, k);
+        Py_INCREF(items[k]);
+    }
     Py_ssize_t start = 0, next = 0, done = 0;
     int made = 0;
     PyObject *result = NULL;
@@ -422,21 +513,30 @@ static PyObject *Model_encode_batch(NativeModel *self, PyObject *args, PyObject 
             if (done * threads >= total * (t + 1)) break;
         }
         Py_ssize_t end = next;
-        j->texts = items + start; j->count = end - start; j->pr = &PRESETS[preset]; j->cls = cls;
-        j->lbpe_mode = lbpe_mode; j->limit = limit; j->cached_chars = cached_chars;
+        j->texts = items + start;
+        j->count = end - start;
+        j->pr = &PRESETS[preset];
+        j->cls = cls;
+        j->lbpe_mode = lbpe_mode;
+        j->limit = limit;
+        j->cached_chars = cached_chars;
         j->ends = PyMem_RawCalloc((size_t)j->count + 1, sizeof(size_t));
         made++;
-        if (!j->ends || job_setup(j, m) < 0) { PyErr_NoMemory(); goto cleanup; }
+        if (!j->ends || job_setup(j, m) < 0) {
+            PyErr_NoMemory();
+            goto cleanup;
+        }
         start = end;
     }
     pthread_t tids[64];
     int started[64] = {0};
     Py_BEGIN_ALLOW_THREADS
-    for (int t = 1; t < threads; t++) started[t] = pthread_create(&tids[t], NULL, run_job, &jobs[t]) == 0;
+    for (int t = 1; t < threads; t++)
+        started[t] = pthread_create(&tids[t], NULL, run_job, &jobs[t]) == 0;
     run_job(&jobs[0]);
     for (int t = 1; t < threads; t++) {
         if (started[t]) pthread_join(tids[t], NULL);
-        else run_job(&jobs[t]);   /* no thread could be started: do its share here */
+        else run_job(&jobs[t]); /* no thread could be started: do its share here */
     }
     Py_END_ALLOW_THREADS
     /* shares that failed in a thread: again here, with the GIL, so the real error is raised */
@@ -448,7 +548,8 @@ static PyObject *Model_encode_batch(NativeModel *self, PyObject *args, PyObject 
         size_t u8cap = 0;
         int bad = 0;
         for (Py_ssize_t k = 0; k < j->count && !bad; k++) {
-            bad = encode_one_text(m, j->texts[k], j->pr, cls, lbpe_mode, limit, cached_chars, &j->ids, &u8, &u8cap) < 0;
+            bad = encode_one_text(m, j->texts[k], j->pr, cls, lbpe_mode, limit, cached_chars,
+                                  &j->ids, &u8, &u8cap) < 0;
             j->ends[k] = j->ids.len;
         }
         lbpe_free(u8);
@@ -469,10 +570,17 @@ static PyObject *Model_encode_batch(NativeModel *self, PyObject *args, PyObject 
         for (Py_ssize_t k = 0; k < j->count; k++, at++) {
             size_t to = j->ends[k];
             PyObject *list = PyList_New((Py_ssize_t)(to - from));
-            if (!list) { Py_CLEAR(result); goto cleanup; }
+            if (!list) {
+                Py_CLEAR(result);
+                goto cleanup;
+            }
             for (size_t x = from; x < to; x++) {
                 PyObject *v = id_object(self, j->ids.ids[x]);
-                if (!v) { Py_DECREF(list); Py_CLEAR(result); goto cleanup; }
+                if (!v) {
+                    Py_DECREF(list);
+                    Py_CLEAR(result);
+                    goto cleanup;
+                }
                 PyList_SET_ITEM(list, (Py_ssize_t)(x - from), v);
             }
             PyList_SET_ITEM(result, at, list);
@@ -497,8 +605,8 @@ static PyObject *Model_encode_pieces(NativeModel *self, PyObject *args, PyObject
     int lbpe_mode;
     Py_ssize_t limit, cached_chars;
     double seconds;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!$pnnd", names, &PyList_Type, &pieces, &lbpe_mode, &limit,
-                                     &cached_chars, &seconds))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!$pnnd", names, &PyList_Type, &pieces, &lbpe_mode,
+                                     &limit, &cached_chars, &seconds))
         return NULL;
     if (model_enter(self) < 0) return NULL;
     IdBuf b = {NULL, 0, 0};
@@ -507,11 +615,16 @@ static PyObject *Model_encode_pieces(NativeModel *self, PyObject *args, PyObject
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(pieces); k++) {
         if ((k & 8191) == 8191 && lbpe_interrupted() < 0) goto done;
         PyObject *piece = PyList_GET_ITEM(pieces, k);
-        if (!PyUnicode_Check(piece)) { PyErr_SetString(PyExc_TypeError, "pieces must be str"); goto done; }
-        Py_INCREF(piece);   /* a signal handler could take it out of the list meanwhile */
+        if (!PyUnicode_Check(piece)) {
+            PyErr_SetString(PyExc_TypeError, "pieces must be str");
+            goto done;
+        }
+        Py_INCREF(piece); /* a signal handler could take it out of the list meanwhile */
         Py_ssize_t n;
-        const char *s = PyUnicode_AsUTF8AndSize(piece, &n);   /* a lone surrogate: UnicodeEncodeError */
-        int bad = !s || cached_piece(m, s, (size_t)n, PyUnicode_GET_LENGTH(piece), lbpe_mode, limit, cached_chars, &b) < 0;
+        const char *s =
+            PyUnicode_AsUTF8AndSize(piece, &n); /* a lone surrogate: UnicodeEncodeError */
+        int bad = !s || cached_piece(m, s, (size_t)n, PyUnicode_GET_LENGTH(piece), lbpe_mode, limit,
+                                     cached_chars, &b) < 0;
         Py_DECREF(piece);
         if (bad) goto done;
     }
@@ -526,11 +639,17 @@ done:
 /* pack(lists) -> bytes: lists of ids as b"I" + count (int64) + lengths (int64 each) + ids (int32
  * each), little-endian; what a worker of encode_batch sends back through its pipe. */
 static PyObject *pack(PyObject *Py_UNUSED(mod), PyObject *lists) {
-    if (!PyList_Check(lists)) { PyErr_SetString(PyExc_TypeError, "pack() takes a list of lists of ids"); return NULL; }
+    if (!PyList_Check(lists)) {
+        PyErr_SetString(PyExc_TypeError, "pack() takes a list of lists of ids");
+        return NULL;
+    }
     Py_ssize_t count = PyList_GET_SIZE(lists), total = 0;
     for (Py_ssize_t k = 0; k < count; k++) {
         PyObject *ids = PyList_GET_ITEM(lists, k);
-        if (!PyList_Check(ids)) { PyErr_SetString(PyExc_TypeError, "pack() takes a list of lists of ids"); return NULL; }
+        if (!PyList_Check(ids)) {
+            PyErr_SetString(PyExc_TypeError, "pack() takes a list of lists of ids");
+            return NULL;
+        }
         total += PyList_GET_SIZE(ids);
     }
     PyObject *out = PyBytes_FromStringAndSize(NULL, 1 + 8 + 8 * count + 4 * total);
@@ -538,22 +657,36 @@ static PyObject *pack(PyObject *Py_UNUSED(mod), PyObject *lists) {
     char *p = PyBytes_AS_STRING(out);
     *p++ = 'I';
     int64_t c64 = count;
-    memcpy(p, &c64, 8); p += 8;
+    memcpy(p, &c64, 8);
+    p += 8;
     for (Py_ssize_t k = 0; k < count; k++) {
         int64_t n = PyList_GET_SIZE(PyList_GET_ITEM(lists, k));
-        memcpy(p, &n, 8); p += 8;
+        memcpy(p, &n, 8);
+        p += 8;
     }
     for (Py_ssize_t k = 0; k < count; k++) {
         PyObject *ids = PyList_GET_ITEM(lists, k);
         for (Py_ssize_t x = 0; x < PyList_GET_SIZE(ids); x++) {
             PyObject *item = PyList_GET_ITEM(ids, x);
             /* exact ints only: nothing can run Python code (and change the lists) meanwhile */
-            if (!PyLong_CheckExact(item)) { Py_DECREF(out); PyErr_SetString(PyExc_TypeError, "pack() takes lists of int ids"); return NULL; }
+            if (!PyLong_CheckExact(item)) {
+                Py_DECREF(out);
+                PyErr_SetString(PyExc_TypeError, "pack() takes lists of int ids");
+                return NULL;
+            }
             long v = PyLong_AsLong(item);
-            if (v == -1 && PyErr_Occurred()) { Py_DECREF(out); return NULL; }
-            if (v < 0 || v > INT32_MAX) { Py_DECREF(out); PyErr_SetString(PyExc_OverflowError, "id out of range"); return NULL; }
+            if (v == -1 && PyErr_Occurred()) {
+                Py_DECREF(out);
+                return NULL;
+            }
+            if (v < 0 || v > INT32_MAX) {
+                Py_DECREF(out);
+                PyErr_SetString(PyExc_OverflowError, "id out of range");
+                return NULL;
+            }
             int32_t v32 = (int32_t)v;
-            memcpy(p, &v32, 4); p += 4;
+            memcpy(p, &v32, 4);
+            p += 4;
         }
     }
     return out;
@@ -563,14 +696,18 @@ static PyObject *pack(PyObject *Py_UNUSED(mod), PyObject *lists) {
 static PyObject *Model_unpack(NativeModel *self, PyObject *arg) {
     Model *m = &self->core;
     Py_buffer view;
-    if (!m->slots) { PyErr_SetString(PyExc_RuntimeError, "lbpe._native.Model was not initialised"); return NULL; }
+    if (!m->slots) {
+        PyErr_SetString(PyExc_RuntimeError, "lbpe._native.Model was not initialised");
+        return NULL;
+    }
     if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
     const char *p = view.buf, *end = p + view.len;
     PyObject *out = NULL;
     int64_t count;
     if (view.len < 9 || *p != 'I') goto bad;
     p++;
-    memcpy(&count, p, 8); p += 8;
+    memcpy(&count, p, 8);
+    p += 8;
     if (count < 0 || count > (end - p) / 8) goto bad;
     const char *lengths = p, *ids = p + 8 * count;
     int64_t total = 0;
@@ -588,13 +725,20 @@ static PyObject *Model_unpack(NativeModel *self, PyObject *arg) {
         int64_t n;
         memcpy(&n, lengths + 8 * k, 8);
         PyObject *list = PyList_New((Py_ssize_t)n);
-        if (!list) { Py_CLEAR(out); goto done; }
+        if (!list) {
+            Py_CLEAR(out);
+            goto done;
+        }
         PyList_SET_ITEM(out, (Py_ssize_t)k, list);
         for (int64_t x = 0; x < n; x++) {
             int32_t id;
-            memcpy(&id, ids, 4); ids += 4;
+            memcpy(&id, ids, 4);
+            ids += 4;
             PyObject *v = id_object(self, id);
-            if (!v) { Py_CLEAR(out); goto done; }
+            if (!v) {
+                Py_CLEAR(out);
+                goto done;
+            }
             PyList_SET_ITEM(list, (Py_ssize_t)x, v);
         }
     }
@@ -608,7 +752,8 @@ done:
 
 static PyObject *Model_clear_cache(NativeModel *self, PyObject *Py_UNUSED(ignored)) {
     Model *m = &self->core;
-    if (model_enter(self) < 0) return NULL;   /* waits for an encode_batch whose threads read the caches */
+    if (model_enter(self) < 0)
+        return NULL; /* waits for an encode_batch whose threads read the caches */
     cache_clear(&m->cache[0]);
     cache_clear(&m->cache[1]);
     cache_clear(&m->part_cache[0]);
@@ -630,21 +775,28 @@ static void Model_dealloc(NativeModel *self) {
     }
     PyTypeObject *type = Py_TYPE(self);
     type->tp_free((PyObject *)self);
-    Py_DECREF(type);   /* an instance of a heap type holds a reference to it */
+    Py_DECREF(type); /* an instance of a heap type holds a reference to it */
 }
 
 static int as_id(PyObject *v, int32_t *out, const char *what) {
-    if (!PyLong_Check(v)) { PyErr_Format(PyExc_TypeError, "%s must be an int", what); return -1; }
+    if (!PyLong_Check(v)) {
+        PyErr_Format(PyExc_TypeError, "%s must be an int", what);
+        return -1;
+    }
     long x = PyLong_AsLong(v);
     if (x == -1 && PyErr_Occurred()) return -1;
-    if (x < 0 || x > INT32_MAX) { PyErr_Format(PyExc_ValueError, "%s %ld is outside 0..2**31-1", what, x); return -1; }
+    if (x < 0 || x > INT32_MAX) {
+        PyErr_Format(PyExc_ValueError, "%s %ld is outside 0..2**31-1", what, x);
+        return -1;
+    }
     *out = (int32_t)x;
     return 0;
 }
 
 static Entry *lookup_bytes(NativeModel *self, PyObject *key) {
     Model *m = &self->core;
-    char *s; Py_ssize_t n;
+    char *s;
+    Py_ssize_t n;
     if (PyBytes_AsStringAndSize(key, &s, &n) < 0) return NULL;
     Entry *e = table_find(m, fnv((const unsigned char *)s, (size_t)n, FNV_OFFSET), s, (size_t)n);
     if (!e || e->v.id < 0) PyErr_Format(PyExc_ValueError, "merge part %R is not a token", key);
@@ -657,26 +809,42 @@ static Entry *lookup_bytes(NativeModel *self, PyObject *key) {
  *   scaffold: dict id -> (id, id);  byte_fallback: dict byte -> id, or None;  unk: int or None */
 static int Model_init(NativeModel *self, PyObject *args, PyObject *kw) {
     Model *m = &self->core;
-    static char *names[] = {"tokens", "char_units", "whole_piece_first", "merges", "scaffold",
-                            "byte_fallback", "unk", "fuse_unk", "fallback", NULL};
+    static char *names[] = {
+        "tokens",        "char_units", "whole_piece_first", "merges",   "scaffold",
+        "byte_fallback", "unk",        "fuse_unk",          "fallback", NULL};
     PyObject *tokens, *merges, *scaffold, *bf, *unk, *fallback;
     int char_units, wpf, fuse;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!$ppOOOOpO", names, &PyDict_Type, &tokens, &char_units, &wpf,
-                                     &merges, &scaffold, &bf, &unk, &fuse, &fallback))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!$ppOOOOpO", names, &PyDict_Type, &tokens,
+                                     &char_units, &wpf, &merges, &scaffold, &bf, &unk, &fuse,
+                                     &fallback))
         return -1;
-    if (m->slots) { PyErr_SetString(PyExc_RuntimeError, "Model is already initialised"); return -1; }
+    if (m->slots) {
+        PyErr_SetString(PyExc_RuntimeError, "Model is already initialised");
+        return -1;
+    }
     m->thresholds = &model_state(self)->thresholds;
     self->lock = PyThread_allocate_lock();
-    if (!self->lock) { PyErr_NoMemory(); return -1; }
-    m->char_units = char_units; m->whole_piece_first = wpf; m->fuse_unk = fuse;
-    Py_INCREF(fallback); self->fallback = fallback; m->fallback = fallback;
+    if (!self->lock) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    m->char_units = char_units;
+    m->whole_piece_first = wpf;
+    m->fuse_unk = fuse;
+    Py_INCREF(fallback);
+    self->fallback = fallback;
+    m->fallback = fallback;
     size_t size = 1024;
     while (size < (size_t)PyDict_GET_SIZE(tokens) * 4) size *= 2;
     m->slots = PyMem_RawCalloc(size, sizeof(uint64_t));
-    if (!m->slots) { PyErr_NoMemory(); return -1; }
+    if (!m->slots) {
+        PyErr_NoMemory();
+        return -1;
+    }
     m->mask = size - 1;
     /* scaffold ids: excluded from LBPE, split after BPE */
-    PyObject *k, *v; Py_ssize_t pos = 0;
+    PyObject *k, *v;
+    Py_ssize_t pos = 0;
     int32_t max_id = 0;
     while (PyDict_Next(tokens, &pos, &k, &v)) {
         int32_t id;
@@ -687,24 +855,40 @@ static int Model_init(NativeModel *self, PyObject *args, PyObject *kw) {
         m->sc_size = (Py_ssize_t)max_id + 1;
         m->sc_left = PyMem_RawMalloc((size_t)m->sc_size * sizeof(int32_t));
         m->sc_right = PyMem_RawMalloc((size_t)m->sc_size * sizeof(int32_t));
-        if (!m->sc_left || !m->sc_right) { PyErr_NoMemory(); return -1; }
+        if (!m->sc_left || !m->sc_right) {
+            PyErr_NoMemory();
+            return -1;
+        }
         for (Py_ssize_t x = 0; x < m->sc_size; x++) m->sc_left[x] = m->sc_right[x] = -1;
         pos = 0;
         while (PyDict_Next(scaffold, &pos, &k, &v)) {
             int32_t id, a, b;
             if (as_id(k, &id, "scaffold id") < 0) return -1;
-            if (!PyTuple_Check(v) || PyTuple_GET_SIZE(v) != 2) { PyErr_SetString(PyExc_TypeError, "scaffold parts must be (id, id)"); return -1; }
-            if (as_id(PyTuple_GET_ITEM(v, 0), &a, "scaffold part") < 0 || as_id(PyTuple_GET_ITEM(v, 1), &b, "scaffold part") < 0) return -1;
-            if (id >= m->sc_size) { PyErr_SetString(PyExc_ValueError, "scaffold id is not a token"); return -1; }
-            m->sc_left[id] = a; m->sc_right[id] = b;
+            if (!PyTuple_Check(v) || PyTuple_GET_SIZE(v) != 2) {
+                PyErr_SetString(PyExc_TypeError, "scaffold parts must be (id, id)");
+                return -1;
+            }
+            if (as_id(PyTuple_GET_ITEM(v, 0), &a, "scaffold part") < 0 ||
+                as_id(PyTuple_GET_ITEM(v, 1), &b, "scaffold part") < 0)
+                return -1;
+            if (id >= m->sc_size) {
+                PyErr_SetString(PyExc_ValueError, "scaffold id is not a token");
+                return -1;
+            }
+            m->sc_left[id] = a;
+            m->sc_right[id] = b;
         }
     }
     pos = 0;
-    m->max_prio = max_id;   /* rank vocabularies: the priority is the merged token's id */
+    m->max_prio = max_id; /* rank vocabularies: the priority is the merged token's id */
     while (PyDict_Next(tokens, &pos, &k, &v)) {
-        char *s; Py_ssize_t n;
+        char *s;
+        Py_ssize_t n;
         if (PyBytes_AsStringAndSize(k, &s, &n) < 0) return -1;
-        if (n == 0) { PyErr_SetString(PyExc_ValueError, "empty token"); return -1; }
+        if (n == 0) {
+            PyErr_SetString(PyExc_ValueError, "empty token");
+            return -1;
+        }
         int32_t id;
         if (as_id(v, &id, "token id") < 0) return -1;
         /* every proper prefix, then the token (prefix entries keep id -1 unless a token) */
@@ -727,12 +911,18 @@ static int Model_init(NativeModel *self, PyObject *args, PyObject *kw) {
         size_t psize = 1024;
         while (psize < (size_t)count * 2 + 2) psize *= 2;
         m->pairs = PyMem_RawMalloc(psize * sizeof(PairSlot));
-        if (!m->pairs) { PyErr_NoMemory(); return -1; }
+        if (!m->pairs) {
+            PyErr_NoMemory();
+            return -1;
+        }
         for (size_t x = 0; x < psize; x++) m->pairs[x].key = UINT64_MAX;
         m->pair_mask = psize - 1;
         pos = 0;
         while (PyDict_Next(merges, &pos, &k, &v)) {
-            if (!PyTuple_Check(k) || PyTuple_GET_SIZE(k) != 2) { PyErr_SetString(PyExc_TypeError, "merge keys must be (bytes, bytes)"); return -1; }
+            if (!PyTuple_Check(k) || PyTuple_GET_SIZE(k) != 2) {
+                PyErr_SetString(PyExc_TypeError, "merge keys must be (bytes, bytes)");
+                return -1;
+            }
             Entry *a = lookup_bytes(self, PyTuple_GET_ITEM(k, 0));
             if (!a) return -1;
             Entry *b = lookup_bytes(self, PyTuple_GET_ITEM(k, 1));
@@ -740,15 +930,25 @@ static int Model_init(NativeModel *self, PyObject *args, PyObject *kw) {
             /* the merged token: look the concatenation up */
             size_t la = a->len, lb = b->len;
             char *joined = PyMem_RawMalloc(la + lb);
-            if (!joined) { PyErr_NoMemory(); return -1; }
+            if (!joined) {
+                PyErr_NoMemory();
+                return -1;
+            }
             memcpy(joined, m->arena + a->off, la);
             memcpy(joined + la, m->arena + b->off, lb);
-            Entry *c = table_find(m, fnv((const unsigned char *)joined, la + lb, FNV_OFFSET), joined, la + lb);
+            Entry *c = table_find(m, fnv((const unsigned char *)joined, la + lb, FNV_OFFSET),
+                                  joined, la + lb);
             PyMem_RawFree(joined);
-            if (!c || c->v.id < 0) { PyErr_Format(PyExc_ValueError, "merge %R does not make a token", k); return -1; }
+            if (!c || c->v.id < 0) {
+                PyErr_Format(PyExc_ValueError, "merge %R does not make a token", k);
+                return -1;
+            }
             long prio = PyLong_AsLong(v);
             if (prio == -1 && PyErr_Occurred()) return -1;
-            if (prio < INT32_MIN || prio > INT32_MAX) { PyErr_SetString(PyExc_ValueError, "merge priority out of range"); return -1; }
+            if (prio < INT32_MIN || prio > INT32_MAX) {
+                PyErr_SetString(PyExc_ValueError, "merge priority out of range");
+                return -1;
+            }
             pair_put(m, a->v.id, b->v.id, (int32_t)prio, c->v.id);
             /* a negative priority has no bucket: such lists keep the heap */
             if (prio < 0) m->max_prio = INT32_MAX;
@@ -756,13 +956,20 @@ static int Model_init(NativeModel *self, PyObject *args, PyObject *kw) {
         }
     }
     if (bf != Py_None) {
-        if (PyDict_GET_SIZE(bf) != 256) { PyErr_SetString(PyExc_ValueError, "byte fallback needs 256 ids"); return -1; }
+        if (PyDict_GET_SIZE(bf) != 256) {
+            PyErr_SetString(PyExc_ValueError, "byte fallback needs 256 ids");
+            return -1;
+        }
         for (int x = 0; x < 256; x++) {
             PyObject *key = PyLong_FromLong(x);
             if (!key) return -1;
             PyObject *id = PyDict_GetItemWithError(bf, key);
             Py_DECREF(key);
-            if (!id) { if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "byte fallback lacks byte %d", x); return -1; }
+            if (!id) {
+                if (!PyErr_Occurred())
+                    PyErr_Format(PyExc_ValueError, "byte fallback lacks byte %d", x);
+                return -1;
+            }
             if (as_id(id, &m->byte_fallback[x], "byte fallback id") < 0) return -1;
         }
         m->has_byte_fallback = 1;
@@ -776,7 +983,10 @@ static int Model_init(NativeModel *self, PyObject *args, PyObject *kw) {
         if (build_witnesses(m) < 0) return -1;
         m->cut_memo = PyMem_RawCalloc(CUT_MEMO_MASK + 1, sizeof(uint64_t));
         m->cut_val = PyMem_RawCalloc(CUT_MEMO_MASK + 1, 1);
-        if (!m->cut_memo || !m->cut_val) { PyErr_NoMemory(); return -1; }
+        if (!m->cut_memo || !m->cut_val) {
+            PyErr_NoMemory();
+            return -1;
+        }
     }
     return 0;
 }
@@ -805,32 +1015,41 @@ static PyObject *Model_cached(NativeModel *self, PyObject *Py_UNUSED(ignored)) {
 
 static PyObject *Model_sizeof(NativeModel *self, PyObject *Py_UNUSED(ignored)) {
     Model *m = &self->core;
-    size_t total = sizeof(NativeModel) + m->arena_cap + m->cap_entries * sizeof(Entry) + (m->mask + 1) * sizeof(uint64_t);
+    size_t total = sizeof(NativeModel) + m->arena_cap + m->cap_entries * sizeof(Entry) +
+                   (m->mask + 1) * sizeof(uint64_t);
     if (m->pairs) total += (m->pair_mask + 1) * sizeof(PairSlot);
     total += (size_t)m->sc_size * 2 * sizeof(int32_t);
     if (m->long_slots)
-        total += (m->long_mask + 1) * (sizeof(uint32_t) + sizeof(uint64_t)) + ((size_t)m->poly_max + 1) * sizeof(uint64_t) +
+        total += (m->long_mask + 1) * (sizeof(uint32_t) + sizeof(uint64_t)) +
+                 ((size_t)m->poly_max + 1) * sizeof(uint64_t) +
                  (size_t)m->n_long_lengths * sizeof(int32_t);
     for (int k = 0; k < N_SCRATCH; k++) total += m->scratch_cap[k];
     for (int k = 0; k < 2; k++)
-        total += (m->cache[k].slots ? (m->cache[k].mask + 1) * sizeof(uint64_t) : 0) + m->cache[k].cap * sizeof(CEntry) +
-                 m->cache[k].kcap + m->cache[k].icap * sizeof(int32_t);
+        total += (m->cache[k].slots ? (m->cache[k].mask + 1) * sizeof(uint64_t) : 0) +
+                 m->cache[k].cap * sizeof(CEntry) + m->cache[k].kcap +
+                 m->cache[k].icap * sizeof(int32_t);
     return PyLong_FromSize_t(total);
 }
 
 static PyMethodDef Model_methods[] = {
-    {"encode_pieces", (PyCFunction)(void (*)(void))Model_encode_pieces, METH_VARARGS | METH_KEYWORDS,
-     "encode_pieces(pieces, /, *, lbpe, limit, cached_chars, seconds) -> list[int]: encode pre-tokenised pieces"},
-    {"encode_piece", (PyCFunction)Model_encode_piece, METH_VARARGS, "encode_piece(piece, lbpe) -> tuple[int, ...]"},
+    {"encode_pieces", (PyCFunction)(void (*)(void))Model_encode_pieces,
+     METH_VARARGS | METH_KEYWORDS,
+     "encode_pieces(pieces, /, *, lbpe, limit, cached_chars, seconds) -> list[int]: encode "
+     "pre-tokenised pieces"},
+    {"encode_piece", (PyCFunction)Model_encode_piece, METH_VARARGS,
+     "encode_piece(piece, lbpe) -> tuple[int, ...]"},
     {"encode_batch", (PyCFunction)(void (*)(void))Model_encode_batch, METH_VARARGS | METH_KEYWORDS,
      "encode_batch(texts, preset, /, *, lbpe, limit, cached_chars, threads) -> list[list[int]]: "
      "encode_text of each, on threads"},
     {"encode_text", (PyCFunction)(void (*)(void))Model_encode_text, METH_VARARGS | METH_KEYWORDS,
      "encode_text(text, preset, /, *, lbpe, limit, cached_chars, seconds) -> list[int]: "
      "pre-tokenise with a preset and encode"},
-    {"clear_cache", (PyCFunction)Model_clear_cache, METH_NOARGS, "empty the piece caches of both modes"},
-    {"unpack", (PyCFunction)Model_unpack, METH_O, "unpack(data) -> list[list[int]]: what pack() wrote"},
-    {"cached", (PyCFunction)Model_cached, METH_NOARGS, "cached() -> (pieces cached for BPE, for LBPE)"},
+    {"clear_cache", (PyCFunction)Model_clear_cache, METH_NOARGS,
+     "empty the piece caches of both modes"},
+    {"unpack", (PyCFunction)Model_unpack, METH_O,
+     "unpack(data) -> list[list[int]]: what pack() wrote"},
+    {"cached", (PyCFunction)Model_cached, METH_NOARGS,
+     "cached() -> (pieces cached for BPE, for LBPE)"},
     {"__sizeof__", (PyCFunction)Model_sizeof, METH_NOARGS, "memory held by the tables, in bytes"},
     {NULL, NULL, 0, NULL},
 };
@@ -854,19 +1073,26 @@ static PyType_Spec model_spec = {
 static PyObject *set_bpe_thresholds(PyObject *mod, PyObject *args) {
     int a, b;
     if (!PyArg_ParseTuple(args, "ii", &a, &b)) return NULL;
-    if (a < 1 || a > SHORT_BPE || b < 1) { PyErr_Format(PyExc_ValueError, "need 1 <= short <= %d and long >= 1", SHORT_BPE); return NULL; }
+    if (a < 1 || a > SHORT_BPE || b < 1) {
+        PyErr_Format(PyExc_ValueError, "need 1 <= short <= %d and long >= 1", SHORT_BPE);
+        return NULL;
+    }
     Thresholds *t = &module_state(mod)->thresholds;
     PyObject *old = Py_BuildValue("ii", t->short_bpe, t->long_bpe);
-    t->short_bpe = a; t->long_bpe = b;
+    t->short_bpe = a;
+    t->long_bpe = b;
     return old;
 }
 
 static PyMethodDef module_methods[] = {
-    {"set_classes", set_classes, METH_VARARGS, "set_classes(letters, numbers, upper, lower, space): the presets' classes"},
+    {"set_classes", set_classes, METH_VARARGS,
+     "set_classes(letters, numbers, upper, lower, space): the presets' classes"},
     {"split", split, METH_VARARGS, "split(text, preset) -> list[str]: a preset's pieces"},
     {"_set_bpe_thresholds", set_bpe_thresholds, METH_VARARGS,
-     "_set_bpe_thresholds(short, long) -> old: pieces up to short units take the array scan, up to long the heap (tests)"},
-    {"last_starts", last_starts, METH_VARARGS, "last_starts(text, preset, count) -> (pieces, starts of the last count)"},
+     "_set_bpe_thresholds(short, long) -> old: pieces up to short units take the array scan, up to "
+     "long the heap (tests)"},
+    {"last_starts", last_starts, METH_VARARGS,
+     "last_starts(text, preset, count) -> (pieces, starts of the last count)"},
     {"pack", pack, METH_O, "pack(lists of ids) -> bytes (see Model.unpack)"},
     {NULL, NULL, 0, NULL},
 };
@@ -934,4 +1160,3 @@ static struct PyModuleDef moduledef = {
 };
 
 PyMODINIT_FUNC PyInit__native(void) { return PyModuleDef_Init(&moduledef); }
-

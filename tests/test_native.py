@@ -745,3 +745,16 @@ def test_the_core_is_plain_c():
                 text=True,
             )
             assert done.returncode == 0, f"{path.name}: {done.stderr[-2000:]}"
+
+
+def test_c_sources_keep_to_100_columns():
+    """The C sources end their lines by column 100, as .clang-format lays them out."""
+    sources = [*sorted((ROOT / "csrc").glob("*.[ch]")), ROOT / "lbpe" / "_native.c"]
+    long = [
+        f"{path.name}:{number}"
+        for path in sources
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if len(line) > 100
+    ]
+    assert not long, long
+    assert "ColumnLimit: 100" in (ROOT / ".clang-format").read_text(encoding="utf-8")
