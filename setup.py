@@ -11,9 +11,10 @@ from pathlib import Path
 
 from setuptools import Extension, setup
 
-#: The core (plain C; csrc/core.h says what each file holds), then the glue.
+#: The core (plain C; csrc/core.h says what each file holds), compiled inside the glue
+#: lbpe/_native.c, which includes its files (one unit: the calls between them are inlined).
 ROOT = Path(__file__).resolve().parent
-CORE = sorted(path.relative_to(ROOT).as_posix() for path in (ROOT / "csrc").glob("*.c"))
+CORE = sorted(path.relative_to(ROOT).as_posix() for path in (ROOT / "csrc").glob("*.[ch]"))
 #: Only the module's init function is exported (the core's names stay inside the library).
 HIDDEN = [] if sys.platform == "win32" else ["-fvisibility=hidden"]
 
@@ -21,9 +22,9 @@ setup(
     ext_modules=[
         Extension(
             "lbpe._native",
-            sources=[*CORE, "lbpe/_native.c"],
+            sources=["lbpe/_native.c"],
             include_dirs=["csrc"],
-            depends=["csrc/core.h"],
+            depends=CORE,
             optional=True,  # a failed build is a warning, not an error
             extra_compile_args=["-O2", *HIDDEN],
         )

@@ -25,6 +25,17 @@
 
 #include "core.h"
 
+/* The core is compiled in this unit (a unity build), as when it was one file: its calls on the
+ * path of every piece (pre-tokeniser, cache, model) stay open to inlining, which separate units
+ * would close. Each core file still compiles on its own (tests/test_native.py). */
+#include "bpe.c"
+#include "cache.c"
+#include "cuts.c"
+#include "encode.c"
+#include "lbpe.c"
+#include "pretokenize.c"
+#include "table.c"
+
 /* The Python object: the core's tables, and what only Python needs. */
 typedef struct {
     PyObject_HEAD
