@@ -28,7 +28,10 @@ tokenizers. This is a benchmark: it asserts nothing.
 * hf-bridge: ``lbpe.hf.LBPETokenizer`` (``tok(texts)["input_ids"]``, LBPE) beside lbpe's own
   ``encode_batch`` of the same 12,560 paragraphs (with the model's special tokens), cold and
   warm, and the model's own transformers tokenizer (BPE) for scale
-  (``python -m bench --only hf-bridge`` runs this case alone).
+  (``python -m bench --only hf-bridge`` runs this case alone);
+* load: ``python -m bench --only load [options of bench/load.py]`` runs N clients against a real
+  ``lbpe serve`` (latency percentiles, errors, the server's memory after load and after idle);
+  it is not part of the full run.
 """
 
 from __future__ import annotations
@@ -694,8 +697,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="1 MB inputs, fewer rounds")
     parser.add_argument("--write", metavar="FILE", help="also write the tables (markdown) to FILE")
-    parser.add_argument("--only", choices=["hf-bridge"], help="run this case alone")
-    args = parser.parse_args()
+    parser.add_argument("--only", choices=["hf-bridge", "load"], help="run this case alone")
+    args, rest = parser.parse_known_args()
+    if args.only == "load":  # a real playground server under N clients (bench/load.py; its options follow)
+        from bench import load
+
+        return load.main(rest)
+    if rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
     rounds = 2 if args.quick else 5
     sections: dict[str, tuple[list[str], list]] = {}
     rows: list = []

@@ -52,7 +52,6 @@ import gzip
 import json
 import logging
 import os
-import re
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -60,8 +59,9 @@ from typing import Any, TypeVar
 
 from lbpe.errors import LbpeError, VocabFormatError
 from lbpe.formats.hf_write import tokenizer_json_of
+from lbpe.literals import Literals
 from lbpe.load import detect_format, load
-from lbpe.tokenizer import MODES, Tokenizer, literal_trie_pattern
+from lbpe.tokenizer import MODES, Tokenizer
 
 __all__ = ["LBPETokenizer"]
 
@@ -423,7 +423,7 @@ class _Added:
             and (not normalized or backend.normalizer is None)
             and all(self.ids.get(c) == i and c not in self.special for c, i in tok.added_tokens.items())
         )
-        self.passes = [re.compile(literal_trie_pattern(group)) for group in (raw, normalized) if group]
+        self.passes = [Literals(group) for group in (raw, normalized) if group]
 
     def split(self, text: str, split_special: bool) -> list[str | int]:
         """``text`` as ordinary parts (str) and added tokens' ids, in order."""

@@ -9,12 +9,15 @@ number of bytes (or tokens), optionally with a ``K``/``M``/``G`` suffix (powers 
 * ``vocab_tokens`` -- the vocabulary parsers: entries in a file and the largest id;
 * ``token_bytes`` -- :func:`lbpe.load`: the longest token of a vocabulary (LBPE checks windows
   up to that long, so its time per text grows with it);
+* ``regex_chars`` -- the tokenizer.json reader: a regular expression in the file (a 200,000-way
+  alternation took over a minute to translate and compile);
 * ``text_bytes`` -- the CLI (``lbpe encode``/``compare`` read the whole text);
   :meth:`lbpe.Tokenizer.encode` itself has **no** cap (library callers pass what they like);
 * ``train_bytes`` -- ``lbpe train`` (total size of the corpus files);
 * ``upload_bytes`` -- for servers built on ``lbpe``: one uploaded file, as received;
 * ``regex_seconds`` -- :mod:`lbpe.user_regex`: the time a regular expression that came from a
-  vocabulary file may run, per MiB of text it is given (a text under 1 MiB counts as 1 MiB).
+  vocabulary file may run, per MiB of text it is given (a text under 0.1 MiB counts as 0.1 MiB);
+  only the time inside the pattern's calls counts.
   It is a number of seconds, decimals allowed;
 * ``encode_seconds`` -- :mod:`lbpe.budget`: the time one request of a server (the views of
   :mod:`lbpe.service` open a budget) may spend encoding, per MiB of its text, likewise.
@@ -71,7 +74,7 @@ class Limit:
     key: str
     env: str
     default: int
-    unit: str  # "bytes", "tokens", "characters", "vocabularies" or "seconds"
+    unit: str  # "bytes", "tokens", "characters", "vocabularies", "jobs" or "seconds"
     what: str
     #: How the variable is written: 0, a size with optional K/M/G (powers of 1024) where 0
     #: switches the limit off; otherwise a positive number (decimals allowed) of this many
@@ -134,6 +137,14 @@ LIMITS: dict[str, Limit] = {
             "vocabularies is 128 bytes)",
         ),
         Limit(
+            "regex_chars",
+            "LBPE_MAX_REGEX_CHARS",
+            8 * KIB,
+            "characters",
+            "a regular expression in a vocabulary file (compiling one grows with its length; the longest "
+            "pre-tokenizer pattern of real tokenizers is under 1,000 characters)",
+        ),
+        Limit(
             "train_bytes",
             "LBPE_MAX_TRAIN_BYTES",
             1 * GIB,
@@ -143,10 +154,10 @@ LIMITS: dict[str, Limit] = {
         Limit(
             "regex_seconds",
             "LBPE_REGEX_SECONDS",
-            2,
+            20,
             "seconds",
-            "a regular expression from a vocabulary file, per MiB of the text it runs on "
-            "(real pre-tokenizers need well under 0.5 s per MiB)",
+            "a regular expression from a vocabulary file, per MiB of the text it runs on, at least 0.1 MiB "
+            "(DeepSeek-V3's pre-tokenizer needs about 4 s per MiB on one core)",
         ),
         Limit(
             "encode_seconds",
@@ -195,11 +206,35 @@ PLAYGROUND: dict[str, Limit] = {
             scale=1,
         ),
         Limit(
+            "train_seconds",
+            "LBPE_APP_TRAIN_SECONDS",
+            300,
+            "seconds",
+            "one training in the Train view (lbpe train on the command line has no time limit)",
+            scale=1,
+        ),
+        Limit(
+            "jobs",
+            "LBPE_APP_JOBS",
+            4,
+            "jobs",
+            "Corpus, Across or Train jobs of one kind running at once (each visitor runs one of a kind)",
+            scale=1,
+        ),
+        Limit(
             "file_ttl",
             "LBPE_APP_FILE_TTL",
             3600,
             "seconds",
             "how long downloads (and Gradio's copies of uploads) are kept",
+            scale=1,
+        ),
+        Limit(
+            "session_ttl",
+            "LBPE_APP_SESSION_TTL",
+            3600,
+            "seconds",
+            "how long a session that makes no request is kept (its vocabularies and Gradio's state)",
             scale=1,
         ),
     )
@@ -225,7 +260,10 @@ class Limits:
     train_bytes: int = PLAYGROUND["train_bytes"].default
     train_vocab: int = PLAYGROUND["train_vocab"].default
     session_vocabs: int = PLAYGROUND["session_vocabs"].default
+    train_seconds: int = PLAYGROUND["train_seconds"].default
+    jobs: int = PLAYGROUND["jobs"].default
     file_ttl: int = PLAYGROUND["file_ttl"].default
+    session_ttl: int = PLAYGROUND["session_ttl"].default
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Limits:

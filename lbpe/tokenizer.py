@@ -30,6 +30,7 @@ from typing import Any, Literal, cast
 
 from lbpe import budget, native
 from lbpe.errors import DisallowedSpecialError, LbpeError
+from lbpe.literals import MAX_ADDED_TOKEN_CHARS, Literals
 from lbpe.model.bpe import bpe_by_merges, bpe_by_rank
 from lbpe.model.lbpe import longest_first
 from lbpe.normalize import Normalizer
@@ -143,7 +144,7 @@ class Tokenizer:
         self._split: dict[str, Callable[[str], list]] = {"bpe": self._bpe_keys, "lbpe": self._lbpe_keys}
         # part of a piece -> keys, for pieces split at cuts (lbpe.model.cuts)
         self._part_caches: dict[str, dict[str, tuple]] = {"bpe": {}, "lbpe": {}}
-        self._special_regex: re.Pattern[str] | None = None
+        self._specials: Literals | None = None
         matched = set(vocab.special) | set(self.added_tokens)
         if matched:
             longest = max(matched, key=len)
@@ -153,7 +154,7 @@ class Tokenizer:
                     f"added and special tokens of at most {MAX_ADDED_TOKEN_CHARS} characters (real tokenizers use "
                     "under 40), so that finding them in a text stays fast: shorten or drop it in the file"
                 )
-            self._special_regex = re.compile(literal_trie_pattern(matched))
+            self._specials = Literals(matched)
 
     def __repr__(self) -> str:
         return f"Tokenizer(name={self.name!r}, pattern={self.pretokenizer_name!r}, vocab={self.vocab!r})"
@@ -613,13 +614,13 @@ class Tokenizer:
             unknown = allowed - specials.keys() if allowed else None
             if unknown:
                 raise LbpeError(f"allowed_special names tokens this vocabulary does not have: {sorted(unknown)}")
-        first = None if self._special_regex is None else self._special_regex.search(text)
+        first = None if self._specials is None else self._specials.search(text)
         if first is None:  # no special or added token's text: nothing to match, nothing to refuse
             return [(False, text)]
         disallowed = specials.keys() - allowed if disallowed_special == "all" else set(disallowed_special)
         chunks: list[tuple[bool, str]] = []
         pos = 0
-        for m in cast("re.Pattern[str]", self._special_regex).finditer(text, first.start()):
+        for m in cast(Literals, self._specials).finditer(text, first.start()):
             found = m.group()
             if found in disallowed:
                 raise DisallowedSpecialError(found)
@@ -723,81 +724,6 @@ class Tokenizer:
         if self._decoder is not None:
             return self._decoder(list(ids))
         return self.decode_bytes(ids).decode("utf-8", errors=errors)
-
-
-def literal_trie_pattern(strings: Iterable[str]) -> str:
-    """A ``re`` source matching any of ``strings``, the longest where several start at one
-    position, spelled as a trie: ``<(?:s(?:ep>|tart>)?|unk>)`` for ``<s``, ``<sep>``, ``<start>``,
-    ``<unk>``.
-
-    A plain alternation sorted longest first gives the same matches, but the engine tries every
-    alternative that starts with the character at hand, comparing each as far as it agrees: a
-    vocabulary file with many long added tokens that share a prefix (``a...ab`` for a few
-    hundred lengths) made 50,000 characters of ``a`` cost seconds. The trie compares each
-    character once per level; the children that end there share one character class. Below
-    :data:`MAX_ADDED_TOKEN_CHARS` levels (never reached by a :class:`Tokenizer`, which refuses
-    longer added tokens) the rest of each string is a plain alternation, which keeps the
-    pattern's nesting within what ``re`` compiles.
-
-    >>> literal_trie_pattern(["<sep>", "<start>", "<unk>", "<s"])
-    '<(?:s(?:ep>|tart>)?|unk>)'
-    """
-    trie: dict = {}
-    for text in strings:
-        if not text:
-            continue
-        node = trie
-        for ch in text:
-            node = node.setdefault(ch, {})
-        node[""] = True
-
-    def suffixes(node: dict, prefix: str) -> list[str]:
-        out = [prefix] if "" in node else []
-        stack = [(node, prefix)]
-        while stack:
-            current, text = stack.pop()
-            for ch, child in current.items():
-                if ch:
-                    if "" in child:
-                        out.append(text + ch)
-                    stack.append((child, text + ch))
-        return out
-
-    def render(node: dict, depth: int) -> str:
-        if depth >= MAX_ADDED_TOKEN_CHARS:
-            rest = sorted(set(suffixes(node, "")), key=lambda t: (-len(t), t))  # "" (ends here) last
-            return "(?:" + "|".join(map(re.escape, rest)) + ")"
-        leaves = sorted(ch for ch, child in node.items() if ch and child.keys() == {""})
-        inner = sorted(ch for ch, child in node.items() if ch and child.keys() != {""})
-        # one alternative per next character, so at most one applies; then ending here
-        parts = []
-        for ch in inner:  # a loop, not a comprehension: one stack frame per level
-            parts.append(re.escape(ch) + render(node[ch], depth + 1))
-        if len(leaves) == 1:
-            parts.append(re.escape(leaves[0]))
-        elif leaves:
-            parts.append("[" + "".join(_class_char(ch) for ch in leaves) + "]")
-        if not parts:
-            return ""
-        if "" in node:
-            return parts[0] + "?" if len(parts) == 1 and _is_atom(parts[0]) else "(?:" + "|".join(parts) + ")?"
-        return parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
-
-    return render(trie, 0)
-
-
-#: The longest added or special token a :class:`Tokenizer` accepts, in characters (real ones
-#: have under 40), and the levels of :func:`literal_trie_pattern`'s trie spelled as nested groups.
-MAX_ADDED_TOKEN_CHARS = 256
-
-
-def _class_char(ch: str) -> str:
-    return "\\" + ch if ch in "\\]^-[" else ch
-
-
-def _is_atom(part: str) -> bool:
-    """Whether ``part`` is one character, escape or class (so ``?`` applies to all of it)."""
-    return len(part) == 1 or (part.startswith("[") and part.endswith("]")) or (len(part) == 2 and part[0] == "\\")
 
 
 def _moved(seg: Segment, start: int, end: int) -> Segment:

@@ -76,7 +76,7 @@ class RegexTimeoutError(LbpeError):
         shown = pattern if len(pattern) <= 80 else pattern[:77] + "..."
         per_mib = limits.get("regex_seconds")
         super().__init__(
-            f"{what} `{shown}` from the vocabulary file was stopped after {seconds:.1f} s on a text of "
+            f"{what} `{shown}` from the vocabulary file was stopped after {seconds:.{1 if seconds >= 1 else 2}f} s on a text of "
             f"{chars:,} characters: it backtracks heavily on this text (quantified parts that can match the "
             f"same characters in many ways, such as \\s*\\s* or (?:x?)*). Fix the pattern in the file (e.g. one "
             f"\\s+ instead of \\s*\\s*), shorten the text, or allow it more time with LBPE_REGEX_SECONDS "
@@ -84,21 +84,37 @@ class RegexTimeoutError(LbpeError):
         )
 
 
+#: A text shorter than this many MiB gets the allowance of one this long.
+_FLOOR_MIB = 0.1
+
+
 def _allowance(chars: int) -> float:
     """Seconds allowed for ``chars`` characters of text (0: no limit)."""
     per_mib = limits.get("regex_seconds")
     if not per_mib:
         return 0.0
-    return per_mib * max(1.0, chars / _MIB)
+    return per_mib * max(_FLOOR_MIB, chars / _MIB)
 
 
-# The running step's absolute end time (time.monotonic) and the size it was computed for.
-_current: contextvars.ContextVar[tuple[float, int] | None] = contextvars.ContextVar("lbpe_regex_deadline", default=None)
+class _Allowance:
+    """What is left of one text's allowance: only time inside pattern calls uses it up, so the
+    work between them (encoding, a busy machine) never makes a quick pattern time out."""
+
+    __slots__ = ("left", "total", "chars")
+
+    def __init__(self, seconds: float, chars: int) -> None:
+        self.left = self.total = seconds
+        self.chars = chars
+
+
+# The allowance of the running step (None: each call gets its own).
+_current: contextvars.ContextVar[_Allowance | None] = contextvars.ContextVar("lbpe_regex_allowance", default=None)
 
 
 class deadline:
     """Context manager: every :class:`UserRegex` call inside shares one allowance for a text of
-    ``chars`` characters. Inside another ``deadline`` it keeps the outer one."""
+    ``chars`` characters; the time between the calls does not count. Inside another
+    ``deadline`` it keeps the outer one."""
 
     def __init__(self, chars: int) -> None:
         self.chars = chars
@@ -108,7 +124,7 @@ class deadline:
         if _current.get() is None:
             seconds = _allowance(self.chars)
             if seconds:
-                self._token = _current.set((time.monotonic() + seconds, self.chars))
+                self._token = _current.set(_Allowance(seconds, self.chars))
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -148,19 +164,20 @@ class UserRegex:
     def _run(self, text: str, call: Callable[[Any, float | None], Any]) -> Any:
         if self._regex is None or _active_regex() is None:
             return call(self._re, None)
-        current = _current.get()
-        if current is None:
+        allowance = _current.get()
+        if allowance is None:
             seconds = _allowance(len(text))
             if not seconds:
                 return call(self._regex, None)
-            end, chars = time.monotonic() + seconds, len(text)
-        else:
-            end, chars = current
+            allowance = _Allowance(seconds, len(text))
         started = time.monotonic()
         try:
-            return call(self._regex, max(end - started, 0.001))
+            return call(self._regex, max(allowance.left, 0.001))
         except TimeoutError:
-            raise RegexTimeoutError(self.shown, self.what, chars, time.monotonic() - started) from None
+            allowance.left = 0.0
+            raise RegexTimeoutError(self.shown, self.what, allowance.chars, allowance.total) from None
+        finally:
+            allowance.left -= time.monotonic() - started
 
     def finditer(self, text: str) -> Iterator[Any]:
         """Every match, as ``re.finditer`` (collected under the time limit, then iterated)."""

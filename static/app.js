@@ -204,7 +204,7 @@ function showError(message) {
 
 // ---- rendering what Python returned ----
 
-const rendered = { text: null, preset: null, seq: 0 };
+const rendered = { text: null, preset: null, seq: 0, at: null };
 const number = new Intl.NumberFormat("en-US");
 
 // ---- a reload shows the last result at once, while Python starts ----
@@ -253,7 +253,42 @@ function earlyRender() {
   }
 }
 
+// ---- a first visit shows the opening comparison at once, while Python starts ----
+
+// lbpe build-web computed it with the same Python (lbpe.page.first_view) and put it in index.html.
+function firstRender() {
+  // Shown before Python is ready when the page opens on the default text and settings (a link
+  // to another text, vocabulary or toggle waits for Python); Python's own result is the same.
+  let first;
+  try {
+    first = JSON.parse($("#first-view").textContent);
+  } catch {
+    return false; // a page not built by lbpe build-web
+  }
+  const linked = readFragment();
+  if (("text" in linked && linked.text !== first.text) || (linked.preset && linked.preset !== first.preset)) return false;
+  if (!state.ws || state.ids || state.special) return false;
+  state.text = first.text;
+  applyState();
+  $("#token-css").textContent = first.css;
+  showResult(first.result);
+  api.firstSeconds = performance.now() / 1000;
+  return true;
+}
+
 function render(result) {
+  showResult(result);
+  drawCharts(result);
+}
+
+function drawCharts(result) {
+  drawChart(ui.chart, result.figure)
+    .then(() => drawChart(ui.frequencyChart, result.frequency_figure))
+    .catch((error) => showError(`The chart could not be drawn: ${error.message}`));
+}
+
+function showResult(result) {
+  // the panes, ids, metrics, differences and the line about the text
   const summary = result.summary;
   for (const mode of modes) {
     window.lbpePanes.draw($(`.pane[data-mode="${mode}"]`), result.panes[mode]); // only the runs that changed
@@ -270,9 +305,6 @@ function render(result) {
       ` (${pct > 0 ? "+" : ""}${pct.toFixed(1)}%)`;
   }
   ui.textInfo.textContent = info;
-  drawChart(ui.chart, result.figure)
-    .then(() => drawChart(ui.frequencyChart, result.frequency_figure))
-    .catch((error) => showError(`The chart could not be drawn: ${error.message}`));
 }
 
 let plotlyLoading = null;
@@ -329,6 +361,7 @@ async function runCompare() {
     rendered.text = text;
     rendered.preset = preset;
     rendered.seq += 1;
+    rendered.at = performance.now() / 1000; // seconds since navigation (bench/web_speed.py)
     setStatus("ready", "Ready");
   } catch (error) {
     compareFailed = true;
@@ -707,7 +740,7 @@ function enableControls() {
 async function main() {
   Object.assign(state, readFragment());
   applyState();
-  earlyRender();
+  if (!earlyRender()) firstRender();
   let boot;
   try {
     boot = await ready;
@@ -774,7 +807,7 @@ async function main() {
   api.bootTimings = boot.timings;
   setStatus("ready", "Ready");
   writeFragment();
-  schedule(0);
+  schedule(0); // Python's own result: the same panes (drawn again only where they differ) and the charts
   runExplain();
   // The offline copy (every file of the site) is made once Python is up, so that the first
   // visit's start-up does not compete with it.

@@ -40,3 +40,174 @@ def chromium() -> str:
 def launch(playwright: Any) -> Any:
     """A headless, offline Chromium browser from a ``sync_playwright()`` context."""
     return playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS, headless=True)
+
+
+# ---- what a page looks like: legibility and geometry, measured in the browser ----
+
+#: JS ``(selector) => [{text, ratio, ink, ground}]``: each element matched by ``selector`` that
+#: holds text of its own, with the WCAG contrast ratio of its text colour (``fill`` for SVG
+#: text) against what is painted beneath it: every ancestor's background colour and opacity,
+#: composited from the root down over a white canvas (the page's own backgrounds decide).
+CONTRAST_JS = """(selector) => {
+  const parse = (s) => {
+    let m = /^rgba?\\(([^)]*)\\)/.exec(s);
+    if (m) { const p = m[1].split(/[\\s,\\/]+/).filter(Boolean).map(Number);
+             return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1]; }
+    m = /^color\\(srgb ([^)]*)\\)/.exec(s);
+    if (m) { const p = m[1].split(/[\\s\\/]+/).filter(Boolean).map(Number);
+             return [p[0] * 255, p[1] * 255, p[2] * 255, p.length > 3 ? p[3] : 1]; }
+    return [0, 0, 0, 0];
+  };
+  const over = (top, under) => [0, 1, 2].map((i) => top[i] * top[3] + under[i] * (1 - top[3])).concat([1]);
+  const mix = (a, b, o) => [0, 1, 2].map((i) => a[i] * o + b[i] * (1 - o)).concat([1]);
+  const lum = (c) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+                       return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]); };
+  const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+  // the pixel at the element's text: each level's background over what is beneath, its group opacity
+  const paint = (chain, k, under, ink) => {
+    if (k === chain.length) return ink ? over(ink, under) : under;
+    const cs = getComputedStyle(chain[k]);
+    const bg = parse(cs.backgroundColor);
+    const inside = paint(chain, k + 1, bg[3] ? over(bg, under) : under, ink);
+    return mix(inside, under, Number(cs.opacity));
+  };
+  const own = (el) => [...el.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && n.textContent.trim());
+  const out = [];
+  for (const el of document.querySelectorAll(selector)) {
+    const r = el.getBoundingClientRect();
+    if (!own(el) || !r.width || !r.height) continue;
+    const cs = getComputedStyle(el);
+    if (cs.visibility === 'hidden') continue;
+    const svg = el instanceof SVGElement;
+    const ink = parse(svg ? cs.fill : cs.color);
+    if (svg) ink[3] *= Number(cs.fillOpacity);
+    const chain = [];
+    for (let e = el; e; e = e.parentElement) chain.unshift(e);
+    const white = [255, 255, 255, 1];
+    const ground = paint(chain, 0, white, null), text = paint(chain, 0, white, ink);
+    out.push({ text: el.textContent.trim().slice(0, 40), ratio: ratio(text, ground),
+               ink: text.slice(0, 3).map(Math.round), ground: ground.slice(0, 3).map(Math.round) });
+  }
+  return out;
+}"""
+
+#: JS ``() => luminance``: the relative luminance of the page's own background (``body`` over ``html``).
+BACKGROUND_JS = """() => {
+  const parse = (s) => (/rgba?\\(([^)]*)\\)/.exec(s) || [0, '0,0,0,0'])[1]
+    .split(/[\\s,\\/]+/).filter(Boolean).map(Number);
+  let c = [255, 255, 255];
+  for (const el of [document.documentElement, document.body]) {
+    const p = parse(getComputedStyle(el).backgroundColor), a = p.length > 3 ? p[3] : 1;
+    c = c.map((v, i) => p[i] * a + v * (1 - a));
+  }
+  const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+  return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]);
+}"""
+
+#: JS ``(selector) => [{text, cut, by}]``: the text inside the elements matched (each text
+#: node's laid-out box; an element without text: its own box) that reaches outside an ancestor
+#: that clips it (``overflow`` other than visible), by how many pixels, and that ancestor.
+CLIPPED_JS = """(selector) => {
+  const boxes = [];
+  for (const el of document.querySelectorAll(selector)) {
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    let any = false;
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (!node.textContent.trim()) continue;
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      boxes.push([node.parentElement, range.getBoundingClientRect(), node.textContent.trim()]);
+      any = true;
+    }
+    if (!any) boxes.push([el, el.getBoundingClientRect(), el.tagName]);
+  }
+  const out = [];
+  for (const [el, r, text] of boxes) {
+    if (!r.width || !r.height) continue;
+    for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+      const cs = getComputedStyle(a);
+      const clipsX = cs.overflowX !== 'visible', clipsY = cs.overflowY !== 'visible';
+      if (!clipsX && !clipsY) continue;
+      const b = a.getBoundingClientRect();
+      const cut = Math.max(clipsX ? b.left - r.left : 0, clipsX ? r.right - b.right : 0,
+                           clipsY ? b.top - r.top : 0, clipsY ? r.bottom - b.bottom : 0);
+      if (cut > 1) {
+        out.push({ text: text.slice(0, 60), cut: Math.round(cut),
+                   by: a.tagName + '.' + String(a.className.baseVal ?? a.className).split(' ')[0] });
+        break;
+      }
+    }
+  }
+  return out;
+}"""
+
+#: JS ``(selector) => [{text, lines}]``: for each element matched, its text and the number of
+#: lines it is laid out on.
+LINES_JS = """(selector) => [...document.querySelectorAll(selector)].map((el) => {
+  const range = document.createRange();
+  range.selectNodeContents(el);
+  const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+  return { text: el.textContent.trim(), lines: tops.size };
+})"""
+
+#: JS ``(selector) => [word]``: the words inside the elements matched that are laid out over
+#: more than one line (broken inside, as "voca|bula|ry"; a break after a hyphen is between words).
+BROKEN_WORDS_JS = """(selector) => {
+  const out = [];
+  for (const el of document.querySelectorAll(selector)) {
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const m of node.textContent.matchAll(/[^\\s-]+/g)) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+        if (tops.size > 1) out.push(m[0]);
+      }
+    }
+  }
+  return out;
+}"""
+
+
+def overlap(a: dict | None, b: dict | None) -> float:
+    """The area two bounding boxes (playwright's ``bounding_box()``) share, in square pixels."""
+    if not a or not b:
+        return 0.0
+    w = min(a["x"] + a["width"], b["x"] + b["width"]) - max(a["x"], b["x"])
+    h = min(a["y"] + a["height"], b["y"] + b["height"]) - max(a["y"], b["y"])
+    return max(w, 0) * max(h, 0)
+
+
+#: The text of the charts (not the hover labels, which Plotly colours against their own box).
+CHART_TEXT = "{0} .main-svg text:not(.hoverlayer *), {0} .main-svg tspan:not(.hoverlayer *)"
+
+
+def check_charts(page, plots) -> None:
+    """Every text of each Plotly chart in ``plots`` (selectors of their containers) lies inside
+    the chart, and the mode bar (shown while the pointer is over the chart) covers no legend entry."""
+    from playwright.sync_api import expect
+
+    for plot in plots:
+        chart = page.locator(f"{plot}.js-plotly-plot, {plot} .js-plotly-plot")
+        expect(chart.locator(".legendtext").first).to_be_visible()
+        chart.scroll_into_view_if_needed()
+        outside = page.evaluate(CLIPPED_JS, f"{plot} .main-svg text")
+        assert outside == [], (plot, outside)
+        frame = chart.locator(".main-svg").first.bounding_box()
+        titles = chart.locator(".g-gtitle text, .g-xtitle text, .g-ytitle text, .g-x2title text, .g-y2title text")
+        for title in titles.all():
+            box = title.bounding_box()
+            inside = (
+                box["x"] >= frame["x"] - 1
+                and box["x"] + box["width"] <= frame["x"] + frame["width"] + 1
+                and box["y"] >= frame["y"] - 1
+                and box["y"] + box["height"] <= frame["y"] + frame["height"] + 1
+            )
+            assert inside, (plot, title.text_content(), box, frame)
+        chart.locator(".nsewdrag").first.hover()
+        bar = chart.locator(".modebar")
+        expect(bar).to_be_visible()
+        for entry in chart.locator(".legend .traces").all():
+            covered = overlap(bar.bounding_box(), entry.bounding_box())
+            assert covered == 0, (plot, bar.bounding_box(), entry.bounding_box())

@@ -5,10 +5,10 @@ never send a request anywhere but 127.0.0.1. Screenshots go to ``artifacts/``.""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import sys
-from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
@@ -17,12 +17,22 @@ from playwright.sync_api import expect, sync_playwright
 from lbpe import display
 from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset
 from tests.app_support import ROOT, running_server
-from tests.browser import launch
+from tests.browser import (
+    BACKGROUND_JS,
+    BROKEN_WORDS_JS,
+    CHART_TEXT,
+    CLIPPED_JS,
+    CONTRAST_JS,
+    LINES_JS,
+    check_charts,
+    launch,
+    overlap,
+)
 from tests.conftest import english_text
 
 ARTIFACTS = ROOT / "artifacts"
-#: Screenshots for the lead's notes (outside git).
-SCREENS = Path("/work/notes/screens")
+#: Screenshots of the views (outside git, beside the other artifacts).
+SCREENS = ARTIFACTS / "screens"
 TEXT = (
     "Long-token-first encoding splits internationalization and counterrevolutionary misunderstandings "
     "differently from classic BPE.\n\tcafé, naïve, 日本語 🙂\n"
@@ -231,7 +241,10 @@ def test_a_failed_run_says_why_beside_its_button_and_can_run_again(page, server,
 
 def test_panes_stack_on_a_narrow_screen(browser, server, requests):
     """On a phone (390x844) the text box is on the first screen and the two panes come right
-    after it, stacked; the examples and the Explain view follow them."""
+    after it, stacked, before the secondary controls (the toggles, the .txt drop zone, the
+    vocabulary upload); the examples and the Explain view follow them. Nothing is cut: the
+    vocabulary's name stays clear of its chevron, the Step buttons keep one line, the charts'
+    titles stay inside them and Plotly's mode bar leaves the legend uncovered."""
     context = browser.new_context(viewport={"width": 390, "height": 844})
     context.on("request", lambda r: requests.append(r.url))
     page = context.new_page()
@@ -244,10 +257,127 @@ def test_panes_stack_on_a_narrow_screen(browser, server, requests):
     assert text["y"] < 844 - 100, text  # the text box starts on the first screen
     examples, explain = page.locator("#examples").bounding_box(), page.locator("#explain-box").first.bounding_box()
     assert text["y"] < bpe["y"] < lbpe["y"] < examples["y"] < explain["y"]
+    assert bpe["y"] < 844, bpe  # the BPE pane starts on the first screen
+    for secondary in ("#show-ws", "#show-ids", "#show-special", "#text-upload", "#vocab-upload-box"):
+        box = page.locator(secondary).bounding_box()
+        assert box["y"] > lbpe["y"] + lbpe["height"] - 1, (secondary, box, lbpe)
+    # the vocabulary's name: whole, and clear of the dropdown's chevron
+    name = page.locator("#vocab input")
+    assert name.evaluate("(e) => e.scrollWidth <= e.clientWidth"), "the vocabulary's name is cut"
+    assert name.evaluate(NAME_ENDS_BEFORE_CHEVRON), "the vocabulary's name runs under the chevron"
+    assert [b for b in page.evaluate(LINES_JS, "#explain-prev, #explain-next, #explain-play") if b["lines"] != 1] == []
+    check_charts(page, ("#length-plot", "#frequency-plot"))
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "app_narrow.png"), full_page=True)
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENS / "app_phone.png"))
+    page.screenshot(path=str(SCREENS / "app_phone_full.png"), full_page=True)
     context.close()
     assert not [u for u in requests if urlparse(u).hostname not in (None, "127.0.0.1")]
+
+
+#: JS ``(th) => [text, overlap]``: a header cell's text and how many pixels of it lie under the cell's
+#: menu button (Gradio shows the button at the cell's right edge while the pointer is over it).
+HEADER_UNDER_MENU_JS = """(th) => {
+  const text = th.querySelector('span.header'), button = th.querySelector('button.cell-menu-button');
+  const range = document.createRange();
+  range.selectNodeContents(text);
+  const b = button.getBoundingClientRect();
+  let covered = 0;
+  for (const r of range.getClientRects()) {
+    const w = Math.min(r.right, b.right) - Math.max(r.left, b.left), h = Math.min(r.bottom, b.bottom) - Math.max(r.top, b.top);
+    if (w > 0 && h > 0) covered += w * h;
+  }
+  return [text.textContent, Math.round(covered)];
+}"""
+
+
+def menu_covers_header(page, table: str) -> list:
+    """The headers of ``table`` whose text lies partly under their menu button, hovered in turn."""
+    covered = []
+    for th in page.locator(f"{table} th").all():
+        th.hover()
+        th.locator("button.cell-menu-button").wait_for(state="visible")
+        text, area = th.evaluate(HEADER_UNDER_MENU_JS)
+        if area:
+            covered.append((text, area))
+    return covered
+
+
+#: JS: the dropdown's text (as laid out in its font) ends left of its chevron.
+NAME_ENDS_BEFORE_CHEVRON = """(input) => {
+  const cs = getComputedStyle(input), ctx = document.createElement('canvas').getContext('2d');
+  ctx.font = cs.font;
+  const end = input.getBoundingClientRect().left + parseFloat(cs.paddingLeft) + ctx.measureText(input.value).width;
+  return end <= input.closest('#vocab').querySelector('.icon-wrap').getBoundingClientRect().left;
+}"""
+
+
+#: The text of the token panes and the metrics under them.
+PANE_TEXT = (
+    "#bpe-pane .lbpe-tok, #lbpe-pane .lbpe-tok, #bpe-pane .lbpe-head span, #lbpe-pane .lbpe-head span, "
+    "#metrics th, #metrics td, #differences summary, #differences .lbpe-jump"
+)
+
+
+def test_every_text_is_legible_light_and_dark(browser, server, requests):
+    """With the browser preferring a light or a dark scheme, the page follows it and every text of
+    the charts (titles, axes, ticks, legends, bar labels) and of the panes has a contrast ratio of
+    at least 4.5 against what lies beneath it."""
+    for scheme in ("light", "dark"):
+        context = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme=scheme)
+        context.on("request", lambda r: requests.append(r.url))
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(server.url)
+        expect(pane(page, "lbpe")).to_be_visible()
+        background = page.evaluate(BACKGROUND_JS)
+        assert (background < 0.1) if scheme == "dark" else (background > 0.8), (scheme, background)
+        for plot in ("#length-plot", "#frequency-plot"):
+            expect(page.locator(f"{plot} .legendtext").first).to_be_visible()
+        texts = page.evaluate(CONTRAST_JS, ", ".join(CHART_TEXT.format(p) for p in ("#length-plot", "#frequency-plot")))
+        assert len(texts) > 20 and {t["text"] for t in texts} >= {"BPE", "LBPE", "tokens", "1-3"}, texts
+        texts += page.evaluate(CONTRAST_JS, PANE_TEXT)
+        faint = [t for t in texts if t["ratio"] < 4.5]
+        assert faint == [], (scheme, faint)
+        SCREENS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENS / f"app_{scheme}.png"))
+        context.close()
+    assert not [u for u in requests if urlparse(u).hostname not in (None, "127.0.0.1")]
+
+
+def test_nothing_is_cut_or_broken_on_a_desktop(page, tmp_path):
+    """At 1400x1000: the .txt drop zone shows all of its text and its label chip covers no icon (so
+    does the vocabulary upload's); the Step buttons keep one line; the Across table's headers
+    break between words only; the Corpus table's columns, "meaning" too, fit its width; in both
+    tables a header's menu button, shown while the pointer is over it, covers none of its text."""
+    vocab_upload(page)
+    for zone in ("#text-upload", "#vocab-upload"):
+        assert page.evaluate(CLIPPED_JS, f"{zone} .wrap, {zone} .wrap *") == [], zone
+        chip, icon = page.locator(f"{zone} label[data-testid=block-label]"), page.locator(f"{zone} .icon-wrap")
+        assert overlap(chip.bounding_box(), icon.bounding_box()) == 0, (zone, chip.bounding_box(), icon.bounding_box())
+    assert [b for b in page.evaluate(LINES_JS, "#explain-prev, #explain-next, #explain-play") if b["lines"] != 1] == []
+
+    page.get_by_role("tab", name="Across vocabularies").click()
+    page.locator("#across-run").click()
+    expect(page.locator("#across-status")).to_contain_text(f"with {len(VOCAB_PRESETS)} vocabularies")
+    page.locator("#across-table").scroll_into_view_if_needed()
+    expect(page.locator("#across-table th").first).to_contain_text("vocabulary")
+    assert page.evaluate(BROKEN_WORDS_JS, "#across-table th") == []
+    assert menu_covers_header(page, "#across-table") == []
+
+    page.get_by_role("tab", name="Corpus").click()
+    small = tmp_path / "small.txt"
+    small.write_text("Plain text for the statistics. " * 20, "utf-8")
+    page.locator("#corpus-upload input[type=file]").set_input_files(str(small))
+    page.locator("#corpus-run").click()
+    expect(page.locator("#corpus-status")).to_contain_text("small.txt: 620 bytes")
+    expect(page.locator("#corpus-table th").last).to_contain_text("meaning")
+    table = page.locator("#corpus-table").bounding_box()
+    for th in page.locator("#corpus-table th").all():
+        box = th.bounding_box()
+        assert box["x"] + box["width"] <= min(table["x"] + table["width"], 1400) + 1, (th.inner_text(), box, table)
+    assert menu_covers_header(page, "#corpus-table") == []
 
 
 def test_explain_a_clicked_token_step_by_step(browser, server, requests):
@@ -335,20 +465,48 @@ def test_explain_shows_the_ids_the_panes_show(page):
     page.locator("#explain-box").first.screenshot(path=str(SCREENS / "app_explain_mid_word.png"))
 
 
+#: Every state of the text box and the panes on screen, in order, from the page's first frame:
+#: ``[text or null when hidden, BPE count or null, LBPE count or null]`` as JSON.
+ON_SCREEN = """(() => {
+  window.lbpeSeen = [];
+  const visible = (el) => el && el.offsetParent !== null && getComputedStyle(el).visibility !== 'hidden';
+  const look = () => {
+    const box = document.querySelector('#text textarea');
+    const panes = ['bpe', 'lbpe'].map((m) => document.querySelector(`#${m}-pane .lbpe-pane`));
+    const counts = panes.map((p) => (visible(p) ? p.dataset.tokens : null));
+    const entry = JSON.stringify([visible(box) ? box.value : null, ...counts]);
+    if (window.lbpeSeen[window.lbpeSeen.length - 1] !== entry) window.lbpeSeen.push(entry);
+    requestAnimationFrame(look);
+  };
+  requestAnimationFrame(look);
+})();"""
+
+
 def test_a_link_restores_the_view(browser, server, requests):
     """Text, vocabulary, toggles, the explained span and the open view travel in the URL query;
-    the Copy link button copies it; an uploaded vocabulary is never put in a link and a link
-    that names one says so."""
+    the link's own text and panes are the first on screen (never the default text's); the Copy
+    link button copies it; an uploaded vocabulary is never put in a link and a link that names
+    one says so."""
+    from lbpe.app.handlers import DEFAULT_TEXT
+
     context = browser.new_context(
         viewport={"width": 1400, "height": 1000}, permissions=["clipboard-read", "clipboard-write"]
     )
     context.on("request", lambda r: requests.append(r.url))
+    context.add_init_script(ON_SCREEN)
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
     text = "Plattsburg unrescinded redelivery"
     page.goto(server.url + "?t=" + text.replace(" ", "%20") + "&v=o200k_base&ws=0&ids=1&sp=1&x=%20redelivery&xa=22")
     tok = load_preset("o200k_base")
-    expect_counts(page, tok, text)
+    c = expect_counts(page, tok, text)
+    expect(page.locator("#text textarea")).to_have_value(text)
+    seen = [json.loads(e) for e in page.evaluate("() => window.lbpeSeen")]
+    link_counts = [str(c.side(mode).tokens) for mode in ("bpe", "lbpe")]
+    assert all(shown in (None, "", text) for shown, *_ in seen), f"another text was on screen first: {seen}"
+    assert all(n in (None, want) for _, *counts in seen for n, want in zip(counts, link_counts)), seen
+    assert [text, *link_counts] in seen, seen
+    assert DEFAULT_TEXT not in [shown for shown, *_ in seen]
     expect(page.locator("#vocab input")).to_have_value(re.compile("o200k_base"))
     expect(page.locator("#explain-text textarea, #explain-text input").first).to_have_value(" redelivery")
     # explained where it stands in the text (xa), and the address keeps that place
@@ -592,3 +750,174 @@ def test_a_long_text_redraws_only_the_runs_that_changed(browser, server, request
     check(show_whitespace=False)
     expect(page.locator("#bpe-pane .lbpe-busy")).to_be_hidden()
     context.close()
+
+
+def test_compare_explain_and_text_upload_errors_stay_beside_their_controls(page, tmp_path):
+    """A .txt upload that is not UTF-8, an Explain box left empty and a vocabulary name typed
+    that does not exist: each reason stays beside its control after the notice fades, until
+    the next action there replaces it."""
+    note, explained = page.locator("#compare-note .lbpe-failed"), page.locator("#explain .lbpe-failed")
+    bad = tmp_path / "latin.txt"
+    bad.write_bytes("café au lait".encode("latin-1"))
+    page.locator("#text-upload input[type=file]").set_input_files(str(bad))
+    expect(note).to_contain_text("latin.txt: not UTF-8 text")
+    box = page.locator("#explain-text textarea, #explain-text input").first
+    box.fill("")
+    expect(explained).to_contain_text("Type a word or a short span to explain")
+    expect(page.locator(".toast-body")).to_have_count(0, timeout=30_000)  # the notices have faded...
+    expect(note).to_contain_text("latin.txt: not UTF-8 text")  # ...the reasons stay
+    expect(explained).to_contain_text("Type a word or a short span to explain")
+    page.locator("#text textarea").fill("Capitals and geographers")
+    expect_counts(page, load_preset(DEFAULT_PRESET), "Capitals and geographers")
+    expect(note).to_have_count(0)
+    box.fill("Capitals")
+    expect(page.locator("#explain .lbpe-x-head")).to_contain_text("Capitals")
+    expect(explained).to_have_count(0)
+    vocab = page.locator("#vocab input")
+    vocab.fill("nonsense")
+    vocab.press("Enter")
+    expect(note).to_contain_text("Unknown vocabulary 'nonsense'")
+    expect(page.locator("#vocab-status .lbpe-failed")).to_contain_text("Unknown vocabulary 'nonsense'")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "app_compare_error.png"))
+    choose_vocab(page, "gpt2")
+    expect_counts(page, load_preset("gpt2"), "Capitals and geographers")
+    expect(note).to_have_count(0)
+    expect(page.locator("#vocab-status .lbpe-failed")).to_have_count(0)
+
+
+def test_long_jobs_run_one_at_a_time_and_stop_or_pause(page, tmp_path):
+    """Corpus: while one run goes, both of its buttons wait (one table, one run). Across
+    vocabularies has a Stop. Explain's Play pauses."""
+    page.get_by_role("tab", name="Corpus").click()
+    run, sample, status = page.locator("#corpus-run"), page.locator("#corpus-sample"), page.locator("#corpus-status")
+    sample.click()
+    expect(run).to_be_disabled()
+    expect(sample).to_be_disabled()
+    from lbpe.presets import sample_corpus
+
+    expect(status).to_contain_text(f"sample-corpus.txt: {len(sample_corpus()):,} bytes", timeout=120_000)
+    expect(run).to_be_enabled()
+    expect(sample).to_be_enabled()
+
+    page.get_by_role("tab", name="Across vocabularies").click()
+    big = tmp_path / "big.txt"
+    big.write_text(english_text(0)[:1_000_000] * 2, "utf-8")
+    page.locator("#across-upload input[type=file]").set_input_files(str(big))
+    across_run, across_status = page.locator("#across-run"), page.locator("#across-status")
+    across_run.click()
+    expect(across_run).to_be_disabled()
+    expect(across_status).to_contain_text("encoding with every vocabulary")  # it has started
+    page.locator("#across-stop").click()
+    expect(across_status).to_contain_text("Stopped at", timeout=60_000)
+    expect(across_run).to_be_enabled()
+
+    page.get_by_role("tab", name="Compare").click()
+    play, head = page.locator("#explain-play"), page.locator("#explain .lbpe-x-head")
+    play.click()  # at the last step: plays from the first
+    expect(play).to_have_text("Pause")
+    expect(head).to_contain_text(re.compile(r"Step [1-9]\d* of"))
+    play.click()
+    expect(play).to_have_text("Play")
+    # a tick sent just before the press may still land: then the steps stand still
+    step = page.locator("#explain-step input[type=number]")
+    page.wait_for_timeout(1500)
+    shown = step.input_value()
+    page.wait_for_timeout(2700)  # three ticks of Play
+    assert step.input_value() == shown and int(shown) < 18
+    expect(head).to_contain_text(f"Step {shown} of")
+
+
+#: Where the focus is: the token (its start and its pane's mode), or nothing.
+FOCUSED = """() => { const t = document.activeElement;
+  if (!t || !t.matches('.lbpe-tok[data-s]')) return null;
+  return [t.closest('.lbpe-pane').dataset.mode, Number(t.dataset.s), t.getAttribute('role'),
+          t.getAttribute('aria-describedby')]; }"""
+
+
+def test_tokens_by_keyboard_and_touch(browser, server):
+    """Tab reaches the tokens of each pane; the arrow keys move between them; a focused token
+    shows its card (tied to it by aria-describedby) and lights the other pane; Enter explains
+    it. On a touch screen a tap shows the card and a second tap explains; the meaning of each
+    metric opens with a tap."""
+    from lbpe.examples import DEFAULT_EXAMPLE
+
+    tok = load_preset(DEFAULT_PRESET)
+    text = DEFAULT_EXAMPLE.text
+    c = display.compare(tok, text)
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(server.url)
+    expect(pane(page, "lbpe")).to_be_visible()
+    expect(page.locator("#explain .lbpe-x-head")).to_contain_text("Capitals")
+    page.locator("#text textarea").focus()
+    for _ in range(20):
+        page.keyboard.press("Tab")
+        if page.evaluate(FOCUSED):
+            break
+    mode, at, role, card_id = page.evaluate(FOCUSED)
+    first = c.bpe.segments[0]
+    assert (mode, at, role) == ("bpe", first.start, "button")
+    card = page.locator(".lbpe-card")
+    expect(card).to_be_visible()
+    expect(card).to_contain_text(f"#{first.id}")
+    assert card_id and page.locator(f"#{card_id}").count() == 1
+    page.keyboard.press("ArrowRight")
+    second = c.bpe.segments[1]
+    assert page.evaluate(FOCUSED)[:2] == ["bpe", second.start]
+    expect(card).to_contain_text(f"#{second.id}")
+    under = [s for s in c.lbpe.segments if s.start < second.end and s.end > second.start]
+    expect(page.locator("#lbpe-pane .lbpe-tok.lbpe-lit")).to_have_count(len(under))
+    page.keyboard.press("End")
+    assert page.evaluate(FOCUSED)[:2] == ["bpe", c.bpe.segments[-1].start]
+    page.keyboard.press("Home")
+    # the second differing span's first token by the keyboard, then Enter: explained (the first
+    # one is the opening span)
+    target = next(k for k, s in enumerate(c.lbpe.segments) if s.start == c.differ[1][0])
+    page.keyboard.press("Tab")  # on to the LBPE pane
+    assert page.evaluate(FOCUSED)[:2] == ["lbpe", c.lbpe.segments[0].start]
+    for _ in range(target):
+        page.keyboard.press("ArrowRight")
+    seg = c.lbpe.segments[target]
+    assert page.evaluate(FOCUSED)[:2] == ["lbpe", seg.start]
+    page.keyboard.press("Enter")
+    expect(page.locator("#explain-text textarea, #explain-text input").first).not_to_have_value(DEFAULT_EXAMPLE.explain)
+    expect(page.locator("#explain .lbpe-x-head")).to_contain_text(f"at characters {seg.start}", timeout=TIMEOUT_MS)
+    page.keyboard.press("Shift+Tab")  # back to the BPE pane, where the focus was
+    assert page.evaluate(FOCUSED)[:2] == ["bpe", first.start]
+    page.keyboard.press("Escape")
+    expect(card).to_be_hidden()
+    context.close()
+
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    page = phone.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(server.url)
+    expect(pane(page, "lbpe")).to_be_visible()
+    head = page.locator("#explain .lbpe-x-head")
+    expect(head).to_contain_text("Capitals")
+    seg = next(s for s in c.lbpe.segments if s.start == c.differ[1][0])
+    token = page.locator(f'#lbpe-pane .lbpe-tok[data-s="{seg.start}"]')
+    token.tap()
+    card = page.locator(".lbpe-card")
+    expect(card).to_be_visible()
+    expect(card).to_contain_text(f"#{seg.id}")
+    expect(card).to_contain_text("tap again")
+    page.wait_for_timeout(1000)
+    expect(head).to_contain_text("Capitals")  # the first tap only shows the card
+    token.tap()
+    expect(head).to_contain_text(f"at characters {seg.start}")
+    # the meaning of a metric: a tap on its name shows it
+    more = page.locator("#metrics .lbpe-more > summary")
+    more.scroll_into_view_if_needed()
+    more.tap()
+    name = page.locator("#metrics .lbpe-more .lbpe-meaning > summary").first
+    meaning = page.locator("#metrics .lbpe-more .lbpe-meaning").first.locator(".lbpe-meaning-text")
+    expect(meaning).to_be_hidden()
+    name.tap()
+    expect(meaning).to_be_visible()
+    assert len(meaning.inner_text()) > 20
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "app_touch_meaning.png"))
+    phone.close()

@@ -6,7 +6,9 @@ from __future__ import annotations
 import dataclasses
 import gzip
 import json
+import os
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -26,6 +28,21 @@ app = load_app()
 gr = app.handlers.gr
 
 TEXT = "Internationalization of counterrevolutionary misunderstandings: naïve café, 日本語 🙂\n\tcode(x)\n"
+
+
+#: How a visitor is told a limit of the server is reached (the log names its variable).
+SERVER_LIMIT = re.escape("; this server allows no more (lbpe on your own machine does: pip install lbpe)")
+
+
+def swept_later(*paths: str) -> None:
+    """Uploads a handler read once stay (another session may have sent the same bytes, which
+    Gradio keeps at the same path) until a sweep after their grace deletes them."""
+    assert all(Path(p).exists() for p in paths), "an upload was deleted from under other sessions"
+    long_ago = time.time() - app.handlers._UPLOADS.grace - 1
+    for p in paths:
+        os.utime(p, (long_ago, long_ago))
+    app.sweep_files()
+    assert not any(Path(p).exists() for p in paths), "an upload read once was not swept after its grace"
 
 
 @pytest.fixture
@@ -107,11 +124,11 @@ def test_compare_limits_and_unknown_vocabulary(limits):
 def test_load_text_reads_and_removes_the_upload(tmp_path, limits, monkeypatch):
     path = upload(tmp_path, "héllo\r\nworld\n".encode(), "a.txt")
     assert app.load_text(path) == ("héllo\r\nworld\n", None)
-    assert not Path(path).exists()
+    swept_later(path)
     bad = upload(tmp_path, b"ok \xff\xfe", "latin.txt")
     with pytest.raises(gr.Error, match=r"latin.txt: not UTF-8 text \(byte 0xff at offset 3\)"):
         app.load_text(bad)
-    assert not Path(bad).exists()
+    swept_later(bad)
     limits(text_chars=5)
     warnings = []
     monkeypatch.setattr(gr, "Warning", lambda message, **_: warnings.append(message))
@@ -154,7 +171,7 @@ def test_upload_vocab_every_format_then_compare(tmp_path, files, reference):
     name = dropdown["value"]
     assert name.startswith("upload: ") and (name, name) in dropdown["choices"] and cleared is None
     assert list(state.vocabs) == [name]
-    assert all(not Path(p).exists() for p in paths)  # uploads are deleted once read
+    swept_later(*paths)  # uploads are deleted once read, when no other session can need them
     ref = lbpe.load(data_file(reference) if "/" in reference else data_file("gpt2/encoder.json").parent)
     details = app.compare(TEXT, name, True, False, state)[5]
     for mode in ("bpe", "lbpe"):
@@ -203,7 +220,8 @@ def test_malformed_vocabularies_give_a_readable_message(tmp_path, name, data, me
     message = err.value.message
     assert mentioned in message and "Traceback" not in message and "lbpe-vocab-" not in message, message
     assert "/tmp" not in message and str(tmp_path) not in message, message
-    assert not Path(path).exists() and state.vocabs == {}
+    assert state.vocabs == {}
+    swept_later(path)
 
 
 def test_upload_limits(tmp_path, limits):
@@ -211,15 +229,14 @@ def test_upload_limits(tmp_path, limits):
     limits(vocab_bytes=1_000_000)
     with pytest.raises(
         gr.Error,
-        match=r"cl100k_base.tiktoken is 1.68\d* MB, over the limit of 1 MB for an uploaded vocabulary"
-        r".*LBPE_APP_MAX_VOCAB_MB",
+        match=r"cl100k_base.tiktoken is 1.68\d* MB, over the limit of 1 MB for an uploaded vocabulary.*" + SERVER_LIMIT,
     ):
         app.upload_vocab([upload(tmp_path, src, "cl100k_base.tiktoken")], "auto", app.new_session())
     bomb = gzip.compress(b"A" * 3_000_000)
-    with pytest.raises(gr.Error, match=r"x.tiktoken.gz: decompresses to more than 1 MB.*LBPE_APP_MAX_VOCAB_MB"):
+    with pytest.raises(gr.Error, match=r"x.tiktoken.gz: decompresses to more than 1 MB.*" + SERVER_LIMIT):
         app.upload_vocab([upload(tmp_path, bomb, "x.tiktoken.gz")], "auto", app.new_session())
     limits(vocab_bytes=50_000_000, vocab_tokens=1000)
-    with pytest.raises(gr.Error, match=r"is 100,\d+ tokens, over the limit of 1,000 tokens.*LBPE_APP_MAX_VOCAB_TOKENS"):
+    with pytest.raises(gr.Error, match=r"is 100,\d+ tokens, over the limit of 1,000 tokens.*" + SERVER_LIMIT):
         app.upload_vocab([upload(tmp_path, src, "cl100k_base.tiktoken")], "auto", app.new_session())
     with pytest.raises(gr.Error, match="Two files can only be GPT-2's encoder.json and vocab.bpe"):
         app.upload_vocab(
@@ -296,8 +313,7 @@ def test_corpus_errors(tmp_path, limits):
     limits(corpus_bytes=100)
     with pytest.raises(
         gr.Error,
-        match=r"big.txt is 0.0002 MB, over the limit of 0.0001 MB for a file for the Corpus view"
-        r".*LBPE_APP_MAX_CORPUS_MB",
+        match=r"big.txt is 0.0002 MB, over the limit of 0.0001 MB for a file for the Corpus view" + SERVER_LIMIT,
     ):
         app.corpus(upload(tmp_path, b"x" * 200, "big.txt"), "gpt2", None)
     with pytest.raises(gr.Error, match="not UTF-8"):
@@ -346,16 +362,14 @@ def test_train_in_the_llama_style_writes_its_tokenizer_json(tmp_path):
 
 def test_train_errors(tmp_path, limits):
     txt = upload(tmp_path, b"hello hello world\n", "a.txt")
-    with pytest.raises(gr.Error, match=r"between 1 and 50,000.*LBPE_APP_MAX_TRAIN_VOCAB"):
+    with pytest.raises(gr.Error, match=r"between 1 and 50,000\.'$"):
         app.train([txt], 60_000, "char", False, None)
     with pytest.raises(gr.Error, match="unit must be 'char' or 'byte'"):
         app.train([upload(tmp_path, b"hi", "b.txt")], 300, "word", False, None)
     with pytest.raises(gr.Error, match="smaller than the 256"):
         app.train([upload(tmp_path, b"hi", "c.txt")], 100, "byte", False, None)
     limits(train_bytes=10)
-    with pytest.raises(
-        gr.Error, match=r"over the limit of 1e-05 MB for the training files together.*LBPE_APP_MAX_TRAIN_MB"
-    ):
+    with pytest.raises(gr.Error, match=r"over the limit of 1e-05 MB for the training files together.*" + SERVER_LIMIT):
         app.train([upload(tmp_path, b"x" * 6, "d.txt"), upload(tmp_path, b"y" * 6, "e.txt")], 300, "char", False, None)
     with pytest.raises(gr.Error, match="Choose one or more"):
         app.train(None, 300, "char", False, None)
@@ -415,6 +429,7 @@ def test_every_handler_has_an_api_name():
         "use_trained",
         "stop_corpus",
         "stop_train",
+        "stop_across",
         "across_vocabularies",
         "explain",
         "explain_frame",
@@ -474,7 +489,8 @@ def test_across_a_file_and_its_errors(tmp_path):
     gpt2 = next(s for s in json.loads(Path(json_path).read_text("utf-8"))["vocabularies"] if s["vocab"] == "gpt2")
     for mode in ("bpe", "lbpe"):
         assert gpt2[mode]["tokens"] == len(tok.encode(text, mode=mode, disallowed_special=()))
-    assert status.startswith(f"moby.txt with {len(VOCAB_PRESETS)} vocabularies") and not Path(path).exists()
+    assert status.startswith(f"moby.txt with {len(VOCAB_PRESETS)} vocabularies")
+    swept_later(path)
     with pytest.raises(gr.Error, match="Type or paste a text"):
         app.across("  ", None, None)
     with pytest.raises(gr.Error, match="UTF-8"):
@@ -661,3 +677,55 @@ def test_an_upload_over_the_session_limit_says_which_vocabulary_it_dropped(tmp_p
     text = upload(tmp_path, b"plain words for a tiny vocabulary " * 40, "t.txt")
     *_, status = app.train([text], 300, "char", False, session)
     assert "upload: v1.tiktoken" in status and "dropped" in status, status
+
+
+def test_play_pauses():
+    from lbpe.explain import explain
+
+    frames = explain(load_preset("gpt2"), " Capitals").frames
+    value, timer, label = app.play_toggle(app.PLAY, frames - 1, " Capitals", "gpt2")
+    assert (value, timer.active, label) == (0, True, app.PAUSE)  # from the start when at the end
+    value, timer, label = app.play_tick(app.PAUSE, 2, " Capitals", "gpt2")
+    assert value == 3 and label == {"__type__": "update"}  # playing on
+    value, timer, label = app.play_toggle(app.PAUSE, 3, " Capitals", "gpt2")
+    assert timer.active is False and label == app.PLAY and value == {"__type__": "update"}
+    value, timer, label = app.play_tick(app.PLAY, 3, " Capitals", "gpt2")  # a tick sent before the pause
+    assert timer.active is False and value == {"__type__": "update"}
+    value, timer, label = app.play_tick(app.PAUSE, frames - 2, " Capitals", "gpt2")
+    assert (value, timer.active, label) == (frames - 1, False, app.PLAY)  # the last step: Play again
+
+
+def test_visitors_are_never_told_a_server_variable(caplog):
+    """Each error that says how to raise a limit names its variable; the app tells visitors
+    what is wrong without it, and its log keeps the whole message."""
+    from lbpe import limits as lbpe_limits
+    from lbpe.budget import TimeBudgetError
+    from lbpe.user_regex import RegexTimeoutError
+
+    with lbpe_limits.using(Limits(vocab_bytes=1_000_000)):
+        over = lbpe_limits.exceeded("vocab_bytes", 2_000_000, "big.json")
+    said = {
+        "a limit": over,
+        "a limit with a hint": lbpe_limits.exceeded("text_bytes", 1 << 30, "in.txt", hint="stream it with lbpe stats"),
+        "the encoding budget": str(TimeBudgetError("the Compare view", 10.0, 10.0)),
+        "a pattern's time": str(RegexTimeoutError(r"(\s*)*x", "the Split pattern", 50_000, 2.0)),
+    }
+    assert all("LBPE_" in message for message in said.values()), said
+    with caplog.at_level("INFO", logger="lbpe.app"):
+        told = {what: app.for_visitors(message) for what, message in said.items()}
+    for what, message in told.items():
+        assert "LBPE_" not in message, f"{what}: {message}"
+        assert message.rstrip(".").strip(), what
+    assert told["a limit"] == (
+        "big.json is 2 MB, over the limit of 1 MB for an uploaded vocabulary file, also after gunzip; "
+        "this server allows no more "
+        "(lbpe on your own machine does: pip install lbpe)"
+    )
+    assert told["a limit with a hint"].endswith("this server allows no more (lbpe on your own machine does: "
+                                                "pip install lbpe); stream it with lbpe stats")  # fmt: skip
+    assert told["the encoding budget"].endswith(
+        "Shorten the text, choose another vocabulary, or encode it with lbpe on your own machine "
+        "(pip install lbpe), where it has no time limit."
+    )
+    assert told["a pattern's time"].endswith(r"(e.g. one \s+ instead of \s*\s*) or shorten the text.")
+    assert all(message in caplog.text for message in said.values())  # the server's log has each in full

@@ -35,6 +35,7 @@ API_NAMES = {
     "/use_trained",
     "/stop_corpus",
     "/stop_train",
+    "/stop_across",
     "/across_vocabularies",
     "/explain",
     "/explain_frame",
@@ -143,12 +144,8 @@ def test_upload_vocab_then_compare(server, client, tmp_path, files, reference):
     assert name.startswith("upload: ") and [name, name] in update["choices"] and cleared is None
     ref = lbpe.load(data_file(reference).parent if reference.startswith("gpt2/") else data_file(reference))
     ref.name = name
-    uploaded = {data_file(rel).read_bytes() for rel, _ in files}
-    sizes = {len(d) for d in uploaded}
-    left = [
-        p for p in server.cache.rglob("*") if p.is_file() and p.stat().st_size in sizes and p.read_bytes() in uploaded
-    ]
-    assert left == [], f"uploaded vocabulary files left on the server: {left}"
+    # the upload itself stays until a sweep after its grace (another session may have sent the
+    # same bytes): tests/test_server_reliability.py sees it swept
     check_compare(client.predict(TEXT, name, True, False, api_name="/compare"), ref, TEXT)
 
 
@@ -162,7 +159,7 @@ def test_bad_uploads_give_a_clear_message_and_the_server_keeps_serving(client, t
     with pytest.raises(
         AppError,
         match=r"o200k_base.tiktoken is 3.6\d* MB, over the limit of 3 MB for an uploaded vocabulary"
-        r".*LBPE_APP_MAX_VOCAB_MB",
+        r".*; this server allows no more",
     ):
         client.predict([handle_file(big)], "auto", api_name="/upload_vocab")
     with pytest.raises(AppError, match="not UTF-8 text"):
@@ -359,7 +356,8 @@ def test_a_polynomial_pattern_cannot_hold_the_server(server, tmp_path, name):
     second.join(60)
     message = str(err.value)
     assert elapsed < 10, f"the hostile request took {elapsed:.1f} s"
-    assert pattern in message and "LBPE_REGEX_SECONDS" in message and "Traceback" not in message, message
+    assert pattern in message and "backtracks heavily" in message and "Traceback" not in message, message
+    assert "LBPE_" not in message, message  # the server's variables are for its log, not its visitors
     assert served["seconds"] < 10, f"the other client waited {served['seconds']:.1f} s"
     check_compare(served["result"], load_preset("gpt2"), TEXT)
 

@@ -31,8 +31,9 @@ def test_defaults_and_documentation():
         "vocab_bytes": ("LBPE_MAX_VOCAB_BYTES", 128 << 20),
         "vocab_tokens": ("LBPE_MAX_VOCAB_TOKENS", 1 << 20),
         "token_bytes": ("LBPE_MAX_TOKEN_BYTES", 1 << 10),
+        "regex_chars": ("LBPE_MAX_REGEX_CHARS", 8 << 10),
         "train_bytes": ("LBPE_MAX_TRAIN_BYTES", 1 << 30),
-        "regex_seconds": ("LBPE_REGEX_SECONDS", 2),
+        "regex_seconds": ("LBPE_REGEX_SECONDS", 20),
         "encode_seconds": ("LBPE_ENCODE_SECONDS", 10),
     }
     rows = limits.describe()
@@ -205,3 +206,26 @@ def test_a_snapshot_bounds_the_loader_for_one_call(tmp_path, monkeypatch):
         lbpe.load(bomb)
     monkeypatch.delenv("LBPE_MAX_VOCAB_BYTES")
     assert lbpe.load(data_file("openai/cl100k_base.tiktoken"), limits=limits.Limits()).n_vocab > 100_000
+
+
+@pytest.mark.reliability
+def test_a_huge_pattern_in_a_tokenizer_json_is_refused_at_once(tmp_path, monkeypatch):
+    """A 2,000-way alternation as the Split pattern (a 200,000-way one took over a minute and
+    hundreds of MB to translate and compile): refused before any of that, naming the limit."""
+    monkeypatch.delenv("LBPE_MAX_REGEX_CHARS", raising=False)
+    words = [f"w{n:05d}" for n in range(2_000)]
+    spec = tv.hf_spec()
+    spec["pre_tokenizer"] = {
+        "type": "Sequence",
+        "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": "|".join(words)}, "behavior": "Isolated", "invert": False},
+            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False},
+        ],
+    }
+    path = tmp_path / "tokenizer.json"
+    path.write_bytes(tv.json_bytes(spec))
+    with pytest.raises(LbpeError, match=r"13,999 characters, over the limit of 8,192 characters.*LBPE_MAX_REGEX_CHARS"):
+        lbpe.load(path)
+    monkeypatch.setenv("LBPE_MAX_REGEX_CHARS", "16K")  # raised: the same file loads and splits as written
+    tok = lbpe.load(path)
+    assert tok.decode(tok.encode("w00042w01999", mode="bpe")) == "w00042w01999"

@@ -16,9 +16,12 @@ from lbpe.explain import explain, explain_span, pick_span
 from lbpe.limits import Limits
 from lbpe.presets import load_preset
 from lbpe.service import (
+    Busy,
     Downloads,
     Session,
     Stopped,
+    TrainTimeError,
+    Uploads,
     across_view,
     corpus_view,
     explain_target,
@@ -211,6 +214,53 @@ def test_downloads_live_in_their_own_folders_and_old_ones_are_swept(tmp_path):
     assert not tmp_path.exists()
 
 
+def test_downloads_are_swept_without_a_new_one(tmp_path):
+    downloads = Downloads(ttl=60, root=tmp_path / "d")
+    old = Path(downloads.write("s.json", "{}"))
+    os.utime(old.parent, (0, 0))
+    downloads.sweep()
+    assert not old.exists()
+
+
+def test_an_upload_shared_by_sessions_is_swept_only_when_none_can_need_it(tmp_path):
+    """Gradio keeps identical uploads at one path: it stays while a handler holds it, and for
+    ``grace`` seconds after it last arrived (another session's handler may be on its way)."""
+    shared = tmp_path / "same-bytes" / "vocab.json"
+    shared.parent.mkdir()
+    shared.write_text("{}")
+    uploads = Uploads(grace=60)
+    with uploads.hold([shared], keep=0):
+        with uploads.hold([shared], keep=0):
+            pass
+        uploads.sweep(everything=True)
+        assert shared.exists()  # still held by the first handler
+    uploads.sweep()
+    assert shared.exists()  # arrived just now: another session's handler may still come
+    long_ago = os.stat(shared).st_mtime - 61
+    os.utime(shared, (long_ago, long_ago))
+    uploads.sweep()
+    assert not shared.exists() and not shared.parent.exists()
+    with pytest.raises(LbpeError, match="vocab.json: the upload is gone; please upload it again"):
+        with uploads.hold([shared], keep=0):
+            pass
+
+
+def test_a_session_runs_one_job_of_a_kind_at_a_time():
+    session = Session()
+    with session.job("train", "A training"):
+        with pytest.raises(Busy, match="A training is already running in this session: wait for it"):
+            with session.job("train", "A training"):
+                pass
+        with session.job("corpus", "A corpus statistics job"):  # another kind runs beside it
+            assert session.running == {"train", "corpus"}
+    assert session.running == set()
+    with session.job("train", "A training"):  # free again, also after a failure inside
+        pass
+    with pytest.raises(KeyError), session.job("train", "A training"):
+        raise KeyError("a failure inside the job")
+    assert session.running == set()
+
+
 # ---- views ----
 
 
@@ -291,3 +341,41 @@ def test_train_view_checks_first_then_trains_as_the_library(tmp_path):
     bad.write_bytes(b"x" * 5000 + "\xe9t\xe9".encode("latin-1"))
     with pytest.raises(LbpeError, match=r"latin.txt: not UTF-8 text \(byte 0xe9 at offset 5000\)"):
         train_view([bad], vocab_size=400)
+
+
+def test_train_view_stops_at_its_time_limit_and_says_what_to_do(tmp_path):
+    corpus = tmp_path / "t.txt"
+    corpus.write_text("hello world " * 200, encoding="utf-8")
+    steps: list[tuple[int, int]] = []
+    with pytest.raises(TrainTimeError) as err:
+        train_view([corpus], vocab_size=400, unit="byte", seconds=0.0, progress=lambda d, w: steps.append((d, w)))
+    message = str(err.value)
+    assert message.startswith("Training stopped after 0 s, the most this server gives one training (")
+    assert "Train on a smaller file or a smaller vocabulary size" in message
+    assert message.endswith("pip install lbpe, then lbpe train --vocab-size 400 --unit byte -o tokenizer.json FILE")
+    assert "LBPE_" not in message
+    # no limit: the same call trains to the end, as lbpe.train does
+    done = train_view([corpus], vocab_size=400, unit="byte", seconds=None)
+    assert done["vocab"].tokens == lbpe.train([corpus], vocab_size=400, unit="byte", pattern="paper").tokens
+
+
+def test_a_first_use_builds_its_tables_before_the_time_budget(monkeypatch):
+    """A vocabulary's first Compare builds its compiled tables (seconds for o200k on a busy
+    machine); the request's time budget starts after that, so it counts encoding only."""
+    from lbpe import native
+    from lbpe.service import views
+
+    if not native.backend().compiled_available:
+        pytest.fail("the compiled extension is not built: python -m pip install -e . (it compiles lbpe/_native.c)")
+    tok = lbpe.load(data_file("openai/cl100k_base.tiktoken"))
+    assert native.built_model(tok.vocab) is None  # a vocabulary never used
+    entered: list[bool] = []
+    real = views.time_budget
+
+    def spy(chars, *, what):
+        entered.append(native.built_model(tok.vocab) is not None)
+        return real(chars, what=what)
+
+    monkeypatch.setattr(views, "time_budget", spy)
+    views.compare_view(tok, "Hello world")
+    assert entered == [True]

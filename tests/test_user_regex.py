@@ -2,7 +2,7 @@
 time limit (lbpe.user_regex): polynomial patterns in a real tokenizer.json give a clear error in
 seconds instead of holding the process for hours, one allowance is shared by a pipeline's steps,
 and the ``regex`` engine splits exactly like the standard library's ``re`` (which the browser
-page uses). Added tokens are found through a trie (lbpe.tokenizer.literal_trie_pattern)."""
+page uses). Added tokens are found through a trie (lbpe.literals.literal_trie_pattern)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import lbpe
 from lbpe import user_regex
 from lbpe.errors import LbpeError
-from lbpe.tokenizer import literal_trie_pattern
+from lbpe.literals import TRIE_PATTERN_MAX, Literals, literal_trie_pattern
 from lbpe.user_regex import RegexTimeoutError, UserRegex
 from tests.conftest import data_file, english_text
 
@@ -119,6 +119,21 @@ def test_pieces_of_one_text_share_one_allowance(tmp_path):
     assert time.monotonic() - started < 5
 
 
+def test_only_the_patterns_own_time_counts(monkeypatch):
+    # A text's allowance is for its patterns: the work around them (BPE on a slow path, a busy
+    # machine, a server's other threads) must not use it up. Here 0.3 s pass between two quick
+    # pattern calls inside one text's allowance of 0.2 s (2 s per MiB; the text counts as 0.1 MiB).
+    assert user_regex.engine() == "regex"  # the engine that enforces the limit (a test dependency)
+    monkeypatch.setenv("LBPE_REGEX_SECONDS", "2")
+    pattern = UserRegex(r"[^\W\d_]+|\s+", what="the test pattern")
+    text = "plain words " * 5000
+    with user_regex.deadline(len(text)):
+        first = [m.group() for m in pattern.finditer(text)]
+        time.sleep(0.3)
+        second = [m.group() for m in pattern.finditer(text)]
+    assert first == second == re.findall(r"[^\W\d_]+|\s+", text)
+
+
 def test_regex_and_re_split_real_files_alike():
     # the page runs the same patterns on re: both engines must give the same ids
     text = english_text(300_000)[:300_000] + data_file("text/multilingual.txt").read_text("utf-8")[:100_000]
@@ -155,6 +170,61 @@ def test_trie_pattern_matches_like_the_longest_first_alternation(strings, text):
     plain = re.compile("|".join(map(re.escape, sorted(strings, key=lambda s: (-len(s), s)))))
     trie = re.compile(literal_trie_pattern(strings))
     assert [m.span() for m in trie.finditer(text)] == [m.span() for m in plain.finditer(text)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    strings=st.sets(st.text(alphabet="ab<>]\\-^|.", min_size=1, max_size=8), min_size=1, max_size=12),
+    text=st.text(alphabet="ab<>]\\-^|.x", max_size=80),
+    start=st.integers(min_value=0, max_value=10),
+)
+def test_the_dictionary_finds_what_the_alternation_finds(strings, text, start):
+    """Literals past its trie limit (forced here with trie_max=0) finds the same spans as the
+    longest-first alternation, from any start."""
+    plain = re.compile("|".join(map(re.escape, sorted(strings, key=lambda s: (-len(s), s)))))
+    found = Literals(strings, trie_max=0)
+    assert found._pattern is None  # the dictionary path
+    assert [(m.start(), m.end(), m.group()) for m in found.finditer(text, start)] == [
+        (m.start(), m.end(), m.group()) for m in plain.finditer(text, start)
+    ]
+    first = plain.search(text, start)
+    got = found.search(text, start)
+    assert (got and (got.start(), got.group())) == (first and (first.start(), first.group()))
+
+
+def test_the_dictionary_known_answers():
+    found = Literals(["<s>", "<sep>", "<", "ab", "abc"], trie_max=0)
+    spans = [(m.start(), m.group()) for m in found.finditer("x<sep><s>abcab<se")]
+    assert spans == [(1, "<sep>"), (6, "<s>"), (9, "abc"), (12, "ab"), (14, "<")]
+    assert found.search("nothing here") is None
+
+
+def test_a_hundred_thousand_added_tokens_match_as_hf_does(tmp_path):
+    """A tokenizer.json with 100,000 added tokens (past the trie limit): the ids equal HF
+    tokenizers' on a text that holds some of them, others' prefixes and plain words."""
+    import random
+
+    from tokenizers import Tokenizer as HF
+
+    rng = random.Random(7)
+    data = json.loads(hostile_tokenizer_json("x"))
+    data["pre_tokenizer"] = None
+    first = max(data["model"]["vocab"].values()) + 1
+    contents = sorted({"<" + "".join(rng.choice("abcdef") for _ in range(rng.randint(2, 9))) + ">"
+                       for _ in range(100_000)})  # fmt: skip
+    data["added_tokens"] += [
+        {"id": first + k, "content": c, "single_word": False, "lstrip": False, "rstrip": False,
+         "normalized": False, "special": False}
+        for k, c in enumerate(contents)
+    ]  # fmt: skip
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    tok = lbpe.load(path)
+    assert len(tok.added_tokens) > TRIE_PATTERN_MAX and tok._specials._pattern is None
+    picked = rng.sample(contents, 300)
+    text = " ".join(w if k % 3 else w[:-1] + "x" for k, w in enumerate(picked)) + " <<ab>> <a"
+    hf = HF.from_file(str(path))
+    assert tok.encode(text, mode="bpe") == hf.encode(text, add_special_tokens=False).ids
 
 
 def test_many_long_added_tokens_with_one_prefix_are_matched_exactly(tmp_path):

@@ -14,6 +14,7 @@ Needs ``chromium`` (Debian's package) and the npm packages: ``bash scripts/insta
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 import time
@@ -26,16 +27,18 @@ from playwright.sync_api import sync_playwright
 
 import lbpe
 from lbpe import display
+from lbpe.examples import EXAMPLES
+from lbpe.page import FIRST_VIEW_KEYS
 from lbpe.page.site import build_site, serve
 from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset
 from lbpe.tokenizer import MODES, Tokenizer
-from tests.browser import launch
+from tests.browser import BACKGROUND_JS, CHART_TEXT, CONTRAST_JS, check_charts, launch
 from tests.conftest import ROOT, data_file
 from tests.test_user_regex import CHARS, POLYNOMIAL, hostile_tokenizer_json
 
 ARTIFACTS = ROOT / "artifacts"
-#: Screenshots for the lead's notes (outside git).
-SCREENS = Path("/work/notes/screens")
+#: Screenshots of the views (outside git, beside the other artifacts).
+SCREENS = ARTIFACTS / "screens"
 READY_MS = 120_000  # Pyodide's first start compiles 10 MB of WebAssembly: seconds, not minutes
 STEP_MS = 60_000
 
@@ -233,10 +236,16 @@ def test_page_shows_cpython_ids_for_every_preset(session, server):
     page.wait_for_selector("#frequency-chart .main-svg", timeout=STEP_MS)
     tok = load_preset(DEFAULT_PRESET)
     c = display.compare(tok, TEXT)
-    cells = page.eval_on_selector_all(".lbpe-more tr", "trs => trs.map(tr => [...tr.cells].map(td => td.textContent))")
+    # a row's first cell: the metric's name, and its meaning folded under it
+    cells = page.eval_on_selector_all(
+        ".lbpe-more tr",
+        """trs => trs.map(tr => [...tr.cells].map((td, k) => k ? td.textContent : [
+            (td.querySelector('summary') || td).textContent,
+            (td.querySelector('.lbpe-meaning-text') || {textContent: ''}).textContent]))""",
+    )
     for row in display.summary_rows(display.comparison_summary(tok, c)):
         if row.key in ("renyi_efficiency", "short_long_frequency_ratio", "boundary_f1"):
-            assert [row.label, row.bpe, row.lbpe, row.change, row.paper] in cells, row.key
+            assert [[row.label, row.meaning], row.bpe, row.lbpe, row.change, row.paper] in cells, row.key
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "web_page.png"), full_page=True)
 
@@ -524,6 +533,53 @@ def test_explain_shows_the_ids_the_panes_show(session):
     page.locator("#explain-box").screenshot(path=str(SCREENS / "page_explain_mid_word.png"))
 
 
+#: The text of the token panes and the metrics under them.
+PANE_TEXT = (
+    ".pane .lbpe-tok, .pane .lbpe-head span, #metrics th, #metrics td, #differences summary, #differences .lbpe-jump"
+)
+
+
+def test_the_page_follows_light_and_dark_and_fits_a_phone(browser, server):
+    """With the browser preferring a light or a dark scheme, the page follows it and every text of
+    the charts (titles, axes, ticks, legends, bar labels) and of the panes has a contrast ratio of
+    at least 4.5 against what lies beneath it; on a phone (390x844) the charts' titles stay inside
+    them and Plotly's mode bar leaves the legend uncovered."""
+    charts = ("#chart", "#frequency-chart")
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    for scheme in ("light", "dark"):
+        s = Session(browser, server.url)
+        s.context.set_default_timeout(STEP_MS)
+        page = s.page
+        page.set_viewport_size({"width": 1400, "height": 1000})
+        page.emulate_media(color_scheme=scheme)
+        open_page(page, server.url)
+        page.wait_for_selector("#frequency-chart .legendtext")
+        background = page.evaluate(BACKGROUND_JS)
+        assert (background < 0.1) if scheme == "dark" else (background > 0.8), (scheme, background)
+        texts = page.evaluate(CONTRAST_JS, ", ".join(CHART_TEXT.format(c) for c in charts))
+        assert len(texts) > 20 and {t["text"] for t in texts} >= {"BPE", "LBPE", "tokens", "1-3"}, texts
+        texts += page.evaluate(CONTRAST_JS, PANE_TEXT)
+        faint = [t for t in texts if t["ratio"] < 4.5]
+        assert faint == [], (scheme, faint)
+        page.screenshot(path=str(SCREENS / f"page_{scheme}.png"))
+        if scheme == "light":  # the same page on a phone: the charts redraw at its width
+            page.set_viewport_size({"width": 390, "height": 844})
+            page.wait_for_timeout(500)
+            check_charts(page, charts)
+            # the text box and both panes first, stacked, on the first screen; the settings after them
+            text = page.locator("#text").bounding_box()
+            bpe = page.locator(".pane[data-mode='bpe']").bounding_box()
+            lbpe = page.locator(".pane[data-mode='lbpe']").bounding_box()
+            settings = page.locator("section.controls").bounding_box()
+            assert text["y"] < 844 - 100 and bpe["y"] < 844, (text, bpe)
+            assert text["y"] < bpe["y"] < lbpe["y"] < settings["y"], (text, bpe, lbpe, settings)
+            page.evaluate("() => window.scrollTo(0, 0)")
+            page.screenshot(path=str(SCREENS / "page_phone.png"))
+            page.screenshot(path=str(SCREENS / "page_phone_full.png"), full_page=True)
+        s.close()
+        assert not s.foreign_requests() and not s.errors, (s.foreign_requests(), s.errors)
+
+
 def test_the_page_lists_differences_and_links_the_panes(browser, server):
     """The page loads the app's lbpe/display/panes.js: the list of differences scrolls both panes to a
     span and lights it; hovering a token shows its card and lights the other pane."""
@@ -622,5 +678,126 @@ def test_a_reload_shows_the_last_result_before_python_is_ready(browser, server):
     assert page.inner_html('.pane[data-mode="lbpe"]') == shown
     ready = page.evaluate("() => window.lbpePage.readySeconds")
     print(f"cached reload: panes after {early['at']:.2f} s, Python ready after {ready:.2f} s")
+    s.close()
+    assert not s.foreign_requests() and not s.errors, (s.foreign_requests(), s.errors)
+
+
+#: Where the focus is: the token (its pane's mode, its start, its role), or nothing.
+FOCUSED = """() => { const t = document.activeElement;
+  if (!t || !t.matches('.lbpe-tok[data-s]')) return null;
+  return [t.closest('.lbpe-pane').dataset.mode, Number(t.dataset.s), t.getAttribute('role')]; }"""
+
+
+def test_tokens_by_keyboard_and_touch(browser, server):
+    """As in the app (one script, lbpe/display/panes.js): Tab reaches each pane's tokens, the
+    arrow keys move between them, a focused token shows its card, Enter explains it; a tap
+    shows the card, a second tap explains; a metric's meaning opens with a tap."""
+    from lbpe.examples import DEFAULT_EXAMPLE
+
+    tok = load_preset(DEFAULT_EXAMPLE.vocabulary)
+    c = display.compare(tok, DEFAULT_EXAMPLE.text)
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, has_touch=True)
+    requests: list[str] = []
+    errors: list[str] = []
+    context.on("request", lambda r: requests.append(r.url))
+    page = context.new_page()
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.set_default_timeout(STEP_MS)
+    open_page(page, server.url)
+    head = page.locator("#explain .lbpe-x-head")
+    head.wait_for()
+    page.focus("#text")
+    page.keyboard.press("Tab")
+    first = c.bpe.segments[0]
+    assert page.evaluate(FOCUSED) == ["bpe", first.start, "button"]
+    card = page.locator(".lbpe-card")
+    card.wait_for(state="visible")
+    assert f"#{first.id}" in card.inner_text()
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate(FOCUSED)[:2] == ["bpe", c.bpe.segments[1].start]
+    assert f"#{c.bpe.segments[1].id}" in card.inner_text()
+    for _ in range(10):  # on past the ids box to the LBPE pane
+        page.keyboard.press("Tab")
+        if (page.evaluate(FOCUSED) or [""])[0] == "lbpe":
+            break
+    target = next(k for k, s in enumerate(c.lbpe.segments) if s.start == c.differ[1][0])
+    for _ in range(target):
+        page.keyboard.press("ArrowRight")
+    seg = c.lbpe.segments[target]
+    assert page.evaluate(FOCUSED)[:2] == ["lbpe", seg.start]
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "(at) => document.querySelector('#explain .lbpe-x-head').textContent.includes(at)",
+        arg=f"at characters {seg.start}",
+    )
+
+    # touch: the first tap shows the card, the second explains
+    seg = c.lbpe.segments[1]  # " Capital": the opening span, explained again by the second tap
+    other = next(s for s in c.bpe.segments if s.start == c.differ[2][0])
+    token = page.locator(f'.pane[data-mode="bpe"] .lbpe-tok[data-s="{other.start}"]')
+    token.scroll_into_view_if_needed()
+    token.tap()
+    card.wait_for(state="visible")
+    assert f"#{other.id}" in card.inner_text() and "tap again" in card.inner_text()
+    page.wait_for_timeout(500)
+    assert f"at characters {c.differ[1][0]}" in head.inner_text()  # still the span Enter explained
+    token.tap()
+    page.wait_for_function(
+        "(at) => document.querySelector('#explain .lbpe-x-head').textContent.includes(at)",
+        arg=f"at characters {c.differ[2][0]}",
+    )
+    more = page.locator("#metrics .lbpe-more > summary")
+    more.scroll_into_view_if_needed()
+    more.tap()
+    meaning = page.locator("#metrics .lbpe-more .lbpe-meaning").first
+    assert not meaning.locator(".lbpe-meaning-text").is_visible()
+    meaning.locator("summary").tap()
+    meaning.locator(".lbpe-meaning-text").wait_for(state="visible")
+    context.close()
+    origin = server.url.rstrip("/")
+    assert not [u for u in requests if not u.startswith((origin + "/", "data:", "blob:"))]
+    assert not errors, errors
+
+
+EARLY = """() => ({
+  state: document.querySelector('#status').dataset.state,
+  disabled: document.querySelector('#text').disabled,
+  text: document.querySelector('#text').value,
+  at: window.lbpePage.firstSeconds,
+  shown: ['.pane[data-mode=bpe]', '.pane[data-mode=lbpe]', '.ids[data-mode=bpe]', '.ids[data-mode=lbpe]',
+          '#metrics', '#differences'].map((s) => document.querySelector(s).innerHTML),
+})"""
+
+
+def test_a_first_visit_shows_the_opening_comparison_before_python(browser, server):
+    """The opening comparison is computed when the site is built (lbpe build-web, by lbpe.page's
+    own compare) and drawn at once on a first visit, before Python is ready: its ids are
+    CPython's, it is exactly what Python in the page computes for the same text (the charts are
+    Python's own, drawn once it is ready), and the page shows it exactly as Python's own result."""
+    s = Session(browser, server.url)
+    page = s.page
+    s.context.set_default_timeout(STEP_MS)
+    page.goto(server.url, wait_until="domcontentloaded")
+    page.wait_for_selector('.pane[data-mode="lbpe"] .lbpe-pane')
+    early = page.evaluate(EARLY)
+    assert early["at"] is not None
+    assert early["state"] == "loading" and early["disabled"], "the opening comparison came before Python was ready"
+    opening = next(e for e in EXAMPLES if e.vocabulary == DEFAULT_PRESET)
+    assert early["text"] == opening.text
+    assert_matches_cpython(page, load_preset(DEFAULT_PRESET), opening.text, "opening comparison")
+    wait_ready(page)
+    assert page.evaluate(EARLY)["shown"] == early["shown"]
+    built = json.loads(page.evaluate("() => document.querySelector('#first-view').textContent"))["result"]
+    computed = json.loads(
+        page.evaluate(
+            "(text) => window.lbpePage.call('compare', {text, showWhitespace: true, showIds: false, specials: false})",
+            opening.text,
+        )
+    )
+    assert built == {key: computed[key] for key in FIRST_VIEW_KEYS}, "the built view is not what Python computes"
+    # the page draws Python's result for that text exactly as it drew the built one
+    set_text(page, "Capitals", DEFAULT_PRESET)
+    set_text(page, opening.text, DEFAULT_PRESET)
+    assert page.evaluate(EARLY)["shown"] == early["shown"]
     s.close()
     assert not s.foreign_requests() and not s.errors, (s.foreign_requests(), s.errors)

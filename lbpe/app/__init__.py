@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
 import sys
 from typing import Any
 
@@ -34,13 +35,25 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 
 from lbpe import user_regex  # noqa: E402
-from lbpe.app import handlers  # noqa: E402
+from lbpe.app import handlers, upkeep  # noqa: E402
 from lbpe.app.handlers import *  # noqa: E402, F403  (the handlers are this module's API too)
 from lbpe.app.handlers import LIMITS  # noqa: E402
-from lbpe.app.layout import APP_CSS, APP_JS, THEME, build  # noqa: E402
+from lbpe.app.layout import APP_CSS, APP_HEAD, APP_JS, THEME, build  # noqa: E402
 from lbpe.limits import MB  # noqa: E402
 
-__all__ = [*handlers.__all__, "handlers", "APP_CSS", "APP_JS", "THEME", "build", "demo", "launch", "main"]
+__all__ = [
+    *handlers.__all__,
+    "handlers",
+    "upkeep",
+    "APP_CSS",
+    "APP_HEAD",
+    "APP_JS",
+    "THEME",
+    "build",
+    "demo",
+    "launch",
+    "main",
+]
 
 log = logging.getLogger("lbpe.app")
 
@@ -49,7 +62,10 @@ demo = build()
 
 def launch(host: str | None = None, port: int | None = None, **kwargs: Any):
     """Start the server (blocking unless ``prevent_thread_lock=True``); offline, no share link."""
-    demo.queue(default_concurrency_limit=2)
+    # api_open=False: every call goes through the queue (its limits, per-session jobs, and the
+    # check that a job's client is still there); Gradio's direct /run route would skip it
+    demo.queue(default_concurrency_limit=2, api_open=False)
+    app_kwargs = {"lifespan": upkeep.lifespan(demo, ttl=LIMITS.session_ttl), **kwargs.pop("app_kwargs", {})}
     return demo.launch(
         server_name=host,
         server_port=port,
@@ -57,12 +73,14 @@ def launch(host: str | None = None, port: int | None = None, **kwargs: Any):
         theme=THEME,
         css=APP_CSS,
         js=APP_JS,
+        head=APP_HEAD,
         footer_links=["api", "settings"],
         run_history=False,
         mcp_server=False,
         ssr_mode=False,
         pwa=False,
         enable_monitoring=False,
+        app_kwargs=app_kwargs,
         max_file_size=max(LIMITS.vocab_bytes, LIMITS.corpus_bytes, LIMITS.train_bytes, 4 * LIMITS.text_chars) + MB,
         **kwargs,
     )
@@ -94,7 +112,17 @@ def main(argv: list[str] | None = None) -> None:
         )
         raise SystemExit(2) from None
     print(f"Running on {demo.local_url} (the lbpe playground; Ctrl+C stops it)", flush=True)
-    demo.block_thread()
+    signal.signal(signal.SIGTERM, _interrupt)  # a service manager's stop: as Ctrl+C, files swept
+    try:
+        demo.block_thread()  # Ctrl+C (or SIGTERM) closes the server
+    finally:
+        handlers.remove_served_files(demo)
+        log.info("the lbpe playground stopped; its downloads, uploads and Gradio's copies are deleted")
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    """SIGTERM: stop as Ctrl+C does (the default would end the process without any clean-up)."""
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":

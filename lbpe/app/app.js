@@ -59,6 +59,12 @@ window.lbpeApp = {
     input.blur();
     return [];
   },
+  // a link's own text and panes are in place (lbpe.app.handlers.restore): show them (APP_HEAD hid
+  // the default text and what was computed from it)
+  restored() {
+    document.documentElement.classList.remove("lbpe-opening");
+    return [];
+  },
   // the open tab into the URL (null: Compare, the default)
   view(name) {
     window.lbpeLink({ view: name });

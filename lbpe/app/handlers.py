@@ -5,7 +5,12 @@ reachable through ``gradio_client`` under the ``api_name`` :mod:`lbpe.app.layout
 callable without a server (the tests call them directly).
 
 The limits are :data:`lbpe.limits.PLAYGROUND`'s (``LBPE_APP_*``), read once at start-up into
-:data:`LIMITS`; downloads go to a private folder swept after ``LBPE_APP_FILE_TTL``.
+:data:`LIMITS`; downloads go to a private folder swept after ``LBPE_APP_FILE_TTL``, uploads are
+deleted once no session can need them (:class:`lbpe.service.Uploads`), both on a timer and when
+the server stops (:func:`sweep_files`). Messages shown to visitors never name the server's
+variables (the server's log does). The long jobs (Corpus, Across, Train) run one of a kind per
+session, Train within ``LBPE_APP_TRAIN_SECONDS``, and each stops at its next progress step
+when its client has gone away.
 """
 
 from __future__ import annotations
@@ -15,14 +20,17 @@ import functools
 import html
 import logging
 import os
+import re
+import threading
+import time
 import weakref
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import gradio as gr
 import plotly.graph_objects as go
 
-import lbpe
 from lbpe import display
 from lbpe.errors import LbpeError, PatternNeededError
 from lbpe.examples import DEFAULT_EXAMPLE
@@ -34,6 +42,8 @@ from lbpe.service import (
     Downloads,
     Session,
     Stopped,
+    TrainTimeError,
+    Uploads,
     across_view,
     compare_view,
     corpus_view,
@@ -42,6 +52,7 @@ from lbpe.service import (
     explain_view,
     link_state,
     open_upload,
+    open_vocabulary,
     read_upload,
     text_head,
     train_view,
@@ -51,9 +62,10 @@ from lbpe.tokenizer import Tokenizer
 __all__ = [
     "DEFAULT_EXPLAIN",
     "DEFAULT_TEXT",
-    "FREQUENCY_TITLE",
     "LIMITS",
     "PATTERN_CHOICES",
+    "PAUSE",
+    "PLAY",
     "SAMPLE_NAME",
     "STATS_HEADERS",
     "across",
@@ -72,7 +84,15 @@ __all__ = [
     "load_text",
     "new_session",
     "play_start",
+    "quiet_input_errors",
+    "sweep_files",
+    "remove_served_files",
+    "for_visitors",
+    "client_gone",
+    "ClientGone",
     "play_step",
+    "play_tick",
+    "play_toggle",
     "restore",
     "stop",
     "train",
@@ -94,7 +114,72 @@ def _limits_at_start() -> Limits:
 
 LIMITS = _limits_at_start()
 _DOWNLOADS = Downloads(ttl=LIMITS.file_ttl)
-atexit.register(_DOWNLOADS.remove)
+#: Seconds an upload stays after it arrived or was last read, at most (a Corpus or Train file
+#: stays ``LBPE_APP_FILE_TTL`` after its last use, so it can be run again).
+UPLOAD_GRACE = 120
+_UPLOADS = Uploads(grace=min(UPLOAD_GRACE, LIMITS.file_ttl))
+#: Seconds between two sweeps of the downloads and uploads.
+SWEEP_SECONDS = max(1.0, min(60.0, _UPLOADS.grace / 2))
+
+
+def sweep_files(*, everything: bool = False) -> None:
+    """Delete the downloads and uploads whose time has passed (``everything``: all of them that
+    no handler is reading, as the server stops)."""
+    if everything:
+        _DOWNLOADS.remove()
+    else:
+        _DOWNLOADS.sweep()
+    _UPLOADS.sweep(everything=everything)
+    _sweep_upload_leftovers(1.0 if everything else _UPLOADS.grace)
+
+
+def _sweep_upload_leftovers(age: float) -> None:
+    """Gradio's upload route writes each file to a temporary file at the top of its folder and
+    renames it into place; it leaves some (empty) ones behind, which it never deletes. Those
+    older than ``age`` seconds go (an upload under way is younger: its file is being written)."""
+    try:
+        from gradio.utils import get_upload_folder
+
+        folder = Path(get_upload_folder())
+    except (ImportError, AttributeError):
+        return
+    now = time.time()
+    for path in folder.glob("tmp*"):
+        try:
+            if path.is_file() and not path.is_symlink() and now - path.stat().st_mtime > age:
+                path.unlink()
+        except OSError:
+            pass
+
+
+def remove_served_files(blocks: Any) -> None:
+    """As the server stops: delete every download and upload no handler is reading, and the
+    files Gradio made for this server (its copies of uploads and downloads, which Gradio itself
+    deletes only when its server shuts down cleanly), with their folders when left empty."""
+    sweep_files(everything=True)
+    for files in list(getattr(blocks, "temp_file_sets", None) or ()):
+        for name in list(files):
+            path = Path(name)
+            for remove in (path.unlink, path.parent.rmdir):
+                try:
+                    remove()
+                except OSError:
+                    pass
+
+
+def _sweeping() -> None:
+    """Sweep the files every :data:`SWEEP_SECONDS`, for as long as the process runs."""
+    while True:
+        _SWEEP_WAKE.wait(SWEEP_SECONDS)
+        try:
+            sweep_files()
+        except Exception:  # a sweep that fails is tried again at the next one
+            log.exception("sweeping the downloads and uploads failed")
+
+
+_SWEEP_WAKE = threading.Event()
+threading.Thread(target=_sweeping, name="lbpe-sweep", daemon=True).start()
+atexit.register(sweep_files, everything=True)
 
 
 def _mb(n: int) -> str:
@@ -119,25 +204,62 @@ def _paths(files: Any) -> list[Path]:
     return out
 
 
-def _discard(paths: list[Path]) -> None:
-    """Delete uploaded files (and their folder when it is left empty) once they are read."""
-    for p in paths:
-        for remove in (p.unlink, p.parent.rmdir):
-            try:
-                remove()
-            except OSError:
-                pass
+def _read_once(paths: list[Path]):
+    """Hold uploads a handler reads once (a vocabulary, a text): another session may have sent
+    the same bytes under the same name, which Gradio stores at the same path, so they are swept
+    later (:class:`lbpe.service.Uploads`), never deleted here."""
+    return _UPLOADS.hold(paths, keep=0)
 
 
-def _kept(path: Path) -> Path:
-    """An uploaded Corpus or Train file, which stays usable for the session (Gradio deletes its
-    copies after ``LBPE_APP_FILE_TTL``)."""
-    if not path.is_file():
-        raise gr.Error(
-            f"{path.name} is no longer on the server (uploads are kept for "
-            f"{LIMITS.file_ttl // 60} minutes); please upload it again."
-        )
-    return path
+def _kept(paths: list[Path]):
+    """Hold a Corpus or Train upload, which stays usable for the session: kept
+    ``LBPE_APP_FILE_TTL`` after its last use (Gradio also deletes its copies that long after
+    they arrived)."""
+    for path in paths:
+        if not path.is_file():
+            raise gr.Error(
+                f"{path.name} is no longer on the server (uploads are kept for "
+                f"{_duration(LIMITS.file_ttl)}); please upload it again."
+            )
+    return _UPLOADS.hold(paths, keep=LIMITS.file_ttl)
+
+
+def _duration(seconds: float) -> str:
+    """``"1 hour"``, ``"5 minutes"``, ``"30 seconds"``."""
+    for size, unit in ((3600, "hour"), (60, "minute")):
+        if seconds >= size and seconds % size == 0:
+            n = int(seconds // size)
+            return f"{n} {unit}{'s' if n != 1 else ''}"
+    return f"{seconds:g} seconds"
+
+
+# ---- what a visitor is told (never the server's variables; the log has them) ----
+
+_SERVER_VARIABLE_CLAUSES = (
+    (re.compile(r" \(set LBPE_\w+[^)]*\)"), ""),
+    (re.compile(r", shorten the text, or allow it more time with LBPE_\w+ \([^)]*\)"), " or shorten the text"),
+    (
+        re.compile(r", or allow more time with LBPE_ENCODE_SECONDS \([^)]*\)"),
+        ", or encode it with lbpe on your own machine (pip install lbpe), where it has no time limit",
+    ),
+    (re.compile(r",? or allow (?:it )?more time with LBPE_\w+(?: \([^)]*\))?"), ""),
+    (
+        re.compile(r"set LBPE_\w+ to raise it(?: \([^)]*\))?"),
+        "this server allows no more (lbpe on your own machine does: pip install lbpe)",
+    ),
+    (re.compile(r"LBPE_\w+(?:=\S+)?"), "a setting of this server"),
+)
+
+
+def for_visitors(message: str) -> str:
+    """``message`` as a visitor is shown it: what raises a limit is the server's business, so
+    the clauses naming its variables are left out (and logged)."""
+    shown = message
+    for pattern, replacement in _SERVER_VARIABLE_CLAUSES:
+        shown = pattern.sub(replacement, shown)
+    if shown != message:
+        log.info("told a visitor: %s (in full: %s)", shown, message)
+    return shown
 
 
 #: Per session, the message of the last failure of each handler (by name), until it is shown.
@@ -175,9 +297,10 @@ def _readable(fn, *args, **kwargs):
         return fn(*args, **kwargs)
     except gr.Error as exc:  # bad input, said in the page: nothing for the server's console
         exc.print_exception = False
+        exc.message = for_visitors(str(exc.message))
         raise
     except (ValueError, UnicodeError) as exc:  # LbpeError and VocabFormatError are ValueErrors
-        raise gr.Error(str(exc), print_exception=False) from None
+        raise gr.Error(for_visitors(str(exc)), print_exception=False) from None
     except RecursionError:
         raise gr.Error("The input is nested too deeply to be read.", print_exception=False) from None
     except MemoryError:
@@ -192,12 +315,90 @@ def _readable(fn, *args, **kwargs):
         ) from None
 
 
+class ClientGone(Stopped):
+    """The client of a running job went away (its page was closed, its connection lost)."""
+
+
+def client_gone() -> Callable[[], bool]:
+    """For the request running on this thread: a check whether its client has gone away.
+
+    Gradio does not stop a running function when its client disconnects: it only marks the
+    request's queue event dead (``alive``), when the client's event stream closes. This reads
+    that mark; where there is no queue event (a handler called directly, or a Gradio without
+    these internals) the check always says no."""
+    try:
+        from gradio.context import LocalContext
+
+        queue = getattr(LocalContext.blocks.get(None), "_queue", None)
+        event_id = LocalContext.event_id.get(None)
+    except (ImportError, AttributeError, LookupError):
+        queue = event_id = None
+    if queue is None or event_id is None:
+        return lambda: False
+
+    def gone() -> bool:
+        for job in list(getattr(queue, "active_jobs", None) or ()):
+            for event in job or ():
+                if getattr(event, "_id", None) == event_id:
+                    return getattr(event, "alive", True) is False
+        return False
+
+    return gone
+
+
+def _input_error(exc: Exception) -> gr.Error:
+    """What a visitor is told when Gradio itself refused an input before any handler ran: a
+    value of the wrong type, a choice not offered, a file that was not uploaded here."""
+    from gradio.exceptions import ComponentProcessingError, InvalidPathError
+
+    if isinstance(exc, gr.Error):
+        message = str(exc.message)
+    elif isinstance(exc, InvalidPathError):
+        message = "A file input must be a file uploaded to this server: upload it first (gradio_client: handle_file)."
+    elif isinstance(exc, ComponentProcessingError):
+        # "Could not preprocess input component at index 1 (a `number` component) of the event
+        # handler (named "train") with input components: [...].\nExpected ..., but the value
+        # passed to the event handler was: 'abc' (of type `str`).\n\nOriginal error: ..."
+        message = re.sub(r" with input components: \[[^\]]*\]", "", str(exc).split("\n\nOriginal error")[0])
+        message = "The input could not be read: " + " ".join(message.split())
+    elif type(exc).__name__ == "ValidationError":  # pydantic's: not a file description
+        message = (
+            "A file input must be a file uploaded to this server, given as Gradio's file description "
+            '({"path": ..., "meta": {"_type": "gradio.FileData"}}): upload it first (gradio_client: handle_file).'
+        )
+    else:
+        message = f"The input could not be read ({type(exc).__name__}: {' '.join(str(exc).split())[:300]})."
+    log.info("refused an input before its handler ran: %s: %s", type(exc).__name__, " ".join(str(exc).split())[:500])
+    return gr.Error(for_visitors(message), print_exception=False)
+
+
+def quiet_input_errors(blocks: gr.Blocks) -> gr.Blocks:
+    """Make the inputs Gradio refuses itself (before calling a handler) a short message for
+    the visitor and one line in the server's log, instead of a traceback on the server's
+    console and, for most, no reason at all in the page."""
+    original = blocks.preprocess_data
+
+    @functools.wraps(original)
+    async def preprocess_data(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return await original(*args, **kwargs)
+        except Exception as exc:
+            raise _input_error(exc) from None
+
+    blocks.preprocess_data = preprocess_data  # type: ignore[method-assign]
+    return blocks
+
+
 def _reporter(progress: Any, session: Session, desc: str):
-    """The session's progress callback for a view (it stops at the next step once Stop is
-    pressed, and the server's log says what was stopped)."""
+    """The session's progress callback for a view: it stops at the next step once Stop is
+    pressed or the client has gone away, and the server's log says what was stopped and why."""
     report = session.reporter(lambda fraction: progress(fraction, desc=desc))
+    gone = client_gone()
 
     def logged(fraction: float) -> None:
+        if gone():
+            log.info("stopped: the client went away while %s", desc)
+            raise ClientGone(fraction)
         try:
             report(fraction)
         except Stopped:
@@ -232,7 +433,14 @@ def vocab_choices(state: Any = None) -> list[tuple[str, str]]:
 
 def get_tokenizer(name: str, state: Any = None) -> Tokenizer:
     """A bundled preset by name, or a vocabulary this session uploaded or trained."""
-    return _session(state).tokenizer(name)
+    session = _session(state)
+    if name not in session.vocabs and str(name).startswith(("upload: ", "trained: ")):
+        raise gr.Error(
+            f"Unknown vocabulary “{name}” in this session: an uploaded or trained vocabulary stays in the session "
+            f"(browser tab) that made it, and is forgotten after {_duration(LIMITS.session_ttl)} without a request. "
+            "Upload it (or train it) again."
+        )
+    return session.tokenizer(name)
 
 
 @_handler
@@ -250,11 +458,10 @@ def upload_vocab(files: Any, pattern: str = AUTO_PATTERN, state: Any = None):
     """
     session, paths = _session(state), _paths(files)
     try:
-        tok = open_upload(paths, pattern=pattern, limits=LIMITS)
+        with _read_once(paths):
+            tok = open_upload(paths, pattern=pattern, limits=LIMITS)
     except PatternNeededError as exc:
         raise gr.Error(f"{exc} (in the app: choose the pre-tokenizer next to the upload, then upload again)") from None
-    finally:
-        _discard(paths)
     label = "gpt2 files" if len(paths) == 2 else paths[0].name
     name = session.remember(f"upload: {label}", tok)
     return session, gr.update(choices=session.choices(), value=name), None
@@ -272,8 +479,6 @@ def upload_note(state: Any = None) -> str:
 #: The opening text (the first of the examples both UIs share) and the span Explain opens on.
 DEFAULT_TEXT = DEFAULT_EXAMPLE.text
 DEFAULT_EXPLAIN = DEFAULT_EXAMPLE.explain
-#: Title of the frequency-by-length chart.
-FREQUENCY_TITLE = "How often a token of each length occurs"
 
 
 def _cut_note(chars: int | None, name: str = "The text") -> str:
@@ -311,8 +516,6 @@ def compare(
         show_whitespace=show_whitespace,
         show_ids=show_ids,
         specials=bool(specials),
-        lengths_chart={"title": "Token lengths, BPE vs LBPE"},
-        frequency_chart={"title": FREQUENCY_TITLE},
     )
     note = f'<p class="lbpe-cut" role="status">{html.escape(cut)}</p>' if cut else ""
     return (
@@ -471,16 +674,56 @@ def play_start(
     return (0 if k >= last else k), gr.Timer(active=last > 0)
 
 
+#: The Play button's two labels: Play while the steps stand still, Pause while they play.
+PLAY, PAUSE = "Play", "Pause"
+
+
+def play_toggle(
+    label: Any,
+    frame: Any,
+    span: str,
+    vocab: str = DEFAULT_PRESET,
+    state: Any = None,
+    text: str = "",
+    where: Any = "",
+    specials: bool = False,
+):
+    """The Play button (``label``: what it reads): Play starts the steps (:func:`play_start`),
+    Pause stops them where they are. Returns ``(slider value, timer update, button label)``."""
+    if label == PAUSE:
+        return gr.update(), gr.Timer(active=False), PLAY
+    value, timer = play_start(frame, span, vocab, state, text, where, specials)
+    return value, timer, PAUSE if timer.active else PLAY
+
+
+def play_tick(
+    label: Any,
+    frame: Any,
+    span: str,
+    vocab: str = DEFAULT_PRESET,
+    state: Any = None,
+    text: str = "",
+    where: Any = "",
+    specials: bool = False,
+):
+    """A tick of Play (:func:`play_step`); the button reads Play again at the last step. A
+    tick sent before Pause was pressed (``label``: Play) moves nothing.
+    Returns ``(slider value, timer update, button label)``."""
+    if label != PAUSE:
+        return gr.update(), gr.Timer(active=False), gr.update()
+    value, timer = play_step(frame, span, vocab, state, text, where, specials)
+    return value, timer, PLAY if isinstance(timer, gr.Timer) else gr.update()
+
+
 @_handler
-def load_text(file: Any):
-    """Read an uploaded ``.txt`` file into the text box. Returns ``(text, cleared upload)``."""
+def load_text(file: Any, state: Any = None):
+    """Read an uploaded ``.txt`` file into the text box. Returns ``(text, cleared upload)``;
+    ``state``: the session, which keeps why it failed for the note beside the box."""
     paths = _paths(file)
     if not paths:
         raise gr.Error("Choose a .txt file to upload.")
-    try:
+    with _read_once(paths[:1]):
         text, chars = text_head(paths[0], LIMITS.text_chars)
-    finally:
-        _discard(paths)
     if chars is None or chars > LIMITS.text_chars:
         gr.Warning(_cut_note(chars, paths[0].name), duration=12)
     return text, None
@@ -503,15 +746,18 @@ def corpus(file: Any, vocab: str = DEFAULT_PRESET, state: Any = None, progress: 
     paths = _paths(file)
     if not paths:
         raise gr.Error("Choose a text file for the corpus statistics, or press Use the sample corpus.")
-    data = read_upload(_kept(paths[0]), "corpus_bytes", limits=LIMITS)
-    return _corpus(data, paths[0].name, vocab, state, progress)
+    with _session(state).job("corpus", "A corpus statistics job"):
+        with _kept(paths[:1]):
+            data = read_upload(paths[0], "corpus_bytes", limits=LIMITS)
+        return _corpus(data, paths[0].name, vocab, state, progress)
 
 
 @_handler
 def corpus_sample(vocab: str = DEFAULT_PRESET, state: Any = None, progress: gr.Progress = gr.Progress()):
     """:func:`corpus` of the bundled sample corpus (1.5 MB of prose, speeches, code and many
     languages; ``lbpe/data/sample/corpus.json`` says where each part comes from)."""
-    return _corpus(sample_corpus(), SAMPLE_NAME, vocab, state, progress)
+    with _session(state).job("corpus", "A corpus statistics job"):
+        return _corpus(sample_corpus(), SAMPLE_NAME, vocab, state, progress)
 
 
 def _corpus(data: bytes, name: str, vocab: str, state: Any, progress: Any):
@@ -547,13 +793,18 @@ def across(text: str, file: Any = None, state: Any = None, progress: gr.Progress
     ``{"source", "vocabularies": [lbpe.stats.compare_json summary + "n_vocab", ...]}``.
     """
     paths, session = _paths(file), _session(state)
+    with session.job("across", "A comparison across vocabularies"):
+        return _across(text, paths, session, progress)
+
+
+def _across(text: str, paths: list[Path], session: Session, progress: Any):
     data: bytes | None = None
+    source = paths[0].name if paths else "the Compare text"
+    # made first: a Stop pressed from here on (while the file is read) stops this run
+    report = _reporter(progress, session, f"{source}: encoding with every vocabulary")
     if paths:
-        try:
+        with _read_once(paths[:1]):
             data = read_upload(paths[0], "corpus_bytes", limits=LIMITS)
-        finally:
-            _discard(paths)
-        source = paths[0].name
     else:
         text = text or ""
         if not text.strip():
@@ -561,9 +812,8 @@ def across(text: str, file: Any = None, state: Any = None, progress: gr.Progress
         if len(text) > LIMITS.text_chars:
             raise gr.Error(
                 f"The text has {len(text):,} characters; at most {LIMITS.text_chars:,} come from the text "
-                "box (set LBPE_APP_MAX_TEXT_CHARS). Upload it as a file for more."
+                "box. Upload it as a file for more."
             )
-        source = "the Compare text"
     tokenizers = {name: session.tokenizer(name) for _, name in session.choices()}
     try:
         view = across_view(
@@ -571,7 +821,7 @@ def across(text: str, file: Any = None, state: Any = None, progress: gr.Progress
             text=text,
             data=data,
             source=source,
-            progress=_reporter(progress, session, f"{source}: encoding with every vocabulary"),
+            progress=report,
             chart={"title": f"LBPE vs BPE on {source}, per vocabulary"},
         )
     except Stopped as stop:
@@ -599,8 +849,13 @@ def train(
 
     Returns ``(state, vocabulary dropdown update, tokenizer.json file, status markdown)``.
     """
-    session, paths = _session(state), [_kept(p) for p in _paths(files)]
-    size, names = int(vocab_size or 0), ", ".join(p.name for p in paths)
+    session, paths = _session(state), _paths(files)
+    with session.job("train", "A training"), _kept(paths):
+        return _train(session, paths, int(vocab_size or 0), unit, bool(scaffold), progress, style)
+
+
+def _train(session: Session, paths: list[Path], size: int, unit: str, scaffold: bool, progress: Any, style: str):
+    names = ", ".join(p.name for p in paths)
     report = _reporter(progress, session, f"{names}: counting pre-tokens")
     merging = _reporter(progress, session, f"{names}: merging")
     try:
@@ -610,12 +865,16 @@ def train(
             style=style,
             unit=unit,
             pattern=None if style == "llama" else "paper",
-            scaffold=bool(scaffold),
+            scaffold=scaffold,
             limits=LIMITS,
             max_vocab=LIMITS.train_vocab,
             read_progress=lambda done, total: report(done / max(total, 1)),
             progress=lambda done, wanted: merging(done / max(wanted, 1)),
+            seconds=LIMITS.train_seconds,
         )
+    except TrainTimeError:
+        log.info("a training on %s ran past LBPE_APP_TRAIN_SECONDS=%s and was stopped", names, LIMITS.train_seconds)
+        raise
     except Stopped as stop:
         status = (
             f"Stopped at {stop.fraction:.0%} of training a {size:,}-token {unit} vocabulary on {names}; "
@@ -626,7 +885,7 @@ def train(
     kind = f"{size} {unit}{' scaffold' if scaffold else ''}{' llama' if style == 'llama' else ''}"
     path = _DOWNLOADS.write(f"tokenizer-{kind.replace(' ', '-')}.json", b"")
     write_tokenizer_json(trained["vocab"], path)  # in the style and with the preset it was trained with
-    tok = lbpe.load(path)  # exactly what the download holds
+    tok = open_vocabulary(path, scratch=Path(path).parent)  # exactly what the download holds
     session.trained = name = session.remember(f"trained: {kind} on {corpus_name}", tok)
     status = f"Done: **{name}**, {trained['message']} ({names}). Download it below, or use it in Compare."
     if session.dropped:
@@ -660,10 +919,16 @@ def _link_note(text: str) -> str:
     return f'<span class="lbpe-link-note" role="status">{html.escape(text)}</span>'
 
 
+#: The parts of a link that change the Compare view (the page hides it until they are applied).
+LINK_COMPARE_KEYS = ("text", "vocab", "show_whitespace", "show_ids", "specials")
+
+
 def restore(request: gr.Request):
     """Page load: apply the link's query (:func:`lbpe.service.link_state`). Returns updates for
     ``(text, vocabulary, whitespace, ids, specials, explain span, where it starts in the text,
-    tabs, link note)``; a span without a place is explained on its own."""
+    tabs, link note)`` and then :func:`compare`'s seven outputs for the link's text, so its text
+    and its panes arrive together (kept as they are when the link changes none of them); a span
+    without a place is explained on its own."""
     wanted = link_state(dict(request.query_params) if request is not None else {}, text_chars=LIMITS.text_chars)
     keep = gr.update()
     picked = [wanted.get(key, keep) for key in ("text", "vocab", "show_whitespace", "show_ids", "specials", "explain")]
@@ -673,4 +938,14 @@ def restore(request: gr.Request):
     )
     tabs = gr.update(selected=wanted["view"]) if "view" in wanted else keep
     note = "About this link: " + " ".join(wanted["notes"]) if wanted["notes"] else ""
-    return (*picked, tabs, _link_note(note))
+    shown: tuple = (keep,) * 7
+    if any(key in wanted for key in LINK_COMPARE_KEYS):
+        shown = compare(
+            wanted.get("text", DEFAULT_TEXT),
+            wanted.get("vocab", DEFAULT_EXAMPLE.vocabulary),
+            wanted.get("show_whitespace", True),
+            wanted.get("show_ids", False),
+            None,
+            wanted.get("specials", False),
+        )
+    return (*picked, tabs, _link_note(note), *shown)

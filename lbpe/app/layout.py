@@ -20,6 +20,7 @@ from lbpe.app.handlers import (
     DEFAULT_TEXT,
     LIMITS,
     PATTERN_CHOICES,
+    PLAY,
     STATS_HEADERS,
     _link_note,
     _mb,
@@ -38,8 +39,9 @@ from lbpe.app.handlers import (
     ids_text,
     load_text,
     new_session,
-    play_start,
-    play_step,
+    play_tick,
+    play_toggle,
+    quiet_input_errors,
     restore,
     stop,
     train,
@@ -48,6 +50,7 @@ from lbpe.app.handlers import (
     use_trained,
     vocab_choices,
 )
+from lbpe.app.upkeep import SessionBlocks
 from lbpe.examples import DEFAULT_EXAMPLE, EXAMPLES
 from lbpe.explain import MAX_EXPLAIN_CHARS
 from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset, preset_label
@@ -84,6 +87,32 @@ APP_JS = (
     + (_HERE / "app.js").read_text("utf-8")
     + "\n}\n"
 )
+#: The query keys of a link that change the Compare view: its text, vocabulary and toggles.
+LINK_PARAMS = ("t", "v", "ws", "ids", "sp")
+#: What shows the default text or is computed from it (hidden while a link's own are on their way).
+_FROM_TEXT = (
+    "#text textarea",
+    "#bpe-pane",
+    "#lbpe-pane",
+    "#differences",
+    "#metrics",
+    "#length-plot",
+    "#frequency-plot",
+    "#explain",
+    "#ids-box",
+)
+#: Run before the page is drawn: a link that changes the Compare view hides the default text and
+#: everything computed from it until the link's own are in place (:func:`restore` brings the text
+#: and its panes together, then ``restored()`` of app.js ends this), so a link never shows the
+#: default text first.
+APP_HEAD = (
+    "<style>" + ", ".join(f".lbpe-opening {sel}" for sel in _FROM_TEXT) + " { visibility: hidden; }</style>\n"
+    "<script>(() => {\n"
+    "  const query = new URLSearchParams(location.search);\n"
+    f"  if ({json.dumps(list(LINK_PARAMS))}.some((key) => query.has(key))) "
+    "document.documentElement.classList.add('lbpe-opening');\n"
+    "})();</script>"
+)
 #: A token pane: a busy note and the host ``pane.js`` draws into.
 PANE_TEMPLATE = '<span class="lbpe-busy" role="status" hidden>updating…</span><div class="lbpe-host"></div>'
 PANE_JS = (_HERE / "pane.js").read_text("utf-8")
@@ -115,14 +144,43 @@ def _says_why(event: Any, fn: Any, state: Any, note: Any, *also: Any) -> None:
     event.failure(show, state, [note, *also], queue=False, api_visibility="private", show_progress="hidden")
 
 
-def _long_job(button: Any, fn: Any, inputs: list, outputs: list, api_name: str, status: Any, state: Any) -> None:
-    """A button that runs a long view (one at a time, progress over ``status``) and is
-    disabled while it runs; a failure says why in ``status`` and enables the button again."""
-    job = button.click(lambda: gr.update(interactive=False), None, button, queue=False, api_visibility="private").then(
-        fn, inputs, outputs, api_name=api_name, concurrency_limit=1, show_progress_on=status
+def _interactive(on: bool, n: int) -> Any:
+    """``n`` buttons' updates (one update for one button): enabled or not."""
+    updates = [gr.update(interactive=on) for _ in range(n)]
+    return updates[0] if n == 1 else updates
+
+
+def _long_job(
+    button: Any,
+    fn: Any,
+    inputs: list,
+    outputs: list,
+    api_name: str,
+    status: Any,
+    state: Any,
+    *,
+    others: tuple = (),
+    queue: str | None = None,
+) -> None:
+    """A button that runs a long view (progress over ``status``), disabled while it runs with
+    the ``others`` of its view that write the same outputs: one run per view at a time. On the
+    server ``LBPE_APP_JOBS`` run at once per ``queue`` (default ``api_name``), one per session
+    (the handler refuses a second). A failure says why in ``status`` and enables the buttons
+    again."""
+    buttons = [button, *others]
+    job = button.click(
+        functools.partial(_interactive, False, len(buttons)), None, buttons, queue=False, api_visibility="private"
+    ).then(
+        fn,
+        inputs,
+        outputs,
+        api_name=api_name,
+        concurrency_limit=LIMITS.jobs,
+        concurrency_id=queue or api_name,
+        show_progress_on=status,
     )
-    job.then(lambda: gr.update(interactive=True), None, button, queue=False, api_visibility="private")
-    _says_why(job, fn, state, status, button)
+    job.then(functools.partial(_interactive, True, len(buttons)), None, buttons, queue=False, api_visibility="private")
+    _says_why(job, fn, state, status, *buttons)
 
 
 INTRO = """\
@@ -148,8 +206,10 @@ def build() -> gr.Blocks:
     first = explain_view(
         get_tokenizer(DEFAULT_EXAMPLE.vocabulary), DEFAULT_EXAMPLE.explain, text=DEFAULT_TEXT, at=opening_at
     )
-    with gr.Blocks(
-        title="lbpe playground: BPE vs LBPE", analytics_enabled=False, delete_cache=(600, LIMITS.file_ttl)
+    with SessionBlocks(
+        title="lbpe playground: BPE vs LBPE",
+        analytics_enabled=False,
+        delete_cache=(max(1, min(600, LIMITS.file_ttl // 2)), LIMITS.file_ttl),
     ) as demo:
         state = gr.State(new_session(), time_to_live=24 * 3600)
         gr.Markdown(INTRO, elem_classes="lbpe-intro")
@@ -173,14 +233,19 @@ def build() -> gr.Blocks:
             open=False,
             elem_id="vocab-upload-box",
         ):
+            # what the box takes, said above it: a label this long would cover the drop zone
+            gr.Markdown(
+                "A tokenizer.json, a .tiktoken rank file, a SentencePiece .model, GPT-2's encoder.json and "
+                "vocab.bpe together, or any of them .gz.",
+                elem_classes="lbpe-upload-hint",
+            )
             with gr.Row(equal_height=False):
                 vocab_files = gr.File(
-                    label="Vocabulary file: tokenizer.json, .tiktoken, SentencePiece .model, GPT-2's encoder.json "
-                    "and vocab.bpe together, or any of them .gz",
+                    label="Vocabulary file",
                     file_count="multiple",
                     file_types=[".json", ".tiktoken", ".bpe", ".model", ".gz", ".txt"],
                     scale=3,
-                    height=120,
+                    height=150,
                     elem_id="vocab-upload",
                 )
                 pattern = gr.Dropdown(
@@ -215,7 +280,7 @@ def build() -> gr.Blocks:
                     elem_classes="lbpe-hidden",
                     container=False,
                 )
-                with gr.Row(equal_height=False):
+                with gr.Row(equal_height=False, elem_classes="lbpe-text-row"):
                     text = gr.Textbox(
                         DEFAULT_TEXT,
                         lines=7,
@@ -235,9 +300,11 @@ def build() -> gr.Blocks:
                         text_file = gr.File(
                             label="…or upload a .txt file",
                             file_types=[".txt", "text"],
-                            height=100,
+                            height=150,
                             elem_id="text-upload",
                         )
+                # why the last comparison or .txt upload failed, until the next one succeeds
+                compare_note = gr.HTML("", elem_id="compare-note", padding=False)
                 with gr.Row(equal_height=False, elem_classes="lbpe-panes"):
                     with gr.Column(min_width=320):
                         bpe_html = gr.HTML(
@@ -294,11 +361,11 @@ def build() -> gr.Blocks:
                         "longest first.",
                         elem_classes="lbpe-explain-intro",
                     )
-                    with gr.Row(equal_height=True):
+                    with gr.Row(equal_height=True, elem_classes="lbpe-explain-row"):
                         explain_box.render()
                         explain_prev = gr.Button("◀ Step", scale=0, min_width=80, elem_id="explain-prev")
                         explain_next = gr.Button("Step ▶", scale=0, min_width=80, elem_id="explain-next")
-                        explain_play = gr.Button("Play", scale=0, min_width=80, elem_id="explain-play")
+                        explain_play = gr.Button(PLAY, scale=0, min_width=80, elem_id="explain-play")
                     explain_step = gr.Slider(
                         0,
                         max(first["frames"] - 1, 1),
@@ -358,6 +425,8 @@ def build() -> gr.Blocks:
                     interactive=False,
                     wrap=True,
                     max_height=800,
+                    # shares of the width: the long "meaning" column wraps instead of running off-screen
+                    column_widths=["16%", "10%", "10%", "10%", "18%", "36%"],
                     elem_id="corpus-table",
                 )
                 with gr.Row(equal_height=False):
@@ -386,6 +455,7 @@ def build() -> gr.Blocks:
                     )
                     with gr.Column(scale=1, min_width=180):
                         across_btn = gr.Button("Compare across vocabularies", variant="primary", elem_id="across-run")
+                        across_stop = gr.Button("Stop", variant="stop", elem_id="across-stop")
                 across_status = gr.Markdown("", label="Across status", elem_id="across-status")
                 across_table = gr.Dataframe(
                     label="Per vocabulary (click a header to sort)",
@@ -446,7 +516,7 @@ def build() -> gr.Blocks:
                     use_btn = gr.Button("Use it in Compare", elem_id="train-use")
         gr.Markdown(_limits_md(), elem_id="limits")
 
-        gr.on(
+        compared = gr.on(
             [text.change, vocab.change, show_ws.change, show_ids.change, show_special.change],
             compare,
             [text, vocab, show_ws, show_ids, state, show_special],
@@ -456,8 +526,16 @@ def build() -> gr.Blocks:
             show_progress="hidden",
             concurrency_limit=4,
             js=_js("busy(a)", "a"),
-        ).then(None, None, None, js=_js("done()"), api_visibility="private", queue=False)
-        text_file.upload(load_text, text_file, [text, text_file], api_name="load_text", show_progress="hidden")
+        )
+        compared.then(None, None, None, js=_js("done()"), api_visibility="private", queue=False)
+        compared.failure(None, None, None, js=_js("done()"), api_visibility="private", queue=False)
+        # the reason stays above the panes (which still show the last text compared) until a comparison succeeds
+        _says_why(compared, compare, state, compare_note)
+        compared.success(None, None, compare_note, js="() => ''", api_visibility="private", queue=False)
+        loaded = text_file.upload(
+            load_text, [text_file, state], [text, text_file], api_name="load_text", show_progress="hidden"
+        )
+        _says_why(loaded, load_text, state, compare_note)
         uploaded = vocab_files.upload(
             upload_vocab,
             [vocab_files, pattern, state],
@@ -470,14 +548,21 @@ def build() -> gr.Blocks:
         _says_why(uploaded, upload_vocab, state, vocab_note)
         uploaded.success(upload_note, state, vocab_note, queue=False, api_visibility="private")
         corpus_outputs = [corpus_table, corpus_plot, corpus_frequency, corpus_json, corpus_csv, corpus_status]
-        _long_job(corpus_btn, corpus, [corpus_file, vocab, state], corpus_outputs, "corpus_stats", corpus_status, state)
-        _long_job(sample_btn, corpus_sample, [vocab, state], corpus_outputs, "corpus_sample", corpus_status, state)
+        # one corpus run at a time: both buttons wait while either runs (they fill one table)
+        for button, fn, inputs, api_name, other in (
+            (corpus_btn, corpus, [corpus_file, vocab, state], "corpus_stats", sample_btn),
+            (sample_btn, corpus_sample, [vocab, state], "corpus_sample", corpus_btn),
+        ):
+            _long_job(
+                button, fn, inputs, corpus_outputs, api_name, corpus_status, state, others=(other,), queue="corpus"
+            )
         # Stop asks the running job to end at its next progress step; it then says where it stopped
         corpus_stop.click(stop, state, None, api_name="stop_corpus", queue=False)
         across_outputs = [across_table, across_plot, across_json, across_csv, across_status, across_file]
         _long_job(
             across_btn, across, [text, across_file, state], across_outputs, "across_vocabularies", across_status, state
         )
+        across_stop.click(stop, state, None, api_name="stop_across", queue=False)
         train_inputs = [train_files, train_size, train_unit, train_scaffold, state, train_style]
         _long_job(train_btn, train, train_inputs, [state, vocab, train_out, train_status], "train", train_status, state)
         train_stop.click(stop, state, None, api_name="stop_train", queue=False)
@@ -485,13 +570,16 @@ def build() -> gr.Blocks:
         _says_why(used, use_trained, state, train_status)
         # the switch to Compare is no tab.select: the address is told here
         used.success(None, None, None, js=_js("view(null)"), api_visibility="private", queue=False)
-        vocab.change(describe_vocab, [vocab, state], vocab_status, api_name="describe_vocab", show_progress="hidden")
+        described = vocab.change(
+            describe_vocab, [vocab, state], vocab_status, api_name="describe_vocab", show_progress="hidden"
+        )
+        _says_why(described, describe_vocab, state, vocab_status)
         # a picker that keeps the focus shows its old text when an upload (or Use it) selects
         # another vocabulary: it is given the new one's name and let go
         _in_browser(vocab.change, vocab, None, "picked(a[0])")
         # a span of the text is explained as the text is encoded: again when the text changes
         explained = [explain_box, vocab, state, text, explain_where, show_special]
-        gr.on(
+        explaining = gr.on(
             [explain_box.change, explain_where.change, vocab.change, text.change, show_special.change],
             explain,
             [explain_box, vocab, gr.State(None), state, text, explain_where, show_special],
@@ -500,7 +588,9 @@ def build() -> gr.Blocks:
             trigger_mode="always_last",
             show_progress="hidden",
         )
-        explain_step.change(
+        # why it cannot be explained replaces the steps, until the next explanation
+        _says_why(explaining, explain, state, explain_pane)
+        framed = explain_step.change(
             explain_frame,
             [explain_box, vocab, explain_step, state, text, explain_where, show_special],
             explain_pane,
@@ -508,6 +598,7 @@ def build() -> gr.Blocks:
             show_progress="hidden",
             trigger_mode="always_last",
         )
+        _says_why(framed, explain_frame, state, explain_pane)
         for button, delta in ((explain_prev, -1), (explain_next, 1)):
             button.click(
                 functools.partial(explain_move, delta),
@@ -516,17 +607,26 @@ def build() -> gr.Blocks:
                 api_visibility="private",
                 show_progress="hidden",
             )
+            # a step by hand pauses Play, as on the page
+            button.click(
+                lambda: (gr.Timer(active=False), PLAY),
+                None,
+                [explain_timer, explain_play],
+                api_visibility="private",
+                queue=False,
+            )
+        # Play plays the steps; pressed again (it reads Pause then), it pauses
         explain_play.click(
-            play_start,
-            [explain_step, *explained],
-            [explain_step, explain_timer],
+            play_toggle,
+            [explain_play, explain_step, *explained],
+            [explain_step, explain_timer, explain_play],
             api_visibility="private",
             show_progress="hidden",
         )
         explain_timer.tick(
-            play_step,
-            [explain_step, *explained],
-            [explain_step, explain_timer],
+            play_tick,
+            [explain_play, explain_step, *explained],
+            [explain_step, explain_timer, explain_play],
             api_visibility="private",
             show_progress="hidden",
         )
@@ -563,13 +663,19 @@ def build() -> gr.Blocks:
         for tab, view in ((compare_tab, None), (corpus_tab, "corpus"), (across_tab, "across"), (train_tab, "train")):
             _in_browser(tab.select, None, None, f"view({json.dumps(view)})")
         _in_browser(copy_link.click, [text, vocab], None, "copy(...a)")
-        demo.load(
+        # a link's text and panes arrive together; until then APP_HEAD keeps the default's hidden
+        compared = [bpe_html, lbpe_html, metrics, plot, frequency_plot, details, differences]
+        restoring = demo.load(
             restore,
             None,
-            [text, vocab, show_ws, show_ids, show_special, explain_box, explain_where, tabs, link_note],
+            [text, vocab, show_ws, show_ids, show_special, explain_box, explain_where, tabs, link_note, *compared],
             api_visibility="private",
             show_progress="hidden",
+            queue=False,
         )
+        shown = _js("restored()", "(document.documentElement.classList.remove('lbpe-opening'), [])")
+        restoring.then(None, None, None, js=shown, api_visibility="private", queue=False)
+        restoring.failure(None, None, None, js=shown, api_visibility="private", queue=False)
         explain_at.change(
             explain_click,
             [text, explain_at, vocab, state, show_special],
@@ -577,4 +683,4 @@ def build() -> gr.Blocks:
             api_name="explain_click",
             show_progress="hidden",
         )
-    return demo
+    return quiet_input_errors(demo)

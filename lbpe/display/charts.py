@@ -89,13 +89,19 @@ def _change_label(change: float | None, lbpe_count: int) -> str:
 _AXIS = {"gridcolor": "rgba(128,128,128,0.25)", "zerolinecolor": "rgba(128,128,128,0.4)", "automargin": True}
 
 
+#: The top margin of a bar chart: the legend sits at its bottom, below the row Plotly's mode bar
+#: takes at the top right (on a phone the two would meet), and the title above both.
+_TOP = 64
+_TOP_TITLED = 96
+
+
 def _bar_layout(height: int, title: str | None) -> dict[str, Any]:
     """The layout both bar charts share: grouped bars, transparent background, the legend on top."""
     return {
         "barmode": "group",
         "bargap": 0.2,
         "height": height,
-        "margin": {"l": 60, "r": 20, "t": 70 if title else 40, "b": 50},
+        "margin": {"l": 60, "r": 20, "t": _TOP_TITLED if title else _TOP, "b": 50},
         "font": {"family": "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif", "size": 13},
         "paper_bgcolor": "rgba(0,0,0,0)",
         "plot_bgcolor": "rgba(0,0,0,0)",
@@ -152,13 +158,13 @@ def plotly_spec(shift: LengthShift, *, title: str | None = None, height: int = 5
             "domain": [0, 1],
             "anchor": "y",
             "type": "category",
-            "title": {"text": f"token length in {unit}, the paper's buckets"},
+            "title": {"text": f"token length in {unit}<br>(the paper's buckets)"},
         },
         "yaxis": {
             **axis,
             "domain": [0.58, 1],
             "anchor": "x",
-            "title": {"text": "tokens (label: LBPE's change)"},
+            "title": {"text": "tokens<br>(label: LBPE's change)"},
             "rangemode": "tozero",
         },
         "xaxis2": {
@@ -214,8 +220,8 @@ def frequency_spec(summary: dict, *, title: str | None = None, height: int = 420
     axis = dict(_AXIS)
     layout: dict[str, Any] = {
         **_bar_layout(height, title),
-        "xaxis": {**axis, "type": "category", "title": {"text": f"token length in {unit}, the paper's buckets"}},
-        "yaxis": {**axis, "type": "log", "title": {"text": "occurrences per distinct token (log)"}},
+        "xaxis": {**axis, "type": "category", "title": {"text": f"token length in {unit}<br>(the paper's buckets)"}},
+        "yaxis": {**axis, "type": "log", "title": {"text": "occurrences per distinct<br>token (log scale)"}},
     }
     values = [y for trace in data for y in trace["y"] if y]
     if values:  # a log axis's range is in powers of ten; start below the smallest bar so it shows

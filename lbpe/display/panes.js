@@ -4,8 +4,13 @@
 // .lbpe-pane[data-mode] with their character range in data-s / data-e, and the list of
 // differences holds .lbpe-jump buttons with the range of each differing span.
 //
-// * hover (or tap) a token: a card with its id(s) and spelling, and every token of both panes
-//   that covers the same characters lit;
+// * hover a token, or focus it, or tap it: a card with its id(s) and spelling, and every token
+//   of both panes that covers the same characters lit;
+// * keyboard: each pane's token box is one Tab stop (tabindex 0 in the markup); there the arrow
+//   keys (Home, End) move between its tokens, which take the focus one at a time (a focused token
+//   is a button described by the card), Enter or Space clicks the token (the page and the app
+//   explain it), Escape hides the card;
+// * touch: the first tap on a token shows its card only, a second tap on it clicks it;
 // * a difference in the list: both panes scroll to it and light it;
 // * scrolling one pane scrolls the other to the same place in the text;
 // * lbpePanes.draw(host, markup) draws a pane: when host shows an earlier text, only the runs of
@@ -34,7 +39,7 @@
     return lit;
   }
 
-  function showCard(token) {
+  function showCard(token, hint = "") {
     cardToken = token;
     if (token.title) {
       // the card replaces the browser's tooltip (slow, and absent on touch screens)
@@ -44,6 +49,7 @@
     if (!card) {
       card = document.createElement("div");
       card.className = "lbpe-card";
+      card.id = "lbpe-card";
       card.setAttribute("role", "tooltip");
       document.body.append(card);
     }
@@ -54,7 +60,7 @@
       text = `#${token.dataset.i}  "${own.map((n) => n.textContent).join("")}"`;
       if (token.classList.contains("lbpe-diff")) text += "\ndiffers between BPE and LBPE";
     }
-    card.textContent = text;
+    card.textContent = hint ? `${text}\n${hint}` : text;
     card.hidden = !card.textContent;
     const box = token.getBoundingClientRect();
     const top = box.bottom + 6 + window.scrollY;
@@ -134,6 +140,98 @@
     requestAnimationFrame(() => { syncing = false; });
   }
 
+  // ---- keyboard: one Tab stop per pane, the arrow keys inside it ----
+
+  let pointerDown = false; // a focus that comes with a pointer press stays where the press put it
+  let lastPointer = "";
+  let tapped = null; // the token a first tap showed the card of
+  const TOKEN = ".lbpe-pane .lbpe-tok[data-s]";
+
+  function focusToken(box, token) {
+    if (!token) return;
+    token.tabIndex = -1; // focusable by script, outside the Tab order
+    token.setAttribute("role", "button");
+    token.setAttribute("aria-describedby", "lbpe-card");
+    box.tabIndex = -1; // while a token holds the focus, Shift+Tab leaves the pane
+    box.lbpeAt = Number(token.dataset.s);
+    token.focus();
+  }
+
+  document.addEventListener("pointerdown", (event) => {
+    pointerDown = true;
+    lastPointer = event.pointerType;
+  }, true);
+  document.addEventListener("pointerup", () => { pointerDown = false; }, true);
+  document.addEventListener("focusin", (event) => {
+    const target = event.target;
+    if (!(target instanceof Element)) return;
+    if (target.matches(".lbpe-pane .lbpe-tokens")) {
+      if (pointerDown) return;
+      // Tab into a pane: the token it held last, else the first one in sight
+      const list = target.querySelectorAll(".lbpe-tok[data-s]");
+      const at = target.lbpeAt;
+      const back = at === undefined ? null : atChar(target, at);
+      focusToken(target, back || firstVisible(target) || list[0]);
+    } else if (target.matches(TOKEN)) {
+      const [s, e] = range(target);
+      light(s, Math.max(e, s + 1));
+      showCard(target);
+    }
+  });
+  document.addEventListener("focusout", (event) => {
+    const target = event.target;
+    if (!(target instanceof Element) || !target.matches(TOKEN)) return;
+    const box = target.closest(".lbpe-tokens");
+    if (box && !(event.relatedTarget instanceof Element && box.contains(event.relatedTarget))) {
+      box.tabIndex = 0; // the pane is a Tab stop again
+      hideCard();
+    }
+  });
+  document.addEventListener("keydown", (event) => {
+    const target = event.target;
+    if (!(target instanceof Element)) return;
+    const inBox = target.matches(".lbpe-pane .lbpe-tokens");
+    if (!inBox && !target.matches(TOKEN)) return;
+    const box = inBox ? target : target.closest(".lbpe-tokens");
+    const list = [...box.querySelectorAll(".lbpe-tok[data-s]")];
+    if (!list.length) return;
+    const k = inBox ? -1 : list.indexOf(target);
+    let next = null;
+    if (event.key === "ArrowRight" || event.key === "ArrowDown") next = list[Math.min(k + 1, list.length - 1)];
+    else if (event.key === "ArrowLeft" || event.key === "ArrowUp") next = list[Math.max(k - 1, 0)];
+    else if (event.key === "Home") next = list[0];
+    else if (event.key === "End") next = list[list.length - 1];
+    else if ((event.key === "Enter" || event.key === " ") && !inBox) {
+      event.preventDefault();
+      lastPointer = "";
+      target.click();
+      return;
+    } else if (event.key === "Escape") {
+      hideCard();
+      return;
+    } else {
+      return;
+    }
+    event.preventDefault();
+    focusToken(box, next);
+  });
+  // a tap on a touch screen: the first one shows the card (and nothing else hears of it), a
+  // second one on the same token goes on as a click
+  document.addEventListener("click", (event) => {
+    const token = event.target instanceof Element ? event.target.closest(TOKEN) : null;
+    if (!token || lastPointer !== "touch" || event.detail === 0) return;
+    if (tapped !== token) {
+      event.stopImmediatePropagation();
+      event.preventDefault();
+      tapped = token;
+      const [s, e] = range(token);
+      light(s, Math.max(e, s + 1));
+      showCard(token, "(tap again to explain it)");
+    } else {
+      tapped = null;
+    }
+  }, true);
+
   document.addEventListener("mouseover", (event) => {
     const token = event.target.closest(".lbpe-pane .lbpe-tok[data-s]");
     if (!token) return;
@@ -151,8 +249,12 @@
       return;
     }
     const token = event.target.closest(".lbpe-pane .lbpe-tok[data-s]");
-    if (token) showCard(token); // a tap on a touch screen
-    else hideCard();
+    if (token) {
+      if (cardToken !== token) showCard(token);
+    } else {
+      tapped = null;
+      hideCard();
+    }
   });
   document.addEventListener("scroll", (event) => {
     const target = event.target;

@@ -93,10 +93,25 @@ _GLYPHS = {" ": "\u00b7", "\t": "\u2192", "\n": "\u21b5\n", "\r": "\u240d"}
 _WS_RUN = re.compile(r"[ \t\r\n]+")
 
 
-@functools.lru_cache(maxsize=1 << 16)  # a long text repeats its common tokens many times
+#: Texts up to this long are escaped once and remembered (a token's text, mostly); longer ones
+#: (gaps, long tokens of a hostile vocabulary) every time, so the cache stays a few megabytes.
+_CACHED_ESCAPE_CHARS = 64
+
+
 def _escape(text: str, show_whitespace: bool) -> str:
     """HTML-escape text; control characters become their Unicode control pictures, and with
     ``show_whitespace`` space, tab, CR and LF become dimmed glyphs (LF also breaks the line)."""
+    if len(text) <= _CACHED_ESCAPE_CHARS:
+        return _escape_cached(text, show_whitespace)
+    return _escape_text(text, show_whitespace)
+
+
+@functools.lru_cache(maxsize=1 << 16)  # a long text repeats its common tokens many times
+def _escape_cached(text: str, show_whitespace: bool) -> str:
+    return _escape_text(text, show_whitespace)
+
+
+def _escape_text(text: str, show_whitespace: bool) -> str:
     if not show_whitespace:
         return html.escape(text.translate({c: g for c, g in _CONTROL.items() if c not in (9, 10, 13)}))
     out = []
@@ -290,7 +305,9 @@ def decode_html(tok: Tokenizer, ids: Sequence[int], *, show_whitespace: bool = T
 
 def render_pane(comparison: Comparison, mode: str, *, show_whitespace: bool = True, show_ids: bool = False) -> str:
     """One side of a comparison: a heading (mode, token count, differing spans) over
-    :func:`render_html`. The outer ``div`` carries ``data-mode`` and ``data-tokens``."""
+    :func:`render_html`. The outer ``div`` carries ``data-mode`` and ``data-tokens``; the
+    tokens' box is one Tab stop, a group named for its mode, inside which
+    ``lbpe/display/panes.js`` moves the focus from token to token with the arrow keys."""
     side = comparison.side(mode)
     ndiff = len(comparison.differ)
     body = render_html(
@@ -300,6 +317,9 @@ def render_pane(comparison: Comparison, mode: str, *, show_whitespace: bool = Tr
         body = body.replace('<div class="lbpe-tokens', '<div class="lbpe-tokens lbpe-has-diff', 1)
     if not comparison.text:
         body = '<div class="lbpe-tokens"><span class="lbpe-empty-text">(no text)</span></div>'
+    else:
+        keys = f"{MODE_NAMES[mode]} tokens: the arrow keys move between them, Enter explains one"
+        body = body.replace("<div ", f'<div tabindex="0" role="group" aria-label="{keys}" ', 1)
     diff_note = f'<span class="lbpe-ndiff">{ndiff} differing span{"s" if ndiff != 1 else ""}</span>' if ndiff else ""
     return (
         f'<div class="lbpe-pane" data-mode="{mode}" data-tokens="{side.tokens}" data-differ="{ndiff}">'
@@ -358,7 +378,10 @@ def metrics_html(comparison: Comparison, summary: dict | None = None) -> str:
     if summary is not None:
         shown = {"tokens", "bytes_per_token", "chars_per_token", "bytes", "chars", "words"}  # in the table above
         body = "".join(
-            f'<tr title="{html.escape(row.meaning)}"><td>{html.escape(row.label)}</td><td>{row.bpe}</td>'
+            # the meaning opens under the row's name: by a click, a tap or the keyboard (a title
+            # would be hover-only)
+            f'<tr><td><details class="lbpe-meaning"><summary>{html.escape(row.label)}</summary>'
+            f'<span class="lbpe-meaning-text">{html.escape(row.meaning)}</span></details></td><td>{row.bpe}</td>'
             f'<td>{row.lbpe}</td><td class="{_VERDICT[row.as_predicted]}">{row.change}</td>'
             f"<td>{html.escape(row.paper)}</td></tr>"
             for row in summary_rows(summary)
@@ -366,7 +389,7 @@ def metrics_html(comparison: Comparison, summary: dict | None = None) -> str:
         )
         more = (
             '<details class="lbpe-more"><summary>Frequency balance, Rényi efficiency and agreement '
-            "(hover a row for what it means)</summary>"
+            "(open a row's name for what it means)</summary>"
             '<table class="lbpe-metrics"><thead><tr><th></th><th>BPE</th><th>LBPE</th><th>LBPE \u2212 BPE</th>'
             f"<th>paper predicts</th></tr></thead><tbody>{body}</tbody></table></details>"
         )

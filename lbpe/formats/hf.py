@@ -29,6 +29,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from lbpe import limits
 from lbpe import normalize as norm
 from lbpe.errors import LbpeError, VocabFormatError
 from lbpe.formats._json import json_type, load_json
@@ -347,6 +348,7 @@ def _pattern(node: Any) -> tuple[str, bool, str]:
         return text, False, text
     if "Regex" in node:
         raw = _str(node, "Regex", None, "pattern")
+        limits.check("regex_chars", len(raw), f"the pattern {raw[:40]!r}...")
         return translate_regex(raw), True, raw
     raise ValueError(f"pattern {node!r} has neither String nor Regex")
 

@@ -23,8 +23,8 @@ from typing import Literal, cast
 
 from lbpe import display
 from lbpe.errors import LbpeError, PatternNeededError
-from lbpe.examples import examples_json
-from lbpe.presets import VOCAB_PRESETS, load_preset, preset_path
+from lbpe.examples import EXAMPLES, examples_json
+from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset, preset_path
 from lbpe.service import across_view, compare_view, explain_target, explain_view, open_vocabulary
 from lbpe.tokenizer import MODES, Mode, Tokenizer
 
@@ -42,6 +42,7 @@ __all__ = [
     "explain",
     "explain_at",
     "decode",
+    "first_view",
 ]
 
 #: Longer texts are counted in full but drawn only up to here (tens of thousands of spans
@@ -234,3 +235,30 @@ def decode(ids: str) -> str:
     """Token ids pasted as text, decoded with the current vocabulary: ``{"html"}`` (the text and
     each id as a token, :func:`lbpe.display.decode_html`)."""
     return json.dumps({"html": display.decode_html(_tok(), display.parse_ids(ids))})
+
+
+def first_view() -> str:
+    """The page's opening comparison, computed when the site is built (``lbpe build-web``) so
+    the page can draw it before Python has started: JSON ``{"text", "preset", "explain",
+    "css", "result"}`` where ``result`` is what the page draws of :func:`compare` of the opening
+    text (the first example made for the default vocabulary, as ``static/app.js`` picks it) with
+    the default toggles: the panes, metrics and differences (HTML), the summary (ids, counts)
+    and the sizes. The charts and raw metrics are left to Python in the page: their floats can
+    differ in the last digit between CPython's and Pyodide's maths libraries. The current
+    vocabulary is left as it was."""
+    opening = next((e for e in EXAMPLES if e.vocabulary == DEFAULT_PRESET), EXAMPLES[0])
+    kept = dict(_state)
+    try:
+        use_preset(DEFAULT_PRESET)
+        view = json.loads(compare(opening.text, True, False, False))
+    finally:
+        _state.clear()
+        _state.update(kept)
+    result = {key: view[key] for key in FIRST_VIEW_KEYS}
+    return json.dumps(
+        {"text": opening.text, "preset": DEFAULT_PRESET, "explain": opening.explain, "css": css(), "result": result}
+    )
+
+
+#: What :func:`first_view` keeps of :func:`compare`: what the page draws without Python.
+FIRST_VIEW_KEYS = ("panes", "metrics", "differences", "summary", "chars", "bytes", "shown_chars", "whole")

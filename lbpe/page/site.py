@@ -5,7 +5,10 @@ URLs, so any static host serves it and, after the first visit, the service worke
 with the network off::
 
     index.html  app.js  worker.js  style.css  sw.js   the page (from static/; sw.js gets the
-                                                       precache list and a content hash)
+                                                       precache list and a content hash,
+                                                       index.html the opening comparison,
+                                                       computed here by lbpe.page.first_view
+                                                       and shown until Python is ready)
     panes.js                                           links the two panes (lbpe/display/panes.js, which
                                                        the Gradio app loads too)
     site.json                                          wheel name, presets, versions (for app.js)
@@ -55,6 +58,9 @@ PAGE_SUFFIXES = (".py", ".css")
 NOT_IN_PAGE = ("lbpe/app/", "lbpe/page/site.py")
 #: The marker in ``static/sw.js`` replaced by the precache list and the build's hash.
 SW_MARKER = "/* BUILD: precache list */"
+#: The marker in ``static/index.html`` replaced by the opening comparison
+#: (:func:`lbpe.page.first_view`), which the page shows until Python is ready.
+FIRST_VIEW_MARKER = "/* BUILD: first view */"
 
 _PACKAGE = Path(__file__).resolve().parents[1]  # lbpe/
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
@@ -286,7 +292,8 @@ def build_site(out: Path, *, root: Path | None = None, space: Path | None = None
     out.mkdir(parents=True, exist_ok=True)
 
     for name in STATIC_FILES:
-        _write(out / name, src.read(f"static/{name}"))
+        data = src.read(f"static/{name}")
+        _write(out / name, _with_first_view(data) if name == "index.html" else data)
     _write(out / "panes.js", src.read("lbpe/display/panes.js"))  # shared with the Gradio app
     for name in PYODIDE_FILES:
         _copy(_npm_file(node_modules, "pyodide", name), out / "pyodide" / name)
@@ -328,6 +335,17 @@ def build_site(out: Path, *, root: Path | None = None, space: Path | None = None
         shutil.copytree(out, space, dirs_exist_ok=True)
         _write(space / "README.md", src.read(SPACE_README))
     return files
+
+
+def _with_first_view(page: bytes) -> bytes:
+    """``static/index.html`` with the opening comparison in place of its marker (JSON inside a
+    ``<script type="application/json">``: every ``<`` escaped, so no text can end the element)."""
+    from lbpe.page import first_view
+
+    marker = FIRST_VIEW_MARKER.encode()
+    if page.count(marker) != 1:
+        raise LbpeError(f"static/index.html must hold the marker {FIRST_VIEW_MARKER!r} once")
+    return page.replace(marker, first_view().replace("<", "\\u003c").encode("utf-8"))
 
 
 def _files(folder: Path) -> list[str]:

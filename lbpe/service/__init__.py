@@ -5,7 +5,7 @@ own widgets or text.
 * :mod:`lbpe.service.files`: uploads opened under one set of limits with one kind of error
   (:func:`open_upload`, :func:`open_vocabulary`, :func:`read_upload`, :func:`text_head`) and
   downloads (:class:`Downloads`);
-* :mod:`lbpe.service.session`: one visitor's vocabularies and Stop button (:class:`Session`);
+* :mod:`lbpe.service.session`: one visitor's vocabularies, Stop button and running jobs (:class:`Session`);
 * :mod:`lbpe.service.views`: each view as one function returning one JSON-able dict
   (:func:`compare_view`, :func:`corpus_view`, :func:`stats_view`, :func:`across_view`, :func:`explain_view`,
   :func:`explain_target`, :func:`train_view`);
@@ -18,6 +18,7 @@ from lbpe.service.files import (
     AUTO_PATTERN,
     GPT2_PAIR,
     Downloads,
+    Uploads,
     open_upload,
     open_vocabulary,
     read_upload,
@@ -25,9 +26,10 @@ from lbpe.service.files import (
     upload_size,
 )
 from lbpe.service.links import MAX_LINK_TEXT, VIEWS, link_state
-from lbpe.service.session import Session, Stopped, describe
+from lbpe.service.session import Busy, Session, Stopped, describe
 from lbpe.service.views import (
     CORPUS_CHUNK_BYTES,
+    TrainTimeError,
     across_view,
     check_train_options,
     compare_view,
@@ -43,6 +45,7 @@ __all__ = [
     "AUTO_PATTERN",
     "GPT2_PAIR",
     "Downloads",
+    "Uploads",
     "open_upload",
     "open_vocabulary",
     "read_upload",
@@ -51,6 +54,7 @@ __all__ = [
     "MAX_LINK_TEXT",
     "VIEWS",
     "link_state",
+    "Busy",
     "Session",
     "Stopped",
     "describe",
@@ -64,4 +68,5 @@ __all__ = [
     "explain_view",
     "file_stem",
     "train_view",
+    "TrainTimeError",
 ]

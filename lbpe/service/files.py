@@ -12,7 +12,8 @@ pre-tokenizer raises :class:`~lbpe.errors.PatternNeededError`, so a front end ca
 
 :func:`read_upload` reads a text upload within a limit, :func:`text_head` reads as much of a
 text file as a view shows (text that is not UTF-8 gets :func:`lbpe.textio.decode`'s one error),
-and :class:`Downloads` keeps the files a view offers for download.
+:class:`Downloads` keeps the files a view offers for download, and :class:`Uploads` deletes a
+server's uploads only when no session can still need them.
 
 >>> import tempfile, pathlib
 >>> folder = pathlib.Path(tempfile.mkdtemp())
@@ -26,12 +27,14 @@ lbpe.errors.LbpeError: notes.txt: unrecognised vocabulary format; ...
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import shutil
 import tempfile
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from lbpe import limits as _limits
@@ -48,6 +51,7 @@ __all__ = [
     "text_head",
     "upload_size",
     "Downloads",
+    "Uploads",
     "AUTO_PATTERN",
     "GPT2_PAIR",
 ]
@@ -173,7 +177,8 @@ def text_head(path: str | os.PathLike[str], chars: int) -> tuple[str, int | None
 
 class Downloads:
     """Files a view offers for download, each in its own unguessable folder under one private
-    folder; files older than ``ttl`` seconds are swept away when a new one is written.
+    folder; files older than ``ttl`` seconds are swept away when a new one is written or
+    :meth:`sweep` is called.
 
     >>> d = Downloads(ttl=60)
     >>> Path(d.write("stats.json", "{}")).read_text()
@@ -184,15 +189,24 @@ class Downloads:
         self.ttl = ttl
         self.root = Path(root) if root is not None else Path(tempfile.mkdtemp(prefix="lbpe-downloads-"))
 
-    def write(self, name: str, data: str | bytes) -> str:
-        """Write ``data`` (text as UTF-8) as a file called ``name``; returns its path."""
+    def sweep(self) -> None:
+        """Delete the downloads older than ``ttl`` (a server calls this on a timer too)."""
         now = time.time()
-        for old in self.root.iterdir():
+        try:
+            folders = list(self.root.iterdir())
+        except OSError:
+            return
+        for old in folders:
             try:
                 if now - old.stat().st_mtime > self.ttl:
                     shutil.rmtree(old, ignore_errors=True)
             except OSError:
                 pass
+
+    def write(self, name: str, data: str | bytes) -> str:
+        """Write ``data`` (text as UTF-8) as a file called ``name``; returns its path."""
+        self.sweep()
+        self.root.mkdir(parents=True, exist_ok=True)
         folder = self.root / secrets.token_hex(8)
         folder.mkdir()
         path = folder / name
@@ -205,3 +219,76 @@ class Downloads:
     def remove(self) -> None:
         """Delete every download (the server is stopping)."""
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+class Uploads:
+    """Uploaded files a server hands its handlers, which sessions may share: a server that
+    stores uploads by their content (as Gradio does) gives two visitors who send the same bytes
+    under one name the same path. So no handler deletes an upload: it holds it while reading it
+    (:meth:`hold`), and :meth:`sweep` deletes a file once nobody holds it, its ``keep`` after
+    its last use has passed, and ``grace`` seconds have passed since it last arrived (another
+    session's identical upload may be on its way to a handler).
+
+    >>> import tempfile, pathlib
+    >>> upload = pathlib.Path(tempfile.mkdtemp()) / "notes.txt"
+    >>> _ = upload.write_text("hello")
+    >>> uploads = Uploads(grace=0)
+    >>> with uploads.hold([upload], keep=0) as (path,):
+    ...     path.read_text()
+    'hello'
+    >>> uploads.sweep(); upload.exists()
+    False
+    """
+
+    def __init__(self, *, grace: float) -> None:
+        self.grace = grace
+        self._until: dict[Path, float] = {}
+        self._holders: dict[Path, int] = {}
+        self._lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def hold(self, paths: Sequence[str | os.PathLike[str]], *, keep: float) -> Iterator[list[Path]]:
+        """Hold uploaded files while a handler reads them, and keep them ``keep`` seconds after
+        (at least). ``LbpeError`` when one is gone already."""
+        files = [Path(p) for p in paths]
+        with self._lock:
+            for p in files:
+                self._holders[p] = self._holders.get(p, 0) + 1
+        try:
+            for p in files:
+                upload_size(p)  # says, for a person, that it is gone
+            yield files
+        finally:
+            now = time.time()
+            with self._lock:
+                for p in files:
+                    self._until[p] = max(self._until.get(p, 0.0), now + keep)
+                    self._holders[p] -= 1
+                    if not self._holders[p]:
+                        del self._holders[p]
+
+    def sweep(self, *, everything: bool = False) -> None:
+        """Delete the uploads nobody holds whose time has passed (``everything``: every one
+        nobody holds, as a server stops), and their folders when left empty."""
+        now = time.time()
+        with self._lock:
+            for p, until in list(self._until.items()):
+                if p in self._holders:
+                    continue
+                try:
+                    arrived = p.stat().st_mtime
+                except OSError:
+                    del self._until[p]
+                    continue
+                if everything or (now > until and now - arrived > self.grace):
+                    _remove(p)
+                    del self._until[p]
+
+
+def _remove(path: Path) -> None:
+    """Delete a file and its folder when that is left empty."""
+    for remove in (path.unlink, path.parent.rmdir):
+        try:
+            remove()
+        except OSError:
+            pass

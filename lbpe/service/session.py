@@ -14,13 +14,19 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import threading
+from collections.abc import Callable, Iterator
 
 from lbpe.errors import LbpeError
 from lbpe.presets import VOCAB_PRESETS, load_preset, preset_label
 from lbpe.tokenizer import Tokenizer
 
-__all__ = ["Session", "Stopped", "describe"]
+__all__ = ["Session", "Stopped", "Busy", "describe"]
+
+#: Guards every session's set of running jobs (a lock in the session itself could not be
+#: deep-copied, as a server's per-visitor state is).
+_JOBS_LOCK = threading.Lock()
 
 
 class Stopped(Exception):
@@ -31,10 +37,14 @@ class Stopped(Exception):
         self.fraction = fraction
 
 
+class Busy(LbpeError):
+    """A session asked for a second job of a kind while one is running (:meth:`Session.job`)."""
+
+
 class Session:
     """A visitor's vocabularies (name -> tokenizer, the oldest dropped beyond ``keep``; the
     names the last :meth:`remember` dropped in ``dropped``), the name of the one trained last,
-    and the Stop flag."""
+    the Stop flag, and the kinds of job running (:meth:`job`)."""
 
     def __init__(self, *, keep: int = 8) -> None:
         self.keep = keep
@@ -42,6 +52,34 @@ class Session:
         self.trained: str | None = None
         self.dropped: list[str] = []
         self.stop = False
+        self.running: set[str] = set()
+
+    @contextlib.contextmanager
+    def job(self, kind: str, what: str) -> Iterator[None]:
+        """Run one job of ``kind`` (``"train"``, ``"corpus"``, ...) in this session: a second one
+        of the same kind while the first runs raises :class:`Busy`, saying ``what`` runs (so one
+        visitor cannot fill a server's queue with their jobs).
+
+        >>> s = Session()
+        >>> with s.job("train", "A training"):
+        ...     with s.job("train", "A training"):
+        ...         pass
+        Traceback (most recent call last):
+          ...
+        lbpe.service.session.Busy: A training is already running in this session: ...
+        """
+        with _JOBS_LOCK:
+            if kind in self.running:
+                raise Busy(
+                    f"{what} is already running in this session: wait for it to finish, or press Stop, "
+                    "then start again (one at a time per visitor)."
+                )
+            self.running.add(kind)
+        try:
+            yield
+        finally:
+            with _JOBS_LOCK:
+                self.running.discard(kind)
 
     def choices(self) -> list[tuple[str, str]]:
         """The vocabulary picker's ``(label, name)`` pairs: presets with their models

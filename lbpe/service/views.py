@@ -1,6 +1,7 @@
 """The views every front end shows, each one function returning one JSON-able dict: Compare
 (:func:`compare_view`), Corpus (:func:`corpus_view`), Across vocabularies (:func:`across_view`),
-Explain (:func:`explain_view`, :func:`explain_target`) and Train (:func:`train_view`).
+Explain (:func:`explain_view`, :func:`explain_target`) and Train (:func:`train_view`, which a
+server gives a time limit: ``seconds``).
 
 The Compare, Corpus, Across and Explain views encode under a time budget
 (:class:`lbpe.budget.time_budget`, ``LBPE_ENCODE_SECONDS`` per MiB of their text), so a request
@@ -16,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
@@ -44,6 +46,7 @@ __all__ = [
     "explain_target",
     "check_train_options",
     "train_view",
+    "TrainTimeError",
     "file_stem",
 ]
 
@@ -65,6 +68,14 @@ def _chunks(tok: Tokenizer, data: bytes, source: str) -> Iterable[str]:
     step = CORPUS_CHUNK_BYTES  # handed over in blocks of that size: the buffer never holds more
     blocks = (data[i : i + step] for i in range(0, len(data), step))
     return align_chunks(tok, iter_chunks(blocks, size=step, source=source))
+
+
+def _prepared(*toks: Tokenizer) -> None:
+    """Build each vocabulary's encoding tables (a first use's one-off cost, seconds for a large
+    vocabulary on a busy machine) before a time budget starts: the budget is for the encoding."""
+    for tok in toks:
+        for mode in MODES:
+            tok.encode(" ", mode=mode, disallowed_special=())
 
 
 def compare_view(
@@ -91,6 +102,7 @@ def compare_view(
     * ``"differ"``: the differing character ranges (for a click on a token, not JSON'd by the
       callers that return JSON).
     """
+    _prepared(tok)
     with time_budget(len(text), what="the Compare view"):
         comparison = display.compare(tok, text, specials=bool(specials))
     stats = display.comparison_stats(tok, comparison)
@@ -136,6 +148,7 @@ def corpus_view(
     if progress is not None:
         progress(0.0)
     total = max(len(data), 1)  # progress counts UTF-8 bytes, as the statistics do
+    _prepared(tok)
     with time_budget(len(data), what=f"the Corpus view of {name}"):
         stats = corpus_stats(tok, chunks, progress=(lambda done: progress(done / total)) if progress else None)
     summary = compare_json(stats, vocab=tok.name, unit=tok.vocab.unit, tok=tok)
@@ -212,9 +225,16 @@ def across_view(
     texts: Any
     if data is not None:
         decode(data, source)
+        order = {id(tok): k for k, tok in enumerate(tokenizers.values())}
 
         def texts(tok: Tokenizer) -> Iterable[str]:
-            return _chunks(tok, data, source)
+            # progress (and a Stop) after every chunk, not only after every vocabulary
+            done, k = 0, order[id(tok)]
+            for chunk in _chunks(tok, data, source):
+                yield chunk
+                done += len(chunk.encode("utf-8", "surrogatepass"))
+                if progress is not None:
+                    progress((k + min(done / max(len(data), 1), 1.0)) / len(tokenizers))
 
     else:
         if not (text or "").strip():
@@ -223,6 +243,7 @@ def across_view(
     if progress is not None:
         progress(0.0)
     size = len(data) if data is not None else len(text or "")
+    _prepared(*tokenizers.values())
     with time_budget(size * len(tokenizers), what="the Across view"):
         summaries = across_vocabularies(
             tokenizers, texts, progress=(lambda done, total: progress(done / total)) if progress else None
@@ -265,6 +286,7 @@ def explain_view(
     if not span:
         raise LbpeError("Type a word or a short span to explain, or click a token in either pane.")
     budget = len(text) if text is not None else len(span)
+    _prepared(tok)
     with time_budget(budget, what="the Explain view"):
         if text is not None and at is not None and 0 <= at and replace_surrogates(text)[at : at + len(span)] == span:
             ex = explain_span(tok, text, at, at + len(span), specials=specials)
@@ -291,6 +313,7 @@ def explain_target(
     ``specials``)."""
     text = replace_surrogates(text)
     if differ is None:
+        _prepared(tok)
         with time_budget(len(text), what="the Explain view"):
             differ = display.compare(tok, text, specials=specials).differ
     a, b = pick_span(text, offset, differ)
@@ -340,6 +363,7 @@ def train_view(
     max_vocab: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     read_progress: Callable[[int, int], None] | None = None,
+    seconds: float | None = None,
     **options: Any,
 ) -> dict:
     """Train a vocabulary on UTF-8 text files and write it as a ``tokenizer.json``: the Train
@@ -349,7 +373,9 @@ def train_view(
     ``max_vocab`` when given), then the files' total size against ``train_bytes`` (of
     ``limits``, else the environment's), before any text is read. ``progress`` and
     ``read_progress`` are :func:`lbpe.train`'s; further ``options`` (``max_chars``,
-    ``character_coverage``) go to it unchanged.
+    ``character_coverage``) go to it unchanged. ``seconds``: the time the training may take (a
+    server's budget; ``None``: no limit, as ``lbpe train``); past it, at the next step of the
+    counting or the merging, :class:`TrainTimeError` says how far it got and what to do.
 
     Returns ``{"vocab": the Vocab, "tokens": normal tokens made, "scaffold": scaffold tokens,
     "bytes": the corpus size, "message"}``; :func:`lbpe.formats.hf_write.write_tokenizer_json`
@@ -370,6 +396,15 @@ def train_view(
     total = input_bytes(paths)
     with _limits.using(limits):
         _limits.check("train_bytes", total, f"the training corpus ({len(paths)} file(s))")
+    if seconds is not None:
+        flags = [
+            f"--vocab-size {vocab_size}",
+            "--style llama" if style == "llama" else "",
+            "--unit byte" if unit == "byte" else "",
+        ]
+        flags.append("--scaffold" if scaffold else "")
+        command = "lbpe train " + " ".join(f for f in flags if f) + " -o tokenizer.json FILE"
+        progress, read_progress = _timed(seconds, command, progress, read_progress)
     vocab: Vocab = train(
         paths,
         vocab_size=vocab_size,
@@ -391,3 +426,42 @@ def train_view(
         "bytes": total,
         "message": f"{made:,} tokens{extra} from {total:,} bytes",
     }
+
+
+class TrainTimeError(LbpeError):
+    """A training ran past the time a server gives one (:func:`train_view`'s ``seconds``)."""
+
+    def __init__(self, seconds: float, command: str, where: str) -> None:
+        self.seconds = seconds
+        super().__init__(
+            f"Training stopped after {seconds:g} s, the most this server gives one training ({where}); "
+            "nothing was kept. Train on a smaller file or a smaller vocabulary size, or train on your own "
+            f"machine, where it has no time limit: pip install lbpe, then {command}"
+        )
+
+
+_Progress = Callable[[int, int], None]
+
+
+def _timed(
+    seconds: float, command: str, progress: _Progress | None, read_progress: _Progress | None
+) -> tuple[_Progress, _Progress]:
+    """``progress`` and ``read_progress`` that also raise :class:`TrainTimeError` once
+    ``seconds`` have passed (each passes its step on first, so a progress bar stays right)."""
+    end = time.monotonic() + seconds
+
+    def check(where: Callable[[], str]) -> None:
+        if time.monotonic() > end:
+            raise TrainTimeError(seconds, command, where())
+
+    def merging(done: int, wanted: int) -> None:
+        if progress is not None:
+            progress(done, wanted)
+        check(lambda: f"{done:,} of {wanted:,} merges were done")
+
+    def reading(done: int, total: int) -> None:
+        if read_progress is not None:
+            read_progress(done, total)
+        check(lambda: f"while counting the words, {done:,} of {total:,} bytes read")
+
+    return merging, reading
