@@ -22,8 +22,8 @@ static inline int64_t merge_prio(const Model *m, const char *s, const int32_t *u
 }
 
 /* Short pieces: arrays of parts, the best pair found by a scan (leftmost among equals). */
-ptrdiff_t bpe_short(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid,
-                    Part *out) {
+LBPE_FN ptrdiff_t bpe_short(Model *m, const char *s, const int32_t *ub, int32_t n,
+                            const int32_t *uid, Part *out) {
     int32_t ps[SHORT_BPE + 1], pid[SHORT_BPE], pm[SHORT_BPE];
     int64_t pr[SHORT_BPE];
     int32_t np = n;
@@ -93,8 +93,8 @@ static HeapItem heap_pop(HeapItem *h, size_t *len) {
  * pairs ordered by (priority, position), so every step merges the best, leftmost pair as the
  * one-at-a-time definition does. A candidate is stale unless its left part still starts at i
  * and its right part still ends at e (boundaries only ever disappear). */
-ptrdiff_t bpe_long(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid,
-                   Part *out) {
+LBPE_FN ptrdiff_t bpe_long(Model *m, const char *s, const int32_t *ub, int32_t n,
+                           const int32_t *uid, Part *out) {
     int32_t *end = scratch(m, 3, (size_t)n * sizeof(int32_t));
     int32_t *prev = scratch(m, 4, (size_t)n * sizeof(int32_t));
     int32_t *pid = scratch(m, 5, (size_t)n * sizeof(int32_t));
@@ -214,8 +214,8 @@ static int bucket_push(Bucket *buckets, int32_t *prios, size_t *np, int32_t pr, 
     return 0;
 }
 
-ptrdiff_t bpe_bucketed(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid,
-                       Part *out) {
+LBPE_FN ptrdiff_t bpe_bucketed(Model *m, const char *s, const int32_t *ub, int32_t n,
+                               const int32_t *uid, Part *out) {
     int32_t *end = scratch(m, 3, (size_t)n * sizeof(int32_t));
     int32_t *prev = scratch(m, 4, (size_t)n * sizeof(int32_t));
     int32_t *pid = scratch(m, 5, (size_t)n * sizeof(int32_t));

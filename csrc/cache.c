@@ -1,7 +1,7 @@
 /* Bounded caches of pieces -> ids (see core.h). */
 #include "core.h"
 
-void cache_free(Cache *c) {
+LBPE_FN void cache_free(Cache *c) {
     lbpe_free(c->slots);
     lbpe_free(c->entries);
     lbpe_free(c->keys);
@@ -9,7 +9,7 @@ void cache_free(Cache *c) {
     memset(c, 0, sizeof(Cache));
 }
 
-void cache_clear(Cache *c) {
+LBPE_FN void cache_clear(Cache *c) {
     if (c->mask + 1 > 4096) {
         cache_free(c);
         return;
@@ -18,7 +18,7 @@ void cache_clear(Cache *c) {
     c->n = c->klen = c->ilen = 0;
 }
 
-const CEntry *cache_find(const Cache *c, uint64_t h, const char *s, size_t n) {
+LBPE_FN const CEntry *cache_find(const Cache *c, uint64_t h, const char *s, size_t n) {
     if (!c->slots) return NULL;
     uint64_t tag = h >> 32;
     size_t k = (size_t)h & c->mask;
@@ -33,7 +33,7 @@ const CEntry *cache_find(const Cache *c, uint64_t h, const char *s, size_t n) {
     }
 }
 
-int grow(void **p, size_t *cap, size_t need, size_t item) {
+LBPE_FN int grow(void **p, size_t *cap, size_t need, size_t item) {
     if (need <= *cap) return 0;
     size_t c = *cap ? *cap : 256;
     while (c < need) c *= 2;
@@ -47,7 +47,8 @@ int grow(void **p, size_t *cap, size_t need, size_t item) {
     return 0;
 }
 
-int cache_add(Cache *c, uint64_t h, const char *s, size_t n, const int32_t *ids, size_t count) {
+LBPE_FN int cache_add(Cache *c, uint64_t h, const char *s, size_t n, const int32_t *ids,
+                      size_t count) {
     if (c->klen + n > UINT32_MAX || c->ilen + count > UINT32_MAX) return 0; /* full: just skip */
     if (!c->slots || (c->n + 1) * 2 > c->mask + 1) {
         size_t size = c->slots ? (c->mask + 1) * 2 : 1024;
@@ -86,7 +87,7 @@ int cache_add(Cache *c, uint64_t h, const char *s, size_t n, const int32_t *ids,
     return 0;
 }
 
-int append_ids(IdBuf *out, const int32_t *ids, size_t count) {
+LBPE_FN int append_ids(IdBuf *out, const int32_t *ids, size_t count) {
     if (grow((void **)&out->ids, &out->cap, out->len + count, sizeof(int32_t)) < 0) return -1;
     if (count) memcpy(out->ids + out->len, ids, count * sizeof(int32_t));
     out->len += count;
@@ -94,7 +95,7 @@ int append_ids(IdBuf *out, const int32_t *ids, size_t count) {
 }
 
 /* Copy what a worker cached into the model's own caches (as room allows). */
-int merge_cache(Cache *into, const Cache *from, ptrdiff_t limit) {
+LBPE_FN int merge_cache(Cache *into, const Cache *from, ptrdiff_t limit) {
     for (size_t x = 0; x < from->n && (ptrdiff_t)into->n < limit; x++) {
         const CEntry *e = &from->entries[x];
         const char *key = from->keys + e->koff;

@@ -23,6 +23,19 @@
 #include <stdint.h>
 #include <string.h>
 
+/* The linkage of the core's functions and data (and of the host's, below). A file compiled on its
+ * own gets external names; the glue compiles the whole core inside its one unit and defines
+ * LBPE_ONE_UNIT first, which makes them static: the compiler then knows every call there is, so
+ * it inlines the calls on the path of every piece (pre-tokeniser, cache, model) as when the code
+ * was one file, instead of keeping each as an out-of-line function other units could call. */
+#ifdef LBPE_ONE_UNIT
+#define LBPE_FN   static
+#define LBPE_DATA static
+#else
+#define LBPE_FN
+#define LBPE_DATA extern
+#endif
+
 #define FNV_OFFSET 1469598103934665603ULL
 #define FNV_PRIME  1099511628211ULL
 #define NONE_PRIO  INT64_MAX
@@ -154,52 +167,53 @@ typedef struct {
 
 /* ---- host: what the program the core runs in provides (lbpe/_native.c: CPython's) */
 
-void *lbpe_malloc(size_t bytes);
-void *lbpe_calloc(size_t count, size_t size);
-void *lbpe_realloc(void *p, size_t bytes);
-void lbpe_free(void *p);
+LBPE_FN void *lbpe_malloc(size_t bytes);
+LBPE_FN void *lbpe_calloc(size_t count, size_t size);
+LBPE_FN void *lbpe_realloc(void *p, size_t bytes);
+LBPE_FN void lbpe_free(void *p);
 enum { LBPE_OVERFLOW, LBPE_RUNTIME };
 /* A failure: no memory, or an error of that kind with that message. */
-void lbpe_no_memory(void);
-void lbpe_error(int kind, const char *msg);
+LBPE_FN void lbpe_no_memory(void);
+LBPE_FN void lbpe_error(int kind, const char *msg);
 /* -1 (the error reported) when the call must stop: Ctrl-C, or the time budget spent; else 0. */
-int lbpe_interrupted(void);
+LBPE_FN int lbpe_interrupted(void);
 /* A character (UTF-8 s[0:n]) that has no token and no byte fallback or unknown token: the host
  * reports the error naming it (with `fallback`, Model.fallback) and returns -1. */
-int lbpe_fallback(void *fallback, const char *s, size_t n);
+LBPE_FN int lbpe_fallback(void *fallback, const char *s, size_t n);
 
 /* ---- table.c */
-void *scratch(Model *m, int slot, size_t bytes);
-Entry *table_add(Model *m, uint64_t h, const char *s, size_t n);
-int pair_put(Model *m, int32_t a, int32_t b, int32_t prio, int32_t merged);
-int build_long_tokens(Model *m);
+LBPE_FN void *scratch(Model *m, int slot, size_t bytes);
+LBPE_FN Entry *table_add(Model *m, uint64_t h, const char *s, size_t n);
+LBPE_FN int pair_put(Model *m, int32_t a, int32_t b, int32_t prio, int32_t merged);
+LBPE_FN int build_long_tokens(Model *m);
 /* Frees what a model owns (a worker's copy: only its own buffers, model_free_own). */
-void model_free(Model *m);
-void model_free_own(Model *m);
+LBPE_FN void model_free(Model *m);
+LBPE_FN void model_free_own(Model *m);
 
 /* ---- bpe.c, lbpe.c: one piece of n units (ub: their byte offsets, uid: their ids) -> parts */
-ptrdiff_t bpe_short(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid,
-                    Part *out);
-ptrdiff_t bpe_long(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid,
-                   Part *out);
-ptrdiff_t bpe_bucketed(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid,
+LBPE_FN ptrdiff_t bpe_short(Model *m, const char *s, const int32_t *ub, int32_t n,
+                            const int32_t *uid, Part *out);
+LBPE_FN ptrdiff_t bpe_long(Model *m, const char *s, const int32_t *ub, int32_t n,
+                           const int32_t *uid, Part *out);
+LBPE_FN ptrdiff_t bpe_bucketed(Model *m, const char *s, const int32_t *ub, int32_t n,
+                               const int32_t *uid, Part *out);
+LBPE_FN ptrdiff_t lbpe(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid,
                        Part *out);
-ptrdiff_t lbpe(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid,
-               Part *out);
 
 /* ---- cache.c */
-int grow(void **p, size_t *cap, size_t need, size_t item);
-int idbuf_push(IdBuf *b, int32_t id);
-int append_ids(IdBuf *out, const int32_t *ids, size_t count);
-void cache_free(Cache *c);
-void cache_clear(Cache *c);
-const CEntry *cache_find(const Cache *c, uint64_t h, const char *s, size_t n);
-int cache_add(Cache *c, uint64_t h, const char *s, size_t n, const int32_t *ids, size_t count);
-int merge_cache(Cache *into, const Cache *from, ptrdiff_t limit);
+LBPE_FN int grow(void **p, size_t *cap, size_t need, size_t item);
+LBPE_FN int idbuf_push(IdBuf *b, int32_t id);
+LBPE_FN int append_ids(IdBuf *out, const int32_t *ids, size_t count);
+LBPE_FN void cache_free(Cache *c);
+LBPE_FN void cache_clear(Cache *c);
+LBPE_FN const CEntry *cache_find(const Cache *c, uint64_t h, const char *s, size_t n);
+LBPE_FN int cache_add(Cache *c, uint64_t h, const char *s, size_t n, const int32_t *ids,
+                      size_t count);
+LBPE_FN int merge_cache(Cache *into, const Cache *from, ptrdiff_t limit);
 
 /* ---- cuts.c */
-int build_witnesses(Model *m);
-int by_parts(Model *m, const char *s, size_t n, int lbpe_mode, ptrdiff_t limit, IdBuf *out);
+LBPE_FN int build_witnesses(Model *m);
+LBPE_FN int by_parts(Model *m, const char *s, size_t n, int lbpe_mode, ptrdiff_t limit, IdBuf *out);
 
 /* ---- pretokenize.c */
 #define C_L 1  /* \p{L} */
@@ -211,7 +225,7 @@ typedef struct {
     int contractions, letters, numbers, other_tail, space;
 } Preset;
 #define N_PRESETS 6
-extern const Preset PRESETS[N_PRESETS];
+LBPE_DATA const Preset PRESETS[N_PRESETS];
 /* A text as CPython stores it: n code points of `kind` bytes each (1, 2 or 4) at data. */
 typedef struct {
     int kind;
@@ -220,20 +234,22 @@ typedef struct {
     int ascii;
 } Text;
 /* The end of the piece that starts at p (p < t->n). */
-ptrdiff_t next_piece(const Preset *pr, const unsigned char *cls, const Text *t, ptrdiff_t p);
+LBPE_FN ptrdiff_t next_piece(const Preset *pr, const unsigned char *cls, const Text *t,
+                             ptrdiff_t p);
 
 /* ---- encode.c */
-int encode_piece(Model *m, const char *s, ptrdiff_t len, int lbpe_mode, int whole, IdBuf *b);
-int cached_piece(Model *m, const char *s, size_t n, ptrdiff_t chars, int lbpe_mode, ptrdiff_t limit,
-                 ptrdiff_t cached_chars, IdBuf *out);
+LBPE_FN int encode_piece(Model *m, const char *s, ptrdiff_t len, int lbpe_mode, int whole,
+                         IdBuf *b);
+LBPE_FN int cached_piece(Model *m, const char *s, size_t n, ptrdiff_t chars, int lbpe_mode,
+                         ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *out);
 /* The UTF-8 of text[p:q] into buf (room for 4 bytes a code point); -1 at a lone surrogate. */
-ptrdiff_t utf8_of(const Text *t, ptrdiff_t p, ptrdiff_t q, unsigned char *buf);
+LBPE_FN ptrdiff_t utf8_of(const Text *t, ptrdiff_t p, ptrdiff_t q, unsigned char *buf);
 /* encode_text: text pre-tokenised with a preset, the ids of every piece appended to b (u8: a
  * buffer for the UTF-8 of non-ASCII pieces, kept across calls). 0; -1 on an error (reported);
  * -2 at a lone surrogate, in the piece bad[0]:bad[1] (nothing reported). */
-int encode_text(Model *m, const Text *t, const Preset *pr, const unsigned char *cls, int lbpe_mode,
-                ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *b, unsigned char **u8,
-                size_t *u8cap, ptrdiff_t bad[2]);
+LBPE_FN int encode_text(Model *m, const Text *t, const Preset *pr, const unsigned char *cls,
+                        int lbpe_mode, ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *b,
+                        unsigned char **u8, size_t *u8cap, ptrdiff_t bad[2]);
 
 /* ---- inline: the lookups every stage makes */
 

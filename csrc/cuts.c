@@ -50,7 +50,7 @@ static inline int witness_has(const Model *m, uint64_t key) {
     return 0;
 }
 
-int build_witnesses(Model *m) {
+LBPE_FN int build_witnesses(Model *m) {
     for (size_t x = 0; x < m->n_entries; x++) {
         const Entry *e = &m->entries[x];
         if (e->v.id < 0) continue;
@@ -102,7 +102,8 @@ static int is_cut(Model *m, const unsigned char *a, int la, const unsigned char 
 /* A piece that falls apart at cuts: each part through the part cache (no whole-piece shortcut:
  * the parts of a piece are merged as parts, as the pure path does). Returns 1 when it did
  * the work, 0 when the piece has no cut. */
-int by_parts(Model *m, const char *s, size_t n, int lbpe_mode, ptrdiff_t limit, IdBuf *out) {
+LBPE_FN int by_parts(Model *m, const char *s, size_t n, int lbpe_mode, ptrdiff_t limit,
+                     IdBuf *out) {
     const unsigned char *u = (const unsigned char *)s;
     size_t start = 0, prev = 0, k;
     int parted = 0;

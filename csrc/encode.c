@@ -1,7 +1,7 @@
 /* One piece -> ids, through the caches; a text -> ids (see core.h). */
 #include "core.h"
 
-int idbuf_push(IdBuf *b, int32_t id) {
+LBPE_FN int idbuf_push(IdBuf *b, int32_t id) {
     if (b->len == b->cap && grow((void **)&b->ids, &b->cap, b->len + 1, sizeof(int32_t)) < 0)
         return -1;
     b->ids[b->len++] = id;
@@ -41,7 +41,8 @@ static int push_fallback(Model *m, const char *s, int32_t a, int32_t z, int *pre
 }
 
 /* Encode one piece (UTF-8 bytes s[0:len]) into b. Returns 0, or -1 with the error reported. */
-int encode_piece(Model *m, const char *s, ptrdiff_t len, int lbpe_mode, int whole, IdBuf *b) {
+LBPE_FN int encode_piece(Model *m, const char *s, ptrdiff_t len, int lbpe_mode, int whole,
+                         IdBuf *b) {
     if (len > INT32_MAX / 4) {
         lbpe_error(LBPE_OVERFLOW, "piece too long for the compiled path");
         return -1;
@@ -119,8 +120,8 @@ static int is_ascii(const char *s, size_t n) {
 }
 
 /* One piece (UTF-8 s[0:n], `chars` characters) -> its ids appended to out, through the cache. */
-int cached_piece(Model *m, const char *s, size_t n, ptrdiff_t chars, int lbpe_mode, ptrdiff_t limit,
-                 ptrdiff_t cached_chars, IdBuf *out) {
+LBPE_FN int cached_piece(Model *m, const char *s, size_t n, ptrdiff_t chars, int lbpe_mode,
+                         ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *out) {
     Cache *c = &m->cache[lbpe_mode];
     uint64_t h = fnv((const unsigned char *)s, n, FNV_OFFSET);
     const CEntry *e = cache_find(c, h, s, n);
@@ -147,7 +148,7 @@ int cached_piece(Model *m, const char *s, size_t n, ptrdiff_t chars, int lbpe_mo
     return 0;
 }
 
-ptrdiff_t utf8_of(const Text *t, ptrdiff_t p, ptrdiff_t q, unsigned char *buf) {
+LBPE_FN ptrdiff_t utf8_of(const Text *t, ptrdiff_t p, ptrdiff_t q, unsigned char *buf) {
     ptrdiff_t n = 0;
     for (ptrdiff_t i = p; i < q; i++) {
         uint32_t c = t->kind == 1   ? ((const uint8_t *)t->data)[i]
@@ -172,9 +173,9 @@ ptrdiff_t utf8_of(const Text *t, ptrdiff_t p, ptrdiff_t q, unsigned char *buf) {
     return n;
 }
 
-int encode_text(Model *m, const Text *t, const Preset *pr, const unsigned char *cls, int lbpe_mode,
-                ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *b, unsigned char **u8,
-                size_t *u8cap, ptrdiff_t bad[2]) {
+LBPE_FN int encode_text(Model *m, const Text *t, const Preset *pr, const unsigned char *cls,
+                        int lbpe_mode, ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *b,
+                        unsigned char **u8, size_t *u8cap, ptrdiff_t bad[2]) {
     ptrdiff_t count = 0;
     for (ptrdiff_t p = 0; p < t->n; count++) {
         if ((count & 8191) == 8191 && lbpe_interrupted() < 0) return -1;

@@ -74,8 +74,8 @@ static ptrdiff_t place_long(Model *m, const char *s, const int32_t *ub, int32_t 
     return ng;
 }
 
-ptrdiff_t lbpe(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid,
-               Part *out) {
+LBPE_FN ptrdiff_t lbpe(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid,
+                       Part *out) {
     /* placed[2i], placed[2i + 1]: the length and id of the token placed at unit i (length 0: none)
      */
     int32_t *placed = scratch(m, 7, (size_t)n * sizeof(int32_t) * 2);

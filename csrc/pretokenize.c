@@ -7,7 +7,7 @@
 enum { CONTR_NONE, CONTR_CASE, CONTR_ANY_CASE };
 /* letters: 0 " ?L+", 1 "[^\r\n L N]?L+", 2 o200k's two forms; numbers: 0 " ?N+", 1 "N{1,3}", 2 "N";
  * other_tail: 0 none, 1 "[\r\n]*", 2 "[\r\n/]*"; space: see split_space() */
-const Preset PRESETS[N_PRESETS] = {
+LBPE_FN const Preset PRESETS[N_PRESETS] = {
     /* 0 r50k_base (gpt2, p50k_base) */ {CONTR_CASE, 0, 0, 0, 0},
     /* 1 cl100k_base */ {CONTR_ANY_CASE, 1, 1, 1, 1},
     /* 2 o200k_base */ {CONTR_NONE, 2, 1, 2, 2},
@@ -142,6 +142,7 @@ static ptrdiff_t piece_end(const Preset *pr, const unsigned char *cls, int kind,
     return split_space(cls, kind, data, n, p, pr->space);
 }
 
-ptrdiff_t next_piece(const Preset *pr, const unsigned char *cls, const Text *t, ptrdiff_t p) {
+LBPE_FN ptrdiff_t next_piece(const Preset *pr, const unsigned char *cls, const Text *t,
+                             ptrdiff_t p) {
     return piece_end(pr, cls, t->kind, t->data, t->n, p);
 }

@@ -1,7 +1,7 @@
 /* The token table, the merge pairs and the long tokens (see core.h). */
 #include "core.h"
 
-void *scratch(Model *m, int slot, size_t bytes) {
+LBPE_FN void *scratch(Model *m, int slot, size_t bytes) {
     if (bytes == 0) bytes = 1;
     if (m->scratch_cap[slot] < bytes) {
         size_t cap = m->scratch_cap[slot] ? m->scratch_cap[slot] : 256;
@@ -38,7 +38,7 @@ static int table_grow(Model *m) {
 }
 
 /* Find or add the string s[0:n] (hash h); returns the entry or NULL with an exception set. */
-Entry *table_add(Model *m, uint64_t h, const char *s, size_t n) {
+LBPE_FN Entry *table_add(Model *m, uint64_t h, const char *s, size_t n) {
     Entry *e = table_find(m, h, s, n);
     if (e) return e;
     if (n > UINT32_MAX || m->n_entries >= UINT32_MAX - 1) {
@@ -87,7 +87,7 @@ Entry *table_add(Model *m, uint64_t h, const char *s, size_t n) {
     return e;
 }
 
-int pair_put(Model *m, int32_t a, int32_t b, int32_t prio, int32_t merged) {
+LBPE_FN int pair_put(Model *m, int32_t a, int32_t b, int32_t prio, int32_t merged) {
     uint64_t key = pair_key(a, b);
     size_t slot = pair_hash(key) & m->pair_mask;
     while (m->pairs[slot].key != UINT64_MAX && m->pairs[slot].key != key)
@@ -100,7 +100,7 @@ int pair_put(Model *m, int32_t a, int32_t b, int32_t prio, int32_t merged) {
 }
 
 /* The table of the LBPE tokens longer than WALKED units (see place_long). */
-int build_long_tokens(Model *m) {
+LBPE_FN int build_long_tokens(Model *m) {
     size_t count = 0;
     uint32_t max_bytes = 0;
     int32_t max_units = 0;
@@ -155,7 +155,7 @@ int build_long_tokens(Model *m) {
     return 0;
 }
 
-void model_free_own(Model *m) {
+LBPE_FN void model_free_own(Model *m) {
     for (int k = 0; k < N_SCRATCH; k++) lbpe_free(m->scratch[k]);
     for (int k = 0; k < 2; k++) {
         cache_free(&m->cache[k]);
@@ -165,7 +165,7 @@ void model_free_own(Model *m) {
     lbpe_free(m->cut_val);
 }
 
-void model_free(Model *m) {
+LBPE_FN void model_free(Model *m) {
     model_free_own(m);
     lbpe_free(m->arena);
     lbpe_free(m->entries);

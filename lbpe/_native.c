@@ -23,6 +23,7 @@
 #include <pthread.h>
 #include <time.h>
 
+#define LBPE_ONE_UNIT
 #include "core.h"
 
 /* The core is compiled in this unit (a unity build), as when it was one file: its calls on the
@@ -109,16 +110,16 @@ static _Thread_local int in_worker = 0;
 
 /* ---- the host functions the core calls (core.h) */
 
-void *lbpe_malloc(size_t bytes) { return PyMem_RawMalloc(bytes); }
-void *lbpe_calloc(size_t count, size_t size) { return PyMem_RawCalloc(count, size); }
-void *lbpe_realloc(void *p, size_t bytes) { return PyMem_RawRealloc(p, bytes); }
-void lbpe_free(void *p) { PyMem_RawFree(p); }
+LBPE_FN void *lbpe_malloc(size_t bytes) { return PyMem_RawMalloc(bytes); }
+LBPE_FN void *lbpe_calloc(size_t count, size_t size) { return PyMem_RawCalloc(count, size); }
+LBPE_FN void *lbpe_realloc(void *p, size_t bytes) { return PyMem_RawRealloc(p, bytes); }
+LBPE_FN void lbpe_free(void *p) { PyMem_RawFree(p); }
 
-void lbpe_no_memory(void) {
+LBPE_FN void lbpe_no_memory(void) {
     if (!in_worker) PyErr_NoMemory();
 }
 
-void lbpe_error(int kind, const char *msg) {
+LBPE_FN void lbpe_error(int kind, const char *msg) {
     if (!in_worker)
         PyErr_SetString(kind == LBPE_OVERFLOW ? PyExc_OverflowError : PyExc_RuntimeError, msg);
 }
@@ -135,7 +136,7 @@ static double monotonic_now(void) {
 
 static void set_deadline(double seconds) { deadline = seconds > 0 ? monotonic_now() + seconds : 0; }
 
-int lbpe_interrupted(void) {
+LBPE_FN int lbpe_interrupted(void) {
     if (in_worker) return 0;
     if (deadline > 0 && monotonic_now() > deadline) {
         PyErr_SetString(PyExc_TimeoutError, "lbpe._native: the time budget is spent");
@@ -146,7 +147,7 @@ int lbpe_interrupted(void) {
 
 /* Calls the vocabulary's fallback (lbpe.vocab.Vocab.fallback_ids), which raises the pure path's
  * error naming the character; in a worker, only fails (the caller's thread redoes the share). */
-int lbpe_fallback(void *fallback, const char *s, size_t n) {
+LBPE_FN int lbpe_fallback(void *fallback, const char *s, size_t n) {
     if (in_worker) return -1;
     PyObject *ch = PyUnicode_DecodeUTF8(s, (Py_ssize_t)n, "strict");
     if (!ch) return -1;
