@@ -19,7 +19,7 @@ import functools
 import os
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from lbpe.vocab import Vocab
@@ -46,7 +46,7 @@ def _import_extension() -> tuple[object | None, str]:
     if sys.platform == "emscripten":
         return None, "Pyodide runs the pure-Python modules (the browser wheel holds no compiled code)"
     try:
-        from lbpe import _native  # type: ignore[attr-defined]
+        from lbpe import _native
     except ImportError as exc:
         return None, (
             f"the compiled extension lbpe._native is not built ({exc}); reinstall with a C compiler "
@@ -90,18 +90,9 @@ def use(name: Literal["compiled", "pure"]) -> Backend:
 _KEY = "_native_model"
 
 
-class CompiledModel(Protocol):
-    """What the extension's ``Model`` over one vocabulary offers (``lbpe/_native.c``)."""
-
-    def encode_text(self, *args: Any) -> Any: ...
-
-    def encode_pieces(self, *args: Any) -> Any: ...
-
-    def encode_batch(self, *args: Any) -> Any: ...
-
-    def unpack(self, data: bytes) -> Any: ...
-
-    def clear_cache(self) -> None: ...
+if TYPE_CHECKING:
+    #: What the extension's ``Model`` over one vocabulary offers (``lbpe/_native.pyi``).
+    from lbpe._native import Model as CompiledModel
 
 
 def model_for(vocab: Vocab) -> CompiledModel | None:

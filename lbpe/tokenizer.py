@@ -426,9 +426,20 @@ class Tokenizer:
             try:
                 if self._preset_code is not None:
                     return model.encode_text(
-                        text, self._preset_code, mode == "lbpe", limit, _CACHED_PIECE_CHARS, seconds
+                        text,
+                        self._preset_code,
+                        lbpe=mode == "lbpe",
+                        limit=limit,
+                        cached_chars=_CACHED_PIECE_CHARS,
+                        seconds=seconds,
                     )
-                return model.encode_pieces(self._findall(text), mode == "lbpe", limit, _CACHED_PIECE_CHARS, seconds)
+                return model.encode_pieces(
+                    self._findall(text),
+                    lbpe=mode == "lbpe",
+                    limit=limit,
+                    cached_chars=_CACHED_PIECE_CHARS,
+                    seconds=seconds,
+                )
             except UnicodeEncodeError:
                 return self._without_surrogates(original, mode)
             except TimeoutError:
@@ -563,7 +574,12 @@ class Tokenizer:
             plans.append(plan)
         encoded = iter(
             model.encode_batch(
-                ordinary, self._preset_code, mode == "lbpe", self.cache_size, _CACHED_PIECE_CHARS, workers
+                ordinary,
+                self._preset_code,
+                lbpe=mode == "lbpe",
+                limit=self.cache_size,
+                cached_chars=_CACHED_PIECE_CHARS,
+                threads=workers,
             )
         )
         out = []

@@ -13,7 +13,7 @@ so CI covers every version ``requires-python`` allows. For each version the scri
   pinned by ``constraints/test.txt``, or on the oldest version by ``constraints/lowest.txt``
   (each runtime extra's lower bound, so the ranges pyproject states are tested ones); the
   install compiles the extension for that Python beside the others' (an ABI-tagged file
-  each); an unchanged venv is reused (a stamp of pyproject, setup.py, lbpe/_native.c and the
+  each); an unchanged venv is reused (a stamp of pyproject, setup.py, every C source and the
   constraints);
   the next version's venv is made while this one's tests run;
 * runs ``pytest -m "not slow" -n auto``: the parity and path-sensitive modules run on the compiled
@@ -72,8 +72,11 @@ def find_python(version: str) -> Path:
 
 def _stamp(constraints: Path, python: Path) -> str:
     h = hashlib.sha256(str(python).encode())
-    for name in ("pyproject.toml", "setup.py", "lbpe/_native.c"):  # the editable install compiles _native.c
-        h.update((ROOT / name).read_bytes())
+    # the editable install compiles the extension: the glue lbpe/_native.c and the core in csrc/
+    sources = [ROOT / "lbpe" / "_native.c", *sorted((ROOT / "csrc").glob("*.[ch]"))]
+    for path in [ROOT / "pyproject.toml", ROOT / "setup.py", *sources]:
+        h.update(path.relative_to(ROOT).as_posix().encode())
+        h.update(path.read_bytes())
     h.update(constraints.read_bytes())
     return h.hexdigest()
 

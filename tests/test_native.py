@@ -664,3 +664,98 @@ def test_review_findings_stay_fixed():
     big.clear_cache()
     worker.join()
     assert not errors and results[0][:3] == alone
+
+
+def _stub_names(body: list) -> set[str]:
+    import ast
+
+    names = set()
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return names
+
+
+def test_stub_describes_exactly_what_the_extension_exports():
+    """lbpe/_native.pyi names every function of the module and every method of Model, and no
+    more (mypy checks the wrapper against it)."""
+    import ast
+
+    from lbpe import _native
+
+    stub = ast.parse((ROOT / "lbpe" / "_native.pyi").read_text(encoding="utf-8"))
+    public = {name for name in dir(_native) if not name.startswith("__")}
+    assert _stub_names(stub.body) == public
+    (model,) = [node for node in stub.body if isinstance(node, ast.ClassDef) and node.name == "Model"]
+    methods = {name for name in vars(_native.Model) if not name.startswith("__")} | {"__init__"}
+    assert _stub_names(model.body) == methods
+
+
+def test_each_module_object_keeps_its_own_state():
+    """Multi-phase init: a second module object made from the same file has its own classes and
+    thresholds (set_classes on one leaves the other without), and its own Model type."""
+    import importlib.util
+
+    from lbpe import _native
+
+    native.split("hello world", "cl100k_base")  # sets the classes on the imported module
+    spec = importlib.util.spec_from_file_location("lbpe._native", _native.__file__)
+    fresh = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fresh)
+    assert fresh is not _native and fresh.Model is not _native.Model
+    with pytest.raises(RuntimeError, match=r"set_classes\(\) first"):
+        fresh.split("hello world", native.PRESET_CODES["cl100k_base"])
+    assert _native.split("hello world", native.PRESET_CODES["cl100k_base"]) == ["hello", " world"]
+    old = fresh._set_bpe_thresholds(1, 1)
+    try:
+        assert _native._set_bpe_thresholds(*old) == old  # the imported module's are untouched
+    finally:
+        fresh._set_bpe_thresholds(*old)
+
+
+def test_model_keywords_are_named():
+    """The options the wrapper passes are keyword-only, so a swapped pair cannot pass silently."""
+    vocab = tokenizer("cl100k_base").vocab
+    model = native.model_for(vocab)
+    with pytest.raises(TypeError):
+        model.encode_pieces(["ab"], True, 100, 64, 0.0)
+    got = model.encode_pieces(["ab"], lbpe=True, limit=100, cached_chars=64, seconds=0.0)
+    assert got == [vocab.tokens[b"ab"]]
+
+
+def test_the_core_is_plain_c():
+    """csrc/ is the algorithm without CPython: no file there includes Python.h, and each compiles
+    on its own with no Python headers on the include path (lbpe/_native.c is the only glue)."""
+    import shutil
+    import sysconfig
+
+    sources = sorted((ROOT / "csrc").glob("*.[ch]"))
+    assert {p.name for p in sources} >= {"core.h", "table.c", "bpe.c", "lbpe.c", "cuts.c", "cache.c"}
+    for path in sources:
+        assert "Python.h" not in path.read_text(encoding="utf-8"), path.name
+    assert "Python.h" in (ROOT / "lbpe" / "_native.c").read_text(encoding="utf-8")
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    assert shutil.which(cc), f"no C compiler {cc!r} on PATH (the compiled path needs one)"
+    for path in sources:
+        if path.suffix == ".c":
+            done = subprocess.run(
+                [cc, "-std=c11", "-fsyntax-only", "-Wall", "-Werror", "-I", str(ROOT / "csrc"), str(path)],
+                capture_output=True,
+                text=True,
+            )
+            assert done.returncode == 0, f"{path.name}: {done.stderr[-2000:]}"
+
+
+def test_c_sources_keep_to_100_columns():
+    """The C sources end their lines by column 100, as .clang-format lays them out."""
+    sources = [*sorted((ROOT / "csrc").glob("*.[ch]")), ROOT / "lbpe" / "_native.c"]
+    long = [
+        f"{path.name}:{number}"
+        for path in sources
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if len(line) > 100
+    ]
+    assert not long, long
+    assert "ColumnLimit: 100" in (ROOT / ".clang-format").read_text(encoding="utf-8")

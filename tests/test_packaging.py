@@ -59,6 +59,7 @@ def test_wheel_metadata_states_the_licence_types_and_ranges(dists):
         assert any(n.endswith(".dist-info/licenses/" + licence) for n in names), licence
     assert "MIT License" in (ROOT / "LICENSE").read_text("utf-8")
     assert "lbpe/py.typed" in names
+    assert "lbpe/_native.pyi" in names  # the compiled extension's types travel with it
     assert meta["Requires-Python"] == PYPROJECT["project"]["requires-python"]
     classifiers = meta.get_all("Classifier")
     for minor in (10, 11, 12, 13):
@@ -109,6 +110,11 @@ def test_sdist_carries_its_tests_and_they_run(dists, tmp_path):
     for needed in ("LICENSE", "CHANGELOG.md", "tests/naive.py", "tests/conftest.py", "scripts/fetch_data.py"):
         assert f"{top}/{needed}" in names, needed
     assert f"{top}/constraints/test.txt" in names
+    # the extension's sources: the glue, its stub and the core (setup.py compiles what is there)
+    sources = {str(p.relative_to(ROOT).as_posix()) for p in (ROOT / "csrc").iterdir()}
+    assert sources >= {"csrc/core.h", "csrc/bpe.c", "csrc/lbpe.c"}
+    for needed in (*sorted(sources), "lbpe/_native.c", "lbpe/_native.pyi", "setup.py"):
+        assert f"{top}/{needed}" in names, needed
     assert not [n for n in names if "node_modules" in n or n.endswith((".so", ".pyc"))]
     tree = tmp_path / top
     env = {**os.environ, "PYTHONPATH": str(tree), "LBPE_PURE_PYTHON": "1"}  # nothing compiled in the archive

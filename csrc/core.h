@@ -1,0 +1,327 @@
+/* The compiled core of lbpe's model stage: BPE, LBPE, cuts, the piece caches and the preset
+ * pre-tokenisers, in plain C (no CPython header). lbpe/_native.c is the glue that makes a Python
+ * extension of it; the host it runs in provides the few functions declared under "host" below
+ * (memory, errors, interruption, the fallback for a character without a token).
+ *
+ *   table.c        every token and every proper prefix of a token, hashed (FNV-1a, so a span's
+ *                  hash grows one byte at a time while LBPE walks it) -> id / LBPE id; merge
+ *                  pairs; the long tokens LBPE finds by a polynomial hash; scratch buffers;
+ *   bpe.c          classic BPE of one piece: an array scan for short pieces, a linked list with a
+ *                  heap ordered by (priority, position) for long ones (one merge at a time,
+ *                  leftmost first among equal priorities), a bucketed sweep for very long ones;
+ *   lbpe.c         the paper's loop, as lbpe/model/lbpe.py computes it;
+ *   cuts.c         boundaries no token covers, where a piece falls apart into parts;
+ *   cache.c        bounded caches of pieces (UTF-8) -> ids;
+ *   encode.c       one piece -> ids (fallbacks, scaffold tokens), through the caches; a text
+ *                  pre-tokenised with a preset -> ids;
+ *   pretokenize.c  the presets' regular expressions written out as code.
+ */
+#ifndef LBPE_CORE_H
+#define LBPE_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* The linkage of the core's functions and data (and of the host's, below). A file compiled on its
+ * own gets external names; the glue compiles the whole core inside its one unit and defines
+ * LBPE_ONE_UNIT first, which makes them static: the compiler then knows every call there is, so
+ * it inlines the calls on the path of every piece (pre-tokeniser, cache, model) as when the code
+ * was one file, instead of keeping each as an out-of-line function other units could call. */
+#ifdef LBPE_ONE_UNIT
+#define LBPE_FN   static
+#define LBPE_DATA static
+#else
+#define LBPE_FN
+#define LBPE_DATA extern
+#endif
+
+#define FNV_OFFSET 1469598103934665603ULL
+#define FNV_PRIME  1099511628211ULL
+#define NONE_PRIO  INT64_MAX
+/* pieces of at most this many units take the array scan in classic BPE */
+#define SHORT_BPE 8
+/* pieces of more units take the bucketed sweep (bpe_bucketed) instead of the heap */
+#define LONG_BPE 4096
+/* the bucketed sweep hands over to the heap once interrupted sweeps have put back more than
+ * 4 n + this many candidates (0: at the first one) */
+#define HANDOVER_SLACK 4096
+/* the thresholds in force (the host's; tests lower them to run every algorithm on small pieces
+ * and to reach the hand-over) */
+typedef struct {
+    int32_t short_bpe, long_bpe, handover_slack;
+} Thresholds;
+/* code points: the pre-tokenisers' class table has one byte each */
+#define MAX_CP 0x110000
+/* ... when the priorities fit a table of bucket heads this long */
+#define MAX_BUCKETS (1 << 24)
+/* slots of the memo of boundaries tested for a cut */
+#define CUT_MEMO_MASK ((1 << 16) - 1)
+/* parts of pieces longer than this (bytes) are not cached */
+#define MAX_CACHED_PART 1024
+/* LBPE: windows up to this many units are found by walking the token table, longer ones by
+ * scanning the gaps (lbpe/model/lbpe.py, WALKED) */
+#define WALKED 16
+/* the multiplier of the polynomial hash of long windows (odd) */
+#define POLY 0x9E3779B97F4A7C15ULL
+/* how many steps of a long loop run between two checks for Ctrl-C */
+#define SIGNAL_EVERY 65536
+
+typedef struct {
+    int32_t id;  /* token id, or -1 for a proper prefix that is not a token */
+    int32_t lid; /* id LBPE may place (-1: not a token, or a scaffold token) */
+} Ids;
+
+typedef struct {
+    unsigned char head[8]; /* the first bytes, compared here: most tokens never touch the arena */
+    uint32_t off;          /* into the byte arena */
+    uint32_t len;
+    Ids v;
+} Entry;
+
+typedef struct {
+    uint64_t key; /* (left id << 32) | right id; UINT64_MAX when empty */
+    int32_t prio;
+    int32_t merged;
+} PairSlot;
+
+typedef struct {
+    int32_t s, e, id;
+} Part; /* units [s, e) with their id (-1: none) */
+typedef struct {
+    int32_t i, len, id;
+} Span; /* an LBPE candidate */
+/* a candidate merge: key = (priority, position of its left part), one integer to compare */
+typedef struct {
+    uint64_t key;
+    int32_t e, merged;
+} HeapItem;
+
+static inline uint64_t heap_key(int64_t prio, int32_t i) {
+    return ((uint64_t)((uint32_t)(int32_t)prio ^ 0x80000000u) << 32) | (uint32_t)i;
+}
+
+/* A bounded cache of pieces (keyed by their UTF-8) -> ids, emptied when full. */
+typedef struct {
+    uint64_t hash;
+    uint32_t koff, klen, ioff, icount;
+} CEntry;
+typedef struct {
+    uint64_t *slots;
+    size_t mask;
+    CEntry *entries;
+    size_t n, cap;
+    char *keys;
+    size_t klen, kcap;
+    int32_t *ids;
+    size_t ilen, icap;
+} Cache;
+
+/* A vocabulary's tables, with the scratch buffers and caches of the one call using them. */
+#define N_SCRATCH 11
+typedef struct ModelS {
+    /* token table */
+    char *arena;
+    size_t arena_len, arena_cap;
+    Entry *entries;
+    size_t n_entries, cap_entries;
+    uint64_t *slots; /* (hash high 32 << 32) | (entry + 1); 0 = empty */
+    size_t mask;
+    /* merge pairs (NULL for rank vocabularies) */
+    PairSlot *pairs;
+    size_t pair_mask;
+    int char_units;
+    int whole_piece_first;
+    /* scaffold: id -> its two parts (-1 when not scaffold); NULL when none */
+    int32_t *sc_left, *sc_right;
+    ptrdiff_t sc_size;
+    /* character units without a token */
+    int has_byte_fallback;
+    int32_t byte_fallback[256];
+    int has_unk;
+    int32_t unk;
+    int fuse_unk;
+    void *fallback;   /* the host's, for lbpe_fallback */
+    int32_t max_prio; /* the largest merge priority */
+    void *scratch[N_SCRATCH];
+    size_t scratch_cap[N_SCRATCH];
+    Cache cache[2];              /* piece -> ids, per mode (0: BPE, 1: LBPE) */
+    Cache part_cache[2];         /* part of a piece (between cuts) -> ids, per mode */
+    const struct ModelS *parent; /* a worker's copy: the model whose caches it may read */
+    uint64_t *witness;           /* (end, start) fragment pairs inside tokens */
+    size_t witness_mask, n_witness;
+    uint64_t *cut_memo; /* boundaries tested for a cut (NULL: no cuts) ... */
+    uint8_t *cut_val;   /* ... and the answers: 0 empty slot, 1 cut, 2 covered */
+    /* LBPE tokens longer than WALKED units, by the polynomial hash of their bytes */
+    uint32_t *long_slots; /* entry + 1; 0 = empty */
+    size_t long_mask;
+    uint64_t *long_hash;   /* the hash of each slot's token */
+    int32_t *long_lengths; /* their lengths in units, longest first */
+    int32_t n_long_lengths;
+    uint64_t *poly_pow; /* POLY^k for k <= the longest such token's bytes */
+    uint32_t poly_max;
+    int32_t reach[256];           /* first byte -> the longest such token starting with it */
+    const Thresholds *thresholds; /* the host's, which outlives its models */
+} Model;
+
+typedef struct {
+    int32_t *ids;
+    size_t len, cap;
+} IdBuf;
+
+/* ---- host: what the program the core runs in provides (lbpe/_native.c: CPython's) */
+
+LBPE_FN void *lbpe_malloc(size_t bytes);
+LBPE_FN void *lbpe_calloc(size_t count, size_t size);
+LBPE_FN void *lbpe_realloc(void *p, size_t bytes);
+LBPE_FN void lbpe_free(void *p);
+enum { LBPE_OVERFLOW, LBPE_RUNTIME };
+/* A failure: no memory, or an error of that kind with that message. */
+LBPE_FN void lbpe_no_memory(void);
+LBPE_FN void lbpe_error(int kind, const char *msg);
+/* -1 (the error reported) when the call must stop: Ctrl-C, or the time budget spent; else 0. */
+LBPE_FN int lbpe_interrupted(void);
+/* A character (UTF-8 s[0:n]) that has no token and no byte fallback or unknown token: the host
+ * reports the error naming it (with `fallback`, Model.fallback) and returns -1. */
+LBPE_FN int lbpe_fallback(void *fallback, const char *s, size_t n);
+
+/* ---- table.c */
+LBPE_FN void *scratch(Model *m, int slot, size_t bytes);
+LBPE_FN Entry *table_add(Model *m, uint64_t h, const char *s, size_t n);
+LBPE_FN int pair_put(Model *m, int32_t a, int32_t b, int32_t prio, int32_t merged);
+LBPE_FN int build_long_tokens(Model *m);
+/* Frees what a model owns (a worker's copy: only its own buffers, model_free_own). */
+LBPE_FN void model_free(Model *m);
+LBPE_FN void model_free_own(Model *m);
+
+/* ---- bpe.c, lbpe.c: one piece of n units (ub: their byte offsets, uid: their ids) -> parts */
+LBPE_FN ptrdiff_t bpe_short(Model *m, const char *s, const int32_t *ub, int32_t n,
+                            const int32_t *uid, Part *out);
+LBPE_FN ptrdiff_t bpe_long(Model *m, const char *s, const int32_t *ub, int32_t n,
+                           const int32_t *uid, Part *out);
+LBPE_FN ptrdiff_t bpe_bucketed(Model *m, const char *s, const int32_t *ub, int32_t n,
+                               const int32_t *uid, Part *out);
+LBPE_FN ptrdiff_t lbpe(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid,
+                       Part *out);
+
+/* ---- cache.c */
+LBPE_FN int grow(void **p, size_t *cap, size_t need, size_t item);
+LBPE_FN int idbuf_push(IdBuf *b, int32_t id);
+LBPE_FN int append_ids(IdBuf *out, const int32_t *ids, size_t count);
+LBPE_FN void cache_free(Cache *c);
+LBPE_FN void cache_clear(Cache *c);
+LBPE_FN const CEntry *cache_find(const Cache *c, uint64_t h, const char *s, size_t n);
+LBPE_FN int cache_add(Cache *c, uint64_t h, const char *s, size_t n, const int32_t *ids,
+                      size_t count);
+LBPE_FN int merge_cache(Cache *into, const Cache *from, ptrdiff_t limit);
+
+/* ---- cuts.c */
+LBPE_FN int build_witnesses(Model *m);
+LBPE_FN int by_parts(Model *m, const char *s, size_t n, int lbpe_mode, ptrdiff_t limit, IdBuf *out);
+
+/* ---- pretokenize.c */
+#define C_L 1  /* \p{L} */
+#define C_N 2  /* \p{N} */
+#define C_U 4  /* Lu Lt Lm Lo M: o200k's "upper" letters */
+#define C_W 8  /* Ll Lm Lo M: o200k's "lower" letters */
+#define C_S 16 /* White_Space */
+typedef struct {
+    int contractions, letters, numbers, other_tail, space;
+} Preset;
+#define N_PRESETS 6
+LBPE_DATA const Preset PRESETS[N_PRESETS];
+/* A text as CPython stores it: n code points of `kind` bytes each (1, 2 or 4) at data. */
+typedef struct {
+    int kind;
+    const void *data;
+    ptrdiff_t n;
+    int ascii;
+} Text;
+/* The end of the piece that starts at p (p < t->n). */
+LBPE_FN ptrdiff_t next_piece(const Preset *pr, const unsigned char *cls, const Text *t,
+                             ptrdiff_t p);
+
+/* ---- encode.c */
+LBPE_FN int encode_piece(Model *m, const char *s, ptrdiff_t len, int lbpe_mode, int whole,
+                         IdBuf *b);
+LBPE_FN int cached_piece(Model *m, const char *s, size_t n, ptrdiff_t chars, int lbpe_mode,
+                         ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *out);
+/* The UTF-8 of text[p:q] into buf (room for 4 bytes a code point); -1 at a lone surrogate. */
+LBPE_FN ptrdiff_t utf8_of(const Text *t, ptrdiff_t p, ptrdiff_t q, unsigned char *buf);
+/* encode_text: text pre-tokenised with a preset, the ids of every piece appended to b (u8: a
+ * buffer for the UTF-8 of non-ASCII pieces, kept across calls). 0; -1 on an error (reported);
+ * -2 at a lone surrogate, in the piece bad[0]:bad[1] (nothing reported). */
+LBPE_FN int encode_text(Model *m, const Text *t, const Preset *pr, const unsigned char *cls,
+                        int lbpe_mode, ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *b,
+                        unsigned char **u8, size_t *u8cap, ptrdiff_t bad[2]);
+
+/* ---- inline: the lookups every stage makes */
+
+#define CONT(b) (((b) & 0xC0) == 0x80)
+
+static inline uint64_t fnv(const unsigned char *s, size_t n, uint64_t h) {
+    for (size_t k = 0; k < n; k++) {
+        h ^= s[k];
+        h *= FNV_PRIME;
+    }
+    return h;
+}
+
+static inline Entry *table_find(const Model *m, uint64_t h, const char *s, size_t n) {
+    uint64_t tag = h >> 32;
+    size_t k = (size_t)h & m->mask;
+    for (;;) {
+        uint64_t slot = m->slots[k];
+        if (slot == 0) return NULL;
+        if ((slot >> 32) == tag) {
+            Entry *e = &m->entries[(uint32_t)slot - 1];
+            if (e->len == n) {
+                if (n <= 8 ? memcmp(e->head, s, n) == 0
+                           : memcmp(e->head, s, 8) == 0 &&
+                                 memcmp(m->arena + e->off + 8, s + 8, n - 8) == 0)
+                    return e;
+            }
+        }
+        k = (k + 1) & m->mask;
+    }
+}
+
+/* The token / prefix s[0:n] (h: its FNV hash), or NULL. */
+static inline const Ids *lookup_h(const Model *m, const char *s, size_t n, uint64_t h) {
+    const Entry *e = table_find(m, h, s, n);
+    return e ? &e->v : NULL;
+}
+
+static inline const Ids *lookup(const Model *m, const char *s, size_t n) {
+    const Entry *e = table_find(m, fnv((const unsigned char *)s, n, FNV_OFFSET), s, n);
+    return e ? &e->v : NULL;
+}
+
+static inline uint64_t pair_key(int32_t a, int32_t b) {
+    return ((uint64_t)(uint32_t)a << 32) | (uint32_t)b;
+}
+static inline size_t pair_hash(uint64_t key) {
+    return (size_t)((key * 0x9E3779B97F4A7C15ULL) >> 17);
+}
+
+static inline const PairSlot *pair_find(const Model *m, int32_t a, int32_t b) {
+    uint64_t key = pair_key(a, b);
+    size_t k = pair_hash(key) & m->pair_mask;
+    for (;;) {
+        const PairSlot *p = &m->pairs[k];
+        if (p->key == key) return p;
+        if (p->key == UINT64_MAX) return NULL;
+        k = (k + 1) & m->pair_mask;
+    }
+}
+
+static inline size_t mix64(uint64_t k) {
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ULL;
+    k ^= k >> 33;
+    return (size_t)k;
+}
+
+#endif

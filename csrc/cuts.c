@@ -1,0 +1,154 @@
+/* Cuts (lbpe/model/cuts.py, the same test): a boundary between two characters that no
+ * token can cover. Pieces of Chinese or Japanese fall apart there into parts (mostly words) that
+ * encode independently and repeat, so a cache of parts makes unseen pieces cheap. A witness is a
+ * pair (the end of a character, the start of the next) found inside some token; the boundary
+ * c1 c2 is a cut when no suffix of c1's bytes followed by a prefix of c2's bytes is a witness
+ * (character units: c1, c2 themselves). Two ASCII characters never count as a cut. */
+#include "core.h"
+
+static inline uint64_t frag_key(const unsigned char *a, int la, const unsigned char *b, int lb) {
+    uint64_t k = 0;
+    for (int x = 0; x < la; x++) k = (k << 8) | a[x];
+    for (int x = 0; x < lb; x++) k = (k << 8) | b[x];
+    return (k << 6) | ((uint64_t)la << 3) | (uint64_t)lb; /* at most 8 bytes of fragments */
+}
+
+static int witness_add(Model *m, uint64_t key) {
+    if ((m->n_witness + 1) * 2 > m->witness_mask + 1) {
+        size_t size = m->witness ? (m->witness_mask + 1) * 2 : 4096;
+        uint64_t *w = lbpe_calloc(size, sizeof(uint64_t));
+        if (!w) {
+            lbpe_no_memory();
+            return -1;
+        }
+        for (size_t x = 0; m->witness && x <= m->witness_mask; x++) {
+            if (!m->witness[x]) continue;
+            size_t k = mix64(m->witness[x]) & (size - 1);
+            while (w[k]) k = (k + 1) & (size - 1);
+            w[k] = m->witness[x];
+        }
+        lbpe_free(m->witness);
+        m->witness = w;
+        m->witness_mask = size - 1;
+    }
+    size_t k = mix64(key) & m->witness_mask;
+    while (m->witness[k]) {
+        if (m->witness[k] == key) return 0;
+        k = (k + 1) & m->witness_mask;
+    }
+    m->witness[k] = key;
+    m->n_witness++;
+    return 0;
+}
+
+static inline int witness_has(const Model *m, uint64_t key) {
+    size_t k = mix64(key) & m->witness_mask;
+    while (m->witness[k]) {
+        if (m->witness[k] == key) return 1;
+        k = (k + 1) & m->witness_mask;
+    }
+    return 0;
+}
+
+LBPE_FN int build_witnesses(Model *m) {
+    for (size_t x = 0; x < m->n_entries; x++) {
+        const Entry *e = &m->entries[x];
+        if (e->v.id < 0) continue;
+        const unsigned char *t = (const unsigned char *)m->arena + e->off;
+        uint32_t n = e->len;
+        for (uint32_t i = 1; i < n; i++) {
+            if (CONT(t[i])) continue; /* inside a character: never a character boundary */
+            uint32_t p = i - 1, q = i + 1;
+            while (p > 0 && CONT(t[p])) p--;
+            while (q < n && CONT(t[q])) q++;
+            if (t[p] < 0x80 && i - p == 1 && t[i] < 0x80 && q - i == 1)
+                continue;                         /* two ASCII characters */
+            if (i - p > 4 || q - i > 4) continue; /* not UTF-8 text: such tokens never meet text */
+            if (witness_add(m, frag_key(t + p, (int)(i - p), t + i, (int)(q - i))) < 0) return -1;
+        }
+    }
+    return 0;
+}
+
+/* Is the boundary between the characters a[0:la] and b[0:lb] (UTF-8) a cut? Answers are
+ * remembered by the pair's bytes (a character's first byte tells its length, so the 64-bit key
+ * is exact); a full neighbourhood of the memo simply overwrites a slot. */
+static int is_cut(Model *m, const unsigned char *a, int la, const unsigned char *b, int lb) {
+    if (la == 1 && lb == 1 && a[0] < 0x80 && b[0] < 0x80) return 0;
+    if (!m->witness) return 1;
+    uint64_t ka = 0, kb = 0;
+    for (int x = 0; x < la; x++) ka = (ka << 8) | a[x];
+    for (int x = 0; x < lb; x++) kb = (kb << 8) | b[x];
+    uint64_t key = (ka << 32) | kb;
+    size_t k = mix64(key) & CUT_MEMO_MASK, free_slot = k;
+    for (int probe = 0; probe < 8; probe++, k = (k + 1) & CUT_MEMO_MASK) {
+        if (!m->cut_val[k]) {
+            free_slot = k;
+            break;
+        }
+        if (m->cut_memo[k] == key) return m->cut_val[k] == 1;
+    }
+    int covered = 0;
+    if (m->char_units) covered = witness_has(m, frag_key(a, la, b, lb));
+    else
+        for (int x = 0; x < la && !covered; x++)      /* a token may start inside c1 ... */
+            for (int y = 1; y <= lb && !covered; y++) /* ... and end inside c2 */
+                covered = witness_has(m, frag_key(a + x, la - x, b, y));
+    m->cut_memo[free_slot] = key;
+    m->cut_val[free_slot] = covered ? 2 : 1;
+    return !covered;
+}
+
+/* A piece that falls apart at cuts: each part through the part cache (no whole-piece shortcut:
+ * the parts of a piece are merged as parts, as the pure path does). Returns 1 when it did
+ * the work, 0 when the piece has no cut. */
+LBPE_FN int by_parts(Model *m, const char *s, size_t n, int lbpe_mode, ptrdiff_t limit,
+                     IdBuf *out) {
+    const unsigned char *u = (const unsigned char *)s;
+    size_t start = 0, prev = 0, k;
+    int parted = 0;
+    /* first character */
+    k = 1;
+    while (k < n && CONT(u[k])) k++;
+    Cache *c = &m->part_cache[lbpe_mode];
+    while (k < n) {
+        size_t next = k + 1;
+        while (next < n && CONT(u[next])) next++;
+        if (k - prev <= 4 && next - k <= 4 &&
+            is_cut(m, u + prev, (int)(k - prev), u + k, (int)(next - k))) {
+            parted = 1;
+            /* the part [start, k) */
+            uint64_t h = fnv(u + start, k - start, FNV_OFFSET);
+            const CEntry *e = cache_find(c, h, s + start, k - start);
+            if (e) {
+                if (append_ids(out, c->ids + e->ioff, e->icount) < 0) return -1;
+            } else {
+                size_t from = out->len;
+                if (encode_piece(m, s + start, (ptrdiff_t)(k - start), lbpe_mode, 0, out) < 0)
+                    return -1;
+                if (k - start <= MAX_CACHED_PART) {
+                    if ((ptrdiff_t)c->n >= limit) cache_clear(c);
+                    if (limit > 0 &&
+                        cache_add(c, h, s + start, k - start, out->ids + from, out->len - from) < 0)
+                        return -1;
+                }
+            }
+            start = k;
+        }
+        prev = k;
+        k = next;
+    }
+    if (!parted) return 0;
+    uint64_t h = fnv(u + start, n - start, FNV_OFFSET);
+    const CEntry *e = cache_find(c, h, s + start, n - start);
+    if (e) return append_ids(out, c->ids + e->ioff, e->icount) < 0 ? -1 : 1;
+    size_t from = out->len;
+    if (encode_piece(m, s + start, (ptrdiff_t)(n - start), lbpe_mode, 0, out) < 0) return -1;
+    if (n - start <= MAX_CACHED_PART) {
+        if ((ptrdiff_t)c->n >= limit) cache_clear(c);
+        if (limit > 0 &&
+            cache_add(c, h, s + start, n - start, out->ids + from, out->len - from) < 0)
+            return -1;
+    }
+    return 1;
+}

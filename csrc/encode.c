@@ -1,0 +1,204 @@
+/* One piece -> ids, through the caches; a text -> ids (see core.h). */
+#include "core.h"
+
+LBPE_FN int idbuf_push(IdBuf *b, int32_t id) {
+    if (b->len == b->cap && grow((void **)&b->ids, &b->cap, b->len + 1, sizeof(int32_t)) < 0)
+        return -1;
+    b->ids[b->len++] = id;
+    return 0;
+}
+
+static int push_scaffold(Model *m, int32_t id, IdBuf *b) {
+    /* split a scaffold token into its parts, depth first, left part first (any depth) */
+    IdBuf stack = {NULL, 0, 0};
+    int rc = idbuf_push(&stack, id);
+    while (rc == 0 && stack.len) {
+        int32_t x = stack.ids[--stack.len];
+        if (x >= 0 && x < m->sc_size && m->sc_left[x] >= 0) {
+            rc = idbuf_push(&stack, m->sc_right[x]);
+            if (rc == 0) rc = idbuf_push(&stack, m->sc_left[x]);
+        } else rc = idbuf_push(b, x);
+    }
+    lbpe_free(stack.ids);
+    return rc;
+}
+
+/* ids of a character that has no token (character units only) */
+static int push_fallback(Model *m, const char *s, int32_t a, int32_t z, int *prev_unk, IdBuf *b) {
+    if (m->has_byte_fallback) {
+        for (int32_t k = a; k < z; k++)
+            if (idbuf_push(b, m->byte_fallback[(unsigned char)s[k]]) < 0) return -1;
+        *prev_unk = 0;
+        return 0;
+    }
+    if (m->has_unk) {
+        if (!(m->fuse_unk && *prev_unk) && idbuf_push(b, m->unk) < 0) return -1;
+        *prev_unk = m->fuse_unk;
+        return 0;
+    }
+    /* neither: the host reports the error that names the character */
+    return lbpe_fallback(m->fallback, s + a, (size_t)(z - a));
+}
+
+/* Encode one piece (UTF-8 bytes s[0:len]) into b. Returns 0, or -1 with the error reported. */
+LBPE_FN int encode_piece(Model *m, const char *s, ptrdiff_t len, int lbpe_mode, int whole,
+                         IdBuf *b) {
+    if (len > INT32_MAX / 4) {
+        lbpe_error(LBPE_OVERFLOW, "piece too long for the compiled path");
+        return -1;
+    }
+    int32_t n;
+    int32_t *ub = scratch(m, 0, ((size_t)len + 1) * sizeof(int32_t));
+    if (!ub) return -1;
+    if (m->char_units) {
+        n = 0;
+        for (int32_t k = 0; k < len; k++)
+            if (((unsigned char)s[k] & 0xC0) != 0x80) ub[n++] = k;
+        ub[n] = (int32_t)len;
+    } else {
+        n = (int32_t)len;
+        for (int32_t k = 0; k <= n; k++) ub[k] = k;
+    }
+    if (n == 0) return 0;
+    Part *parts = scratch(m, 1, (size_t)n * sizeof(Part));
+    int32_t *uid = scratch(m, 2, (size_t)n * sizeof(int32_t));
+    if (!parts || !uid) return -1;
+    ptrdiff_t np = -2;
+    if (!lbpe_mode && whole && m->whole_piece_first) {
+        const Ids *x = lookup(m, s, (size_t)len);
+        if (x && x->id >= 0) {
+            parts[0].s = 0;
+            parts[0].e = n;
+            parts[0].id = x->id;
+            np = 1;
+        }
+    }
+    if (np == -2) {
+        for (int32_t k = 0; k < n; k++) {
+            const Ids *x = lookup(m, s + ub[k], (size_t)(ub[k + 1] - ub[k]));
+            uid[k] = x ? x->id : -1;
+        }
+        if (n == 1) {
+            parts[0].s = 0;
+            parts[0].e = 1;
+            parts[0].id = uid[0];
+            np = 1;
+        } else if (lbpe_mode) np = lbpe(m, s, ub, n, uid, parts);
+        else if (n <= m->thresholds->short_bpe) np = bpe_short(m, s, ub, n, uid, parts);
+        else if (n <= m->thresholds->long_bpe || m->max_prio > MAX_BUCKETS)
+            np = bpe_long(m, s, ub, n, uid, parts);
+        else np = bpe_bucketed(m, s, ub, n, uid, parts);
+        if (np < 0) return -1;
+    }
+    int prev_unk = 0;
+    for (ptrdiff_t k = 0; k < np; k++) {
+        int32_t id = parts[k].id;
+        if (id < 0) {
+            /* a single character without a token: copy it out of scratch before calling out */
+            char ch[8];
+            int32_t a = ub[parts[k].s], z = ub[parts[k].e];
+            if (z - a > 8) {
+                lbpe_error(LBPE_RUNTIME, "lbpe._native: unit longer than a character");
+                return -1;
+            }
+            memcpy(ch, s + a, (size_t)(z - a));
+            if (push_fallback(m, ch, 0, z - a, &prev_unk, b) < 0) return -1;
+            continue;
+        }
+        prev_unk = 0;
+        if (!lbpe_mode && m->sc_left) {
+            if (push_scaffold(m, id, b) < 0) return -1;
+        } else if (idbuf_push(b, id) < 0) return -1;
+    }
+    return 0;
+}
+
+static int is_ascii(const char *s, size_t n) {
+    for (size_t k = 0; k < n; k++)
+        if ((unsigned char)s[k] >= 0x80) return 0;
+    return 1;
+}
+
+/* One piece (UTF-8 s[0:n], `chars` characters) -> its ids appended to out, through the cache. */
+LBPE_FN int cached_piece(Model *m, const char *s, size_t n, ptrdiff_t chars, int lbpe_mode,
+                         ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *out) {
+    Cache *c = &m->cache[lbpe_mode];
+    uint64_t h = fnv((const unsigned char *)s, n, FNV_OFFSET);
+    const CEntry *e = cache_find(c, h, s, n);
+    if (e) return append_ids(out, c->ids + e->ioff, e->icount);
+    if (m->parent) { /* a worker reads the model's own cache (nobody writes it meanwhile) */
+        const Cache *pc = &m->parent->cache[lbpe_mode];
+        if ((e = cache_find(pc, h, s, n))) return append_ids(out, pc->ids + e->ioff, e->icount);
+    }
+    size_t from = out->len;
+    int done = 0;
+    if (m->cut_memo && chars > 1 && !is_ascii(s, n)) {
+        /* the whole-piece shortcut comes first, as in the pure path */
+        const Ids *x = (!lbpe_mode && m->whole_piece_first) ? lookup(m, s, n) : NULL;
+        if (!(x && x->id >= 0)) {
+            done = by_parts(m, s, n, lbpe_mode, limit, out);
+            if (done < 0) return -1;
+        }
+    }
+    if (!done && encode_piece(m, s, (ptrdiff_t)n, lbpe_mode, 1, out) < 0) return -1;
+    if (chars <= cached_chars) {
+        if ((ptrdiff_t)c->n >= limit) cache_clear(c);
+        if (limit > 0 && cache_add(c, h, s, n, out->ids + from, out->len - from) < 0) return -1;
+    }
+    return 0;
+}
+
+LBPE_FN ptrdiff_t utf8_of(const Text *t, ptrdiff_t p, ptrdiff_t q, unsigned char *buf) {
+    ptrdiff_t n = 0;
+    for (ptrdiff_t i = p; i < q; i++) {
+        uint32_t c = t->kind == 1   ? ((const uint8_t *)t->data)[i]
+                     : t->kind == 2 ? ((const uint16_t *)t->data)[i]
+                                    : ((const uint32_t *)t->data)[i];
+        if (c < 0x80) buf[n++] = (unsigned char)c;
+        else if (c < 0x800) {
+            buf[n++] = 0xC0 | (c >> 6);
+            buf[n++] = 0x80 | (c & 0x3F);
+        } else if (c < 0x10000) {
+            if (c >= 0xD800 && c <= 0xDFFF) return -1;
+            buf[n++] = 0xE0 | (c >> 12);
+            buf[n++] = 0x80 | ((c >> 6) & 0x3F);
+            buf[n++] = 0x80 | (c & 0x3F);
+        } else {
+            buf[n++] = 0xF0 | (c >> 18);
+            buf[n++] = 0x80 | ((c >> 12) & 0x3F);
+            buf[n++] = 0x80 | ((c >> 6) & 0x3F);
+            buf[n++] = 0x80 | (c & 0x3F);
+        }
+    }
+    return n;
+}
+
+LBPE_FN int encode_text(Model *m, const Text *t, const Preset *pr, const unsigned char *cls,
+                        int lbpe_mode, ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *b,
+                        unsigned char **u8, size_t *u8cap, ptrdiff_t bad[2]) {
+    ptrdiff_t count = 0;
+    for (ptrdiff_t p = 0; p < t->n; count++) {
+        if ((count & 8191) == 8191 && lbpe_interrupted() < 0) return -1;
+        ptrdiff_t q = next_piece(pr, cls, t, p);
+        const char *s;
+        ptrdiff_t len;
+        if (t->ascii) {
+            s = (const char *)t->data + p;
+            len = q - p;
+        } else {
+            /* its own buffer: encode_piece reuses the scratch buffers */
+            if (grow((void **)u8, u8cap, (size_t)(q - p) * 4 + 1, 1) < 0) return -1;
+            len = utf8_of(t, p, q, *u8);
+            if (len < 0) {
+                bad[0] = p;
+                bad[1] = q;
+                return -2;
+            }
+            s = (const char *)*u8;
+        }
+        if (cached_piece(m, s, (size_t)len, q - p, lbpe_mode, limit, cached_chars, b) < 0)
+            return -1;
+        p = q;
+    }
+    return 0;
+}

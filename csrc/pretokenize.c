@@ -1,0 +1,148 @@
+/* The preset pre-tokenisers (gpt2/r50k/p50k, cl100k, o200k, llama3, qwen2, paper) written out
+ * as code: for each, the piece the preset's regular expression would match at a position, with
+ * the character classes (C_L ...) the host fills from lbpe/pretokenize/classes.py, so both paths
+ * see the same Unicode data. */
+#include "core.h"
+
+enum { CONTR_NONE, CONTR_CASE, CONTR_ANY_CASE };
+/* letters: 0 " ?L+", 1 "[^\r\n L N]?L+", 2 o200k's two forms; numbers: 0 " ?N+", 1 "N{1,3}", 2 "N";
+ * other_tail: 0 none, 1 "[\r\n]*", 2 "[\r\n/]*"; space: see split_space() */
+LBPE_FN const Preset PRESETS[N_PRESETS] = {
+    /* 0 r50k_base (gpt2, p50k_base) */ {CONTR_CASE, 0, 0, 0, 0},
+    /* 1 cl100k_base */ {CONTR_ANY_CASE, 1, 1, 1, 1},
+    /* 2 o200k_base */ {CONTR_NONE, 2, 1, 2, 2},
+    /* 3 llama3 */ {CONTR_ANY_CASE, 1, 1, 1, 2},
+    /* 4 qwen2 */ {CONTR_ANY_CASE, 1, 2, 1, 2},
+    /* 5 paper */ {CONTR_CASE, 0, 2, 0, 0},
+};
+static inline uint32_t read_cp(int kind, const void *data, ptrdiff_t i) {
+    return kind == 1   ? ((const uint8_t *)data)[i]
+           : kind == 2 ? ((const uint16_t *)data)[i]
+                       : ((const uint32_t *)data)[i];
+}
+
+#define CP(i)    read_cp(kind, data, (i))
+#define CLS(i)   cls[CP(i)]
+#define IS(i, f) ((CLS(i) & (f)) != 0)
+#define OTHER(i) ((CLS(i) & (C_L | C_N | C_S)) == 0)
+#define CRLF(ch) ((ch) == '\r' || (ch) == '\n')
+
+/* Length of the contraction ('s 't 're 've 'm 'll 'd) at p, or 0. */
+static ptrdiff_t contraction(int kind, const void *data, ptrdiff_t n, ptrdiff_t p, int any_case) {
+    if (p + 1 >= n || CP(p) != '\'') return 0;
+    uint32_t a = CP(p + 1), b = p + 2 < n ? CP(p + 2) : 0;
+    if (any_case) {
+        if (a == 0x17F) a = 's'; /* LATIN SMALL LETTER LONG S folds to s */
+        if (a < 128) a |= 0x20;
+        if (b < 128 && b) b |= 0x20;
+    }
+    if (a == 's' || a == 'd' || a == 'm' || a == 't') return 2;
+    if ((a == 'l' && b == 'l') || (a == 'v' && b == 'e') || (a == 'r' && b == 'e')) return 3;
+    return 0;
+}
+
+static inline ptrdiff_t run(const unsigned char *cls, int kind, const void *data, ptrdiff_t n,
+                            ptrdiff_t p, unsigned char f) {
+    while (p < n && IS(p, f)) p++;
+    return p;
+}
+
+static inline ptrdiff_t run_other(const unsigned char *cls, int kind, const void *data, ptrdiff_t n,
+                                  ptrdiff_t p) {
+    while (p < n && OTHER(p)) p++;
+    return p;
+}
+
+/* o200k: "[U]*[W]+" from s (end, or -1) and "[U]+[W]*" from s */
+static ptrdiff_t upper_lower(const unsigned char *cls, int kind, const void *data, ptrdiff_t n,
+                             ptrdiff_t s) {
+    ptrdiff_t u = run(cls, kind, data, n, s, C_U);
+    if (u < n && IS(u, C_W)) return run(cls, kind, data, n, u, C_W);
+    for (ptrdiff_t k = u - 1; k >= s; k--)
+        if (IS(k, C_W)) return k + 1;
+    return -1;
+}
+
+static ptrdiff_t upper_then_lower(const unsigned char *cls, int kind, const void *data, ptrdiff_t n,
+                                  ptrdiff_t s) {
+    ptrdiff_t u = run(cls, kind, data, n, s, C_U);
+    return u == s ? -1 : run(cls, kind, data, n, u, C_W);
+}
+
+/* White space at p (reached only when CP(p) is white space). */
+static ptrdiff_t split_space(const unsigned char *cls, int kind, const void *data, ptrdiff_t n,
+                             ptrdiff_t p, int style) {
+    ptrdiff_t r = run(cls, kind, data, n, p, C_S);
+    ptrdiff_t last_newline = -1;
+    if (style)
+        for (ptrdiff_t k = r - 1; k >= p; k--)
+            if (CRLF(CP(k))) {
+                last_newline = k;
+                break;
+            }
+    if (style == 2 && last_newline >= 0) return last_newline + 1; /* \s*[\r\n]+ first */
+    if (r == n) return n; /* \s+$ (or \s+(?!\S) at the end) */
+    if (style == 1 && last_newline >= 0) return last_newline + 1; /* cl100k: \s*[\r\n] */
+    return r - p >= 2 ? r - 1 : p + 1;                            /* \s+(?!\S), then \s */
+}
+
+/* The end of the piece that starts at p (p < n). */
+static ptrdiff_t piece_end(const Preset *pr, const unsigned char *cls, int kind, const void *data,
+                           ptrdiff_t n, ptrdiff_t p) {
+    uint32_t c = CP(p);
+    unsigned char cc = cls[c];
+    ptrdiff_t q;
+    if (pr->contractions && (q = contraction(kind, data, n, p, pr->contractions == CONTR_ANY_CASE)))
+        return p + q;
+    int lead = !CRLF(c) && !(cc & (C_L | C_N)); /* [^\r\n\p{L}\p{N}] */
+    switch (pr->letters) {
+    case 0:
+        if (c == ' ' && p + 1 < n && IS(p + 1, C_L)) return run(cls, kind, data, n, p + 1, C_L);
+        if (cc & C_L) return run(cls, kind, data, n, p, C_L);
+        break;
+    case 1:
+        if (cc & C_L) return run(cls, kind, data, n, p, C_L);
+        if (lead && p + 1 < n && IS(p + 1, C_L)) return run(cls, kind, data, n, p + 1, C_L);
+        break;
+    default:
+        for (int form = 0; form < 2; form++) {
+            ptrdiff_t e = -1;
+            if (lead && p + 1 < n)
+                e = form ? upper_then_lower(cls, kind, data, n, p + 1)
+                         : upper_lower(cls, kind, data, n, p + 1);
+            if (e < 0)
+                e = form ? upper_then_lower(cls, kind, data, n, p)
+                         : upper_lower(cls, kind, data, n, p);
+            if (e >= 0) return e + contraction(kind, data, n, e, 1);
+        }
+    }
+    switch (pr->numbers) {
+    case 0:
+        if (c == ' ' && p + 1 < n && IS(p + 1, C_N)) return run(cls, kind, data, n, p + 1, C_N);
+        if (cc & C_N) return run(cls, kind, data, n, p, C_N);
+        break;
+    case 1:
+        if (cc & C_N) {
+            q = p + 1;
+            while (q < n && q < p + 3 && IS(q, C_N)) q++;
+            return q;
+        }
+        break;
+    default:
+        if (cc & C_N) return p + 1;
+    }
+    q = -1;
+    if (c == ' ' && p + 1 < n && OTHER(p + 1)) q = run_other(cls, kind, data, n, p + 1);
+    else if (!(cc & (C_L | C_N | C_S))) q = run_other(cls, kind, data, n, p);
+    if (q >= 0) {
+        if (pr->other_tail)
+            while (q < n && (CRLF(CP(q)) || (pr->other_tail == 2 && CP(q) == '/'))) q++;
+        return q;
+    }
+    return split_space(cls, kind, data, n, p, pr->space);
+}
+
+LBPE_FN ptrdiff_t next_piece(const Preset *pr, const unsigned char *cls, const Text *t,
+                             ptrdiff_t p) {
+    return piece_end(pr, cls, t->kind, t->data, t->n, p);
+}

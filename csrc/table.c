@@ -1,0 +1,181 @@
+/* The token table, the merge pairs and the long tokens (see core.h). */
+#include "core.h"
+
+LBPE_FN void *scratch(Model *m, int slot, size_t bytes) {
+    if (bytes == 0) bytes = 1;
+    if (m->scratch_cap[slot] < bytes) {
+        size_t cap = m->scratch_cap[slot] ? m->scratch_cap[slot] : 256;
+        while (cap < bytes) cap *= 2;
+        void *p = lbpe_realloc(m->scratch[slot], cap);
+        if (!p) {
+            lbpe_no_memory();
+            return NULL;
+        }
+        m->scratch[slot] = p;
+        m->scratch_cap[slot] = cap;
+    }
+    return m->scratch[slot];
+}
+
+static int table_grow(Model *m) {
+    size_t size = (m->mask + 1) * 2;
+    uint64_t *slots = lbpe_calloc(size, sizeof(uint64_t));
+    if (!slots) {
+        lbpe_no_memory();
+        return -1;
+    }
+    for (size_t x = 0; x < m->n_entries; x++) {
+        uint64_t h =
+            fnv((const unsigned char *)m->arena + m->entries[x].off, m->entries[x].len, FNV_OFFSET);
+        size_t k = (size_t)h & (size - 1);
+        while (slots[k]) k = (k + 1) & (size - 1);
+        slots[k] = ((h >> 32) << 32) | (uint64_t)(x + 1);
+    }
+    lbpe_free(m->slots);
+    m->slots = slots;
+    m->mask = size - 1;
+    return 0;
+}
+
+/* Find or add the string s[0:n] (hash h); returns the entry or NULL with an exception set. */
+LBPE_FN Entry *table_add(Model *m, uint64_t h, const char *s, size_t n) {
+    Entry *e = table_find(m, h, s, n);
+    if (e) return e;
+    if (n > UINT32_MAX || m->n_entries >= UINT32_MAX - 1) {
+        lbpe_error(LBPE_OVERFLOW, "vocabulary too large");
+        return NULL;
+    }
+    if ((m->n_entries + 1) * 2 > m->mask + 1 && table_grow(m) < 0) return NULL;
+    if (m->n_entries == m->cap_entries) {
+        size_t cap = m->cap_entries ? m->cap_entries * 2 : 1024;
+        Entry *p = lbpe_realloc(m->entries, cap * sizeof(Entry));
+        if (!p) {
+            lbpe_no_memory();
+            return NULL;
+        }
+        m->entries = p;
+        m->cap_entries = cap;
+    }
+    if (m->arena_len + n > m->arena_cap) {
+        size_t cap = m->arena_cap ? m->arena_cap : 1 << 16;
+        while (cap < m->arena_len + n) cap *= 2;
+        if (cap > UINT32_MAX) {
+            lbpe_error(LBPE_OVERFLOW, "vocabulary too large");
+            return NULL;
+        }
+        char *p = lbpe_realloc(m->arena, cap);
+        if (!p) {
+            lbpe_no_memory();
+            return NULL;
+        }
+        m->arena = p;
+        m->arena_cap = cap;
+    }
+    memcpy(m->arena + m->arena_len, s, n);
+    e = &m->entries[m->n_entries];
+    memset(e->head, 0, 8);
+    memcpy(e->head, s, n < 8 ? n : 8);
+    e->off = (uint32_t)m->arena_len;
+    e->len = (uint32_t)n;
+    e->v.id = -1;
+    e->v.lid = -1;
+    m->arena_len += n;
+    size_t k = (size_t)h & m->mask;
+    while (m->slots[k]) k = (k + 1) & m->mask;
+    m->slots[k] = ((h >> 32) << 32) | (uint64_t)(m->n_entries + 1);
+    m->n_entries++;
+    return e;
+}
+
+LBPE_FN int pair_put(Model *m, int32_t a, int32_t b, int32_t prio, int32_t merged) {
+    uint64_t key = pair_key(a, b);
+    size_t slot = pair_hash(key) & m->pair_mask;
+    while (m->pairs[slot].key != UINT64_MAX && m->pairs[slot].key != key)
+        slot = (slot + 1) & m->pair_mask;
+    if (m->pairs[slot].key == key && m->pairs[slot].prio <= prio) return 0; /* keep the best */
+    m->pairs[slot].key = key;
+    m->pairs[slot].prio = prio;
+    m->pairs[slot].merged = merged;
+    return 0;
+}
+
+/* The table of the LBPE tokens longer than WALKED units (see place_long). */
+LBPE_FN int build_long_tokens(Model *m) {
+    size_t count = 0;
+    uint32_t max_bytes = 0;
+    int32_t max_units = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t x = 0; x < m->n_entries; x++) {
+            const Entry *e = &m->entries[x];
+            if (e->v.lid < 0) continue;
+            const unsigned char *t = (const unsigned char *)m->arena + e->off;
+            int32_t units = (int32_t)e->len;
+            if (m->char_units) {
+                units = 0;
+                for (uint32_t k = 0; k < e->len; k++) units += !CONT(t[k]);
+            }
+            if (units <= WALKED) continue;
+            if (pass == 0) {
+                count++;
+                if (e->len > max_bytes) max_bytes = e->len;
+                if (units > max_units) max_units = units;
+                if (units > m->reach[t[0]]) m->reach[t[0]] = units;
+                continue;
+            }
+            uint64_t h = 0;
+            for (uint32_t k = 0; k < e->len; k++) h = h * POLY + t[k] + 1;
+            size_t k = mix64(h) & m->long_mask;
+            while (m->long_slots[k]) k = (k + 1) & m->long_mask;
+            m->long_slots[k] = (uint32_t)(x + 1);
+            m->long_hash[k] = h;
+            m->long_lengths[units] = 1; /* marks the lengths; made a list below */
+        }
+        if (pass == 0) {
+            if (!count) return 0;
+            size_t size = 16;
+            while (size < count * 2) size *= 2;
+            m->long_slots = lbpe_calloc(size, sizeof(uint32_t));
+            m->long_hash = lbpe_calloc(size, sizeof(uint64_t));
+            m->long_lengths = lbpe_calloc((size_t)max_units + 1, sizeof(int32_t));
+            m->poly_pow = lbpe_malloc(((size_t)max_bytes + 1) * sizeof(uint64_t));
+            if (!m->long_slots || !m->long_hash || !m->long_lengths || !m->poly_pow) {
+                lbpe_no_memory();
+                return -1;
+            }
+            m->long_mask = size - 1;
+            m->poly_max = max_bytes;
+            m->poly_pow[0] = 1;
+            for (uint32_t k = 1; k <= max_bytes; k++) m->poly_pow[k] = m->poly_pow[k - 1] * POLY;
+        }
+    }
+    int32_t nl = 0;
+    for (int32_t len = max_units; len > WALKED; len--)
+        if (m->long_lengths[len]) m->long_lengths[nl++] = len;
+    m->n_long_lengths = nl;
+    return 0;
+}
+
+LBPE_FN void model_free_own(Model *m) {
+    for (int k = 0; k < N_SCRATCH; k++) lbpe_free(m->scratch[k]);
+    for (int k = 0; k < 2; k++) {
+        cache_free(&m->cache[k]);
+        cache_free(&m->part_cache[k]);
+    }
+    lbpe_free(m->cut_memo);
+    lbpe_free(m->cut_val);
+}
+
+LBPE_FN void model_free(Model *m) {
+    model_free_own(m);
+    lbpe_free(m->arena);
+    lbpe_free(m->entries);
+    lbpe_free(m->slots);
+    lbpe_free(m->pairs);
+    lbpe_free(m->sc_left);
+    lbpe_free(m->sc_right);
+    lbpe_free(m->witness);
+    lbpe_free(m->long_slots);
+    lbpe_free(m->long_hash);
+    lbpe_free(m->long_lengths);
+    lbpe_free(m->poly_pow);
+}

@@ -1,0 +1,46 @@
+"""Types of the compiled extension lbpe._native (lbpe/_native.c); lbpe/native.py wraps it."""
+
+from collections.abc import Callable, Sequence
+
+class Model:
+    """A vocabulary's tables for compiled BPE and LBPE."""
+
+    def __init__(
+        self,
+        tokens: dict[bytes, int],
+        *,
+        char_units: bool,
+        whole_piece_first: bool,
+        merges: dict[tuple[bytes, bytes], int] | None,
+        scaffold: dict[int, tuple[int, int]] | None,
+        byte_fallback: dict[int, int] | None,
+        unk: int | None,
+        fuse_unk: bool,
+        fallback: Callable[[str], list[int]],
+    ) -> None: ...
+    def encode_text(
+        self, text: str, preset: int, /, *, lbpe: bool, limit: int, cached_chars: int, seconds: float
+    ) -> list[int]: ...
+    def encode_pieces(
+        self, pieces: list[str], /, *, lbpe: bool, limit: int, cached_chars: int, seconds: float
+    ) -> list[int]: ...
+    def encode_batch(
+        self, texts: list[str], preset: int, /, *, lbpe: bool, limit: int, cached_chars: int, threads: int
+    ) -> list[list[int]]: ...
+    def encode_piece(self, piece: str, lbpe: bool, /) -> tuple[int, ...]: ...
+    def unpack(self, data: bytes, /) -> list[list[int]]: ...
+    def clear_cache(self) -> None: ...
+    def cached(self) -> tuple[int, int]: ...
+
+def set_classes(
+    letters: Sequence[tuple[int, int]],
+    numbers: Sequence[tuple[int, int]],
+    upper: Sequence[tuple[int, int]],
+    lower: Sequence[tuple[int, int]],
+    space: Sequence[tuple[int, int]],
+    /,
+) -> None: ...
+def split(text: str, preset: int, /) -> list[str]: ...
+def last_starts(text: str, preset: int, count: int, /) -> tuple[int, list[int]]: ...
+def pack(lists: list[list[int]], /) -> bytes: ...
+def _set_bpe_thresholds(short: int, long: int, handover: int = ..., /) -> tuple[int, int, int]: ...
