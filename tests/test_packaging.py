@@ -6,6 +6,7 @@ from __future__ import annotations
 import email.parser
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -22,10 +23,17 @@ PYPROJECT = pyproject()
 
 @pytest.fixture(scope="module")
 def dists(tmp_path_factory) -> dict[str, Path]:
-    """The sdist and the wheel of this checkout (built without network: setuptools as installed)."""
+    """The sdist and the wheel of this checkout (built without network: setuptools as installed),
+    from a copy of its tracked files: a build writes build/ and lbpe.egg-info beside the sources,
+    and another test process may be building the same checkout."""
+    files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    source = tmp_path_factory.mktemp("source")
+    for name in files:
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, source / name)
     out = tmp_path_factory.mktemp("dist")
     result = subprocess.run(
-        [sys.executable, "-m", "build", "--no-isolation", "--sdist", "--wheel", "--outdir", str(out), str(ROOT)],
+        [sys.executable, "-m", "build", "--no-isolation", "--sdist", "--wheel", "--outdir", str(out), str(source)],
         capture_output=True,
         text=True,
         timeout=600,
