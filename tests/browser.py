@@ -42,6 +42,21 @@ def launch(playwright: Any) -> Any:
     return playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS, headless=True)
 
 
+def fill_kept(box: Any, value: str, *, tries: int = 5) -> None:
+    """Fill a Gradio text box that has just been drawn, and see the value stay.
+
+    A box mounted a moment ago (an accordion just opened) can still have its first value
+    written back by its component after Playwright's fill, which types in one go, much faster
+    than a person: the value is then lost. Fill again until the box holds it for half a second.
+    """
+    for _ in range(tries):
+        box.fill(value)
+        box.page.wait_for_timeout(500)
+        if box.input_value() == value:
+            return
+    raise AssertionError(f"the box did not keep {value!r} after {tries} fills (it holds {box.input_value()!r})")
+
+
 # ---- what a page looks like: legibility and geometry, measured in the browser ----
 
 #: JS ``(selector) => [{text, ratio, ink, ground}]``: each element matched by ``selector`` that
