@@ -53,6 +53,7 @@ def server(tmp_path_factory):
     cache = tmp_path_factory.mktemp("gradio-cache")
     env = {**SERVER_ENV, "GRADIO_TEMP_DIR": str(cache)}
     with running_server([sys.executable, "app.py", "--host", "127.0.0.1", "--port", "{port}"], env=env) as s:
+        s.gradio_cache = cache  # type: ignore[attr-defined]  (Gradio's uploads and files)
         yield s
 
 
@@ -244,6 +245,19 @@ def test_gradio_input_errors_are_messages_without_tracebacks(server):
     time.sleep(0.5)
     after = _log(server).count("Traceback")
     assert after == before, f"{after - before} tracebacks on the server's console:\n{server.tail(60)}"
+
+
+def test_no_route_writes_or_shows_another_sessions_state(server):
+    """Gradio's deep-link route wrote each known session's component values to a new file on
+    disk for anyone who named the session, and the page at ``?deep_link=`` showed them: the app
+    offers no deep links (its links carry their state in the address), so the route is closed."""
+    c = Client(server.url, verbose=False)
+    c.predict("A private text of one visitor.", "gpt2", True, False, False, api_name="/compare")
+    with httpx.Client(timeout=60) as http:
+        answer = http.get(f"{server.url}gradio_api/deep_link", params={"session_hash": c.session_hash})
+    assert answer.status_code == 404, (answer.status_code, answer.text)
+    written = [p for p in server.gradio_cache.rglob("*") if "deep_links" in p.parts]
+    assert written == []
 
 
 def _message(call) -> str:

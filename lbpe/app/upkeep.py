@@ -5,7 +5,8 @@ Gradio keeps one state per session (per browser tab or ``gradio_client.Client``)
 as 10,000 sessions and drops none for being idle. Two parts of it grow with use:
 
 * a copy of every value an event read or wrote (Compare's panes: megabytes for a long text),
-  kept for Gradio's deep links, which this app does not offer. :class:`SessionBlocks` drops
+  kept for Gradio's deep links, which this app does not offer (their route is closed:
+  :func:`close_routes`). :class:`SessionBlocks` drops
   those copies after each step of an event, so a session's state holds only what the app
   needs: its :class:`lbpe.service.Session` and the components an event changed for it (the
   vocabulary picker with the session's uploads);
@@ -33,7 +34,7 @@ from typing import Any
 
 import gradio as gr
 
-__all__ = ["SessionBlocks", "forget_values", "lifespan", "release_memory", "sweep"]
+__all__ = ["CLOSED_ROUTES", "SessionBlocks", "close_routes", "forget_values", "lifespan", "release_memory", "sweep"]
 
 log = logging.getLogger("lbpe.app")
 
@@ -79,6 +80,25 @@ class SessionBlocks(gr.Blocks):
             self.last_step = time.monotonic()
 
 
+#: Gradio routes this app does not serve. ``/gradio_api/deep_link`` writes the component values
+#: of any session it is named to a new file on disk (the page at ``?deep_link=`` shows them
+#: again): the app's links carry their state in the address, and it keeps no values to link to.
+CLOSED_ROUTES = frozenset({"/gradio_api/deep_link"})
+
+
+def close_routes(app: Any, paths: frozenset[str] = CLOSED_ROUTES) -> int:
+    """Remove the routes at ``paths`` from the server's app (a request for one is then answered
+    404); returns how many were removed."""
+    router = getattr(app, "router", None)
+    routes = getattr(router, "routes", None)
+    if not isinstance(routes, list):
+        return 0
+    kept = [route for route in routes if getattr(route, "path", None) not in paths]
+    removed = len(routes) - len(kept)
+    routes[:] = kept
+    return removed
+
+
 def sweep(holder: Any, *, ttl: float, now: datetime.datetime | None = None) -> int:
     """Forget every session of Gradio's state holder ``holder`` whose last request started
     and last event step ended more than ``ttl`` seconds before ``now``; returns how many were
@@ -110,11 +130,11 @@ def release_memory() -> None:
 
 
 def lifespan(demo: Any, *, ttl: float, every: float | None = None) -> Callable[[Any], Any]:
-    """A lifespan for the server's app (``launch(app_kwargs={"lifespan": ...})``): while it
-    serves, every ``every`` seconds (default: a quarter of ``ttl``, at most 30 s) it forgets
-    the sessions idle for ``ttl`` seconds (:func:`sweep`) and releases memory
-    (:func:`release_memory`) after that or once requests have stopped for
-    :data:`QUIET_SECONDS`."""
+    """A lifespan for the server's app (``launch(app_kwargs={"lifespan": ...})``): it closes
+    the :data:`CLOSED_ROUTES` before the first request, and while it serves, every ``every``
+    seconds (default: a quarter of ``ttl``, at most 30 s) it forgets the sessions idle for
+    ``ttl`` seconds (:func:`sweep`) and releases memory (:func:`release_memory`) after that
+    or once requests have stopped for :data:`QUIET_SECONDS`."""
     period = every if every is not None else min(max(ttl / 4, 0.5), 30.0)
 
     async def upkeep() -> None:
@@ -136,6 +156,7 @@ def lifespan(demo: Any, *, ttl: float, every: float | None = None) -> Callable[[
 
     @contextlib.asynccontextmanager
     async def span(app: Any) -> AsyncIterator[None]:
+        close_routes(app)
         task = asyncio.create_task(upkeep())
         try:
             yield
