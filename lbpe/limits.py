@@ -222,6 +222,15 @@ PLAYGROUND: dict[str, Limit] = {
             scale=1,
         ),
         Limit(
+            "address_jobs",
+            "LBPE_APP_JOBS_PER_ADDRESS",
+            2,
+            "jobs",
+            "Corpus, Across or Train jobs of one kind running at once from one network address "
+            "(every tab and client there together)",
+            scale=1,
+        ),
+        Limit(
             "file_ttl",
             "LBPE_APP_FILE_TTL",
             3600,
@@ -262,6 +271,7 @@ class Limits:
     session_vocabs: int = PLAYGROUND["session_vocabs"].default
     train_seconds: int = PLAYGROUND["train_seconds"].default
     jobs: int = PLAYGROUND["jobs"].default
+    address_jobs: int = PLAYGROUND["address_jobs"].default
     file_ttl: int = PLAYGROUND["file_ttl"].default
     session_ttl: int = PLAYGROUND["session_ttl"].default
 

@@ -749,3 +749,28 @@ def test_visitors_are_never_told_a_server_variable(caplog):
     )
     assert told["a pattern's time"].endswith(r"(e.g. one \s+ instead of \s*\s*) or shorten the text.")
     assert all(message in caplog.text for message in said.values())  # the server's log has each in full
+
+
+@pytest.mark.parametrize(
+    ("host", "forwarded", "address"),
+    [
+        # (a public address: Python counts the documentation ranges such as 203.0.113.0/24 private)
+        ("8.8.4.4", "", "8.8.4.4"),  # a visitor straight to the server
+        ("8.8.4.4", "198.51.100.1", "8.8.4.4"),  # ... who says it was forwarded: not believed
+        ("10.1.2.3", "198.51.100.1, 192.0.2.44", "192.0.2.44"),  # a Space's proxy names the visitor last
+        ("127.0.0.1", "192.0.2.44", "192.0.2.44"),  # a proxy on this machine
+        ("127.0.0.1", "", "127.0.0.1"),
+    ],
+)
+def test_the_visitors_address_is_the_proxys_word_only_from_a_proxy(host, forwarded, address):
+    from types import SimpleNamespace
+
+    from gradio.context import LocalContext
+
+    headers = {"x-forwarded-for": forwarded} if forwarded else {}
+    token = LocalContext.request.set(SimpleNamespace(client=SimpleNamespace(host=host), headers=headers))
+    try:
+        assert app.client_address() == address
+    finally:
+        LocalContext.request.reset(token)
+    assert app.client_address() is None  # no request on this thread

@@ -30,6 +30,7 @@ TRAIN_SECONDS = 25
 SERVER_ENV = {
     "LBPE_APP_TRAIN_SECONDS": str(TRAIN_SECONDS),
     "LBPE_APP_JOBS": "2",
+    "LBPE_APP_JOBS_PER_ADDRESS": "1",
     "LBPE_APP_MAX_VOCAB_MB": "3",  # o200k_base.tiktoken (3.6 MB) is over it
 }
 
@@ -97,8 +98,15 @@ def _upload_raw(url: str, data: bytes, name: str) -> dict:
 # ---- Train: a time budget, one job per session, other sessions served alongside ----
 
 
+def _visitor(server, address: str | None = None) -> Client:
+    """A new session; ``address``: the visitor's address as a proxy in front of the server
+    names it (every test client reaches the server from 127.0.0.1)."""
+    headers = {"X-Forwarded-For": address} if address else None
+    return Client(server.url, verbose=False, headers=headers)
+
+
 def test_train_is_bounded_and_one_session_cannot_hold_it(server, tmp_path):
-    attacker, other = Client(server.url, verbose=False), Client(server.url, verbose=False)
+    attacker, other = _visitor(server), _visitor(server, "198.51.100.2")
     hostile = handle_file(upload(tmp_path, HOSTILE.encode(), "letters.txt"))
     began = time.monotonic()
     big = attacker.submit([hostile], 50_000, "char", False, api_name="/train")
@@ -131,6 +139,34 @@ def test_train_is_bounded_and_one_session_cannot_hold_it(server, tmp_path):
     assert took < TRAIN_SECONDS + 30, f"the training ran {took:.0f} s past a budget of {TRAIN_SECONDS} s"
     assert f"LBPE_APP_TRAIN_SECONDS={TRAIN_SECONDS}" in _log(server)  # the server's log names it
     print(f"a small training beside a big one took {waited:.1f} s; the big one stopped after {took:.1f} s")
+
+
+def test_many_sessions_from_one_address_hold_one_job_of_a_kind(server, tmp_path):
+    """A visitor who opens a new session for each job held every Train slot: one address now
+    runs ``LBPE_APP_JOBS_PER_ADDRESS`` (here 1) of a kind, whatever its sessions; another
+    address is served beside it."""
+    hostile = handle_file(upload(tmp_path, HOSTILE.encode(), "letters.txt"))
+    first, second, elsewhere = _visitor(server), _visitor(server), _visitor(server, "203.0.113.5")
+    big = first.submit([hostile], 50_000, "char", False, api_name="/train")
+    assert _wait_for(lambda: big.status().code.name in ("PROCESSING", "PROGRESS"), 60) is not None
+    try:
+        asked = time.monotonic()
+        with pytest.raises(AppError, match="already running from your network address") as busy:
+            second.predict([hostile], 50_000, "char", False, api_name="/train")
+        assert time.monotonic() - asked < 15 and "Stop" in str(busy.value)
+        other = elsewhere.submit([hostile], 50_000, "char", False, api_name="/train")
+        started = _wait_for(lambda: other.status().code.name in ("PROCESSING", "PROGRESS") or other.done(), 30)
+        assert started is not None and not other.done(), f"another address's training did not run: {other.status()}"
+    finally:
+        first.predict(api_name="/stop_train")
+        elsewhere.predict(api_name="/stop_train")
+    for job in (big, other):
+        _, _, status = job.result(timeout=60)
+        assert status.startswith("Stopped"), status
+    # the address's slot is free again once its job has ended
+    _, _, status = second.predict([handle_file(upload(tmp_path, SMALL.encode(), "small.txt"))], 500, "char", False,
+                                  api_name="/train")  # fmt: skip
+    assert status.startswith("Done:"), status
 
 
 def test_a_job_whose_client_went_away_is_stopped(server, tmp_path):

@@ -88,6 +88,7 @@ __all__ = [
     "sweep_files",
     "remove_served_files",
     "for_visitors",
+    "client_address",
     "client_gone",
     "ClientGone",
     "play_step",
@@ -344,6 +345,45 @@ def client_gone() -> Callable[[], bool]:
         return False
 
     return gone
+
+
+def client_address() -> str | None:
+    """The network address of the visitor whose request runs on this thread; ``None`` where
+    there is no request (a handler called directly).
+
+    A request that reaches the server from a loopback or private address came through a
+    proxy on this machine or its network (a Hugging Face Space's, a local nginx), which names
+    the visitor last in ``X-Forwarded-For``: that address is the visitor's. A request from a
+    public address is the visitor's own, and what it says it was forwarded for is not
+    believed (anyone can send that header)."""
+    import ipaddress
+
+    try:
+        from gradio.context import LocalContext
+
+        request = LocalContext.request.get(None)
+    except (ImportError, AttributeError, LookupError):
+        request = None
+    client = getattr(request, "client", None)
+    host = getattr(client, "host", None)
+    if not isinstance(host, str) or not host:
+        return None
+    try:
+        direct = ipaddress.ip_address(host)
+    except ValueError:  # a test client's or a socket's name, not an address
+        return host
+    if direct.is_loopback or direct.is_private:
+        headers = getattr(request, "headers", None) or {}
+        forwarded = [part.strip() for part in str(headers.get("x-forwarded-for", "")).split(",") if part.strip()]
+        if forwarded:
+            return forwarded[-1]
+    return host
+
+
+def _job(session: Session, kind: str, what: str):
+    """:meth:`Session.job` for this request: one of a kind per session, and at most
+    ``LBPE_APP_JOBS_PER_ADDRESS`` of a kind from the visitor's address (:func:`client_address`)."""
+    return session.job(kind, what, address=client_address(), per_address=LIMITS.address_jobs)
 
 
 def _input_error(exc: Exception) -> gr.Error:
@@ -773,7 +813,7 @@ def corpus(file: Any, vocab: str = DEFAULT_PRESET, state: Any = None, progress: 
     paths = _paths(file)
     if not paths:
         raise gr.Error("Choose a text file for the corpus statistics, or press Use the sample corpus.")
-    with _session(state).job("corpus", "A corpus statistics job"):
+    with _job(_session(state), "corpus", "A corpus statistics job"):
         with _kept(paths[:1]):
             data = read_upload(paths[0], "corpus_bytes", limits=LIMITS)
         return _corpus(data, paths[0].name, vocab, state, progress)
@@ -783,7 +823,7 @@ def corpus(file: Any, vocab: str = DEFAULT_PRESET, state: Any = None, progress: 
 def corpus_sample(vocab: str = DEFAULT_PRESET, state: Any = None, progress: gr.Progress = gr.Progress()):
     """:func:`corpus` of the bundled sample corpus (1.5 MB of prose, speeches, code and many
     languages; ``lbpe/data/sample/corpus.json`` says where each part comes from)."""
-    with _session(state).job("corpus", "A corpus statistics job"):
+    with _job(_session(state), "corpus", "A corpus statistics job"):
         return _corpus(sample_corpus(), SAMPLE_NAME, vocab, state, progress)
 
 
@@ -820,7 +860,7 @@ def across(text: str, file: Any = None, state: Any = None, progress: gr.Progress
     ``{"source", "vocabularies": [lbpe.stats.compare_json summary + "n_vocab", ...]}``.
     """
     paths, session = _paths(file), _session(state)
-    with session.job("across", "A comparison across vocabularies"):
+    with _job(session, "across", "A comparison across vocabularies"):
         return _across(text, paths, session, progress)
 
 
@@ -877,7 +917,7 @@ def train(
     Returns ``(state, vocabulary dropdown update, tokenizer.json file, status markdown)``.
     """
     session, paths = _session(state), _paths(files)
-    with session.job("train", "A training"), _kept(paths):
+    with _job(session, "train", "A training"), _kept(paths):
         return _train(session, paths, int(vocab_size or 0), unit, bool(scaffold), progress, style)
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator
 
 from lbpe.errors import LbpeError
@@ -27,6 +28,8 @@ __all__ = ["Session", "Stopped", "Busy", "describe"]
 #: Guards every session's set of running jobs (a lock in the session itself could not be
 #: deep-copied, as a server's per-visitor state is).
 _JOBS_LOCK = threading.Lock()
+#: How many jobs of each kind run for each network address: ``(address, kind) -> count``.
+_ADDRESS_JOBS: Counter[tuple[str, str]] = Counter()
 
 
 class Stopped(Exception):
@@ -55,10 +58,12 @@ class Session:
         self.running: set[str] = set()
 
     @contextlib.contextmanager
-    def job(self, kind: str, what: str) -> Iterator[None]:
+    def job(self, kind: str, what: str, *, address: str | None = None, per_address: int = 0) -> Iterator[None]:
         """Run one job of ``kind`` (``"train"``, ``"corpus"``, ...) in this session: a second one
         of the same kind while the first runs raises :class:`Busy`, saying ``what`` runs (so one
-        visitor cannot fill a server's queue with their jobs).
+        visitor cannot fill a server's queue with their jobs). With ``address`` and
+        ``per_address``, at most that many jobs of the kind run at once from that network
+        address over every session (a visitor opening many sessions holds no more).
 
         >>> s = Session()
         >>> with s.job("train", "A training"):
@@ -67,19 +72,39 @@ class Session:
         Traceback (most recent call last):
           ...
         lbpe.service.session.Busy: A training is already running in this session: ...
+        >>> with s.job("train", "A training", address="192.0.2.1", per_address=1):
+        ...     with Session().job("train", "A training", address="192.0.2.1", per_address=1):
+        ...         pass
+        Traceback (most recent call last):
+          ...
+        lbpe.service.session.Busy: A training is already running from your network address ...
         """
+        counted = (address, kind) if address and per_address > 0 else None
         with _JOBS_LOCK:
             if kind in self.running:
                 raise Busy(
                     f"{what} is already running in this session: wait for it to finish, or press Stop, "
                     "then start again (one at a time per visitor)."
                 )
+            if counted is not None and _ADDRESS_JOBS[counted] >= per_address:
+                times = "one" if per_address == 1 else f"{per_address}"
+                raise Busy(
+                    f"{what} is already running from your network address in another tab or client "
+                    f"(this server runs {times} at a time per address): wait for it to finish, or press "
+                    "Stop there, then start again."
+                )
             self.running.add(kind)
+            if counted is not None:
+                _ADDRESS_JOBS[counted] += 1
         try:
             yield
         finally:
             with _JOBS_LOCK:
                 self.running.discard(kind)
+                if counted is not None:
+                    _ADDRESS_JOBS[counted] -= 1
+                    if _ADDRESS_JOBS[counted] <= 0:
+                        del _ADDRESS_JOBS[counted]
 
     def choices(self) -> list[tuple[str, str]]:
         """The vocabulary picker's ``(label, name)`` pairs: presets with their models
