@@ -84,7 +84,7 @@ __all__ = [
     "load_text",
     "new_session",
     "play_start",
-    "quiet_input_errors",
+    "input_error",
     "sweep_files",
     "remove_served_files",
     "for_visitors",
@@ -386,9 +386,10 @@ def _job(session: Session, kind: str, what: str):
     return session.job(kind, what, address=client_address(), per_address=LIMITS.address_jobs)
 
 
-def _input_error(exc: Exception) -> gr.Error:
+def input_error(exc: Exception) -> gr.Error:
     """What a visitor is told when Gradio itself refused an input before any handler ran: a
-    value of the wrong type, a choice not offered, a file that was not uploaded here."""
+    value of the wrong type, a choice not offered, a file that was not uploaded here (a short
+    message for the visitor and one line in the server's log; :class:`SessionBlocks` raises it)."""
     from gradio.exceptions import ComponentProcessingError, InvalidPathError
 
     if isinstance(exc, gr.Error):
@@ -410,23 +411,6 @@ def _input_error(exc: Exception) -> gr.Error:
         message = f"The input could not be read ({type(exc).__name__}: {' '.join(str(exc).split())[:300]})."
     log.info("refused an input before its handler ran: %s: %s", type(exc).__name__, " ".join(str(exc).split())[:500])
     return gr.Error(for_visitors(message), print_exception=False)
-
-
-def quiet_input_errors(blocks: gr.Blocks) -> gr.Blocks:
-    """Make the inputs Gradio refuses itself (before calling a handler) a short message for
-    the visitor and one line in the server's log, instead of a traceback on the server's
-    console and, for most, no reason at all in the page."""
-    original = blocks.preprocess_data
-
-    @functools.wraps(original)
-    async def preprocess_data(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return await original(*args, **kwargs)
-        except Exception as exc:
-            raise _input_error(exc) from None
-
-    blocks.preprocess_data = preprocess_data  # type: ignore[method-assign]
-    return blocks
 
 
 def _reporter(progress: Any, session: Session, desc: str):

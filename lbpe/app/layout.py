@@ -37,11 +37,11 @@ from lbpe.app.handlers import (
     failure_note,
     get_tokenizer,
     ids_text,
+    input_error,
     load_text,
     new_session,
     play_tick,
     play_toggle,
-    quiet_input_errors,
     restore,
     stop,
     train,
@@ -207,6 +207,7 @@ def build() -> gr.Blocks:
         get_tokenizer(DEFAULT_EXAMPLE.vocabulary), DEFAULT_EXAMPLE.explain, text=DEFAULT_TEXT, at=opening_at
     )
     with SessionBlocks(
+        input_error=input_error,
         title="lbpe playground: BPE vs LBPE",
         analytics_enabled=False,
         delete_cache=(max(1, min(600, LIMITS.file_ttl // 2)), LIMITS.file_ttl),
@@ -683,4 +684,4 @@ def build() -> gr.Blocks:
             api_name="explain_click",
             show_progress="hidden",
         )
-    return quiet_input_errors(demo)
+    return demo

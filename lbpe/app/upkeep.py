@@ -59,14 +59,24 @@ def forget_values(state: Any) -> None:
 
 class SessionBlocks(gr.Blocks):
     """``gr.Blocks`` that keeps no copy of the values its events read or wrote in the session
-    state (:func:`forget_values`), and notes when the last event step ended (``last_step``,
-    ``time.monotonic()``; 0 before any)."""
+    state (:func:`forget_values`), notes when the last event step ended (``last_step``,
+    ``time.monotonic()``; 0 before any), and, given ``input_error``, raises what it makes of
+    an input that Gradio itself refused before the event's function ran (instead of Gradio's
+    traceback on the console and, for most, no reason in the page)."""
 
     last_step = 0.0
+
+    def __init__(self, *args: Any, input_error: Callable[[Exception], Exception] | None = None, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.input_error = input_error
 
     async def preprocess_data(self, block_fn: Any, inputs: Any, state: Any, *args: Any, **kwargs: Any) -> Any:
         try:
             return await super().preprocess_data(block_fn, inputs, state, *args, **kwargs)
+        except Exception as exc:
+            if self.input_error is None:
+                raise
+            raise self.input_error(exc) from None
         finally:
             forget_values(state)
             _touch(state)
