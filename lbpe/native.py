@@ -18,13 +18,11 @@ from __future__ import annotations
 import functools
 import os
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-if TYPE_CHECKING:
-    from lbpe.vocab import Vocab
-
-__all__ = ["Backend", "backend", "use", "ENV_VAR", "model_for", "built_model", "preset_code", "split"]
+__all__ = ["Backend", "Tables", "backend", "use", "ENV_VAR", "model_for", "built_model", "preset_code", "split"]
 
 #: Set to 1 to force the pure-Python path.
 ENV_VAR = "LBPE_PURE_PYTHON"
@@ -95,7 +93,34 @@ if TYPE_CHECKING:
     from lbpe._native import Model as CompiledModel
 
 
-def model_for(vocab: Vocab) -> CompiledModel | None:
+class Tables(Protocol):
+    """What the compiled model is built from: a vocabulary's tables, read only
+    (:class:`lbpe.vocab.Vocab` has them; this module never imports it, which sits above it).
+    The built model is kept in the vocabulary's ``__dict__``."""
+
+    __dict__: dict[str, Any]
+
+    @property
+    def tokens(self) -> Mapping[bytes, int]: ...
+    @property
+    def unit(self) -> str: ...
+    @property
+    def whole_piece_first(self) -> bool: ...
+    @property
+    def merges(self) -> Mapping[tuple[bytes, bytes], int] | None: ...
+    @property
+    def scaffold(self) -> Mapping[int, tuple[int, int]]: ...
+    @property
+    def byte_fallback(self) -> Mapping[int, int] | None: ...
+    @property
+    def unk(self) -> int | None: ...
+    @property
+    def fuse_unk(self) -> bool: ...
+    @property
+    def name(self) -> str: ...
+
+
+def model_for(vocab: Tables) -> CompiledModel | None:
     """The compiled tables of ``vocab`` (built on first use, kept on the vocabulary), or
     ``None`` when the pure path is active."""
     if not _enabled:
@@ -107,7 +132,7 @@ def model_for(vocab: Vocab) -> CompiledModel | None:
     return model
 
 
-def built_model(vocab: Vocab) -> CompiledModel | None:
+def built_model(vocab: Tables) -> CompiledModel | None:
     """The compiled tables of ``vocab`` if they were built already (never builds them)."""
     return vocab.__dict__.get(_KEY) or None
 
@@ -155,7 +180,7 @@ def pack(ids: list[list[int]]) -> bytes:
     return _extension.pack(ids)  # type: ignore[union-attr]
 
 
-def _build(vocab: Vocab) -> CompiledModel | None:
+def _build(vocab: Tables) -> CompiledModel | None:
     """The extension's Model over ``vocab``; ``None`` for a vocabulary it cannot represent
     (ids beyond 2**31, a merge whose parts are not tokens), which then stays on the pure path."""
     try:
