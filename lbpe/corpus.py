@@ -1,5 +1,5 @@
 """Working over corpora: streaming text files in chunks and statistics over all cores (batch
-encoding on forked processes is :mod:`lbpe.workers`, token shards :mod:`lbpe.shards`). Files
+encoding on forked processes is :mod:`lbpe.batch`, token shards :mod:`lbpe.shards`). Files
 and byte streams are read and cut into UTF-8 chunks by :mod:`lbpe.textio` (its
 :func:`~lbpe.textio.iter_chunks` is re-exported here).
 

@@ -31,6 +31,7 @@ from typing import Any, Literal, cast
 from lbpe import budget, native
 from lbpe.errors import DisallowedSpecialError, LbpeError
 from lbpe.literals import MAX_ADDED_TOKEN_CHARS, Literals
+from lbpe.model import MODES, Mode
 from lbpe.model.bpe import bpe_by_merges, bpe_by_rank
 from lbpe.model.lbpe import longest_first
 from lbpe.normalize import Normalizer
@@ -42,9 +43,6 @@ from lbpe.vocab import Vocab
 
 __all__ = ["Tokenizer", "Segment", "Mode", "MODES", "replace_surrogates"]
 
-Mode = Literal["bpe", "lbpe"]
-#: The encoding modes: classic BPE and long-token-first BPE.
-MODES: tuple[Mode, ...] = ("bpe", "lbpe")
 
 #: Default bound on the number of cached pieces per mode.
 DEFAULT_CACHE_SIZE = 200_000
@@ -542,7 +540,7 @@ class Tokenizer:
         ):
             return self._encode_batch_threads(model, texts, mode, workers, **special)  # type: ignore[arg-type]
         if workers > 1 and len(texts) > 1 and hasattr(os, "fork") and sys.platform != "emscripten":
-            from lbpe.workers import forked_encode
+            from lbpe.batch import forked_encode
 
             return forked_encode(self, texts, mode=mode, workers=workers, special=special)
         return [self.encode(t, mode=mode, **special) for t in texts]  # type: ignore[arg-type]

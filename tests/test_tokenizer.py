@@ -205,7 +205,7 @@ def test_encode_batch_errors_from_a_worker_reach_the_caller():
 
 
 def test_a_worker_that_sends_nothing_is_reported():
-    from lbpe.workers import _read_share
+    from lbpe.batch import _read_share
 
     with pytest.raises(lbpe.LbpeError, match="ended without sending"):
         _read_share(b"")

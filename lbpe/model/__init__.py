@@ -8,7 +8,13 @@ Both are pure functions over plain data (a piece and dictionaries); they return 
 in text order, so callers map them to ids or to offsets as they need.
 """
 
+from typing import Literal
+
 from lbpe.model.bpe import bpe_by_merges, bpe_by_rank
 from lbpe.model.lbpe import longest_first
 
-__all__ = ["bpe_by_rank", "bpe_by_merges", "longest_first"]
+__all__ = ["MODES", "Mode", "bpe_by_rank", "bpe_by_merges", "longest_first"]
+
+#: How a text is encoded: ``"bpe"`` (classic merges) or ``"lbpe"`` (longest tokens first).
+Mode = Literal["bpe", "lbpe"]
+MODES: tuple[Mode, ...] = ("bpe", "lbpe")
