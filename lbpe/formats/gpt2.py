@@ -7,32 +7,13 @@ Both files spell bytes with GPT-2's printable stand-ins (``bytes_to_unicode``): 
 
 from __future__ import annotations
 
+from lbpe.decoders import byte_to_char, char_to_byte
 from lbpe.errors import LbpeError, VocabFormatError
 from lbpe.formats._json import json_type, load_json
 from lbpe.limits import vocab_problem
 from lbpe.vocab import Vocab
 
 __all__ = ["byte_to_char", "char_to_byte", "parse_gpt2_vocab", "parse_merges_text"]
-
-
-def _byte_to_char() -> dict[int, str]:
-    visible = [
-        *range(ord("!"), ord("~") + 1),
-        *range(ord("\xa1"), ord("\xac") + 1),
-        *range(ord("\xae"), ord("\xff") + 1),
-    ]
-    table = {b: chr(b) for b in visible}
-    extra = 0
-    for b in range(256):
-        if b not in table:
-            table[b] = chr(256 + extra)
-            extra += 1
-    return table
-
-
-#: byte value -> its GPT-2 stand-in character, and back.
-byte_to_char: dict[int, str] = _byte_to_char()
-char_to_byte: dict[str, int] = {c: b for b, c in byte_to_char.items()}
 
 
 def decode_symbol(text: str, *, source: str, line: int | None = None) -> bytes:

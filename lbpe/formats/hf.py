@@ -24,11 +24,10 @@ component and the file: never a silently different encoding.
 
 from __future__ import annotations
 
-import functools
 import re
-from collections.abc import Callable, Sequence
 from typing import Any
 
+from lbpe import decoders as dec
 from lbpe import limits
 from lbpe import normalize as norm
 from lbpe.errors import LbpeError, VocabFormatError
@@ -304,7 +303,7 @@ def _build(spec: Any, *, source: str, name: str) -> Tokenizer:
         name=name,
         normalizer=normalizer,
         added_tokens=plain_added,
-        decoder=_id_decoder(decoder, id_to_text),
+        decoder=dec.Tokens(id_to_text, decoder),
         bos=bos,
         eos=eos,
         pretokenizer_name="tokenizer.json",
@@ -476,23 +475,21 @@ def _special_pair(node: dict, key: str, kind: str) -> int:
 
 # ---- decoders ----
 
-Step = Callable[[list[str]], list[str]]
 
-
-def _decoder(node: Any) -> Step | None:
+def _decoder(node: Any) -> dec.Step | None:
     if node is None:
         return None
     node = _obj(node, "decoder")
     kind = node.get("type")
     if kind == "ByteLevel":
-        return _decode_byte_level
+        return dec.ByteLevel()
     if kind == "ByteFallback":
-        return _decode_byte_fallback
+        return dec.ByteFallback()
     if kind == "Fuse":
-        return _fuse
+        return dec.Fuse()
     if kind == "Strip":
         what = "Strip decoder"
-        return _strip_step(_str(node, "content", " ", what), _count(node, "start", what), _count(node, "stop", what))
+        return dec.Strip(_str(node, "content", " ", what), _count(node, "start", what), _count(node, "stop", what))
     if kind == "Replace":
         pattern, is_regex, raw = _pattern(node.get("pattern"))
         regex = (
@@ -500,115 +497,15 @@ def _decoder(node: Any) -> Step | None:
             if is_regex
             else re.compile(re.escape(pattern))
         )
-        content = _str(node, "content", None, "Replace decoder")
-        return functools.partial(_replace_step, regex, content)
+        return dec.Replace(regex, _str(node, "content", None, "Replace decoder"))
     if kind == "Metaspace":
         what = "Metaspace decoder"
         replacement = _str(node, "replacement", "\u2581", what, one_char=True)
         scheme = _str(
             node, "prepend_scheme", "always" if _flag(node, "add_prefix_space", True, what) else "never", what
         )
-        return _metaspace_step(replacement, scheme != "never")
+        return dec.Metaspace(replacement, strip_first=scheme != "never")
     if kind == "Sequence":
         steps = [_decoder(n) for n in _list(node, "decoders", "Sequence decoder")]
-        return _chain([s for s in steps if s is not None])
+        return dec.Sequence([s for s in steps if s is not None])
     raise _Refused(f"decoder {kind!r} is not supported")
-
-
-# Steps are module-level functions or partials of them, so a Tokenizer pickles (issue 17).
-
-
-def _chain(steps: Sequence[Step]) -> Step:
-    return functools.partial(_run_chain, tuple(steps))
-
-
-def _run_chain(steps: tuple[Step, ...], tokens: list[str]) -> list[str]:
-    for step in steps:
-        tokens = step(tokens)
-    return tokens
-
-
-def _fuse(tokens: list[str]) -> list[str]:
-    return ["".join(tokens)]
-
-
-def _replace_step(regex: Any, content: str, tokens: list[str]) -> list[str]:
-    return [regex.sub(lambda m: content, t) for t in tokens]
-
-
-def _decode_byte_level(tokens: list[str]) -> list[str]:
-    data = bytearray()
-    for t in tokens:
-        try:
-            data += bytes(char_to_byte[c] for c in t)
-        except KeyError:
-            data += t.encode("utf-8")
-    return [data.decode("utf-8", "replace")]
-
-
-def _decode_byte_fallback(tokens: list[str]) -> list[str]:
-    out: list[str] = []
-    pending = bytearray()
-
-    def flush() -> None:
-        if pending:
-            try:
-                out.append(pending.decode("utf-8"))
-            except UnicodeDecodeError:
-                out.extend("\ufffd" for _ in pending)
-            pending.clear()
-
-    for t in tokens:
-        m = _BYTE_TOKEN.fullmatch(t)
-        if m:
-            pending.append(int(m.group(1), 16))
-        else:
-            flush()
-            out.append(t)
-    flush()
-    return out
-
-
-def _strip_step(content: str, start: int, stop: int) -> Step:
-    return functools.partial(_strip, content, start, stop)
-
-
-def _strip(content: str, start: int, stop: int, tokens: list[str]) -> list[str]:
-    out = []
-    for t in tokens:
-        a = 0
-        while a < start and a < len(t) and t[a] == content:
-            a += 1
-        b = len(t)
-        while len(t) - b < stop and b > a and t[b - 1] == content:
-            b -= 1
-        out.append(t[a:b])
-    return out
-
-
-def _metaspace_step(replacement: str, strip_first: bool) -> Step:
-    return functools.partial(_metaspace, replacement, strip_first)
-
-
-def _metaspace(replacement: str, strip_first: bool, tokens: list[str]) -> list[str]:
-    out = []
-    for i, t in enumerate(tokens):
-        t = t.replace(replacement, " ")
-        if i == 0 and strip_first and t.startswith(" "):
-            t = t[1:]
-        out.append(t)
-    return out
-
-
-def _id_decoder(step: Step | None, id_to_text: dict[int, str]) -> Callable[[Sequence[int]], str]:
-    return functools.partial(_decode_ids, step, id_to_text)
-
-
-def _decode_ids(step: Step | None, id_to_text: dict[int, str], ids: Sequence[int]) -> str:
-    try:
-        tokens = [id_to_text[i] for i in ids]
-    except KeyError as exc:
-        raise LbpeError(f"token id {exc.args[0]!r} is not in the vocabulary") from None
-    if step is None:
-        return "".join(tokens)
-    return "".join(step(tokens))

@@ -14,11 +14,11 @@ re-segments in a way that depends on the encoding history).
 
 from __future__ import annotations
 
-import functools
 import re
 import struct
 from collections.abc import Iterator
 
+from lbpe.decoders import SentencePiece as SentencePieceDecoder
 from lbpe.errors import LbpeError, VocabFormatError
 from lbpe.limits import vocab_problem
 from lbpe.normalize import SentencePieceNormalizer
@@ -257,10 +257,7 @@ def _build(data: bytes, *, source: str, name: str) -> Tokenizer:
             surfaces[i] = None
     byte_of = {i: b for b, i in fallback.items()}
 
-    # a partial of a module-level function, so the Tokenizer pickles
-    decode = functools.partial(
-        _decode, surfaces=surfaces, byte_of=byte_of, space="\u2581" if escape else " ", dummy=dummy, squeeze=extra_ws
-    )
+    decode = SentencePieceDecoder(surfaces, byte_of, space="\u2581" if escape else " ", dummy=dummy, squeeze=extra_ws)
 
     return Tokenizer(
         vocab,
@@ -280,34 +277,3 @@ def _build(data: bytes, *, source: str, name: str) -> Tokenizer:
 def _signed32(v: int) -> int:
     v &= 0xFFFFFFFFFFFFFFFF
     return v - (1 << 64) if v >= 1 << 63 else v
-
-
-def _decode(
-    ids: list[int], surfaces: dict[int, str | None], byte_of: dict[int, int], space: str, dummy: bool, squeeze: bool
-) -> str:
-    """SentencePiece's decoding: byte pieces joined and decoded together, ``▁`` back to a
-    space, control pieces empty; at the very start one ``▁`` is dropped (the dummy prefix), or
-    all of them when extra white space is removed on encoding."""
-    out: list[str] = []
-    pending = bytearray()
-    at_start = True  # control pieces (empty) do not end the start of the text
-    for i in ids:
-        if i not in surfaces:
-            raise LbpeError(f"token id {i!r} is not in the vocabulary (ids run from 0 to {len(surfaces) - 1})")
-        if i in byte_of:
-            pending.append(byte_of[i])
-            at_start = False
-            continue
-        if pending:
-            out.append(pending.decode("utf-8", "replace"))
-            pending.clear()
-        piece = surfaces[i] or ""
-        if piece:
-            if at_start and (dummy or squeeze) and piece.startswith(space):
-                piece = piece.lstrip(space) if squeeze else piece[len(space) :]
-            at_start = at_start and squeeze and not piece
-            piece = piece.replace(space, " ")
-        out.append(piece)
-    if pending:
-        out.append(pending.decode("utf-8", "replace"))
-    return "".join(out)

@@ -1,0 +1,271 @@
+"""The decoding stage: ids back to text, for vocabularies with their own rules.
+
+A :class:`Decoder` turns ids into text; :class:`lbpe.Tokenizer` calls the one its vocabulary's
+file describes (``Tokenizer(decoder=...)``) and otherwise joins the tokens' bytes and decodes
+them once as UTF-8. Two decoders come from files:
+
+* :class:`Tokens` -- a tokenizer.json's: each id becomes its token's text, then HF's decoder
+  steps (each a :class:`Step`: token texts in, token texts out) run in order, and the texts are
+  joined;
+* :class:`SentencePiece` -- a SentencePiece model's: byte pieces decoded together, ``▁`` back
+  to a space, control pieces empty, the dummy prefix dropped.
+
+Every decoder and step is a plain object of a module-level class, so a tokenizer pickles.
+
+>>> Tokens({0: "\u2581Hello", 1: "\u2581world"}, Metaspace("\u2581", strip_first=True))([0, 1])
+'Hello world'
+>>> Sequence([ByteFallback(), Fuse()])(["<0xE2>", "<0x82>", "<0xAC>", "!"])
+['€!']
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from collections.abc import Sequence as Seq
+from typing import Any
+
+from lbpe.errors import LbpeError
+
+__all__ = [
+    "Decoder",
+    "Step",
+    "Tokens",
+    "SentencePiece",
+    "ByteLevel",
+    "ByteFallback",
+    "Fuse",
+    "Strip",
+    "Replace",
+    "Metaspace",
+    "Sequence",
+    "byte_to_char",
+    "char_to_byte",
+]
+
+_BYTE_TOKEN = re.compile(r"<0x([0-9A-Fa-f]{2})>")
+
+
+def _byte_to_char() -> dict[int, str]:
+    visible = [
+        *range(ord("!"), ord("~") + 1),
+        *range(ord("\xa1"), ord("\xac") + 1),
+        *range(ord("\xae"), ord("\xff") + 1),
+    ]
+    table = {b: chr(b) for b in visible}
+    extra = 0
+    for b in range(256):
+        if b not in table:
+            table[b] = chr(256 + extra)
+            extra += 1
+    return table
+
+
+#: byte value -> its GPT-2 stand-in character (byte-level vocabularies spell tokens with
+#: them: ``Ġ`` for a space), and back.
+byte_to_char: dict[int, str] = _byte_to_char()
+char_to_byte: dict[str, int] = {c: b for b, c in byte_to_char.items()}
+
+
+class Decoder:
+    """Ids -> text. Raises :class:`lbpe.errors.LbpeError` for an id not in the vocabulary."""
+
+    def __call__(self, ids: Seq[int]) -> str:
+        raise NotImplementedError
+
+
+class Step:
+    """One of HF's decoder steps: the tokens' texts -> texts (fewer, when it joins them)."""
+
+    def __call__(self, tokens: list[str]) -> list[str]:
+        raise NotImplementedError
+
+
+class Tokens(Decoder):
+    """A tokenizer.json's decoding: ids -> token texts (``id_to_text``), then ``step`` (none:
+    the texts as they are), joined."""
+
+    def __init__(self, id_to_text: Mapping[int, str], step: Step | None = None) -> None:
+        self.id_to_text = id_to_text
+        self.step = step
+
+    def __call__(self, ids: Seq[int]) -> str:
+        try:
+            tokens = [self.id_to_text[i] for i in ids]
+        except KeyError as exc:
+            raise LbpeError(f"token id {exc.args[0]!r} is not in the vocabulary") from None
+        return "".join(tokens if self.step is None else self.step(tokens))
+
+
+class SentencePiece(Decoder):
+    """SentencePiece's decoding. ``surfaces``: each id's text (``None``: a byte piece, whose
+    byte is in ``byte_of``; ``""``: a control piece); ``space``: the piece spelling of a space
+    (``▁``, or ``" "`` when white space is not escaped). At the very start one ``space`` is
+    dropped (``dummy``: the dummy prefix), or all of them (``squeeze``: extra white space is
+    removed on encoding); control pieces do not end the start.
+
+    >>> SentencePiece({0: "<s>"[:0], 1: "\u2581a", 2: None}, {2: 0x21}, dummy=True)([0, 1, 2])
+    'a!'
+    """
+
+    def __init__(
+        self,
+        surfaces: Mapping[int, str | None],
+        byte_of: Mapping[int, int],
+        *,
+        space: str = "\u2581",
+        dummy: bool = True,
+        squeeze: bool = False,
+    ) -> None:
+        self.surfaces, self.byte_of = surfaces, byte_of
+        self.space, self.dummy, self.squeeze = space, dummy, squeeze
+
+    def __call__(self, ids: Seq[int]) -> str:
+        surfaces, byte_of, space = self.surfaces, self.byte_of, self.space
+        out: list[str] = []
+        pending = bytearray()
+        at_start = True
+        for i in ids:
+            if i not in surfaces:
+                raise LbpeError(f"token id {i!r} is not in the vocabulary (ids run from 0 to {len(surfaces) - 1})")
+            if i in byte_of:
+                pending.append(byte_of[i])
+                at_start = False
+                continue
+            if pending:
+                out.append(pending.decode("utf-8", "replace"))
+                pending.clear()
+            piece = surfaces[i] or ""
+            if piece:
+                if at_start and (self.dummy or self.squeeze) and piece.startswith(space):
+                    piece = piece.lstrip(space) if self.squeeze else piece[len(space) :]
+                at_start = at_start and self.squeeze and not piece
+                piece = piece.replace(space, " ")
+            out.append(piece)
+        if pending:
+            out.append(pending.decode("utf-8", "replace"))
+        return "".join(out)
+
+
+class ByteLevel(Step):
+    """GPT-2's byte-level text (``Ġ`` for a space, ...) back to bytes, decoded together; a
+    character outside that alphabet stands for its own UTF-8 bytes.
+
+    >>> ByteLevel()(["\u0120caf", "\u00c3\u00a9"])
+    [' café']
+    """
+
+    def __call__(self, tokens: list[str]) -> list[str]:
+        data = bytearray()
+        for t in tokens:
+            try:
+                data += bytes(char_to_byte[c] for c in t)
+            except KeyError:
+                data += t.encode("utf-8")
+        return [data.decode("utf-8", "replace")]
+
+
+class ByteFallback(Step):
+    """Runs of ``<0xNN>`` tokens become the text of their bytes; bytes that are not valid UTF-8
+    become one U+FFFD each (as HF's ByteFallback decoder does).
+
+    >>> ByteFallback()(["<0xE2>", "<0x82>", "a", "<0xFF>"])
+    ['\ufffd', '\ufffd', 'a', '\ufffd']
+    """
+
+    def __call__(self, tokens: list[str]) -> list[str]:
+        out: list[str] = []
+        pending = bytearray()
+
+        def flush() -> None:
+            if pending:
+                try:
+                    out.append(pending.decode("utf-8"))
+                except UnicodeDecodeError:
+                    out.extend("\ufffd" for _ in pending)
+                pending.clear()
+
+        for t in tokens:
+            m = _BYTE_TOKEN.fullmatch(t)
+            if m:
+                pending.append(int(m.group(1), 16))
+            else:
+                flush()
+                out.append(t)
+        flush()
+        return out
+
+
+class Fuse(Step):
+    """All texts joined into one."""
+
+    def __call__(self, tokens: list[str]) -> list[str]:
+        return ["".join(tokens)]
+
+
+class Strip(Step):
+    """At most ``start`` copies of ``content`` off the front of each text, ``stop`` off its end.
+
+    >>> Strip(" ", 1, 0)(["  a ", "b"])
+    [' a ', 'b']
+    """
+
+    def __init__(self, content: str = " ", start: int = 0, stop: int = 0) -> None:
+        self.content, self.start, self.stop = content, start, stop
+
+    def __call__(self, tokens: list[str]) -> list[str]:
+        out = []
+        for t in tokens:
+            a = 0
+            while a < self.start and a < len(t) and t[a] == self.content:
+                a += 1
+            b = len(t)
+            while len(t) - b < self.stop and b > a and t[b - 1] == self.content:
+                b -= 1
+            out.append(t[a:b])
+        return out
+
+
+class Replace(Step):
+    """Every match of ``pattern`` (a compiled ``re`` pattern, or a :class:`lbpe.user_regex.UserRegex`
+    for a file's own regular expression) in each text replaced by ``content``, taken literally."""
+
+    def __init__(self, pattern: Any, content: str) -> None:
+        self.pattern, self.content = pattern, content
+
+    def __call__(self, tokens: list[str]) -> list[str]:
+        content = self.content
+        return [self.pattern.sub(lambda m: content, t) for t in tokens]
+
+
+class Metaspace(Step):
+    """``replacement`` (``▁``) back to a space; with ``strip_first``, the first text loses the
+    space it starts with (the one the pre-tokenizer prepended).
+
+    >>> Metaspace("\u2581", strip_first=True)(["\u2581a\u2581b", "\u2581c"])
+    ['a b', ' c']
+    """
+
+    def __init__(self, replacement: str = "\u2581", *, strip_first: bool = True) -> None:
+        self.replacement, self.strip_first = replacement, strip_first
+
+    def __call__(self, tokens: list[str]) -> list[str]:
+        out = []
+        for i, t in enumerate(tokens):
+            t = t.replace(self.replacement, " ")
+            if i == 0 and self.strip_first and t.startswith(" "):
+                t = t[1:]
+            out.append(t)
+        return out
+
+
+class Sequence(Step):
+    """``steps`` in order."""
+
+    def __init__(self, steps: Seq[Step]) -> None:
+        self.steps = tuple(steps)
+
+    def __call__(self, tokens: list[str]) -> list[str]:
+        for step in self.steps:
+            tokens = step(tokens)
+        return tokens

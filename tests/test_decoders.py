@@ -1,0 +1,69 @@
+"""The decoding stage (lbpe/decoders.py): each decoder and step on tiny known answers, written
+out by hand from HF tokenizers' and SentencePiece's documented behaviour, and each one pickles
+(a Tokenizer holds its decoder)."""
+
+from __future__ import annotations
+
+import pickle
+import re
+
+import pytest
+
+from lbpe import decoders as dec
+from lbpe.errors import LbpeError
+
+
+def test_byte_level_reads_gpt2_stand_ins_and_decodes_the_bytes_together():
+    # "Ġ" is a space; "ðŁĺĢ" are the four bytes of U+1F600 split over two tokens
+    assert dec.ByteLevel()(["Hello", "\u0120w\u00f0\u0141", "\u013a\u0122"]) == ["Hello w\U0001f600"]
+    assert dec.ByteLevel()(["\u00f0"]) == ["\ufffd"]  # a lone lead byte
+    assert len(dec.byte_to_char) == 256 and dec.char_to_byte["\u0120"] == 0x20
+
+
+def test_byte_fallback_joins_runs_and_replaces_each_bad_byte():
+    assert dec.ByteFallback()(["a", "<0x41>", "<0x42>", "b"]) == ["a", "AB", "b"]
+    assert dec.ByteFallback()(["<0xC3>", "<0xA9>"]) == ["\u00e9"]
+    assert dec.ByteFallback()(["<0xC3>", "x"]) == ["\ufffd", "x"]
+
+
+def test_strip_takes_at_most_start_and_stop_copies():
+    assert dec.Strip(" ", 1, 0)(["  a  "]) == [" a  "]
+    assert dec.Strip(" ", 0, 2)(["  a   "]) == ["  a "]
+    assert dec.Strip("x", 5, 5)(["xxx"]) == [""]
+
+
+def test_replace_takes_its_content_literally():
+    assert dec.Replace(re.compile("\u2581"), " ")(["\u2581a\u2581b"]) == [" a b"]
+    assert dec.Replace(re.compile("(a)"), r"\1")(["aa"]) == [r"\1\1"]
+
+
+def test_metaspace_and_a_sequence_of_steps():
+    steps = dec.Sequence([dec.Replace(re.compile("\u2581"), " "), dec.ByteFallback(), dec.Fuse(), dec.Strip(" ", 1)])
+    assert steps(["\u2581Hi", "<0x21>"]) == ["Hi!"]
+    assert dec.Metaspace("\u2581", strip_first=False)(["\u2581a"]) == [" a"]
+
+
+def test_tokens_maps_ids_and_names_an_unknown_one():
+    decode = dec.Tokens({0: "a", 1: "b"})
+    assert decode([1, 0, 1]) == "bab"
+    with pytest.raises(LbpeError, match="token id 7 is not in the vocabulary"):
+        decode([0, 7])
+
+
+def test_sentencepiece_drops_the_dummy_prefix_or_every_leading_space():
+    surfaces = {0: "", 1: "\u2581\u2581a", 2: "\u2581b", 3: None, 4: None}
+    byte_of = {3: 0xC3, 4: 0xA9}
+    assert dec.SentencePiece(surfaces, byte_of, dummy=True)([0, 1, 2]) == " a b"
+    assert dec.SentencePiece(surfaces, byte_of, dummy=False)([1, 2]) == "  a b"
+    assert dec.SentencePiece(surfaces, byte_of, squeeze=True)([0, 1, 2]) == "a b"
+    assert dec.SentencePiece(surfaces, byte_of)([3, 4, 2]) == "\u00e9 b"
+    with pytest.raises(LbpeError, match=r"token id 9 is not in the vocabulary \(ids run from 0 to 4\)"):
+        dec.SentencePiece(surfaces, byte_of)([9])
+
+
+def test_every_decoder_pickles():
+    decode = dec.Tokens({0: "\u2581x"}, dec.Sequence([dec.Metaspace(), dec.Strip(" ", 1, 1), dec.ByteLevel()]))
+    again = pickle.loads(pickle.dumps(decode))
+    assert again([0, 0]) == decode([0, 0])
+    sp = dec.SentencePiece({0: "\u2581y"}, {})
+    assert pickle.loads(pickle.dumps(sp))([0]) == "y"
