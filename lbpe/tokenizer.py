@@ -512,9 +512,17 @@ class Tokenizer:
         return self.vocab.special[chunk] if found is None else found
 
     def encode_batch(
-        self, texts: Iterable[str], *, mode: Mode, workers: int | None = 1, **special: object
+        self,
+        texts: Iterable[str],
+        *,
+        mode: Mode,
+        workers: int | None = 1,
+        allowed_special: Literal["all"] | AbstractSet[str] = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+        add_special_tokens: bool = False,
     ) -> list[list[int]]:
-        """Encode several texts, in order; the keyword arguments of :meth:`encode` apply to each.
+        """Encode several texts, in order; ``mode``, ``allowed_special``, ``disallowed_special``
+        and ``add_special_tokens`` apply to each as in :meth:`encode`.
 
         ``workers`` share the work (``None``: one per core). On the compiled path with a preset
         pre-tokeniser they are threads of the extension that run without the GIL; otherwise
@@ -538,12 +546,34 @@ class Tokenizer:
             and self._preset_code is not None
             and self.normalizer is None
         ):
-            return self._encode_batch_threads(model, texts, mode, workers, **special)  # type: ignore[arg-type]
+            return self._encode_batch_threads(
+                model,
+                texts,
+                mode,
+                workers,
+                allowed_special=allowed_special,
+                disallowed_special=disallowed_special,
+                add_special_tokens=add_special_tokens,
+            )
         if workers > 1 and len(texts) > 1 and hasattr(os, "fork") and sys.platform != "emscripten":
             from lbpe.batch import forked_encode
 
+            special = dict(
+                allowed_special=allowed_special,
+                disallowed_special=disallowed_special,
+                add_special_tokens=add_special_tokens,
+            )
             return forked_encode(self, texts, mode=mode, workers=workers, special=special)
-        return [self.encode(t, mode=mode, **special) for t in texts]  # type: ignore[arg-type]
+        return [
+            self.encode(
+                t,
+                mode=mode,
+                allowed_special=allowed_special,
+                disallowed_special=disallowed_special,
+                add_special_tokens=add_special_tokens,
+            )
+            for t in texts
+        ]
 
     def _encode_batch_threads(
         self,

@@ -191,6 +191,17 @@ def test_encode_batch_over_processes_equals_one_by_one(mode):
     assert tok.encode_batch([], mode=mode, workers=2) == []
 
 
+def test_encode_batch_names_its_keywords():
+    """A misspelt keyword is refused at the call, also for an empty batch (it was passed on to
+    encode, which only a non-empty batch reached)."""
+    tok = lbpe.presets.load_preset("gpt2")
+    with pytest.raises(TypeError, match="allowed"):
+        tok.encode_batch([], mode="bpe", allowed="all")  # type: ignore[call-arg]
+    assert tok.encode_batch(["a <|endoftext|>"], mode="lbpe", allowed_special="all", add_special_tokens=True) == [
+        tok.encode("a <|endoftext|>", mode="lbpe", allowed_special="all", add_special_tokens=True)
+    ]
+
+
 def test_encode_batch_errors_from_a_worker_reach_the_caller():
     tok = lbpe.presets.load_preset("cl100k_base")
     docs = ["plain text"] * 50 + ["the end <|endoftext|>"]  # the special token sits in the fork's share
