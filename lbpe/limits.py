@@ -91,6 +91,8 @@ class Limit:
             raise LbpeError(f"{self.env}={raw!r} is not a number") from None
         if not 0 < value < 1e18:
             raise LbpeError(f"{self.env}={raw!r} must be positive")
+        if int(value) < 1:  # 0.5 jobs would be 0, which would switch the limit off
+            raise LbpeError(f"{self.env}={raw!r} must be at least 1 {self.unit}")
         return int(value)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import gzip
+import ipaddress
 import json
 import os
 import re
@@ -16,6 +17,7 @@ import pytest
 
 import lbpe
 from lbpe import display
+from lbpe.app.addresses import trusted_proxies, visitor_address
 from lbpe.errors import LbpeError
 from lbpe.formats.hf_write import to_tokenizer_json
 from lbpe.limits import Limits
@@ -751,26 +753,44 @@ def test_visitors_are_never_told_a_server_variable(caplog):
     assert all(message in caplog.text for message in said.values())  # the server's log has each in full
 
 
+LOCAL = trusted_proxies({})  # this machine only
+SPACE = trusted_proxies({"SPACE_ID": "someone/lbpe"})  # and the private networks
+
+
 @pytest.mark.parametrize(
-    ("host", "forwarded", "address"),
+    ("peer", "forwarded", "trusted", "visitor"),
     [
-        # (a public address: Python counts the documentation ranges such as 203.0.113.0/24 private)
-        ("8.8.4.4", "", "8.8.4.4"),  # a visitor straight to the server
-        ("8.8.4.4", "198.51.100.1", "8.8.4.4"),  # ... who says it was forwarded: not believed
-        ("10.1.2.3", "198.51.100.1, 192.0.2.44", "192.0.2.44"),  # a Space's proxy names the visitor last
-        ("127.0.0.1", "192.0.2.44", "192.0.2.44"),  # a proxy on this machine
-        ("127.0.0.1", "", "127.0.0.1"),
+        # (public addresses below are real ones: Python counts the documentation ranges private)
+        ("8.8.4.4", [], LOCAL, "8.8.4.4"),  # a visitor straight to the server
+        ("8.8.4.4", ["198.51.100.1"], LOCAL, "8.8.4.4"),  # ... who says it was forwarded: not believed
+        ("127.0.0.1", ["192.0.2.44"], LOCAL, "192.0.2.44"),  # a proxy on this machine names the visitor
+        ("127.0.0.1", ["1.1.1.1, 192.0.2.44"], LOCAL, "192.0.2.44"),  # what the visitor wrote first: not believed
+        ("127.0.0.1", ["6.6.6.6", "9.9.9.9"], LOCAL, "9.9.9.9"),  # the proxy's own header line is the last
+        ("10.1.2.3", ["192.0.2.44"], LOCAL, "10.1.2.3"),  # a private peer is no proxy unless trusted
+        ("10.1.2.3", ["192.0.2.44"], SPACE, "192.0.2.44"),  # ... as in a Space
+        ("10.1.2.3", ["8.8.8.8, 10.0.0.7"], SPACE, "8.8.8.8"),  # two proxies
+        ("127.0.0.1", ["10.0.0.1"], SPACE, "10.0.0.1"),  # nothing but proxies: the first of them
+        ("127.0.0.1", ["192.0.2.44:5678"], LOCAL, "192.0.2.44"),  # a port is not a new visitor
+        ("127.0.0.1", ["[2001:db8::1]:443"], LOCAL, "2001:db8::/64"),
+        ("2001:db8:1:2::5", [], LOCAL, "2001:db8:1:2::/64"),  # an IPv6 visitor holds a /64
+        ("::ffff:8.8.4.4", [], LOCAL, "8.8.4.4"),
+        ("127.0.0.1", ["nonsense"], LOCAL, "127.0.0.1"),  # not an address: the proxy itself
+        ("testclient", [], LOCAL, "testclient"),
     ],
 )
-def test_the_visitors_address_is_the_proxys_word_only_from_a_proxy(host, forwarded, address):
-    from types import SimpleNamespace
+def test_the_visitor_is_the_first_address_past_the_trusted_proxies(peer, forwarded, trusted, visitor):
+    assert visitor_address(peer, forwarded, trusted) == visitor
 
-    from gradio.context import LocalContext
 
-    headers = {"x-forwarded-for": forwarded} if forwarded else {}
-    token = LocalContext.request.set(SimpleNamespace(client=SimpleNamespace(host=host), headers=headers))
-    try:
-        assert app.client_address() == address
-    finally:
-        LocalContext.request.reset(token)
-    assert app.client_address() is None  # no request on this thread
+def test_trusted_proxies_are_read_from_the_environment():
+    assert trusted_proxies({"LBPE_APP_TRUSTED_PROXIES": "10.9.0.0/16, 192.0.2.1"}) == (
+        ipaddress.ip_network("10.9.0.0/16"),
+        ipaddress.ip_network("192.0.2.1/32"),
+    )
+    with pytest.raises(LbpeError, match=r"LBPE_APP_TRUSTED_PROXIES: 'ten' is not an address or a network"):
+        trusted_proxies({"LBPE_APP_TRUSTED_PROXIES": "ten"})
+
+
+def test_a_handler_called_without_a_request_has_no_visitor_address():
+    assert app.client_address() is None
+

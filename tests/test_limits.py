@@ -182,6 +182,9 @@ def test_playground_limits_are_one_snapshot_documented_once():
     for bad in ("0", "-1", "lots"):
         with pytest.raises(LbpeError, match="LBPE_APP_FILE_TTL"):
             limits.Limits.from_env({"LBPE_APP_FILE_TTL": bad})
+    # a count under 1 would be 0, which switched the cap off
+    with pytest.raises(LbpeError, match=r"LBPE_APP_JOBS_PER_ADDRESS='0.5' must be at least 1 jobs"):
+        limits.Limits.from_env({"LBPE_APP_JOBS_PER_ADDRESS": "0.5"})
 
 
 def test_a_snapshot_bounds_the_loader_for_one_call(tmp_path, monkeypatch):

@@ -98,15 +98,14 @@ def _upload_raw(url: str, data: bytes, name: str) -> dict:
 # ---- Train: a time budget, one job per session, other sessions served alongside ----
 
 
-def _visitor(server, address: str | None = None) -> Client:
-    """A new session; ``address``: the visitor's address as a proxy in front of the server
-    names it (every test client reaches the server from 127.0.0.1)."""
-    headers = {"X-Forwarded-For": address} if address else None
-    return Client(server.url, verbose=False, headers=headers)
+def _visitor(server, address: str) -> Client:
+    """A new session of a visitor at ``address``, as a proxy on this machine names it
+    (every test client reaches the server from 127.0.0.1); each test uses its own addresses."""
+    return Client(server.url, verbose=False, headers={"X-Forwarded-For": address})
 
 
 def test_train_is_bounded_and_one_session_cannot_hold_it(server, tmp_path):
-    attacker, other = _visitor(server), _visitor(server, "198.51.100.2")
+    attacker, other = _visitor(server, "198.51.100.1"), _visitor(server, "198.51.100.2")
     hostile = handle_file(upload(tmp_path, HOSTILE.encode(), "letters.txt"))
     began = time.monotonic()
     big = attacker.submit([hostile], 50_000, "char", False, api_name="/train")
@@ -146,7 +145,8 @@ def test_many_sessions_from_one_address_hold_one_job_of_a_kind(server, tmp_path)
     runs ``LBPE_APP_JOBS_PER_ADDRESS`` (here 1) of a kind, whatever its sessions; another
     address is served beside it."""
     hostile = handle_file(upload(tmp_path, HOSTILE.encode(), "letters.txt"))
-    first, second, elsewhere = _visitor(server), _visitor(server), _visitor(server, "203.0.113.5")
+    address = "198.51.100.3"
+    first, second, elsewhere = _visitor(server, address), _visitor(server, address), _visitor(server, "198.51.100.4")
     big = first.submit([hostile], 50_000, "char", False, api_name="/train")
     assert _wait_for(lambda: big.status().code.name in ("PROCESSING", "PROGRESS"), 60) is not None
     try:

@@ -32,6 +32,7 @@ import gradio as gr
 import plotly.graph_objects as go
 
 from lbpe import display
+from lbpe.app.addresses import trusted_proxies, visitor_address
 from lbpe.errors import LbpeError, PatternNeededError
 from lbpe.examples import DEFAULT_EXAMPLE
 from lbpe.formats.hf_write import write_tokenizer_json
@@ -63,6 +64,7 @@ __all__ = [
     "DEFAULT_EXPLAIN",
     "DEFAULT_TEXT",
     "LIMITS",
+    "TRUSTED_PROXIES",
     "PATTERN_CHOICES",
     "PAUSE",
     "PLAY",
@@ -106,14 +108,16 @@ __all__ = [
 log = logging.getLogger("lbpe.app")
 
 
-def _limits_at_start() -> Limits:
+def _limits_at_start() -> tuple[Limits, tuple]:
     try:
-        return Limits.from_env()
+        return Limits.from_env(), trusted_proxies(os.environ)
     except LbpeError as exc:
         raise SystemExit(str(exc)) from None
 
 
-LIMITS = _limits_at_start()
+#: The playground's limits, and the proxies whose ``X-Forwarded-For`` is believed
+#: (:mod:`lbpe.app.addresses`), read once at start-up.
+LIMITS, TRUSTED_PROXIES = _limits_at_start()
 _DOWNLOADS = Downloads(ttl=LIMITS.file_ttl)
 #: Seconds an upload stays after it arrived or was last read, at most (a Corpus or Train file
 #: stays ``LBPE_APP_FILE_TTL`` after its last use, so it can be run again).
@@ -348,36 +352,22 @@ def client_gone() -> Callable[[], bool]:
 
 
 def client_address() -> str | None:
-    """The network address of the visitor whose request runs on this thread; ``None`` where
-    there is no request (a handler called directly).
-
-    A request that reaches the server from a loopback or private address came through a
-    proxy on this machine or its network (a Hugging Face Space's, a local nginx), which names
-    the visitor last in ``X-Forwarded-For``: that address is the visitor's. A request from a
-    public address is the visitor's own, and what it says it was forwarded for is not
-    believed (anyone can send that header)."""
-    import ipaddress
-
+    """Who the visitor whose request runs on this thread is, by network address
+    (:func:`lbpe.app.addresses.visitor_address`, believing the :data:`TRUSTED_PROXIES`);
+    ``None`` where there is no request (a handler called directly)."""
     try:
         from gradio.context import LocalContext
 
         request = LocalContext.request.get(None)
     except (ImportError, AttributeError, LookupError):
         request = None
-    client = getattr(request, "client", None)
-    host = getattr(client, "host", None)
+    host = getattr(getattr(request, "client", None), "host", None)
     if not isinstance(host, str) or not host:
         return None
-    try:
-        direct = ipaddress.ip_address(host)
-    except ValueError:  # a test client's or a socket's name, not an address
-        return host
-    if direct.is_loopback or direct.is_private:
-        headers = getattr(request, "headers", None) or {}
-        forwarded = [part.strip() for part in str(headers.get("x-forwarded-for", "")).split(",") if part.strip()]
-        if forwarded:
-            return forwarded[-1]
-    return host
+    headers = getattr(request, "headers", None)
+    getlist = getattr(headers, "getlist", None)  # every header line, as a proxy may add its own
+    forwarded = getlist("x-forwarded-for") if callable(getlist) else []
+    return visitor_address(host, forwarded, TRUSTED_PROXIES)
 
 
 def _job(session: Session, kind: str, what: str):

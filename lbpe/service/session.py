@@ -77,7 +77,7 @@ class Session:
         ...         pass
         Traceback (most recent call last):
           ...
-        lbpe.service.session.Busy: A training is already running from your network address ...
+        lbpe.service.session.Busy: A training is already running from your network address, ...
         """
         counted = (address, kind) if address and per_address > 0 else None
         with _JOBS_LOCK:
@@ -89,9 +89,9 @@ class Session:
             if counted is not None and _ADDRESS_JOBS[counted] >= per_address:
                 times = "one" if per_address == 1 else f"{per_address}"
                 raise Busy(
-                    f"{what} is already running from your network address in another tab or client "
-                    f"(this server runs {times} at a time per address): wait for it to finish, or press "
-                    "Stop there, then start again."
+                    f"{what} is already running from your network address, in another tab or client or "
+                    f"by someone who shares the address (this server runs {times} at a time per address): "
+                    "wait for it to finish, or press Stop there, then start again."
                 )
             self.running.add(kind)
             if counted is not None:
