@@ -794,3 +794,29 @@ def test_trusted_proxies_are_read_from_the_environment():
 def test_a_handler_called_without_a_request_has_no_visitor_address():
     assert app.client_address() is None
 
+
+def test_the_upkeep_lifespan_closes_the_deep_link_route_and_runs_the_callers_own():
+    import asyncio
+    import contextlib
+
+    import fastapi
+
+    from lbpe.app import upkeep
+
+    server_app = fastapi.FastAPI()
+    server_app.get("/gradio_api/deep_link")(lambda: "")
+    server_app.get("/config")(lambda: {})
+    entered = []
+
+    @contextlib.asynccontextmanager
+    async def callers(app):
+        entered.append(app)
+        yield
+
+    async def run():
+        async with upkeep.lifespan(app.demo, ttl=3600, inner=callers)(server_app):
+            return [getattr(r, "path", None) for r in server_app.router.routes]
+
+    paths = asyncio.run(run())
+    assert "/config" in paths and "/gradio_api/deep_link" not in paths
+    assert entered == [server_app]

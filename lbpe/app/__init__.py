@@ -65,7 +65,9 @@ def launch(host: str | None = None, port: int | None = None, **kwargs: Any):
     # api_open=False: every call goes through the queue (its limits, per-session jobs, and the
     # check that a job's client is still there); Gradio's direct /run route would skip it
     demo.queue(default_concurrency_limit=2, api_open=False)
-    app_kwargs = {"lifespan": upkeep.lifespan(demo, ttl=LIMITS.session_ttl), **kwargs.pop("app_kwargs", {})}
+    # the caller's own lifespan runs inside ours, which closes Gradio's deep-link route
+    app_kwargs = dict(kwargs.pop("app_kwargs", None) or {})
+    app_kwargs["lifespan"] = upkeep.lifespan(demo, ttl=LIMITS.session_ttl, inner=app_kwargs.get("lifespan"))
     return demo.launch(
         server_name=host,
         server_port=port,

@@ -139,12 +139,15 @@ def release_memory() -> None:
     gc.collect()
 
 
-def lifespan(demo: Any, *, ttl: float, every: float | None = None) -> Callable[[Any], Any]:
+def lifespan(
+    demo: Any, *, ttl: float, every: float | None = None, inner: Callable[[Any], Any] | None = None
+) -> Callable[[Any], Any]:
     """A lifespan for the server's app (``launch(app_kwargs={"lifespan": ...})``): it closes
     the :data:`CLOSED_ROUTES` before the first request, and while it serves, every ``every``
     seconds (default: a quarter of ``ttl``, at most 30 s) it forgets the sessions idle for
     ``ttl`` seconds (:func:`sweep`) and releases memory (:func:`release_memory`) after that
-    or once requests have stopped for :data:`QUIET_SECONDS`."""
+    or once requests have stopped for :data:`QUIET_SECONDS`. ``inner``: a lifespan of the
+    caller's, run inside this one (a caller's own does not replace it)."""
     period = every if every is not None else min(max(ttl / 4, 0.5), 30.0)
 
     async def upkeep() -> None:
@@ -169,7 +172,11 @@ def lifespan(demo: Any, *, ttl: float, every: float | None = None) -> Callable[[
         close_routes(app)
         task = asyncio.create_task(upkeep())
         try:
-            yield
+            if inner is None:
+                yield
+            else:
+                async with inner(app):
+                    yield
         finally:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
