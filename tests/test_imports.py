@@ -1,8 +1,9 @@
 """The package's modules import each other without cycles: every ``import`` of an lbpe module,
 at the top of a module, inside a function or only for type checking (``if TYPE_CHECKING:``), is
-an edge, and the graph they make has no cycle, neither between modules nor between the top-level
-modules and packages of ``lbpe`` (``lbpe.app`` stands for every module under it). A cycle is
-named module by module."""
+an edge (each module a ``from ... import a, b`` names, and ``lbpe`` itself), and the graph
+they make has no cycle, neither between modules nor between the top-level modules and
+packages of ``lbpe`` (``lbpe.app`` stands for every module under it). A cycle is named module
+by module."""
 
 from __future__ import annotations
 
@@ -26,20 +27,21 @@ def _imports(tree: ast.AST):
 
 
 def import_graph() -> dict[str, set[str]]:
+    """Module -> the lbpe modules it imports: for ``from X import a, b``, each of ``X.a`` and
+    ``X.b`` that is a module, else ``X``; ``lbpe`` itself (the package's ``__init__``) too."""
     modules = {_module(p): p for p in PACKAGE.rglob("*.py")}
-    graph: dict[str, set[str]] = {name: set() for name in modules}
+    compiled = {_module(p) for p in PACKAGE.rglob("*.pyi")} - modules.keys()  # lbpe._native: no imports
+    graph: dict[str, set[str]] = {name: set() for name in (*modules, *compiled)}
     for name, path in modules.items():
         for node in _imports(ast.parse(path.read_text("utf-8"))):
             if isinstance(node, ast.ImportFrom):
                 if node.level or not node.module:
                     continue
-                targets = [f"{node.module}.{a.name}" for a in node.names] + [node.module]
+                named = [f"{node.module}.{a.name}" for a in node.names if f"{node.module}.{a.name}" in graph]
+                targets = named or [node.module]
             else:
                 targets = [a.name for a in node.names]
-            for target in targets:
-                if target in modules and target not in ("lbpe", name):
-                    graph[name].add(target)
-                    break  # the most specific module named
+            graph[name].update(t for t in targets if t in graph and t != name)
     return graph
 
 
@@ -97,6 +99,9 @@ def test_imports_for_type_checking_and_inside_functions_are_edges():
     graph = import_graph()
     assert "lbpe.tokenizer" in graph["lbpe.workers"]  # only under TYPE_CHECKING
     assert "lbpe.batch" in graph["lbpe.tokenizer"]  # only inside encode_batch
+    # every module of one `from lbpe import budget, native`, not only the first
+    assert {"lbpe.budget", "lbpe.native"} <= graph["lbpe.tokenizer"]
+    assert "lbpe._native" in graph["lbpe.native"] and "lbpe" not in graph["lbpe.native"]
 
 
 def test_the_cycle_finder_finds_a_cycle():
