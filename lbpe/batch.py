@@ -11,9 +11,10 @@ from __future__ import annotations
 import os
 import signal
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Collection, Sequence
+from collections.abc import Set as AbstractSet
 from itertools import chain, islice
-from typing import Protocol
+from typing import Literal, Protocol
 
 from lbpe import native
 from lbpe.errors import DisallowedSpecialError, LbpeError
@@ -29,8 +30,15 @@ class Encoder(Protocol):
     def vocab(self) -> native.Tables: ...
     @property
     def n_vocab(self) -> int: ...
-    @property
-    def encode(self) -> Callable[..., list[int]]: ...
+    def encode(
+        self,
+        text: str,
+        *,
+        mode: Mode,
+        allowed_special: Literal["all"] | AbstractSet[str] = ...,
+        disallowed_special: Literal["all"] | Collection[str] = ...,
+        add_special_tokens: bool = ...,
+    ) -> list[int]: ...
 
 
 def forked_encode(tok: Encoder, texts: Sequence[str], *, mode: Mode, workers: int, special: dict) -> list[list[int]]:

@@ -39,11 +39,13 @@ __all__ = [
     "Replace",
     "Metaspace",
     "Sequence",
+    "BYTE_TOKEN",
     "byte_to_char",
     "char_to_byte",
 ]
 
-_BYTE_TOKEN = re.compile(r"<0x([0-9A-Fa-f]{2})>")
+#: A byte-fallback token's text, ``<0xNN>``; its group is the byte in hex.
+BYTE_TOKEN = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 
 
 def _byte_to_char() -> dict[int, str]:
@@ -104,7 +106,7 @@ class SentencePiece(Decoder):
     dropped (``dummy``: the dummy prefix), or all of them (``squeeze``: extra white space is
     removed on encoding); control pieces do not end the start.
 
-    >>> SentencePiece({0: "<s>"[:0], 1: "\u2581a", 2: None}, {2: 0x21}, dummy=True)([0, 1, 2])
+    >>> SentencePiece({0: "", 1: "\u2581a", 2: None}, {2: 0x21}, dummy=True)([0, 1, 2])
     'a!'
     """
 
@@ -186,7 +188,7 @@ class ByteFallback(Step):
                 pending.clear()
 
         for t in tokens:
-            m = _BYTE_TOKEN.fullmatch(t)
+            m = BYTE_TOKEN.fullmatch(t)
             if m:
                 pending.append(int(m.group(1), 16))
             else:

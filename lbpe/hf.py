@@ -120,7 +120,7 @@ class _LongestFirst:
         self.tok = tok
         self.byte_level = tok.vocab.unit == "byte"
         if self.byte_level:
-            from lbpe.formats.gpt2 import char_to_byte
+            from lbpe.decoders import char_to_byte
 
             self.char_to_byte = char_to_byte
         vocab = tok.vocab

@@ -116,7 +116,7 @@ def _bpe_spec(**over):
             "merges": [],
         },
     }
-    from lbpe.formats.gpt2 import byte_to_char
+    from lbpe.decoders import byte_to_char
 
     spec["model"]["vocab"] = {byte_to_char[b]: b for b in range(256)}
     for key, value in over.items():

@@ -7,7 +7,7 @@ import base64
 import json
 import struct
 
-from lbpe.formats.gpt2 import byte_to_char
+from lbpe.decoders import byte_to_char
 
 # a few merges over "a", "b", "c", " " that every format below shares
 MERGES = [(b"a", b"b"), (b"ab", b"c"), (b" ", b"a"), (b"b", b"c"), (b" a", b"b")]

@@ -7,13 +7,13 @@ Both files spell bytes with GPT-2's printable stand-ins (``bytes_to_unicode``): 
 
 from __future__ import annotations
 
-from lbpe.decoders import byte_to_char, char_to_byte
+from lbpe.decoders import char_to_byte
 from lbpe.errors import LbpeError, VocabFormatError
 from lbpe.formats._json import json_type, load_json
 from lbpe.limits import vocab_problem
 from lbpe.vocab import Vocab
 
-__all__ = ["byte_to_char", "char_to_byte", "parse_gpt2_vocab", "parse_merges_text"]
+__all__ = ["parse_gpt2_vocab", "parse_merges_text"]
 
 
 def decode_symbol(text: str, *, source: str, line: int | None = None) -> bytes:

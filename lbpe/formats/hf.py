@@ -32,7 +32,6 @@ from lbpe import limits
 from lbpe import normalize as norm
 from lbpe.errors import LbpeError, VocabFormatError
 from lbpe.formats._json import json_type, load_json
-from lbpe.formats.gpt2 import char_to_byte
 from lbpe.limits import vocab_problem
 from lbpe.pretokenize import splitters as sp
 from lbpe.pretokenize.onig import UnsupportedRegex, translate_regex
@@ -43,7 +42,6 @@ from lbpe.vocab import Vocab
 
 __all__ = ["parse_hf_tokenizer"]
 
-_BYTE_TOKEN = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 
 #: Key inside ``"model"`` under which lbpe stores Scaffold-BPE data in the tokenizer.json it
 #: writes (``tokenizers`` ignores unknown keys there, but refuses them at the top level):
@@ -206,7 +204,7 @@ def _build(spec: Any, *, source: str, name: str) -> Tokenizer:
         if not byte_level:
             return text.encode("utf-8")
         try:
-            return bytes(char_to_byte[c] for c in text)
+            return bytes(dec.char_to_byte[c] for c in text)
         except KeyError:
             raise ValueError(f"vocabulary entry {text!r} is not in byte-level (GPT-2 stand-in) spelling") from None
 
@@ -224,7 +222,7 @@ def _build(spec: Any, *, source: str, name: str) -> Tokenizer:
         id_to_text[i] = text
         if text in special_texts:
             continue  # special tokens are never produced by the model
-        m = _BYTE_TOKEN.fullmatch(text)
+        m = dec.BYTE_TOKEN.fullmatch(text)
         if byte_fallback_on and not byte_level and m:
             fallback[int(m.group(1), 16)] = i
             continue

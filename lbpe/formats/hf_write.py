@@ -54,8 +54,8 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from lbpe.decoders import byte_to_char
 from lbpe.errors import LbpeError
-from lbpe.formats.gpt2 import byte_to_char
 from lbpe.model.bpe import bpe_by_rank
 from lbpe.pretokenize.presets import PRETOKENIZER_PRESETS, find_pretokenizer_preset
 from lbpe.vocab import Vocab
