@@ -83,7 +83,7 @@ def train(
     them. A plain ``str`` is always text, never a file name: pass ``pathlib.Path`` for files.
 
     ``vocab_size`` counts every normal token: special tokens, the 256 byte tokens, base
-    characters and merged tokens (scaffold tokens are extra, see the module documentation).
+    characters and merged tokens (scaffold tokens are extra: docs/training.md, "Scaffold-BPE").
     It raises :class:`~lbpe.errors.LbpeError` (a ``ValueError``) when it is smaller than the
     base tokens. Training stops early, with a smaller vocabulary, when no pair is left.
 
@@ -93,7 +93,7 @@ def train(
 
     ``style``: ``"gpt2"`` (default) splits texts with the pre-tokeniser preset ``pattern``
     (default ``"paper"``); ``"llama"`` trains SentencePiece's way, as LLaMA (see "The llama
-    style" in the module documentation): no ``pattern``, ``unit="char"``, and ``<unk>``,
+    style" in docs/training.md): no ``pattern``, ``unit="char"``, and ``<unk>``,
     ``<s>``, ``</s>`` at ids 0, 1, 2 before the ``special_tokens`` given.
 
     The result has ``merges`` (pair -> rank, in merge order), ``whole_piece_first=False``
@@ -168,7 +168,7 @@ def count_pieces(
     progress: Progress | None = None,
     chunk_chars: int = CHUNK_CHARS,
 ) -> Counter[str]:
-    """Count the pre-tokens of texts and files (streaming; see the module documentation).
+    """Count the pre-tokens of texts and files (streaming; docs/training.md, "How training works").
 
     >>> sorted(count_pieces(["ab ab", "ab"]).items())
     [(' ab', 1), ('ab', 2)]
@@ -220,7 +220,7 @@ def count_llama_pieces(
     """Count SentencePiece's words of texts and files: each line (``\\n``; a ``\\r`` before it
     is dropped) that is not empty becomes ``"\u2581" + line`` with every space as ``"\u2581"``,
     and is cut before every ``"\u2581"`` that follows another character (a run of them stays
-    together). See "The llama style" in the module documentation.
+    together). See "The llama style" in docs/training.md.
 
     >>> sorted(count_llama_pieces(["a b\\n\\n  a", "b"]).items())
     [('\u2581a', 1), ('\u2581b', 2), ('\u2581\u2581\u2581a', 1)]
@@ -742,7 +742,7 @@ def _build_vocab(
     specials: tuple[str, ...],
     unit: Unit,
 ) -> Vocab:
-    """Lay out the ids (see the module documentation) and build the :class:`Vocab`."""
+    """Lay out the ids (docs/training.md, "Token ids") and build the :class:`Vocab`."""
     n_special = len(specials)
     special = {s: i for i, s in enumerate(specials)}
     first = n_special + 256

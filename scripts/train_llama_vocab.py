@@ -2,7 +2,7 @@
 """Train the bundled LLaMA-style vocabulary ``lbpe-llama-32k``: 32K SentencePiece-style BPE
 trained by lbpe (``train(..., style="llama")``) on a mixed corpus from the package registries.
 
-Recipe: LLaMA's (see "The llama style" in ``lbpe/train.py``): ``"\u2581"`` for spaces joined to
+Recipe: LLaMA's (see "The llama style" in ``docs/training.md``): ``"\u2581"`` for spaces joined to
 the next word, every digit on its own, byte fallback, no regex pre-tokeniser, pieces of at
 most 16 characters, ``character_coverage=0.99995`` (LLaMA's), ``<unk>``/``<s>``/``</s>`` at
 ids 0-2.

@@ -47,7 +47,8 @@ def fill_kept(box: Any, value: str, *, tries: int = 5) -> None:
 
     A box mounted a moment ago (an accordion just opened) can still have its first value
     written back by its component after Playwright's fill, which types in one go, much faster
-    than a person: the value is then lost. Fill again until the box holds it for half a second.
+    than a person: the value is then lost. Fill again until the box still holds it half a
+    second after a fill.
     """
     for _ in range(tries):
         box.fill(value)
