@@ -41,6 +41,7 @@ from lbpe.presets import DEFAULT_PRESET, sample_corpus
 from lbpe.service import (
     AUTO_PATTERN,
     Downloads,
+    ExplainView,
     Session,
     Stopped,
     TrainTimeError,
@@ -584,7 +585,9 @@ def _where(where: Any) -> int | None:
         return None
 
 
-def _explained(span: str, vocab: str, frame: int | None, state: Any, text: Any, where: Any, specials: Any) -> dict:
+def _explained(
+    span: str, vocab: str, frame: int | None, state: Any, text: Any, where: Any, specials: Any
+) -> ExplainView:
     """:func:`lbpe.service.explain_view` of ``span``, where it stands in the Compare text (its
     part Compare shows) when ``where`` says so and it is still there, else on its own."""
     return explain_view(

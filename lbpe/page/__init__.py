@@ -177,12 +177,12 @@ def compare(text: str, show_whitespace: bool = True, show_ids: bool = False, spe
         frequency_chart={"height": 380},
         again=_again,
     )
-    _state["shown"], _state["differ"] = (tok, shown, bool(specials)), view.pop("differ")  # for explain_at
+    _state["shown"], _state["differ"] = (tok, shown, bool(specials)), view["differ"]  # for explain_at
     out = {
         "chars": len(text),
         "bytes": len(text.encode("utf-8", "replace")),
         "shown_chars": len(shown),
-        **view,
+        **{key: value for key, value in view.items() if key != "differ"},
         "whole": None,
     }
     if len(shown) < len(text):
@@ -203,8 +203,7 @@ def across(text: str) -> str:
         tok = _tok()
         tokenizers[tok.name if tok.name and tok.name not in tokenizers else "your file"] = tok
     view = across_view(tokenizers, text=shown)
-    view.pop("json")
-    return json.dumps({**view, "shown_chars": len(shown)})
+    return json.dumps({**{key: value for key, value in view.items() if key != "json"}, "shown_chars": len(shown)})
 
 
 def examples() -> str:

@@ -6,7 +6,8 @@ own widgets or text.
   (:func:`open_upload`, :func:`open_vocabulary`, :func:`read_upload`, :func:`text_head`) and
   downloads (:class:`Downloads`);
 * :mod:`lbpe.service.session`: one visitor's vocabularies, Stop button and running jobs (:class:`Session`);
-* :mod:`lbpe.service.views`: each view as one function returning one JSON-able dict
+* :mod:`lbpe.service.views`: each view as one function returning one JSON-able dict (a
+  ``TypedDict``: ``CompareView``, ``CorpusView``, ...)
   (:func:`compare_view`, :func:`corpus_view`, :func:`stats_view`, :func:`across_view`, :func:`explain_view`,
   :func:`explain_target`, :func:`train_view`);
 * :mod:`lbpe.service.links`: a view's state in a link's query (:func:`link_state`).
@@ -29,7 +30,14 @@ from lbpe.service.links import MAX_LINK_TEXT, VIEWS, link_state
 from lbpe.service.session import Busy, Session, Stopped, describe
 from lbpe.service.views import (
     CORPUS_CHUNK_BYTES,
+    AcrossView,
+    CompareView,
+    CorpusView,
+    ExplainTarget,
+    ExplainView,
+    StatsView,
     TrainTimeError,
+    TrainView,
     across_view,
     check_train_options,
     compare_view,
@@ -42,6 +50,13 @@ from lbpe.service.views import (
 )
 
 __all__ = [
+    "AcrossView",
+    "CompareView",
+    "CorpusView",
+    "ExplainTarget",
+    "ExplainView",
+    "StatsView",
+    "TrainView",
     "AUTO_PATTERN",
     "GPT2_PAIR",
     "Downloads",

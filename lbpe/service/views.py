@@ -20,7 +20,7 @@ import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypedDict, cast
 
 from lbpe import display
 from lbpe import limits as _limits
@@ -33,11 +33,18 @@ from lbpe.limits import Limits
 from lbpe.metrics import RENYI_POWER
 from lbpe.stats import compare_json, corpus_stats
 from lbpe.textio import decode, iter_chunks
-from lbpe.tokenizer import MODES, Tokenizer, replace_surrogates
+from lbpe.tokenizer import MODES, Mode, Tokenizer, replace_surrogates
 from lbpe.vocab import Vocab
 
 __all__ = [
     "CORPUS_CHUNK_BYTES",
+    "CompareView",
+    "CorpusView",
+    "StatsView",
+    "AcrossView",
+    "ExplainView",
+    "ExplainTarget",
+    "TrainView",
     "compare_view",
     "corpus_view",
     "stats_view",
@@ -52,6 +59,72 @@ __all__ = [
 
 #: Bytes per chunk in the Corpus and Across views (progress is reported after each).
 CORPUS_CHUNK_BYTES = 1 << 16
+
+
+# ---- what each view returns: the schema the app, the page and the CLI read ----
+# (JSON-able but for TrainView's Vocab; figures are plain Plotly figure dicts)
+
+
+class CompareView(TypedDict):
+    panes: dict[str, str]  # mode -> the pane's HTML
+    metrics: str  # HTML
+    differences: str  # HTML: each differing span, BPE tokens -> LBPE tokens
+    figure: dict[str, Any]  # the token-length shift
+    frequency_figure: dict[str, Any] | None  # occurrences per token length
+    summary: dict[str, Any]  # display.Comparison.to_json(): ids, segments, differing ranges
+    length_shift: dict[str, Any]
+    stats: dict[str, Any]  # lbpe.stats.compare_json of the text
+    differ: tuple[tuple[int, int], ...]  # the character ranges where the encodings differ
+
+
+class CorpusView(TypedDict):
+    summary: dict[str, Any]  # lbpe.stats.compare_json
+    rows: list[list[str]]  # the Corpus table (display.stats_rows)
+    csv: str
+    json: str
+    stem: str  # the downloads' file name stem
+    tokens: dict[Mode, int]  # mode -> tokens
+    figure: dict[str, Any]
+    frequency_figure: dict[str, Any] | None
+    status: str  # Markdown
+
+
+class StatsView(TypedDict):
+    summary: dict[str, Any]  # lbpe.stats.compare_json
+    skipped: list[str]  # the bad documents left out, each named by file and line
+    bytes: int  # the files' size
+
+
+class AcrossView(TypedDict):
+    headers: list[str]
+    types: Sequence[str]
+    rows: list[list[Any]]  # one per vocabulary (lbpe.across.across_rows)
+    vocabularies: list[dict[str, Any]]  # one compare_json summary each
+    figure: dict[str, Any]
+    json: str
+    csv: str
+    status: str  # Markdown
+
+
+class ExplainView(TypedDict):
+    html: str  # the frame shown
+    frame: int
+    frames: int
+    steps: dict[str, Any]  # lbpe.explain's JSON of every step
+
+
+class ExplainTarget(TypedDict):
+    start: int
+    end: int
+    span: str
+
+
+class TrainView(TypedDict):
+    vocab: Vocab
+    tokens: int  # normal tokens made
+    scaffold: int  # scaffold tokens
+    bytes: int  # the corpus size
+    message: str
 
 
 def file_stem(name: str) -> str:
@@ -88,7 +161,7 @@ def compare_view(
     lengths_chart: dict | None = None,
     frequency_chart: dict | None = None,
     again: display.Recompare | None = None,
-) -> dict:
+) -> CompareView:
     """The Compare view of ``text`` with ``tok``: one JSON-able dict, the schema both UIs use.
     With ``again`` (a :class:`lbpe.display.Recompare` kept by the caller), an edit of the text
     it compared last costs what the edit changed; the view is the same.
@@ -136,7 +209,7 @@ def corpus_view(
     progress: Callable[[float], None] | None = None,
     lengths_chart: dict | None = None,
     frequency_chart: dict | None = None,
-) -> dict:
+) -> CorpusView:
     """Statistics of a whole text file (``data``, the bytes of the file called ``name``) for
     BPE and LBPE, counted in chunks cut where the totals stay exact.
 
@@ -185,7 +258,7 @@ def stats_view(
     workers: int | None = None,
     renyi_power: float = RENYI_POWER,
     progress: Callable[[int, int], None] | None = None,
-) -> dict:
+) -> StatsView:
     """Exact statistics of corpus files (``.txt``, ``.jsonl(.gz)``, ``.parquet``; one document
     per file, or per line with ``lines``) for BPE and LBPE, counted on ``workers`` processes
     (:func:`lbpe.corpus.parallel_stats`): ``lbpe stats``.
@@ -218,7 +291,7 @@ def across_view(
     source: str = "the text",
     progress: Callable[[float], None] | None = None,
     chart: dict | None = None,
-) -> dict:
+) -> AcrossView:
     """One text (``text``) or text file (``data``, called ``source``) encoded with every
     tokenizer in both modes (:func:`lbpe.across.across_vocabularies`).
 
@@ -278,7 +351,7 @@ def explain_view(
     text: str | None = None,
     at: int | None = None,
     specials: bool = False,
-) -> dict:
+) -> ExplainView:
     """``span`` worked step by step with both encodings (:mod:`lbpe.explain`):
     ``{"html": frame ``frame`` (``None`` or below 0: the last, every step done), "frame",
     "frames", "steps": the steps as JSON}``; ``frame`` is kept within the explanation.
@@ -308,7 +381,7 @@ def explain_target(
     differ: Sequence[tuple[int, int]] | None = None,
     *,
     specials: bool = False,
-) -> dict:
+) -> ExplainTarget:
     """What to explain for a click at character ``offset`` of ``text``: the differing span that
     holds it, else its word (:func:`lbpe.explain.pick_span`), widened to the token boundaries
     both encodings share (:func:`lbpe.explain.explain_span`), as ``{"start", "end", "span"}``;
@@ -369,7 +442,7 @@ def train_view(
     read_progress: Callable[[int, int], None] | None = None,
     seconds: float | None = None,
     **options: Any,
-) -> dict:
+) -> TrainView:
     """Train a vocabulary on UTF-8 text files and write it as a ``tokenizer.json``: the Train
     view of the app and ``lbpe train``.
 
