@@ -150,6 +150,7 @@ SLOW = {
     "test_app_server": "starts real playground servers",
     "test_app_load": "fifty concurrent sessions against a server",
     "test_server_reliability": "real playground servers, trainings run to their time limit",
+    "test_sanitize": "builds the extension under ASan and UBSan and runs the parity tests on it (~5 min)",
     ("test_app_memory", "test_session_state_stays_small_whatever_was_compared"): "a playground server, long compares",
     ("test_app_memory", "test_an_uploaded_vocabulary_is_the_only_large_thing_a_session_keeps"): "a playground server",
     ("test_app_memory", "test_idle_sessions_are_forgotten_and_their_vocabularies_freed"): "a playground server",
