@@ -820,3 +820,24 @@ def test_the_upkeep_lifespan_closes_the_deep_link_route_and_runs_the_callers_own
     paths = asyncio.run(run())
     assert "/config" in paths and "/gradio_api/deep_link" not in paths
     assert entered == [server_app]
+
+
+def test_no_event_shows_progress_on_a_layout_block_or_a_token_pane():
+    """Gradio's page copies the properties of every component an event shows progress on, and
+    of everything inside it, each time any event's status changes. A layout block (the tabs)
+    there copies every view at each keystroke; a token pane copies its whole markup. Measured
+    on a 30,000-character text: a 7-character edit took 0.9-1.5 s to redraw, 0.5-0.8 s without
+    them (bench/web_speed.py)."""
+    config = app.demo.get_config_file()
+    by_id = {c["id"]: c for c in config["components"]}
+    layout = {"tabs", "tabitem", "row", "column", "group", "accordion", "form", "sidebar"}
+    heavy = {"bpe-pane", "lbpe-pane", "details"}
+    shown = []
+    for dep in config["dependencies"]:
+        if not dep.get("backend_fn"):
+            continue  # the browser's own steps show no progress
+        for target in dep.get("show_progress_on") or dep["outputs"]:
+            c = by_id[target]
+            if c["type"] in layout or c["props"].get("elem_id") in heavy:
+                shown.append((dep.get("api_name"), c["type"], c["props"].get("elem_id")))
+    assert shown == []

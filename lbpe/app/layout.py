@@ -525,6 +525,7 @@ def build() -> gr.Blocks:
             api_name="compare",
             trigger_mode="always_last",
             show_progress="hidden",
+            show_progress_on=compare_note,
             concurrency_limit=4,
             js=_js("busy(a)", "a"),
         )
@@ -567,7 +568,7 @@ def build() -> gr.Blocks:
         train_inputs = [train_files, train_size, train_unit, train_scaffold, state, train_style]
         _long_job(train_btn, train, train_inputs, [state, vocab, train_out, train_status], "train", train_status, state)
         train_stop.click(stop, state, None, api_name="stop_train", queue=False)
-        used = use_btn.click(use_trained, state, [vocab, tabs], api_name="use_trained")
+        used = use_btn.click(use_trained, state, [vocab, tabs], api_name="use_trained", show_progress_on=vocab)
         _says_why(used, use_trained, state, train_status)
         # the switch to Compare is no tab.select: the address is told here
         used.success(None, None, None, js=_js("view(null)"), api_visibility="private", queue=False)
@@ -672,6 +673,7 @@ def build() -> gr.Blocks:
             [text, vocab, show_ws, show_ids, show_special, explain_box, explain_where, tabs, link_note, *compared],
             api_visibility="private",
             show_progress="hidden",
+            show_progress_on=link_note,
             queue=False,
         )
         shown = _js("restored()", "(document.documentElement.classList.remove('lbpe-opening'), [])")
