@@ -16,7 +16,7 @@ the Gradio app (``python app.py``) of this checkout on a free port:
 * app: opening a link with its own text (navigation to that text in the text box, whether
   any other text was on screen before it, and to its panes), and the same 30,000-character
   edit;
-* throughput: the same function (``lbpe.page.bench``) encodes the same text in the page's
+* throughput: the same function (``lbpe.playground.page.bench``) encodes the same text in the page's
   worker (Pyodide) and here in CPython on the pure-Python path (``lbpe.native.use("pure")``:
   the page runs the same modules; the compiled path is ``python -m bench``'s business);
   cold = empty piece caches, warm = caches filled.
@@ -44,8 +44,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from lbpe import native  # noqa: E402
-from lbpe import page as py_page  # noqa: E402
-from lbpe.page.site import build_site, serve  # noqa: E402
+from lbpe.playground import page as py_page  # noqa: E402
+from lbpe.playground.page.site import build_site, serve  # noqa: E402
 from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset  # noqa: E402
 from tests.browser import launch  # noqa: E402
 
@@ -179,7 +179,7 @@ def page_first(browser, url: str, visits: int) -> dict[str, list[float]]:
 #: The worker's start-up steps, in order (``static/worker.js``), and what each one does.
 STEPS = {
     "pyodide": "Pyodide's own start (its WebAssembly and standard library)",
-    "lbpe": "the wheel unpacked and lbpe.page imported",
+    "lbpe": "the wheel unpacked and lbpe.playground.page imported",
     "vocabulary": "the default vocabulary read and parsed",
     "first_compare": "the first comparison (the page asks for the opening span's explanation just before it)",
 }

@@ -1,6 +1,6 @@
 """A time budget for one request of a server: how long its encoding may run.
 
-A server's view opens :class:`time_budget` around its work (``lbpe.service``'s Compare,
+A server's view opens :class:`time_budget` around its work (``lbpe.playground.service``'s Compare,
 Explain, Across and Corpus views do). Inside, the encoder checks the budget between pieces of
 work, never inside its inner loops: the pure path between pre-tokens and between the window
 lengths of LBPE's long-window scan, the compiled path where it also checks for Ctrl-C (every

@@ -27,9 +27,9 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from lbpe import __version__, limits
+from lbpe.analysis.metrics import RENYI_POWER
 from lbpe.errors import LbpeError
 from lbpe.load import load
-from lbpe.metrics import RENYI_POWER
 from lbpe.native import backend
 from lbpe.progress import Bar
 from lbpe.tokenizer import MODES, Tokenizer
@@ -56,7 +56,7 @@ def _read_text(name: str) -> str:
         source = name
     if limit and len(data) > limit:  # standard input, a pipe or a device: no size up front
         limits.check("text_bytes", len(data), f"{source} (at least)", hint=_STREAM_HINT)
-    from lbpe.textio import decode
+    from lbpe.corpus.textio import decode
 
     return decode(data, source)
 
@@ -103,7 +103,7 @@ def _cmd_compare(args: argparse.Namespace, out: TextIO) -> None:
 def _cmd_explain(args: argparse.Namespace, out: TextIO) -> None:
     import json
 
-    from lbpe.explain import explain, explain_text
+    from lbpe.analysis.explain import explain, explain_text
 
     tok = _tokenizer(args)
     text = " ".join(args.words) if args.words else _read_text("-")
@@ -123,7 +123,7 @@ def _cmd_train(args: argparse.Namespace, out: TextIO) -> None:
     from pathlib import Path
 
     from lbpe.formats.hf_write import write_tokenizer_json, write_transformers_config
-    from lbpe.service import check_train_options, train_view
+    from lbpe.playground.service import check_train_options, train_view
 
     llama = args.style == "llama"
     check_train_options(style=args.style, unit=args.unit, pattern=args.pattern)  # before any file is read
@@ -168,7 +168,7 @@ def _cmd_train(args: argparse.Namespace, out: TextIO) -> None:
 def _cmd_stats(args: argparse.Namespace, out: TextIO) -> None:
     import json
 
-    from lbpe.service import stats_view
+    from lbpe.playground.service import stats_view
 
     bar = Bar(enabled=not args.quiet)
     try:
@@ -196,7 +196,7 @@ def _cmd_stats(args: argparse.Namespace, out: TextIO) -> None:
 def _write_stats_table(doc: dict, out: TextIO) -> None:
     """The text table of ``lbpe stats``: the rows the app's Corpus view shows, then one line per
     metric on what it means."""
-    from lbpe.display import summary_rows
+    from lbpe.playground.display import summary_rows
 
     rows = summary_rows(doc)
     unit = "bytes" if doc["unit"] == "byte" else "chars"
@@ -249,8 +249,8 @@ def _renyi_power(value: str) -> float:
 
 
 def _cmd_export(args: argparse.Namespace, out: TextIO) -> None:
-    from lbpe.documents import input_bytes
-    from lbpe.shards import export_shards
+    from lbpe.corpus.documents import input_bytes
+    from lbpe.corpus.shards import export_shards
 
     tok = _tokenizer(args)
     total = input_bytes(args.files)
@@ -317,7 +317,7 @@ def _cmd_export(args: argparse.Namespace, out: TextIO) -> None:
 
 def _kept(folder: str) -> str:
     """What an interrupted export left: its complete shards (from its index)."""
-    from lbpe.shards import read_index
+    from lbpe.corpus.shards import read_index
 
     try:
         index = read_index(folder)
@@ -370,7 +370,7 @@ def _add_train(sub) -> None:
 def _cmd_build_web(args: argparse.Namespace, out: TextIO) -> None:
     from pathlib import Path
 
-    from lbpe.page.site import build_site, find_root
+    from lbpe.playground.page.site import build_site, find_root
 
     root = find_root(Path(args.root) if args.root else None)
     space = None if args.space is None else Path(args.space) if args.space else root / "build" / "spaces" / "static"
@@ -401,12 +401,12 @@ def _add_build_web(sub) -> None:
 
 
 def _cmd_serve(args: argparse.Namespace, out: TextIO) -> None:
-    """Run the Gradio playground (:mod:`lbpe.app`; needs the ``app`` extra)."""
+    """Run the Gradio playground (:mod:`lbpe.playground.app`; needs the ``app`` extra)."""
     import importlib.util
 
     if importlib.util.find_spec("gradio") is None:
         raise LbpeError('the playground needs Gradio: python -m pip install "lbpe[app]"')
-    from lbpe import app  # imports gradio; `import lbpe` itself never does
+    from lbpe.playground import app  # imports gradio; `import lbpe` itself never does
 
     argv = (["--host", args.host] if args.host else []) + (["--port", str(args.port)] if args.port else [])
     app.main(argv)
@@ -465,7 +465,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--vocab", default=None, help="vocabulary file or folder, or a bundled preset (default mistral-7b)")
     p.add_argument("--pattern", default=None, help="pre-tokenizer preset (default: inferred from the vocabulary)")
-    p.add_argument("--json", action="store_true", help="print the steps as JSON (schema: lbpe.explain.Explanation)")
+    p.add_argument(
+        "--json", action="store_true", help="print the steps as JSON (schema: lbpe.analysis.explain.Explanation)"
+    )
     p.set_defaults(run=_cmd_explain)
 
     _add_train(sub)
@@ -475,7 +477,7 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("stats", help="corpus statistics for BPE and LBPE (token lengths, compression)")
     common(p, many=True)
     _add_inputs(p)
-    p.add_argument("--json", action="store_true", help="print the JSON document (schema: lbpe.stats)")
+    p.add_argument("--json", action="store_true", help="print the JSON document (schema: lbpe.analysis.stats)")
     p.add_argument(
         "--renyi-power",
         type=_renyi_power,

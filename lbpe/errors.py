@@ -41,7 +41,7 @@ class DisallowedSpecialError(LbpeError):
 
 
 class NotUtf8Error(LbpeError):
-    """Input that should be UTF-8 text is not (raised by :mod:`lbpe.textio`, the one reader of
+    """Input that should be UTF-8 text is not (raised by :mod:`lbpe.corpus.textio`, the one reader of
     UTF-8 text). ``source`` names the input -- a file, or one line of it as ``file:N`` --
     ``byte`` is the first bad byte and ``offset`` its offset in bytes from the start of what
     ``source`` names."""

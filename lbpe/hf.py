@@ -41,7 +41,7 @@ file's ``lbpe_pattern``). ``AutoTokenizer.from_pretrained(folder, trust_remote_c
 then gives this tokenizer in the saved mode (the module imports lbpe: without it transformers
 says ``pip install lbpe``); without ``trust_remote_code`` transformers refuses and names that
 argument. ``datasets`` fingerprints the tokenizer by the model's backend, the mode and lbpe's
-vocabulary (:func:`lbpe.shards.vocab_sha256`), so ``Dataset.map`` finds its cache again.
+vocabulary (:func:`lbpe.corpus.shards.vocab_sha256`), so ``Dataset.map`` finds its cache again.
 Needs the ``transformers`` package; ``import lbpe`` never imports it.
 """
 
@@ -391,9 +391,9 @@ class _State:
 
     @property
     def sha(self) -> str:
-        """lbpe's vocabulary hash (:func:`lbpe.shards.vocab_sha256`), computed when first asked for."""
+        """lbpe's vocabulary hash (:func:`lbpe.corpus.shards.vocab_sha256`), computed when first asked for."""
         if self._sha is None:
-            from lbpe.shards import vocab_sha256
+            from lbpe.corpus.shards import vocab_sha256
 
             self._sha = vocab_sha256(self.tok)
         return self._sha

@@ -20,7 +20,7 @@ number of bytes (or tokens), optionally with a ``K``/``M``/``G`` suffix (powers 
   only the time inside the pattern's calls counts.
   It is a number of seconds, decimals allowed;
 * ``encode_seconds`` -- :mod:`lbpe.budget`: the time one request of a server (the views of
-  :mod:`lbpe.service` open a budget) may spend encoding, per MiB of its text, likewise.
+  :mod:`lbpe.playground.service` open a budget) may spend encoding, per MiB of its text, likewise.
 
 A server reads its limits once, into a :class:`Limits` snapshot: :data:`PLAYGROUND` holds
 the Gradio playground's smaller caps (``LBPE_APP_*``, read at start-up), and
@@ -172,7 +172,7 @@ LIMITS: dict[str, Limit] = {
     )
 }
 
-#: The Gradio playground's caps (``lbpe.app``), smaller than a library caller's; a server reads
+#: The Gradio playground's caps (``lbpe.playground.app``), smaller than a library caller's; a server reads
 #: them once, at start-up (:meth:`Limits.from_env`).
 PLAYGROUND: dict[str, Limit] = {
     lim.key: lim

@@ -23,9 +23,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Union
 
+from lbpe.corpus.textio import iter_chunks
 from lbpe.errors import LbpeError
 from lbpe.pretokenize import PresetPattern, resolve_pattern
-from lbpe.textio import iter_chunks
 from lbpe.unicode import category, script
 from lbpe.vocab import Unit, Vocab
 

@@ -7,7 +7,7 @@ copied in, a ``requirements.txt`` with the ``app`` extra's other dependencies pi
 versions the tests run on (``constraints/test.txt``), and the hand-written
 ``spaces/gradio/README.md`` (its front matter's ``sdk_version`` must equal that gradio version;
 the build says so when it does not).
-``static`` writes the static Space: the offline browser page (:func:`lbpe.page.site.build_site`) and
+``static`` writes the static Space: the offline browser page (:func:`lbpe.playground.page.site.build_site`) and
 the hand-written ``spaces/static/README.md``.
 
 Only the READMEs are kept in git; the folders are written to ``build/spaces/<name>`` (or
@@ -147,7 +147,7 @@ def static_space(folder: Path, kind: str = "index") -> list[str]:
     """Write the static Space into ``folder``; returns its files."""
     sys.path.insert(0, str(ROOT))
     from lbpe.errors import LbpeError
-    from lbpe.page.site import build_site
+    from lbpe.playground.page.site import build_site
 
     try:
         with tempfile.TemporaryDirectory() as site:

@@ -11,11 +11,11 @@
    at each size, also on the training corpus) and Table 8 (Scaffold-BPE + LBPE at 32K).
 2. The first measurement (issue 4): Table 2 and Table 6 with the GPT-2 style ``lbpe-32k`` on
    the Moby-Dick + State of the Union text it was trained on (in-domain), the paper's claim
-   (token-frequency balance) with the intrinsic metrics of lbpe.metrics, and the same figures
+   (token-frequency balance) with the intrinsic metrics of lbpe.analysis.metrics, and the same figures
    across every bundled vocabulary.
 
 The texts come from scripts/fetch_data.py. The paper's figures are the ones recorded in issue 4
-(lbpe/metrics.py); its Table 8 figures are not recorded in the repository. The whole run takes a
+(lbpe/analysis/metrics.py); its Table 8 figures are not recorded in the repository. The whole run takes a
 few minutes (about 2.5 on two shared cores; training 64K, 128K and Scaffold-BPE at 32K: 30-45 s).
 """
 
@@ -38,14 +38,14 @@ sys.path.insert(0, str(ROOT / "scripts"))  # fetch_data: where the registry data
 import fetch_data  # noqa: E402
 import train_llama_vocab  # noqa: E402
 
-from lbpe.across import ACROSS_HEADERS, across_rows  # noqa: E402
-from lbpe.corpus import align_chunks, parallel_stats, read_chunks  # noqa: E402
-from lbpe.display import summary_rows  # noqa: E402
+from lbpe.analysis.across import ACROSS_HEADERS, across_rows  # noqa: E402
+from lbpe.analysis.metrics import AGREEMENT, CATALOGUE, PAPER_BUCKET_CHANGE, PAPER_BYTES_PER_TOKEN  # noqa: E402
+from lbpe.analysis.stats import compare_json, texts_stats  # noqa: E402
+from lbpe.corpus.parallel import align_chunks, parallel_stats, read_chunks  # noqa: E402
 from lbpe.formats.hf_write import write_tokenizer_json  # noqa: E402
 from lbpe.load import load  # noqa: E402
-from lbpe.metrics import AGREEMENT, CATALOGUE, PAPER_BUCKET_CHANGE, PAPER_BYTES_PER_TOKEN  # noqa: E402
+from lbpe.playground.display import summary_rows  # noqa: E402
 from lbpe.presets import VOCAB_PRESETS, load_preset, sample_corpus  # noqa: E402
-from lbpe.stats import compare_json, texts_stats  # noqa: E402
 from lbpe.tokenizer import Tokenizer  # noqa: E402
 from lbpe.train import train  # noqa: E402
 
@@ -211,7 +211,7 @@ def _table8(plain: Tokenizer, scaffold: Tokenizer, text: str) -> list[str]:
         "those scaffold tokens: for BPE and LBPE with the plain `lbpe-llama-32k`, and for the Scaffold-BPE "
         "vocabulary itself (its classic encoding splits scaffold tokens back into their parts; LBPE over it "
         "never places one, so both are 0 by construction). The paper's Table 8 figures are not recorded in "
-        "this repository (only Table 2's and Table 6's are, in `lbpe/metrics.py`), so only ours are given.",
+        "this repository (only Table 2's and Table 6's are, in `lbpe/analysis/metrics.py`), so only ours are given.",
         "",
         "| encoding | scaffold share | tokens per byte | tokens | paper |",
         "|---|---|---|---|---|",
@@ -325,7 +325,7 @@ def _across(files: list[Path]) -> tuple[list[str], list[dict]]:
     lines = [
         "## Across the bundled vocabularies",
         "",
-        "The same corpus with every bundled vocabulary (`lbpe.across`; the playground's *Across vocabularies* "
+        "The same corpus with every bundled vocabulary (`lbpe.analysis.across`; the playground's *Across vocabularies* "
         "view). Long tokens are those of 7 units or more (bytes for byte-level vocabularies, characters for "
         "character-level ones).",
         "",

@@ -1,12 +1,12 @@
 // The page's main thread: controls, the URL fragment, and inserting what Python returns.
-// Python (lbpe.page, in worker.js) does all tokenisation and produces the token HTML and the
+// Python (lbpe.playground.page, in worker.js) does all tokenisation and produces the token HTML and the
 // chart's Plotly figure; this file only wires controls, inserts that HTML and draws the figure.
 
 const $ = (selector) => document.querySelector(selector);
 const modes = ["bpe", "lbpe"];
 const MAX_URL_TEXT = 2000; // characters of text kept in a shared link
 const FILE_VOCAB = "__file__";
-// The opening text is the first of lbpe.examples (the Gradio app opens on it too); it arrives
+// The opening text is the first of lbpe.playground.examples (the Gradio app opens on it too); it arrives
 // with Python, so the text box stays empty (and disabled) until then.
 let EXAMPLES = [];
 
@@ -210,7 +210,7 @@ const number = new Intl.NumberFormat("en-US");
 // ---- a reload shows the last result at once, while Python starts ----
 
 const CACHE_KEY = "lbpe-last-render";
-let tokenCss = ""; // lbpe.display.CSS, from Python
+let tokenCss = ""; // lbpe.playground.display.CSS, from Python
 
 function cacheKey() {
   return JSON.stringify([state.text, state.preset, state.ws, state.ids, state.special]);
@@ -255,7 +255,7 @@ function earlyRender() {
 
 // ---- a first visit shows the opening comparison at once, while Python starts ----
 
-// lbpe build-web computed it with the same Python (lbpe.page.first_view) and put it in index.html.
+// lbpe build-web computed it with the same Python (lbpe.playground.page.first_view) and put it in index.html.
 function firstRender() {
   // Shown before Python is ready when the page opens on the default text and settings (a link
   // to another text, vocabulary or toggle waits for Python); Python's own result is the same.

@@ -1,12 +1,12 @@
 // The page's Python: Pyodide plus the lbpe wheel, in a Web Worker so the page never freezes.
 // Every URL is relative to this file, so the site works from any folder of any static host.
-// Tokenisation, rendering and the chart's data all come from Python (lbpe.page); this file
+// Tokenisation, rendering and the chart's data all come from Python (lbpe.playground.page); this file
 // only moves bytes and messages.
 import { loadPyodide } from "./pyodide/pyodide.mjs";
 
 const here = (path) => new URL(path, import.meta.url).href;
 let py = null; // the Pyodide instance
-let page = null; // the Python module lbpe.page
+let page = null; // the Python module lbpe.playground.page
 let uploads = 0;
 let site = null; // site.json: the presets and where their files are
 const timings = {}; // seconds per start-up step and of the first comparison, for bench/web_speed.py
@@ -41,7 +41,7 @@ async function start() {
   // The wheel is unpacked into site-packages; loadPackage is never used (it would reach a CDN).
   const sitePackages = py.runPython("import site; site.getsitepackages()[0]");
   py.unpackArchive(await wheel, "wheel", { extractDir: sitePackages });
-  page = py.pyimport("lbpe.page");
+  page = py.pyimport("lbpe.playground.page");
   t = lap("lbpe", t);
   progress(`Loading the ${site.default_preset} vocabulary…`);
   await vocab;

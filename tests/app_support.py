@@ -1,4 +1,4 @@
-"""Helpers for the playground tests: import lbpe.app, and run it as a real server on 127.0.0.1."""
+"""Helpers for the playground tests: import lbpe.playground.app, and run it as a real server on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -33,9 +33,9 @@ STARTUP_TIMEOUT = 120
 
 
 def load_app():
-    """The playground module, :mod:`lbpe.app` (imported offline, once)."""
+    """The playground module, :mod:`lbpe.playground.app` (imported offline, once)."""
     os.environ.update({k: v for k, v in OFFLINE_ENV.items() if k != "GRADIO_SERVER_NAME"})
-    from lbpe import app
+    from lbpe.playground import app
 
     return app
 

@@ -6,7 +6,7 @@
 // job.json: {"texts": [str, ...], "modes": ["bpe", "lbpe"],
 //            "vocabs": [{"preset": NAME} | {"file": HOST_PATH}, ...], "explain": [span, ...] (optional)}
 // result.json: {"python": version, "vocabs": [{"name", "unit", "ids": {mode: [[id, ...] per text]},
-//               "explain": [lbpe.page.explain(span) per span]} | {"error": message}]}
+//               "explain": [lbpe.playground.page.explain(span) per span]} | {"error": message}]}
 import { readFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -24,7 +24,7 @@ const siteInfo = JSON.parse(readFileSync(join(site, "site.json"), "utf-8"));
 const py = await loadPyodide({ indexURL: join(site, "pyodide") + "/", stdout: () => {}, stderr: (s) => process.stderr.write(s + "\n") });
 const sitePackages = py.runPython("import site; site.getsitepackages()[0]");
 py.unpackArchive(readBytes(join(site, siteInfo.wheel)), "wheel", { extractDir: sitePackages });
-const page = py.pyimport("lbpe.page");
+const page = py.pyimport("lbpe.playground.page");
 
 function usePreset(name) {
   // As worker.js: fetch the site's copy of the vocabulary and put it where lbpe.presets reads it.

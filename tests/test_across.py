@@ -1,4 +1,4 @@
-"""One text across many vocabularies (lbpe.across): the summaries equal each vocabulary's own
+"""One text across many vocabularies (lbpe.analysis.across): the summaries equal each vocabulary's own
 statistics, streamed corpora count exactly, and the table's numbers come from the token lengths."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from lbpe.across import ACROSS_HEADERS, across_rows, across_spec, across_vocabularies, long_share
-from lbpe.corpus import align_chunks, iter_chunks
+from lbpe.analysis.across import ACROSS_HEADERS, across_rows, across_spec, across_vocabularies, long_share
+from lbpe.analysis.stats import LONG_TOKEN, compare_json, text_stats_both
+from lbpe.corpus.parallel import align_chunks, iter_chunks
 from lbpe.presets import VOCAB_PRESETS, load_preset
-from lbpe.stats import LONG_TOKEN, compare_json, text_stats_both
 from tests.conftest import data_file
 
 TEXT = "Capitals of internationalization: counterrevolutionary misunderstandings, naïve café, 東京 🙂\n\tcode(x)\n"

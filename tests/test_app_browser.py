@@ -14,7 +14,7 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-from lbpe import display
+from lbpe.playground import display
 from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset
 from tests.app_support import ROOT, running_server
 from tests.browser import (
@@ -385,8 +385,8 @@ def test_nothing_is_cut_or_broken_on_a_desktop(page, tmp_path):
 def test_explain_a_clicked_token_step_by_step(browser, server, requests):
     """The opening view explains the paper's " Capitals"; a click on a token of either pane
     explains its span; the Step buttons and Play move through the frames; desktop and phone."""
-    from lbpe.examples import DEFAULT_EXAMPLE
-    from lbpe.explain import explain_span
+    from lbpe.analysis.explain import explain_span
+    from lbpe.playground.examples import DEFAULT_EXAMPLE
 
     tok = load_preset(DEFAULT_EXAMPLE.vocabulary)
     for name, viewport in (("desktop", {"width": 1400, "height": 1000}), ("phone", {"width": 390, "height": 844})):
@@ -440,7 +440,7 @@ def test_explain_shows_the_ids_the_panes_show(page):
     """The opening Explain (" Capitals" in the opening text) and a click on the mid-word LBPE
     token "ographer" of "geographers": Explain's ids are the panes' ids over the explained span,
     from the whole text's segmentation (no dummy "▁" in the middle of a text)."""
-    from lbpe.examples import DEFAULT_EXAMPLE
+    from lbpe.playground.examples import DEFAULT_EXAMPLE
 
     tok = load_preset(DEFAULT_EXAMPLE.vocabulary)
     text = DEFAULT_EXAMPLE.text
@@ -489,7 +489,7 @@ def test_a_link_restores_the_view(browser, server, requests):
     the link's own text and panes are the first on screen (never the default text's); the Copy
     link button copies it; an uploaded vocabulary is never put in a link and a link that names
     one says so."""
-    from lbpe.app.handlers import DEFAULT_TEXT
+    from lbpe.playground.app.handlers import DEFAULT_TEXT
 
     context = browser.new_context(
         viewport={"width": 1400, "height": 1000}, permissions=["clipboard-read", "clipboard-write"]
@@ -755,8 +755,8 @@ def test_a_long_text_redraws_only_the_runs_that_changed(browser, server, request
 
 def test_typing_at_the_end_of_a_long_text_shows_a_fresh_comparison(page):
     """Keystrokes at the end of a 30,000-character text are compared again from the session's
-    last comparison (lbpe.display.Recompare); both panes then show exactly what CPython's full
-    comparison of the new text draws (lbpe.display.render_pane)."""
+    last comparison (lbpe.playground.display.Recompare); both panes then show exactly what CPython's full
+    comparison of the new text draws (lbpe.playground.display.render_pane)."""
     tok = load_preset(DEFAULT_PRESET)
     box = page.locator("#text textarea")
     text = english_text(0)[60_000:90_000]
@@ -860,7 +860,7 @@ def test_tokens_by_keyboard_and_touch(browser, server):
     shows its card (tied to it by aria-describedby) and lights the other pane; Enter explains
     it. On a touch screen a tap shows the card and a second tap explains; the meaning of each
     metric opens with a tap."""
-    from lbpe.examples import DEFAULT_EXAMPLE
+    from lbpe.playground.examples import DEFAULT_EXAMPLE
 
     tok = load_preset(DEFAULT_PRESET)
     text = DEFAULT_EXAMPLE.text

@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 
 import lbpe
-from lbpe import display
-from lbpe.app.addresses import trusted_proxies, visitor_address
+from lbpe.analysis.stats import compare_json, text_stats_both
 from lbpe.errors import LbpeError
 from lbpe.formats.hf_write import to_tokenizer_json
 from lbpe.limits import Limits
+from lbpe.playground import display
+from lbpe.playground.app.addresses import trusted_proxies, visitor_address
 from lbpe.presets import VOCAB_PRESETS, load_preset
-from lbpe.stats import compare_json, text_stats_both
 from tests import tiny_vocabs as tv
 from tests.app_support import load_app, upload
 from tests.conftest import data_file
@@ -297,7 +297,7 @@ def test_corpus_equals_lbpe_stats_on_the_whole_file(tmp_path):
     stats = text_stats_both(tok, text)
     summary = compare_json(stats, vocab="cl100k_base", unit="byte", tok=tok)
     got = json.loads(Path(json_path).read_text("utf-8"))
-    # lbpe.corpus cuts chunks at piece boundaries: token counts are exact, a word may be cut
+    # lbpe.corpus.parallel cuts chunks at piece boundaries: token counts are exact, a word may be cut
     for mode in ("bpe", "lbpe"):
         assert abs(got[mode].pop("words") - summary[mode].pop("words")) <= 2
         assert got[mode].pop("fertility") == pytest.approx(summary[mode].pop("fertility"), rel=1e-3)
@@ -484,7 +484,7 @@ def test_an_unexpected_failure_is_a_short_message(monkeypatch):
 
 
 def test_across_covers_every_preset_and_the_sessions_own_vocabulary(tmp_path):
-    from lbpe.across import ACROSS_HEADERS
+    from lbpe.analysis.across import ACROSS_HEADERS
 
     state = app.new_session()
     src = data_file("openai/r50k_base.tiktoken")
@@ -523,7 +523,7 @@ def test_across_a_file_and_its_errors(tmp_path):
 
 
 def test_the_app_opens_on_the_shared_example_and_explains_capitals():
-    from lbpe.examples import DEFAULT_EXAMPLE, EXAMPLES
+    from lbpe.playground.examples import DEFAULT_EXAMPLE, EXAMPLES
 
     assert app.DEFAULT_TEXT == DEFAULT_EXAMPLE.text
     config = app.demo.get_config_file()
@@ -555,7 +555,7 @@ def test_the_app_opens_on_the_shared_example_and_explains_capitals():
 
 
 def test_explain_returns_the_library_steps():
-    from lbpe.explain import explain, explain_html
+    from lbpe.analysis.explain import explain, explain_html
 
     html, steps, slider = app.explain(" Capitals", "gpt2")
     ex = explain(load_preset("gpt2"), " Capitals")
@@ -569,7 +569,7 @@ def test_explain_returns_the_library_steps():
             app.explain(bad, "gpt2")
     # a span of the text, where it stands (as a click, an example or a link gives it), is
     # explained there; typed, or no longer there, on its own
-    from lbpe.explain import explain_span
+    from lbpe.analysis.explain import explain_span
 
     text = "The Capitals of Europe hold the geographers' maps"
     at = text.index("ographers")
@@ -597,7 +597,7 @@ def test_a_click_picks_the_differing_span_or_the_word():
 
 
 def test_step_buttons_and_play_stay_within_the_explanation():
-    from lbpe.explain import explain
+    from lbpe.analysis.explain import explain
 
     frames = explain(load_preset("gpt2"), " Capitals").frames
     assert app.explain_move(1, frames - 1, " Capitals", "gpt2") == frames - 1
@@ -702,7 +702,7 @@ def test_an_upload_over_the_session_limit_says_which_vocabulary_it_dropped(tmp_p
 
 
 def test_play_pauses():
-    from lbpe.explain import explain
+    from lbpe.analysis.explain import explain
 
     frames = explain(load_preset("gpt2"), " Capitals").frames
     value, timer, label = app.play_toggle(app.PLAY, frames - 1, " Capitals", "gpt2")
@@ -733,7 +733,7 @@ def test_visitors_are_never_told_a_server_variable(caplog):
         "a pattern's time": str(RegexTimeoutError(r"(\s*)*x", "the Split pattern", 50_000, 2.0)),
     }
     assert all("LBPE_" in message for message in said.values()), said
-    with caplog.at_level("INFO", logger="lbpe.app"):
+    with caplog.at_level("INFO", logger="lbpe.playground.app"):
         told = {what: app.for_visitors(message) for what, message in said.items()}
     for what, message in told.items():
         assert "LBPE_" not in message, f"{what}: {message}"
@@ -801,7 +801,7 @@ def test_the_upkeep_lifespan_closes_the_deep_link_route_and_runs_the_callers_own
 
     import fastapi
 
-    from lbpe.app import upkeep
+    from lbpe.playground.app import upkeep
 
     server_app = fastapi.FastAPI()
     server_app.get("/gradio_api/deep_link")(lambda: "")

@@ -15,11 +15,11 @@ from gradio_client import Client, handle_file
 from gradio_client.exceptions import AppError
 
 import lbpe
-from lbpe import display
-from lbpe.across import ACROSS_HEADERS
+from lbpe.analysis.across import ACROSS_HEADERS
+from lbpe.analysis.stats import compare_json, text_stats_both
 from lbpe.formats.hf_write import to_tokenizer_json
+from lbpe.playground import display
 from lbpe.presets import VOCAB_PRESETS, load_preset
-from lbpe.stats import compare_json, text_stats_both
 from tests.app_support import ROOT, running_server, upload
 from tests.conftest import data_file
 from tests.test_user_regex import CHARS, POLYNOMIAL, hostile_tokenizer_json
@@ -275,7 +275,7 @@ def test_lbpe_serve_from_a_plain_install(tmp_path):
     elsewhere.mkdir()
     env = {"PYTHONPATH": str(target)}
     probe = subprocess.run(
-        [sys.executable, "-c", "import lbpe.app, lbpe; print(lbpe.__file__)"],
+        [sys.executable, "-c", "import lbpe.playground.app, lbpe; print(lbpe.__file__)"],
         cwd=elsewhere,
         env={**os.environ, **env, "GRADIO_ANALYTICS_ENABLED": "False"},
         capture_output=True,
@@ -378,7 +378,7 @@ def test_across_vocabularies(client):
 
 @pytest.mark.parametrize("name", list(VOCAB_PRESETS))
 def test_explain_over_the_api_equals_lbpe(client, name):
-    from lbpe.explain import explain, explain_html
+    from lbpe.analysis.explain import explain, explain_html
 
     tok = load_preset(name)
     html, steps, slider = client.predict(" Capitals", name, api_name="/explain")

@@ -1,4 +1,4 @@
-"""A request's time budget (lbpe.budget): the views of lbpe.service encode under it, the encoder
+"""A request's time budget (lbpe.budget): the views of lbpe.playground.service encode under it, the encoder
 checks it on both paths, and running past it gives one clear error. The vocabulary that takes
 long is built here: the tokens ``"a" * (k - 1) + "b"`` up to 1,000 bytes (within the token
 length limit) make LBPE check every window length over ``"a" * 50,000`` without placing any."""
@@ -12,7 +12,7 @@ import pytest
 import lbpe
 from lbpe import budget, limits
 from lbpe.budget import TimeBudgetError, time_budget
-from lbpe.service import views
+from lbpe.playground.service import views
 from lbpe.vocab import Vocab
 
 RUN = 50_000

@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lbpe
-from lbpe.corpus import align_chunks, iter_chunks, parallel_stats, read_chunks
+from lbpe.analysis.stats import Continuation, compare_json, corpus_stats, text_stats
+from lbpe.corpus.parallel import align_chunks, iter_chunks, parallel_stats, read_chunks
 from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset
-from lbpe.stats import Continuation, compare_json, corpus_stats, text_stats
 from lbpe.tokenizer import Tokenizer
 from lbpe.vocab import Vocab
 from tests.conftest import data_file, english_text, run_cli
@@ -180,9 +180,9 @@ def test_continued_only_where_nothing_looks_at_the_start_of_a_text():
 
 @pytest.mark.parametrize("name", list(VOCAB_PRESETS))
 def test_numpy_and_the_standard_library_count_alike(name):
-    # lbpe.stats counts token lengths with numpy when it is installed (CPython with lbpe[numpy])
+    # lbpe.analysis.stats counts token lengths with numpy when it is installed (CPython with lbpe[numpy])
     # and with Counter otherwise (the browser page): the same counts, on real text, both modes
-    from lbpe import stats
+    from lbpe.analysis import stats
 
     tok = load_preset(name)
     text = data_file("text/multilingual.txt").read_text("utf-8")[:200_000] + english_text(300_000)[:300_000]
@@ -204,7 +204,7 @@ def test_numpy_and_the_standard_library_count_alike(name):
 
 
 def test_cli_stats_table_and_renyi_power(tmp_path):
-    from lbpe.metrics import AGREEMENT, CATALOGUE, renyi_entropy
+    from lbpe.analysis.metrics import AGREEMENT, CATALOGUE, renyi_entropy
 
     path = tmp_path / "t.txt"
     text = data_file("text/moby_dick.txt").read_text("utf-8")[:20_000]
@@ -243,6 +243,6 @@ def test_cli_stats_table_and_renyi_power(tmp_path):
 def test_words_are_runs_of_non_white_space(text):
     import re
 
-    from lbpe.stats import count_words
+    from lbpe.analysis.stats import count_words
 
     assert count_words(text) == len(re.findall(r"\S+", text))

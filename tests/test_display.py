@@ -1,4 +1,4 @@
-"""lbpe.display: comparisons, differing spans, HTML, length shift, Plotly spec, corpus tables."""
+"""lbpe.playground.display: comparisons, differing spans, HTML, length shift, Plotly spec, corpus tables."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import re
 
 import pytest
 
-from lbpe import display
-from lbpe.display.render import _groups
+from lbpe.analysis.stats import Stats, text_stats
+from lbpe.playground import display
+from lbpe.playground.display.render import _groups
 from lbpe.presets import VOCAB_PRESETS, load_preset
-from lbpe.stats import Stats, text_stats
 from lbpe.tokenizer import Segment, Tokenizer
 from lbpe.vocab import Vocab
 from tests.conftest import data_file
@@ -213,7 +213,7 @@ def test_relative_change_labels():
 
 
 def test_stats_rows_and_csv():
-    from lbpe.stats import compare_json
+    from lbpe.analysis.stats import compare_json
 
     tok = load_preset("gpt2")
     stats = {m: text_stats(tok, MIXED, mode=m) for m in ("bpe", "lbpe")}
@@ -238,8 +238,8 @@ def test_stats_rows_and_csv():
 
 
 def test_every_metric_reaches_the_tables_with_its_meaning_and_the_papers_direction():
-    from lbpe.metrics import AGREEMENT, CATALOGUE
-    from lbpe.stats import compare_json, text_stats_both
+    from lbpe.analysis.metrics import AGREEMENT, CATALOGUE
+    from lbpe.analysis.stats import compare_json, text_stats_both
 
     tok = load_preset("lbpe-32k")
     text = data_file("text/moby_dick.txt").read_text("utf-8")[:40_000]
@@ -292,7 +292,7 @@ def test_every_metric_reaches_the_tables_with_its_meaning_and_the_papers_directi
 
 
 def test_frequency_chart_is_the_summarys_means_on_a_log_axis():
-    from lbpe.stats import compare_json, text_stats_both
+    from lbpe.analysis.stats import compare_json, text_stats_both
 
     tok = load_preset("cl100k_base")
     summary = compare_json(text_stats_both(tok, MIXED * 20), unit="byte", tok=tok)
@@ -310,7 +310,7 @@ def test_frequency_chart_is_the_summarys_means_on_a_log_axis():
 
 def test_counts_of_one_are_singular():
     """ "1 token", not "1 tokens": Explain's head and text, the list of differences' change."""
-    from lbpe.explain import explain, explain_html, explain_text
+    from lbpe.analysis.explain import explain, explain_html, explain_text
 
     ex = explain(load_preset("gpt2"), " the")
     assert "BPE 1 token, LBPE 1 token" in explain_html(ex) and "1 tokens" not in explain_html(ex)
@@ -327,7 +327,7 @@ def test_a_text_without_differences_says_so():
 def test_the_list_of_differences_shows_tokens_as_the_panes_do():
     """Byte tokens of one character are one box in the panes (the character, the bytes in its
     title): the list shows them so too, never as \\x escapes."""
-    from lbpe.examples import example
+    from lbpe.playground.examples import example
 
     text = example("russian").text  # gpt2: BPE о|н, LBPE's two tokens share the bytes of "н"
     c = display.compare(load_preset("gpt2"), text)

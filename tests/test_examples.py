@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from lbpe.display import compare
+from lbpe.analysis.explain import explain
 from lbpe.errors import LbpeError
-from lbpe.examples import DEFAULT_EXAMPLE, EXAMPLES, example, examples_json
-from lbpe.explain import explain
+from lbpe.playground.display import compare
+from lbpe.playground.examples import DEFAULT_EXAMPLE, EXAMPLES, example, examples_json
 from lbpe.presets import VOCAB_PRESETS, load_preset
 
 

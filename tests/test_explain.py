@@ -1,4 +1,4 @@
-"""lbpe.explain: the step-by-step traces must end in exactly the tokens the encoder gives (on
+"""lbpe.analysis.explain: the step-by-step traces must end in exactly the tokens the encoder gives (on
 both encoding paths, real vocabularies and real text), and the steps must be the algorithms'."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lbpe
-import lbpe.explain
+import lbpe.analysis.explain
+from lbpe.analysis.explain import MAX_EXPLAIN_CHARS, explain, explain_html, explain_span, explain_text, pick_span
 from lbpe.errors import LbpeError
-from lbpe.explain import MAX_EXPLAIN_CHARS, explain, explain_html, explain_span, explain_text, pick_span
 from lbpe.normalize import Strip
 from lbpe.presets import VOCAB_PRESETS, load_preset
 from lbpe.tokenizer import Tokenizer
@@ -96,7 +96,7 @@ def test_capitals_with_the_llama_vocabulary_trained_here():
 def _replay_bpe(units, steps) -> list:
     """Apply the recorded merges to the raw units: each joins the part starting at its unit
     with the next, and the parts after it are the recorded ones."""
-    show = lbpe.explain.show_key
+    show = lbpe.analysis.explain.show_key
     parts = [units[i : i + 1] for i in range(len(units))]
     for s in steps:
         starts = [sum(map(len, parts[:k])) for k in range(len(parts))]
@@ -124,12 +124,12 @@ def test_steps_are_the_algorithms(name):
             else:
                 want = naive_bpe_by_merges(units, vocab.model_merges)
             if not piece.whole:
-                assert [lbpe.explain.show_key(k) for k in want] == piece.bpe_tokens
+                assert [lbpe.analysis.explain.show_key(k) for k in want] == piece.bpe_tokens
                 assert _replay_bpe(units, piece.bpe) == want
             # LBPE: the naive transcription of the paper
             token_set = {k for k, i in vocab.model_tokens.items() if i not in vocab.scaffold}
             got = naive_lbpe(list(keys), token_set, vocab.max_len)
-            assert [lbpe.explain.show_key(k) for k in got] == piece.lbpe_tokens
+            assert [lbpe.analysis.explain.show_key(k) for k in got] == piece.lbpe_tokens
             windows_seen = [s.length for s in piece.lbpe]
             assert windows_seen == sorted(windows_seen, reverse=True)
             placed = [s for s in piece.lbpe if s.placed]
@@ -252,7 +252,7 @@ def _ids_over(segments, a: int, b: int) -> list[int]:
 def test_a_span_of_the_text_is_explained_as_the_panes_encode_it(name):
     """Every differing span of real paragraphs, explained where it stands in the text, has
     exactly the ids the panes show over it: the whole text's segmentation, not the span's own."""
-    from lbpe.display import differing_spans
+    from lbpe.playground.display import differing_spans
 
     tok = tokenizer(name)
     spans = 0
@@ -291,7 +291,7 @@ def test_a_clicked_word_is_explained_over_the_tokens_that_cover_it(name):
 def test_the_opening_span_is_explained_in_its_text():
     """The opening example: " Capitals" inside the text is "▁Capitals" to mistral-7b (no dummy
     prefix mid-text): BPE ▁Cap|itals, LBPE ▁Capital|s; typed on its own it keeps the prefix."""
-    from lbpe.examples import DEFAULT_EXAMPLE as ex
+    from lbpe.playground.examples import DEFAULT_EXAMPLE as ex
 
     tok = tokenizer("mistral-7b")
     at = ex.text.index(ex.explain)

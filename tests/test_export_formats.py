@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from lbpe.corpus.shards import INDEX_NAME, ShardDataset, export_shards
 from lbpe.errors import LbpeError
 from lbpe.presets import load_preset
-from lbpe.shards import INDEX_NAME, ShardDataset, export_shards
 from tests.conftest import Stop, data_file, run_cli
 
 EOT = "<|endoftext|>"

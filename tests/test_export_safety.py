@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from lbpe.corpus.shards import INDEX_NAME, LOCK_NAME, ShardDataset, export_shards
 from lbpe.presets import load_preset
-from lbpe.shards import INDEX_NAME, LOCK_NAME, ShardDataset, export_shards
 from tests.conftest import CLI, Stop, data_file, run_cli
 
 

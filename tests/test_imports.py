@@ -1,9 +1,10 @@
-"""The package's modules import each other without cycles: every ``import`` of an lbpe module,
+"""The package's layers (LAYERS, lowest first: no module imports a layer above its own) and
+its modules import each other without cycles: every ``import`` of an lbpe module,
 at the top of a module, inside a function or only for type checking (``if TYPE_CHECKING:``), is
 an edge (each module a ``from ... import a, b`` names, and ``lbpe`` itself), and the graph
 they make has no cycle, neither between modules nor between the top-level modules and
-packages of ``lbpe`` (``lbpe.app`` stands for every module under it). A cycle is named module
-by module."""
+packages of ``lbpe`` (``lbpe.playground`` stands for every module under it). A cycle is named
+module by module."""
 
 from __future__ import annotations
 
@@ -73,7 +74,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_no_import_cycles_among_lbpe_modules():
     graph = import_graph()
-    assert len(graph) > 20 and "lbpe.tokenizer" in graph["lbpe.corpus"]  # the walk sees the package
+    assert len(graph) > 20 and "lbpe.tokenizer" in graph["lbpe.corpus.parallel"]  # the walk sees the package
     cycle = find_cycle(graph)
     assert cycle is None, "import cycle: " + " -> ".join(cycle)
 
@@ -89,7 +90,7 @@ def top_level(graph: dict[str, set[str]]) -> dict[str, set[str]]:
 
 def test_no_import_cycles_among_lbpe_top_level_modules_and_packages():
     graph = top_level(import_graph())
-    assert {"lbpe.tokenizer", "lbpe.model", "lbpe.app"} <= graph.keys()
+    assert {"lbpe.tokenizer", "lbpe.model", "lbpe.playground"} <= graph.keys()
     assert "lbpe.model" in graph["lbpe.tokenizer"]
     cycle = find_cycle(graph)
     assert cycle is None, "import cycle: " + " -> ".join(cycle)
@@ -97,7 +98,7 @@ def test_no_import_cycles_among_lbpe_top_level_modules_and_packages():
 
 def test_imports_for_type_checking_and_inside_functions_are_edges():
     graph = import_graph()
-    assert "lbpe.tokenizer" in graph["lbpe.workers"]  # only under TYPE_CHECKING
+    assert "lbpe.tokenizer" in graph["lbpe.corpus.workers"]  # only under TYPE_CHECKING
     assert "lbpe.batch" in graph["lbpe.tokenizer"]  # only inside encode_batch
     # every module of one `from lbpe import budget, native`, not only the first
     assert {"lbpe.budget", "lbpe.native"} <= graph["lbpe.tokenizer"]
@@ -107,3 +108,80 @@ def test_imports_for_type_checking_and_inside_functions_are_edges():
 def test_the_cycle_finder_finds_a_cycle():
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+#: lbpe's layers, lowest first. A module imports modules of its own layer and of the layers
+#: below, never of one above: the library never imports the playground, the pipeline never the
+#: corpus tools. A name stands for the module or the package of that name and all beneath it
+#: (the longest name that matches decides).
+LAYERS: dict[str, tuple[str, ...]] = {
+    "foundation": (
+        "lbpe.errors",
+        "lbpe._native",
+        "lbpe._unicode_data",
+        "lbpe._script_data",
+        "lbpe.unicode",
+        "lbpe.literals",
+        "lbpe.progress",
+        "lbpe.limits",
+        "lbpe.budget",
+        "lbpe.user_regex",
+        "lbpe.data",
+    ),
+    "pipeline": (
+        "lbpe.normalize",
+        "lbpe.pretokenize",
+        "lbpe.model",
+        "lbpe.native",
+        "lbpe.vocab",
+        "lbpe.decoders",
+        "lbpe.batch",
+        "lbpe.tokenizer",
+    ),
+    "files": ("lbpe.formats", "lbpe.load", "lbpe.presets"),
+    "library": ("lbpe.train", "lbpe.analysis", "lbpe.corpus", "lbpe.hf"),
+    "package": ("lbpe",),
+    "playground display": ("lbpe.playground", "lbpe.playground.examples", "lbpe.playground.display"),
+    "playground service": ("lbpe.playground.service",),
+    "playground interfaces": ("lbpe.playground.app", "lbpe.playground.page"),
+    "command line": ("lbpe.cli", "lbpe.__main__"),
+}
+
+
+def layer_of(module: str, layers: dict[str, tuple[str, ...]] = LAYERS) -> int | None:
+    """The index in ``layers`` of the layer ``module`` belongs to (``None``: no layer names it)."""
+    best: tuple[int, int] | None = None  # (length of the name matched, layer)
+    for k, names in enumerate(layers.values()):
+        for name in names:
+            if (module == name or module.startswith(name + ".")) and (best is None or len(name) > best[0]):
+                best = (len(name), k)
+    return None if best is None else best[1]
+
+
+def upward_imports(graph: dict[str, set[str]], layers: dict[str, tuple[str, ...]] = LAYERS) -> list[str]:
+    """Each import in ``graph`` of a module in a higher layer than the importer's."""
+    names = list(layers)
+    found = []
+    for module, targets in sorted(graph.items()):
+        for target in sorted(targets):
+            a, b = layer_of(module, layers), layer_of(target, layers)
+            if a is not None and b is not None and b > a:
+                found.append(f"{module} ({names[a]}) imports {target} ({names[b]})")
+    return found
+
+
+def test_every_module_belongs_to_a_layer():
+    unplaced = sorted(m for m in import_graph() if layer_of(m) is None)
+    assert unplaced == [], "add these to LAYERS in tests/test_imports.py: " + ", ".join(unplaced)
+
+
+def test_no_module_imports_a_layer_above_its_own():
+    graph = import_graph()
+    assert layer_of("lbpe.playground.display.render") < layer_of("lbpe.playground.app.handlers")
+    assert upward_imports(graph) == []
+
+
+def test_an_upward_import_is_found():
+    layers = {"low": ("p.a",), "high": ("p.b", "p.a.top")}
+    graph = {"p.a.x": {"p.b.y", "p.a.z"}, "p.a.top": {"p.a.x"}, "p.b.y": {"p.a.x"}}
+    assert upward_imports(graph, layers) == ["p.a.x (low) imports p.b.y (high)"]

@@ -1,8 +1,8 @@
-"""An edited text compared again from the last comparison (lbpe.display.Recompare) gives what
+"""An edited text compared again from the last comparison (lbpe.playground.display.Recompare) gives what
 comparing it afresh gives: ids, segments, differing spans, pane HTML and metrics, for random
 edits at the start, middle and end, across pre-token and special-token boundaries, on real
 vocabularies and on patterns that look ahead and behind, on both encoding paths. The expected
-view is always lbpe.service.compare_view without ``again`` (lbpe.display.compare, the full
+view is always lbpe.playground.service.compare_view without ``again`` (lbpe.playground.display.compare, the full
 path)."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import re
 
 import pytest
 
-from lbpe import display
+from lbpe.playground import display
+from lbpe.playground.service import compare_view
 from lbpe.presets import load_preset
-from lbpe.service import compare_view
 from lbpe.tokenizer import Tokenizer
 from tests.conftest import english_text
 

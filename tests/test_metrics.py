@@ -1,4 +1,4 @@
-"""Intrinsic metrics (lbpe.metrics, lbpe.stats): equal to the tokenization-scorer package on the
+"""Intrinsic metrics (lbpe.analysis.metrics, lbpe.analysis.stats): equal to the tokenization-scorer package on the
 same token streams for every bundled vocabulary in both modes, mergeable over chunks, and small
 known answers worked by hand."""
 
@@ -10,9 +10,9 @@ import sys
 
 import pytest
 
-from lbpe import metrics
+from lbpe.analysis import metrics
+from lbpe.analysis.stats import BUCKETS, compare_json, corpus_stats, token_lengths
 from lbpe.presets import VOCAB_PRESETS, load_preset
-from lbpe.stats import BUCKETS, compare_json, corpus_stats, token_lengths
 from tests.conftest import data_file, english_text
 
 
@@ -98,7 +98,7 @@ def test_stats_json_has_the_metrics_and_their_change():
 
 def test_agreement_known_answer():
     # BPE: ab|c|d| |ab (merges "ab" first); LBPE: a|bcd| |ab (the longest token first)
-    from lbpe.stats import text_stats_both
+    from lbpe.analysis.stats import text_stats_both
     from lbpe.tokenizer import Tokenizer
     from lbpe.vocab import Vocab
 
@@ -128,7 +128,7 @@ def naive_agreement(tok, text: str) -> tuple[int, int, int, int, int]:
 
 @pytest.mark.parametrize("name", ["cl100k_base", "lbpe-32k", "gpt2"])
 def test_agreement_equals_a_naive_count_on_both_paths(name):
-    from lbpe import stats
+    from lbpe.analysis import stats
 
     tok = load_preset(name)
     text = "".join(ch for ch in english_text(120_000)[:120_000] if ch.isascii())
@@ -146,7 +146,7 @@ def test_agreement_equals_a_naive_count_on_both_paths(name):
 def test_agreement_merges_over_chunks_and_workers():
     import functools
 
-    from lbpe.corpus import align_chunks, parallel_stats, read_chunks
+    from lbpe.corpus.parallel import align_chunks, parallel_stats, read_chunks
 
     tok = load_preset("cl100k_base")
     path = data_file("text/moby_dick.txt")

@@ -16,7 +16,7 @@ import sys
 import pytest
 
 import lbpe
-from lbpe.examples import DEFAULT_EXAMPLE
+from lbpe.playground.examples import DEFAULT_EXAMPLE
 from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset, preset_path, sample_corpus
 from tests.conftest import ROOT, data_file, pyproject
 

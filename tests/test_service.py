@@ -1,4 +1,4 @@
-"""lbpe.service: what the app, the page and the CLI share (uploads, sessions, views, links)."""
+"""lbpe.playground.service: what the app, the page and the CLI share (uploads, sessions, views, links)."""
 
 from __future__ import annotations
 
@@ -10,12 +10,11 @@ from pathlib import Path
 import pytest
 
 import lbpe
-from lbpe.across import across_vocabularies
+from lbpe.analysis.across import across_vocabularies
+from lbpe.analysis.explain import explain, explain_span, pick_span
 from lbpe.errors import LbpeError, PatternNeededError
-from lbpe.explain import explain, explain_span, pick_span
 from lbpe.limits import Limits
-from lbpe.presets import load_preset
-from lbpe.service import (
+from lbpe.playground.service import (
     Busy,
     Downloads,
     Session,
@@ -32,6 +31,7 @@ from lbpe.service import (
     text_head,
     train_view,
 )
+from lbpe.presets import load_preset
 from lbpe.tokenizer import Tokenizer
 from tests.conftest import data_file
 
@@ -294,7 +294,7 @@ def test_explain_view_and_target_are_the_explainer_s():
     with pytest.raises(LbpeError, match="Type a word"):
         explain_view(tok, "")
     text = "Hello tokenization world"
-    a, b = pick_span(text, 8, lbpe.display.compare(tok, text).differ)
+    a, b = pick_span(text, 8, lbpe.playground.display.compare(tok, text).differ)
     assert explain_target(tok, text, 8) == {"start": a, "end": b, "span": text[a:b]}
     # a click: the span widened to boundaries both encodings share (the indentation is one token
     # with the word's "▁" in both), then explained where it stands, as the panes encode it
@@ -363,7 +363,7 @@ def test_a_first_use_builds_its_tables_before_the_time_budget(monkeypatch):
     """A vocabulary's first Compare builds its compiled tables (seconds for o200k on a busy
     machine); the request's time budget starts after that, so it counts encoding only."""
     from lbpe import native
-    from lbpe.service import views
+    from lbpe.playground.service import views
 
     if not native.backend().compiled_available:
         pytest.fail("the compiled extension is not built: python -m pip install -e . (it compiles lbpe/_native.c)")

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 import lbpe
+from lbpe.corpus.shards import INDEX_NAME, ShardDataset, export_shards, vocab_sha256
 from lbpe.errors import LbpeError
 from lbpe.presets import load_preset
-from lbpe.shards import INDEX_NAME, ShardDataset, export_shards, vocab_sha256
 from tests.conftest import CLI, data_file, run_cli
 
 
@@ -263,9 +263,9 @@ def test_workers_reading_runs_of_lines_write_what_one_process_writes(tmp_path, m
     """A fresh export on worker processes has the workers read runs of lines of a JSONL or
     --lines file themselves: cut into many small runs here, with bad lines and a blank line,
     it writes the shards, messages and errors of one process, and every good document's ids."""
-    import lbpe.shards
+    import lbpe.corpus.shards
 
-    monkeypatch.setattr(lbpe.shards, "POOL_RANGE_BYTES", 3000)  # about 60 runs
+    monkeypatch.setattr(lbpe.corpus.shards, "POOL_RANGE_BYTES", 3000)  # about 60 runs
     docs = paragraphs(400)
     lines = [json.dumps({"text": d}).encode() for d in docs]
     lines[37], lines[250] = b"{oops", b'{"body": "no text"}'

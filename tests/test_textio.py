@@ -1,4 +1,4 @@
-"""The one UTF-8 chunk reader (lbpe.textio): known answers for its cut policy, chunk sizes,
+"""The one UTF-8 chunk reader (lbpe.corpus.textio): known answers for its cut policy, chunk sizes,
 progress, errors and edge cases, a property test over random block splits, and one wording of
 the invalid-UTF-8 error wherever a file is read."""
 
@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lbpe.corpus import read_chunks
-from lbpe.documents import BadRecord, iter_records, records_of_bytes
+from lbpe.corpus.documents import BadRecord, iter_records, records_of_bytes
+from lbpe.corpus.parallel import read_chunks
+from lbpe.corpus.textio import decode, iter_chunks
 from lbpe.errors import LbpeError, NotUtf8Error
-from lbpe.textio import decode, iter_chunks
 from lbpe.train import count_llama_pieces, count_pieces
 
 FIX = "convert it to UTF-8 first (e.g. iconv -t UTF-8)"

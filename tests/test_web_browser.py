@@ -26,10 +26,10 @@ import pytest
 from playwright.sync_api import sync_playwright
 
 import lbpe
-from lbpe import display
-from lbpe.examples import EXAMPLES
-from lbpe.page import FIRST_VIEW_KEYS
-from lbpe.page.site import build_site, serve
+from lbpe.playground import display
+from lbpe.playground.examples import EXAMPLES
+from lbpe.playground.page import FIRST_VIEW_KEYS
+from lbpe.playground.page.site import build_site, serve
 from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset
 from lbpe.tokenizer import MODES, Tokenizer
 from tests.browser import BACKGROUND_JS, CHART_TEXT, CONTRAST_JS, check_charts, launch
@@ -406,7 +406,7 @@ def test_works_offline_after_the_first_visit(browser, site):
 
 
 def test_across_vocabularies_sorts_and_matches_cpython(session, server):
-    from lbpe.across import across_rows, across_vocabularies
+    from lbpe.analysis.across import across_rows, across_vocabularies
 
     page = session.page
     open_page(page, server.url)
@@ -446,8 +446,8 @@ def test_explain_examples_and_a_clicked_token(browser, server):
     """The page opens on the shared first example and explains " Capitals"; the examples picker
     switches text, vocabulary and the explained span; a click on a token explains it; the
     frames and ids are CPython's; desktop and phone screenshots."""
-    from lbpe.examples import DEFAULT_EXAMPLE, example
-    from lbpe.explain import explain, explain_html, explain_span
+    from lbpe.analysis.explain import explain, explain_html, explain_span
+    from lbpe.playground.examples import DEFAULT_EXAMPLE, example
 
     def in_text(tok, text, span):  # an example's span, explained where it stands in its text
         at = text.index(span)
@@ -505,7 +505,7 @@ def test_explain_shows_the_ids_the_panes_show(session):
     """The opening Explain (" Capitals" in the opening text) and a click on the mid-word LBPE
     token "ographer" of "geographers": Explain's ids are the panes' over the explained span,
     from the whole text's segmentation (no dummy "▁" in the middle of a text)."""
-    from lbpe.examples import DEFAULT_EXAMPLE
+    from lbpe.playground.examples import DEFAULT_EXAMPLE
 
     page = session.page
     session.context.set_default_timeout(STEP_MS)
@@ -582,7 +582,7 @@ def test_the_page_follows_light_and_dark_and_fits_a_phone(browser, server):
 
 
 def test_the_page_lists_differences_and_links_the_panes(browser, server):
-    """The page loads the app's lbpe/display/panes.js: the list of differences scrolls both panes to a
+    """The page loads the app's lbpe/playground/display/panes.js: the list of differences scrolls both panes to a
     span and lights it; hovering a token shows its card and lights the other pane."""
     s = Session(browser, server.url)
     page = s.page
@@ -690,10 +690,10 @@ FOCUSED = """() => { const t = document.activeElement;
 
 
 def test_tokens_by_keyboard_and_touch(browser, server):
-    """As in the app (one script, lbpe/display/panes.js): Tab reaches each pane's tokens, the
+    """As in the app (one script, lbpe/playground/display/panes.js): Tab reaches each pane's tokens, the
     arrow keys move between them, a focused token shows its card, Enter explains it; a tap
     shows the card, a second tap explains; a metric's meaning opens with a tap."""
-    from lbpe.examples import DEFAULT_EXAMPLE
+    from lbpe.playground.examples import DEFAULT_EXAMPLE
 
     tok = load_preset(DEFAULT_EXAMPLE.vocabulary)
     c = display.compare(tok, DEFAULT_EXAMPLE.text)
@@ -771,7 +771,7 @@ EARLY = """() => ({
 
 
 def test_a_first_visit_shows_the_opening_comparison_before_python(browser, server):
-    """The opening comparison is computed when the site is built (lbpe build-web, by lbpe.page's
+    """The opening comparison is computed when the site is built (lbpe build-web, by lbpe.playground.page's
     own compare) and drawn at once on a first visit, before Python is ready: its ids are
     CPython's, it is exactly what Python in the page computes for the same text (the charts are
     Python's own, drawn once it is ready), and the page shows it exactly as Python's own result."""
@@ -852,7 +852,7 @@ PANE_IS = """([mode, expected]) => {
 
 def test_typing_at_the_end_of_a_long_text_shows_what_cpython_shows(session):
     """Each keystroke at the end of a 30,000-character text is compared again from the last
-    comparison (lbpe.display.Recompare); both panes then show exactly what CPython's full
+    comparison (lbpe.playground.display.Recompare); both panes then show exactly what CPython's full
     comparison of the new text draws."""
     from tests.conftest import english_text
 

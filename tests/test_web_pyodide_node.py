@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 import lbpe
-from lbpe.explain import explain, explain_html
-from lbpe.page.site import build_site
+from lbpe.analysis.explain import explain, explain_html
+from lbpe.playground.page.site import build_site
 from lbpe.presets import VOCAB_PRESETS, load_preset
 from lbpe.tokenizer import MODES
 from tests.conftest import ROOT, data_file

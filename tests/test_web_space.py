@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from lbpe.errors import LbpeError
-from lbpe.page.site import build_site
+from lbpe.playground.page.site import build_site
 from tests.conftest import ROOT
 
 
@@ -68,11 +68,15 @@ def test_build_is_reproducible_and_wheel_is_complete(tmp_path):
         names = zf.namelist()
         assert {i.date_time for i in zf.infolist()} == {(1980, 1, 1, 0, 0, 0)}
         record = zf.read(next(n for n in names if n.endswith(".dist-info/RECORD"))).decode()
-    assert "lbpe/__init__.py" in names and "lbpe/page/__init__.py" in names and "lbpe/display/render.py" in names
-    assert "lbpe/display/display.css" in names  # the stylesheet
-    assert "lbpe/app/__init__.py" in {p.relative_to(ROOT).as_posix() for p in (ROOT / "lbpe").rglob("*.py")}
     assert (
-        not [n for n in names if n.startswith("lbpe/app/")] and "lbpe/page/site.py" not in names
+        "lbpe/__init__.py" in names
+        and "lbpe/playground/page/__init__.py" in names
+        and "lbpe/playground/display/render.py" in names
+    )
+    assert "lbpe/playground/display/display.css" in names  # the stylesheet
+    assert "lbpe/playground/app/__init__.py" in {p.relative_to(ROOT).as_posix() for p in (ROOT / "lbpe").rglob("*.py")}
+    assert (
+        not [n for n in names if n.startswith("lbpe/playground/app/")] and "lbpe/playground/page/site.py" not in names
     )  # no Gradio, no builder
     assert not any(n.startswith("lbpe/data/") and not n.endswith(".py") for n in names)  # vocabularies ship beside
     assert all(line.split(",")[0] in names for line in record.splitlines())
@@ -118,7 +122,7 @@ def test_the_page_wheel_installs_without_a_broken_command(tmp_path):
     import subprocess
     import sys
 
-    from lbpe.page.site import build_wheel
+    from lbpe.playground.page.site import build_wheel
 
     wheel = build_wheel(tmp_path / "wheels")
     target = tmp_path / "site"
@@ -152,7 +156,7 @@ def test_the_version_is_written_once():
     import importlib.metadata
 
     import lbpe
-    from lbpe.page.site import wheel_name
+    from lbpe.playground.page.site import wheel_name
 
     pyproject = (ROOT / "pyproject.toml").read_text("utf-8")
     assert 'dynamic = ["version"]' in pyproject and '\nversion = "' not in pyproject

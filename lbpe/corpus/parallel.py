@@ -1,0 +1,112 @@
+"""Working over corpora: streaming text files in chunks and statistics over all cores (batch
+encoding on forked processes is :mod:`lbpe.batch`, token shards :mod:`lbpe.corpus.shards`). Files
+and byte streams are read and cut into UTF-8 chunks by :mod:`lbpe.corpus.textio` (its
+:func:`~lbpe.corpus.textio.iter_chunks` is re-exported here).
+
+Chunks are encoded independently. With :func:`align_chunks`, chunks for regex pre-tokenisers
+are re-cut at :meth:`~lbpe.tokenizer.Tokenizer.safe_cut` so that totals equal encoding each file
+at once; for pipelines with a normaliser or without a pre-tokeniser (SentencePiece-style) each
+chunk, cut at a line end, is one encoding call, as when such tokenizers run per document.
+
+>>> list(iter_chunks([b"ab\\ncd\\n", b"ef"], size=4))
+['ab\\n', 'cd\\n', 'ef']
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
+
+from lbpe.analysis.stats import Continuation, Stats, corpus_stats, texts_stats
+from lbpe.corpus.textio import CHUNK_BYTES, iter_chunks
+from lbpe.tokenizer import MODES, Mode, Tokenizer
+
+__all__ = ["iter_chunks", "read_chunks", "align_chunks", "parallel_stats"]
+
+
+def read_chunks(paths: Sequence[str | os.PathLike[str]], *, size: int = CHUNK_BYTES) -> Iterator[str]:
+    """Text chunks of each file in turn (a chunk never spans two files), read by
+    :func:`lbpe.corpus.textio.iter_chunks`."""
+    for path in paths:
+        yield from iter_chunks(path, size=size)
+
+
+def align_chunks(tok: Tokenizer, chunks: Iterable[str]) -> Iterator[str]:
+    """Re-cut consecutive chunks of ONE text so that every cut is a safe piece boundary for
+    ``tok`` (the tail after the cut moves on to the next chunk). Unchanged when ``tok`` has no
+    safe cut (see :meth:`~lbpe.tokenizer.Tokenizer.safe_cut`). For a SentencePiece-style
+    pipeline every chunk after the first is a :class:`~lbpe.analysis.stats.Continuation`, which the
+    statistics encode without the start-of-text prefix: the totals equal the whole text's."""
+    continued = tok.continued()
+    mark = Continuation if continued is not None and continued is not tok else str
+    carry = ""
+    first = True
+    for chunk in chunks:
+        text = carry + chunk
+        cut = tok.safe_cut(text)
+        if cut is None:
+            if (tok.normalizer is not None and mark is str) or len(text) > 64 * CHUNK_BYTES:
+                yield text if first else mark(text)  # nothing better is known (or the carry grew too large)
+                carry, first = "", False
+            else:
+                carry = text
+            continue
+        yield text[:cut] if first else mark(text[:cut])
+        carry, first = text[cut:], False
+    if carry:
+        yield carry if first else mark(carry)
+
+
+# ---- statistics over processes ----
+
+
+def _chunk_stats(args: tuple[str | list[str], tuple[Mode, ...]]) -> dict[str, Stats]:
+    from lbpe.corpus.workers import worker_tokenizer
+
+    text, modes = args
+    return texts_stats(worker_tokenizer(), text, modes)
+
+
+def parallel_stats(
+    loader: Callable[[], Tokenizer],
+    chunks: Iterable[str | list[str]],
+    *,
+    modes: Sequence[Mode] = MODES,
+    workers: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Stats]:
+    """Sum :class:`~lbpe.analysis.stats.Stats` per mode over chunks, on ``workers`` processes.
+
+    A chunk is a text, or a list of texts (documents) each encoded on its own. ``loader`` (a
+    picklable callable, e.g. ``functools.partial(lbpe.load, path)``) builds the tokenizer once
+    per process. ``workers=1`` runs in this process (also the fallback where processes are
+    unavailable, as in Pyodide). ``progress`` receives the UTF-8 bytes done (the statistics
+    count them already: one unit with the files' sizes).
+    """
+    modes = tuple(modes)
+    workers = workers or os.cpu_count() or 1
+    if workers <= 1 or sys.platform == "emscripten":
+        return corpus_stats(loader(), chunks, modes=modes, progress=progress)
+    from lbpe.corpus.workers import process_pool  # processes: multiprocessing, imported only when used
+
+    totals: dict[str, Stats] = {m: Stats() for m in modes}
+    done = 0
+    with process_pool(loader, workers) as pool:
+        pending: list = []
+
+        def drain(limit: int) -> None:
+            nonlocal done
+            while len(pending) > limit:
+                part = pending.pop(0).result()
+                for m in modes:
+                    totals[m] += part[m]
+                done += part[modes[0]].bytes
+                if progress:
+                    progress(done)
+
+        for text in chunks:
+            pending.append(pool.submit(_chunk_stats, (text, modes)))
+            drain(2 * workers)  # bounded memory: at most a few chunks in flight
+        drain(0)
+    return totals

@@ -1,0 +1,120 @@
+// The Gradio playground's page script (lbpe/playground/app/__init__.py passes it to Gradio as `js`, inside
+// one function, after lbpe/playground/display/panes.js and after `LBPE`, the server's settings:
+// {presets: the bundled vocabularies' names, labels: {preset: how the picker lists it},
+// maxLinkText: the longest text a link carries}).
+// The app's events call window.lbpeApp's functions by name; they never reach the server.
+
+// the view's state in the URL query (see lbpe.playground.service.links.link_state); uploaded files never go in a link
+window.lbpeLink = (changes) => {
+  const url = new URL(location.href);
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === null || value === undefined || value === "") url.searchParams.delete(key);
+    else url.searchParams.set(key, value);
+  }
+  // only on a change: a same-document navigation restyles the whole page (0.2 s with two long panes)
+  if (url.href !== location.href) history.replaceState(null, "", url);
+};
+
+// a click on a token of either pane asks the server which span to explain (explain_click)
+// through the hidden #explain-at box, then scrolls to the Explain view
+document.addEventListener("click", (event) => {
+  const token = event.target.closest("#bpe-pane .lbpe-tok[data-s], #lbpe-pane .lbpe-tok[data-s]");
+  if (!token) return;
+  const box = document.querySelector("#explain-at textarea, #explain-at input");
+  if (!box) return;
+  box.value = token.dataset.s + ":" + Date.now();
+  box.dispatchEvent(new Event("input", { bubbles: true }));
+  const view = document.getElementById("explain-box");
+  if (view) view.scrollIntoView({ behavior: "smooth", block: "start" });
+});
+
+const busyNotes = () => document.querySelectorAll("#bpe-pane .lbpe-busy, #lbpe-pane .lbpe-busy");
+
+window.lbpeApp = {
+  // the Compare view's state into the URL
+  link(text, vocab, ws, ids, sp, span, where) {
+    window.lbpeLink({
+      t: text && text.length <= LBPE.maxLinkText ? text : null,
+      // a text too long for a link: its length, so the receiver is told what was left out
+      tl: text && text.length > LBPE.maxLinkText ? String(text.length) : null,
+      v: LBPE.presets.includes(vocab) ? vocab : null,
+      ws: ws ? null : "0",
+      ids: ids ? "1" : null,
+      sp: sp ? "1" : null,
+      x: span || null,
+      // where the span stands in the text, while it is there (a typed word is explained on its own)
+      xa: span && text && where !== "" && text.slice(Number(where), Number(where) + span.length) === span ? where : null,
+    });
+    return [];
+  },
+  // The vocabulary picker's value changed. Gradio's dropdown does not redraw its text while it has
+  // the focus (opened, then closed with Esc, then a file dropped on the upload box): the picker
+  // would name the old vocabulary while the panes use the new one. Its text becomes the new
+  // one's name, as a person would type it, and it lets go of the focus (which keeps that name).
+  picked(value) {
+    const input = document.querySelector("#vocab input");
+    if (!input || document.activeElement !== input || typeof value !== "string") return [];
+    input.value = LBPE.labels[value] || value;
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    input.blur();
+    return [];
+  },
+  // a link's own text and panes are in place (lbpe.playground.app.handlers.restore): show them (APP_HEAD hid
+  // the default text and what was computed from it)
+  restored() {
+    document.documentElement.classList.remove("lbpe-opening");
+    return [];
+  },
+  // the open tab into the URL (null: Compare, the default)
+  view(name) {
+    window.lbpeLink({ view: name });
+    return [];
+  },
+  // Copy link: the URL to the clipboard, and what the link leaves out
+  copy(text, vocab) {
+    const left = [];
+    if (text && text.length > LBPE.maxLinkText) {
+      left.push(`the text (over ${LBPE.maxLinkText.toLocaleString("en-US")} characters)`);
+    }
+    if (!LBPE.presets.includes(vocab)) {
+      const kind = String(vocab).startsWith("trained: ") ? "trained" : "uploaded";
+      left.push(`the ${kind} vocabulary (only bundled ones go in a link)`);
+    }
+    const note = left.length ? " It leaves out " + left.join(" and ") + "." : "";
+    const done = (how) => {
+      const box = document.querySelector("#link-note");
+      if (!box) return;
+      box.textContent = how + note;
+      // said once: gone after a while (or at the next copy)
+      clearTimeout(window.lbpeLinkNoteTimer);
+      window.lbpeLinkNoteTimer = setTimeout(() => { if (box.textContent === how + note) box.textContent = ""; }, 6000);
+    };
+    navigator.clipboard.writeText(location.href).then(() => done("Link copied."), () => {
+      window.prompt("Copy this link", location.href);
+      done("Link shown.");
+    });
+    return [];
+  },
+  // "updating…" on both panes while a comparison runs: Gradio's own progress overlay (or any
+  // class set on a pane) would restyle every token of both panes, twice per keystroke
+  busy(inputs) {
+    for (const note of busyNotes()) note.hidden = false;
+    return inputs;
+  },
+  // ...hidden when the comparison ends (also when its panes came out unchanged)
+  done() {
+    for (const note of busyNotes()) note.hidden = true;
+    return [];
+  },
+  // the ids boxes and, while its accordion is open, the JSON view, filled from the comparison's
+  // details in the browser (a JSON tree of every id is slow to draw, so only when open)
+  details(details) {
+    const ids = (side) =>
+      (details && details[side] && Array.isArray(details[side].ids)) ? details[side].ids.join(" ") : "";
+    return [ids("bpe"), ids("lbpe"), window.lbpeDetailsOpen ? details : null];
+  },
+  detailsOpen(open, details) {
+    window.lbpeDetailsOpen = open;
+    return open ? details : null;
+  },
+};

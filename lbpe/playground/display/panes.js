@@ -1,0 +1,314 @@
+// The two panes of a comparison, made to work together: one file for the Gradio app (lbpe/playground/app/
+// passes it to Gradio as part of its page script) and the browser page (lbpe build-web writes it next to
+// index.html). It only reads what lbpe.playground.display renders: tokens are .lbpe-tok spans inside
+// .lbpe-pane[data-mode] with their character range in data-s / data-e, and the list of
+// differences holds .lbpe-jump buttons with the range of each differing span.
+//
+// * hover a token, or focus it, or tap it: a card with its id(s) and spelling, and every token
+//   of both panes that covers the same characters lit;
+// * keyboard: each pane's token box is one Tab stop (tabindex 0 in the markup); there the arrow
+//   keys (Home, End) move between its tokens, which take the focus one at a time (a focused token
+//   is a button described by the card), Enter or Space clicks the token (the page and the app
+//   explain it), Escape hides the card;
+// * touch: the first tap on a token shows its card only, a second tap on it clicks it;
+// * a difference in the list: both panes scroll to it and light it;
+// * scrolling one pane scrolls the other to the same place in the text;
+// * lbpePanes.draw(host, markup) draws a pane: when host shows an earlier text, only the runs of
+//   tokens that changed are replaced (a keystroke in a long text redraws one run, not 10,000
+//   tokens) and the pane keeps its scroll position.
+(() => {
+  if (window.lbpePanes) return;
+  const LIT = "lbpe-lit";
+  let card = null;
+  let cardToken = null; // the token the card describes
+  let syncing = false;
+
+  const tokens = (root) => [...root.querySelectorAll(".lbpe-pane .lbpe-tok[data-s]")];
+  const range = (t) => [Number(t.dataset.s), Number(t.dataset.e ?? t.dataset.s)];
+
+  function light(a, b) {
+    for (const t of document.querySelectorAll(`.${LIT}`)) t.classList.remove(LIT);
+    const lit = [];
+    for (const t of tokens(document)) {
+      const [s, e] = range(t);
+      if ((s < b && e > a) || (s === e && s >= a && s < b)) {
+        t.classList.add(LIT);
+        lit.push(t);
+      }
+    }
+    return lit;
+  }
+
+  function showCard(token, hint = "") {
+    cardToken = token;
+    if (token.title) {
+      // the card replaces the browser's tooltip (slow, and absent on touch screens)
+      token.dataset.title = token.title;
+      token.removeAttribute("title");
+    }
+    if (!card) {
+      card = document.createElement("div");
+      card.className = "lbpe-card";
+      card.id = "lbpe-card";
+      card.setAttribute("role", "tooltip");
+      document.body.append(card);
+    }
+    let text = token.dataset.title;
+    if (!text) {
+      // an ordinary token: its id and the text it covers
+      const own = [...token.childNodes].filter((n) => !(n.classList && n.classList.contains("lbpe-id")));
+      text = `#${token.dataset.i}  "${own.map((n) => n.textContent).join("")}"`;
+      if (token.classList.contains("lbpe-diff")) text += "\ndiffers between BPE and LBPE";
+    }
+    card.textContent = hint ? `${text}\n${hint}` : text;
+    card.hidden = !card.textContent;
+    const box = token.getBoundingClientRect();
+    const top = box.bottom + 6 + window.scrollY;
+    const left = Math.max(4, Math.min(box.left + window.scrollX, window.scrollX + document.documentElement.clientWidth - card.offsetWidth - 8));
+    card.style.top = `${top}px`;
+    card.style.left = `${left}px`;
+  }
+
+  function hideCard() {
+    cardToken = null;
+    if (card) card.hidden = true;
+  }
+
+  function scroller(pane) {
+    return pane.querySelector(".lbpe-tokens");
+  }
+
+  function centre(container, token) {
+    if (container && token) container.scrollTop = Math.max(token.offsetTop - container.clientHeight / 2, 0);
+  }
+
+  function jump(a, b) {
+    const lit = light(a, b);
+    for (const pane of document.querySelectorAll(".lbpe-pane[data-mode]")) {
+      centre(scroller(pane), lit.find((t) => pane.contains(t)));
+    }
+    const first = document.querySelector(".lbpe-pane[data-mode]");
+    if (first) first.scrollIntoView({ behavior: "smooth", block: "nearest" });
+  }
+
+  function firstVisible(container) {
+    // the first token whose box reaches below the top of the scrolled area (tokens are in order)
+    const list = container.querySelectorAll(".lbpe-tok[data-s]");
+    let lo = 0, hi = list.length - 1, found = null;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid].offsetTop + list[mid].offsetHeight > container.scrollTop) {
+        found = list[mid];
+        hi = mid - 1;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    return found;
+  }
+
+  function atChar(container, s) {
+    // the last token starting at or before character s
+    const list = container.querySelectorAll(".lbpe-tok[data-s]");
+    let lo = 0, hi = list.length - 1, found = list[0] || null;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (Number(list[mid].dataset.s) <= s) {
+        found = list[mid];
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return found;
+  }
+
+  function syncFrom(container) {
+    if (syncing) return;
+    const pane = container.closest(".lbpe-pane[data-mode]");
+    const top = firstVisible(container);
+    if (!pane || !top) return;
+    const offset = container.scrollTop - top.offsetTop;
+    const s = Number(top.dataset.s);
+    syncing = true;
+    for (const other of document.querySelectorAll(".lbpe-pane[data-mode]")) {
+      const box = scroller(other);
+      if (other === pane || !box) continue;
+      const match = atChar(box, s);
+      if (match) box.scrollTop = match.offsetTop + offset;
+    }
+    requestAnimationFrame(() => { syncing = false; });
+  }
+
+  // ---- keyboard: one Tab stop per pane, the arrow keys inside it ----
+
+  let pointerDown = false; // a focus that comes with a pointer press stays where the press put it
+  let lastPointer = "";
+  let tapped = null; // the token a first tap showed the card of
+  const TOKEN = ".lbpe-pane .lbpe-tok[data-s]";
+
+  function focusToken(box, token) {
+    if (!token) return;
+    token.tabIndex = -1; // focusable by script, outside the Tab order
+    token.setAttribute("role", "button");
+    token.setAttribute("aria-describedby", "lbpe-card");
+    box.tabIndex = -1; // while a token holds the focus, Shift+Tab leaves the pane
+    box.lbpeAt = Number(token.dataset.s);
+    token.focus();
+  }
+
+  document.addEventListener("pointerdown", (event) => {
+    pointerDown = true;
+    lastPointer = event.pointerType;
+  }, true);
+  document.addEventListener("pointerup", () => { pointerDown = false; }, true);
+  document.addEventListener("focusin", (event) => {
+    const target = event.target;
+    if (!(target instanceof Element)) return;
+    if (target.matches(".lbpe-pane .lbpe-tokens")) {
+      if (pointerDown) return;
+      // Tab into a pane: the token it held last, else the first one in sight
+      const list = target.querySelectorAll(".lbpe-tok[data-s]");
+      const at = target.lbpeAt;
+      const back = at === undefined ? null : atChar(target, at);
+      focusToken(target, back || firstVisible(target) || list[0]);
+    } else if (target.matches(TOKEN)) {
+      const [s, e] = range(target);
+      light(s, Math.max(e, s + 1));
+      showCard(target);
+    }
+  });
+  document.addEventListener("focusout", (event) => {
+    const target = event.target;
+    if (!(target instanceof Element) || !target.matches(TOKEN)) return;
+    const box = target.closest(".lbpe-tokens");
+    if (box && !(event.relatedTarget instanceof Element && box.contains(event.relatedTarget))) {
+      box.tabIndex = 0; // the pane is a Tab stop again
+      hideCard();
+    }
+  });
+  document.addEventListener("keydown", (event) => {
+    const target = event.target;
+    if (!(target instanceof Element)) return;
+    const inBox = target.matches(".lbpe-pane .lbpe-tokens");
+    if (!inBox && !target.matches(TOKEN)) return;
+    const box = inBox ? target : target.closest(".lbpe-tokens");
+    const list = [...box.querySelectorAll(".lbpe-tok[data-s]")];
+    if (!list.length) return;
+    const k = inBox ? -1 : list.indexOf(target);
+    let next = null;
+    if (event.key === "ArrowRight" || event.key === "ArrowDown") next = list[Math.min(k + 1, list.length - 1)];
+    else if (event.key === "ArrowLeft" || event.key === "ArrowUp") next = list[Math.max(k - 1, 0)];
+    else if (event.key === "Home") next = list[0];
+    else if (event.key === "End") next = list[list.length - 1];
+    else if ((event.key === "Enter" || event.key === " ") && !inBox) {
+      event.preventDefault();
+      lastPointer = "";
+      target.click();
+      return;
+    } else if (event.key === "Escape") {
+      hideCard();
+      return;
+    } else {
+      return;
+    }
+    event.preventDefault();
+    focusToken(box, next);
+  });
+  // a tap on a touch screen: the first one shows the card (and nothing else hears of it), a
+  // second one on the same token goes on as a click
+  document.addEventListener("click", (event) => {
+    const token = event.target instanceof Element ? event.target.closest(TOKEN) : null;
+    if (!token || lastPointer !== "touch" || event.detail === 0) return;
+    if (tapped !== token) {
+      event.stopImmediatePropagation();
+      event.preventDefault();
+      tapped = token;
+      const [s, e] = range(token);
+      light(s, Math.max(e, s + 1));
+      showCard(token, "(tap again to explain it)");
+    } else {
+      tapped = null;
+    }
+  }, true);
+
+  document.addEventListener("mouseover", (event) => {
+    const token = event.target.closest(".lbpe-pane .lbpe-tok[data-s]");
+    if (!token) return;
+    const [s, e] = range(token);
+    light(s, Math.max(e, s + 1));
+    showCard(token);
+  });
+  document.addEventListener("mouseout", (event) => {
+    if (event.target.closest(".lbpe-pane .lbpe-tok[data-s]") && !event.relatedTarget?.closest?.(".lbpe-tok")) hideCard();
+  });
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest(".lbpe-jump[data-s]");
+    if (button) {
+      jump(Number(button.dataset.s), Number(button.dataset.e));
+      return;
+    }
+    const token = event.target.closest(".lbpe-pane .lbpe-tok[data-s]");
+    if (token) {
+      if (cardToken !== token) showCard(token);
+    } else {
+      tapped = null;
+      hideCard();
+    }
+  });
+  document.addEventListener("scroll", (event) => {
+    const target = event.target;
+    if (target instanceof Element && target.matches(".lbpe-pane .lbpe-tokens")) syncFrom(target);
+    if (cardToken && cardToken.isConnected) showCard(cardToken); // the card follows its token
+    else hideCard();
+  }, true);
+
+  const RUN_MARK = "<!--r-->"; // between the runs of a long pane (lbpe.playground.display.RUN_MARK)
+
+  function parse(markup) {
+    const t = document.createElement("template");
+    t.innerHTML = markup;
+    return t.content;
+  }
+
+  function draw(host, markup) {
+    if (host.lbpeShown === markup) return;
+    const parts = host.lbpeParts || [];
+    const next = markup.split(RUN_MARK); // [pane start, run, run, ..., pane end]
+    const pane = host.firstElementChild;
+    const box = pane && pane.querySelector(".lbpe-tokens");
+    const runs = box ? [...box.children] : [];
+    if (next.length < 3 || parts.length < 3 || next[next.length - 1] !== parts[parts.length - 1] ||
+        runs.length !== parts.length - 2) {
+      const top = box ? box.scrollTop : 0;
+      host.innerHTML = markup;
+      const fresh = host.querySelector(".lbpe-tokens");
+      if (fresh && top) fresh.scrollTop = top;
+    } else {
+      if (next[0] !== parts[0]) { // the heading and the pane's attributes (counts, classes)
+        const head = parse(next[0] + next[next.length - 1]).firstElementChild;
+        for (const name of pane.getAttributeNames()) if (!head.hasAttribute(name)) pane.removeAttribute(name);
+        for (const name of head.getAttributeNames()) pane.setAttribute(name, head.getAttribute(name));
+        const title = pane.querySelector(".lbpe-head");
+        const newTitle = head.querySelector(".lbpe-head");
+        if (title && newTitle) title.replaceWith(newTitle);
+        const newBox = head.querySelector(".lbpe-tokens");
+        if (newBox && box.className !== newBox.className) box.className = newBox.className;
+      }
+      const before = parts.length - 2;
+      const after = next.length - 2;
+      let a = 0; // runs equal at the start
+      while (a < before && a < after && parts[a + 1] === next[a + 1]) a++;
+      let b = 0; // and at the end
+      while (b < before - a && b < after - a && parts[parts.length - 2 - b] === next[next.length - 2 - b]) b++;
+      const fresh = parse(next.slice(a + 1, next.length - 1 - b).join(""));
+      const anchor = runs[before - b] || null;
+      for (const run of runs.slice(a, before - b)) run.remove();
+      box.insertBefore(fresh, anchor);
+    }
+    host.lbpeShown = markup;
+    host.lbpeParts = next;
+  }
+
+  window.lbpePanes = { light, jump, draw };
+})();

@@ -1,0 +1,267 @@
+"""The browser page: what its Web Worker calls, inside Pyodide (``static/worker.js``); the site
+that serves it is assembled by :mod:`lbpe.playground.page.site` (``lbpe build-web``), which the page's own
+wheel leaves out.
+
+Every function takes plain values and returns a JSON string, so the worker hands results to
+the page unchanged and the page only inserts the HTML and draws the chart. The same functions
+run in CPython, where the tests compare their results with the library's.
+
+State is one current tokenizer per worker (the page compares one vocabulary at a time).
+
+>>> json.loads(use_preset("gpt2"))["n_vocab"]
+50257
+>>> json.loads(encode("Hello world", "bpe"))
+[15496, 995]
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Literal, cast
+
+from lbpe.errors import LbpeError, PatternNeededError
+from lbpe.playground import display
+from lbpe.playground.examples import EXAMPLES, examples_json
+from lbpe.playground.service import across_view, compare_view, explain_target, explain_view, open_vocabulary
+from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset, preset_path
+from lbpe.tokenizer import MODES, Mode, Tokenizer
+
+__all__ = [
+    "preset_target",
+    "use_preset",
+    "use_file",
+    "compare",
+    "across",
+    "encode",
+    "bench",
+    "css",
+    "MAX_RENDER_CHARS",
+    "examples",
+    "explain",
+    "explain_at",
+    "decode",
+    "first_view",
+]
+
+#: Longer texts are counted in full but drawn only up to here (tens of thousands of spans
+#: already take the browser a while to lay out).
+MAX_RENDER_CHARS = 60_000
+
+_state: dict[str, object] = {"tok": None, "source": "", "shown": None, "differ": ()}
+
+#: The last comparison, so that an edit of its text costs what the edit changed.
+_again = display.Recompare()
+
+
+def _tok() -> Tokenizer:
+    tok = _state["tok"]
+    if tok is None:
+        raise LbpeError("no vocabulary loaded yet")
+    return tok  # type: ignore[return-value]
+
+
+def _info(tok: Tokenizer, source: str) -> str:
+    return json.dumps(
+        {
+            "name": tok.name,
+            "source": source,
+            "unit": tok.vocab.unit,
+            "n_vocab": tok.n_vocab,
+            "pattern": tok.pretokenizer_name,
+            "special": len(tok.vocab.special),
+        }
+    )
+
+
+def preset_target(name: str) -> str:
+    """JSON ``{"url": relative URL in the site, "path": where lbpe.presets reads it}``."""
+    if name not in VOCAB_PRESETS:
+        raise LbpeError(f"unknown vocabulary preset {name!r}; choose one of: {', '.join(VOCAB_PRESETS)}")
+    return json.dumps({"url": "vocab/" + VOCAB_PRESETS[name][0], "path": str(preset_path(name))})
+
+
+def use_preset(name: str) -> str:
+    """Make a bundled preset the current vocabulary (its file must be in place); its info."""
+    tok = load_preset(name)
+    _state["tok"], _state["source"] = tok, "preset"
+    return _info(tok, "preset")
+
+
+def use_file(path: str, pattern: str = "") -> str:
+    """Load a vocabulary file (or a folder, for GPT-2's encoder.json + vocab.bpe) with
+    :func:`lbpe.load` and make it current; its info, or ``{"error": message, "needs_pattern":
+    bool}`` (``needs_pattern``: a rank file whose name does not tell its pre-tokenizer).
+
+    The file is parsed as data by the library's loaders; nothing in it is executed. Messages
+    name the file as the person chose it, not the folder the page wrote it to.
+    """
+    p = Path(path)
+    try:
+        tok = open_vocabulary(
+            p,
+            pattern=pattern,
+            scratch=p if p.is_dir() else p.parent,
+            shown="encoder.json + vocab.bpe" if p.is_dir() else p.name,
+        )
+    except PatternNeededError as exc:
+        return json.dumps(
+            {
+                "error": f"{exc.source}: the file name does not tell which pre-tokenizer this rank file uses; "
+                "choose one in the pre-tokenizer menu",
+                "needs_pattern": True,
+            }
+        )
+    except LbpeError as exc:
+        return json.dumps({"error": str(exc), "needs_pattern": False})
+    _state["tok"], _state["source"] = tok, "file"
+    return _info(tok, "file")
+
+
+def encode(text: str, mode: Mode) -> str:
+    """The ids of ``text`` (special-token strings encoded as ordinary text)."""
+    return json.dumps(_tok().encode(text, mode=mode, disallowed_special=()))
+
+
+def bench(text: str, mode: Mode, repeat: int = 3) -> str:
+    """Encoding time of ``text``: ``{"cold", "warm", "tokens", "chars", "bytes"}`` where
+    ``cold`` is the best of ``repeat`` runs each starting with empty piece caches and ``warm``
+    the best of ``repeat`` runs after them (caches filled). The same code times CPython and
+    Pyodide (``bench/web_speed.py``)."""
+    tok = _tok()
+    cold = warm = float("inf")
+    n = 0
+    for _ in range(max(1, repeat)):
+        tok.clear_cache()
+        t0 = time.perf_counter()
+        n = len(tok.encode(text, mode=mode, disallowed_special=()))
+        cold = min(cold, time.perf_counter() - t0)
+    for _ in range(max(1, repeat)):
+        t0 = time.perf_counter()
+        tok.encode(text, mode=mode, disallowed_special=())
+        warm = min(warm, time.perf_counter() - t0)
+    size = len(text.encode("utf-8", "replace"))
+    return json.dumps({"cold": cold, "warm": warm, "tokens": n, "chars": len(text), "bytes": size})
+
+
+def css() -> str:
+    """Styles of the token HTML, the same stylesheet the Gradio app uses."""
+    return display.CSS
+
+
+def _shown_part(text: str) -> str:
+    """``text``, or its first :data:`MAX_RENDER_CHARS` characters cut at a line end when one
+    is near."""
+    if len(text) <= MAX_RENDER_CHARS:
+        return text
+    cut = text.rfind("\n", MAX_RENDER_CHARS // 2, MAX_RENDER_CHARS)
+    return text[: cut + 1] if cut >= 0 else text[:MAX_RENDER_CHARS]
+
+
+def compare(text: str, show_whitespace: bool = True, show_ids: bool = False, specials: bool = False) -> str:
+    """Everything the page shows for ``text``: :func:`lbpe.playground.service.compare_view` (the schema the
+    Gradio app uses too) plus ``{"chars", "bytes", "shown_chars", "whole": {mode: tokens} | None}``.
+    A text over :data:`MAX_RENDER_CHARS` characters is drawn, measured and charted on its first
+    part; ``whole`` then counts all of it.
+    """
+    tok = _tok()
+    shown = _shown_part(text)
+    view = compare_view(
+        tok,
+        shown,
+        show_whitespace=show_whitespace,
+        show_ids=show_ids,
+        specials=bool(specials),
+        lengths_chart={"height": 460},
+        frequency_chart={"height": 380},
+        again=_again,
+    )
+    _state["shown"], _state["differ"] = (tok, shown, bool(specials)), view["differ"]  # for explain_at
+    out = {
+        "chars": len(text),
+        "bytes": len(text.encode("utf-8", "replace")),
+        "shown_chars": len(shown),
+        **{key: value for key, value in view.items() if key != "differ"},
+        "whole": None,
+    }
+    if len(shown) < len(text):
+        allowed: Literal["all"] | frozenset[str] = "all" if specials else frozenset()
+        out["whole"] = {
+            mode: len(tok.encode(text, mode=mode, allowed_special=allowed, disallowed_special=())) for mode in MODES
+        }
+    return json.dumps(out)
+
+
+def across(text: str) -> str:
+    """``text`` (its shown part, as :func:`compare`) with every bundled vocabulary, and with
+    the current one when it came from a file; their files must be in place (the worker fetches
+    them first). :func:`lbpe.playground.service.across_view` (as the Gradio app) plus ``"shown_chars"``."""
+    shown = _shown_part(text)
+    tokenizers = {name: load_preset(name) for name in VOCAB_PRESETS}
+    if _state["source"] == "file":
+        tok = _tok()
+        tokenizers[tok.name if tok.name and tok.name not in tokenizers else "your file"] = tok
+    view = across_view(tokenizers, text=shown)
+    return json.dumps({**{key: value for key, value in view.items() if key != "json"}, "shown_chars": len(shown)})
+
+
+def examples() -> str:
+    """The examples both UIs share (:mod:`lbpe.playground.examples`), as a JSON list."""
+    return json.dumps(examples_json())
+
+
+def explain(span: str, frame: int = -1, text: str = "", at: int = -1, specials: bool = False) -> str:
+    """``span`` worked step by step with the current vocabulary:
+    :func:`lbpe.playground.service.explain_view` (``frame`` -1: the last); where it starts at ``at`` in
+    ``text`` (its drawn part, as :func:`compare` with ``specials`` encodes it) when ``at`` is 0 or
+    more and the span is still there, else on its own."""
+    where = int(at) if at is not None and int(at) >= 0 else None
+    shown = _shown_part(text or "") if where is not None else None
+    frame_ = None if frame is None else int(frame)
+    return json.dumps(explain_view(_tok(), span, frame_, text=shown, at=where, specials=bool(specials)))
+
+
+def explain_at(text: str, offset: int, specials: bool = False) -> str:
+    """What to explain for a click at character ``offset`` of ``text``:
+    :func:`lbpe.playground.service.explain_target` (``{"start", "end", "span"}``; :func:`explain` of the
+    span with ``at=start`` explains it there)."""
+    tok = _tok()
+    shown = _shown_part(text)
+    # the ranges compare() kept for this text, vocabulary and toggle; else explain_target finds them
+    kept = _state["shown"] == (tok, shown, bool(specials))
+    differ = cast("list[tuple[int, int]]", _state["differ"]) if kept else None
+    return json.dumps(explain_target(tok, shown, int(offset), differ, specials=bool(specials)))
+
+
+def decode(ids: str) -> str:
+    """Token ids pasted as text, decoded with the current vocabulary: ``{"html"}`` (the text and
+    each id as a token, :func:`lbpe.playground.display.decode_html`)."""
+    return json.dumps({"html": display.decode_html(_tok(), display.parse_ids(ids))})
+
+
+def first_view() -> str:
+    """The page's opening comparison, computed when the site is built (``lbpe build-web``) so
+    the page can draw it before Python has started: JSON ``{"text", "preset", "explain",
+    "css", "result"}`` where ``result`` is what the page draws of :func:`compare` of the opening
+    text (the first example made for the default vocabulary, as ``static/app.js`` picks it) with
+    the default toggles: the panes, metrics and differences (HTML), the summary (ids, counts)
+    and the sizes. The charts and raw metrics are left to Python in the page: their floats can
+    differ in the last digit between CPython's and Pyodide's maths libraries. The current
+    vocabulary is left as it was."""
+    opening = next((e for e in EXAMPLES if e.vocabulary == DEFAULT_PRESET), EXAMPLES[0])
+    kept = dict(_state)
+    try:
+        use_preset(DEFAULT_PRESET)
+        view = json.loads(compare(opening.text, True, False, False))
+    finally:
+        _state.clear()
+        _state.update(kept)
+    result = {key: view[key] for key in FIRST_VIEW_KEYS}
+    return json.dumps(
+        {"text": opening.text, "preset": DEFAULT_PRESET, "explain": opening.explain, "css": css(), "result": result}
+    )
+
+
+#: What :func:`first_view` keeps of :func:`compare`: what the page draws without Python.
+FIRST_VIEW_KEYS = ("panes", "metrics", "differences", "summary", "chars", "bytes", "shown_chars", "whole")

@@ -1,0 +1,408 @@
+"""``lbpe build-web``: assemble the browser page into a self-contained static folder.
+
+The folder holds everything the page needs, all under one origin and referenced by relative
+URLs, so any static host serves it and, after the first visit, the service worker serves it
+with the network off::
+
+    index.html  app.js  worker.js  style.css  sw.js   the page (from static/; sw.js gets the
+                                                       precache list and a content hash,
+                                                       index.html the opening comparison,
+                                                       computed here by lbpe.playground.page.first_view
+                                                       and shown until Python is ready)
+    panes.js                                           links the two panes (lbpe/playground/display/panes.js, which
+                                                       the Gradio app loads too)
+    site.json                                          wheel name, presets, versions (for app.js)
+    pyodide/    pyodide.mjs  pyodide.asm.mjs  pyodide.asm.wasm  python_stdlib.zip
+                pyodide-lock.json                      Pyodide's core, from node_modules (npm ci)
+    plotly/     plotly.min.js  LICENSE                 plotly.js, from node_modules
+    wheels/     lbpe-<version>-py3-none-any.whl        the package's code (no vocabularies)
+    vocab/      mistral/tokenizer.model.v1.gz  llama/tokenizer.json.gz
+                default/tokenizer.json  openai/*.tiktoken.gz
+                                                       the bundled vocabularies, fetched when
+                                                       chosen and written where lbpe.presets
+                                                       looks for them
+
+The build is reproducible: the wheel is a stored (uncompressed) zip with fixed timestamps and
+sorted members, and every other file is copied byte for byte, so the same sources give the
+same bytes. The sources (``static/``, the package's modules and vocabularies) come from the
+working tree, or with ``sources="index"`` from git's index, i.e. what the next commit holds:
+a Space folder for deployment (``scripts/build_spaces.py static``) is built that way, so it
+never carries uncommitted edits lying in the work tree. Only the standard library is imported.
+
+>>> wheel_name("0.1.0")
+'lbpe-0.1.0-py3-none-any.whl'
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import shutil
+import sys
+import zipfile
+from pathlib import Path
+
+from lbpe.errors import LbpeError
+
+__all__ = ["build_site", "build_wheel", "wheel_name", "find_root", "serve", "PYODIDE_FILES", "STATIC_FILES"]
+
+#: Files of the npm package ``pyodide`` the page loads (its core; no packages are loaded).
+PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+#: Files of ``static/`` copied as they are (``sw.js`` is filled in, see :func:`build_site`).
+STATIC_FILES = ("index.html", "app.js", "worker.js", "style.css", "icon.svg")
+#: The package's files the page's wheel carries: its modules and the display's stylesheet.
+PAGE_SUFFIXES = (".py", ".css")
+#: What the page's wheel leaves out (path prefixes): the Gradio app (Pyodide has no Gradio) and
+#: this site builder.
+NOT_IN_PAGE = ("lbpe/playground/app/", "lbpe/playground/page/site.py")
+#: The marker in ``static/sw.js`` replaced by the precache list and the build's hash.
+SW_MARKER = "/* BUILD: precache list */"
+#: The marker in ``static/index.html`` replaced by the opening comparison
+#: (:func:`lbpe.playground.page.first_view`), which the page shows until Python is ready.
+FIRST_VIEW_MARKER = "/* BUILD: first view */"
+
+_PACKAGE = Path(__file__).resolve().parents[2]  # lbpe/
+_ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+#: The static Space's hand-written README (front matter and text), copied into ``--space`` builds.
+SPACE_README = "spaces/static/README.md"
+
+
+def wheel_name(version: str) -> str:
+    return f"lbpe-{version}-py3-none-any.whl"
+
+
+class _Sources:
+    """Files of the checkout by relative path: from the working tree or from git's index."""
+
+    def __init__(self, root: Path, kind: str = "tree") -> None:
+        if kind not in ("tree", "index"):
+            raise LbpeError(f"sources must be 'tree' or 'index', not {kind!r}")
+        self.root, self.kind = root, kind
+        self._index: dict[str, bytes] | None = None
+
+    def _load_index(self) -> dict[str, bytes]:
+        import subprocess
+
+        if self._index is None:
+            try:
+                listing = subprocess.run(
+                    [
+                        "git",
+                        "-C",
+                        str(self.root),
+                        "ls-files",
+                        "-s",
+                        "-z",
+                        "--",
+                        "static",
+                        "lbpe",
+                        "pyproject.toml",
+                        "LICENSE",
+                        SPACE_README,
+                    ],
+                    capture_output=True,
+                    check=True,
+                ).stdout
+                entries = []
+                for item in listing.split(b"\0"):
+                    if item:
+                        meta, path = item.split(b"\t", 1)
+                        entries.append((path.decode(), meta.split()[1].decode()))
+                blobs = subprocess.run(
+                    ["git", "-C", str(self.root), "cat-file", "--batch"],
+                    input="".join(f"{sha}\n" for _, sha in entries).encode(),
+                    capture_output=True,
+                    check=True,
+                ).stdout
+            except (OSError, subprocess.CalledProcessError) as exc:
+                raise LbpeError(
+                    f"cannot read git's index in {self.root} ({exc}); build from the working tree instead"
+                ) from None
+            self._index = {}
+            pos = 0
+            for name, _ in entries:
+                header_end = blobs.index(b"\n", pos)
+                size = int(blobs[pos:header_end].split()[2])
+                self._index[name] = blobs[header_end + 1 : header_end + 1 + size]
+                pos = header_end + 1 + size + 1
+        return self._index
+
+    def read(self, rel: str) -> bytes:
+        if self.kind == "index":
+            data = self._load_index().get(rel)
+            if data is None:
+                raise LbpeError(f"{rel} is not in git's index (git add it first)")
+            return data
+        path = self.root / rel
+        if not path.is_file():
+            raise LbpeError(f"{path} is missing")
+        return path.read_bytes()
+
+    def modules(self) -> list[str]:
+        """The package's files the page needs (``lbpe/...py`` and its stylesheets), sorted."""
+        if self.kind == "index":
+            names = [n for n in self._load_index() if n.startswith("lbpe/") and n.endswith(PAGE_SUFFIXES)]
+        else:
+            names = [
+                p.relative_to(self.root).as_posix()
+                for p in (self.root / "lbpe").rglob("*")
+                if p.name.endswith(PAGE_SUFFIXES)
+            ]
+        return sorted(n for n in names if "__pycache__" not in n.split("/") and not n.startswith(NOT_IN_PAGE))
+
+
+def _record_hash(data: bytes) -> str:
+    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+
+def build_wheel(out_dir: Path, *, root: Path | None = None, sources: str = "tree") -> Path:
+    """Write the pure-Python wheel of the package's code into ``out_dir``; return its path.
+
+    Vocabularies are left out (the page serves them separately, see the module docstring).
+    The zip is stored, not deflated, with fixed timestamps and sorted members, so its bytes
+    depend only on the sources (``sources``: ``"tree"`` or ``"index"``, see the module docstring).
+    """
+    from lbpe import __version__ as version
+
+    src = _Sources(find_root(root), sources)
+    dist_info = f"lbpe-{version}.dist-info"
+    members: list[tuple[str, bytes]] = [(name, src.read(name)) for name in src.modules()]
+    project = _project_metadata(src.read("pyproject.toml").decode("utf-8"))
+    metadata = (
+        "Metadata-Version: 2.4\n"
+        f"Name: {project['name']}\n"
+        f"Version: {version}\n"
+        f"Summary: {project['description']} (the browser page's build: the package's code without its "
+        "bundled vocabularies or the lbpe command; pip install lbpe for those)\n"
+        f"License-Expression: {project['license']}\n"
+        "License-File: LICENSE\n"
+        f"Requires-Python: {project['requires-python']}\n"
+    )
+    wheel = "Wheel-Version: 1.0\nGenerator: lbpe.playground.page.site\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    members.append((f"{dist_info}/METADATA", metadata.encode()))
+    members.append((f"{dist_info}/licenses/LICENSE", src.read("LICENSE")))
+    members.append((f"{dist_info}/WHEEL", wheel.encode()))
+    # No console script: without the vocabularies, an installed `lbpe` command would fail
+    members.append((f"{dist_info}/top_level.txt", b"lbpe\n"))
+    record = "".join(f"{name},{_record_hash(data)},{len(data)}\n" for name, data in members)
+    record += f"{dist_info}/RECORD,,\n"
+    members.append((f"{dist_info}/RECORD", record.encode()))
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    target = out_dir / wheel_name(version)
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_STORED) as zf:
+        for name, data in members:
+            info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
+            info.external_attr = 0o644 << 16
+            info.create_system = 3  # unix, whatever the building machine is
+            zf.writestr(info, data)
+    return target
+
+
+def _project_metadata(pyproject: str) -> dict[str, str]:
+    """name, description, SPDX licence expression and requires-python of pyproject.toml's
+    ``[project]`` table (read by ``tomllib``; on Python 3.10 its backport ``tomli``)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        try:
+            import tomli as tomllib
+        except ModuleNotFoundError:
+            raise LbpeError("reading pyproject.toml on Python 3.10 needs tomli: python -m pip install tomli") from None
+    try:
+        project = tomllib.loads(pyproject)["project"]
+    except (tomllib.TOMLDecodeError, KeyError) as exc:
+        raise LbpeError(f"pyproject.toml has no readable [project] table: {exc}") from None
+    out = {}
+    for key in ("name", "description", "requires-python", "license"):
+        if not isinstance(project.get(key), str):
+            raise LbpeError(f"pyproject.toml's [project] has no {key} string (license: an SPDX expression)")
+        out[key] = project[key]
+    return out
+
+
+def find_root(start: Path | None = None) -> Path:
+    """The lbpe source checkout: the folder holding ``static/`` and ``package.json``.
+
+    Looks at ``start`` (default: the current directory) and its parents, then at the folder
+    above the installed package (an editable install).
+    """
+    candidates = []
+    if start is not None:
+        candidates.append(Path(start).resolve())
+    else:
+        here = Path.cwd().resolve()
+        candidates += [here, *here.parents]
+    candidates.append(_PACKAGE.parent)
+    for c in candidates:
+        if (c / "static" / "index.html").is_file() and (c / "package.json").is_file():
+            return c
+    raise LbpeError(
+        "cannot find the lbpe source checkout (a folder with static/ and package.json); "
+        "run build-web inside it or pass --root"
+    )
+
+
+def _write(dst: Path, data: bytes) -> None:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    dst.write_bytes(data)
+
+
+def _copy(src: Path, dst: Path) -> None:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, dst)
+
+
+def _npm_file(node_modules: Path, package: str, name: str) -> Path:
+    path = node_modules / package / name
+    if not path.is_file():
+        raise LbpeError(
+            f"{path} is missing: the page's npm packages are not installed; run `npm ci` in {node_modules.parent} "
+            "(or bash scripts/install_test_deps.sh)"
+        )
+    return path
+
+
+def _npm_version(node_modules: Path, package: str) -> str:
+    return json.loads(_npm_file(node_modules, package, "package.json").read_text("utf-8"))["version"]
+
+
+def build_site(out: Path, *, root: Path | None = None, space: Path | None = None, sources: str = "tree") -> list[str]:
+    """Assemble the page into ``out`` (emptied first if it holds an earlier build); return the
+    site's files, sorted.
+
+    ``space``: also write a Hugging Face static Space folder there (the same files plus the
+    hand-written ``spaces/static/README.md`` with the Space's front matter). ``sources``:
+    ``"tree"`` (the working tree) or ``"index"`` (git's index); see the module docstring.
+    """
+    from lbpe import __version__ as version
+    from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, preset_label
+
+    root = find_root(root)
+    src = _Sources(root, sources)
+    node_modules = root / "node_modules"
+    if not node_modules.is_dir():
+        raise LbpeError(f"{node_modules} is missing: run `npm ci` in {root} first (it installs Pyodide and plotly.js)")
+    pyodide_version = _npm_version(node_modules, "pyodide")
+    plotly_version = _npm_version(node_modules, "plotly.js-dist-min")
+
+    out = Path(out)
+    _clear_earlier_build(out)
+    out.mkdir(parents=True, exist_ok=True)
+
+    for name in STATIC_FILES:
+        data = src.read(f"static/{name}")
+        _write(out / name, _with_first_view(data) if name == "index.html" else data)
+    _write(out / "panes.js", src.read("lbpe/playground/display/panes.js"))  # shared with the Gradio app
+    for name in PYODIDE_FILES:
+        _copy(_npm_file(node_modules, "pyodide", name), out / "pyodide" / name)
+    _copy(_npm_file(node_modules, "plotly.js-dist-min", "plotly.min.js"), out / "plotly" / "plotly.min.js")
+    _copy(_npm_file(node_modules, "plotly.js-dist-min", "LICENSE"), out / "plotly" / "LICENSE")
+    wheel = build_wheel(out / "wheels", root=root, sources=sources)
+    presets = []
+    for name, (file, description) in VOCAB_PRESETS.items():
+        _write(out / "vocab" / file, src.read(f"lbpe/data/{file}"))
+        presets.append({"name": name, "label": preset_label(name), "file": file, "description": description})
+    site = {
+        "lbpe": version,
+        "wheel": f"wheels/{wheel.name}",
+        "pyodide": pyodide_version,
+        "plotly": plotly_version,
+        "default_preset": DEFAULT_PRESET,
+        "presets": presets,
+    }
+    _write(out / "site.json", (json.dumps(site, indent=1, ensure_ascii=False) + "\n").encode("utf-8"))
+
+    files = _files(out)
+    digest = hashlib.sha256()
+    for f in files:
+        digest.update(f.encode() + b"\0" + hashlib.sha256((out / f).read_bytes()).digest())
+    template = src.read("static/sw.js").decode("utf-8")
+    if SW_MARKER not in template:
+        raise LbpeError(f"static/sw.js lacks the marker {SW_MARKER!r}")
+    precache = ["./", *files]
+    filled = template.replace(
+        SW_MARKER,
+        f"const BUILD = {json.dumps(digest.hexdigest()[:16])};\nconst PRECACHE = {json.dumps(precache, indent=1)};",
+    )
+    _write(out / "sw.js", filled.encode("utf-8"))
+    files = _files(out)
+
+    if space is not None:
+        space = Path(space)
+        _clear_earlier_build(space)
+        shutil.copytree(out, space, dirs_exist_ok=True)
+        _write(space / "README.md", src.read(SPACE_README))
+    return files
+
+
+def _with_first_view(page: bytes) -> bytes:
+    """``static/index.html`` with the opening comparison in place of its marker (JSON inside a
+    ``<script type="application/json">``: every ``<`` escaped, so no text can end the element)."""
+    from lbpe.playground.page import first_view
+
+    marker = FIRST_VIEW_MARKER.encode()
+    if page.count(marker) != 1:
+        raise LbpeError(f"static/index.html must hold the marker {FIRST_VIEW_MARKER!r} once")
+    return page.replace(marker, first_view().replace("<", "\\u003c").encode("utf-8"))
+
+
+def _files(folder: Path) -> list[str]:
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+
+
+def _clear_earlier_build(folder: Path) -> None:
+    """Empty ``folder`` if it holds an earlier build (it has a site.json); refuse anything else
+    that is not empty, so a mistyped --out never wipes unrelated files."""
+    if not folder.exists():
+        return
+    if not folder.is_dir():
+        raise LbpeError(f"{folder} exists and is not a folder")
+    if any(folder.iterdir()) and not (folder / "site.json").is_file():
+        raise LbpeError(
+            f"{folder} is not empty and holds no earlier build (no site.json); choose a new or empty folder"
+        )
+    _empty(folder)
+
+
+def _empty(folder: Path) -> None:
+    for child in folder.iterdir():
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child)
+        else:
+            child.unlink()
+
+
+#: Content types the page needs (module scripts must be JavaScript, WebAssembly streams only
+#: as application/wasm); ``.gz`` files are data, never sent with Content-Encoding.
+CONTENT_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".mjs": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".json": "application/json",
+    ".svg": "image/svg+xml",
+    ".wasm": "application/wasm",
+    ".zip": "application/zip",
+    ".whl": "application/zip",
+    ".gz": "application/gzip",
+}
+
+
+def serve(directory: Path, host: str = "127.0.0.1", port: int = 0, *, quiet: bool = True):
+    """An HTTP server for a built site (not started: call ``serve_forever`` in a thread, then
+    ``shutdown`` and ``server_close``). Any static file server works as well; this one only
+    pins the content types above. ``server_address`` holds the port chosen for ``port=0``."""
+    import functools
+    import http.server
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **CONTENT_TYPES}
+
+        def log_message(self, format: str, *args) -> None:  # noqa: A002 - the base class's name
+            if not quiet:
+                super().log_message(format, *args)
+
+    handler = functools.partial(Handler, directory=str(directory))
+    return http.server.ThreadingHTTPServer((host, port), handler)

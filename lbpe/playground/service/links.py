@@ -1,0 +1,70 @@
+"""A playground's state in a link: what a URL's query may ask of the Compare view.
+
+A link carries the text (``t``, when short; else its length, ``tl``), a bundled vocabulary (``v``; uploaded files never
+go in a link), the display toggles (``ws``, ``ids``, ``sp``), the span to explain (``x``), where
+it starts in the text (``xa``) and the open view (``view``). :func:`link_state` reads such a
+query and says what it left out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lbpe.analysis.explain import MAX_EXPLAIN_CHARS
+from lbpe.presets import VOCAB_PRESETS
+
+__all__ = ["MAX_LINK_TEXT", "VIEWS", "link_state"]
+
+#: Texts up to this many characters go into a link (``?t=``); longer ones are left out.
+MAX_LINK_TEXT = 2000
+#: The views a link can open (``?view=``).
+VIEWS = ("compare", "corpus", "across", "train")
+
+
+def link_state(params: dict[str, str], *, text_chars: int) -> dict[str, Any]:
+    """What a link's query asks for: ``t`` text (kept up to ``text_chars`` characters, the
+    Compare view's limit, or :data:`MAX_LINK_TEXT` when larger), ``v`` a bundled vocabulary,
+    ``tl`` the length of a text too long to carry (said in ``notes``), ``ws``/``ids``/``sp``
+    toggles (``0``/``1``; ``sp``: special tokens as specials), ``x`` the span to explain, ``xa``
+    where it starts in the text (``explain_at``; without it the span is explained on its own),
+    ``view`` the open tab. Anything unknown, malformed or too long is left at
+    its default, and ``notes`` says what was left out.
+
+    >>> link_state({"v": "gpt2", "ws": "0", "view": "across"}, text_chars=100)
+    {'notes': [], 'vocab': 'gpt2', 'show_whitespace': False, 'view': 'across'}
+    >>> link_state({"v": "upload: mine.json"}, text_chars=100)["notes"][0][:43]
+    'It names the vocabulary “upload: mine.json”'
+    """
+    out: dict[str, Any] = {"notes": []}
+    text = params.get("t")
+    if text is not None:
+        if len(text) <= max(MAX_LINK_TEXT, text_chars):
+            out["text"] = text
+        else:
+            out["notes"].append(f"Its text is over {text_chars:,} characters: left out.")
+    elif params.get("tl", "").isascii() and params.get("tl", "").isdigit() and len(params["tl"]) <= 9:
+        out["notes"].append(
+            f"Its text had {int(params['tl']):,} characters, more than a link carries ({MAX_LINK_TEXT:,}): "
+            "the default text is shown; paste the text again."
+        )
+    vocab = params.get("v")
+    if vocab:
+        if vocab in VOCAB_PRESETS:
+            out["vocab"] = vocab
+        else:
+            out["notes"].append(
+                f"It names the vocabulary “{vocab[:60]}”, which is not a bundled one (uploaded files are never "
+                "put in a link): the default is shown; upload the file again to see it."
+            )
+    for key, name in (("ws", "show_whitespace"), ("ids", "show_ids"), ("sp", "specials")):
+        if params.get(key) in ("0", "1"):
+            out[name] = params[key] == "1"
+    span = params.get("x")
+    if span:
+        out["explain"] = span[:MAX_EXPLAIN_CHARS]
+        at = params.get("xa", "")
+        if at.isascii() and at.isdigit() and len(at) <= 9:
+            out["explain_at"] = int(at)
+    if params.get("view") in VIEWS:
+        out["view"] = params["view"]
+    return out
