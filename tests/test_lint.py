@@ -35,3 +35,24 @@ def test_checker_passes(name):
             f"`python -m {' '.join(CHECKS[name])}` (in {ROOT}) exited with {proc.returncode}:\n{shown}{more}",
             pytrace=False,
         )
+
+
+def test_nox_has_a_session_for_every_check_ci_runs():
+    done = subprocess.run([sys.executable, "-m", "nox", "--list"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    listed = {line.split()[1] for line in done.stdout.splitlines() if line[:2] in ("* ", "- ")}
+    assert listed == {"lint", "typecheck", "tests", "full", "matrix", "sanitize"}
+
+
+def test_the_pre_commit_hooks_are_valid_and_run_the_pinned_ruff():
+    config = ROOT / ".pre-commit-config.yaml"
+    done = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "validate-config", str(config)], cwd=ROOT, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    import yaml
+
+    hooks = [h for repo in yaml.safe_load(config.read_text("utf-8"))["repos"] for h in repo["hooks"]]
+    # local hooks: the ruff the test line installed, nothing fetched at commit time
+    assert [h["entry"].split()[:2] for h in hooks] == [["ruff", "check"], ["ruff", "format"]]
+    assert {h["language"] for h in hooks} == {"system"}
