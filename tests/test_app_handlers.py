@@ -841,3 +841,19 @@ def test_no_event_shows_progress_on_a_layout_block_or_a_token_pane():
             if c["type"] in layout or c["props"].get("elem_id") in heavy:
                 shown.append((dep.get("api_name"), c["type"], c["props"].get("elem_id")))
     assert shown == []
+
+
+def test_the_tabs_hold_only_tabs():
+    """Gradio's tabs count their children as tabs: any other component among them (a
+    ``gr.State`` made while the tabs are open) shifts the tabs a link selects."""
+    config = app.demo.get_config_file()
+    by_id = {c["id"]: c for c in config["components"]}
+
+    def find(node):
+        if by_id.get(node["id"], {}).get("type") == "tabs":
+            return node
+        return next((found for child in node.get("children", []) if (found := find(child))), None)
+
+    tabs = find(config["layout"])
+    kinds = [by_id[child["id"]]["type"] for child in tabs["children"]]
+    assert kinds == ["tabitem"] * 4

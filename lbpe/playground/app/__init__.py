@@ -7,11 +7,13 @@ frequency charts, Explain), Corpus (statistics of a larger file, JSON and CSV do
 Across vocabularies (one text with every vocabulary) and Train (train a vocabulary, download
 its tokenizer.json and compare with it straight away).
 
-The app is Gradio wiring only, in two modules: :mod:`lbpe.playground.app.handlers` (each handler turns its
-components' values into one call of :mod:`lbpe.playground.service`, which the browser page and the CLI
-share, and the result into component updates) and :mod:`lbpe.playground.app.layout` (the Blocks layout,
-its events, its theme; its page script and styles are real files beside it: ``app.js``,
-``pane.js``, ``app.css``). This module builds ``demo`` and starts the server. Needs the ``app``
+The app is Gradio wiring only: :mod:`~lbpe.playground.app.handlers` (each handler turns its
+components' values into one call of :mod:`lbpe.playground.service`, which the browser page and the
+CLI share, and the result into component updates), :mod:`~lbpe.playground.app.tabs` (one module
+per view: its components and events), :mod:`~lbpe.playground.app.layout` (the page around them)
+and :mod:`~lbpe.playground.app.parts` (the look: theme, and the page script and styles, real files
+beside it: ``app.js``, ``pane.js``, ``app.css``). This module builds ``demo`` and starts the
+server. Needs the ``app``
 extra (``pip install "lbpe[app]"``); ``import lbpe`` never imports it.
 
 Uploaded files are read as data only, deleted as soon as they are read (Corpus and Train keep

@@ -1,0 +1,297 @@
+"""The Compare tab: a text, both segmentations, their differences, ids, Explain, metrics and charts."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any
+
+import gradio as gr
+
+from lbpe.analysis.explain import MAX_EXPLAIN_CHARS
+from lbpe.playground.app.handlers import (
+    DEFAULT_TEXT,
+    LIMITS,
+    PLAY,
+    compare,
+    decode_ids,
+    explain,
+    explain_click,
+    explain_frame,
+    explain_move,
+    get_tokenizer,
+    ids_text,
+    load_text,
+    play_tick,
+    play_toggle,
+)
+from lbpe.playground.app.parts import IDS_ONLY, PANE_JS, PANE_TEMPLATE, in_browser, js, says_why
+from lbpe.playground.app.tabs import Shared
+from lbpe.playground.examples import DEFAULT_EXAMPLE, EXAMPLES
+from lbpe.playground.service import explain_view
+
+
+@dataclass(frozen=True)
+class CompareTab:
+    """The Compare tab's components the page's address and a link's restore read and set."""
+
+    tab: Any
+    text: Any
+    show_ws: Any
+    show_ids: Any
+    show_special: Any
+    explain_box: Any
+    explain_where: Any
+    #: what :func:`lbpe.playground.app.handlers.compare` fills, in its order
+    outputs: list
+
+
+def build(shared: Shared) -> CompareTab:
+    """The Compare tab, its components and its events (inside the app's ``gr.Tabs``)."""
+    state, vocab = shared.state, shared.vocab
+    initial = compare(DEFAULT_TEXT, DEFAULT_EXAMPLE.vocabulary, True, False, None)
+    opening_at = DEFAULT_TEXT.index(DEFAULT_EXAMPLE.explain)
+    first = explain_view(
+        get_tokenizer(DEFAULT_EXAMPLE.vocabulary), DEFAULT_EXAMPLE.explain, text=DEFAULT_TEXT, at=opening_at
+    )
+    with gr.Tab("Compare", id="compare") as tab:
+        # made here so the examples below can fill it; shown in the Explain box
+        explain_box = gr.Textbox(
+            DEFAULT_EXAMPLE.explain,
+            label="Word or span",
+            scale=3,
+            render=False,
+            max_length=MAX_EXPLAIN_CHARS,
+            elem_id="explain-text",
+        )
+        # where the span in the Explain box starts in the text (a click, an example, a link;
+        # the page's load sets the opening span's); a word typed there is not at that place,
+        # and is explained on its own, as over the API when no place is given
+        explain_where = gr.Textbox(
+            "",
+            label="explained span starts at",
+            render=False,
+            elem_id="explain-where",
+            elem_classes="lbpe-hidden",
+            container=False,
+        )
+        with gr.Row(equal_height=False, elem_classes="lbpe-text-row"):
+            text = gr.Textbox(
+                DEFAULT_TEXT,
+                lines=7,
+                max_lines=20,
+                label="Text",
+                scale=3,
+                elem_id="text",
+                info=f"Compare shows up to {LIMITS.text_chars:,} characters (the Corpus view reads whole files)",
+            )
+            with gr.Column(scale=1, min_width=220, elem_classes="lbpe-text-side"):
+                show_ws = gr.Checkbox(True, label="Show whitespace (· → ↵)", elem_id="show-ws")
+                show_ids = gr.Checkbox(False, label="Show token ids", elem_id="show-ids")
+                show_special = gr.Checkbox(
+                    False, label="Special tokens (<|endoftext|>) as specials", elem_id="show-special"
+                )
+                text_file = gr.File(
+                    label="…or upload a .txt file",
+                    file_types=[".txt", "text"],
+                    height=150,
+                    elem_id="text-upload",
+                )
+        # why the last comparison or .txt upload failed, until the next one succeeds
+        compare_note = gr.HTML("", elem_id="compare-note", padding=False)
+        with gr.Row(equal_height=False, elem_classes="lbpe-panes"):
+            with gr.Column(min_width=320):
+                bpe_html = gr.HTML(
+                    initial[0],
+                    label="BPE segmentation",
+                    elem_id="bpe-pane",
+                    html_template=PANE_TEMPLATE,
+                    js_on_load=PANE_JS,
+                )
+            with gr.Column(min_width=320):
+                lbpe_html = gr.HTML(
+                    initial[1],
+                    label="LBPE segmentation",
+                    elem_id="lbpe-pane",
+                    html_template=PANE_TEMPLATE,
+                    js_on_load=PANE_JS,
+                )
+        differences = gr.HTML(initial[6], label="Differences", elem_id="differences")
+        with gr.Accordion("Token ids: copy them, or decode ids you paste", open=False, elem_id="ids-box"):
+            with gr.Row(equal_height=False):
+                bpe_ids = gr.Textbox(
+                    ids_text(initial[5])[0],
+                    label="BPE ids",
+                    lines=3,
+                    max_lines=8,
+                    buttons=["copy"],
+                    elem_id="bpe-ids",
+                )
+                lbpe_ids = gr.Textbox(
+                    ids_text(initial[5])[1],
+                    label="LBPE ids",
+                    lines=3,
+                    max_lines=8,
+                    buttons=["copy"],
+                    elem_id="lbpe-ids",
+                )
+            with gr.Row(equal_height=True):
+                pasted_ids = gr.Textbox(
+                    "", label="Ids to decode (spaces, commas or a [list])", scale=4, elem_id="decode-input"
+                )
+                decode_btn = gr.Button("Decode", scale=0, min_width=100, elem_id="decode-run")
+            decoded = gr.HTML("", elem_id="decoded")
+        gr.Examples(
+            [[e.text, e.vocabulary, e.explain, str(e.text.index(e.explain))] for e in EXAMPLES],
+            [text, vocab, explain_box, explain_where],
+            label="Examples (each with a vocabulary where BPE and LBPE split it differently)",
+            example_labels=[e.label for e in EXAMPLES],
+            elem_id="examples",
+        )
+        with gr.Group(elem_id="explain-box"):
+            gr.Markdown(
+                "### Explain: why do they differ?\nClick a token in either pane (or type a word) to see both "
+                "encodings worked step by step: BPE's merges in priority order next to LBPE's windows, "
+                "longest first.",
+                elem_classes="lbpe-explain-intro",
+            )
+            with gr.Row(equal_height=True, elem_classes="lbpe-explain-row"):
+                explain_box.render()
+                explain_prev = gr.Button("◀ Step", scale=0, min_width=80, elem_id="explain-prev")
+                explain_next = gr.Button("Step ▶", scale=0, min_width=80, elem_id="explain-next")
+                explain_play = gr.Button(PLAY, scale=0, min_width=80, elem_id="explain-play")
+            explain_step = gr.Slider(
+                0,
+                max(first["frames"] - 1, 1),
+                step=1,
+                value=first["frame"],
+                label="Step",
+                elem_id="explain-step",
+            )
+            explain_pane = gr.HTML(first["html"], label="Steps", elem_id="explain")
+            with gr.Accordion("Steps as JSON", open=False):
+                explain_json = gr.JSON(first["steps"], label="Steps", elem_id="explain-json")
+            explain_at = gr.Textbox(
+                "", label="clicked token", elem_id="explain-at", elem_classes="lbpe-hidden", container=False
+            )
+            explain_where.render()
+            explain_timer = gr.Timer(0.9, active=False)
+            # explain's frame: none (the last); made in the tab, as a child of the tabs breaks them
+            no_frame = gr.State(None)
+        metrics = gr.HTML(initial[2], label="Metrics", elem_id="metrics")
+        with gr.Row(equal_height=False):
+            plot = gr.Plot(initial[3], label="Token-length shift", elem_id="length-plot", min_width=320)
+            frequency_plot = gr.Plot(
+                initial[4], label="Frequency by token length", elem_id="frequency-plot", min_width=320
+            )
+        # the details travel as a hidden value (the API's 6th output); the view below shows them
+        details = gr.JSON(initial[5], label="Details", elem_id="details", visible=False)
+        with gr.Accordion(
+            "Details (JSON: ids, differing ranges, length counts, every metric)",
+            open=False,
+            elem_id="details-box",
+        ) as details_box:
+            details_view = gr.JSON(None, label="Details", elem_id="details-view")
+    compared = gr.on(
+        [text.change, vocab.change, show_ws.change, show_ids.change, show_special.change],
+        compare,
+        [text, vocab, show_ws, show_ids, state, show_special],
+        [bpe_html, lbpe_html, metrics, plot, frequency_plot, details, differences],
+        api_name="compare",
+        trigger_mode="always_last",
+        show_progress="hidden",
+        show_progress_on=compare_note,
+        concurrency_limit=4,
+        js=js("busy(a)", "a"),
+    )
+    compared.then(None, None, None, js=js("done()"), api_visibility="private", queue=False)
+    compared.failure(None, None, None, js=js("done()"), api_visibility="private", queue=False)
+    # the reason stays above the panes (which still show the last text compared) until a comparison succeeds
+    says_why(compared, compare, state, compare_note)
+    compared.success(None, None, compare_note, js="() => ''", api_visibility="private", queue=False)
+    loaded = text_file.upload(
+        load_text, [text_file, state], [text, text_file], api_name="load_text", show_progress="hidden"
+    )
+    says_why(loaded, load_text, state, compare_note)
+    # a span of the text is explained as the text is encoded: again when the text changes
+    explained = [explain_box, vocab, state, text, explain_where, show_special]
+    explaining = gr.on(
+        [explain_box.change, explain_where.change, vocab.change, text.change, show_special.change],
+        explain,
+        [explain_box, vocab, no_frame, state, text, explain_where, show_special],
+        [explain_pane, explain_json, explain_step],
+        api_name="explain",
+        trigger_mode="always_last",
+        show_progress="hidden",
+    )
+    # why it cannot be explained replaces the steps, until the next explanation
+    says_why(explaining, explain, state, explain_pane)
+    framed = explain_step.change(
+        explain_frame,
+        [explain_box, vocab, explain_step, state, text, explain_where, show_special],
+        explain_pane,
+        api_name="explain_frame",
+        show_progress="hidden",
+        trigger_mode="always_last",
+    )
+    says_why(framed, explain_frame, state, explain_pane)
+    for button, delta in ((explain_prev, -1), (explain_next, 1)):
+        button.click(
+            functools.partial(explain_move, delta),
+            [explain_step, *explained],
+            explain_step,
+            api_visibility="private",
+            show_progress="hidden",
+        )
+        # a step by hand pauses Play, as on the page
+        button.click(
+            lambda: (gr.Timer(active=False), PLAY),
+            None,
+            [explain_timer, explain_play],
+            api_visibility="private",
+            queue=False,
+        )
+    # Play plays the steps; pressed again (it reads Pause then), it pauses
+    explain_play.click(
+        play_toggle,
+        [explain_play, explain_step, *explained],
+        [explain_step, explain_timer, explain_play],
+        api_visibility="private",
+        show_progress="hidden",
+    )
+    explain_timer.tick(
+        play_tick,
+        [explain_play, explain_step, *explained],
+        [explain_step, explain_timer, explain_play],
+        api_visibility="private",
+        show_progress="hidden",
+    )
+    in_browser(details.change, details, [bpe_ids, lbpe_ids, details_view], "details(a[0])", IDS_ONLY)
+    in_browser(details_box.expand, details, details_view, "detailsOpen(true, a[0])", "a[0]")
+    in_browser(details_box.collapse, None, details_view, "detailsOpen(false, null)", "null")
+    decoding = gr.on(
+        [decode_btn.click, pasted_ids.submit],
+        decode_ids,
+        [pasted_ids, vocab, state],
+        decoded,
+        api_name="decode_ids",
+        show_progress="hidden",
+    )
+    says_why(decoding, decode_ids, state, decoded)  # the reason replaces the last result
+    explain_at.change(
+        explain_click,
+        [text, explain_at, vocab, state, show_special],
+        [explain_box, explain_where],
+        api_name="explain_click",
+        show_progress="hidden",
+    )
+    return CompareTab(
+        tab=tab,
+        text=text,
+        show_ws=show_ws,
+        show_ids=show_ids,
+        show_special=show_special,
+        explain_box=explain_box,
+        explain_where=explain_where,
+        outputs=[bpe_html, lbpe_html, metrics, plot, frequency_plot, details, differences],
+    )

@@ -1,0 +1,67 @@
+"""The Corpus tab: statistics of a whole file (or the sample corpus) in both modes, with downloads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gradio as gr
+
+from lbpe.playground.app.handlers import LIMITS, STATS_HEADERS, _mb, corpus, corpus_sample, stop
+from lbpe.playground.app.parts import long_job
+from lbpe.playground.app.tabs import Shared
+
+
+def build(shared: Shared) -> Any:
+    """The Corpus tab, its components and its events (inside the app's ``gr.Tabs``)."""
+    state, vocab = shared.state, shared.vocab
+    with gr.Tab("Corpus", id="corpus") as tab:
+        gr.Markdown(
+            f"Statistics of a whole file (UTF-8 text, at most **{_mb(LIMITS.corpus_bytes)}**) with the "
+            "vocabulary chosen above: token counts, bytes and characters per token, token lengths in "
+            "the paper's buckets, how often a token of each length occurs (the paper's claim: LBPE makes "
+            "long tokens more frequent and short ones rarer), Rényi efficiency and the agreement of the "
+            "two segmentations; each row says what it means, which way the paper predicts it moves and, "
+            "for compression and the length buckets, the paper's own figures (Tables 6 and 2). Download "
+            "them as JSON or CSV. No file at hand? **Use the sample corpus**: 1.5 MB of prose "
+            "(Moby-Dick), speeches (State of the Union), TypeScript and Python code and 26 languages."
+        )
+        with gr.Row(equal_height=False):
+            corpus_file = gr.File(
+                label="Text file", file_types=[".txt", "text"], height=140, scale=3, elem_id="corpus-upload"
+            )
+            with gr.Column(scale=1, min_width=180):
+                corpus_btn = gr.Button("Compute statistics", variant="primary", elem_id="corpus-run")
+                sample_btn = gr.Button("Use the sample corpus", elem_id="corpus-sample")
+                corpus_stop = gr.Button("Stop", variant="stop", elem_id="corpus-stop")
+        corpus_status = gr.Markdown(
+            "Choose a text file, then press Compute statistics.", label="Corpus status", elem_id="corpus-status"
+        )
+        corpus_table = gr.Dataframe(
+            label="Statistics",
+            headers=STATS_HEADERS,
+            datatype="str",
+            interactive=False,
+            wrap=True,
+            max_height=800,
+            # shares of the width: the long "meaning" column wraps instead of running off-screen
+            column_widths=["16%", "10%", "10%", "10%", "18%", "36%"],
+            elem_id="corpus-table",
+        )
+        with gr.Row(equal_height=False):
+            corpus_plot = gr.Plot(label="Token-length shift", elem_id="corpus-plot", min_width=320)
+            corpus_frequency = gr.Plot(
+                label="Frequency by token length", elem_id="corpus-frequency-plot", min_width=320
+            )
+        with gr.Row():
+            corpus_json = gr.File(label="statistics.json", interactive=False, elem_id="corpus-json")
+            corpus_csv = gr.File(label="statistics.csv", interactive=False, elem_id="corpus-csv")
+    corpus_outputs = [corpus_table, corpus_plot, corpus_frequency, corpus_json, corpus_csv, corpus_status]
+    # one corpus run at a time: both buttons wait while either runs (they fill one table)
+    for button, fn, inputs, api_name, other in (
+        (corpus_btn, corpus, [corpus_file, vocab, state], "corpus_stats", sample_btn),
+        (sample_btn, corpus_sample, [vocab, state], "corpus_sample", corpus_btn),
+    ):
+        long_job(button, fn, inputs, corpus_outputs, api_name, corpus_status, state, others=(other,), queue="corpus")
+    # Stop asks the running job to end at its next progress step; it then says where it stopped
+    corpus_stop.click(stop, state, None, api_name="stop_corpus", queue=False)
+    return tab
