@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from lbpe import native
 
@@ -134,6 +135,19 @@ def chunks(text: str, size: int = 65536) -> list[str]:
     if block:
         out.append("".join(block))
     return out
+
+
+# ---- Hypothesis: a profile for the inner loop and one for CI ------------------------------------
+
+#: ``dev`` (the default): random examples, as many as each test asks for. ``ci``
+#: (``HYPOTHESIS_PROFILE=ci``, as .ci/run sets it): the same examples on every run
+#: (a failure in CI is one a rerun shows again) and the failing example's blob printed. Neither has
+#: a deadline: the machines are shared, and a slow example is not a wrong one.
+settings.register_profile("dev", deadline=None)
+settings.register_profile(
+    "ci", deadline=None, derandomize=True, print_blob=True, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or "dev")
 
 
 # ---- the fast tier: pytest -m "not slow" -n auto ----------------------------------------------
