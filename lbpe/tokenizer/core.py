@@ -1,0 +1,448 @@
+"""The pipeline: special and added tokens -> normalise -> pre-tokenise -> the model per piece
+(cached) -> ids, and back: :class:`Tokenizer`, which keeps its state (vocabulary, pipeline,
+caches) and orchestrates the stages; what each stage does on its own lives beside it in
+:mod:`lbpe.tokenizer` (``specials``, ``keys``, ``compiled``, ``offsets``, ``cuts``, ``checks``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from contextlib import nullcontext
+from typing import Literal
+
+from lbpe import native
+from lbpe.errors import LbpeError
+from lbpe.model import Mode
+from lbpe.normalize import Normalizer
+from lbpe.pretokenize.compiled import PresetPattern
+from lbpe.pretokenize.splitters import Regex, Splitter
+from lbpe.tokenizer import cuts, keys
+from lbpe.tokenizer.checks import check_mode as _check_mode
+from lbpe.tokenizer.checks import checked_text as _checked_text
+from lbpe.tokenizer.checks import checked_workers, replace_surrogates
+from lbpe.tokenizer.compiled import compiled_ids, encode_on_threads
+from lbpe.tokenizer.offsets import Segment, located, segments
+from lbpe.tokenizer.specials import special_matcher, split_specials
+from lbpe.user_regex import deadline
+from lbpe.vocab import Vocab
+
+__all__ = ["Tokenizer", "DEFAULT_CACHE_SIZE"]
+
+
+#: Default bound on the number of cached pieces per mode.
+DEFAULT_CACHE_SIZE = 200_000
+#: Longer pieces are not cached (they rarely repeat and would pin memory).
+_CACHED_PIECE_CHARS = 256
+
+
+class Tokenizer:
+    """A vocabulary plus a pre-tokeniser, encoding with classic BPE or with LBPE.
+
+    Use :func:`lbpe.load` to build one from a file. The pipeline is: split out special and
+    added tokens -> ``normalizer`` -> ``pretokenizer`` -> the model per piece -> ids.
+
+    * ``pretokenizer``: a preset name (see :mod:`lbpe.pretokenize`), a compiled ``re`` pattern,
+      or a :class:`~lbpe.pretokenize.splitters.Splitter`;
+    * ``added_tokens``: non-special tokens matched in the text before anything else (HF);
+    * ``decoder``: ids -> text, for vocabularies with their own decoding rules (HF decoders);
+      the default joins the tokens' bytes and decodes them once as UTF-8 (U+FFFD for invalid
+      bytes);
+    * ``bos``/``eos``: ids added by ``encode(..., add_special_tokens=True)`` only;
+    * ``pretokenizer_name``: how the pre-tokeniser is shown (default: the preset's name, the
+      splitter's class name, or ``"custom"``).
+
+    Piece encodings are cached per mode; each cache holds at most ``cache_size`` pieces (it is
+    emptied when full, so memory stays bounded).
+    """
+
+    def __init__(
+        self,
+        vocab: Vocab,
+        pretokenizer: str | re.Pattern[str] | PresetPattern | Splitter,
+        *,
+        name: str = "",
+        normalizer: Normalizer | None = None,
+        added_tokens: Mapping[str, int] | None = None,
+        decoder: Callable[[Sequence[int]], str] | None = None,
+        bos: Sequence[int] = (),
+        eos: Sequence[int] = (),
+        cache_size: int = DEFAULT_CACHE_SIZE,
+        pretokenizer_name: str = "",
+    ) -> None:
+        self.vocab = vocab
+        if isinstance(pretokenizer, Splitter):
+            self.pretokenizer_name = pretokenizer_name or type(pretokenizer).__name__
+            self._splitter: Splitter = pretokenizer
+        else:
+            self.pretokenizer_name = pretokenizer_name or (pretokenizer if isinstance(pretokenizer, str) else "custom")
+            self._splitter = Regex(pretokenizer)
+        self._findall = self._splitter.findall
+        # a preset the compiled path splits itself (None: the splitter's findall does)
+        self._preset_code = native.preset_code(self._splitter.pattern) if isinstance(self._splitter, Regex) else None
+        self.normalizer = normalizer
+        # patterns from a file may run in the normaliser or the splitter: one time allowance per
+        # text for all of them (lbpe.user_regex); a preset splitter alone needs none
+        self._guarded = normalizer is not None or not isinstance(self._splitter, Regex)
+        self.added_tokens: dict[str, int] = dict(added_tokens or {})
+        self._decoder = decoder
+        self.bos, self.eos = list(bos), list(eos)
+        self._added_bytes = {i: t.encode("utf-8") for t, i in self.added_tokens.items()}
+        self.name = name or vocab.name
+        self.cache_size = cache_size
+        # piece -> ids; tuples of ints, which the garbage collector stops tracking
+        self._caches: dict[str, dict[str, tuple[int, ...]]] = {"bpe": {}, "lbpe": {}}
+        self._split: dict[str, Callable[[str], list]] = {"bpe": self._bpe_keys, "lbpe": self._lbpe_keys}
+        # part of a piece -> keys, for pieces split at cuts (lbpe.model.cuts)
+        self._part_caches: dict[str, dict[str, tuple]] = {"bpe": {}, "lbpe": {}}
+        self._specials = special_matcher(set(vocab.special) | set(self.added_tokens))
+
+    def __repr__(self) -> str:
+        return f"Tokenizer(name={self.name!r}, pattern={self.pretokenizer_name!r}, vocab={self.vocab!r})"
+
+    # ---- pickling (worker processes, datasets.map, Ray): caches stay behind ----
+
+    # bound to this object or process, or derived: rebuilt
+    _UNPICKLED = ("_findall", "_split", "_preset_code", "_continuation")
+
+    def __getstate__(self) -> dict:
+        """Everything that defines the tokenizer; the piece caches travel empty."""
+        state = {k: v for k, v in self.__dict__.items() if k not in self._UNPICKLED}
+        state["_caches"] = {mode: {} for mode in self._caches}
+        state["_part_caches"] = {mode: {} for mode in self._part_caches}
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._findall = self._splitter.findall
+        # this process's compiled path (it may lack the extension, or not have set it up yet)
+        self._preset_code = native.preset_code(self._splitter.pattern) if isinstance(self._splitter, Regex) else None
+        self._split = {"bpe": self._bpe_keys, "lbpe": self._lbpe_keys}
+
+    def clear_cache(self) -> None:
+        """Empty the piece caches (both modes) and what the vocabulary remembered about text it
+        has seen, keeping the tables built from the vocabulary itself. The next encode runs
+        cold: every piece is encoded anew."""
+        for cache in (*self._caches.values(), *self._part_caches.values()):
+            cache.clear()
+        self.vocab.forget_text()  # also the compiled path's piece caches, kept with the vocabulary
+
+    def continued(self) -> Tokenizer | None:
+        """This tokenizer for a text that continues another one right after a line end (see
+        :meth:`safe_cut`): itself when nothing in the pipeline looks at the start of a text; for
+        a SentencePiece-style pipeline (a normaliser that puts ``▁`` before each text, no
+        pre-tokeniser) the same tokenizer without that prefix, sharing the vocabulary and the
+        piece caches; ``None`` when no such promise can be made (a normaliser that strips or
+        squeezes white space, a character map, a pattern from a file, a pre-tokeniser after a
+        normaliser)."""
+        if self.normalizer is None:
+            return self
+        if "_continuation" not in self.__dict__:
+            self._continuation = self._continued()
+        return self._continuation
+
+    def _continued(self) -> Tokenizer | None:
+        if self.normalizer is None:
+            return None
+        cont = cuts.continuation_normalizer(self.vocab, self.normalizer, self._splitter, self.added_tokens)
+        if cont is None:
+            return None
+        other = object.__new__(Tokenizer)
+        other.__dict__.update(self.__dict__)  # the same vocabulary, splitter and piece caches
+        other.normalizer = cont
+        other._continuation = other
+        other._split = {"bpe": other._bpe_keys, "lbpe": other._lbpe_keys}
+        return other
+
+    def safe_cut(self, text: str) -> int | None:
+        """A piece boundary ``c`` of ``text`` such that ``text[:c]`` on its own splits into the
+        same pieces as it does inside ``text``, and the pieces from ``c`` on do not depend on
+        what precedes ``c`` (the presets have no look-behind), and white space on one side of
+        ``c`` (words stay whole). Chunks cut there encode exactly like the whole text.
+
+        A SentencePiece-style pipeline (see :meth:`continued`) is cut right after the last line
+        end that a visible ASCII character with a token follows: ``text[:c]`` encodes with this
+        tokenizer, the rest with :meth:`continued`, and together they give the whole text's ids.
+
+        ``None`` when the pipeline has another normaliser or a non-regex pre-tokeniser, or no
+        such boundary is found near the end."""
+        if self.normalizer is not None:
+            return None if self.continued() is None else cuts.line_end_cut(text, self.vocab)
+        if not isinstance(self._splitter, Regex):
+            return None
+        return cuts.piece_cut(text, self._splitter.pattern, self._preset_code, self.vocab)
+
+    def pieces(self, text: str) -> list[str]:
+        """The pre-tokens of ``text`` (after normalisation), as the model sees them."""
+        with self._deadline(text):
+            if self.normalizer is not None:
+                text = self.normalizer(text)
+            return self._findall(text)
+
+    @property
+    def n_vocab(self) -> int:
+        return self.vocab.n_vocab
+
+    @property
+    def special_tokens(self) -> dict[str, int]:
+        return dict(self.vocab.special)
+
+    # ---- the model stage for one piece (lbpe.tokenizer.keys), with this tokenizer's part caches ----
+
+    def _to_units(self, piece: str) -> bytes | str:
+        return keys.to_units(self.vocab, piece)
+
+    def _bpe_keys(self, piece: str) -> list:
+        return keys.bpe_keys(self.vocab, self._part_caches["bpe"], piece)
+
+    def _split_scaffold(self, keys_: list) -> list:
+        return keys.split_scaffold(self.vocab, keys_)
+
+    def _bpe_of_units(self, units: bytes | str) -> list:
+        return keys.bpe_of_units(self.vocab, units)
+
+    def _lbpe_keys(self, piece: str) -> list:
+        return keys.lbpe_keys(self.vocab, self._part_caches["lbpe"], piece)
+
+    def _by_parts(self, piece: str, units: bytes | str, mode: Mode, model: Callable[[bytes | str], list]) -> list:
+        return keys.by_parts(self.vocab, self._part_caches[mode], piece, units, model)
+
+    def _key_ids(self, keys_: Sequence) -> list[int]:
+        return keys.key_ids(self.vocab, keys_)
+
+    def split_piece(self, piece: str, *, mode: Mode) -> list[bytes]:
+        """The model stage alone on one pre-token (as :meth:`pieces` gives them): its tokens as
+        bytes; no cache, no pre-tokenisation. A character without a token (character-level
+        vocabularies) comes back as its own bytes; encoding gives it byte-fallback ids.
+
+        >>> tok = Tokenizer(Vocab({bytes([b]): b for b in range(256)} | {b"ab": 256, b"bc": 257}), "paper")
+        >>> tok.split_piece("abc", mode="bpe"), tok.split_piece("xbc", mode="lbpe")
+        ([b'ab', b'c'], [b'x', b'bc'])
+        """
+        found = self._split[_check_mode(mode)](piece)
+        return found if self.vocab.unit == "byte" else [k.encode("utf-8") for k in found]
+
+    # ---- encoding ----
+
+    def encode_ordinary(self, text: str, *, mode: Mode) -> list[int]:
+        """Encode ``text`` treating special-token strings as ordinary text."""
+        _check_mode(mode)
+        text = _checked_text(text)
+        if self._guarded:
+            with deadline(len(text)):
+                return self._encode_guarded(text, mode)
+        return self._encode_ordinary(text, mode, text)
+
+    def _encode_guarded(self, text: str, mode: Mode) -> list[int]:
+        original = text
+        if self.normalizer is not None:
+            try:
+                text = self.normalizer(text)
+            except UnicodeEncodeError:  # a normaliser that works on UTF-8 met a lone surrogate
+                return self._without_surrogates(original, mode)
+        return self._encode_ordinary(text, mode, original)
+
+    def _encode_ordinary(self, text: str, mode: Mode, original: str) -> list[int]:
+        """The pieces of the (normalised) ``text`` encoded; ``original``: the text before the
+        normaliser, to encode again when it holds a lone surrogate."""
+        limit = self.cache_size
+        model = native.model_for(self.vocab)
+        pieces = [] if model is not None else self._findall(text)  # the compiled path splits on its own
+        try:
+            if model is not None:  # the compiled path (lbpe/_native.c): the same ids, faster
+                code = self._preset_code
+                return compiled_ids(
+                    model, text, code, self._findall, lbpe=mode == "lbpe", limit=limit, cached_chars=_CACHED_PIECE_CHARS
+                )
+            cache, split = self._caches[mode], self._split[mode]
+            return keys.cached_ids(self.vocab, pieces, cache, split, limit, _CACHED_PIECE_CHARS)
+        except UnicodeEncodeError:
+            return self._without_surrogates(original, mode)
+
+    def _without_surrogates(self, text: str, mode: Mode) -> list[int]:
+        """Lone surrogates cannot be UTF-8 encoded: encode the text with them replaced by
+        U+FFFD (surrogate pairs joined), as tiktoken does. The replacement is made on the text
+        as given, before any normaliser, so the normaliser runs once."""
+        fixed = replace_surrogates(text)
+        if fixed is text:  # the surrogate came from the vocabulary's own normaliser
+            raise LbpeError(f"vocabulary {self.name or '(unnamed)'}: its normaliser produced a lone surrogate")
+        return self.encode_ordinary(fixed, mode=mode)
+
+    def encode(
+        self,
+        text: str,
+        *,
+        mode: Mode,
+        allowed_special: Literal["all"] | AbstractSet[str] = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+        add_special_tokens: bool = False,
+    ) -> list[int]:
+        """Encode ``text`` with ``mode`` ``"bpe"`` or ``"lbpe"``.
+
+        Special tokens follow tiktoken's rules: a special-token string in the text raises
+        :class:`~lbpe.errors.DisallowedSpecialError` unless it is in ``allowed_special`` (then it
+        becomes that special token) or excluded from ``disallowed_special`` (then it is
+        encoded as ordinary text). Added (non-special) tokens are always matched.
+        ``add_special_tokens=True`` adds the vocabulary's BOS/EOS ids (off by default, so counts
+        never silently include them). Lone surrogates in ``text`` (which UTF-8 cannot encode) are
+        replaced by U+FFFD and surrogate pairs joined before encoding, as tiktoken does, so
+        ``decode(encode(text)) == replace_surrogates(text)``. There is no size limit here (see
+        :mod:`lbpe.limits` for the caps the CLI and the app apply to untrusted input).
+        """
+        out: list[int] = []
+        if add_special_tokens:
+            out += self.bos
+        with self._deadline(text):
+            for is_special, chunk in self._chunks(text, allowed_special, disallowed_special):
+                if is_special:
+                    out.append(self._matched_id(chunk))
+                else:
+                    out += self.encode_ordinary(chunk, mode=mode)
+        if add_special_tokens:
+            out += self.eos
+        return out
+
+    def _deadline(self, text: object) -> deadline | nullcontext:
+        return deadline(len(text)) if self._guarded and isinstance(text, str) else nullcontext()
+
+    def _matched_id(self, chunk: str) -> int:
+        found = self.added_tokens.get(chunk)
+        return self.vocab.special[chunk] if found is None else found
+
+    def encode_batch(
+        self,
+        texts: Iterable[str],
+        *,
+        mode: Mode,
+        workers: int | None = 1,
+        allowed_special: Literal["all"] | AbstractSet[str] = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+        add_special_tokens: bool = False,
+    ) -> list[list[int]]:
+        """Encode several texts, in order; ``mode``, ``allowed_special``, ``disallowed_special``
+        and ``add_special_tokens`` apply to each as in :meth:`encode`.
+
+        ``workers`` share the work (``None``: one per core). On the compiled path with a preset
+        pre-tokeniser they are threads of the extension that run without the GIL; otherwise
+        processes: this one and forks of it, which start with this tokenizer as it is (tables
+        built, caches filled), so nothing is loaded again. Each text is encoded whole, so the ids
+        equal encoding them one by one. Parallel work pays off for megabytes of text, not for a
+        few short strings. Where processes cannot be forked (Windows, Pyodide) the texts of the
+        pure path are encoded here, one by one.
+        """
+        _check_mode(mode)
+        texts = [_checked_text(t) for t in texts]
+        workers = checked_workers(workers)
+        model = native.model_for(self.vocab)
+        if (
+            workers > 1
+            and len(texts) > 1
+            and model is not None
+            and self._preset_code is not None
+            and self.normalizer is None
+        ):
+            # special tokens are found here, as encode() finds them, and every ordinary chunk
+            # goes to threads that run without the GIL
+            return encode_on_threads(
+                model,
+                self._preset_code,
+                [self._chunks(text, allowed_special, disallowed_special) for text in texts],
+                self._matched_id,
+                lbpe=mode == "lbpe",
+                limit=self.cache_size,
+                cached_chars=_CACHED_PIECE_CHARS,
+                workers=workers,
+                ends=(self.bos, self.eos) if add_special_tokens else None,
+            )
+        if workers > 1 and len(texts) > 1 and hasattr(os, "fork") and sys.platform != "emscripten":
+            from lbpe.batch import forked_encode
+
+            special = dict(
+                allowed_special=allowed_special,
+                disallowed_special=disallowed_special,
+                add_special_tokens=add_special_tokens,
+            )
+            return forked_encode(self, texts, mode=mode, workers=workers, special=special)
+        return [
+            self.encode(
+                t,
+                mode=mode,
+                allowed_special=allowed_special,
+                disallowed_special=disallowed_special,
+                add_special_tokens=add_special_tokens,
+            )
+            for t in texts
+        ]
+
+    def _chunks(
+        self,
+        text: str,
+        allowed_special: Literal["all"] | AbstractSet[str],
+        disallowed_special: Literal["all"] | Collection[str],
+    ) -> list[tuple[bool, str]]:
+        """Split text into (is_special, chunk) after checking for disallowed special tokens."""
+        specials = self.vocab.special
+        return split_specials(
+            _checked_text(text), self._specials, specials, self.added_tokens, allowed_special, disallowed_special
+        )
+
+    # ---- segmentation for display ----
+
+    def segment(
+        self,
+        text: str,
+        *,
+        mode: Mode,
+        allowed_special: Literal["all"] | AbstractSet[str] = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> list[Segment]:
+        """Encode ``text`` and locate every token in it (character offsets); see :class:`Segment`."""
+        split = self._split[_check_mode(mode)]
+        text = replace_surrogates(_checked_text(text))
+        with self._deadline(text):
+            chunks = self._chunks(text, allowed_special, disallowed_special)
+            return segments(chunks, self.vocab, self.normalizer, self._splitter, split, self._matched_id)
+
+    def located_pieces(
+        self, text: str, *, allowed_special: Literal["all"] | AbstractSet[str] = frozenset()
+    ) -> list[tuple[str, int, int, bool]] | None:
+        """The pieces :meth:`segment` (with ``disallowed_special=()``) encodes one by one, where
+        they lie in ``text``: ``(piece, start, end, special)``, a special or added token being a
+        piece of its own; the segments of a piece depend on nothing else. ``None`` for a
+        pipeline with a normaliser (its pieces are of the normalised text)."""
+        if self.normalizer is not None:
+            return None
+        text = replace_surrogates(_checked_text(text))
+        with self._deadline(text):
+            return located(self._chunks(text, allowed_special, ()), self._splitter)
+
+    def special_spans(self, text: str) -> list[tuple[int, int]]:
+        """Where :meth:`segment` finds the text of a special or added token in ``text`` (left to
+        right, before it decides which become tokens)."""
+        if self._specials is None:
+            return []
+        return [(m.start(), m.end()) for m in self._specials.finditer(text)]
+
+    # ---- decoding ----
+
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        """The tokens' bytes joined, in the vocabulary's own spelling (for SentencePiece-style
+        vocabularies that keeps ``▁``; :meth:`decode` applies the vocabulary's decoder)."""
+        id_to_bytes = self.vocab.id_to_bytes
+        added = self._added_bytes
+        try:
+            return b"".join([id_to_bytes.get(i) or added[i] for i in ids])
+        except (KeyError, TypeError) as exc:
+            raise LbpeError(
+                f"token id {exc.args[0]!r} is not in the vocabulary (ids run from 0 to {self.n_vocab - 1})"
+            ) from None
+
+    def decode(self, ids: Iterable[int], *, errors: str = "replace") -> str:
+        """Decode ``ids`` to text (all bytes joined first, then decoded once as UTF-8, then the
+        vocabulary's own decoder steps, e.g. ``▁`` back to spaces)."""
+        if self._decoder is not None:
+            return self._decoder(list(ids))
+        return self.decode_bytes(ids).decode("utf-8", errors=errors)

@@ -1,0 +1,75 @@
+"""Cuts in a text (``Tokenizer.safe_cut``, ``Tokenizer.continued``): where a long text can be
+cut so that its parts, encoded one by one, give the whole text's ids. A regex pre-tokeniser's
+text is cut at a piece boundary beside white space; a SentencePiece-style pipeline's after a
+line end, the text after it encoded without the dummy prefix."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from lbpe import native
+from lbpe.normalize import Normalizer
+from lbpe.pretokenize.compiled import PresetPattern
+from lbpe.pretokenize.splitters import Sequence as Steps
+from lbpe.pretokenize.splitters import Splitter
+from lbpe.vocab import Vocab
+
+__all__ = ["continuation_normalizer", "line_end_cut", "piece_cut"]
+
+
+def continuation_normalizer(
+    vocab: Vocab, normalizer: Normalizer, splitter: Splitter, added_tokens: Mapping[str, int]
+) -> Normalizer | None:
+    """The normaliser for a text that continues another right after a line end, or ``None``
+    when the pipeline cannot promise that such a text encodes on its own (see
+    ``Tokenizer.continued``)."""
+    cont = normalizer.continued()
+    if cont is None or not isinstance(splitter, Steps) or splitter.steps:  # no pre-tokeniser only
+        return None
+    # a line end that no token and no added token contains cannot be crossed by a merge or an
+    # LBPE span (lbpe.model.cuts), so the text after it encodes on its own
+    newline: str | bytes = "\n" if vocab.unit == "char" else b"\n"
+    if any(newline in key for key in vocab.model_tokens) or any("\n" in t for t in added_tokens):
+        return None
+    return cont
+
+
+def line_end_cut(text: str, vocab: Vocab) -> int | None:
+    """Right after the last line end of ``text`` that a visible ASCII character with a token
+    follows (a SentencePiece-style pipeline's safe cut), or ``None``."""
+    keys = vocab.model_tokens
+    end = len(text) - 1  # the line end needs a character after it
+    while end > 0:
+        at = text.rfind("\n", 0, end)
+        if at < 0 or len(text) - at > 1 << 16:
+            return None
+        after = text[at + 1]
+        if "!" <= after <= "~" and (after if vocab.unit == "char" else after.encode()) in keys:
+            return at + 1
+        end = at
+    return None
+
+
+def piece_cut(text: str, pattern: re.Pattern[str] | PresetPattern, preset_code: int | None, vocab: Vocab) -> int | None:
+    """A piece boundary of ``text`` split by ``pattern`` (a regex pre-tokeniser) that is a safe
+    cut (see ``Tokenizer.safe_cut``), or ``None``; ``preset_code``: the compiled path's code
+    for the pattern, if it has one."""
+    if preset_code is not None and native.model_for(vocab) is not None:
+        # the compiled splitter counts the pieces and keeps the last starts only
+        total, starts = native.last_starts(text, preset_code, 16)
+    else:
+        starts = [m.start() for m in pattern.finditer(text)]
+        total = len(starts)
+    offset = total - len(starts)  # index in all the pieces of starts[0]
+    ends = starts[1:] + [len(text)]
+    for k in range(total - 2, max(total - 12, 0), -1):
+        cut = starts[k - offset]
+        first = max(k - 4, 0) - offset
+        start = starts[first]
+        if cut <= 0 or not (text[cut - 1].isspace() or text[cut].isspace()):
+            continue  # also keep words (white-space separated) whole, for word counts
+        alone = [m.group() for m in pattern.finditer(text, start, cut)]
+        if alone == [text[a:b] for a, b in zip(starts[first : k - offset], ends[first : k - offset])]:
+            return cut
+    return None
