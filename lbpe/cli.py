@@ -103,7 +103,8 @@ def _cmd_compare(args: argparse.Namespace, out: TextIO) -> None:
 def _cmd_explain(args: argparse.Namespace, out: TextIO) -> None:
     import json
 
-    from lbpe.analysis.explain import explain, explain_text
+    from lbpe.analysis.explain import explain
+    from lbpe.playground.display import explain_text
 
     tok = _tokenizer(args)
     text = " ".join(args.words) if args.words else _read_text("-")

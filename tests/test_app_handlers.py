@@ -555,7 +555,8 @@ def test_the_app_opens_on_the_shared_example_and_explains_capitals():
 
 
 def test_explain_returns_the_library_steps():
-    from lbpe.analysis.explain import explain, explain_html
+    from lbpe.analysis.explain import explain
+    from lbpe.playground.display import explain_html
 
     html, steps, slider = app.explain(" Capitals", "gpt2")
     ex = explain(load_preset("gpt2"), " Capitals")

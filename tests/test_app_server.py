@@ -378,7 +378,8 @@ def test_across_vocabularies(client):
 
 @pytest.mark.parametrize("name", list(VOCAB_PRESETS))
 def test_explain_over_the_api_equals_lbpe(client, name):
-    from lbpe.analysis.explain import explain, explain_html
+    from lbpe.analysis.explain import explain
+    from lbpe.playground.display import explain_html
 
     tok = load_preset(name)
     html, steps, slider = client.predict(" Capitals", name, api_name="/explain")

@@ -310,7 +310,8 @@ def test_frequency_chart_is_the_summarys_means_on_a_log_axis():
 
 def test_counts_of_one_are_singular():
     """ "1 token", not "1 tokens": Explain's head and text, the list of differences' change."""
-    from lbpe.analysis.explain import explain, explain_html, explain_text
+    from lbpe.analysis.explain import explain
+    from lbpe.playground.display import explain_html, explain_text
 
     ex = explain(load_preset("gpt2"), " the")
     assert "BPE 1 token, LBPE 1 token" in explain_html(ex) and "1 tokens" not in explain_html(ex)

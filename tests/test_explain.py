@@ -14,9 +14,10 @@ from hypothesis import strategies as st
 
 import lbpe
 import lbpe.analysis.explain
-from lbpe.analysis.explain import MAX_EXPLAIN_CHARS, explain, explain_html, explain_span, explain_text, pick_span
+from lbpe.analysis.explain import MAX_EXPLAIN_CHARS, explain, explain_span, pick_span
 from lbpe.errors import LbpeError
 from lbpe.normalize import Strip
+from lbpe.playground.display import explain_html, explain_text
 from lbpe.presets import VOCAB_PRESETS, load_preset
 from lbpe.tokenizer import Tokenizer
 from lbpe.train import train

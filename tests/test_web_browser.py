@@ -446,7 +446,8 @@ def test_explain_examples_and_a_clicked_token(browser, server):
     """The page opens on the shared first example and explains " Capitals"; the examples picker
     switches text, vocabulary and the explained span; a click on a token explains it; the
     frames and ids are CPython's; desktop and phone screenshots."""
-    from lbpe.analysis.explain import explain, explain_html, explain_span
+    from lbpe.analysis.explain import explain, explain_span
+    from lbpe.playground.display import explain_html
     from lbpe.playground.examples import DEFAULT_EXAMPLE, example
 
     def in_text(tok, text, span):  # an example's span, explained where it stands in its text

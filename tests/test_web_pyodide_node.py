@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 import lbpe
-from lbpe.analysis.explain import explain, explain_html
+from lbpe.analysis.explain import explain
+from lbpe.playground.display import explain_html
 from lbpe.playground.page.site import build_site
 from lbpe.presets import VOCAB_PRESETS, load_preset
 from lbpe.tokenizer import MODES

@@ -19,6 +19,9 @@ One module per job (this package re-exports their public names):
 * :mod:`lbpe.playground.display.charts`: :func:`length_shift` / :func:`shift_from_stats` ->
   :class:`LengthShift`, the token-length distributions in the paper's buckets and per exact
   length; :func:`plotly_spec` and :func:`frequency_spec` give plain JSON-able Plotly figures;
+* :mod:`lbpe.playground.display.explain`: :func:`explain_text` / :func:`explain_html`, an
+  :class:`lbpe.analysis.explain.Explanation` as the plain text of ``lbpe explain`` and as HTML,
+  one frame per step;
 * :mod:`lbpe.playground.display.tables`: :func:`stats_rows` / :func:`stats_csv`, the corpus statistics of
   :func:`lbpe.analysis.stats.compare_json` as table rows and as CSV (compute the statistics of large
   texts in chunks with :mod:`lbpe.corpus.parallel`).
@@ -50,6 +53,7 @@ from lbpe.playground.display.charts import (
     plotly_spec,
     shift_from_stats,
 )
+from lbpe.playground.display.explain import explain_html, explain_text
 from lbpe.playground.display.format import MODE_NAMES
 from lbpe.playground.display.incremental import Recompare
 from lbpe.playground.display.model import (
@@ -93,6 +97,8 @@ __all__ = [
     "render_html",
     "render_pane",
     "metrics_html",
+    "explain_text",
+    "explain_html",
     "LengthShift",
     "comparison_stats",
     "comparison_summary",

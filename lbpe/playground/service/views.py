@@ -24,7 +24,7 @@ from typing import Any, TypedDict, cast
 
 from lbpe import limits as _limits
 from lbpe.analysis.across import ACROSS_HEADERS, ACROSS_TYPES, across_csv, across_rows, across_spec, across_vocabularies
-from lbpe.analysis.explain import explain, explain_html, explain_span, pick_span
+from lbpe.analysis.explain import explain, explain_span, pick_span
 from lbpe.analysis.metrics import RENYI_POWER
 from lbpe.analysis.stats import compare_json, corpus_stats
 from lbpe.budget import time_budget
@@ -371,7 +371,7 @@ def explain_view(
             ex = explain(tok, span)
     last = ex.frames - 1
     k = last if frame is None or frame < 0 else min(frame, last)
-    return {"html": explain_html(ex, k), "frame": k, "frames": ex.frames, "steps": ex.to_json()}
+    return {"html": display.explain_html(ex, k), "frame": k, "frames": ex.frames, "steps": ex.to_json()}
 
 
 def explain_target(
