@@ -478,7 +478,7 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("stats", help="corpus statistics for BPE and LBPE (token lengths, compression)")
     common(p, many=True)
     _add_inputs(p)
-    p.add_argument("--json", action="store_true", help="print the JSON document (schema: lbpe.analysis.stats)")
+    p.add_argument("--json", action="store_true", help="print the JSON document (schema: lbpe.analysis.comparison)")
     p.add_argument(
         "--renyi-power",
         type=_renyi_power,

@@ -39,8 +39,9 @@ import fetch_data  # noqa: E402
 import train_llama_vocab  # noqa: E402
 
 from lbpe.analysis.across import ACROSS_HEADERS, across_rows  # noqa: E402
+from lbpe.analysis.comparison import compare_json  # noqa: E402
 from lbpe.analysis.metrics import AGREEMENT, CATALOGUE, PAPER_BUCKET_CHANGE, PAPER_BYTES_PER_TOKEN  # noqa: E402
-from lbpe.analysis.stats import compare_json, texts_stats  # noqa: E402
+from lbpe.analysis.stats import texts_stats  # noqa: E402
 from lbpe.corpus.parallel import align_chunks, parallel_stats, read_chunks  # noqa: E402
 from lbpe.formats.hf_write import write_tokenizer_json  # noqa: E402
 from lbpe.load import load  # noqa: E402

@@ -8,7 +8,8 @@ import json
 import pytest
 
 from lbpe.analysis.across import ACROSS_HEADERS, across_rows, across_spec, across_vocabularies, long_share
-from lbpe.analysis.stats import LONG_TOKEN, compare_json, text_stats_both
+from lbpe.analysis.comparison import compare_json
+from lbpe.analysis.stats import LONG_TOKEN, text_stats_both
 from lbpe.corpus.parallel import align_chunks, iter_chunks
 from lbpe.presets import VOCAB_PRESETS, load_preset
 from tests.conftest import data_file

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 import lbpe
-from lbpe.analysis.stats import compare_json, text_stats_both
+from lbpe.analysis.comparison import compare_json
+from lbpe.analysis.stats import text_stats_both
 from lbpe.errors import LbpeError
 from lbpe.formats.hf_write import to_tokenizer_json
 from lbpe.limits import Limits

@@ -16,7 +16,8 @@ from gradio_client.exceptions import AppError
 
 import lbpe
 from lbpe.analysis.across import ACROSS_HEADERS
-from lbpe.analysis.stats import compare_json, text_stats_both
+from lbpe.analysis.comparison import compare_json
+from lbpe.analysis.stats import text_stats_both
 from lbpe.formats.hf_write import to_tokenizer_json
 from lbpe.playground import display
 from lbpe.presets import VOCAB_PRESETS, load_preset

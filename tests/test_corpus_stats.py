@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lbpe
-from lbpe.analysis.stats import Continuation, compare_json, corpus_stats, text_stats
+from lbpe.analysis.comparison import compare_json
+from lbpe.analysis.stats import Continuation, corpus_stats, text_stats
 from lbpe.corpus.parallel import align_chunks, iter_chunks, parallel_stats, read_chunks
 from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset
 from lbpe.tokenizer import Tokenizer
@@ -180,27 +181,27 @@ def test_continued_only_where_nothing_looks_at_the_start_of_a_text():
 
 @pytest.mark.parametrize("name", list(VOCAB_PRESETS))
 def test_numpy_and_the_standard_library_count_alike(name):
-    # lbpe.analysis.stats counts token lengths with numpy when it is installed (CPython with lbpe[numpy])
+    # lbpe.analysis.counting counts token lengths with numpy when it is installed (CPython with lbpe[numpy])
     # and with Counter otherwise (the browser page): the same counts, on real text, both modes
-    from lbpe.analysis import stats
+    from lbpe.analysis import counting
 
     tok = load_preset(name)
     text = data_file("text/multilingual.txt").read_text("utf-8")[:200_000] + english_text(300_000)[:300_000]
     text += "".join(tok.vocab.special)  # special-token strings as ordinary text
-    assert stats._numpy_module() is not None
+    assert counting._numpy_module() is not None
     for mode in ("bpe", "lbpe"):
         ids = tok.encode(text, mode=mode, disallowed_special=())
-        assert len(ids) >= stats._NUMPY_MIN_IDS
-        with_numpy = stats.count_tokens(tok, ids)
-        stats._numpy_override.append(None)
+        assert len(ids) >= counting._NUMPY_MIN_IDS
+        with_numpy = counting.count_tokens(tok, ids)
+        counting._numpy_override.append(None)
         try:
-            assert stats.count_tokens(tok, ids) == with_numpy
+            assert counting.count_tokens(tok, ids) == with_numpy
         finally:
-            stats._numpy_override.pop()
+            counting._numpy_override.pop()
         # a special id counts nowhere, on both paths (the unknown token is an emitted unit: it counts)
         special = next((i for i in tok.vocab.special.values() if i != tok.vocab.unk), None)
         if special is not None:
-            assert stats.count_tokens(tok, ids + [special] * 5000)[0] == with_numpy[0]
+            assert counting.count_tokens(tok, ids + [special] * 5000)[0] == with_numpy[0]
 
 
 def test_cli_stats_table_and_renyi_power(tmp_path):
@@ -243,6 +244,6 @@ def test_cli_stats_table_and_renyi_power(tmp_path):
 def test_words_are_runs_of_non_white_space(text):
     import re
 
-    from lbpe.analysis.stats import count_words
+    from lbpe.analysis.counting import count_words
 
     assert count_words(text) == len(re.findall(r"\S+", text))

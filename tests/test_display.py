@@ -213,7 +213,7 @@ def test_relative_change_labels():
 
 
 def test_stats_rows_and_csv():
-    from lbpe.analysis.stats import compare_json
+    from lbpe.analysis.comparison import compare_json
 
     tok = load_preset("gpt2")
     stats = {m: text_stats(tok, MIXED, mode=m) for m in ("bpe", "lbpe")}
@@ -238,8 +238,9 @@ def test_stats_rows_and_csv():
 
 
 def test_every_metric_reaches_the_tables_with_its_meaning_and_the_papers_direction():
+    from lbpe.analysis.comparison import compare_json
     from lbpe.analysis.metrics import AGREEMENT, CATALOGUE
-    from lbpe.analysis.stats import compare_json, text_stats_both
+    from lbpe.analysis.stats import text_stats_both
 
     tok = load_preset("lbpe-32k")
     text = data_file("text/moby_dick.txt").read_text("utf-8")[:40_000]
@@ -292,7 +293,8 @@ def test_every_metric_reaches_the_tables_with_its_meaning_and_the_papers_directi
 
 
 def test_frequency_chart_is_the_summarys_means_on_a_log_axis():
-    from lbpe.analysis.stats import compare_json, text_stats_both
+    from lbpe.analysis.comparison import compare_json
+    from lbpe.analysis.stats import text_stats_both
 
     tok = load_preset("cl100k_base")
     summary = compare_json(text_stats_both(tok, MIXED * 20), unit="byte", tok=tok)

@@ -11,7 +11,9 @@ import sys
 import pytest
 
 from lbpe.analysis import metrics
-from lbpe.analysis.stats import BUCKETS, compare_json, corpus_stats, token_lengths
+from lbpe.analysis.comparison import compare_json
+from lbpe.analysis.counting import token_lengths
+from lbpe.analysis.stats import BUCKETS, corpus_stats
 from lbpe.presets import VOCAB_PRESETS, load_preset
 from tests.conftest import data_file, english_text
 
@@ -128,17 +130,17 @@ def naive_agreement(tok, text: str) -> tuple[int, int, int, int, int]:
 
 @pytest.mark.parametrize("name", ["cl100k_base", "lbpe-32k", "gpt2"])
 def test_agreement_equals_a_naive_count_on_both_paths(name):
-    from lbpe.analysis import stats
+    from lbpe.analysis import counting, stats
 
     tok = load_preset(name)
     text = "".join(ch for ch in english_text(120_000)[:120_000] if ch.isascii())
     expected = naive_agreement(tok, text)
     for override in ([], [None]):  # numpy, then the standard library
-        stats._numpy_override[:] = override
+        counting._numpy_override[:] = override
         try:
             a = stats.text_stats_both(tok, text)["lbpe"].agreement
         finally:
-            stats._numpy_override[:] = []
+            counting._numpy_override[:] = []
         assert (a.words, a.identical_words, a.bpe_boundaries, a.lbpe_boundaries, a.common_boundaries) == expected
     assert 0.5 < a.word_agreement < 1  # they differ somewhere, not everywhere
 

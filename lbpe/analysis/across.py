@@ -1,7 +1,7 @@
 """One text, many vocabularies: which tokenizers would LBPE change most?
 
 :func:`across_vocabularies` encodes the same text (or the chunks of a corpus) with each
-vocabulary in both modes and returns, per vocabulary, the :func:`lbpe.analysis.stats.compare_json`
+vocabulary in both modes and returns, per vocabulary, the :func:`lbpe.analysis.comparison.compare_json`
 summary (every metric, one schema for every front end). :func:`across_rows` turns those into
 a sortable table (numbers, not strings, so a table sorts them as numbers) and
 :func:`across_spec` into a Plotly figure. Standard library only: the app, the page and scripts
@@ -24,8 +24,9 @@ import io
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
+from lbpe.analysis.comparison import compare_json
 from lbpe.analysis.metrics import RENYI_POWER
-from lbpe.analysis.stats import LONG_TOKEN, compare_json, corpus_stats
+from lbpe.analysis.stats import LONG_TOKEN, corpus_stats
 from lbpe.tokenizer import Tokenizer
 
 __all__ = [
@@ -54,7 +55,7 @@ def across_vocabularies(
     renyi_power: float = RENYI_POWER,
     progress: Callable[[int, int], None] | None = None,
 ) -> list[dict]:
-    """Per vocabulary (in the order given), the :func:`lbpe.analysis.stats.compare_json` summary of
+    """Per vocabulary (in the order given), the :func:`lbpe.analysis.comparison.compare_json` summary of
     ``texts`` encoded with it in both modes, with ``"n_vocab"`` added.
 
     ``texts`` is a list of strings (one text, or the chunks of a corpus), or a callable that

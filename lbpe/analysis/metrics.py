@@ -121,7 +121,7 @@ def frequency_by_length(
 
 @dataclass(frozen=True)
 class Metric:
-    """One figure of :func:`lbpe.analysis.stats.compare_json`, described once for every front end."""
+    """One figure of :func:`lbpe.analysis.comparison.compare_json`, described once for every front end."""
 
     #: its key in a mode's block (or in ``"agreement"``)
     key: str

@@ -23,7 +23,7 @@ One module per job (this package re-exports their public names):
   :class:`lbpe.analysis.explain.Explanation` as the plain text of ``lbpe explain`` and as HTML,
   one frame per step;
 * :mod:`lbpe.playground.display.tables`: :func:`stats_rows` / :func:`stats_csv`, the corpus statistics of
-  :func:`lbpe.analysis.stats.compare_json` as table rows and as CSV (compute the statistics of large
+  :func:`lbpe.analysis.comparison.compare_json` as table rows and as CSV (compute the statistics of large
   texts in chunks with :mod:`lbpe.corpus.parallel`).
 
 Special-token strings in the text are ordinary text here (``disallowed_special=()``), as

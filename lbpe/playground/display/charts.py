@@ -8,7 +8,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from lbpe.analysis.stats import BUCKETS, Stats, bucket_label, compare_json
+from lbpe.analysis.comparison import compare_json
+from lbpe.analysis.stats import BUCKETS, Stats, bucket_label
 from lbpe.playground.display.format import MODE_NAMES, signed
 from lbpe.playground.display.model import Comparison, comparison_stats
 from lbpe.tokenizer import MODES, Tokenizer
@@ -191,7 +192,7 @@ def frequency_spec(summary: dict, *, title: str | None = None, height: int = 420
     bucket occurs (mean occurrences, log scale), BPE beside LBPE, the LBPE bars labelled with
     the change of the mean; hover shows the median and the number of distinct tokens.
 
-    ``summary`` is :func:`lbpe.analysis.stats.compare_json` with a tokenizer (it needs
+    ``summary`` is :func:`lbpe.analysis.comparison.compare_json` with a tokenizer (it needs
     ``frequency_by_length``); ``None`` when it has none.
     """
     if "frequency_by_length" not in summary["bpe"]:

@@ -10,8 +10,11 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from lbpe.analysis.agreement import text_agreement
+from lbpe.analysis.comparison import compare_json
+from lbpe.analysis.counting import count_words, token_lengths
 from lbpe.analysis.metrics import RENYI_POWER
-from lbpe.analysis.stats import PerToken, Stats, compare_json, count_words, text_agreement, token_lengths
+from lbpe.analysis.stats import PerToken, Stats
 from lbpe.errors import LbpeError
 from lbpe.tokenizer import MODES, Mode, Segment, Tokenizer, replace_surrogates
 from lbpe.user_regex import deadline
@@ -76,7 +79,7 @@ class Comparison:
 
     def to_json(self) -> dict:
         """A JSON-able summary: per mode counts and ids, ``token_change`` (LBPE tokens minus BPE
-        tokens, a count; the relative change is :func:`lbpe.analysis.stats.compare_json`'s
+        tokens, a count; the relative change is :func:`lbpe.analysis.comparison.compare_json`'s
         ``change.tokens``) and the differing ranges."""
         return {
             "vocab": self.vocab,
@@ -286,7 +289,7 @@ def comparison_stats(tok: Tokenizer, comparison: Comparison) -> dict[str, Stats]
 def comparison_summary(
     tok: Tokenizer, comparison: Comparison, *, renyi_power: float = RENYI_POWER, stats: dict[str, Stats] | None = None
 ) -> dict:
-    """:func:`lbpe.analysis.stats.compare_json` of the compared text: every metric, the frequency by
+    """:func:`lbpe.analysis.comparison.compare_json` of the compared text: every metric, the frequency by
     token length and the agreement of the two segmentations (``stats``: its
     :func:`comparison_stats`, when the caller has them already)."""
     stats = comparison_stats(tok, comparison) if stats is None else stats

@@ -65,7 +65,7 @@ def _bucket_prediction(label: str) -> Literal["lower", "higher"] | None:
 
 
 def summary_rows(summary: dict) -> list[SummaryRow]:
-    """The readable lines of a :func:`lbpe.analysis.stats.compare_json` summary, in table order: what
+    """The readable lines of a :func:`lbpe.analysis.comparison.compare_json` summary, in table order: what
     was measured (bytes, characters, words), every metric of :data:`lbpe.analysis.metrics.CATALOGUE`
     present, occurrences per distinct token by length bucket, the length buckets' shares, and
     the agreement of the two segmentations."""
@@ -147,7 +147,7 @@ STATS_HEADERS = ["metric", "BPE", "LBPE", "LBPE vs BPE", "paper predicts (and re
 
 def stats_rows(summary: dict) -> list[list[str]]:
     """Rows under :data:`STATS_HEADERS` (formatted strings) of a
-    :func:`lbpe.analysis.stats.compare_json` summary (see :func:`summary_rows`)."""
+    :func:`lbpe.analysis.comparison.compare_json` summary (see :func:`summary_rows`)."""
     return [[r.label, r.bpe, r.lbpe, r.change, r.paper, r.meaning] for r in summary_rows(summary)]
 
 
@@ -156,7 +156,7 @@ CSV_HEADERS = ["file", "vocabulary", "metric", "bpe", "lbpe", "change", "change_
 
 
 def stats_csv(summary: dict) -> str:
-    """CSV of a :func:`lbpe.analysis.stats.compare_json` summary, one row per figure, every row naming
+    """CSV of a :func:`lbpe.analysis.comparison.compare_json` summary, one row per figure, every row naming
     the file (``summary["file"]``, when there is one) and the vocabulary, so CSVs of several
     runs can be stacked: the counts and every metric, occurrences per distinct token by bucket,
     tokens per bucket, the agreement, then tokens per exact length.

@@ -24,9 +24,10 @@ from typing import Any, TypedDict, cast
 
 from lbpe import limits as _limits
 from lbpe.analysis.across import ACROSS_HEADERS, ACROSS_TYPES, across_csv, across_rows, across_spec, across_vocabularies
+from lbpe.analysis.comparison import compare_json
 from lbpe.analysis.explain import explain, explain_span, pick_span
 from lbpe.analysis.metrics import RENYI_POWER
-from lbpe.analysis.stats import compare_json, corpus_stats
+from lbpe.analysis.stats import corpus_stats
 from lbpe.budget import time_budget
 from lbpe.corpus.parallel import align_chunks
 from lbpe.corpus.textio import decode, iter_chunks
