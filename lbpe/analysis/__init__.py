@@ -3,4 +3,5 @@ ids counted by :mod:`~lbpe.analysis.counting`, the two segmentations' agreement 
 :mod:`~lbpe.analysis.agreement`, both modes compared as JSON by :mod:`~lbpe.analysis.comparison`),
 intrinsic metrics of a token stream (:mod:`~lbpe.analysis.metrics`), one text over many
 vocabularies (:mod:`~lbpe.analysis.across`) and both encodings worked step by step
-(:mod:`~lbpe.analysis.explain`). Above the tokenizer; below the playground and the CLI."""
+(:mod:`~lbpe.analysis.explain`, over the traces of :mod:`~lbpe.analysis.trace`). Above the
+tokenizer; below the playground and the CLI."""

@@ -545,7 +545,7 @@ def compare(
 
     Returns ``(BPE pane HTML, LBPE pane HTML, metrics HTML, token-length figure, frequency
     figure, details JSON, list of differences HTML)``; the details hold the ids, the differing
-    ranges, the length shift and every metric (``"metrics"``: :func:`lbpe.analysis.stats.compare_json` of
+    ranges, the length shift and every metric (``"metrics"``: :func:`lbpe.analysis.comparison.compare_json` of
     the text).
     """
     text, cut = text or "", ""
@@ -785,7 +785,7 @@ def corpus(file: Any, vocab: str = DEFAULT_PRESET, state: Any = None, progress: 
     """Statistics of an uploaded text file for BPE and LBPE (:func:`lbpe.playground.service.corpus_view`).
 
     Returns ``(table rows, token-length figure, frequency figure, JSON file, CSV file, status
-    markdown)``; the JSON is :func:`lbpe.analysis.stats.compare_json`, the CSV
+    markdown)``; the JSON is :func:`lbpe.analysis.comparison.compare_json`, the CSV
     :func:`lbpe.playground.display.stats_csv`.
     """
     paths = _paths(file)
@@ -835,7 +835,7 @@ def across(text: str, file: Any = None, state: Any = None, progress: gr.Progress
 
     Returns ``(table rows, Plotly figure, JSON file, CSV file, status markdown, cleared upload)``
     (an upload is read, then deleted: the box is emptied to say so); the JSON is
-    ``{"source", "vocabularies": [lbpe.analysis.stats.compare_json summary + "n_vocab", ...]}``.
+    ``{"source", "vocabularies": [lbpe.analysis.comparison.compare_json summary + "n_vocab", ...]}``.
     """
     paths, session = _paths(file), _session(state)
     with _job(session, "across", "A comparison across vocabularies"):

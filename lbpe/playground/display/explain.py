@@ -147,9 +147,6 @@ def _lbpe_frame(p: PieceTrace, k: int) -> tuple[str, str]:
     return "".join(boxes), caption
 
 
-_RULE = {"rank": "merges, lowest rank first", "merge": "merges in merge-list order"}
-
-
 def explain_html(ex: Explanation, frame: int | None = None) -> str:
     """HTML of one frame (``0`` .. ``ex.frames - 1``; default: the last, every step done).
 

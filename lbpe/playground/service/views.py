@@ -74,12 +74,12 @@ class CompareView(TypedDict):
     frequency_figure: dict[str, Any] | None  # occurrences per token length
     summary: dict[str, Any]  # display.Comparison.to_json(): ids, segments, differing ranges
     length_shift: dict[str, Any]
-    stats: dict[str, Any]  # lbpe.analysis.stats.compare_json of the text
+    stats: dict[str, Any]  # lbpe.analysis.comparison.compare_json of the text
     differ: tuple[tuple[int, int], ...]  # the character ranges where the encodings differ
 
 
 class CorpusView(TypedDict):
-    summary: dict[str, Any]  # lbpe.analysis.stats.compare_json
+    summary: dict[str, Any]  # lbpe.analysis.comparison.compare_json
     rows: list[list[str]]  # the Corpus table (display.stats_rows)
     csv: str
     json: str
@@ -91,7 +91,7 @@ class CorpusView(TypedDict):
 
 
 class StatsView(TypedDict):
-    summary: dict[str, Any]  # lbpe.analysis.stats.compare_json
+    summary: dict[str, Any]  # lbpe.analysis.comparison.compare_json
     skipped: list[str]  # the bad documents left out, each named by file and line
     bytes: int  # the files' size
 
@@ -175,7 +175,7 @@ def compare_view(
       (``title``, ``height``);
     * ``"summary"``: :meth:`lbpe.playground.display.Comparison.to_json` (counts, ids, differing spans);
     * ``"length_shift"``: the token-length shift; ``"stats"``: every metric
-      (:func:`lbpe.analysis.stats.compare_json` of the text);
+      (:func:`lbpe.analysis.comparison.compare_json` of the text);
     * ``"differ"``: the differing character ranges (for a click on a token, not JSON'd by the
       callers that return JSON).
     """
