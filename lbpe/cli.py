@@ -125,6 +125,7 @@ def _cmd_train(args: argparse.Namespace, out: TextIO) -> None:
 
     from lbpe.formats.hf_write import write_tokenizer_json, write_transformers_config
     from lbpe.playground.service import check_train_options, train_view
+    from lbpe.train import TrainOptions
 
     llama = args.style == "llama"
     check_train_options(style=args.style, unit=args.unit, pattern=args.pattern)  # before any file is read
@@ -137,19 +138,22 @@ def _cmd_train(args: argparse.Namespace, out: TextIO) -> None:
             "--bos/--eos/--pad/--unk write tokenizer_config.json beside the output: name it "
             "tokenizer.json (e.g. -o my-tokenizer/tokenizer.json)"
         )
+    options = TrainOptions(
+        vocab_size=args.vocab_size,
+        unit=args.unit,
+        style=args.style,
+        pattern=args.pattern,
+        scaffold=args.scaffold,
+        special_tokens=tuple(specials),
+        max_chars=args.max_chars,
+        character_coverage=args.character_coverage,
+    )
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)
     bar = Bar(enabled=not args.quiet)
     try:
         trained = train_view(
             args.files,
-            vocab_size=args.vocab_size,
-            unit=args.unit,
-            pattern=args.pattern,
-            scaffold=args.scaffold,
-            special_tokens=specials,
-            max_chars=args.max_chars,
-            character_coverage=args.character_coverage,
-            style=args.style,
+            options=options,
             progress=bar.phase("merging "),
             read_progress=bar.phase("counting", in_bytes=True),
         )

@@ -21,7 +21,7 @@ from lbpe.errors import LbpeError
 from lbpe.formats.hf_write import PATTERN_KEY, SCAFFOLD_KEY, hf_regex, to_tokenizer_json, write_tokenizer_json
 from lbpe.pretokenize import PRETOKENIZER_PRESETS, split_text
 from lbpe.tokenizer import Tokenizer
-from lbpe.train import count_pieces, train, train_from_counts
+from lbpe.train import TrainOptions, count_pieces, train, train_from_counts
 from tests.conftest import data_file, run_cli
 
 tokenizers = pytest.importorskip("tokenizers")  # a test dependency (pyproject: test extra)
@@ -176,6 +176,40 @@ def test_max_chars_keeps_the_most_frequent_and_splits_pieces_at_the_others():
 def test_stops_early_when_nothing_is_left_to_merge():
     v = train_from_counts({"abc": 1}, vocab_size=10_000)
     assert text_merges(v) == [("a", "b"), ("ab", "c")] and len(v) == 256 + 3 + 2
+
+
+def test_train_options_defaults_and_checks():
+    o = TrainOptions(vocab_size=300, special_tokens=["<s>"])
+    assert (o.unit, o.style, o.pattern, o.scaffold, o.max_chars, o.character_coverage) == (
+        "char",
+        "gpt2",
+        None,
+        False,
+        None,
+        None,
+    )
+    assert o.special_tokens == ("<s>",) and o == TrainOptions(vocab_size=300, special_tokens=("<s>",))
+    with pytest.raises(LbpeError, match="^unit must be 'byte' or 'char', not 'word'$"):
+        TrainOptions(vocab_size=300, unit="word")  # type: ignore[arg-type]
+    with pytest.raises(LbpeError, match="^style='llama' has no regex pre-tokeniser: leave out pattern"):
+        TrainOptions(vocab_size=300, style="llama", pattern="paper")
+    with pytest.raises(TypeError, match="^vocab_size must be an int, not str$"):
+        TrainOptions(vocab_size="300")  # type: ignore[arg-type]
+
+
+def test_train_options_train_as_the_keywords():
+    # 1 special, 256 byte fallback, 7 characters (h u g s e d, space), one merge: (h, u), 3 times like (u, g)
+    keywords = {"vocab_size": 1 + 256 + 7 + 1, "unit": "char", "special_tokens": ["<|end|>"]}
+    by_keywords = train("hug hugs hugged", **keywords)
+    by_options = train("hug hugs hugged", options=TrainOptions(**keywords))
+    assert by_options.tokens == by_keywords.tokens and by_options.merges == by_keywords.merges == {(b"h", b"u"): 0}
+    assert by_options.trained == by_keywords.trained == {"style": "gpt2", "pattern": "paper"}
+    counts = {"hug": 1, " hugs": 1, " hugged": 1}
+    assert train_from_counts(counts, options=TrainOptions(**keywords)).tokens == by_keywords.tokens
+    with pytest.raises(LbpeError, match=r"either as options=TrainOptions\(...\) or as keywords.*move unit="):
+        train("hug", options=TrainOptions(vocab_size=300), unit="byte")
+    with pytest.raises(TypeError, match="needs vocab_size=N"):
+        train_from_counts(counts)
 
 
 def test_progress_reports_merges_and_bytes(tmp_path):

@@ -19,15 +19,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from lbpe.errors import LbpeError
 from lbpe.pretokenize import resolve_pattern
 from lbpe.train.count import Progress, TextSource, count_llama_pieces, count_pieces
 from lbpe.train.llama import LLAMA_MAX_TOKEN_CHARS, LLAMA_SPECIALS, llama_pieces, valid_llama_token
-from lbpe.train.merge import STYLES, _check_specials, _check_style, train_from_counts
+from lbpe.train.merge import train_from_counts
+from lbpe.train.options import STYLES, TrainOptions, train_options
 from lbpe.vocab import Unit, Vocab
 
 __all__ = [
     "train",
+    "TrainOptions",
     "count_pieces",
     "count_llama_pieces",
     "train_from_counts",
@@ -44,14 +45,15 @@ __all__ = [
 def train(
     texts_or_files: TextSource | Iterable[TextSource],
     *,
-    vocab_size: int,
-    unit: Unit = "char",
+    options: TrainOptions | None = None,
+    vocab_size: int | None = None,
+    unit: Unit | None = None,
     pattern: str | re.Pattern[str] | None = None,
-    scaffold: bool = False,
-    special_tokens: Iterable[str] = (),
+    scaffold: bool | None = None,
+    special_tokens: Iterable[str] | None = None,
     max_chars: int | None = None,
     character_coverage: float | None = None,
-    style: str = "gpt2",
+    style: str | None = None,
     progress: Progress | None = None,
     read_progress: Progress | None = None,
 ) -> Vocab:
@@ -59,6 +61,10 @@ def train(
 
     ``texts_or_files``: a text (``str``), a file (``os.PathLike``, UTF-8), or an iterable of
     them. A plain ``str`` is always text, never a file name: pass ``pathlib.Path`` for files.
+
+    The options (all but the progress callbacks) come as one ``options=TrainOptions(...)`` or
+    as keywords, not both; a keyword left out or ``None`` takes the default of
+    :class:`TrainOptions`, which checks them all before any text is read.
 
     ``vocab_size`` counts every normal token: special tokens, the 256 byte tokens, base
     characters and merged tokens (scaffold tokens are extra: docs/training.md, "Scaffold-BPE").
@@ -88,32 +94,30 @@ def train(
     >>> v = train("hug hugs hugged", vocab_size=3 + 256 + 7 + 2, style="llama")  # + the character "\u2581"
     >>> [v.token_bytes(i).decode() for i in (266, 267)], v.special
     (['hu', 'hug'], {'<unk>': 0, '<s>': 1, '</s>': 2})
+    >>> train("hug hugs hugged", options=TrainOptions(vocab_size=264)).token_bytes(263)
+    b'hu'
     """
-    _check_style(style)
-    specials = _check_specials(special_tokens)
-    if style == "llama":
-        if pattern is not None:
-            raise LbpeError("style='llama' has no regex pre-tokeniser: leave out pattern (CLI: --pattern)")
-        if unit != "char":
-            raise LbpeError("style='llama' trains characters with byte fallback: use unit='char' (CLI: --unit char)")
+    opts = train_options(
+        options,
+        {
+            "vocab_size": vocab_size,
+            "unit": unit,
+            "pattern": pattern,
+            "scaffold": scaffold,
+            "special_tokens": special_tokens,
+            "max_chars": max_chars,
+            "character_coverage": character_coverage,
+            "style": style,
+        },
+        where="train",
+    )
+    if opts.style == "llama":
         counts = count_llama_pieces(texts_or_files, progress=read_progress)
     else:
-        try:
-            regex = resolve_pattern("paper" if pattern is None else pattern)
-        except ValueError as exc:
-            raise LbpeError(str(exc)) from None
+        regex = resolve_pattern("paper" if opts.pattern is None else opts.pattern)
         counts = count_pieces(texts_or_files, regex, progress=read_progress)
-    vocab = train_from_counts(
-        counts,
-        vocab_size=vocab_size,
-        unit=unit,
-        scaffold=scaffold,
-        special_tokens=specials,
-        max_chars=max_chars,
-        character_coverage=character_coverage,
-        style=style,
-        progress=progress,
-    )
-    if style == "gpt2" and (pattern is None or isinstance(pattern, str)):
-        vocab.trained["pattern"] = "paper" if pattern is None else pattern  # a compiled regex has no name to keep
+    vocab = train_from_counts(counts, options=opts, progress=progress)
+    if opts.style == "gpt2" and (opts.pattern is None or isinstance(opts.pattern, str)):
+        # a compiled regex has no name to keep
+        vocab.trained["pattern"] = "paper" if opts.pattern is None else opts.pattern
     return vocab

@@ -13,73 +13,57 @@ from typing import Any
 from lbpe.errors import LbpeError
 from lbpe.train.count import Progress
 from lbpe.train.llama import LLAMA_SPECIALS, llama_pieces, valid_llama_token
+from lbpe.train.options import TrainOptions, train_options
 from lbpe.vocab import Unit, Vocab
 
-__all__ = ["train_from_counts", "STYLES"]
+__all__ = ["train_from_counts"]
 
 _PAIR, _SCAFFOLD = 1, 0  # heap entry kinds; scaffold tokens win ties with pairs
-
-#: Training styles: ``"gpt2"`` (a regex pre-tokeniser preset) and ``"llama"`` (SentencePiece's way).
-STYLES = ("gpt2", "llama")
-
-
-def _check_style(style: str) -> None:
-    if style not in STYLES:
-        raise LbpeError(f"style must be one of {', '.join(map(repr, STYLES))}, not {style!r}")
-
-
-def _check_specials(special_tokens: Iterable[str]) -> tuple[str, ...]:
-    if isinstance(special_tokens, str):
-        raise TypeError("special_tokens must be an iterable of strings, e.g. ['<|endoftext|>'], not one string")
-    specials = tuple(special_tokens)
-    for s in specials:
-        if not isinstance(s, str) or not s:
-            raise LbpeError(f"special token {s!r} must be a non-empty string")
-    if len(set(specials)) != len(specials):
-        raise LbpeError(f"special tokens repeat: {sorted(s for s in set(specials) if specials.count(s) > 1)}")
-    return specials
 
 
 def train_from_counts(
     counts: Counter[str] | dict[str, int],
     *,
-    vocab_size: int,
-    unit: Unit = "char",
-    scaffold: bool = False,
-    special_tokens: Iterable[str] = (),
+    options: TrainOptions | None = None,
+    vocab_size: int | None = None,
+    unit: Unit | None = None,
+    scaffold: bool | None = None,
+    special_tokens: Iterable[str] | None = None,
     max_chars: int | None = None,
     character_coverage: float | None = None,
-    style: str = "gpt2",
+    style: str | None = None,
     progress: Progress | None = None,
 ) -> Vocab:
-    """Train from already counted pieces (piece -> count); the options are those of :func:`train`.
-    With ``style="llama"`` the pieces are SentencePiece's words (:func:`count_llama_pieces`).
+    """Train from already counted pieces (piece -> count); the options are those of :func:`train`,
+    given as ``options`` or as keywords (not both; a keyword left out or ``None`` takes the
+    default of :class:`TrainOptions`, whose ``pattern`` is left aside here: the pieces are
+    already split). With ``style="llama"`` the pieces are SentencePiece's words
+    (:func:`count_llama_pieces`).
 
     >>> v = train_from_counts({"aaab": 2}, vocab_size=256 + 2 + 1)
     >>> v.token_bytes(256 + 2), v.merges
     (b'aa', {(b'a', b'a'): 0})
     """
-    if unit not in ("byte", "char"):
-        raise LbpeError(f"unit must be 'byte' or 'char', not {unit!r}")
-    if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):
-        raise TypeError(f"vocab_size must be an int, not {type(vocab_size).__name__}")
-    if max_chars is not None and (not isinstance(max_chars, int) or max_chars < 1):
-        raise LbpeError(f"max_chars must be a positive int or None, not {max_chars!r}")
-    if character_coverage is not None and (
-        isinstance(character_coverage, bool)
-        or not isinstance(character_coverage, (int, float))
-        or not 0 < character_coverage <= 1
-    ):
-        raise LbpeError(
-            f"character_coverage must be a number above 0 and at most 1 (e.g. 0.99995) or None, "
-            f"not {character_coverage!r}"
-        )
-    _check_style(style)
-    specials = _check_specials(special_tokens)
+    keywords = {
+        "vocab_size": vocab_size,
+        "unit": unit,
+        "scaffold": scaffold,
+        "special_tokens": special_tokens,
+        "max_chars": max_chars,
+        "character_coverage": character_coverage,
+        "style": style,
+    }
+    opts = train_options(options, keywords, where="train_from_counts")
+    vocab_size, unit, scaffold, style, specials = (
+        opts.vocab_size,
+        opts.unit,
+        opts.scaffold,
+        opts.style,
+        opts.special_tokens,
+    )
+    max_chars, character_coverage = opts.max_chars, opts.character_coverage
     llama = style == "llama"
     if llama:
-        if unit != "char":
-            raise LbpeError("style='llama' trains characters with byte fallback: use unit='char' (CLI: --unit char)")
         specials = LLAMA_SPECIALS + tuple(s for s in specials if s not in LLAMA_SPECIALS)
         counts = llama_pieces(counts)
     n_special = len(specials)

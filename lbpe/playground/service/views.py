@@ -20,7 +20,7 @@ import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypedDict, cast
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from lbpe import limits as _limits
 from lbpe.analysis.across import ACROSS_HEADERS, ACROSS_TYPES, across_csv, across_rows, across_spec, across_vocabularies
@@ -36,6 +36,9 @@ from lbpe.limits import Limits
 from lbpe.playground import display
 from lbpe.tokenizer import MODES, Mode, Tokenizer, replace_surrogates
 from lbpe.vocab import Vocab
+
+if TYPE_CHECKING:
+    from lbpe.train import TrainOptions
 
 __all__ = [
     "CORPUS_CHUNK_BYTES",
@@ -431,27 +434,30 @@ def check_train_options(*, style: str, unit: str, pattern: str | None) -> None:
 def train_view(
     sources: Sequence[str | os.PathLike[str]],
     *,
-    vocab_size: int,
-    style: str = "gpt2",
-    unit: str = "char",
+    options: TrainOptions | None = None,
+    vocab_size: int | None = None,
+    style: str | None = None,
+    unit: str | None = None,
     pattern: str | None = None,
-    scaffold: bool = False,
-    special_tokens: Sequence[str] = (),
+    scaffold: bool | None = None,
+    special_tokens: Sequence[str] | None = None,
+    max_chars: int | None = None,
+    character_coverage: float | None = None,
     limits: Limits | None = None,
     max_vocab: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     read_progress: Callable[[int, int], None] | None = None,
     seconds: float | None = None,
-    **options: Any,
 ) -> TrainView:
     """Train a vocabulary on UTF-8 text files and write it as a ``tokenizer.json``: the Train
     view of the app and ``lbpe train``.
 
-    The options are checked first (:func:`check_train_options`; ``vocab_size`` within
+    The training options come as one ``options`` (:class:`lbpe.train.TrainOptions`) or as
+    keywords, as :func:`lbpe.train` takes them. They are checked first
+    (:func:`check_train_options`, then the library's checks; ``vocab_size`` within
     ``max_vocab`` when given), then the files' total size against ``train_bytes`` (of
     ``limits``, else the environment's), before any text is read. ``progress`` and
-    ``read_progress`` are :func:`lbpe.train`'s; further ``options`` (``max_chars``,
-    ``character_coverage``) go to it unchanged. ``seconds``: the time the training may take (a
+    ``read_progress`` are :func:`lbpe.train`'s. ``seconds``: the time the training may take (a
     server's budget; ``None``: no limit, as ``lbpe train``); past it, at the next step of the
     counting or the merging, :class:`TrainTimeError` says how far it got and what to do.
 
@@ -461,10 +467,27 @@ def train_view(
     """
     from lbpe.corpus.documents import input_bytes
     from lbpe.train import train
+    from lbpe.train.options import train_options
 
     if not sources:
         raise LbpeError("Choose one or more UTF-8 text files to train on.")
-    check_train_options(style=style, unit=unit, pattern=pattern)
+    if options is None:  # in this view's words, before the library's checks
+        check_train_options(style=style or "gpt2", unit=unit or "char", pattern=pattern)
+    keywords = {
+        "vocab_size": vocab_size,
+        "style": style,
+        "unit": unit,
+        "pattern": pattern,
+        "scaffold": scaffold,
+        "special_tokens": special_tokens,
+        "max_chars": max_chars,
+        "character_coverage": character_coverage,
+    }
+    options = train_options(options, keywords, where="train_view")
+    if options.pattern is not None and not isinstance(options.pattern, str):
+        raise LbpeError("a tokenizer.json names its pre-tokenizer: give the pattern as a preset name, not a regex")
+    check_train_options(style=options.style, unit=options.unit, pattern=options.pattern)
+    vocab_size = options.vocab_size
     if max_vocab is not None and not 1 <= vocab_size <= max_vocab:
         raise LbpeError(
             f"The vocabulary size must be between 1 and {max_vocab:,} "
@@ -477,24 +500,13 @@ def train_view(
     if seconds is not None:
         flags = [
             f"--vocab-size {vocab_size}",
-            "--style llama" if style == "llama" else "",
-            "--unit byte" if unit == "byte" else "",
+            "--style llama" if options.style == "llama" else "",
+            "--unit byte" if options.unit == "byte" else "",
         ]
-        flags.append("--scaffold" if scaffold else "")
+        flags.append("--scaffold" if options.scaffold else "")
         command = "lbpe train " + " ".join(f for f in flags if f) + " -o tokenizer.json FILE"
         progress, read_progress = _timed(seconds, command, progress, read_progress)
-    vocab: Vocab = train(
-        paths,
-        vocab_size=vocab_size,
-        unit=unit,  # type: ignore[arg-type]  # checked by check_train_options
-        pattern=pattern,
-        scaffold=scaffold,
-        special_tokens=special_tokens,
-        style=style,
-        progress=progress,
-        read_progress=read_progress,
-        **options,
-    )
+    vocab: Vocab = train(paths, options=options, progress=progress, read_progress=read_progress)
     made = len(vocab) - len(vocab.scaffold)
     extra = f" + {len(vocab.scaffold):,} scaffold tokens" if vocab.scaffold else ""
     return {
