@@ -43,6 +43,7 @@ sys.path.insert(0, str(ROOT / "scripts"))  # fetch_data: where the registry data
 import fetch_data  # noqa: E402
 
 import lbpe  # noqa: E402
+from bench.common import PATHS, WARM_UP  # noqa: E402
 from lbpe.limits import parse_size  # noqa: E402
 from lbpe.presets import VOCAB_PRESETS, load_preset  # noqa: E402
 
@@ -129,6 +130,30 @@ def long_tokens(longest: int, run: int, *, path: str, root: Path = ROOT) -> dict
             env={**os.environ, "PYTHONPATH": str(root), "LBPE_MAX_TOKEN_BYTES": "0"},  # over the limit on purpose
         )
     return json.loads(out.stdout)
+
+
+def adversarial(rows: list, size: int, rounds: int) -> None:
+    """The rows of ``python -m bench``'s adversarial table: cl100k_base on each input at ``size`` and
+    ``2 * size``, then the vocabulary of very long tokens on each path."""
+    small, large = adversarial_inputs(size), adversarial_inputs(2 * size)
+    tok = load_preset("cl100k_base")
+    for mode in lbpe.MODES:
+        tok.encode(WARM_UP, mode=mode)
+    for label in small:
+        for mode in lbpe.MODES:
+            t1, t2, ratio = doubling(tok, small[label], large[label], mode, rounds)
+            rows.append(
+                (
+                    label,
+                    f"{size >> 10} KB -> {2 * size >> 10} KB",
+                    f"lbpe {mode} ({lbpe.backend().name})",
+                    f"{t1:.2f}s -> {t2:.2f}s",
+                    ratio,
+                )
+            )
+    for path in PATHS:  # a vocabulary of very long tokens: one run, no doubling
+        seconds = min(long_tokens(2000, 50_000, path=path)["seconds"] for _ in range(rounds))
+        rows.append(("50,000 'a', tokens 'a' * 1..2000", "50 KB", f"lbpe lbpe ({path})", f"{seconds:.2f}s", "-"))
 
 
 def main(argv: list[str] | None = None) -> int:
