@@ -263,9 +263,9 @@ def test_workers_reading_runs_of_lines_write_what_one_process_writes(tmp_path, m
     """A fresh export on worker processes has the workers read runs of lines of a JSONL or
     --lines file themselves: cut into many small runs here, with bad lines and a blank line,
     it writes the shards, messages and errors of one process, and every good document's ids."""
-    import lbpe.corpus.shards
+    import lbpe.corpus.shards.local
 
-    monkeypatch.setattr(lbpe.corpus.shards, "POOL_RANGE_BYTES", 3000)  # about 60 runs
+    monkeypatch.setattr(lbpe.corpus.shards.local, "POOL_RANGE_BYTES", 3000)  # about 60 runs (read by _pooled)
     docs = paragraphs(400)
     lines = [json.dumps({"text": d}).encode() for d in docs]
     lines[37], lines[250] = b"{oops", b'{"body": "no text"}'

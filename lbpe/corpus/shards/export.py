@@ -1,0 +1,315 @@
+"""The export: :func:`export_shards` checks its options, takes the folder's lock, finds where a
+resume continues, and writes the items of an engine (:mod:`~lbpe.corpus.shards.local` or
+:mod:`~lbpe.corpus.shards.ray`) into the shards of :mod:`~lbpe.corpus.shards.writer`."""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import warnings
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from lbpe.corpus.containers import Container, container
+from lbpe.corpus.documents import input_bytes, iter_records
+from lbpe.corpus.shards.batches import one_by_one
+from lbpe.corpus.shards.folder import _folder_lock, _our_files, _resume_state
+from lbpe.corpus.shards.index import SHARD_FORMAT, vocab_sha256
+from lbpe.corpus.shards.local import _ordered, _pooled
+from lbpe.corpus.shards.ray import _ray_ordered
+from lbpe.corpus.shards.writer import _Shards
+from lbpe.corpus.workers import process_pool
+from lbpe.errors import LbpeError
+from lbpe.tokenizer import MODES, Mode, Tokenizer
+
+__all__ = ["export_shards", "eos_id", "DEFAULT_SHARD_TOKENS"]
+
+#: Tokens per shard unless asked otherwise (200 MB at uint16); a shard ends between documents.
+DEFAULT_SHARD_TOKENS = 100_000_000
+#: Bad documents whose messages index.json keeps (the count covers all of them).
+KEPT_MESSAGES = 20
+#: Errors that mean the disk (or a size limit) is full, not that the export is wrong.
+_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
+def _whole_or_one_by_one(items, shards: _Shards, progress, read_bytes: Callable[[], int]):
+    """The items, with each ``"documents"`` batch written whole when it fits in the current
+    shard (then ``None`` is yielded, after ``progress`` is told) or expanded one by one."""
+    for item in items:
+        if item[0] != "documents":
+            yield item
+            continue
+        _, metas, (lengths, ids) = item
+        if shards.add_documents(metas, lengths, ids):
+            if progress is not None:
+                progress(read_bytes(), len(lengths), len(ids) + len(lengths) * len(shards.eos))
+            yield None
+            continue
+        yield from one_by_one(metas, lengths, ids)
+
+
+def eos_id(tok: Tokenizer, eos: str | int) -> int:
+    """The id of the end-of-text token ``eos``: a special or added token's spelling (e.g.
+    ``"<|endoftext|>"``, ``"</s>"``) or an id."""
+    specials = {**tok.special_tokens, **tok.added_tokens}
+    if isinstance(eos, int) or (isinstance(eos, str) and eos.isdigit()):
+        i = int(eos)
+        if not 0 <= i < tok.n_vocab:
+            raise LbpeError(f"--eos {i} is not an id of this vocabulary (0 to {tok.n_vocab - 1:,})")
+        return i
+    if eos in specials:
+        return specials[eos]
+    listed = ", ".join(sorted(specials, key=specials.__getitem__)[:20]) or "none"
+    raise LbpeError(
+        f"--eos {eos!r} is not a special token of {tok.name} (its special tokens: {listed}); give one or an id"
+    )
+
+
+def export_shards(
+    tok: Tokenizer,
+    inputs: Sequence[str | os.PathLike[str]],
+    out: str | os.PathLike[str],
+    *,
+    mode: Mode,
+    format: str = "npy",
+    eos: str | int | None = None,
+    lines: bool = False,
+    text_field: str = "text",
+    shard_tokens: int = DEFAULT_SHARD_TOKENS,
+    num_proc: int = 1,
+    resume: bool = False,
+    skip_bad: bool = False,
+    shuffle: bool = False,
+    seed: int = 0,
+    val_fraction: float = 0.0,
+    separator_id: int | None = None,
+    progress: Callable[[int, int, int], None] | None = None,
+    warn: Callable[[str], None] | None = None,
+    engine: str = "local",
+    address: str | None = None,
+) -> dict:
+    """Encode the documents of ``inputs`` into shards of ``format`` (:data:`FORMATS`) in the
+    folder ``out``; returns the index (also written to ``out/lbpe-index.json``).
+
+    ``progress(input_bytes, documents, tokens)`` is called with the amounts done since the
+    last call. A bad document (invalid UTF-8, not JSON, a missing field) stops the export with
+    its file and line named, after keeping the documents before it; ``skip_bad`` counts and
+    skips it instead. ``eos`` (a special token's spelling or an id) is added once per document
+    where the format puts it: before each document for ``llmc`` (as llm.c's prepare scripts),
+    after it for the others. ``shuffle`` puts the documents of each shard in a random order
+    seeded by ``seed``; ``val_fraction`` holds that share of the documents out as a validation
+    split, chosen by a hash of ``seed`` and the document's number (the same on any engine and
+    number of processes). ``warn`` receives what a resume had to redo (damaged shards).
+
+    One export writes into ``out`` at a time (a lock file there); files are written under
+    names unique to the writer and renamed when complete; the index records each file's size
+    and SHA-256, and ``resume`` checks every kept shard against them.
+
+    ``engine="ray"`` runs the same per-batch encoding on Ray Data (``address``: a cluster;
+    default: the one ``ray.init`` finds, or a local instance): files are read by Ray's
+    workers, parsed with the same rules (:func:`lbpe.corpus.documents.records_of_bytes`) and encoded,
+    and this process writes the shards in input order, so they hold the same ids as
+    ``engine="local"``. A line-based input is cut into runs of about 16 MB, read by the workers
+    themselves (on a cluster the files must be on a file system every node sees).
+    """
+    if mode not in MODES:
+        raise LbpeError(f"mode must be 'bpe' or 'lbpe', not {mode!r}")
+    if engine not in ("local", "ray"):
+        raise LbpeError(f"engine must be 'local' or 'ray', not {engine!r}")
+    if shard_tokens < 1:
+        raise LbpeError(f"shard_tokens must be at least 1, not {shard_tokens}")
+    if not 0 <= val_fraction < 1:
+        raise LbpeError(f"val_fraction must be at least 0 and below 1, not {val_fraction}")
+    if separator_id is not None:
+        warnings.warn("separator_id is deprecated: use eos=ID", DeprecationWarning, stacklevel=2)
+        if eos is not None:
+            raise LbpeError("give the end-of-text token once: eos (separator_id is its deprecated name)")
+        eos = separator_id
+    fmt = container(format)
+    out = Path(out)
+    dtype = fmt.dtype(tok.n_vocab)
+    eos_value = None if eos is None else eos_id(tok, eos)
+    header = {
+        "format": SHARD_FORMAT,
+        "container": fmt.name,
+        "vocab": tok.name,
+        "vocab_sha256": vocab_sha256(tok),
+        "n_vocab": tok.n_vocab,
+        "mode": mode,
+        "dtype": dtype,
+        "inputs": [str(p) for p in inputs],
+        "lines": lines,
+        "text_field": text_field,
+        "eos_id": eos_value,
+        "eos_position": None if eos_value is None else "before" if fmt.eos_before else "after",
+        "shuffle": shuffle,
+        "seed": seed,
+        "val_fraction": val_fraction,
+        "shard_tokens": shard_tokens,
+    }
+    input_bytes(inputs)  # every input readable, before anything is written
+    out.mkdir(parents=True, exist_ok=True)
+    with _folder_lock(out):
+        return _export_locked(
+            tok,
+            inputs,
+            out,
+            header,
+            fmt,
+            eos_value,
+            mode=mode,
+            lines=lines,
+            text_field=text_field,
+            shard_tokens=shard_tokens,
+            num_proc=num_proc,
+            resume=resume,
+            skip_bad=skip_bad,
+            shuffle=shuffle,
+            seed=seed,
+            val_fraction=val_fraction,
+            progress=progress,
+            warn=warn or (lambda message: None),
+            engine=engine,
+            address=address,
+        )
+
+
+def _export_locked(
+    tok: Tokenizer,
+    inputs,
+    out: Path,
+    header: dict,
+    fmt: Container,
+    eos: int | None,
+    *,
+    mode: Mode,
+    lines: bool,
+    text_field: str,
+    shard_tokens: int,
+    num_proc: int,
+    resume: bool,
+    skip_bad: bool,
+    shuffle: bool,
+    seed: int,
+    val_fraction: float,
+    progress,
+    warn: Callable[[str], None],
+    engine: str,
+    address: str | None,
+) -> dict:
+    for stray in [*out.glob("*.tmp"), *out.glob("*/*.tmp"), *out.glob("*/.litdata-*")]:
+        if stray.is_dir():
+            shutil.rmtree(stray, ignore_errors=True)
+        else:
+            stray.unlink(missing_ok=True)  # a writer that was killed left it (we hold the lock)
+    previous = _resume_state(out, header, warn) if resume else None
+    if previous is None:
+        leftovers = sorted(p.relative_to(out).as_posix() for p in _our_files(out))
+        if leftovers:
+            raise LbpeError(
+                f"{out} is not empty ({', '.join(leftovers[:3])}{', ...' if len(leftovers) > 3 else ''}); "
+                "export into an empty folder, or pass --resume to continue an export there"
+            )
+    shards = _Shards(out, header, shard_tokens, fmt, eos=eos, val_fraction=val_fraction, seed=seed, shuffle=shuffle)
+    if previous is not None:
+        if previous.get("complete"):
+            return previous
+        shards.streams["train"].shards = previous["shards"]
+        shards.streams["val"].shards = previous["val_shards"]
+        shards.skipped = previous.get("skipped_documents", 0)
+        shards.messages = previous.get("skipped_messages", [])
+        shards.records = previous.get("records", 0)
+        shards.write_index(complete=False)
+    skip = shards.records
+
+    read_bytes = 0
+
+    def on_read(n: int) -> None:
+        nonlocal read_bytes
+        read_bytes += n
+
+    def bytes_read() -> int:  # read when a progress step is reported (the loop below resets it)
+        return read_bytes
+
+    pool = None
+    if engine == "ray":
+        items = _ray_ordered(
+            tok, inputs, mode, lines=lines, text_field=text_field, skip=skip, address=address, progress=on_read
+        )
+    else:
+        pool = process_pool(tok, num_proc) if num_proc > 1 else None
+        if pool is not None and skip == 0:  # the workers read runs of lines themselves
+            items = _pooled(tok, inputs, mode, pool, num_proc, lines=lines, text_field=text_field, progress=on_read)
+        else:
+            records = iter_records(inputs, lines=lines, text_field=text_field, skip=skip, progress=on_read, parse=False)
+            items = _ordered(tok, records, mode, pool, num_proc, skip)
+    try:
+        for item in _whole_or_one_by_one(items, shards, progress, bytes_read):
+            if item is None:  # a batch of documents was written whole
+                read_bytes = 0
+                continue
+            kind, number, payload = item
+            if kind == "ids":
+                shards.add(number, payload)
+                continue
+            if kind == "end":
+                s = shards.stream_of(number)
+                before = s.count - s.offsets[-1] if s.file is not None else 0
+                shards.end_document(number, payload)
+                if progress is not None:
+                    progress(read_bytes, 1, before + (0 if shards.fmt.eos_before else len(shards.eos)))
+                    read_bytes = 0
+                continue
+            # a bad document: its ids so far are dropped
+            shards.drop_document(number)
+            if not skip_bad:
+                kept = shards.records_kept()
+                raise LbpeError(
+                    f"{payload}; the {kept:,} documents "
+                    "before it are kept: fix it and rerun with --resume, or pass --skip-bad"
+                )
+            shards.skipped += 1
+            shards.records = number
+            if len(shards.messages) < KEPT_MESSAGES:
+                shards.messages.append(payload)
+        return shards.finish()
+    except OSError as exc:
+        shards.abandon()
+        if exc.errno in _FULL:
+            raise LbpeError(_full_message(out, exc, shards)) from None
+        raise
+    except BaseException:
+        try:
+            shards.close_shard(partial=True)  # keep every document completed before the stop
+        except OSError as exc:
+            shards.abandon()
+            if exc.errno in _FULL:
+                raise LbpeError(_full_message(out, exc, shards)) from None
+            raise
+        raise
+    finally:
+        if pool is not None:
+            # wait for the batches already running (a second at most): a pool left running is
+            # woken again at interpreter exit, and on Python 3.12 that prints a traceback (EBADF)
+            pool.shutdown(wait=True, cancel_futures=True)
+        shards.abandon()
+        for stray in [*out.glob(f"*.{os.getpid()}-*.tmp"), *out.glob(f"*/*.{os.getpid()}-*.tmp")]:
+            stray.unlink(missing_ok=True)
+
+
+def _full_message(out: Path, exc: OSError, shards: _Shards) -> str:
+    """One line for a full disk (or a file-size limit): what stopped, what to free, what is kept."""
+    kept = sum(len(s.shards) for s in shards.streams.values())
+    shard_bytes = shards.shard_tokens * shards.itemsize
+    if exc.errno == errno.EFBIG:
+        what = f"a file reached the size limit of this process ({exc.strerror}; see ulimit -f)"
+        fix = f"raise the limit or lower --shard-tokens (a shard is up to {shard_bytes:,} bytes)"
+    else:
+        free = shutil.disk_usage(out).free
+        what = f"the disk of {out} is full ({exc.strerror}; {free:,} bytes free)"
+        fix = f"free at least {shard_bytes:,} bytes there (one shard of --shard-tokens) or export to another disk"
+    return (
+        f"{what}: {fix}, then rerun with --resume; the {kept} complete shard(s) are kept "
+        "and nothing half-written is left"
+    )

@@ -1,0 +1,165 @@
+"""The export folder: its lock (one writer at a time), the size and SHA-256 of its files, the
+files an export may leave there, and the index a resume continues from (every kept shard
+checked against it)."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import platform
+import shutil
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from lbpe.corpus.shards.index import INDEX_NAME, OLD_INDEX_NAME
+from lbpe.errors import LbpeError
+
+#: One writer per folder: held with ``fcntl.flock`` while an export writes there.
+LOCK_NAME = ".lbpe-export.lock"
+SPLITS = ("train", "val")
+
+
+def _file_digest(path: Path) -> dict:
+    h = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as f:
+        while block := f.read(1 << 22):
+            h.update(block)
+            size += len(block)
+    return {"bytes": size, "sha256": h.hexdigest()}
+
+
+def _file_problem(path: Path, want: dict) -> str | None:
+    """Why ``path`` is not the file the index recorded (``None`` when it is)."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return "missing"
+    if size != want["bytes"]:
+        return f"{size:,} bytes, the index recorded {want['bytes']:,}"
+    if _file_digest(path)["sha256"] != want["sha256"]:
+        return "its SHA-256 differs from the index's (the file was changed after it was written)"
+    return None
+
+
+@contextlib.contextmanager
+def _folder_lock(out: Path) -> Iterator[None]:
+    """Hold ``out``'s lock file for one writer; a second export into ``out`` fails at once,
+    naming the process that holds it. (Where ``fcntl`` is missing, as on Windows, no lock.)"""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    path = out / LOCK_NAME
+    f = open(path, "a+", encoding="utf-8")
+    try:
+        try:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            f.seek(0)
+            try:
+                holder = json.loads(f.read())
+                who = f"process {holder['pid']} on {holder['host']}: {holder['command']}"
+            except (ValueError, KeyError, TypeError):
+                who = "another process"
+            raise LbpeError(
+                f"{out} is being written by another export ({who}); wait for it to end, or export into another folder"
+            ) from None
+        f.seek(0)
+        f.truncate()
+        f.write(json.dumps({"pid": os.getpid(), "host": platform.node(), "command": " ".join(sys.argv)}))
+        f.flush()
+        try:
+            yield
+        finally:
+            f.seek(0)
+            f.truncate()  # the file stays (removing it would let a waiting writer lock a stale inode)
+            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+    finally:
+        f.close()
+
+
+def _our_files(out: Path) -> list[Path]:
+    """Every file an export may have left in ``out`` (and its split subfolders), but its lock."""
+    found = [p for p in out.iterdir() if p.is_file() and p.name not in (LOCK_NAME, ".gitkeep")]
+    for split in SPLITS:
+        if (out / split).is_dir():
+            found += [p for p in (out / split).iterdir() if p.is_file() or p.is_dir()]
+    return found
+
+
+def _resume_state(out: Path, header: dict, warn: Callable[[str], None]) -> dict | None:
+    """The index to continue from, with every kept shard checked against it: a shard whose
+    files differ from what the index recorded (size, SHA-256) is dropped with every shard
+    written after it, and ``warn`` says so. ``None`` when there is nothing to resume."""
+    index_path = out / INDEX_NAME
+    if not index_path.is_file():
+        if (out / OLD_INDEX_NAME).is_file():
+            raise LbpeError(
+                f"{out} was written by an earlier lbpe (its {OLD_INDEX_NAME} records no checksums), so it cannot "
+                "be resumed safely: export again into an empty folder (ShardDataset still reads the old folder)"
+            )
+        return None
+    try:
+        index = json.loads(index_path.read_text("utf-8"))
+    except (OSError, ValueError) as exc:
+        raise LbpeError(f"{index_path}: cannot be read to resume ({exc}); start again in an empty folder") from None
+    for key in ("format", "container", "vocab_sha256", "mode", "dtype", "inputs", "lines", "text_field"):
+        if index.get(key) != header.get(key):
+            raise LbpeError(
+                f"{out} was written with another {key} ({index.get(key)!r:.80}, now {header.get(key)!r:.80}); "
+                "resume with the same vocabulary, mode, format and inputs, or export into an empty folder"
+            )
+    for key in ("eos_id", "val_fraction", "seed", "shuffle"):
+        if index.get(key) != header.get(key):
+            raise LbpeError(
+                f"{out} was written with another {key} ({index.get(key)!r}, now {header.get(key)!r}); "
+                "resume with the same options, or export into an empty folder"
+            )
+    shards = {"train": index["shards"], "val": index["val_shards"]}
+    problems: list[str] = []
+    bad_at = None  # the first damaged shard's place in the inputs: it and every later shard are redone
+    joined = index["complete"] and header["container"] == "nanogpt"  # its parts are now train.bin / val.bin
+    if index["complete"]:
+        problems += [f"{n}: {p}" for n, meta in index["files"].items() if (p := _file_problem(out / n, meta))]
+        if problems and joined:
+            bad_at = 0  # everything is redone
+    if not joined:
+        for split in SPLITS:
+            for shard in shards[split]:
+                for name, meta in shard["files"].items():
+                    problem = _file_problem(out / name, meta)
+                    if problem:
+                        problems.append(f"{name}: {problem}")
+                        start = shard["records"]
+                        bad_at = start if bad_at is None else min(bad_at, start)
+    if index["complete"] and not problems:
+        return index
+    if problems:
+        redo = sum(1 for split in SPLITS for s in shards[split] if bad_at is not None and s["records"] >= bad_at)
+        warn(
+            f"{out}: {'; '.join(problems[:5])}{' ...' if len(problems) > 5 else ''}: "
+            f"redoing {redo} shard(s) from the first damaged one"
+        )
+    # a shard closed by a stop (Ctrl-C, a bad document) is redone too, so that a resumed export
+    # cuts its shards where an uninterrupted one does (the same bytes)
+    for split in SPLITS:
+        shards[split] = [s for s in shards[split] if not s.get("partial") and (bad_at is None or s["records"] < bad_at)]
+    last = max((s for split in SPLITS for s in shards[split]), key=lambda s: s["records"], default=None)
+    index["complete"] = False
+    index["records"] = last["records"] if last else 0
+    index["skipped_documents"] = last["skipped_documents"] if last else 0
+    index["skipped_messages"] = index["skipped_messages"][: last["kept_messages"] if last else 0]
+    index["shards"], index["val_shards"] = shards["train"], shards["val"]
+    keep = {INDEX_NAME} | {n for split in SPLITS for s in shards[split] for n in s["files"]}
+    for path in _our_files(out):
+        if path.relative_to(out).as_posix() not in keep:
+            if path.is_dir():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+    return index
