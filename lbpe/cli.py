@@ -255,7 +255,7 @@ def _renyi_power(value: str) -> float:
 
 def _cmd_export(args: argparse.Namespace, out: TextIO) -> None:
     from lbpe.corpus.documents import input_bytes
-    from lbpe.corpus.shards import export_shards
+    from lbpe.corpus.shards import ExportOptions, export_shards
 
     tok = _tokenizer(args)
     total = input_bytes(args.files)
@@ -281,10 +281,7 @@ def _cmd_export(args: argparse.Namespace, out: TextIO) -> None:
         print(f"lbpe export: {message}", file=sys.stderr)
 
     try:
-        index = export_shards(
-            tok,
-            args.files,
-            args.out,
+        options = ExportOptions(
             mode=args.mode,
             format=args.format,
             eos=eos,
@@ -297,11 +294,10 @@ def _cmd_export(args: argparse.Namespace, out: TextIO) -> None:
             shuffle=args.shuffle,
             seed=args.seed,
             val_fraction=args.val_fraction,
-            progress=progress,
-            warn=warn,
             engine=args.engine,
             address=args.address,
         )
+        index = export_shards(tok, args.files, args.out, options, progress=progress, warn=warn)
     except KeyboardInterrupt:
         bar.close()
         raise LbpeError(f"interrupted; {_kept(args.out)} continue with the same command and --resume") from None

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import lbpe
-from lbpe.corpus.shards import INDEX_NAME, ShardDataset, export_shards, vocab_sha256
+from lbpe.corpus.shards import INDEX_NAME, ExportOptions, ShardDataset, export_shards, vocab_sha256
 from lbpe.errors import LbpeError
 from lbpe.presets import load_preset
 from tests.conftest import CLI, data_file, run_cli
@@ -122,6 +122,44 @@ def test_bad_documents_are_named_kept_before_or_skipped(tmp_path):
     index = export_shards(tok, [path, broken], tmp_path / "broken", mode="bpe", skip_bad=True, shard_tokens=10)
     assert read_shards(tmp_path / "broken")[1] == encoded(tok, good[:21], "bpe")
     assert "broken.txt: not UTF-8 text (byte 0xff at offset 3000000)" in index["skipped_messages"][-1]
+
+
+def test_options_as_one_value_write_what_the_keywords_write(tmp_path):
+    """ExportOptions: checked when made, frozen, and the same export as its keywords; given both
+    ways at once, refused."""
+    tok = load_preset("gpt2")
+    path = write_jsonl(tmp_path / "a.jsonl", paragraphs(30))
+    options = ExportOptions(mode="bpe", eos="<|endoftext|>", shard_tokens=500, val_fraction=0.2, shuffle=True, seed=3)
+    by_value = export_shards(tok, [path], tmp_path / "value", options)
+    by_keywords = export_shards(
+        tok,
+        [path],
+        tmp_path / "keywords",
+        mode="bpe",
+        eos="<|endoftext|>",
+        shard_tokens=500,
+        val_fraction=0.2,
+        shuffle=True,
+        seed=3,
+    )
+    assert by_value["shards"] == by_keywords["shards"] and by_value["val_shards"] == by_keywords["val_shards"]
+    assert by_value["eos_id"] == tok.special_tokens["<|endoftext|>"] and by_value["val_shards"]
+    with pytest.raises(AttributeError):
+        options.seed = 4
+    for bad, message in [
+        ({"mode": "wordpiece"}, "mode must be"),
+        ({"engine": "spark"}, "engine must be"),
+        ({"shard_tokens": 0}, "shard_tokens must be"),
+        ({"val_fraction": 1.0}, "val_fraction must be"),
+    ]:
+        with pytest.raises(LbpeError, match=message):
+            ExportOptions(**{"mode": "bpe", **bad})
+    with pytest.raises(TypeError, match="once"):
+        export_shards(tok, [path], tmp_path / "both", options, shuffle=False, seed=3)
+    with pytest.raises(TypeError, match="once"):
+        export_shards(tok, [path], tmp_path / "both", options, mode="bpe")
+    with pytest.raises(TypeError, match="needs mode"):
+        export_shards(tok, [path], tmp_path / "none")
 
 
 def test_resume_refuses_another_vocabulary_and_a_full_folder(tmp_path):

@@ -25,20 +25,21 @@ the state a resume continues from), :mod:`~lbpe.corpus.shards.writer` (the shard
 written and closed atomically), :mod:`~lbpe.corpus.shards.batches` (what both engines share: a
 batch encoded, the items it makes, runs of whole lines), :mod:`~lbpe.corpus.shards.local` (the
 engine of this process and its worker processes), :mod:`~lbpe.corpus.shards.ray` (the Ray Data
-engine) and :mod:`~lbpe.corpus.shards.export` (:func:`export_shards`, the loop that writes the
-engine's items into the shards).
+engine) and :mod:`~lbpe.corpus.shards.export` (:func:`export_shards` and its :class:`ExportOptions`,
+the loop that writes the engine's items into the shards).
 """
 
 from __future__ import annotations
 
 from lbpe.corpus.containers import FORMATS
-from lbpe.corpus.shards.export import DEFAULT_SHARD_TOKENS, eos_id, export_shards
+from lbpe.corpus.shards.export import DEFAULT_SHARD_TOKENS, ExportOptions, eos_id, export_shards
 from lbpe.corpus.shards.folder import LOCK_NAME as LOCK_NAME
 from lbpe.corpus.shards.index import INDEX_NAME, SHARD_FORMAT, ShardDataset, vocab_sha256
 from lbpe.corpus.shards.index import read_index as read_index
 
 __all__ = [
     "export_shards",
+    "ExportOptions",
     "eos_id",
     "vocab_sha256",
     "ShardDataset",

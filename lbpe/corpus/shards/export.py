@@ -9,6 +9,7 @@ import os
 import shutil
 import warnings
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lbpe.corpus.containers import Container, container
@@ -23,7 +24,7 @@ from lbpe.corpus.workers import process_pool
 from lbpe.errors import LbpeError
 from lbpe.tokenizer import MODES, Mode, Tokenizer
 
-__all__ = ["export_shards", "eos_id", "DEFAULT_SHARD_TOKENS"]
+__all__ = ["export_shards", "ExportOptions", "eos_id", "DEFAULT_SHARD_TOKENS"]
 
 #: Tokens per shard unless asked otherwise (200 MB at uint16); a shard ends between documents.
 DEFAULT_SHARD_TOKENS = 100_000_000
@@ -66,12 +67,45 @@ def eos_id(tok: Tokenizer, eos: str | int) -> int:
     )
 
 
+@dataclass(frozen=True)
+class ExportOptions:
+    """What an export is asked for, besides the tokenizer, the inputs and the folder: a value
+    checked when made, built once (by the CLI, by a caller) and handed down whole. The fields
+    are :func:`export_shards`'s keywords of the same names, and mean what it says of them."""
+
+    mode: Mode
+    format: str = "npy"
+    eos: str | int | None = None
+    lines: bool = False
+    text_field: str = "text"
+    shard_tokens: int = DEFAULT_SHARD_TOKENS
+    num_proc: int = 1
+    resume: bool = False
+    skip_bad: bool = False
+    shuffle: bool = False
+    seed: int = 0
+    val_fraction: float = 0.0
+    engine: str = "local"
+    address: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise LbpeError(f"mode must be 'bpe' or 'lbpe', not {self.mode!r}")
+        if self.engine not in ("local", "ray"):
+            raise LbpeError(f"engine must be 'local' or 'ray', not {self.engine!r}")
+        if self.shard_tokens < 1:
+            raise LbpeError(f"shard_tokens must be at least 1, not {self.shard_tokens}")
+        if not 0 <= self.val_fraction < 1:
+            raise LbpeError(f"val_fraction must be at least 0 and below 1, not {self.val_fraction}")
+
+
 def export_shards(
     tok: Tokenizer,
     inputs: Sequence[str | os.PathLike[str]],
     out: str | os.PathLike[str],
+    options: ExportOptions | None = None,
     *,
-    mode: Mode,
+    mode: Mode | None = None,
     format: str = "npy",
     eos: str | int | None = None,
     lines: bool = False,
@@ -91,6 +125,9 @@ def export_shards(
 ) -> dict:
     """Encode the documents of ``inputs`` into shards of ``format`` (:data:`FORMATS`) in the
     folder ``out``; returns the index (also written to ``out/lbpe-index.json``).
+
+    The options come as one :class:`ExportOptions` (``options``) or as keywords of the same
+    names (``mode`` is then required), not both.
 
     ``progress(input_bytes, documents, tokens)`` is called with the amounts done since the
     last call. A bad document (invalid UTF-8, not JSON, a missing field) stops the export with
@@ -113,65 +150,60 @@ def export_shards(
     ``engine="local"``. A line-based input is cut into runs of about 16 MB, read by the workers
     themselves (on a cluster the files must be on a file system every node sees).
     """
-    if mode not in MODES:
-        raise LbpeError(f"mode must be 'bpe' or 'lbpe', not {mode!r}")
-    if engine not in ("local", "ray"):
-        raise LbpeError(f"engine must be 'local' or 'ray', not {engine!r}")
-    if shard_tokens < 1:
-        raise LbpeError(f"shard_tokens must be at least 1, not {shard_tokens}")
-    if not 0 <= val_fraction < 1:
-        raise LbpeError(f"val_fraction must be at least 0 and below 1, not {val_fraction}")
+    keywords = ExportOptions(
+        mode=mode if mode is not None else "bpe",  # checked below: required unless options are given
+        format=format,
+        eos=eos,
+        lines=lines,
+        text_field=text_field,
+        shard_tokens=shard_tokens,
+        num_proc=num_proc,
+        resume=resume,
+        skip_bad=skip_bad,
+        shuffle=shuffle,
+        seed=seed,
+        val_fraction=val_fraction,
+        engine=engine,
+        address=address,
+    )
+    if options is None:
+        if mode is None:
+            raise TypeError("export_shards() needs mode= (or options=ExportOptions(mode=...))")
+        options = keywords
+    elif mode is not None or keywords != ExportOptions(mode="bpe"):
+        raise TypeError("export_shards(): give the options once, as options=ExportOptions(...) or as keywords")
     if separator_id is not None:
         warnings.warn("separator_id is deprecated: use eos=ID", DeprecationWarning, stacklevel=2)
-        if eos is not None:
+        if options.eos is not None:
             raise LbpeError("give the end-of-text token once: eos (separator_id is its deprecated name)")
-        eos = separator_id
-    fmt = container(format)
+        options = replace(options, eos=separator_id)
+    fmt = container(options.format)
     out = Path(out)
     dtype = fmt.dtype(tok.n_vocab)
-    eos_value = None if eos is None else eos_id(tok, eos)
+    eos_value = None if options.eos is None else eos_id(tok, options.eos)
     header = {
         "format": SHARD_FORMAT,
         "container": fmt.name,
         "vocab": tok.name,
         "vocab_sha256": vocab_sha256(tok),
         "n_vocab": tok.n_vocab,
-        "mode": mode,
+        "mode": options.mode,
         "dtype": dtype,
         "inputs": [str(p) for p in inputs],
-        "lines": lines,
-        "text_field": text_field,
+        "lines": options.lines,
+        "text_field": options.text_field,
         "eos_id": eos_value,
         "eos_position": None if eos_value is None else "before" if fmt.eos_before else "after",
-        "shuffle": shuffle,
-        "seed": seed,
-        "val_fraction": val_fraction,
-        "shard_tokens": shard_tokens,
+        "shuffle": options.shuffle,
+        "seed": options.seed,
+        "val_fraction": options.val_fraction,
+        "shard_tokens": options.shard_tokens,
     }
     input_bytes(inputs)  # every input readable, before anything is written
     out.mkdir(parents=True, exist_ok=True)
     with _folder_lock(out):
         return _export_locked(
-            tok,
-            inputs,
-            out,
-            header,
-            fmt,
-            eos_value,
-            mode=mode,
-            lines=lines,
-            text_field=text_field,
-            shard_tokens=shard_tokens,
-            num_proc=num_proc,
-            resume=resume,
-            skip_bad=skip_bad,
-            shuffle=shuffle,
-            seed=seed,
-            val_fraction=val_fraction,
-            progress=progress,
-            warn=warn or (lambda message: None),
-            engine=engine,
-            address=address,
+            tok, inputs, out, header, fmt, eos_value, options, progress=progress, warn=warn or (lambda message: None)
         )
 
 
@@ -182,28 +214,18 @@ def _export_locked(
     header: dict,
     fmt: Container,
     eos: int | None,
+    options: ExportOptions,
     *,
-    mode: Mode,
-    lines: bool,
-    text_field: str,
-    shard_tokens: int,
-    num_proc: int,
-    resume: bool,
-    skip_bad: bool,
-    shuffle: bool,
-    seed: int,
-    val_fraction: float,
     progress,
     warn: Callable[[str], None],
-    engine: str,
-    address: str | None,
 ) -> dict:
+    mode, lines, text_field, num_proc = options.mode, options.lines, options.text_field, options.num_proc
     for stray in [*out.glob("*.tmp"), *out.glob("*/*.tmp"), *out.glob("*/.litdata-*")]:
         if stray.is_dir():
             shutil.rmtree(stray, ignore_errors=True)
         else:
             stray.unlink(missing_ok=True)  # a writer that was killed left it (we hold the lock)
-    previous = _resume_state(out, header, warn) if resume else None
+    previous = _resume_state(out, header, warn) if options.resume else None
     if previous is None:
         leftovers = sorted(p.relative_to(out).as_posix() for p in _our_files(out))
         if leftovers:
@@ -211,7 +233,16 @@ def _export_locked(
                 f"{out} is not empty ({', '.join(leftovers[:3])}{', ...' if len(leftovers) > 3 else ''}); "
                 "export into an empty folder, or pass --resume to continue an export there"
             )
-    shards = _Shards(out, header, shard_tokens, fmt, eos=eos, val_fraction=val_fraction, seed=seed, shuffle=shuffle)
+    shards = _Shards(
+        out,
+        header,
+        options.shard_tokens,
+        fmt,
+        eos=eos,
+        val_fraction=options.val_fraction,
+        seed=options.seed,
+        shuffle=options.shuffle,
+    )
     if previous is not None:
         if previous.get("complete"):
             return previous
@@ -233,9 +264,9 @@ def _export_locked(
         return read_bytes
 
     pool = None
-    if engine == "ray":
+    if options.engine == "ray":
         items = _ray_ordered(
-            tok, inputs, mode, lines=lines, text_field=text_field, skip=skip, address=address, progress=on_read
+            tok, inputs, mode, lines=lines, text_field=text_field, skip=skip, address=options.address, progress=on_read
         )
     else:
         pool = process_pool(tok, num_proc) if num_proc > 1 else None
@@ -263,7 +294,7 @@ def _export_locked(
                 continue
             # a bad document: its ids so far are dropped
             shards.drop_document(number)
-            if not skip_bad:
+            if not options.skip_bad:
                 kept = shards.records_kept()
                 raise LbpeError(
                     f"{payload}; the {kept:,} documents "
