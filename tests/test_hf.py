@@ -13,7 +13,8 @@ import pytest
 from transformers import AutoTokenizer, PreTrainedTokenizerFast
 
 import lbpe
-from lbpe.hf import LBPETokenizer, _LazyEncodings
+from lbpe.hf import LBPETokenizer
+from lbpe.hf.fast import _LazyEncodings
 from lbpe.presets import VOCAB_PRESETS, load_preset
 from tests.conftest import data_file, run_cli, tiktoken_encoding
 

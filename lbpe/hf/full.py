@@ -1,0 +1,130 @@
+"""The full path of an LBPE tokenizer: transformers' own encoding on a copy of the model's
+backend whose pre-tokenizer is followed by one of ours (:class:`_LongestFirst`) that splits each
+piece into the tokens :meth:`lbpe.Tokenizer.split_piece` places longest first."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lbpe.tokenizer import Tokenizer
+
+#: Pieces whose splits the full path remembers (cleared when full).
+PIECE_CACHE = 1 << 16
+
+
+class _LongestFirst:
+    """A custom pre-tokenizer for the Rust pipeline of the full path: each piece split into
+    LBPE's tokens."""
+
+    def __init__(self, tok: Tokenizer) -> None:
+        self.tok = tok
+        self.byte_level = tok.vocab.unit == "byte"
+        if self.byte_level:
+            from lbpe.decoders import char_to_byte
+
+            self.char_to_byte = char_to_byte
+        vocab = tok.vocab
+        # a run of characters without a token is one unknown token (HF's fuse_unk), so one piece
+        self.unknown = (lambda key: key not in vocab.tokens) if vocab.fuse_unk and vocab.byte_fallback is None else None
+        self.cache: dict[str, list[int]] = {}
+
+    def lengths(self, piece: str) -> list[int]:
+        """Token lengths, in characters of the piece as the pipeline spells it."""
+        cached = self.cache.get(piece)
+        if cached is not None:
+            return cached
+        if self.byte_level:  # the piece is in GPT-2's byte alphabet: one character per byte
+            try:
+                raw = bytes(self.char_to_byte[c] for c in piece)
+                text = raw.decode("utf-8")
+            except (KeyError, UnicodeDecodeError):
+                out = [len(piece)]  # not a byte-level piece after all: leave it to the model
+            else:
+                out = [len(key) for key in self.tok.split_piece(text, mode="lbpe")]
+        else:
+            out = _char_lengths(self.tok.split_piece(piece, mode="lbpe"), self.unknown)
+        if len(self.cache) >= PIECE_CACHE:
+            self.cache.clear()
+        self.cache[piece] = out
+        return out
+
+    def split(self, _index: int, normalized):
+        text = str(normalized)
+        lengths = self.lengths(text)
+        if len(lengths) <= 1:
+            return [normalized]
+        out, at = [], 0
+        for n in lengths:
+            out.append(normalized[at : at + n])
+            at += n
+        return out
+
+    def pre_tokenize(self, pretok) -> None:
+        pretok.split(self.split)
+
+
+def _char_lengths(keys: list, unknown=None) -> list[int]:
+    """Lengths in characters of keys that spell text (str, or UTF-8 bytes; the byte-fallback
+    keys of one character together make one piece of that character; with ``unknown``, a run
+    of keys it says have no token makes one piece)."""
+    out: list[int] = []
+    pending = b""
+    was_unknown = False
+    for key in keys:
+        if unknown is not None:
+            now = unknown(key)
+            if now and was_unknown:
+                out[-1] += len(key.decode("utf-8"))
+                continue
+            was_unknown = now
+        if isinstance(key, str):
+            out.append(len(key))
+            continue
+        pending += key
+        try:
+            out.append(len(pending.decode("utf-8")))
+        except UnicodeDecodeError:
+            continue  # part of a character: wait for the rest
+        pending = b""
+    if pending:
+        out.append(len(pending.decode("utf-8", "replace")))
+    return out
+
+
+def encode_full(owner: Any, text, text_pair, options: dict, *, method: str = "_encode_plus"):
+    """The full path: transformers' own encoding on a copy of the backend that splits each
+    piece LBPE's way (the model's object is left as it is)."""
+    base = owner._lbpe_base
+    shadow = base.__new__(base)
+    shadow.__dict__.update(owner.__dict__)
+    shadow.__dict__["_tokenizer"] = full_backend(owner)
+    if method == "_batch_encode_plus":
+        return base._batch_encode_plus(shadow, text, **options)
+    return base._encode_plus(shadow, text, text_pair=text_pair, **options)
+
+
+def full_backend(owner: Any):
+    """The full path's backend: the model's, with our pre-tokenizer after its own (rebuilt
+    when the model's added tokens or post-processor change)."""
+    from tokenizers import Tokenizer as Backend
+    from tokenizers import pre_tokenizers
+
+    model = owner._tokenizer
+    post = model.post_processor
+    signature = (
+        tuple(
+            (i, t.content, t.special, t.lstrip, t.rstrip, t.single_word, t.normalized)
+            for i, t in sorted(model.get_added_tokens_decoder().items())
+        ),
+        None if post is None else post.__getstate__(),
+    )
+    state = owner._lbpe
+    if state.full is None or state.full[0] != signature:
+        backend = Backend.from_str(model.to_str())
+        ours = pre_tokenizers.PreTokenizer.custom(_LongestFirst(state.tok))
+        original = backend.pre_tokenizer
+        backend.pre_tokenizer = ours if original is None else pre_tokenizers.Sequence([original, ours])
+        if hasattr(backend.model, "ignore_merges"):
+            backend.model.ignore_merges = True  # each piece is one vocabulary token now: keep it whole
+        state.full = (signature, backend)
+    return state.full[1]

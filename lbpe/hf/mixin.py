@@ -1,0 +1,123 @@
+"""The class an LBPE tokenizer is: the model's own transformers class with :class:`_LBPEMixin`
+before it, made at run time (:func:`_subclass`), which adds the mode and sends encoding down the
+fast or the full path, pickles (by its base, :func:`_rebuild`) and saves a folder that loads back."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, TypeVar
+
+from lbpe.errors import LbpeError
+from lbpe.hf.fast import encode_fast
+from lbpe.hf.full import encode_full
+from lbpe.hf.saving import record_folder
+from lbpe.hf.state import HOME, _State
+from lbpe.tokenizer import Tokenizer
+
+_T = TypeVar("_T")
+
+
+def _rebuild(base: type[_T]) -> _T:
+    """An empty instance of the LBPE class of ``base`` (pickle fills it in)."""
+    cls = _subclass(base)
+    return cls.__new__(cls)
+
+
+_rebuild.__module__ = HOME
+
+
+def _subclass(base: type[_T]) -> type[_T]:
+    """``base`` (the model's own tokenizer class) with the LBPE mode added; an attribute of
+    :data:`~lbpe.hf.state.HOME` of its own name, so that pickle (and ``datasets``' fingerprint) name it."""
+    if isinstance(base, type) and issubclass(base, _LBPEMixin):
+        return base
+    name = f"LBPE{base.__name__}"
+    home = sys.modules[HOME]
+    found = getattr(home, name, None)
+    if found is None or found.__mro__[2] is not base:
+        found = type(name, (_LBPEMixin, base), {"__module__": HOME, "__qualname__": name, "_lbpe_base": base})
+        setattr(home, name, found)
+    return found
+
+
+class _LBPEMixin:
+    """What a wrapped tokenizer adds: the mode, LBPE's encoding, saving a folder that loads back."""
+
+    lbpe_mode: str = "bpe"
+    _lbpe: _State
+    _lbpe_base: Any  # the model's own transformers class
+    _tokenizer: Any  # the tokenizers.Tokenizer inside (an attribute of the transformers class)
+
+    def _lbpe_setup(self, tok: Tokenizer, mode: str, source: Path | None) -> None:
+        self._lbpe = _State(tok, source)
+        self.lbpe_mode = mode
+
+    # ---- encoding ----
+
+    def _encode_plus(self, text, text_pair=None, **options):
+        if self.lbpe_mode != "lbpe":
+            return super()._encode_plus(text, text_pair=text_pair, **options)
+        if options.get("sanitize_control_tokens"):  # a chat template's own path: it calls encode() per part
+            return super()._encode_plus(text, text_pair=text_pair, **options)
+        fast = encode_fast(self, text, text_pair, options)
+        return fast if fast is not None else encode_full(self, text, text_pair, options)
+
+    def _batch_encode_plus(self, batch_text_or_text_pairs, **options):
+        # transformers 4.x sends batches here (5.x has _encode_plus alone)
+        if self.lbpe_mode != "lbpe":
+            return super()._batch_encode_plus(batch_text_or_text_pairs, **options)
+        batch = list(batch_text_or_text_pairs)
+        fast = encode_fast(self, batch, None, options)
+        return fast if fast is not None else encode_full(self, batch, None, options, method="_batch_encode_plus")
+
+    def _encode_without_added_tokens(self, text: str) -> list[int]:
+        if self.lbpe_mode != "lbpe":
+            return super()._encode_without_added_tokens(text)  # type: ignore[misc]
+        return self._lbpe.tok.encode_ordinary(text, mode="lbpe")
+
+    def _add_tokens(self, new_tokens, special_tokens: bool = False) -> int:
+        self._lbpe.version += 1
+        return super()._add_tokens(new_tokens, special_tokens=special_tokens)  # type: ignore[misc]
+
+    # ---- pickling, saving ----
+
+    def __getstate__(self) -> dict:
+        """Picklable (datasets.map, worker processes): lbpe's tokenizer travels whole, the
+        paths' caches stay behind."""
+        state = dict(self.__dict__)
+        lbpe_state = state.pop("_lbpe")
+        state["_lbpe_tok"], state["_lbpe_source"] = lbpe_state.tok, lbpe_state.source
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        state = dict(state)
+        tok, source = state.pop("_lbpe_tok"), state.pop("_lbpe_source")
+        self.__dict__.update(state)
+        self._lbpe = _State(tok, source)
+
+    def __reduce_ex__(self, protocol):
+        # the class is made at run time (one per model class): rebuild it by its base
+        return (_rebuild, (self._lbpe_base,), self.__getstate__())
+
+    def save_pretrained(self, save_directory, *args, **kwargs):
+        """The model's own files plus what loads them back as this tokenizer: ``lbpe_tokenizer.py``
+        and in ``tokenizer_config.json`` the class, ``auto_map``, the mode and the model's own
+        class; a tokenizer built from a SentencePiece model or a rank file also keeps that file
+        beside tokenizer.json (lbpe reads it; transformers reads tokenizer.json)."""
+        if kwargs.get("push_to_hub"):
+            raise LbpeError(
+                "save_pretrained(push_to_hub=True) would upload before lbpe writes its files: save to a folder, "
+                "then upload the folder (huggingface_hub.upload_folder)"
+            )
+        if kwargs.get("filename_prefix"):
+            raise LbpeError("a filename_prefix hides tokenizer_config.json from AutoTokenizer; save without one")
+        files = super().save_pretrained(save_directory, *args, **kwargs)
+        module = record_folder(
+            Path(save_directory),
+            mode=self.lbpe_mode,
+            base=self._lbpe_base.__name__,
+            tok=self._lbpe.tok,
+            source=self._lbpe.source,
+        )
+        return (*files, str(module))

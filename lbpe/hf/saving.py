@@ -1,0 +1,59 @@
+"""What an LBPE tokenizer's ``save_pretrained`` adds to the model's files: the keys it records in
+``tokenizer_config.json`` (read back by ``LBPETokenizer.from_pretrained``) and the module
+``lbpe_tokenizer.py`` that ``AutoTokenizer(trust_remote_code=True)`` loads."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from lbpe.tokenizer import Tokenizer
+
+#: The key in ``tokenizer_config.json`` that records the encoding mode.
+MODE_KEY = "lbpe_mode"
+#: The key in ``tokenizer_config.json`` naming the vocabulary file lbpe reads beside
+#: ``tokenizer.json`` (a SentencePiece model or rank file the tokenizer was built from).
+SOURCE_KEY = "lbpe_vocab_file"
+#: The key naming that file's pre-tokenizer preset (a rank file whose name does not tell it).
+PATTERN_KEY = "lbpe_pattern"
+#: The key naming the model's own transformers class, which lbpe loads the folder with.
+BASE_KEY = "lbpe_base_class"
+#: The class name a saved folder gives transformers, and the module that defines it there.
+CLASS_NAME = "LBPETokenizer"
+MODULE_NAME = "lbpe_tokenizer"
+MODULE_SOURCE = '''"""The tokenizer of this folder: the model's own transformers tokenizer encoding with LBPE
+(long tokens first). Written by lbpe's save_pretrained; it needs the lbpe package
+(python -m pip install "lbpe[hf]"). Load it with
+AutoTokenizer.from_pretrained(folder, trust_remote_code=True) or lbpe.hf.LBPETokenizer.from_pretrained(folder)."""
+
+from lbpe.hf import LBPETokenizer
+
+__all__ = ["LBPETokenizer"]
+'''
+
+
+def record_folder(folder: Path, *, mode: str, base: str, tok: Tokenizer, source: Path | None) -> Path:
+    """Writes into ``folder`` (the model's files saved there) what loads it back as an LBPE
+    tokenizer: in ``tokenizer_config.json`` the class, ``auto_map``, the mode and the model's own
+    class ``base``; ``source``, the file a tokenizer was built from (a SentencePiece model or a
+    rank file), copied beside tokenizer.json; and ``lbpe_tokenizer.py``, whose path it returns."""
+    config = folder / "tokenizer_config.json"
+    data = json.loads(config.read_text("utf-8")) if config.is_file() else {}
+    data[MODE_KEY] = mode
+    data["tokenizer_class"] = CLASS_NAME
+    # transformers 5 calls PreTrainedTokenizerFast TokenizersBackend: the name both releases know
+    data[BASE_KEY] = "PreTrainedTokenizerFast" if base == "TokenizersBackend" else base
+    data["auto_map"] = {"AutoTokenizer": [None, f"{MODULE_NAME}.{CLASS_NAME}"]}
+    data.pop(SOURCE_KEY, None)
+    data.pop(PATTERN_KEY, None)
+    if source is not None:
+        if source.resolve() != (folder / source.name).resolve():
+            shutil.copyfile(source, folder / source.name)
+        data[SOURCE_KEY] = source.name
+        if tok.pretokenizer_name and source.name.lower().removesuffix(".gz").endswith(".tiktoken"):
+            data[PATTERN_KEY] = tok.pretokenizer_name
+    config.write_text(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    module = folder / f"{MODULE_NAME}.py"
+    module.write_text(MODULE_SOURCE, encoding="utf-8")
+    return module
