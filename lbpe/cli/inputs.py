@@ -1,0 +1,58 @@
+"""What the commands read: a text file or standard input within its limit, and the chosen vocabulary."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from lbpe import limits
+from lbpe.errors import LbpeError
+from lbpe.load import load
+from lbpe.tokenizer import Tokenizer
+
+__all__ = ["STREAM_HINT", "loader", "read_text", "tokenizer"]
+
+
+STREAM_HINT = "lbpe stats and lbpe export stream files of any size"
+
+
+def read_text(name: str) -> str:
+    """The whole of a UTF-8 text file (or standard input), within the ``text_bytes`` limit."""
+    limit = limits.get("text_bytes")
+    if name == "-":
+        data = sys.stdin.buffer.read(limit + 1) if limit else sys.stdin.buffer.read()
+        source = "standard input"
+    else:
+        try:
+            with open(name, "rb") as f:
+                limits.check("text_bytes", os.fstat(f.fileno()).st_size, name, hint=STREAM_HINT)
+                data = f.read(limit + 1) if limit else f.read()
+        except OSError as exc:
+            raise LbpeError(f"{name}: cannot be read ({exc.strerror})") from None
+        source = name
+    if limit and len(data) > limit:  # standard input, a pipe or a device: no size up front
+        limits.check("text_bytes", len(data), f"{source} (at least)", hint=STREAM_HINT)
+    from lbpe.corpus.textio import decode
+
+    return decode(data, source)
+
+
+def loader(args: argparse.Namespace):
+    """A picklable callable that loads the chosen vocabulary: a file or folder, a bundled
+    preset name, or (no --vocab) the default preset."""
+    import functools
+    from pathlib import Path
+
+    from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset
+
+    spec = args.vocab
+    if spec is None or (spec in VOCAB_PRESETS and not Path(spec).exists()):
+        if args.pattern is not None:
+            raise LbpeError("--pattern applies to vocabulary files; a bundled preset has its own")
+        return functools.partial(load_preset, spec or DEFAULT_PRESET)
+    return functools.partial(load, spec, pattern=args.pattern)
+
+
+def tokenizer(args: argparse.Namespace) -> Tokenizer:
+    return loader(args)()

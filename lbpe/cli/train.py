@@ -1,0 +1,62 @@
+"""``lbpe train``: train a BPE vocabulary and write it as an HF tokenizer.json."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TextIO
+
+from lbpe.errors import LbpeError
+from lbpe.progress import Bar
+
+__all__ = ["cmd_train"]
+
+
+def cmd_train(args: argparse.Namespace, out: TextIO) -> None:
+    from pathlib import Path
+
+    from lbpe.formats.hf_write import write_tokenizer_json, write_transformers_config
+    from lbpe.playground.service import check_train_options, train_view
+    from lbpe.train import TrainOptions
+
+    llama = args.style == "llama"
+    check_train_options(style=args.style, unit=args.unit, pattern=args.pattern)  # before any file is read
+    given = {role: getattr(args, role) for role in ("bos", "eos", "pad", "unk") if getattr(args, role)}
+    # llama: LLaMA's special tokens (at ids 0-2 whatever is given), unless other roles are named
+    roles = {"bos": "<s>", "eos": "</s>", "unk": "<unk>", **given} if llama else given
+    specials = list(dict.fromkeys([*args.special, *roles.values()]))  # a role's token is a special token too
+    if Path(args.output).name != "tokenizer.json" and given:
+        raise LbpeError(
+            "--bos/--eos/--pad/--unk write tokenizer_config.json beside the output: name it "
+            "tokenizer.json (e.g. -o my-tokenizer/tokenizer.json)"
+        )
+    options = TrainOptions(
+        vocab_size=args.vocab_size,
+        unit=args.unit,
+        style=args.style,
+        pattern=args.pattern,
+        scaffold=args.scaffold,
+        special_tokens=tuple(specials),
+        max_chars=args.max_chars,
+        character_coverage=args.character_coverage,
+    )
+    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+    bar = Bar(enabled=not args.quiet)
+    try:
+        trained = train_view(
+            args.files,
+            options=options,
+            progress=bar.phase("merging "),
+            read_progress=bar.phase("counting", in_bytes=True),
+        )
+    finally:
+        bar.close()
+    write_tokenizer_json(trained["vocab"], args.output)  # as trained: its style and preset
+    print(f"wrote {args.output}: {trained['message']}", file=sys.stderr)
+    if Path(args.output).name == "tokenizer.json":
+        folder = Path(args.output).parent
+        names = write_transformers_config(folder, roles)
+        print(
+            f"wrote {', '.join(names)} beside it: transformers.AutoTokenizer.from_pretrained({str(folder)!r})",
+            file=sys.stderr,
+        )
