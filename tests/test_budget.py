@@ -12,7 +12,7 @@ import pytest
 import lbpe
 from lbpe import budget, limits
 from lbpe.budget import TimeBudgetError, time_budget
-from lbpe.playground.service import views
+from lbpe.playground import service as views
 from lbpe.vocab import Vocab
 
 RUN = 50_000

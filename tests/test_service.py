@@ -363,7 +363,7 @@ def test_a_first_use_builds_its_tables_before_the_time_budget(monkeypatch):
     """A vocabulary's first Compare builds its compiled tables (seconds for o200k on a busy
     machine); the request's time budget starts after that, so it counts encoding only."""
     from lbpe import native
-    from lbpe.playground.service import views
+    from lbpe.playground.service import compare as views
 
     if not native.backend().compiled_available:
         pytest.fail("the compiled extension is not built: python -m pip install -e . (it compiles lbpe/_native.c)")

@@ -6,15 +6,28 @@ own widgets or text.
   (:func:`open_upload`, :func:`open_vocabulary`, :func:`read_upload`, :func:`text_head`) and
   downloads (:class:`Downloads`);
 * :mod:`lbpe.playground.service.session`: one visitor's vocabularies, Stop button and running jobs (:class:`Session`);
-* :mod:`lbpe.playground.service.views`: each view as one function returning one JSON-able dict (a
-  ``TypedDict``: ``CompareView``, ``CorpusView``, ...)
-  (:func:`compare_view`, :func:`corpus_view`, :func:`stats_view`, :func:`across_view`, :func:`explain_view`,
-  :func:`explain_target`, :func:`train_view`);
+* each view as one function returning one JSON-able dict (a ``TypedDict``: ``CompareView``, ``CorpusView``, ...;
+  JSON-able but for TrainView's Vocab; figures are plain Plotly figure dicts), the schema the app, the page and
+  the CLI read: :mod:`lbpe.playground.service.compare` (:func:`compare_view`), :mod:`lbpe.playground.service.corpus`
+  (:func:`corpus_view`, :func:`stats_view`, :func:`across_view`), :mod:`lbpe.playground.service.explain`
+  (:func:`explain_view`, :func:`explain_target`) and :mod:`lbpe.playground.service.train` (:func:`train_view`,
+  which a server gives a time limit: ``seconds``), with what they share in :mod:`lbpe.playground.service.shared`;
 * :mod:`lbpe.playground.service.links`: a view's state in a link's query (:func:`link_state`).
+
+The Compare, Corpus, Across and Explain views encode under a time budget
+(:class:`lbpe.budget.time_budget`, ``LBPE_ENCODE_SECONDS`` per MiB of their text), so a request
+with a hostile vocabulary stops with a message instead of holding the server.
+
+The Gradio app hands each dict's parts to its components, the browser page returns the dicts to
+its worker's caller, and the CLI prints them. Messages meant for a person (``"status"``) are
+markdown, with the vocabulary's name in bold.
 
 Standard library only (Pyodide runs it too).
 """
 
+from lbpe.playground.service.compare import CompareView, compare_view
+from lbpe.playground.service.corpus import AcrossView, CorpusView, StatsView, across_view, corpus_view, stats_view
+from lbpe.playground.service.explain import ExplainTarget, ExplainView, explain_target, explain_view
 from lbpe.playground.service.files import (
     AUTO_PATTERN,
     GPT2_PAIR,
@@ -28,26 +41,8 @@ from lbpe.playground.service.files import (
 )
 from lbpe.playground.service.links import MAX_LINK_TEXT, VIEWS, link_state
 from lbpe.playground.service.session import Busy, Session, Stopped, describe
-from lbpe.playground.service.views import (
-    CORPUS_CHUNK_BYTES,
-    AcrossView,
-    CompareView,
-    CorpusView,
-    ExplainTarget,
-    ExplainView,
-    StatsView,
-    TrainTimeError,
-    TrainView,
-    across_view,
-    check_train_options,
-    compare_view,
-    corpus_view,
-    explain_target,
-    explain_view,
-    file_stem,
-    stats_view,
-    train_view,
-)
+from lbpe.playground.service.shared import CORPUS_CHUNK_BYTES, file_stem
+from lbpe.playground.service.train import TrainTimeError, TrainView, check_train_options, train_view
 
 __all__ = [
     "AcrossView",

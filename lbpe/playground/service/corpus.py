@@ -1,0 +1,194 @@
+"""The Corpus view (an upload's statistics), ``lbpe stats`` (files of any size, streamed) and the Across
+vocabularies view (one text with several vocabularies)."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, TypedDict
+
+from lbpe.analysis.across import ACROSS_HEADERS, ACROSS_TYPES, across_csv, across_rows, across_spec, across_vocabularies
+from lbpe.analysis.comparison import compare_json
+from lbpe.analysis.metrics import RENYI_POWER
+from lbpe.analysis.stats import corpus_stats
+from lbpe.budget import time_budget
+from lbpe.corpus.textio import decode
+from lbpe.errors import LbpeError
+from lbpe.playground import display
+from lbpe.playground.service.shared import file_stem, prepared, text_chunks
+from lbpe.tokenizer import MODES, Mode, Tokenizer
+
+__all__ = ["AcrossView", "CorpusView", "StatsView", "across_view", "corpus_view", "stats_view"]
+
+
+class CorpusView(TypedDict):
+    summary: dict[str, Any]  # lbpe.analysis.comparison.compare_json
+    rows: list[list[str]]  # the Corpus table (display.stats_rows)
+    csv: str
+    json: str
+    stem: str  # the downloads' file name stem
+    tokens: dict[Mode, int]  # mode -> tokens
+    figure: dict[str, Any]
+    frequency_figure: dict[str, Any] | None
+    status: str  # Markdown
+
+
+class StatsView(TypedDict):
+    summary: dict[str, Any]  # lbpe.analysis.comparison.compare_json
+    skipped: list[str]  # the bad documents left out, each named by file and line
+    bytes: int  # the files' size
+
+
+class AcrossView(TypedDict):
+    headers: list[str]
+    types: Sequence[str]
+    rows: list[list[Any]]  # one per vocabulary (lbpe.analysis.across.across_rows)
+    vocabularies: list[dict[str, Any]]  # one compare_json summary each
+    figure: dict[str, Any]
+    json: str
+    csv: str
+    status: str  # Markdown
+
+
+def corpus_view(
+    tok: Tokenizer,
+    data: bytes,
+    name: str,
+    *,
+    progress: Callable[[float], None] | None = None,
+    lengths_chart: dict | None = None,
+    frequency_chart: dict | None = None,
+) -> CorpusView:
+    """Statistics of a whole text file (``data``, the bytes of the file called ``name``) for
+    BPE and LBPE, counted in chunks cut where the totals stay exact.
+
+    ``progress(fraction)`` is called after each chunk (it may raise to stop the work). Returns
+    ``{"summary": compare_json(...) + {"file": name}, "rows": lbpe.playground.display.stats_rows,
+    "csv": lbpe.playground.display.stats_csv, "json": the summary as text, "stem": a file-name stem for
+    downloads, "tokens": {mode: count}, "figure", "frequency_figure", "status"}``.
+    A file that is not UTF-8 text raises :class:`~lbpe.errors.NotUtf8Error` (naming the byte and its offset) before
+    any work.
+    """
+    decode(data, name)
+    chunks = text_chunks(tok, data, name)
+    if progress is not None:
+        progress(0.0)
+    total = max(len(data), 1)  # progress counts UTF-8 bytes, as the statistics do
+    prepared(tok)
+    with time_budget(len(data), what=f"the Corpus view of {name}"):
+        stats = corpus_stats(tok, chunks, progress=(lambda done: progress(done / total)) if progress else None)
+    summary = compare_json(stats, vocab=tok.name, unit=tok.vocab.unit, tok=tok)
+    summary["file"] = name
+    shift = display.shift_from_stats(stats["bpe"], stats["lbpe"], unit=tok.vocab.unit)
+    tokens = {mode: stats[mode].tokens for mode in MODES}
+    return {
+        "summary": summary,
+        "rows": display.stats_rows(summary),
+        "csv": display.stats_csv(summary),
+        "json": json.dumps(summary, indent=2, ensure_ascii=False) + "\n",
+        "stem": f"{Path(name).stem or 'corpus'}-{file_stem(tok.name)}",
+        "tokens": tokens,
+        "figure": display.plotly_spec(shift, **(lengths_chart or {})),
+        "frequency_figure": display.frequency_spec(summary, **(frequency_chart or {})),
+        "status": (
+            f"{name}: {len(data):,} bytes with **{tok.name}**: BPE {tokens['bpe']:,} tokens, "
+            f"LBPE {tokens['lbpe']:,} tokens ({100 * summary['change']['tokens']:+.2f}%)."
+        ),
+    }
+
+
+def stats_view(
+    loader: Callable[[], Tokenizer],
+    files: Sequence[str | os.PathLike[str]],
+    *,
+    lines: bool = False,
+    text_field: str = "text",
+    skip_bad: bool = False,
+    workers: int | None = None,
+    renyi_power: float = RENYI_POWER,
+    progress: Callable[[int, int], None] | None = None,
+) -> StatsView:
+    """Exact statistics of corpus files (``.txt``, ``.jsonl(.gz)``, ``.parquet``; one document
+    per file, or per line with ``lines``) for BPE and LBPE, counted on ``workers`` processes
+    (:func:`lbpe.corpus.parallel.parallel_stats`): ``lbpe stats``.
+
+    ``loader``: a picklable callable giving the tokenizer (each worker calls it).
+    ``progress(done, total)`` counts the UTF-8 bytes of the files. Bad documents stop the work
+    with an error naming file and line, or with ``skip_bad`` are counted out and listed.
+
+    Returns ``{"summary": compare_json(...), "skipped": [messages], "bytes": the files' size}``.
+    """
+    from lbpe.corpus.documents import document_texts, input_bytes
+    from lbpe.corpus.parallel import parallel_stats
+
+    tok = loader()  # a bad vocabulary fails before any file is read
+    total = input_bytes(files)
+    skipped: list[str] = []
+    texts = document_texts(tok, files, lines=lines, text_field=text_field, on_bad=skipped.append if skip_bad else None)
+    stats = parallel_stats(
+        loader, texts, workers=workers, progress=(lambda done: progress(min(done, total), total)) if progress else None
+    )
+    summary = compare_json(stats, vocab=tok.name, unit=tok.vocab.unit, tok=tok, renyi_power=renyi_power)
+    return {"summary": summary, "skipped": skipped, "bytes": total}
+
+
+def across_view(
+    tokenizers: Mapping[str, Tokenizer],
+    *,
+    text: str | None = None,
+    data: bytes | None = None,
+    source: str = "the text",
+    progress: Callable[[float], None] | None = None,
+    chart: dict | None = None,
+) -> AcrossView:
+    """One text (``text``) or text file (``data``, called ``source``) encoded with every
+    tokenizer in both modes (:func:`lbpe.analysis.across.across_vocabularies`).
+
+    Returns ``{"headers", "types", "rows", "vocabularies": [compare_json summary + "n_vocab",
+    ...], "figure", "json": {"source", "vocabularies"} as text, "csv", "status"}``. A file that
+    is not UTF-8 text raises :class:`~lbpe.errors.NotUtf8Error` before any work.
+    """
+    texts: Any
+    if data is not None:
+        decode(data, source)
+        order = {id(tok): k for k, tok in enumerate(tokenizers.values())}
+
+        def texts(tok: Tokenizer) -> Iterable[str]:
+            # progress (and a Stop) after every chunk, not only after every vocabulary
+            done, k = 0, order[id(tok)]
+            for chunk in text_chunks(tok, data, source):
+                yield chunk
+                done += len(chunk.encode("utf-8", "surrogatepass"))
+                if progress is not None:
+                    progress((k + min(done / max(len(data), 1), 1.0)) / len(tokenizers))
+
+    else:
+        if not (text or "").strip():
+            raise LbpeError("Type or paste a text first.")
+        texts = [text]
+    if progress is not None:
+        progress(0.0)
+    size = len(data) if data is not None else len(text or "")
+    prepared(*tokenizers.values())
+    with time_budget(size * len(tokenizers), what="the Across view"):
+        summaries = across_vocabularies(
+            tokenizers, texts, progress=(lambda done, total: progress(done / total)) if progress else None
+        )
+    rows = across_rows(summaries)
+    most = max(summaries, key=lambda s: abs(s["change"]["tokens"]))
+    if most["change"]["tokens"]:
+        verdict = f"LBPE changes the token count most with **{most['vocab']}** ({100 * most['change']['tokens']:+.2f}%)"
+    else:
+        verdict = "LBPE and BPE need as many tokens with every vocabulary"
+    return {
+        "headers": ACROSS_HEADERS,
+        "types": ACROSS_TYPES,
+        "rows": rows,
+        "vocabularies": summaries,
+        "figure": across_spec(summaries, **(chart or {})),
+        "json": json.dumps({"source": source, "vocabularies": summaries}, indent=2, ensure_ascii=False) + "\n",
+        "csv": across_csv(rows),
+        "status": f"{source} with {len(summaries)} vocabularies: {verdict}.",
+    }

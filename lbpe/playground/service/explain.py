@@ -1,0 +1,89 @@
+"""The Explain view: a word or short span worked step by step with both encodings, and what a click explains."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, TypedDict, cast
+
+from lbpe.analysis.explain import explain, explain_span, pick_span
+from lbpe.budget import time_budget
+from lbpe.errors import LbpeError
+from lbpe.playground import display
+from lbpe.playground.service.shared import prepared
+from lbpe.tokenizer import Tokenizer, replace_surrogates
+
+__all__ = ["ExplainTarget", "ExplainView", "explain_target", "explain_view"]
+
+
+class ExplainView(TypedDict):
+    html: str  # the frame shown
+    frame: int
+    frames: int
+    steps: dict[str, Any]  # lbpe.analysis.explain's JSON of every step
+
+
+class ExplainTarget(TypedDict):
+    start: int
+    end: int
+    span: str
+
+
+def explain_view(
+    tok: Tokenizer,
+    span: str,
+    frame: int | None = None,
+    *,
+    text: str | None = None,
+    at: int | None = None,
+    specials: bool = False,
+) -> ExplainView:
+    """``span`` worked step by step with both encodings (:mod:`lbpe.analysis.explain`):
+    ``{"html": frame ``frame`` (``None`` or below 0: the last, every step done), "frame",
+    "frames", "steps": the steps as JSON}``; ``frame`` is kept within the explanation.
+
+    With ``text`` and ``at`` (where ``span`` starts in it, as :func:`explain_target` says) the
+    span is explained where it stands, as the Compare view encodes ``text`` (``specials``: its
+    toggle): :func:`lbpe.analysis.explain.explain_span`. A span that is not at ``at`` (typed, or the text
+    changed since) is explained on its own."""
+    if not span:
+        raise LbpeError("Type a word or a short span to explain, or click a token in either pane.")
+    budget = len(text) if text is not None else len(span)
+    prepared(tok)
+    with time_budget(budget, what="the Explain view"):
+        if text is not None and at is not None and 0 <= at and replace_surrogates(text)[at : at + len(span)] == span:
+            ex = explain_span(tok, text, at, at + len(span), specials=specials)
+        else:
+            ex = explain(tok, span)
+    last = ex.frames - 1
+    k = last if frame is None or frame < 0 else min(frame, last)
+    return {"html": display.explain_html(ex, k), "frame": k, "frames": ex.frames, "steps": ex.to_json()}
+
+
+def explain_target(
+    tok: Tokenizer,
+    text: str,
+    offset: int,
+    differ: Sequence[tuple[int, int]] | None = None,
+    *,
+    specials: bool = False,
+) -> ExplainTarget:
+    """What to explain for a click at character ``offset`` of ``text``: the differing span that
+    holds it, else its word (:func:`lbpe.analysis.explain.pick_span`), widened to the token boundaries
+    both encodings share (:func:`lbpe.analysis.explain.explain_span`), as ``{"start", "end", "span"}``;
+    :func:`explain_view` of ``span`` with ``at=start`` explains it there. ``differ``: the
+    differing ranges when the caller has them (from :func:`compare_view` with the same
+    ``specials``)."""
+    text = replace_surrogates(text)
+    if differ is None:
+        prepared(tok)
+        with time_budget(len(text), what="the Explain view"):
+            differ = display.compare(tok, text, specials=specials).differ
+    a, b = pick_span(text, offset, differ)
+    if a < b:
+        try:
+            ex = explain_span(tok, text, a, b, specials=specials)
+        except LbpeError:
+            pass  # explain_view says what is wrong with the span
+        else:
+            a, b = cast(int, ex.start), cast(int, ex.end)
+    return {"start": a, "end": b, "span": text[a:b]}
