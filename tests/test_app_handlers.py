@@ -29,7 +29,7 @@ from tests.app_support import load_app, upload
 from tests.conftest import data_file
 
 app = load_app()
-gr = app.handlers.gr
+gr = app.handlers.common.gr
 
 TEXT = "Internationalization of counterrevolutionary misunderstandings: naïve café, 日本語 🙂\n\tcode(x)\n"
 
@@ -42,7 +42,7 @@ def swept_later(*paths: str) -> None:
     """Uploads a handler read once stay (another session may have sent the same bytes, which
     Gradio keeps at the same path) until a sweep after their grace deletes them."""
     assert all(Path(p).exists() for p in paths), "an upload was deleted from under other sessions"
-    long_ago = time.time() - app.handlers._UPLOADS.grace - 1
+    long_ago = time.time() - app.handlers.common._UPLOADS.grace - 1
     for p in paths:
         os.utime(p, (long_ago, long_ago))
     app.sweep_files()
@@ -54,7 +54,7 @@ def limits(monkeypatch):
     """Change app limits for one test: ``limits(vocab_bytes=...)``."""
 
     def set_limits(**changes):
-        monkeypatch.setattr(app.handlers, "LIMITS", dataclasses.replace(app.handlers.LIMITS, **changes))
+        monkeypatch.setattr(app.handlers.common, "LIMITS", dataclasses.replace(app.handlers.common.LIMITS, **changes))
 
     return set_limits
 
@@ -99,22 +99,24 @@ def test_compare_toggles_and_empty_text():
 
 
 def test_a_session_edit_equals_a_fresh_compare_and_few_sessions_keep_one():
-    sessions = [app.handlers.new_session() for _ in range(app.handlers.KEPT_COMPARISONS + 3)]
+    sessions = [app.handlers.new_session() for _ in range(app.handlers.compare_tab.KEPT_COMPARISONS + 3)]
     text = TEXT * 20
     for k, session in enumerate(sessions):
         app.compare(text + str(k), "gpt2", True, False, session)
     for k, session in enumerate(sessions[-2:]):
         edited = text + str(k) + " tokens"
         got = app.compare(edited, "gpt2", True, False, session)
-        assert app.handlers._recompare(session).reused > 0  # the session's last comparison was reused
+        assert app.handlers.compare_tab._recompare(session).reused > 0  # the session's last comparison was reused
         want = app.compare(edited, "gpt2", True, False, None)  # no session: compared afresh
         assert got[:3] == want[:3] and got[5:] == want[5:]
-    assert len(app.handlers._KEPT) == app.handlers.KEPT_COMPARISONS  # the memory stays bounded
-    assert {id(s) for s in sessions[-app.handlers.KEPT_COMPARISONS :]} == set(app.handlers._KEPT)
+    assert len(app.handlers.compare_tab._KEPT) == app.handlers.compare_tab.KEPT_COMPARISONS  # the memory stays bounded
+    assert {id(s) for s in sessions[-app.handlers.compare_tab.KEPT_COMPARISONS :]} == set(
+        app.handlers.compare_tab._KEPT
+    )
     forgotten = id(sessions[-1])
     del sessions[-1], session
     gc.collect()
-    assert forgotten not in app.handlers._KEPT  # a forgotten session's comparison goes with it
+    assert forgotten not in app.handlers.compare_tab._KEPT  # a forgotten session's comparison goes with it
 
 
 def test_compare_treats_special_token_strings_as_text():

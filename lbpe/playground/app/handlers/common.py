@@ -1,0 +1,417 @@
+"""What every handler shares: the limits read at start-up, the downloads and uploads and their sweeping,
+the ``_handler`` decorator and what a visitor is told when a handler fails, the client's address and
+whether it has gone, progress and jobs, and the sessions and their vocabularies."""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import html
+import logging
+import os
+import re
+import threading
+import time
+import weakref
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+import plotly.graph_objects as go
+
+from lbpe.errors import LbpeError, PatternNeededError
+from lbpe.limits import MB, Limits
+from lbpe.playground.app.addresses import trusted_proxies, visitor_address
+from lbpe.playground.service import AUTO_PATTERN, Downloads, Session, Stopped, Uploads, describe, open_upload
+from lbpe.presets import DEFAULT_PRESET
+from lbpe.tokenizer import Tokenizer
+
+log = logging.getLogger("lbpe.playground.app")
+
+
+def _limits_at_start() -> tuple[Limits, tuple]:
+    try:
+        return Limits.from_env(), trusted_proxies(os.environ)
+    except LbpeError as exc:
+        raise SystemExit(str(exc)) from None
+
+
+#: The playground's limits, and the proxies whose ``X-Forwarded-For`` is believed
+#: (:mod:`lbpe.playground.app.addresses`), read once at start-up.
+LIMITS, TRUSTED_PROXIES = _limits_at_start()
+_DOWNLOADS = Downloads(ttl=LIMITS.file_ttl)
+#: Seconds an upload stays after it arrived or was last read, at most (a Corpus or Train file
+#: stays ``LBPE_APP_FILE_TTL`` after its last use, so it can be run again).
+UPLOAD_GRACE = 120
+_UPLOADS = Uploads(grace=min(UPLOAD_GRACE, LIMITS.file_ttl))
+#: Seconds between two sweeps of the downloads and uploads.
+SWEEP_SECONDS = max(1.0, min(60.0, _UPLOADS.grace / 2))
+
+
+def sweep_files(*, everything: bool = False) -> None:
+    """Delete the downloads and uploads whose time has passed (``everything``: all of them that
+    no handler is reading, as the server stops)."""
+    if everything:
+        _DOWNLOADS.remove()
+    else:
+        _DOWNLOADS.sweep()
+    _UPLOADS.sweep(everything=everything)
+    _sweep_upload_leftovers(1.0 if everything else _UPLOADS.grace)
+
+
+def _sweep_upload_leftovers(age: float) -> None:
+    """Gradio's upload route writes each file to a temporary file at the top of its folder and
+    renames it into place; it leaves some (empty) ones behind, which it never deletes. Those
+    older than ``age`` seconds go (an upload under way is younger: its file is being written)."""
+    try:
+        from gradio.utils import get_upload_folder
+
+        folder = Path(get_upload_folder())
+    except (ImportError, AttributeError):
+        return
+    now = time.time()
+    for path in folder.glob("tmp*"):
+        try:
+            if path.is_file() and not path.is_symlink() and now - path.stat().st_mtime > age:
+                path.unlink()
+        except OSError:
+            pass
+
+
+def remove_served_files(blocks: Any) -> None:
+    """As the server stops: delete every download and upload no handler is reading, and the
+    files Gradio made for this server (its copies of uploads and downloads, which Gradio itself
+    deletes only when its server shuts down cleanly), with their folders when left empty."""
+    sweep_files(everything=True)
+    for files in list(getattr(blocks, "temp_file_sets", None) or ()):
+        for name in list(files):
+            path = Path(name)
+            for remove in (path.unlink, path.parent.rmdir):
+                try:
+                    remove()
+                except OSError:
+                    pass
+
+
+def _sweeping() -> None:
+    """Sweep the files every :data:`SWEEP_SECONDS`, for as long as the process runs."""
+    while True:
+        _SWEEP_WAKE.wait(SWEEP_SECONDS)
+        try:
+            sweep_files()
+        except Exception:  # a sweep that fails is tried again at the next one
+            log.exception("sweeping the downloads and uploads failed")
+
+
+_SWEEP_WAKE = threading.Event()
+threading.Thread(target=_sweeping, name="lbpe-sweep", daemon=True).start()
+atexit.register(sweep_files, everything=True)
+
+
+def _mb(n: int) -> str:
+    """A playground size as its variables count it (decimal megabytes)."""
+    return f"{n / MB:g} MB"
+
+
+# ---- files, errors, progress ----
+
+
+def _paths(files: Any) -> list[Path]:
+    """Paths of a File component's value (``None``, a path, or a list of paths)."""
+    if files is None:
+        return []
+    if isinstance(files, (str, os.PathLike)):
+        files = [files]
+    out = []
+    for f in files:
+        f = f.get("path") if isinstance(f, dict) else f  # a FileData-like value
+        if f:
+            out.append(Path(f))
+    return out
+
+
+def _read_once(paths: list[Path]):
+    """Hold uploads a handler reads once (a vocabulary, a text): another session may have sent
+    the same bytes under the same name, which Gradio stores at the same path, so they are swept
+    later (:class:`lbpe.playground.service.Uploads`), never deleted here."""
+    return _UPLOADS.hold(paths, keep=0)
+
+
+def _kept(paths: list[Path]):
+    """Hold a Corpus or Train upload, which stays usable for the session: kept
+    ``LBPE_APP_FILE_TTL`` after its last use (Gradio also deletes its copies that long after
+    they arrived)."""
+    for path in paths:
+        if not path.is_file():
+            raise gr.Error(
+                f"{path.name} is no longer on the server (uploads are kept for "
+                f"{_duration(LIMITS.file_ttl)}); please upload it again."
+            )
+    return _UPLOADS.hold(paths, keep=LIMITS.file_ttl)
+
+
+def _duration(seconds: float) -> str:
+    """``"1 hour"``, ``"5 minutes"``, ``"30 seconds"``."""
+    for size, unit in ((3600, "hour"), (60, "minute")):
+        if seconds >= size and seconds % size == 0:
+            n = int(seconds // size)
+            return f"{n} {unit}{'s' if n != 1 else ''}"
+    return f"{seconds:g} seconds"
+
+
+# ---- what a visitor is told (never the server's variables; the log has them) ----
+
+_SERVER_VARIABLE_CLAUSES = (
+    (re.compile(r" \(set LBPE_\w+[^)]*\)"), ""),
+    (re.compile(r", shorten the text, or allow it more time with LBPE_\w+ \([^)]*\)"), " or shorten the text"),
+    (
+        re.compile(r", or allow more time with LBPE_ENCODE_SECONDS \([^)]*\)"),
+        ", or encode it with lbpe on your own machine (pip install lbpe), where it has no time limit",
+    ),
+    (re.compile(r",? or allow (?:it )?more time with LBPE_\w+(?: \([^)]*\))?"), ""),
+    (
+        re.compile(r"set LBPE_\w+ to raise it(?: \([^)]*\))?"),
+        "this server allows no more (lbpe on your own machine does: pip install lbpe)",
+    ),
+    (re.compile(r"LBPE_\w+(?:=\S+)?"), "a setting of this server"),
+)
+
+
+def for_visitors(message: str) -> str:
+    """``message`` as a visitor is shown it: what raises a limit is the server's business, so
+    the clauses naming its variables are left out (and logged)."""
+    shown = message
+    for pattern, replacement in _SERVER_VARIABLE_CLAUSES:
+        shown = pattern.sub(replacement, shown)
+    if shown != message:
+        log.info("told a visitor: %s (in full: %s)", shown, message)
+    return shown
+
+
+#: Per session, the message of the last failure of each handler (by name), until it is shown.
+_FAILURES: weakref.WeakKeyDictionary[Session, dict[str, str]] = weakref.WeakKeyDictionary()
+
+
+def _handler(fn):
+    """Turn any failure of ``fn`` into a ``gr.Error`` with a readable message, and keep that
+    message for the session (when it is among the arguments) so the page can show it beside
+    the control after the notice fades (:func:`failure_note`)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return _readable(fn, *args, **kwargs)
+        except gr.Error as exc:
+            session = next((a for a in (*args, *kwargs.values()) if isinstance(a, Session)), None)
+            if session is not None:
+                _FAILURES.setdefault(session, {})[fn.__name__] = str(exc.message)
+            raise
+
+    return wrapper
+
+
+def failure_note(name: str, state: Any = None) -> str:
+    """Why handler ``name`` failed last in this session, as a red note (markdown with HTML)
+    that stays beside its control until the next action replaces it; empty when it did not."""
+    message = _FAILURES.get(state, {}).pop(name, "") if isinstance(state, Session) else ""
+    return f'<p class="lbpe-failed" role="alert">{html.escape(message)}</p>' if message else ""
+
+
+def _readable(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)``, every failure a ``gr.Error`` with a readable message."""
+    try:
+        return fn(*args, **kwargs)
+    except gr.Error as exc:  # bad input, said in the page: nothing for the server's console
+        exc.print_exception = False
+        exc.message = for_visitors(str(exc.message))
+        raise
+    except (ValueError, UnicodeError) as exc:  # LbpeError and VocabFormatError are ValueErrors
+        raise gr.Error(for_visitors(str(exc)), print_exception=False) from None
+    except RecursionError:
+        raise gr.Error("The input is nested too deeply to be read.", print_exception=False) from None
+    except MemoryError:
+        raise gr.Error(
+            "The input needs more memory than this server has; try a smaller one.", print_exception=False
+        ) from None
+    except Exception as exc:  # a bug: log it here, show a short message there
+        log.exception("handler %s failed", fn.__name__)
+        raise gr.Error(
+            f"Something went wrong ({type(exc).__name__}); the input was not processed. The app is still running.",
+            print_exception=False,
+        ) from None
+
+
+class ClientGone(Stopped):
+    """The client of a running job went away (its page was closed, its connection lost)."""
+
+
+def client_gone() -> Callable[[], bool]:
+    """For the request running on this thread: a check whether its client has gone away.
+
+    Gradio does not stop a running function when its client disconnects: it only marks the
+    request's queue event dead (``alive``), when the client's event stream closes. This reads
+    that mark; where there is no queue event (a handler called directly, or a Gradio without
+    these internals) the check always says no."""
+    try:
+        from gradio.context import LocalContext
+
+        queue = getattr(LocalContext.blocks.get(None), "_queue", None)
+        event_id = LocalContext.event_id.get(None)
+    except (ImportError, AttributeError, LookupError):
+        queue = event_id = None
+    if queue is None or event_id is None:
+        return lambda: False
+
+    def gone() -> bool:
+        for job in list(getattr(queue, "active_jobs", None) or ()):
+            for event in job or ():
+                if getattr(event, "_id", None) == event_id:
+                    return getattr(event, "alive", True) is False
+        return False
+
+    return gone
+
+
+def client_address() -> str | None:
+    """Who the visitor whose request runs on this thread is, by network address
+    (:func:`lbpe.playground.app.addresses.visitor_address`, believing the :data:`TRUSTED_PROXIES`);
+    ``None`` where there is no request (a handler called directly)."""
+    try:
+        from gradio.context import LocalContext
+
+        request = LocalContext.request.get(None)
+    except (ImportError, AttributeError, LookupError):
+        request = None
+    host = getattr(getattr(request, "client", None), "host", None)
+    if not isinstance(host, str) or not host:
+        return None
+    headers = getattr(request, "headers", None)
+    getlist = getattr(headers, "getlist", None)  # every header line, as a proxy may add its own
+    forwarded = getlist("x-forwarded-for") if callable(getlist) else []
+    return visitor_address(host, forwarded, TRUSTED_PROXIES)
+
+
+def _job(session: Session, kind: str, what: str):
+    """:meth:`Session.job` for this request: one of a kind per session, and at most
+    ``LBPE_APP_JOBS_PER_ADDRESS`` of a kind from the visitor's address (:func:`client_address`)."""
+    return session.job(kind, what, address=client_address(), per_address=LIMITS.address_jobs)
+
+
+def input_error(exc: Exception) -> gr.Error:
+    """What a visitor is told when Gradio itself refused an input before any handler ran: a
+    value of the wrong type, a choice not offered, a file that was not uploaded here (a short
+    message for the visitor and one line in the server's log; :class:`SessionBlocks` raises it)."""
+    from gradio.exceptions import ComponentProcessingError, InvalidPathError
+
+    if isinstance(exc, gr.Error):
+        message = str(exc.message)
+    elif isinstance(exc, InvalidPathError):
+        message = "A file input must be a file uploaded to this server: upload it first (gradio_client: handle_file)."
+    elif isinstance(exc, ComponentProcessingError):
+        # "Could not preprocess input component at index 1 (a `number` component) of the event
+        # handler (named "train") with input components: [...].\nExpected ..., but the value
+        # passed to the event handler was: 'abc' (of type `str`).\n\nOriginal error: ..."
+        message = re.sub(r" with input components: \[[^\]]*\]", "", str(exc).split("\n\nOriginal error")[0])
+        message = "The input could not be read: " + " ".join(message.split())
+    elif type(exc).__name__ == "ValidationError":  # pydantic's: not a file description
+        message = (
+            "A file input must be a file uploaded to this server, given as Gradio's file description "
+            '({"path": ..., "meta": {"_type": "gradio.FileData"}}): upload it first (gradio_client: handle_file).'
+        )
+    else:
+        message = f"The input could not be read ({type(exc).__name__}: {' '.join(str(exc).split())[:300]})."
+    log.info("refused an input before its handler ran: %s: %s", type(exc).__name__, " ".join(str(exc).split())[:500])
+    return gr.Error(for_visitors(message), print_exception=False)
+
+
+def _reporter(progress: Any, session: Session, desc: str):
+    """The session's progress callback for a view: it stops at the next step once Stop is
+    pressed or the client has gone away, and the server's log says what was stopped and why."""
+    report = session.reporter(lambda fraction: progress(fraction, desc=desc))
+    gone = client_gone()
+
+    def logged(fraction: float) -> None:
+        if gone():
+            log.info("stopped: the client went away while %s", desc)
+            raise ClientGone(fraction)
+        try:
+            report(fraction)
+        except Stopped:
+            log.info("stopped by the user while %s", desc)
+            raise
+
+    return logged
+
+
+def _figure(spec: dict | None) -> go.Figure | None:
+    return go.Figure(spec) if spec is not None else None
+
+
+# ---- vocabularies: bundled presets plus what this session uploaded or trained ----
+
+PATTERN_CHOICES = [AUTO_PATTERN, "gpt2", "cl100k_base", "o200k_base", "paper"]
+
+
+def new_session() -> Session:
+    """The per-session state (:class:`lbpe.playground.service.Session`)."""
+    return Session(keep=LIMITS.session_vocabs)
+
+
+def _session(state: Any) -> Session:
+    return state if isinstance(state, Session) else new_session()
+
+
+def vocab_choices(state: Any = None) -> list[tuple[str, str]]:
+    """The vocabulary picker's ``(label, name)`` pairs (:meth:`lbpe.playground.service.Session.choices`)."""
+    return _session(state).choices()
+
+
+def get_tokenizer(name: str, state: Any = None) -> Tokenizer:
+    """A bundled preset by name, or a vocabulary this session uploaded or trained."""
+    session = _session(state)
+    if name not in session.vocabs and str(name).startswith(("upload: ", "trained: ")):
+        raise gr.Error(
+            f"Unknown vocabulary “{name}” in this session: an uploaded or trained vocabulary stays in the session "
+            f"(browser tab) that made it, and is forgotten after {_duration(LIMITS.session_ttl)} without a request. "
+            "Upload it (or train it) again."
+        )
+    return session.tokenizer(name)
+
+
+@_handler
+def describe_vocab(vocab: str = DEFAULT_PRESET, state: Any = None) -> str:
+    """One line about a vocabulary (markdown): name, size, units."""
+    return describe(get_tokenizer(vocab, state))
+
+
+@_handler
+def upload_vocab(files: Any, pattern: str = AUTO_PATTERN, state: Any = None):
+    """Read an uploaded vocabulary (data only) into this session and select it.
+
+    Returns ``(state, vocabulary dropdown update, cleared upload)``; selecting the new
+    vocabulary redraws Compare and its description.
+    """
+    session, paths = _session(state), _paths(files)
+    try:
+        with _read_once(paths):
+            tok = open_upload(paths, pattern=pattern, limits=LIMITS)
+    except PatternNeededError as exc:
+        raise gr.Error(f"{exc} (in the app: choose the pre-tokenizer next to the upload, then upload again)") from None
+    label = "gpt2 files" if len(paths) == 2 else paths[0].name
+    name = session.remember(f"upload: {label}", tok)
+    return session, gr.update(choices=session.choices(), value=name), None
+
+
+def upload_note(state: Any = None) -> str:
+    """After an upload: which vocabulary it dropped to stay within the session's limit
+    (markdown beside the upload box), or nothing."""
+    note = state.dropped_note() if isinstance(state, Session) else ""
+    return f"*{note}*" if note else ""
+
+
+@_handler
+def stop(state: Any = None) -> None:
+    """Stop this session's running corpus statistics or training (at its next progress step)."""
+    if isinstance(state, Session):
+        state.stop = True

@@ -1,0 +1,302 @@
+"""The Compare and Explain handlers: a text's two tokenizations side by side, one span explained step by step."""
+
+from __future__ import annotations
+
+import html
+import threading
+import weakref
+from typing import Any
+
+import gradio as gr
+
+from lbpe.playground import display
+from lbpe.playground.app.handlers import common
+from lbpe.playground.app.handlers.common import _figure, _handler, _mb, _paths, _read_once, get_tokenizer
+from lbpe.playground.examples import DEFAULT_EXAMPLE
+from lbpe.playground.service import ExplainView, Session, compare_view, explain_target, explain_view, text_head
+from lbpe.presets import DEFAULT_PRESET
+
+# ---- Compare and Explain ----
+
+#: The opening text (the first of the examples both UIs share) and the span Explain opens on.
+DEFAULT_TEXT = DEFAULT_EXAMPLE.text
+DEFAULT_EXPLAIN = DEFAULT_EXAMPLE.explain
+
+
+def _cut_note(chars: int | None, name: str = "The text") -> str:
+    """What Compare left out of a text over its limit (``chars``: its length, or None when
+    only known to be longer), in characters."""
+    size = (
+        f"has {chars:,} characters" if chars is not None else f"is longer than {common.LIMITS.text_chars:,} characters"
+    )
+    return (
+        f"{name} {size}; Compare shows its first {common.LIMITS.text_chars:,}. The Corpus view reads whole files "
+        f"(up to {_mb(common.LIMITS.corpus_bytes)})."
+    )
+
+
+#: Sessions whose last comparison is kept for their next edit: the ones that compared last.
+KEPT_COMPARISONS = 4
+_KEPT: dict[int, tuple[weakref.ref[Session], display.Recompare]] = {}  # id(session) -> its, oldest first
+_KEPT_LOCK = threading.Lock()
+
+
+def _recompare(state: Any) -> display.Recompare | None:
+    """The session's :class:`lbpe.playground.display.Recompare` (its last comparison, so that an edit
+    costs what it changed); only the :data:`KEPT_COMPARISONS` sessions that compared last keep
+    one, so the memory stays bounded however many sessions there are; a session forgotten
+    (lbpe.playground.app.upkeep.sweep) takes its comparison, and the vocabulary in it, along."""
+    if not isinstance(state, Session):
+        return None
+    with _KEPT_LOCK:
+        key = id(state)
+        entry = _KEPT.pop(key, None)
+        if entry is None or entry[0]() is not state:
+            # (no lock in the callback: the garbage collector may run it while the lock is held)
+            gone = weakref.ref(state, lambda ref: _KEPT.pop(key, None) if _KEPT.get(key, (ref,))[0] is ref else None)
+            entry = (gone, display.Recompare())
+        _KEPT[id(state)] = entry
+        while len(_KEPT) > KEPT_COMPARISONS:
+            del _KEPT[next(iter(_KEPT))]
+        return entry[1]
+
+
+@_handler
+def compare(
+    text: str,
+    vocab: str = DEFAULT_PRESET,
+    show_whitespace: bool = True,
+    show_ids: bool = False,
+    state: Any = None,
+    specials: bool = False,
+):
+    """Both segmentations of ``text`` with ``vocab`` (:func:`lbpe.playground.service.compare_view`).
+
+    Returns ``(BPE pane HTML, LBPE pane HTML, metrics HTML, token-length figure, frequency
+    figure, details JSON, list of differences HTML)``; the details hold the ids, the differing
+    ranges, the length shift and every metric (``"metrics"``: :func:`lbpe.analysis.comparison.compare_json` of
+    the text).
+    """
+    text, cut = text or "", ""
+    if len(text) > common.LIMITS.text_chars:
+        cut, text = _cut_note(len(text)), text[: common.LIMITS.text_chars]
+    view = compare_view(
+        get_tokenizer(vocab, state),
+        text,
+        show_whitespace=show_whitespace,
+        show_ids=show_ids,
+        specials=bool(specials),
+        again=_recompare(state),
+    )
+    note = f'<p class="lbpe-cut" role="status">{html.escape(cut)}</p>' if cut else ""
+    return (
+        view["panes"]["bpe"],
+        view["panes"]["lbpe"],
+        note + view["metrics"],
+        _figure(view["figure"]),
+        _figure(view["frequency_figure"]),
+        {**view["summary"], "length_shift": view["length_shift"], "metrics": view["stats"]},
+        view["differences"],
+    )
+
+
+def _frame(frame: Any) -> int | None:
+    """A step slider's value: ``None`` (none given: the last frame), else at least 0."""
+    return None if frame is None or frame == "" else max(int(frame), 0)
+
+
+def _where(where: Any) -> int | None:
+    """The hidden box that says where the explained span starts in the Compare text (set by a
+    click, an example or a link; empty for a typed word)."""
+    try:
+        return int(str(where).strip())
+    except (TypeError, ValueError):
+        return None
+
+
+def _explained(
+    span: str, vocab: str, frame: int | None, state: Any, text: Any, where: Any, specials: Any
+) -> ExplainView:
+    """:func:`lbpe.playground.service.explain_view` of ``span``, where it stands in the Compare text (its
+    part Compare shows) when ``where`` says so and it is still there, else on its own."""
+    return explain_view(
+        get_tokenizer(vocab, state),
+        span,
+        frame,
+        text=(text or "")[: common.LIMITS.text_chars],
+        at=_where(where),
+        specials=bool(specials),
+    )
+
+
+@_handler
+def explain(
+    span: str,
+    vocab: str = DEFAULT_PRESET,
+    frame: Any = None,
+    state: Any = None,
+    text: str = "",
+    where: Any = "",
+    specials: bool = False,
+):
+    """Both encodings of a word or short span worked step by step (:func:`lbpe.playground.service.explain_view`):
+    where it stands in ``text`` when ``where`` (its start there) is given and it is still there
+    (a clicked token, an example, a link), else on its own (a typed word); ``specials`` as the
+    Compare view's toggle.
+
+    Returns ``(HTML of frame `frame`, the steps as JSON, the step slider's update)``; without
+    ``frame`` the last frame (every step done, the reasons the two differ)."""
+    view = _explained(span, vocab, _frame(frame), state, text, where, specials)
+    last = view["frames"] - 1
+    return view["html"], view["steps"], gr.update(maximum=max(last, 1), value=view["frame"], interactive=last > 0)
+
+
+@_handler
+def explain_frame(
+    span: str,
+    vocab: str = DEFAULT_PRESET,
+    frame: Any = 0,
+    state: Any = None,
+    text: str = "",
+    where: Any = "",
+    specials: bool = False,
+) -> str:
+    """One frame of :func:`explain` (the step slider moved): its HTML."""
+    return _explained(span, vocab, _frame(frame) or 0, state, text, where, specials)["html"] if span else ""
+
+
+@_handler
+def explain_click(text: str, at: str, vocab: str = DEFAULT_PRESET, state: Any = None, specials: bool = False):
+    """A click on a token of either pane (``at`` is ``"offset:nonce"``, set by the page's
+    script): the span to explain (:func:`lbpe.playground.service.explain_target`).
+
+    Returns ``(span, where it starts in the text)`` for the Explain box and its hidden place."""
+    try:
+        offset = int(str(at).split(":", 1)[0])
+    except ValueError:
+        raise gr.Error("Click a token in either pane to explain it.") from None
+    shown = (text or "")[: common.LIMITS.text_chars]
+    target = explain_target(get_tokenizer(vocab, state), shown, offset, specials=bool(specials))
+    return target["span"], str(target["start"])
+
+
+@_handler
+def decode_ids(ids: str, vocab: str = DEFAULT_PRESET, state: Any = None) -> str:
+    """Token ids pasted as text (spaces, commas, or a ``[...]`` list), decoded with ``vocab``:
+    the text and each id as a token (HTML)."""
+    return display.decode_html(get_tokenizer(vocab, state), display.parse_ids(ids))
+
+
+def ids_text(details: Any) -> tuple[str, str]:
+    """The BPE and LBPE ids of the last comparison, space-separated, for the copy boxes."""
+    if not isinstance(details, dict) or "bpe" not in details:
+        return "", ""
+    return " ".join(map(str, details["bpe"]["ids"])), " ".join(map(str, details["lbpe"]["ids"]))
+
+
+def _frames(span: str, vocab: str, state: Any, text: Any = "", where: Any = "", specials: Any = False) -> int:
+    """Frames of the explanation of ``span`` (1 when it cannot be explained: the Explain view
+    already says why)."""
+    try:
+        return _explained(span, vocab, 0, state, text, where, specials)["frames"] if span else 1
+    except ValueError:
+        return 1
+
+
+def explain_move(
+    delta: int,
+    frame: Any,
+    span: str,
+    vocab: str = DEFAULT_PRESET,
+    state: Any = None,
+    text: str = "",
+    where: Any = "",
+    specials: bool = False,
+) -> int:
+    """The Step buttons: the frame ``delta`` away, kept within the explanation."""
+    return min(max(int(frame or 0) + delta, 0), _frames(span, vocab, state, text, where, specials) - 1)
+
+
+def play_step(
+    frame: Any,
+    span: str,
+    vocab: str = DEFAULT_PRESET,
+    state: Any = None,
+    text: str = "",
+    where: Any = "",
+    specials: bool = False,
+):
+    """One tick of Play: the next frame; the timer stops at the last one.
+
+    Returns ``(slider value, timer update)``."""
+    last, k = _frames(span, vocab, state, text, where, specials) - 1, int(frame or 0) + 1
+    return (last, gr.Timer(active=False)) if k >= last else (k, gr.update())
+
+
+def play_start(
+    frame: Any,
+    span: str,
+    vocab: str = DEFAULT_PRESET,
+    state: Any = None,
+    text: str = "",
+    where: Any = "",
+    specials: bool = False,
+):
+    """Play pressed (from the start when at the end). Returns ``(slider value, timer update)``."""
+    last, k = _frames(span, vocab, state, text, where, specials) - 1, int(frame or 0)
+    return (0 if k >= last else k), gr.Timer(active=last > 0)
+
+
+#: The Play button's two labels: Play while the steps stand still, Pause while they play.
+PLAY, PAUSE = "Play", "Pause"
+
+
+def play_toggle(
+    label: Any,
+    frame: Any,
+    span: str,
+    vocab: str = DEFAULT_PRESET,
+    state: Any = None,
+    text: str = "",
+    where: Any = "",
+    specials: bool = False,
+):
+    """The Play button (``label``: what it reads): Play starts the steps (:func:`play_start`),
+    Pause stops them where they are. Returns ``(slider value, timer update, button label)``."""
+    if label == PAUSE:
+        return gr.update(), gr.Timer(active=False), PLAY
+    value, timer = play_start(frame, span, vocab, state, text, where, specials)
+    return value, timer, PAUSE if timer.active else PLAY
+
+
+def play_tick(
+    label: Any,
+    frame: Any,
+    span: str,
+    vocab: str = DEFAULT_PRESET,
+    state: Any = None,
+    text: str = "",
+    where: Any = "",
+    specials: bool = False,
+):
+    """A tick of Play (:func:`play_step`); the button reads Play again at the last step. A
+    tick sent before Pause was pressed (``label``: Play) moves nothing.
+    Returns ``(slider value, timer update, button label)``."""
+    if label != PAUSE:
+        return gr.update(), gr.Timer(active=False), gr.update()
+    value, timer = play_step(frame, span, vocab, state, text, where, specials)
+    return value, timer, PLAY if isinstance(timer, gr.Timer) else gr.update()
+
+
+@_handler
+def load_text(file: Any, state: Any = None):
+    """Read an uploaded ``.txt`` file into the text box. Returns ``(text, cleared upload)``;
+    ``state``: the session, which keeps why it failed for the note beside the box."""
+    paths = _paths(file)
+    if not paths:
+        raise gr.Error("Choose a .txt file to upload.")
+    with _read_once(paths[:1]):
+        text, chars = text_head(paths[0], common.LIMITS.text_chars)
+    if chars is None or chars > common.LIMITS.text_chars:
+        gr.Warning(_cut_note(chars, paths[0].name), duration=12)
+    return text, None

@@ -1,0 +1,50 @@
+"""Links: a page load applies the view's state its URL query carries."""
+
+from __future__ import annotations
+
+import html
+
+import gradio as gr
+
+from lbpe.playground.app.handlers import common
+from lbpe.playground.app.handlers.compare_tab import DEFAULT_EXPLAIN, DEFAULT_TEXT, compare
+from lbpe.playground.examples import DEFAULT_EXAMPLE
+from lbpe.playground.service import link_state
+
+# ---- links: the view's state in the URL query ----
+
+
+def _link_note(text: str) -> str:
+    return f'<span class="lbpe-link-note" role="status">{html.escape(text)}</span>'
+
+
+#: The parts of a link that change the Compare view (the page hides it until they are applied).
+LINK_COMPARE_KEYS = ("text", "vocab", "show_whitespace", "show_ids", "specials")
+
+
+def restore(request: gr.Request):
+    """Page load: apply the link's query (:func:`lbpe.playground.service.link_state`). Returns updates for
+    ``(text, vocabulary, whitespace, ids, specials, explain span, where it starts in the text,
+    tabs, link note)`` and then :func:`compare`'s seven outputs for the link's text, so its text
+    and its panes arrive together (kept as they are when the link changes none of them); a span
+    without a place is explained on its own."""
+    wanted = link_state(dict(request.query_params) if request is not None else {}, text_chars=common.LIMITS.text_chars)
+    keep = gr.update()
+    picked = [wanted.get(key, keep) for key in ("text", "vocab", "show_whitespace", "show_ids", "specials", "explain")]
+    # where the span stands in the text: the link's, else the opening span's
+    picked.append(
+        str(wanted.get("explain_at", "")) if "explain" in wanted else str(DEFAULT_TEXT.index(DEFAULT_EXPLAIN))
+    )
+    tabs = gr.update(selected=wanted["view"]) if "view" in wanted else keep
+    note = "About this link: " + " ".join(wanted["notes"]) if wanted["notes"] else ""
+    shown: tuple = (keep,) * 7
+    if any(key in wanted for key in LINK_COMPARE_KEYS):
+        shown = compare(
+            wanted.get("text", DEFAULT_TEXT),
+            wanted.get("vocab", DEFAULT_EXAMPLE.vocabulary),
+            wanted.get("show_whitespace", True),
+            wanted.get("show_ids", False),
+            None,
+            wanted.get("specials", False),
+        )
+    return (*picked, tabs, _link_note(note), *shown)

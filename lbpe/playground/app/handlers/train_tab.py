@@ -1,0 +1,90 @@
+"""The Train handlers: train a vocabulary on uploaded files, then use it in Compare."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from lbpe.formats.hf_write import write_tokenizer_json
+from lbpe.playground.app.handlers import common
+from lbpe.playground.app.handlers.common import _DOWNLOADS, _handler, _job, _kept, _paths, _reporter, _session
+from lbpe.playground.service import Session, Stopped, TrainTimeError, open_vocabulary, train_view
+
+log = logging.getLogger("lbpe.playground.app")
+
+
+@_handler
+def train(
+    files: Any,
+    vocab_size: float = 8000,
+    unit: str = "char",
+    scaffold: bool = False,
+    state: Any = None,
+    progress: gr.Progress = gr.Progress(),
+    style: str = "gpt2",
+):
+    """Train a vocabulary on uploaded text files (:func:`lbpe.playground.service.train_view`); keep it in
+    the session for Compare. ``style``: ``"gpt2"`` (the paper's pre-tokenizer) or ``"llama"``
+    (SentencePiece's way, characters with byte fallback).
+
+    Returns ``(state, vocabulary dropdown update, tokenizer.json file, status markdown)``.
+    """
+    session, paths = _session(state), _paths(files)
+    with _job(session, "train", "A training"), _kept(paths):
+        return _train(session, paths, int(vocab_size or 0), unit, bool(scaffold), progress, style)
+
+
+def _train(session: Session, paths: list[Path], size: int, unit: str, scaffold: bool, progress: Any, style: str):
+    names = ", ".join(p.name for p in paths)
+    report = _reporter(progress, session, f"{names}: counting pre-tokens")
+    merging = _reporter(progress, session, f"{names}: merging")
+    try:
+        trained = train_view(
+            paths,
+            vocab_size=size,
+            style=style,
+            unit=unit,
+            pattern=None if style == "llama" else "paper",
+            scaffold=scaffold,
+            limits=common.LIMITS,
+            max_vocab=common.LIMITS.train_vocab,
+            read_progress=lambda done, total: report(done / max(total, 1)),
+            progress=lambda done, wanted: merging(done / max(wanted, 1)),
+            seconds=common.LIMITS.train_seconds,
+        )
+    except TrainTimeError:
+        log.info(
+            "a training on %s ran past LBPE_APP_TRAIN_SECONDS=%s and was stopped", names, common.LIMITS.train_seconds
+        )
+        raise
+    except Stopped as stop:
+        status = (
+            f"Stopped at {stop.fraction:.0%} of training a {size:,}-token {unit} vocabulary on {names}; "
+            "nothing was kept. Press Train to start again."
+        )
+        return session, gr.update(), None, status
+    corpus_name = paths[0].name if len(paths) == 1 else f"{len(paths)} files"
+    kind = f"{size} {unit}{' scaffold' if scaffold else ''}{' llama' if style == 'llama' else ''}"
+    path = _DOWNLOADS.write(f"tokenizer-{kind.replace(' ', '-')}.json", b"")
+    write_tokenizer_json(trained["vocab"], path)  # in the style and with the preset it was trained with
+    tok = open_vocabulary(path, scratch=Path(path).parent)  # exactly what the download holds
+    session.trained = name = session.remember(f"trained: {kind} on {corpus_name}", tok)
+    status = f"Done: **{name}**, {trained['message']} ({names}). Download it below, or use it in Compare."
+    if session.dropped:
+        status += " " + session.dropped_note()
+    return session, gr.update(choices=session.choices()), path, status
+
+
+@_handler
+def use_trained(state: Any = None):
+    """Select the vocabulary trained last in this session and switch to Compare.
+
+    Returns ``(vocabulary dropdown update, tabs update)``.
+    """
+    session = _session(state)
+    if not session.trained or session.trained not in session.vocabs:
+        raise gr.Error("Train a vocabulary first (or it was dropped: only the latest few are kept).")
+    return gr.update(choices=session.choices(), value=session.trained), gr.update(selected="compare")
