@@ -159,7 +159,7 @@ def main() -> int:
         note = (
             f"Active path: {lbpe.backend().name} ({lbpe.backend().reason}). Rows marked (compiled) run "
             "lbpe/_native.c, rows marked (pure) the standard-library modules Pyodide runs; the two give the "
-            "same ids (tests/test_native.py). tiktoken "
+            "same ids (tests/parity/test_compiled_vs_pure.py). tiktoken "
             + _version("tiktoken")
             + ", HF tokenizers "
             + _version("tokenizers")

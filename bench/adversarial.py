@@ -12,12 +12,12 @@ cache) and both modes it prints the best cold-cache CPU time at N and at 2N, and
 over rounds of the ratio of the two timed back to back; a linear encoder gives ~2.0 (target:
 at most ~2.2). ``--profile`` prints the top functions of the
 slowest case. This is a benchmark: it asserts nothing (the unit test
-``tests/test_hostile_text.py`` only checks that small versions round-trip).
+``tests/robustness/test_hostile_text.py`` only checks that small versions round-trip).
 
 ``--long-tokens K`` times a hostile vocabulary instead: a byte-level tokenizer.json whose tokens
-are the runs ``"a" * k`` up to ``K`` bytes (``tests/tiny_vocabs.py``; 4 MB for K = 2,000),
+are the runs ``"a" * k`` up to ``K`` bytes (``tests/support/tiny_vocabs.py``; 4 MB for K = 2,000),
 encoding one run of ``--run`` ``a`` in LBPE mode, on each path in a fresh process: CPU seconds
-and how much the peak RSS grew during the encode (``tests/test_long_tokens.py`` bounds that
+and how much the peak RSS grew during the encode (``tests/unit/model/test_long_tokens.py`` bounds that
 memory; HF tokenizers' BPE takes ~0.03 s on the same file and text).
 """
 
@@ -117,7 +117,7 @@ def long_tokens(longest: int, run: int, *, path: str, root: Path = ROOT) -> dict
     """Encode ``"a" * run`` in LBPE mode with the tokens ``"a" * 1..longest`` on ``path``
     ("compiled" or "pure") in a fresh process running the lbpe of ``root``: its CPU seconds and
     the growth of its peak RSS (KiB) during the encode."""
-    from tests.tiny_vocabs import json_bytes, long_run_spec
+    from tests.support.tiny_vocabs import json_bytes, long_run_spec
 
     with tempfile.TemporaryDirectory() as tmp:
         file = Path(tmp) / "tokenizer.json"

@@ -48,7 +48,8 @@ def hf_files(rows: list, texts: dict[str, str], rounds: int) -> None:
 
 
 def paragraphs() -> list[str]:
-    """The real paragraphs the transformers tests encode (tests/test_hf.py): prose, code, many languages."""
+    """The real paragraphs the transformers tests encode (tests/integration/test_transformers.py):
+    prose, code, many languages."""
     out = []
     for name, sep in (
         ("moby_dick.txt", "\n\n"),

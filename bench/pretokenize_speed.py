@@ -48,7 +48,7 @@ def reference_patterns() -> dict:
         import regex
         import tiktoken_ext.openai_public as public
 
-        from tests.conftest import tiktoken_encoding
+        from tests.support.data import tiktoken_encoding
 
         sources = {
             "r50k_base": public.r50k_pat_str,

@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from bench.training import arguments, best_of  # noqa: E402
 from lbpe.train import count_llama_pieces, train_from_counts  # noqa: E402
-from tests.sentencepiece_llama import LLAMA_OPTIONS  # noqa: E402
+from tests.support.sentencepiece_llama import LLAMA_OPTIONS  # noqa: E402
 
 
 def ours(path: Path, vocab_size: int) -> tuple[tuple[float, float], set[str]]:

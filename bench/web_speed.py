@@ -47,7 +47,7 @@ from lbpe import native  # noqa: E402
 from lbpe.playground import page as py_page  # noqa: E402
 from lbpe.playground.page.site import build_site, serve  # noqa: E402
 from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset  # noqa: E402
-from tests.browser import launch  # noqa: E402
+from tests.support.browser import launch  # noqa: E402
 
 READY_TARGET_S = 6.0
 RATIO_TARGET = 0.5
@@ -101,7 +101,7 @@ APP_PANE = "#MODE-pane .lbpe-pane"
 
 def bench_text(kb: int) -> str:
     """English, multilingual text and code from the data cache, about ``kb`` KB in all."""
-    from tests.conftest import data_file
+    from tests.support.data import data_file
 
     parts = [
         data_file("text/moby_dick.txt").read_text("utf-8")[50_000:],
@@ -117,7 +117,7 @@ def bench_text(kb: int) -> str:
 
 
 def edit_text() -> str:
-    from tests.conftest import english_text
+    from tests.support.data import english_text
 
     return english_text(0)[60_000 : 60_000 + EDIT_CHARS]
 
@@ -218,8 +218,8 @@ def page_edit(browser, url: str, repeat: int) -> list[float]:
 
 def app_times(browser, visits: int, repeat: int) -> dict[str, list]:
     """The Gradio app of this checkout: a link opened ``visits`` times, then the 30,000-character edit."""
-    from tests.app_support import running_server
-    from tests.conftest import english_text  # noqa: F401 - the data cache is needed before the server starts
+    from tests.support.app import running_server
+    from tests.support.data import english_text  # noqa: F401 - the data cache is needed before the server starts
 
     out: dict[str, list] = {"link_text": [], "link_panes": [], "others_first": [], "edit": []}
     env = {"PYTHONPATH": str(ROOT)}

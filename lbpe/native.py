@@ -3,7 +3,7 @@
 ``lbpe/_native.c`` is built by ``pip install`` when a C compiler is there; when it cannot be
 built (no compiler, Pyodide, another interpreter) installation still succeeds and every
 encode runs the pure-Python modules, which are the reference the compiled path is tested
-against. The two give the same ids for every input (``tests/test_native.py``).
+against. The two give the same ids for every input (``tests/parity/test_compiled_vs_pure.py``).
 
 * :func:`backend` says which path is active and why;
 * ``LBPE_PURE_PYTHON=1`` in the environment (read at import) forces the pure path;

@@ -41,7 +41,8 @@ export PYTHONMALLOC=malloc
 export PYTHONPATH="$work"
 "$python" -c 'import lbpe, sys; b = lbpe.backend(); print("sanitize.sh:", b.name, "path,", lbpe.__file__); sys.exit(b.name != "compiled")'
 "$python" -m pytest -q -p no:cacheprovider -m "not slow" -x \
-    tests/test_native.py tests/test_parity_*.py tests/test_lbpe_reference.py tests/test_long_tokens.py \
-    tests/test_hostile_text.py tests/test_pretokenize.py \
-    --deselect tests/test_native.py::test_installing_without_a_c_compiler_gives_the_pure_path \
+    tests/parity/test_compiled_vs_pure.py tests/parity/test_tiktoken.py tests/parity/test_hf_tokenizers.py \
+    tests/parity/test_sentencepiece.py tests/parity/test_naive_lbpe.py tests/parity/test_pretokenize.py \
+    tests/unit/model/test_long_tokens.py tests/robustness/test_hostile_text.py \
+    --deselect tests/parity/test_compiled_vs_pure.py::test_installing_without_a_c_compiler_gives_the_pure_path \
     "$@"

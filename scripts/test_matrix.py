@@ -16,8 +16,8 @@ so CI covers every version ``requires-python`` allows. For each version the scri
   each); an unchanged venv is reused (a stamp of pyproject, setup.py, every C source and the
   constraints);
   the next version's venv is made while this one's tests run;
-* runs ``pytest -m "not slow" -n auto``: the parity and path-sensitive modules run on the compiled
-  and the pure path (tests/conftest.py);
+* runs ``pytest tests lbpe -m "not slow" -n auto`` (every tier): the parity and path-sensitive
+  modules run on the compiled and the pure path (tests/conftest.py);
 * prints one row per version: the encoding path, the tests passed and failed on each path and
   on neither, and the time; the table also goes to ``build/matrix/summary.md``.
 
@@ -153,7 +153,7 @@ def run(version: str, prepared: Future[Prepared], pytest_args: list[str]) -> tup
     REPORTS.mkdir(parents=True, exist_ok=True)
     junit = REPORTS / f"py{version}.xml"
     env = {k: v for k, v in os.environ.items() if k != "LBPE_PURE_PYTHON"}
-    command = [vpy, "-m", "pytest", "-m", "not slow", "-n", "auto", "-q", "-p", "no:cacheprovider"]
+    command = [vpy, "-m", "pytest", "tests", "lbpe", "-m", "not slow", "-n", "auto", "-q", "-p", "no:cacheprovider"]
     command += [f"--junitxml={junit}", *pytest_args]
     print(f"+ Python {version}:", " ".join(command[1:]), flush=True)
     result = subprocess.run(command, cwd=ROOT, env=env)

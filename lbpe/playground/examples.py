@@ -1,7 +1,7 @@
 """The example texts both playgrounds offer (the Gradio app's examples, the page's picker).
 
 Each example names the bundled vocabulary it is shown with: it was chosen so that BPE and LBPE
-split it differently there (``tests/test_examples.py`` holds every example to that). The first
+split it differently there (``tests/unit/playground/test_examples.py`` holds every example to that). The first
 is the opening text of both UIs, shown with the default vocabulary (Mistral-7B's); it starts
 with the paper's own case, " Capitals", where BPE merges "al" + "s" before the long token
 " Capital" can form, and the Explain view opens on it.

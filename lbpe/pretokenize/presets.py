@@ -51,7 +51,7 @@ class PretokenizerPreset:
     * ``hf_spellings``: ``Split`` regexes found in real ``tokenizer.json`` files (Oniguruma
       spelling) that equal the preset exactly, covering every character, so HF's Isolated split
       and the preset's ``findall`` give the same pieces; such files get the preset's fast
-      pattern (``tests/test_pretokenize.py`` checks each against the ``regex`` module);
+      pattern (``tests/parity/test_pretokenize.py`` checks each against the ``regex`` module);
     * ``special_tokens``: for an OpenAI encoding (each of its names names a ``.tiktoken`` rank
       file), the special tokens and ids the rank files leave out; ``None`` otherwise.
     """

@@ -18,7 +18,7 @@ as 10,000 sessions and drops none for being idle. Two parts of it grow with use:
 :func:`release_memory` collects the garbage (cycles that hold large pane texts) once the
 server has been quiet for a few seconds after requests, and after forgetting sessions. (glibc's
 ``malloc_trim`` would give back a further ~17 MB after a 500-compare load; calling it needs
-``ctypes``, which the package does not import: tests/test_security.py.)
+``ctypes``, which the package does not import: tests/robustness/test_security.py.)
 """
 
 from __future__ import annotations

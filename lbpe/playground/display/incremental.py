@@ -18,7 +18,7 @@ The differing spans are found again from the last common cut of the two segmenta
 the change (:func:`lbpe.playground.display.model.common_cuts`, kept with the comparison), and a pane's
 markup is kept per token group, so the groups before that cut are not drawn again. The result
 is equal to :func:`lbpe.playground.display.compare` and :func:`lbpe.playground.display.render_pane` of the new text
-(tests/test_incremental.py checks that for random edits).
+(tests/unit/playground/test_incremental.py checks that for random edits).
 
 >>> from lbpe.vocab import Vocab
 >>> from lbpe.tokenizer import Tokenizer

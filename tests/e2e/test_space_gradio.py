@@ -1,0 +1,84 @@
+"""The Gradio Space, built as it is deployed (``python scripts/build_spaces.py gradio``) into a
+temporary folder: pinned like pyproject, and its app answers over HTTP from its own copy of lbpe."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.support.app import running_server
+from tests.support.data import ROOT
+
+pytestmark = pytest.mark.slow(reason="builds the Gradio Space and starts its app")
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("build_spaces", ROOT / "scripts" / "build_spaces.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def space(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("space") / "gradio"
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "build_spaces.py"), "gradio", "--from", "tree", "--out", str(folder)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    return folder
+
+
+def test_the_space_is_pinned_like_pyproject(space):
+    # the app extra's packages at the versions the tests run on (constraints/test.txt)
+    tested = dict(
+        line.split("==") for line in (ROOT / "constraints" / "test.txt").read_text("utf-8").splitlines() if "==" in line
+    )
+    pins = {name: tested[name] for name in ("gradio", "plotly", "regex")}
+    front = (space / "README.md").read_text("utf-8").split("---")[1]
+    for line in ("sdk: gradio", f"sdk_version: {pins['gradio']}", "app_file: app.py"):
+        assert f"\n{line}\n" in front, front
+    assert "title: " in front
+    requirements = [r for r in (space / "requirements.txt").read_text("utf-8").splitlines() if r and r[0] != "#"]
+    assert requirements == sorted(f"{k}=={v}" for k, v in pins.items() if k != "gradio")
+    assert (space / "app.py").read_bytes() == (ROOT / "app.py").read_bytes()
+    assert not list(space.rglob("*.so")) and not list(space.rglob("__pycache__"))
+
+
+def test_a_readme_pinning_another_gradio_stops_the_build(tmp_path, monkeypatch):
+    script = _script()
+    sources = script.read_sources("tree")
+    pinned = sources[script.GRADIO_README].replace(b"sdk_version: ", b"sdk_version: 0.0.1-", 1)
+    monkeypatch.setattr(script, "read_sources", lambda kind: {**sources, script.GRADIO_README: pinned})
+    with pytest.raises(SystemExit, match=r"make the README's sdk_version \d"):
+        script.gradio_space("tree")
+
+
+def test_the_space_app_answers_from_its_own_folder(space):
+    from gradio_client import Client
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    probe = "import json, app, lbpe; print(json.dumps([app.__file__, lbpe.__file__]))"
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=space,
+        env={**env, "GRADIO_ANALYTICS_ENABLED": "False"},
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    app_file, lbpe_file = json.loads(result.stdout.strip().splitlines()[-1])
+    assert app_file.startswith(str(space)) and lbpe_file.startswith(str(space))
+    with running_server([sys.executable, "app.py", "--host", "127.0.0.1", "--port", "{port}"], cwd=space) as s:
+        client = Client(s.url, verbose=False)
+        details = client.predict("Hello world", "gpt2", True, False, api_name="/compare")[5]
+    assert details["bpe"]["ids"] == [15496, 995]

@@ -1,0 +1,863 @@
+"""The playground's handlers called directly (no server): outputs equal lbpe called directly,
+bad input becomes a readable gr.Error, uploads are removed, sessions are isolated."""
+
+from __future__ import annotations
+
+import dataclasses
+import gc
+import gzip
+import ipaddress
+import json
+import os
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+import lbpe
+from lbpe.analysis.comparison import compare_json
+from lbpe.analysis.stats import text_stats_both
+from lbpe.errors import LbpeError
+from lbpe.formats.hf_write import to_tokenizer_json
+from lbpe.limits import Limits
+from lbpe.playground import display
+from lbpe.playground.app.addresses import trusted_proxies, visitor_address
+from lbpe.presets import VOCAB_PRESETS, load_preset
+from tests.support import tiny_vocabs as tv
+from tests.support.app import load_app, upload
+from tests.support.data import data_file
+
+app = load_app()
+gr = app.handlers.common.gr
+
+TEXT = "Internationalization of counterrevolutionary misunderstandings: naïve café, 日本語 🙂\n\tcode(x)\n"
+
+
+#: How a visitor is told a limit of the server is reached (the log names its variable).
+SERVER_LIMIT = re.escape("; this server allows no more (lbpe on your own machine does: pip install lbpe)")
+
+
+def swept_later(*paths: str) -> None:
+    """Uploads a handler read once stay (another session may have sent the same bytes, which
+    Gradio keeps at the same path) until a sweep after their grace deletes them."""
+    assert all(Path(p).exists() for p in paths), "an upload was deleted from under other sessions"
+    long_ago = time.time() - app.handlers.common._UPLOADS.grace - 1
+    for p in paths:
+        os.utime(p, (long_ago, long_ago))
+    app.sweep_files()
+    assert not any(Path(p).exists() for p in paths), "an upload read once was not swept after its grace"
+
+
+@pytest.fixture
+def limits(monkeypatch):
+    """Change app limits for one test: ``limits(vocab_bytes=...)``."""
+
+    def set_limits(**changes):
+        monkeypatch.setattr(app.handlers.common, "LIMITS", dataclasses.replace(app.handlers.common.LIMITS, **changes))
+
+    return set_limits
+
+
+# ---- Compare ----
+
+
+@pytest.mark.parametrize("name", list(VOCAB_PRESETS))
+def test_compare_equals_lbpe_called_directly(name):
+    tok = load_preset(name)
+    bpe_html, lbpe_html, metrics, figure, frequency, details, diffs = app.compare(TEXT, name, True, False, None)
+    c = display.compare(tok, TEXT)
+    assert bpe_html == display.render_pane(c, "bpe", show_whitespace=True, show_ids=False)
+    assert lbpe_html == display.render_pane(c, "lbpe", show_whitespace=True, show_ids=False)
+    summary = compare_json(text_stats_both(tok, TEXT), vocab=tok.name, unit=tok.vocab.unit, tok=tok)
+    assert details["metrics"] == summary  # the same figures as encoding the text directly
+    assert metrics == display.metrics_html(c, summary)
+    assert [list(t.y) for t in frequency.data] == [t["y"] for t in display.frequency_spec(summary)["data"]]
+    for mode in ("bpe", "lbpe"):
+        ids = tok.encode(TEXT, mode=mode, disallowed_special=())
+        assert details[mode]["ids"] == ids
+        assert f'data-mode="{mode}" data-tokens="{len(ids)}"' in (bpe_html if mode == "bpe" else lbpe_html)
+    assert details["differ"] == [list(r) for r in c.differ]
+    shift = display.length_shift(tok, c)
+    assert details["length_shift"] == shift.to_json()
+    assert [list(t.y) for t in figure.data] == [
+        list(shift.bpe_buckets),
+        list(shift.lbpe_buckets),
+        list(shift.bpe_lengths),
+        list(shift.lbpe_lengths),
+    ]
+
+
+def test_compare_toggles_and_empty_text():
+    with_ids = app.compare("hello world", "gpt2", False, True, None)[0]
+    assert '<span class="lbpe-id">31373</span>' in with_ids and "lbpe-ws" not in with_ids
+    glyphs = app.compare("hello world", "gpt2", True, False, None)[0]
+    assert '<span class="lbpe-ws">\u00b7</span>' in glyphs and "lbpe-id" not in glyphs
+    empty = app.compare("", "lbpe-32k", True, False, None)
+    assert 'data-tokens="0"' in empty[0] and "(no text)" in empty[0]
+    assert app.compare(None, "lbpe-32k", True, False, None)[5]["bpe"]["tokens"] == 0
+
+
+def test_a_session_edit_equals_a_fresh_compare_and_few_sessions_keep_one():
+    sessions = [app.handlers.new_session() for _ in range(app.handlers.compare_tab.KEPT_COMPARISONS + 3)]
+    text = TEXT * 20
+    for k, session in enumerate(sessions):
+        app.compare(text + str(k), "gpt2", True, False, session)
+    for k, session in enumerate(sessions[-2:]):
+        edited = text + str(k) + " tokens"
+        got = app.compare(edited, "gpt2", True, False, session)
+        assert app.handlers.compare_tab._recompare(session).reused > 0  # the session's last comparison was reused
+        want = app.compare(edited, "gpt2", True, False, None)  # no session: compared afresh
+        assert got[:3] == want[:3] and got[5:] == want[5:]
+    assert len(app.handlers.compare_tab._KEPT) == app.handlers.compare_tab.KEPT_COMPARISONS  # the memory stays bounded
+    assert {id(s) for s in sessions[-app.handlers.compare_tab.KEPT_COMPARISONS :]} == set(
+        app.handlers.compare_tab._KEPT
+    )
+    forgotten = id(sessions[-1])
+    del sessions[-1], session
+    gc.collect()
+    assert forgotten not in app.handlers.compare_tab._KEPT  # a forgotten session's comparison goes with it
+
+
+def test_compare_treats_special_token_strings_as_text():
+    out = app.compare("<|endoftext|>", "cl100k_base", True, False, None)[5]
+    assert 100257 not in out["bpe"]["ids"] and out["bpe"]["tokens"] > 1
+
+
+def test_the_special_tokens_toggle():
+    tok = load_preset("cl100k_base")
+    text = "end<|endoftext|>start"
+    out = app.compare(text, "cl100k_base", True, False, None, True)
+    for mode in ("bpe", "lbpe"):
+        assert out[5][mode]["ids"] == tok.encode(text, mode=mode, allowed_special="all")
+    assert 100257 in out[5]["bpe"]["ids"] and out[0].count("lbpe-special") == 1
+    assert "lbpe-special" not in app.compare(text, "cl100k_base", True, False, None)[0]
+
+
+def test_compare_limits_and_unknown_vocabulary(limits):
+    limits(text_chars=10)
+    # over the limit: the first 10 characters are compared, and the metrics say what was cut
+    out = app.compare("Capitals and more", "gpt2", True, False, None)
+    assert out[5]["bpe"]["ids"] == load_preset("gpt2").encode("Capitals a", mode="bpe")
+    assert "The text has 17 characters; Compare shows its first 10. The Corpus view reads whole files" in out[2]
+    assert "LBPE_APP" not in out[2]  # nothing for an end user to set
+    assert "lbpe-cut" not in app.compare("Capitals", "gpt2", True, False, None)[2]
+    with pytest.raises(gr.Error, match="Unknown vocabulary 'nope'"):
+        app.compare("x", "nope", True, False, None)
+
+
+def test_load_text_reads_and_removes_the_upload(tmp_path, limits, monkeypatch):
+    path = upload(tmp_path, "héllo\r\nworld\n".encode(), "a.txt")
+    assert app.load_text(path) == ("héllo\r\nworld\n", None)
+    swept_later(path)
+    bad = upload(tmp_path, b"ok \xff\xfe", "latin.txt")
+    with pytest.raises(gr.Error, match=r"latin.txt: not UTF-8 text \(byte 0xff at offset 3\)"):
+        app.load_text(bad)
+    swept_later(bad)
+    limits(text_chars=5)
+    warnings = []
+    monkeypatch.setattr(gr, "Warning", lambda message, **_: warnings.append(message))
+    assert app.load_text(upload(tmp_path, "12345é".encode(), "long.txt")) == ("12345", None)
+    assert warnings[-1].startswith("long.txt has 6 characters; Compare shows its first 5.")
+    # a file far over the limit is read only as far as needed, without splitting a character
+    assert app.load_text(upload(tmp_path, "日本語".encode() * 1000, "big.txt")) == ("日本語日本", None)
+    assert warnings[-1].startswith("big.txt is longer than 5 characters; Compare shows its first 5.")
+    with pytest.raises(gr.Error, match="Choose a .txt file"):
+        app.load_text(None)
+
+
+# ---- vocabulary uploads ----
+
+
+def _gz(path: Path) -> bytes:
+    return gzip.compress(path.read_bytes())
+
+
+@pytest.mark.parametrize(
+    "files, reference",
+    [
+        (lambda: [(data_file("openai/cl100k_base.tiktoken"), "cl100k_base.tiktoken")], "openai/cl100k_base.tiktoken"),
+        (lambda: [(_gz(data_file("openai/r50k_base.tiktoken")), "r50k_base.tiktoken.gz")], "openai/r50k_base.tiktoken"),
+        (
+            lambda: [(data_file("gpt2/encoder.json"), "encoder.json"), (data_file("gpt2/vocab.bpe"), "vocab.bpe")],
+            "gpt2",
+        ),
+        (lambda: [(data_file("hf/mistral_v0.1/tokenizer.json"), "tokenizer.json")], "hf/mistral_v0.1/tokenizer.json"),
+        (
+            lambda: [(data_file("sentencepiece/mistral_tokenizer.model.v1"), "mistral.model")],
+            "sentencepiece/mistral_tokenizer.model.v1",
+        ),
+    ],
+    ids=["tiktoken", "tiktoken.gz", "gpt2", "tokenizer.json", "sentencepiece"],
+)
+def test_upload_vocab_every_format_then_compare(tmp_path, files, reference):
+    paths = [upload(tmp_path, src, name) for src, name in files()]
+    state, dropdown, cleared = app.upload_vocab(paths, "auto", app.new_session())
+    name = dropdown["value"]
+    assert name.startswith("upload: ") and (name, name) in dropdown["choices"] and cleared is None
+    assert list(state.vocabs) == [name]
+    swept_later(*paths)  # uploads are deleted once read, when no other session can need them
+    ref = lbpe.load(data_file(reference) if "/" in reference else data_file("gpt2/encoder.json").parent)
+    details = app.compare(TEXT, name, True, False, state)[5]
+    for mode in ("bpe", "lbpe"):
+        assert details[mode]["ids"] == ref.encode(TEXT, mode=mode, disallowed_special=())
+    assert app.describe_vocab(name, state).startswith(f"**{name}**: {ref.n_vocab:,} tokens")
+
+
+def test_unknown_rank_file_names_need_a_pattern(tmp_path):
+    src = data_file("openai/cl100k_base.tiktoken")
+    with pytest.raises(gr.Error, match=r"mine.tiktoken: cannot tell the pre-tokenizer.*choose the pre-tokenizer"):
+        app.upload_vocab([upload(tmp_path, src, "mine.tiktoken")], "auto", app.new_session())
+    state, dropdown, _ = app.upload_vocab([upload(tmp_path, src, "mine.tiktoken")], "cl100k_base", app.new_session())
+    ids = app.compare("Hello world", dropdown["value"], True, False, state)[5]["bpe"]["ids"]
+    assert ids == load_preset("cl100k_base").encode("Hello world", mode="bpe")
+
+
+MALFORMED = [
+    ("tokenizer.json", b'{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [', "tokenizer.json"),
+    ("tokenizer.json", b"[" * 100_000, "tokenizer.json"),
+    ("tokenizer.json", b'{"model": {"type": "WordPiece", "vocab": {}}}', "tokenizer.json"),
+    ("cl100k_base.tiktoken", b"IQ== 0\nnot base64 !! 1\n", "cl100k_base.tiktoken"),
+    ("weird.model", b"\x0a\xff\xff\xff\xff\x0f" + bytes(range(256)), "weird.model"),
+    ("r50k_base.tiktoken.gz", b"this is not gzip", "r50k_base.tiktoken.gz"),
+    ("empty.json", b"", "empty.json"),
+    ("notes.txt", b"hello there\n", "notes.txt"),
+    # a pre-tokenizer that backtracks exponentially ("aaaa...!" would hang the server's worker)
+    (
+        "tokenizer.json",
+        tv.json_bytes(
+            dict(
+                tv.hf_spec(),
+                pre_tokenizer={"type": "Split", "pattern": {"Regex": "(?:\\p{L}+\\s?)*!"}, "behavior": "Isolated"},
+            )
+        ),
+        "catastrophic backtracking",
+    ),
+]
+
+
+@pytest.mark.parametrize("name, data, mentioned", MALFORMED, ids=[f"{n}-{i}" for i, (n, _, _) in enumerate(MALFORMED)])
+def test_malformed_vocabularies_give_a_readable_message(tmp_path, name, data, mentioned):
+    path = upload(tmp_path, data, name)
+    state = app.new_session()
+    with pytest.raises(gr.Error) as err:
+        app.upload_vocab([path], "auto", state)
+    message = err.value.message
+    assert mentioned in message and "Traceback" not in message and "lbpe-vocab-" not in message, message
+    assert "/tmp" not in message and str(tmp_path) not in message, message
+    assert state.vocabs == {}
+    swept_later(path)
+
+
+def test_upload_limits(tmp_path, limits):
+    src = data_file("openai/cl100k_base.tiktoken")
+    limits(vocab_bytes=1_000_000)
+    with pytest.raises(
+        gr.Error,
+        match=r"cl100k_base.tiktoken is 1.68\d* MB, over the limit of 1 MB for an uploaded vocabulary.*" + SERVER_LIMIT,
+    ):
+        app.upload_vocab([upload(tmp_path, src, "cl100k_base.tiktoken")], "auto", app.new_session())
+    bomb = gzip.compress(b"A" * 3_000_000)
+    with pytest.raises(gr.Error, match=r"x.tiktoken.gz: decompresses to more than 1 MB.*" + SERVER_LIMIT):
+        app.upload_vocab([upload(tmp_path, bomb, "x.tiktoken.gz")], "auto", app.new_session())
+    limits(vocab_bytes=50_000_000, vocab_tokens=1000)
+    with pytest.raises(gr.Error, match=r"is 100,\d+ tokens, over the limit of 1,000 tokens.*" + SERVER_LIMIT):
+        app.upload_vocab([upload(tmp_path, src, "cl100k_base.tiktoken")], "auto", app.new_session())
+    with pytest.raises(gr.Error, match="Two files can only be GPT-2's encoder.json and vocab.bpe"):
+        app.upload_vocab(
+            [upload(tmp_path, b"{}", "a.json"), upload(tmp_path, b"{}", "b.json")], "auto", app.new_session()
+        )
+    with pytest.raises(gr.Error, match="Choose a vocabulary file"):
+        app.upload_vocab(None, "auto", app.new_session())
+
+
+def test_sessions_are_isolated_and_bounded(tmp_path, limits):
+    limits(session_vocabs=2)
+    src = data_file("openai/r50k_base.tiktoken")
+    alice, bob = app.new_session(), app.new_session()
+    alice, dropdown, _ = app.upload_vocab([upload(tmp_path, src, "r50k_base.tiktoken")], "auto", alice)
+    name = dropdown["value"]
+    assert (name, name) in app.vocab_choices(alice) and (name, name) not in app.vocab_choices(bob)
+    with pytest.raises(gr.Error, match="Unknown vocabulary"):
+        app.compare("hi", name, True, False, bob)
+    names = [name]
+    for _ in range(2):
+        alice, dropdown, _ = app.upload_vocab([upload(tmp_path, src, "r50k_base.tiktoken")], "auto", alice)
+        names.append(dropdown["value"])
+    assert names[1:] == ["upload: r50k_base.tiktoken (2)", "upload: r50k_base.tiktoken (3)"]
+    assert list(alice.vocabs) == names[1:]  # the oldest was dropped
+    assert [value for _, value in app.vocab_choices(alice)] == [*VOCAB_PRESETS, *names[1:]]
+
+
+# ---- Corpus ----
+
+
+def test_corpus_equals_lbpe_stats_on_the_whole_file(tmp_path):
+    text = data_file("text/moby_dick.txt").read_text("utf-8")[:300_000]
+    path = upload(tmp_path, text.encode(), "moby.txt")
+    rows, figure, frequency, json_path, csv_path, status = app.corpus(path, "cl100k_base", None)
+    tok = load_preset("cl100k_base")
+    stats = text_stats_both(tok, text)
+    summary = compare_json(stats, vocab="cl100k_base", unit="byte", tok=tok)
+    got = json.loads(Path(json_path).read_text("utf-8"))
+    # lbpe.corpus.parallel cuts chunks at piece boundaries: token counts are exact, a word may be cut
+    for mode in ("bpe", "lbpe"):
+        assert abs(got[mode].pop("words") - summary[mode].pop("words")) <= 2
+        assert got[mode].pop("fertility") == pytest.approx(summary[mode].pop("fertility"), rel=1e-3)
+    got_agreement, agreement = got.pop("agreement"), summary.pop("agreement")
+    for key in ("bpe_boundaries", "lbpe_boundaries", "common_boundaries"):
+        assert got_agreement[key] == agreement[key]
+    assert abs(got_agreement["words"] - agreement["words"]) <= 2
+    assert abs(got_agreement["identical_words"] - agreement["identical_words"]) <= 2
+    assert got == {**summary, "file": "moby.txt"}
+    # chunks may cut a word in two: the rows counting words differ by a word or two
+    by_words = {"words", "fertility", "words segmented identically"}
+    assert [r for r in rows if r[0] not in by_words] == [
+        r
+        for r in display.stats_rows(compare_json(stats, vocab="cl100k_base", unit="byte", tok=tok))
+        if r[0] not in by_words
+    ]
+    assert list(frequency.data[1].y) == [b["mean"] or None for b in summary["lbpe"]["frequency_by_length"].values()]
+    assert f"moby.txt,cl100k_base,tokens,{stats['bpe'].tokens},{stats['lbpe'].tokens}," in Path(csv_path).read_text(
+        "utf-8"
+    )
+    assert Path(json_path).name == "moby-cl100k_base-stats.json" and Path(csv_path).name == "moby-cl100k_base-stats.csv"
+    assert f"BPE {stats['bpe'].tokens:,} tokens" in status
+    assert list(figure.data[0].y) == list(
+        display.shift_from_stats(stats["bpe"], stats["lbpe"], unit="byte").bpe_buckets
+    )
+    # the file stays usable while it shows in its box: another vocabulary, same upload
+    again = app.corpus(path, "gpt2")
+    assert Path(path).exists() and again[5].startswith("moby.txt: ") and "**gpt2**" in again[5]
+    Path(path).unlink()
+    with pytest.raises(gr.Error, match="moby.txt is no longer on the server.*upload it again"):
+        app.corpus(path, "gpt2")
+
+
+def test_corpus_errors(tmp_path, limits):
+    limits(corpus_bytes=100)
+    with pytest.raises(
+        gr.Error,
+        match=r"big.txt is 0.0002 MB, over the limit of 0.0001 MB for a file for the Corpus view" + SERVER_LIMIT,
+    ):
+        app.corpus(upload(tmp_path, b"x" * 200, "big.txt"), "gpt2", None)
+    with pytest.raises(gr.Error, match="not UTF-8"):
+        app.corpus(upload(tmp_path, b"\xc3\x28", "bad.txt"), "gpt2", None)
+    with pytest.raises(gr.Error, match="Choose a text file"):
+        app.corpus(None, "gpt2", None)
+
+
+# ---- Train ----
+
+
+def test_train_downloads_the_tokenizer_json_and_compare_uses_it(tmp_path):
+    text = data_file("text/moby_dick.txt").read_text("utf-8")[:100_000]
+    state = app.new_session()
+    with pytest.raises(gr.Error, match="Train a vocabulary first"):
+        app.use_trained(state)
+    path = upload(tmp_path, text.encode(), "moby.txt")
+    state, dropdown, out, status = app.train([path], 600, "byte", True, state)
+    expected = to_tokenizer_json(lbpe.train(text, vocab_size=600, unit="byte", scaffold=True), pattern="paper")
+    assert json.loads(Path(out).read_text("utf-8")) == json.loads(expected)
+    name = state.trained
+    assert name == "trained: 600 byte scaffold on moby.txt" and (name, name) in dropdown["choices"]
+    assert "value" not in dropdown and f"**{name}**, 600 tokens" in status and "(moby.txt)" in status
+    assert Path(path).exists()  # still in its box, usable for another run
+    selected, tabs = app.use_trained(state)
+    assert selected["value"] == name and tabs["selected"] == "compare"
+    ref = lbpe.load(out)
+    details = app.compare(TEXT, name, True, False, state)[5]
+    for mode in ("bpe", "lbpe"):
+        assert details[mode]["ids"] == ref.encode(TEXT, mode=mode, disallowed_special=())
+
+
+def test_train_in_the_llama_style_writes_its_tokenizer_json(tmp_path):
+    text = data_file("text/moby_dick.txt").read_text("utf-8")[:60_000]
+    state, dropdown, out, status = app.train(
+        [upload(tmp_path, text.encode(), "moby.txt")], 1000, "char", False, app.new_session(), style="llama"
+    )
+    expected = to_tokenizer_json(lbpe.train(text, vocab_size=1000, style="llama"), style="llama")
+    assert json.loads(Path(out).read_text("utf-8")) == json.loads(expected)
+    assert state.trained == "trained: 1000 char llama on moby.txt" and "1,000 tokens" in status
+    tok = state.vocabs[state.trained]
+    assert tok.decode(tok.encode(TEXT, mode="lbpe")) == TEXT
+    with pytest.raises(gr.Error, match="llama style trains characters"):
+        app.train([upload(tmp_path, b"abc", "b.txt")], 300, "byte", False, None, style="llama")
+
+
+def test_train_errors(tmp_path, limits):
+    txt = upload(tmp_path, b"hello hello world\n", "a.txt")
+    with pytest.raises(gr.Error, match=r"between 1 and 50,000\.'$"):
+        app.train([txt], 60_000, "char", False, None)
+    with pytest.raises(gr.Error, match="unit must be 'char' or 'byte'"):
+        app.train([upload(tmp_path, b"hi", "b.txt")], 300, "word", False, None)
+    with pytest.raises(gr.Error, match="smaller than the 256"):
+        app.train([upload(tmp_path, b"hi", "c.txt")], 100, "byte", False, None)
+    limits(train_bytes=10)
+    with pytest.raises(gr.Error, match=r"over the limit of 1e-05 MB for the training files together.*" + SERVER_LIMIT):
+        app.train([upload(tmp_path, b"x" * 6, "d.txt"), upload(tmp_path, b"y" * 6, "e.txt")], 300, "char", False, None)
+    with pytest.raises(gr.Error, match="Choose one or more"):
+        app.train(None, 300, "char", False, None)
+
+
+class PressStop:
+    """A gr.Progress stand-in that presses Stop (as the Stop button does) on its ``n``-th report."""
+
+    def __init__(self, state: dict, n: int) -> None:
+        self.state, self.n, self.calls = state, n, 0
+
+    def __call__(self, fraction, desc=None):
+        self.calls += 1
+        if self.calls == self.n:
+            app.stop(self.state)
+
+
+def test_stop_ends_training_and_corpus_statistics(tmp_path):
+    text = data_file("text/moby_dick.txt").read_text("utf-8")[:300_000]
+    state = app.new_session()
+    press = PressStop(state, 5)
+    # stopping is information, not an error: it says where, with which file and vocabulary
+    state, dropdown, out, status = app.train(
+        [upload(tmp_path, text.encode(), "t.txt")], 2000, "char", False, state, progress=press
+    )
+    assert press.calls == 5 and state.trained is None and state.vocabs == {} and out is None
+    assert status.startswith("Stopped at ") and "2,000-token char vocabulary on t.txt" in status
+    press = PressStop(state, 2)
+    rows, lengths, frequency, json_file, csv_file, status = app.corpus(
+        upload(tmp_path, text.encode(), "c.txt"), "gpt2", state, progress=press
+    )
+    assert press.calls == 2 and rows == [] and lengths is frequency is json_file is csv_file is None
+    assert status.startswith("Stopped at ") and "of c.txt with **gpt2**" in status
+    # the next run starts afresh
+    assert app.train([upload(tmp_path, b"abc abd abe\n", "s.txt")], 260, "byte", False, state)[0].trained
+
+
+# ---- the Blocks app, limits, unexpected failures ----
+
+
+@pytest.mark.parametrize("name", list(VOCAB_PRESETS))
+def test_the_vocabulary_line_names_a_preset_once(name):
+    line = app.describe_vocab(name)
+    assert line.startswith(f"**{name}**") and line.count(name) == 1, line
+    assert f"{load_preset(name).n_vocab:,} tokens" in line and "((" not in line and "))" not in line
+
+
+def test_every_handler_has_an_api_name():
+    names = {fn.api_name for fn in app.demo.fns.values() if fn.api_visibility == "public"}
+    assert names == {
+        "compare",
+        "load_text",
+        "upload_vocab",
+        "describe_vocab",
+        "corpus_stats",
+        "train",
+        "use_trained",
+        "stop_corpus",
+        "stop_train",
+        "stop_across",
+        "across_vocabularies",
+        "explain",
+        "explain_frame",
+        "explain_click",
+        "decode_ids",
+        "corpus_sample",
+    }
+
+
+def test_limits_from_the_environment():
+    limits = Limits.from_env(
+        {"LBPE_APP_MAX_TEXT_CHARS": "1000", "LBPE_APP_MAX_VOCAB_MB": "2.5", "LBPE_APP_FILE_TTL": "60"}
+    )
+    assert (limits.text_chars, limits.vocab_bytes, limits.file_ttl) == (1000, 2_500_000, 60)
+    assert limits.corpus_bytes == Limits().corpus_bytes
+    with pytest.raises(LbpeError, match="LBPE_APP_MAX_TRAIN_MB='lots' is not a number"):
+        Limits.from_env({"LBPE_APP_MAX_TRAIN_MB": "lots"})
+
+
+def test_an_unexpected_failure_is_a_short_message(monkeypatch):
+    def broken(*args, **kwargs):
+        raise KeyError("internal")
+
+    monkeypatch.setattr(display, "compare", broken)
+    with pytest.raises(gr.Error, match=r"Something went wrong \(KeyError\).*still running"):
+        app.compare("x", "gpt2", True, False, None)
+
+
+# ---- Across vocabularies ----
+
+
+def test_across_covers_every_preset_and_the_sessions_own_vocabulary(tmp_path):
+    from lbpe.analysis.across import ACROSS_HEADERS
+
+    state = app.new_session()
+    src = data_file("openai/r50k_base.tiktoken")
+    state, dropdown, _ = app.upload_vocab([upload(tmp_path, src, "mine.tiktoken")], "gpt2", state)
+    rows, figure, json_path, csv_path, status, cleared = app.across(TEXT, None, state)
+    names = [r[0] for r in rows]
+    assert names == [*VOCAB_PRESETS, dropdown["value"]] and cleared is None
+    doc = json.loads(Path(json_path).read_text("utf-8"))
+    assert doc["source"] == "the Compare text"
+    for summary in doc["vocabularies"]:
+        tok = app.get_tokenizer(summary["vocab"], state)
+        want = compare_json(text_stats_both(tok, TEXT), vocab=summary["vocab"], unit=tok.vocab.unit, tok=tok)
+        assert summary == json.loads(json.dumps({**want, "n_vocab": tok.n_vocab}))
+    assert Path(csv_path).read_text("utf-8").splitlines()[0].split(",")[:3] == ACROSS_HEADERS[:3]
+    assert sorted(figure.data[0].y) == sorted(names)
+    assert "vocabularies" in status and "sort" in status
+
+
+def test_across_a_file_and_its_errors(tmp_path):
+    text = data_file("text/moby_dick.txt").read_text("utf-8")[:150_000]
+    path = upload(tmp_path, text.encode(), "moby.txt")
+    rows, _, json_path, _, status, _ = app.across("ignored when a file is given", path, None)
+    tok = load_preset("gpt2")
+    gpt2 = next(s for s in json.loads(Path(json_path).read_text("utf-8"))["vocabularies"] if s["vocab"] == "gpt2")
+    for mode in ("bpe", "lbpe"):
+        assert gpt2[mode]["tokens"] == len(tok.encode(text, mode=mode, disallowed_special=()))
+    assert status.startswith(f"moby.txt with {len(VOCAB_PRESETS)} vocabularies")
+    swept_later(path)
+    with pytest.raises(gr.Error, match="Type or paste a text"):
+        app.across("  ", None, None)
+    with pytest.raises(gr.Error, match="UTF-8"):
+        app.across("", upload(tmp_path, b"ok \xc3\x28", "bad.txt"), None)
+
+
+# ---- Explain and the examples ----
+
+
+def test_the_app_opens_on_the_shared_example_and_explains_capitals():
+    from lbpe.playground.examples import DEFAULT_EXAMPLE, EXAMPLES
+
+    assert app.DEFAULT_TEXT == DEFAULT_EXAMPLE.text
+    config = app.demo.get_config_file()
+    by_id = {c["id"]: c for c in config["components"]}
+    by_elem = {c["props"].get("elem_id"): c for c in config["components"]}
+    assert by_elem["text"]["props"]["value"] == DEFAULT_EXAMPLE.text
+    assert by_elem["vocab"]["props"]["value"] == DEFAULT_EXAMPLE.vocabulary
+    assert by_elem["explain-text"]["props"]["value"] == DEFAULT_EXAMPLE.explain
+    at = DEFAULT_EXAMPLE.text.index(DEFAULT_EXAMPLE.explain)
+    assert by_elem["explain-where"]["props"]["value"] == ""  # over the API: a span on its own
+    opening = by_elem["explain"]["props"]["value"]
+    # explained where it stands in the opening text: the panes' tokens, no dummy prefix
+    tok = load_preset(DEFAULT_EXAMPLE.vocabulary)
+    for mode in ("bpe", "lbpe"):
+        ids = [s.id for s in tok.segment(DEFAULT_EXAMPLE.text, mode=mode) if at <= s.start < at + 9]
+        assert " ".join(map(str, ids)) + "</div>" in opening or " ".join(map(str, ids)) + " · " in opening
+    # " Capital" as the vocabulary spells it: with a space, or SentencePiece's "\u2581"
+    assert re.search("BPE never makes &quot;[ \u2581]Capital&quot;", opening), opening
+    assert "&quot;al&quot; + &quot;s&quot;" in opening
+    examples = next(c for c in config["components"] if c["type"] == "dataset")
+    assert examples["props"]["sample_labels"] == [e.label for e in EXAMPLES]
+    assert [by_id[i]["props"].get("elem_id") for i in examples["props"]["component_ids"]] == [
+        "text",
+        "vocab",
+        "explain-text",
+        "explain-where",
+    ]
+    assert examples["props"]["samples"][1][3] == str(EXAMPLES[1].text.index(EXAMPLES[1].explain))
+
+
+def test_explain_returns_the_library_steps():
+    from lbpe.analysis.explain import explain
+    from lbpe.playground.display import explain_html
+
+    html, steps, slider = app.explain(" Capitals", "gpt2")
+    ex = explain(load_preset("gpt2"), " Capitals")
+    assert steps == ex.to_json() and html == explain_html(ex)
+    assert slider["maximum"] == ex.frames - 1 and slider["value"] == ex.frames - 1
+    assert app.explain(" Capitals", "gpt2", 0)[0] == explain_html(ex, 0)
+    assert app.explain_frame(" Capitals", "gpt2", 2) == explain_html(ex, 2)
+    assert app.explain_frame("", "gpt2", 2) == ""
+    for bad, message in (("", "Type a word"), ("x" * 401, "at most 400 characters")):
+        with pytest.raises(gr.Error, match=message):
+            app.explain(bad, "gpt2")
+    # a span of the text, where it stands (as a click, an example or a link gives it), is
+    # explained there; typed, or no longer there, on its own
+    from lbpe.analysis.explain import explain_span
+
+    text = "The Capitals of Europe hold the geographers' maps"
+    at = text.index("ographers")
+    inside = explain_span(load_preset("mistral-7b"), text, at, at + 9)
+    assert app.explain("ographers", "mistral-7b", None, None, text, str(at))[1] == inside.to_json()
+    assert app.explain_frame("ographers", "mistral-7b", 1, None, text, str(at)) == explain_html(inside, 1)
+    alone = explain(load_preset("mistral-7b"), "ographers")
+    assert alone.bpe_ids != inside.bpe_ids
+    for where in ("", str(at + 1), "nonsense"):
+        assert app.explain("ographers", "mistral-7b", None, None, text, where)[1] == alone.to_json()
+    assert app.explain("ographers", "mistral-7b", None, None, "changed " + text, str(at))[1] == alone.to_json()
+
+
+def test_a_click_picks_the_differing_span_or_the_word():
+    text = "The Capitals of Europe"
+    tok = load_preset("gpt2")
+    differ = display.compare(tok, text).differ
+    at = text.index("pit")
+    inside = [r for r in differ if r[0] <= at < r[1]]
+    want = text[slice(*inside[0])] if inside else " Capitals"
+    assert app.explain_click(text, f"{at}:123", "gpt2") == (want, str(text.index(want)))
+    assert app.explain_click(text, f"{text.index('Eu')}:9", "gpt2") == (" Europe", str(text.index(" Europe")))
+    with pytest.raises(gr.Error, match="Click a token"):
+        app.explain_click(text, "nonsense", "gpt2")
+
+
+def test_step_buttons_and_play_stay_within_the_explanation():
+    from lbpe.analysis.explain import explain
+
+    frames = explain(load_preset("gpt2"), " Capitals").frames
+    assert app.explain_move(1, frames - 1, " Capitals", "gpt2") == frames - 1
+    assert app.explain_move(-1, 0, " Capitals", "gpt2") == 0
+    assert app.explain_move(1, 3, " Capitals", "gpt2") == 4
+    value, timer = app.play_start(frames - 1, " Capitals", "gpt2")
+    assert value == 0 and timer.active  # at the end, Play starts again
+    value, timer = app.play_step(frames - 2, " Capitals", "gpt2")
+    assert value == frames - 1 and timer.active is False  # the last frame stops the timer
+    value, timer = app.play_step(0, "", "gpt2")
+    assert value == 0 and timer.active is False
+
+
+def test_presets_are_offered_with_their_models():
+    from lbpe.presets import preset_label
+
+    labels = dict((value, label) for label, value in app.vocab_choices())
+    assert labels["o200k_base"] == "GPT-4o: o200k_base" and labels["gpt2"] == "GPT-2: gpt2"
+    assert labels["cl100k_base"] == "GPT-3.5 / GPT-4: cl100k_base"
+    assert all(labels[name] == preset_label(name) and name in labels[name] for name in VOCAB_PRESETS)
+
+
+def test_decode_pasted_ids_and_the_copy_boxes():
+    tok = load_preset("cl100k_base")
+    text = "Hi 日本語 🙂 <|endoftext|>"
+    ids = tok.encode(text, mode="lbpe", allowed_special="all")
+    out = app.decode_ids(json.dumps(ids), "cl100k_base")
+    assert f"{len(ids)} ids decode to {len(text)} characters" in out
+    assert html_text(out.split('<pre class="lbpe-decoded-text">')[1].split("</pre>")[0]) == text  # whole characters
+    assert "\ufffd" not in out and out.count('class="lbpe-tok ') == len(ids)
+    assert app.decode_ids(" ".join(map(str, ids)), "cl100k_base") == out
+    for bad, message in (
+        ("", "paste token ids"),
+        ("12 x3", "'x3' is not a token id"),
+        ("12 999999999", "token id 999999999 is not in the vocabulary"),
+    ):
+        with pytest.raises(gr.Error, match=message):
+            app.decode_ids(bad, "cl100k_base")
+    details = app.compare("Capitals", "gpt2", True, False, None)[5]
+    assert app.ids_text(details) == tuple(
+        " ".join(map(str, load_preset("gpt2").encode("Capitals", mode=m))) for m in ("bpe", "lbpe")
+    )
+
+
+def html_text(fragment: str) -> str:
+    import html as html_module
+
+    return html_module.unescape(fragment)
+
+
+def test_the_sample_corpus_in_one_click():
+    from lbpe.presets import sample_corpus
+
+    rows, lengths, frequency, json_path, csv_path, status = app.corpus_sample("gpt2")
+    text = sample_corpus().decode("utf-8")
+    tok = load_preset("gpt2")
+    doc = json.loads(Path(json_path).read_text("utf-8"))
+    assert doc["file"] == "sample-corpus.txt" and doc["vocab"] == "gpt2"
+    for mode in ("bpe", "lbpe"):
+        assert doc[mode]["tokens"] == len(tok.encode(text, mode=mode, disallowed_special=()))
+    assert status.startswith(f"sample-corpus.txt: {len(text.encode()):,} bytes with **gpt2**")
+    paper = {r[0]: r[4] for r in rows}
+    assert paper["bytes / token"].endswith("paper: +0.18% (3.4318 -> 3.4381)")
+    assert Path(csv_path).name == "sample-corpus-gpt2-stats.csv"
+
+
+def test_a_failure_is_kept_for_its_session_until_shown(tmp_path):
+    """The reason a handler failed is kept for the session that called it (for the page to show
+    beside the control after the notice fades), once, escaped; other sessions see nothing."""
+    mine, other = app.new_session(), app.new_session()
+    with pytest.raises(gr.Error, match="Choose a text file"):
+        app.corpus(None, "gpt2", mine)
+    with pytest.raises(gr.Error, match="between 1 and"):
+        app.train([upload(tmp_path, b"some text " * 50, "t.txt")], 10**9, "char", False, mine)
+    assert app.failure_note("corpus", other) == "" and app.failure_note("corpus", None) == ""
+    note = app.failure_note("corpus", mine)
+    assert note.startswith('<p class="lbpe-failed" role="alert">Choose a text file') and note.endswith("</p>")
+    assert app.failure_note("corpus", mine) == ""  # shown once; the next action replaces it
+    with pytest.raises(gr.Error):
+        app.upload_vocab([upload(tmp_path, b"{", "x<b>.json")], "auto", mine)
+    assert "&lt;b&gt;" in app.failure_note("upload_vocab", mine)
+
+
+def test_an_upload_over_the_session_limit_says_which_vocabulary_it_dropped(tmp_path):
+    """A session keeps the latest few vocabularies: the upload that drops the oldest says so
+    beside the upload box (and a training in its status), naming it."""
+    from tests.support.data import data_file
+
+    session = app.new_session()
+    keep = app.LIMITS.session_vocabs
+    src = data_file("openai/r50k_base.tiktoken")
+    for k in range(keep):
+        app.upload_vocab([upload(tmp_path, src, f"v{k}.tiktoken")], "gpt2", session)
+        assert app.upload_note(session) == ""
+    app.upload_vocab([upload(tmp_path, src, "last.tiktoken")], "gpt2", session)
+    note = app.upload_note(session)
+    assert f"keeps the latest {keep} vocabularies" in note and "upload: v0.tiktoken" in note, note
+    assert "upload: v0.tiktoken" not in dict(app.vocab_choices(session)).values()
+    text = upload(tmp_path, b"plain words for a tiny vocabulary " * 40, "t.txt")
+    *_, status = app.train([text], 300, "char", False, session)
+    assert "upload: v1.tiktoken" in status and "dropped" in status, status
+
+
+def test_play_pauses():
+    from lbpe.analysis.explain import explain
+
+    frames = explain(load_preset("gpt2"), " Capitals").frames
+    value, timer, label = app.play_toggle(app.PLAY, frames - 1, " Capitals", "gpt2")
+    assert (value, timer.active, label) == (0, True, app.PAUSE)  # from the start when at the end
+    value, timer, label = app.play_tick(app.PAUSE, 2, " Capitals", "gpt2")
+    assert value == 3 and label == {"__type__": "update"}  # playing on
+    value, timer, label = app.play_toggle(app.PAUSE, 3, " Capitals", "gpt2")
+    assert timer.active is False and label == app.PLAY and value == {"__type__": "update"}
+    value, timer, label = app.play_tick(app.PLAY, 3, " Capitals", "gpt2")  # a tick sent before the pause
+    assert timer.active is False and value == {"__type__": "update"}
+    value, timer, label = app.play_tick(app.PAUSE, frames - 2, " Capitals", "gpt2")
+    assert (value, timer.active, label) == (frames - 1, False, app.PLAY)  # the last step: Play again
+
+
+def test_visitors_are_never_told_a_server_variable(caplog):
+    """Each error that says how to raise a limit names its variable; the app tells visitors
+    what is wrong without it, and its log keeps the whole message."""
+    from lbpe import limits as lbpe_limits
+    from lbpe.budget import TimeBudgetError
+    from lbpe.user_regex import RegexTimeoutError
+
+    with lbpe_limits.using(Limits(vocab_bytes=1_000_000)):
+        over = lbpe_limits.exceeded("vocab_bytes", 2_000_000, "big.json")
+    said = {
+        "a limit": over,
+        "a limit with a hint": lbpe_limits.exceeded("text_bytes", 1 << 30, "in.txt", hint="stream it with lbpe stats"),
+        "the encoding budget": str(TimeBudgetError("the Compare view", 10.0, 10.0)),
+        "a pattern's time": str(RegexTimeoutError(r"(\s*)*x", "the Split pattern", 50_000, 2.0)),
+    }
+    assert all("LBPE_" in message for message in said.values()), said
+    with caplog.at_level("INFO", logger="lbpe.playground.app"):
+        told = {what: app.for_visitors(message) for what, message in said.items()}
+    for what, message in told.items():
+        assert "LBPE_" not in message, f"{what}: {message}"
+        assert message.rstrip(".").strip(), what
+    assert told["a limit"] == (
+        "big.json is 2 MB, over the limit of 1 MB for an uploaded vocabulary file, also after gunzip; "
+        "this server allows no more "
+        "(lbpe on your own machine does: pip install lbpe)"
+    )
+    assert told["a limit with a hint"].endswith("this server allows no more (lbpe on your own machine does: "
+                                                "pip install lbpe); stream it with lbpe stats")  # fmt: skip
+    assert told["the encoding budget"].endswith(
+        "Shorten the text, choose another vocabulary, or encode it with lbpe on your own machine "
+        "(pip install lbpe), where it has no time limit."
+    )
+    assert told["a pattern's time"].endswith(r"(e.g. one \s+ instead of \s*\s*) or shorten the text.")
+    assert all(message in caplog.text for message in said.values())  # the server's log has each in full
+
+
+LOCAL = trusted_proxies({})  # this machine only
+SPACE = trusted_proxies({"SPACE_ID": "someone/lbpe"})  # and the private networks
+
+
+@pytest.mark.parametrize(
+    ("peer", "forwarded", "trusted", "visitor"),
+    [
+        # (public addresses below are real ones: Python counts the documentation ranges private)
+        ("8.8.4.4", [], LOCAL, "8.8.4.4"),  # a visitor straight to the server
+        ("8.8.4.4", ["198.51.100.1"], LOCAL, "8.8.4.4"),  # ... who says it was forwarded: not believed
+        ("127.0.0.1", ["192.0.2.44"], LOCAL, "192.0.2.44"),  # a proxy on this machine names the visitor
+        ("127.0.0.1", ["1.1.1.1, 192.0.2.44"], LOCAL, "192.0.2.44"),  # what the visitor wrote first: not believed
+        ("127.0.0.1", ["6.6.6.6", "9.9.9.9"], LOCAL, "9.9.9.9"),  # the proxy's own header line is the last
+        ("10.1.2.3", ["192.0.2.44"], LOCAL, "10.1.2.3"),  # a private peer is no proxy unless trusted
+        ("10.1.2.3", ["192.0.2.44"], SPACE, "192.0.2.44"),  # ... as in a Space
+        ("10.1.2.3", ["8.8.8.8, 10.0.0.7"], SPACE, "8.8.8.8"),  # two proxies
+        ("127.0.0.1", ["10.0.0.1"], SPACE, "10.0.0.1"),  # nothing but proxies: the first of them
+        ("127.0.0.1", ["192.0.2.44:5678"], LOCAL, "192.0.2.44"),  # a port is not a new visitor
+        ("127.0.0.1", ["[2001:db8::1]:443"], LOCAL, "2001:db8::/64"),
+        ("2001:db8:1:2::5", [], LOCAL, "2001:db8:1:2::/64"),  # an IPv6 visitor holds a /64
+        ("::ffff:8.8.4.4", [], LOCAL, "8.8.4.4"),
+        ("127.0.0.1", ["nonsense"], LOCAL, "127.0.0.1"),  # not an address: the proxy itself
+        ("testclient", [], LOCAL, "testclient"),
+    ],
+)
+def test_the_visitor_is_the_first_address_past_the_trusted_proxies(peer, forwarded, trusted, visitor):
+    assert visitor_address(peer, forwarded, trusted) == visitor
+
+
+def test_trusted_proxies_are_read_from_the_environment():
+    assert trusted_proxies({"LBPE_APP_TRUSTED_PROXIES": "10.9.0.0/16, 192.0.2.1"}) == (
+        ipaddress.ip_network("10.9.0.0/16"),
+        ipaddress.ip_network("192.0.2.1/32"),
+    )
+    with pytest.raises(LbpeError, match=r"LBPE_APP_TRUSTED_PROXIES: 'ten' is not an address or a network"):
+        trusted_proxies({"LBPE_APP_TRUSTED_PROXIES": "ten"})
+
+
+def test_a_handler_called_without_a_request_has_no_visitor_address():
+    assert app.client_address() is None
+
+
+def test_the_upkeep_lifespan_closes_the_deep_link_route_and_runs_the_callers_own():
+    import asyncio
+    import contextlib
+
+    import fastapi
+
+    from lbpe.playground.app import upkeep
+
+    server_app = fastapi.FastAPI()
+    server_app.get("/gradio_api/deep_link")(lambda: "")
+    server_app.get("/config")(lambda: {})
+    entered = []
+
+    @contextlib.asynccontextmanager
+    async def callers(app):
+        entered.append(app)
+        yield
+
+    async def run():
+        async with upkeep.lifespan(app.demo, ttl=3600, inner=callers)(server_app):
+            return [getattr(r, "path", None) for r in server_app.router.routes]
+
+    paths = asyncio.run(run())
+    assert "/config" in paths and "/gradio_api/deep_link" not in paths
+    assert entered == [server_app]
+
+
+def test_no_event_shows_progress_on_a_layout_block_or_a_token_pane():
+    """Gradio's page copies the properties of every component an event shows progress on, and
+    of everything inside it, each time any event's status changes. A layout block (the tabs)
+    there copies every view at each keystroke; a token pane copies its whole markup. Measured
+    on a 30,000-character text: a 7-character edit took 0.9-1.5 s to redraw, 0.5-0.8 s without
+    them (bench/web_speed.py)."""
+    config = app.demo.get_config_file()
+    by_id = {c["id"]: c for c in config["components"]}
+    layout = {"tabs", "tabitem", "row", "column", "group", "accordion", "form", "sidebar"}
+    heavy = {"bpe-pane", "lbpe-pane", "details"}
+    shown = []
+    for dep in config["dependencies"]:
+        if not dep.get("backend_fn"):
+            continue  # the browser's own steps show no progress
+        for target in dep.get("show_progress_on") or dep["outputs"]:
+            c = by_id[target]
+            if c["type"] in layout or c["props"].get("elem_id") in heavy:
+                shown.append((dep.get("api_name"), c["type"], c["props"].get("elem_id")))
+    assert shown == []
+
+
+def test_the_tabs_hold_only_tabs():
+    """Gradio's tabs count their children as tabs: any other component among them (a
+    ``gr.State`` made while the tabs are open) shifts the tabs a link selects."""
+    config = app.demo.get_config_file()
+    by_id = {c["id"]: c for c in config["components"]}
+
+    def find(node):
+        if by_id.get(node["id"], {}).get("type") == "tabs":
+            return node
+        return next((found for child in node.get("children", []) if (found := find(child))), None)
+
+    tabs = find(config["layout"])
+    kinds = [by_id[child["id"]]["type"] for child in tabs["children"]]
+    assert kinds == ["tabitem"] * 4

@@ -1,0 +1,60 @@
+"""The command line, run as a real subprocess."""
+
+from __future__ import annotations
+
+import lbpe
+from tests.support.cli import run_cli
+from tests.support.data import data_file
+
+
+def test_encode_prints_the_library_ids():
+    vocab = data_file("openai/cl100k_base.tiktoken")
+    text = "Long-token-first encoding, 2024 edition.\n"
+    tok = lbpe.load(vocab)
+    for mode in lbpe.MODES:
+        result = run_cli("encode", "--vocab", str(vocab), "--mode", mode, input=text, timeout=120)
+        assert result.returncode == 0, result.stderr
+        assert [int(x) for x in result.stdout.split()] == tok.encode(text, mode=mode)
+
+
+def test_compare_prints_both_segmentations_and_counts(tmp_path):
+    vocab = data_file("openai/o200k_base.tiktoken")
+    text = "internationalization and tokenization\n"
+    path = tmp_path / "in.txt"
+    path.write_text(text, encoding="utf-8")
+    result = run_cli("compare", "--vocab", str(vocab), str(path), timeout=120)
+    assert result.returncode == 0, result.stderr
+    tok = lbpe.load(vocab)
+    for mode in lbpe.MODES:
+        assert f"{mode}: {len(tok.encode(text, mode=mode))} tokens" in result.stdout
+
+
+def test_explain_prints_the_steps_and_the_encoders_ids():
+    import json
+
+    tok = lbpe.load_preset("gpt2")
+    result = run_cli("explain", "--vocab", "gpt2", "Capitals", timeout=120)
+    assert result.returncode == 0, result.stderr
+    for mode in lbpe.MODES:
+        assert f"ids {tok.encode('Capitals', mode=mode)}" in result.stdout
+    assert "window 7:" in result.stdout and 'why: BPE never makes "Capital"' in result.stdout
+    # several words are one span; standard input without arguments; --json
+    words = run_cli("explain", "--vocab", "gpt2", "--json", "Capitals", "are", timeout=120)
+    piped = run_cli("explain", "--vocab", "gpt2", "--json", input="Capitals are\n", timeout=120)
+    assert json.loads(words.stdout) == json.loads(piped.stdout)
+    data = json.loads(words.stdout)
+    assert data["text"] == "Capitals are"
+    assert [p["bpe"]["ids"] for p in data["pieces"]] == [tok.encode(p, mode="bpe") for p in tok.pieces("Capitals are")]
+    empty = run_cli("explain", "", timeout=120)
+    assert empty.returncode == 2 and "nothing to explain" in empty.stderr and "Traceback" not in empty.stderr
+
+
+def test_bad_input_is_one_clear_line_and_exit_2(tmp_path):
+    result = run_cli("encode", "--vocab", str(tmp_path / "nope.tiktoken"), "--mode", "bpe", input="x", timeout=120)
+    assert result.returncode == 2
+    assert "no such file" in result.stderr and "Traceback" not in result.stderr
+    binary = tmp_path / "bin.txt"
+    binary.write_bytes(b"ok \xff\xfe")
+    vocab = data_file("openai/cl100k_base.tiktoken")
+    result = run_cli("encode", "--vocab", str(vocab), "--mode", "lbpe", str(binary), timeout=120)
+    assert result.returncode == 2 and "not UTF-8" in result.stderr and "Traceback" not in result.stderr

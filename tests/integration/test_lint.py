@@ -1,0 +1,58 @@
+"""The checkers behind the code's habits: ruff (lint and format) and mypy, configured in pyproject.toml.
+
+They run here, inside the suite, because CI runs the README's Quick start test line (.ci/run),
+which is pytest. Each runs from the repository root, whatever the working directory.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.support.data import ROOT
+
+#: Lines of a checker's output shown when it fails (the rest is a rerun away).
+SHOWN_LINES = 40
+
+CHECKS = {
+    "ruff check": ["ruff", "check", "--output-format", "concise"],
+    "ruff format --check": ["ruff", "format", "--check", "--output-format", "concise"],
+    "mypy": ["mypy"],
+}
+
+
+@pytest.mark.parametrize("name", list(CHECKS))
+def test_checker_passes(name):
+    command = [sys.executable, "-m", *CHECKS[name]]
+    proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        lines = (proc.stdout + proc.stderr).splitlines()
+        shown = "\n".join(lines[:SHOWN_LINES])
+        more = f"\n... {len(lines) - SHOWN_LINES} more lines" if len(lines) > SHOWN_LINES else ""
+        pytest.fail(
+            f"`python -m {' '.join(CHECKS[name])}` (in {ROOT}) exited with {proc.returncode}:\n{shown}{more}",
+            pytrace=False,
+        )
+
+
+def test_nox_has_a_session_for_every_check_ci_runs():
+    done = subprocess.run([sys.executable, "-m", "nox", "--list"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    listed = {line.split()[1] for line in done.stdout.splitlines() if line[:2] in ("* ", "- ")}
+    assert listed == {"lint", "typecheck", "unit", "tests", "full", "matrix", "sanitize"}
+
+
+def test_the_pre_commit_hooks_are_valid_and_run_the_pinned_ruff():
+    config = ROOT / ".pre-commit-config.yaml"
+    done = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "validate-config", str(config)], cwd=ROOT, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    import yaml
+
+    hooks = [h for repo in yaml.safe_load(config.read_text("utf-8"))["repos"] for h in repo["hooks"]]
+    # local hooks: the ruff the test line installed, nothing fetched at commit time
+    assert [h["entry"].split()[:2] for h in hooks] == [["ruff", "check"], ["ruff", "format"]]
+    assert {h["language"] for h in hooks} == {"system"}

@@ -1,0 +1,364 @@
+"""Token shards (lbpe export): every document's ids, in order, on one or many processes;
+only complete shards after a stop; resume without redoing; bad input named or skipped."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import lbpe
+from lbpe.corpus.shards import INDEX_NAME, ExportOptions, ShardDataset, export_shards, vocab_sha256
+from lbpe.errors import LbpeError
+from lbpe.presets import load_preset
+from tests.support.cli import CLI, run_cli
+from tests.support.data import data_file
+
+
+def paragraphs(n: int) -> list[str]:
+    text = data_file("text/moby_dick.txt").read_text("utf-8")
+    out = [p for p in text.split("\n\n") if p.strip()]
+    return out[:n]
+
+
+def write_jsonl(path: Path, docs: list[str], *, field: str = "text", gz: bool = False) -> Path:
+    lines = "".join(json.dumps({"id": i, field: d}, ensure_ascii=False) + "\n" for i, d in enumerate(docs))
+    if gz:
+        path.write_bytes(gzip.compress(lines.encode()))
+    else:
+        path.write_text(lines, encoding="utf-8")
+    return path
+
+
+def read_shards(folder: Path) -> tuple[dict, list[list[int]]]:
+    index = json.loads((folder / INDEX_NAME).read_text("utf-8"))
+    docs = []
+    for shard in index["shards"]:
+        tokens = np.load(folder / shard["tokens_file"], mmap_mode="r")
+        offsets = np.load(folder / shard["offsets_file"])
+        assert tokens.dtype == np.dtype(index["dtype"]) and offsets.dtype == np.int64
+        assert offsets[0] == 0 and offsets[-1] == len(tokens) == shard["tokens"]
+        assert len(offsets) == shard["documents"] + 1
+        docs += [tokens[offsets[i] : offsets[i + 1]].tolist() for i in range(len(offsets) - 1)]
+    return index, docs
+
+
+def encoded(tok, docs: list[str], mode: str) -> list[list[int]]:
+    return [tok.encode(d, mode=mode, disallowed_special=()) for d in docs]
+
+
+@pytest.mark.parametrize("name", ["lbpe-32k", "cl100k_base"])
+@pytest.mark.parametrize("num_proc", [1, 2])
+def test_shards_hold_every_documents_ids_in_order(tmp_path, name, num_proc):
+    tok = load_preset(name)
+    docs = paragraphs(1500)
+    inputs = [write_jsonl(tmp_path / "a.jsonl", docs[:900]), write_jsonl(tmp_path / "b.jsonl.gz", docs[900:], gz=True)]
+    whole = tmp_path / "c.txt"
+    whole.write_text(data_file("text/sotu.txt").read_text("utf-8")[:3_000_000], encoding="utf-8")  # chunked inside
+    lines = tmp_path / "d.txt"
+    lines.write_text("first line\n\nsecond line  \nthird\n", encoding="utf-8")
+    out = tmp_path / "out"
+    index = export_shards(tok, [*inputs, whole], out, mode="lbpe", num_proc=num_proc, shard_tokens=60_000)
+    got_index, got = read_shards(out)
+    want = encoded(tok, [*docs, whole.read_text("utf-8")], "lbpe")
+    assert got == want
+    ds = ShardDataset(out)  # the documents as a PyTorch-style map dataset
+    assert len(ds) == len(want) and [ds[i].tolist() for i in (0, 899, 900, len(ds) - 1, -1)] == [
+        want[0],
+        want[899],
+        want[900],
+        want[-1],
+        want[-1],
+    ]
+    assert index == got_index and index["complete"] and len(index["shards"]) > 2
+    assert index["dtype"] == ("uint16" if tok.n_vocab <= 65536 else "uint32")
+    assert index["vocab_sha256"] == vocab_sha256(tok) and index["documents"] == len(docs) + 1
+    # one document per line (blank lines are not documents)
+    index = export_shards(tok, [lines], tmp_path / "lines", mode="bpe", lines=True, num_proc=num_proc)
+    assert read_shards(tmp_path / "lines")[1] == encoded(tok, ["first line", "second line  ", "third"], "bpe")
+
+
+def test_vocab_hash_follows_the_ids_not_the_object():
+    assert vocab_sha256(load_preset("gpt2")) == vocab_sha256(lbpe.load(data_file("openai/r50k_base.tiktoken")))
+    assert vocab_sha256(load_preset("gpt2")) != vocab_sha256(load_preset("cl100k_base"))
+
+
+def test_bad_documents_are_named_kept_before_or_skipped(tmp_path):
+    tok = load_preset("gpt2")
+    good = paragraphs(50)
+    path = tmp_path / "bad.jsonl"
+    lines = [json.dumps({"text": d}) for d in good[:10]]
+    lines += ["{not json", json.dumps({"body": "x"}), json.dumps({"text": 5})]
+    lines += [json.dumps({"text": d}) for d in good[10:20]]
+    path.write_bytes(
+        ("\n".join(lines) + "\n").encode() + b'{"text": "caf\xe9"}\n' + json.dumps({"text": good[20]}).encode() + b"\n"
+    )
+    with pytest.raises(
+        LbpeError, match=r"bad\.jsonl:11: not JSON .*10 documents before it are kept.*--resume.*--skip-bad"
+    ):
+        export_shards(tok, [path], tmp_path / "stop", mode="bpe")
+    index, docs = read_shards(tmp_path / "stop")
+    assert docs == encoded(tok, good[:10], "bpe") and not index["complete"]
+    index = export_shards(tok, [path], tmp_path / "skip", mode="bpe", skip_bad=True)
+    assert read_shards(tmp_path / "skip")[1] == encoded(tok, good[:21], "bpe")
+    assert index["skipped_documents"] == 4
+    messages = index["skipped_messages"]
+    assert "bad.jsonl:11: not JSON" in messages[0]
+    assert 'bad.jsonl:12: no "text" field (fields: body); choose one with --text-field' in messages[1]
+    assert 'bad.jsonl:13: "text" is a JSON int, not a string' in messages[2]
+    assert "bad.jsonl:24: not UTF-8 text (byte 0xe9 at offset 13)" in messages[3]
+    # resume after the stop: skipping now, it completes without redoing the first ten
+    index = export_shards(tok, [path], tmp_path / "stop", mode="bpe", resume=True, skip_bad=True)
+    assert read_shards(tmp_path / "stop")[1] == encoded(tok, good[:21], "bpe") and index["complete"]
+    # a text file bad part way: the document is dropped whole
+    broken = tmp_path / "broken.txt"
+    broken.write_bytes(("x" * 3_000_000).encode() + b"\xff tail")
+    index = export_shards(tok, [path, broken], tmp_path / "broken", mode="bpe", skip_bad=True, shard_tokens=10)
+    assert read_shards(tmp_path / "broken")[1] == encoded(tok, good[:21], "bpe")
+    assert "broken.txt: not UTF-8 text (byte 0xff at offset 3000000)" in index["skipped_messages"][-1]
+
+
+def test_options_as_one_value_write_what_the_keywords_write(tmp_path):
+    """ExportOptions: checked when made, frozen, and the same export as its keywords; given both
+    ways at once, refused."""
+    tok = load_preset("gpt2")
+    path = write_jsonl(tmp_path / "a.jsonl", paragraphs(30))
+    options = ExportOptions(mode="bpe", eos="<|endoftext|>", shard_tokens=500, val_fraction=0.2, shuffle=True, seed=3)
+    by_value = export_shards(tok, [path], tmp_path / "value", options)
+    by_keywords = export_shards(
+        tok,
+        [path],
+        tmp_path / "keywords",
+        mode="bpe",
+        eos="<|endoftext|>",
+        shard_tokens=500,
+        val_fraction=0.2,
+        shuffle=True,
+        seed=3,
+    )
+    assert by_value["shards"] == by_keywords["shards"] and by_value["val_shards"] == by_keywords["val_shards"]
+    assert by_value["eos_id"] == tok.special_tokens["<|endoftext|>"] and by_value["val_shards"]
+    with pytest.raises(AttributeError):
+        options.seed = 4
+    for bad, message in [
+        ({"mode": "wordpiece"}, "mode must be"),
+        ({"engine": "spark"}, "engine must be"),
+        ({"shard_tokens": 0}, "shard_tokens must be"),
+        ({"val_fraction": 1.0}, "val_fraction must be"),
+    ]:
+        with pytest.raises(LbpeError, match=message):
+            ExportOptions(**{"mode": "bpe", **bad})
+    with pytest.raises(TypeError, match="once"):
+        export_shards(tok, [path], tmp_path / "both", options, shuffle=False, seed=3)
+    with pytest.raises(TypeError, match="once"):
+        export_shards(tok, [path], tmp_path / "both", options, mode="bpe")
+    with pytest.raises(TypeError, match="needs mode"):
+        export_shards(tok, [path], tmp_path / "none")
+
+
+def test_resume_refuses_another_vocabulary_and_a_full_folder(tmp_path):
+    path = write_jsonl(tmp_path / "a.jsonl", paragraphs(20))
+    export_shards(load_preset("gpt2"), [path], tmp_path / "out", mode="bpe")
+    with pytest.raises(LbpeError, match="is not empty.*--resume"):
+        export_shards(load_preset("gpt2"), [path], tmp_path / "out", mode="bpe")
+    with pytest.raises(LbpeError, match="another vocab_sha256"):
+        export_shards(load_preset("cl100k_base"), [path], tmp_path / "out", mode="bpe", resume=True)
+    with pytest.raises(LbpeError, match="another mode"):
+        export_shards(load_preset("gpt2"), [path], tmp_path / "out", mode="lbpe", resume=True)
+
+
+def test_interrupted_export_keeps_complete_shards_and_resumes(tmp_path):
+    docs = paragraphs(6000) * 6
+    path = write_jsonl(tmp_path / "big.jsonl", docs)
+    out = tmp_path / "out"
+    args = [
+        "export",
+        "--vocab",
+        "lbpe-32k",
+        "--mode",
+        "lbpe",
+        "--out",
+        str(out),
+        "--shard-tokens",
+        "20000",
+        "--num-proc",
+        "2",
+        "-q",
+        str(path),
+    ]
+    proc = subprocess.Popen([*CLI, *args], stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(list(out.glob("tokens-*.npy"))) < 3 and proc.poll() is None:
+        time.sleep(0.01)
+    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C in a terminal reaches the whole process group
+    err = proc.communicate(timeout=60)[1]
+    assert proc.returncode == 2 and "Traceback" not in err, err
+    assert "complete shard(s)" in err and "are kept in" in err and "--resume" in err
+    index, got = read_shards(out)
+    assert not index["complete"] and len(index["shards"]) >= 3
+    tok = load_preset("lbpe-32k")
+    assert got == encoded(tok, docs[: len(got)], "lbpe")
+    assert not list(out.glob("*.tmp"))
+    done = run_cli(*args, "--resume", timeout=600)
+    assert done.returncode == 0, done.stderr
+    index, got = read_shards(out)
+    assert index["complete"] and got == encoded(tok, docs, "lbpe")
+
+
+def test_cli_export_messages(tmp_path):
+    path = write_jsonl(tmp_path / "a.jsonl", ["hello world"] * 3)
+    ok = run_cli("export", "--vocab", "gpt2", "--mode", "bpe", "--out", str(tmp_path / "o"), str(path))
+    assert ok.returncode == 0 and "1 shard(s), 3 documents, 6 ids as uint16" in ok.stderr
+    assert "\r" not in ok.stderr  # not a terminal: no progress frames in a log
+    missing = run_cli(
+        "export", "--vocab", "gpt2", "--mode", "bpe", "--text-field", "body", "--out", str(tmp_path / "m"), str(path)
+    )
+    assert missing.returncode == 2 and 'a.jsonl:1: no "body" field (fields: id, text)' in missing.stderr
+    assert "Traceback" not in missing.stderr
+
+
+def test_stats_reads_the_same_inputs(tmp_path):
+    docs = paragraphs(300)
+    path = write_jsonl(tmp_path / "a.jsonl", docs)
+    bad = tmp_path / "b.jsonl"
+    bad.write_text('{"text": "fine words"}\n{oops\n', encoding="utf-8")
+    stats = ("stats", "--json", "-q", "--vocab", "gpt2")
+    tok = load_preset("gpt2")
+    for workers in ("1", "2"):
+        result = run_cli(*stats, "--workers", workers, str(path))
+        assert result.returncode == 0, result.stderr
+        doc = json.loads(result.stdout)
+        for mode in lbpe.MODES:
+            assert doc[mode]["tokens"] == sum(map(len, encoded(tok, docs, mode)))
+    stopped = run_cli(*stats, str(bad))
+    assert stopped.returncode == 2 and "b.jsonl:2: not JSON" in stopped.stderr and "--skip-bad" in stopped.stderr
+    skipped = run_cli(*stats, "--skip-bad", str(bad))
+    assert skipped.returncode == 0 and "skipped 1 bad document(s)" in skipped.stderr
+    assert json.loads(skipped.stdout)["bpe"]["tokens"] == len(tok.encode("fine words", mode="bpe"))
+
+
+def test_parquet_input(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    docs = paragraphs(700)
+    table = pa.table({"id": list(range(len(docs) + 1)), "body": [*docs[:300], None, *docs[300:]]})
+    path = tmp_path / "c.parquet"
+    pq.write_table(table, path, row_group_size=128)
+    tok = load_preset("o200k_base")
+    with pytest.raises(
+        LbpeError, match=r'c\.parquet: no "text" column \(columns: id, body\); choose one with --text-field'
+    ):
+        export_shards(tok, [path], tmp_path / "none", mode="lbpe")
+    with pytest.raises(LbpeError, match=r'c\.parquet: row 301: "body" is missing, not a string'):
+        export_shards(tok, [path], tmp_path / "stop", mode="lbpe", text_field="body")
+    index = export_shards(tok, [path], tmp_path / "out", mode="lbpe", text_field="body", skip_bad=True, num_proc=2)
+    assert read_shards(tmp_path / "out")[1] == encoded(tok, docs, "lbpe") and index["skipped_documents"] == 1
+
+
+@pytest.mark.slow(reason="Ray")
+def test_ray_engine_writes_the_same_shards(tmp_path, ray_local):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    docs = paragraphs(900)
+    inputs = [
+        write_jsonl(tmp_path / "a.jsonl", docs[:400]),
+        write_jsonl(tmp_path / "b.jsonl.gz", docs[400:600], gz=True),
+    ]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b'{"text": "fine"}\n{oops\n\n{"text": "caf\xe9"}\n{"body": 1}\n{"text": "end"}\n')
+    whole = tmp_path / "w.txt"
+    whole.write_text(data_file("text/sotu.txt").read_text("utf-8")[:500_000], encoding="utf-8")
+    parquet = tmp_path / "p.parquet"
+    pq.write_table(pa.table({"text": [*docs[600:700], None, *docs[700:]]}), parquet, row_group_size=64)
+    inputs += [bad, whole, parquet]
+    tok = load_preset("lbpe-32k")
+    local = export_shards(tok, inputs, tmp_path / "local", mode="lbpe", skip_bad=True, shard_tokens=30_000)
+    ray = export_shards(tok, inputs, tmp_path / "ray", mode="lbpe", skip_bad=True, shard_tokens=30_000, engine="ray")
+    assert read_shards(tmp_path / "ray")[1] == read_shards(tmp_path / "local")[1]
+    assert ray["shards"] == local["shards"] and ray["skipped_messages"] == local["skipped_messages"]
+    assert ray["skipped_documents"] == local["skipped_documents"] == 4
+    # --lines, resumed after an interruption simulated by dropping the last shards
+    lines = tmp_path / "l.txt"
+    lines.write_text("\n".join(docs[:300]).replace("\n\n", "\n"), encoding="utf-8")
+    want = export_shards(tok, [lines], tmp_path / "lines", mode="bpe", lines=True, shard_tokens=5_000)
+    index = json.loads((tmp_path / "lines" / INDEX_NAME).read_text())
+    index["shards"], index["complete"] = index["shards"][:2], False
+    (tmp_path / "lines" / INDEX_NAME).write_text(json.dumps(index))
+    got = export_shards(
+        tok, [lines], tmp_path / "lines", mode="bpe", lines=True, shard_tokens=5_000, resume=True, engine="ray"
+    )
+    assert got["shards"] == want["shards"]
+
+
+def test_workers_reading_runs_of_lines_write_what_one_process_writes(tmp_path, monkeypatch):
+    """A fresh export on worker processes has the workers read runs of lines of a JSONL or
+    --lines file themselves: cut into many small runs here, with bad lines and a blank line,
+    it writes the shards, messages and errors of one process, and every good document's ids."""
+    import lbpe.corpus.shards.local
+
+    monkeypatch.setattr(lbpe.corpus.shards.local, "POOL_RANGE_BYTES", 3000)  # about 60 runs (read by _pooled)
+    docs = paragraphs(400)
+    lines = [json.dumps({"text": d}).encode() for d in docs]
+    lines[37], lines[250] = b"{oops", b'{"body": "no text"}'
+    lines.insert(300, b'{"text": "caf\xe9"}')  # not UTF-8
+    lines.insert(120, b"")  # a blank line is not a document
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    whole = tmp_path / "w.txt"  # one document per file: read by this process
+    whole.write_text("\n".join(docs[:50]), encoding="utf-8")
+    plain = tmp_path / "p.txt"
+    plain.write_text("".join(d.replace("\n", " ") + "\n" for d in docs[:150]), encoding="utf-8")
+    tok = load_preset("lbpe-32k")
+    results = {}
+    for n in (1, 2):
+        index = export_shards(
+            tok, [path, whole], tmp_path / f"skip{n}", mode="lbpe", num_proc=n, skip_bad=True, shard_tokens=40_000
+        )
+        results[n] = [read_shards(tmp_path / f"skip{n}")[1], index["skipped_documents"], index["skipped_messages"]]
+        with pytest.raises(LbpeError) as stop:
+            export_shards(tok, [path], tmp_path / f"stop{n}", mode="lbpe", num_proc=n)
+        results[n] += [str(stop.value), read_shards(tmp_path / f"stop{n}")[1]]
+        export_shards(tok, [plain], tmp_path / f"lines{n}", mode="bpe", lines=True, num_proc=n)
+        results[n].append(read_shards(tmp_path / f"lines{n}")[1])
+    assert results[1] == results[2]
+    got, skipped, messages, stop, kept, by_line = results[2]
+    good = [d for i, d in enumerate(docs) if i not in (37, 250)]
+    assert got == encoded(tok, [*good, whole.read_text("utf-8")], "lbpe")
+    assert skipped == 3 and len(messages) == 3
+    assert "a.jsonl:38: not JSON" in messages[0] and 'a.jsonl:252: no "text" field' in messages[1]
+    assert "a.jsonl:302: not UTF-8" in messages[2]
+    assert "a.jsonl:38: not JSON" in stop and kept == encoded(tok, docs[:37], "lbpe")
+    assert by_line == encoded(tok, [d.replace("\n", " ") for d in docs[:150]], "bpe")
+
+
+def test_a_folder_of_an_earlier_lbpe_is_read_but_not_resumed(tmp_path):
+    """lbpe once wrote index.json (the name LitData reads): ShardDataset still reads such a
+    folder; resuming it says what to do, since its index has no checksums to check shards by."""
+    tok = load_preset("gpt2")
+    docs = paragraphs(40)
+    want = encoded(tok, docs, "bpe")
+    out = tmp_path / "old"
+    out.mkdir()
+    np.save(out / "tokens-00000.npy", np.array([i for d in want for i in d], dtype=np.uint16))
+    np.save(out / "offsets-00000.npy", np.cumsum([0] + [len(d) for d in want]).astype(np.int64))
+    shard = {"tokens_file": "tokens-00000.npy", "offsets_file": "offsets-00000.npy", "documents": len(docs)}
+    (out / "index.json").write_text(json.dumps({"format": "lbpe-shards/1", "complete": True, "shards": [shard]}))
+    ds = ShardDataset(out)
+    assert [ds[i].tolist() for i in range(len(ds))] == want
+    path = write_jsonl(tmp_path / "a.jsonl", docs)
+    with pytest.raises(
+        LbpeError, match=r"written by an earlier lbpe .*index\.json.* export again into an empty folder"
+    ):
+        export_shards(tok, [path], out, mode="bpe", resume=True)
+    (out / "index.json").write_text(json.dumps({"chunks": [], "config": {}}))  # LitData's index.json is not ours
+    with pytest.raises(LbpeError, match=r"no lbpe-index\.json \(nor an earlier lbpe's index\.json\)"):
+        ShardDataset(out)

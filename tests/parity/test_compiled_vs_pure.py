@@ -1,0 +1,768 @@
+"""The compiled fast path (lbpe/_native.c) against the pure-Python reference and the naive
+transcriptions: same ids on every bundled vocabulary, an HF tokenizer.json and a
+SentencePiece model, both modes, on real and adversarial text; and it is safe (debug
+allocator, Ctrl-C during a long encode, bounded memory).
+
+The compiled path must be built here: a missing build fails :func:`test_compiled_path_is_active`
+(with the reason), unless ``LBPE_PURE_PYTHON`` is set on purpose.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import lbpe
+from lbpe import native
+from lbpe.model.lbpe import WALKED
+from lbpe.presets import VOCAB_PRESETS, load_preset
+from lbpe.tokenizer import MODES
+from lbpe.vocab import Vocab
+from tests.support.data import ROOT, data_file, mixed_text
+from tests.support.naive import naive_bpe_by_merges, naive_bpe_by_rank, naive_lbpe
+
+pytestmark = pytest.mark.skipif(
+    os.environ.get(native.ENV_VAR, "") not in ("", "0"), reason=f"{native.ENV_VAR} forces the pure path"
+)
+
+EXTRA = {
+    "hf:llama3": "hf/llama3/tokenizer.json",
+    "hf:mistral_v0.1": "hf/mistral_v0.1/tokenizer.json",
+    "sp:mistral_v1": "sentencepiece/mistral_tokenizer.model.v1",
+}
+VOCABS = [*VOCAB_PRESETS, *EXTRA]
+
+
+@functools.cache
+def tokenizer(name: str) -> lbpe.Tokenizer:
+    return lbpe.load(data_file(EXTRA[name])) if name in EXTRA else load_preset(name)
+
+
+def both_paths(tok: lbpe.Tokenizer, text: str, mode: str) -> tuple[list[int], list[int]]:
+    """(compiled ids, pure ids) of ``text``, each path starting from empty caches."""
+    out = []
+    try:
+        for path in ("compiled", "pure"):
+            native.use(path)
+            tok.clear_cache()
+            out.append(tok.encode(text, mode=mode, disallowed_special=()))
+    finally:
+        native.use("compiled")
+    return out[0], out[1]
+
+
+def test_compiled_path_is_active():
+    info = lbpe.backend()
+    assert info.name == "compiled", f"the compiled path is not active: {info.reason}"
+    assert info.compiled_available
+
+
+def test_use_switches_paths_and_names_them():
+    try:
+        assert native.use("pure").name == "pure"
+        assert "use('pure')" in lbpe.backend().reason
+        assert native.use("compiled").name == "compiled"
+        with pytest.raises(ValueError, match="'compiled' or 'pure'"):
+            native.use("fast")  # type: ignore[arg-type]
+    finally:
+        native.use("compiled")
+
+
+def test_env_var_forces_pure_path_in_a_fresh_process():
+    code = "import lbpe; b = lbpe.backend(); print(b.name, '|', b.reason)"
+    env = {**os.environ, native.ENV_VAR: "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.startswith("pure |") and native.ENV_VAR in out
+
+
+def test_every_vocabulary_gets_compiled_tables():
+    for name in VOCABS:
+        assert native.model_for(tokenizer(name).vocab) is not None, name
+
+
+# ---- same ids as the pure path on real text ----
+
+
+@pytest.mark.slow(reason="megabytes on both paths")
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", VOCABS)
+def test_compiled_equals_pure_on_real_text(name, mode):
+    tok = tokenizer(name)
+    compared = 0
+    for label, text in mixed_text(300_000):
+        text = text[:300_000]
+        compiled, pure = both_paths(tok, text, mode)
+        assert compiled == pure, f"{name} {mode} {label}: first difference at id {_first_difference(compiled, pure)}"
+        compared += len(text)
+    assert compared > 600_000
+
+
+def _first_difference(a: list[int], b: list[int]) -> int:
+    return next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+
+
+# ---- hypothesis: adversarial text on every vocabulary ----
+
+FRAGMENTS = [
+    " ",
+    "  ",
+    "\n",
+    "\r\n",
+    "\t",
+    "\u3000",
+    "\u00a0",
+    "'s",
+    "'LL",
+    "e\u0301",
+    "👩\u200d💻",
+    "🦜",
+    "\U0010ffff",
+    "日本語",
+    "中文字符",
+    "한국어",
+    "мир",
+    "مرحبا",
+    "12345",
+    "\u2581",
+    "<|endoftext|>",
+    "<0xFF>",
+    "Ġ",
+    "ß",
+    "İ",
+    "a" * 50,
+    "ab" * 30,
+    " " * 70,
+    "-" * 90,
+    "=" * 40,
+    "\ud800",
+    "\udfff",
+    "\ud83d\ude00",
+    "x\udc80y",
+]
+TEXTS = (
+    st.text(max_size=160)  # every code point, lone surrogates included
+    | st.lists(st.sampled_from(FRAGMENTS) | st.text(max_size=5), max_size=30).map("".join)
+)
+EXAMPLES = int(os.environ.get("LBPE_HYPOTHESIS_EXAMPLES", "60"))
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", VOCABS)
+def test_compiled_equals_pure_on_generated_text(name, mode):
+    tok = tokenizer(name)
+    runs = []
+
+    @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @given(text=TEXTS)
+    def check(text):
+        runs.append(text)
+        compiled, pure = both_paths(tok, text, mode)
+        assert compiled == pure
+
+    check()
+    assert len(runs) >= EXAMPLES
+
+
+@pytest.mark.slow(reason="megabyte pieces on both paths")
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "lbpe-32k", "sp:mistral_v1"])
+def test_compiled_equals_pure_on_megabyte_pieces(name, mode):
+    tok = tokenizer(name)
+    # (white space stays at 20,000: the pure path's SentencePiece normaliser is quadratic on it)
+    for text in ("a" * 300_000, "ab" * 150_000, "中文" * 100_000, " " * 20_000 + "x", "🦜" * 50_000):
+        compiled, pure = both_paths(tok, text, mode)
+        assert compiled == pure, f"{name} {mode} {text[:3]!r}..."
+
+
+# ---- the model stage alone, against the naive transcriptions ----
+
+_words = st.text(alphabet="abc", min_size=2, max_size=6)
+
+
+def _byte_tokens(*extra: bytes) -> dict[bytes, int]:
+    tokens = {bytes([b]): b for b in range(256)}
+    for t in extra:
+        tokens.setdefault(t, len(tokens))
+    return tokens
+
+
+def _split(vocab: Vocab, ids: tuple[int, ...]) -> list[bytes]:
+    return [vocab.id_to_bytes[i] for i in ids]
+
+
+#: (short, long[, handover]) thresholds of the compiled BPE: the defaults, the heap for every
+#: piece, the bucketed sweep for every piece, and the sweep handing over to the heap at its first
+#: interrupted sweep (so small examples reach all three algorithms and the hand-over)
+THRESHOLDS = [None, (1, 1 << 30), (1, 1), (1, 1, 0)]
+
+
+@pytest.fixture(params=THRESHOLDS, ids=["default", "heap", "buckets", "handover"])
+def bpe_algorithm(request):
+    from lbpe import _native
+
+    if request.param is None:
+        yield "default"
+        return
+    old = _native._set_bpe_thresholds(*request.param)
+    try:
+        yield request.param
+    finally:
+        _native._set_bpe_thresholds(*old)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(_words, max_size=40, unique=True), st.text(alphabet="abc", max_size=300))
+def test_compiled_bpe_by_rank_and_lbpe_equal_naive(bpe_algorithm, words, text):
+    vocab = Vocab(_byte_tokens(*[w.encode() for w in words]))
+    model = native.model_for(vocab)
+    piece = text.encode()
+    ranks = vocab.tokens
+    m = max(map(len, ranks))
+    # without the whole-piece shortcut BPE is plain merging; with it a whole token wins
+    assert _split(vocab, model.encode_piece(text, False)) == (
+        [piece] if piece in ranks else naive_bpe_by_rank(piece, ranks)
+    )
+    assert _split(vocab, model.encode_piece(text, True)) == naive_lbpe(
+        [piece[i : i + 1] for i in range(len(piece))], set(ranks), m
+    )
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(st.tuples(_words.map(lambda w: w[:1]) | _words, _words), max_size=40, unique=True),
+    st.text(alphabet="abc", max_size=300),
+)
+def test_compiled_bpe_by_merges_equals_naive(bpe_algorithm, pairs, text):
+    tokens = _byte_tokens(*[t.encode() for a, b in pairs for t in (a, b, a + b)])
+    merges = {(a.encode(), b.encode()): r for r, (a, b) in enumerate(pairs)}
+    vocab = Vocab(tokens, merges=merges, whole_piece_first=False)
+    assert _split(vocab, native.model_for(vocab).encode_piece(text, False)) == naive_bpe_by_merges(
+        text.encode(), merges
+    )
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.dictionaries(_words, st.integers(0, 3), max_size=30), st.text(alphabet="abc", max_size=300))
+def test_compiled_bpe_with_tied_priorities_equals_naive(bpe_algorithm, tied, text):
+    # several tokens share a priority: the leftmost best pair merges first, in short and long pieces
+    tokens = _byte_tokens(*[w.encode() for w in tied])
+    merges = {}
+    ranks = {t: 10 for t in tokens if len(t) == 1}
+    for w, r in tied.items():
+        ranks[w.encode()] = r
+    # the merge-list form of "priority = rank of the merged token", with ties
+    for w, r in tied.items():
+        b = w.encode()
+        for cut in range(1, len(b)):
+            if b[:cut] in tokens and b[cut:] in tokens:
+                merges[(b[:cut], b[cut:])] = r
+    vocab = Vocab(tokens, merges=merges, whole_piece_first=False)
+    assert _split(vocab, native.model_for(vocab).encode_piece(text, False)) == naive_bpe_by_merges(
+        text.encode(), merges
+    )
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(st.text(alphabet="aé中", min_size=1, max_size=4), min_size=1, max_size=20, unique=True),
+    st.text(alphabet="aé中z", max_size=60),
+)
+def test_compiled_character_units_equal_naive(bpe_algorithm, words, text):
+    tokens = {w.encode(): i for i, w in enumerate(words)}
+    vocab = Vocab(tokens, unit="char", unk=len(tokens) + 1, special={"<unk>": len(tokens) + 1})
+    model = native.model_for(vocab)
+    m = max(map(len, words))
+    expected = naive_lbpe(list(text), set(words), m)
+    got = model.encode_piece(text, True)
+    assert got == tuple(tokens.get(k.encode(), vocab.unk) for k in expected)
+    assert model.encode_piece(text, False) == tuple(
+        tokens.get(k.encode(), vocab.unk)
+        for k in ([text] if text in words else naive_bpe_by_rank(text, {w: i for i, w in enumerate(words)}))
+    )
+
+
+_long_words = st.text(alphabet="ab", min_size=WALKED - 3, max_size=3 * WALKED)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(_long_words, max_size=12, unique=True),
+    st.lists(_words, max_size=20, unique=True),
+    st.text(alphabet="abc", max_size=8 * WALKED),
+)
+def test_compiled_lbpe_with_tokens_longer_than_walked_equals_naive(long_words, words, text):
+    # windows over WALKED units: the polynomial hashes and the gaps of the compiled scan
+    vocab = Vocab(_byte_tokens(*[w.encode() for w in [*words, *long_words]]))
+    piece = text.encode()
+    expected = naive_lbpe([piece[i : i + 1] for i in range(len(piece))], set(vocab.tokens), vocab.max_len)
+    assert _split(vocab, native.model_for(vocab).encode_piece(text, True)) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.text(alphabet="aé中", min_size=WALKED - 3, max_size=2 * WALKED), max_size=10, unique=True),
+    st.lists(st.text(alphabet="aé中", min_size=1, max_size=4), min_size=1, max_size=20, unique=True),
+    st.text(alphabet="aé中z", max_size=6 * WALKED),
+)
+def test_compiled_character_units_with_long_tokens_equal_naive(long_words, words, text):
+    # long windows of characters: units of several bytes, windows of a length in units
+    tokens = {w.encode(): i for i, w in enumerate(dict.fromkeys([*words, *long_words]))}
+    vocab = Vocab(tokens, unit="char", unk=len(tokens) + 1, special={"<unk>": len(tokens) + 1})
+    expected = naive_lbpe(list(text), {k.decode() for k in tokens}, vocab.max_len)
+    got = native.model_for(vocab).encode_piece(text, True)
+    assert got == tuple(tokens.get(k.encode(), vocab.unk) for k in expected)
+
+
+# ---- safety ----
+
+
+def _python(code: str, **env: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        cwd=ROOT,
+        env={**os.environ, **env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+@pytest.mark.slow(reason="a process under the debug allocator")
+def test_differential_under_the_debug_allocator():
+    """PYTHONMALLOC=debug catches buffer overruns and misuse of the allocator by the extension."""
+    code = f"""
+        import lbpe
+        from lbpe import native
+        texts = ["a" * 5000, "中文" * 3000, " " * 4000 + "x", "\\ud800 x \\U0010ffff", "Hello world's 123 🦜",
+                 open({str(data_file("text/multilingual.txt"))!r}, encoding='utf-8').read()[:60000]]
+        checked = 0
+        for name in ("cl100k_base", "lbpe-32k"):
+            tok = lbpe.load_preset(name)
+            for mode in ("bpe", "lbpe"):
+                for text in texts:
+                    native.use("compiled"); tok.clear_cache(); a = tok.encode(text, mode=mode)
+                    native.use("pure"); tok.clear_cache(); b = tok.encode(text, mode=mode)
+                    assert a == b, (name, mode, text[:20])
+                    checked += 1
+                native.use("compiled"); tok.clear_cache()
+                batch = tok.encode_batch(texts * 2, mode=mode, workers=2)
+                assert batch == [tok.encode(t, mode=mode) for t in texts * 2]
+        print("checked", checked)
+    """
+    proc = _python(code, PYTHONMALLOC="debug")
+    out, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, err[-3000:]
+    assert "checked 24" in out
+
+
+def test_ctrl_c_interrupts_a_long_compiled_encode():
+    code = """
+        import sys, time, lbpe
+        tok = lbpe.load_preset("cl100k_base")
+        text = "ab" * 4_000_000 + " " + "中" * 3_000_000
+        print("ready", flush=True)
+        t = time.perf_counter()
+        try:
+            while True:
+                tok.clear_cache()
+                tok.encode(text, mode="bpe")
+                tok.encode(text, mode="lbpe")
+        except KeyboardInterrupt:
+            print("interrupted after", round(time.perf_counter() - t, 2), flush=True)
+            sys.exit(3)
+    """
+    proc = _python(code)
+    assert proc.stdout.readline().strip() == "ready"
+    time.sleep(1.0)
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    waited = time.monotonic() - sent
+    assert proc.returncode == 3, err[-2000:]
+    assert "interrupted" in out
+    print(f"KeyboardInterrupt reached Python {waited:.2f}s after SIGINT")
+    assert waited < 10
+
+
+@pytest.mark.slow(reason="a process encoding megabytes")
+def test_memory_stays_bounded_over_many_distinct_pieces():
+    """Encoding a stream of never-repeating pieces keeps the process size flat: the piece cache
+    is bounded and the extension frees its per-call buffers."""
+    code = """
+        import resource, random, lbpe
+        tok = lbpe.load_preset("o200k_base")
+        tok.cache_size = 20_000
+        rnd = random.Random(5)
+        def word():
+            return "".join(rnd.choice("abcdefghijklmnopqrstuvwxyz中文") for _ in range(rnd.randint(3, 12)))
+        def text():
+            return " ".join(word() for _ in range(20_000))
+        for mode in ("bpe", "lbpe"):
+            for _ in range(3):
+                tok.encode(text(), mode=mode)
+        first = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        for mode in ("bpe", "lbpe"):
+            for _ in range(12):
+                tok.encode(text(), mode=mode)
+        print(first, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    """
+    proc = _python(code)
+    out, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, err[-2000:]
+    first, last = map(int, out.split())
+    assert last < first * 1.15 + 20_000, f"peak RSS grew from {first} to {last} KiB"
+
+
+def test_the_tables_do_not_hold_their_vocabulary():
+    """The tables live in the vocabulary's __dict__; if they referred back to it, no vocabulary
+    (an uploaded one in the playground, say) would ever be freed."""
+    vocab = Vocab({b"a": 0, b"b": 1, b"ab": 2}, unit="char", unk=0)
+    before = sys.getrefcount(vocab)
+    assert native.model_for(vocab) is not None
+    assert sys.getrefcount(vocab) == before
+
+
+# ---- the compiled pre-tokenisers of the presets ----
+
+SPLIT_TEXTS = (
+    st.text(max_size=120)  # every code point: letters, marks, digits of all scripts, surrogates
+    | st.lists(
+        st.sampled_from(FRAGMENTS + ["'S", "'ll", "'Ve", "\u017f", "'\u017f", "/", "\r\n\r\n  ", "\n \n", " \t"])
+        | st.text(max_size=4),
+        max_size=30,
+    ).map("".join)
+)
+
+
+@pytest.mark.parametrize("name", sorted(native.PRESET_CODES))
+def test_compiled_split_equals_the_preset_pattern(name):
+    from lbpe.pretokenize import compile_pattern, split_text
+
+    pattern = compile_pattern(name).regex  # the full pattern, exact on every input
+    for label, text in mixed_text(200_000):
+        text = text[:200_000]
+        assert native.split(text, name) == pattern.findall(text), f"{name} {label}"
+    runs = []
+
+    @settings(max_examples=4 * EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @given(text=SPLIT_TEXTS)
+    def check(text):
+        runs.append(text)
+        assert native.split(text, name) == pattern.findall(text) == split_text(text, name)
+
+    check()
+    assert len(runs) >= 4 * EXAMPLES
+
+
+@pytest.mark.slow(reason="every code point, every pattern")
+@pytest.mark.parametrize("name", sorted(native.PRESET_CODES))
+def test_compiled_split_on_every_code_point(name):
+    """Each code point alone, after a space, before a letter, and doubled: the class tables
+    the extension was given agree with the pattern's classes everywhere."""
+    from lbpe.pretokenize import compile_pattern
+
+    pattern = compile_pattern(name).regex
+    step = 0x400
+    for lo in range(0, 0x110000, step):
+        chars = [chr(c) for c in range(lo, lo + step)]
+        text = "".join(f" {c}a{c}{c}'s\n" for c in chars)
+        assert native.split(text, name) == pattern.findall(text), f"{name} near U+{lo:04X}"
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "gpt2", "lbpe-32k"])
+def test_compiled_bpe_on_very_long_pieces_equals_pure(name):
+    """Pieces beyond the heap's range take the bucketed sweep: random letters (many distinct
+    pairs), one repeated letter (every pair ties) and a repeated syllable, against the pure path."""
+    import random
+
+    rng = random.Random(7)
+    tok = tokenizer(name)
+    for text in (
+        "".join(rng.choice("abcdefghij") for _ in range(60_000)),
+        "a" * 50_000,
+        "abc" * 20_000,
+        "".join(rng.choice("аб中文") for _ in range(20_000)),
+    ):
+        compiled, pure = both_paths(tok, text, "bpe")
+        assert compiled == pure, f"{name} {text[:5]!r}"
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(st.text(alphabet="aé中b", min_size=2, max_size=4), max_size=25, unique=True),
+    st.text(alphabet="aé中b", min_size=1, max_size=80),
+    st.booleans(),
+)
+def test_compiled_cuts_equal_naive(bpe_algorithm, words, text, merge_list):
+    """A whole text as one piece (so the compiled path splits it at cuts and caches the parts),
+    against the naive transcriptions over the whole piece, byte units, both modes."""
+    import re
+
+    tokens = _byte_tokens(*[w.encode() for w in words])
+    merges = None
+    if merge_list:  # every split of a token into two tokens, in token order
+        merges = {}
+        for t, i in sorted(tokens.items(), key=lambda kv: kv[1]):
+            for cut in range(1, len(t)):
+                if t[:cut] in tokens and t[cut:] in tokens:
+                    merges.setdefault((t[:cut], t[cut:]), i)
+    vocab = Vocab(tokens, merges=merges)
+    tok = lbpe.Tokenizer(vocab, re.compile(r"(?s).+"))
+    piece = text.encode()
+    if merges is None:
+        bpe = [piece] if piece in tokens else naive_bpe_by_rank(piece, tokens)
+    else:
+        bpe = [piece] if piece in tokens else naive_bpe_by_merges(piece, merges)
+    m = max(map(len, tokens))
+    for _ in range(2):  # the second time from the caches
+        assert tok.encode(text, mode="bpe") == [tokens[k] for k in bpe]
+        assert tok.encode(text, mode="lbpe") == [
+            tokens[k] for k in naive_lbpe([piece[i : i + 1] for i in range(len(piece))], set(tokens), m)
+        ]
+
+
+@pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])
+def test_safe_cut_is_the_same_on_both_paths(name):
+    """Tokenizer.safe_cut (where lbpe stats and export cut a stream) asks the compiled splitter
+    for the last piece starts only; it must choose the same cut as the full regex scan."""
+    import random
+
+    text = data_file("text/multilingual_words.txt").read_text("utf-8") + data_file("text/code.txt").read_text("utf-8")
+    rng = random.Random(3)
+    tok = tokenizer(name)
+    try:
+        for _ in range(150):
+            a = rng.randrange(len(text))
+            sample = text[a : a + rng.randrange(0, 4000)]
+            native.use("compiled")
+            compiled = tok.safe_cut(sample)
+            native.use("pure")
+            assert tok.safe_cut(sample) == compiled
+    finally:
+        native.use("compiled")
+
+
+def test_encode_batch_threads_equal_one_by_one():
+    """encode_batch on the compiled path runs threads without the GIL: the same ids as encode()
+    one by one, with special tokens, lone surrogates, BOS/EOS and empty texts, in both modes."""
+    tok = tokenizer("cl100k_base")
+    docs = [t[:20_000] for _, t in mixed_text(200_000)] * 3
+    docs += ["", "a<|endoftext|>b", "x\ud800y \udc00", "🦜" * 500, " " * 3000, "日本語のテキスト" * 100]
+    for mode in MODES:
+        for special in ({"allowed_special": "all"}, {"disallowed_special": ()}):
+            tok.clear_cache()
+            one_by_one = [tok.encode(d, mode=mode, **special) for d in docs]
+            tok.clear_cache()
+            assert tok.encode_batch(docs, mode=mode, workers=2, **special) == one_by_one
+            assert tok.encode_batch(docs, mode=mode, workers=3, **special) == one_by_one  # warm, 3 threads
+    with pytest.raises(lbpe.DisallowedSpecialError):
+        tok.encode_batch(["fine", "a<|endoftext|>b"], mode="bpe", workers=2)
+
+
+def test_encode_batch_threads_raise_the_real_error():
+    """A share that fails in a thread (here: a character this vocabulary cannot encode) is encoded
+    again on the caller's thread, which raises the error encode() raises."""
+    bare = lbpe.Tokenizer(Vocab({b"a": 0, b"b": 1}, unit="char"), "paper")
+    assert bare.encode_batch(["ab", "ba", "aa"], mode="lbpe", workers=2) == [[0, 1], [1, 0], [0, 0]]
+    with pytest.raises(lbpe.LbpeError, match="has no token"):
+        bare.encode_batch(["ab", "a z", "b"], mode="bpe", workers=2)
+    # and the model is usable afterwards
+    assert bare.encode("ab", mode="bpe") == [0, 1]
+
+
+@pytest.mark.slow(reason="a pip install")
+def test_installing_without_a_c_compiler_gives_the_pure_path(tmp_path):
+    """With no working compiler the build only warns: the wheel has no extension, lbpe imports,
+    encodes, and lbpe.backend() says why it runs the pure path."""
+    import shutil
+    import zipfile
+
+    files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    source = tmp_path / "src"
+    for name in files:
+        if name.startswith(("spaces/", "tests/", "static/")):
+            continue
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, source / name)
+    env = {**os.environ, "CC": "/bin/false"}
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "-q", "-w", str(tmp_path / "wheel")],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
+    (wheel,) = (tmp_path / "wheel").glob("lbpe-*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+        assert not [n for n in names if n.endswith((".so", ".pyd"))], names
+        z.extractall(tmp_path / "site")
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import lbpe; b = lbpe.backend(); "
+        "t = lbpe.load_preset('gpt2'); print(b.name, t.encode('hello world', mode='lbpe'), b.reason)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-S", "-c", code, str(tmp_path / "site")],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+    ).stdout
+    assert out.startswith("pure [31373, 995]") and "not built" in out, out
+
+
+def test_misuse_and_edge_cases_of_the_glue_stay_safe():
+    """Misuse of the compiled module and edge cases of its glue: each of these once crashed, hung
+    or gave other ids than the pure path."""
+    import threading
+
+    from lbpe import _native
+    from lbpe.normalize import Unicode
+
+    # a Model that was never initialised refuses politely
+    with pytest.raises(RuntimeError, match="not initialised"):
+        _native.Model.__new__(_native.Model).encode_piece("ab", False)
+
+    # pack() takes exact ints only: an __index__ that changes the list cannot make it overrun
+    class Grows(int):
+        pass
+
+    with pytest.raises(TypeError):
+        _native.pack([[Grows(1)]])
+    # encode_batch on threads normalises like encode() (Qwen 2's NFC normaliser with its preset)
+    tokens = {bytes([b]): b for b in range(256)} | {"é".encode(): 256}
+    tok = lbpe.Tokenizer(Vocab(tokens), "qwen2", normalizer=Unicode("NFC"))
+    texts = ["e\u0301t\u00e9", "cafe\u0301"] * 3
+    assert tok.encode_batch(texts, mode="bpe", workers=2) == [tok.encode(t, mode="bpe") for t in texts]
+    # scaffold tokens nested deeper than any fixed stack split fully, as in the pure path
+    chain = {bytes([b]): b for b in range(256)}
+    scaffold = {}
+    for k in range(2, 81):
+        chain[b"a" * k] = 254 + k
+        if k < 80:
+            scaffold[254 + k] = (chain[b"a" * (k - 1)], ord("a"))
+    deep = lbpe.Tokenizer(Vocab(chain, scaffold=scaffold), "paper")
+    both = both_paths(deep, "a" * 80 + " " + "a" * 70, "bpe")
+    assert both[0] == both[1]
+    # other threads wait for an encode_batch instead of failing, and clear_cache waits too
+    big = lbpe.Tokenizer(tokenizer("cl100k_base").vocab, "cl100k_base")
+    docs = [t[:50_000] for _, t in mixed_text(400_000)] * 4
+    errors, results = [], []
+
+    def batch():
+        try:
+            results.append(big.encode_batch(docs, mode="lbpe", workers=2))
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    worker = threading.Thread(target=batch)
+    worker.start()
+    alone = [big.encode(d, mode="lbpe") for d in docs[:3]]
+    big.clear_cache()
+    worker.join()
+    assert not errors and results[0][:3] == alone
+
+
+def _stub_names(body: list) -> set[str]:
+    import ast
+
+    names = set()
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return names
+
+
+def test_stub_describes_exactly_what_the_extension_exports():
+    """lbpe/_native.pyi names every function of the module and every method of Model, and no
+    more (mypy checks the wrapper against it)."""
+    import ast
+
+    from lbpe import _native
+
+    stub = ast.parse((ROOT / "lbpe" / "_native.pyi").read_text(encoding="utf-8"))
+    public = {name for name in dir(_native) if not name.startswith("__")}
+    assert _stub_names(stub.body) == public
+    (model,) = [node for node in stub.body if isinstance(node, ast.ClassDef) and node.name == "Model"]
+    methods = {name for name in vars(_native.Model) if not name.startswith("__")} | {"__init__"}
+    assert _stub_names(model.body) == methods
+
+
+def test_each_module_object_keeps_its_own_state():
+    """Multi-phase init: a second module object made from the same file has its own classes and
+    thresholds (set_classes on one leaves the other without), and its own Model type."""
+    import importlib.util
+
+    from lbpe import _native
+
+    native.split("hello world", "cl100k_base")  # sets the classes on the imported module
+    spec = importlib.util.spec_from_file_location("lbpe._native", _native.__file__)
+    fresh = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fresh)
+    assert fresh is not _native and fresh.Model is not _native.Model
+    with pytest.raises(RuntimeError, match=r"set_classes\(\) first"):
+        fresh.split("hello world", native.PRESET_CODES["cl100k_base"])
+    assert _native.split("hello world", native.PRESET_CODES["cl100k_base"]) == ["hello", " world"]
+    old = fresh._set_bpe_thresholds(1, 1)
+    try:
+        assert _native._set_bpe_thresholds(*old) == old  # the imported module's are untouched
+    finally:
+        fresh._set_bpe_thresholds(*old)
+
+
+def test_model_keywords_are_named():
+    """The options the wrapper passes are keyword-only, so a swapped pair cannot pass silently."""
+    vocab = tokenizer("cl100k_base").vocab
+    model = native.model_for(vocab)
+    with pytest.raises(TypeError):
+        model.encode_pieces(["ab"], True, 100, 64, 0.0)
+    got = model.encode_pieces(["ab"], lbpe=True, limit=100, cached_chars=64, seconds=0.0)
+    assert got == [vocab.tokens[b"ab"]]
+
+
+def test_the_core_is_plain_c():
+    """csrc/ is the algorithm without CPython: no file there includes Python.h, and each compiles
+    on its own with no Python headers on the include path (lbpe/_native.c is the only glue)."""
+    import shutil
+    import sysconfig
+
+    sources = sorted((ROOT / "csrc").glob("*.[ch]"))
+    assert {p.name for p in sources} >= {"core.h", "table.c", "bpe.c", "lbpe.c", "cuts.c", "cache.c"}
+    for path in sources:
+        assert "Python.h" not in path.read_text(encoding="utf-8"), path.name
+    assert "Python.h" in (ROOT / "lbpe" / "_native.c").read_text(encoding="utf-8")
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    assert shutil.which(cc), f"no C compiler {cc!r} on PATH (the compiled path needs one)"
+    for path in sources:
+        if path.suffix == ".c":
+            done = subprocess.run(
+                [cc, "-std=c11", "-fsyntax-only", "-Wall", "-Werror", "-I", str(ROOT / "csrc"), str(path)],
+                capture_output=True,
+                text=True,
+            )
+            assert done.returncode == 0, f"{path.name}: {done.stderr[-2000:]}"
+
+
+def test_c_sources_keep_to_100_columns():
+    """The C sources end their lines by column 100, as .clang-format lays them out."""
+    sources = [*sorted((ROOT / "csrc").glob("*.[ch]")), ROOT / "lbpe" / "_native.c"]
+    long = [
+        f"{path.name}:{number}"
+        for path in sources
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if len(line) > 100
+    ]
+    assert not long, long
+    assert "ColumnLimit: 100" in (ROOT / ".clang-format").read_text(encoding="utf-8")

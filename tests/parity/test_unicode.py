@@ -1,0 +1,163 @@
+"""The pinned Unicode tables (lbpe.unicode): exactly Unicode 16.0's general categories, and with
+them the ids of tiktoken and HF tokenizers on every code point whose category differs from the
+running Python's own ``unicodedata`` (Unicode 14.0 in 3.11) or from ``regex``'s (17.0)."""
+
+from __future__ import annotations
+
+import functools
+import re
+import subprocess
+import sys
+import unicodedata
+
+import pytest
+import regex
+import unicodedata2
+
+import lbpe
+from lbpe.unicode import CATEGORIES, UNICODE_VERSION, category, category_ranges
+from tests.support.data import ROOT, data_file, tiktoken_encoding
+
+
+def test_table_is_unicode_16_on_every_code_point():
+    # unicodedata2 is a test dependency pinned at the same version (scripts/gen_unicode_data.py)
+    assert unicodedata2.unidata_version == UNICODE_VERSION == "16.0.0"
+    wrong = [f"U+{cp:04X}" for cp in range(0x110000) if category(chr(cp)) != unicodedata2.category(chr(cp))]
+    assert wrong == []
+
+
+def test_generated_module_is_current():
+    script = ROOT / "scripts" / "gen_unicode_data.py"
+    proc = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_generated_script_module_is_current():
+    made_by = re.search(r"from the ``regex`` module (\S+);", (ROOT / "lbpe" / "_script_data.py").read_text("utf-8"))
+    assert made_by, "lbpe/_script_data.py does not say which regex wrote it"
+    if regex.__version__ != made_by.group(1):  # another regex, another Unicode database
+        pytest.skip(f"the table was written from regex {made_by.group(1)}; this environment has {regex.__version__}")
+    script = ROOT / "scripts" / "gen_script_data.py"
+    proc = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_scripts_of_a_few_characters():
+    from lbpe.unicode import script
+
+    assert [script(c) for c in "aZ\u00e9.1 \t\u2581\u0301\u03b1\u0416\u4e2d\u3042\u30ab\u0627"] == [
+        "LATIN",
+        "LATIN",
+        "LATIN",
+        "COMMON",
+        "COMMON",
+        "COMMON",
+        "COMMON",
+        "COMMON",
+        "INHERITED",
+        "GREEK",
+        "CYRILLIC",
+        "HAN",
+        "HIRAGANA",
+        "KATAKANA",
+        "ARABIC",
+    ]
+    assert script("\U0010ffff") == "UNKNOWN"
+    with pytest.raises(TypeError, match="one character"):
+        script("ab")
+
+
+def test_categories_partition_the_code_space():
+    ranges = sorted(r for name in CATEGORIES for r in category_ranges(name))
+    assert ranges[0][0] == 0 and ranges[-1][1] == 0x10FFFF
+    assert all(a[1] + 1 == b[0] for a, b in zip(ranges, ranges[1:]))
+    assert category_ranges("L") == category_ranges("Lu Ll Lt Lm Lo")
+    assert category_ranges("Nd")[0] == (0x30, 0x39)
+
+
+def test_bad_arguments_say_what_is_wrong():
+    with pytest.raises(TypeError, match="one character"):
+        category("ab")
+    with pytest.raises(ValueError, match="unknown Unicode general categories"):
+        category_ranges("Lx")
+    with pytest.raises(ValueError, match="unknown Unicode general categories"):
+        category_ranges("Letter")
+
+
+@pytest.mark.slow(reason="every code point through regex")
+def test_regex_agrees_except_where_unicode_17_changed():
+    # regex 2026.5.9 has Unicode 17.0; on what 16.0 assigned they differ in a handful of places
+    text = "".join(chr(cp) for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF)
+    for major in "LMNPSZ":
+        theirs = set(regex.findall(r"\p{%s}" % major, text))
+        ours = {ch for ch in text if category(ch)[0] == major}
+        changed = sorted(f"U+{ord(ch):04X}" for ch in theirs ^ ours if category(ch) != "Cn")
+        assert len(changed) <= 8, (major, changed)
+
+
+# ---- ids on every changed code point --------------------------------------------------------
+
+
+@functools.cache
+def changed_code_points() -> tuple[int, ...]:
+    """Code points whose major category (letter, mark, number, ...) differs between the pinned
+    tables and this Python's ``unicodedata`` or ``regex``'s tables."""
+    text = "".join(chr(cp) for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF)
+    theirs = {}
+    for major in "LMNPSZ":
+        for ch in regex.findall(r"\p{%s}" % major, text):
+            theirs[ch] = major
+    changed = [
+        ord(ch) for ch in text if unicodedata.category(ch) != category(ch) or theirs.get(ch, "C") != category(ch)[0]
+    ]
+    return tuple(changed)
+
+
+def contexts(cps) -> list[str]:
+    """Each code point between letters, before a contraction, between digits, after a capital and
+    doubled: where being a letter, mark or number changes the pieces. Blocks of 256."""
+    return [
+        "".join(f"a{chr(c)}b {chr(c)}'s 1{chr(c)}2 A{chr(c)}a {chr(c)}{chr(c)}\n" for c in cps[i : i + 256])
+        for i in range(0, len(cps), 256)
+    ]
+
+
+def first_difference(encode, reference, block: str) -> str:
+    for line in block.splitlines(keepends=True):
+        if encode(line) != reference(line):
+            return f"{line!r} (U+{ord(line[1]):04X})"
+    return "(only in the whole block)"
+
+
+def test_changed_code_points_are_many():
+    # Python 3.11 (Unicode 14.0) alone differs from 16.0 on about 9,400; regex's 17.0 adds 4,800
+    assert len(changed_code_points()) > 4000
+    assert 0x105C0 in changed_code_points() or unicodedata.unidata_version >= "16.0.0"
+
+
+@pytest.mark.slow(reason="every changed code point")
+@pytest.mark.parametrize("name", ["r50k_base", "cl100k_base", "o200k_base"])
+def test_pinned_unicode_equals_tiktoken_on_every_changed_code_point(name, encode_path):
+    ref = tiktoken_encoding(name)
+    tok = lbpe.load(data_file(f"openai/{name}.tiktoken"), pattern=name)
+    for block in contexts(changed_code_points()):
+        got = tok.encode(block, mode="bpe", disallowed_special=())
+        if got != ref.encode_ordinary(block):
+            encode = functools.partial(tok.encode, mode="bpe", disallowed_special=())
+            pytest.fail(f"{name} differs from tiktoken at {first_difference(encode, ref.encode_ordinary, block)}")
+
+
+@pytest.mark.slow(reason="HF tokenizers, many files")
+@pytest.mark.parametrize("name", ["llama3", "qwen3", "deepseek_v3"])
+def test_pinned_unicode_equals_hf_on_every_changed_code_point(name, encode_path):
+    # llama3 and qwen3 map their Split regex to presets; deepseek_v3's go through translate_regex
+    from tokenizers import Tokenizer
+
+    path = data_file(f"hf/{name}/tokenizer.json")
+    ref, tok = Tokenizer.from_file(str(path)), lbpe.load(path)
+    blocks = contexts(changed_code_points())
+    for block, enc in zip(blocks, ref.encode_batch(blocks, add_special_tokens=False)):
+        if tok.encode(block, mode="bpe", disallowed_special=()) != enc.ids:
+            encode = functools.partial(tok.encode, mode="bpe", disallowed_special=())
+            theirs = lambda t: ref.encode(t, add_special_tokens=False).ids  # noqa: E731
+            pytest.fail(f"{name} differs from HF at {first_difference(encode, theirs, block)}")

@@ -1,0 +1,229 @@
+"""An export is never wrong: one writer per folder, kept shards checked on resume, workers that
+end with their parent, and a full disk reported in one line with nothing half-written left."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lbpe.corpus.shards import INDEX_NAME, LOCK_NAME, ShardDataset, export_shards
+from lbpe.presets import load_preset
+from tests.support.cli import CLI, Stop, run_cli
+from tests.support.data import data_file
+
+
+def paragraphs(n: int) -> list[str]:
+    text = data_file("text/moby_dick.txt").read_text("utf-8")
+    return [p for p in text.split("\n\n") if p.strip()][:n]
+
+
+def jsonl(path: Path, docs: list[str]) -> Path:
+    path.write_text("".join(json.dumps({"text": d}) + "\n" for d in docs), encoding="utf-8")
+    return path
+
+
+def documents(folder: Path) -> list[list[int]]:
+    ds = ShardDataset(folder)
+    return [ds[i].tolist() for i in range(len(ds))]
+
+
+def encoded(tok, docs: list[str], mode: str) -> list[list[int]]:
+    return [tok.encode(d, mode=mode, disallowed_special=()) for d in docs]
+
+
+def export_args(out: Path, path: Path, *more: str, mode: str = "lbpe") -> list[str]:
+    return [
+        "export",
+        "--vocab",
+        "lbpe-32k",
+        "--mode",
+        mode,
+        "--out",
+        str(out),
+        "-q",
+        "--shard-tokens",
+        "20000",
+        *more,
+        str(path),
+    ]
+
+
+def wait_for(condition, seconds: float = 120) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out")
+        time.sleep(0.02)
+
+
+def holder(out: Path) -> dict | None:
+    try:
+        return json.loads((out / LOCK_NAME).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+@pytest.mark.slow(reason="exports 24,000 documents")
+def test_a_second_writer_fails_at_once_and_the_export_stays_right(tmp_path):
+    """Two --resume runs into one folder, one --mode lbpe and one --mode bpe, then a third:
+    the second stops at once naming the first; the folder ends holding the first's ids."""
+    docs = paragraphs(6000) * 4
+    path = jsonl(tmp_path / "big.jsonl", docs)
+    out = tmp_path / "out"
+    first = subprocess.Popen(
+        [*CLI, *export_args(out, path, "--resume", "--num-proc", "1")], stderr=subprocess.PIPE, text=True
+    )
+    try:
+        wait_for(lambda: holder(out) is not None)
+        # Freeze the first while it holds the lock, so the second meets it on any machine
+        # (unfrozen, a fast machine may finish the first before the second starts).
+        os.kill(first.pid, signal.SIGSTOP)
+        try:
+            started = time.monotonic()
+            second = run_cli(*export_args(out, path, "--resume", "--num-proc", "1", mode="bpe"), timeout=60)
+        finally:
+            os.kill(first.pid, signal.SIGCONT)
+        assert time.monotonic() - started < 20
+        assert second.returncode == 2 and "Traceback" not in second.stderr
+        assert f"is being written by another export (process {first.pid} on " in second.stderr
+        assert "export --vocab lbpe-32k --mode lbpe" in second.stderr
+    finally:
+        assert first.wait(timeout=600) == 0, first.stderr.read()
+    third = run_cli(*export_args(out, path, "--resume"), timeout=600)
+    assert third.returncode == 0, third.stderr
+    assert documents(out) == encoded(load_preset("lbpe-32k"), docs, "lbpe")
+
+
+@pytest.mark.parametrize("fmt", ["npy", "llmc"])
+def test_resume_checks_every_kept_shard_and_redoes_a_damaged_one(tmp_path, fmt):
+    tok = load_preset("gpt2")
+    docs = paragraphs(800)
+    path = jsonl(tmp_path / "a.jsonl", docs)
+    out = tmp_path / "out"
+    options = dict(mode="bpe", format=fmt, shard_tokens=5_000)
+    with pytest.raises(KeyboardInterrupt):
+        export_shards(tok, [path], out, progress=Stop(400), **options)
+    index = json.loads((out / INDEX_NAME).read_text())
+    assert len(index["shards"]) >= 4 and not index["complete"]
+    damaged = out / index["shards"][1]["tokens_file"]
+    data = bytearray(damaged.read_bytes())
+    data[-2:] = b"\x01\x02"  # the same size, other ids: only the checksum tells
+    damaged.write_bytes(bytes(data))
+    said: list[str] = []
+    index = export_shards(tok, [path], out, resume=True, warn=said.append, **options)
+    assert index["complete"] and len(said) == 1
+    assert f"{damaged.name}: its SHA-256 differs from the index's" in said[0] and "redoing" in said[0]
+    if fmt == "npy":
+        assert documents(out) == encoded(tok, docs, "bpe")
+    # a complete export: a shard cut short is found and redone too
+    last = out / index["shards"][-1]["tokens_file"]
+    last.write_bytes(last.read_bytes()[:-10])
+    said.clear()
+    index = export_shards(tok, [path], out, resume=True, warn=said.append, **options)
+    assert (
+        index["complete"] and len(said) == 1 and f"{last.name}: " in said[0] and "bytes, the index recorded" in said[0]
+    )
+    fresh = export_shards(tok, [path], tmp_path / "fresh", **options)
+    assert fresh["shards"] == index["shards"]
+    for shard in fresh["shards"]:
+        for name in shard["files"]:
+            assert (out / name).read_bytes() == (tmp_path / "fresh" / name).read_bytes()
+
+
+def children(pid: int) -> set[int]:
+    found: set[int] = set()
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/children") as f:
+            found |= {int(c) for c in f.read().split()}
+    return found
+
+
+@pytest.mark.slow(reason="an export killed, then resumed")
+def test_workers_end_when_the_export_is_killed(tmp_path):
+    docs = paragraphs(6000) * 6
+    path = jsonl(tmp_path / "big.jsonl", docs)
+    out = tmp_path / "out"
+    proc = subprocess.Popen([*CLI, *export_args(out, path, "--num-proc", "2")], stderr=subprocess.PIPE)
+    try:
+        wait_for(lambda: len(children(proc.pid)) >= 2 and list(out.glob("tokens-*.npy")))
+        workers = children(proc.pid)
+    finally:
+        proc.kill()  # kill -9: nothing of the export runs any more
+        proc.wait()
+    deadline = time.monotonic() + 10
+    while any(os.path.exists(f"/proc/{w}") for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)  # they are not ours to reap: wait for them to go
+    alive = []
+    for w in workers:
+        try:
+            with open(f"/proc/{w}/stat") as f:
+                if f.read().split(")")[-1].split()[0] != "Z":
+                    alive.append(w)
+        except OSError:
+            pass
+    for w in alive:
+        os.kill(w, signal.SIGKILL)
+    assert not alive, f"workers {alive} outlived the killed export"
+    done = run_cli(*export_args(out, path, "--resume"), timeout=600)  # the lock went with them
+    assert done.returncode == 0, done.stderr
+    assert documents(out) == encoded(load_preset("lbpe-32k"), docs, "lbpe")
+
+
+def _file_size_limit(limit: int):
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return apply
+
+
+@pytest.mark.slow(reason="exports in subprocesses")
+@pytest.mark.parametrize("fmt", ["npy", "nanogpt"])
+def test_a_full_disk_is_one_line_and_leaves_nothing_half_written(tmp_path, fmt):
+    """A full disk simulated with RLIMIT_FSIZE: a write past it fails with EFBIG (Python ignores
+    SIGXFSZ), as a write to a full disk fails with ENOSPC; both take the same path."""
+    docs = paragraphs(2000)
+    path = jsonl(tmp_path / "a.jsonl", docs)
+    out = tmp_path / "out"
+    # npy: shards of up to 80 KB fail at 60 KB; nanogpt: 8 KB parts fit, joining them into train.bin does not
+    shard = "40000" if fmt == "npy" else "4000"
+    args = [
+        "export",
+        "--vocab",
+        "gpt2",
+        "--mode",
+        "bpe",
+        "--format",
+        fmt,
+        "--out",
+        str(out),
+        "-q",
+        "--shard-tokens",
+        shard,
+        str(path),
+    ]
+    full = subprocess.run(
+        [*CLI, *args], capture_output=True, text=True, preexec_fn=_file_size_limit(60_000), timeout=300
+    )
+    assert full.returncode == 2 and "Traceback" not in full.stderr
+    lines = full.stderr.strip().splitlines()
+    assert len(lines) == 1, full.stderr
+    assert "size limit" in lines[0] and "--resume" in lines[0] and "nothing half-written is left" in lines[0]
+    assert not list(out.rglob("*.tmp"))
+    index = json.loads((out / INDEX_NAME).read_text()) if (out / INDEX_NAME).exists() else None
+    assert index is None or not index["complete"]
+    assert not (out / "train.bin").exists()  # nothing that looks complete
+    done = run_cli(*args, "--resume")
+    assert done.returncode == 0, done.stderr
+    want = encoded(load_preset("gpt2"), docs, "bpe")
+    if fmt == "npy":
+        assert documents(out) == want
+    else:
+        assert np.memmap(out / "train.bin", dtype=np.uint16, mode="r").tolist() == [i for d in want for i in d]

@@ -1,0 +1,44 @@
+"""The built browser page (``lbpe build-web``) served from 127.0.0.1 by a thread, and opened in
+a browser page until Python is ready."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from lbpe.playground.page.site import serve
+
+READY_MS = 120_000  # Pyodide's first start compiles 10 MB of WebAssembly: seconds, not minutes
+
+
+class Server:
+    """The site over http on 127.0.0.1, in a thread; ``stop`` ends it for good."""
+
+    def __init__(self, directory: Path) -> None:
+        self.httpd = serve(directory)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        if self.thread.is_alive():
+            self.httpd.shutdown()
+            self.httpd.server_close()
+            self.thread.join(10)
+
+
+def open_page(page, url: str) -> None:
+    page.goto(url, wait_until="domcontentloaded")
+    wait_ready(page)
+
+
+def wait_ready(page) -> None:
+    # Until Python is ready the controls stay disabled (checked in one step, so no race); the
+    # text box takes text at once (test_text_typed_while_python_starts).
+    assert page.evaluate(
+        "() => document.querySelector('#status').dataset.state === 'ready' || "
+        "[...document.querySelectorAll('.controls select, .controls input')].every((e) => e.disabled)"
+    )
+    page.wait_for_function("() => window.lbpePage && window.lbpePage.rendered.seq > 0", timeout=READY_MS)
+    assert page.get_attribute("#status", "data-state") == "ready"
+    assert not page.is_disabled("#text") and not page.is_disabled("#preset")

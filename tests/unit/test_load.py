@@ -1,0 +1,173 @@
+"""Format detection, pattern selection and clear errors for malformed vocabulary files."""
+
+from __future__ import annotations
+
+import base64
+import shutil
+
+import pytest
+
+import lbpe
+from lbpe.errors import VocabFormatError
+from tests.support.data import data_file
+
+
+def _rank_lines(extra: list[bytes] = ()) -> bytes:
+    lines = [base64.b64encode(bytes([b])) + b" %d" % b for b in range(256)]
+    return b"\n".join(lines + list(extra)) + b"\n"
+
+
+def test_load_infers_pattern_from_file_name():
+    tok = lbpe.load(data_file("openai/cl100k_base.tiktoken"))
+    assert tok.pretokenizer_name == "cl100k_base"
+    assert tok.special_tokens["<|endoftext|>"] == 100257
+
+
+def test_load_folder_and_either_gpt2_file(tmp_path):
+    for name in ("encoder.json", "vocab.bpe"):
+        shutil.copy(data_file(f"gpt2/{name}"), tmp_path / name)
+    ids = {
+        lbpe.load(p).encode("Hello world", mode="bpe")[0]
+        for p in (tmp_path, tmp_path / "encoder.json", tmp_path / "vocab.bpe")
+    }
+    assert ids == {15496}  # "Hello" in GPT-2
+
+
+def test_unknown_rank_file_name_needs_a_pattern(tmp_path):
+    path = tmp_path / "mine.tiktoken"
+    path.write_bytes(_rank_lines([b"YWI= 256"]))
+    with pytest.raises(VocabFormatError, match=r"mine\.tiktoken.*pass pattern="):
+        lbpe.load(path)
+    tok = lbpe.load(path, pattern="paper")
+    assert tok.encode("ab", mode="lbpe") == [256]
+
+
+def test_unknown_pattern_name_names_the_file_and_the_choices(tmp_path):
+    path = tmp_path / "mine.tiktoken"
+    path.write_bytes(_rank_lines())
+    with pytest.raises(ValueError, match=r"mine\.tiktoken.*unknown pre-tokenizer pattern 'gpt5'.*cl100k_base"):
+        lbpe.load(path, pattern="gpt5")
+
+
+@pytest.mark.parametrize(
+    "extra, problem, line",
+    [
+        ([b"YWI="], "expected '<base64 token> <rank>', found 1 field", 257),
+        ([b"YWI= 256 7"], "found 3 field", 257),
+        ([b"!!!! 256"], "not valid base64", 257),
+        ([b"YWI= -3"], "not a non-negative integer", 257),
+        ([b"YWI= x1"], "not a non-negative integer", 257),
+        ([b"YQ== 300"], "appears twice", 257),
+        ([b"YWI= 256", b"YWJj 256"], "rank 256 appears twice", 258),
+    ],
+)
+def test_malformed_rank_files_name_file_and_line(tmp_path, extra, problem, line):
+    path = tmp_path / "cl100k_base.tiktoken"
+    path.write_bytes(_rank_lines(extra))
+    with pytest.raises(VocabFormatError) as info:
+        lbpe.load(path)
+    assert info.value.line == line
+    assert str(path) in str(info.value) and problem in str(info.value)
+
+
+def test_rank_file_without_all_bytes_is_refused(tmp_path):
+    path = tmp_path / "r50k_base.tiktoken"
+    path.write_bytes(b"YQ== 0\nYg== 1\n")
+    with pytest.raises(VocabFormatError, match="lacks single-byte tokens"):
+        lbpe.load(path)
+
+
+def test_empty_and_unrecognised_files(tmp_path):
+    empty = tmp_path / "o200k_base.tiktoken"
+    empty.write_bytes(b"")
+    with pytest.raises(VocabFormatError, match="empty"):
+        lbpe.load(empty)
+    junk = tmp_path / "notes.txt"
+    junk.write_text("hello there\n")
+    with pytest.raises(VocabFormatError, match="unrecognised vocabulary format"):
+        lbpe.load(junk)
+    with pytest.raises(VocabFormatError, match="no such file"):
+        lbpe.load(tmp_path / "missing.tiktoken")
+
+
+def test_gpt2_merge_naming_unknown_token(tmp_path):
+    shutil.copy(data_file("gpt2/encoder.json"), tmp_path / "encoder.json")
+    (tmp_path / "vocab.bpe").write_text("#version: 0.2\nĠ t\nqq zz\n", encoding="utf-8")
+    with pytest.raises(VocabFormatError, match=r"vocab\.bpe, line 3: merge 'qq zz' needs the token"):
+        lbpe.load(tmp_path)
+
+
+def test_gpt2_bad_json(tmp_path):
+    (tmp_path / "encoder.json").write_bytes(b'{"a": 1,')
+    (tmp_path / "vocab.bpe").write_text("#version: 0.2\n")
+    with pytest.raises(VocabFormatError, match=r"encoder\.json.*not valid JSON"):
+        lbpe.load(tmp_path)
+
+
+# ---- .tiktoken: the bulk reader and the line-by-line reader agree ----
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from lbpe.formats.tiktoken import _parse_lines, _well_formed  # noqa: E402
+
+
+@pytest.mark.parametrize("name", ["r50k_base", "p50k_base", "cl100k_base", "o200k_base"])
+def test_real_rank_files_take_the_bulk_reader_with_the_same_tokens(name):
+    data = data_file(f"openai/{name}.tiktoken").read_bytes()
+    bulk = _well_formed(data)
+    assert bulk is not None, "a real rank file should be read in bulk"
+    assert bulk == _parse_lines(data, f"{name}.tiktoken")
+
+
+_B64 = st.binary(min_size=0, max_size=4).map(base64.b64encode)
+_LINE = st.one_of(
+    st.tuples(_B64, st.integers(0, 40).map(lambda r: b"%d" % r)).map(b" ".join),  # the usual line
+    st.sampled_from(
+        [
+            b"",
+            b" ",
+            b"YQ==  1",
+            b"YQ== 1 2",
+            b"YQ",
+            b"YQ= 3",
+            b"=YQ= 4",
+            b"YQ== -1",
+            b"YQ==\t5",
+            b"YR== 6",
+            b"YQ== 1234567890123456789",
+            b"YQ== \xd9\xa3",
+            b"YQ==\r",
+        ]
+    ),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_LINE, min_size=1, max_size=8), st.booleans())
+def test_the_bulk_reader_never_accepts_what_the_line_reader_refuses(lines, final_newline):
+    data = b"\n".join(lines) + (b"\n" if final_newline else b"")
+    bulk = _well_formed(data)
+    try:
+        exact = _parse_lines(data, "x.tiktoken")
+    except VocabFormatError:
+        assert bulk is None
+    else:
+        assert bulk is None or bulk == exact
+
+
+@pytest.mark.parametrize(
+    "extra, problem",
+    [
+        ({b"": 300}, "must be non-empty bytes"),
+        ({"text": 300}, "must be non-empty bytes"),
+        ({b"xy": -1}, "non-negative integers"),
+        ({b"xy": 2.0}, "non-negative integers"),
+        ({b"xy": 65}, "id 65 is used by both"),
+    ],
+)
+def test_vocab_names_a_bad_token_after_the_bulk_check_says_no(extra, problem):
+    tokens = {bytes([b]): b for b in range(256)}
+    assert lbpe.Vocab(tokens).id_to_bytes[65] == b"A"  # the plain case passes the bulk check
+    with pytest.raises(lbpe.LbpeError, match=problem):
+        lbpe.Vocab({**tokens, **extra})

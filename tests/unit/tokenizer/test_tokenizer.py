@@ -1,0 +1,252 @@
+"""The Tokenizer pipeline: round trips, special tokens, segments, decoding, modes, caches."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import lbpe
+from lbpe import native
+from lbpe.tokenizer import Tokenizer
+from lbpe.vocab import Vocab
+from tests.support.data import data_file
+
+pytestmark = pytest.mark.both_paths
+
+
+@functools.cache
+def cl100k() -> lbpe.Tokenizer:
+    return lbpe.load(data_file("openai/cl100k_base.tiktoken"))
+
+
+def tiny(pattern: str = "paper", cache_size: int = 1000) -> Tokenizer:
+    tokens = {bytes([b]): b for b in range(256)}
+    tokens.update({b"aa": 256, b"bb": 257, b"bbb": 258, b"ab": 259, b"aab": 260})
+    return Tokenizer(Vocab(tokens, special={"<|end|>": 261}), pattern, cache_size=cache_size)
+
+
+@pytest.mark.parametrize("mode", lbpe.MODES)
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(st.characters(blacklist_categories=("Cs",)), max_size=300))
+def test_round_trip(mode, text):
+    tok = cl100k()
+    ids = tok.encode(text, mode=mode, disallowed_special=())
+    assert tok.decode(ids) == text
+    assert tok.decode_bytes(ids) == text.encode()
+
+
+def test_mode_is_checked():
+    with pytest.raises(ValueError, match="mode must be 'bpe' or 'lbpe'"):
+        tiny().encode("abc", mode="unigram")
+
+
+def test_special_tokens_follow_tiktoken_rules():
+    tok = tiny()
+    with pytest.raises(lbpe.DisallowedSpecialError, match="allowed_special"):
+        tok.encode("aa<|end|>", mode="lbpe")
+    assert tok.encode("aa<|end|>bb", mode="lbpe", allowed_special={"<|end|>"}) == [256, 261, 257]
+    as_text = tok.encode("aa<|end|>", mode="lbpe", disallowed_special=())
+    assert 261 not in as_text and tok.decode(as_text) == "aa<|end|>"
+    with pytest.raises(ValueError, match="does not have"):
+        tok.encode("x", mode="bpe", allowed_special={"<|nope|>"})
+
+
+def test_special_tokens_never_come_from_lbpe_even_if_longest():
+    tok = tiny()
+    ids = tok.encode("<|end|>" * 3, mode="lbpe", disallowed_special=())
+    assert 261 not in ids
+
+
+def test_segments_cover_text_and_match_encode():
+    tok = cl100k()
+    text = "Hello, wörld! 日本語のテキスト 🙂🙂 tabs\there\n\nend  "
+    for mode in lbpe.MODES:
+        segs = tok.segment(text, mode=mode)
+        assert [s.id for s in segs] == tok.encode(text, mode=mode)
+        assert b"".join(s.token for s in segs) == text.encode()
+        # complete tokens tile the text; partial ones overlap only inside multi-byte characters
+        pos = 0
+        for s in segs:
+            if not s.partial:
+                assert text[s.start : s.end] == s.label
+            assert s.start <= pos <= s.end or s.partial
+            pos = s.end
+
+
+def test_partial_utf8_tokens_are_marked_not_replaced():
+    tok = cl100k()
+    text = "語"  # three bytes; cl100k has no token for it, so it splits inside the character
+    segs = tok.segment(text, mode="bpe")
+    assert len(segs) > 1 and all(s.partial for s in segs)
+    assert all((s.start, s.end) == (0, 1) for s in segs)
+    assert all("\ufffd" not in s.label for s in segs)
+    assert "".join(s.label for s in segs) == "".join(f"\\x{b:02x}" for b in text.encode())
+
+
+def test_decode_joins_bytes_before_decoding():
+    tok = cl100k()
+    ids = tok.encode("語", mode="bpe")
+    assert len(ids) > 1
+    assert tok.decode(ids) == "語"  # no U+FFFD from decoding tokens one at a time
+
+
+def test_decode_unknown_id_is_a_clear_error():
+    with pytest.raises(ValueError, match="not in the vocabulary"):
+        tiny().decode([10**9])
+
+
+def test_text_must_be_str():
+    with pytest.raises(TypeError, match="decode bytes first"):
+        tiny().encode(b"abc", mode="bpe")  # type: ignore[arg-type]
+
+
+def test_cache_is_bounded_and_does_not_change_results():
+    tok = tiny(cache_size=3)
+    text = " ".join(["aab", "bbb", "ab", "ba", "aaa", "bab"] * 5)
+    first = tok.encode(text, mode="lbpe")
+    assert len(tok._caches["lbpe"]) <= 3
+    uncached = [i for p in tok.pieces(text) for i in (tok.vocab.tokens[k] for k in tok.split_piece(p, mode="lbpe"))]
+    assert first == uncached == tok.encode(text, mode="lbpe")
+
+
+def test_vocab_rejects_bad_tables():
+    with pytest.raises(ValueError, match="used by both"):
+        Vocab({bytes([b]): b for b in range(256)} | {b"ab": 5})
+    with pytest.raises(ValueError, match="lacks single-byte tokens"):
+        Vocab({b"a": 0})
+    with pytest.raises(ValueError, match="unit must be"):
+        Vocab({b"a": 0}, unit="word")  # type: ignore[arg-type]
+
+
+# ---- character-level vocabularies and Scaffold-BPE (hand-made vocabularies) ----
+
+
+def char_vocab(**kw) -> Vocab:
+    texts = ["a", "b", "c", " ", "ab", "abc", "ca", " a"]
+    tokens = {t.encode(): 300 + i for i, t in enumerate(texts)}
+    merges = {(b"a", b"b"): 0, (b"ab", b"c"): 1, (b"c", b"a"): 2, (b" ", b"a"): 3}
+    return Vocab(tokens, merges=merges, unit="char", byte_fallback={b: b for b in range(256)}, **kw)
+
+
+def test_char_level_bpe_lbpe_and_byte_fallback():
+    tok = Tokenizer(char_vocab(), "paper")
+    # "cabc": BPE merges (a,b) first -> c|ab|c -> c|abc ; LBPE takes "abc" (longest) then "c"
+    assert tok.encode("cabc", mode="bpe") == [302, 305]
+    assert tok.encode("cabc", mode="lbpe") == [302, 305]
+    # "caab": BPE: (a,b) -> c a ab -> (c,a) -> ca ab ; LBPE: "ca" at 0, "ab" at 2 -> same
+    assert tok.encode("caab", mode="lbpe") == [306, 304]
+    # an unseen character becomes its UTF-8 bytes' fallback tokens, in both modes
+    for mode in lbpe.MODES:
+        ids = tok.encode("aé", mode=mode)
+        assert ids == [300, 0xC3, 0xA9]
+        assert tok.decode(ids) == "aé"
+        segs = tok.segment("aé", mode=mode)
+        assert [(s.start, s.end, s.partial) for s in segs] == [(0, 1, False), (1, 2, True), (1, 2, True)]
+
+
+def test_char_level_without_fallback_uses_unk_or_errors():
+    texts = ["a", "<unk>"]
+    vocab = Vocab({t.encode(): i for i, t in enumerate(texts)}, unit="char", unk=1)
+    assert Tokenizer(vocab, "paper").encode("aza", mode="lbpe") == [0, 1, 0]
+    bare = Vocab({b"a": 0}, unit="char")
+    with pytest.raises(ValueError, match="has no token"):
+        Tokenizer(bare, "paper").encode("z", mode="bpe")
+
+
+def test_scaffold_tokens_are_split_by_bpe_and_never_used_by_lbpe():
+    tokens = {bytes([b]): b for b in range(256)}
+    tokens.update({b"er": 256, b"ser": 257})  # "er" is a scaffold: it lives on only inside "ser"
+    scaffold = {256: (ord("e"), ord("r"))}
+    tok = Tokenizer(Vocab(tokens, merges={(b"e", b"r"): 0, (b"s", b"er"): 1}, scaffold=scaffold), "paper")
+    assert tok.encode("ser", mode="bpe") == [257]
+    assert tok.encode("her", mode="bpe") == [ord("h"), ord("e"), ord("r")]  # "er" split back
+    assert tok.encode("her", mode="lbpe") == [ord("h"), ord("e"), ord("r")]
+    assert tok.encode("sers", mode="lbpe") == [257, ord("s")]
+    with pytest.raises(ValueError, match="not the concatenation"):
+        Vocab(tokens, scaffold={257: (ord("e"), ord("r"))})
+
+
+# ---- encode_batch over forked processes ----
+
+
+def _mixed_docs() -> list[str]:
+    english = data_file("text/sotu.txt").read_text("utf-8")[:300_000]
+    other = data_file("text/multilingual.txt").read_text("utf-8")[:100_000]
+    docs = [english[i : i + 5_000] for i in range(0, len(english), 5_000)]
+    docs += [other[i : i + 3_000] for i in range(0, len(other), 3_000)]
+    docs.insert(7, "")
+    return docs
+
+
+@pytest.mark.parametrize("mode", lbpe.MODES)
+def test_encode_batch_over_processes_equals_one_by_one(mode):
+    tok = lbpe.presets.load_preset("cl100k_base")
+    docs = _mixed_docs()
+    one_by_one = [tok.encode(d, mode=mode) for d in docs]
+    tok.clear_cache()
+    assert tok.encode_batch(docs, mode=mode, workers=3) == one_by_one
+    assert tok.encode_batch(docs, mode=mode, workers=None) == one_by_one
+    assert tok.encode_batch(docs[:1], mode=mode, workers=4) == one_by_one[:1]
+    assert tok.encode_batch([], mode=mode, workers=2) == []
+
+
+def test_encode_batch_names_its_keywords():
+    """A misspelt keyword is refused at the call, also for an empty batch (it was passed on to
+    encode, which only a non-empty batch reached)."""
+    tok = lbpe.presets.load_preset("gpt2")
+    with pytest.raises(TypeError, match="allowed"):
+        tok.encode_batch([], mode="bpe", allowed="all")  # type: ignore[call-arg]
+    assert tok.encode_batch(["a <|endoftext|>"], mode="lbpe", allowed_special="all", add_special_tokens=True) == [
+        tok.encode("a <|endoftext|>", mode="lbpe", allowed_special="all", add_special_tokens=True)
+    ]
+
+
+def test_encode_batch_errors_from_a_worker_reach_the_caller():
+    tok = lbpe.presets.load_preset("cl100k_base")
+    docs = ["plain text"] * 50 + ["the end <|endoftext|>"]  # the special token sits in the fork's share
+    with pytest.raises(lbpe.DisallowedSpecialError, match="endoftext"):
+        tok.encode_batch(docs, mode="bpe", workers=2)
+    ids = tok.encode_batch(docs, mode="bpe", workers=2, allowed_special="all")
+    assert ids[-1][-1] == tok.special_tokens["<|endoftext|>"]
+    with pytest.raises(lbpe.LbpeError, match="workers must be"):
+        tok.encode_batch(docs, mode="bpe", workers=0)
+    with pytest.raises(lbpe.LbpeError, match="workers must be"):
+        tok.encode_batch(docs, mode="bpe", workers=1.5)
+
+
+def test_a_worker_that_sends_nothing_is_reported():
+    from lbpe.batch import _read_share
+
+    with pytest.raises(lbpe.LbpeError, match="ended without sending"):
+        _read_share(b"")
+
+
+def test_clear_cache_empties_the_caches_and_keeps_the_tables(encode_path):
+    shared = lbpe.presets.load_preset("cl100k_base").vocab  # a fresh Tokenizer and Vocab over its tokens
+    tok = lbpe.Tokenizer(lbpe.Vocab(shared.tokens, special=shared.special), "cl100k_base")
+    tok.clear_cache()
+    assert "cut_finder" not in tok.vocab.__dict__ and native.built_model(tok.vocab) is None  # builds nothing
+    text = "Tokenizers 東京都の天気 are fun, naïvely."
+    first = {mode: tok.encode(text, mode=mode) for mode in lbpe.MODES}
+    if encode_path == "compiled":  # the compiled path keeps its caches with its tables
+        model = native.model_for(tok.vocab)
+        assert all(model.cached()) and not any(tok._caches.values())
+        tok.clear_cache()
+        assert model.cached() == (0, 0) and native.model_for(tok.vocab) is model  # the tables stay built
+    else:
+        finder = tok.vocab.cut_finder
+        assert all(tok._caches.values()) and len(finder._follow) > 0
+        tok.clear_cache()
+        assert not any(tok._caches.values()) and not any(tok._part_caches.values()) and len(finder._follow) == 0
+        assert tok.vocab.cut_finder is finder  # the tables stay built
+    assert {mode: tok.encode(text, mode=mode) for mode in lbpe.MODES} == first
+
+
+def test_disallowed_special_error_survives_pickling():
+    import pickle
+
+    err = pickle.loads(pickle.dumps(lbpe.DisallowedSpecialError("<|endoftext|>")))
+    assert type(err) is lbpe.DisallowedSpecialError and err.token == "<|endoftext|>" and "allowed_special" in str(err)
