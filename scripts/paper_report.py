@@ -3,13 +3,13 @@
 
     python scripts/paper_report.py [--out docs/paper_report.md]
 
-1. The paper's own setup (issue 14): LLaMA-style vocabularies (``train(..., style="llama")``)
+1. The paper's own setup: LLaMA-style vocabularies (``train(..., style="llama")``)
    of 32K (the bundled ``lbpe-llama-32k``), 64K and 128K (trained here by the same recipe,
    ``scripts/train_llama_vocab.py``, on the same 15.4 MB mixed corpus) and Mistral-7B's model,
    measured on the bundled sample corpus, which that training holds out (1.5 MB of prose,
    speeches, code and many languages): Table 2 (every length bucket), Table 6 (bytes per token
    at each size, also on the training corpus) and Table 8 (Scaffold-BPE + LBPE at 32K).
-2. The first measurement (issue 4): Table 2 and Table 6 with the GPT-2 style ``lbpe-32k`` on
+2. The first measurement: Table 2 and Table 6 with the GPT-2 style ``lbpe-32k`` on
    the Moby-Dick + State of the Union text it was trained on (in-domain), the paper's claim
    (token-frequency balance) with the intrinsic metrics of lbpe.analysis.metrics, and the same figures
    across every bundled vocabulary.
@@ -50,7 +50,7 @@ from lbpe.presets import VOCAB_PRESETS, load_preset, sample_corpus  # noqa: E402
 from lbpe.tokenizer import Tokenizer  # noqa: E402
 from lbpe.train import train  # noqa: E402
 
-#: the vocabulary of the first measurement (issue 4)
+#: the vocabulary of the first measurement
 ORIGINAL = "lbpe-32k"
 #: the paper's Table 2 buckets, and the way it says LBPE moves each
 PAPER_DIRECTION = {"1-3": -1, "7-9": +1, "10-12": +1, "13-15": +1}
@@ -86,7 +86,7 @@ def _mark(value: float, direction: int) -> str:
 
 
 def _llama_setup() -> list[str]:
-    """Issue 14: the paper's own setup on the mixed corpus -- Tables 2, 6 and 8."""
+    """The paper's own setup on the mixed corpus -- Tables 2, 6 and 8."""
     parts = train_llama_vocab.corpus_parts()
     train_texts = [p["text"].decode("utf-8") for p in parts]
     held_out = sample_corpus().decode("utf-8")
@@ -105,7 +105,7 @@ def _llama_setup() -> list[str]:
     paper_bpt = 100 * (PAPER_BYTES_PER_TOKEN[1] / PAPER_BYTES_PER_TOKEN[0] - 1)
 
     lines = [
-        "# The paper's own setup: LLaMA-style vocabularies on a mixed corpus (issue 14)",
+        "# The paper's own setup: LLaMA-style vocabularies on a mixed corpus",
         "",
         'The paper trains its vocabularies "following LLaMA": SentencePiece BPE over characters, \u2581 for spaces '
         "joined to the next word, digits alone, byte fallback, pieces of at most 16 characters. Here lbpe trains "
@@ -387,7 +387,7 @@ def main() -> int:
         "",
         *llama_lines,
         "",
-        "# The first measurement: lbpe-32k on the English it was trained on (issue 4)",
+        "# The first measurement: lbpe-32k on the English it was trained on",
         "",
         f"Vocabulary: the bundled `{ORIGINAL}` (32K, character-level, GPT-2 style pre-tokeniser with digits split). "
         "Corpus: "
