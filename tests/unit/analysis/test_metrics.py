@@ -13,6 +13,7 @@ import pytest
 from lbpe.analysis import metrics
 from lbpe.analysis.comparison import compare_json
 from lbpe.analysis.counting import token_lengths
+from lbpe.analysis.metrics import PAPER_BYTES_PER_TOKEN, PAPER_LENGTH_COUNTS, PAPER_SCAFFOLD_ACCURACY
 from lbpe.analysis.stats import BUCKETS, corpus_stats
 from lbpe.presets import VOCAB_PRESETS, load_preset
 from tests.support.data import data_file, english_text
@@ -162,3 +163,29 @@ def test_agreement_merges_over_chunks_and_workers():
     doc = compare_json(one, tok=tok)
     assert doc["agreement"]["word_agreement"] == one["lbpe"].agreement.word_agreement
     assert set(doc["agreement"]) >= {"word_agreement", "boundary_precision", "boundary_recall", "boundary_f1"}
+
+
+def _rounding_bounds(before: float, after: float, half: float) -> tuple[float, float]:
+    """The change in percent that figures rounded to +-``half`` allow, lowest and highest."""
+    return 100 * ((after - half) / (before + half) - 1), 100 * ((after + half) / (before - half) - 1)
+
+
+def test_the_papers_figures_agree_with_their_own_printed_changes():
+    """Each of the paper's rows is transcribed as printed; its counts (four significant figures)
+    or bytes per token (four decimals), rounded as printed, must allow the change it prints."""
+    assert set(PAPER_LENGTH_COUNTS) == {"1-3", "4-6", "7-9", "10-12", "13-15"}
+    for bucket, (before, after, printed) in PAPER_LENGTH_COUNTS.items():
+        half = 0.5 * 10 ** (math.floor(math.log10(before)) - 3)
+        low, high = _rounding_bounds(before, after, half)
+        assert low - 0.005 <= float(printed.rstrip("%")) <= high + 0.005, (bucket, low, high, printed)
+    assert list(PAPER_BYTES_PER_TOKEN) == ["32K", "64K", "128K"]
+    for size, (before, after, printed) in PAPER_BYTES_PER_TOKEN.items():
+        low, high = _rounding_bounds(before, after, 0.00005)
+        assert low - 0.0005 <= float(printed.rstrip("%")) <= high + 0.0005, (size, low, high, printed)
+    # bytes per token grow with the vocabulary, and LBPE's gain shrinks (Table 6)
+    rows = list(PAPER_BYTES_PER_TOKEN.values())
+    assert [r[0] for r in rows] == sorted(r[0] for r in rows)
+    assert [float(r[2].rstrip("%")) for r in rows] == [0.184, 0.098, 0.019]
+    # Table 8: four columns per benchmark; LBPE alone beats BPE on every one
+    assert len(PAPER_SCAFFOLD_ACCURACY) == 7
+    assert all(len(row) == 4 and row[1] > row[0] for row in PAPER_SCAFFOLD_ACCURACY.values())
