@@ -4,7 +4,9 @@ The pipeline, one module per stage:
 
 * :mod:`lbpe.pretokenize` -- split text into pieces (tiktoken-exact presets, stdlib ``re``);
 * :mod:`lbpe.model` -- encode one piece: :func:`~lbpe.model.bpe_by_rank` /
-  :func:`~lbpe.model.bpe_by_merges` (classic BPE) and :func:`~lbpe.model.longest_first` (LBPE);
+  :func:`~lbpe.model.bpe_by_merges` (classic BPE) and :func:`~lbpe.model.longest_first` (LBPE),
+  and the other inference methods of :data:`METHODS` (longest-prefix, longest-suffix,
+  least-tokens, BPE-dropout);
 * :mod:`lbpe.vocab` -- the vocabulary (token bytes <-> id) and its derived indexes;
 * :mod:`lbpe.formats` + :mod:`lbpe.load` -- vocabulary files;
 * :mod:`lbpe.tokenizer` -- the whole pipeline, caching, special tokens, decoding, segments.
@@ -18,7 +20,7 @@ from lbpe.errors import DisallowedSpecialError, LbpeError, PatternNeededError, V
 from lbpe.load import load
 from lbpe.native import Backend, backend
 from lbpe.presets import load_preset
-from lbpe.tokenizer import MODES, Mode, Segment, Tokenizer
+from lbpe.tokenizer import METHODS, MODES, Method, Mode, Segment, Tokenizer
 from lbpe.train import train
 from lbpe.vocab import Vocab
 
@@ -33,6 +35,8 @@ __all__ = [
     "Vocab",
     "Mode",
     "MODES",
+    "Method",
+    "METHODS",
     "LbpeError",
     "VocabFormatError",
     "PatternNeededError",

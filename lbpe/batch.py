@@ -18,7 +18,7 @@ from typing import Literal, Protocol
 
 from lbpe import native
 from lbpe.errors import DisallowedSpecialError, LbpeError
-from lbpe.model import Mode
+from lbpe.model import Method
 
 __all__ = ["Encoder", "forked_encode"]
 
@@ -34,14 +34,14 @@ class Encoder(Protocol):
         self,
         text: str,
         *,
-        mode: Mode,
+        mode: Method,
         allowed_special: Literal["all"] | AbstractSet[str] = ...,
         disallowed_special: Literal["all"] | Collection[str] = ...,
         add_special_tokens: bool = ...,
     ) -> list[int]: ...
 
 
-def forked_encode(tok: Encoder, texts: Sequence[str], *, mode: Mode, workers: int, special: dict) -> list[list[int]]:
+def forked_encode(tok: Encoder, texts: Sequence[str], *, mode: Method, workers: int, special: dict) -> list[list[int]]:
     """Encode ``texts`` on ``workers`` processes: this one and ``workers - 1`` forks of it (see
     ``Tokenizer.encode_batch``). Each takes one run of consecutive texts of about equal size.
 
@@ -97,7 +97,7 @@ def _shares(sizes: Sequence[int], workers: int) -> list[tuple[int, int]]:
     return bounds
 
 
-def _encode_share_and_exit(tok: Encoder, texts: Sequence[str], mode: Mode, special: dict, fd: int) -> None:
+def _encode_share_and_exit(tok: Encoder, texts: Sequence[str], mode: Method, special: dict, fd: int) -> None:
     try:
         ids = [tok.encode(t, mode=mode, **special) for t in texts]
         if native.model_for(tok.vocab) is not None:  # the compiled path packs in C (int32 ids)

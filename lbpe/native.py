@@ -170,6 +170,14 @@ def split(text: str, name: str) -> list[str]:
     return _extension.split(text, code)  # type: ignore[union-attr]
 
 
+def pieces(text: str, code: int | None) -> list[str] | None:
+    """The compiled pre-tokeniser's pieces of ``text`` for the preset with ``code`` (see
+    :func:`preset_code`) while the compiled path is on; ``None`` otherwise (the caller splits)."""
+    if not _enabled or code is None:
+        return None
+    return _extension.split(text, code)  # type: ignore[union-attr]
+
+
 def last_starts(text: str, code: int, count: int) -> tuple[int, list[int]]:
     """How many pieces preset ``code`` splits ``text`` into, and where the last ``count`` start."""
     return _extension.last_starts(text, code, count)  # type: ignore[union-attr]

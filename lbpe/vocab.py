@@ -20,6 +20,7 @@ from typing import Literal
 from lbpe import native
 from lbpe.errors import LbpeError, no_token_error
 from lbpe.model.cuts import CutFinder
+from lbpe.model.greedy import build_suffix_index
 from lbpe.model.lbpe import LongTokens, build_prefix_index, long_tokens
 
 __all__ = ["Vocab", "Unit"]
@@ -226,6 +227,12 @@ class Vocab:
         if not self.scaffold:
             return build_prefix_index(self.model_tokens)
         return build_prefix_index({k: i for k, i in self.model_tokens.items() if i not in self.scaffold})
+
+    @functools.cached_property
+    def suffix_index(self) -> dict:
+        """The mirror of :attr:`prefix_index` for longest-suffix: every token (scaffold tokens
+        left out) -> id, every proper suffix of one -> -1."""
+        return build_suffix_index({k: i for k, i in self.prefix_index.items() if i != -1})
 
     @functools.cached_property
     def long_tokens(self) -> LongTokens:

@@ -1,6 +1,7 @@
 """The ``lbpe`` command line.
 
-    lbpe encode --vocab PATH [--pattern NAME] --mode {bpe,lbpe} [FILE|-]
+    lbpe encode --vocab PATH [--pattern NAME] --mode METHOD [--dropout RATE] [--seed N] [FILE|-]
+                (METHOD: bpe, lbpe, longest-prefix, longest-suffix, least-tokens, dropout)
     lbpe compare --vocab PATH [--pattern NAME] [FILE|-]
     lbpe explain [--vocab PATH|PRESET] [--json] TEXT...      (e.g. lbpe explain --vocab gpt2 Capitals)
     lbpe stats [--vocab PATH|PRESET] [--json] [--renyi-power P] [--lines] [--text-field F] [--skip-bad] INPUT...

@@ -12,7 +12,7 @@ from lbpe.cli.playground import cmd_build_web, cmd_serve
 from lbpe.cli.text import cmd_compare, cmd_encode, cmd_explain
 from lbpe.cli.train import cmd_train
 from lbpe.native import backend
-from lbpe.tokenizer import MODES
+from lbpe.tokenizer import METHODS, MODES
 
 __all__ = ["build_parser"]
 
@@ -129,7 +129,24 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("encode", help="print token ids separated by spaces")
     common(p)
-    p.add_argument("--mode", required=True, choices=MODES, help="bpe (classic) or lbpe (long-token-first)")
+    p.add_argument(
+        "--mode",
+        required=True,
+        choices=METHODS,
+        help="bpe (classic), lbpe (long-token-first), longest-prefix (greedy from the left), longest-suffix "
+        "(greedy from the right), least-tokens (fewest tokens; ties: longest tokens first from the left) or "
+        "dropout (BPE-dropout; needs --dropout)",
+    )
+    p.add_argument(
+        "--dropout",
+        type=float,
+        default=None,
+        metavar="RATE",
+        help="with --mode dropout: the chance to skip each merge, from 0 (bpe) to 1 (single units), e.g. 0.1",
+    )
+    p.add_argument(
+        "--seed", type=int, default=None, help="with --mode dropout: the same seed gives the same ids (default: random)"
+    )
     p.set_defaults(run=cmd_encode)
 
     p = sub.add_parser("compare", help="print the BPE and LBPE segmentations and their token counts")

@@ -1,4 +1,5 @@
-"""``lbpe encode``, ``lbpe compare`` and ``lbpe explain``: one text's tokens, both ways, and why they differ."""
+"""``lbpe encode``, ``lbpe compare`` and ``lbpe explain``: one text's tokens (by any method), both
+modes side by side, and why they differ."""
 
 from __future__ import annotations
 
@@ -6,14 +7,21 @@ import argparse
 from typing import TextIO
 
 from lbpe.cli.inputs import read_text, tokenizer
+from lbpe.errors import LbpeError
 from lbpe.tokenizer import MODES
 
 __all__ = ["cmd_compare", "cmd_encode", "cmd_explain"]
 
 
 def cmd_encode(args: argparse.Namespace, out: TextIO) -> None:
+    if args.mode == "dropout" and args.dropout is None:
+        raise LbpeError("--mode dropout needs --dropout RATE, the chance to skip each merge (e.g. --dropout 0.1)")
+    if args.mode != "dropout" and (args.dropout is not None or args.seed is not None):
+        raise LbpeError(f"--dropout and --seed only apply to --mode dropout, not --mode {args.mode}; leave them out")
+    if args.dropout is not None and not 0.0 <= args.dropout <= 1.0:
+        raise LbpeError(f"--dropout must be from 0 to 1 (e.g. 0.1), not {args.dropout}")
     tok = tokenizer(args)
-    ids = tok.encode(read_text(args.file), mode=args.mode, disallowed_special=())
+    ids = tok.encode(read_text(args.file), mode=args.mode, disallowed_special=(), dropout=args.dropout, seed=args.seed)
     out.write(" ".join(map(str, ids)) + "\n")
 
 

@@ -30,9 +30,9 @@ pre-tokeniser, the model stage per piece with its caches, decoding, segments for
 
 from __future__ import annotations
 
-from lbpe.model import MODES, Mode
+from lbpe.model import METHODS, MODES, Method, Mode
 from lbpe.tokenizer.checks import replace_surrogates
 from lbpe.tokenizer.core import DEFAULT_CACHE_SIZE, Tokenizer
 from lbpe.tokenizer.offsets import Segment
 
-__all__ = ["Tokenizer", "Segment", "Mode", "MODES", "replace_surrogates", "DEFAULT_CACHE_SIZE"]
+__all__ = ["Tokenizer", "Segment", "Mode", "MODES", "Method", "METHODS", "replace_surrogates", "DEFAULT_CACHE_SIZE"]

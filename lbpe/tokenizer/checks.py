@@ -1,22 +1,59 @@
-"""The tokenizer's input checks: a text is a ``str``, a mode is ``"bpe"`` or ``"lbpe"``, a
-worker count is a whole number, and a text holds no lone surrogate by the time it is encoded
+"""The tokenizer's input checks: a text is a ``str``, a mode is one of :data:`lbpe.METHODS`
+with the options it takes (a dropout rate and seed for ``"dropout"`` only), a worker count is
+a whole number, and a text holds no lone surrogate by the time it is encoded
 (:func:`replace_surrogates`)."""
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 
 from lbpe.errors import LbpeError
-from lbpe.model import MODES, Mode
+from lbpe.model import METHODS, MODES, Method
 
-__all__ = ["check_mode", "checked_text", "checked_workers", "replace_surrogates"]
+__all__ = ["check_mode", "check_dropout", "checked_text", "checked_workers", "replace_surrogates"]
 
 
-def check_mode(mode: str) -> Mode:
-    if mode not in MODES:
-        raise LbpeError(f"mode must be 'bpe' or 'lbpe', not {mode!r}")
-    return mode
+def check_mode(mode: object) -> Method:
+    """``mode`` if it is one of :data:`lbpe.METHODS`; otherwise an error that lists them and
+    names the closest one (``"longest_prefix"`` -> ``"longest-prefix"``).
+
+    >>> check_mode("Least_Tokens")
+    Traceback (most recent call last):
+    ...
+    lbpe.errors.LbpeError: mode must be 'bpe' or 'lbpe', or one of the other methods 'longest-prefix', \
+'longest-suffix', 'least-tokens', 'dropout'; not 'Least_Tokens'; did you mean mode='least-tokens'?
+    """
+    if mode in METHODS:
+        return mode
+    others = ", ".join(repr(m) for m in METHODS if m not in MODES)
+    hint = ""
+    if isinstance(mode, str):
+        spelled = mode.strip().lower().replace("_", "-").replace(" ", "-")
+        close = [spelled] if spelled in METHODS else difflib.get_close_matches(spelled, METHODS, n=1)
+        if close:
+            hint = f"; did you mean mode={close[0]!r}?"
+    raise LbpeError(f"mode must be 'bpe' or 'lbpe', or one of the other methods {others}; not {mode!r}{hint}")
+
+
+def check_dropout(mode: str, dropout: object, seed: object) -> float | None:
+    """The dropout rate for ``mode="dropout"`` (a number from 0 to 1, required), ``None`` for
+    the other modes, which take neither a rate nor a seed; ``seed`` is an ``int`` or ``None``."""
+    if mode != "dropout":
+        if dropout is not None or seed is not None:
+            given = "dropout=" if dropout is not None else "seed="
+            raise LbpeError(f"{given} only applies to mode='dropout' (BPE-dropout), not mode={mode!r}; leave it out")
+        return None
+    if dropout is None:
+        raise LbpeError("mode='dropout' needs a rate: encode(text, mode='dropout', dropout=0.1, seed=0)")
+    if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0.0 <= dropout <= 1.0:
+        raise LbpeError(
+            f"dropout must be a number from 0 to 1 (the chance to skip each merge, e.g. 0.1), not {dropout!r}"
+        )
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise LbpeError(f"seed must be a whole number (or None for fresh randomness), not {seed!r}")
+    return float(dropout)
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

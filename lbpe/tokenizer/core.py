@@ -7,20 +7,22 @@ caches) and orchestrates the stages; what each stage does on its own lives besid
 from __future__ import annotations
 
 import os
+import random
 import re
 import sys
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from contextlib import nullcontext
-from typing import Literal
+from typing import Literal, NamedTuple
 
-from lbpe import native
+from lbpe import budget, native
 from lbpe.errors import LbpeError
-from lbpe.model import Mode
+from lbpe.model import MODES, Method, Mode
 from lbpe.normalize import Normalizer
 from lbpe.pretokenize.compiled import PresetPattern
 from lbpe.pretokenize.splitters import Regex, Splitter
 from lbpe.tokenizer import cuts, keys
+from lbpe.tokenizer.checks import check_dropout as _check_dropout
 from lbpe.tokenizer.checks import check_mode as _check_mode
 from lbpe.tokenizer.checks import checked_text as _checked_text
 from lbpe.tokenizer.checks import checked_workers, replace_surrogates
@@ -39,8 +41,22 @@ DEFAULT_CACHE_SIZE = 200_000
 _CACHED_PIECE_CHARS = 256
 
 
+class _Dropout(NamedTuple):
+    """BPE-dropout's options for one call: the rate and the draws (a seeded generator's)."""
+
+    rate: float
+    draw: Callable[[], float]
+
+
+def _dropout(mode: Method, dropout: float | None, seed: int | None) -> _Dropout | None:
+    """The checked options of one call; ``None`` for a deterministic method."""
+    rate = _check_dropout(mode, dropout, seed)
+    return None if rate is None else _Dropout(rate, random.Random(seed).random)
+
+
 class Tokenizer:
-    """A vocabulary plus a pre-tokeniser, encoding with classic BPE or with LBPE.
+    """A vocabulary plus a pre-tokeniser, encoding with classic BPE, LBPE or another inference
+    method of :data:`lbpe.METHODS` (``mode=``).
 
     Use :func:`lbpe.load` to build one from a file. The pipeline is: split out special and
     added tokens -> ``normalizer`` -> ``pretokenizer`` -> the model per piece -> ids.
@@ -55,8 +71,8 @@ class Tokenizer:
     * ``pretokenizer_name``: how the pre-tokeniser is shown (default: the preset's name, the
       splitter's class name, or ``"custom"``).
 
-    Piece encodings are cached per mode; each cache holds at most ``cache_size`` pieces (it is
-    emptied when full, so memory stays bounded).
+    Piece encodings are cached per mode (BPE-dropout's never); each cache holds at most
+    ``cache_size`` pieces (it is emptied when full, so memory stays bounded).
     """
 
     def __init__(
@@ -94,10 +110,11 @@ class Tokenizer:
         self.name = name or vocab.name
         self.cache_size = cache_size
         # piece -> ids; tuples of ints, which the garbage collector stops tracking
+        # (the other deterministic methods' caches are added on first use; BPE-dropout has none)
         self._caches: dict[str, dict[str, tuple[int, ...]]] = {"bpe": {}, "lbpe": {}}
-        self._split: dict[str, Callable[[str], list]] = {"bpe": self._bpe_keys, "lbpe": self._lbpe_keys}
         # part of a piece -> keys, for pieces split at cuts (lbpe.model.cuts)
         self._part_caches: dict[str, dict[str, tuple]] = {"bpe": {}, "lbpe": {}}
+        self._split = self._splitters()
         self._specials = special_matcher(set(vocab.special) | set(self.added_tokens))
 
     def __repr__(self) -> str:
@@ -120,7 +137,7 @@ class Tokenizer:
         self._findall = self._splitter.findall
         # this process's compiled path (it may lack the extension, or not have set it up yet)
         self._preset_code = native.preset_code(self._splitter.pattern) if isinstance(self._splitter, Regex) else None
-        self._split = {"bpe": self._bpe_keys, "lbpe": self._lbpe_keys}
+        self._split = self._splitters()
 
     def clear_cache(self) -> None:
         """Empty the piece caches (both modes) and what the vocabulary remembered about text it
@@ -154,7 +171,7 @@ class Tokenizer:
         other.__dict__.update(self.__dict__)  # the same vocabulary, splitter and piece caches
         other.normalizer = cont
         other._continuation = other
-        other._split = {"bpe": other._bpe_keys, "lbpe": other._lbpe_keys}
+        other._split = other._splitters()
         return other
 
     def safe_cut(self, text: str) -> int | None:
@@ -207,62 +224,105 @@ class Tokenizer:
     def _lbpe_keys(self, piece: str) -> list:
         return keys.lbpe_keys(self.vocab, self._part_caches["lbpe"], piece)
 
+    def _splitters(self) -> dict[str, Callable[[str], list]]:
+        """piece -> keys for each deterministic method (BPE-dropout's takes its draws per call)."""
+        parts = self._part_caches.setdefault
+        return {
+            "bpe": self._bpe_keys,
+            "lbpe": self._lbpe_keys,
+            "longest-prefix": lambda piece: keys.prefix_keys(self.vocab, parts("longest-prefix", {}), piece),
+            "longest-suffix": lambda piece: keys.suffix_keys(self.vocab, parts("longest-suffix", {}), piece),
+            "least-tokens": lambda piece: keys.fewest_keys(self.vocab, parts("least-tokens", {}), piece),
+        }
+
+    def _split_for(self, mode: Method, dropout: _Dropout | None) -> Callable[[str], list]:
+        if dropout is None:
+            return self._split[mode]
+        vocab, rate, draw = self.vocab, dropout.rate, dropout.draw
+        return lambda piece: keys.dropout_keys(vocab, piece, rate, draw)
+
     def _by_parts(self, piece: str, units: bytes | str, mode: Mode, model: Callable[[bytes | str], list]) -> list:
         return keys.by_parts(self.vocab, self._part_caches[mode], piece, units, model)
 
     def _key_ids(self, keys_: Sequence) -> list[int]:
         return keys.key_ids(self.vocab, keys_)
 
-    def split_piece(self, piece: str, *, mode: Mode) -> list[bytes]:
+    def split_piece(
+        self, piece: str, *, mode: Method, dropout: float | None = None, seed: int | None = None
+    ) -> list[bytes]:
         """The model stage alone on one pre-token (as :meth:`pieces` gives them): its tokens as
         bytes; no cache, no pre-tokenisation. A character without a token (character-level
         vocabularies) comes back as its own bytes; encoding gives it byte-fallback ids.
+        ``dropout`` and ``seed``: as for :meth:`encode`.
 
         >>> tok = Tokenizer(Vocab({bytes([b]): b for b in range(256)} | {b"ab": 256, b"bc": 257}), "paper")
         >>> tok.split_piece("abc", mode="bpe"), tok.split_piece("xbc", mode="lbpe")
         ([b'ab', b'c'], [b'x', b'bc'])
+        >>> tok.split_piece("abc", mode="longest-suffix"), tok.split_piece("abc", mode="dropout", dropout=1.0)
+        ([b'a', b'bc'], [b'a', b'b', b'c'])
         """
-        found = self._split[_check_mode(mode)](piece)
+        mode = _check_mode(mode)
+        found = self._split_for(mode, _dropout(mode, dropout, seed))(piece)
         return found if self.vocab.unit == "byte" else [k.encode("utf-8") for k in found]
 
     # ---- encoding ----
 
-    def encode_ordinary(self, text: str, *, mode: Mode) -> list[int]:
-        """Encode ``text`` treating special-token strings as ordinary text."""
-        _check_mode(mode)
+    def encode_ordinary(
+        self, text: str, *, mode: Method, dropout: float | None = None, seed: int | None = None
+    ) -> list[int]:
+        """Encode ``text`` treating special-token strings as ordinary text; ``mode``,
+        ``dropout`` and ``seed`` as for :meth:`encode`."""
+        mode = _check_mode(mode)
+        options = _dropout(mode, dropout, seed)
         text = _checked_text(text)
+        if options is not None:
+            text = replace_surrogates(text)  # before any draw, so the draws are those of the fixed text
+        return self._ordinary(text, mode, options)
+
+    def _ordinary(self, text: str, mode: Method, dropout: _Dropout | None) -> list[int]:
         if self._guarded:
             with deadline(len(text)):
-                return self._encode_guarded(text, mode)
-        return self._encode_ordinary(text, mode, text)
+                return self._encode_guarded(text, mode, dropout)
+        return self._encode_ordinary(text, mode, text, dropout)
 
-    def _encode_guarded(self, text: str, mode: Mode) -> list[int]:
+    def _encode_guarded(self, text: str, mode: Method, dropout: _Dropout | None) -> list[int]:
         original = text
         if self.normalizer is not None:
             try:
                 text = self.normalizer(text)
             except UnicodeEncodeError:  # a normaliser that works on UTF-8 met a lone surrogate
                 return self._without_surrogates(original, mode)
-        return self._encode_ordinary(text, mode, original)
+        return self._encode_ordinary(text, mode, original, dropout)
 
-    def _encode_ordinary(self, text: str, mode: Mode, original: str) -> list[int]:
+    def _encode_ordinary(self, text: str, mode: Method, original: str, dropout: _Dropout | None) -> list[int]:
         """The pieces of the (normalised) ``text`` encoded; ``original``: the text before the
-        normaliser, to encode again when it holds a lone surrogate."""
+        normaliser, to encode again when it holds a lone surrogate. The compiled path encodes
+        the two modes; the other methods run the pure model stage on the compiled
+        pre-tokeniser's pieces (or the splitter's, on the pure path)."""
         limit = self.cache_size
-        model = native.model_for(self.vocab)
-        pieces = [] if model is not None else self._findall(text)  # the compiled path splits on its own
+        model = native.model_for(self.vocab) if mode in MODES else None
         try:
             if model is not None:  # the compiled path (lbpe/_native.c): the same ids, faster
                 code = self._preset_code
                 return compiled_ids(
                     model, text, code, self._findall, lbpe=mode == "lbpe", limit=limit, cached_chars=_CACHED_PIECE_CHARS
                 )
-            cache, split = self._caches[mode], self._split[mode]
+            pieces = native.pieces(text, self._preset_code)
+            if pieces is None:
+                pieces = self._findall(text)
+            if dropout is not None:  # never cached: every piece, repeated or not, draws anew
+                vocab, split = self.vocab, self._split_for(mode, dropout)
+                out: list[int] = []
+                for piece in pieces:
+                    budget.check()
+                    out += keys.key_ids(vocab, split(piece))
+                return out
+            cache, split = self._caches.setdefault(mode, {}), self._split[mode]
             return keys.cached_ids(self.vocab, pieces, cache, split, limit, _CACHED_PIECE_CHARS)
         except UnicodeEncodeError:
             return self._without_surrogates(original, mode)
 
-    def _without_surrogates(self, text: str, mode: Mode) -> list[int]:
+    def _without_surrogates(self, text: str, mode: Method) -> list[int]:
         """Lone surrogates cannot be UTF-8 encoded: encode the text with them replaced by
         U+FFFD (surrogate pairs joined), as tiktoken does. The replacement is made on the text
         as given, before any normaliser, so the normaliser runs once."""
@@ -275,12 +335,31 @@ class Tokenizer:
         self,
         text: str,
         *,
-        mode: Mode,
+        mode: Method,
         allowed_special: Literal["all"] | AbstractSet[str] = frozenset(),
         disallowed_special: Literal["all"] | Collection[str] = "all",
         add_special_tokens: bool = False,
+        dropout: float | None = None,
+        seed: int | None = None,
     ) -> list[int]:
-        """Encode ``text`` with ``mode`` ``"bpe"`` or ``"lbpe"``.
+        """Encode ``text`` with ``mode``, one of :data:`lbpe.METHODS`:
+
+        * ``"bpe"``: classic BPE, the vocabulary's own encoding; ``"lbpe"``: long tokens first;
+        * ``"longest-prefix"``: greedy from the left, at each position the longest token that
+          starts there; ``"longest-suffix"``: greedy from the right, at each end the longest
+          token that ends there;
+        * ``"least-tokens"``: the fewest tokens per pre-token; among equally few, the one whose
+          token lengths read from the left are lexicographically largest (longest first);
+        * ``"dropout"``: BPE-dropout, classic BPE with each merge skipped with probability
+          ``dropout`` (required, from 0 to 1; 0 is ``"bpe"``, 1 leaves single units). ``seed``
+          makes it reproducible (the same seed, text and options give the same ids; ``None``:
+          fresh randomness). Every piece draws anew, so two equal pieces of one text may come
+          out differently, as in BPE-dropout training; nothing is cached.
+
+        ``dropout`` and ``seed`` are for ``"dropout"`` only. Every method works within a
+        pre-token, on the vocabulary's units (bytes, or characters for SentencePiece-style
+        vocabularies), with byte fallback and special tokens, so ``decode`` gives the text back.
+        The compiled path encodes ``"bpe"`` and ``"lbpe"``; the others run in Python.
 
         Special tokens follow tiktoken's rules: a special-token string in the text raises
         :class:`~lbpe.errors.DisallowedSpecialError` unless it is in ``allowed_special`` (then it
@@ -292,6 +371,10 @@ class Tokenizer:
         ``decode(encode(text)) == replace_surrogates(text)``. There is no size limit here (see
         :mod:`lbpe.limits` for the caps the CLI and the app apply to untrusted input).
         """
+        mode = _check_mode(mode)
+        options = _dropout(mode, dropout, seed)
+        if options is not None:
+            text = replace_surrogates(_checked_text(text))  # before any draw (see encode_ordinary)
         out: list[int] = []
         if add_special_tokens:
             out += self.bos
@@ -300,7 +383,7 @@ class Tokenizer:
                 if is_special:
                     out.append(self._matched_id(chunk))
                 else:
-                    out += self.encode_ordinary(chunk, mode=mode)
+                    out += self._ordinary(chunk, mode, options)
         if add_special_tokens:
             out += self.eos
         return out
@@ -316,14 +399,19 @@ class Tokenizer:
         self,
         texts: Iterable[str],
         *,
-        mode: Mode,
+        mode: Method,
         workers: int | None = 1,
         allowed_special: Literal["all"] | AbstractSet[str] = frozenset(),
         disallowed_special: Literal["all"] | Collection[str] = "all",
         add_special_tokens: bool = False,
+        dropout: float | None = None,
+        seed: int | None = None,
     ) -> list[list[int]]:
-        """Encode several texts, in order; ``mode``, ``allowed_special``, ``disallowed_special``
-        and ``add_special_tokens`` apply to each as in :meth:`encode`.
+        """Encode several texts, in order; ``mode``, ``allowed_special``, ``disallowed_special``,
+        ``add_special_tokens``, ``dropout`` and ``seed`` apply to each as in :meth:`encode`
+        (with BPE-dropout each text draws from its own generator seeded with ``seed``, as if
+        encoded alone: pass a different seed per batch, or per text by encoding one by one, for
+        different draws).
 
         ``workers`` share the work (``None``: one per core). On the compiled path with a preset
         pre-tokeniser they are threads of the extension that run without the GIL; otherwise
@@ -333,10 +421,11 @@ class Tokenizer:
         few short strings. Where processes cannot be forked (Windows, Pyodide) the texts of the
         pure path are encoded here, one by one.
         """
-        _check_mode(mode)
+        mode = _check_mode(mode)
+        _check_dropout(mode, dropout, seed)
         texts = [_checked_text(t) for t in texts]
         workers = checked_workers(workers)
-        model = native.model_for(self.vocab)
+        model = native.model_for(self.vocab) if mode in MODES else None
         if (
             workers > 1
             and len(texts) > 1
@@ -360,11 +449,13 @@ class Tokenizer:
         if workers > 1 and len(texts) > 1 and hasattr(os, "fork") and sys.platform != "emscripten":
             from lbpe.batch import forked_encode
 
-            special = dict(
+            special: dict = dict(
                 allowed_special=allowed_special,
                 disallowed_special=disallowed_special,
                 add_special_tokens=add_special_tokens,
             )
+            if mode == "dropout":
+                special.update(dropout=dropout, seed=seed)
             return forked_encode(self, texts, mode=mode, workers=workers, special=special)
         return [
             self.encode(
@@ -373,6 +464,8 @@ class Tokenizer:
                 allowed_special=allowed_special,
                 disallowed_special=disallowed_special,
                 add_special_tokens=add_special_tokens,
+                dropout=dropout,
+                seed=seed,
             )
             for t in texts
         ]
@@ -395,12 +488,17 @@ class Tokenizer:
         self,
         text: str,
         *,
-        mode: Mode,
+        mode: Method,
         allowed_special: Literal["all"] | AbstractSet[str] = frozenset(),
         disallowed_special: Literal["all"] | Collection[str] = "all",
+        dropout: float | None = None,
+        seed: int | None = None,
     ) -> list[Segment]:
-        """Encode ``text`` and locate every token in it (character offsets); see :class:`Segment`."""
-        split = self._split[_check_mode(mode)]
+        """Encode ``text`` and locate every token in it (character offsets); see :class:`Segment`.
+        ``mode``, ``dropout`` and ``seed`` as for :meth:`encode` (the same seed gives the tokens
+        ``encode`` gives)."""
+        mode = _check_mode(mode)
+        split = self._split_for(mode, _dropout(mode, dropout, seed))
         text = replace_surrogates(_checked_text(text))
         with self._deadline(text):
             chunks = self._chunks(text, allowed_special, disallowed_special)

@@ -1,5 +1,6 @@
 """The model stage on the pure path: a piece's keys (tokens as the model spells them, see
-:attr:`lbpe.vocab.Vocab.model_tokens`) by classic BPE or LBPE, part by part where the piece has
+:attr:`lbpe.vocab.Vocab.model_tokens`) by classic BPE, LBPE or another inference method
+(longest-prefix, longest-suffix, least-tokens, BPE-dropout), part by part where the piece has
 cuts (:mod:`lbpe.model.cuts`, each part's keys cached), Scaffold-BPE's scaffold tokens split
 back; the keys' ids (byte fallback and the unknown token for characters without a token); and
 the ids of a text's pieces through the tokenizer's piece cache."""
@@ -13,7 +14,10 @@ from typing import Any, cast
 
 from lbpe import budget
 from lbpe.model.bpe import bpe_by_merges, bpe_by_rank
+from lbpe.model.dropout import dropout_by_merges, dropout_by_rank
+from lbpe.model.greedy import longest_prefix, longest_suffix
 from lbpe.model.lbpe import longest_first
+from lbpe.model.shortest import least_tokens
 from lbpe.vocab import Vocab
 
 __all__ = [
@@ -23,6 +27,10 @@ __all__ = [
     "split_scaffold",
     "bpe_of_units",
     "lbpe_of_units",
+    "prefix_keys",
+    "suffix_keys",
+    "fewest_keys",
+    "dropout_keys",
     "by_parts",
     "key_ids",
     "key_groups",
@@ -77,6 +85,41 @@ def lbpe_of_units(vocab: Vocab, units: bytes | str) -> list:
 
 def lbpe_keys(vocab: Vocab, part_cache: dict[str, tuple], piece: str) -> list:
     return by_parts(vocab, part_cache, piece, to_units(vocab, piece), lambda u: lbpe_of_units(vocab, u))
+
+
+def prefix_keys(vocab: Vocab, part_cache: dict[str, tuple], piece: str) -> list:
+    """Longest-prefix (greedy from the left) over the tokens LBPE uses (no scaffold tokens)."""
+    index = vocab.prefix_index
+    return by_parts(vocab, part_cache, piece, to_units(vocab, piece), lambda u: longest_prefix(u, index))
+
+
+def suffix_keys(vocab: Vocab, part_cache: dict[str, tuple], piece: str) -> list:
+    """Longest-suffix (greedy from the right) over the tokens LBPE uses (no scaffold tokens)."""
+    index = vocab.suffix_index
+    return by_parts(vocab, part_cache, piece, to_units(vocab, piece), lambda u: longest_suffix(u, index))
+
+
+def fewest_keys(vocab: Vocab, part_cache: dict[str, tuple], piece: str) -> list:
+    """Least-tokens over the tokens LBPE uses (no scaffold tokens). A cut (lbpe.model.cuts) no
+    token crosses splits every segmentation, so the fewest tokens of the parts, joined, are
+    the piece's, and the tie rule (longest first, from the left) holds part by part."""
+    index = vocab.prefix_index
+    return by_parts(vocab, part_cache, piece, to_units(vocab, piece), lambda u: least_tokens(u, index))
+
+
+def dropout_keys(vocab: Vocab, piece: str, rate: float, draw: Callable[[], float]) -> list:
+    """BPE-dropout of ``piece``, never cached (each call draws anew from ``draw``). A piece that
+    is itself a token, for a vocabulary that takes it whole (``whole_piece_first``), is taken
+    whole unless one draw skips that, with probability ``rate``, as for a merge; scaffold
+    tokens are split back as classic BPE does."""
+    units = to_units(vocab, piece)
+    if vocab.whole_piece_first and units in vocab.model_tokens and draw() >= rate:
+        keys = [units]
+    elif vocab.model_merges is None:
+        keys = dropout_by_rank(units, vocab.model_tokens, rate, draw)
+    else:
+        keys = dropout_by_merges(units, vocab.model_merges, rate, draw)
+    return split_scaffold(vocab, keys) if vocab.scaffold else keys
 
 
 def by_parts(

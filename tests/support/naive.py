@@ -68,3 +68,78 @@ def naive_bpe_by_merges(piece, merges: dict) -> list:
             return parts
         i = best[1]
         parts[i : i + 2] = [parts[i] + parts[i + 1]]
+
+
+def naive_longest_prefix(piece, vocab) -> list:
+    """From the left: at each position try every length, longest first, and take the first that
+    is a token (a unit no token starts with stands alone)."""
+    out = []
+    i = 0
+    while i < len(piece):
+        length = 1
+        for size in range(len(piece) - i, 0, -1):
+            if piece[i : i + size] in vocab:
+                length = size
+                break
+        out.append(piece[i : i + length])
+        i += length
+    return out
+
+
+def naive_longest_suffix(piece, vocab) -> list:
+    """From the right: at each end try every length, longest first, and take the first that is
+    a token (a unit no token ends with stands alone); returned in text order."""
+    out = []
+    j = len(piece)
+    while j > 0:
+        length = 1
+        for size in range(j, 0, -1):
+            if piece[j - size : j] in vocab:
+                length = size
+                break
+        out.insert(0, piece[j - length : j])
+        j -= length
+    return out
+
+
+def all_segmentations(piece, vocab) -> list[list]:
+    """Every way to cut ``piece`` into tokens of ``vocab``, a unit that is not a token allowed
+    on its own (as the methods leave it for byte fallback). Exponential: short pieces only."""
+    if not piece:
+        return [[]]
+    out = []
+    for size in range(1, len(piece) + 1):
+        head = piece[:size]
+        if head in vocab or size == 1:
+            out += [[head, *rest] for rest in all_segmentations(piece[size:], vocab)]
+    return out
+
+
+def naive_least_tokens(piece, vocab) -> list:
+    """Of all segmentations, those with the fewest tokens; of those, the one whose token lengths
+    read from the left are the largest (compared as lists)."""
+    every = all_segmentations(piece, vocab)
+    fewest = min(len(s) for s in every)
+    return max((s for s in every if len(s) == fewest), key=lambda s: [len(t) for t in s])
+
+
+def naive_bpe_dropout(piece, priority, rate: float, draw) -> list:
+    """BPE-dropout step by step (Provilkov et al. 2020): list every merge that applies, order
+    them by priority then position, draw for each in that order and apply the first whose draw
+    is not below ``rate``; stop when none is left. ``priority(a, b)``: lower first, or None."""
+    parts = [piece[i : i + 1] for i in range(len(piece))]
+    while True:
+        merges = []
+        for i in range(len(parts) - 1):
+            p = priority(parts[i], parts[i + 1])
+            if p is not None:
+                merges.append((p, i))
+        merges.sort()
+        chosen = None
+        for _priority, i in merges:
+            if draw() >= rate:
+                chosen = i
+                break
+        if chosen is None:
+            return parts
+        parts[chosen : chosen + 2] = [parts[chosen] + parts[chosen + 1]]
