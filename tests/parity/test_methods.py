@@ -1,7 +1,7 @@
 """The inference methods beside BPE and LBPE: longest-prefix, longest-suffix, least-tokens and
 BPE-dropout (lbpe.model.greedy, .shortest, .dropout; ``Tokenizer.encode(mode=...)``; the CLI).
 
-Expected tokens come from hand-worked examples, from the naive transcriptions in tests/naive.py
+Expected tokens come from hand-worked examples, from the naive transcriptions in tests/support/naive.py
 and, where its methods apply, from TkTkT (an independent implementation, PyPI ``tktkt``).
 """
 
@@ -28,8 +28,9 @@ from lbpe.model.lbpe import build_prefix_index
 from lbpe.model.shortest import least_tokens
 from lbpe.tokenizer import Tokenizer, replace_surrogates
 from lbpe.vocab import Vocab
-from tests.conftest import data_file, english_text, run_cli
-from tests.naive import (
+from tests.support.cli import run_cli
+from tests.support.data import data_file, english_text
+from tests.support.naive import (
     naive_bpe_by_merges,
     naive_bpe_by_rank,
     naive_bpe_dropout,
@@ -412,7 +413,7 @@ def tktkt_greedy(types: frozenset) -> tuple:
     return L2R_Greedy(preprocessor=Preprocessor(), vocab=vocab), R2L_Greedy(preprocessor=Preprocessor(), vocab=vocab)
 
 
-@pytest.mark.slow  # importing TkTkT takes seconds (it imports torch, transformers, datasets and more)
+@pytest.mark.slow(reason="importing TkTkT imports torch, transformers and datasets")
 @settings(max_examples=300, deadline=None)
 @given(vocab=vocabularies, piece=pieces)
 def test_greedy_equals_tktkt_on_generated_vocabularies(vocab, piece):
@@ -423,7 +424,7 @@ def test_greedy_equals_tktkt_on_generated_vocabularies(vocab, piece):
     assert longest_suffix(piece, suffix) == list(right.tokenise(piece))
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="TkTkT over real text")
 @pytest.mark.parametrize("name", ["cl100k_base", "mistral-7b"])
 def test_greedy_equals_tktkt_on_real_text(name):
     tok = real(name)
