@@ -225,7 +225,7 @@ INEXACT_TITLE = "Inexact peers (their ids differ from tiktoken's: timed apart, n
 EXACT_TITLE = "Peers' exactness: ids against tiktoken's encode_ordinary, paragraph by paragraph and whole texts"
 EXACT_HEADER = ["vocabulary", "encoder", "paragraphs differing", "texts differing"]
 SUMMARY_TITLE = (
-    "Summary: lbpe (compiled, one thread, CPU time) over the fastest exact peer of each row "
+    f"Summary: lbpe ({PATHS[0]}, one thread, CPU time) over the fastest exact peer of each row "
     "(> 1: lbpe is faster; median over rounds of the within-round ratio)"
 )
 SUMMARY_HEADER = [
