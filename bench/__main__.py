@@ -1,12 +1,28 @@
-"""Throughput benchmark: lbpe (classic BPE and LBPE) beside tiktoken and HF tokenizers.
+"""Throughput benchmark: lbpe (classic BPE and LBPE) beside tiktoken, HF tokenizers and the fastest peers.
 
-    python -m bench [--quick] [--write docs/benchmarks.md]
+    python -m bench [--quick] [--only hf-bridge|peers|load] [--write docs/benchmarks.md]
 
 Every figure in one table comes from one run on one machine, on the same texts (fetched by
 ``scripts/fetch_data.py``) and the same vocabularies; ratios are against tiktoken's
 ``encode_ordinary`` measured in the same run. None of the lbpe paths call tiktoken or
 tokenizers. This is a benchmark: it asserts nothing.
 
+* texts: English prose, code, and the Chinese, Japanese, Russian and German blocks of the
+  multilingual text beside the whole of it;
+* summary (first in the file): lbpe bpe and lbpe lbpe (compiled, cold and warm, one thread, CPU
+  time) as a ratio to the fastest exact peer of each vocabulary and text, which it names;
+* peers (``python -m bench --only peers`` runs these alone): fastokens, bpe-openai and rs-bpe beside
+  tiktoken and HF tokenizers (o200k_base only: the data cache has no cl100k tokenizer.json), for
+  cl100k_base and o200k_base on every text. Each peer's ids are first checked against tiktoken's,
+  paragraph by paragraph and whole texts (the exactness table); a peer that differs is timed in
+  a table of its own and left out of the summary, and a peer not installed drops its rows with a
+  note. One thread by CPU time, in a fresh process pinned with ``FASTOKENS_BPE_THREADS=1``,
+  ``RAYON_NUM_THREADS=1`` and ``TOKENIZERS_PARALLELISM=false`` (the wall / CPU column shows no
+  helper thread ran), cold (lbpe: ``clear_cache()``; fastokens, which caches pieces and cannot
+  empty its caches: a newly built tokenizer; HF: ``model._clear_cache()``) and warm (a second
+  encode); then every core by wall time in another fresh process: the text as 256 documents,
+  lbpe's ``encode_batch(workers=N)`` beside each peer's own batch call, whose ids are checked too.
+  All load offline (bench/peers.py says from where);
 * paths: every lbpe row is measured on the compiled path (``lbpe/_native.c``) and on the
   pure-Python one (what Pyodide runs), switched with ``lbpe.native.use`` in the same process;
 * warm: the same Tokenizer encodes the text a second time (its piece cache is filled);
@@ -34,7 +50,8 @@ tokenizers. This is a benchmark: it asserts nothing.
   it is not part of the full run.
 
 This module is the runner (options, order, the tables' titles); each table's code is in its own
-module: ``throughput.py`` (throughput, short texts), ``footprint.py`` (load, memory), ``batch.py``,
+module: ``throughput.py`` (throughput, short texts), ``peers.py`` (the summary, the peers' exactness,
+one thread and batch), ``footprint.py`` (load, memory), ``batch.py``,
 ``adversarial.py``, ``corpus.py`` (corpus commands, token shards), ``hf.py`` (tokenizer.json files,
 hf-bridge), and what they share in ``common.py``.
 """
@@ -55,6 +72,7 @@ from bench.common import inputs, read_text, render
 from bench.corpus import corpus_commands, shard_export
 from bench.footprint import load_times, memory
 from bench.hf import HF_BRIDGE_HEADER, HF_BRIDGE_TITLE, hf_bridge, hf_files
+from bench.peers import SUMMARY_TITLE, run_part
 from bench.throughput import short_calls, throughput
 
 
@@ -67,11 +85,23 @@ def _version(package: str) -> str:
         return "(not installed)"
 
 
+def run_peers(sections: dict, quick: bool, rounds: int) -> list[str]:
+    """The peers' tables (bench/peers.py), each part in a fresh process: one thread, then every
+    core; returns the notes on peers left out (not installed)."""
+    notes: list[str] = []
+    for part in ("single", "batch"):
+        result = run_part(part, quick, rounds)
+        for title, (header, rows) in result["sections"].items():
+            sections[title] = (header, rows)
+        notes += [n for n in result["notes"] if n not in notes]
+    return notes
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="1 MB inputs, fewer rounds")
     parser.add_argument("--write", metavar="FILE", help="also write the tables (markdown) to FILE")
-    parser.add_argument("--only", choices=["hf-bridge", "load"], help="run this case alone")
+    parser.add_argument("--only", choices=["hf-bridge", "load", "peers"], help="run this case alone")
     args, rest = parser.parse_known_args()
     if args.only == "load":  # a real playground server under N clients (bench/load.py; its options follow)
         from bench import load
@@ -87,12 +117,17 @@ def main() -> int:
         sections[HF_BRIDGE_TITLE] = (HF_BRIDGE_HEADER, rows)
         print(render(sections))
         return 0
+    if args.only == "peers":
+        notes = run_peers(sections, args.quick, rounds)
+        print("".join(f"({n})\n" for n in notes) + render(sections))
+        return 0
     texts = inputs(args.quick)
     throughput(rows, texts, rounds)
     sections[
         "Throughput, one thread (MB/s: best round; x tiktoken: median over rounds of the ratio to "
         "tiktoken's encode_ordinary in the same round)"
     ] = (["vocabulary", "text", "encoder", "cache", "MB/s", "x tiktoken", "cold / warm (target <= 3)"], rows)
+    peer_notes = run_peers(sections, args.quick, rounds)
     rows = []
     load_times(rows, rounds)
     sections["Load: from the file to the first encoding, fresh process (best of runs)"] = (
@@ -153,6 +188,8 @@ def main() -> int:
         f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
         f"{datetime.date.today().isoformat()}"
     )
+    # the summary against the fastest peers opens the file
+    sections = {SUMMARY_TITLE: sections.pop(SUMMARY_TITLE), **sections}
     body = render(sections)
     print(f"machine: {machine}\n{body}")
     if args.write:
@@ -163,7 +200,14 @@ def main() -> int:
             + _version("tiktoken")
             + ", HF tokenizers "
             + _version("tokenizers")
+            + ", fastokens "
+            + _version("fastokens")
+            + ", bpe-openai "
+            + _version("bpe-openai")
+            + ", rs-bpe "
+            + _version("rs-bpe")
             + "."
+            + "".join(f" ({n}.)" for n in peer_notes)
         )
         Path(args.write).write_text(
             f"# Benchmarks\n\nGenerated by `python -m bench{' --quick' if args.quick else ''} --write {args.write}`"

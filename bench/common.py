@@ -59,6 +59,9 @@ def inputs(quick: bool) -> dict[str, str]:
         "Chinese": _locale_block(multilingual, ("zh_CN", "zh_TW")),
         "Japanese": _locale_block(multilingual, ("ja_JP",)),
         "multilingual": multilingual,
+        # the Cyrillic and the German (umlauts, long compounds) blocks of the same text
+        "Russian": _locale_block(multilingual, ("ru_RU",)),
+        "German": _locale_block(multilingual, ("de_DE",)),
     }
 
 

@@ -1,0 +1,79 @@
+"""The peers' benchmark (bench/peers.py) on a tiny input: its exactness check flags an encoder that
+drops a token and passes tiktoken and the real peers, and such an encoder is timed apart, never
+named in the summary. Nothing here asserts a time."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench import peers as P
+
+#: A few paragraphs of each kind the benchmark times, with a special token's text in the code.
+TEXTS = {
+    "English prose": "Call me Ishmael. Some years ago, never mind how long precisely.\n\nIt is a way I have.",
+    "code": "def f(x):\n    return x  # '<|endoftext|>'\n\n\nclass A:\n    pass\n",
+    "Russian": "Разводить остановить ягода изображать палец.\n\nБолото горький хотеть единый страсть.",
+    "German": "Später los, turnen fertig los wohnen schwarz 98% Bauer er.\n\nSonne Küche ihn «natürlich».",
+}
+
+
+def _dropping(vocab: str) -> P.Peer:
+    """A deliberately inexact peer: tiktoken's ids without the last one."""
+    return P.Peer(
+        "drops a token",
+        lambda: P.tiktoken_encoding(vocab),
+        lambda enc, text: enc.encode_ordinary(text)[:-1],
+        batch=lambda enc, texts, n: [enc.encode_ordinary(t)[:-1] for t in texts],
+    )
+
+
+def test_exactness_flags_an_encoder_that_drops_a_token():
+    ref = P.tiktoken_encoding("cl100k_base")
+    fake = _dropping("cl100k_base")
+    report = P.exactness(
+        ref.encode_ordinary,
+        {"fake": lambda text: fake.encode(ref, text), "tiktoken": ref.encode_ordinary},
+        TEXTS,
+    )
+    paragraphs = sum(len(P.paragraphs(t)) for t in TEXTS.values())
+    assert report["fake"] == {"differing": paragraphs, "paragraphs": paragraphs, "texts": list(TEXTS), "exact": False}
+    assert report["tiktoken"]["exact"] and report["tiktoken"]["differing"] == 0
+
+
+@pytest.mark.parametrize("vocab", P.VOCABS)
+def test_the_installed_peers_are_exact(vocab):
+    listed = P.peers(vocab)
+    objs = {p.name: p.load() for p in listed}
+    encoders = {p.name: (lambda text, p=p: list(p.encode(objs[p.name], text))) for p in listed}
+    report = P.exactness(objs["tiktoken"].encode_ordinary, encoders, TEXTS)
+    assert all(r["exact"] for r in report.values()), report
+
+
+@pytest.fixture
+def with_fake(monkeypatch):
+    real = P.peers
+    monkeypatch.setattr(P, "peers", lambda vocab, notes=None: [*real(vocab, notes), _dropping(vocab)])
+    monkeypatch.setattr(P, "SMALL_REPEATS", 1)
+
+
+def test_an_inexact_peer_is_timed_apart(with_fake):
+    texts = {k: TEXTS[k] for k in ("English prose", "Russian")}
+    sections = P.single(texts, 1, ["cl100k_base"])["sections"]
+    exact = {row[1]: row[3] for row in sections[P.EXACT_TITLE][1]}
+    assert exact["drops a token"] == ", ".join(texts)
+    assert {name for name, kinds in exact.items() if kinds == "none"} == exact.keys() - {"drops a token"}
+    timed = {row[2] for row in sections[P.SINGLE_TITLE][1]}
+    apart = {row[2] for row in sections[P.INEXACT_TITLE][1]}
+    assert apart == {"drops a token"}
+    assert "drops a token" not in timed
+    assert {"tiktoken", f"lbpe bpe ({P.PATHS[0]})", f"lbpe lbpe ({P.PATHS[0]})"} <= timed
+    summary = sections[P.SUMMARY_TITLE][1]
+    assert [row[1] for row in summary] == list(texts)
+    assert not any("drops a token" in cell for row in summary for cell in row if isinstance(cell, str))
+
+
+def test_the_batch_table_marks_a_batch_whose_ids_differ(with_fake):
+    rows = P.batch({"German": TEXTS["German"]}, 1, ["cl100k_base"])["sections"][P.BATCH_TITLE][1]
+    ids = {row[2]: row[8] for row in rows}
+    assert ids.pop("drops a token") == "DIFFER"
+    assert set(ids.values()) == {"exact"}, ids
