@@ -368,15 +368,23 @@ static PyObject *id_list(NativeModel *self, const IdBuf *b) {
     return list;
 }
 
+/* The ids of b: a list of ints, or (buffer) bytes of native-endian int32, one per id, which
+ * array.array("i") and numpy.frombuffer take without a Python int per token. */
+static PyObject *id_result(NativeModel *self, const IdBuf *b, int buffer) {
+    if (!buffer) return id_list(self, b);
+    if (b->len == 0) return PyBytes_FromStringAndSize("", 0);
+    return PyBytes_FromStringAndSize((const char *)b->ids, (Py_ssize_t)(b->len * sizeof(int32_t)));
+}
+
 static PyObject *Model_encode_text(NativeModel *self, PyObject *args, PyObject *kw) {
     Model *m = &self->core;
-    static char *names[] = {"", "", "lbpe", "limit", "cached_chars", "seconds", NULL};
+    static char *names[] = {"", "", "lbpe", "limit", "cached_chars", "seconds", "buffer", NULL};
     PyObject *text;
-    int preset, lbpe_mode;
+    int preset, lbpe_mode, buffer;
     Py_ssize_t limit, cached_chars;
     double seconds;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "Ui$pnnd", names, &text, &preset, &lbpe_mode, &limit,
-                                     &cached_chars, &seconds))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Ui$pnndp", names, &text, &preset, &lbpe_mode,
+                                     &limit, &cached_chars, &seconds, &buffer))
         return NULL;
     const unsigned char *cls = classes_of(model_state(self));
     if (!cls) return NULL;
@@ -392,7 +400,7 @@ static PyObject *Model_encode_text(NativeModel *self, PyObject *args, PyObject *
     set_deadline(seconds);
     if (encode_one_text(m, text, &PRESETS[preset], cls, lbpe_mode, limit, cached_chars, &b, &u8,
                         &u8cap) == 0)
-        result = id_list(self, &b);
+        result = id_result(self, &b, buffer);
     set_deadline(0);
     lbpe_free(b.ids);
     lbpe_free(u8);
@@ -608,17 +616,17 @@ cleanup:
     return result;
 }
 
-/* encode_pieces(pieces, lbpe, limit, cached_chars, seconds=0) -> list[int]: pieces from any
- * pre-tokeniser */
+/* encode_pieces(pieces, lbpe, limit, cached_chars, seconds, buffer) -> list[int] (or bytes, as
+ * encode_text): pieces from any pre-tokeniser */
 static PyObject *Model_encode_pieces(NativeModel *self, PyObject *args, PyObject *kw) {
     Model *m = &self->core;
-    static char *names[] = {"", "lbpe", "limit", "cached_chars", "seconds", NULL};
+    static char *names[] = {"", "lbpe", "limit", "cached_chars", "seconds", "buffer", NULL};
     PyObject *pieces;
-    int lbpe_mode;
+    int lbpe_mode, buffer;
     Py_ssize_t limit, cached_chars;
     double seconds;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!$pnnd", names, &PyList_Type, &pieces, &lbpe_mode,
-                                     &limit, &cached_chars, &seconds))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!$pnndp", names, &PyList_Type, &pieces, &lbpe_mode,
+                                     &limit, &cached_chars, &seconds, &buffer))
         return NULL;
     if (model_enter(self) < 0) return NULL;
     IdBuf b = {NULL, 0, 0};
@@ -640,7 +648,7 @@ static PyObject *Model_encode_pieces(NativeModel *self, PyObject *args, PyObject
         Py_DECREF(piece);
         if (bad) goto done;
     }
-    result = id_list(self, &b);
+    result = id_result(self, &b, buffer);
 done:
     set_deadline(0);
     lbpe_free(b.ids);
@@ -1046,16 +1054,16 @@ static PyObject *Model_sizeof(NativeModel *self, PyObject *Py_UNUSED(ignored)) {
 static PyMethodDef Model_methods[] = {
     {"encode_pieces", (PyCFunction)(void (*)(void))Model_encode_pieces,
      METH_VARARGS | METH_KEYWORDS,
-     "encode_pieces(pieces, /, *, lbpe, limit, cached_chars, seconds) -> list[int]: encode "
-     "pre-tokenised pieces"},
+     "encode_pieces(pieces, /, *, lbpe, limit, cached_chars, seconds, buffer) -> list[int] | "
+     "bytes: encode pre-tokenised pieces"},
     {"encode_piece", (PyCFunction)Model_encode_piece, METH_VARARGS,
      "encode_piece(piece, lbpe) -> tuple[int, ...]"},
     {"encode_batch", (PyCFunction)(void (*)(void))Model_encode_batch, METH_VARARGS | METH_KEYWORDS,
      "encode_batch(texts, preset, /, *, lbpe, limit, cached_chars, threads) -> list[list[int]]: "
      "encode_text of each, on threads"},
     {"encode_text", (PyCFunction)(void (*)(void))Model_encode_text, METH_VARARGS | METH_KEYWORDS,
-     "encode_text(text, preset, /, *, lbpe, limit, cached_chars, seconds) -> list[int]: "
-     "pre-tokenise with a preset and encode"},
+     "encode_text(text, preset, /, *, lbpe, limit, cached_chars, seconds, buffer) -> list[int] | "
+     "bytes: pre-tokenise with a preset and encode (buffer: native-endian int32 ids)"},
     {"clear_cache", (PyCFunction)Model_clear_cache, METH_NOARGS,
      "empty the piece caches of both modes"},
     {"unpack", (PyCFunction)Model_unpack, METH_O,

@@ -22,10 +22,12 @@ def compiled_ids(
     lbpe: bool,
     limit: int,
     cached_chars: int,
-) -> list[int]:
+    buffer: bool = False,
+) -> list[int] | bytes:
     """The ids of the (normalised) ``text``: the extension splits it itself (``preset_code``)
-    or encodes the pieces ``findall`` gives. A lone surrogate raises :class:`UnicodeEncodeError`;
-    a spent time budget :class:`~lbpe.budget.TimeBudgetError`."""
+    or encodes the pieces ``findall`` gives; with ``buffer``, as bytes of native-endian int32
+    (no Python int per id). A lone surrogate raises :class:`UnicodeEncodeError`; a spent time
+    budget :class:`~lbpe.budget.TimeBudgetError`."""
     left = budget.remaining()  # a request's time budget (lbpe.budget), checked in C
     if left == 0.0:
         raise budget.spent()
@@ -33,9 +35,11 @@ def compiled_ids(
     try:
         if preset_code is not None:
             return model.encode_text(
-                text, preset_code, lbpe=lbpe, limit=limit, cached_chars=cached_chars, seconds=seconds
+                text, preset_code, lbpe=lbpe, limit=limit, cached_chars=cached_chars, seconds=seconds, buffer=buffer
             )
-        return model.encode_pieces(findall(text), lbpe=lbpe, limit=limit, cached_chars=cached_chars, seconds=seconds)
+        return model.encode_pieces(
+            findall(text), lbpe=lbpe, limit=limit, cached_chars=cached_chars, seconds=seconds, buffer=buffer
+        )
     except TimeoutError:
         raise budget.spent() from None
 
