@@ -10,10 +10,11 @@ import os
 import random
 import re
 import sys
+from array import array
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from contextlib import nullcontext
-from typing import Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple, cast
 
 from lbpe import budget, native
 from lbpe.errors import LbpeError
@@ -21,7 +22,7 @@ from lbpe.model import MODES, Method, Mode
 from lbpe.normalize import Normalizer
 from lbpe.pretokenize.compiled import PresetPattern
 from lbpe.pretokenize.splitters import Regex, Splitter
-from lbpe.tokenizer import cuts, keys
+from lbpe.tokenizer import buffers, cuts, keys
 from lbpe.tokenizer.checks import check_dropout as _check_dropout
 from lbpe.tokenizer.checks import check_mode as _check_mode
 from lbpe.tokenizer.checks import checked_text as _checked_text
@@ -31,6 +32,9 @@ from lbpe.tokenizer.offsets import Segment, located, segments
 from lbpe.tokenizer.specials import special_matcher, split_specials
 from lbpe.user_regex import deadline
 from lbpe.vocab import Vocab
+
+if TYPE_CHECKING:
+    import numpy
 
 __all__ = ["Tokenizer", "DEFAULT_CACHE_SIZE"]
 
@@ -277,24 +281,30 @@ class Tokenizer:
         text = _checked_text(text)
         if options is not None:
             text = replace_surrogates(text)  # before any draw, so the draws are those of the fixed text
-        return self._ordinary(text, mode, options)
+        return cast("list[int]", self._ordinary(text, mode, options))
 
-    def _ordinary(self, text: str, mode: Method, dropout: _Dropout | None) -> list[int]:
+    def _ordinary(self, text: str, mode: Method, dropout: _Dropout | None, buffer: bool = False) -> list[int] | bytes:
+        """``text``'s ids; with ``buffer``, bytes of native-endian int32 where the compiled path
+        encodes it (no Python int per id), a list elsewhere."""
         if self._guarded:
             with deadline(len(text)):
-                return self._encode_guarded(text, mode, dropout)
-        return self._encode_ordinary(text, mode, text, dropout)
+                return self._encode_guarded(text, mode, dropout, buffer)
+        return self._encode_ordinary(text, mode, text, dropout, buffer)
 
-    def _encode_guarded(self, text: str, mode: Method, dropout: _Dropout | None) -> list[int]:
+    def _encode_guarded(
+        self, text: str, mode: Method, dropout: _Dropout | None, buffer: bool = False
+    ) -> list[int] | bytes:
         original = text
         if self.normalizer is not None:
             try:
                 text = self.normalizer(text)
             except UnicodeEncodeError:  # a normaliser that works on UTF-8 met a lone surrogate
                 return self._without_surrogates(original, mode)
-        return self._encode_ordinary(text, mode, original, dropout)
+        return self._encode_ordinary(text, mode, original, dropout, buffer)
 
-    def _encode_ordinary(self, text: str, mode: Method, original: str, dropout: _Dropout | None) -> list[int]:
+    def _encode_ordinary(
+        self, text: str, mode: Method, original: str, dropout: _Dropout | None, buffer: bool = False
+    ) -> list[int] | bytes:
         """The pieces of the (normalised) ``text`` encoded; ``original``: the text before the
         normaliser, to encode again when it holds a lone surrogate. The compiled path encodes
         the two modes; the other methods run the pure model stage on the compiled
@@ -305,7 +315,14 @@ class Tokenizer:
             if model is not None:  # the compiled path (lbpe/_native.c): the same ids, faster
                 code = self._preset_code
                 return compiled_ids(
-                    model, text, code, self._findall, lbpe=mode == "lbpe", limit=limit, cached_chars=_CACHED_PIECE_CHARS
+                    model,
+                    text,
+                    code,
+                    self._findall,
+                    lbpe=mode == "lbpe",
+                    limit=limit,
+                    cached_chars=_CACHED_PIECE_CHARS,
+                    buffer=buffer,
                 )
             pieces = native.pieces(text, self._preset_code)
             if pieces is None:
@@ -383,10 +400,72 @@ class Tokenizer:
                 if is_special:
                     out.append(self._matched_id(chunk))
                 else:
-                    out += self._ordinary(chunk, mode, options)
+                    out += cast("list[int]", self._ordinary(chunk, mode, options))
         if add_special_tokens:
             out += self.eos
         return out
+
+    def encode_to_array(
+        self,
+        text: str,
+        *,
+        mode: Method,
+        allowed_special: Literal["all"] | AbstractSet[str] = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+        add_special_tokens: bool = False,
+        dropout: float | None = None,
+        seed: int | None = None,
+    ) -> array:
+        """:meth:`encode`'s ids as an ``array.array("I")`` of 32-bit ids, every option as there.
+        On the compiled path no Python int is made per id: for writing shards, counting or
+        handing to numpy (:meth:`encode_to_numpy`) or torch without a list in between.
+
+        >>> tok = Tokenizer(Vocab({bytes([b]): b for b in range(256)} | {b"ab": 256}), "paper")
+        >>> tok.encode_to_array("abc ab", mode="lbpe")
+        array('I', [256, 99, 32, 256])
+        """
+        mode = _check_mode(mode)
+        options = _dropout(mode, dropout, seed)
+        if options is not None:
+            text = replace_surrogates(_checked_text(text))  # before any draw, as encode does
+        out = array(buffers.ID_TYPECODE, self.bos if add_special_tokens else ())
+        with self._deadline(text):
+            for is_special, chunk in self._chunks(text, allowed_special, disallowed_special):
+                if is_special:
+                    out.append(self._matched_id(chunk))
+                    continue
+                ids = self._ordinary(chunk, mode, options, True)
+                if isinstance(ids, bytes):
+                    out.frombytes(ids)  # native-endian int32 ids, never negative: the same bits
+                else:
+                    out.extend(ids)
+        if add_special_tokens:
+            out.extend(self.eos)
+        return out
+
+    def encode_to_numpy(
+        self,
+        text: str,
+        *,
+        mode: Method,
+        allowed_special: Literal["all"] | AbstractSet[str] = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+        add_special_tokens: bool = False,
+        dropout: float | None = None,
+        seed: int | None = None,
+    ) -> numpy.ndarray:
+        """:meth:`encode_to_array`'s ids as a ``numpy.uint32`` array sharing its memory (numpy
+        needed: ``pip install numpy``)."""
+        found = self.encode_to_array(
+            text,
+            mode=mode,
+            allowed_special=allowed_special,
+            disallowed_special=disallowed_special,
+            add_special_tokens=add_special_tokens,
+            dropout=dropout,
+            seed=seed,
+        )
+        return buffers.as_numpy(found)
 
     def _deadline(self, text: object) -> deadline | nullcontext:
         return deadline(len(text)) if self._guarded and isinstance(text, str) else nullcontext()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import os
 import signal
+import struct
 import subprocess
 import sys
 import textwrap
@@ -728,8 +729,11 @@ def test_model_keywords_are_named():
     model = native.model_for(vocab)
     with pytest.raises(TypeError):
         model.encode_pieces(["ab"], True, 100, 64, 0.0)
-    got = model.encode_pieces(["ab"], lbpe=True, limit=100, cached_chars=64, seconds=0.0)
+    got = model.encode_pieces(["ab"], lbpe=True, limit=100, cached_chars=64, seconds=0.0, buffer=False)
     assert got == [vocab.tokens[b"ab"]]
+    # buffer=True: the same ids as bytes of native-endian int32, one per id
+    raw = model.encode_pieces(["ab", " x"], lbpe=True, limit=100, cached_chars=64, seconds=0.0, buffer=True)
+    assert raw == struct.pack("=2i", vocab.tokens[b"ab"], vocab.tokens[b" x"])
 
 
 def test_the_core_is_plain_c():

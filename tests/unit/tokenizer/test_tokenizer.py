@@ -250,3 +250,49 @@ def test_disallowed_special_error_survives_pickling():
 
     err = pickle.loads(pickle.dumps(lbpe.DisallowedSpecialError("<|endoftext|>")))
     assert type(err) is lbpe.DisallowedSpecialError and err.token == "<|endoftext|>" and "allowed_special" in str(err)
+
+
+# ---- ids in one buffer: encode_to_array, encode_to_numpy ----
+
+
+BUFFER_TEXT = "Hello, world! 東京タワー 👍🏽\n\tcafé <|endoftext|> x = [1, 22, 333]"
+
+
+def test_encode_to_array_gives_tiktokens_ids_in_32_bit_cells():
+    from tests.support.data import tiktoken_encoding
+
+    ref = tiktoken_encoding("cl100k_base")
+    tok = cl100k()
+    got = tok.encode_to_array(BUFFER_TEXT, mode="bpe", allowed_special="all")
+    assert got.itemsize == 4 and got.typecode in "IL"
+    assert got.tolist() == ref.encode(BUFFER_TEXT, allowed_special="all")
+    ordinary = tok.encode_to_array(BUFFER_TEXT, mode="bpe", disallowed_special=())
+    assert ordinary.tolist() == ref.encode_ordinary(BUFFER_TEXT)
+    assert tok.encode_to_array("", mode="lbpe").tolist() == []
+
+
+@pytest.mark.parametrize("mode", lbpe.METHODS)
+def test_encode_to_array_equals_encode_for_every_method_and_option(mode):
+    extra = {"dropout": 0.3, "seed": 7} if mode == "dropout" else {}
+    for tok in (cl100k(), lbpe.load_preset("mistral-7b")):
+        for text in (BUFFER_TEXT, "a" * 5000 + " b", "\ud800 lone"):
+            for add in (False, True):
+                expect = tok.encode(text, mode=mode, allowed_special="all", add_special_tokens=add, **extra)
+                got = tok.encode_to_array(text, mode=mode, allowed_special="all", add_special_tokens=add, **extra)
+                assert got.tolist() == expect, (tok.name, mode, text[:20], add)
+
+
+def test_encode_to_array_on_a_file_with_its_own_pattern():
+    """A tokenizer.json whose pattern is no preset: the compiled path encodes the splitter's pieces."""
+    tok = lbpe.load(data_file("hf/deepseek_v3/tokenizer.json"))
+    text = BUFFER_TEXT * 3
+    assert tok.encode_to_array(text, mode="lbpe").tolist() == tok.encode(text, mode="lbpe")
+
+
+def test_encode_to_numpy_shares_the_arrays_memory():
+    import numpy  # a test dependency; the method needs it, the package does not
+
+    tok = cl100k()
+    got = tok.encode_to_numpy(BUFFER_TEXT, mode="lbpe", disallowed_special=())
+    assert got.dtype == numpy.uint32
+    assert got.tolist() == tok.encode(BUFFER_TEXT, mode="lbpe", disallowed_special=())
