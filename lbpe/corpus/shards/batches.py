@@ -27,7 +27,7 @@ def _encode_batch(tok: Tokenizer | None, mode: Mode, texts: list) -> tuple[bytes
                 lengths.append(0)
                 continue
             text = record.text
-        out = tok.encode(text, mode=mode, disallowed_special=())
+        out = tok.encode_to_array(text, mode=mode, disallowed_special=())  # no Python int per id
         lengths.append(len(out))
         ids.extend(out)
     return lengths.tobytes(), ids.tobytes(), errors
