@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import difflib
 import os
+import random
 import re
+from collections.abc import Callable
+from typing import NamedTuple
 
 from lbpe.errors import LbpeError
 from lbpe.model import METHODS, MODES, Method
@@ -79,3 +82,16 @@ def checked_workers(workers: object) -> int:
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise LbpeError(f"workers must be a whole number >= 1 or None (one per core), not {workers!r}")
     return workers
+
+
+class Dropout(NamedTuple):
+    """BPE-dropout's options for one call: the rate and the draws (a seeded generator's)."""
+
+    rate: float
+    draw: Callable[[], float]
+
+
+def dropout_options(mode: Method, dropout: float | None, seed: int | None) -> Dropout | None:
+    """The checked options of one call; ``None`` for a deterministic method."""
+    rate = check_dropout(mode, dropout, seed)
+    return None if rate is None else Dropout(rate, random.Random(seed).random)

@@ -6,15 +6,11 @@ caches) and orchestrates the stages; what each stage does on its own lives besid
 
 from __future__ import annotations
 
-import os
-import random
 import re
-import sys
-from array import array
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from contextlib import nullcontext
-from typing import TYPE_CHECKING, Literal, NamedTuple, cast
+from typing import TYPE_CHECKING, Literal, cast
 
 from lbpe import budget, native
 from lbpe.errors import LbpeError
@@ -22,43 +18,28 @@ from lbpe.model import MODES, Method, Mode
 from lbpe.normalize import Normalizer
 from lbpe.pretokenize.compiled import PresetPattern
 from lbpe.pretokenize.splitters import Regex, Splitter
-from lbpe.tokenizer import buffers, cuts, keys
-from lbpe.tokenizer.checks import check_dropout as _check_dropout
+from lbpe.tokenizer import cuts, keys
+from lbpe.tokenizer.bulk import CACHED_PIECE_CHARS, BulkEncoding
+from lbpe.tokenizer.checks import Dropout, dropout_options, replace_surrogates
 from lbpe.tokenizer.checks import check_mode as _check_mode
 from lbpe.tokenizer.checks import checked_text as _checked_text
-from lbpe.tokenizer.checks import checked_workers, replace_surrogates
-from lbpe.tokenizer.compiled import compiled_ids, encode_on_threads
+from lbpe.tokenizer.compiled import compiled_ids
 from lbpe.tokenizer.offsets import Segment, located, segments
 from lbpe.tokenizer.specials import special_matcher, split_specials
 from lbpe.user_regex import deadline
 from lbpe.vocab import Vocab
 
 if TYPE_CHECKING:
-    import numpy
+    pass
 
 __all__ = ["Tokenizer", "DEFAULT_CACHE_SIZE"]
 
 
 #: Default bound on the number of cached pieces per mode.
 DEFAULT_CACHE_SIZE = 200_000
-#: Longer pieces are not cached (they rarely repeat and would pin memory).
-_CACHED_PIECE_CHARS = 256
 
 
-class _Dropout(NamedTuple):
-    """BPE-dropout's options for one call: the rate and the draws (a seeded generator's)."""
-
-    rate: float
-    draw: Callable[[], float]
-
-
-def _dropout(mode: Method, dropout: float | None, seed: int | None) -> _Dropout | None:
-    """The checked options of one call; ``None`` for a deterministic method."""
-    rate = _check_dropout(mode, dropout, seed)
-    return None if rate is None else _Dropout(rate, random.Random(seed).random)
-
-
-class Tokenizer:
+class Tokenizer(BulkEncoding):
     """A vocabulary plus a pre-tokeniser, encoding with classic BPE, LBPE or another inference
     method of :data:`lbpe.METHODS` (``mode=``).
 
@@ -239,7 +220,7 @@ class Tokenizer:
             "least-tokens": lambda piece: keys.fewest_keys(self.vocab, parts("least-tokens", {}), piece),
         }
 
-    def _split_for(self, mode: Method, dropout: _Dropout | None) -> Callable[[str], list]:
+    def _split_for(self, mode: Method, dropout: Dropout | None) -> Callable[[str], list]:
         if dropout is None:
             return self._split[mode]
         vocab, rate, draw = self.vocab, dropout.rate, dropout.draw
@@ -266,7 +247,7 @@ class Tokenizer:
         ([b'a', b'bc'], [b'a', b'b', b'c'])
         """
         mode = _check_mode(mode)
-        found = self._split_for(mode, _dropout(mode, dropout, seed))(piece)
+        found = self._split_for(mode, dropout_options(mode, dropout, seed))(piece)
         return found if self.vocab.unit == "byte" else [k.encode("utf-8") for k in found]
 
     # ---- encoding ----
@@ -277,13 +258,13 @@ class Tokenizer:
         """Encode ``text`` treating special-token strings as ordinary text; ``mode``,
         ``dropout`` and ``seed`` as for :meth:`encode`."""
         mode = _check_mode(mode)
-        options = _dropout(mode, dropout, seed)
+        options = dropout_options(mode, dropout, seed)
         text = _checked_text(text)
         if options is not None:
             text = replace_surrogates(text)  # before any draw, so the draws are those of the fixed text
         return cast("list[int]", self._ordinary(text, mode, options))
 
-    def _ordinary(self, text: str, mode: Method, dropout: _Dropout | None, buffer: bool = False) -> list[int] | bytes:
+    def _ordinary(self, text: str, mode: Method, dropout: Dropout | None, buffer: bool = False) -> list[int] | bytes:
         """``text``'s ids; with ``buffer``, bytes of native-endian int32 where the compiled path
         encodes it (no Python int per id), a list elsewhere."""
         if self._guarded:
@@ -292,7 +273,7 @@ class Tokenizer:
         return self._encode_ordinary(text, mode, text, dropout, buffer)
 
     def _encode_guarded(
-        self, text: str, mode: Method, dropout: _Dropout | None, buffer: bool = False
+        self, text: str, mode: Method, dropout: Dropout | None, buffer: bool = False
     ) -> list[int] | bytes:
         original = text
         if self.normalizer is not None:
@@ -303,7 +284,7 @@ class Tokenizer:
         return self._encode_ordinary(text, mode, original, dropout, buffer)
 
     def _encode_ordinary(
-        self, text: str, mode: Method, original: str, dropout: _Dropout | None, buffer: bool = False
+        self, text: str, mode: Method, original: str, dropout: Dropout | None, buffer: bool = False
     ) -> list[int] | bytes:
         """The pieces of the (normalised) ``text`` encoded; ``original``: the text before the
         normaliser, to encode again when it holds a lone surrogate. The compiled path encodes
@@ -321,7 +302,7 @@ class Tokenizer:
                     self._findall,
                     lbpe=mode == "lbpe",
                     limit=limit,
-                    cached_chars=_CACHED_PIECE_CHARS,
+                    cached_chars=CACHED_PIECE_CHARS,
                     buffer=buffer,
                 )
             pieces = native.pieces(text, self._preset_code)
@@ -335,7 +316,7 @@ class Tokenizer:
                     out += keys.key_ids(vocab, split(piece))
                 return out
             cache, split = self._caches.setdefault(mode, {}), self._split[mode]
-            return keys.cached_ids(self.vocab, pieces, cache, split, limit, _CACHED_PIECE_CHARS)
+            return keys.cached_ids(self.vocab, pieces, cache, split, limit, CACHED_PIECE_CHARS)
         except UnicodeEncodeError:
             return self._without_surrogates(original, mode)
 
@@ -389,7 +370,7 @@ class Tokenizer:
         :mod:`lbpe.limits` for the caps the CLI and the app apply to untrusted input).
         """
         mode = _check_mode(mode)
-        options = _dropout(mode, dropout, seed)
+        options = dropout_options(mode, dropout, seed)
         if options is not None:
             text = replace_surrogates(_checked_text(text))  # before any draw (see encode_ordinary)
         out: list[int] = []
@@ -405,149 +386,12 @@ class Tokenizer:
             out += self.eos
         return out
 
-    def encode_to_array(
-        self,
-        text: str,
-        *,
-        mode: Method,
-        allowed_special: Literal["all"] | AbstractSet[str] = frozenset(),
-        disallowed_special: Literal["all"] | Collection[str] = "all",
-        add_special_tokens: bool = False,
-        dropout: float | None = None,
-        seed: int | None = None,
-    ) -> array:
-        """:meth:`encode`'s ids as an ``array.array("I")`` of 32-bit ids, every option as there.
-        On the compiled path no Python int is made per id: for writing shards, counting or
-        handing to numpy (:meth:`encode_to_numpy`) or torch without a list in between.
-
-        >>> tok = Tokenizer(Vocab({bytes([b]): b for b in range(256)} | {b"ab": 256}), "paper")
-        >>> tok.encode_to_array("abc ab", mode="lbpe")
-        array('I', [256, 99, 32, 256])
-        """
-        mode = _check_mode(mode)
-        options = _dropout(mode, dropout, seed)
-        if options is not None:
-            text = replace_surrogates(_checked_text(text))  # before any draw, as encode does
-        out = array(buffers.ID_TYPECODE, self.bos if add_special_tokens else ())
-        with self._deadline(text):
-            for is_special, chunk in self._chunks(text, allowed_special, disallowed_special):
-                if is_special:
-                    out.append(self._matched_id(chunk))
-                    continue
-                ids = self._ordinary(chunk, mode, options, True)
-                if isinstance(ids, bytes):
-                    out.frombytes(ids)  # native-endian int32 ids, never negative: the same bits
-                else:
-                    out.extend(ids)
-        if add_special_tokens:
-            out.extend(self.eos)
-        return out
-
-    def encode_to_numpy(
-        self,
-        text: str,
-        *,
-        mode: Method,
-        allowed_special: Literal["all"] | AbstractSet[str] = frozenset(),
-        disallowed_special: Literal["all"] | Collection[str] = "all",
-        add_special_tokens: bool = False,
-        dropout: float | None = None,
-        seed: int | None = None,
-    ) -> numpy.ndarray:
-        """:meth:`encode_to_array`'s ids as a ``numpy.uint32`` array sharing its memory (numpy
-        needed: ``pip install numpy``)."""
-        found = self.encode_to_array(
-            text,
-            mode=mode,
-            allowed_special=allowed_special,
-            disallowed_special=disallowed_special,
-            add_special_tokens=add_special_tokens,
-            dropout=dropout,
-            seed=seed,
-        )
-        return buffers.as_numpy(found)
-
     def _deadline(self, text: object) -> deadline | nullcontext:
         return deadline(len(text)) if self._guarded and isinstance(text, str) else nullcontext()
 
     def _matched_id(self, chunk: str) -> int:
         found = self.added_tokens.get(chunk)
         return self.vocab.special[chunk] if found is None else found
-
-    def encode_batch(
-        self,
-        texts: Iterable[str],
-        *,
-        mode: Method,
-        workers: int | None = 1,
-        allowed_special: Literal["all"] | AbstractSet[str] = frozenset(),
-        disallowed_special: Literal["all"] | Collection[str] = "all",
-        add_special_tokens: bool = False,
-        dropout: float | None = None,
-        seed: int | None = None,
-    ) -> list[list[int]]:
-        """Encode several texts, in order; ``mode``, ``allowed_special``, ``disallowed_special``,
-        ``add_special_tokens``, ``dropout`` and ``seed`` apply to each as in :meth:`encode`
-        (with BPE-dropout each text draws from its own generator seeded with ``seed``, as if
-        encoded alone: pass a different seed per batch, or per text by encoding one by one, for
-        different draws).
-
-        ``workers`` share the work (``None``: one per core). On the compiled path with a preset
-        pre-tokeniser they are threads of the extension that run without the GIL; otherwise
-        processes: this one and forks of it, which start with this tokenizer as it is (tables
-        built, caches filled), so nothing is loaded again. Each text is encoded whole, so the ids
-        equal encoding them one by one. Parallel work pays off for megabytes of text, not for a
-        few short strings. Where processes cannot be forked (Windows, Pyodide) the texts of the
-        pure path are encoded here, one by one.
-        """
-        mode = _check_mode(mode)
-        _check_dropout(mode, dropout, seed)
-        texts = [_checked_text(t) for t in texts]
-        workers = checked_workers(workers)
-        model = native.model_for(self.vocab) if mode in MODES else None
-        if (
-            workers > 1
-            and len(texts) > 1
-            and model is not None
-            and self._preset_code is not None
-            and self.normalizer is None
-        ):
-            # special tokens are found here, as encode() finds them, and every ordinary chunk
-            # goes to threads that run without the GIL
-            return encode_on_threads(
-                model,
-                self._preset_code,
-                [self._chunks(text, allowed_special, disallowed_special) for text in texts],
-                self._matched_id,
-                lbpe=mode == "lbpe",
-                limit=self.cache_size,
-                cached_chars=_CACHED_PIECE_CHARS,
-                workers=workers,
-                ends=(self.bos, self.eos) if add_special_tokens else None,
-            )
-        if workers > 1 and len(texts) > 1 and hasattr(os, "fork") and sys.platform != "emscripten":
-            from lbpe.batch import forked_encode
-
-            special: dict = dict(
-                allowed_special=allowed_special,
-                disallowed_special=disallowed_special,
-                add_special_tokens=add_special_tokens,
-            )
-            if mode == "dropout":
-                special.update(dropout=dropout, seed=seed)
-            return forked_encode(self, texts, mode=mode, workers=workers, special=special)
-        return [
-            self.encode(
-                t,
-                mode=mode,
-                allowed_special=allowed_special,
-                disallowed_special=disallowed_special,
-                add_special_tokens=add_special_tokens,
-                dropout=dropout,
-                seed=seed,
-            )
-            for t in texts
-        ]
 
     def _chunks(
         self,
@@ -577,7 +421,7 @@ class Tokenizer:
         ``mode``, ``dropout`` and ``seed`` as for :meth:`encode` (the same seed gives the tokens
         ``encode`` gives)."""
         mode = _check_mode(mode)
-        split = self._split_for(mode, _dropout(mode, dropout, seed))
+        split = self._split_for(mode, dropout_options(mode, dropout, seed))
         text = replace_surrogates(_checked_text(text))
         with self._deadline(text):
             chunks = self._chunks(text, allowed_special, disallowed_special)

@@ -99,7 +99,7 @@ def test_no_import_cycles_among_lbpe_top_level_modules_and_packages():
 def test_imports_for_type_checking_and_inside_functions_are_edges():
     graph = import_graph()
     assert "lbpe.tokenizer" in graph["lbpe.corpus.workers"]  # only under TYPE_CHECKING
-    assert "lbpe.batch" in graph["lbpe.tokenizer.core"]  # only inside encode_batch
+    assert "lbpe.batch" in graph["lbpe.tokenizer.bulk"]  # only inside encode_batch
     # every module of one `from lbpe import budget, native`, not only the first
     assert {"lbpe.budget", "lbpe.native"} <= graph["lbpe.tokenizer.compiled"]
     assert "lbpe._native" in graph["lbpe.native"] and "lbpe" not in graph["lbpe.native"]
