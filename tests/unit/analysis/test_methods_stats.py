@@ -5,6 +5,7 @@ BPE cuts them)."""
 from __future__ import annotations
 
 import functools
+import json
 import math
 
 import pytest
@@ -17,6 +18,7 @@ from lbpe.errors import LbpeError
 from lbpe.presets import load_preset
 from lbpe.tokenizer import METHODS, Tokenizer
 from lbpe.vocab import Vocab
+from tests.support.cli import run_cli
 from tests.support.data import english_text
 
 # ---- known answers on a hand-written vocabulary -------------------------------------------------
@@ -163,3 +165,73 @@ def test_processes_give_the_same_totals_as_one():
     assert serial == parallel
     assert serial["lbpe"].agreement.identical_words == parallel["lbpe"].agreement.identical_words
     assert serial["bpe"].tokens == len(tok.encode(text, mode="bpe"))
+
+
+# ---- the command line -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    path = tmp_path_factory.mktemp("methods") / "t.txt"
+    path.write_text(english_text(30_000)[:30_000], encoding="utf-8")
+    return path
+
+
+def test_cli_methods_json_agrees_with_plain_stats(corpus):
+    args = ("--json", "--workers", "1", "-q", "--vocab", "cl100k_base", str(corpus))
+    plain = run_cli("stats", *args)
+    methods = run_cli("stats", *args, "--methods", "bpe,lbpe")
+    assert plain.returncode == 0 and methods.returncode == 0, plain.stderr + methods.stderr
+    old, doc = json.loads(plain.stdout), json.loads(methods.stdout)
+    assert doc["vocab"] == old["vocab"] == "cl100k_base" and list(doc["methods"]) == ["bpe", "lbpe"]
+    for mode in ("bpe", "lbpe"):
+        for key in ("tokens", "bytes_per_token", "fertility", "renyi_efficiency"):
+            assert doc["methods"][mode][key] == old[mode][key], (mode, key)
+    assert doc["methods"]["lbpe"]["word_agreement"] == old["agreement"]["word_agreement"]
+
+
+def test_cli_methods_table_all_with_seeded_dropout(corpus):
+    args = ("stats", "-q", "--vocab", "lbpe-llama-32k", str(corpus), "--methods", "all", "--dropout", "0.5")
+    first = run_cli(*args, "--seed", "3", "--workers", "1")
+    again = run_cli(*args, "--seed", "3", "--workers", "2")
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == again.stdout  # seeded: the same figures, however many processes
+    lines = first.stdout.splitlines()
+    assert lines[0].startswith("vocabulary lbpe-llama-32k (char-level); token length in chars;")
+    assert "dropout rate 0.5, seed 3" in lines[0]
+    assert lines[1].split() == [
+        "method",
+        "tokens",
+        "bytes/token",
+        "long",
+        "(7+)",
+        "Rényi",
+        "eff.",
+        "fertility",
+        "as",
+        "BPE",
+    ]
+    assert [line.split()[0] for line in lines[2:8]] == list(METHODS)
+    assert lines[2].split()[-1] == "100.00%"  # bpe cuts every word as bpe does
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (
+            ("--methods", "bpe,longest_prefix"),
+            "unknown method 'longest_prefix' (did you mean longest-prefix?); the "
+            "methods are bpe, lbpe, longest-prefix, longest-suffix, least-tokens, dropout, or all",
+        ),
+        (("--methods", ""), "no method given"),
+        (("--methods", "bpe,dropout"), "the dropout method needs a rate from 0 to 1: --dropout 0.1"),
+        (("--methods", "bpe,lbpe", "--seed", "1"), "only applies to the dropout method"),
+        (("--dropout", "0.1"), "--dropout and --seed apply to the methods table: add --methods ...,dropout"),
+    ],
+)
+def test_cli_bad_methods_input_is_one_line(corpus, extra, message):
+    result = run_cli("stats", "-q", "--vocab", "cl100k_base", str(corpus), *extra)
+    assert result.returncode == 2 and result.stdout == ""
+    assert "Traceback" not in result.stderr
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("lbpe stats: error: ")
+    assert message in result.stderr
