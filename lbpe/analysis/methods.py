@@ -10,7 +10,8 @@ it is not among the methods asked for. The definitions are the existing ones: a 
 from :data:`~lbpe.analysis.stats.LONG_TOKEN` units (the paper's buckets from 7-9 up, in the
 vocabulary's units), fertility is tokens per whitespace-separated word, Rényi efficiency is
 :func:`lbpe.analysis.metrics.renyi_entropy` over ``log2`` of the distinct tokens used, and a
-word agrees when no boundary of one encoding falls inside it without the other's.
+word agrees when no boundary of one encoding falls inside it without the other's (with no words at
+all, the agreement is 1, as :attr:`~lbpe.analysis.agreement.Agreement.word_agreement` has it).
 
 BPE-dropout draws at random: with a ``seed`` each text (document or chunk) is encoded with
 that seed, so a run is reproducible; without one every run differs.
@@ -40,7 +41,7 @@ import difflib
 from collections.abc import Callable, Iterable, Sequence
 
 from lbpe.analysis import metrics
-from lbpe.analysis.agreement import text_agreement
+from lbpe.analysis.agreement import Agreement, text_agreement
 from lbpe.analysis.counting import count_words
 from lbpe.analysis.stats import LONG_TOKEN, Continuation, Stats, _stats_of
 from lbpe.errors import LbpeError
@@ -191,7 +192,7 @@ def methods_json(
         with_length = sum(s.length_counts.values())
         long = sum(n for length, n in s.length_counts.items() if length >= LONG_TOKEN)
         frequency = s.frequency_json(renyi_power=renyi_power)
-        agreement = s.agreement
+        agreement = s.agreement or Agreement()  # no text: no word to disagree on
         rows[method] = {
             "tokens": s.tokens,
             "bytes": s.bytes,
@@ -202,10 +203,10 @@ def methods_json(
             "long_token_share": long / with_length if with_length else 0.0,
             "distinct_tokens": frequency["distinct_tokens"],
             "renyi_efficiency": frequency["renyi_efficiency"],
-            "agreement_words": agreement.words if agreement else None,
-            "identical_words": agreement.identical_words if agreement else None,
-            "word_agreement": agreement.word_agreement if agreement else None,
-            "boundary_f1": agreement.boundary_f1 if agreement else None,
+            "agreement_words": agreement.words,
+            "identical_words": agreement.identical_words,
+            "word_agreement": agreement.word_agreement,
+            "boundary_f1": agreement.boundary_f1,
         }
     return {
         "vocab": vocab if vocab is not None else (tok.name if tok is not None else ""),

@@ -115,6 +115,13 @@ def test_documents_are_encoded_each_on_its_own():
     assert doc["methods"]["bpe"]["words"] == 2
 
 
+def test_no_text_gives_zeros_and_full_agreement():
+    doc = methods_stats(tiny(), [], methods="all", dropout=0.5, seed=0)
+    for row in doc["methods"].values():
+        assert (row["tokens"], row["bytes"], row["long_token_share"], row["renyi_efficiency"]) == (0, 0, 0.0, 0.0)
+        assert (row["agreement_words"], row["word_agreement"]) == (0, 1.0)  # no word cut differently
+
+
 def test_parse_methods_and_option_errors():
     assert parse_methods("all") == METHODS
     assert parse_methods(" least-tokens ,bpe,least-tokens") == ("least-tokens", "bpe")
@@ -213,6 +220,14 @@ def test_cli_methods_table_all_with_seeded_dropout(corpus):
     ]
     assert [line.split()[0] for line in lines[2:8]] == list(METHODS)
     assert lines[2].split()[-1] == "100.00%"  # bpe cuts every word as bpe does
+
+
+def test_cli_methods_on_an_empty_file(tmp_path):
+    path = tmp_path / "empty.txt"
+    path.write_text("", encoding="utf-8")
+    result = run_cli("stats", "-q", "--workers", "1", "--vocab", "cl100k_base", str(path), "--methods", "bpe,lbpe")
+    assert result.returncode == 0, result.stderr
+    assert [line.split()[:2] for line in result.stdout.splitlines()[2:4]] == [["bpe", "0"], ["lbpe", "0"]]
 
 
 @pytest.mark.parametrize(
