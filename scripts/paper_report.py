@@ -8,7 +8,8 @@
    ``scripts/train_llama_vocab.py``, on the same 15.4 MB mixed corpus) and Mistral-7B's model,
    measured on the bundled sample corpus, which that training holds out (1.5 MB of prose,
    speeches, code and many languages): Table 2 (every length bucket), Table 6 (bytes per token
-   at each size, also on the training corpus) and Table 8 (Scaffold-BPE + LBPE at 32K).
+   at each size, also on the training corpus) and Table 8 (Scaffold-BPE + LBPE at 32K); then
+   every inference method of lbpe.METHODS on that held-out text (``lbpe stats --methods all``).
 2. The first measurement: Table 2 and Table 6 with the GPT-2 style ``lbpe-32k`` on
    the Moby-Dick + State of the Union text it was trained on (in-domain), the paper's claim
    (token-frequency balance) with the intrinsic metrics of lbpe.analysis.metrics, and the same figures
@@ -41,6 +42,7 @@ import train_llama_vocab  # noqa: E402
 
 from lbpe.analysis.across import ACROSS_HEADERS, across_rows  # noqa: E402
 from lbpe.analysis.comparison import compare_json  # noqa: E402
+from lbpe.analysis.methods import methods_stats  # noqa: E402
 from lbpe.analysis.metrics import (  # noqa: E402
     AGREEMENT,
     CATALOGUE,
@@ -48,7 +50,7 @@ from lbpe.analysis.metrics import (  # noqa: E402
     PAPER_LENGTH_COUNTS,
     PAPER_SCAFFOLD_ACCURACY,
 )
-from lbpe.analysis.stats import texts_stats  # noqa: E402
+from lbpe.analysis.stats import LONG_TOKEN, texts_stats  # noqa: E402
 from lbpe.corpus.parallel import align_chunks, parallel_stats, read_chunks  # noqa: E402
 from lbpe.formats.hf_write import write_tokenizer_json  # noqa: E402
 from lbpe.load import load  # noqa: E402
@@ -194,6 +196,82 @@ def _llama_setup() -> list[str]:
     ]
     lines += _llama_notes(held, trained, vocabs, columns)
     return lines
+
+
+#: the vocabularies of the methods section: character-level (the paper's kind) and byte-level
+METHOD_VOCABULARIES = ("lbpe-llama-32k", "mistral-7b", "cl100k_base")
+#: BPE-dropout's rate and seed in the methods section (the rate Provilkov et al. train with)
+METHOD_DROPOUT, METHOD_SEED = 0.1, 0
+
+
+def _methods_section(held_out: str, names: tuple[str, ...] = METHOD_VOCABULARIES) -> list[str]:
+    """Every inference method of lbpe.METHODS on the held-out text, a table per vocabulary
+    (``lbpe stats --methods all``), and one sentence per finding read off the numbers."""
+    lines = [
+        "# Every method on one vocabulary",
+        "",
+        "LBPE is one way to encode with a BPE vocabulary; `lbpe` has the others its paper and the literature "
+        "compare with: greedy longest match from the left (`longest-prefix`, as WordPiece) and from the right "
+        "(`longest-suffix`), the fewest tokens per pre-token (`least-tokens`) and BPE-dropout "
+        f"(`dropout`, rate {METHOD_DROPOUT}, seed {METHOD_SEED}). Each row below is one method on the held-out "
+        f"sample corpus ({len(held_out.encode()) / 1e6:.2f} MB), as `lbpe stats FILE --methods all --dropout "
+        f"{METHOD_DROPOUT} --seed {METHOD_SEED}` prints it: tokens, bytes per token, the share of long tokens "
+        f"({LONG_TOKEN}+ units: characters for the character-level vocabularies, bytes for cl100k_base), Rényi "
+        "efficiency (power 2.5), fertility (tokens per whitespace-separated word) and the share of words the "
+        "method cuts exactly as classic BPE does.",
+    ]
+    for name in names:
+        tok = load_preset(name)
+        started = time.perf_counter()
+        doc = methods_stats(tok, held_out, methods="all", dropout=METHOD_DROPOUT, seed=METHOD_SEED)
+        print(f"methods on {name} in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+        rows = doc["methods"]
+        lines += [
+            "",
+            f"## {name} ({doc['unit']}-level)",
+            "",
+            f"| method | tokens | bytes/token | long ({LONG_TOKEN}+) | Rényi efficiency | fertility | words as BPE |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for method, r in rows.items():
+            lines.append(
+                f"| {method} | {r['tokens']:,} | {r['bytes_per_token']:.4f} | {100 * r['long_token_share']:.2f}% | "
+                f"{r['renyi_efficiency']:.4f} | {r['fertility']:.4f} | {100 * r['word_agreement']:.2f}% |"
+            )
+        lines += ["", *_methods_findings(rows)]
+    return lines
+
+
+def _methods_findings(rows: dict[str, dict]) -> list[str]:
+    """One sentence per finding, each from the numbers of one vocabulary's methods table."""
+    bpe = rows["bpe"]
+    others = {m: r for m, r in rows.items() if m != "bpe"}
+    long = max(others, key=lambda m: others[m]["long_token_share"])
+    long_points = 100 * (others[long]["long_token_share"] - bpe["long_token_share"])
+    renyi = max(others, key=lambda m: abs(others[m]["renyi_efficiency"] - bpe["renyi_efficiency"]))
+    renyi_change = others[renyi]["renyi_efficiency"] - bpe["renyi_efficiency"]
+    fewest = min(rows, key=lambda m: rows[m]["tokens"])
+    agree = sorted(others, key=lambda m: -others[m]["word_agreement"])
+
+    def lbpe_too(best: str, text: str) -> str:
+        return "" if best == "lbpe" else f"; `lbpe` {text}"
+
+    lbpe_long = 100 * (others["lbpe"]["long_token_share"] - bpe["long_token_share"])
+    lbpe_renyi = others["lbpe"]["renyi_efficiency"] - bpe["renyi_efficiency"]
+    return [
+        f"* Long tokens: `{long}` raises their share most, {100 * bpe['long_token_share']:.2f}% → "
+        f"{100 * others[long]['long_token_share']:.2f}% ({long_points:+.2f} points)"
+        + lbpe_too(long, f"{lbpe_long:+.2f} points")
+        + ".",
+        f"* Rényi efficiency: `{renyi}` moves it most, {bpe['renyi_efficiency']:.4f} → "
+        f"{others[renyi]['renyi_efficiency']:.4f} ({renyi_change:+.4f})" + lbpe_too(renyi, f"{lbpe_renyi:+.4f}") + ".",
+        f"* Fewest tokens: `{fewest}`, {rows[fewest]['tokens']:,} against BPE's {bpe['tokens']:,} "
+        f"({100 * (rows[fewest]['tokens'] / bpe['tokens'] - 1):+.2f}%).",
+        "* Words cut exactly as BPE cuts them (of "
+        f"{bpe['agreement_words']:,}): "
+        + ", ".join(f"`{m}` {others[m]['identical_words']:,} ({100 * others[m]['word_agreement']:.2f}%)" for m in agree)
+        + ".",
+    ]
 
 
 def _table8(plain: Tokenizer, scaffold: Tokenizer, text: str) -> list[str]:
@@ -405,6 +483,8 @@ def main() -> int:
         "character-level vocabularies, in bytes for byte-level ones.",
         "",
         *llama_lines,
+        "",
+        *_methods_section(sample_corpus().decode("utf-8")),
         "",
         "# The first measurement: lbpe-32k on the English it was trained on",
         "",

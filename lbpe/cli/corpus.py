@@ -19,6 +19,11 @@ def cmd_stats(args: argparse.Namespace, out: TextIO) -> None:
 
     from lbpe.playground.service import stats_view
 
+    if args.methods is not None:
+        _methods_stats(args, out)
+        return
+    if args.dropout is not None or args.seed is not None:
+        raise LbpeError("--dropout and --seed apply to the methods table: add --methods ...,dropout")
     bar = Bar(enabled=not args.quiet)
     try:
         view = stats_view(
@@ -40,6 +45,81 @@ def cmd_stats(args: argparse.Namespace, out: TextIO) -> None:
         out.write(json.dumps(view["summary"], indent=2) + "\n")
         return
     _write_stats_table(view["summary"], out)
+
+
+def _methods_stats(args: argparse.Namespace, out: TextIO) -> None:
+    """``lbpe stats --methods``: one row per inference method (:mod:`lbpe.analysis.methods`)."""
+    import json
+
+    from lbpe.analysis.methods import check_options, methods_json, parse_methods
+    from lbpe.corpus.documents import document_texts, input_bytes
+    from lbpe.corpus.parallel import parallel_methods_stats
+
+    methods = parse_methods(args.methods)
+    check_options(methods, args.dropout, args.seed)
+    load = loader(args)
+    tok = load()  # a bad vocabulary fails before any file is read
+    total = input_bytes(args.files)
+    skipped: list[str] = []
+    texts = document_texts(
+        tok, args.files, lines=args.lines, text_field=args.text_field, on_bad=skipped.append if args.skip_bad else None
+    )
+    bar = Bar(enabled=not args.quiet)
+    update = bar.phase("encoding", in_bytes=True)
+    try:
+        stats = parallel_methods_stats(
+            load,
+            texts,
+            methods=methods,
+            dropout=args.dropout,
+            seed=args.seed,
+            workers=args.workers,
+            progress=lambda done: update(min(done, total), total),
+        )
+    finally:
+        bar.close()
+    if skipped:
+        print(f"lbpe stats: skipped {len(skipped):,} bad document(s); the first: {skipped[0]}", file=sys.stderr)
+    doc = methods_json(stats, tok=tok, renyi_power=args.renyi_power, dropout=args.dropout, seed=args.seed)
+    if args.json:
+        out.write(json.dumps(doc, indent=2) + "\n")
+        return
+    _write_methods_table(doc, out)
+
+
+def _write_methods_table(doc: dict, out: TextIO) -> None:
+    """The text table of ``lbpe stats --methods``: a row per method, then what the columns mean."""
+    unit = "bytes" if doc["unit"] == "byte" else "chars"
+    dropout = f"; dropout rate {doc['dropout']}, seed {doc['seed']}" if doc["dropout"] is not None else ""
+    out.write(
+        f"vocabulary {doc['vocab']} ({doc['unit']}-level); token length in {unit}; "
+        f"Rényi power {doc['renyi_power']}{dropout}\n"
+    )
+    header = ("method", "tokens", "bytes/token", f"long ({doc['long_token']}+)", "Rényi eff.", "fertility", "as BPE")
+    table = [header]
+    for method, r in doc["methods"].items():
+        table.append(
+            (
+                method,
+                f"{r['tokens']:,}",
+                f"{r['bytes_per_token']:.4f}",
+                f"{100 * r['long_token_share']:.2f}%",
+                f"{r['renyi_efficiency']:.4f}",
+                f"{r['fertility']:.4f}",
+                f"{100 * r['word_agreement']:.2f}%",
+            )
+        )
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+    for row in table:
+        cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:])]
+        out.write("  ".join(cells).rstrip() + "\n")
+    out.write(
+        "\nWhat the columns mean:\n"
+        f"  long ({doc['long_token']}+): share of tokens of {doc['long_token']} {unit} or more\n"
+        "  Rényi eff.: Rényi entropy of the token frequencies / log2(distinct tokens used)\n"
+        "  fertility: tokens per whitespace-separated word\n"
+        "  as BPE: share of words the method cuts exactly as classic BPE does\n"
+    )
 
 
 def _write_stats_table(doc: dict, out: TextIO) -> None:

@@ -177,13 +177,35 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("stats", help="corpus statistics for BPE and LBPE (token lengths, compression)")
     common(p, many=True)
     _add_inputs(p)
-    p.add_argument("--json", action="store_true", help="print the JSON document (schema: lbpe.analysis.comparison)")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print the JSON document (schema: lbpe.analysis.comparison; with --methods: lbpe.analysis.methods)",
+    )
     p.add_argument(
         "--renyi-power",
         type=_renyi_power,
         default=RENYI_POWER,
         metavar="P",
         help=f"power of the Rényi entropy and efficiency (default {RENYI_POWER}, as Zouhar et al. 2023)",
+    )
+    p.add_argument(
+        "--methods",
+        default=None,
+        metavar="LIST",
+        help="one row per inference method instead of BPE against LBPE: comma-separated, from "
+        f"{','.join(METHODS)}, or all (tokens, bytes/token, long-token share, Rényi efficiency, "
+        "fertility, words cut as BPE cuts them)",
+    )
+    p.add_argument(
+        "--dropout",
+        type=float,
+        default=None,
+        metavar="RATE",
+        help="with --methods ...,dropout: the chance to skip each merge, from 0 to 1, e.g. 0.1",
+    )
+    p.add_argument(
+        "--seed", type=int, default=None, help="with --methods ...,dropout: the same seed gives the same figures"
     )
     p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")

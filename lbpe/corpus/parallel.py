@@ -17,12 +17,14 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
 
+from lbpe.analysis.methods import check_options, corpus_methods_stats, texts_methods_stats
 from lbpe.analysis.stats import Continuation, Stats, corpus_stats, texts_stats
 from lbpe.corpus.textio import CHUNK_BYTES, iter_chunks
-from lbpe.tokenizer import MODES, Mode, Tokenizer
+from lbpe.tokenizer import METHODS, MODES, Method, Mode, Tokenizer
 
-__all__ = ["iter_chunks", "read_chunks", "align_chunks", "parallel_stats"]
+__all__ = ["iter_chunks", "read_chunks", "align_chunks", "parallel_stats", "parallel_methods_stats"]
 
 
 def read_chunks(paths: Sequence[str | os.PathLike[str]], *, size: int = CHUNK_BYTES) -> Iterator[str]:
@@ -68,6 +70,15 @@ def _chunk_stats(args: tuple[str | list[str], tuple[Mode, ...]]) -> dict[str, St
     return texts_stats(worker_tokenizer(), text, modes)
 
 
+def _chunk_methods_stats(
+    args: tuple[str | list[str], tuple[Method, ...], float | None, int | None],
+) -> dict[str, Stats]:
+    from lbpe.corpus.workers import worker_tokenizer
+
+    text, methods, dropout, seed = args
+    return texts_methods_stats(worker_tokenizer(), text, methods, dropout=dropout, seed=seed)
+
+
 def parallel_stats(
     loader: Callable[[], Tokenizer],
     chunks: Iterable[str | list[str]],
@@ -88,9 +99,44 @@ def parallel_stats(
     workers = workers or os.cpu_count() or 1
     if workers <= 1 or sys.platform == "emscripten":
         return corpus_stats(loader(), chunks, modes=modes, progress=progress)
+    return _pooled(loader, ((_chunk_stats, (text, modes)) for text in chunks), modes, workers, progress)
+
+
+def parallel_methods_stats(
+    loader: Callable[[], Tokenizer],
+    chunks: Iterable[str | list[str]],
+    *,
+    methods: Sequence[Method] = METHODS,
+    dropout: float | None = None,
+    seed: int | None = None,
+    workers: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Stats]:
+    """Sum the stats of every method in ``methods`` (each with its agreement with BPE:
+    :func:`lbpe.analysis.methods.texts_methods_stats`) over chunks, on ``workers`` processes,
+    as :func:`parallel_stats` does for the two modes. With ``"dropout"`` and a ``seed``, every
+    chunk is encoded with that seed, so the totals do not depend on ``workers``."""
+    methods = tuple(methods)
+    check_options(methods, dropout, seed)
+    workers = workers or os.cpu_count() or 1
+    if workers <= 1 or sys.platform == "emscripten":
+        return corpus_methods_stats(loader(), chunks, methods, dropout=dropout, seed=seed, progress=progress)
+    jobs = ((_chunk_methods_stats, (text, methods, dropout, seed)) for text in chunks)
+    return _pooled(loader, jobs, methods, workers, progress)
+
+
+def _pooled(
+    loader: Callable[[], Tokenizer],
+    jobs: Iterable[tuple[Callable[[Any], dict[str, Stats]], Any]],
+    keys: Sequence[str],
+    workers: int,
+    progress: Callable[[int], None] | None,
+) -> dict[str, Stats]:
+    """Run ``(function, argument)`` jobs on a pool of ``workers`` processes and sum the
+    :class:`Stats` they return per key, a few jobs in flight at a time."""
     from lbpe.corpus.workers import process_pool  # processes: multiprocessing, imported only when used
 
-    totals: dict[str, Stats] = {m: Stats() for m in modes}
+    totals: dict[str, Stats] = {k: Stats() for k in keys}
     done = 0
     with process_pool(loader, workers) as pool:
         pending: list = []
@@ -99,14 +145,14 @@ def parallel_stats(
             nonlocal done
             while len(pending) > limit:
                 part = pending.pop(0).result()
-                for m in modes:
-                    totals[m] += part[m]
-                done += part[modes[0]].bytes
+                for k in keys:
+                    totals[k] += part[k]
+                done += part[keys[0]].bytes
                 if progress:
                     progress(done)
 
-        for text in chunks:
-            pending.append(pool.submit(_chunk_stats, (text, modes)))
+        for function, argument in jobs:
+            pending.append(pool.submit(function, argument))
             drain(2 * workers)  # bounded memory: at most a few chunks in flight
         drain(0)
     return totals
