@@ -36,6 +36,14 @@
 #define LBPE_DATA extern
 #endif
 
+/* For the few functions whose copies per string kind (1, 2, 4 bytes a code point) must each be
+ * compiled with the kind a constant: the splitter and the UTF-8 conversion on every piece. */
+#if defined(__GNUC__) || defined(__clang__)
+#define LBPE_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define LBPE_ALWAYS_INLINE inline
+#endif
+
 #define FNV_OFFSET 1469598103934665603ULL
 #define FNV_PRIME  1099511628211ULL
 #define NONE_PRIO  INT64_MAX
@@ -240,14 +248,26 @@ typedef struct {
 /* The end of the piece that starts at p (p < t->n). */
 LBPE_FN ptrdiff_t next_piece(const Preset *pr, const unsigned char *cls, const Text *t,
                              ptrdiff_t p);
+/* The same for each kind of text (n code points of 1, 2 or 4 bytes at data). */
+LBPE_FN ptrdiff_t piece_end_1(const Preset *pr, const unsigned char *cls, const void *data,
+                              ptrdiff_t n, ptrdiff_t p);
+LBPE_FN ptrdiff_t piece_end_2(const Preset *pr, const unsigned char *cls, const void *data,
+                              ptrdiff_t n, ptrdiff_t p);
+LBPE_FN ptrdiff_t piece_end_4(const Preset *pr, const unsigned char *cls, const void *data,
+                              ptrdiff_t n, ptrdiff_t p);
+
+/* Code point i of a text of that kind. */
+static inline uint32_t read_cp(int kind, const void *data, ptrdiff_t i) {
+    return kind == 1   ? ((const uint8_t *)data)[i]
+           : kind == 2 ? ((const uint16_t *)data)[i]
+                       : ((const uint32_t *)data)[i];
+}
 
 /* ---- encode.c */
 LBPE_FN int encode_piece(Model *m, const char *s, ptrdiff_t len, int lbpe_mode, int whole,
                          IdBuf *b);
 LBPE_FN int cached_piece(Model *m, const char *s, size_t n, ptrdiff_t chars, int lbpe_mode,
                          ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *out);
-/* The UTF-8 of text[p:q] into buf (room for 4 bytes a code point); -1 at a lone surrogate. */
-LBPE_FN ptrdiff_t utf8_of(const Text *t, ptrdiff_t p, ptrdiff_t q, unsigned char *buf);
 /* encode_text: text pre-tokenised with a preset, the ids of every piece appended to b (u8: a
  * buffer for the UTF-8 of non-ASCII pieces, kept across calls). 0; -1 on an error (reported);
  * -2 at a lone surrogate, in the piece bad[0]:bad[1] (nothing reported). */
