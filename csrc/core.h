@@ -168,7 +168,8 @@ typedef struct ModelS {
     int32_t n_long_lengths;
     uint64_t *poly_pow; /* POLY^k for k <= the longest such token's bytes */
     uint32_t poly_max;
-    int32_t reach[256];           /* first byte -> the longest such token starting with it */
+    int32_t reach[256]; /* first byte -> the longest such token starting with it */
+    int32_t *short_ids; /* the token id (-1: none) of each string of 1 byte, then of 2 bytes */
     const Thresholds *thresholds; /* the host's, which outlives its models */
 } Model;
 
@@ -198,6 +199,8 @@ LBPE_FN void *scratch(Model *m, int slot, size_t bytes);
 LBPE_FN Entry *table_add(Model *m, uint64_t h, const char *s, size_t n);
 LBPE_FN int pair_put(Model *m, int32_t a, int32_t b, int32_t prio, int32_t merged);
 LBPE_FN int build_long_tokens(Model *m);
+/* Model.short_ids, from the token table. */
+LBPE_FN int build_short_ids(Model *m);
 /* Frees what a model owns (a worker's copy: only its own buffers, model_free_own). */
 LBPE_FN void model_free(Model *m);
 LBPE_FN void model_free_own(Model *m);
@@ -315,6 +318,15 @@ static inline const Ids *lookup_h(const Model *m, const char *s, size_t n, uint6
 static inline const Ids *lookup(const Model *m, const char *s, size_t n) {
     const Entry *e = table_find(m, fnv((const unsigned char *)s, n, FNV_OFFSET), s, n);
     return e ? &e->v : NULL;
+}
+
+/* The id of the token s[0:n] (n >= 1), -1 when it is none: one or two bytes from short_ids. */
+static inline int32_t token_id(const Model *m, const char *s, size_t n) {
+    const unsigned char *u = (const unsigned char *)s;
+    if (n == 1) return m->short_ids[u[0]];
+    if (n == 2) return m->short_ids[256 + ((size_t)u[0] << 8 | u[1])];
+    const Ids *x = lookup(m, s, n);
+    return x ? x->id : -1;
 }
 
 static inline uint64_t pair_key(int32_t a, int32_t b) {

@@ -65,19 +65,17 @@ LBPE_FN int encode_piece(Model *m, const char *s, ptrdiff_t len, int lbpe_mode, 
     if (!parts || !uid) return -1;
     ptrdiff_t np = -2;
     if (!lbpe_mode && whole && m->whole_piece_first) {
-        const Ids *x = lookup(m, s, (size_t)len);
-        if (x && x->id >= 0) {
+        int32_t id = token_id(m, s, (size_t)len);
+        if (id >= 0) {
             parts[0].s = 0;
             parts[0].e = n;
-            parts[0].id = x->id;
+            parts[0].id = id;
             np = 1;
         }
     }
     if (np == -2) {
-        for (int32_t k = 0; k < n; k++) {
-            const Ids *x = lookup(m, s + ub[k], (size_t)(ub[k + 1] - ub[k]));
-            uid[k] = x ? x->id : -1;
-        }
+        for (int32_t k = 0; k < n; k++)
+            uid[k] = token_id(m, s + ub[k], (size_t)(ub[k + 1] - ub[k]));
         if (n == 1) {
             parts[0].s = 0;
             parts[0].e = 1;
@@ -134,8 +132,7 @@ LBPE_FN int cached_piece(Model *m, const char *s, size_t n, ptrdiff_t chars, int
     int done = 0;
     if (m->cut_memo && chars > 1 && !is_ascii(s, n)) {
         /* the whole-piece shortcut comes first, as in the pure path */
-        const Ids *x = (!lbpe_mode && m->whole_piece_first) ? lookup(m, s, n) : NULL;
-        if (!(x && x->id >= 0)) {
+        if (!(!lbpe_mode && m->whole_piece_first && token_id(m, s, n) >= 0)) {
             done = by_parts(m, s, n, lbpe_mode, limit, out);
             if (done < 0) return -1;
         }

@@ -155,6 +155,27 @@ LBPE_FN int build_long_tokens(Model *m) {
     return 0;
 }
 
+LBPE_FN int build_short_ids(Model *m) {
+    int32_t *ids = lbpe_malloc((256 + 65536) * sizeof(int32_t));
+    if (!ids) {
+        lbpe_no_memory();
+        return -1;
+    }
+    for (int a = 0; a < 256; a++) {
+        char s[2] = {(char)a, 0};
+        const Ids *x = lookup(m, s, 1);
+        ids[a] = x ? x->id : -1;
+        /* every proper prefix of a token is in the table: no entry, no 2-byte token after it */
+        for (int b = 0; b < 256; b++) {
+            s[1] = (char)b;
+            const Ids *y = x ? lookup(m, s, 2) : NULL;
+            ids[256 + (a << 8 | b)] = y ? y->id : -1;
+        }
+    }
+    m->short_ids = ids;
+    return 0;
+}
+
 LBPE_FN void model_free_own(Model *m) {
     for (int k = 0; k < N_SCRATCH; k++) lbpe_free(m->scratch[k]);
     for (int k = 0; k < 2; k++) {
@@ -178,4 +199,5 @@ LBPE_FN void model_free(Model *m) {
     lbpe_free(m->long_hash);
     lbpe_free(m->long_lengths);
     lbpe_free(m->poly_pow);
+    lbpe_free(m->short_ids);
 }

@@ -78,7 +78,7 @@ static const unsigned char *classes_of(const State *st) {
 
 static int model_enter(NativeModel *self) {
     Model *m = &self->core;
-    if (!m->slots || !self->lock) {
+    if (!m->slots || !m->short_ids || !self->lock) {
         PyErr_SetString(PyExc_RuntimeError, "lbpe._native.Model was not initialised");
         return -1;
     }
@@ -916,7 +916,7 @@ static int Model_init(NativeModel *self, PyObject *args, PyObject *kw) {
         int scaffold_id = m->sc_left && id < m->sc_size && m->sc_left[id] >= 0;
         e->v.lid = scaffold_id ? -1 : id;
     }
-    if (build_long_tokens(m) < 0) return -1;
+    if (build_long_tokens(m) < 0 || build_short_ids(m) < 0) return -1;
     if (merges != Py_None) {
         m->max_prio = 0;
         Py_ssize_t count = PyDict_GET_SIZE(merges);
@@ -1031,6 +1031,7 @@ static PyObject *Model_sizeof(NativeModel *self, PyObject *Py_UNUSED(ignored)) {
                    (m->mask + 1) * sizeof(uint64_t);
     if (m->pairs) total += (m->pair_mask + 1) * sizeof(PairSlot);
     total += (size_t)m->sc_size * 2 * sizeof(int32_t);
+    if (m->short_ids) total += (256 + 65536) * sizeof(int32_t);
     if (m->long_slots)
         total += (m->long_mask + 1) * (sizeof(uint32_t) + sizeof(uint64_t)) +
                  ((size_t)m->poly_max + 1) * sizeof(uint64_t) +

@@ -234,6 +234,30 @@ def test_compiled_bpe_by_rank_and_lbpe_equal_naive(bpe_algorithm, words, text):
     )
 
 
+def test_one_and_two_byte_spans_equal_their_tokens():
+    """The compiled path answers spans of one or two bytes from a table of their ids: a pair in
+    either order, a high byte pair, and a prefix that is not a token (ids by hand)."""
+    vocab = Vocab(_byte_tokens(b"xy", b"\xc3\xa9", b"abc"))  # xy 256, \xc3\xa9 257, abc 258
+    model = native.model_for(vocab)
+    expected = {
+        "xy": [256],
+        "yx": [121, 120],
+        "xyq": [256, 113],
+        "qxy": [113, 256],
+        "\u00e9": [257],
+        "\u00e9x": [257, 120],
+        "x\u00e9y": [120, 257, 121],
+        "ab": [97, 98],
+        "abc": [258],
+        "abd": [97, 98, 100],
+        "abcd": [97, 98, 99, 100],
+    }
+    for text, ids in expected.items():
+        assert list(model.encode_piece(text, False)) == ids, text
+        got = model.encode_pieces([text], lbpe=False, limit=100, cached_chars=64, seconds=0.0)
+        assert got == ids, text
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     st.lists(st.tuples(_words.map(lambda w: w[:1]) | _words, _words), max_size=40, unique=True),
