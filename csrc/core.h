@@ -170,6 +170,12 @@ typedef struct ModelS {
     uint32_t poly_max;
     int32_t reach[256]; /* first byte -> the longest such token starting with it */
     int32_t *short_ids; /* the token id (-1: none) of each string of 1 byte, then of 2 bytes */
+    /* one bit per hash of every string in the table (NULL while it is built): most lookups of a
+     * string that is not there end in this small table, without touching the big one */
+    uint64_t *filter;
+    uint64_t filter_shift;    /* bit = (h * POLY) >> filter_shift */
+    uint64_t *witness_filter; /* the same for the witnesses (cuts.c) */
+    uint64_t witness_shift;
     const Thresholds *thresholds; /* the host's, which outlives its models */
 } Model;
 
@@ -199,8 +205,11 @@ LBPE_FN void *scratch(Model *m, int slot, size_t bytes);
 LBPE_FN Entry *table_add(Model *m, uint64_t h, const char *s, size_t n);
 LBPE_FN int pair_put(Model *m, int32_t a, int32_t b, int32_t prio, int32_t merged);
 LBPE_FN int build_long_tokens(Model *m);
-/* Model.short_ids, from the token table. */
+/* Model.short_ids and Model.filter, from the token table (once it is complete). */
 LBPE_FN int build_short_ids(Model *m);
+LBPE_FN int build_filter(Model *m);
+/* A filter of `count` keys: (*bits, *shift) for filter_has; -1 on no memory. */
+LBPE_FN int new_filter(size_t count, uint64_t **bits, uint64_t *shift);
 /* Frees what a model owns (a worker's copy: only its own buffers, model_free_own). */
 LBPE_FN void model_free(Model *m);
 LBPE_FN void model_free_own(Model *m);
@@ -309,8 +318,20 @@ static inline Entry *table_find(const Model *m, uint64_t h, const char *s, size_
     }
 }
 
+/* Whether a filter (new_filter) has the bit of hash h: 0 means that key was never added. */
+static inline int filter_has(const uint64_t *bits, uint64_t shift, uint64_t h) {
+    uint64_t b = (h * POLY) >> shift;
+    return (int)((bits[b >> 6] >> (b & 63)) & 1);
+}
+
+static inline void filter_add(uint64_t *bits, uint64_t shift, uint64_t h) {
+    uint64_t b = (h * POLY) >> shift;
+    bits[b >> 6] |= 1ULL << (b & 63);
+}
+
 /* The token / prefix s[0:n] (h: its FNV hash), or NULL. */
 static inline const Ids *lookup_h(const Model *m, const char *s, size_t n, uint64_t h) {
+    if (m->filter && !filter_has(m->filter, m->filter_shift, h)) return NULL;
     const Entry *e = table_find(m, h, s, n);
     return e ? &e->v : NULL;
 }

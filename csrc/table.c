@@ -176,6 +176,32 @@ LBPE_FN int build_short_ids(Model *m) {
     return 0;
 }
 
+LBPE_FN int new_filter(size_t count, uint64_t **bits, uint64_t *shift) {
+    /* about 8 bits a key (a lookup of a missing key passes one time in 8 or more), at least
+     * 4096 bits */
+    int log2 = 12;
+    while (log2 < 40 && ((size_t)1 << log2) < count * 8) log2++;
+    *bits = lbpe_calloc((size_t)1 << (log2 - 6), sizeof(uint64_t));
+    if (!*bits) {
+        lbpe_no_memory();
+        return -1;
+    }
+    *shift = (uint64_t)(64 - log2);
+    return 0;
+}
+
+LBPE_FN int build_filter(Model *m) {
+    uint64_t *bits, shift;
+    if (new_filter(m->n_entries, &bits, &shift) < 0) return -1;
+    for (size_t x = 0; x < m->n_entries; x++) {
+        const Entry *e = &m->entries[x];
+        filter_add(bits, shift, fnv((const unsigned char *)m->arena + e->off, e->len, FNV_OFFSET));
+    }
+    m->filter = bits;
+    m->filter_shift = shift;
+    return 0;
+}
+
 LBPE_FN void model_free_own(Model *m) {
     for (int k = 0; k < N_SCRATCH; k++) lbpe_free(m->scratch[k]);
     for (int k = 0; k < 2; k++) {
@@ -200,4 +226,6 @@ LBPE_FN void model_free(Model *m) {
     lbpe_free(m->long_lengths);
     lbpe_free(m->poly_pow);
     lbpe_free(m->short_ids);
+    lbpe_free(m->filter);
+    lbpe_free(m->witness_filter);
 }

@@ -916,7 +916,7 @@ static int Model_init(NativeModel *self, PyObject *args, PyObject *kw) {
         int scaffold_id = m->sc_left && id < m->sc_size && m->sc_left[id] >= 0;
         e->v.lid = scaffold_id ? -1 : id;
     }
-    if (build_long_tokens(m) < 0 || build_short_ids(m) < 0) return -1;
+    if (build_long_tokens(m) < 0 || build_short_ids(m) < 0 || build_filter(m) < 0) return -1;
     if (merges != Py_None) {
         m->max_prio = 0;
         Py_ssize_t count = PyDict_GET_SIZE(merges);
@@ -1032,6 +1032,8 @@ static PyObject *Model_sizeof(NativeModel *self, PyObject *Py_UNUSED(ignored)) {
     if (m->pairs) total += (m->pair_mask + 1) * sizeof(PairSlot);
     total += (size_t)m->sc_size * 2 * sizeof(int32_t);
     if (m->short_ids) total += (256 + 65536) * sizeof(int32_t);
+    if (m->filter) total += (((size_t)1 << (64 - m->filter_shift)) / 8);
+    if (m->witness_filter) total += (((size_t)1 << (64 - m->witness_shift)) / 8);
     if (m->long_slots)
         total += (m->long_mask + 1) * (sizeof(uint32_t) + sizeof(uint64_t)) +
                  ((size_t)m->poly_max + 1) * sizeof(uint64_t) +

@@ -258,6 +258,26 @@ def test_one_and_two_byte_spans_equal_their_tokens():
         assert got == ids, text
 
 
+def test_lookups_find_prefixes_and_witnesses():
+    """Lookups of strings that are not in the tables end early (a filter of their hashes): a walk
+    must still pass the prefixes that are not tokens, and a boundary inside a token must not be
+    taken for a cut (ids by hand)."""
+    zh, wen = "\u4e2d".encode(), "\u6587".encode()
+    vocab = Vocab(_byte_tokens(b"abcd", zh + wen))  # abcd 256, the two characters 257
+    model = native.model_for(vocab)
+    # LBPE walks ab and abc (prefixes, not tokens) to reach abcd
+    assert list(model.encode_piece("abcd", True)) == [256]
+    assert list(model.encode_piece("xabcdx", True)) == [120, 256, 120]
+    # BPE by rank reaches abcd only as the whole piece (no ab, bc or cd)
+    assert list(model.encode_piece("abcd", False)) == [256]
+    assert list(model.encode_piece("abcdx", False)) == [97, 98, 99, 100, 120]
+    # the boundary between the two characters is inside a token: no cut there, one after
+    piece = "\u4e2d\u6587\u4e2d"
+    got = model.encode_pieces([piece], lbpe=True, limit=100, cached_chars=64, seconds=0.0)
+    assert got == [257, *zh]
+    assert model.encode_pieces([piece], lbpe=False, limit=100, cached_chars=64, seconds=0.0) == [*zh, *wen, *zh]
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     st.lists(st.tuples(_words.map(lambda w: w[:1]) | _words, _words), max_size=40, unique=True),
