@@ -48,7 +48,7 @@
 #define FNV_PRIME  1099511628211ULL
 #define NONE_PRIO  INT64_MAX
 /* pieces of at most this many units take the array scan in classic BPE */
-#define SHORT_BPE 8
+#define SHORT_BPE 32
 /* pieces of more units take the bucketed sweep (bpe_bucketed) instead of the heap */
 #define LONG_BPE 4096
 /* the bucketed sweep hands over to the heap once interrupted sweeps have put back more than
