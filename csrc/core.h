@@ -87,6 +87,17 @@ typedef struct {
     Ids v;
 } Entry;
 
+/* A slot of the table lookups read once the model is built: what table_find finds through a slot
+ * and an entry, in one place (32 bytes: one cache miss per lookup instead of two). */
+typedef struct {
+    uint64_t head; /* the first 8 bytes (byte k at bits 8k), zero padded */
+    uint32_t len;  /* 0: an empty slot */
+    uint32_t tag;  /* the hash's low 32 bits (the high ones place it) */
+    uint32_t off;  /* the string in the arena */
+    uint32_t unused;
+    Ids v;
+} Fast;
+
 typedef struct {
     uint64_t key; /* (left id << 32) | right id; UINT64_MAX when empty */
     int32_t prio;
@@ -133,7 +144,7 @@ typedef struct ModelS {
     size_t arena_len, arena_cap;
     Entry *entries;
     size_t n_entries, cap_entries;
-    uint64_t *slots; /* (hash high 32 << 32) | (entry + 1); 0 = empty */
+    uint64_t *slots; /* (hash high 32 << 32) | (entry + 1); 0 = empty (NULL once fast is built) */
     size_t mask;
     /* merge pairs (NULL for rank vocabularies) */
     PairSlot *pairs;
@@ -176,6 +187,9 @@ typedef struct ModelS {
     uint64_t filter_shift;    /* bit = (h * POLY) >> filter_shift */
     uint64_t *witness_filter; /* the same for the witnesses (cuts.c) */
     uint64_t witness_shift;
+    Fast *fast; /* every entry, for lookups once built (NULL while building) ... */
+    size_t n_fast;
+    void *fast_block;             /* ... aligned to 64 bytes in this block */
     const Thresholds *thresholds; /* the host's, which outlives its models */
 } Model;
 
@@ -205,9 +219,10 @@ LBPE_FN void *scratch(Model *m, int slot, size_t bytes);
 LBPE_FN Entry *table_add(Model *m, uint64_t h, const char *s, size_t n);
 LBPE_FN int pair_put(Model *m, int32_t a, int32_t b, int32_t prio, int32_t merged);
 LBPE_FN int build_long_tokens(Model *m);
-/* Model.short_ids and Model.filter, from the token table (once it is complete). */
+/* Model.short_ids, Model.filter and Model.fast, from the token table (once it is complete). */
 LBPE_FN int build_short_ids(Model *m);
 LBPE_FN int build_filter(Model *m);
+LBPE_FN int build_fast(Model *m);
 /* A filter of `count` keys: (*bits, *shift) for filter_has; -1 on no memory. */
 LBPE_FN int new_filter(size_t count, uint64_t **bits, uint64_t *shift);
 /* Frees what a model owns (a worker's copy: only its own buffers, model_free_own). */
@@ -329,16 +344,49 @@ static inline void filter_add(uint64_t *bits, uint64_t shift, uint64_t h) {
     bits[b >> 6] |= 1ULL << (b & 63);
 }
 
+/* The first 8 bytes of s[0:n] (byte k at bits 8k), zero padded. */
+static inline uint64_t head_word(const unsigned char *u, size_t n) {
+    uint64_t w = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (n >= 8) {
+        memcpy(&w, u, 8);
+        return w;
+    }
+#endif
+    for (size_t k = 0; k < n && k < 8; k++) w |= (uint64_t)u[k] << (8 * k);
+    return w;
+}
+
+/* The first slot to probe for hash h in a table of `size` (the hash mixed: the high bits of FNV
+ * hardly depend on the last bytes). */
+static inline size_t fast_slot(uint64_t h, size_t size) {
+    return (size_t)((((h * 0x9E3779B97F4A7C15ULL) >> 32) * (uint64_t)size) >> 32);
+}
+
+static inline const Ids *fast_find(const Model *m, const char *s, size_t n, uint64_t h) {
+    uint64_t head = head_word((const unsigned char *)s, n);
+    uint32_t tag = (uint32_t)h;
+    size_t k = (size_t)fast_slot(h, m->n_fast);
+    for (;;) {
+        const Fast *f = &m->fast[k];
+        if (f->len == 0) return NULL;
+        if (f->tag == tag && f->len == n && f->head == head &&
+            (n <= 8 || memcmp(m->arena + f->off + 8, s + 8, n - 8) == 0))
+            return &f->v;
+        if (++k == m->n_fast) k = 0;
+    }
+}
+
 /* The token / prefix s[0:n] (h: its FNV hash), or NULL. */
 static inline const Ids *lookup_h(const Model *m, const char *s, size_t n, uint64_t h) {
     if (m->filter && !filter_has(m->filter, m->filter_shift, h)) return NULL;
+    if (m->fast) return fast_find(m, s, n, h);
     const Entry *e = table_find(m, h, s, n);
     return e ? &e->v : NULL;
 }
 
 static inline const Ids *lookup(const Model *m, const char *s, size_t n) {
-    const Entry *e = table_find(m, fnv((const unsigned char *)s, n, FNV_OFFSET), s, n);
-    return e ? &e->v : NULL;
+    return lookup_h(m, s, n, fnv((const unsigned char *)s, n, FNV_OFFSET));
 }
 
 /* The id of the token s[0:n] (n >= 1), -1 when it is none: one or two bytes from short_ids. */

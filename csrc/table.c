@@ -202,6 +202,39 @@ LBPE_FN int build_filter(Model *m) {
     return 0;
 }
 
+LBPE_FN int build_fast(Model *m) {
+    size_t size = m->n_entries + m->n_entries / 2 + 16; /* at most two thirds full */
+    if (size > UINT32_MAX) {
+        lbpe_error(LBPE_OVERFLOW, "vocabulary too large");
+        return -1;
+    }
+    void *block = lbpe_calloc(size + 2, sizeof(Fast));
+    if (!block) {
+        lbpe_no_memory();
+        return -1;
+    }
+    Fast *fast = (Fast *)(((uintptr_t)block + 63) & ~(uintptr_t)63); /* two slots a cache line */
+    for (size_t x = 0; x < m->n_entries; x++) {
+        const Entry *e = &m->entries[x];
+        const unsigned char *u = (const unsigned char *)m->arena + e->off;
+        uint64_t h = fnv(u, e->len, FNV_OFFSET);
+        size_t k = (size_t)fast_slot(h, size);
+        while (fast[k].len) k = k + 1 == size ? 0 : k + 1;
+        fast[k].head = head_word(u, e->len);
+        fast[k].len = e->len;
+        fast[k].tag = (uint32_t)h;
+        fast[k].off = e->off;
+        fast[k].v = e->v;
+    }
+    m->fast = fast;
+    m->n_fast = size;
+    m->fast_block = block;
+    /* every lookup from now on reads fast: the slots of the building table go */
+    lbpe_free(m->slots);
+    m->slots = NULL;
+    return 0;
+}
+
 LBPE_FN void model_free_own(Model *m) {
     for (int k = 0; k < N_SCRATCH; k++) lbpe_free(m->scratch[k]);
     for (int k = 0; k < 2; k++) {
@@ -228,4 +261,5 @@ LBPE_FN void model_free(Model *m) {
     lbpe_free(m->short_ids);
     lbpe_free(m->filter);
     lbpe_free(m->witness_filter);
+    lbpe_free(m->fast_block);
 }

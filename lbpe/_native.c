@@ -78,7 +78,7 @@ static const unsigned char *classes_of(const State *st) {
 
 static int model_enter(NativeModel *self) {
     Model *m = &self->core;
-    if (!m->slots || !m->short_ids || !self->lock) {
+    if (!m->fast || !self->lock) {
         PyErr_SetString(PyExc_RuntimeError, "lbpe._native.Model was not initialised");
         return -1;
     }
@@ -708,7 +708,7 @@ static PyObject *pack(PyObject *Py_UNUSED(mod), PyObject *lists) {
 static PyObject *Model_unpack(NativeModel *self, PyObject *arg) {
     Model *m = &self->core;
     Py_buffer view;
-    if (!m->slots) {
+    if (!m->fast) {
         PyErr_SetString(PyExc_RuntimeError, "lbpe._native.Model was not initialised");
         return NULL;
     }
@@ -830,7 +830,7 @@ static int Model_init(NativeModel *self, PyObject *args, PyObject *kw) {
                                      &char_units, &wpf, &merges, &scaffold, &bf, &unk, &fuse,
                                      &fallback))
         return -1;
-    if (m->slots) {
+    if (m->slots || m->fast) {
         PyErr_SetString(PyExc_RuntimeError, "Model is already initialised");
         return -1;
     }
@@ -1000,6 +1000,8 @@ static int Model_init(NativeModel *self, PyObject *args, PyObject *kw) {
             return -1;
         }
     }
+    /* last: every entry is final now */
+    if (build_fast(m) < 0) return -1;
     return 0;
 }
 
@@ -1027,13 +1029,14 @@ static PyObject *Model_cached(NativeModel *self, PyObject *Py_UNUSED(ignored)) {
 
 static PyObject *Model_sizeof(NativeModel *self, PyObject *Py_UNUSED(ignored)) {
     Model *m = &self->core;
-    size_t total = sizeof(NativeModel) + m->arena_cap + m->cap_entries * sizeof(Entry) +
-                   (m->mask + 1) * sizeof(uint64_t);
+    size_t total = sizeof(NativeModel) + m->arena_cap + m->cap_entries * sizeof(Entry);
+    if (m->slots) total += (m->mask + 1) * sizeof(uint64_t);
     if (m->pairs) total += (m->pair_mask + 1) * sizeof(PairSlot);
     total += (size_t)m->sc_size * 2 * sizeof(int32_t);
     if (m->short_ids) total += (256 + 65536) * sizeof(int32_t);
     if (m->filter) total += (((size_t)1 << (64 - m->filter_shift)) / 8);
     if (m->witness_filter) total += (((size_t)1 << (64 - m->witness_shift)) / 8);
+    if (m->fast) total += (m->n_fast + 2) * sizeof(Fast);
     if (m->long_slots)
         total += (m->long_mask + 1) * (sizeof(uint32_t) + sizeof(uint64_t)) +
                  ((size_t)m->poly_max + 1) * sizeof(uint64_t) +

@@ -258,6 +258,17 @@ def test_one_and_two_byte_spans_equal_their_tokens():
         assert got == ids, text
 
 
+def test_lookups_tell_apart_long_tokens_with_one_head():
+    """Strings longer than 8 bytes are told apart past their first 8 bytes (ids by hand)."""
+    vocab = Vocab(_byte_tokens(b"abcdefghij", b"abcdefghik"))  # 256, 257
+    model = native.model_for(vocab)
+    for lbpe_mode in (False, True):
+        assert list(model.encode_piece("abcdefghij", lbpe_mode)) == [256]
+        assert list(model.encode_piece("abcdefghik", lbpe_mode)) == [257]
+        assert list(model.encode_piece("abcdefghil", lbpe_mode)) == [*b"abcdefghil"]
+    assert list(model.encode_piece("xabcdefghikx", True)) == [120, 257, 120]
+
+
 def test_lookups_find_prefixes_and_witnesses():
     """Lookups of strings that are not in the tables end early (a filter of their hashes): a walk
     must still pass the prefixes that are not tokens, and a boundary inside a token must not be
