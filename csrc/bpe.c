@@ -15,10 +15,10 @@ static inline int64_t merge_prio(const Model *m, const char *s, const int32_t *u
         *merged = p->merged;
         return p->prio;
     }
-    const Ids *x = lookup(m, s + ub[i], (size_t)(ub[e] - ub[i]));
-    if (!x || x->id < 0) return NONE_PRIO;
-    *merged = x->id;
-    return x->id;
+    int32_t id = token_id(m, s + ub[i], (size_t)(ub[e] - ub[i]));
+    if (id < 0) return NONE_PRIO;
+    *merged = id;
+    return id;
 }
 
 /* Short pieces: arrays of parts, the best pair found by a scan (leftmost among equals). */

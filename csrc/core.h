@@ -36,11 +36,19 @@
 #define LBPE_DATA extern
 #endif
 
+/* For the few functions whose copies per string kind (1, 2, 4 bytes a code point) must each be
+ * compiled with the kind a constant: the splitter and the UTF-8 conversion on every piece. */
+#if defined(__GNUC__) || defined(__clang__)
+#define LBPE_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define LBPE_ALWAYS_INLINE inline
+#endif
+
 #define FNV_OFFSET 1469598103934665603ULL
 #define FNV_PRIME  1099511628211ULL
 #define NONE_PRIO  INT64_MAX
 /* pieces of at most this many units take the array scan in classic BPE */
-#define SHORT_BPE 8
+#define SHORT_BPE 32
 /* pieces of more units take the bucketed sweep (bpe_bucketed) instead of the heap */
 #define LONG_BPE 4096
 /* the bucketed sweep hands over to the heap once interrupted sweeps have put back more than
@@ -78,6 +86,17 @@ typedef struct {
     uint32_t len;
     Ids v;
 } Entry;
+
+/* A slot of the table lookups read once the model is built: what table_find finds through a slot
+ * and an entry, in one place (32 bytes: one cache miss per lookup instead of two). */
+typedef struct {
+    uint64_t head; /* the first 8 bytes (byte k at bits 8k), zero padded */
+    uint32_t len;  /* 0: an empty slot */
+    uint32_t tag;  /* the hash's low 32 bits (the high ones place it) */
+    uint32_t off;  /* the string in the arena */
+    uint32_t unused;
+    Ids v;
+} Fast;
 
 typedef struct {
     uint64_t key; /* (left id << 32) | right id; UINT64_MAX when empty */
@@ -125,7 +144,7 @@ typedef struct ModelS {
     size_t arena_len, arena_cap;
     Entry *entries;
     size_t n_entries, cap_entries;
-    uint64_t *slots; /* (hash high 32 << 32) | (entry + 1); 0 = empty */
+    uint64_t *slots; /* (hash high 32 << 32) | (entry + 1); 0 = empty (NULL once fast is built) */
     size_t mask;
     /* merge pairs (NULL for rank vocabularies) */
     PairSlot *pairs;
@@ -160,7 +179,17 @@ typedef struct ModelS {
     int32_t n_long_lengths;
     uint64_t *poly_pow; /* POLY^k for k <= the longest such token's bytes */
     uint32_t poly_max;
-    int32_t reach[256];           /* first byte -> the longest such token starting with it */
+    int32_t reach[256]; /* first byte -> the longest such token starting with it */
+    int32_t *short_ids; /* the token id (-1: none) of each string of 1 byte, then of 2 bytes */
+    /* one bit per hash of every string in the table (NULL while it is built): most lookups of a
+     * string that is not there end in this small table, without touching the big one */
+    uint64_t *filter;
+    uint64_t filter_shift;    /* bit = (h * POLY) >> filter_shift */
+    uint64_t *witness_filter; /* the same for the witnesses (cuts.c) */
+    uint64_t witness_shift;
+    Fast *fast; /* every entry, for lookups once built (NULL while building) ... */
+    size_t n_fast;
+    void *fast_block;             /* ... aligned to 64 bytes in this block */
     const Thresholds *thresholds; /* the host's, which outlives its models */
 } Model;
 
@@ -190,6 +219,12 @@ LBPE_FN void *scratch(Model *m, int slot, size_t bytes);
 LBPE_FN Entry *table_add(Model *m, uint64_t h, const char *s, size_t n);
 LBPE_FN int pair_put(Model *m, int32_t a, int32_t b, int32_t prio, int32_t merged);
 LBPE_FN int build_long_tokens(Model *m);
+/* Model.short_ids, Model.filter and Model.fast, from the token table (once it is complete). */
+LBPE_FN int build_short_ids(Model *m);
+LBPE_FN int build_filter(Model *m);
+LBPE_FN int build_fast(Model *m);
+/* A filter of `count` keys: (*bits, *shift) for filter_has; -1 on no memory. */
+LBPE_FN int new_filter(size_t count, uint64_t **bits, uint64_t *shift);
 /* Frees what a model owns (a worker's copy: only its own buffers, model_free_own). */
 LBPE_FN void model_free(Model *m);
 LBPE_FN void model_free_own(Model *m);
@@ -240,14 +275,26 @@ typedef struct {
 /* The end of the piece that starts at p (p < t->n). */
 LBPE_FN ptrdiff_t next_piece(const Preset *pr, const unsigned char *cls, const Text *t,
                              ptrdiff_t p);
+/* The same for each kind of text (n code points of 1, 2 or 4 bytes at data). */
+LBPE_FN ptrdiff_t piece_end_1(const Preset *pr, const unsigned char *cls, const void *data,
+                              ptrdiff_t n, ptrdiff_t p);
+LBPE_FN ptrdiff_t piece_end_2(const Preset *pr, const unsigned char *cls, const void *data,
+                              ptrdiff_t n, ptrdiff_t p);
+LBPE_FN ptrdiff_t piece_end_4(const Preset *pr, const unsigned char *cls, const void *data,
+                              ptrdiff_t n, ptrdiff_t p);
+
+/* Code point i of a text of that kind. */
+static inline uint32_t read_cp(int kind, const void *data, ptrdiff_t i) {
+    return kind == 1   ? ((const uint8_t *)data)[i]
+           : kind == 2 ? ((const uint16_t *)data)[i]
+                       : ((const uint32_t *)data)[i];
+}
 
 /* ---- encode.c */
 LBPE_FN int encode_piece(Model *m, const char *s, ptrdiff_t len, int lbpe_mode, int whole,
                          IdBuf *b);
 LBPE_FN int cached_piece(Model *m, const char *s, size_t n, ptrdiff_t chars, int lbpe_mode,
                          ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *out);
-/* The UTF-8 of text[p:q] into buf (room for 4 bytes a code point); -1 at a lone surrogate. */
-LBPE_FN ptrdiff_t utf8_of(const Text *t, ptrdiff_t p, ptrdiff_t q, unsigned char *buf);
 /* encode_text: text pre-tokenised with a preset, the ids of every piece appended to b (u8: a
  * buffer for the UTF-8 of non-ASCII pieces, kept across calls). 0; -1 on an error (reported);
  * -2 at a lone surrogate, in the piece bad[0]:bad[1] (nothing reported). */
@@ -286,15 +333,69 @@ static inline Entry *table_find(const Model *m, uint64_t h, const char *s, size_
     }
 }
 
+/* Whether a filter (new_filter) has the bit of hash h: 0 means that key was never added. */
+static inline int filter_has(const uint64_t *bits, uint64_t shift, uint64_t h) {
+    uint64_t b = (h * POLY) >> shift;
+    return (int)((bits[b >> 6] >> (b & 63)) & 1);
+}
+
+static inline void filter_add(uint64_t *bits, uint64_t shift, uint64_t h) {
+    uint64_t b = (h * POLY) >> shift;
+    bits[b >> 6] |= 1ULL << (b & 63);
+}
+
+/* The first 8 bytes of s[0:n] (byte k at bits 8k), zero padded. */
+static inline uint64_t head_word(const unsigned char *u, size_t n) {
+    uint64_t w = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (n >= 8) {
+        memcpy(&w, u, 8);
+        return w;
+    }
+#endif
+    for (size_t k = 0; k < n && k < 8; k++) w |= (uint64_t)u[k] << (8 * k);
+    return w;
+}
+
+/* The first slot to probe for hash h in a table of `size` (the hash mixed: the high bits of FNV
+ * hardly depend on the last bytes). */
+static inline size_t fast_slot(uint64_t h, size_t size) {
+    return (size_t)((((h * 0x9E3779B97F4A7C15ULL) >> 32) * (uint64_t)size) >> 32);
+}
+
+static inline const Ids *fast_find(const Model *m, const char *s, size_t n, uint64_t h) {
+    uint64_t head = head_word((const unsigned char *)s, n);
+    uint32_t tag = (uint32_t)h;
+    size_t k = (size_t)fast_slot(h, m->n_fast);
+    for (;;) {
+        const Fast *f = &m->fast[k];
+        if (f->len == 0) return NULL;
+        if (f->tag == tag && f->len == n && f->head == head &&
+            (n <= 8 || memcmp(m->arena + f->off + 8, s + 8, n - 8) == 0))
+            return &f->v;
+        if (++k == m->n_fast) k = 0;
+    }
+}
+
 /* The token / prefix s[0:n] (h: its FNV hash), or NULL. */
 static inline const Ids *lookup_h(const Model *m, const char *s, size_t n, uint64_t h) {
+    if (m->filter && !filter_has(m->filter, m->filter_shift, h)) return NULL;
+    if (m->fast) return fast_find(m, s, n, h);
     const Entry *e = table_find(m, h, s, n);
     return e ? &e->v : NULL;
 }
 
 static inline const Ids *lookup(const Model *m, const char *s, size_t n) {
-    const Entry *e = table_find(m, fnv((const unsigned char *)s, n, FNV_OFFSET), s, n);
-    return e ? &e->v : NULL;
+    return lookup_h(m, s, n, fnv((const unsigned char *)s, n, FNV_OFFSET));
+}
+
+/* The id of the token s[0:n] (n >= 1), -1 when it is none: one or two bytes from short_ids. */
+static inline int32_t token_id(const Model *m, const char *s, size_t n) {
+    const unsigned char *u = (const unsigned char *)s;
+    if (n == 1) return m->short_ids[u[0]];
+    if (n == 2) return m->short_ids[256 + ((size_t)u[0] << 8 | u[1])];
+    const Ids *x = lookup(m, s, n);
+    return x ? x->id : -1;
 }
 
 static inline uint64_t pair_key(int32_t a, int32_t b) {

@@ -42,6 +42,7 @@ static int witness_add(Model *m, uint64_t key) {
 }
 
 static inline int witness_has(const Model *m, uint64_t key) {
+    if (!filter_has(m->witness_filter, m->witness_shift, key)) return 0;
     size_t k = mix64(key) & m->witness_mask;
     while (m->witness[k]) {
         if (m->witness[k] == key) return 1;
@@ -67,6 +68,9 @@ LBPE_FN int build_witnesses(Model *m) {
             if (witness_add(m, frag_key(t + p, (int)(i - p), t + i, (int)(q - i))) < 0) return -1;
         }
     }
+    if (new_filter(m->n_witness, &m->witness_filter, &m->witness_shift) < 0) return -1;
+    for (size_t x = 0; m->witness && x <= m->witness_mask; x++)
+        if (m->witness[x]) filter_add(m->witness_filter, m->witness_shift, m->witness[x]);
     return 0;
 }
 
@@ -75,7 +79,7 @@ LBPE_FN int build_witnesses(Model *m) {
  * is exact); a full neighbourhood of the memo simply overwrites a slot. */
 static int is_cut(Model *m, const unsigned char *a, int la, const unsigned char *b, int lb) {
     if (la == 1 && lb == 1 && a[0] < 0x80 && b[0] < 0x80) return 0;
-    if (!m->witness) return 1;
+    if (!m->witness || !m->witness_filter) return 1;
     uint64_t ka = 0, kb = 0;
     for (int x = 0; x < la; x++) ka = (ka << 8) | a[x];
     for (int x = 0; x < lb; x++) kb = (kb << 8) | b[x];

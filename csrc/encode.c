@@ -65,19 +65,17 @@ LBPE_FN int encode_piece(Model *m, const char *s, ptrdiff_t len, int lbpe_mode, 
     if (!parts || !uid) return -1;
     ptrdiff_t np = -2;
     if (!lbpe_mode && whole && m->whole_piece_first) {
-        const Ids *x = lookup(m, s, (size_t)len);
-        if (x && x->id >= 0) {
+        int32_t id = token_id(m, s, (size_t)len);
+        if (id >= 0) {
             parts[0].s = 0;
             parts[0].e = n;
-            parts[0].id = x->id;
+            parts[0].id = id;
             np = 1;
         }
     }
     if (np == -2) {
-        for (int32_t k = 0; k < n; k++) {
-            const Ids *x = lookup(m, s + ub[k], (size_t)(ub[k + 1] - ub[k]));
-            uid[k] = x ? x->id : -1;
-        }
+        for (int32_t k = 0; k < n; k++)
+            uid[k] = token_id(m, s + ub[k], (size_t)(ub[k + 1] - ub[k]));
         if (n == 1) {
             parts[0].s = 0;
             parts[0].e = 1;
@@ -134,8 +132,7 @@ LBPE_FN int cached_piece(Model *m, const char *s, size_t n, ptrdiff_t chars, int
     int done = 0;
     if (m->cut_memo && chars > 1 && !is_ascii(s, n)) {
         /* the whole-piece shortcut comes first, as in the pure path */
-        const Ids *x = (!lbpe_mode && m->whole_piece_first) ? lookup(m, s, n) : NULL;
-        if (!(x && x->id >= 0)) {
+        if (!(!lbpe_mode && m->whole_piece_first && token_id(m, s, n) >= 0)) {
             done = by_parts(m, s, n, lbpe_mode, limit, out);
             if (done < 0) return -1;
         }
@@ -148,12 +145,13 @@ LBPE_FN int cached_piece(Model *m, const char *s, size_t n, ptrdiff_t chars, int
     return 0;
 }
 
-LBPE_FN ptrdiff_t utf8_of(const Text *t, ptrdiff_t p, ptrdiff_t q, unsigned char *buf) {
+/* The UTF-8 of text[p:q] (code points of `kind` bytes at data) into buf; -1 at a lone
+ * surrogate. Compiled once for each kind. */
+static LBPE_ALWAYS_INLINE ptrdiff_t utf8_kind(int kind, const void *data, ptrdiff_t p, ptrdiff_t q,
+                                              unsigned char *buf) {
     ptrdiff_t n = 0;
     for (ptrdiff_t i = p; i < q; i++) {
-        uint32_t c = t->kind == 1   ? ((const uint8_t *)t->data)[i]
-                     : t->kind == 2 ? ((const uint16_t *)t->data)[i]
-                                    : ((const uint32_t *)t->data)[i];
+        uint32_t c = read_cp(kind, data, i);
         if (c < 0x80) buf[n++] = (unsigned char)c;
         else if (c < 0x800) {
             buf[n++] = 0xC0 | (c >> 6);
@@ -173,22 +171,29 @@ LBPE_FN ptrdiff_t utf8_of(const Text *t, ptrdiff_t p, ptrdiff_t q, unsigned char
     return n;
 }
 
-LBPE_FN int encode_text(Model *m, const Text *t, const Preset *pr, const unsigned char *cls,
-                        int lbpe_mode, ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *b,
-                        unsigned char **u8, size_t *u8cap, ptrdiff_t bad[2]) {
-    ptrdiff_t count = 0;
-    for (ptrdiff_t p = 0; p < t->n; count++) {
+/* encode_text for a text of one kind (a constant in each copy) */
+static LBPE_ALWAYS_INLINE int encode_kind(int kind, Model *m, const Text *t, const Preset *pr,
+                                          const unsigned char *cls, int lbpe_mode, ptrdiff_t limit,
+                                          ptrdiff_t cached_chars, IdBuf *b, unsigned char **u8,
+                                          size_t *u8cap, ptrdiff_t bad[2]) {
+    ptrdiff_t count = 0, n = t->n;
+    const void *data = t->data;
+    for (ptrdiff_t p = 0; p < n; count++) {
         if ((count & 8191) == 8191 && lbpe_interrupted() < 0) return -1;
-        ptrdiff_t q = next_piece(pr, cls, t, p);
+        ptrdiff_t q = kind == 1   ? piece_end_1(pr, cls, data, n, p)
+                      : kind == 2 ? piece_end_2(pr, cls, data, n, p)
+                                  : piece_end_4(pr, cls, data, n, p);
         const char *s;
         ptrdiff_t len;
-        if (t->ascii) {
-            s = (const char *)t->data + p;
+        if (kind == 1 && t->ascii) {
+            s = (const char *)data + p;
             len = q - p;
         } else {
             /* its own buffer: encode_piece reuses the scratch buffers */
-            if (grow((void **)u8, u8cap, (size_t)(q - p) * 4 + 1, 1) < 0) return -1;
-            len = utf8_of(t, p, q, *u8);
+            if ((size_t)(q - p) * 4 + 1 > *u8cap &&
+                grow((void **)u8, u8cap, (size_t)(q - p) * 4 + 1, 1) < 0)
+                return -1;
+            len = utf8_kind(kind, data, p, q, *u8);
             if (len < 0) {
                 bad[0] = p;
                 bad[1] = q;
@@ -201,4 +206,14 @@ LBPE_FN int encode_text(Model *m, const Text *t, const Preset *pr, const unsigne
         p = q;
     }
     return 0;
+}
+
+LBPE_FN int encode_text(Model *m, const Text *t, const Preset *pr, const unsigned char *cls,
+                        int lbpe_mode, ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *b,
+                        unsigned char **u8, size_t *u8cap, ptrdiff_t bad[2]) {
+    if (t->kind == 1)
+        return encode_kind(1, m, t, pr, cls, lbpe_mode, limit, cached_chars, b, u8, u8cap, bad);
+    if (t->kind == 2)
+        return encode_kind(2, m, t, pr, cls, lbpe_mode, limit, cached_chars, b, u8, u8cap, bad);
+    return encode_kind(4, m, t, pr, cls, lbpe_mode, limit, cached_chars, b, u8, u8cap, bad);
 }

@@ -15,12 +15,6 @@ LBPE_FN const Preset PRESETS[N_PRESETS] = {
     /* 4 qwen2 */ {CONTR_ANY_CASE, 1, 2, 1, 2},
     /* 5 paper */ {CONTR_CASE, 0, 2, 0, 0},
 };
-static inline uint32_t read_cp(int kind, const void *data, ptrdiff_t i) {
-    return kind == 1   ? ((const uint8_t *)data)[i]
-           : kind == 2 ? ((const uint16_t *)data)[i]
-                       : ((const uint32_t *)data)[i];
-}
-
 #define CP(i)    read_cp(kind, data, (i))
 #define CLS(i)   cls[CP(i)]
 #define IS(i, f) ((CLS(i) & (f)) != 0)
@@ -28,7 +22,8 @@ static inline uint32_t read_cp(int kind, const void *data, ptrdiff_t i) {
 #define CRLF(ch) ((ch) == '\r' || (ch) == '\n')
 
 /* Length of the contraction ('s 't 're 've 'm 'll 'd) at p, or 0. */
-static ptrdiff_t contraction(int kind, const void *data, ptrdiff_t n, ptrdiff_t p, int any_case) {
+static LBPE_ALWAYS_INLINE ptrdiff_t contraction(int kind, const void *data, ptrdiff_t n,
+                                                ptrdiff_t p, int any_case) {
     if (p + 1 >= n || CP(p) != '\'') return 0;
     uint32_t a = CP(p + 1), b = p + 2 < n ? CP(p + 2) : 0;
     if (any_case) {
@@ -41,21 +36,21 @@ static ptrdiff_t contraction(int kind, const void *data, ptrdiff_t n, ptrdiff_t 
     return 0;
 }
 
-static inline ptrdiff_t run(const unsigned char *cls, int kind, const void *data, ptrdiff_t n,
-                            ptrdiff_t p, unsigned char f) {
+static LBPE_ALWAYS_INLINE ptrdiff_t run(const unsigned char *cls, int kind, const void *data,
+                                        ptrdiff_t n, ptrdiff_t p, unsigned char f) {
     while (p < n && IS(p, f)) p++;
     return p;
 }
 
-static inline ptrdiff_t run_other(const unsigned char *cls, int kind, const void *data, ptrdiff_t n,
-                                  ptrdiff_t p) {
+static LBPE_ALWAYS_INLINE ptrdiff_t run_other(const unsigned char *cls, int kind, const void *data,
+                                              ptrdiff_t n, ptrdiff_t p) {
     while (p < n && OTHER(p)) p++;
     return p;
 }
 
 /* o200k: "[U]*[W]+" from s (end, or -1) and "[U]+[W]*" from s */
-static ptrdiff_t upper_lower(const unsigned char *cls, int kind, const void *data, ptrdiff_t n,
-                             ptrdiff_t s) {
+static LBPE_ALWAYS_INLINE ptrdiff_t upper_lower(const unsigned char *cls, int kind,
+                                                const void *data, ptrdiff_t n, ptrdiff_t s) {
     ptrdiff_t u = run(cls, kind, data, n, s, C_U);
     if (u < n && IS(u, C_W)) return run(cls, kind, data, n, u, C_W);
     for (ptrdiff_t k = u - 1; k >= s; k--)
@@ -63,15 +58,16 @@ static ptrdiff_t upper_lower(const unsigned char *cls, int kind, const void *dat
     return -1;
 }
 
-static ptrdiff_t upper_then_lower(const unsigned char *cls, int kind, const void *data, ptrdiff_t n,
-                                  ptrdiff_t s) {
+static LBPE_ALWAYS_INLINE ptrdiff_t upper_then_lower(const unsigned char *cls, int kind,
+                                                     const void *data, ptrdiff_t n, ptrdiff_t s) {
     ptrdiff_t u = run(cls, kind, data, n, s, C_U);
     return u == s ? -1 : run(cls, kind, data, n, u, C_W);
 }
 
 /* White space at p (reached only when CP(p) is white space). */
-static ptrdiff_t split_space(const unsigned char *cls, int kind, const void *data, ptrdiff_t n,
-                             ptrdiff_t p, int style) {
+static LBPE_ALWAYS_INLINE ptrdiff_t split_space(const unsigned char *cls, int kind,
+                                                const void *data, ptrdiff_t n, ptrdiff_t p,
+                                                int style) {
     ptrdiff_t r = run(cls, kind, data, n, p, C_S);
     ptrdiff_t last_newline = -1;
     if (style)
@@ -87,8 +83,8 @@ static ptrdiff_t split_space(const unsigned char *cls, int kind, const void *dat
 }
 
 /* The end of the piece that starts at p (p < n). */
-static ptrdiff_t piece_end(const Preset *pr, const unsigned char *cls, int kind, const void *data,
-                           ptrdiff_t n, ptrdiff_t p) {
+static LBPE_ALWAYS_INLINE ptrdiff_t piece_end(const Preset *pr, const unsigned char *cls, int kind,
+                                              const void *data, ptrdiff_t n, ptrdiff_t p) {
     uint32_t c = CP(p);
     unsigned char cc = cls[c];
     ptrdiff_t q;
@@ -142,7 +138,25 @@ static ptrdiff_t piece_end(const Preset *pr, const unsigned char *cls, int kind,
     return split_space(cls, kind, data, n, p, pr->space);
 }
 
+/* piece_end compiled once for each kind, which is then a constant: each code point is one load */
+LBPE_FN ptrdiff_t piece_end_1(const Preset *pr, const unsigned char *cls, const void *data,
+                              ptrdiff_t n, ptrdiff_t p) {
+    return piece_end(pr, cls, 1, data, n, p);
+}
+
+LBPE_FN ptrdiff_t piece_end_2(const Preset *pr, const unsigned char *cls, const void *data,
+                              ptrdiff_t n, ptrdiff_t p) {
+    return piece_end(pr, cls, 2, data, n, p);
+}
+
+LBPE_FN ptrdiff_t piece_end_4(const Preset *pr, const unsigned char *cls, const void *data,
+                              ptrdiff_t n, ptrdiff_t p) {
+    return piece_end(pr, cls, 4, data, n, p);
+}
+
 LBPE_FN ptrdiff_t next_piece(const Preset *pr, const unsigned char *cls, const Text *t,
                              ptrdiff_t p) {
-    return piece_end(pr, cls, t->kind, t->data, t->n, p);
+    return t->kind == 1   ? piece_end_1(pr, cls, t->data, t->n, p)
+           : t->kind == 2 ? piece_end_2(pr, cls, t->data, t->n, p)
+                          : piece_end_4(pr, cls, t->data, t->n, p);
 }

@@ -155,6 +155,86 @@ LBPE_FN int build_long_tokens(Model *m) {
     return 0;
 }
 
+LBPE_FN int build_short_ids(Model *m) {
+    int32_t *ids = lbpe_malloc((256 + 65536) * sizeof(int32_t));
+    if (!ids) {
+        lbpe_no_memory();
+        return -1;
+    }
+    for (int a = 0; a < 256; a++) {
+        char s[2] = {(char)a, 0};
+        const Ids *x = lookup(m, s, 1);
+        ids[a] = x ? x->id : -1;
+        /* every proper prefix of a token is in the table: no entry, no 2-byte token after it */
+        for (int b = 0; b < 256; b++) {
+            s[1] = (char)b;
+            const Ids *y = x ? lookup(m, s, 2) : NULL;
+            ids[256 + (a << 8 | b)] = y ? y->id : -1;
+        }
+    }
+    m->short_ids = ids;
+    return 0;
+}
+
+LBPE_FN int new_filter(size_t count, uint64_t **bits, uint64_t *shift) {
+    /* about 8 bits a key (a lookup of a missing key passes one time in 8 or more), at least
+     * 4096 bits */
+    int log2 = 12;
+    while (log2 < 40 && ((size_t)1 << log2) < count * 8) log2++;
+    *bits = lbpe_calloc((size_t)1 << (log2 - 6), sizeof(uint64_t));
+    if (!*bits) {
+        lbpe_no_memory();
+        return -1;
+    }
+    *shift = (uint64_t)(64 - log2);
+    return 0;
+}
+
+LBPE_FN int build_filter(Model *m) {
+    uint64_t *bits, shift;
+    if (new_filter(m->n_entries, &bits, &shift) < 0) return -1;
+    for (size_t x = 0; x < m->n_entries; x++) {
+        const Entry *e = &m->entries[x];
+        filter_add(bits, shift, fnv((const unsigned char *)m->arena + e->off, e->len, FNV_OFFSET));
+    }
+    m->filter = bits;
+    m->filter_shift = shift;
+    return 0;
+}
+
+LBPE_FN int build_fast(Model *m) {
+    size_t size = m->n_entries + m->n_entries / 2 + 16; /* at most two thirds full */
+    if (size > UINT32_MAX) {
+        lbpe_error(LBPE_OVERFLOW, "vocabulary too large");
+        return -1;
+    }
+    void *block = lbpe_calloc(size + 2, sizeof(Fast));
+    if (!block) {
+        lbpe_no_memory();
+        return -1;
+    }
+    Fast *fast = (Fast *)(((uintptr_t)block + 63) & ~(uintptr_t)63); /* two slots a cache line */
+    for (size_t x = 0; x < m->n_entries; x++) {
+        const Entry *e = &m->entries[x];
+        const unsigned char *u = (const unsigned char *)m->arena + e->off;
+        uint64_t h = fnv(u, e->len, FNV_OFFSET);
+        size_t k = (size_t)fast_slot(h, size);
+        while (fast[k].len) k = k + 1 == size ? 0 : k + 1;
+        fast[k].head = head_word(u, e->len);
+        fast[k].len = e->len;
+        fast[k].tag = (uint32_t)h;
+        fast[k].off = e->off;
+        fast[k].v = e->v;
+    }
+    m->fast = fast;
+    m->n_fast = size;
+    m->fast_block = block;
+    /* every lookup from now on reads fast: the slots of the building table go */
+    lbpe_free(m->slots);
+    m->slots = NULL;
+    return 0;
+}
+
 LBPE_FN void model_free_own(Model *m) {
     for (int k = 0; k < N_SCRATCH; k++) lbpe_free(m->scratch[k]);
     for (int k = 0; k < 2; k++) {
@@ -178,4 +258,8 @@ LBPE_FN void model_free(Model *m) {
     lbpe_free(m->long_hash);
     lbpe_free(m->long_lengths);
     lbpe_free(m->poly_pow);
+    lbpe_free(m->short_ids);
+    lbpe_free(m->filter);
+    lbpe_free(m->witness_filter);
+    lbpe_free(m->fast_block);
 }

@@ -78,7 +78,7 @@ static const unsigned char *classes_of(const State *st) {
 
 static int model_enter(NativeModel *self) {
     Model *m = &self->core;
-    if (!m->slots || !self->lock) {
+    if (!m->fast || !self->lock) {
         PyErr_SetString(PyExc_RuntimeError, "lbpe._native.Model was not initialised");
         return -1;
     }
@@ -716,7 +716,7 @@ static PyObject *pack(PyObject *Py_UNUSED(mod), PyObject *lists) {
 static PyObject *Model_unpack(NativeModel *self, PyObject *arg) {
     Model *m = &self->core;
     Py_buffer view;
-    if (!m->slots) {
+    if (!m->fast) {
         PyErr_SetString(PyExc_RuntimeError, "lbpe._native.Model was not initialised");
         return NULL;
     }
@@ -838,7 +838,7 @@ static int Model_init(NativeModel *self, PyObject *args, PyObject *kw) {
                                      &char_units, &wpf, &merges, &scaffold, &bf, &unk, &fuse,
                                      &fallback))
         return -1;
-    if (m->slots) {
+    if (m->slots || m->fast) {
         PyErr_SetString(PyExc_RuntimeError, "Model is already initialised");
         return -1;
     }
@@ -924,7 +924,7 @@ static int Model_init(NativeModel *self, PyObject *args, PyObject *kw) {
         int scaffold_id = m->sc_left && id < m->sc_size && m->sc_left[id] >= 0;
         e->v.lid = scaffold_id ? -1 : id;
     }
-    if (build_long_tokens(m) < 0) return -1;
+    if (build_long_tokens(m) < 0 || build_short_ids(m) < 0 || build_filter(m) < 0) return -1;
     if (merges != Py_None) {
         m->max_prio = 0;
         Py_ssize_t count = PyDict_GET_SIZE(merges);
@@ -1008,6 +1008,8 @@ static int Model_init(NativeModel *self, PyObject *args, PyObject *kw) {
             return -1;
         }
     }
+    /* last: every entry is final now */
+    if (build_fast(m) < 0) return -1;
     return 0;
 }
 
@@ -1035,10 +1037,14 @@ static PyObject *Model_cached(NativeModel *self, PyObject *Py_UNUSED(ignored)) {
 
 static PyObject *Model_sizeof(NativeModel *self, PyObject *Py_UNUSED(ignored)) {
     Model *m = &self->core;
-    size_t total = sizeof(NativeModel) + m->arena_cap + m->cap_entries * sizeof(Entry) +
-                   (m->mask + 1) * sizeof(uint64_t);
+    size_t total = sizeof(NativeModel) + m->arena_cap + m->cap_entries * sizeof(Entry);
+    if (m->slots) total += (m->mask + 1) * sizeof(uint64_t);
     if (m->pairs) total += (m->pair_mask + 1) * sizeof(PairSlot);
     total += (size_t)m->sc_size * 2 * sizeof(int32_t);
+    if (m->short_ids) total += (256 + 65536) * sizeof(int32_t);
+    if (m->filter) total += (((size_t)1 << (64 - m->filter_shift)) / 8);
+    if (m->witness_filter) total += (((size_t)1 << (64 - m->witness_shift)) / 8);
+    if (m->fast) total += (m->n_fast + 2) * sizeof(Fast);
     if (m->long_slots)
         total += (m->long_mask + 1) * (sizeof(uint32_t) + sizeof(uint64_t)) +
                  ((size_t)m->poly_max + 1) * sizeof(uint64_t) +

@@ -237,6 +237,61 @@ def test_compiled_bpe_by_rank_and_lbpe_equal_naive(bpe_algorithm, words, text):
     )
 
 
+def test_one_and_two_byte_spans_equal_their_tokens():
+    """The compiled path answers spans of one or two bytes from a table of their ids: a pair in
+    either order, a high byte pair, and a prefix that is not a token (ids by hand)."""
+    vocab = Vocab(_byte_tokens(b"xy", b"\xc3\xa9", b"abc"))  # xy 256, \xc3\xa9 257, abc 258
+    model = native.model_for(vocab)
+    expected = {
+        "xy": [256],
+        "yx": [121, 120],
+        "xyq": [256, 113],
+        "qxy": [113, 256],
+        "\u00e9": [257],
+        "\u00e9x": [257, 120],
+        "x\u00e9y": [120, 257, 121],
+        "ab": [97, 98],
+        "abc": [258],
+        "abd": [97, 98, 100],
+        "abcd": [97, 98, 99, 100],
+    }
+    for text, ids in expected.items():
+        assert list(model.encode_piece(text, False)) == ids, text
+        got = model.encode_pieces([text], lbpe=False, limit=100, cached_chars=64, seconds=0.0)
+        assert got == ids, text
+
+
+def test_lookups_tell_apart_long_tokens_with_one_head():
+    """Strings longer than 8 bytes are told apart past their first 8 bytes (ids by hand)."""
+    vocab = Vocab(_byte_tokens(b"abcdefghij", b"abcdefghik"))  # 256, 257
+    model = native.model_for(vocab)
+    for lbpe_mode in (False, True):
+        assert list(model.encode_piece("abcdefghij", lbpe_mode)) == [256]
+        assert list(model.encode_piece("abcdefghik", lbpe_mode)) == [257]
+        assert list(model.encode_piece("abcdefghil", lbpe_mode)) == [*b"abcdefghil"]
+    assert list(model.encode_piece("xabcdefghikx", True)) == [120, 257, 120]
+
+
+def test_lookups_find_prefixes_and_witnesses():
+    """Lookups of strings that are not in the tables end early (a filter of their hashes): a walk
+    must still pass the prefixes that are not tokens, and a boundary inside a token must not be
+    taken for a cut (ids by hand)."""
+    zh, wen = "\u4e2d".encode(), "\u6587".encode()
+    vocab = Vocab(_byte_tokens(b"abcd", zh + wen))  # abcd 256, the two characters 257
+    model = native.model_for(vocab)
+    # LBPE walks ab and abc (prefixes, not tokens) to reach abcd
+    assert list(model.encode_piece("abcd", True)) == [256]
+    assert list(model.encode_piece("xabcdx", True)) == [120, 256, 120]
+    # BPE by rank reaches abcd only as the whole piece (no ab, bc or cd)
+    assert list(model.encode_piece("abcd", False)) == [256]
+    assert list(model.encode_piece("abcdx", False)) == [97, 98, 99, 100, 120]
+    # the boundary between the two characters is inside a token: no cut there, one after
+    piece = "\u4e2d\u6587\u4e2d"
+    got = model.encode_pieces([piece], lbpe=True, limit=100, cached_chars=64, seconds=0.0)
+    assert got == [257, *zh]
+    assert model.encode_pieces([piece], lbpe=False, limit=100, cached_chars=64, seconds=0.0) == [*zh, *wen, *zh]
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     st.lists(st.tuples(_words.map(lambda w: w[:1]) | _words, _words), max_size=40, unique=True),
