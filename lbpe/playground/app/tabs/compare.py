@@ -101,11 +101,9 @@ def build(shared: Shared) -> CompareTab:
                     False, label="Special tokens (<|endoftext|>) as specials", elem_id="show-special"
                 )
                 methods = [(METHOD_NAMES[m], m) for m in METHODS]
-                with gr.Row(elem_id="method-pair"):
-                    left = gr.Dropdown(methods, value="bpe", label="Left method", elem_id="left-method", min_width=100)
-                    right = gr.Dropdown(
-                        methods, value="lbpe", label="Right method", elem_id="right-method", min_width=100
-                    )
+                # stacked: side by side, the column's width cuts "Longest prefix" short
+                left = gr.Dropdown(methods, value="bpe", label="Left method (the baseline)", elem_id="left-method")
+                right = gr.Dropdown(methods, value="lbpe", label="Right method", elem_id="right-method")
                 with gr.Row(elem_id="dropout-options"):
                     dropout = gr.Number(
                         0.1,
@@ -116,9 +114,7 @@ def build(shared: Shared) -> CompareTab:
                         visible=False,
                         elem_id="dropout-rate",
                     )
-                    seed = gr.Number(
-                        0, precision=0, label="Seed (empty: fresh draws)", visible=False, elem_id="dropout-seed"
-                    )
+                    seed = gr.Number(0, precision=0, label="Seed (empty: fresh)", visible=False, elem_id="dropout-seed")
                 text_file = gr.File(
                     label="…or upload a .txt file",
                     file_types=[".txt", "text"],
