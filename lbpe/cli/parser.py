@@ -151,6 +151,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("compare", help="print the BPE and LBPE segmentations and their token counts")
     common(p)
+    p.add_argument(
+        "--methods",
+        default="bpe,lbpe",
+        metavar="LEFT,RIGHT",
+        help="the two inference methods to compare, the baseline first (default: bpe,lbpe); any two of "
+        + ", ".join(METHODS),
+    )
+    p.add_argument(
+        "--dropout", type=float, default=None, metavar="RATE", help="when one of --methods is dropout: its rate"
+    )
+    p.add_argument("--seed", type=int, default=None, help="when one of --methods is dropout: its seed")
     p.set_defaults(run=cmd_compare)
 
     p = sub.add_parser(

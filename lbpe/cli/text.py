@@ -8,7 +8,6 @@ from typing import TextIO
 
 from lbpe.cli.inputs import read_text, tokenizer
 from lbpe.errors import LbpeError
-from lbpe.tokenizer import MODES
 
 __all__ = ["cmd_compare", "cmd_encode", "cmd_explain"]
 
@@ -26,16 +25,21 @@ def cmd_encode(args: argparse.Namespace, out: TextIO) -> None:
 
 
 def cmd_compare(args: argparse.Namespace, out: TextIO) -> None:
+    from lbpe.playground.display import check_methods
+
+    spec = getattr(args, "methods", "bpe,lbpe")
+    methods = check_methods(tuple(m.strip() for m in spec.split(",")), args.dropout, args.seed)
     tok = tokenizer(args)
     text = read_text(args.file)
-    counts = {}
-    for mode in MODES:
-        segments = tok.segment(text, mode=mode, disallowed_special=())
-        counts[mode] = len(segments)
-        out.write(f"{mode}: {len(segments)} tokens\n")
+    counts = []
+    for method in methods:
+        options = {"dropout": args.dropout, "seed": args.seed} if method == "dropout" else {}
+        segments = tok.segment(text, mode=method, disallowed_special=(), **options)
+        counts.append(len(segments))
+        out.write(f"{method}: {len(segments)} tokens\n")
         out.write("|".join(s.label for s in segments) + "\n")
-    diff = counts["lbpe"] - counts["bpe"]
-    out.write(f"lbpe - bpe: {diff:+d} tokens\n")
+    left, right = methods
+    out.write(f"{right} - {left}: {counts[1] - counts[0]:+d} tokens\n")
 
 
 def cmd_explain(args: argparse.Namespace, out: TextIO) -> None:

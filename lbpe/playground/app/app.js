@@ -32,7 +32,10 @@ const busyNotes = () => document.querySelectorAll("#bpe-pane .lbpe-busy, #lbpe-p
 
 window.lbpeApp = {
   // the Compare view's state into the URL
-  link(text, vocab, ws, ids, sp, span, where) {
+  link(text, vocab, ws, ids, sp, span, where, left, right, rate, seed) {
+    // the methods only when they are not the classic pair; dropout's rate and seed while it is one of them
+    const pair = left && right && (left !== "bpe" || right !== "lbpe") ? `${left},${right}` : null;
+    const dropout = left === "dropout" || right === "dropout";
     window.lbpeLink({
       t: text && text.length <= LBPE.maxLinkText ? text : null,
       // a text too long for a link: its length, so the receiver is told what was left out
@@ -44,6 +47,9 @@ window.lbpeApp = {
       x: span || null,
       // where the span stands in the text, while it is there (a typed word is explained on its own)
       xa: span && text && where !== "" && text.slice(Number(where), Number(where) + span.length) === span ? where : null,
+      m: pair,
+      dr: dropout && rate !== null && rate !== undefined && rate !== "" ? String(rate) : null,
+      seed: dropout && seed !== null && seed !== undefined && seed !== "" ? String(seed) : null,
     });
     return [];
   },

@@ -54,12 +54,14 @@ from lbpe.playground.display.charts import (
     shift_from_stats,
 )
 from lbpe.playground.display.explain import explain_html, explain_text
-from lbpe.playground.display.format import MODE_NAMES
+from lbpe.playground.display.format import METHOD_NAMES, MODE_NAMES
 from lbpe.playground.display.incremental import Recompare
 from lbpe.playground.display.model import (
+    DEFAULT_METHODS,
     Comparison,
     Difference,
     Side,
+    check_methods,
     compare,
     comparison_stats,
     comparison_summary,
@@ -113,6 +115,9 @@ __all__ = [
     "CSV_HEADERS",
     "STATS_HEADERS",
     "MODE_NAMES",
+    "METHOD_NAMES",
+    "DEFAULT_METHODS",
+    "check_methods",
     "COLORS",
     "MAX_LISTED_DIFFERENCES",
     "RUN_MARK",

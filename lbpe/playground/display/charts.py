@@ -110,13 +110,17 @@ def _bar_layout(height: int, title: str | None) -> dict[str, Any]:
     }
 
 
-def plotly_spec(shift: LengthShift, *, title: str | None = None, height: int = 520) -> dict:
+def plotly_spec(
+    shift: LengthShift, *, title: str | None = None, height: int = 520, names: dict[str, str] | None = None
+) -> dict:
     """A plain Plotly figure (``{"data": [...], "layout": {...}}``, JSON-able) of a shift.
 
     Top: tokens per paper bucket, BPE and LBPE side by side, the LBPE bars labelled with the
     relative change of that count from BPE (said on the axis). Bottom: tokens per exact length. Pass it to
     ``plotly.graph_objects.Figure(spec)`` or to ``Plotly.newPlot(el, spec.data, spec.layout)``.
+    ``names``: the two sides' names (:attr:`Comparison.names`) when they are other methods.
     """
+    names = names or MODE_NAMES
     unit = "bytes" if shift.unit == "byte" else "characters"
     labels = list(shift.buckets)
     change = [_change_label(c, n) for c, n in zip(shift.relative_change, shift.lbpe_buckets)]
@@ -124,14 +128,14 @@ def plotly_spec(shift: LengthShift, *, title: str | None = None, height: int = 5
     for mode, counts in (("bpe", shift.bpe_buckets), ("lbpe", shift.lbpe_buckets)):
         trace: dict[str, Any] = {
             "type": "bar",
-            "name": MODE_NAMES[mode],
+            "name": names[mode],
             "legendgroup": mode,
             "x": labels,
             "y": list(counts),
             "marker": {"color": COLORS[mode]},
             "xaxis": "x",
             "yaxis": "y",
-            "hovertemplate": f"{MODE_NAMES[mode]}, %{{x}} {unit}: %{{y}} tokens<extra></extra>",
+            "hovertemplate": f"{names[mode]}, %{{x}} {unit}: %{{y}} tokens<extra></extra>",
         }
         if mode == "lbpe":
             trace.update(text=change, textposition="outside", cliponaxis=False, textfont={"size": 12})
@@ -140,7 +144,7 @@ def plotly_spec(shift: LengthShift, *, title: str | None = None, height: int = 5
         data.append(
             {
                 "type": "bar",
-                "name": MODE_NAMES[mode],
+                "name": names[mode],
                 "legendgroup": mode,
                 "showlegend": False,
                 "x": list(shift.lengths),
@@ -148,7 +152,7 @@ def plotly_spec(shift: LengthShift, *, title: str | None = None, height: int = 5
                 "marker": {"color": COLORS[mode]},
                 "xaxis": "x2",
                 "yaxis": "y2",
-                "hovertemplate": f"{MODE_NAMES[mode]}, length %{{x}}: %{{y}} tokens<extra></extra>",
+                "hovertemplate": f"{names[mode]}, length %{{x}}: %{{y}} tokens<extra></extra>",
             }
         )
     axis = dict(_AXIS)
@@ -165,7 +169,7 @@ def plotly_spec(shift: LengthShift, *, title: str | None = None, height: int = 5
             **axis,
             "domain": [0.58, 1],
             "anchor": "x",
-            "title": {"text": "tokens<br>(label: LBPE's change)"},
+            "title": {"text": f"tokens<br>(label: {names['lbpe']}'s change)"},
             "rangemode": "tozero",
         },
         "xaxis2": {
@@ -187,13 +191,15 @@ def plotly_spec(shift: LengthShift, *, title: str | None = None, height: int = 5
     return {"data": data, "layout": layout}
 
 
-def frequency_spec(summary: dict, *, title: str | None = None, height: int = 420) -> dict | None:
+def frequency_spec(
+    summary: dict, *, title: str | None = None, height: int = 420, names: dict[str, str] | None = None
+) -> dict | None:
     """A plain Plotly figure of the paper's claim: how often a distinct token of each length
     bucket occurs (mean occurrences, log scale), BPE beside LBPE, the LBPE bars labelled with
     the change of the mean; hover shows the median and the number of distinct tokens.
 
     ``summary`` is :func:`lbpe.analysis.comparison.compare_json` with a tokenizer (it needs
-    ``frequency_by_length``); ``None`` when it has none.
+    ``frequency_by_length``); ``None`` when it has none. ``names`` as :func:`plotly_spec`'s.
     """
     if "frequency_by_length" not in summary["bpe"]:
         return None
@@ -201,17 +207,18 @@ def frequency_spec(summary: dict, *, title: str | None = None, height: int = 420
     labels = list(summary["bpe"]["frequency_by_length"])
     change = summary["change"].get("frequency_by_length", {})
     data = []
+    names = names or MODE_NAMES
     for mode in MODES:
         buckets = summary[mode]["frequency_by_length"]
         means = [buckets[k]["mean"] or None for k in labels]  # log axis: no bar for an empty bucket
         trace: dict[str, Any] = {
             "type": "bar",
-            "name": MODE_NAMES[mode],
+            "name": names[mode],
             "x": labels,
             "y": means,
             "customdata": [[buckets[k]["median"], buckets[k]["distinct"]] for k in labels],
             "marker": {"color": COLORS[mode]},
-            "hovertemplate": f"{MODE_NAMES[mode]}, %{{x}} {unit}: %{{y:,.1f}} occurrences per token "
+            "hovertemplate": f"{names[mode]}, %{{x}} {unit}: %{{y:,.1f}} occurrences per token "
             "(median %{customdata[0]:,.0f}; %{customdata[1]:,} distinct tokens)<extra></extra>",
         }
         if mode == "lbpe":

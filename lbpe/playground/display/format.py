@@ -5,6 +5,16 @@ from __future__ import annotations
 #: Display names of the modes.
 MODE_NAMES = {"bpe": "BPE", "lbpe": "LBPE"}
 
+#: Display names of every inference method (:data:`lbpe.METHODS`).
+METHOD_NAMES = {
+    "bpe": "BPE",
+    "lbpe": "LBPE",
+    "longest-prefix": "Longest prefix",
+    "longest-suffix": "Longest suffix",
+    "least-tokens": "Least tokens",
+    "dropout": "BPE-dropout",
+}
+
 
 def quote(chars: str) -> str:
     """``chars`` in double quotes, control characters escaped (``\\n``, ``\\t``, ``\\xNN``)."""

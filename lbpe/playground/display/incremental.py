@@ -12,7 +12,8 @@ encodes again only from a cut where the tokenizer's pipeline starts afresh:
   after a line end, as :meth:`lbpe.tokenizer.Tokenizer.safe_cut` and
   :meth:`~lbpe.tokenizer.Tokenizer.continued` promise, and only where no special or added
   token's text straddles the cut;
-* any other pipeline is compared again in full.
+* any other pipeline is compared again in full, and so is every edit when one of the methods
+  is BPE-dropout (its draws follow the whole text) or when the pair of methods changes.
 
 The differing spans are found again from the last common cut of the two segmentations before
 the change (:func:`lbpe.playground.display.model.common_cuts`, kept with the comparison), and a pane's
@@ -38,9 +39,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from lbpe.playground.display.model import Comparison, Side, _spans, common_cuts, compare
-from lbpe.playground.display.render import _assemble, _Markup, _markup, _pane
-from lbpe.tokenizer import MODES, Segment, Tokenizer, replace_surrogates
+from lbpe.playground.display.model import (
+    DEFAULT_METHODS,
+    Comparison,
+    Side,
+    _spans,
+    check_methods,
+    common_cuts,
+    compare,
+    segment_with,
+)
+from lbpe.playground.display.render import _assemble, _Markup, _markup, _pane, between
+from lbpe.tokenizer import MODES, Method, Segment, Tokenizer, replace_surrogates
 from lbpe.user_regex import deadline
 
 __all__ = ["Recompare"]
@@ -78,27 +88,59 @@ class Recompare:
         """Drop the kept comparison (its memory)."""
         self._last = None
 
-    def compare(self, tok: Tokenizer, text: str, *, specials: bool = False) -> Comparison:
-        """:func:`lbpe.playground.display.compare` of ``text``, from the last comparison where it can."""
+    def compare(
+        self,
+        tok: Tokenizer,
+        text: str,
+        *,
+        specials: bool = False,
+        methods: Sequence[str] = DEFAULT_METHODS,
+        dropout: float | None = None,
+        seed: int | None = None,
+    ) -> Comparison:
+        """:func:`lbpe.playground.display.compare` of ``text``, from the last comparison where it can
+        (one of the same two ``methods`` with the same options)."""
         if not isinstance(text, str):
             raise TypeError(f"text must be str, not {type(text).__name__}")
+        pair = check_methods(methods, dropout, seed)
         with self._lock:
-            return self._compare(tok, replace_surrogates(text), specials)
+            return self._compare(tok, replace_surrogates(text), specials, pair, dropout, seed)
 
-    def _compare(self, tok: Tokenizer, text: str, specials: bool) -> Comparison:
+    def _compare(
+        self,
+        tok: Tokenizer,
+        text: str,
+        specials: bool,
+        pair: tuple[Method, Method],
+        dropout: float | None,
+        seed: int | None,
+    ) -> Comparison:
         last = self._last
         self.reused = 0
-        if last is not None and last.tok is tok and last.specials == specials:
+        if (
+            last is not None
+            and last.tok is tok
+            and last.specials == specials
+            and (last.comparison.methods, last.comparison.dropout, last.comparison.seed) == (pair, dropout, seed)
+        ):
             if text == last.comparison.text:
                 return last.comparison
-            again = self._edited(last, text)
+            again = None if "dropout" in pair else self._edited(last, text)
             if again is not None:
                 return again
-        return self._full(tok, text, specials)
+        return self._full(tok, text, specials, pair, dropout, seed)
 
-    def _full(self, tok: Tokenizer, text: str, specials: bool) -> Comparison:
+    def _full(
+        self,
+        tok: Tokenizer,
+        text: str,
+        specials: bool,
+        pair: tuple[Method, Method],
+        dropout: float | None,
+        seed: int | None,
+    ) -> Comparison:
         self._last = None  # its memory goes before the new comparison's comes
-        comparison = compare(tok, text, specials=specials)
+        comparison = compare(tok, text, specials=specials, methods=pair, dropout=dropout, seed=seed)
         allowed: Literal["all"] | frozenset[str] = "all" if specials else frozenset()
         with deadline(len(text)):
             pieces = tok.located_pieces(comparison.text, allowed_special=allowed)
@@ -134,12 +176,12 @@ class Recompare:
                 return None
             sides = {}
             kept = {}
-            for mode in MODES:
+            for mode, method in zip(MODES, old.methods):
                 segs = old.side(mode).segments
                 k = _before(segs, cut)
                 if k is None:
                     return None
-                tail = tail_tok.segment(text[cut:], mode=mode, allowed_special=allowed, disallowed_special=())
+                tail = segment_with(tail_tok, text[cut:], method, last.specials, None, None)
                 kept[mode] = k
                 sides[mode] = segs[:k] + tuple(_shifted(s, cut) for s in tail)
             if pieces is not None and cut < len(text):
@@ -162,9 +204,10 @@ class Recompare:
             text=text,
             vocab=old.vocab,
             unit=old.unit,
-            bpe=Side("bpe", a, nbytes, len(text)),
-            lbpe=Side("lbpe", b, nbytes, len(text)),
+            bpe=Side(old.bpe.mode, a, nbytes, len(text)),
+            lbpe=Side(old.lbpe.mode, b, nbytes, len(text)),
             differ=differ,
+            methods=old.methods,
         )
         self._last = _Last(
             last.tok, last.specials, comparison, pieces, specials_at, cuts, last.number + 1, lo, last.drawn
@@ -187,7 +230,14 @@ class Recompare:
         ranges = sorted(comparison.differ)
         key = (mode, bool(show_whitespace), bool(show_ids))
         if last is None or last.comparison is not comparison:
-            parts = _markup(side.segments, comparison.text, ranges, show_whitespace=show_whitespace, show_ids=show_ids)
+            parts = _markup(
+                side.segments,
+                comparison.text,
+                ranges,
+                show_whitespace=show_whitespace,
+                show_ids=show_ids,
+                between=between(comparison),
+            )
             return _pane(comparison, mode, _assemble(parts, comparison.text, show_whitespace))
         drawn = last.drawn.get(key)
         kept = None
@@ -196,7 +246,13 @@ class Recompare:
         elif drawn is not None and drawn[0] == last.number:
             return _pane(comparison, mode, _assemble(drawn[1], comparison.text, show_whitespace))
         parts = _markup(
-            side.segments, comparison.text, ranges, show_whitespace=show_whitespace, show_ids=show_ids, kept=kept
+            side.segments,
+            comparison.text,
+            ranges,
+            show_whitespace=show_whitespace,
+            show_ids=show_ids,
+            kept=kept,
+            between=between(comparison),
         )
         last.drawn = {k: v for k, v in last.drawn.items() if k[1:] == key[1:] and k != key}  # the other mode's
         last.drawn[key] = (last.number, parts)

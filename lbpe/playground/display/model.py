@@ -9,6 +9,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from lbpe.analysis.agreement import text_agreement
 from lbpe.analysis.comparison import compare_json
@@ -16,7 +17,9 @@ from lbpe.analysis.counting import count_words, token_lengths
 from lbpe.analysis.metrics import RENYI_POWER
 from lbpe.analysis.stats import PerToken, Stats
 from lbpe.errors import LbpeError
-from lbpe.tokenizer import MODES, Mode, Segment, Tokenizer, replace_surrogates
+from lbpe.playground.display.format import METHOD_NAMES
+from lbpe.tokenizer import METHODS, MODES, Method, Segment, Tokenizer, replace_surrogates
+from lbpe.tokenizer.checks import check_dropout
 from lbpe.user_regex import deadline
 
 
@@ -24,7 +27,7 @@ from lbpe.user_regex import deadline
 class Side(PerToken):
     """One segmentation of the text, with the counts the metrics are made of."""
 
-    mode: Mode
+    mode: Method  # the inference method that made it
     segments: tuple[Segment, ...]
     bytes: int
     chars: int
@@ -48,12 +51,42 @@ class Side(PerToken):
         }
 
 
+#: The pair :func:`compare` compares unless told otherwise: classic BPE (left) and LBPE (right).
+DEFAULT_METHODS: tuple[Method, Method] = ("bpe", "lbpe")
+
+
+def check_methods(
+    methods: Sequence[str], dropout: float | None = None, seed: int | None = None
+) -> tuple[Method, Method]:
+    """``methods`` as a checked pair ``(left, right)``: two different methods of
+    :data:`lbpe.METHODS`; ``dropout`` (required then) and ``seed`` only when one of them is
+    ``"dropout"``. Each error is one line that says what to pass instead."""
+    names = ", ".join(METHODS)
+    if isinstance(methods, str) or len(methods) != 2:
+        raise LbpeError(f"methods must be two inference methods, left and right (e.g. bpe,lbpe), not {methods!r}")
+    for m in methods:
+        if m not in METHODS:
+            raise LbpeError(f"unknown inference method {m!r}; the methods are {names}")
+    left, right = methods
+    if left == right:
+        raise LbpeError(f"compare two different methods, not {left!r} with itself")
+    if "dropout" in methods:
+        check_dropout("dropout", dropout, seed)
+    elif dropout is not None or seed is not None:
+        given = "dropout" if dropout is not None else "seed"
+        raise LbpeError(f"a {given} only applies when one of the methods is dropout, not to {left} and {right}")
+    return (left, right)  # type: ignore[return-value]  # both checked against METHODS
+
+
 @dataclass(frozen=True)
 class Comparison:
     """Both segmentations of ``text`` and the character ranges where they differ.
 
     ``text`` is the input with lone surrogates replaced by U+FFFD (what the tokenizer
-    encodes; segment offsets index into it).
+    encodes; segment offsets index into it). The two sides keep the classic pair's names as
+    their roles: ``bpe`` is the left one, the baseline, made by ``methods[0]``; ``lbpe`` the
+    right one, compared with it, made by ``methods[1]`` (``("bpe", "lbpe")`` unless
+    :func:`compare` was given another pair; ``dropout``/``seed``: BPE-dropout's options then).
     """
 
     text: str
@@ -62,11 +95,32 @@ class Comparison:
     bpe: Side
     lbpe: Side
     differ: tuple[tuple[int, int], ...]
+    methods: tuple[Method, Method] = DEFAULT_METHODS
+    dropout: float | None = None
+    seed: int | None = None
 
     def side(self, mode: str) -> Side:
+        """The side in the role ``mode``: ``"bpe"`` the left (baseline), ``"lbpe"`` the right."""
         if mode not in MODES:
             raise ValueError(f"mode must be 'bpe' or 'lbpe', not {mode!r}")
         return self.bpe if mode == "bpe" else self.lbpe
+
+    @property
+    def names(self) -> dict[str, str]:
+        """The display name of each role's method (``{"bpe": "BPE", "lbpe": "LBPE"}`` for the
+        classic pair); BPE-dropout's with its rate."""
+
+        def name(method: str) -> str:
+            if method == "dropout":
+                return f"{METHOD_NAMES[method]} {self.dropout:g}"
+            return METHOD_NAMES[method]
+
+        return {"bpe": name(self.methods[0]), "lbpe": name(self.methods[1])}
+
+    @property
+    def classic(self) -> bool:
+        """Whether this compares BPE with LBPE (the paper's pair, whose predictions apply)."""
+        return self.methods == DEFAULT_METHODS
 
     @property
     def token_change(self) -> int:
@@ -81,7 +135,7 @@ class Comparison:
         """A JSON-able summary: per mode counts and ids, ``token_change`` (LBPE tokens minus BPE
         tokens, a count; the relative change is :func:`lbpe.analysis.comparison.compare_json`'s
         ``change.tokens``) and the differing ranges."""
-        return {
+        out = {
             "vocab": self.vocab,
             "unit": self.unit,
             "bpe": self.bpe.to_json(),
@@ -89,30 +143,36 @@ class Comparison:
             "token_change": self.token_change,
             "differ": [list(r) for r in self.differ],
         }
+        if not self.classic:  # the keys "bpe" and "lbpe" are then the left and the right side
+            out["methods"] = list(self.methods)
+            if "dropout" in self.methods:
+                out.update(dropout=self.dropout, seed=self.seed)
+        return out
 
 
-def compare(tok: Tokenizer, text: str, *, specials: bool = False) -> Comparison:
-    """Segment ``text`` with classic BPE and with LBPE and find where they differ.
+def compare(
+    tok: Tokenizer,
+    text: str,
+    *,
+    specials: bool = False,
+    methods: Sequence[str] = DEFAULT_METHODS,
+    dropout: float | None = None,
+    seed: int | None = None,
+) -> Comparison:
+    """Segment ``text`` with classic BPE and with LBPE (or with the two ``methods`` of
+    :data:`lbpe.METHODS`, left and right: see :func:`check_methods`) and find where they differ.
 
     Special-token strings in ``text`` (``<|endoftext|>``) are ordinary text unless
     ``specials``: then each becomes its special token, as ``allowed_special="all"`` does."""
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}")
+    pair = check_methods(methods, dropout, seed)
     text = replace_surrogates(text)
     nbytes = len(text.encode("utf-8"))
     with deadline(len(text)):  # both modes share one time allowance for a file's own patterns
         sides = {
-            mode: Side(
-                mode,
-                tuple(
-                    tok.segment(
-                        text, mode=mode, allowed_special="all" if specials else frozenset(), disallowed_special=()
-                    )
-                ),
-                nbytes,
-                len(text),
-            )
-            for mode in MODES
+            role: Side(method, tuple(segment_with(tok, text, method, specials, dropout, seed)), nbytes, len(text))
+            for role, method in zip(MODES, pair)
         }
     return Comparison(
         text=text,
@@ -121,7 +181,21 @@ def compare(tok: Tokenizer, text: str, *, specials: bool = False) -> Comparison:
         bpe=sides["bpe"],
         lbpe=sides["lbpe"],
         differ=differing_spans(sides["bpe"].segments, sides["lbpe"].segments),
+        methods=pair,
+        dropout=dropout if "dropout" in pair else None,
+        seed=seed if "dropout" in pair else None,
     )
+
+
+def segment_with(
+    tok: Tokenizer, text: str, method: Method, specials: bool, dropout: float | None, seed: int | None
+) -> list[Segment]:
+    """``text``'s segments by ``method`` as a comparison takes them (special-token strings
+    ordinary text unless ``specials``; ``dropout``/``seed`` for BPE-dropout only)."""
+    allowed: Literal["all"] | frozenset[str] = "all" if specials else frozenset()
+    if method != "dropout":
+        return tok.segment(text, mode=method, allowed_special=allowed, disallowed_special=())
+    return tok.segment(text, mode=method, allowed_special=allowed, disallowed_special=(), dropout=dropout, seed=seed)
 
 
 def _cuts(segments: Sequence[Segment]) -> set[int]:

@@ -11,7 +11,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from lbpe.playground.display.format import MODE_NAMES, quote, signed
+from lbpe.playground.display.format import quote, signed
 from lbpe.playground.display.model import Comparison, differences
 from lbpe.playground.display.tables import summary_rows
 from lbpe.tokenizer import MODES, Segment, Tokenizer
@@ -26,15 +26,19 @@ MAX_LISTED_DIFFERENCES = 1000
 
 def differences_html(comparison: Comparison) -> str:
     """The list of differences (``<details class="lbpe-diffs">``): per span its text, BPE's
-    tokens -> LBPE's tokens and the change in tokens, as buttons that ``lbpe/playground/display/panes.js`` turns
-    into "scroll both panes there"; each side's tokens shown as the panes show them (byte tokens
-    of one character as that character, their bytes in its title). A text where the two agree
+    tokens -> LBPE's tokens (the left method's -> the right one's) and the change in tokens, as
+    buttons that ``lbpe/playground/display/panes.js`` turns into "scroll both panes there"; each
+    side's tokens shown as the panes show them (byte tokens of one character as that character,
+    their bytes in its title). A text where the two agree
     says so; no text, nothing."""
     diffs = differences(comparison)
     if not diffs:
         if not comparison.text:
             return ""
-        return '<p class="lbpe-diffs lbpe-agree">BPE and LBPE agree here: the same tokens over the whole text.</p>'
+        left, right = (html.escape(comparison.names[mode]) for mode in MODES)
+        return (
+            f'<p class="lbpe-diffs lbpe-agree">{left} and {right} agree here: the same tokens over the whole text.</p>'
+        )
     change = sum(d.change for d in diffs)
     items = []
     shown = {mode: _listed_tokens(comparison, mode) for mode in MODES}
@@ -50,7 +54,7 @@ def differences_html(comparison: Comparison) -> str:
     n = len(diffs)
     return (
         f'<details class="lbpe-diffs" open><summary>{n:,} differing span{"s" if n != 1 else ""}: '
-        f"LBPE {change:+,d} token{'' if abs(change) == 1 else 's'} over them "
+        f"{html.escape(comparison.names['lbpe'])} {change:+,d} token{'' if abs(change) == 1 else 's'} over them "
         "(click one to see it in both panes)</summary>"
         f"<ol>{''.join(items)}</ol></details>"
     )
@@ -173,6 +177,7 @@ def render_html(
     differ: Sequence[tuple[int, int]] = (),
     show_whitespace: bool = True,
     show_ids: bool = False,
+    between: str = "BPE and LBPE",
 ) -> str:
     """Escaped HTML for one segmentation of ``text`` (``<div class="lbpe-tokens">``).
 
@@ -185,7 +190,7 @@ def render_html(
       character is shown once, in one span with the extra class ``lbpe-bytes`` (a dashed
       border), and the tooltip lists each token's bytes as ``\\xNN`` -- never U+FFFD;
     * tokens inside one of the ``differ`` ranges (see :func:`differing_spans`) get
-      ``lbpe-diff``; special tokens ``lbpe-special``; text no token covers (removed by a
+      ``lbpe-diff`` (their title says it differs ``between`` the two methods); special tokens ``lbpe-special``; text no token covers (removed by a
       normaliser) is shown struck through (``lbpe-gap``);
     * ``show_whitespace``: space, tab, CR and newline as dimmed glyphs (``·`` ``→`` ``␍``
       ``↵``); without it the ``div`` gets ``lbpe-plain``, whose tokens never wrap inside (a
@@ -207,7 +212,7 @@ def render_html(
     >>> print(render_html([Segment(5, 0, 1, b"\\xc3", partial=True), Segment(6, 0, 1, b"\\xa9", partial=True)], "é"))
     <div class="lbpe-tokens"><span class="lbpe-tok lbpe-c0 lbpe-bytes" data-s="0" data-e="1" data-i="5 6" title="2 tokens for &quot;é&quot;&#10;#5  \\xc3&#10;#6  \\xa9">é</span></div>
     """  # noqa: E501 - a doctest's expected output is one line
-    parts = _markup(segments, text, sorted(differ), show_whitespace=show_whitespace, show_ids=show_ids)
+    parts = _markup(segments, text, sorted(differ), show_whitespace=show_whitespace, show_ids=show_ids, between=between)
     return _assemble(parts, text, show_whitespace)
 
 
@@ -246,6 +251,7 @@ def _markup(
     show_whitespace: bool,
     show_ids: bool,
     kept: _Markup | None = None,
+    between: str = "BPE and LBPE",
 ) -> _Markup:
     """The markup of every token group (see :func:`render_html`), going on after ``kept``: the
     markup of the same text's groups up to a point where the segments and the ``ranges``
@@ -297,7 +303,7 @@ def _markup(
             lines.append("special token")
         if classes_diff and _in_ranges(range_starts, ranges, group[0].start, end):
             classes.append("lbpe-diff")
-            lines.append("differs between BPE and LBPE")
+            lines.append(f"differs between {between}")
         if chars:
             body = _escape(chars, show_whitespace)
         else:
@@ -368,32 +374,42 @@ def render_pane(comparison: Comparison, mode: str, *, show_whitespace: bool = Tr
     """One side of a comparison: a heading (mode, token count, differing spans) over
     :func:`render_html`. The outer ``div`` carries ``data-mode`` and ``data-tokens``; the
     tokens' box is one Tab stop, a group named for its mode, inside which
-    ``lbpe/playground/display/panes.js`` moves the focus from token to token with the arrow keys."""
+    ``lbpe/playground/display/panes.js`` moves the focus from token to token with the arrow keys.
+    The heading names the side's method; a pair other than BPE and LBPE also puts it in
+    ``data-method`` (``data-mode`` stays the role: ``bpe`` left, ``lbpe`` right)."""
     body = render_html(
         comparison.side(mode).segments,
         comparison.text,
         differ=comparison.differ,
         show_whitespace=show_whitespace,
         show_ids=show_ids,
+        between=between(comparison),
     )
     return _pane(comparison, mode, body)
+
+
+def between(comparison: Comparison) -> str:
+    """What a differing token's title says it differs between: the two methods' names."""
+    return " and ".join(comparison.names[mode] for mode in MODES)
 
 
 def _pane(comparison: Comparison, mode: str, body: str) -> str:
     """:func:`render_pane` around ``body``, the :func:`render_html` of its side."""
     side = comparison.side(mode)
+    name = html.escape(comparison.names[mode], quote=True)
+    method = "" if comparison.classic else f' data-method="{side.mode}"'
     ndiff = len(comparison.differ)
     if ndiff:
         body = body.replace('<div class="lbpe-tokens', '<div class="lbpe-tokens lbpe-has-diff', 1)
     if not comparison.text:
         body = '<div class="lbpe-tokens"><span class="lbpe-empty-text">(no text)</span></div>'
     else:
-        keys = f"{MODE_NAMES[mode]} tokens: the arrow keys move between them, Enter explains one"
+        keys = f"{name} tokens: the arrow keys move between them, Enter explains one"
         body = body.replace("<div ", f'<div tabindex="0" role="group" aria-label="{keys}" ', 1)
     diff_note = f'<span class="lbpe-ndiff">{ndiff} differing span{"s" if ndiff != 1 else ""}</span>' if ndiff else ""
     return (
-        f'<div class="lbpe-pane" data-mode="{mode}" data-tokens="{side.tokens}" data-differ="{ndiff}">'
-        f'<div class="lbpe-head"><span class="lbpe-mode">{MODE_NAMES[mode]}</span>'
+        f'<div class="lbpe-pane" data-mode="{mode}"{method} data-tokens="{side.tokens}" data-differ="{ndiff}">'
+        f'<div class="lbpe-head"><span class="lbpe-mode">{name}</span>'
         f'<span class="lbpe-count">{side.tokens} token{"s" if side.tokens != 1 else ""}</span>{diff_note}</div>'
         f"{body}</div>"
     )
@@ -406,8 +422,19 @@ def metrics_html(comparison: Comparison, summary: dict | None = None) -> str:
     With ``summary`` (:func:`comparison_summary`), a folded section below adds every metric of
     :data:`lbpe.analysis.metrics.CATALOGUE`, the frequency by token length and the agreement of the two
     segmentations, each with what it means and the way the paper predicts it moves.
+
+    Another pair of methods (:attr:`Comparison.methods`) is headed by their names, left
+    first, and its folded section has no column of the paper's predictions (they are about
+    LBPE against BPE).
     """
     b, lb = comparison.bpe, comparison.lbpe
+    left, right = (html.escape(comparison.names[mode]) for mode in MODES)
+    paper = comparison.classic
+
+    def named(words: str) -> str:
+        """A metric's words about BPE and LBPE, about the two methods compared."""
+        return words if paper else _MODE_WORD.sub(lambda m: comparison.names[m.group().lower()], words)
+
     unit = "bytes" if comparison.unit == "byte" else "characters"
 
     def verdict(delta: float, lower_is_better: bool) -> str:
@@ -450,23 +477,30 @@ def metrics_html(comparison: Comparison, summary: dict | None = None) -> str:
         body = "".join(
             # the meaning opens under the row's name: by a click, a tap or the keyboard (a title
             # would be hover-only)
-            f'<tr><td><details class="lbpe-meaning"><summary>{html.escape(row.label)}</summary>'
-            f'<span class="lbpe-meaning-text">{html.escape(row.meaning)}</span></details></td><td>{row.bpe}</td>'
-            f'<td>{row.lbpe}</td><td class="{_VERDICT[row.as_predicted]}">{row.change}</td>'
-            f"<td>{html.escape(row.paper)}</td></tr>"
+            f'<tr><td><details class="lbpe-meaning"><summary>{html.escape(named(row.label))}</summary>'
+            f'<span class="lbpe-meaning-text">{html.escape(named(row.meaning))}</span></details></td><td>{row.bpe}</td>'
+            f'<td>{row.lbpe}</td><td class="{_VERDICT[row.as_predicted] if paper else ""}">{row.change}</td>'
+            + (f"<td>{html.escape(row.paper)}</td>" if paper else "")
+            + "</tr>"
             for row in summary_rows(summary)
             if row.key not in shown and not row.key.startswith("length ")
         )
         more = (
             '<details class="lbpe-more"><summary>Frequency balance, Rényi efficiency and agreement '
             "(open a row's name for what it means)</summary>"
-            '<table class="lbpe-metrics"><thead><tr><th></th><th>BPE</th><th>LBPE</th><th>LBPE \u2212 BPE</th>'
-            f"<th>paper predicts</th></tr></thead><tbody>{body}</tbody></table></details>"
+            '<table class="lbpe-metrics"><thead><tr><th></th>'
+            f"<th>{left}</th><th>{right}</th><th>{right} \u2212 {left}</th>"
+            + ("<th>paper predicts</th>" if paper else "")
+            + f"</tr></thead><tbody>{body}</tbody></table></details>"
         )
     return (
-        '<table class="lbpe-metrics"><thead><tr><th></th><th>BPE</th><th>LBPE</th><th>LBPE \u2212 BPE</th></tr></thead>'
-        f'<tbody>{cells}</tbody></table><div class="lbpe-legend">{note}</div>{more}'
+        f'<table class="lbpe-metrics"><thead><tr><th></th><th>{left}</th><th>{right}</th><th>{right} \u2212 {left}</th>'
+        f'</tr></thead><tbody>{cells}</tbody></table><div class="lbpe-legend">{note}</div>{more}'
     )
+
+
+#: "BPE" or "LBPE" as a word (a metric's meaning names the classic pair).
+_MODE_WORD = re.compile(r"\bL?BPE\b")
 
 
 _VERDICT = {True: "lbpe-better", False: "lbpe-worse", None: ""}

@@ -1,7 +1,9 @@
 """A playground's state in a link: what a URL's query may ask of the Compare view.
 
 A link carries the text (``t``, when short; else its length, ``tl``), a bundled vocabulary (``v``; uploaded files never
-go in a link), the display toggles (``ws``, ``ids``, ``sp``), the span to explain (``x``), where
+go in a link), the display toggles (``ws``, ``ids``, ``sp``), the two methods compared when
+they are not BPE and LBPE (``m=longest-prefix,least-tokens``; with ``dropout``, its rate ``dr``
+and seed ``seed``), the span to explain (``x``), where
 it starts in the text (``xa``) and the open view (``view``). :func:`link_state` reads such a
 query and says what it left out.
 """
@@ -11,6 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from lbpe.analysis.explain import MAX_EXPLAIN_CHARS
+from lbpe.errors import LbpeError
+from lbpe.playground.display.model import DEFAULT_METHODS, check_methods
 from lbpe.presets import VOCAB_PRESETS
 
 __all__ = ["MAX_LINK_TEXT", "VIEWS", "link_state"]
@@ -27,11 +31,15 @@ def link_state(params: dict[str, str], *, text_chars: int) -> dict[str, Any]:
     ``tl`` the length of a text too long to carry (said in ``notes``), ``ws``/``ids``/``sp``
     toggles (``0``/``1``; ``sp``: special tokens as specials), ``x`` the span to explain, ``xa``
     where it starts in the text (``explain_at``; without it the span is explained on its own),
-    ``view`` the open tab. Anything unknown, malformed or too long is left at
+    ``m`` the two methods, left and right (``methods``, a pair of :data:`lbpe.METHODS`; without it
+    BPE and LBPE), ``dr`` and ``seed`` BPE-dropout's rate and seed when one of them is dropout
+    (``dropout``, ``seed``), ``view`` the open tab. Anything unknown, malformed or too long is left at
     its default, and ``notes`` says what was left out.
 
     >>> link_state({"v": "gpt2", "ws": "0", "view": "across"}, text_chars=100)
     {'notes': [], 'vocab': 'gpt2', 'show_whitespace': False, 'view': 'across'}
+    >>> link_state({"m": "longest-prefix,lbpe"}, text_chars=100)
+    {'notes': [], 'methods': ('longest-prefix', 'lbpe')}
     >>> link_state({"v": "upload: mine.json"}, text_chars=100)["notes"][0][:43]
     'It names the vocabulary “upload: mine.json”'
     """
@@ -59,6 +67,7 @@ def link_state(params: dict[str, str], *, text_chars: int) -> dict[str, Any]:
     for key, name in (("ws", "show_whitespace"), ("ids", "show_ids"), ("sp", "specials")):
         if params.get(key) in ("0", "1"):
             out[name] = params[key] == "1"
+    _methods(params, out)
     span = params.get("x")
     if span:
         out["explain"] = span[:MAX_EXPLAIN_CHARS]
@@ -68,3 +77,30 @@ def link_state(params: dict[str, str], *, text_chars: int) -> dict[str, Any]:
     if params.get("view") in VIEWS:
         out["view"] = params["view"]
     return out
+
+
+def _methods(params: dict[str, str], out: dict[str, Any]) -> None:
+    """The link's pair of methods (``m``, with ``dr`` and ``seed`` for dropout) into ``out``,
+    when it is one the Compare view can show; else a note, and BPE and LBPE."""
+    spec = params.get("m")
+    if not spec:
+        return
+    pair = tuple(spec[:100].split(","))
+    rate: float | None = None
+    seed: int | None = None
+    if "dropout" in pair:
+        try:
+            rate = float(params.get("dr", "0.1")[:20])
+        except ValueError:
+            rate = -1.0  # check_methods says what a rate is
+        raw = params.get("seed", "")
+        seed = int(raw) if raw.isascii() and raw.lstrip("-").isdigit() and len(raw) <= 12 else None
+    try:
+        methods = check_methods(pair, rate, seed)
+    except LbpeError as exc:
+        out["notes"].append(f"Its methods “{spec[:60]}” cannot be compared ({exc}): BPE and LBPE are shown.")
+        return
+    if methods != DEFAULT_METHODS:
+        out["methods"] = methods
+        if rate is not None:
+            out["dropout"], out["seed"] = rate, seed

@@ -69,14 +69,23 @@ def compare(
     show_ids: bool = False,
     state: Any = None,
     specials: bool = False,
+    left: str = "bpe",
+    right: str = "lbpe",
+    dropout: Any = None,
+    seed: Any = None,
 ):
-    """Both segmentations of ``text`` with ``vocab`` (:func:`lbpe.playground.service.compare_view`).
+    """Both segmentations of ``text`` with ``vocab`` (:func:`lbpe.playground.service.compare_view`):
+    by the methods ``left`` and ``right`` (BPE and LBPE unless told otherwise; ``dropout`` and
+    ``seed``, BPE-dropout's rate and seed, are read only when one of them is dropout).
 
     Returns ``(BPE pane HTML, LBPE pane HTML, metrics HTML, token-length figure, frequency
     figure, details JSON, list of differences HTML)``; the details hold the ids, the differing
     ranges, the length shift and every metric (``"metrics"``: :func:`lbpe.analysis.comparison.compare_json` of
-    the text).
+    the text). For another pair the panes are the left and the right method's, and the details
+    name them (``"methods"``).
     """
+    methods = (left or "bpe", right or "lbpe")
+    rate, seeded = (_rate(dropout), _seed(seed)) if "dropout" in methods else (None, None)
     text, cut = text or "", ""
     if len(text) > common.LIMITS.text_chars:
         cut, text = _cut_note(len(text)), text[: common.LIMITS.text_chars]
@@ -87,6 +96,9 @@ def compare(
         show_ids=show_ids,
         specials=bool(specials),
         again=_recompare(state),
+        methods=methods,
+        dropout=rate,
+        seed=seeded,
     )
     note = f'<p class="lbpe-cut" role="status">{html.escape(cut)}</p>' if cut else ""
     return (
@@ -97,6 +109,42 @@ def compare(
         _figure(view["frequency_figure"]),
         {**view["summary"], "length_shift": view["length_shift"], "metrics": view["stats"]},
         view["differences"],
+    )
+
+
+def _rate(value: Any) -> float | None:
+    """The dropout rate box's value as a number (``None``: empty, which the view says it needs)."""
+    if value is None or value == "":
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise gr.Error(f"The dropout rate must be a number from 0 to 1 (e.g. 0.1), not {str(value)[:20]!r}.") from None
+
+
+def _seed(value: Any) -> int | None:
+    """The seed box's value as a whole number (``None``: empty, fresh randomness each time)."""
+    if value is None or value == "":
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = 0.5
+    if not number.is_integer():
+        raise gr.Error(f"The seed must be a whole number (or empty), not {str(value)[:20]!r}.")
+    return int(number)
+
+
+def pair_controls(left: str = "bpe", right: str = "lbpe"):
+    """The methods picked changed: the id boxes' labels name them (each pane's heading, in its
+    markup, does already), and the dropout rate and seed show only while one of them is
+    dropout. Returns updates for ``(left ids, right ids, dropout rate, seed)``."""
+    names = [display.METHOD_NAMES.get(m, str(m)) for m in (left, right)]
+    dropout = "dropout" in (left, right)
+    return (
+        *(gr.update(label=f"{name} ids") for name in names),
+        gr.update(visible=dropout),
+        gr.update(visible=dropout),
     )
 
 
@@ -188,7 +236,8 @@ def decode_ids(ids: str, vocab: str = DEFAULT_PRESET, state: Any = None) -> str:
 
 
 def ids_text(details: Any) -> tuple[str, str]:
-    """The BPE and LBPE ids of the last comparison, space-separated, for the copy boxes."""
+    """The BPE and LBPE ids (the left and the right method's) of the last comparison,
+    space-separated, for the copy boxes."""
     if not isinstance(details, dict) or "bpe" not in details:
         return "", ""
     return " ".join(map(str, details["bpe"]["ids"])), " ".join(map(str, details["lbpe"]["ids"]))

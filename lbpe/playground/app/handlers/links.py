@@ -7,7 +7,7 @@ import html
 import gradio as gr
 
 from lbpe.playground.app.handlers import common
-from lbpe.playground.app.handlers.compare_tab import DEFAULT_EXPLAIN, DEFAULT_TEXT, compare
+from lbpe.playground.app.handlers.compare_tab import DEFAULT_EXPLAIN, DEFAULT_TEXT, compare, pair_controls
 from lbpe.playground.examples import DEFAULT_EXAMPLE
 from lbpe.playground.service import link_state
 
@@ -19,15 +19,17 @@ def _link_note(text: str) -> str:
 
 
 #: The parts of a link that change the Compare view (the page hides it until they are applied).
-LINK_COMPARE_KEYS = ("text", "vocab", "show_whitespace", "show_ids", "specials")
+LINK_COMPARE_KEYS = ("text", "vocab", "show_whitespace", "show_ids", "specials", "methods")
 
 
 def restore(request: gr.Request):
     """Page load: apply the link's query (:func:`lbpe.playground.service.link_state`). Returns updates for
     ``(text, vocabulary, whitespace, ids, specials, explain span, where it starts in the text,
-    tabs, link note)`` and then :func:`compare`'s seven outputs for the link's text, so its text
-    and its panes arrive together (kept as they are when the link changes none of them); a span
-    without a place is explained on its own."""
+    tabs, link note)``, then :func:`compare`'s seven outputs for the link's text, so its text
+    and its panes arrive together (kept as they are when the link changes none of them), then
+    ``(left method, right method, dropout rate, seed)`` and the labels and boxes they show
+    (:func:`pair_controls`, four updates); a span without a place is explained on its own, and a
+    link without methods compares BPE and LBPE."""
     wanted = link_state(dict(request.query_params) if request is not None else {}, text_chars=common.LIMITS.text_chars)
     keep = gr.update()
     picked = [wanted.get(key, keep) for key in ("text", "vocab", "show_whitespace", "show_ids", "specials", "explain")]
@@ -38,6 +40,7 @@ def restore(request: gr.Request):
     tabs = gr.update(selected=wanted["view"]) if "view" in wanted else keep
     note = "About this link: " + " ".join(wanted["notes"]) if wanted["notes"] else ""
     shown: tuple = (keep,) * 7
+    methods = wanted.get("methods", ("bpe", "lbpe"))
     if any(key in wanted for key in LINK_COMPARE_KEYS):
         shown = compare(
             wanted.get("text", DEFAULT_TEXT),
@@ -46,5 +49,12 @@ def restore(request: gr.Request):
             wanted.get("show_ids", False),
             None,
             wanted.get("specials", False),
+            *methods,
+            wanted.get("dropout"),
+            wanted.get("seed"),
         )
-    return (*picked, tabs, _link_note(note), *shown)
+    pair: tuple = (keep,) * 8
+    if "methods" in wanted:
+        rate = wanted.get("dropout", keep)  # the seed: the link's, none (fresh draws) when it has none
+        pair = (*methods, rate, wanted.get("seed") if "dropout" in methods else keep, *pair_controls(*methods))
+    return (*picked, tabs, _link_note(note), *shown, *pair)

@@ -22,13 +22,16 @@ from lbpe.playground.app.handlers import (
     get_tokenizer,
     ids_text,
     load_text,
+    pair_controls,
     play_tick,
     play_toggle,
 )
 from lbpe.playground.app.parts import IDS_ONLY, PANE_JS, PANE_TEMPLATE, in_browser, js, says_why
 from lbpe.playground.app.tabs import Shared
+from lbpe.playground.display import METHOD_NAMES
 from lbpe.playground.examples import DEFAULT_EXAMPLE, EXAMPLES
 from lbpe.playground.service import explain_view
+from lbpe.tokenizer import METHODS
 
 
 @dataclass(frozen=True)
@@ -40,10 +43,16 @@ class CompareTab:
     show_ws: Any
     show_ids: Any
     show_special: Any
+    left: Any  # the methods compared (BPE and LBPE unless picked otherwise), BPE-dropout's rate and seed
+    right: Any
+    dropout: Any
+    seed: Any
     explain_box: Any
     explain_where: Any
     #: what :func:`lbpe.playground.app.handlers.compare` fills, in its order
     outputs: list
+    #: what :func:`lbpe.playground.app.handlers.pair_controls` fills, in its order
+    pair_outputs: list
 
 
 def build(shared: Shared) -> CompareTab:
@@ -91,6 +100,21 @@ def build(shared: Shared) -> CompareTab:
                 show_special = gr.Checkbox(
                     False, label="Special tokens (<|endoftext|>) as specials", elem_id="show-special"
                 )
+                methods = [(METHOD_NAMES[m], m) for m in METHODS]
+                # stacked: side by side, the column's width cuts "Longest prefix" short
+                left = gr.Dropdown(methods, value="bpe", label="Left method (the baseline)", elem_id="left-method")
+                right = gr.Dropdown(methods, value="lbpe", label="Right method", elem_id="right-method")
+                with gr.Row(elem_id="dropout-options"):
+                    dropout = gr.Number(
+                        0.1,
+                        minimum=0,
+                        maximum=1,
+                        step=0.05,
+                        label="Dropout rate",
+                        visible=False,
+                        elem_id="dropout-rate",
+                    )
+                    seed = gr.Number(0, precision=0, label="Seed (empty: fresh)", visible=False, elem_id="dropout-seed")
                 text_file = gr.File(
                     label="…or upload a .txt file",
                     file_types=[".txt", "text"],
@@ -192,10 +216,30 @@ def build(shared: Shared) -> CompareTab:
             elem_id="details-box",
         ) as details_box:
             details_view = gr.JSON(None, label="Details", elem_id="details-view")
+    # the methods name the panes and the id boxes; dropout's rate and seed show while it is picked
+    gr.on(
+        [left.change, right.change],
+        pair_controls,
+        [left, right],
+        pair_outputs := [bpe_ids, lbpe_ids, dropout, seed],
+        api_visibility="private",
+        queue=False,
+        show_progress="hidden",
+    )
     compared = gr.on(
-        [text.change, vocab.change, show_ws.change, show_ids.change, show_special.change],
+        [
+            text.change,
+            vocab.change,
+            show_ws.change,
+            show_ids.change,
+            show_special.change,
+            left.change,
+            right.change,
+            dropout.change,
+            seed.change,
+        ],
         compare,
-        [text, vocab, show_ws, show_ids, state, show_special],
+        [text, vocab, show_ws, show_ids, state, show_special, left, right, dropout, seed],
         [bpe_html, lbpe_html, metrics, plot, frequency_plot, details, differences],
         api_name="compare",
         trigger_mode="always_last",
@@ -291,7 +335,12 @@ def build(shared: Shared) -> CompareTab:
         show_ws=show_ws,
         show_ids=show_ids,
         show_special=show_special,
+        left=left,
+        right=right,
+        dropout=dropout,
+        seed=seed,
         explain_box=explain_box,
         explain_where=explain_where,
         outputs=[bpe_html, lbpe_html, metrics, plot, frequency_plot, details, differences],
+        pair_outputs=pair_outputs,
     )

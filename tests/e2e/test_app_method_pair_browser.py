@@ -1,0 +1,120 @@
+"""The Compare tab's method pickers in a real headless Chromium: pick longest-prefix and
+least-tokens, see each pane's count and heading be that method's (``Tokenizer.encode``), the
+address carry the pair, dropout's options appear with it, and a link open the pair it names.
+A screenshot goes to ``artifacts/screens/``."""
+
+from __future__ import annotations
+
+import sys
+from urllib.parse import quote, urlparse
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from lbpe.presets import load_preset
+from tests.support.app import ROOT, running_server
+from tests.support.browser import launch
+
+pytestmark = pytest.mark.slow(reason="Chromium drives the playground")
+
+SCREENS = ROOT / "artifacts" / "screens"
+TEXT = (
+    "The unbelievably overcomplicated anticonstitutional reorganisation of electroencephalography departments "
+    "continues."
+)
+VOCAB = "cl100k_base"
+TIMEOUT_MS = 60_000
+expect.set_options(timeout=TIMEOUT_MS)
+
+
+@pytest.fixture(scope="module")
+def server():
+    with running_server([sys.executable, "app.py", "--host", "127.0.0.1", "--port", "{port}"]) as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    requests: list[str] = []
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.on("request", lambda r: requests.append(r.url))
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    yield page
+    context.close()
+    assert not [u for u in requests if urlparse(u).hostname not in (None, "127.0.0.1")]
+
+
+def pane(page, role: str):
+    return page.locator(f"#{role}-pane .lbpe-pane")
+
+
+def pick(page, box: str, name: str) -> None:
+    page.locator(f"#{box} input").click()
+    page.get_by_role("option", name=name, exact=True).click()
+
+
+def expect_pane(page, role: str, name: str, ids: list[int]) -> None:
+    expect(pane(page, role).locator(".lbpe-mode")).to_have_text(name)
+    expect(pane(page, role)).to_have_attribute("data-tokens", str(len(ids)))
+    expect(pane(page, role).locator(".lbpe-count")).to_have_text(f"{len(ids)} tokens")
+
+
+def test_pick_longest_prefix_and_least_tokens(page, server):
+    tok = load_preset(VOCAB)
+    want = {
+        m: tok.encode(TEXT, mode=m, disallowed_special=()) for m in ("bpe", "lbpe", "longest-prefix", "least-tokens")
+    }
+    assert len(want["longest-prefix"]) != len(want["least-tokens"])
+    page.goto(f"{server.url}?t={quote(TEXT)}&v={VOCAB}")
+    expect_pane(page, "bpe", "BPE", want["bpe"])
+    expect_pane(page, "lbpe", "LBPE", want["lbpe"])
+    assert "m=" not in page.url
+    expect(page.locator("#dropout-rate")).to_be_hidden()
+
+    pick(page, "left-method", "Longest prefix")
+    pick(page, "right-method", "Least tokens")
+    expect_pane(page, "bpe", "Longest prefix", want["longest-prefix"])
+    expect_pane(page, "lbpe", "Least tokens", want["least-tokens"])
+    expect(pane(page, "bpe")).to_have_attribute("data-method", "longest-prefix")
+    expect(page.locator("#metrics th").first.locator("xpath=following-sibling::th[1]")).to_have_text("Longest prefix")
+    page.wait_for_function("() => new URL(location.href).searchParams.get('m') === 'longest-prefix,least-tokens'")
+    page.locator("#ids-box").get_by_text("Token ids").click()
+    expect(page.locator("#bpe-ids textarea")).to_have_value(" ".join(map(str, want["longest-prefix"])))
+    expect(page.locator("#bpe-ids")).to_contain_text("Longest prefix ids")
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENS / "app_method_pair.png"), full_page=True)
+
+    # dropout: its rate and seed appear, and the pane is BPE-dropout's with them
+    pick(page, "right-method", "BPE-dropout")
+    expect(page.locator("#dropout-rate")).to_be_visible()
+    expect(page.locator("#dropout-seed")).to_be_visible()
+    dropped = tok.encode(TEXT, mode="dropout", dropout=0.1, seed=0, disallowed_special=())
+    expect_pane(page, "lbpe", "BPE-dropout 0.1", dropped)
+    page.wait_for_function("() => new URL(location.href).searchParams.get('dr') === '0.1'")
+    page.screenshot(path=str(SCREENS / "app_method_pair_dropout.png"), full_page=True)
+
+    # the same method on both sides: the reason beside the text, the last panes kept
+    pick(page, "right-method", "Longest prefix")
+    expect(page.locator("#compare-note")).to_contain_text("compare two different methods")
+    pick(page, "left-method", "BPE")
+    expect_pane(page, "bpe", "BPE", want["bpe"])
+    expect_pane(page, "lbpe", "Longest prefix", want["longest-prefix"])
+    expect(page.locator("#dropout-rate")).to_be_hidden()
+
+
+def test_a_link_opens_the_pair_it_names(page, server):
+    tok = load_preset(VOCAB)
+    page.goto(f"{server.url}?t={quote(TEXT)}&v={VOCAB}&m=least-tokens,longest-prefix")
+    expect_pane(page, "bpe", "Least tokens", tok.encode(TEXT, mode="least-tokens", disallowed_special=()))
+    expect_pane(page, "lbpe", "Longest prefix", tok.encode(TEXT, mode="longest-prefix", disallowed_special=()))
+    expect(page.locator("#left-method input")).to_have_value("Least tokens")
+    expect(page.locator("#right-method input")).to_have_value("Longest prefix")

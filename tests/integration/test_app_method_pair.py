@@ -1,0 +1,203 @@
+"""The app's Compare tab with two methods picked (the handlers called directly, no server): the
+panes and ids are each method's own (``Tokenizer.encode``), the default pair is the classic
+view, a wrong pair is a readable gr.Error, a link carries the pair (written by the page's own
+script, app.js, run in Node) and restores it, and an edit with a session's kept comparison
+gives what comparing afresh gives when the pair changes."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import urllib.parse
+from types import SimpleNamespace
+
+import pytest
+
+from lbpe.playground.service import link_state
+from lbpe.presets import load_preset
+from tests.support.app import ROOT, load_app
+
+app = load_app()
+gr = app.handlers.common.gr
+
+TEXT = (
+    "The unbelievably overcomplicated anticonstitutional reorganisation of electroencephalography departments "
+    "continues."
+)
+VOCAB = "cl100k_base"
+
+
+@pytest.fixture(scope="module")
+def tok():
+    return load_preset(VOCAB)
+
+
+def pane_ids(pane: str) -> list[int]:
+    return [int(i) for group in re.findall(r'data-i="([^"]*)"', pane) for i in group.split()]
+
+
+def encoded(tok, text: str, method: str, **options) -> list[int]:
+    return tok.encode(text, mode=method, disallowed_special=(), **options)
+
+
+def test_the_default_pair_is_what_compare_gave(tok):
+    plain = app.handlers.compare(TEXT, VOCAB, True, False, None, False)
+    named = app.handlers.compare(TEXT, VOCAB, True, False, None, False, "bpe", "lbpe")
+    # a dropout rate and seed left in their (hidden) boxes change nothing
+    hidden = app.handlers.compare(TEXT, VOCAB, True, False, None, False, "bpe", "lbpe", 0.5, 3)
+    assert plain[:3] + plain[5:] == named[:3] + named[5:] == hidden[:3] + hidden[5:]
+    assert "methods" not in plain[5]
+    assert pane_ids(plain[0]) == encoded(tok, TEXT, "bpe")
+    assert pane_ids(plain[1]) == encoded(tok, TEXT, "lbpe")
+
+
+@pytest.mark.parametrize("pair", [("longest-prefix", "least-tokens"), ("lbpe", "longest-suffix")], ids="-".join)
+def test_a_pair_fills_the_panes_and_ids_with_each_methods_tokens(tok, pair):
+    left, right = pair
+    out = app.handlers.compare(TEXT, VOCAB, True, False, None, False, left, right)
+    want = encoded(tok, TEXT, left), encoded(tok, TEXT, right)
+    assert want[0] != want[1]
+    assert (pane_ids(out[0]), pane_ids(out[1])) == want
+    assert out[5]["methods"] == [left, right]
+    assert app.handlers.ids_text(out[5]) == tuple(" ".join(map(str, ids)) for ids in want)
+    names = [app.handlers.compare_tab.display.METHOD_NAMES[m] for m in pair]
+    assert f'<span class="lbpe-mode">{names[0]}</span>' in out[0]
+    assert f'<span class="lbpe-mode">{names[1]}</span>' in out[1]
+    assert f"<th>{names[0]}</th><th>{names[1]}</th>" in out[2]
+
+
+def test_dropout_reads_the_rate_and_seed_boxes(tok):
+    # gr.Number sends floats; an empty seed box sends None
+    out = app.handlers.compare(TEXT, VOCAB, True, False, None, False, "dropout", "bpe", 0.25, 4.0)
+    assert pane_ids(out[0]) == encoded(tok, TEXT, "dropout", dropout=0.25, seed=4)
+    assert pane_ids(out[1]) == encoded(tok, TEXT, "bpe")
+    assert (out[5]["dropout"], out[5]["seed"]) == (0.25, 4)
+    assert "BPE-dropout 0.25" in out[0]
+    fresh = app.handlers.compare(TEXT, VOCAB, True, False, None, False, "bpe", "dropout", 1.0, None)
+    assert pane_ids(fresh[1]) == encoded(tok, TEXT, "dropout", dropout=1.0, seed=None)  # rate 1: no merge
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("lbpe", "lbpe"), "compare two different methods, not 'lbpe' with itself"),
+        (("bpe", "fastest"), "unknown inference method 'fastest'"),
+        (("bpe", "dropout", None, 0), "needs a rate"),
+        (("bpe", "dropout", 1.5, 0), "dropout must be a number from 0 to 1"),
+        (("bpe", "dropout", 0.1, 1.5), "The seed must be a whole number"),
+    ],
+)
+def test_a_wrong_pair_is_a_readable_error(args, message):
+    with pytest.raises(gr.Error, match=re.escape(message)):
+        app.handlers.compare(TEXT, VOCAB, True, False, None, False, *args)
+
+
+def test_the_pair_controls_name_the_id_boxes_and_show_dropouts_options():
+    ids_left, ids_right, rate, seed = app.handlers.pair_controls("least-tokens", "dropout")
+    assert (ids_left["label"], ids_right["label"]) == ("Least tokens ids", "BPE-dropout ids")
+    assert rate["visible"] is seed["visible"] is True
+    *_, rate, seed = app.handlers.pair_controls("bpe", "lbpe")
+    assert rate["visible"] is seed["visible"] is False
+
+
+def test_the_compare_event_takes_the_pair():
+    config = app.demo.get_config_file()
+    by_id = {c["id"]: c["props"].get("elem_id") for c in config["components"]}
+    compare = next(d for d in config["dependencies"] if d.get("api_name") == "compare")
+    assert [by_id[i] for i in compare["inputs"]][-4:] == ["left-method", "right-method", "dropout-rate", "dropout-seed"]
+
+
+# ---- links ----
+
+
+def page_link(*args) -> str:
+    """The query the page's own script (lbpe/playground/app/app.js) writes for the Compare view's
+    state ``args`` (text, vocab, ws, ids, sp, span, where, left, right, rate, seed), run in Node."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("needs Node.js to run the page's script")
+    script = (ROOT / "lbpe/playground/app/app.js").read_text("utf-8")
+    harness = f"""
+globalThis.window = globalThis;
+globalThis.location = {{ href: "http://127.0.0.1/" }};
+globalThis.history = {{ replaceState: (a, b, url) => {{ location.href = String(url); }} }};
+globalThis.document = {{ addEventListener() {{}}, querySelector() {{ return null; }},
+  querySelectorAll() {{ return []; }}, documentElement: {{ classList: {{ remove() {{}}, add() {{}} }} }} }};
+globalThis.LBPE = {{ presets: ["cl100k_base"], labels: {{}}, maxLinkText: 2000 }};
+{script}
+window.lbpeApp.link(...{json.dumps(list(args))});
+process.stdout.write(location.href);
+"""
+    done = subprocess.run([node, "-e", harness], capture_output=True, text=True, timeout=60, check=True)
+    return urllib.parse.urlsplit(done.stdout).query
+
+
+def query(link: str) -> dict[str, str]:
+    return dict(urllib.parse.parse_qsl(link))
+
+
+def test_a_link_leaves_out_the_default_pair():
+    link = page_link("hello", VOCAB, True, False, False, "", "", "bpe", "lbpe", 0.1, 0)
+    assert query(link) == {"t": "hello", "v": VOCAB}
+    assert "methods" not in link_state(query(link), text_chars=1000)
+
+
+@pytest.mark.parametrize(
+    ("pair", "options", "want"),
+    [
+        (("longest-prefix", "least-tokens"), (0.1, 0), {"methods": ("longest-prefix", "least-tokens")}),
+        (("lbpe", "bpe"), (None, None), {"methods": ("lbpe", "bpe")}),
+        (("bpe", "dropout"), (0.3, 7), {"methods": ("bpe", "dropout"), "dropout": 0.3, "seed": 7}),
+        (("dropout", "lbpe"), (0.05, None), {"methods": ("dropout", "lbpe"), "dropout": 0.05, "seed": None}),
+    ],
+)
+def test_a_link_carries_the_pair_and_restores_it(tok, pair, options, want):
+    link = page_link(TEXT, VOCAB, True, False, False, "", "", *pair, *options)
+    params = query(link)
+    assert params["m"] == ",".join(pair)
+    wanted = link_state(params, text_chars=10_000)
+    assert {k: wanted[k] for k in want} == want
+    if "dropout" not in pair:
+        assert "dr" not in params and "seed" not in params
+    out = app.handlers.restore(SimpleNamespace(query_params=params))
+    shown, restored = out[9:16], out[16:]
+    assert restored[:2] == pair
+    extra = {"dropout": want["dropout"], "seed": want["seed"]} if "dropout" in pair else {}
+    for pane, method in zip(shown[:2], pair):
+        if method == "dropout" and extra["seed"] is None:
+            continue  # fresh draws: nothing to compare with
+        assert pane_ids(pane) == encoded(tok, TEXT, method, **(extra if method == "dropout" else {}))
+    assert shown[5]["methods"] == list(pair)
+    assert restored[4]["label"] == f"{app.handlers.compare_tab.display.METHOD_NAMES[pair[0]]} ids"
+    assert restored[6]["visible"] is ("dropout" in pair)
+
+
+def test_a_link_without_a_pair_or_with_a_wrong_one_opens_bpe_and_lbpe():
+    keep = app.handlers.restore(SimpleNamespace(query_params={"t": "hello"}))
+    assert all(update == {"__type__": "update"} for update in keep[16:])
+    assert "methods" not in keep[9 + 5]
+    wrong = app.handlers.restore(SimpleNamespace(query_params={"t": "hello", "m": "lbpe,lbpe"}))
+    assert "cannot be compared" in wrong[8] and "BPE and LBPE are shown" in wrong[8]
+    assert "methods" not in wrong[9 + 5]
+
+
+# ---- a session's kept comparison ----
+
+
+def test_a_pair_change_after_an_edit_gives_what_comparing_afresh_gives(tok):
+    state = app.handlers.new_session()
+    steps = [
+        (TEXT, "bpe", "lbpe"),
+        (TEXT + " More words", "bpe", "lbpe"),
+        (TEXT + " More words", "longest-prefix", "least-tokens"),
+        (TEXT + " More words, edited", "longest-prefix", "least-tokens"),
+        (TEXT + " More", "least-tokens", "bpe"),
+        (TEXT + " More", "bpe", "lbpe"),
+    ]
+    for text, left, right in steps:
+        got = app.handlers.compare(text, VOCAB, True, False, state, False, left, right)
+        afresh = app.handlers.compare(text, VOCAB, True, False, None, False, left, right)
+        assert got[:3] + got[5:] == afresh[:3] + afresh[5:]
+        assert (pane_ids(got[0]), pane_ids(got[1])) == (encoded(tok, text, left), encoded(tok, text, right))
