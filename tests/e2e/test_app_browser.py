@@ -874,7 +874,8 @@ def test_tokens_by_keyboard_and_touch(browser, server):
     expect(pane(page, "lbpe")).to_be_visible()
     expect(page.locator("#explain .lbpe-x-head")).to_contain_text("Capitals")
     page.locator("#text textarea").focus()
-    for _ in range(20):
+    # the controls beside the text (the method pickers among them) come before the panes
+    for _ in range(40):
         page.keyboard.press("Tab")
         if page.evaluate(FOCUSED):
             break
