@@ -257,7 +257,7 @@ def test_one_and_two_byte_spans_equal_their_tokens():
     }
     for text, ids in expected.items():
         assert list(model.encode_piece(text, False)) == ids, text
-        got = model.encode_pieces([text], lbpe=False, limit=100, cached_chars=64, seconds=0.0)
+        got = model.encode_pieces([text], lbpe=False, limit=100, cached_chars=64, seconds=0.0, buffer=False)
         assert got == ids, text
 
 
@@ -287,9 +287,13 @@ def test_lookups_find_prefixes_and_witnesses():
     assert list(model.encode_piece("abcdx", False)) == [97, 98, 99, 100, 120]
     # the boundary between the two characters is inside a token: no cut there, one after
     piece = "\u4e2d\u6587\u4e2d"
-    got = model.encode_pieces([piece], lbpe=True, limit=100, cached_chars=64, seconds=0.0)
+    got = model.encode_pieces([piece], lbpe=True, limit=100, cached_chars=64, seconds=0.0, buffer=False)
     assert got == [257, *zh]
-    assert model.encode_pieces([piece], lbpe=False, limit=100, cached_chars=64, seconds=0.0) == [*zh, *wen, *zh]
+    assert model.encode_pieces([piece], lbpe=False, limit=100, cached_chars=64, seconds=0.0, buffer=False) == [
+        *zh,
+        *wen,
+        *zh,
+    ]
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
