@@ -379,7 +379,7 @@ class Tokenizer(BulkEncoding):
         with self._deadline(text):
             chunks = self._chunks(text, allowed_special, disallowed_special)
             if not add_special_tokens and len(chunks) == 1 and not chunks[0][0]:
-                return self.encode_ordinary(chunks[0][1], mode=mode)  # a new list: no copy
+                return cast("list[int]", self._ordinary(chunks[0][1], mode, options))  # a new list: no copy
             for is_special, chunk in chunks:
                 if is_special:
                     out.append(self._matched_id(chunk))
