@@ -10,10 +10,18 @@ from typing import Any
 
 from lbpe.errors import LbpeError
 
-__all__ = ["ID_TYPECODE", "as_numpy"]
+__all__ = ["ID_TYPECODE", "as_numpy", "extend"]
 
-#: array's typecode of an unsigned 32-bit int (``"I"`` wherever a C int has 32 bits).
+#: array's typecode of an unsigned int of at least 32 bits (``"I"``, 32 bits, wherever a C int is).
 ID_TYPECODE = "I" if array("I").itemsize == 4 else "L"
+
+
+def extend(out: array, ids: bytes) -> None:
+    """Append the compiled path's ids (native-endian int32, never negative) to ``out``."""
+    if out.itemsize == 4:
+        out.frombytes(ids)  # the same bits
+    else:
+        out.extend(memoryview(ids).cast("i"))
 
 
 def as_numpy(ids: array) -> Any:
@@ -24,4 +32,4 @@ def as_numpy(ids: array) -> Any:
         raise LbpeError(
             "encode_to_numpy needs numpy: pip install numpy (or use encode_to_array, which needs nothing)"
         ) from None
-    return numpy.frombuffer(ids, dtype=numpy.uint32)
+    return numpy.frombuffer(ids, dtype=numpy.uint32) if ids.itemsize == 4 else numpy.asarray(ids, dtype=numpy.uint32)

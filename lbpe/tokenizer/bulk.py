@@ -189,7 +189,7 @@ class BulkEncoding:
                     continue
                 ids = self._ordinary(chunk, mode, options, True)
                 if isinstance(ids, bytes):
-                    out.frombytes(ids)  # native-endian int32 ids, never negative: the same bits
+                    buffers.extend(out, ids)
                 else:
                     out.extend(ids)
         if add_special_tokens:
