@@ -62,6 +62,10 @@ function startWorker(onReady, onFailed) {
       onReady(m.result);
     } else if (m.type === "failed") {
       onFailed(new Error(m.error));
+    } else if (m.type === "started") {
+      // a request's deadline counts from when Python starts on it, not while it waits its turn
+      const p = pending.get(m.id);
+      if (p && p.seconds) p.timer = setTimeout(() => expire(m.id, p.seconds), p.seconds * 1000);
     } else if (m.type === "result") {
       const p = pending.get(m.id);
       if (!p) return;
@@ -87,9 +91,7 @@ function deadline(cmd, args) {
 function post(cmd, args, transfer) {
   return new Promise((resolve, reject) => {
     const id = ++nextId;
-    const seconds = deadline(cmd, args);
-    const timer = seconds ? setTimeout(() => expire(id, seconds), seconds * 1000) : null;
-    pending.set(id, { resolve, reject, timer });
+    pending.set(id, { resolve, reject, seconds: deadline(cmd, args), timer: null });
     worker.postMessage({ id, cmd, args }, transfer);
   });
 }

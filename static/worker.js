@@ -143,17 +143,25 @@ ready.then(
   (error) => self.postMessage({ type: "failed", error: String(error && error.message ? error.message : error) }),
 );
 
-self.onmessage = async (event) => {
-  const { id, cmd, args } = event.data;
+// One request at a time, in the order sent: a request never runs while another one waits on a
+// fetch, and the page's deadline for it starts when it starts ("started").
+let queue = Promise.resolve();
+
+async function run({ id, cmd, args }) {
   try {
     await ready;
     const handler = handlers[cmd];
     if (!handler) throw new Error(`unknown command ${cmd}`);
+    self.postMessage({ type: "started", id });
     const result = await handler(args || {});
     self.postMessage({ type: "result", id, result: String(result) });
   } catch (error) {
     self.postMessage({ type: "result", id, error: pythonMessage(error) });
   }
+}
+
+self.onmessage = (event) => {
+  queue = queue.then(() => run(event.data));
 };
 
 function pythonMessage(error) {
