@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from itertools import accumulate
 
-from lbpe.analysis.counting import _NUMPY_MIN_IDS, _dense, _numpy
+from lbpe.analysis.counting import Ids, _dense, _numpy, as_id_array, id_list
 from lbpe.tokenizer import Tokenizer
 
 __all__ = ["Agreement", "text_agreement"]
@@ -75,7 +75,7 @@ _METASPACE = "\u2581".encode()
 _STREAM_WORD = re.compile(rb"[^ \t\n\r\x0b\x0c]+")
 
 
-def _stream(tok: Tokenizer, ids: list[int], text: str | None, size: int) -> bytes:
+def _stream(tok: Tokenizer, ids: Ids, text: str | None, size: int) -> bytes:
     """The token stream's bytes (``size`` of them), ``▁`` spelled as spaces: the text's own
     UTF-8 when the tokens spell it unchanged (no normaliser, same size; cheaper than joining
     the tokens), else the tokens joined."""
@@ -83,10 +83,10 @@ def _stream(tok: Tokenizer, ids: list[int], text: str | None, size: int) -> byte
         raw = text.encode("utf-8", "surrogatepass")
         if len(raw) == size and "\u2581" not in text:
             return raw
-    return tok.decode_bytes(ids).replace(_METASPACE, b"   ")
+    return tok.decode_bytes(id_list(ids)).replace(_METASPACE, b"   ")
 
 
-def _agreement_numpy(tok: Tokenizer, bpe_ids: list[int], arrays: tuple, text: str | None, np) -> Agreement:
+def _agreement_numpy(tok: Tokenizer, bpe_ids: Ids, arrays: tuple, text: str | None, np) -> Agreement:
     lengths = _dense(tok, "_byte_length_array", _byte_lengths(tok), np)
     b_ends = np.cumsum(lengths[arrays[0]])
     l_ends = np.cumsum(lengths[arrays[1]])
@@ -130,15 +130,20 @@ def _byte_lengths(tok: Tokenizer) -> dict[int, int]:
 
 
 def text_agreement(
-    tok: Tokenizer, bpe_ids: list[int], lbpe_ids: list[int], text: str | None = None, *, arrays: tuple | None = None
+    tok: Tokenizer, bpe_ids: Ids, lbpe_ids: Ids, text: str | None = None, *, arrays: tuple | None = None
 ) -> Agreement:
     """The :class:`Agreement` of two encodings of one text (with numpy when installed and the
-    text is long; the same counts either way)."""
+    text is long, or the ids are numpy arrays; the same counts either way)."""
     np = _numpy()
-    if np is not None and len(bpe_ids) >= _NUMPY_MIN_IDS:
-        if arrays is None:
-            arrays = (np.asarray(bpe_ids, dtype=np.int64), np.asarray(lbpe_ids, dtype=np.int64))
+    if np is not None and arrays is None:
+        found = (as_id_array(bpe_ids, np), as_id_array(lbpe_ids, np))
+        if found[0] is not None or found[1] is not None:
+            arrays = tuple(
+                np.asarray(a if a is not None else ids, dtype=np.int64) for a, ids in zip(found, (bpe_ids, lbpe_ids))
+            )
+    if np is not None and arrays is not None:
         return _agreement_numpy(tok, bpe_ids, arrays, text, np)
+    bpe_ids, lbpe_ids = id_list(bpe_ids), id_list(lbpe_ids)
     length = _byte_lengths(tok).__getitem__
     b_list = list(accumulate(map(length, bpe_ids)))
     b_ends, l_ends = set(b_list), set(accumulate(map(length, lbpe_ids)))

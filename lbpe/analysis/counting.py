@@ -10,10 +10,14 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from collections.abc import Callable
+from typing import Any
 
-from lbpe.tokenizer import Tokenizer
+from lbpe.tokenizer import Method, Tokenizer
 
-__all__ = ["token_lengths", "count_tokens", "count_words"]
+#: Ids to count: a list, or a numpy array (:func:`encode_for_counting`).
+Ids = list[int] | Any
+
+__all__ = ["token_lengths", "encode_for_counting", "count_tokens", "count_words"]
 
 
 def _length_table(tok: Tokenizer) -> dict[int, int]:
@@ -69,17 +73,49 @@ def _dense(tok: Tokenizer, key: str, table: dict[int, int], np):
     return array_
 
 
-def count_tokens(tok: Tokenizer, ids: list[int], *, array=None) -> tuple[dict[int, int], dict[int, int]]:
+#: From this many characters a text's ids for counting come in one numpy buffer (most texts
+#: have a token per 2-5 characters, so as many ids as :data:`_NUMPY_MIN_IDS` or more).
+_BUFFER_MIN_CHARS = 4 * _NUMPY_MIN_IDS
+
+
+def encode_for_counting(tok: Tokenizer, text: str, *, mode: Method, **options: Any) -> Ids:
+    """``tok.encode(text, mode=mode, disallowed_special=(), **options)``'s ids, for counting:
+    when numpy counts (installed, and a long text) a numpy array filled by the encoder, with
+    no Python int made per id (:meth:`Tokenizer.encode_to_numpy`); else the list."""
+    if _numpy() is not None and len(text) >= _BUFFER_MIN_CHARS:
+        return tok.encode_to_numpy(text, mode=mode, disallowed_special=(), **options)
+    return tok.encode(text, mode=mode, disallowed_special=(), **options)
+
+
+def as_id_array(ids: Ids, np) -> Any:
+    """``ids`` as a numpy array of ids when numpy should count them (an array already, or a
+    list of :data:`_NUMPY_MIN_IDS` ids or more), else ``None``."""
+    if not isinstance(ids, list):
+        return ids
+    return np.asarray(ids, dtype=np.int64) if len(ids) >= _NUMPY_MIN_IDS else None
+
+
+def id_list(ids: Ids) -> list[int]:
+    """``ids`` as a list of ints (a numpy array's ``tolist``)."""
+    return ids if isinstance(ids, list) else ids.tolist()
+
+
+def count_tokens(tok: Tokenizer, ids: Ids, *, array=None) -> tuple[dict[int, int], dict[int, int]]:
     """``(tokens per length in units, occurrences per id)`` among ``ids``; special and added
     tokens have no length, so they count in the second table only.
 
-    With numpy installed (``lbpe[numpy]``) and many ids, ``bincount`` does the counting
-    (``array``: the ids already as a numpy int64 array); otherwise ``Counter``: the same tables.
+    With numpy installed (``lbpe[numpy]``) and many ids (or ids in a numpy array already:
+    :func:`encode_for_counting`), ``bincount`` does the counting (``array``: the ids already as a
+    numpy array); otherwise ``Counter``: the same tables.
     """
     np = _numpy()
-    if np is not None and len(ids) >= _NUMPY_MIN_IDS:
+    a = None
+    if np is not None:
+        a = array if array is not None else as_id_array(ids, np)
+    if a is not None:
+        if not len(a):
+            return {}, {}
         lengths = _dense(tok, "_length_array", _length_table(tok), np)
-        a = np.asarray(ids, dtype=np.int64) if array is None else array
         if int(a.max()) < len(lengths) and int(a.min()) >= 0:
             per_id = np.bincount(a)
             seen = np.flatnonzero(per_id)
@@ -87,7 +123,7 @@ def count_tokens(tok: Tokenizer, ids: list[int], *, array=None) -> tuple[dict[in
             lengths_out = {n_units: int(n) for n_units, n in enumerate(by_length.tolist()) if n_units and n}
             return lengths_out, dict(zip(seen.tolist(), per_id[seen].tolist()))
     length = _length_table(tok).get
-    per_id_counter = Counter(ids)  # counted in C, then one lookup per distinct id
+    per_id_counter = Counter(id_list(ids))  # counted in C, then one lookup per distinct id
     counts: Counter[int] = Counter()
     for i, n in per_id_counter.items():
         n_units = length(i, 0)

@@ -42,7 +42,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from lbpe.analysis import metrics
 from lbpe.analysis.agreement import Agreement, text_agreement
-from lbpe.analysis.counting import count_words
+from lbpe.analysis.counting import count_words, encode_for_counting
 from lbpe.analysis.stats import LONG_TOKEN, Continuation, Stats, _stats_of
 from lbpe.errors import LbpeError
 from lbpe.tokenizer import METHODS, Method, Tokenizer
@@ -112,16 +112,16 @@ def text_methods_stats(
 ) -> dict[str, Stats]:
     """:class:`Stats` of one text per method, each with its ``agreement`` with BPE (special-token
     strings count as ordinary text, as in :func:`lbpe.analysis.stats.text_stats`)."""
-    bpe_ids = tok.encode(text, mode=BASELINE, disallowed_special=())
+    bpe_ids = encode_for_counting(tok, text, mode=BASELINE)
     words = count_words(text)  # the same for every method: counted once
     out: dict[str, Stats] = {}
     for method in methods:
         if method == BASELINE:
             ids = bpe_ids
         elif method == "dropout":
-            ids = tok.encode(text, mode=method, disallowed_special=(), dropout=dropout, seed=seed)
+            ids = encode_for_counting(tok, text, mode=method, dropout=dropout, seed=seed)
         else:
-            ids = tok.encode(text, mode=method, disallowed_special=())
+            ids = encode_for_counting(tok, text, mode=method)
         stats = _stats_of(tok, text, ids, None, words)
         stats.agreement = text_agreement(tok, bpe_ids, ids, text)
         out[method] = stats

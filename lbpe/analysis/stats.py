@@ -26,7 +26,15 @@ from typing import Any, Protocol
 
 from lbpe.analysis import metrics
 from lbpe.analysis.agreement import Agreement, text_agreement
-from lbpe.analysis.counting import _NUMPY_MIN_IDS, _numpy, count_tokens, count_words
+from lbpe.analysis.counting import (
+    _NUMPY_MIN_IDS,
+    Ids,
+    _numpy,
+    as_id_array,
+    count_tokens,
+    count_words,
+    encode_for_counting,
+)
 from lbpe.tokenizer import MODES, Mode, Tokenizer
 
 __all__ = [
@@ -194,11 +202,11 @@ def text_stats(tok: Tokenizer, text: str, *, mode: Mode) -> Stats:
 def text_stats_both(tok: Tokenizer, text: str, modes: Iterable[Mode] = MODES) -> dict[str, Stats]:
     """:func:`text_stats` per mode; with both modes the LBPE side also carries the
     :class:`Agreement` of the two encodings (``Stats.agreement``)."""
-    ids = {m: tok.encode(text, mode=m, disallowed_special=()) for m in modes}
+    ids = {m: encode_for_counting(tok, text, mode=m) for m in modes}
     np = _numpy()
     arrays = {}
-    if np is not None and all(len(i) >= _NUMPY_MIN_IDS for i in ids.values()):
-        arrays = {m: np.asarray(i, dtype=np.int64) for m, i in ids.items()}  # converted once, used twice
+    if np is not None and all(len(i) >= _NUMPY_MIN_IDS or not isinstance(i, list) for i in ids.values()):
+        arrays = {m: as_id_array(i, np) for m, i in ids.items()}  # converted once, used twice
     words = count_words(text)  # the same for both modes: counted once
     out: dict[str, Stats] = {m: _stats_of(tok, text, i, arrays.get(m), words) for m, i in ids.items()}
     if "bpe" in ids and "lbpe" in ids:
@@ -207,7 +215,7 @@ def text_stats_both(tok: Tokenizer, text: str, modes: Iterable[Mode] = MODES) ->
     return out
 
 
-def _stats_of(tok: Tokenizer, text: str, ids: list[int], array=None, words: int | None = None) -> Stats:
+def _stats_of(tok: Tokenizer, text: str, ids: Ids, array=None, words: int | None = None) -> Stats:
     counts, per_id = count_tokens(tok, ids, array=array)
     return Stats(
         tokens=len(ids),
