@@ -196,7 +196,7 @@ class Stats(PerToken):
 
 def text_stats(tok: Tokenizer, text: str, *, mode: Mode) -> Stats:
     """Counts for one text and one mode (special-token strings count as ordinary text)."""
-    return _stats_of(tok, text, tok.encode(text, mode=mode, disallowed_special=()))
+    return _stats_of(tok, text, encode_for_counting(tok, text, mode=mode))
 
 
 def text_stats_both(tok: Tokenizer, text: str, modes: Iterable[Mode] = MODES) -> dict[str, Stats]:

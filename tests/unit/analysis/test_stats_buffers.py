@@ -9,7 +9,7 @@ import pytest
 import lbpe
 from lbpe.analysis import counting
 from lbpe.analysis.methods import text_methods_stats
-from lbpe.analysis.stats import text_stats_both
+from lbpe.analysis.stats import text_stats, text_stats_both
 from lbpe.presets import load_preset
 from tests.support.data import data_file, english_text
 
@@ -68,3 +68,12 @@ def test_short_texts_and_empty_texts_count_alike():
     for text in ("", "a", "a few words, short enough for the standard library"):
         want = _as_json(_standard_library(lambda text=text: text_stats_both(tok, text)))
         assert _as_json(text_stats_both(tok, text)) == want
+
+
+def test_one_mode_counts_from_the_buffer(monkeypatch):
+    tok = load_preset("o200k_base")
+    text = _text()
+    want = _standard_library(lambda: text_stats(tok, text, mode="lbpe")).to_json()
+    assert want["tokens"] == len(tok.encode(text, mode="lbpe", disallowed_special=()))
+    _no_lists(monkeypatch)
+    assert text_stats(tok, text, mode="lbpe").to_json() == want
