@@ -11,7 +11,7 @@ from typing import Any
 
 from lbpe.hf.full import encode_full
 from lbpe.literals import Literals
-from lbpe.tokenizer import Tokenizer
+from lbpe.tokenizer import Tokenizer, buffers
 
 #: transformers' own keyword arguments of ``_encode_plus`` that the fast path reproduces.
 _FAST_OPTIONS = frozenset(
@@ -177,6 +177,15 @@ def encode_fast(owner: Any, text, text_pair, options: dict):
 
     # ordinary parts encoded by lbpe in one go, added tokens by the backend's ids
     plans = [added.split(t, split_special) for t in texts]
+    pad_left = (o("padding_side") or owner.padding_side) == "left"
+    return_tensors = o("return_tensors")
+    if return_tensors in _ARRAY_TENSORS and (padding == "do_not_pad" or owner.pad_token_id is not None):
+        arrays = _array_rows(
+            owner, plans, room, (before, after, types_before, types_after, seq_type), padding, pad_left, options
+        )
+        if arrays is not None:
+            _warn_too_long(owner, arrays["input_ids"], max_length, options)
+            return _batch_encoding(owner, texts, options, arrays)
     encode = owner._lbpe.tok.encode_ordinary
     ids_of = []
     for plan in plans:
@@ -210,7 +219,6 @@ def encode_fast(owner: Any, text, text_pair, options: dict):
         multiple = o("pad_to_multiple_of")
         if multiple and target % multiple:
             target += multiple - target % multiple
-    pad_left = (o("padding_side") or owner.padding_side) == "left"
 
     def padded(rows: list[list[int]], value: int) -> list[list[int]]:
         if target is None:
@@ -239,16 +247,113 @@ def encode_fast(owner: Any, text, text_pair, options: dict):
         data["special_tokens_mask"] = padded(rows, 1)
     if want_length:
         data["length"] = [len(row) for row in data["input_ids"]]
-    verbose = o("verbose", True)
-    for row in data["input_ids"]:
-        owner._eventual_warn_about_too_long_sequence(row, max_length, verbose)
+    _warn_too_long(owner, data["input_ids"], max_length, options)
+    if not batched and return_tensors is None:
+        # one text: rows of tokens lose the batch level, as transformers does it (``length`` keeps it)
+        data = {k: v[0] if v and isinstance(v[0], list) else v for k, v in data.items()}
+    return _batch_encoding(owner, texts, options, data)
 
+
+def _batch_encoding(owner: Any, texts: list[str], options: dict, data: dict):
+    """The fast path's result: ``data`` (rows of ids and the optional rows) as transformers
+    returns it."""
     from transformers import BatchEncoding
 
     lazy = _LazyEncodings(owner, texts, {**options, "return_tensors": None})
-    return_tensors = o("return_tensors")
-    if not batched and return_tensors is None:
-        # one text: rows of tokens lose the batch level, as transformers does it (``length`` keeps it)
-        one = {k: v[0] if v and isinstance(v[0], list) else v for k, v in data.items()}
-        return BatchEncoding(one, lazy, n_sequences=1)
-    return BatchEncoding(data, lazy, tensor_type=return_tensors, n_sequences=1)
+    return BatchEncoding(data, lazy, tensor_type=options.get("return_tensors"), n_sequences=1)
+
+
+def _warn_too_long(owner: Any, rows, max_length: int | None, options: dict) -> None:
+    """transformers' warning about sequences longer than the model takes, for each row."""
+    verbose = options.get("verbose", True)
+    for row in rows:
+        owner._eventual_warn_about_too_long_sequence(row, max_length, verbose)
+
+
+#: ``return_tensors`` values whose rows the fast path fills from id buffers (numpy arrays, which
+#: transformers turns into torch tensors without a list in between).
+_ARRAY_TENSORS = frozenset({"np", "pt"})
+
+
+def _array_rows(
+    owner: Any, plans: list[list[str | int]], room: int | None, specials: tuple, padding: str, pad_left: bool, options
+) -> dict | None:
+    """The rows of a fast-path result as 2-D ``int64`` numpy arrays, each text's ids from lbpe's
+    id buffer (:meth:`lbpe.Tokenizer.encode_to_array`): no Python int per token. ``None`` when
+    numpy is missing or the rows would be ragged (what transformers does with those, the list
+    path does)."""
+    try:
+        import numpy as np
+    except ImportError:
+        return None
+    from array import array
+
+    before, after, types_before, types_after, seq_type = specials
+    encode = owner._lbpe.tok.encode_to_array
+    contents = []
+    for plan in plans:
+        ids = None
+        for part in plan:
+            found = (
+                array(buffers.ID_TYPECODE, (part,))
+                if isinstance(part, int)
+                else encode(part, mode="lbpe", disallowed_special=())
+            )
+            if ids is None:
+                ids = found
+            else:
+                ids += found
+        row = buffers.as_numpy(ids if ids is not None else array(buffers.ID_TYPECODE))
+        if room is not None and len(row) > room:
+            row = row[-room:] if owner.truncation_side == "left" else row[:room]
+        contents.append(row)
+    o = options.get
+    n_before, n_after = len(before), len(after)
+    lengths = [n_before + len(row) + n_after for row in contents]
+    width = max(lengths, default=0)
+    if padding != "do_not_pad":
+        target = o("max_length") if padding == "max_length" else width
+        multiple = o("pad_to_multiple_of")
+        if multiple and target % multiple:
+            target += multiple - target % multiple
+        if width > target:
+            return None  # a row longer than the padding: ragged
+        width = target
+    elif len(set(lengths)) > 1:
+        return None
+    n = len(contents)
+    input_ids = np.full((n, width), owner.pad_token_id if padding != "do_not_pad" else 0, dtype=np.int64)
+    mask = np.zeros((n, width), dtype=np.int64)
+    content = np.zeros((n, width), dtype=bool)  # where each text's own ids are
+    starts = []
+    for k, (row, length) in enumerate(zip(contents, lengths)):
+        start = width - length if pad_left else 0
+        starts.append(start)
+        middle = start + n_before
+        input_ids[k, start:middle] = before
+        input_ids[k, middle : middle + len(row)] = row
+        input_ids[k, middle + len(row) : start + length] = after
+        mask[k, start : start + length] = 1
+        content[k, middle : middle + len(row)] = True
+    data: dict[str, Any] = {"input_ids": input_ids}
+    want_types = o("return_token_type_ids")
+    if want_types is None:
+        want_types = "token_type_ids" in owner.model_input_names
+    want_mask = o("return_attention_mask")
+    if want_mask is None:
+        want_mask = "attention_mask" in owner.model_input_names
+    if want_types:
+        types = np.full((n, width), owner.pad_token_type_id, dtype=np.int64)
+        for k, (row, start) in enumerate(zip(contents, starts)):
+            middle = start + len(types_before)
+            types[k, start:middle] = types_before
+            types[k, middle : middle + len(row)] = seq_type
+            types[k, middle + len(row) : middle + len(row) + len(types_after)] = types_after
+        data["token_type_ids"] = types
+    if want_mask:
+        data["attention_mask"] = mask
+    if o("return_special_tokens_mask"):
+        data["special_tokens_mask"] = (~content).astype(np.int64)
+    if o("return_length"):
+        data["length"] = [width] * n
+    return data
