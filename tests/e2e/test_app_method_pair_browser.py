@@ -79,11 +79,16 @@ def test_pick_longest_prefix_and_least_tokens(page, server):
     expect_pane(page, "lbpe", "LBPE", want["lbpe"])
     assert "m=" not in page.url
     expect(page.locator("#dropout-rate")).to_be_hidden()
+    expect(page.locator("#explain-pair-note")).to_be_hidden()
 
     pick(page, "left-method", "Longest prefix")
     pick(page, "right-method", "Least tokens")
     expect_pane(page, "bpe", "Longest prefix", want["longest-prefix"])
     expect_pane(page, "lbpe", "Least tokens", want["least-tokens"])
+    # Explain steps through BPE and LBPE only, and says so beside its steps under another pair
+    note = page.locator("#explain-pair-note")
+    expect(note).to_be_visible()
+    expect(note).to_contain_text("not those of Longest prefix and Least tokens")
     expect(pane(page, "bpe")).to_have_attribute("data-method", "longest-prefix")
     expect(page.locator("#metrics th").first.locator("xpath=following-sibling::th[1]")).to_have_text("Longest prefix")
     page.wait_for_function("() => new URL(location.href).searchParams.get('m') === 'longest-prefix,least-tokens'")
@@ -109,6 +114,8 @@ def test_pick_longest_prefix_and_least_tokens(page, server):
     expect_pane(page, "bpe", "BPE", want["bpe"])
     expect_pane(page, "lbpe", "Longest prefix", want["longest-prefix"])
     expect(page.locator("#dropout-rate")).to_be_hidden()
+    pick(page, "right-method", "LBPE")
+    expect(page.locator("#explain-pair-note")).to_be_hidden()
 
 
 def test_a_link_opens_the_pair_it_names(page, server):
@@ -118,3 +125,4 @@ def test_a_link_opens_the_pair_it_names(page, server):
     expect_pane(page, "lbpe", "Longest prefix", tok.encode(TEXT, mode="longest-prefix", disallowed_special=()))
     expect(page.locator("#left-method input")).to_have_value("Least tokens")
     expect(page.locator("#right-method input")).to_have_value("Longest prefix")
+    expect(page.locator("#explain-pair-note")).to_contain_text("not those of Least tokens and Longest prefix")

@@ -95,11 +95,14 @@ def test_a_wrong_pair_is_a_readable_error(args, message):
 
 
 def test_the_pair_controls_name_the_id_boxes_and_show_dropouts_options():
-    ids_left, ids_right, rate, seed = app.handlers.pair_controls("least-tokens", "dropout")
+    ids_left, ids_right, rate, seed, note = app.handlers.pair_controls("least-tokens", "dropout")
     assert (ids_left["label"], ids_right["label"]) == ("Least tokens ids", "BPE-dropout ids")
     assert rate["visible"] is seed["visible"] is True
-    *_, rate, seed = app.handlers.pair_controls("bpe", "lbpe")
-    assert rate["visible"] is seed["visible"] is False
+    # Explain steps through BPE and LBPE only: said beside it under any other pair
+    assert note["visible"] is True
+    assert "BPE's merges and LBPE's windows, not those of Least tokens and BPE-dropout" in note["value"]
+    *_, rate, seed, note = app.handlers.pair_controls("bpe", "lbpe")
+    assert rate["visible"] is seed["visible"] is note["visible"] is False
 
 
 def test_the_compare_event_takes_the_pair():

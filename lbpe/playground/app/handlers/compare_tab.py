@@ -137,14 +137,24 @@ def _seed(value: Any) -> int | None:
 
 def pair_controls(left: str = "bpe", right: str = "lbpe"):
     """The methods picked changed: the id boxes' labels name them (each pane's heading, in its
-    markup, does already), and the dropout rate and seed show only while one of them is
-    dropout. Returns updates for ``(left ids, right ids, dropout rate, seed)``."""
+    markup, does already), the dropout rate and seed show only while one of them is dropout,
+    and under any pair but BPE and LBPE a note beside Explain says that its steps are BPE's and
+    LBPE's. Returns updates for ``(left ids, right ids, dropout rate, seed, explain note)``."""
     names = [display.METHOD_NAMES.get(m, str(m)) for m in (left, right)]
     dropout = "dropout" in (left, right)
+    classic = (left, right) == ("bpe", "lbpe")
+    note = (
+        ""
+        if classic
+        else f"Explain steps through classic BPE and LBPE only: the steps below are BPE's merges and LBPE's "
+        f"windows, not those of {names[0]} and {names[1]}, which the panes compare. A click on a token explains "
+        "its span with BPE and LBPE."
+    )
     return (
         *(gr.update(label=f"{name} ids") for name in names),
         gr.update(visible=dropout),
         gr.update(visible=dropout),
+        gr.update(value=note, visible=not classic),
     )
 
 

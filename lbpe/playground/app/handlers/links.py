@@ -28,7 +28,7 @@ def restore(request: gr.Request):
     tabs, link note)``, then :func:`compare`'s seven outputs for the link's text, so its text
     and its panes arrive together (kept as they are when the link changes none of them), then
     ``(left method, right method, dropout rate, seed)`` and the labels and boxes they show
-    (:func:`pair_controls`, four updates); a span without a place is explained on its own, and a
+    (:func:`pair_controls`, five updates); a span without a place is explained on its own, and a
     link without methods compares BPE and LBPE."""
     wanted = link_state(dict(request.query_params) if request is not None else {}, text_chars=common.LIMITS.text_chars)
     keep = gr.update()
@@ -53,7 +53,7 @@ def restore(request: gr.Request):
             wanted.get("dropout"),
             wanted.get("seed"),
         )
-    pair: tuple = (keep,) * 8
+    pair: tuple = (keep,) * 9
     if "methods" in wanted:
         rate = wanted.get("dropout", keep)  # the seed: the link's, none (fresh draws) when it has none
         pair = (*methods, rate, wanted.get("seed") if "dropout" in methods else keep, *pair_controls(*methods))

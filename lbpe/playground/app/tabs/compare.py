@@ -179,6 +179,7 @@ def build(shared: Shared) -> CompareTab:
                 "longest first.",
                 elem_classes="lbpe-explain-intro",
             )
+            explain_note = gr.Markdown("", visible=False, elem_id="explain-pair-note")
             with gr.Row(equal_height=True, elem_classes="lbpe-explain-row"):
                 explain_box.render()
                 explain_prev = gr.Button("◀ Step", scale=0, min_width=80, elem_id="explain-prev")
@@ -221,7 +222,7 @@ def build(shared: Shared) -> CompareTab:
         [left.change, right.change],
         pair_controls,
         [left, right],
-        pair_outputs := [bpe_ids, lbpe_ids, dropout, seed],
+        pair_outputs := [bpe_ids, lbpe_ids, dropout, seed, explain_note],
         api_visibility="private",
         queue=False,
         show_progress="hidden",
