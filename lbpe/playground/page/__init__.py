@@ -33,7 +33,7 @@ from lbpe.playground.service import (
     open_vocabulary,
 )
 from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset, preset_path
-from lbpe.tokenizer import MODES, Mode, Tokenizer
+from lbpe.tokenizer import METHODS, MODES, Mode, Tokenizer
 
 __all__ = [
     "preset_target",
@@ -51,6 +51,7 @@ __all__ = [
     "decode",
     "first_view",
     "link_methods",
+    "methods",
 ]
 
 #: Longer texts are counted in full but drawn only up to here (tens of thousands of spans
@@ -240,6 +241,12 @@ def compare(
     return json.dumps(out)
 
 
+def methods() -> str:
+    """The inference methods the page's pickers offer, as a JSON list of ``[method, display
+    name]`` (:data:`lbpe.METHODS`, in their order)."""
+    return json.dumps([[m, display.METHOD_NAMES[m]] for m in METHODS])
+
+
 def link_methods(spec: str, rate: str = "", seed: str = "") -> str:
     """A link's pair of methods, read as the app reads its links
     (:func:`lbpe.playground.service.link_state` of ``m``, ``dr`` and ``seed``): JSON ``{"methods":
@@ -337,4 +344,15 @@ def first_view() -> str:
 
 
 #: What :func:`first_view` keeps of :func:`compare`: what the page draws without Python.
-FIRST_VIEW_KEYS = ("panes", "metrics", "differences", "summary", "chars", "bytes", "shown_chars", "whole")
+FIRST_VIEW_KEYS = (
+    "panes",
+    "metrics",
+    "differences",
+    "summary",
+    "chars",
+    "bytes",
+    "shown_chars",
+    "whole",
+    "methods",
+    "names",
+)
