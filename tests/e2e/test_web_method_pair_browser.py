@@ -241,7 +241,8 @@ def test_a_link_opens_on_its_pair(session, server, tok):
     [
         ({"m": "nonsense"}, "must be two inference methods"),
         ({"m": "nonsense,lbpe"}, "unknown inference method 'nonsense'"),
-        ({"m": "dropout,lbpe", "dr": "abc"}, "dropout must be a number from 0 to 1"),
+        ({"m": "dropout,lbpe", "dr": "abc"}, "dropout rate “abc” is not a number"),
+        ({"m": "dropout,lbpe", "dr": "3"}, "dropout must be a number from 0 to 1"),
     ],
 )
 def test_a_link_with_a_pair_that_cannot_be_compared(session, server, tok, params, says):

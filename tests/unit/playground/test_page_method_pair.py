@@ -100,6 +100,8 @@ def test_a_link_pair_is_read_as_the_app_reads_it():
         got = json.loads(page.link_methods(spec, rate, ""))
         assert got["methods"] == ["bpe", "lbpe"] and got["dropout"] is None and got["seed"] is None
         assert spec in got["error"] and "BPE and LBPE are shown" in got["error"], got
+    # a rate that is not a number is named as the link gave it
+    assert "dropout rate “abc” is not a number" in json.loads(page.link_methods("dropout,lbpe", "abc"))["error"]
 
 
 def test_explaining_a_click_under_another_pair_widens_to_bpe_and_lbpe(tok):
