@@ -256,3 +256,22 @@ def test_a_link_with_a_pair_that_cannot_be_compared(session, server, tok, params
     assert page.input_value("#left-method") == "bpe" and page.input_value("#right-method") == "lbpe"
     assert_pair_matches_cpython(page, tok, TEXT, ["bpe", "lbpe"])
     assert "m=" not in page.url.split("#", 1)[1]
+
+
+def test_a_fragment_changed_in_place_follows_its_pair(session, server, tok):
+    """A link pasted over the open page's (the fragment changes, the page stays) is read as one opened."""
+    page = session.page
+    open_page(page, server.url)
+    page.evaluate(
+        "(hash) => { location.hash = hash; }",
+        "#" + urllib.parse.urlencode({"t": TEXT, "m": "least-tokens,longest-prefix"}, quote_via=urllib.parse.quote),
+    )
+    wait_methods(page, TEXT, ["least-tokens", "longest-prefix"])
+    assert page.input_value("#left-method") == "least-tokens"
+    assert_pair_matches_cpython(page, tok, TEXT, ["least-tokens", "longest-prefix"])
+    page.evaluate("(hash) => { location.hash = hash; }", "#" + urllib.parse.urlencode({"t": TEXT, "m": "nonsense,bpe"}))
+    wait_methods(page, TEXT, ["bpe", "lbpe"])
+    page.wait_for_selector("#error:not([hidden])")
+    assert "unknown inference method 'nonsense'" in page.inner_text("#error")
+    assert page.input_value("#left-method") == "bpe" and page.input_value("#right-method") == "lbpe"
+    assert_pair_matches_cpython(page, tok, TEXT, ["bpe", "lbpe"])
