@@ -32,6 +32,12 @@ const ui = {
   acrossTable: $("#across-table"),
   acrossChart: $("#across-chart"),
   versions: $("#versions"),
+  left: $("#left-method"),
+  right: $("#right-method"),
+  dropoutOptions: $("#dropout-options"),
+  rate: $("#dropout-rate"),
+  seed: $("#dropout-seed"),
+  pairNote: $("#explain-pair-note"),
 };
 
 // ---- talking to the worker ----
@@ -148,8 +154,14 @@ worker = startWorker(
 
 // ---- state <-> URL fragment ----
 
-// explainAt: where the explained span starts in the text (a click, an example, a link), "" when typed
-const state = { preset: "", ws: true, ids: false, special: false, text: "", explain: "", explainAt: "" };
+// explainAt: where the explained span starts in the text (a click, an example, a link), "" when typed;
+// methods: the two compared, left and right; rate and seed: BPE-dropout's, as typed ("" seed: fresh draws)
+const state = {
+  preset: "", ws: true, ids: false, special: false, text: "", explain: "", explainAt: "",
+  methods: ["bpe", "lbpe"], rate: "0.1", seed: "0",
+};
+const DEFAULT_PAIR = ["bpe", "lbpe"];
+let METHOD_NAMES = { bpe: "BPE", lbpe: "LBPE" }; // every method's name, from Python (lbpe.playground.page.methods)
 let fileVocab = null; // {files: [{name, data}], label} of the loaded vocabulary file
 let lastFiles = null; // the files of the last attempt, kept to retry with another pre-tokenizer
 
@@ -166,6 +178,8 @@ function readFragment() {
     out.explainAt = /^\d{1,9}$/.test(params.get("xa") || "") ? params.get("xa") : "";
   }
   if (params.has("vf")) out.linkedFile = params.get("vf");
+  // the pair as the link spells it (m=left,right, dr= and seed= for dropout): Python checks it (checkedPair)
+  if (params.has("m")) out.linkedPair = { spec: params.get("m"), rate: params.get("dr") || "", seed: params.get("seed") || "" };
   if (params.has("tl")) out.linkedTextChars = Number(params.get("tl")) || 0;
   return out;
 }
@@ -179,12 +193,94 @@ function fragment() {
   if (state.text.length <= MAX_URL_TEXT) params.set("t", state.text);
   else params.set("tl", String(state.text.length)); // says what the link leaves out
   if (state.preset === FILE_VOCAB && fileVocab) params.set("vf", fileVocab.label.slice(0, 120)); // the name only
+  // the methods only when they are not the classic pair, as the app's links (lbpe.playground.service.links)
+  if (!isDefaultPair()) params.set("m", state.methods.join(","));
+  if (hasDropout()) {
+    params.set("dr", state.rate);
+    if (state.seed !== "") params.set("seed", state.seed);
+  }
   if (state.explain) params.set("x", state.explain);
   const at = state.explainAt === "" ? -1 : Number(state.explainAt);
   if (state.explain && at >= 0 && state.text.slice(at, at + state.explain.length) === state.explain) {
     params.set("xa", state.explainAt);
   }
   return "#" + params.toString().replace(/\+/g, "%20");
+}
+
+function isDefaultPair() {
+  return state.methods[0] === DEFAULT_PAIR[0] && state.methods[1] === DEFAULT_PAIR[1];
+}
+
+function hasDropout() {
+  return state.methods.includes("dropout");
+}
+
+/** The link's pair as state: its raw spelling until Python has checked it (checkedPair). */
+function linkedPairState(pair) {
+  if (!pair) return { methods: DEFAULT_PAIR.slice(), rate: "0.1", seed: "0" };
+  return { methods: pair.spec.split(",").slice(0, 2), rate: pair.rate || "0.1", seed: pair.seed };
+}
+
+/** A link's pair checked by Python as the app checks its links: the state it gives and what was wrong ("": nothing). */
+async function checkedPair(pair) {
+  if (!pair) return { pair: linkedPairState(null), error: "" };
+  const checked = JSON.parse(await call("link_methods", pair));
+  const rate = checked.dropout === null ? "0.1" : String(checked.dropout);
+  const seed = checked.methods.includes("dropout") ? (checked.seed === null ? "" : String(checked.seed)) : "0";
+  return { pair: { methods: checked.methods, rate, seed }, error: checked.error };
+}
+
+/** What is wrong with the pair as picked, said as what to do ("": nothing). */
+function pairProblem() {
+  const [left, right] = state.methods;
+  if (left === right) return `Pick two different methods to compare: both sides are ${METHOD_NAMES[left] || left}.`;
+  if (!hasDropout()) return "";
+  const rate = Number(state.rate);
+  if (state.rate.trim() === "" || !Number.isFinite(rate) || rate < 0 || rate > 1) {
+    const given = state.rate.trim() === "" ? "the box is empty" : `not “${state.rate.slice(0, 20)}”`;
+    return `The dropout rate must be a number from 0 to 1 (e.g. 0.1): ${given}.`;
+  }
+  if (state.seed !== "" && !/^-?\d{1,12}$/.test(state.seed)) {
+    return `The seed must be a whole number, or empty for fresh draws on every change: not “${state.seed.slice(0, 20)}”.`;
+  }
+  return "";
+}
+
+/** The pickers and dropout's boxes show the pair in state (a link's, or the default). */
+function applyPair() {
+  ui.left.value = state.methods[0];
+  ui.right.value = state.methods[1];
+  ui.rate.value = state.rate;
+  ui.seed.value = state.seed;
+  markPair();
+}
+
+/** Dropout's boxes show only while it is one of the pair, and a box whose value is wrong is marked
+ * (what is wrong is said in #error); what the person is typing is left as it is. */
+function markPair() {
+  ui.dropoutOptions.hidden = !hasDropout();
+  const problem = pairProblem();
+  ui.rate.classList.toggle("attention", hasDropout() && problem.startsWith("The dropout rate"));
+  ui.seed.classList.toggle("attention", hasDropout() && problem.startsWith("The seed"));
+}
+
+function pickedNames() {
+  const name = (m) => (m === "dropout" ? `${METHOD_NAMES[m]} ${Number(state.rate)}` : METHOD_NAMES[m] || m);
+  return { bpe: name(state.methods[0]), lbpe: name(state.methods[1]) };
+}
+
+/** Every heading and hint that names the methods names these (role -> name), and Explain says
+ * plainly when the pair it steps through (always BPE and LBPE) is not the one compared. */
+function showNames(names, methods) {
+  for (const mode of modes) {
+    for (const el of document.querySelectorAll(`[data-name="${mode}"]`)) el.textContent = names[mode];
+  }
+  const classic = methods[0] === DEFAULT_PAIR[0] && methods[1] === DEFAULT_PAIR[1];
+  ui.pairNote.hidden = classic;
+  ui.pairNote.textContent = classic ? "" :
+    `Explain steps through classic BPE and LBPE only: the steps below are BPE's merges and LBPE's windows, ` +
+    `not those of ${names.bpe} and ${names.lbpe}, which the panes compare. A click on a token explains its span ` +
+    "with BPE and LBPE.";
 }
 
 function writeFragment() {
@@ -206,7 +302,8 @@ function showError(message) {
 
 // ---- rendering what Python returned ----
 
-const rendered = { text: null, preset: null, seq: 0, at: null };
+// methods, dropout, seed: the pair the panes show (dropout and seed: numbers, or null)
+const rendered = { text: null, preset: null, methods: null, dropout: null, seed: null, seq: 0, at: null };
 const number = new Intl.NumberFormat("en-US");
 
 // ---- a reload shows the last result at once, while Python starts ----
@@ -215,17 +312,23 @@ const CACHE_KEY = "lbpe-last-render";
 let tokenCss = ""; // lbpe.playground.display.CSS, from Python
 
 function cacheKey() {
-  return JSON.stringify([state.text, state.preset, state.ws, state.ids, state.special]);
+  // the pair too: the panes of one pair are never shown under another; dropout's draws without a
+  // seed are fresh each time, so they are never kept
+  if (hasDropout() && state.seed === "") return null;
+  const pair = [...state.methods, ...(hasDropout() ? [state.rate, state.seed] : [])];
+  return JSON.stringify([state.text, state.preset, state.ws, state.ids, state.special, pair]);
 }
 
 function saveRender(result) {
   // The panes, metrics and ids of the last comparison, for the next visit with the same text and
   // settings. Only small results are kept (localStorage holds a few MB per site).
   try {
+    const key = cacheKey();
+    if (key === null) return;
     const entry = JSON.stringify({
-      key: cacheKey(), css: tokenCss, panes: result.panes, metrics: result.metrics,
+      key, css: tokenCss, panes: result.panes, metrics: result.metrics,
       differences: result.differences, ids: { bpe: result.summary.bpe.ids, lbpe: result.summary.lbpe.ids },
-      info: ui.textInfo.textContent,
+      info: ui.textInfo.textContent, names: result.names, methods: result.methods,
     });
     if (entry.length < 1_500_000) localStorage.setItem(CACHE_KEY, entry);
     else localStorage.removeItem(CACHE_KEY);
@@ -239,8 +342,10 @@ function earlyRender() {
   // Python's own result replaces it as soon as it comes.
   try {
     const entry = JSON.parse(localStorage.getItem(CACHE_KEY) || "null");
-    if (!entry || entry.key !== cacheKey()) return false;
+    const key = cacheKey();
+    if (!entry || key === null || entry.key !== key) return false;
     $("#token-css").textContent = entry.css;
+    if (entry.names && entry.methods) showNames(entry.names, entry.methods);
     for (const mode of modes) {
       $(`.pane[data-mode="${mode}"]`).innerHTML = entry.panes[mode];
       $(`.ids[data-mode="${mode}"]`).textContent = entry.ids[mode].join(" ");
@@ -269,6 +374,7 @@ function firstRender() {
   }
   const linked = readFragment();
   if (("text" in linked && linked.text !== first.text) || (linked.preset && linked.preset !== first.preset)) return false;
+  if (!isDefaultPair()) return false; // the built view is BPE and LBPE's
   if (!state.ws || state.ids || state.special) return false;
   state.text = first.text;
   applyState();
@@ -298,12 +404,15 @@ function showResult(result) {
   }
   $("#metrics").innerHTML = result.metrics;
   $("#differences").innerHTML = result.differences;
+  // the built first view (lbpe build-web) is BPE and LBPE's
+  showNames(result.names || { bpe: "BPE", lbpe: "LBPE" }, result.methods || DEFAULT_PAIR);
   let info = `${number.format(result.chars)} characters, ${number.format(result.bytes)} bytes`;
   if (result.whole) {
     const { bpe, lbpe } = result.whole;
+    const names = result.names || { bpe: "BPE", lbpe: "LBPE" };
     const pct = bpe ? (100 * (lbpe - bpe)) / bpe : 0;
     info += ` · only the first ${number.format(result.shown_chars)} characters are drawn, measured and charted;` +
-      ` the whole text is ${number.format(bpe)} BPE and ${number.format(lbpe)} LBPE tokens` +
+      ` the whole text is ${number.format(bpe)} ${names.bpe} and ${number.format(lbpe)} ${names.lbpe} tokens` +
       ` (${pct > 0 ? "+" : ""}${pct.toFixed(1)}%)`;
   }
   ui.textInfo.textContent = info;
@@ -347,15 +456,30 @@ async function runCompare() {
     dirty = true;
     return;
   }
+  const problem = pairProblem();
+  if (problem) {
+    // said where the person looks; the panes keep the last pair that could be compared
+    compareFailed = true;
+    showError(problem);
+    markPair();
+    return;
+  }
   busy = true;
   dirty = false;
   const text = state.text;
   const preset = state.preset;
+  const methods = state.methods.slice();
+  const dropout = hasDropout() ? Number(state.rate) : null;
+  const seed = hasDropout() && state.seed !== "" ? Number(state.seed) : null;
   const slow = setTimeout(() => setStatus("busy", "Tokenising…"), 120);
   try {
-    const result = JSON.parse(await call("compare", { text, showWhitespace: state.ws, showIds: state.ids, specials: state.special }));
+    const result = JSON.parse(await call("compare", {
+      text, showWhitespace: state.ws, showIds: state.ids, specials: state.special,
+      left: methods[0], right: methods[1], dropout, seed,
+    }));
     if (compareFailed) showError(""); // the last compare's error no longer applies
     compareFailed = false;
+    markPair();
     render(result);
     if (text === state.text) document.body.classList.remove("updating");
     saveRender(result);
@@ -363,6 +487,9 @@ async function runCompare() {
     if (state.explainAt !== "" && explainView.basis !== JSON.stringify([state.text, state.special])) runExplain();
     rendered.text = text;
     rendered.preset = preset;
+    rendered.methods = methods;
+    rendered.dropout = dropout;
+    rendered.seed = seed;
     rendered.seq += 1;
     rendered.at = performance.now() / 1000; // seconds since navigation (bench/web_speed.py)
     setStatus("ready", "Ready");
@@ -652,6 +779,21 @@ function wire(presets) {
       schedule(0);
     });
   }
+  for (const [picker, side] of [[ui.left, 0], [ui.right, 1]]) {
+    picker.addEventListener("change", () => {
+      state.methods[side] = picker.value;
+      markPair();
+      writeFragment();
+      schedule(0);
+    });
+  }
+  for (const [box, key] of [[ui.rate, "rate"], [ui.seed, "seed"]]) {
+    box.addEventListener("input", () => {
+      state[key] = box.value.trim();
+      writeFragment();
+      schedule();
+    });
+  }
   ui.acrossRun.addEventListener("click", runAcross);
   const runDecode = async () => {
     try {
@@ -717,10 +859,19 @@ function wire(presets) {
       window.prompt("Copy this link", location.href);
     }
   });
-  window.addEventListener("hashchange", () => {
+  window.addEventListener("hashchange", async () => {
     const next = readFragment();
     const vocabChanged = next.preset && next.preset !== state.preset && presets.includes(next.preset);
     Object.assign(state, next);
+    try {
+      const { pair, error } = await checkedPair(next.linkedPair);
+      Object.assign(state, pair);
+      if (error) showError(`About this link: ${error}`);
+    } catch (error) {
+      Object.assign(state, linkedPairState(null));
+      showError(`Could not read the link's methods: ${error.message}`);
+    }
+    applyPair();
     if (!presets.includes(state.preset) && state.preset !== FILE_VOCAB) state.preset = ui.preset.value;
     applyState();
     $("#explain-text").value = state.explain;
@@ -753,6 +904,7 @@ function typedEarly() {
 
 async function main() {
   Object.assign(state, readFragment());
+  Object.assign(state, linkedPairState(state.linkedPair)); // as the link spells it, until Python checks it
   applyState();
   if (!earlyRender()) firstRender();
   ui.text.addEventListener("input", typedEarly);
@@ -781,6 +933,16 @@ async function main() {
   ui.versions.textContent =
     `lbpe ${boot.site.lbpe} · Python ${boot.python} on Pyodide ${boot.site.pyodide} · plotly.js ${boot.site.plotly}`;
   describe(boot.info);
+  METHOD_NAMES = Object.fromEntries(boot.methods);
+  for (const picker of [ui.left, ui.right]) {
+    picker.replaceChildren();
+    for (const [value, name] of boot.methods) {
+      const option = document.createElement("option");
+      option.value = value;
+      option.textContent = name;
+      picker.append(option);
+    }
+  }
   EXAMPLES = boot.examples;
   for (const e of EXAMPLES) {
     const option = document.createElement("option");
@@ -794,6 +956,10 @@ async function main() {
     leftOut.push(`it was made with the vocabulary file “${linked.linkedFile}”, which a link never carries: load ` +
       "that file (Load vocabulary file…) to see the same tokens");
   }
+  const { pair, error: pairError } = await checkedPair(linked.linkedPair);
+  Object.assign(state, pair);
+  applyPair();
+  if (pairError) leftOut.push(pairError.replace(/^Its/, "its").replace(/\.$/, ""));
   if (linked.linkedTextChars) {
     leftOut.push(`its text had ${number.format(linked.linkedTextChars)} characters, more than a link carries ` +
       `(${number.format(MAX_URL_TEXT)}): paste the text again`);

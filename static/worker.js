@@ -52,6 +52,7 @@ async function start() {
     info,
     css: page.css(),
     examples: JSON.parse(page.examples()),
+    methods: JSON.parse(page.methods()),
     python: py.runPython("import sys; sys.version.split()[0]"),
     seconds: (performance.now() - t0) / 1000,
     timings,
@@ -122,13 +123,19 @@ function useFiles(files, pattern) {
 const handlers = {
   preset: ({ name }) => usePreset(name),
   files: ({ files, pattern }) => useFiles(files, pattern),
-  compare: ({ text, showWhitespace, showIds, specials }) => {
+  compare: ({ text, showWhitespace, showIds, specials, left, right, dropout, seed }) => {
     const t = performance.now();
-    const result = page.compare(text, showWhitespace, showIds, !!specials);
+    // the pair: BPE and LBPE unless picked; dropout's rate and seed only with dropout (undefined is
+    // Python's None, null would arrive as JsNull)
+    const result = page.compare(
+      text, showWhitespace, showIds, !!specials, left || "bpe", right || "lbpe", dropout ?? undefined,
+      seed ?? undefined,
+    );
     timings.first_compare ??= (performance.now() - t) / 1000;
     return result;
   },
   timings: () => JSON.stringify(timings),
+  link_methods: ({ spec, rate, seed }) => page.link_methods(spec, rate || "", seed || ""),
   across: ({ text }) => across(text),
   explain: ({ span, frame, text, at, specials }) => page.explain(span, frame, text || "", at ?? -1, !!specials),
   explain_at: ({ text, offset, specials }) => page.explain_at(text, offset, !!specials),

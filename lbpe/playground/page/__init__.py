@@ -24,9 +24,16 @@ from typing import Literal, cast
 from lbpe.errors import LbpeError, PatternNeededError
 from lbpe.playground import display
 from lbpe.playground.examples import EXAMPLES, examples_json
-from lbpe.playground.service import across_view, compare_view, explain_target, explain_view, open_vocabulary
+from lbpe.playground.service import (
+    across_view,
+    compare_view,
+    explain_target,
+    explain_view,
+    link_state,
+    open_vocabulary,
+)
 from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset, preset_path
-from lbpe.tokenizer import MODES, Mode, Tokenizer
+from lbpe.tokenizer import METHODS, MODES, Mode, Tokenizer
 
 __all__ = [
     "preset_target",
@@ -43,6 +50,8 @@ __all__ = [
     "explain_at",
     "decode",
     "first_view",
+    "link_methods",
+    "methods",
 ]
 
 #: Longer texts are counted in full but drawn only up to here (tens of thousands of spans
@@ -159,14 +168,31 @@ def _shown_part(text: str) -> str:
     return text[: cut + 1] if cut >= 0 else text[:MAX_RENDER_CHARS]
 
 
-def compare(text: str, show_whitespace: bool = True, show_ids: bool = False, specials: bool = False) -> str:
+def compare(
+    text: str,
+    show_whitespace: bool = True,
+    show_ids: bool = False,
+    specials: bool = False,
+    left: str = "bpe",
+    right: str = "lbpe",
+    dropout: float | None = None,
+    seed: int | None = None,
+) -> str:
     """Everything the page shows for ``text``: :func:`lbpe.playground.service.compare_view` (the schema the
-    Gradio app uses too) plus ``{"chars", "bytes", "shown_chars", "whole": {mode: tokens} | None}``.
+    Gradio app uses too) plus ``{"chars", "bytes", "shown_chars", "names", "whole": {role: tokens} | None}``.
     A text over :data:`MAX_RENDER_CHARS` characters is drawn, measured and charted on its first
     part; ``whole`` then counts all of it.
+
+    ``left`` and ``right``: the two methods compared (:data:`lbpe.METHODS`; BPE and LBPE unless
+    told otherwise), with BPE-dropout's ``dropout`` rate and ``seed`` when one of them is
+    dropout (``None``: none given). The keys ``"bpe"`` and ``"lbpe"`` are the roles left and
+    right; ``"names"`` says what each role shows (``{"bpe": "Longest prefix", ...}``).
     """
     tok = _tok()
     shown = _shown_part(text)
+    rate = None if dropout is None else float(dropout)  # JavaScript's 1 arrives as an int
+    seeded = None if seed is None else int(seed)
+    pair = display.check_methods((left, right), rate, seeded)
     view = compare_view(
         tok,
         shown,
@@ -176,21 +202,75 @@ def compare(text: str, show_whitespace: bool = True, show_ids: bool = False, spe
         lengths_chart={"height": 460},
         frequency_chart={"height": 380},
         again=_again,
+        methods=pair,
+        dropout=rate,
+        seed=seeded,
     )
-    _state["shown"], _state["differ"] = (tok, shown, bool(specials)), view["differ"]  # for explain_at
+    # for explain_at: the ranges where BPE and LBPE differ, which Explain steps through; another
+    # pair's ranges are not those
+    classic = pair == display.DEFAULT_METHODS
+    _state["shown"] = (tok, shown, bool(specials)) if classic else None
+    _state["differ"] = view["differ"] if classic else ()
+    names = {
+        role: f"{display.METHOD_NAMES[m]} {rate:g}" if m == "dropout" else display.METHOD_NAMES[m]
+        for role, m in zip(MODES, pair, strict=True)
+    }
     out = {
         "chars": len(text),
         "bytes": len(text.encode("utf-8", "replace")),
         "shown_chars": len(shown),
         **{key: value for key, value in view.items() if key != "differ"},
+        "names": names,
         "whole": None,
     }
     if len(shown) < len(text):
         allowed: Literal["all"] | frozenset[str] = "all" if specials else frozenset()
         out["whole"] = {
-            mode: len(tok.encode(text, mode=mode, allowed_special=allowed, disallowed_special=())) for mode in MODES
+            role: len(
+                tok.encode(
+                    text,
+                    mode=method,
+                    allowed_special=allowed,
+                    disallowed_special=(),
+                    dropout=rate if method == "dropout" else None,
+                    seed=seeded if method == "dropout" else None,
+                )
+            )
+            for role, method in zip(MODES, pair, strict=True)
         }
     return json.dumps(out)
+
+
+def methods() -> str:
+    """The inference methods the page's pickers offer, as a JSON list of ``[method, display
+    name]`` (:data:`lbpe.METHODS`, in their order)."""
+    return json.dumps([[m, display.METHOD_NAMES[m]] for m in METHODS])
+
+
+def link_methods(spec: str, rate: str = "", seed: str = "") -> str:
+    """A link's pair of methods, read as the app reads its links
+    (:func:`lbpe.playground.service.link_state` of ``m``, ``dr`` and ``seed``): JSON ``{"methods":
+    [left, right], "dropout", "seed", "error"}``; a pair that cannot be compared gives BPE and LBPE
+    and ``"error"`` says why (empty when there is nothing to say).
+
+    >>> json.loads(link_methods("nonsense"))["methods"]
+    ['bpe', 'lbpe']
+    """
+    params = {"m": spec}
+    if rate:
+        params["dr"] = rate
+    if seed:
+        params["seed"] = seed
+    wanted = link_state(params, text_chars=0)
+    methods = wanted.get("methods", display.DEFAULT_METHODS)
+    return json.dumps(
+        {
+            "methods": list(methods),
+            "dropout": wanted.get("dropout"),
+            "seed": wanted.get("seed"),
+            "error": " ".join(wanted["notes"]),
+        }
+    )
 
 
 def across(text: str) -> str:
@@ -264,4 +344,15 @@ def first_view() -> str:
 
 
 #: What :func:`first_view` keeps of :func:`compare`: what the page draws without Python.
-FIRST_VIEW_KEYS = ("panes", "metrics", "differences", "summary", "chars", "bytes", "shown_chars", "whole")
+FIRST_VIEW_KEYS = (
+    "panes",
+    "metrics",
+    "differences",
+    "summary",
+    "chars",
+    "bytes",
+    "shown_chars",
+    "whole",
+    "methods",
+    "names",
+)

@@ -40,6 +40,8 @@ def link_state(params: dict[str, str], *, text_chars: int) -> dict[str, Any]:
     {'notes': [], 'vocab': 'gpt2', 'show_whitespace': False, 'view': 'across'}
     >>> link_state({"m": "longest-prefix,lbpe"}, text_chars=100)
     {'notes': [], 'methods': ('longest-prefix', 'lbpe')}
+    >>> link_state({"m": "dropout,bpe", "dr": "lots"}, text_chars=100)["notes"][0][46:82]
+    'its dropout rate “lots” is not a num'
     >>> link_state({"v": "upload: mine.json"}, text_chars=100)["notes"][0][:43]
     'It names the vocabulary “upload: mine.json”'
     """
@@ -92,7 +94,11 @@ def _methods(params: dict[str, str], out: dict[str, Any]) -> None:
         try:
             rate = float(params.get("dr", "0.1")[:20])
         except ValueError:
-            rate = -1.0  # check_methods says what a rate is
+            out["notes"].append(
+                f"Its methods “{spec[:60]}” cannot be compared (its dropout rate “{params['dr'][:20]}” is not a "
+                "number; a rate is a number from 0 to 1, e.g. 0.1): BPE and LBPE are shown."
+            )
+            return
         raw = params.get("seed", "")
         seed = int(raw) if raw.isascii() and raw.lstrip("-").isdigit() and len(raw) <= 12 else None
     try:
