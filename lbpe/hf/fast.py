@@ -190,14 +190,14 @@ def encode_fast(owner: Any, text, text_pair, options: dict):
     ids_of = []
     for plan in plans:
         if len(plan) == 1 and isinstance(plan[0], str):
-            ids_of.append(encode(plan[0], mode="lbpe"))
+            ids_of.append(encode(plan[0], mode=owner.lbpe_mode))
             continue
         ids: list[int] = []
         for part in plan:
             if isinstance(part, int):
                 ids.append(part)
             else:
-                ids += encode(part, mode="lbpe")
+                ids += encode(part, mode=owner.lbpe_mode)
         ids_of.append(ids)
     if room is not None:
         left = owner.truncation_side == "left"
@@ -297,7 +297,7 @@ def _array_rows(
             found = (
                 array(buffers.ID_TYPECODE, (part,))
                 if isinstance(part, int)
-                else encode(part, mode="lbpe", disallowed_special=())
+                else encode(part, mode=owner.lbpe_mode, disallowed_special=())
             )
             if ids is None:
                 ids = found

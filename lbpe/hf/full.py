@@ -1,23 +1,24 @@
 """The full path of an LBPE tokenizer: transformers' own encoding on a copy of the model's
-backend whose pre-tokenizer is followed by one of ours (:class:`_LongestFirst`) that splits each
-piece into the tokens :meth:`lbpe.Tokenizer.split_piece` places longest first."""
+backend whose pre-tokenizer is followed by one of ours (:class:`_MethodSplit`) that splits each
+piece into the tokens :meth:`lbpe.Tokenizer.split_piece` gives with the tokenizer's method."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from lbpe.tokenizer import Tokenizer
+from lbpe.tokenizer import Method, Tokenizer
 
 #: Pieces whose splits the full path remembers (cleared when full).
 PIECE_CACHE = 1 << 16
 
 
-class _LongestFirst:
-    """A custom pre-tokenizer for the Rust pipeline of the full path: each piece split into
-    LBPE's tokens."""
+class _MethodSplit:
+    """A custom pre-tokenizer for the Rust pipeline of the full path: each piece split into the
+    tokens of the inference method ``mode`` (LBPE's, longest prefix's, ...)."""
 
-    def __init__(self, tok: Tokenizer) -> None:
+    def __init__(self, tok: Tokenizer, mode: Method) -> None:
         self.tok = tok
+        self.mode = mode
         self.byte_level = tok.vocab.unit == "byte"
         if self.byte_level:
             from lbpe.decoders import char_to_byte
@@ -40,9 +41,9 @@ class _LongestFirst:
             except (KeyError, UnicodeDecodeError):
                 out = [len(piece)]  # not a byte-level piece after all: leave it to the model
             else:
-                out = [len(key) for key in self.tok.split_piece(text, mode="lbpe")]
+                out = [len(key) for key in self.tok.split_piece(text, mode=self.mode)]
         else:
-            out = _char_lengths(self.tok.split_piece(piece, mode="lbpe"), self.unknown)
+            out = _char_lengths(self.tok.split_piece(piece, mode=self.mode), self.unknown)
         if len(self.cache) >= PIECE_CACHE:
             self.cache.clear()
         self.cache[piece] = out
@@ -93,7 +94,7 @@ def _char_lengths(keys: list, unknown=None) -> list[int]:
 
 def encode_full(owner: Any, text, text_pair, options: dict, *, method: str = "_encode_plus"):
     """The full path: transformers' own encoding on a copy of the backend that splits each
-    piece LBPE's way (the model's object is left as it is)."""
+    piece the tokenizer's method's way (the model's object is left as it is)."""
     base = owner._lbpe_base
     shadow = base.__new__(base)
     shadow.__dict__.update(owner.__dict__)
@@ -117,11 +118,12 @@ def full_backend(owner: Any):
             for i, t in sorted(model.get_added_tokens_decoder().items())
         ),
         None if post is None else post.__getstate__(),
+        owner.lbpe_mode,
     )
     state = owner._lbpe
     if state.full is None or state.full[0] != signature:
         backend = Backend.from_str(model.to_str())
-        ours = pre_tokenizers.PreTokenizer.custom(_LongestFirst(state.tok))
+        ours = pre_tokenizers.PreTokenizer.custom(_MethodSplit(state.tok, owner.lbpe_mode))
         original = backend.pre_tokenizer
         backend.pre_tokenizer = ours if original is None else pre_tokenizers.Sequence([original, ours])
         if hasattr(backend.model, "ignore_merges"):

@@ -13,7 +13,7 @@ from lbpe.hf.fast import encode_fast
 from lbpe.hf.full import encode_full
 from lbpe.hf.saving import record_folder
 from lbpe.hf.state import HOME, _State
-from lbpe.tokenizer import Tokenizer
+from lbpe.tokenizer import Method, Tokenizer
 
 _T = TypeVar("_T")
 
@@ -44,19 +44,19 @@ def _subclass(base: type[_T]) -> type[_T]:
 class _LBPEMixin:
     """What a wrapped tokenizer adds: the mode, LBPE's encoding, saving a folder that loads back."""
 
-    lbpe_mode: str = "bpe"
+    lbpe_mode: Method = "bpe"
     _lbpe: _State
     _lbpe_base: Any  # the model's own transformers class
     _tokenizer: Any  # the tokenizers.Tokenizer inside (an attribute of the transformers class)
 
-    def _lbpe_setup(self, tok: Tokenizer, mode: str, source: Path | None) -> None:
+    def _lbpe_setup(self, tok: Tokenizer, mode: Method, source: Path | None) -> None:
         self._lbpe = _State(tok, source)
         self.lbpe_mode = mode
 
     # ---- encoding ----
 
     def _encode_plus(self, text, text_pair=None, **options):
-        if self.lbpe_mode != "lbpe":
+        if self.lbpe_mode == "bpe":
             return super()._encode_plus(text, text_pair=text_pair, **options)
         if options.get("sanitize_control_tokens"):  # a chat template's own path: it calls encode() per part
             return super()._encode_plus(text, text_pair=text_pair, **options)
@@ -65,16 +65,16 @@ class _LBPEMixin:
 
     def _batch_encode_plus(self, batch_text_or_text_pairs, **options):
         # transformers 4.x sends batches here (5.x has _encode_plus alone)
-        if self.lbpe_mode != "lbpe":
+        if self.lbpe_mode == "bpe":
             return super()._batch_encode_plus(batch_text_or_text_pairs, **options)
         batch = list(batch_text_or_text_pairs)
         fast = encode_fast(self, batch, None, options)
         return fast if fast is not None else encode_full(self, batch, None, options, method="_batch_encode_plus")
 
     def _encode_without_added_tokens(self, text: str) -> list[int]:
-        if self.lbpe_mode != "lbpe":
+        if self.lbpe_mode == "bpe":
             return super()._encode_without_added_tokens(text)  # type: ignore[misc]
-        return self._lbpe.tok.encode_ordinary(text, mode="lbpe")
+        return self._lbpe.tok.encode_ordinary(text, mode=self.lbpe_mode)
 
     def _add_tokens(self, new_tokens, special_tokens: bool = False) -> int:
         self._lbpe.version += 1

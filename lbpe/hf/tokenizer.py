@@ -18,7 +18,7 @@ from lbpe.hf.mixin import _subclass
 from lbpe.hf.saving import BASE_KEY, CLASS_NAME, MODE_KEY, PATTERN_KEY, SOURCE_KEY
 from lbpe.hf.state import HOME
 from lbpe.load import detect_format, load
-from lbpe.tokenizer import MODES, Tokenizer
+from lbpe.tokenizer import METHODS, Tokenizer
 
 
 def _source(path: str | os.PathLike[str]) -> tuple[str, Path]:
@@ -105,10 +105,11 @@ class LBPETokenizer:
         **kwargs: Any,
     ):
         """The model's own tokenizer from ``path`` (a folder, a file or a bundled vocabulary's
-        name; ``local_files_only`` is forced), encoding in ``mode`` ("lbpe" or "bpe"; default:
-        the folder's recorded mode, else "lbpe"). ``pattern``: the pre-tokenizer preset of a
-        rank file whose name does not tell it (as :func:`lbpe.load`). Other keyword arguments go
-        to transformers (``pad_token=...``, ...)."""
+        name; ``local_files_only`` is forced), encoding in ``mode``: "lbpe", "bpe" (the model's
+        own) or another deterministic inference method of :data:`lbpe.METHODS` (default: the
+        folder's recorded mode, else "lbpe"). ``pattern``: the pre-tokenizer preset of a rank
+        file whose name does not tell it (as :func:`lbpe.load`). Other keyword arguments go to
+        transformers (``pad_token=...``, ...)."""
         try:
             import transformers
             from tokenizers import Tokenizer as Backend
@@ -116,8 +117,8 @@ class LBPETokenizer:
             raise LbpeError('LBPETokenizer needs transformers: python -m pip install "lbpe[hf]"') from None
         if inputs:
             raise LbpeError(f"LBPETokenizer.from_pretrained takes the path and keyword arguments; got {inputs!r}")
-        if mode is not None and mode not in MODES:
-            raise LbpeError(f"mode must be 'bpe' or 'lbpe', not {mode!r}")
+        if mode is not None:
+            _check_mode(mode)
         for key in ("trust_remote_code", "_from_auto", "_commit_hash", "revision", "code_revision"):
             kwargs.pop(key, None)  # what AutoTokenizer passes along; a local folder needs none of them
         path = _preset_or_path(path)
@@ -159,11 +160,33 @@ class LBPETokenizer:
         if not getattr(hf, "is_fast", False):
             raise LbpeError(f"{path}: transformers loaded a slow tokenizer; LBPETokenizer needs the fast one")
         mode = mode or recorded.get(MODE_KEY) or "lbpe"
-        if mode not in MODES:
-            raise LbpeError(f"{path}: tokenizer_config.json records {MODE_KEY}={mode!r}; expected 'bpe' or 'lbpe'")
+        if mode not in HF_MODES:
+            raise LbpeError(
+                f"{path}: tokenizer_config.json records {MODE_KEY}={mode!r}; expected one of {_mode_list()}"
+            )
         hf.__class__ = _subclass(type(hf))
         hf._lbpe_setup(tok, mode, source)
         return hf
+
+
+#: The modes an LBPE tokenizer encodes with: every inference method but BPE-dropout, whose
+#: draws would change from call to call (``datasets`` caches and fingerprints would be wrong).
+HF_MODES = tuple(m for m in METHODS if m != "dropout")
+
+
+def _mode_list() -> str:
+    return ", ".join(repr(m) for m in HF_MODES)
+
+
+def _check_mode(mode: object) -> None:
+    if mode == "dropout":
+        raise LbpeError(
+            "LBPETokenizer encodes the same text the same way every time, and BPE-dropout draws afresh "
+            "on each call: use lbpe.Tokenizer.encode(text, mode='dropout', dropout=..., seed=...) for "
+            f"training-time dropout, or one of {_mode_list()} here"
+        )
+    if mode not in HF_MODES:
+        raise LbpeError(f"mode must be one of {_mode_list()}, not {mode!r}")
 
 
 def _preset_or_path(path: str | os.PathLike[str]) -> str | os.PathLike[str]:

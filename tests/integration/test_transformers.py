@@ -239,7 +239,7 @@ def test_errors_say_what_to_give(tmp_path):
     (tmp_path / "notes.txt").write_text("hello")
     with pytest.raises(lbpe.LbpeError, match="LBPETokenizer takes"):
         LBPETokenizer.from_pretrained(tmp_path / "notes.txt")
-    with pytest.raises(lbpe.LbpeError, match="mode must be 'bpe' or 'lbpe'"):
+    with pytest.raises(lbpe.LbpeError, match="mode must be one of 'bpe', 'lbpe', 'longest-prefix'"):
         LBPETokenizer.from_pretrained(str(data_file("hf/llama3/tokenizer.json").parent), mode="fast")
 
 
