@@ -1,7 +1,7 @@
 """The methods axis of the Across and Corpus views (:func:`lbpe.playground.service.methods_view`):
 one vocabulary, every chosen method. Each figure is checked against what ``Tokenizer.encode``
 gives for that method, counted here by hand, and the whole table against ``lbpe stats
---methods``' own function."""
+--methods``' own function; a link's ``ax``/``ms``/``mdr``/``mseed`` keys are read back."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from lbpe import METHODS
 from lbpe.analysis.methods import methods_stats
 from lbpe.errors import LbpeError, NotUtf8Error
-from lbpe.playground.service import methods_view
+from lbpe.playground.service import link_state, methods_view
 from lbpe.presets import load_preset
 
 TEXT = (
@@ -112,3 +112,39 @@ def test_a_dropout_rate_is_ignored_without_dropout(tok):
 def test_bad_input_says_what_to_do(tok, options, message):
     with pytest.raises(LbpeError, match=message):
         methods_view(tok, **options)
+
+
+# ---- links ----
+
+
+def test_a_link_carries_the_axis_and_the_methods():
+    wanted = link_state({"ax": "methods", "ms": "bpe,least-tokens,dropout", "mdr": "0.3", "mseed": "7"}, text_chars=10)
+    assert wanted["notes"] == []
+    assert wanted["axis"] == "methods"
+    assert wanted["axis_methods"] == ("bpe", "least-tokens", "dropout")
+    assert (wanted["axis_dropout"], wanted["axis_seed"]) == (0.3, 7)
+
+
+def test_a_link_without_methods_means_every_method():
+    wanted = link_state({"ax": "methods"}, text_chars=10)
+    assert wanted["axis"] == "methods" and "axis_methods" not in wanted and wanted["notes"] == []
+
+
+def test_a_link_with_an_unknown_method_says_so():
+    wanted = link_state({"ax": "methods", "ms": "bpe,lbpee"}, text_chars=10)
+    assert wanted["axis"] == "methods" and "axis_methods" not in wanted
+    (note,) = wanted["notes"]
+    assert "lbpee" in note and "did you mean lbpe?" in note and "every method is shown" in note
+
+
+def test_a_link_with_an_unknown_axis_says_so():
+    wanted = link_state({"ax": "tokenizers"}, text_chars=10)
+    assert "axis" not in wanted
+    (note,) = wanted["notes"]
+    assert "tokenizers" in note and "vocabularies or methods" in note
+
+
+def test_a_bad_dropout_rate_in_a_link_says_so():
+    wanted = link_state({"ax": "methods", "ms": "bpe,dropout", "mdr": "7"}, text_chars=10)
+    assert "axis_methods" not in wanted
+    assert "from 0 to 1" in wanted["notes"][0]
