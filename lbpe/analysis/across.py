@@ -36,6 +36,7 @@ __all__ = [
     "across_rows",
     "across_csv",
     "across_spec",
+    "change_bars",
     "long_share",
 ]
 
@@ -144,9 +145,31 @@ def across_spec(summaries: list[dict], *, title: str | None = None, height: int 
     """A plain Plotly figure: per vocabulary, LBPE's change in tokens (%) and in the share of
     long tokens (points), as horizontal bars, the vocabulary LBPE changes most on top."""
     order = sorted(summaries, key=lambda s: abs(s["change"]["tokens"]))  # Plotly draws the first at the bottom
-    names = [s["vocab"] for s in order]
-    tokens = [100 * s["change"]["tokens"] for s in order]
-    shares = [100 * (long_share(s["lbpe"]) - long_share(s["bpe"])) for s in order]
+    return change_bars(
+        [s["vocab"] for s in order],
+        [100 * s["change"]["tokens"] for s in order],
+        [100 * (long_share(s["lbpe"]) - long_share(s["bpe"])) for s in order],
+        tokens_axis="LBPE vs BPE: tokens (%)",
+        tokens_hover="%{y}: LBPE needs %{x:+.3f}% tokens",
+        title=title,
+        height=height,
+    )
+
+
+def change_bars(
+    names: list[str],
+    tokens: list[float],
+    shares: list[float],
+    *,
+    tokens_axis: str,
+    tokens_hover: str,
+    title: str | None = None,
+    height: int | None = None,
+) -> dict:
+    """A plain Plotly figure of two sets of horizontal bars side by side, one bar per name
+    (the first at the bottom): a change in tokens (%, titled ``tokens_axis``, hovered as
+    ``tokens_hover``) and in the share of long tokens (points). The Across view's figure, per
+    vocabulary (:func:`across_spec`) or per method (:func:`lbpe.analysis.methods.methods_spec`)."""
     data = [
         {
             "type": "bar",
@@ -160,7 +183,7 @@ def across_spec(summaries: list[dict], *, title: str | None = None, height: int 
             "cliponaxis": False,
             "xaxis": "x",
             "yaxis": "y",
-            "hovertemplate": "%{y}: LBPE needs %{x:+.3f}% tokens<extra></extra>",
+            "hovertemplate": tokens_hover + "<extra></extra>",
         },
         {
             "type": "bar",
@@ -185,7 +208,7 @@ def across_spec(summaries: list[dict], *, title: str | None = None, height: int 
         "paper_bgcolor": "rgba(0,0,0,0)",
         "plot_bgcolor": "rgba(0,0,0,0)",
         "showlegend": False,
-        "xaxis": {**axis, "domain": [0, 0.46], "title": {"text": "LBPE vs BPE: tokens (%)"}, "zeroline": True},
+        "xaxis": {**axis, "domain": [0, 0.46], "title": {"text": tokens_axis}, "zeroline": True},
         "yaxis": {**axis, "anchor": "x"},
         "xaxis2": {
             **axis,

@@ -37,10 +37,14 @@ JSON layout of :func:`methods_json` (and of ``lbpe stats --methods ... --json``)
 
 from __future__ import annotations
 
+import csv
 import difflib
+import io
 from collections.abc import Callable, Iterable, Sequence
+from typing import Literal
 
 from lbpe.analysis import metrics
+from lbpe.analysis.across import change_bars
 from lbpe.analysis.agreement import Agreement, text_agreement
 from lbpe.analysis.counting import count_words, encode_for_counting
 from lbpe.analysis.stats import LONG_TOKEN, Continuation, Stats, _stats_of
@@ -56,6 +60,11 @@ __all__ = [
     "corpus_methods_stats",
     "methods_json",
     "methods_stats",
+    "METHODS_HEADERS",
+    "METHODS_TYPES",
+    "methods_rows",
+    "methods_csv",
+    "methods_spec",
 ]
 
 #: The method every other one is compared with (word agreement).
@@ -241,3 +250,65 @@ def methods_stats(
     items: Iterable[str | list[str]] = [texts] if isinstance(texts, str) else ([t] for t in texts)
     stats = corpus_methods_stats(tok, items, chosen, dropout=dropout, seed=seed)
     return methods_json(stats, tok=tok, renyi_power=renyi_power, dropout=dropout, seed=seed)
+
+
+#: Column headers of :func:`methods_rows` (the columns of ``lbpe stats --methods``).
+METHODS_HEADERS = [
+    "method",
+    "tokens",
+    "bytes/token",
+    f"long tokens % (≥{LONG_TOKEN} units)",
+    "Rényi efficiency",
+    "fertility (tokens/word)",
+    "words cut as BPE %",
+]
+#: Per column of :data:`METHODS_HEADERS`: "str" or "number" (a table sorts numbers as numbers).
+_NUMBER: Literal["number"] = "number"
+METHODS_TYPES: list[Literal["str", "number"]] = ["str", *[_NUMBER] * (len(METHODS_HEADERS) - 1)]
+
+
+def methods_rows(doc: dict) -> list[list]:
+    """One row per method of a :func:`methods_json` document under :data:`METHODS_HEADERS`;
+    numbers rounded as ``lbpe stats --methods`` prints them (the document keeps them whole)."""
+    return [
+        [
+            method,
+            r["tokens"],
+            round(r["bytes_per_token"], 4),
+            round(100 * r["long_token_share"], 3),
+            round(r["renyi_efficiency"], 4),
+            round(r["fertility"], 4),
+            round(100 * r["word_agreement"], 2),
+        ]
+        for method, r in doc["methods"].items()
+    ]
+
+
+def methods_csv(rows: Iterable[list]) -> str:
+    """CSV of :func:`methods_rows` under :data:`METHODS_HEADERS`."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(METHODS_HEADERS)
+    writer.writerows(rows)
+    return buf.getvalue()
+
+
+def methods_spec(doc: dict, *, title: str | None = None, height: int | None = None) -> dict:
+    """A plain Plotly figure of a :func:`methods_json` document: per method, its change in tokens
+    (%) and in the share of long tokens (points) from BPE's (or, without BPE among the methods,
+    from the first method's), as horizontal bars, the document's first method on top."""
+    rows = doc["methods"]
+    base_name = BASELINE if BASELINE in rows else next(iter(rows))
+    base = rows[base_name]
+    order = list(reversed(rows))  # Plotly draws the first at the bottom
+    tokens = [100 * (rows[m]["tokens"] / base["tokens"] - 1) if base["tokens"] else 0.0 for m in order]
+    shares = [100 * (rows[m]["long_token_share"] - base["long_token_share"]) for m in order]
+    return change_bars(
+        order,
+        tokens,
+        shares,
+        tokens_axis=f"each method vs {base_name}: tokens (%)",
+        tokens_hover=f"%{{y}} needs %{{x:+.3f}}% tokens (vs {base_name})",
+        title=title,
+        height=height,
+    )

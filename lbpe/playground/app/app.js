@@ -53,6 +53,21 @@ window.lbpeApp = {
     });
     return [];
   },
+  // the Across or Corpus view's axis into the URL: the methods axis (vocabularies, the default, say
+  // nothing), its methods unless every one is ticked, dropout's rate and seed while it is ticked
+  axis(axis, methods, rate, seed) {
+    const on = axis === "methods";
+    const ticked = Array.isArray(methods) ? methods : [];
+    const every = Array.isArray(LBPE.methods) && LBPE.methods.every((m) => ticked.includes(m));
+    const dropout = on && ticked.includes("dropout");
+    window.lbpeLink({
+      ax: on ? "methods" : null,
+      ms: on && !every ? ticked.join(",") : null,
+      mdr: dropout && rate !== null && rate !== undefined && rate !== "" ? String(rate) : null,
+      mseed: dropout && seed !== null && seed !== undefined && seed !== "" ? String(seed) : null,
+    });
+    return [];
+  },
   // The vocabulary picker's value changed. Gradio's dropdown does not redraw its text while it has
   // the focus (opened, then closed with Esc, then a file dropped on the upload box): the picker
   // would name the old vocabulary while the panes use the new one. Its text becomes the new

@@ -91,8 +91,8 @@ def build() -> gr.Blocks:
             shared = Shared(state=state, vocab=vocab, tabs=tabs)
             c = compare.build(shared)
             shared = Shared(state=state, vocab=vocab, tabs=tabs, text=c.text)
-            corpus_tab = corpus.build(shared)
-            across_tab = across.build(shared)
+            corpus_tab, corpus_axis = corpus.build(shared)
+            across_tab, across_axis = across.build(shared)
             train_tab = train.build(shared)
         gr.Markdown(limits_md(), elem_id="limits")
         uploaded = vocab_files.upload(
@@ -147,6 +147,17 @@ def build() -> gr.Blocks:
             api_visibility="private",
             queue=False,
         )
+        # the Across and Corpus views' axis in the URL too (both write the same keys: the last changed wins)
+        for axis in (across_axis, corpus_axis):
+            gr.on(
+                [part.change for part in axis.inputs],
+                None,
+                axis.inputs,
+                None,
+                js=js("axis(...a)"),
+                api_visibility="private",
+                queue=False,
+            )
         for tab, view in ((c.tab, None), (corpus_tab, "corpus"), (across_tab, "across"), (train_tab, "train")):
             in_browser(tab.select, None, None, f"view({json.dumps(view)})")
         in_browser(copy_link.click, [c.text, vocab], None, "copy(...a)")
@@ -157,7 +168,9 @@ def build() -> gr.Blocks:
             [c.text, vocab, c.show_ws, c.show_ids, c.show_special, c.explain_box, c.explain_where, tabs, link_note]
             + c.outputs
             + [c.left, c.right, c.dropout, c.seed]
-            + c.pair_outputs,
+            + c.pair_outputs
+            + across_axis.inputs
+            + corpus_axis.inputs,
             api_visibility="private",
             show_progress="hidden",
             show_progress_on=link_note,

@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import functools
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import gradio as gr
 
 from lbpe.playground import display
-from lbpe.playground.app.handlers import LIMITS, _mb, failure_note
-from lbpe.playground.service import MAX_LINK_TEXT
+from lbpe.playground.app.handlers import AXIS_CHOICES, LIMITS, _mb, axis_controls, failure_note
+from lbpe.playground.service import DEFAULT_DROPOUT, MAX_LINK_TEXT
 from lbpe.presets import VOCAB_PRESETS, preset_label
+from lbpe.tokenizer import METHODS
 
 _HERE = Path(__file__).parent
 
@@ -36,6 +38,7 @@ APP_JS = (
             "presets": list(VOCAB_PRESETS),
             "labels": {name: preset_label(name) for name in VOCAB_PRESETS},
             "maxLinkText": MAX_LINK_TEXT,
+            "methods": list(METHODS),
         }
     )
     + ";\n"
@@ -137,6 +140,77 @@ def long_job(
     )
     job.then(functools.partial(interactive, True, len(buttons)), None, buttons, queue=False, api_visibility="private")
     says_why(job, fn, state, status, *buttons)
+
+
+@dataclass(frozen=True)
+class Axis:
+    """The axis of the Across or Corpus view (:func:`axis_picker`): its choice, the methods
+    ticked, BPE-dropout's rate and seed, and the row that holds them."""
+
+    choice: Any  # gr.Radio: "vocabularies" or "methods"
+    methods: Any  # gr.CheckboxGroup of lbpe.METHODS
+    dropout: Any  # gr.Number
+    seed: Any  # gr.Number
+    options: Any  # the row of the three above (shown on the methods axis)
+
+    @property
+    def inputs(self) -> list:
+        """What a link carries: the choice, the methods, the rate and the seed."""
+        return [self.choice, self.methods, self.dropout, self.seed]
+
+    def wire(self, vocabularies: list, methods: list) -> None:
+        """Show ``vocabularies`` (components) on the vocabularies axis, ``methods`` and the
+        options on the methods axis (:func:`lbpe.playground.app.handlers.axis_controls`)."""
+        shown = [*vocabularies, self.options, *methods]
+
+        def show(axis: str) -> list:
+            on_vocabularies, on_methods = axis_controls(axis)
+            return [on_vocabularies] * len(vocabularies) + [on_methods] * (1 + len(methods))
+
+        # progress (hidden) on the radio: on the columns it would copy their contents at every event
+        self.choice.change(
+            show,
+            self.choice,
+            shown,
+            queue=False,
+            api_visibility="private",
+            show_progress="hidden",
+            show_progress_on=self.choice,
+        )
+
+
+def axis_picker(view: str) -> Axis:
+    """The axis of the ``view`` tab (``across`` or ``corpus``): vocabularies (the default) or
+    methods (the vocabulary chosen above with every method ticked, BPE-dropout's rate and seed)."""
+    choice = gr.Radio(
+        AXIS_CHOICES,
+        value="vocabularies",
+        label="Compare",
+        info="vocabularies, or the inference methods of the vocabulary chosen above",
+        elem_id=f"{view}-axis",
+    )
+    with gr.Row(visible=False, equal_height=False, elem_id=f"{view}-methods-options") as options:
+        methods = gr.CheckboxGroup(
+            [(display.METHOD_NAMES[m], m) for m in METHODS],
+            value=list(METHODS),
+            label="Methods",
+            scale=3,
+            elem_id=f"{view}-methods",
+        )
+        dropout = gr.Number(
+            DEFAULT_DROPOUT,
+            minimum=0,
+            maximum=1,
+            step=0.05,
+            label="Dropout rate (BPE-dropout)",
+            scale=1,
+            min_width=140,
+            elem_id=f"{view}-dropout-rate",
+        )
+        seed = gr.Number(
+            0, precision=0, label="Seed (empty: fresh)", scale=1, min_width=140, elem_id=f"{view}-dropout-seed"
+        )
+    return Axis(choice=choice, methods=methods, dropout=dropout, seed=seed, options=options)
 
 
 INTRO = """\

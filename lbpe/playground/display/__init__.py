@@ -81,7 +81,15 @@ from lbpe.playground.display.render import (
     render_html,
     render_pane,
 )
-from lbpe.playground.display.tables import CSV_HEADERS, STATS_HEADERS, SummaryRow, stats_csv, stats_rows, summary_rows
+from lbpe.playground.display.tables import (
+    CSV_HEADERS,
+    STATS_HEADERS,
+    SummaryRow,
+    stats_csv,
+    stats_rows,
+    summary_rows,
+    table_html,
+)
 
 __all__ = [
     "CSS",
@@ -107,6 +115,7 @@ __all__ = [
     "frequency_spec",
     "SummaryRow",
     "summary_rows",
+    "table_html",
     "length_shift",
     "shift_from_stats",
     "plotly_spec",

@@ -5,6 +5,7 @@ next to the paper's prediction and figures."""
 from __future__ import annotations
 
 import csv
+import html
 import io
 from dataclasses import dataclass
 from typing import Literal
@@ -218,3 +219,23 @@ def stats_csv(summary: dict) -> str:
     for n in lengths:
         row(f"length {n}", b["length_counts"].get(str(n), 0), lb["length_counts"].get(str(n), 0))
     return buf.getvalue()
+
+
+def table_html(headers: list[str], rows: list[list], *, caption: str = "") -> str:
+    """A plain HTML table (``class="lbpe-table"``) of ``rows`` under ``headers``, every cell
+    escaped; numbers are right-aligned and written as the rows hold them (no separators), so a
+    reader or a test finds the same figures as in the rows."""
+    head = "".join(f'<th scope="col">{html.escape(str(h))}</th>' for h in headers)
+    body = []
+    for row in rows:
+        cells = []
+        for k, value in enumerate(row):
+            text = "" if value is None else str(value)
+            if k == 0:
+                cells.append(f'<th scope="row">{html.escape(text)}</th>')
+            else:
+                align = ' style="text-align:right"' if isinstance(value, (int, float)) else ""
+                cells.append(f"<td{align}>{html.escape(text)}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    title = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    return f'<table class="lbpe-table">{title}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'

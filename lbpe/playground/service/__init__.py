@@ -9,7 +9,8 @@ own widgets or text.
 * each view as one function returning one JSON-able dict (a ``TypedDict``: ``CompareView``, ``CorpusView``, ...;
   JSON-able but for TrainView's Vocab; figures are plain Plotly figure dicts), the schema the app, the page and
   the CLI read: :mod:`lbpe.playground.service.compare` (:func:`compare_view`), :mod:`lbpe.playground.service.corpus`
-  (:func:`corpus_view`, :func:`stats_view`, :func:`across_view`), :mod:`lbpe.playground.service.explain`
+  (:func:`corpus_view`, :func:`stats_view`, :func:`across_view`, :func:`methods_view`: the methods axis),
+  :mod:`lbpe.playground.service.explain`
   (:func:`explain_view`, :func:`explain_target`) and :mod:`lbpe.playground.service.train` (:func:`train_view`,
   which a server gives a time limit: ``seconds``), with what they share in :mod:`lbpe.playground.service.shared`;
 * :mod:`lbpe.playground.service.links`: a view's state in a link's query (:func:`link_state`).
@@ -26,7 +27,17 @@ Standard library only (Pyodide runs it too).
 """
 
 from lbpe.playground.service.compare import CompareView, compare_view
-from lbpe.playground.service.corpus import AcrossView, CorpusView, StatsView, across_view, corpus_view, stats_view
+from lbpe.playground.service.corpus import (
+    DEFAULT_DROPOUT,
+    AcrossView,
+    CorpusView,
+    MethodsView,
+    StatsView,
+    across_view,
+    corpus_view,
+    methods_view,
+    stats_view,
+)
 from lbpe.playground.service.explain import ExplainTarget, ExplainView, explain_target, explain_view
 from lbpe.playground.service.files import (
     AUTO_PATTERN,
@@ -48,6 +59,7 @@ __all__ = [
     "AcrossView",
     "CompareView",
     "CorpusView",
+    "MethodsView",
     "ExplainTarget",
     "ExplainView",
     "StatsView",
@@ -70,6 +82,8 @@ __all__ = [
     "describe",
     "CORPUS_CHUNK_BYTES",
     "across_view",
+    "methods_view",
+    "DEFAULT_DROPOUT",
     "check_train_options",
     "compare_view",
     "corpus_view",

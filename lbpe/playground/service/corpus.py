@@ -1,5 +1,6 @@
-"""The Corpus view (an upload's statistics), ``lbpe stats`` (files of any size, streamed) and the Across
-vocabularies view (one text with several vocabularies)."""
+"""The Corpus view (an upload's statistics), ``lbpe stats`` (files of any size, streamed), the Across
+vocabularies view (one text with several vocabularies) and the methods axis of both (one text or
+file, one vocabulary, every inference method: ``lbpe stats --methods``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,17 @@ from typing import Any, TypedDict
 
 from lbpe.analysis.across import ACROSS_HEADERS, ACROSS_TYPES, across_csv, across_rows, across_spec, across_vocabularies
 from lbpe.analysis.comparison import compare_json
+from lbpe.analysis.methods import (
+    METHODS_HEADERS,
+    METHODS_TYPES,
+    check_options,
+    corpus_methods_stats,
+    methods_csv,
+    methods_json,
+    methods_rows,
+    methods_spec,
+    parse_methods,
+)
 from lbpe.analysis.metrics import RENYI_POWER
 from lbpe.analysis.stats import corpus_stats
 from lbpe.budget import time_budget
@@ -18,9 +30,22 @@ from lbpe.corpus.textio import decode
 from lbpe.errors import LbpeError
 from lbpe.playground import display
 from lbpe.playground.service.shared import file_stem, prepared, text_chunks
-from lbpe.tokenizer import MODES, Mode, Tokenizer
+from lbpe.tokenizer import METHODS, MODES, Mode, Tokenizer
 
-__all__ = ["AcrossView", "CorpusView", "StatsView", "across_view", "corpus_view", "stats_view"]
+__all__ = [
+    "AcrossView",
+    "CorpusView",
+    "MethodsView",
+    "StatsView",
+    "DEFAULT_DROPOUT",
+    "across_view",
+    "corpus_view",
+    "methods_view",
+    "stats_view",
+]
+
+#: BPE-dropout's rate on the methods axis unless another is given (the paper's and the CLI's example).
+DEFAULT_DROPOUT = 0.1
 
 
 class CorpusView(TypedDict):
@@ -46,6 +71,19 @@ class AcrossView(TypedDict):
     types: Sequence[str]
     rows: list[list[Any]]  # one per vocabulary (lbpe.analysis.across.across_rows)
     vocabularies: list[dict[str, Any]]  # one compare_json summary each
+    figure: dict[str, Any]
+    json: str
+    csv: str
+    status: str  # Markdown
+
+
+class MethodsView(TypedDict):
+    methods: list[str]  # the methods, in the order shown
+    headers: list[str]
+    types: Sequence[str]
+    rows: list[list[Any]]  # one per method (lbpe.analysis.methods.methods_rows)
+    stats: dict[str, Any]  # lbpe.analysis.methods.methods_json, as lbpe stats --methods --json prints it
+    table: str  # HTML: the rows as a table
     figure: dict[str, Any]
     json: str
     csv: str
@@ -191,4 +229,78 @@ def across_view(
         "json": json.dumps({"source": source, "vocabularies": summaries}, indent=2, ensure_ascii=False) + "\n",
         "csv": across_csv(rows),
         "status": f"{source} with {len(summaries)} vocabularies: {verdict}.",
+    }
+
+
+def methods_view(
+    tok: Tokenizer,
+    *,
+    text: str | None = None,
+    data: bytes | None = None,
+    source: str = "the text",
+    methods: str | Iterable[str] = METHODS,
+    dropout: float | None = DEFAULT_DROPOUT,
+    seed: int | None = 0,
+    progress: Callable[[float], None] | None = None,
+    chart: dict | None = None,
+) -> MethodsView:
+    """The methods axis of the Across and Corpus views: one text (``text``) or text file
+    (``data``, called ``source``) encoded with ``tok`` by every method of ``methods`` (names,
+    ``"a,b"`` or ``"all"``; default every method of :data:`lbpe.METHODS`), with the statistics of
+    ``lbpe stats --methods`` (:mod:`lbpe.analysis.methods`): tokens, bytes per token, long-token
+    share, Rényi efficiency, fertility and word agreement with BPE. ``dropout`` and ``seed``
+    are BPE-dropout's rate and seed, used when ``"dropout"`` is among the methods (ignored
+    otherwise: a form's hidden boxes keep their values).
+
+    A file is read in the Corpus view's chunks, cut where the totals stay exact; ``progress(fraction)``
+    is called after each (it may raise to stop the work). Returns ``{"methods", "headers", "types",
+    "rows", "stats": methods_json(...), "table": HTML, "figure", "json": {"source", **stats} as
+    text, "csv", "status"}``. An unknown method, no method or a bad rate raises
+    :class:`~lbpe.errors.LbpeError` saying what to pass; a file that is not UTF-8 text raises
+    :class:`~lbpe.errors.NotUtf8Error` before any work.
+    """
+    chosen = parse_methods(methods)
+    if "dropout" not in chosen:
+        dropout = seed = None
+    check_options(chosen, dropout, seed)
+    texts: Iterable[str]
+    if data is not None:
+        decode(data, source)
+        texts = text_chunks(tok, data, source)
+        size = len(data)
+    else:
+        if not (text or "").strip():
+            raise LbpeError("Type or paste a text first.")
+        texts = [text or ""]
+        size = len((text or "").encode("utf-8", "surrogatepass"))
+    if progress is not None:
+        progress(0.0)
+    prepared(tok)
+    with time_budget(size * len(chosen), what=f"the methods of {source}"):
+        stats = corpus_methods_stats(
+            tok,
+            texts,
+            chosen,
+            dropout=dropout,
+            seed=seed,
+            progress=(lambda done: progress(min(done / max(size, 1), 1.0))) if progress else None,
+        )
+    doc = methods_json(stats, tok=tok, dropout=dropout, seed=seed)
+    rows = methods_rows(doc)
+    fewest = min(doc["methods"].items(), key=lambda kv: kv[1]["tokens"])[0]
+    drawn = f" (dropout rate {dropout:g}, seed {seed})" if dropout is not None else ""
+    return {
+        "methods": list(chosen),
+        "headers": METHODS_HEADERS,
+        "types": METHODS_TYPES,
+        "rows": rows,
+        "stats": doc,
+        "table": display.table_html(METHODS_HEADERS, rows),
+        "figure": methods_spec(doc, **(chart or {})),
+        "json": json.dumps({"source": source, **doc}, indent=2, ensure_ascii=False) + "\n",
+        "csv": methods_csv(rows),
+        "status": (
+            f"{source} with **{tok.name}** and {len(chosen)} methods{drawn}: "
+            f"**{fewest}** needs the fewest tokens ({doc['methods'][fewest]['tokens']:,})."
+        ),
     }

@@ -4,7 +4,10 @@ A link carries the text (``t``, when short; else its length, ``tl``), a bundled 
 go in a link), the display toggles (``ws``, ``ids``, ``sp``), the two methods compared when
 they are not BPE and LBPE (``m=longest-prefix,least-tokens``; with ``dropout``, its rate ``dr``
 and seed ``seed``), the span to explain (``x``), where
-it starts in the text (``xa``) and the open view (``view``). :func:`link_state` reads such a
+it starts in the text (``xa``), the open view (``view``) and the axis of the Across and Corpus
+views when it is not the vocabularies (``ax=methods``: one vocabulary, every method), with the
+methods when not every one (``ms=bpe,lbpe,dropout``) and, with ``dropout``, its rate ``mdr``
+and seed ``mseed``. :func:`link_state` reads such a
 query and says what it left out.
 """
 
@@ -13,16 +16,20 @@ from __future__ import annotations
 from typing import Any
 
 from lbpe.analysis.explain import MAX_EXPLAIN_CHARS
+from lbpe.analysis.methods import check_options, parse_methods
 from lbpe.errors import LbpeError
 from lbpe.playground.display.model import DEFAULT_METHODS, check_methods
+from lbpe.playground.service.corpus import DEFAULT_DROPOUT
 from lbpe.presets import VOCAB_PRESETS
 
-__all__ = ["MAX_LINK_TEXT", "VIEWS", "link_state"]
+__all__ = ["AXES", "MAX_LINK_TEXT", "VIEWS", "link_state"]
 
 #: Texts up to this many characters go into a link (``?t=``); longer ones are left out.
 MAX_LINK_TEXT = 2000
 #: The views a link can open (``?view=``).
 VIEWS = ("compare", "corpus", "across", "train")
+#: What the Across and Corpus views compare (``?ax=``): vocabularies (the default) or methods.
+AXES = ("vocabularies", "methods")
 
 
 def link_state(params: dict[str, str], *, text_chars: int) -> dict[str, Any]:
@@ -33,8 +40,10 @@ def link_state(params: dict[str, str], *, text_chars: int) -> dict[str, Any]:
     where it starts in the text (``explain_at``; without it the span is explained on its own),
     ``m`` the two methods, left and right (``methods``, a pair of :data:`lbpe.METHODS`; without it
     BPE and LBPE), ``dr`` and ``seed`` BPE-dropout's rate and seed when one of them is dropout
-    (``dropout``, ``seed``), ``view`` the open tab. Anything unknown, malformed or too long is left at
-    its default, and ``notes`` says what was left out.
+    (``dropout``, ``seed``), ``view`` the open tab, ``ax=methods`` the Across and Corpus views'
+    methods axis (``axis``) with ``ms`` its methods (``axis_methods``; without it every method)
+    and ``mdr``/``mseed`` dropout's rate and seed (``axis_dropout``, ``axis_seed``). Anything
+    unknown, malformed or too long is left at its default, and ``notes`` says what was left out.
 
     >>> link_state({"v": "gpt2", "ws": "0", "view": "across"}, text_chars=100)
     {'notes': [], 'vocab': 'gpt2', 'show_whitespace': False, 'view': 'across'}
@@ -42,6 +51,8 @@ def link_state(params: dict[str, str], *, text_chars: int) -> dict[str, Any]:
     {'notes': [], 'methods': ('longest-prefix', 'lbpe')}
     >>> link_state({"m": "dropout,bpe", "dr": "lots"}, text_chars=100)["notes"][0][46:82]
     'its dropout rate “lots” is not a num'
+    >>> link_state({"ax": "methods", "ms": "lbpe,least-tokens"}, text_chars=100)
+    {'notes': [], 'axis': 'methods', 'axis_methods': ('lbpe', 'least-tokens')}
     >>> link_state({"v": "upload: mine.json"}, text_chars=100)["notes"][0][:43]
     'It names the vocabulary “upload: mine.json”'
     """
@@ -70,6 +81,7 @@ def link_state(params: dict[str, str], *, text_chars: int) -> dict[str, Any]:
         if params.get(key) in ("0", "1"):
             out[name] = params[key] == "1"
     _methods(params, out)
+    _axis(params, out)
     span = params.get("x")
     if span:
         out["explain"] = span[:MAX_EXPLAIN_CHARS]
@@ -88,20 +100,8 @@ def _methods(params: dict[str, str], out: dict[str, Any]) -> None:
     if not spec:
         return
     pair = tuple(spec[:100].split(","))
-    rate: float | None = None
-    seed: int | None = None
-    if "dropout" in pair:
-        try:
-            rate = float(params.get("dr", "0.1")[:20])
-        except ValueError:
-            out["notes"].append(
-                f"Its methods “{spec[:60]}” cannot be compared (its dropout rate “{params['dr'][:20]}” is not a "
-                "number; a rate is a number from 0 to 1, e.g. 0.1): BPE and LBPE are shown."
-            )
-            return
-        raw = params.get("seed", "")
-        seed = int(raw) if raw.isascii() and raw.lstrip("-").isdigit() and len(raw) <= 12 else None
     try:
+        rate, seed = _dropout_options(params, "dr", "seed") if "dropout" in pair else (None, None)
         methods = check_methods(pair, rate, seed)
     except LbpeError as exc:
         out["notes"].append(f"Its methods “{spec[:60]}” cannot be compared ({exc}): BPE and LBPE are shown.")
@@ -110,3 +110,46 @@ def _methods(params: dict[str, str], out: dict[str, Any]) -> None:
         out["methods"] = methods
         if rate is not None:
             out["dropout"], out["seed"] = rate, seed
+
+
+def _dropout_options(params: dict[str, str], rate_key: str, seed_key: str) -> tuple[float, int | None]:
+    """Dropout's rate (the default when the link has none) and seed (``None`` when it has none:
+    fresh draws) from a link; :class:`LbpeError` naming a rate that is no number."""
+    given = params.get(rate_key, str(DEFAULT_DROPOUT))[:20]
+    try:
+        rate = float(given)
+    except ValueError:
+        raise LbpeError(
+            f"its dropout rate “{given}” is not a number; a rate is a number from 0 to 1, e.g. 0.1"
+        ) from None
+    raw = params.get(seed_key, "")
+    seed = int(raw) if raw.isascii() and raw.lstrip("-").isdigit() and len(raw) <= 12 else None
+    return rate, seed
+
+
+def _axis(params: dict[str, str], out: dict[str, Any]) -> None:
+    """The Across and Corpus views' axis (``ax``) and, on the methods axis, its methods (``ms``,
+    with ``mdr`` and ``mseed`` for dropout) into ``out``; a note for what cannot be shown."""
+    axis = params.get("ax")
+    if not axis or axis == "vocabularies":
+        return
+    if axis not in AXES:
+        out["notes"].append(
+            f"It asks the Across and Corpus views for the axis “{axis[:40]}”; they compare vocabularies or "
+            "methods (ax=methods): vocabularies are shown."
+        )
+        return
+    out["axis"] = axis
+    spec = params.get("ms")
+    if not spec:
+        return
+    try:
+        methods = parse_methods(spec[:200])
+        rate, seed = _dropout_options(params, "mdr", "mseed") if "dropout" in methods else (None, None)
+        check_options(methods, rate, seed)
+    except LbpeError as exc:
+        out["notes"].append(f"Its methods “{spec[:60]}” cannot be shown ({exc}): every method is shown.")
+        return
+    out["axis_methods"] = methods
+    if rate is not None:
+        out["axis_dropout"], out["axis_seed"] = rate, seed

@@ -57,7 +57,18 @@ from lbpe.playground.app.handlers.compare_tab import (
     play_tick,
     play_toggle,
 )
-from lbpe.playground.app.handlers.corpus_tab import SAMPLE_NAME, STATS_HEADERS, across, corpus, corpus_sample
+from lbpe.playground.app.handlers.corpus_tab import (
+    AXIS_CHOICES,
+    SAMPLE_NAME,
+    STATS_HEADERS,
+    across,
+    across_methods,
+    axis_controls,
+    corpus,
+    corpus_methods,
+    corpus_sample,
+    corpus_sample_methods,
+)
 from lbpe.playground.app.handlers.links import _link_note, restore  # noqa: F401  (the layout uses _link_note)
 from lbpe.playground.app.handlers.train_tab import train, use_trained
 
@@ -71,10 +82,15 @@ __all__ = [
     "PLAY",
     "SAMPLE_NAME",
     "STATS_HEADERS",
+    "AXIS_CHOICES",
     "across",
+    "across_methods",
+    "axis_controls",
     "compare",
     "corpus",
     "corpus_sample",
+    "corpus_methods",
+    "corpus_sample_methods",
     "decode_ids",
     "describe_vocab",
     "explain",

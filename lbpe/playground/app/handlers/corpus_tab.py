@@ -1,4 +1,5 @@
-"""The Corpus and Across handlers: a whole file's statistics, and one text across vocabularies."""
+"""The Corpus and Across handlers: a whole file's statistics, and one text across vocabularies;
+on the methods axis, one vocabulary with every inference method ticked."""
 
 from __future__ import annotations
 
@@ -21,8 +22,19 @@ from lbpe.playground.app.handlers.common import (
     _session,
     get_tokenizer,
 )
-from lbpe.playground.service import Session, Stopped, across_view, corpus_view, read_upload
+from lbpe.playground.app.handlers.compare_tab import _rate, _seed
+from lbpe.playground.service import (
+    DEFAULT_DROPOUT,
+    Session,
+    Stopped,
+    across_view,
+    corpus_view,
+    file_stem,
+    methods_view,
+    read_upload,
+)
 from lbpe.presets import DEFAULT_PRESET, sample_corpus
+from lbpe.tokenizer import METHODS
 
 # ---- Corpus, Across vocabularies, Train ----
 
@@ -94,22 +106,10 @@ def across(text: str, file: Any = None, state: Any = None, progress: gr.Progress
 
 
 def _across(text: str, paths: list[Path], session: Session, progress: Any):
-    data: bytes | None = None
     source = paths[0].name if paths else "the Compare text"
     # made first: a Stop pressed from here on (while the file is read) stops this run
     report = _reporter(progress, session, f"{source}: encoding with every vocabulary")
-    if paths:
-        with _read_once(paths[:1]):
-            data = read_upload(paths[0], "corpus_bytes", limits=common.LIMITS)
-    else:
-        text = text or ""
-        if not text.strip():
-            raise gr.Error("Type or paste a text in the Compare tab, or choose a text file here.")
-        if len(text) > common.LIMITS.text_chars:
-            raise gr.Error(
-                f"The text has {len(text):,} characters; at most {common.LIMITS.text_chars:,} come from the text "
-                "box. Upload it as a file for more."
-            )
+    text, data = _across_input(text, paths)
     tokenizers = {name: session.tokenizer(name) for _, name in session.choices()}
     try:
         view = across_view(
@@ -127,3 +127,159 @@ def _across(text: str, paths: list[Path], session: Session, progress: Any):
     csv_path = _DOWNLOADS.write(f"{stem}-across.csv", view["csv"])
     status = view["status"] + " Click a column header to sort."
     return view["rows"], _figure(view["figure"]), json_path, csv_path, status, None
+
+
+def _across_input(text: str, paths: list[Path]) -> tuple[str, bytes | None]:
+    """The Across views' input: an upload's bytes (read once), else the Compare text, checked."""
+    if paths:
+        with _read_once(paths[:1]):
+            return text, read_upload(paths[0], "corpus_bytes", limits=common.LIMITS)
+    text = text or ""
+    if not text.strip():
+        raise gr.Error("Type or paste a text in the Compare tab, or choose a text file here.")
+    if len(text) > common.LIMITS.text_chars:
+        raise gr.Error(
+            f"The text has {len(text):,} characters; at most {common.LIMITS.text_chars:,} come from the text "
+            "box. Upload it as a file for more."
+        )
+    return text, None
+
+
+# ---- the methods axis: one vocabulary, every method ----
+
+#: The choices of the Across and Corpus views' axis: what they compare.
+AXIS_CHOICES = [("vocabularies", "vocabularies"), ("methods (one vocabulary, every method)", "methods")]
+
+
+def axis_controls(axis: str) -> tuple[Any, Any]:
+    """What an axis shows: updates for ``(the vocabularies axis' controls, the methods axis'
+    controls)``, each a column of the Across or Corpus tab."""
+    on = axis == "methods"
+    return gr.update(visible=not on), gr.update(visible=on)
+
+
+def _methods_options(methods: Any, dropout: Any, seed: Any) -> dict[str, Any]:
+    """The ticked methods (in :data:`lbpe.METHODS`' order; unknown names are the view's to
+    name) with dropout's rate and seed, as :func:`lbpe.playground.service.methods_view` takes them."""
+    chosen = (
+        list(METHODS) if methods is None else [str(m) for m in ([methods] if isinstance(methods, str) else methods)]
+    )
+    if not chosen:
+        raise gr.Error("Tick at least one method to compare (BPE, LBPE, …).")
+    chosen.sort(key=lambda m: METHODS.index(m) if m in METHODS else len(METHODS))
+    if "dropout" not in chosen:
+        return {"methods": chosen, "dropout": None, "seed": None}
+    rate = _rate(dropout)
+    if rate is None:
+        raise gr.Error("BPE-dropout needs a rate from 0 to 1 (e.g. 0.1): fill in Dropout rate, or untick BPE-dropout.")
+    return {"methods": chosen, "dropout": rate, "seed": _seed(seed)}
+
+
+@_handler
+def across_methods(
+    text: str,
+    file: Any = None,
+    vocab: str = DEFAULT_PRESET,
+    state: Any = None,
+    methods: Any = None,
+    dropout: Any = DEFAULT_DROPOUT,
+    seed: Any = 0,
+    progress: gr.Progress = gr.Progress(),
+):
+    """The Compare text, or an uploaded text file, encoded with the vocabulary chosen above by
+    every ticked method (default all of :data:`lbpe.METHODS`; ``dropout`` and ``seed``:
+    BPE-dropout's rate and seed), :func:`lbpe.playground.service.methods_view`.
+
+    Returns ``(table rows, Plotly figure, JSON file, CSV file, status markdown, cleared upload)``,
+    as :func:`across` does; the JSON is ``lbpe stats --methods --json``'s with ``"source"``.
+    """
+    paths, session = _paths(file), _session(state)
+    options = _methods_options(methods, dropout, seed)
+    with _job(session, "across", "A comparison across vocabularies or methods"):
+        source = paths[0].name if paths else "the Compare text"
+        tok = get_tokenizer(vocab, session)
+        report = _reporter(progress, session, f"{source} with {tok.name}: encoding with every method")
+        text, data = _across_input(text, paths)
+        try:
+            view = methods_view(
+                tok,
+                text=text,
+                data=data,
+                source=source,
+                progress=report,
+                chart={"title": f"Each method vs BPE on {source}, {tok.name}"},
+                **options,
+            )
+        except Stopped as stop:
+            return [], None, None, None, f"Stopped at {stop.fraction:.0%} of {source}.", None
+        stem = f"{Path(source).stem if paths else 'text'}-{file_stem(tok.name)}"
+        json_path = _DOWNLOADS.write(f"{stem}-methods.json", view["json"])
+        csv_path = _DOWNLOADS.write(f"{stem}-methods.csv", view["csv"])
+        return (
+            view["rows"],
+            _figure(view["figure"]),
+            json_path,
+            csv_path,
+            view["status"] + " Click a column header to sort.",
+            None,
+        )
+
+
+@_handler
+def corpus_methods(
+    file: Any,
+    vocab: str = DEFAULT_PRESET,
+    state: Any = None,
+    methods: Any = None,
+    dropout: Any = DEFAULT_DROPOUT,
+    seed: Any = 0,
+    progress: gr.Progress = gr.Progress(),
+):
+    """Statistics of an uploaded text file for every ticked method (the methods axis of
+    :func:`corpus`; :func:`lbpe.playground.service.methods_view`).
+
+    Returns ``(table rows, Plotly figure, None (no frequency figure), JSON file, CSV file,
+    status markdown)``; the JSON is ``lbpe stats --methods --json``'s with ``"source"``.
+    """
+    paths = _paths(file)
+    if not paths:
+        raise gr.Error("Choose a text file for the corpus statistics, or press Use the sample corpus.")
+    options = _methods_options(methods, dropout, seed)
+    with _job(_session(state), "corpus", "A corpus statistics job"):
+        with _kept(paths[:1]):
+            data = read_upload(paths[0], "corpus_bytes", limits=common.LIMITS)
+        return _corpus_methods(data, paths[0].name, vocab, state, progress, options)
+
+
+@_handler
+def corpus_sample_methods(
+    vocab: str = DEFAULT_PRESET,
+    state: Any = None,
+    methods: Any = None,
+    dropout: Any = DEFAULT_DROPOUT,
+    seed: Any = 0,
+    progress: gr.Progress = gr.Progress(),
+):
+    """:func:`corpus_methods` of the bundled sample corpus."""
+    options = _methods_options(methods, dropout, seed)
+    with _job(_session(state), "corpus", "A corpus statistics job"):
+        return _corpus_methods(sample_corpus(), SAMPLE_NAME, vocab, state, progress, options)
+
+
+def _corpus_methods(data: bytes, name: str, vocab: str, state: Any, progress: Any, options: dict[str, Any]):
+    tok = get_tokenizer(vocab, state)
+    report = _reporter(progress, _session(state), f"{name} with {tok.name}: encoding with every method")
+    try:
+        view = methods_view(
+            tok, data=data, source=name, progress=report, chart={"title": f"Each method vs BPE on {name}"}, **options
+        )
+    except Stopped as stop:
+        status = (
+            f"Stopped at {stop.fraction:.0%} of {name} with **{tok.name}**: nothing is shown for a "
+            "part of a file. Press Compute statistics per method to run it again."
+        )
+        return [], None, None, None, None, status
+    stem = f"{Path(name).stem or 'corpus'}-{file_stem(tok.name)}"
+    json_path = _DOWNLOADS.write(f"{stem}-methods.json", view["json"])
+    csv_path = _DOWNLOADS.write(f"{stem}-methods.csv", view["csv"])
+    return view["rows"], _figure(view["figure"]), None, json_path, csv_path, view["status"]

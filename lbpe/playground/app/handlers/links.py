@@ -10,6 +10,7 @@ from lbpe.playground.app.handlers import common
 from lbpe.playground.app.handlers.compare_tab import DEFAULT_EXPLAIN, DEFAULT_TEXT, compare, pair_controls
 from lbpe.playground.examples import DEFAULT_EXAMPLE
 from lbpe.playground.service import link_state
+from lbpe.tokenizer import METHODS
 
 # ---- links: the view's state in the URL query ----
 
@@ -28,8 +29,11 @@ def restore(request: gr.Request):
     tabs, link note)``, then :func:`compare`'s seven outputs for the link's text, so its text
     and its panes arrive together (kept as they are when the link changes none of them), then
     ``(left method, right method, dropout rate, seed)`` and the labels and boxes they show
-    (:func:`pair_controls`, five updates); a span without a place is explained on its own, and a
-    link without methods compares BPE and LBPE."""
+    (:func:`pair_controls`, five updates), then the Across view's axis, methods, dropout rate and
+    seed and the Corpus view's (eight updates: a link's methods axis opens both on it); a span
+    without a place is explained on its own, a link without methods compares BPE and LBPE, and a
+    methods axis without methods (or with some that cannot be shown: the note says why) has every
+    method ticked."""
     wanted = link_state(dict(request.query_params) if request is not None else {}, text_chars=common.LIMITS.text_chars)
     keep = gr.update()
     picked = [wanted.get(key, keep) for key in ("text", "vocab", "show_whitespace", "show_ids", "specials", "explain")]
@@ -57,4 +61,8 @@ def restore(request: gr.Request):
     if "methods" in wanted:
         rate = wanted.get("dropout", keep)  # the seed: the link's, none (fresh draws) when it has none
         pair = (*methods, rate, wanted.get("seed") if "dropout" in methods else keep, *pair_controls(*methods))
-    return (*picked, tabs, _link_note(note), *shown, *pair)
+    axis: tuple = (keep,) * 4
+    if "axis" in wanted:
+        rate, seed = (wanted["axis_dropout"], wanted["axis_seed"]) if "axis_dropout" in wanted else (keep, keep)
+        axis = (wanted["axis"], list(wanted.get("axis_methods", METHODS)), rate, seed)
+    return (*picked, tabs, _link_note(note), *shown, *pair, *axis, *axis)

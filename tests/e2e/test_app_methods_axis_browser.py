@@ -1,0 +1,158 @@
+"""The Across and Corpus tabs' methods axis in a real headless Chromium: switch Across to
+methods, untick one, run it, and read the table's token counts, each equal to what CPython's
+``Tokenizer.encode`` gives for that method; the address carries the axis and the methods, a
+link opens them, and a link with an unknown method says so in the link's note. A screenshot
+goes to ``artifacts/screens/``. The same server answers gradio_client's calls of the new events."""
+
+from __future__ import annotations
+
+import sys
+from urllib.parse import parse_qs, quote, urlparse
+
+import pytest
+from gradio_client import Client, handle_file
+from gradio_client.exceptions import AppError
+from playwright.sync_api import expect, sync_playwright
+
+from lbpe import METHODS
+from lbpe.playground.display import METHOD_NAMES
+from lbpe.presets import load_preset
+from tests.support.app import ROOT, running_server
+from tests.support.browser import launch
+
+pytestmark = pytest.mark.slow(reason="Chromium drives the playground")
+
+SCREENS = ROOT / "artifacts" / "screens"
+TEXT = (
+    "The unbelievably overcomplicated anticonstitutional reorganisation of electroencephalography departments "
+    "continues, while internationalisation proceeds."
+)
+VOCAB = "cl100k_base"
+TIMEOUT_MS = 90_000
+expect.set_options(timeout=TIMEOUT_MS)
+
+#: The rows of a Gradio table (its body's grid rows, not the hidden rows that size its columns):
+#: each row's cells' text.
+ROWS_JS = """(selector) => [...document.querySelectorAll(selector + " [role=row][aria-rowindex]")]
+  .filter((row) => row.querySelector("[role=gridcell]"))
+  .map((row) => [...row.querySelectorAll("[role=gridcell]")].map((cell) => cell.innerText.trim()))"""
+
+
+@pytest.fixture(scope="module")
+def server():
+    with running_server([sys.executable, "app.py", "--host", "127.0.0.1", "--port", "{port}"]) as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    requests: list[str] = []
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.on("request", lambda r: requests.append(r.url))
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    yield page
+    context.close()
+    assert not [u for u in requests if urlparse(u).hostname not in (None, "127.0.0.1")]
+
+
+def ticked(page, view: str, method: str):
+    """The checkbox of ``method`` among the ``view`` tab's methods."""
+    return page.locator(f"#{view}-methods").get_by_label(METHOD_NAMES[method], exact=True)
+
+
+def table_counts(page, table: str, n: int) -> dict[str, int]:
+    """Method -> tokens, as the table shows them once it shows ``n`` rows."""
+    page.wait_for_function(
+        f"(n) => ({ROWS_JS})('#{table}').filter((row) => row.length > 1 && row[0] !== '').length === n", arg=n
+    )
+    rows = page.evaluate(ROWS_JS, f"#{table}")
+    return {row[0]: int(row[1].replace(",", "")) for row in rows if len(row) > 1}
+
+
+def test_across_on_the_methods_axis_counts_each_methods_tokens(page, server):
+    tok = load_preset(VOCAB)
+    chosen = [m for m in METHODS if m != "longest-suffix"]
+    want = {
+        m: len(
+            tok.encode(TEXT, mode=m, disallowed_special=(), **({"dropout": 0.1, "seed": 0} if m == "dropout" else {}))
+        )
+        for m in chosen
+    }
+    assert len(set(want.values())) > 2  # the methods differ on this text
+    page.goto(f"{server.url}?t={quote(TEXT)}&v={VOCAB}")
+    expect(page.locator("#bpe-pane .lbpe-pane")).to_be_visible()
+    page.get_by_role("tab", name="Across vocabularies").click()
+    expect(page.locator("#across-methods-run")).to_be_hidden()
+    page.locator("#across-axis").get_by_label("methods (one vocabulary, every method)").check()
+    expect(page.locator("#across-methods-run")).to_be_visible()
+    expect(page.locator("#across-run")).to_be_hidden()
+    ticked(page, "across", "longest-suffix").uncheck()
+    page.wait_for_function("() => new URL(location.href).searchParams.get('ax') === 'methods'")
+    page.wait_for_function("() => (new URL(location.href).searchParams.get('ms') || '').includes('least-tokens')")
+    query = parse_qs(urlparse(page.url).query)
+    assert query["ms"] == [",".join(chosen)] and query["mdr"] == ["0.1"] and query["mseed"] == ["0"]
+    page.locator("#across-methods-run").click()
+    expect(page.locator("#across-status")).to_contain_text(f"{len(chosen)} methods", timeout=TIMEOUT_MS)
+    page.locator("#across-methods-table").scroll_into_view_if_needed()
+    assert table_counts(page, "across-methods-table", len(want)) == want
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENS / "app_across_methods.png"), full_page=True)
+
+
+def test_a_link_opens_the_methods_axis(page, server):
+    tok = load_preset(VOCAB)
+    want = {m: len(tok.encode(TEXT, mode=m, disallowed_special=())) for m in ("bpe", "least-tokens")}
+    page.goto(f"{server.url}?t={quote(TEXT)}&v={VOCAB}&view=across&ax=methods&ms=bpe,least-tokens")
+    expect(page.locator("#across-methods-run")).to_be_visible()
+    expect(ticked(page, "across", "least-tokens")).to_be_checked()
+    expect(ticked(page, "across", "lbpe")).not_to_be_checked()
+    page.locator("#across-methods-run").click()
+    expect(page.locator("#across-status")).to_contain_text("2 methods")
+    assert table_counts(page, "across-methods-table", len(want)) == want
+    # the Corpus view opens on the methods axis too
+    page.get_by_role("tab", name="Corpus").click()
+    expect(page.locator("#corpus-methods-run")).to_be_visible()
+    expect(page.locator("#corpus-run")).to_be_hidden()
+
+
+def test_a_link_with_an_unknown_method_says_so(page, server):
+    page.goto(f"{server.url}?view=across&ax=methods&ms=bpe,lbpee")
+    note = page.locator("#link-note")
+    expect(note).to_contain_text("lbpee")
+    expect(note).to_contain_text("did you mean lbpe?")
+    expect(note).to_contain_text("every method is shown")
+    expect(page.locator("#across-methods-run")).to_be_visible()
+    for method in METHODS:
+        expect(ticked(page, "across", method)).to_be_checked()
+
+
+def test_the_methods_axis_over_the_api(server, tmp_path):
+    tok = load_preset(VOCAB)
+    client = Client(server.url, verbose=False, download_files=str(tmp_path / "downloads"))
+    chosen = ["bpe", "longest-prefix", "dropout"]
+    rows, plot, json_file, csv_file, status, cleared = client.predict(
+        TEXT, None, VOCAB, chosen, 0.3, 7, api_name="/across_methods"
+    )
+    want = {
+        m: len(
+            tok.encode(TEXT, mode=m, disallowed_special=(), **({"dropout": 0.3, "seed": 7} if m == "dropout" else {}))
+        )
+        for m in chosen
+    }
+    assert rows["headers"][:2] == ["method", "tokens"]
+    assert {r[0]: r[1] for r in rows["data"]} == want
+    source = tmp_path / "doc.txt"
+    source.write_text(TEXT, "utf-8")
+    rows, *_ = client.predict(handle_file(str(source)), VOCAB, ["lbpe"], 0.1, 0, api_name="/corpus_methods")
+    assert rows["data"][0][:2] == ["lbpe", len(tok.encode(TEXT, mode="lbpe", disallowed_special=()))]
+    with pytest.raises(AppError, match="Tick at least one method"):
+        client.predict(TEXT, None, VOCAB, [], 0.1, 0, api_name="/across_methods")
