@@ -260,10 +260,16 @@ LBPE_FN int by_parts(Model *m, const char *s, size_t n, int lbpe_mode, ptrdiff_t
 #define C_U 4  /* Lu Lt Lm Lo M: o200k's "upper" letters */
 #define C_W 8  /* Ll Lm Lo M: o200k's "lower" letters */
 #define C_S 16 /* White_Space */
+#define C_M   32  /* \p{M} */
+#define C_PS  64  /* \p{P} or \p{S} */
+#define C_CJK 128 /* DeepSeek-V3's CJK ranges: U+4E00..U+9FA5, U+3040..U+309F, U+30A0..U+30FF */
+/* sequence: 0 for one regex's pieces, SEQ_DEEPSEEK_V3 for DeepSeek-V3's Sequence of Splits
+ * (the other fields then say nothing) */
+enum { SEQ_NONE, SEQ_DEEPSEEK_V3 };
 typedef struct {
-    int contractions, letters, numbers, other_tail, space;
+    int contractions, letters, numbers, other_tail, space, sequence;
 } Preset;
-#define N_PRESETS 6
+#define N_PRESETS 7
 LBPE_DATA const Preset PRESETS[N_PRESETS];
 /* A text as CPython stores it: n code points of `kind` bytes each (1, 2 or 4) at data. */
 typedef struct {

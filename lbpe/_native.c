@@ -202,16 +202,18 @@ static PyObject *ids_tuple(const IdBuf *b, size_t from) {
     return t;
 }
 
-/* set_classes(letters, numbers, upper, lower, space): inclusive (lo, hi) code point ranges */
+/* set_classes(letters, numbers, upper, lower, space, marks, punctuation_symbols, cjk): inclusive
+ * (lo, hi) code point ranges */
 static PyObject *set_classes(PyObject *mod, PyObject *args) {
-    PyObject *lists[5];
-    if (!PyArg_ParseTuple(args, "OOOOO", &lists[0], &lists[1], &lists[2], &lists[3], &lists[4]))
+    PyObject *lists[8];
+    if (!PyArg_ParseTuple(args, "OOOOOOOO", &lists[0], &lists[1], &lists[2], &lists[3], &lists[4],
+                          &lists[5], &lists[6], &lists[7]))
         return NULL;
     ClassTable *made = PyMem_RawCalloc(1, sizeof(ClassTable));
     if (!made) return PyErr_NoMemory();
     unsigned char *table = made->cls;
-    static const unsigned char flags[5] = {C_L, C_N, C_U, C_W, C_S};
-    for (int f = 0; f < 5; f++) {
+    static const unsigned char flags[8] = {C_L, C_N, C_U, C_W, C_S, C_M, C_PS, C_CJK};
+    for (int f = 0; f < 8; f++) {
         PyObject *seq = PySequence_Fast(lists[f], "ranges must be a sequence of (lo, hi)");
         if (!seq) {
             PyMem_RawFree(made);
@@ -1114,7 +1116,8 @@ static PyObject *set_bpe_thresholds(PyObject *mod, PyObject *args) {
 
 static PyMethodDef module_methods[] = {
     {"set_classes", set_classes, METH_VARARGS,
-     "set_classes(letters, numbers, upper, lower, space): the presets' classes"},
+     "set_classes(letters, numbers, upper, lower, space, marks, punctuation_symbols, cjk): the "
+     "presets' classes"},
     {"split", split, METH_VARARGS, "split(text, preset) -> list[str]: a preset's pieces"},
     {"_set_bpe_thresholds", set_bpe_thresholds, METH_VARARGS,
      "_set_bpe_thresholds(short, long[, handover]) -> old: pieces up to short units take the array "

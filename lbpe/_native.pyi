@@ -39,6 +39,9 @@ def set_classes(
     upper: Sequence[tuple[int, int]],
     lower: Sequence[tuple[int, int]],
     space: Sequence[tuple[int, int]],
+    marks: Sequence[tuple[int, int]],
+    punctuation_symbols: Sequence[tuple[int, int]],
+    cjk: Sequence[tuple[int, int]],
     /,
 ) -> None: ...
 def split(text: str, preset: int, /) -> list[str]: ...

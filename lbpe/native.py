@@ -22,7 +22,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-__all__ = ["Backend", "Tables", "backend", "use", "ENV_VAR", "model_for", "built_model", "preset_code", "split"]
+__all__ = [
+    "Backend",
+    "Tables",
+    "backend",
+    "use",
+    "ENV_VAR",
+    "model_for",
+    "built_model",
+    "preset_code",
+    "splitter_code",
+    "split",
+]
 
 #: Set to 1 to force the pure-Python path.
 ENV_VAR = "LBPE_PURE_PYTHON"
@@ -137,34 +148,72 @@ def built_model(vocab: Tables) -> CompiledModel | None:
     return vocab.__dict__.get(_KEY) or None
 
 
-#: The presets the extension splits itself, by the code it knows them by (lbpe/_native.c PRESETS).
+#: The presets the extension splits itself, by the code it knows them by (csrc/pretokenize.c PRESETS).
 PRESET_CODES = {"r50k_base": 0, "cl100k_base": 1, "o200k_base": 2, "llama3": 3, "qwen2": 4, "paper": 5}
+#: The ``tokenizer.json`` Sequences of pre-tokenisers the extension splits itself
+#: (:data:`lbpe.pretokenize.presets.HF_SEQUENCES`), by their codes in the same table.
+SEQUENCE_CODES = {"deepseek_v3": 6}
 _classes_set = False
+
+
+def _set_classes() -> None:
+    """Give the extension the same code point classes the pure path's patterns are built from."""
+    global _classes_set
+    from lbpe.pretokenize.classes import field_ranges
+    from lbpe.pretokenize.presets import DEEPSEEK_V3_CJK
+    from lbpe.unicode import category_ranges
+
+    if not _classes_set:
+        _extension.set_classes(  # type: ignore[union-attr]
+            *(field_ranges(f) for f in ("L", "N", "Lu_Lt_Lm_Lo_M", "Ll_Lm_Lo_M", "WS")),
+            category_ranges("M"),
+            category_ranges("P S"),
+            DEEPSEEK_V3_CJK,
+        )
+        _classes_set = True
 
 
 def preset_code(pattern: object) -> int | None:
     """The extension's code for a compiled preset (:class:`lbpe.pretokenize.PresetPattern`), or
     ``None`` for any other pattern (which the Python side splits)."""
-    global _classes_set
-    from lbpe.pretokenize.classes import field_ranges
     from lbpe.pretokenize.compiled import PresetPattern
 
     if _extension is None or not isinstance(pattern, PresetPattern):
         return None
     code = PRESET_CODES.get(pattern.name)
-    if code is not None and not _classes_set:
-        # the same code point classes the pure path's patterns are built from
-        _extension.set_classes(*(field_ranges(f) for f in ("L", "N", "Lu_Lt_Lm_Lo_M", "Ll_Lm_Lo_M", "WS")))  # type: ignore[attr-defined]
-        _classes_set = True
+    if code is not None:
+        _set_classes()
+    return code
+
+
+def splitter_code(splitter: object) -> int | None:
+    """The extension's code for a pre-tokeniser it splits itself: a compiled preset's
+    :class:`~lbpe.pretokenize.splitters.Regex`, or a :class:`~lbpe.pretokenize.splitters.KnownSequence`;
+    ``None`` for any other (which the Python side splits)."""
+    from lbpe.pretokenize.splitters import KnownSequence, Regex
+
+    if isinstance(splitter, Regex):
+        return preset_code(splitter.pattern)
+    if _extension is None or not isinstance(splitter, KnownSequence):
+        return None
+    code = SEQUENCE_CODES.get(splitter.name)
+    if code is not None:
+        _set_classes()
     return code
 
 
 def split(text: str, name: str) -> list[str]:
     """The compiled pre-tokeniser's pieces of ``text`` for preset ``name`` (equal to
-    ``lbpe.pretokenize.split_text(text, name)``; for tests and comparisons)."""
+    ``lbpe.pretokenize.split_text(text, name)``), or for a known Sequence of
+    :data:`SEQUENCE_CODES` (equal to its pure splitter's); for tests and comparisons."""
     from lbpe.pretokenize.compiled import compile_pattern
 
-    code = preset_code(compile_pattern(name))
+    if name in SEQUENCE_CODES:
+        code = SEQUENCE_CODES[name] if _extension is not None else None
+        if code is not None:
+            _set_classes()
+    else:
+        code = preset_code(compile_pattern(name))
     if code is None:
         raise RuntimeError(f"the compiled path cannot split {name!r}: {backend().reason}")
     return _extension.split(text, code)  # type: ignore[union-attr]

@@ -15,7 +15,7 @@ from lbpe import normalize as norm
 from lbpe.formats._json import json_type
 from lbpe.pretokenize import splitters as sp
 from lbpe.pretokenize.onig import translate_regex
-from lbpe.pretokenize.presets import preset_of_hf_regex
+from lbpe.pretokenize.presets import preset_of_hf_regex, sequence_of_hf_splits
 from lbpe.user_regex import UserRegex
 
 
@@ -120,6 +120,8 @@ def _pattern(node: Any) -> tuple[str, bool, str]:
 def _simplify(splitter: sp.Splitter | None) -> sp.Splitter | None:
     """Drop steps that cannot change anything and unwrap one-step sequences, so that the
     common "one regex, then byte mapping" files take the fast ``findall`` path."""
+    if isinstance(splitter, sp.KnownSequence):  # the compiled path knows it as it is
+        return splitter
     if isinstance(splitter, sp.Sequence):
         simple = [_simplify(s) for s in splitter.steps]
         steps = [s for s in simple if s is not None and not _is_noop(s)]
@@ -180,6 +182,9 @@ def _pretokenizer(node: Any) -> sp.Splitter | None:
         return sp.WhitespaceSplit()
     if kind == "Sequence":
         steps = [_pretokenizer(n) for n in _list(node, "pretokenizers", "Sequence pre-tokenizer")]
+        known = sequence_of_hf_splits(node.get("pretokenizers"))
+        if known is not None:  # the steps are the pure path; the compiled one splits it itself
+            return sp.KnownSequence([s for s in steps if s is not None and not _is_noop(s)], known)
         return sp.Sequence([s for s in steps if s is not None])
     raise _Refused(f"pre-tokenizer {kind!r} is not supported")
 

@@ -36,6 +36,9 @@ __all__ = [
     "preset_of_hf_regex",
     "openai_encoding",
     "openai_encoding_names",
+    "HF_SEQUENCES",
+    "DEEPSEEK_V3_CJK",
+    "sequence_of_hf_splits",
 ]
 
 
@@ -221,3 +224,62 @@ def openai_encoding(name: str) -> PretokenizerPreset | None:
 def openai_encoding_names() -> list[str]:
     """The OpenAI encodings' names, sorted."""
     return sorted(n for p in _TABLE if p.special_tokens is not None for n in p.names)
+
+
+# ---- Sequences of Split pre-tokenisers -----------------------------------------------------
+
+#: DeepSeek-V3's CJK ranges (its second Split regex) as inclusive code point ranges.
+DEEPSEEK_V3_CJK = ((0x3040, 0x309F), (0x30A0, 0x30FF), (0x4E00, 0x9FA5))
+
+#: ``tokenizer.json`` pre-tokenisers that are a Sequence of Isolated Split regexes (Oniguruma
+#: spelling, as real files write them), by name. A file's Sequence with exactly these Splits (and
+#: at most ByteLevel steps that split nothing) keeps its pure splitter as the reference, and the
+#: compiled path splits it itself (``csrc/pretokenize.c``; ``tests/parity/test_deepseek_splitter.py``
+#: checks the two against the ``regex`` module on every code point).
+HF_SEQUENCES: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "deepseek_v3": (
+            r"\p{N}{1,3}",
+            "[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+",
+            # \r and \n are the characters themselves in the file, not escapes
+            r"""[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^"""
+            + "\r\n"
+            + r"""\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+["""
+            + "\r\n"
+            + r"""]*|\s*["""
+            + "\r\n"
+            + r"""]+|\s+(?!\S)|\s+""",
+        ),
+    }
+)
+
+
+def _is_split_noop(node: object) -> bool:
+    """A ByteLevel pre-tokeniser that splits nothing (no prefix space, no regex)."""
+    return (
+        isinstance(node, dict)
+        and node.get("type") == "ByteLevel"
+        and node.get("add_prefix_space") is False
+        and node.get("use_regex") is False
+    )
+
+
+def sequence_of_hf_splits(steps: object) -> str | None:
+    """The name in :data:`HF_SEQUENCES` of a ``Sequence`` pre-tokeniser's steps (its
+    ``pretokenizers`` list as the file has it), or ``None``."""
+    if not isinstance(steps, list):
+        return None
+    regexes = []
+    for node in steps:
+        if _is_split_noop(node):
+            continue
+        if not isinstance(node, dict) or node.get("type") != "Split":
+            return None
+        pattern = node.get("pattern")
+        if not isinstance(pattern, dict) or set(pattern) != {"Regex"} or not isinstance(pattern["Regex"], str):
+            return None
+        if node.get("behavior") != "Isolated" or node.get("invert") not in (False, None):
+            return None
+        regexes.append(pattern["Regex"])
+    found = tuple(regexes)
+    return next((name for name, splits in HF_SEQUENCES.items() if splits == found), None)

@@ -36,6 +36,7 @@ __all__ = [
     "Punctuation",
     "WhitespaceSplit",
     "Sequence",
+    "KnownSequence",
     "BEHAVIORS",
 ]
 
@@ -253,3 +254,13 @@ class Sequence(Splitter):
                         nxt.append((sub, start + min(s, end - start), start + min(e, end - start)))
             pieces = nxt
         return pieces
+
+
+class KnownSequence(Sequence):
+    """A :class:`Sequence` that a ``tokenizer.json`` file spells as one of
+    :data:`lbpe.pretokenize.presets.HF_SEQUENCES` (``name``): its steps stay the pure path and
+    the reference; the compiled path splits it itself (:func:`lbpe.native.splitter_code`)."""
+
+    def __init__(self, steps: Seq[Splitter], name: str) -> None:
+        super().__init__(steps)
+        self.name = name

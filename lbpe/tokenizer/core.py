@@ -83,7 +83,7 @@ class Tokenizer(BulkEncoding):
             self._splitter = Regex(pretokenizer)
         self._findall = self._splitter.findall
         # a preset the compiled path splits itself (None: the splitter's findall does)
-        self._preset_code = native.preset_code(self._splitter.pattern) if isinstance(self._splitter, Regex) else None
+        self._preset_code = native.splitter_code(self._splitter)
         self.normalizer = normalizer
         # patterns from a file may run in the normaliser or the splitter: one time allowance per
         # text for all of them (lbpe.user_regex); a preset splitter alone needs none
@@ -121,7 +121,7 @@ class Tokenizer(BulkEncoding):
         self.__dict__.update(state)
         self._findall = self._splitter.findall
         # this process's compiled path (it may lack the extension, or not have set it up yet)
-        self._preset_code = native.preset_code(self._splitter.pattern) if isinstance(self._splitter, Regex) else None
+        self._preset_code = native.splitter_code(self._splitter)
         self._split = self._splitters()
 
     def clear_cache(self) -> None:

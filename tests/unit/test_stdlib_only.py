@@ -38,6 +38,7 @@ import sys
 sys.modules["regex"] = None  # as if not installed: importing it raises ImportError
 import lbpe
 from lbpe import user_regex
+lbpe.native.use("pure")  # the compiled path splits this file in C, with neither engine
 tok = lbpe.load(sys.argv[1])
 print(user_regex.engine(), tok.encode("a  b 123", mode="bpe"))
 """
