@@ -8,15 +8,14 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import sys
 from urllib.parse import urlparse
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 from lbpe.playground import display
 from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset
-from tests.support.app import ROOT, running_server
+from tests.support.app import ROOT
 from tests.support.browser import (
     BACKGROUND_JS,
     BROKEN_WORDS_JS,
@@ -26,7 +25,6 @@ from tests.support.browser import (
     LINES_JS,
     check_charts,
     fill_kept,
-    launch,
     overlap,
 )
 from tests.support.data import english_text
@@ -44,32 +42,18 @@ TIMEOUT_MS = 60_000
 expect.set_options(timeout=TIMEOUT_MS)  # a loaded CI machine can take seconds for one update
 
 
-@pytest.fixture(scope="module")
-def server():
-    with running_server([sys.executable, "app.py", "--host", "127.0.0.1", "--port", "{port}"]) as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
-
-
 @pytest.fixture
 def requests():
     return []
 
 
 @pytest.fixture
-def page(browser, requests, server):
+def page(browser, requests, app_server):
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     context.on("request", lambda r: requests.append(r.url))
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
-    page.goto(server.url)
+    page.goto(app_server.url)
     expect(page.locator("#bpe-pane .lbpe-pane")).to_be_visible()
     yield page
     context.close()
@@ -201,7 +185,7 @@ def test_the_vocabulary_picker_names_the_vocabulary_in_use(page, tmp_path):
         assert shown in page.locator("#vocab-status").inner_text()
 
 
-def test_a_failed_run_says_why_beside_its_button_and_can_run_again(page, server, tmp_path):
+def test_a_failed_run_says_why_beside_its_button_and_can_run_again(page, app_server, tmp_path):
     """Compute statistics with no file or a file that is not UTF-8, Train with a vocabulary size
     over the limit: the reason stays beside the button after the notice fades (as the page's
     red box), the button works again without a reload, and the server prints no traceback."""
@@ -239,10 +223,10 @@ def test_a_failed_run_says_why_beside_its_button_and_can_run_again(page, server,
     page.locator("#train-size input").fill("300")
     train_run.click()
     expect(train_status).to_contain_text("Done:")
-    assert "Traceback" not in server.tail(400), server.tail(400)
+    assert "Traceback" not in app_server.tail(400), app_server.tail(400)
 
 
-def test_panes_stack_on_a_narrow_screen(browser, server, requests):
+def test_panes_stack_on_a_narrow_screen(browser, app_server, requests):
     """On a phone (390x844) the text box is on the first screen and the two panes come right
     after it, stacked, before the secondary controls (the toggles, the .txt drop zone, the
     vocabulary upload); the examples and the Explain view follow them. Nothing is cut: the
@@ -252,7 +236,7 @@ def test_panes_stack_on_a_narrow_screen(browser, server, requests):
     context.on("request", lambda r: requests.append(r.url))
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
-    page.goto(server.url)
+    page.goto(app_server.url)
     expect(pane(page, "lbpe")).to_be_visible()
     bpe, lbpe = pane(page, "bpe").bounding_box(), pane(page, "lbpe").bounding_box()
     assert lbpe["y"] >= bpe["y"] + bpe["height"] - 1 and abs(lbpe["x"] - bpe["x"]) < 2, (bpe, lbpe)
@@ -324,7 +308,7 @@ PANE_TEXT = (
 )
 
 
-def test_every_text_is_legible_light_and_dark(browser, server, requests):
+def test_every_text_is_legible_light_and_dark(browser, app_server, requests):
     """With the browser preferring a light or a dark scheme, the page follows it and every text of
     the charts (titles, axes, ticks, legends, bar labels) and of the panes has a contrast ratio of
     at least 4.5 against what lies beneath it."""
@@ -333,7 +317,7 @@ def test_every_text_is_legible_light_and_dark(browser, server, requests):
         context.on("request", lambda r: requests.append(r.url))
         page = context.new_page()
         page.set_default_timeout(TIMEOUT_MS)
-        page.goto(server.url)
+        page.goto(app_server.url)
         expect(pane(page, "lbpe")).to_be_visible()
         background = page.evaluate(BACKGROUND_JS)
         assert (background < 0.1) if scheme == "dark" else (background > 0.8), (scheme, background)
@@ -384,7 +368,7 @@ def test_nothing_is_cut_or_broken_on_a_desktop(page, tmp_path):
     assert menu_covers_header(page, "#corpus-table") == []
 
 
-def test_explain_a_clicked_token_step_by_step(browser, server, requests):
+def test_explain_a_clicked_token_step_by_step(browser, app_server, requests):
     """The opening view explains the paper's " Capitals"; a click on a token of either pane
     explains its span; the Step buttons and Play move through the frames; desktop and phone."""
     from lbpe.analysis.explain import explain_span
@@ -396,7 +380,7 @@ def test_explain_a_clicked_token_step_by_step(browser, server, requests):
         context.on("request", lambda r: requests.append(r.url))
         page = context.new_page()
         page.set_default_timeout(TIMEOUT_MS)
-        page.goto(server.url)
+        page.goto(app_server.url)
         head = page.locator("#explain .lbpe-x-head")
         at = DEFAULT_EXAMPLE.text.index(DEFAULT_EXAMPLE.explain)
         opening = explain_span(tok, DEFAULT_EXAMPLE.text, at, at + len(DEFAULT_EXAMPLE.explain))
@@ -486,7 +470,7 @@ ON_SCREEN = """(() => {
 })();"""
 
 
-def test_a_link_restores_the_view(browser, server, requests):
+def test_a_link_restores_the_view(browser, app_server, requests):
     """Text, vocabulary, toggles, the explained span and the open view travel in the URL query;
     the link's own text and panes are the first on screen (never the default text's); the Copy
     link button copies it; an uploaded vocabulary is never put in a link and a link that names
@@ -501,7 +485,7 @@ def test_a_link_restores_the_view(browser, server, requests):
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
     text = "Plattsburg unrescinded redelivery"
-    page.goto(server.url + "?t=" + text.replace(" ", "%20") + "&v=o200k_base&ws=0&ids=1&sp=1&x=%20redelivery&xa=22")
+    page.goto(app_server.url + "?t=" + text.replace(" ", "%20") + "&v=o200k_base&ws=0&ids=1&sp=1&x=%20redelivery&xa=22")
     tok = load_preset("o200k_base")
     c = expect_counts(page, tok, text)
     expect(page.locator("#text textarea")).to_have_value(text)
@@ -535,14 +519,14 @@ def test_a_link_restores_the_view(browser, server, requests):
     expect(page.locator("#link-note")).to_contain_text("Link copied.")
     assert page.evaluate("() => navigator.clipboard.readText()") == page.url
     # a link naming an uploaded vocabulary: the default, and a note that says why
-    page.goto(server.url + "?v=upload:%20mine.json&view=train")
+    page.goto(app_server.url + "?v=upload:%20mine.json&view=train")
     expect(page.locator("#link-note")).to_contain_text("not a bundled one")
     expect(page.get_by_role("tab", name="Train")).to_have_attribute("aria-selected", "true")
     context.close()
     assert not [u for u in requests if urlparse(u).hostname not in (None, "127.0.0.1")]
 
 
-def test_links_and_decoding_say_what_they_do(browser, server, requests, tmp_path):
+def test_links_and_decoding_say_what_they_do(browser, app_server, requests, tmp_path):
     """A link whose text was too long to carry tells its receiver; "Link copied." goes away;
     Copy link names a trained vocabulary as trained; Use it in Compare puts the Compare view in
     the address; a failed decode replaces the previous result with the reason."""
@@ -552,7 +536,7 @@ def test_links_and_decoding_say_what_they_do(browser, server, requests, tmp_path
     context.on("request", lambda r: requests.append(r.url))
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
-    page.goto(server.url)
+    page.goto(app_server.url)
     expect(pane(page, "lbpe")).to_be_visible()
     long_text = "Capitals and geographers. " * 100  # 2,600 characters: over what a link carries
     page.locator("#text textarea").fill(long_text)
@@ -562,7 +546,7 @@ def test_links_and_decoding_say_what_they_do(browser, server, requests, tmp_path
     expect(page.locator("#link-note")).to_contain_text("2,600 characters")
     expect(page.locator("#link-note")).to_contain_text("paste")
 
-    page.goto(server.url)
+    page.goto(app_server.url)
     expect(pane(page, "lbpe")).to_be_visible()
     page.locator("#copy-link").click()
     expect(page.locator("#link-note")).to_contain_text("Link copied.")
@@ -599,13 +583,13 @@ def test_links_and_decoding_say_what_they_do(browser, server, requests, tmp_path
     context.close()
 
 
-def test_no_token_breaks_inside_without_whitespace_glyphs(browser, server):
+def test_no_token_breaks_inside_without_whitespace_glyphs(browser, app_server):
     """With the glyphs off, a token that starts with a space used to wrap after that space and
     leave an empty coloured stub at the line end: every token is one box on one line now."""
     context = browser.new_context(viewport={"width": 390, "height": 844})
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
-    page.goto(server.url)
+    page.goto(app_server.url)
     expect(pane(page, "lbpe")).to_be_visible()
     text = " ".join(["internationalization", "counterrevolutionary", "misunderstandings"] * 12)
     page.locator("#text textarea").fill(text)
@@ -620,7 +604,7 @@ def test_no_token_breaks_inside_without_whitespace_glyphs(browser, server):
     context.close()
 
 
-def test_the_list_of_differences_and_the_linked_panes(browser, server, requests):
+def test_the_list_of_differences_and_the_linked_panes(browser, app_server, requests):
     """Each differing span is listed as BPE tokens -> LBPE tokens with its change; a click on
     one scrolls both panes to it and lights it in both; hovering a token lights the tokens of
     the other pane over the same characters and shows a card with its id; scrolling one pane
@@ -629,7 +613,7 @@ def test_the_list_of_differences_and_the_linked_panes(browser, server, requests)
     context.on("request", lambda r: requests.append(r.url))
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
-    page.goto(server.url)
+    page.goto(app_server.url)
     expect(pane(page, "lbpe")).to_be_visible()
     tok = load_preset(DEFAULT_PRESET)
     text = english_text(0)[20_000:40_000]
@@ -701,7 +685,7 @@ SAME_AS_FRESH = """([mode, expected]) => {
 }"""
 
 
-def test_a_long_text_redraws_only_the_runs_that_changed(browser, server, requests):
+def test_a_long_text_redraws_only_the_runs_that_changed(browser, app_server, requests):
     """A keystroke in a long text replaces only the runs of tokens that changed (a keystroke in
     50,000 characters once took 1.5 s to redraw): typing at the end keeps every earlier
     run's DOM node, the pane keeps its scroll position, and after each edit (at the end, in the
@@ -713,7 +697,7 @@ def test_a_long_text_redraws_only_the_runs_that_changed(browser, server, request
     context.on("request", lambda r: requests.append(r.url))
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
-    page.goto(server.url)
+    page.goto(app_server.url)
     expect(pane(page, "lbpe")).to_be_visible()
     tok = load_preset(DEFAULT_PRESET)
     box = page.locator("#text textarea")
@@ -857,7 +841,7 @@ FOCUSED = """() => { const t = document.activeElement;
           t.getAttribute('aria-describedby')]; }"""
 
 
-def test_tokens_by_keyboard_and_touch(browser, server):
+def test_tokens_by_keyboard_and_touch(browser, app_server):
     """Tab reaches the tokens of each pane; the arrow keys move between them; a focused token
     shows its card (tied to it by aria-describedby) and lights the other pane; Enter explains
     it. On a touch screen a tap shows the card and a second tap explains; the meaning of each
@@ -870,7 +854,7 @@ def test_tokens_by_keyboard_and_touch(browser, server):
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
-    page.goto(server.url)
+    page.goto(app_server.url)
     expect(pane(page, "lbpe")).to_be_visible()
     expect(page.locator("#explain .lbpe-x-head")).to_contain_text("Capitals")
     page.locator("#text textarea").focus()
@@ -916,7 +900,7 @@ def test_tokens_by_keyboard_and_touch(browser, server):
     phone = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
     page = phone.new_page()
     page.set_default_timeout(TIMEOUT_MS)
-    page.goto(server.url)
+    page.goto(app_server.url)
     expect(pane(page, "lbpe")).to_be_visible()
     head = page.locator("#explain .lbpe-x-head")
     expect(head).to_contain_text("Capitals")

@@ -5,15 +5,13 @@ A screenshot goes to ``artifacts/screens/``."""
 
 from __future__ import annotations
 
-import sys
 from urllib.parse import quote, urlparse
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 from lbpe.presets import load_preset
-from tests.support.app import ROOT, running_server
-from tests.support.browser import launch
+from tests.support.app import ROOT
 
 pytestmark = pytest.mark.slow(reason="Chromium drives the playground")
 
@@ -27,22 +25,8 @@ TIMEOUT_MS = 60_000
 expect.set_options(timeout=TIMEOUT_MS)
 
 
-@pytest.fixture(scope="module")
-def server():
-    with running_server([sys.executable, "app.py", "--host", "127.0.0.1", "--port", "{port}"]) as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
-
-
 @pytest.fixture
-def page(browser, server):
+def page(browser, app_server):
     requests: list[str] = []
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     context.on("request", lambda r: requests.append(r.url))
@@ -68,13 +52,13 @@ def expect_pane(page, role: str, name: str, ids: list[int]) -> None:
     expect(pane(page, role).locator(".lbpe-count")).to_have_text(f"{len(ids)} tokens")
 
 
-def test_pick_longest_prefix_and_least_tokens(page, server):
+def test_pick_longest_prefix_and_least_tokens(page, app_server):
     tok = load_preset(VOCAB)
     want = {
         m: tok.encode(TEXT, mode=m, disallowed_special=()) for m in ("bpe", "lbpe", "longest-prefix", "least-tokens")
     }
     assert len(want["longest-prefix"]) != len(want["least-tokens"])
-    page.goto(f"{server.url}?t={quote(TEXT)}&v={VOCAB}")
+    page.goto(f"{app_server.url}?t={quote(TEXT)}&v={VOCAB}")
     expect_pane(page, "bpe", "BPE", want["bpe"])
     expect_pane(page, "lbpe", "LBPE", want["lbpe"])
     assert "m=" not in page.url
@@ -118,9 +102,9 @@ def test_pick_longest_prefix_and_least_tokens(page, server):
     expect(page.locator("#explain-pair-note")).to_be_hidden()
 
 
-def test_a_link_opens_the_pair_it_names(page, server):
+def test_a_link_opens_the_pair_it_names(page, app_server):
     tok = load_preset(VOCAB)
-    page.goto(f"{server.url}?t={quote(TEXT)}&v={VOCAB}&m=least-tokens,longest-prefix")
+    page.goto(f"{app_server.url}?t={quote(TEXT)}&v={VOCAB}&m=least-tokens,longest-prefix")
     expect_pane(page, "bpe", "Least tokens", tok.encode(TEXT, mode="least-tokens", disallowed_special=()))
     expect_pane(page, "lbpe", "Longest prefix", tok.encode(TEXT, mode="longest-prefix", disallowed_special=()))
     expect(page.locator("#left-method input")).to_have_value("Least tokens")

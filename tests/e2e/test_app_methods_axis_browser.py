@@ -6,19 +6,17 @@ goes to ``artifacts/screens/``. The same server answers gradio_client's calls of
 
 from __future__ import annotations
 
-import sys
 from urllib.parse import parse_qs, quote, urlparse
 
 import pytest
 from gradio_client import Client, handle_file
 from gradio_client.exceptions import AppError
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 from lbpe import METHODS
 from lbpe.playground.display import METHOD_NAMES
 from lbpe.presets import load_preset
-from tests.support.app import ROOT, running_server
-from tests.support.browser import launch
+from tests.support.app import ROOT
 
 pytestmark = pytest.mark.slow(reason="Chromium drives the playground")
 
@@ -38,22 +36,8 @@ ROWS_JS = """(selector) => [...document.querySelectorAll(selector + " [role=row]
   .map((row) => [...row.querySelectorAll("[role=gridcell]")].map((cell) => cell.innerText.trim()))"""
 
 
-@pytest.fixture(scope="module")
-def server():
-    with running_server([sys.executable, "app.py", "--host", "127.0.0.1", "--port", "{port}"]) as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
-
-
 @pytest.fixture
-def page(browser, server):
+def page(browser, app_server):
     requests: list[str] = []
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     context.on("request", lambda r: requests.append(r.url))
@@ -78,7 +62,7 @@ def table_counts(page, table: str, n: int) -> dict[str, int]:
     return {row[0]: int(row[1].replace(",", "")) for row in rows if len(row) > 1}
 
 
-def test_across_on_the_methods_axis_counts_each_methods_tokens(page, server):
+def test_across_on_the_methods_axis_counts_each_methods_tokens(page, app_server):
     tok = load_preset(VOCAB)
     chosen = [m for m in METHODS if m != "longest-suffix"]
     want = {
@@ -88,7 +72,7 @@ def test_across_on_the_methods_axis_counts_each_methods_tokens(page, server):
         for m in chosen
     }
     assert len(set(want.values())) > 2  # the methods differ on this text
-    page.goto(f"{server.url}?t={quote(TEXT)}&v={VOCAB}")
+    page.goto(f"{app_server.url}?t={quote(TEXT)}&v={VOCAB}")
     expect(page.locator("#bpe-pane .lbpe-pane")).to_be_visible()
     page.get_by_role("tab", name="Across vocabularies").click()
     expect(page.locator("#across-methods-run")).to_be_hidden()
@@ -108,10 +92,10 @@ def test_across_on_the_methods_axis_counts_each_methods_tokens(page, server):
     page.screenshot(path=str(SCREENS / "app_across_methods.png"), full_page=True)
 
 
-def test_a_link_opens_the_methods_axis(page, server):
+def test_a_link_opens_the_methods_axis(page, app_server):
     tok = load_preset(VOCAB)
     want = {m: len(tok.encode(TEXT, mode=m, disallowed_special=())) for m in ("bpe", "least-tokens")}
-    page.goto(f"{server.url}?t={quote(TEXT)}&v={VOCAB}&view=across&ax=methods&ms=bpe,least-tokens")
+    page.goto(f"{app_server.url}?t={quote(TEXT)}&v={VOCAB}&view=across&ax=methods&ms=bpe,least-tokens")
     expect(page.locator("#across-methods-run")).to_be_visible()
     expect(ticked(page, "across", "least-tokens")).to_be_checked()
     expect(ticked(page, "across", "lbpe")).not_to_be_checked()
@@ -124,8 +108,8 @@ def test_a_link_opens_the_methods_axis(page, server):
     expect(page.locator("#corpus-run")).to_be_hidden()
 
 
-def test_a_link_with_an_unknown_method_says_so(page, server):
-    page.goto(f"{server.url}?view=across&ax=methods&ms=bpe,lbpee")
+def test_a_link_with_an_unknown_method_says_so(page, app_server):
+    page.goto(f"{app_server.url}?view=across&ax=methods&ms=bpe,lbpee")
     note = page.locator("#link-note")
     expect(note).to_contain_text("lbpee")
     expect(note).to_contain_text("did you mean lbpe?")
@@ -135,9 +119,9 @@ def test_a_link_with_an_unknown_method_says_so(page, server):
         expect(ticked(page, "across", method)).to_be_checked()
 
 
-def test_the_methods_axis_over_the_api(server, tmp_path):
+def test_the_methods_axis_over_the_api(app_server, tmp_path):
     tok = load_preset(VOCAB)
-    client = Client(server.url, verbose=False, download_files=str(tmp_path / "downloads"))
+    client = Client(app_server.url, verbose=False, download_files=str(tmp_path / "downloads"))
     chosen = ["bpe", "longest-prefix", "dropout"]
     rows, plot, json_file, csv_file, status, cleared = client.predict(
         TEXT, None, VOCAB, chosen, 0.3, 7, api_name="/across_methods"

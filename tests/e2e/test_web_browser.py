@@ -22,7 +22,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import sync_playwright
 
 import lbpe
 from lbpe.playground import display
@@ -31,7 +30,7 @@ from lbpe.playground.page import FIRST_VIEW_KEYS
 from lbpe.playground.page.site import build_site
 from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset
 from lbpe.tokenizer import MODES, Tokenizer
-from tests.support.browser import BACKGROUND_JS, CHART_TEXT, CONTRAST_JS, check_charts, launch
+from tests.support.browser import BACKGROUND_JS, CHART_TEXT, CONTRAST_JS, check_charts
 from tests.support.data import ROOT, data_file
 from tests.support.hostile import CHARS, POLYNOMIAL, hostile_tokenizer_json
 from tests.support.page import READY_MS, Server, open_page, wait_ready
@@ -64,14 +63,6 @@ def server(site):
     s = Server(site)
     yield s
     s.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 class Session:

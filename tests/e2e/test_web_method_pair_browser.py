@@ -16,12 +16,10 @@ import urllib.parse
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import sync_playwright
 
 from lbpe.playground.page.site import build_site
 from lbpe.presets import DEFAULT_PRESET, load_preset
 from lbpe.tokenizer import MODES
-from tests.support.browser import launch
 from tests.support.page import READY_MS, Server, open_page
 
 pytestmark = pytest.mark.slow(reason="Chromium drives the page (Pyodide in the browser)")
@@ -44,14 +42,6 @@ def server(site):
     s = Server(site)
     yield s
     s.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")
