@@ -6,10 +6,7 @@ gives what comparing afresh gives when the pair changes."""
 
 from __future__ import annotations
 
-import json
 import re
-import shutil
-import subprocess
 import urllib.parse
 from types import SimpleNamespace
 
@@ -17,7 +14,7 @@ import pytest
 
 from lbpe.playground.service import link_state
 from lbpe.presets import load_preset
-from tests.support.app import ROOT, load_app
+from tests.support.app import app_script_query, load_app
 
 app = load_app()
 gr = app.handlers.common.gr
@@ -116,25 +113,9 @@ def test_the_compare_event_takes_the_pair():
 
 
 def page_link(*args) -> str:
-    """The query the page's own script (lbpe/playground/app/app.js) writes for the Compare view's
-    state ``args`` (text, vocab, ws, ids, sp, span, where, left, right, rate, seed), run in Node."""
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("needs Node.js to run the page's script")
-    script = (ROOT / "lbpe/playground/app/app.js").read_text("utf-8")
-    harness = f"""
-globalThis.window = globalThis;
-globalThis.location = {{ href: "http://127.0.0.1/" }};
-globalThis.history = {{ replaceState: (a, b, url) => {{ location.href = String(url); }} }};
-globalThis.document = {{ addEventListener() {{}}, querySelector() {{ return null; }},
-  querySelectorAll() {{ return []; }}, documentElement: {{ classList: {{ remove() {{}}, add() {{}} }} }} }};
-globalThis.LBPE = {{ presets: ["cl100k_base"], labels: {{}}, maxLinkText: 2000 }};
-{script}
-window.lbpeApp.link(...{json.dumps(list(args))});
-process.stdout.write(location.href);
-"""
-    done = subprocess.run([node, "-e", harness], capture_output=True, text=True, timeout=60, check=True)
-    return urllib.parse.urlsplit(done.stdout).query
+    """The query the page's own script writes for the Compare view's state ``args`` (text,
+    vocab, ws, ids, sp, span, where, left, right, rate, seed)."""
+    return app_script_query("link", args)
 
 
 def query(link: str) -> dict[str, str]:

@@ -8,8 +8,6 @@ method said in the link's note."""
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 import urllib.parse
 from pathlib import Path
 from types import SimpleNamespace
@@ -19,7 +17,7 @@ import pytest
 from lbpe import METHODS
 from lbpe.playground.service import link_state
 from lbpe.presets import load_preset
-from tests.support.app import ROOT, load_app, upload
+from tests.support.app import app_script_query, load_app, upload
 from tests.support.cli import run_cli
 
 app = load_app()
@@ -169,25 +167,9 @@ def test_the_axis_shows_its_own_controls():
 
 
 def page_axis_link(*args) -> str:
-    """The query the page's own script (lbpe/playground/app/app.js) writes for the methods axis'
-    state ``args`` (axis, methods, rate, seed), run in Node."""
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("needs Node.js to run the page's script")
-    script = (ROOT / "lbpe/playground/app/app.js").read_text("utf-8")
-    harness = f"""
-globalThis.window = globalThis;
-globalThis.location = {{ href: "http://127.0.0.1/?view=across" }};
-globalThis.history = {{ replaceState: (a, b, url) => {{ location.href = String(url); }} }};
-globalThis.document = {{ addEventListener() {{}}, querySelector() {{ return null; }},
-  querySelectorAll() {{ return []; }}, documentElement: {{ classList: {{ remove() {{}}, add() {{}} }} }} }};
-globalThis.LBPE = {{ presets: ["cl100k_base"], labels: {{}}, maxLinkText: 2000, methods: {json.dumps(METHODS)} }};
-{script}
-window.lbpeApp.axis(...{json.dumps(list(args))});
-process.stdout.write(location.href);
-"""
-    done = subprocess.run([node, "-e", harness], capture_output=True, text=True, timeout=60, check=True)
-    return urllib.parse.urlsplit(done.stdout).query
+    """The query the page's own script writes for the methods axis' state ``args`` (axis,
+    methods, rate, seed)."""
+    return app_script_query("axis", args, address="http://127.0.0.1/?view=across", page={"methods": list(METHODS)})
 
 
 def query(link: str) -> dict[str, str]:

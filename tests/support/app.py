@@ -10,6 +10,7 @@ import subprocess
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -174,3 +175,29 @@ def _started(command: Sequence[str], *, env: dict[str, str] | None, port: int, c
                 proc.kill()
                 proc.wait(timeout=20)
         log.unlink(missing_ok=True)
+
+
+def app_script_query(call: str, args: Sequence, *, address: str = "http://127.0.0.1/", page: dict | None = None) -> str:
+    """The query the app's own script (lbpe/playground/app/app.js) leaves in the address after
+    ``window.lbpeApp.<call>(*args)``, run in Node with a stand-in for the browser that starts at
+    ``address``; ``page`` adds to the data the app gives its script (``window.LBPE``)."""
+    import json
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("needs Node.js to run the page's script")
+    script = (ROOT / "lbpe/playground/app/app.js").read_text("utf-8")
+    given = {"presets": ["cl100k_base"], "labels": {}, "maxLinkText": 2000, **(page or {})}
+    harness = f"""
+globalThis.window = globalThis;
+globalThis.location = {{ href: {json.dumps(address)} }};
+globalThis.history = {{ replaceState: (a, b, url) => {{ location.href = String(url); }} }};
+globalThis.document = {{ addEventListener() {{}}, querySelector() {{ return null; }},
+  querySelectorAll() {{ return []; }}, documentElement: {{ classList: {{ remove() {{}}, add() {{}} }} }} }};
+globalThis.LBPE = {json.dumps(given)};
+{script}
+window.lbpeApp.{call}(...{json.dumps(list(args))});
+process.stdout.write(location.href);
+"""
+    done = subprocess.run([node, "-e", harness], capture_output=True, text=True, timeout=60, check=True)
+    return urllib.parse.urlsplit(done.stdout).query
