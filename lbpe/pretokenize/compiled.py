@@ -56,8 +56,9 @@ class PresetPattern:
 
     def __init__(self, name: str) -> None:
         self.name = pretokenizer_preset(name).name
-        self._full: re.Pattern[str] | None = None  # compiled on first use: ASCII text never needs it
-        self._bmp = re.compile(preset_source(self.name, False))
+        # both compiled on first use: the compiled path's own splitter may never need them
+        self._full: re.Pattern[str] | None = None
+        self._bmp: re.Pattern[str] | None = None
 
     @property
     def regex(self) -> re.Pattern[str]:
@@ -70,7 +71,10 @@ class PresetPattern:
     def _engine(self, string: str) -> re.Pattern[str]:
         # Either pattern gives the same results; this picks the faster one.
         if isinstance(string, str) and (string.isascii() or (len(string) > _SHORT and _bmp_only(string))):
-            return self._bmp
+            bmp = self._bmp
+            if bmp is None:
+                bmp = self._bmp = re.compile(preset_source(self.name, False))
+            return bmp
         return self.regex
 
     def findall(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> list[str]:
