@@ -14,7 +14,8 @@
  *   cache.c        bounded caches of pieces (UTF-8) -> ids;
  *   encode.c       one piece -> ids (fallbacks, scaffold tokens), through the caches; a text
  *                  pre-tokenised with a preset -> ids;
- *   pretokenize.c  the presets' regular expressions written out as code.
+ *   pretokenize.c  the presets' regular expressions written out as code;
+ *   ranks.c        one line of a .tiktoken rank file (the glue reads whole files with it).
  */
 #ifndef LBPE_CORE_H
 #define LBPE_CORE_H

@@ -35,6 +35,7 @@
 #include "encode.c"
 #include "lbpe.c"
 #include "pretokenize.c"
+#include "ranks.c"
 #include "table.c"
 
 /* The Python object: the core's tables, and what only Python needs. */
@@ -1114,6 +1115,58 @@ static PyObject *set_bpe_thresholds(PyObject *mod, PyObject *args) {
     return old;
 }
 
+/* parse_ranks(data) -> {token: rank} | None: a whole rank file through rank_line (ranks.c); None
+ * when any line is not "<canonical base64> <rank>", a token or a rank appears twice, or a rank
+ * lies beyond four times the line count (lbpe/formats/tiktoken.py then reads the file itself). */
+static PyObject *parse_ranks(PyObject *mod, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    const char *s = view.buf, *end = s + view.len;
+    size_t lines = 1;
+    for (const char *q = s; (q = memchr(q, '\n', (size_t)(end - q))) != NULL; q++) lines++;
+    size_t bound = lines * 4 + 1024;
+    unsigned char *tok = PyMem_RawMalloc((size_t)view.len + 4);
+    unsigned char *seen = PyMem_RawCalloc(bound / 8 + 1, 1);
+    PyObject *out = PyDict_New();
+    if (!tok || !seen || !out) {
+        if (out) PyErr_NoMemory();
+        goto fail;
+    }
+    Py_ssize_t count = 0;
+    while (s < end) {
+        size_t len;
+        uint64_t rank;
+        const char *next = rank_line(s, end, tok, &len, &rank);
+        if (!next || rank >= bound || (seen[rank / 8] >> (rank % 8) & 1)) goto unusual;
+        seen[rank / 8] |= (unsigned char)(1u << (rank % 8));
+        PyObject *key = PyBytes_FromStringAndSize((const char *)tok, (Py_ssize_t)len);
+        PyObject *value = key ? PyLong_FromUnsignedLongLong(rank) : NULL;
+        int failed = !value || PyDict_SetItem(out, key, value) < 0;
+        Py_XDECREF(key);
+        Py_XDECREF(value);
+        if (failed) goto fail;
+        if (PyDict_GET_SIZE(out) != ++count) goto unusual; /* a token seen before */
+        s = next;
+    }
+    if (count == 0) goto unusual;
+    PyMem_RawFree(tok);
+    PyMem_RawFree(seen);
+    PyBuffer_Release(&view);
+    return out;
+unusual:
+    Py_CLEAR(out);
+    PyMem_RawFree(tok);
+    PyMem_RawFree(seen);
+    PyBuffer_Release(&view);
+    Py_RETURN_NONE;
+fail:
+    Py_XDECREF(out);
+    PyMem_RawFree(tok);
+    PyMem_RawFree(seen);
+    PyBuffer_Release(&view);
+    return NULL;
+}
+
 static PyMethodDef module_methods[] = {
     {"set_classes", set_classes, METH_VARARGS,
      "set_classes(letters, numbers, upper, lower, space, marks, punctuation_symbols, cjk): the "
@@ -1126,6 +1179,8 @@ static PyMethodDef module_methods[] = {
     {"last_starts", last_starts, METH_VARARGS,
      "last_starts(text, preset, count) -> (pieces, starts of the last count)"},
     {"pack", pack, METH_O, "pack(lists of ids) -> bytes (see Model.unpack)"},
+    {"parse_ranks", parse_ranks, METH_O,
+     "parse_ranks(data) -> {token: rank}, or None when the rank file is not plainly well formed"},
     {NULL, NULL, 0, NULL},
 };
 

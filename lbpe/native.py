@@ -237,6 +237,15 @@ def pack(ids: list[list[int]]) -> bytes:
     return _extension.pack(ids)  # type: ignore[union-attr]
 
 
+def parse_ranks(data: bytes) -> dict[bytes, int] | None:
+    """The tokens of a ``.tiktoken`` rank file read by the compiled path, while it is on;
+    ``None`` when it is off or the file is not plainly well formed (a rank beyond four times
+    the line count included): :mod:`lbpe.formats.tiktoken` then reads it in Python."""
+    if not _enabled:
+        return None
+    return _extension.parse_ranks(data)  # type: ignore[union-attr]
+
+
 def _build(vocab: Tables) -> CompiledModel | None:
     """The extension's Model over ``vocab``; ``None`` for a vocabulary it cannot represent
     (ids beyond 2**31, a merge whose parts are not tokens), which then stays on the pure path."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 import binascii
 import re
 
+from lbpe import native
 from lbpe.errors import LbpeError, VocabFormatError
 from lbpe.limits import vocab_problem
 from lbpe.vocab import Vocab
@@ -37,7 +38,9 @@ def parse_tiktoken_vocab(
     problem = vocab_problem(data.count(b"\n") + (not data.endswith(b"\n")))  # before the slow part
     if problem:
         raise VocabFormatError(source, problem)
-    tokens = _well_formed(data)
+    tokens = native.parse_ranks(data)  # the same tokens as _well_formed, in C
+    if tokens is None:
+        tokens = _well_formed(data)
     if tokens is None:
         tokens = _parse_lines(data, source)
     seen_ranks = tokens.values()
