@@ -28,18 +28,15 @@ __all__ = ["Vocab", "Unit"]
 Unit = Literal["byte", "char"]
 
 
-def _plain_tokens(tokens: dict) -> bool:
-    """True when every key is non-empty ``bytes`` and the ids are distinct non-negative ``int``
-    values: what :meth:`Vocab._checked_tokens` asks of each byte-level token, tested in bulk
-    (C loops); when it says no, the one-by-one check finds and names the problem."""
+def _plain_ids(tokens: dict) -> set[int] | None:
+    """The ids, when every key is non-empty ``bytes`` and the ids are distinct non-negative
+    ``int`` values: what :meth:`Vocab._checked_tokens` asks of each byte-level token, tested in
+    bulk (C loops); ``None`` otherwise, and the one-by-one check then finds and names the problem."""
     keys, ids = tokens.keys(), tokens.values()
-    return (
-        set(map(type, keys)) == {bytes}
-        and set(map(type, ids)) == {int}
-        and all(keys)
-        and min(ids) >= 0
-        and len(set(ids)) == len(ids)
-    )
+    if set(map(type, keys)) != {bytes} or set(map(type, ids)) != {int} or not all(keys) or min(ids) < 0:
+        return None
+    distinct = set(ids)
+    return distinct if len(distinct) == len(ids) else None
 
 
 class Vocab:
@@ -134,33 +131,37 @@ class Vocab:
     def _check(self) -> None:
         if not self.tokens:
             raise LbpeError(f"vocabulary {self.name or '(unnamed)'} has no tokens")
-        if self.unit == "byte" and _plain_tokens(self.tokens):
-            seen: dict[int, object] = dict(zip(self.tokens.values(), self.tokens))
-        else:
-            seen = self._checked_tokens()
+        plain = _plain_ids(self.tokens) if self.unit == "byte" else None
+        ordinary: set[int] | dict[int, object] = self._checked_tokens() if plain is None else plain
+        seen: dict[int, object] = {}  # the special and byte-fallback ids so far -> what they are
+
+        def owner(i: int) -> object:
+            if i in seen:
+                return seen[i]
+            return next(key for key, j in self.tokens.items() if j == i)
+
         for text, i in self.special.items():
             if not isinstance(text, str) or not text:
                 raise LbpeError(f"special token {text!r} must be a non-empty string")
             if not isinstance(i, int) or i < 0:
                 raise LbpeError(f"special token {text!r} has id {i!r}; ids must be non-negative integers")
-            if i in seen:
-                raise LbpeError(f"id {i} is used by both {seen[i]!r} and special token {text!r}")
+            if i in ordinary or i in seen:
+                raise LbpeError(f"id {i} is used by both {owner(i)!r} and special token {text!r}")
             seen[i] = text
         for b, i in (self.byte_fallback or {}).items():
             if not (isinstance(b, int) and 0 <= b < 256):
                 raise LbpeError(f"byte fallback key {b!r} is not a byte value")
-            if i in seen:
-                raise LbpeError(f"id {i} is used by both {seen[i]!r} and byte fallback <0x{b:02X}>")
+            if i in ordinary or i in seen:
+                raise LbpeError(f"id {i} is used by both {owner(i)!r} and byte fallback <0x{b:02X}>")
             seen[i] = f"<0x{b:02X}>"
         if self.byte_fallback is not None and len(self.byte_fallback) != 256:
             raise LbpeError(f"byte fallback needs all 256 <0xNN> tokens, found {len(self.byte_fallback)}")
-        ordinary = set(self.tokens.values())
         for i, parts in self.scaffold.items():
             if i not in ordinary or any(p not in ordinary for p in parts):
                 raise LbpeError(f"scaffold token {i} -> {parts} names ids that are not ordinary tokens")
             if self.id_to_bytes[parts[0]] + self.id_to_bytes[parts[1]] != self.id_to_bytes[i]:
                 raise LbpeError(f"scaffold token {i} is not the concatenation of tokens {parts}")
-        if self.unk is not None and self.unk not in seen:
+        if self.unk is not None and self.unk not in ordinary and self.unk not in seen:
             raise LbpeError(f"unknown-token id {self.unk} is not in the vocabulary")
         if self.unit == "byte":
             missing = [b for b in range(256) if bytes([b]) not in self.tokens]
