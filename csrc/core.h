@@ -45,6 +45,13 @@
 #define LBPE_ALWAYS_INLINE inline
 #endif
 
+/* Ask for the cache line at p before it is needed (building the tables, whose loads are random). */
+#if defined(__GNUC__) || defined(__clang__)
+#define LBPE_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define LBPE_PREFETCH(p) ((void)(p))
+#endif
+
 #define FNV_OFFSET 1469598103934665603ULL
 #define FNV_PRIME  1099511628211ULL
 #define NONE_PRIO  INT64_MAX

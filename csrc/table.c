@@ -214,10 +214,20 @@ LBPE_FN int build_fast(Model *m) {
         return -1;
     }
     Fast *fast = (Fast *)(((uintptr_t)block + 63) & ~(uintptr_t)63); /* two slots a cache line */
+    /* in batches: every slot of a batch is asked for before the first is written, so their
+     * cache misses overlap */
+    enum { BATCH = 16 };
+    uint64_t hs[BATCH];
     for (size_t x = 0; x < m->n_entries; x++) {
         const Entry *e = &m->entries[x];
         const unsigned char *u = (const unsigned char *)m->arena + e->off;
-        uint64_t h = fnv(u, e->len, FNV_OFFSET);
+        if (x % BATCH == 0)
+            for (size_t y = x; y < x + BATCH && y < m->n_entries; y++) {
+                const Entry *f = &m->entries[y];
+                hs[y - x] = fnv((const unsigned char *)m->arena + f->off, f->len, FNV_OFFSET);
+                LBPE_PREFETCH(&fast[fast_slot(hs[y - x], size)]);
+            }
+        uint64_t h = hs[x % BATCH];
         size_t k = (size_t)fast_slot(h, size);
         while (fast[k].len) k = k + 1 == size ? 0 : k + 1;
         fast[k].head = head_word(u, e->len);

@@ -914,8 +914,14 @@ static int Model_init(NativeModel *self, PyObject *args, PyObject *kw) {
         }
         int32_t id;
         if (as_id(v, &id, "token id") < 0) return -1;
-        /* every proper prefix, then the token (prefix entries keep id -1 unless a token) */
+        /* every proper prefix, then the token (prefix entries keep id -1 unless a token); the
+         * slots they land on asked for first, so their cache misses overlap */
         uint64_t h = FNV_OFFSET;
+        for (Py_ssize_t c = 0; c < n; c++) {
+            h = fnv((const unsigned char *)s + c, 1, h);
+            LBPE_PREFETCH(&m->slots[h & m->mask]);
+        }
+        h = FNV_OFFSET;
         for (Py_ssize_t c = 1; c < n; c++) {
             h = fnv((const unsigned char *)s + c - 1, 1, h);
             if (!table_add(m, h, s, (size_t)c)) return -1;
