@@ -117,6 +117,19 @@ static int is_ascii(const char *s, size_t n) {
     return 1;
 }
 
+/* The id of a piece that is itself a token and encodes to that token alone (LBPE: any token it
+ * may place; BPE: when whole pieces come first, unless a scaffold token), else -1. */
+static inline int32_t whole_token(const Model *m, const char *s, size_t n, int lbpe_mode) {
+    if (lbpe_mode) {
+        const Ids *x = lookup(m, s, n);
+        return x ? x->lid : -1;
+    }
+    if (!m->whole_piece_first) return -1;
+    int32_t id = token_id(m, s, n);
+    if (id >= 0 && m->sc_left && id < m->sc_size && m->sc_left[id] >= 0) return -1;
+    return id;
+}
+
 /* One piece (UTF-8 s[0:n], `chars` characters) -> its ids appended to out, through the cache. */
 LBPE_FN int cached_piece(Model *m, const char *s, size_t n, ptrdiff_t chars, int lbpe_mode,
                          ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *out) {
@@ -130,7 +143,11 @@ LBPE_FN int cached_piece(Model *m, const char *s, size_t n, ptrdiff_t chars, int
     }
     size_t from = out->len;
     int done = 0;
-    if (m->cut_memo && chars > 1 && !is_ascii(s, n)) {
+    int32_t whole = whole_token(m, s, n, lbpe_mode); /* most pieces are tokens: no model to run */
+    if (whole >= 0) {
+        if (idbuf_push(out, whole) < 0) return -1;
+        done = 1;
+    } else if (m->cut_memo && chars > 1 && !is_ascii(s, n)) {
         /* the whole-piece shortcut comes first, as in the pure path */
         if (!(!lbpe_mode && m->whole_piece_first && token_id(m, s, n) >= 0)) {
             done = by_parts(m, s, n, lbpe_mode, limit, out);
