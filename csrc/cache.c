@@ -27,7 +27,7 @@ LBPE_FN const CEntry *cache_find(const Cache *c, uint64_t h, const char *s, size
         if (slot == 0) return NULL;
         if ((slot >> 32) == tag) {
             const CEntry *e = &c->entries[(uint32_t)slot - 1];
-            if (e->hash == h && e->klen == n && memcmp(c->keys + e->koff, s, n) == 0) return e;
+            if (e->hash == h && e->klen == n && same_bytes(c->keys + e->koff, s, n)) return e;
         }
         k = (k + 1) & c->mask;
     }

@@ -328,6 +328,20 @@ static inline uint64_t fnv(const unsigned char *s, size_t n, uint64_t h) {
     return h;
 }
 
+/* Whether a[0:n] == b[0:n]: the short strings of pieces and tokens compared in place, a word at
+ * a time, where a call to memcmp would cost more than the comparison. */
+static inline int same_bytes(const char *a, const char *b, size_t n) {
+    for (; n >= 8; a += 8, b += 8, n -= 8) {
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        if (x != y) return 0;
+    }
+    for (; n; a++, b++, n--)
+        if (*a != *b) return 0;
+    return 1;
+}
+
 static inline Entry *table_find(const Model *m, uint64_t h, const char *s, size_t n) {
     uint64_t tag = h >> 32;
     size_t k = (size_t)h & m->mask;
@@ -385,7 +399,7 @@ static inline const Ids *fast_find(const Model *m, const char *s, size_t n, uint
         const Fast *f = &m->fast[k];
         if (f->len == 0) return NULL;
         if (f->tag == tag && f->len == n && f->head == head &&
-            (n <= 8 || memcmp(m->arena + f->off + 8, s + 8, n - 8) == 0))
+            (n <= 8 || same_bytes(m->arena + f->off + 8, s + 8, n - 8)))
             return &f->v;
         if (++k == m->n_fast) k = 0;
     }
