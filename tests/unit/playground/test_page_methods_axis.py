@@ -107,6 +107,9 @@ def test_a_links_axis_is_read_as_the_app_reads_it():
         "seed": 7,
         "error": "",
     }
+    # every method (no ms) keeps dropout's rate and seed, as both UIs write them
+    every_link = json.loads(page.link_axis("methods", "", "0.3", "7"))
+    assert (every_link["methods"], every_link["dropout"], every_link["seed"]) == (every, 0.3, 7)
     # without a seed: fresh draws
     assert json.loads(page.link_axis("methods", "dropout", "0.05"))["seed"] is None
     assert json.loads(page.link_axis("vocabularies", "bpe"))["axis"] == "vocabularies"
