@@ -5,6 +5,7 @@
 const $ = (selector) => document.querySelector(selector);
 const modes = ["bpe", "lbpe"];
 const MAX_URL_TEXT = 2000; // characters of text kept in a shared link
+const MAX_RENDER_CHARS = 60000; // lbpe.playground.page.MAX_RENDER_CHARS: the part of a text the views measure
 const FILE_VOCAB = "__file__";
 // The opening text is the first of lbpe.playground.examples (the Gradio app opens on it too); it arrives
 // with Python, so the text box stays empty (and disabled) until then.
@@ -31,6 +32,15 @@ const ui = {
   acrossInfo: $("#across-info"),
   acrossTable: $("#across-table"),
   acrossChart: $("#across-chart"),
+  acrossAxis: [...document.querySelectorAll('#across-axis input[name="across-axis"]')],
+  acrossOptions: $("#across-methods-options"),
+  acrossMethods: $("#across-methods"),
+  acrossDropout: $("#across-dropout-options"),
+  acrossRate: $("#across-dropout-rate"),
+  acrossSeed: $("#across-dropout-seed"),
+  acrossDownloads: $("#across-downloads"),
+  acrossJson: $("#across-json"),
+  acrossCsv: $("#across-csv"),
   versions: $("#versions"),
   left: $("#left-method"),
   right: $("#right-method"),
@@ -91,6 +101,8 @@ function deadline(cmd, args) {
   if (cmd === "files") return 30 + (5 * args.files.reduce((n, f) => n + f.data.byteLength, 0)) / 1e6;
   if (cmd === "preset") return 120;
   if (cmd === "across") return 240 + (args.text || "").length / 5000; // loads every preset first
+  // the methods axis measures the text's shown part with up to every method: a few compares' worth
+  if (cmd === "across_methods") return 15 + Math.min((args.text || "").length, MAX_RENDER_CHARS) / 5000;
   return 0; // bench: the benchmark measures, it may take long
 }
 
@@ -155,12 +167,16 @@ worker = startWorker(
 // ---- state <-> URL fragment ----
 
 // explainAt: where the explained span starts in the text (a click, an example, a link), "" when typed;
-// methods: the two compared, left and right; rate and seed: BPE-dropout's, as typed ("" seed: fresh draws)
+// methods: the two compared, left and right; rate and seed: BPE-dropout's, as typed ("" seed: fresh draws);
+// axis: what the Across view compares ("vocabularies" or "methods"), axisMethods the methods ticked there
+// (null: every one), axisRate and axisSeed BPE-dropout's there
 const state = {
   preset: "", ws: true, ids: false, special: false, text: "", explain: "", explainAt: "",
   methods: ["bpe", "lbpe"], rate: "0.1", seed: "0",
+  axis: "vocabularies", axisMethods: null, axisRate: "0.1", axisSeed: "0",
 };
 const DEFAULT_PAIR = ["bpe", "lbpe"];
+let METHOD_ORDER = []; // lbpe.METHODS, from Python (lbpe.playground.page.methods)
 let METHOD_NAMES = { bpe: "BPE", lbpe: "LBPE" }; // every method's name, from Python (lbpe.playground.page.methods)
 let fileVocab = null; // {files: [{name, data}], label} of the loaded vocabulary file
 let lastFiles = null; // the files of the last attempt, kept to retry with another pre-tokenizer
@@ -181,6 +197,12 @@ function readFragment() {
   // the pair as the link spells it (m=left,right, dr= and seed= for dropout): Python checks it (checkedPair)
   if (params.has("m")) out.linkedPair = { spec: params.get("m"), rate: params.get("dr") || "", seed: params.get("seed") || "" };
   if (params.has("tl")) out.linkedTextChars = Number(params.get("tl")) || 0;
+  // the Across view's axis as the link spells it (ax=methods, ms=, mdr=, mseed=): Python checks it (checkedAxis)
+  if (params.has("ax")) {
+    out.linkedAxis = {
+      axis: params.get("ax"), spec: params.get("ms") || "", rate: params.get("mdr") || "", seed: params.get("mseed") || "",
+    };
+  }
   return out;
 }
 
@@ -198,6 +220,16 @@ function fragment() {
   if (hasDropout()) {
     params.set("dr", state.rate);
     if (state.seed !== "") params.set("seed", state.seed);
+  }
+  // the Across view's methods axis, as the app's links: its methods unless every one is ticked, and
+  // dropout's rate and seed while it is ticked
+  if (state.axis === "methods") {
+    params.set("ax", "methods");
+    if (state.axisMethods !== null) params.set("ms", state.axisMethods.join(","));
+    if (hasAxisDropout()) {
+      params.set("mdr", state.axisRate);
+      if (state.axisSeed !== "") params.set("mseed", state.axisSeed);
+    }
   }
   if (state.explain) params.set("x", state.explain);
   const at = state.explainAt === "" ? -1 : Number(state.explainAt);
@@ -235,15 +267,109 @@ function pairProblem() {
   const [left, right] = state.methods;
   if (left === right) return `Pick two different methods to compare: both sides are ${METHOD_NAMES[left] || left}.`;
   if (!hasDropout()) return "";
-  const rate = Number(state.rate);
-  if (state.rate.trim() === "" || !Number.isFinite(rate) || rate < 0 || rate > 1) {
-    const given = state.rate.trim() === "" ? "the box is empty" : `not “${state.rate.slice(0, 20)}”`;
+  return dropoutProblem(state.rate, state.seed);
+}
+
+/** What is wrong with BPE-dropout's rate and seed as typed ("": nothing). */
+function dropoutProblem(rateText, seed) {
+  const rate = Number(rateText);
+  if (rateText.trim() === "" || !Number.isFinite(rate) || rate < 0 || rate > 1) {
+    const given = rateText.trim() === "" ? "the box is empty" : `not “${rateText.slice(0, 20)}”`;
     return `The dropout rate must be a number from 0 to 1 (e.g. 0.1): ${given}.`;
   }
-  if (state.seed !== "" && !/^-?\d{1,12}$/.test(state.seed)) {
-    return `The seed must be a whole number, or empty for fresh draws on every change: not “${state.seed.slice(0, 20)}”.`;
+  if (seed !== "" && !/^-?\d{1,12}$/.test(seed)) {
+    return `The seed must be a whole number, or empty for fresh draws on every change: not “${seed.slice(0, 20)}”.`;
   }
   return "";
+}
+
+// ---- the Across view's axis: vocabularies, or the methods of the vocabulary chosen above ----
+
+/** The methods ticked on the methods axis, in lbpe.METHODS' order. */
+function axisMethods() {
+  return state.axisMethods === null ? METHOD_ORDER.slice() : state.axisMethods;
+}
+
+function hasAxisDropout() {
+  return state.axis === "methods" && (state.axisMethods === null || state.axisMethods.includes("dropout"));
+}
+
+/** The link's axis as state: its raw spelling until Python has checked it (checkedAxis). */
+function linkedAxisState(linked) {
+  if (!linked) return { axis: "vocabularies", axisMethods: null, axisRate: "0.1", axisSeed: "0" };
+  return {
+    axis: linked.axis === "methods" ? "methods" : "vocabularies",
+    axisMethods: linked.spec ? linked.spec.split(",") : null,
+    axisRate: linked.rate || "0.1",
+    axisSeed: linked.rate ? linked.seed : "0",
+  };
+}
+
+/** A link's axis checked by Python as the app checks its links: the state it gives and what was wrong ("": nothing). */
+async function checkedAxis(linked) {
+  if (!linked) return { axis: linkedAxisState(null), error: "" };
+  const checked = JSON.parse(await call("link_axis", linked));
+  const every = METHOD_ORDER.every((m) => checked.methods.includes(m)) && checked.methods.length === METHOD_ORDER.length;
+  // a link that gives no rate keeps the boxes' defaults, as the app does
+  const given = checked.dropout !== null;
+  return {
+    axis: {
+      axis: checked.axis,
+      axisMethods: every ? null : checked.methods,
+      axisRate: given ? String(checked.dropout) : "0.1",
+      axisSeed: given ? (checked.seed === null ? "" : String(checked.seed)) : "0",
+    },
+    error: checked.error,
+  };
+}
+
+/** What is wrong with the methods axis as ticked, said as what to do ("": nothing). */
+function axisProblem() {
+  if (!axisMethods().length) return "Tick at least one method to compare (BPE, LBPE, …).";
+  return hasAxisDropout() ? dropoutProblem(state.axisRate, state.axisSeed) : "";
+}
+
+/** The axis' radio buttons, methods and dropout's boxes show the state (a link's, or the default). */
+function applyAxis() {
+  for (const radio of ui.acrossAxis) radio.checked = radio.value === state.axis;
+  const ticked = axisMethods();
+  for (const box of ui.acrossMethods.querySelectorAll("input")) box.checked = ticked.includes(box.value);
+  ui.acrossRate.value = state.axisRate;
+  ui.acrossSeed.value = state.axisSeed;
+  markAxis();
+}
+
+/** The methods and dropout's boxes show only on the methods axis (dropout's while it is ticked), the
+ * button says what it compares, and a box whose value is wrong is marked. */
+function markAxis() {
+  const on = state.axis === "methods";
+  ui.acrossOptions.hidden = !on;
+  ui.acrossDropout.hidden = !hasAxisDropout();
+  ui.acrossRun.textContent = on ? "Compare across methods" : "Compare across vocabularies";
+  const problem = on ? axisProblem() : "";
+  ui.acrossRate.classList.toggle("attention", problem.startsWith("The dropout rate"));
+  ui.acrossSeed.classList.toggle("attention", problem.startsWith("The seed"));
+}
+
+/** The methods axis' checkboxes, one per method of lbpe.METHODS (from Python). */
+function buildAxisMethods(methods) {
+  ui.acrossMethods.replaceChildren();
+  for (const [value, name] of methods) {
+    const label = document.createElement("label");
+    label.className = "check";
+    const box = document.createElement("input");
+    box.type = "checkbox";
+    box.value = value;
+    box.checked = true;
+    box.addEventListener("change", () => {
+      const ticked = [...ui.acrossMethods.querySelectorAll("input:checked")].map((b) => b.value);
+      state.axisMethods = ticked.length === METHOD_ORDER.length ? null : ticked;
+      markAxis();
+      writeFragment();
+    });
+    label.append(box, ` ${name}`);
+    ui.acrossMethods.append(label);
+  }
 }
 
 /** The pickers and dropout's boxes show the pair in state (a link's, or the default). */
@@ -583,6 +709,7 @@ async function explainClick(event) {
 // ---- across vocabularies ----
 
 async function runAcross() {
+  if (state.axis === "methods") return runMethods();
   ui.acrossRun.disabled = true;
   showError("");
   setStatus("busy", "Encoding with every vocabulary…");
@@ -590,12 +717,73 @@ async function runAcross() {
   try {
     const result = JSON.parse(await call("across", { text }));
     renderAcross(result, text);
+    across.seq += 1;
+    across.axis = "vocabularies";
+    across.methods = null;
   } catch (error) {
     showError(`Could not compare across vocabularies: ${error.message}`);
   } finally {
     ui.acrossRun.disabled = false;
     setStatus("ready", "Ready");
   }
+}
+
+// what the Across view shows: seq counts its results (for tests), axis and methods say what they compare
+const across = { seq: 0, axis: null, methods: null, urls: [] };
+
+async function runMethods() {
+  const problem = axisProblem();
+  if (problem) {
+    // said where the person looks; the table keeps the last result
+    showError(problem);
+    markAxis();
+    return;
+  }
+  ui.acrossRun.disabled = true;
+  showError("");
+  setStatus("busy", "Encoding with every method ticked…");
+  const text = state.text;
+  const methods = axisMethods();
+  const dropout = methods.includes("dropout") ? Number(state.axisRate) : null;
+  const seed = methods.includes("dropout") && state.axisSeed !== "" ? Number(state.axisSeed) : null;
+  try {
+    const result = JSON.parse(await call("across_methods", { text, methods: methods.join(","), dropout, seed }));
+    renderAcross(result, text);
+    offerDownloads(result);
+    across.seq += 1;
+    across.axis = "methods";
+    across.methods = result.methods;
+  } catch (error) {
+    showError(`Could not compare across methods: ${error.message}`);
+  } finally {
+    ui.acrossRun.disabled = false;
+    setStatus("ready", "Ready");
+  }
+}
+
+/** The methods table's JSON (lbpe stats --methods --json's) and CSV as downloads made in the page. */
+function offerDownloads(result) {
+  for (const url of across.urls) URL.revokeObjectURL(url);
+  across.urls = [];
+  for (const [link, body, type, ext] of [
+    [ui.acrossJson, result.json, "application/json", "json"], [ui.acrossCsv, result.csv, "text/csv", "csv"],
+  ]) {
+    const url = URL.createObjectURL(new Blob([body], { type: `${type};charset=utf-8` }));
+    across.urls.push(url);
+    link.href = url;
+    link.download = `${result.stem}-methods.${ext}`;
+  }
+  ui.acrossDownloads.hidden = false;
+}
+
+/** The Across view's results are cleared when its axis changes: a table of one axis is never shown under the other. */
+function clearAcross() {
+  ui.acrossTable.replaceChildren();
+  ui.acrossInfo.textContent = "";
+  ui.acrossDownloads.hidden = true;
+  if (window.Plotly) window.Plotly.purge(ui.acrossChart);
+  ui.acrossChart.replaceChildren();
+  across.axis = null;
 }
 
 function cell(value, type) {
@@ -642,7 +830,11 @@ function renderAcross(result, text) {
   fill();
   ui.acrossTable.replaceChildren(table);
   const part = result.shown_chars < text.length ? ` (its first ${number.format(result.shown_chars)} characters)` : "";
-  ui.acrossInfo.textContent = `${rows.length} vocabularies on this text${part}, as it was when you pressed the button.`;
+  ui.acrossInfo.textContent = result.methods
+    ? `${rows.length} methods with ${result.vocab} on this text${part}, as it was when you pressed the button: ` +
+      result.status.replace(/\*\*/g, "").replace(/^the text with \S+ and \d+ methods(?: \([^)]*\))?: /, "")
+    : `${rows.length} vocabularies on this text${part}, as it was when you pressed the button.`;
+  if (!result.methods) ui.acrossDownloads.hidden = true;
   drawChart(ui.acrossChart, result.figure).catch((error) => showError(`The chart could not be drawn: ${error.message}`));
 }
 
@@ -795,6 +987,22 @@ function wire(presets) {
     });
   }
   ui.acrossRun.addEventListener("click", runAcross);
+  for (const radio of ui.acrossAxis) {
+    radio.addEventListener("change", () => {
+      if (!radio.checked || radio.value === state.axis) return;
+      state.axis = radio.value;
+      clearAcross();
+      markAxis();
+      writeFragment();
+    });
+  }
+  for (const [box, key] of [[ui.acrossRate, "axisRate"], [ui.acrossSeed, "axisSeed"]]) {
+    box.addEventListener("input", () => {
+      state[key] = box.value.trim();
+      markAxis();
+      writeFragment();
+    });
+  }
   const runDecode = async () => {
     try {
       const result = JSON.parse(await call("decode", { ids: $("#decode-input").value }));
@@ -872,6 +1080,17 @@ function wire(presets) {
       showError(`Could not read the link's methods: ${error.message}`);
     }
     applyPair();
+    const axisBefore = state.axis;
+    try {
+      const { axis, error } = await checkedAxis(next.linkedAxis);
+      Object.assign(state, axis);
+      if (error) showError(`About this link: ${error}`);
+    } catch (error) {
+      Object.assign(state, linkedAxisState(null));
+      showError(`Could not read the link's Across axis: ${error.message}`);
+    }
+    if (state.axis !== axisBefore) clearAcross();
+    applyAxis();
     if (!presets.includes(state.preset) && state.preset !== FILE_VOCAB) state.preset = ui.preset.value;
     applyState();
     $("#explain-text").value = state.explain;
@@ -886,8 +1105,8 @@ function wire(presets) {
 }
 
 function enableControls() {
-  const controls = ".controls [disabled], #text, #across-run, #explain-text, #explain-prev, #explain-next, " +
-    "#explain-play, #decode-input, #decode-run";
+  const controls = ".controls [disabled], #text, #across-run, #across-axis input, #explain-text, #explain-prev, " +
+    "#explain-next, #explain-play, #decode-input, #decode-run";
   for (const el of document.querySelectorAll(controls)) el.disabled = false;
 }
 
@@ -905,6 +1124,7 @@ function typedEarly() {
 async function main() {
   Object.assign(state, readFragment());
   Object.assign(state, linkedPairState(state.linkedPair)); // as the link spells it, until Python checks it
+  Object.assign(state, linkedAxisState(state.linkedAxis));
   applyState();
   if (!earlyRender()) firstRender();
   ui.text.addEventListener("input", typedEarly);
@@ -934,6 +1154,8 @@ async function main() {
     `lbpe ${boot.site.lbpe} · Python ${boot.python} on Pyodide ${boot.site.pyodide} · plotly.js ${boot.site.plotly}`;
   describe(boot.info);
   METHOD_NAMES = Object.fromEntries(boot.methods);
+  METHOD_ORDER = boot.methods.map(([value]) => value);
+  buildAxisMethods(boot.methods);
   for (const picker of [ui.left, ui.right]) {
     picker.replaceChildren();
     for (const [value, name] of boot.methods) {
@@ -960,6 +1182,10 @@ async function main() {
   Object.assign(state, pair);
   applyPair();
   if (pairError) leftOut.push(pairError.replace(/^Its/, "its").replace(/\.$/, ""));
+  const { axis, error: axisError } = await checkedAxis(linked.linkedAxis);
+  Object.assign(state, axis);
+  applyAxis();
+  if (axisError) leftOut.push(axisError.replace(/^(Its|It)\b/, (w) => w.toLowerCase()).replace(/\.$/, ""));
   if (linked.linkedTextChars) {
     leftOut.push(`its text had ${number.format(linked.linkedTextChars)} characters, more than a link carries ` +
       `(${number.format(MAX_URL_TEXT)}): paste the text again`);
@@ -1007,6 +1233,7 @@ const api = {
   ready,
   restarts: 0, // workers restarted after a request passed its deadline
   rendered,
+  across,
   call,
   encode: async (text, mode) => JSON.parse(await call("encode", { text, mode })),
   bench: async (text, mode, repeat = 3) => JSON.parse(await call("bench", { text, mode, repeat })),

@@ -137,6 +137,11 @@ const handlers = {
   timings: () => JSON.stringify(timings),
   link_methods: ({ spec, rate, seed }) => page.link_methods(spec, rate || "", seed || ""),
   across: ({ text }) => across(text),
+  // the Across view's methods axis: the current vocabulary, the ticked methods ("bpe,lbpe"); dropout's
+  // rate and seed only with dropout (undefined is Python's None)
+  across_methods: ({ text, methods, dropout, seed }) =>
+    page.across_methods(text, methods || "all", dropout ?? undefined, seed ?? undefined),
+  link_axis: ({ axis, spec, rate, seed }) => page.link_axis(axis || "", spec || "", rate || "", seed || ""),
   explain: ({ span, frame, text, at, specials }) => page.explain(span, frame, text || "", at ?? -1, !!specials),
   explain_at: ({ text, offset, specials }) => page.explain_at(text, offset, !!specials),
   decode: ({ ids }) => page.decode(ids),

@@ -211,6 +211,15 @@ def test_a_link_carries_the_methods_and_restores_them(methods, options, want):
     assert out[8] == app.handlers._link_note("")
 
 
+def test_a_link_with_every_method_restores_dropouts_rate_and_seed():
+    params = query(page_axis_link("methods", list(METHODS), 0.3, 7))
+    assert "ms" not in params and (params["mdr"], params["mseed"]) == ("0.3", "7")
+    out = app.handlers.restore(SimpleNamespace(query_params=params))
+    restored = out[-8:]
+    for axis, chosen, rate, seed in (restored[:4], restored[4:]):
+        assert (axis, chosen, rate, seed) == ("methods", list(METHODS), 0.3, 7)
+
+
 def test_a_link_with_an_unknown_method_says_so_in_the_note():
     out = app.handlers.restore(SimpleNamespace(query_params={"view": "across", "ax": "methods", "ms": "bpe,lbpee"}))
     note = out[8]

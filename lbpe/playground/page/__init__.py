@@ -25,11 +25,14 @@ from lbpe.errors import LbpeError, PatternNeededError
 from lbpe.playground import display
 from lbpe.playground.examples import EXAMPLES, examples_json
 from lbpe.playground.service import (
+    DEFAULT_DROPOUT,
     across_view,
     compare_view,
     explain_target,
     explain_view,
+    file_stem,
     link_state,
+    methods_view,
     open_vocabulary,
 )
 from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset, preset_path
@@ -41,6 +44,8 @@ __all__ = [
     "use_file",
     "compare",
     "across",
+    "across_methods",
+    "link_axis",
     "encode",
     "bench",
     "css",
@@ -284,6 +289,70 @@ def across(text: str) -> str:
         tokenizers[tok.name if tok.name and tok.name not in tokenizers else "your file"] = tok
     view = across_view(tokenizers, text=shown)
     return json.dumps({**{key: value for key, value in view.items() if key != "json"}, "shown_chars": len(shown)})
+
+
+def across_methods(
+    text: str, methods: str = "all", dropout: float | None = DEFAULT_DROPOUT, seed: int | None = 0
+) -> str:
+    """The Across view's methods axis: ``text`` (its shown part, as :func:`compare`, so the work
+    stays within the worker's deadline) encoded with the current vocabulary by every method of
+    ``methods`` (``"bpe,least-tokens"`` or ``"all"``), with BPE-dropout's ``dropout`` rate and
+    ``seed`` when it is among them (the view's 0.1 and 0 unless given; a ``None`` seed draws afresh;
+    both ignored otherwise, as a form's hidden boxes keep their values).
+    :func:`lbpe.playground.service.methods_view` (as the Gradio app and ``lbpe stats --methods``)
+    plus ``"shown_chars"``, ``"vocab"`` and ``"stem"`` (the downloads' file-name stem); an
+    unknown method, no method or a bad rate raises :class:`~lbpe.errors.LbpeError` saying what
+    to pass.
+
+    >>> use_preset("gpt2") and None
+    >>> view = json.loads(across_methods("Hello world", "bpe,lbpe"))
+    >>> [(row[0], row[1]) for row in view["rows"]]
+    [('bpe', 2), ('lbpe', 2)]
+    """
+    tok = _tok()
+    shown = _shown_part(text)
+    rate = None if dropout is None else float(dropout)  # JavaScript's 1 arrives as an int
+    seeded = None if seed is None else int(seed)
+    view = methods_view(
+        tok,
+        text=shown,
+        source="the text",
+        methods=methods,
+        dropout=rate,
+        seed=seeded,
+        chart={"title": f"Each method vs BPE on this text, {tok.name}"},
+    )
+    kept = {key: value for key, value in view.items() if key != "table"}  # the page sorts its own table
+    return json.dumps({**kept, "shown_chars": len(shown), "vocab": tok.name, "stem": f"text-{file_stem(tok.name)}"})
+
+
+def link_axis(axis: str, spec: str = "", rate: str = "", seed: str = "") -> str:
+    """A link's Across axis, read as the app reads its links (:func:`lbpe.playground.service.link_state`
+    of ``ax``, ``ms``, ``mdr`` and ``mseed``): JSON ``{"axis": "vocabularies" | "methods",
+    "methods": [...], "dropout", "seed", "error"}``. Without ``ms``, or with methods that cannot
+    be shown, every method of :data:`lbpe.METHODS` (with dropout's rate and seed as given, else
+    ``None``); an axis that is neither gives vocabularies. ``"error"`` says what was left out
+    (empty when there is nothing to say).
+
+    >>> json.loads(link_axis("methods", "lbpe,bpe"))["methods"]
+    ['lbpe', 'bpe']
+    >>> json.loads(link_axis("sideways"))["axis"]
+    'vocabularies'
+    """
+    params = {"ax": axis}
+    for key, value in (("ms", spec), ("mdr", rate), ("mseed", seed)):
+        if value:
+            params[key] = value
+    wanted = link_state(params, text_chars=0)
+    return json.dumps(
+        {
+            "axis": wanted.get("axis", "vocabularies"),
+            "methods": list(wanted.get("axis_methods", METHODS)),
+            "dropout": wanted.get("axis_dropout"),
+            "seed": wanted.get("axis_seed"),
+            "error": " ".join(wanted["notes"]),
+        }
+    )
 
 
 def examples() -> str:

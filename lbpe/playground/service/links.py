@@ -21,6 +21,7 @@ from lbpe.errors import LbpeError
 from lbpe.playground.display.model import DEFAULT_METHODS, check_methods
 from lbpe.playground.service.corpus import DEFAULT_DROPOUT
 from lbpe.presets import VOCAB_PRESETS
+from lbpe.tokenizer import METHODS
 
 __all__ = ["AXES", "MAX_LINK_TEXT", "VIEWS", "link_state"]
 
@@ -141,15 +142,22 @@ def _axis(params: dict[str, str], out: dict[str, Any]) -> None:
         return
     out["axis"] = axis
     spec = params.get("ms")
-    if not spec:
+    # without ms every method is ticked, dropout among them: its rate and seed still count
+    if not spec and "mdr" not in params and "mseed" not in params:
         return
     try:
-        methods = parse_methods(spec[:200])
+        methods = parse_methods(spec[:200]) if spec else METHODS
         rate, seed = _dropout_options(params, "mdr", "mseed") if "dropout" in methods else (None, None)
         check_options(methods, rate, seed)
     except LbpeError as exc:
-        out["notes"].append(f"Its methods “{spec[:60]}” cannot be shown ({exc}): every method is shown.")
+        if spec:
+            out["notes"].append(f"Its methods “{spec[:60]}” cannot be shown ({exc}): every method is shown.")
+        else:
+            out["notes"].append(
+                f"Its BPE-dropout options cannot be used ({exc}): every method is shown, dropout at its default rate."
+            )
         return
-    out["axis_methods"] = methods
+    if spec:
+        out["axis_methods"] = methods
     if rate is not None:
         out["axis_dropout"], out["axis_seed"] = rate, seed

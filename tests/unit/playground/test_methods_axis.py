@@ -130,6 +130,19 @@ def test_a_link_without_methods_means_every_method():
     assert wanted["axis"] == "methods" and "axis_methods" not in wanted and wanted["notes"] == []
 
 
+def test_a_link_with_every_method_keeps_dropouts_rate_and_seed():
+    # both UIs write mdr and mseed while dropout is ticked, ms only when not every method is
+    wanted = link_state({"ax": "methods", "mdr": "0.3", "mseed": "7"}, text_chars=10)
+    assert wanted["notes"] == [] and "axis_methods" not in wanted
+    assert (wanted["axis_dropout"], wanted["axis_seed"]) == (0.3, 7)
+    fresh = link_state({"ax": "methods", "mdr": "0.05"}, text_chars=10)
+    assert (fresh["axis_dropout"], fresh["axis_seed"]) == (0.05, None)
+    bad = link_state({"ax": "methods", "mdr": "7"}, text_chars=10)
+    assert "axis_dropout" not in bad and bad["axis"] == "methods"
+    (note,) = bad["notes"]
+    assert "from 0 to 1" in note and "every method is shown" in note
+
+
 def test_a_link_with_an_unknown_method_says_so():
     wanted = link_state({"ax": "methods", "ms": "bpe,lbpee"}, text_chars=10)
     assert wanted["axis"] == "methods" and "axis_methods" not in wanted
