@@ -127,7 +127,7 @@ class BulkEncoding:
                 self._preset_code,
                 [self._chunks(text, allowed_special, disallowed_special) for text in texts],
                 self._matched_id,
-                lbpe=mode == "lbpe",
+                method=native.METHOD_CODES[mode],
                 limit=self.cache_size,
                 cached_chars=CACHED_PIECE_CHARS,
                 workers=workers,

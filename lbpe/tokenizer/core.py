@@ -300,7 +300,7 @@ class Tokenizer(BulkEncoding):
                     text,
                     code,
                     self._findall,
-                    lbpe=mode == "lbpe",
+                    method=native.METHOD_CODES[mode],
                     limit=limit,
                     cached_chars=CACHED_PIECE_CHARS,
                     buffer=buffer,

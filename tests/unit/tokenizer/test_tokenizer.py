@@ -233,9 +233,9 @@ def test_clear_cache_empties_the_caches_and_keeps_the_tables(encode_path):
     first = {mode: tok.encode(text, mode=mode) for mode in lbpe.MODES}
     if encode_path == "compiled":  # the compiled path keeps its caches with its tables
         model = native.model_for(tok.vocab)
-        assert all(model.cached()) and not any(tok._caches.values())
+        assert all(model.cached()[:2]) and not any(tok._caches.values())
         tok.clear_cache()
-        assert model.cached() == (0, 0) and native.model_for(tok.vocab) is model  # the tables stay built
+        assert not any(model.cached()) and native.model_for(tok.vocab) is model  # the tables stay built
     else:
         finder = tok.vocab.cut_finder
         assert all(tok._caches.values()) and len(finder._follow) > 0
