@@ -217,3 +217,97 @@ def test_the_piece_cache_is_kept_per_method():
             )
             assert got == expected[mode], mode
     assert all(model.cached())
+
+
+# ---- the tokenizer: encode, encode_batch, encode_to_array go compiled ---------------------------
+
+
+def pure_encode(tok: Tokenizer, text: str, mode: str, **kw) -> list[int]:
+    """``tok.encode`` on the pure path, its caches emptied first and afterwards."""
+    native.use("pure")
+    try:
+        tok.clear_cache()
+        return tok.encode(text, mode=mode, **kw)
+    finally:
+        tok.clear_cache()
+        native.use("compiled")
+
+
+def test_tokenizer_known_answers_run_compiled():
+    tok = tiny()
+    model = native.model_for(tok.vocab)
+    # ids by hand (TINY_ANSWERS), a special token between two pieces
+    text = "abcde<|end|>abcd " + "x" * 34
+    space = [32]
+    expected = {
+        "longest-prefix": [257, 100, 101, 300, 257, 100] + space + [262] + [264] * 7,
+        "longest-suffix": [256, 259, 300, 97, 261] + space + [264] * 7 + [262],
+        "least-tokens": [256, 259, 300, 257, 100] + space + [263, 263],
+    }
+    for mode in NEW:
+        assert tok.encode(text, mode=mode, allowed_special="all") == expected[mode], mode
+        assert model.cached()[CODES[mode]] > 0, mode  # the compiled path encoded it
+        assert not tok._caches.get(mode), mode  # the pure path's cache stayed empty
+        assert pure_encode(tok, text, mode, allowed_special="all") == expected[mode], mode
+
+
+def no_pure_model_stage(tok: Tokenizer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the pure model stage of the three methods fail on ``tok`` (for this test)."""
+
+    def refuse(piece: str) -> list:
+        raise AssertionError(f"the pure model stage ran on {piece[:40]!r}")
+
+    for mode in NEW:
+        monkeypatch.setitem(tok._split, mode, refuse)
+
+
+@pytest.mark.parametrize("name", REAL)
+def test_tokenizer_ids_equal_the_pure_path(name, monkeypatch):
+    tok = real(name)
+    text = sample_text()
+    expected = {mode: pure_encode(tok, text, mode, disallowed_special=()) for mode in NEW}
+    no_pure_model_stage(tok, monkeypatch)  # from here on, only the compiled path can answer
+    for mode in NEW:
+        assert tok.encode(text, mode=mode, disallowed_special=()) == expected[mode], mode  # cold
+        assert tok.encode(text, mode=mode, disallowed_special=()) == expected[mode], mode  # warm
+        assert list(tok.encode_to_array(text, mode=mode, disallowed_special=())) == expected[mode], mode
+        assert tok.decode(expected[mode]) == tok.decode(tok.encode(text, mode="bpe", disallowed_special=()))
+
+
+def test_one_tokenizer_alternating_methods_keeps_them_apart(monkeypatch):
+    """Every method in turn on the same text, cold then warm, through encode, encode_batch on
+    threads and encode_to_array: each equals its pure answer, so no method's cached pieces
+    (whole pieces or parts between cuts) leak into another's."""
+    tok = real("cl100k_base")
+    text = sample_text()
+    docs = [text[k : k + 7000] for k in range(0, len(text), 7000)]
+    modes = (*NEW, "bpe", "lbpe")
+    expected = {mode: pure_encode(tok, text, mode, disallowed_special=()) for mode in modes}
+    assert len({tuple(ids) for ids in expected.values()}) == len(modes)  # all five differ
+    one_by_one = {}
+    for mode in modes:
+        native.use("pure")
+        one_by_one[mode] = [tok.encode(doc, mode=mode, disallowed_special=()) for doc in docs]
+        native.use("compiled")
+    tok.clear_cache()
+    no_pure_model_stage(tok, monkeypatch)
+    for _ in range(2):
+        for mode in (*modes, *reversed(modes)):
+            assert tok.encode(text, mode=mode, disallowed_special=()) == expected[mode], mode
+            assert tok.encode_batch(docs, mode=mode, workers=2, disallowed_special=()) == one_by_one[mode], mode
+            assert list(tok.encode_to_array(text, mode=mode, disallowed_special=())) == expected[mode], mode
+    assert all(native.model_for(tok.vocab).cached())
+
+
+@pytest.mark.slow(reason="a megabyte of text through every method on both paths")
+@pytest.mark.parametrize("name", REAL)
+def test_a_megabyte_equals_the_pure_path(name):
+    tok = real(name)
+    multilingual = data_file("text/multilingual.txt").read_text("utf-8")
+    code = data_file("text/code.txt").read_text("utf-8") + data_file("text/code_more.txt").read_text("utf-8")
+    text = english_text(700_000)[:700_000] + multilingual + code + ODD
+    assert len(text.encode()) > 1_000_000
+    for mode in NEW:
+        expected = pure_encode(tok, text, mode, disallowed_special=())
+        tok.clear_cache()
+        assert tok.encode(text, mode=mode, disallowed_special=()) == expected, mode
