@@ -10,6 +10,9 @@
  *                  heap ordered by (priority, position) for long ones (one merge at a time,
  *                  leftmost first among equal priorities), a bucketed sweep for very long ones;
  *   lbpe.c         the paper's loop, as lbpe/model/lbpe.py computes it;
+ *   starts.c       every token that starts at a unit of a piece (the other methods' lookups);
+ *   greedy.c       longest-prefix and longest-suffix, as lbpe/model/greedy.py computes them;
+ *   shortest.c     least-tokens, as lbpe/model/shortest.py computes it;
  *   cuts.c         boundaries no token covers, where a piece falls apart into parts;
  *   cache.c        bounded caches of pieces (UTF-8) -> ids;
  *   encode.c       one piece -> ids (fallbacks, scaffold tokens), through the caches; a text
@@ -82,6 +85,10 @@ typedef struct {
 #define POLY 0x9E3779B97F4A7C15ULL
 /* how many steps of a long loop run between two checks for Ctrl-C */
 #define SIGNAL_EVERY 65536
+
+/* The inference methods the core runs, by the codes the host passes (lbpe.native.METHOD_CODES);
+ * each has its own caches. */
+enum { M_BPE, M_LBPE, M_PREFIX, M_SUFFIX, M_FEWEST, N_METHODS };
 
 typedef struct {
     int32_t id;  /* token id, or -1 for a proper prefix that is not a token */
@@ -172,8 +179,8 @@ typedef struct ModelS {
     int32_t max_prio; /* the largest merge priority */
     void *scratch[N_SCRATCH];
     size_t scratch_cap[N_SCRATCH];
-    Cache cache[2];              /* piece -> ids, per mode (0: BPE, 1: LBPE) */
-    Cache part_cache[2];         /* part of a piece (between cuts) -> ids, per mode */
+    Cache cache[N_METHODS];      /* piece -> ids, per method (M_BPE ...) */
+    Cache part_cache[N_METHODS]; /* part of a piece (between cuts) -> ids, per method */
     const struct ModelS *parent; /* a worker's copy: the model whose caches it may read */
     uint64_t *witness;           /* (end, start) fragment pairs inside tokens */
     size_t witness_mask, n_witness;
@@ -247,6 +254,24 @@ LBPE_FN ptrdiff_t bpe_bucketed(Model *m, const char *s, const int32_t *ub, int32
 LBPE_FN ptrdiff_t lbpe(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid,
                        Part *out);
 
+/* ---- starts.c: the LBPE tokens of two units or more that start at a unit of one piece */
+typedef struct {
+    const uint64_t *H; /* the polynomial hash of each byte prefix (NULL: no long token fits) */
+    int32_t *ends;     /* starts_at's answer: where each token ends (ascending) ... */
+    int32_t *ids;      /* ... and its id; room for WALKED + n_long_lengths each */
+} Starts;
+LBPE_FN int starts_begin(Model *m, const char *s, const int32_t *ub, int32_t n, Starts *st);
+LBPE_FN int32_t starts_at(const Model *m, const char *s, const int32_t *ub, int32_t n, int32_t i,
+                          const Starts *st);
+
+/* ---- greedy.c, shortest.c: one piece -> parts, as bpe.c and lbpe.c */
+LBPE_FN ptrdiff_t longest_prefix(Model *m, const char *s, const int32_t *ub, int32_t n,
+                                 const int32_t *uid, Part *out);
+LBPE_FN ptrdiff_t longest_suffix(Model *m, const char *s, const int32_t *ub, int32_t n,
+                                 const int32_t *uid, Part *out);
+LBPE_FN ptrdiff_t least_tokens(Model *m, const char *s, const int32_t *ub, int32_t n,
+                               const int32_t *uid, Part *out);
+
 /* ---- cache.c */
 LBPE_FN int grow(void **p, size_t *cap, size_t need, size_t item);
 LBPE_FN int idbuf_push(IdBuf *b, int32_t id);
@@ -260,7 +285,7 @@ LBPE_FN int merge_cache(Cache *into, const Cache *from, ptrdiff_t limit);
 
 /* ---- cuts.c */
 LBPE_FN int build_witnesses(Model *m);
-LBPE_FN int by_parts(Model *m, const char *s, size_t n, int lbpe_mode, ptrdiff_t limit, IdBuf *out);
+LBPE_FN int by_parts(Model *m, const char *s, size_t n, int method, ptrdiff_t limit, IdBuf *out);
 
 /* ---- pretokenize.c */
 #define C_L 1  /* \p{L} */
@@ -305,15 +330,14 @@ static inline uint32_t read_cp(int kind, const void *data, ptrdiff_t i) {
 }
 
 /* ---- encode.c */
-LBPE_FN int encode_piece(Model *m, const char *s, ptrdiff_t len, int lbpe_mode, int whole,
-                         IdBuf *b);
-LBPE_FN int cached_piece(Model *m, const char *s, size_t n, ptrdiff_t chars, int lbpe_mode,
+LBPE_FN int encode_piece(Model *m, const char *s, ptrdiff_t len, int method, int whole, IdBuf *b);
+LBPE_FN int cached_piece(Model *m, const char *s, size_t n, ptrdiff_t chars, int method,
                          ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *out);
 /* encode_text: text pre-tokenised with a preset, the ids of every piece appended to b (u8: a
  * buffer for the UTF-8 of non-ASCII pieces, kept across calls). 0; -1 on an error (reported);
  * -2 at a lone surrogate, in the piece bad[0]:bad[1] (nothing reported). */
 LBPE_FN int encode_text(Model *m, const Text *t, const Preset *pr, const unsigned char *cls,
-                        int lbpe_mode, ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *b,
+                        int method, ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *b,
                         unsigned char **u8, size_t *u8cap, ptrdiff_t bad[2]);
 
 /* ---- inline: the lookups every stage makes */
@@ -451,6 +475,20 @@ static inline size_t mix64(uint64_t k) {
     k *= 0xc4ceb9fe1a85ec53ULL;
     k ^= k >> 33;
     return (size_t)k;
+}
+
+/* The LBPE id of the long token whose bytes are s[0:len] (h: their polynomial hash), or -1. */
+static inline int32_t long_find(const Model *m, const char *s, uint32_t len, uint64_t h) {
+    size_t k = mix64(h) & m->long_mask;
+    for (;;) {
+        uint32_t slot = m->long_slots[k];
+        if (!slot) return -1;
+        if (m->long_hash[k] == h) {
+            const Entry *e = &m->entries[slot - 1];
+            if (e->len == len && memcmp(m->arena + e->off, s, len) == 0) return e->v.lid;
+        }
+        k = (k + 1) & m->long_mask;
+    }
 }
 
 #endif

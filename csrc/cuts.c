@@ -106,15 +106,14 @@ static int is_cut(Model *m, const unsigned char *a, int la, const unsigned char 
 /* A piece that falls apart at cuts: each part through the part cache (no whole-piece shortcut:
  * the parts of a piece are merged as parts, as the pure path does). Returns 1 when it did
  * the work, 0 when the piece has no cut. */
-LBPE_FN int by_parts(Model *m, const char *s, size_t n, int lbpe_mode, ptrdiff_t limit,
-                     IdBuf *out) {
+LBPE_FN int by_parts(Model *m, const char *s, size_t n, int method, ptrdiff_t limit, IdBuf *out) {
     const unsigned char *u = (const unsigned char *)s;
     size_t start = 0, prev = 0, k;
     int parted = 0;
     /* first character */
     k = 1;
     while (k < n && CONT(u[k])) k++;
-    Cache *c = &m->part_cache[lbpe_mode];
+    Cache *c = &m->part_cache[method];
     while (k < n) {
         size_t next = k + 1;
         while (next < n && CONT(u[next])) next++;
@@ -128,7 +127,7 @@ LBPE_FN int by_parts(Model *m, const char *s, size_t n, int lbpe_mode, ptrdiff_t
                 if (append_ids(out, c->ids + e->ioff, e->icount) < 0) return -1;
             } else {
                 size_t from = out->len;
-                if (encode_piece(m, s + start, (ptrdiff_t)(k - start), lbpe_mode, 0, out) < 0)
+                if (encode_piece(m, s + start, (ptrdiff_t)(k - start), method, 0, out) < 0)
                     return -1;
                 if (k - start <= MAX_CACHED_PART) {
                     if ((ptrdiff_t)c->n >= limit) cache_clear(c);
@@ -147,7 +146,7 @@ LBPE_FN int by_parts(Model *m, const char *s, size_t n, int lbpe_mode, ptrdiff_t
     const CEntry *e = cache_find(c, h, s + start, n - start);
     if (e) return append_ids(out, c->ids + e->ioff, e->icount) < 0 ? -1 : 1;
     size_t from = out->len;
-    if (encode_piece(m, s + start, (ptrdiff_t)(n - start), lbpe_mode, 0, out) < 0) return -1;
+    if (encode_piece(m, s + start, (ptrdiff_t)(n - start), method, 0, out) < 0) return -1;
     if (n - start <= MAX_CACHED_PART) {
         if ((ptrdiff_t)c->n >= limit) cache_clear(c);
         if (limit > 0 &&

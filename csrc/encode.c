@@ -41,8 +41,7 @@ static int push_fallback(Model *m, const char *s, int32_t a, int32_t z, int *pre
 }
 
 /* Encode one piece (UTF-8 bytes s[0:len]) into b. Returns 0, or -1 with the error reported. */
-LBPE_FN int encode_piece(Model *m, const char *s, ptrdiff_t len, int lbpe_mode, int whole,
-                         IdBuf *b) {
+LBPE_FN int encode_piece(Model *m, const char *s, ptrdiff_t len, int method, int whole, IdBuf *b) {
     if (len > INT32_MAX / 4) {
         lbpe_error(LBPE_OVERFLOW, "piece too long for the compiled path");
         return -1;
@@ -64,7 +63,7 @@ LBPE_FN int encode_piece(Model *m, const char *s, ptrdiff_t len, int lbpe_mode, 
     int32_t *uid = scratch(m, 2, (size_t)n * sizeof(int32_t));
     if (!parts || !uid) return -1;
     ptrdiff_t np = -2;
-    if (!lbpe_mode && whole && m->whole_piece_first) {
+    if (method == M_BPE && whole && m->whole_piece_first) {
         int32_t id = token_id(m, s, (size_t)len);
         if (id >= 0) {
             parts[0].s = 0;
@@ -81,7 +80,10 @@ LBPE_FN int encode_piece(Model *m, const char *s, ptrdiff_t len, int lbpe_mode, 
             parts[0].e = 1;
             parts[0].id = uid[0];
             np = 1;
-        } else if (lbpe_mode) np = lbpe(m, s, ub, n, uid, parts);
+        } else if (method == M_LBPE) np = lbpe(m, s, ub, n, uid, parts);
+        else if (method == M_PREFIX) np = longest_prefix(m, s, ub, n, uid, parts);
+        else if (method == M_SUFFIX) np = longest_suffix(m, s, ub, n, uid, parts);
+        else if (method == M_FEWEST) np = least_tokens(m, s, ub, n, uid, parts);
         else if (n <= m->thresholds->short_bpe) np = bpe_short(m, s, ub, n, uid, parts);
         else if (n <= m->thresholds->long_bpe || m->max_prio > MAX_BUCKETS)
             np = bpe_long(m, s, ub, n, uid, parts);
@@ -104,7 +106,7 @@ LBPE_FN int encode_piece(Model *m, const char *s, ptrdiff_t len, int lbpe_mode, 
             continue;
         }
         prev_unk = 0;
-        if (!lbpe_mode && m->sc_left) {
+        if (method == M_BPE && m->sc_left) {
             if (push_scaffold(m, id, b) < 0) return -1;
         } else if (idbuf_push(b, id) < 0) return -1;
     }
@@ -117,10 +119,11 @@ static int is_ascii(const char *s, size_t n) {
     return 1;
 }
 
-/* The id of a piece that is itself a token and encodes to that token alone (LBPE: any token it
- * may place; BPE: when whole pieces come first, unless a scaffold token), else -1. */
-static inline int32_t whole_token(const Model *m, const char *s, size_t n, int lbpe_mode) {
-    if (lbpe_mode) {
+/* The id of a piece that is itself a token and encodes to that token alone, else -1: for every
+ * method but BPE, any token it may place (the longest match, the fewest tokens, LBPE's longest
+ * window: the piece itself); for BPE, when whole pieces come first, unless a scaffold token. */
+static inline int32_t whole_token(const Model *m, const char *s, size_t n, int method) {
+    if (method != M_BPE) {
         const Ids *x = lookup(m, s, n);
         return x ? x->lid : -1;
     }
@@ -131,30 +134,30 @@ static inline int32_t whole_token(const Model *m, const char *s, size_t n, int l
 }
 
 /* One piece (UTF-8 s[0:n], `chars` characters) -> its ids appended to out, through the cache. */
-LBPE_FN int cached_piece(Model *m, const char *s, size_t n, ptrdiff_t chars, int lbpe_mode,
+LBPE_FN int cached_piece(Model *m, const char *s, size_t n, ptrdiff_t chars, int method,
                          ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *out) {
-    Cache *c = &m->cache[lbpe_mode];
+    Cache *c = &m->cache[method];
     uint64_t h = fnv((const unsigned char *)s, n, FNV_OFFSET);
     const CEntry *e = cache_find(c, h, s, n);
     if (e) return append_ids(out, c->ids + e->ioff, e->icount);
     if (m->parent) { /* a worker reads the model's own cache (nobody writes it meanwhile) */
-        const Cache *pc = &m->parent->cache[lbpe_mode];
+        const Cache *pc = &m->parent->cache[method];
         if ((e = cache_find(pc, h, s, n))) return append_ids(out, pc->ids + e->ioff, e->icount);
     }
     size_t from = out->len;
     int done = 0;
-    int32_t whole = whole_token(m, s, n, lbpe_mode); /* most pieces are tokens: no model to run */
+    int32_t whole = whole_token(m, s, n, method); /* most pieces are tokens: no model to run */
     if (whole >= 0) {
         if (idbuf_push(out, whole) < 0) return -1;
         done = 1;
     } else if (m->cut_memo && chars > 1 && !is_ascii(s, n)) {
         /* the whole-piece shortcut comes first, as in the pure path */
-        if (!(!lbpe_mode && m->whole_piece_first && token_id(m, s, n) >= 0)) {
-            done = by_parts(m, s, n, lbpe_mode, limit, out);
+        if (!(method == M_BPE && m->whole_piece_first && token_id(m, s, n) >= 0)) {
+            done = by_parts(m, s, n, method, limit, out);
             if (done < 0) return -1;
         }
     }
-    if (!done && encode_piece(m, s, (ptrdiff_t)n, lbpe_mode, 1, out) < 0) return -1;
+    if (!done && encode_piece(m, s, (ptrdiff_t)n, method, 1, out) < 0) return -1;
     if (chars <= cached_chars) {
         if ((ptrdiff_t)c->n >= limit) cache_clear(c);
         if (limit > 0 && cache_add(c, h, s, n, out->ids + from, out->len - from) < 0) return -1;
@@ -190,7 +193,7 @@ static LBPE_ALWAYS_INLINE ptrdiff_t utf8_kind(int kind, const void *data, ptrdif
 
 /* encode_text for a text of one kind (a constant in each copy) */
 static LBPE_ALWAYS_INLINE int encode_kind(int kind, Model *m, const Text *t, const Preset *pr,
-                                          const unsigned char *cls, int lbpe_mode, ptrdiff_t limit,
+                                          const unsigned char *cls, int method, ptrdiff_t limit,
                                           ptrdiff_t cached_chars, IdBuf *b, unsigned char **u8,
                                           size_t *u8cap, ptrdiff_t bad[2]) {
     ptrdiff_t count = 0, n = t->n;
@@ -218,19 +221,18 @@ static LBPE_ALWAYS_INLINE int encode_kind(int kind, Model *m, const Text *t, con
             }
             s = (const char *)*u8;
         }
-        if (cached_piece(m, s, (size_t)len, q - p, lbpe_mode, limit, cached_chars, b) < 0)
-            return -1;
+        if (cached_piece(m, s, (size_t)len, q - p, method, limit, cached_chars, b) < 0) return -1;
         p = q;
     }
     return 0;
 }
 
 LBPE_FN int encode_text(Model *m, const Text *t, const Preset *pr, const unsigned char *cls,
-                        int lbpe_mode, ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *b,
+                        int method, ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *b,
                         unsigned char **u8, size_t *u8cap, ptrdiff_t bad[2]) {
     if (t->kind == 1)
-        return encode_kind(1, m, t, pr, cls, lbpe_mode, limit, cached_chars, b, u8, u8cap, bad);
+        return encode_kind(1, m, t, pr, cls, method, limit, cached_chars, b, u8, u8cap, bad);
     if (t->kind == 2)
-        return encode_kind(2, m, t, pr, cls, lbpe_mode, limit, cached_chars, b, u8, u8cap, bad);
-    return encode_kind(4, m, t, pr, cls, lbpe_mode, limit, cached_chars, b, u8, u8cap, bad);
+        return encode_kind(2, m, t, pr, cls, method, limit, cached_chars, b, u8, u8cap, bad);
+    return encode_kind(4, m, t, pr, cls, method, limit, cached_chars, b, u8, u8cap, bad);
 }

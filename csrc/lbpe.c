@@ -1,20 +1,6 @@
 /* LBPE of one piece: the paper's loop (see core.h). */
 #include "core.h"
 
-/* The LBPE id of the long token whose bytes are s[0:len] (h: their polynomial hash), or -1. */
-static inline int32_t long_find(const Model *m, const char *s, uint32_t len, uint64_t h) {
-    size_t k = mix64(h) & m->long_mask;
-    for (;;) {
-        uint32_t slot = m->long_slots[k];
-        if (!slot) return -1;
-        if (m->long_hash[k] == h) {
-            const Entry *e = &m->entries[slot - 1];
-            if (e->len == len && memcmp(m->arena + e->off, s, len) == 0) return e->v.lid;
-        }
-        k = (k + 1) & m->long_mask;
-    }
-}
-
 /* The paper's loop for the windows longer than WALKED units, over the gaps g[0:2*ng] (pairs of
  * unit offsets a, b: the runs nothing covers yet): a window is checked where it fits in a gap,
  * for the lengths long tokens have, at a unit some token that long starts with; a placed token

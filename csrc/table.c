@@ -247,7 +247,7 @@ LBPE_FN int build_fast(Model *m) {
 
 LBPE_FN void model_free_own(Model *m) {
     for (int k = 0; k < N_SCRATCH; k++) lbpe_free(m->scratch[k]);
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < N_METHODS; k++) {
         cache_free(&m->cache[k]);
         cache_free(&m->part_cache[k]);
     }

@@ -33,9 +33,12 @@
 #include "cache.c"
 #include "cuts.c"
 #include "encode.c"
+#include "greedy.c"
 #include "lbpe.c"
 #include "pretokenize.c"
 #include "ranks.c"
+#include "shortest.c"
+#include "starts.c"
 #include "table.c"
 
 /* The Python object: the core's tables, and what only Python needs. */
@@ -168,14 +171,21 @@ static Text text_of(PyObject *text) {
     return t;
 }
 
+/* 0 for a method code the core runs (M_BPE ... : lbpe.native.METHOD_CODES); else ValueError. */
+static int check_method(int method) {
+    if (method >= 0 && method < N_METHODS) return 0;
+    PyErr_SetString(PyExc_ValueError, "unknown method code");
+    return -1;
+}
+
 /* encode_text of the core; at a lone surrogate, the UnicodeEncodeError str.encode gives (in a
  * worker, only -1). */
 static int encode_one_text(Model *m, PyObject *text, const Preset *pr, const unsigned char *cls,
-                           int lbpe_mode, Py_ssize_t limit, Py_ssize_t cached_chars, IdBuf *b,
+                           int method, Py_ssize_t limit, Py_ssize_t cached_chars, IdBuf *b,
                            unsigned char **u8, size_t *u8cap) {
     Text t = text_of(text);
     ptrdiff_t bad[2];
-    int rc = encode_text(m, &t, pr, cls, lbpe_mode, limit, cached_chars, b, u8, u8cap, bad);
+    int rc = encode_text(m, &t, pr, cls, method, limit, cached_chars, b, u8, u8cap, bad);
     if (rc != -2) return rc;
     if (in_worker) return -1;
     PyObject *piece = PyUnicode_Substring(text, bad[0], bad[1]);
@@ -381,14 +391,15 @@ static PyObject *id_result(NativeModel *self, const IdBuf *b, int buffer) {
 
 static PyObject *Model_encode_text(NativeModel *self, PyObject *args, PyObject *kw) {
     Model *m = &self->core;
-    static char *names[] = {"", "", "lbpe", "limit", "cached_chars", "seconds", "buffer", NULL};
+    static char *names[] = {"", "", "method", "limit", "cached_chars", "seconds", "buffer", NULL};
     PyObject *text;
-    int preset, lbpe_mode, buffer;
+    int preset, method, buffer;
     Py_ssize_t limit, cached_chars;
     double seconds;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "Ui$pnndp", names, &text, &preset, &lbpe_mode,
-                                     &limit, &cached_chars, &seconds, &buffer))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Ui$inndp", names, &text, &preset, &method, &limit,
+                                     &cached_chars, &seconds, &buffer))
         return NULL;
+    if (check_method(method) < 0) return NULL;
     const unsigned char *cls = classes_of(model_state(self));
     if (!cls) return NULL;
     if (preset < 0 || preset >= N_PRESETS) {
@@ -401,7 +412,7 @@ static PyObject *Model_encode_text(NativeModel *self, PyObject *args, PyObject *
     size_t u8cap = 0;
     PyObject *result = NULL;
     set_deadline(seconds);
-    if (encode_one_text(m, text, &PRESETS[preset], cls, lbpe_mode, limit, cached_chars, &b, &u8,
+    if (encode_one_text(m, text, &PRESETS[preset], cls, method, limit, cached_chars, &b, &u8,
                         &u8cap) == 0)
         result = id_result(self, &b, buffer);
     set_deadline(0);
@@ -419,7 +430,7 @@ typedef struct {
     Py_ssize_t count;
     const Preset *pr;
     const unsigned char *cls;
-    int lbpe_mode;
+    int method;
     Py_ssize_t limit, cached_chars;
     IdBuf ids;
     size_t *ends; /* ids.len after each text */
@@ -432,7 +443,7 @@ static void *run_job(void *arg) {
     size_t u8cap = 0;
     in_worker = 1;
     for (Py_ssize_t k = 0; k < j->count; k++) {
-        if (encode_one_text(&j->copy, j->texts[k], j->pr, j->cls, j->lbpe_mode, j->limit,
+        if (encode_one_text(&j->copy, j->texts[k], j->pr, j->cls, j->method, j->limit,
                             j->cached_chars, &j->ids, &u8, &u8cap) < 0) {
             j->failed = 1;
             break;
@@ -472,20 +483,21 @@ static void job_free(Job *j) {
     PyMem_RawFree(j->ends);
 }
 
-/* encode_batch(texts, preset, lbpe, limit, cached_chars, threads) -> list[list[int]]
+/* encode_batch(texts, preset, method, limit, cached_chars, threads) -> list[list[int]]
  * Each text pre-tokenised with a preset and encoded, as encode_text would; `threads` threads
  * share the texts (consecutive runs of about equal size) and run without the GIL. A share that
  * fails there (a character the vocabulary cannot encode, a lone surrogate, no memory) is encoded
  * again here, the ordinary way, which raises the real error. */
 static PyObject *Model_encode_batch(NativeModel *self, PyObject *args, PyObject *kw) {
     Model *m = &self->core;
-    static char *names[] = {"", "", "lbpe", "limit", "cached_chars", "threads", NULL};
+    static char *names[] = {"", "", "method", "limit", "cached_chars", "threads", NULL};
     PyObject *texts;
-    int preset, lbpe_mode, threads;
+    int preset, method, threads;
     Py_ssize_t limit, cached_chars;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!i$pnni", names, &PyList_Type, &texts, &preset,
-                                     &lbpe_mode, &limit, &cached_chars, &threads))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!i$inni", names, &PyList_Type, &texts, &preset,
+                                     &method, &limit, &cached_chars, &threads))
         return NULL;
+    if (check_method(method) < 0) return NULL;
     const unsigned char *cls = classes_of(model_state(self));
     if (!cls) return NULL;
     if (preset < 0 || preset >= N_PRESETS) {
@@ -540,7 +552,7 @@ static PyObject *Model_encode_batch(NativeModel *self, PyObject *args, PyObject 
         j->count = end - start;
         j->pr = &PRESETS[preset];
         j->cls = cls;
-        j->lbpe_mode = lbpe_mode;
+        j->method = method;
         j->limit = limit;
         j->cached_chars = cached_chars;
         j->ends = PyMem_RawCalloc((size_t)j->count + 1, sizeof(size_t));
@@ -571,8 +583,8 @@ static PyObject *Model_encode_batch(NativeModel *self, PyObject *args, PyObject 
         size_t u8cap = 0;
         int bad = 0;
         for (Py_ssize_t k = 0; k < j->count && !bad; k++) {
-            bad = encode_one_text(m, j->texts[k], j->pr, cls, lbpe_mode, limit, cached_chars,
-                                  &j->ids, &u8, &u8cap) < 0;
+            bad = encode_one_text(m, j->texts[k], j->pr, cls, method, limit, cached_chars, &j->ids,
+                                  &u8, &u8cap) < 0;
             j->ends[k] = j->ids.len;
         }
         lbpe_free(u8);
@@ -580,7 +592,7 @@ static PyObject *Model_encode_batch(NativeModel *self, PyObject *args, PyObject 
         j->failed = 0;
     }
     for (int t = 0; t < threads; t++)
-        for (int c = 0; c < 2; c++)
+        for (int c = 0; c < N_METHODS; c++)
             if (merge_cache(&m->cache[c], &jobs[t].copy.cache[c], limit) < 0 ||
                 merge_cache(&m->part_cache[c], &jobs[t].copy.part_cache[c], limit) < 0)
                 goto cleanup;
@@ -619,18 +631,19 @@ cleanup:
     return result;
 }
 
-/* encode_pieces(pieces, lbpe, limit, cached_chars, seconds, buffer) -> list[int] (or bytes, as
+/* encode_pieces(pieces, method, limit, cached_chars, seconds, buffer) -> list[int] (or bytes, as
  * encode_text): pieces from any pre-tokeniser */
 static PyObject *Model_encode_pieces(NativeModel *self, PyObject *args, PyObject *kw) {
     Model *m = &self->core;
-    static char *names[] = {"", "lbpe", "limit", "cached_chars", "seconds", "buffer", NULL};
+    static char *names[] = {"", "method", "limit", "cached_chars", "seconds", "buffer", NULL};
     PyObject *pieces;
-    int lbpe_mode, buffer;
+    int method, buffer;
     Py_ssize_t limit, cached_chars;
     double seconds;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!$pnndp", names, &PyList_Type, &pieces, &lbpe_mode,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!$inndp", names, &PyList_Type, &pieces, &method,
                                      &limit, &cached_chars, &seconds, &buffer))
         return NULL;
+    if (check_method(method) < 0) return NULL;
     if (model_enter(self) < 0) return NULL;
     IdBuf b = {NULL, 0, 0};
     PyObject *result = NULL;
@@ -646,7 +659,7 @@ static PyObject *Model_encode_pieces(NativeModel *self, PyObject *args, PyObject
         Py_ssize_t n;
         const char *s =
             PyUnicode_AsUTF8AndSize(piece, &n); /* a lone surrogate: UnicodeEncodeError */
-        int bad = !s || cached_piece(m, s, (size_t)n, PyUnicode_GET_LENGTH(piece), lbpe_mode, limit,
+        int bad = !s || cached_piece(m, s, (size_t)n, PyUnicode_GET_LENGTH(piece), method, limit,
                                      cached_chars, &b) < 0;
         Py_DECREF(piece);
         if (bad) goto done;
@@ -777,10 +790,10 @@ static PyObject *Model_clear_cache(NativeModel *self, PyObject *Py_UNUSED(ignore
     Model *m = &self->core;
     if (model_enter(self) < 0)
         return NULL; /* waits for an encode_batch whose threads read the caches */
-    cache_clear(&m->cache[0]);
-    cache_clear(&m->cache[1]);
-    cache_clear(&m->part_cache[0]);
-    cache_clear(&m->part_cache[1]);
+    for (int k = 0; k < N_METHODS; k++) {
+        cache_clear(&m->cache[k]);
+        cache_clear(&m->part_cache[k]);
+    }
     if (m->cut_val) memset(m->cut_val, 0, CUT_MEMO_MASK + 1);
     model_exit(self);
     Py_RETURN_NONE;
@@ -1022,18 +1035,19 @@ static int Model_init(NativeModel *self, PyObject *args, PyObject *kw) {
     return 0;
 }
 
-/* encode_piece(piece, lbpe) -> tuple[int, ...]: one piece, no cache (for tests and display) */
+/* encode_piece(piece, method) -> tuple[int, ...]: one piece, no cache (for tests and display) */
 static PyObject *Model_encode_piece(NativeModel *self, PyObject *args) {
     Model *m = &self->core;
     PyObject *piece;
-    int lbpe_mode;
-    if (!PyArg_ParseTuple(args, "Up", &piece, &lbpe_mode)) return NULL;
+    int method;
+    if (!PyArg_ParseTuple(args, "Ui", &piece, &method)) return NULL;
+    if (check_method(method) < 0) return NULL;
     Py_ssize_t n;
     const char *s = PyUnicode_AsUTF8AndSize(piece, &n);
     if (!s) return NULL;
     if (model_enter(self) < 0) return NULL;
     IdBuf b = {NULL, 0, 0};
-    PyObject *r = encode_piece(m, s, n, lbpe_mode, 1, &b) < 0 ? NULL : ids_tuple(&b, 0);
+    PyObject *r = encode_piece(m, s, n, method, 1, &b) < 0 ? NULL : ids_tuple(&b, 0);
     model_exit(self);
     lbpe_free(b.ids);
     return r;
@@ -1041,7 +1055,17 @@ static PyObject *Model_encode_piece(NativeModel *self, PyObject *args) {
 
 static PyObject *Model_cached(NativeModel *self, PyObject *Py_UNUSED(ignored)) {
     Model *m = &self->core;
-    return Py_BuildValue("nn", (Py_ssize_t)m->cache[0].n, (Py_ssize_t)m->cache[1].n);
+    PyObject *counts = PyTuple_New(N_METHODS); /* pieces cached, per method code */
+    if (!counts) return NULL;
+    for (int k = 0; k < N_METHODS; k++) {
+        PyObject *v = PyLong_FromSize_t(m->cache[k].n);
+        if (!v) {
+            Py_DECREF(counts);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(counts, k, v);
+    }
+    return counts;
 }
 
 static PyObject *Model_sizeof(NativeModel *self, PyObject *Py_UNUSED(ignored)) {
@@ -1059,7 +1083,7 @@ static PyObject *Model_sizeof(NativeModel *self, PyObject *Py_UNUSED(ignored)) {
                  ((size_t)m->poly_max + 1) * sizeof(uint64_t) +
                  (size_t)m->n_long_lengths * sizeof(int32_t);
     for (int k = 0; k < N_SCRATCH; k++) total += m->scratch_cap[k];
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < N_METHODS; k++)
         total += (m->cache[k].slots ? (m->cache[k].mask + 1) * sizeof(uint64_t) : 0) +
                  m->cache[k].cap * sizeof(CEntry) + m->cache[k].kcap +
                  m->cache[k].icap * sizeof(int32_t);
@@ -1069,22 +1093,22 @@ static PyObject *Model_sizeof(NativeModel *self, PyObject *Py_UNUSED(ignored)) {
 static PyMethodDef Model_methods[] = {
     {"encode_pieces", (PyCFunction)(void (*)(void))Model_encode_pieces,
      METH_VARARGS | METH_KEYWORDS,
-     "encode_pieces(pieces, /, *, lbpe, limit, cached_chars, seconds, buffer) -> list[int] | "
+     "encode_pieces(pieces, /, *, method, limit, cached_chars, seconds, buffer) -> list[int] | "
      "bytes: encode pre-tokenised pieces"},
     {"encode_piece", (PyCFunction)Model_encode_piece, METH_VARARGS,
-     "encode_piece(piece, lbpe) -> tuple[int, ...]"},
+     "encode_piece(piece, method) -> tuple[int, ...]"},
     {"encode_batch", (PyCFunction)(void (*)(void))Model_encode_batch, METH_VARARGS | METH_KEYWORDS,
-     "encode_batch(texts, preset, /, *, lbpe, limit, cached_chars, threads) -> list[list[int]]: "
+     "encode_batch(texts, preset, /, *, method, limit, cached_chars, threads) -> list[list[int]]: "
      "encode_text of each, on threads"},
     {"encode_text", (PyCFunction)(void (*)(void))Model_encode_text, METH_VARARGS | METH_KEYWORDS,
-     "encode_text(text, preset, /, *, lbpe, limit, cached_chars, seconds, buffer) -> list[int] | "
+     "encode_text(text, preset, /, *, method, limit, cached_chars, seconds, buffer) -> list[int] | "
      "bytes: pre-tokenise with a preset and encode (buffer: native-endian int32 ids)"},
     {"clear_cache", (PyCFunction)Model_clear_cache, METH_NOARGS,
-     "empty the piece caches of both modes"},
+     "empty the piece caches of every method"},
     {"unpack", (PyCFunction)Model_unpack, METH_O,
      "unpack(data) -> list[list[int]]: what pack() wrote"},
     {"cached", (PyCFunction)Model_cached, METH_NOARGS,
-     "cached() -> (pieces cached for BPE, for LBPE)"},
+     "cached() -> the pieces cached for each method code (BPE, LBPE, ...)"},
     {"__sizeof__", (PyCFunction)Model_sizeof, METH_NOARGS, "memory held by the tables, in bytes"},
     {NULL, NULL, 0, NULL},
 };

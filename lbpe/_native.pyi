@@ -3,7 +3,8 @@
 from collections.abc import Callable, Sequence
 
 class Model:
-    """A vocabulary's tables for compiled BPE and LBPE."""
+    """A vocabulary's tables for the compiled methods (``method``: a code of
+    :data:`lbpe.native.METHOD_CODES`)."""
 
     def __init__(
         self,
@@ -20,18 +21,18 @@ class Model:
     ) -> None: ...
     # buffer=True: bytes of native-endian int32 ids instead of a list
     def encode_text(
-        self, text: str, preset: int, /, *, lbpe: bool, limit: int, cached_chars: int, seconds: float, buffer: bool
+        self, text: str, preset: int, /, *, method: int, limit: int, cached_chars: int, seconds: float, buffer: bool
     ) -> list[int] | bytes: ...
     def encode_pieces(
-        self, pieces: list[str], /, *, lbpe: bool, limit: int, cached_chars: int, seconds: float, buffer: bool
+        self, pieces: list[str], /, *, method: int, limit: int, cached_chars: int, seconds: float, buffer: bool
     ) -> list[int] | bytes: ...
     def encode_batch(
-        self, texts: list[str], preset: int, /, *, lbpe: bool, limit: int, cached_chars: int, threads: int
+        self, texts: list[str], preset: int, /, *, method: int, limit: int, cached_chars: int, threads: int
     ) -> list[list[int]]: ...
-    def encode_piece(self, piece: str, lbpe: bool, /) -> tuple[int, ...]: ...
+    def encode_piece(self, piece: str, method: int, /) -> tuple[int, ...]: ...
     def unpack(self, data: bytes, /) -> list[list[int]]: ...
     def clear_cache(self) -> None: ...
-    def cached(self) -> tuple[int, int]: ...
+    def cached(self) -> tuple[int, ...]: ...  # pieces cached, per method code
 
 def set_classes(
     letters: Sequence[tuple[int, int]],

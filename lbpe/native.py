@@ -28,6 +28,7 @@ __all__ = [
     "backend",
     "use",
     "ENV_VAR",
+    "METHOD_CODES",
     "model_for",
     "built_model",
     "preset_code",
@@ -93,6 +94,11 @@ def use(name: Literal["compiled", "pure"]) -> Backend:
     else:
         raise ValueError(f"backend must be 'compiled' or 'pure', not {name!r}")
     return backend()
+
+
+#: The inference methods the compiled model runs, by the codes it takes (``method=``; the order
+#: of csrc/core.h's ``M_BPE ...``). BPE-dropout is not among them: it runs in Python.
+METHOD_CODES: dict[str, int] = {"bpe": 0, "lbpe": 1, "longest-prefix": 2, "longest-suffix": 3, "least-tokens": 4}
 
 
 #: Where a vocabulary keeps its compiled tables (in its ``__dict__``, beside its cached properties).

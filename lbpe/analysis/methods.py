@@ -243,8 +243,8 @@ def methods_stats(
     every method, which needs ``dropout`` (leave ``"dropout"`` out otherwise).
 
     This runs in one process, a text after another; for corpus files on every core see
-    :func:`lbpe.corpus.parallel.parallel_methods_stats` (what ``lbpe stats --methods`` uses). Only
-    ``"bpe"`` and ``"lbpe"`` have a compiled path; the other methods run in Python.
+    :func:`lbpe.corpus.parallel.parallel_methods_stats` (what ``lbpe stats --methods`` uses). Every
+    method but ``"dropout"`` has a compiled path; BPE-dropout runs in Python.
     """
     chosen = parse_methods(methods)
     items: Iterable[str | list[str]] = [texts] if isinstance(texts, str) else ([t] for t in texts)

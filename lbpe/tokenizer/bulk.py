@@ -14,7 +14,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Literal
 
 from lbpe import native
-from lbpe.model import MODES, Method
+from lbpe.model import Method
 from lbpe.normalize import Normalizer
 from lbpe.tokenizer import buffers
 from lbpe.tokenizer.checks import (
@@ -112,7 +112,7 @@ class BulkEncoding:
         check_dropout(mode, dropout, seed)
         texts = [checked_text(t) for t in texts]
         workers = checked_workers(workers)
-        model = native.model_for(self.vocab) if mode in MODES else None
+        model = native.model_for(self.vocab) if mode in native.METHOD_CODES else None
         if (
             workers > 1
             and len(texts) > 1
@@ -127,7 +127,7 @@ class BulkEncoding:
                 self._preset_code,
                 [self._chunks(text, allowed_special, disallowed_special) for text in texts],
                 self._matched_id,
-                lbpe=mode == "lbpe",
+                method=native.METHOD_CODES[mode],
                 limit=self.cache_size,
                 cached_chars=CACHED_PIECE_CHARS,
                 workers=workers,

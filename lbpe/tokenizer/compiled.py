@@ -19,7 +19,7 @@ def compiled_ids(
     preset_code: int | None,
     findall: Callable[[str], list[str]],
     *,
-    lbpe: bool,
+    method: int,
     limit: int,
     cached_chars: int,
     buffer: bool = False,
@@ -35,10 +35,10 @@ def compiled_ids(
     try:
         if preset_code is not None:
             return model.encode_text(
-                text, preset_code, lbpe=lbpe, limit=limit, cached_chars=cached_chars, seconds=seconds, buffer=buffer
+                text, preset_code, method=method, limit=limit, cached_chars=cached_chars, seconds=seconds, buffer=buffer
             )
         return model.encode_pieces(
-            findall(text), lbpe=lbpe, limit=limit, cached_chars=cached_chars, seconds=seconds, buffer=buffer
+            findall(text), method=method, limit=limit, cached_chars=cached_chars, seconds=seconds, buffer=buffer
         )
     except TimeoutError:
         raise budget.spent() from None
@@ -50,7 +50,7 @@ def encode_on_threads(
     chunked: Sequence[Sequence[tuple[bool, str]]],
     matched_id: Callable[[str], int],
     *,
-    lbpe: bool,
+    method: int,
     limit: int,
     cached_chars: int,
     workers: int,
@@ -75,7 +75,7 @@ def encode_on_threads(
         model.encode_batch(
             ordinary,
             preset_code,
-            lbpe=lbpe,
+            method=method,
             limit=limit,
             cached_chars=cached_chars,
             threads=workers,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal, cast
 
 from lbpe import budget, native
 from lbpe.errors import LbpeError
-from lbpe.model import MODES, Method, Mode
+from lbpe.model import Method, Mode
 from lbpe.normalize import Normalizer
 from lbpe.pretokenize.compiled import PresetPattern
 from lbpe.pretokenize.splitters import Regex, Splitter
@@ -125,8 +125,8 @@ class Tokenizer(BulkEncoding):
         self._split = self._splitters()
 
     def clear_cache(self) -> None:
-        """Empty the piece caches (both modes) and what the vocabulary remembered about text it
-        has seen, keeping the tables built from the vocabulary itself. The next encode runs
+        """Empty the piece caches (every method's) and what the vocabulary remembered about text
+        it has seen, keeping the tables built from the vocabulary itself. The next encode runs
         cold: every piece is encoded anew."""
         for cache in (*self._caches.values(), *self._part_caches.values()):
             cache.clear()
@@ -288,10 +288,11 @@ class Tokenizer(BulkEncoding):
     ) -> list[int] | bytes:
         """The pieces of the (normalised) ``text`` encoded; ``original``: the text before the
         normaliser, to encode again when it holds a lone surrogate. The compiled path encodes
-        the two modes; the other methods run the pure model stage on the compiled
-        pre-tokeniser's pieces (or the splitter's, on the pure path)."""
+        every deterministic method (:data:`lbpe.native.METHOD_CODES`); BPE-dropout, and every
+        method on the pure path, runs the pure model stage on the compiled pre-tokeniser's
+        pieces (or the splitter's)."""
         limit = self.cache_size
-        model = native.model_for(self.vocab) if mode in MODES else None
+        model = native.model_for(self.vocab) if mode in native.METHOD_CODES else None
         try:
             if model is not None:  # the compiled path (lbpe/_native.c): the same ids, faster
                 code = self._preset_code
@@ -300,7 +301,7 @@ class Tokenizer(BulkEncoding):
                     text,
                     code,
                     self._findall,
-                    lbpe=mode == "lbpe",
+                    method=native.METHOD_CODES[mode],
                     limit=limit,
                     cached_chars=CACHED_PIECE_CHARS,
                     buffer=buffer,
@@ -357,7 +358,7 @@ class Tokenizer(BulkEncoding):
         ``dropout`` and ``seed`` are for ``"dropout"`` only. Every method works within a
         pre-token, on the vocabulary's units (bytes, or characters for SentencePiece-style
         vocabularies), with byte fallback and special tokens, so ``decode`` gives the text back.
-        The compiled path encodes ``"bpe"`` and ``"lbpe"``; the others run in Python.
+        The compiled path encodes every method but ``"dropout"``, which runs in Python.
 
         Special tokens follow tiktoken's rules: a special-token string in the text raises
         :class:`~lbpe.errors.DisallowedSpecialError` unless it is in ``allowed_special`` (then it

@@ -257,7 +257,7 @@ def test_one_and_two_byte_spans_equal_their_tokens():
     }
     for text, ids in expected.items():
         assert list(model.encode_piece(text, False)) == ids, text
-        got = model.encode_pieces([text], lbpe=False, limit=100, cached_chars=64, seconds=0.0, buffer=False)
+        got = model.encode_pieces([text], method=0, limit=100, cached_chars=64, seconds=0.0, buffer=False)
         assert got == ids, text
 
 
@@ -287,9 +287,9 @@ def test_lookups_find_prefixes_and_witnesses():
     assert list(model.encode_piece("abcdx", False)) == [97, 98, 99, 100, 120]
     # the boundary between the two characters is inside a token: no cut there, one after
     piece = "\u4e2d\u6587\u4e2d"
-    got = model.encode_pieces([piece], lbpe=True, limit=100, cached_chars=64, seconds=0.0, buffer=False)
+    got = model.encode_pieces([piece], method=1, limit=100, cached_chars=64, seconds=0.0, buffer=False)
     assert got == [257, *zh]
-    assert model.encode_pieces([piece], lbpe=False, limit=100, cached_chars=64, seconds=0.0, buffer=False) == [
+    assert model.encode_pieces([piece], method=0, limit=100, cached_chars=64, seconds=0.0, buffer=False) == [
         *zh,
         *wen,
         *zh,
@@ -788,10 +788,10 @@ def test_model_keywords_are_named():
     model = native.model_for(vocab)
     with pytest.raises(TypeError):
         model.encode_pieces(["ab"], True, 100, 64, 0.0)
-    got = model.encode_pieces(["ab"], lbpe=True, limit=100, cached_chars=64, seconds=0.0, buffer=False)
+    got = model.encode_pieces(["ab"], method=1, limit=100, cached_chars=64, seconds=0.0, buffer=False)
     assert got == [vocab.tokens[b"ab"]]
     # buffer=True: the same ids as bytes of native-endian int32, one per id
-    raw = model.encode_pieces(["ab", " x"], lbpe=True, limit=100, cached_chars=64, seconds=0.0, buffer=True)
+    raw = model.encode_pieces(["ab", " x"], method=1, limit=100, cached_chars=64, seconds=0.0, buffer=True)
     assert raw == struct.pack("=2i", vocab.tokens[b"ab"], vocab.tokens[b" x"])
 
 
