@@ -129,9 +129,7 @@ def test_split_piece_agrees_piece_by_piece():
     for piece in tok.pieces(" ".join(t[:1500] for _, t in mixed_text(20_000))):
         for method in ("longest-prefix", "longest-suffix", "least-tokens"):
             side = method_trace(tok, method, piece)
-            assert tok.decode(side.ids).encode("utf-8", "surrogatepass") == b"".join(
-                tok.split_piece(piece, mode=method)
-            ) or side.ids == tok.encode(piece, mode=method)
+            assert side.ids == tok._key_ids(tok.split_piece(piece, mode=method)), (method, piece)
         side = method_trace(tok, "dropout", piece, rate=0.2, draw=random.Random(3).random)
         assert side.ids == tok.encode(piece, mode="dropout", dropout=0.2, seed=3, disallowed_special=())
 
