@@ -395,18 +395,14 @@ function pickedNames() {
   return { bpe: name(state.methods[0]), lbpe: name(state.methods[1]) };
 }
 
-/** Every heading and hint that names the methods names these (role -> name), and Explain says
- * plainly when the pair it steps through (always BPE and LBPE) is not the one compared. */
+/** Every heading and hint that names the methods names these (role -> name). Explain shows the
+ * pair's own steps, so the note that once said it stepped through BPE and LBPE only stays hidden. */
 function showNames(names, methods) {
   for (const mode of modes) {
     for (const el of document.querySelectorAll(`[data-name="${mode}"]`)) el.textContent = names[mode];
   }
-  const classic = methods[0] === DEFAULT_PAIR[0] && methods[1] === DEFAULT_PAIR[1];
-  ui.pairNote.hidden = classic;
-  ui.pairNote.textContent = classic ? "" :
-    `Explain steps through classic BPE and LBPE only: the steps below are BPE's merges and LBPE's windows, ` +
-    `not those of ${names.bpe} and ${names.lbpe}, which the panes compare. A click on a token explains its span ` +
-    "with BPE and LBPE.";
+  ui.pairNote.hidden = true;
+  ui.pairNote.textContent = "";
 }
 
 function writeFragment() {
@@ -609,8 +605,9 @@ async function runCompare() {
     render(result);
     if (text === state.text) document.body.classList.remove("updating");
     saveRender(result);
-    // a span of the text is explained as the text is encoded: again when the text or toggle changed
-    if (state.explainAt !== "" && explainView.basis !== JSON.stringify([state.text, state.special])) runExplain();
+    // a span of the text is explained as the text is encoded, by the pair compared: again when the
+    // text, toggle or pair changed
+    if (explainView.basis !== explainBasis()) runExplain();
     rendered.text = text;
     rendered.preset = preset;
     rendered.methods = methods;
@@ -632,8 +629,28 @@ async function runCompare() {
 
 // ---- explain: one word, both encodings step by step ----
 
-// basis: the text and toggle a span of the text was last explained in
+// basis: the text and toggle a span of the text was last explained in, and the pair
 const explainView = { frame: 0, frames: 1, seq: 0, playing: null, basis: null };
+
+/** The pair Explain steps through: the one picked when it can be compared, else the one the
+ * panes show (BPE and LBPE before any); as the worker's explain and explain_at take it. */
+function explainPair() {
+  if (!pairProblem()) {
+    return {
+      left: state.methods[0], right: state.methods[1],
+      dropout: hasDropout() ? Number(state.rate) : null,
+      seed: hasDropout() && state.seed !== "" ? Number(state.seed) : null,
+    };
+  }
+  if (rendered.methods) return { left: rendered.methods[0], right: rendered.methods[1], dropout: rendered.dropout, seed: rendered.seed };
+  return { left: DEFAULT_PAIR[0], right: DEFAULT_PAIR[1], dropout: null, seed: null };
+}
+
+/** What an explanation depends on besides the span: the text and toggle (for a span of the text) and the pair. */
+function explainBasis() {
+  const inText = state.explainAt !== "";
+  return JSON.stringify([inText ? state.text : null, inText ? state.special : null, explainPair()]);
+}
 
 async function runExplain(frame = -1) {
   const span = state.explain;
@@ -644,8 +661,10 @@ async function runExplain(frame = -1) {
   }
   try {
     const at = state.explainAt === "" ? -1 : Number(state.explainAt);
-    explainView.basis = at < 0 ? null : JSON.stringify([state.text, state.special]);
-    const result = JSON.parse(await call("explain", { span, frame, text: at < 0 ? "" : state.text, at, specials: state.special }));
+    explainView.basis = explainBasis();
+    const result = JSON.parse(await call("explain", {
+      span, frame, text: at < 0 ? "" : state.text, at, specials: state.special, ...explainPair(),
+    }));
     if (seq !== explainView.seq) return; // a newer request is on its way
     $("#explain").innerHTML = result.html;
     explainView.frame = result.frame;
@@ -697,7 +716,9 @@ async function explainClick(event) {
   if (!token || rendered.text === null) return;
   try {
     const picked = JSON.parse(
-      await call("explain_at", { text: rendered.text, offset: Number(token.dataset.s), specials: state.special }),
+      await call("explain_at", {
+        text: rendered.text, offset: Number(token.dataset.s), specials: state.special, ...explainPair(),
+      }),
     );
     setExplain(picked.span, { at: String(picked.start) });
     $("#explain-box").scrollIntoView({ behavior: "smooth", block: "start" });

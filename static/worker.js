@@ -142,8 +142,10 @@ const handlers = {
   across_methods: ({ text, methods, dropout, seed }) =>
     page.across_methods(text, methods || "all", dropout ?? undefined, seed ?? undefined),
   link_axis: ({ axis, spec, rate, seed }) => page.link_axis(axis || "", spec || "", rate || "", seed || ""),
-  explain: ({ span, frame, text, at, specials }) => page.explain(span, frame, text || "", at ?? -1, !!specials),
-  explain_at: ({ text, offset, specials }) => page.explain_at(text, offset, !!specials),
+  explain: ({ span, frame, text, at, specials, left, right, dropout, seed }) =>
+    page.explain(span, frame, text || "", at ?? -1, !!specials, left || "bpe", right || "lbpe", dropout ?? null, seed ?? null),
+  explain_at: ({ text, offset, specials, left, right, dropout, seed }) =>
+    page.explain_at(text, offset, !!specials, left || "bpe", right || "lbpe", dropout ?? null, seed ?? null),
   decode: ({ ids }) => page.decode(ids),
   encode: ({ text, mode }) => page.encode(text, mode),
   bench: ({ text, mode, repeat }) => page.bench(text, mode, repeat),

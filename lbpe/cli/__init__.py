@@ -3,7 +3,7 @@
     lbpe encode --vocab PATH [--pattern NAME] --mode METHOD [--dropout RATE] [--seed N] [FILE|-]
                 (METHOD: bpe, lbpe, longest-prefix, longest-suffix, least-tokens, dropout)
     lbpe compare --vocab PATH [--pattern NAME] [--methods LEFT,RIGHT [--dropout RATE] [--seed N]] [FILE|-]
-    lbpe explain [--vocab PATH|PRESET] [--json] TEXT...      (e.g. lbpe explain --vocab gpt2 Capitals)
+    lbpe explain [--vocab PATH|PRESET] [--methods L,R] [--json] TEXT...  (e.g. lbpe explain --vocab gpt2 Capitals)
     lbpe stats [--vocab PATH|PRESET] [--json] [--renyi-power P] [--lines] [--text-field F] [--skip-bad] INPUT...
     lbpe export [--vocab PATH|PRESET] --mode {bpe,lbpe} --out DIR [--format F] [--eos TOKEN]
                 [--shuffle] [--seed N] [--val-fraction F] [--num-proc N | --engine ray [--address A]]

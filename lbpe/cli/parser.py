@@ -177,7 +177,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--vocab", default=None, help="vocabulary file or folder, or a bundled preset (default mistral-7b)")
     p.add_argument("--pattern", default=None, help="pre-tokenizer preset (default: inferred from the vocabulary)")
     p.add_argument(
-        "--json", action="store_true", help="print the steps as JSON (schema: lbpe.analysis.explain.Explanation)"
+        "--methods",
+        default="bpe,lbpe",
+        metavar="LEFT,RIGHT",
+        help="the two inference methods whose steps to show (default: bpe,lbpe, with why they differ); any two of "
+        + ", ".join(METHODS)
+        + ", each with its own steps",
+    )
+    p.add_argument(
+        "--dropout", type=float, default=None, metavar="RATE", help="when one of --methods is dropout: its rate"
+    )
+    p.add_argument("--seed", type=int, default=None, help="when one of --methods is dropout: its seed")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print the steps as JSON (schema: lbpe.analysis.explain.Explanation; for another pair "
+        "lbpe.analysis.pair_steps.PairExplanation)",
     )
     p.set_defaults(run=cmd_explain)
 

@@ -46,12 +46,21 @@ def cmd_explain(args: argparse.Namespace, out: TextIO) -> None:
     import json
 
     from lbpe.analysis.explain import explain
-    from lbpe.playground.display import explain_text
+    from lbpe.analysis.pair_steps import explain_pair
+    from lbpe.playground.display import DEFAULT_METHODS, check_methods, explain_text, pair_text
 
+    methods = check_methods(tuple(m.strip() for m in args.methods.split(",")), args.dropout, args.seed)
     tok = tokenizer(args)
     text = " ".join(args.words) if args.words else read_text("-")
     if not args.words and text.endswith("\n"):
         text = text[:-1]  # the line end a shell pipe adds is not part of the span
+    if methods != DEFAULT_METHODS:  # any other pair: each method's own steps
+        pair = explain_pair(tok, text, methods, dropout=args.dropout, seed=args.seed)
+        if args.json:
+            out.write(json.dumps(pair.to_json(), ensure_ascii=False, indent=2) + "\n")
+        else:
+            out.write(pair_text(pair) + "\n")
+        return
     result = explain(tok, text)
     if args.json:
         out.write(json.dumps(result.to_json(), ensure_ascii=False, indent=2) + "\n")

@@ -95,9 +95,8 @@ def test_the_pair_controls_name_the_id_boxes_and_show_dropouts_options():
     ids_left, ids_right, rate, seed, note = app.handlers.pair_controls("least-tokens", "dropout")
     assert (ids_left["label"], ids_right["label"]) == ("Least tokens ids", "BPE-dropout ids")
     assert rate["visible"] is seed["visible"] is True
-    # Explain steps through BPE and LBPE only: said beside it under any other pair
-    assert note["visible"] is True
-    assert "BPE's merges and LBPE's windows, not those of Least tokens and BPE-dropout" in note["value"]
+    # Explain shows the pair's own steps: no note says they are another pair's
+    assert note["visible"] is False and note["value"] == ""
     *_, rate, seed, note = app.handlers.pair_controls("bpe", "lbpe")
     assert rate["visible"] is seed["visible"] is note["visible"] is False
 
@@ -185,3 +184,67 @@ def test_a_pair_change_after_an_edit_gives_what_comparing_afresh_gives(tok):
         afresh = app.handlers.compare(text, VOCAB, True, False, None, False, left, right)
         assert got[:3] + got[5:] == afresh[:3] + afresh[5:]
         assert (pane_ids(got[0]), pane_ids(got[1])) == (encoded(tok, text, left), encoded(tok, text, right))
+
+
+def steps_ids(steps: dict, side: int) -> list[int]:
+    return [i for piece in steps["pieces"] for i in piece["sides"][side]["ids"]]
+
+
+@pytest.mark.parametrize(
+    ("left", "right", "options"),
+    [("longest-prefix", "least-tokens", {}), ("longest-suffix", "dropout", {"dropout": 0.3, "seed": 5})],
+)
+def test_explain_follows_the_pair_with_each_methods_own_steps(tok, left, right, options):
+    rate, seed = options.get("dropout"), options.get("seed")
+    # the whole text, clicked where it stands: each side's ids are the method's own there
+    html, steps, slider = app.handlers.explain(TEXT, VOCAB, None, None, TEXT, "0", False, left, right, rate, seed)
+    assert steps["methods"] == [left, right]
+    assert steps_ids(steps, 0) == encoded(tok, TEXT, left, **(options if left == "dropout" else {}))
+    assert steps_ids(steps, 1) == encoded(tok, TEXT, right, **(options if right == "dropout" else {}))
+    names = {"longest-prefix": "Longest prefix", "least-tokens": "Least tokens", "longest-suffix": "Longest suffix"}
+    assert f'lbpe-x-method">{names[left]}</div>' in html
+    right_name = names.get(right, "BPE-dropout 0.3, seed 5")
+    assert f'lbpe-x-method">{right_name}</div>' in html
+    assert "merges by rank" not in html  # no BPE against LBPE frame
+    assert slider["maximum"] == steps["frames"] - 1
+    # a frame shows the steps so far; the buttons move within the pair's frames
+    first = app.handlers.explain_frame(TEXT, VOCAB, 1, None, TEXT, "0", False, left, right, rate, seed)
+    assert 'data-frame="1"' in first and first.count("<li") < html.count("<li")
+    last = steps["frames"] - 1
+    move = app.handlers.explain_move(1, last, TEXT, VOCAB, None, TEXT, "0", False, left, right, rate, seed)
+    assert move == last
+
+
+def test_a_click_picks_a_span_where_the_pair_differs(tok):
+    # least-tokens and longest-prefix differ somewhere in TEXT; a click there explains that span
+    ranges = [
+        (s.start, s.end)
+        for s in tok.segment(TEXT, mode="least-tokens", disallowed_special=())
+        if (s.start, s.end)
+        not in {(t.start, t.end) for t in tok.segment(TEXT, mode="longest-prefix", disallowed_special=())}
+    ]
+    assert ranges
+    at = ranges[0][0]
+    span, where = app.handlers.explain_click(TEXT, f"{at}:1", VOCAB, None, False, "longest-prefix", "least-tokens")
+    start = int(where)
+    assert TEXT[start : start + len(span)] == span and start <= at < start + len(span)
+    _, steps, _ = app.handlers.explain(span, VOCAB, None, None, TEXT, where, False, "longest-prefix", "least-tokens")
+    assert steps["in_text"] == {"start": start, "end": start + len(span)}
+    segments = {m: tok.segment(TEXT, mode=m, disallowed_special=()) for m in ("longest-prefix", "least-tokens")}
+    for side, method in enumerate(("longest-prefix", "least-tokens")):
+        inside = [s.id for s in segments[method] if start <= s.start and s.end <= start + len(span)]
+        assert steps_ids(steps, side) == inside
+
+
+def test_classic_explain_is_unchanged_by_the_pair_arguments():
+    plain = app.handlers.explain(" Capitals", VOCAB)
+    assert app.handlers.explain(" Capitals", VOCAB, None, None, "", "", False, "bpe", "lbpe", None, None) == plain
+
+
+def test_the_explain_events_take_the_pair():
+    config = app.demo.get_config_file()
+    by_id = {c["id"]: c["props"].get("elem_id") for c in config["components"]}
+    for name in ("explain", "explain_frame", "explain_click"):
+        event = next(d for d in config["dependencies"] if d.get("api_name") == name)
+        inputs = [by_id[i] for i in event["inputs"]][-4:]
+        assert inputs == ["left-method", "right-method", "dropout-rate", "dropout-seed"], name

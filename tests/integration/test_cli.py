@@ -49,6 +49,44 @@ def test_explain_prints_the_steps_and_the_encoders_ids():
     assert empty.returncode == 2 and "nothing to explain" in empty.stderr and "Traceback" not in empty.stderr
 
 
+def test_explain_with_methods_prints_each_methods_own_steps():
+    import json
+
+    tok = lbpe.load_preset("gpt2")
+    result = run_cli(
+        "explain", "--vocab", "gpt2", "--methods", "longest-prefix,least-tokens", " Capitals are", timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "Longest prefix (left) and Least tokens (right)" in out
+    assert "  Longest prefix:\n" in out and "  Least tokens:\n" in out
+    assert '" Capitals" is a token' in out and "fewest[0] =" in out
+    assert "BPE:" not in out and "LBPE:" not in out
+    data = json.loads(
+        run_cli(
+            "explain",
+            "--vocab",
+            "gpt2",
+            "--json",
+            "--methods",
+            "dropout,longest-suffix",
+            "--dropout",
+            "0.4",
+            "--seed",
+            "3",
+            " Capitals are",
+            timeout=120,
+        ).stdout
+    )
+    assert data["methods"] == ["dropout", "longest-suffix"]
+    left = [i for p in data["pieces"] for i in p["sides"][0]["ids"]]
+    right = [i for p in data["pieces"] for i in p["sides"][1]["ids"]]
+    assert left == tok.encode(" Capitals are", mode="dropout", dropout=0.4, seed=3)
+    assert right == tok.encode(" Capitals are", mode="longest-suffix")
+    bad = run_cli("explain", "--vocab", "gpt2", "--methods", "bpe,dropout", "x", timeout=120)
+    assert bad.returncode == 2 and "dropout" in bad.stderr and "Traceback" not in bad.stderr
+
+
 def test_bad_input_is_one_clear_line_and_exit_2(tmp_path):
     result = run_cli("encode", "--vocab", str(tmp_path / "nope.tiktoken"), "--mode", "bpe", input="x", timeout=120)
     assert result.returncode == 2

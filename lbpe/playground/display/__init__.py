@@ -21,7 +21,8 @@ One module per job (this package re-exports their public names):
   length; :func:`plotly_spec` and :func:`frequency_spec` give plain JSON-able Plotly figures;
 * :mod:`lbpe.playground.display.explain`: :func:`explain_text` / :func:`explain_html`, an
   :class:`lbpe.analysis.explain.Explanation` as the plain text of ``lbpe explain`` and as HTML,
-  one frame per step;
+  one frame per step; :mod:`lbpe.playground.display.pair_explain`: :func:`pair_text` /
+  :func:`pair_html`, any two methods' own steps (:class:`lbpe.analysis.pair_steps.PairExplanation`);
 * :mod:`lbpe.playground.display.tables`: :func:`stats_rows` / :func:`stats_csv`, the corpus statistics of
   :func:`lbpe.analysis.comparison.compare_json` as table rows and as CSV (compute the statistics of large
   texts in chunks with :mod:`lbpe.corpus.parallel`).
@@ -69,6 +70,7 @@ from lbpe.playground.display.model import (
     differing_spans,
     parse_ids,
 )
+from lbpe.playground.display.pair_explain import pair_html, pair_names, pair_text
 from lbpe.playground.display.render import (
     CSS,
     MAX_LISTED_DIFFERENCES,
@@ -109,6 +111,9 @@ __all__ = [
     "metrics_html",
     "explain_text",
     "explain_html",
+    "pair_html",
+    "pair_names",
+    "pair_text",
     "LengthShift",
     "comparison_stats",
     "comparison_summary",

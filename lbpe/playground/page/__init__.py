@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Literal, cast
+from typing import Any, Literal, cast
 
 from lbpe.errors import LbpeError, PatternNeededError
 from lbpe.playground import display
@@ -211,11 +211,11 @@ def compare(
         dropout=rate,
         seed=seeded,
     )
-    # for explain_at: the ranges where BPE and LBPE differ, which Explain steps through; another
-    # pair's ranges are not those
-    classic = pair == display.DEFAULT_METHODS
-    _state["shown"] = (tok, shown, bool(specials)) if classic else None
-    _state["differ"] = view["differ"] if classic else ()
+    # for explain_at: the ranges where the pair differs, which Explain steps through (never kept
+    # for BPE-dropout's fresh draws, which differ on every call)
+    fresh = "dropout" in pair and seeded is None
+    _state["shown"] = None if fresh else (tok, shown, bool(specials), pair, rate, seeded)
+    _state["differ"] = () if fresh else view["differ"]
     names = {
         role: f"{display.METHOD_NAMES[m]} {rate:g}" if m == "dropout" else display.METHOD_NAMES[m]
         for role, m in zip(MODES, pair, strict=True)
@@ -360,27 +360,58 @@ def examples() -> str:
     return json.dumps(examples_json())
 
 
-def explain(span: str, frame: int = -1, text: str = "", at: int = -1, specials: bool = False) -> str:
+def _pair(left: str, right: str, dropout: float | None, seed: int | None) -> dict[str, Any]:
+    """The pair as the views take it (JavaScript's numbers made Python's; BPE-dropout's options
+    only while it is one of the two)."""
+    if "dropout" not in (left, right):
+        return {"methods": (left, right)}
+    rate = None if dropout is None else float(dropout)
+    return {"methods": (left, right), "dropout": rate, "seed": None if seed is None else int(seed)}
+
+
+def explain(
+    span: str,
+    frame: int = -1,
+    text: str = "",
+    at: int = -1,
+    specials: bool = False,
+    left: str = "bpe",
+    right: str = "lbpe",
+    dropout: float | None = None,
+    seed: int | None = None,
+) -> str:
     """``span`` worked step by step with the current vocabulary:
     :func:`lbpe.playground.service.explain_view` (``frame`` -1: the last); where it starts at ``at`` in
     ``text`` (its drawn part, as :func:`compare` with ``specials`` encodes it) when ``at`` is 0 or
-    more and the span is still there, else on its own."""
+    more and the span is still there, else on its own. ``left``, ``right``, ``dropout``, ``seed``:
+    the pair compared, as :func:`compare` takes it; each method shows its own steps."""
     where = int(at) if at is not None and int(at) >= 0 else None
     shown = _shown_part(text or "") if where is not None else None
     frame_ = None if frame is None else int(frame)
-    return json.dumps(explain_view(_tok(), span, frame_, text=shown, at=where, specials=bool(specials)))
+    pair = _pair(left, right, dropout, seed)
+    return json.dumps(explain_view(_tok(), span, frame_, text=shown, at=where, specials=bool(specials), **pair))
 
 
-def explain_at(text: str, offset: int, specials: bool = False) -> str:
+def explain_at(
+    text: str,
+    offset: int,
+    specials: bool = False,
+    left: str = "bpe",
+    right: str = "lbpe",
+    dropout: float | None = None,
+    seed: int | None = None,
+) -> str:
     """What to explain for a click at character ``offset`` of ``text``:
     :func:`lbpe.playground.service.explain_target` (``{"start", "end", "span"}``; :func:`explain` of the
-    span with ``at=start`` explains it there)."""
+    span with ``at=start`` explains it there), for the pair compared."""
     tok = _tok()
     shown = _shown_part(text)
-    # the ranges compare() kept for this text, vocabulary and toggle; else explain_target finds them
-    kept = _state["shown"] == (tok, shown, bool(specials))
+    pair = _pair(left, right, dropout, seed)
+    # the ranges compare() kept for this text, vocabulary, toggle and pair; else explain_target finds them
+    key = (tok, shown, bool(specials), tuple(pair["methods"]), pair.get("dropout"), pair.get("seed"))
+    kept = _state["shown"] == key
     differ = cast("list[tuple[int, int]]", _state["differ"]) if kept else None
-    return json.dumps(explain_target(tok, shown, int(offset), differ, specials=bool(specials)))
+    return json.dumps(explain_target(tok, shown, int(offset), differ, specials=bool(specials), **pair))
 
 
 def decode(ids: str) -> str:

@@ -1,4 +1,5 @@
-"""The Explain view: a word or short span worked step by step with both encodings, and what a click explains."""
+"""The Explain view: a word or short span worked step by step by the two methods compared (BPE's
+merges against LBPE's windows, or any other pair each with its own steps), and what a click explains."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any, TypedDict, cast
 
 from lbpe.analysis.explain import explain, explain_span, pick_span
+from lbpe.analysis.pair_steps import explain_pair, explain_pair_span
 from lbpe.budget import time_budget
 from lbpe.errors import LbpeError
 from lbpe.playground import display
@@ -36,6 +38,9 @@ def explain_view(
     text: str | None = None,
     at: int | None = None,
     specials: bool = False,
+    methods: Sequence[str] = display.DEFAULT_METHODS,
+    dropout: float | None = None,
+    seed: int | None = None,
 ) -> ExplainView:
     """``span`` worked step by step with both encodings (:mod:`lbpe.analysis.explain`):
     ``{"html": frame ``frame`` (``None`` or below 0: the last, every step done), "frame",
@@ -44,7 +49,14 @@ def explain_view(
     With ``text`` and ``at`` (where ``span`` starts in it, as :func:`explain_target` says) the
     span is explained where it stands, as the Compare view encodes ``text`` (``specials``: its
     toggle): :func:`lbpe.analysis.explain.explain_span`. A span that is not at ``at`` (typed, or the text
-    changed since) is explained on its own."""
+    changed since) is explained on its own.
+
+    ``methods``, ``dropout``, ``seed``: the pair the Compare view shows (as :func:`compare_view`
+    takes them). BPE and LBPE are explained as above; any other pair by each method's own
+    steps (:mod:`lbpe.analysis.pair_steps`), ``"steps"`` then that explanation's JSON."""
+    pair = display.check_methods(methods, dropout, seed)
+    if pair != display.DEFAULT_METHODS:
+        return _pair_view(tok, span, frame, text=text, at=at, specials=specials, pair=pair, dropout=dropout, seed=seed)
     if not span:
         raise LbpeError("Type a word or a short span to explain, or click a token in either pane.")
     budget = len(text) if text is not None else len(span)
@@ -59,6 +71,33 @@ def explain_view(
     return {"html": display.explain_html(ex, k), "frame": k, "frames": ex.frames, "steps": ex.to_json()}
 
 
+def _pair_view(
+    tok: Tokenizer,
+    span: str,
+    frame: int | None,
+    *,
+    text: str | None,
+    at: int | None,
+    specials: bool,
+    pair: tuple[str, str],
+    dropout: float | None,
+    seed: int | None,
+) -> ExplainView:
+    """:func:`explain_view` for a pair other than BPE and LBPE."""
+    if not span:
+        raise LbpeError("Type a word or a short span to explain, or click a token in either pane.")
+    options: dict[str, Any] = {"dropout": dropout, "seed": seed}
+    prepared(tok)
+    with time_budget(len(text) if text is not None else len(span), what="the Explain view"):
+        if text is not None and at is not None and 0 <= at and replace_surrogates(text)[at : at + len(span)] == span:
+            ex = explain_pair_span(tok, text, at, at + len(span), pair, specials=specials, **options)
+        else:
+            ex = explain_pair(tok, span, pair, **options)
+    last = ex.frames - 1
+    k = last if frame is None or frame < 0 else min(frame, last)
+    return {"html": display.pair_html(ex, k), "frame": k, "frames": ex.frames, "steps": ex.to_json()}
+
+
 def explain_target(
     tok: Tokenizer,
     text: str,
@@ -66,22 +105,30 @@ def explain_target(
     differ: Sequence[tuple[int, int]] | None = None,
     *,
     specials: bool = False,
+    methods: Sequence[str] = display.DEFAULT_METHODS,
+    dropout: float | None = None,
+    seed: int | None = None,
 ) -> ExplainTarget:
     """What to explain for a click at character ``offset`` of ``text``: the differing span that
     holds it, else its word (:func:`lbpe.analysis.explain.pick_span`), widened to the token boundaries
     both encodings share (:func:`lbpe.analysis.explain.explain_span`), as ``{"start", "end", "span"}``;
     :func:`explain_view` of ``span`` with ``at=start`` explains it there. ``differ``: the
     differing ranges when the caller has them (from :func:`compare_view` with the same
-    ``specials``)."""
+    ``specials``). ``methods``, ``dropout``, ``seed``: the pair compared, whose differing spans
+    and shared boundaries count (:func:`lbpe.analysis.pair_steps.explain_pair_span`)."""
+    pair = display.check_methods(methods, dropout, seed)
     text = replace_surrogates(text)
     if differ is None:
         prepared(tok)
         with time_budget(len(text), what="the Explain view"):
-            differ = display.compare(tok, text, specials=specials).differ
+            differ = display.compare(tok, text, specials=specials, methods=pair, dropout=dropout, seed=seed).differ
     a, b = pick_span(text, offset, differ)
     if a < b:
         try:
-            ex = explain_span(tok, text, a, b, specials=specials)
+            if pair == display.DEFAULT_METHODS:
+                ex: Any = explain_span(tok, text, a, b, specials=specials)
+            else:
+                ex = explain_pair_span(tok, text, a, b, pair, specials=specials, dropout=dropout, seed=seed)
         except LbpeError:
             pass  # explain_view says what is wrong with the span
         else:

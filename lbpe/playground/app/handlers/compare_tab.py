@@ -137,24 +137,17 @@ def _seed(value: Any) -> int | None:
 
 def pair_controls(left: str = "bpe", right: str = "lbpe"):
     """The methods picked changed: the id boxes' labels name them (each pane's heading, in its
-    markup, does already), the dropout rate and seed show only while one of them is dropout,
-    and under any pair but BPE and LBPE a note beside Explain says that its steps are BPE's and
-    LBPE's. Returns updates for ``(left ids, right ids, dropout rate, seed, explain note)``."""
+    markup, does already) and the dropout rate and seed show only while one of them is dropout.
+    Explain follows the pair with each method's own steps, so the note beside it, which once
+    said its steps were BPE's and LBPE's, stays hidden. Returns updates for ``(left ids, right
+    ids, dropout rate, seed, explain note)``."""
     names = [display.METHOD_NAMES.get(m, str(m)) for m in (left, right)]
     dropout = "dropout" in (left, right)
-    classic = (left, right) == ("bpe", "lbpe")
-    note = (
-        ""
-        if classic
-        else f"Explain steps through classic BPE and LBPE only: the steps below are BPE's merges and LBPE's "
-        f"windows, not those of {names[0]} and {names[1]}, which the panes compare. A click on a token explains "
-        "its span with BPE and LBPE."
-    )
     return (
         *(gr.update(label=f"{name} ids") for name in names),
         gr.update(visible=dropout),
         gr.update(visible=dropout),
-        gr.update(value=note, visible=not classic),
+        gr.update(value="", visible=False),
     )
 
 
@@ -172,11 +165,31 @@ def _where(where: Any) -> int | None:
         return None
 
 
+def _pair(left: Any, right: Any, dropout: Any, seed: Any) -> dict[str, Any]:
+    """The pair the method pickers show, as the views take it (BPE-dropout's rate and seed read
+    only while it is one of them)."""
+    methods = (left or "bpe", right or "lbpe")
+    if "dropout" not in methods:
+        return {"methods": methods}
+    return {"methods": methods, "dropout": _rate(dropout), "seed": _seed(seed)}
+
+
 def _explained(
-    span: str, vocab: str, frame: int | None, state: Any, text: Any, where: Any, specials: Any
+    span: str,
+    vocab: str,
+    frame: int | None,
+    state: Any,
+    text: Any,
+    where: Any,
+    specials: Any,
+    left: Any = "bpe",
+    right: Any = "lbpe",
+    dropout: Any = None,
+    seed: Any = None,
 ) -> ExplainView:
     """:func:`lbpe.playground.service.explain_view` of ``span``, where it stands in the Compare text (its
-    part Compare shows) when ``where`` says so and it is still there, else on its own."""
+    part Compare shows) when ``where`` says so and it is still there, else on its own; with the
+    pair the Compare view shows (``left``, ``right``, BPE-dropout's ``dropout`` and ``seed``)."""
     return explain_view(
         get_tokenizer(vocab, state),
         span,
@@ -184,6 +197,7 @@ def _explained(
         text=(text or "")[: common.LIMITS.text_chars],
         at=_where(where),
         specials=bool(specials),
+        **_pair(left, right, dropout, seed),
     )
 
 
@@ -196,6 +210,10 @@ def explain(
     text: str = "",
     where: Any = "",
     specials: bool = False,
+    left: str = "bpe",
+    right: str = "lbpe",
+    dropout: Any = None,
+    seed: Any = None,
 ):
     """Both encodings of a word or short span worked step by step (:func:`lbpe.playground.service.explain_view`):
     where it stands in ``text`` when ``where`` (its start there) is given and it is still there
@@ -204,7 +222,7 @@ def explain(
 
     Returns ``(HTML of frame `frame`, the steps as JSON, the step slider's update)``; without
     ``frame`` the last frame (every step done, the reasons the two differ)."""
-    view = _explained(span, vocab, _frame(frame), state, text, where, specials)
+    view = _explained(span, vocab, _frame(frame), state, text, where, specials, left, right, dropout, seed)
     last = view["frames"] - 1
     return view["html"], view["steps"], gr.update(maximum=max(last, 1), value=view["frame"], interactive=last > 0)
 
@@ -218,13 +236,31 @@ def explain_frame(
     text: str = "",
     where: Any = "",
     specials: bool = False,
+    left: str = "bpe",
+    right: str = "lbpe",
+    dropout: Any = None,
+    seed: Any = None,
 ) -> str:
     """One frame of :func:`explain` (the step slider moved): its HTML."""
-    return _explained(span, vocab, _frame(frame) or 0, state, text, where, specials)["html"] if span else ""
+    return (
+        _explained(span, vocab, _frame(frame) or 0, state, text, where, specials, left, right, dropout, seed)["html"]
+        if span
+        else ""
+    )
 
 
 @_handler
-def explain_click(text: str, at: str, vocab: str = DEFAULT_PRESET, state: Any = None, specials: bool = False):
+def explain_click(
+    text: str,
+    at: str,
+    vocab: str = DEFAULT_PRESET,
+    state: Any = None,
+    specials: bool = False,
+    left: str = "bpe",
+    right: str = "lbpe",
+    dropout: Any = None,
+    seed: Any = None,
+):
     """A click on a token of either pane (``at`` is ``"offset:nonce"``, set by the page's
     script): the span to explain (:func:`lbpe.playground.service.explain_target`).
 
@@ -234,7 +270,9 @@ def explain_click(text: str, at: str, vocab: str = DEFAULT_PRESET, state: Any = 
     except ValueError:
         raise gr.Error("Click a token in either pane to explain it.") from None
     shown = (text or "")[: common.LIMITS.text_chars]
-    target = explain_target(get_tokenizer(vocab, state), shown, offset, specials=bool(specials))
+    target = explain_target(
+        get_tokenizer(vocab, state), shown, offset, specials=bool(specials), **_pair(left, right, dropout, seed)
+    )
     return target["span"], str(target["start"])
 
 
@@ -253,12 +291,27 @@ def ids_text(details: Any) -> tuple[str, str]:
     return " ".join(map(str, details["bpe"]["ids"])), " ".join(map(str, details["lbpe"]["ids"]))
 
 
-def _frames(span: str, vocab: str, state: Any, text: Any = "", where: Any = "", specials: Any = False) -> int:
+def _frames(
+    span: str,
+    vocab: str,
+    state: Any,
+    text: Any = "",
+    where: Any = "",
+    specials: Any = False,
+    left: str = "bpe",
+    right: str = "lbpe",
+    dropout: Any = None,
+    seed: Any = None,
+) -> int:
     """Frames of the explanation of ``span`` (1 when it cannot be explained: the Explain view
     already says why)."""
     try:
-        return _explained(span, vocab, 0, state, text, where, specials)["frames"] if span else 1
-    except ValueError:
+        return (
+            _explained(span, vocab, 0, state, text, where, specials, left, right, dropout, seed)["frames"]
+            if span
+            else 1
+        )
+    except (ValueError, gr.Error):
         return 1
 
 
@@ -271,9 +324,16 @@ def explain_move(
     text: str = "",
     where: Any = "",
     specials: bool = False,
+    left: str = "bpe",
+    right: str = "lbpe",
+    dropout: Any = None,
+    seed: Any = None,
 ) -> int:
     """The Step buttons: the frame ``delta`` away, kept within the explanation."""
-    return min(max(int(frame or 0) + delta, 0), _frames(span, vocab, state, text, where, specials) - 1)
+    return min(
+        max(int(frame or 0) + delta, 0),
+        _frames(span, vocab, state, text, where, specials, left, right, dropout, seed) - 1,
+    )
 
 
 def play_step(
@@ -284,11 +344,15 @@ def play_step(
     text: str = "",
     where: Any = "",
     specials: bool = False,
+    left: str = "bpe",
+    right: str = "lbpe",
+    dropout: Any = None,
+    seed: Any = None,
 ):
     """One tick of Play: the next frame; the timer stops at the last one.
 
     Returns ``(slider value, timer update)``."""
-    last, k = _frames(span, vocab, state, text, where, specials) - 1, int(frame or 0) + 1
+    last, k = _frames(span, vocab, state, text, where, specials, left, right, dropout, seed) - 1, int(frame or 0) + 1
     return (last, gr.Timer(active=False)) if k >= last else (k, gr.update())
 
 
@@ -300,9 +364,13 @@ def play_start(
     text: str = "",
     where: Any = "",
     specials: bool = False,
+    left: str = "bpe",
+    right: str = "lbpe",
+    dropout: Any = None,
+    seed: Any = None,
 ):
     """Play pressed (from the start when at the end). Returns ``(slider value, timer update)``."""
-    last, k = _frames(span, vocab, state, text, where, specials) - 1, int(frame or 0)
+    last, k = _frames(span, vocab, state, text, where, specials, left, right, dropout, seed) - 1, int(frame or 0)
     return (0 if k >= last else k), gr.Timer(active=last > 0)
 
 
@@ -319,12 +387,16 @@ def play_toggle(
     text: str = "",
     where: Any = "",
     specials: bool = False,
+    left: str = "bpe",
+    right: str = "lbpe",
+    dropout: Any = None,
+    seed: Any = None,
 ):
     """The Play button (``label``: what it reads): Play starts the steps (:func:`play_start`),
     Pause stops them where they are. Returns ``(slider value, timer update, button label)``."""
     if label == PAUSE:
         return gr.update(), gr.Timer(active=False), PLAY
-    value, timer = play_start(frame, span, vocab, state, text, where, specials)
+    value, timer = play_start(frame, span, vocab, state, text, where, specials, left, right, dropout, seed)
     return value, timer, PAUSE if timer.active else PLAY
 
 
@@ -337,13 +409,17 @@ def play_tick(
     text: str = "",
     where: Any = "",
     specials: bool = False,
+    left: str = "bpe",
+    right: str = "lbpe",
+    dropout: Any = None,
+    seed: Any = None,
 ):
     """A tick of Play (:func:`play_step`); the button reads Play again at the last step. A
     tick sent before Pause was pressed (``label``: Play) moves nothing.
     Returns ``(slider value, timer update, button label)``."""
     if label != PAUSE:
         return gr.update(), gr.Timer(active=False), gr.update()
-    value, timer = play_step(frame, span, vocab, state, text, where, specials)
+    value, timer = play_step(frame, span, vocab, state, text, where, specials, left, right, dropout, seed)
     return value, timer, PLAY if isinstance(timer, gr.Timer) else gr.update()
 
 

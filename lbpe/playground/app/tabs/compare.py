@@ -259,11 +259,22 @@ def build(shared: Shared) -> CompareTab:
     )
     says_why(loaded, load_text, state, compare_note)
     # a span of the text is explained as the text is encoded: again when the text changes
-    explained = [explain_box, vocab, state, text, explain_where, show_special]
+    # and with the pair compared: each method's own steps
+    explained = [explain_box, vocab, state, text, explain_where, show_special, left, right, dropout, seed]
     explaining = gr.on(
-        [explain_box.change, explain_where.change, vocab.change, text.change, show_special.change],
+        [
+            explain_box.change,
+            explain_where.change,
+            vocab.change,
+            text.change,
+            show_special.change,
+            left.change,
+            right.change,
+            dropout.change,
+            seed.change,
+        ],
         explain,
-        [explain_box, vocab, no_frame, state, text, explain_where, show_special],
+        [explain_box, vocab, no_frame, state, text, explain_where, show_special, left, right, dropout, seed],
         [explain_pane, explain_json, explain_step],
         api_name="explain",
         trigger_mode="always_last",
@@ -273,7 +284,7 @@ def build(shared: Shared) -> CompareTab:
     says_why(explaining, explain, state, explain_pane)
     framed = explain_step.change(
         explain_frame,
-        [explain_box, vocab, explain_step, state, text, explain_where, show_special],
+        [explain_box, vocab, explain_step, state, text, explain_where, show_special, left, right, dropout, seed],
         explain_pane,
         api_name="explain_frame",
         show_progress="hidden",
@@ -325,7 +336,7 @@ def build(shared: Shared) -> CompareTab:
     says_why(decoding, decode_ids, state, decoded)  # the reason replaces the last result
     explain_at.change(
         explain_click,
-        [text, explain_at, vocab, state, show_special],
+        [text, explain_at, vocab, state, show_special, left, right, dropout, seed],
         [explain_box, explain_where],
         api_name="explain_click",
         show_progress="hidden",
