@@ -175,8 +175,8 @@ def build(shared: Shared) -> CompareTab:
         with gr.Group(elem_id="explain-box"):
             gr.Markdown(
                 "### Explain: why do they differ?\nClick a token in either pane (or type a word) to see both "
-                "encodings worked step by step: BPE's merges in priority order next to LBPE's windows, "
-                "longest first.",
+                "encodings worked step by step, each by its own method's steps (for BPE and LBPE: the merges "
+                "in priority order next to the windows, longest first).",
                 elem_classes="lbpe-explain-intro",
             )
             explain_note = gr.Markdown("", visible=False, elem_id="explain-pair-note")
