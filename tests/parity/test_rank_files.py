@@ -128,7 +128,7 @@ def rank_lines(draw) -> bytes:
     return b"\n".join(lines) + draw(st.sampled_from([b"", b"\n", b"\n\n", b" "]))
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(data=rank_lines())
 def test_never_other_tokens_than_python(data):
     compiled, pure = both(data)

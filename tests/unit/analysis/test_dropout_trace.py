@@ -43,7 +43,10 @@ def test_equal_priorities_are_considered_leftmost_first():
     assert [(c.start, c.dropped) for c in steps[0].considered] == [(0, True), (1, False)]
 
 
-@pytest.mark.parametrize("name", [DEFAULT_PRESET, "cl100k_base"])
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(DEFAULT_PRESET, marks=pytest.mark.slow(reason="800 long character-level pieces")), "cl100k_base"],
+)
 @pytest.mark.parametrize("rate", [0.1, 0.5])
 def test_seeded_trace_gives_the_models_tokens_and_encode_ids(name, rate):
     tok = load_preset(name)
