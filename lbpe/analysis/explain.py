@@ -41,7 +41,7 @@ BPE never makes "Capital": its step 2 merges "al" + "s" (rank 257) across the en
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from lbpe.analysis.trace import (
@@ -191,19 +191,26 @@ def _span_parts(tok: Tokenizer, text: str, start: int, end: int, *, specials: bo
     return found
 
 
-def _chunk_parts(tok: Tokenizer, chunk: str, start: int, end: int) -> list[tuple[int, int, Any]]:
-    """:func:`_span_parts` within one ordinary chunk (offsets in the chunk)."""
+def aligned_chunk(tok: Tokenizer, chunk: str) -> tuple[str, Callable[[int, bool], int]]:
+    """``chunk`` normalised, and ``back(i, is_end)``: the offset in ``chunk`` of normalised offset
+    ``i`` (a start, or an end when ``is_end``), as :meth:`Tokenizer.segment` maps it."""
     if tok.normalizer is not None:
         norm, origin = tok.normalizer.aligned(chunk)
     else:
         norm, origin = chunk, list(range(len(chunk)))
     size = len(chunk)
 
-    def back(i: int, is_end: bool) -> int:  # a normalised offset in the chunk, as segment() maps it
+    def back(i: int, is_end: bool) -> int:
         if is_end:
             return origin[i - 1] + 1 if 0 < i <= len(origin) else (size if i else 0)
         return origin[i] if i < len(origin) else size
 
+    return norm, back
+
+
+def _chunk_parts(tok: Tokenizer, chunk: str, start: int, end: int) -> list[tuple[int, int, Any]]:
+    """:func:`_span_parts` within one ordinary chunk (offsets in the chunk)."""
+    norm, back = aligned_chunk(tok, chunk)
     vocab = tok.vocab
     out = []
     for piece, ps, pe in tok._splitter.split(norm):

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lbpe.analysis.dropout_trace import dropout_trace
-from lbpe.analysis.explain import _AROUND, _bounds, _check_length, _trace_piece
+from lbpe.analysis.explain import _AROUND, _bounds, _check_length, _trace_piece, aligned_chunk
 from lbpe.analysis.fewest_trace import fewest_trace
 from lbpe.analysis.greedy_trace import PART, TOKEN, Match, match_keys, prefix_trace, suffix_trace
 from lbpe.analysis.trace import quoted, show_key
@@ -234,17 +234,7 @@ def _chunk_pieces(
     before the span still takes its BPE-dropout draws."""
     from lbpe.tokenizer import keys
 
-    if tok.normalizer is not None:
-        norm, origin = tok.normalizer.aligned(chunk)
-    else:
-        norm, origin = chunk, list(range(len(chunk)))
-    size = len(chunk)
-
-    def back(i: int, is_end: bool) -> int:
-        if is_end:
-            return origin[i - 1] + 1 if 0 < i <= len(origin) else (size if i else 0)
-        return origin[i] if i < len(origin) else size
-
+    norm, back = aligned_chunk(tok, chunk)
     vocab = tok.vocab
     out = []
     for piece, ps, pe in tok._splitter.split(norm):
