@@ -21,7 +21,7 @@ import pytest
 from lbpe.playground.page.site import build_site
 from lbpe.presets import DEFAULT_PRESET, load_preset
 from lbpe.tokenizer import METHODS
-from tests.support.page import READY_MS, Server, open_page
+from tests.support.page import READY_MS, Server, Session, link, open_page
 
 pytestmark = pytest.mark.slow(reason="Chromium drives the page (Pyodide in the browser)")
 
@@ -48,34 +48,13 @@ def tok():
     return load_preset(DEFAULT_PRESET)
 
 
-class Session:
-    """A fresh browser context recording every request and every uncaught page error."""
-
-    def __init__(self, browser, origin: str) -> None:
-        self.origin = origin.rstrip("/")
-        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
-        self.context.set_default_timeout(STEP_MS)
-        self.requests: list[str] = []
-        self.context.on("request", lambda r: self.requests.append(r.url))
-        self.errors: list[str] = []
-        self.page = self.context.new_page()
-        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
-
-    def foreign_requests(self) -> list[str]:
-        return [u for u in self.requests if not (u.startswith(self.origin + "/") or u.startswith(("data:", "blob:")))]
-
-
 @pytest.fixture
 def session(browser, server):
-    s = Session(browser, server.url)
+    s = Session(browser, server.url, step_ms=STEP_MS)
     yield s
     s.context.close()
     assert not s.foreign_requests(), f"requests left the page's origin: {s.foreign_requests()}"
     assert not s.errors, f"uncaught errors in the page: {s.errors}"
-
-
-def link(server, **params: str) -> str:
-    return server.url + "#" + urllib.parse.urlencode(params, quote_via=urllib.parse.quote)
 
 
 def fragment(page) -> dict[str, str]:

@@ -4,6 +4,7 @@ a browser page until Python is ready."""
 from __future__ import annotations
 
 import threading
+import urllib.parse
 from pathlib import Path
 
 from lbpe.playground.page.site import serve
@@ -42,3 +43,26 @@ def wait_ready(page) -> None:
     page.wait_for_function("() => window.lbpePage && window.lbpePage.rendered.seq > 0", timeout=READY_MS)
     assert page.get_attribute("#status", "data-state") == "ready"
     assert not page.is_disabled("#text") and not page.is_disabled("#preset")
+
+
+class Session:
+    """A fresh browser context (its own cache) recording every request and every uncaught page
+    error; each step waits at most ``step_ms``."""
+
+    def __init__(self, browser, origin: str, *, step_ms: int = 60_000) -> None:
+        self.origin = origin.rstrip("/")
+        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+        self.context.set_default_timeout(step_ms)
+        self.requests: list[str] = []
+        self.context.on("request", lambda r: self.requests.append(r.url))
+        self.errors: list[str] = []
+        self.page = self.context.new_page()
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+    def foreign_requests(self) -> list[str]:
+        return [u for u in self.requests if not (u.startswith(self.origin + "/") or u.startswith(("data:", "blob:")))]
+
+
+def link(server: Server, **params: str) -> str:
+    """The page's address with ``params`` in its fragment, as the page's links carry them."""
+    return server.url + "#" + urllib.parse.urlencode(params, quote_via=urllib.parse.quote)
