@@ -1,6 +1,6 @@
 """Throughput benchmark: lbpe (classic BPE and LBPE) beside tiktoken, HF tokenizers and the fastest peers.
 
-    python -m bench [--quick] [--only hf-bridge|peers|load] [--write docs/benchmarks.md]
+    python -m bench [--quick] [--only hf-bridge|hf-files|peers|load] [--write docs/benchmarks.md]
 
 Every figure in one table comes from one run on one machine, on the same texts (fetched by
 ``scripts/fetch_data.py``) and the same vocabularies; ratios are against tiktoken's
@@ -37,8 +37,9 @@ tokenizers. This is a benchmark: it asserts nothing.
 * adversarial: time for 2x the input over time for 1x, cold, for each mode; and LBPE's time with
   a vocabulary of very long tokens (``bench/adversarial.py --long-tokens``);
 * memory: peak RSS of a fresh process that loads o200k_base and encodes 10 MB;
-* tokenizer.json: files with their own pre-tokeniser patterns, cold, beside HF tokenizers on
-  the same file;
+* tokenizer.json: files with their own pre-tokeniser patterns (Llama 3, Qwen 3, DeepSeek-V3,
+  Gemma 3), cold, one thread by CPU time, beside HF tokenizers on the same file, its ids checked
+  first (``python -m bench --only hf-files`` runs this case alone);
 * corpus: ``lbpe stats`` and ``lbpe export`` (fresh processes, wall time) over a 100 MB file,
   beside a script that encodes the same file with tiktoken and writes the ids with ``array``;
 * hf-bridge: ``lbpe.hf.LBPETokenizer`` (``tok(texts)["input_ids"]``, LBPE) beside lbpe's own
@@ -71,7 +72,7 @@ from bench.batch import batch
 from bench.common import inputs, read_text, render
 from bench.corpus import corpus_commands, shard_export
 from bench.footprint import load_times, memory
-from bench.hf import HF_BRIDGE_HEADER, HF_BRIDGE_TITLE, hf_bridge, hf_files
+from bench.hf import HF_BRIDGE_HEADER, HF_BRIDGE_TITLE, HF_FILES_HEADER, HF_FILES_TITLE, hf_bridge, hf_files
 from bench.peers import SUMMARY_TITLE, run_part
 from bench.throughput import short_calls, throughput
 
@@ -101,7 +102,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="1 MB inputs, fewer rounds")
     parser.add_argument("--write", metavar="FILE", help="also write the tables (markdown) to FILE")
-    parser.add_argument("--only", choices=["hf-bridge", "load", "peers"], help="run this case alone")
+    parser.add_argument("--only", choices=["hf-bridge", "hf-files", "load", "peers"], help="run this case alone")
     args, rest = parser.parse_known_args()
     if args.only == "load":  # a real playground server under N clients (bench/load.py; its options follow)
         from bench import load
@@ -115,6 +116,11 @@ def main() -> int:
     if args.only == "hf-bridge":
         hf_bridge(rows, rounds)
         sections[HF_BRIDGE_TITLE] = (HF_BRIDGE_HEADER, rows)
+        print(render(sections))
+        return 0
+    if args.only == "hf-files":
+        hf_files(rows, inputs(args.quick), rounds)
+        sections[HF_FILES_TITLE] = (HF_FILES_HEADER, rows)
         print(render(sections))
         return 0
     if args.only == "peers":
@@ -177,10 +183,7 @@ def main() -> int:
     ] = (["vocabulary", "documents", "command", "wall time", "MB/s", "x tiktoken"], rows)
     rows = []
     hf_files(rows, texts, rounds)
-    sections[
-        "tokenizer.json files with their own patterns: 2 MB of English, code and other languages (x HF "
-        "tokenizers: median of within-round ratios)"
-    ] = (["file", "pre-tokeniser", "encoder", "MB/s", "x HF tokenizers"], rows)
+    sections[HF_FILES_TITLE] = (HF_FILES_HEADER, rows)
     rows = []
     hf_bridge(rows, rounds)
     sections[HF_BRIDGE_TITLE] = (HF_BRIDGE_HEADER, rows)

@@ -1,6 +1,7 @@
 """The peers' benchmark (bench/peers.py) on a tiny input: its exactness check flags an encoder that
 drops a token and passes tiktoken and the real peers, and such an encoder is timed apart, never
-named in the summary. Nothing here asserts a time."""
+named in the summary. The tokenizer.json table (bench/hf.py) likewise times only ids equal to HF
+tokenizers'. Nothing here asserts a time."""
 
 from __future__ import annotations
 
@@ -77,3 +78,34 @@ def test_the_batch_table_marks_a_batch_whose_ids_differ(with_fake):
     ids = {row[2]: row[8] for row in rows}
     assert ids.pop("drops a token") == "DIFFER"
     assert set(ids.values()) == {"exact"}, ids
+
+
+def _hf_texts() -> dict[str, str]:
+    """What hf_files takes: it reads the English prose, code and multilingual texts."""
+    return {"English prose": TEXTS["English prose"], "code": TEXTS["code"], "multilingual": TEXTS["Russian"]}
+
+
+@pytest.mark.slow(reason="loads Gemma 3's tokenizer.json, 262,144 tokens")
+def test_the_tokenizer_json_table_times_files_whose_ids_equal_hf(monkeypatch):
+    from bench import hf
+
+    monkeypatch.setattr(hf, "HF_FILES", {"Gemma 3": "hf/gemma3/tokenizer.json"})
+    rows: list = []
+    hf.hf_files(rows, _hf_texts(), rounds=1)
+    encoders = [row[2] for row in rows]
+    assert encoders[0] == "HF tokenizers"
+    assert "lbpe bpe (compiled), cold" in encoders or "lbpe bpe (pure), cold" in encoders
+    assert all(isinstance(row[4], float) for row in rows)
+
+
+@pytest.mark.slow(reason="loads Gemma 3's tokenizer.json, 262,144 tokens")
+def test_the_tokenizer_json_table_refuses_to_time_ids_that_differ(monkeypatch):
+    from bench import hf
+
+    real = hf._encode
+    monkeypatch.setattr(hf, "HF_FILES", {"Gemma 3": "hf/gemma3/tokenizer.json"})
+    monkeypatch.setattr(hf, "_encode", lambda *args: real(*args)[:-1])
+    rows: list = []
+    hf.hf_files(rows, _hf_texts(), rounds=1)
+    assert len(rows) == 1
+    assert "NOT HF's ids" in rows[0][2] and rows[0][3:] == ("-", "-")
