@@ -206,6 +206,10 @@ class Sequence(Normalizer):
 MAX_KEY_BYTES = 64
 
 
+#: A run of spaces (U+0020 only: SentencePiece squeezes no other white space).
+_SPACE_RUN = re.compile(" {2,}")
+
+
 class SentencePieceNormalizer(Normalizer):
     """SentencePiece's normaliser: the precompiled character map (longest match first), then
     extra white space removed, ``▁`` for spaces and a dummy ``▁`` prefix.
@@ -294,7 +298,19 @@ class SentencePieceNormalizer(Normalizer):
         return outs, origin
 
     def __call__(self, text: str) -> str:
-        return self.aligned(text)[0]
+        if self._trie:
+            return self.aligned(text)[0]
+        # Without a character map, what aligned() does character by character, on the whole
+        # string: encoding needs no alignment, and building it took 95% of a mistral-7b encode.
+        if self.remove_extra_whitespaces:
+            text = _SPACE_RUN.sub(" ", text).strip(" ")
+        if not text:
+            return ""
+        out = (self.space if self.add_dummy_prefix else "") + text.replace(" ", self.space)
+        if self.remove_extra_whitespaces:
+            while out.endswith(self.space):
+                out = out[: -len(self.space)]
+        return out
 
     def continued(self) -> Normalizer | None:
         """Without the dummy prefix; ``None`` with a character map (its keys may span a line end)
