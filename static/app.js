@@ -33,6 +33,7 @@ const ui = {
   acrossTable: $("#across-table"),
   acrossChart: $("#across-chart"),
   acrossAxis: [...document.querySelectorAll('#across-axis input[name="across-axis"]')],
+  acrossHeading: document.getElementById("across-heading"),
   acrossOptions: $("#across-methods-options"),
   acrossMethods: $("#across-methods"),
   acrossDropout: $("#across-dropout-options"),
@@ -340,11 +341,12 @@ function applyAxis() {
 }
 
 /** The methods and dropout's boxes show only on the methods axis (dropout's while it is ticked), the
- * button says what it compares, and a box whose value is wrong is marked. */
+ * heading and the button say what is compared, and a box whose value is wrong is marked. */
 function markAxis() {
   const on = state.axis === "methods";
   ui.acrossOptions.hidden = !on;
   ui.acrossDropout.hidden = !hasAxisDropout();
+  ui.acrossHeading.textContent = on ? "Across methods" : "Across vocabularies";
   ui.acrossRun.textContent = on ? "Compare across methods" : "Compare across vocabularies";
   const problem = on ? axisProblem() : "";
   ui.acrossRate.classList.toggle("attention", problem.startsWith("The dropout rate"));

@@ -431,7 +431,7 @@ def test_across_vocabularies_sorts_and_matches_cpython(session, server):
     assert ascending == [r[0] for r in sorted(want, key=lambda r: r[3])]
     assert page.get_attribute("#across-table th:nth-child(4)", "aria-sort") == "ascending"
     ARTIFACTS.mkdir(exist_ok=True)
-    page.locator("section[aria-label='Across vocabularies']").screenshot(path=str(ARTIFACTS / "web_across.png"))
+    page.locator("section[aria-labelledby='across-heading']").screenshot(path=str(ARTIFACTS / "web_across.png"))
 
 
 def wait_explained(page, html: str) -> None:

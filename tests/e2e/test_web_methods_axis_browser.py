@@ -69,6 +69,20 @@ def ticked(page) -> list[str]:
     return page.eval_on_selector_all("#across-methods input:checked", "boxes => boxes.map((b) => b.value)")
 
 
+def heading(page) -> tuple[str, str]:
+    """The Across view's heading and the accessible name of its section (what a screen reader says)."""
+    return tuple(
+        page.evaluate(
+            """() => {
+            const section = document.querySelector("#across-run").closest("section");
+            const by = section.getAttribute("aria-labelledby");
+            const name = by ? document.getElementById(by).textContent : section.getAttribute("aria-label");
+            return [section.querySelector("h2").textContent, name];
+        }"""
+        )
+    )
+
+
 def run_methods(page) -> list[list[str]]:
     """Press the Across button on the methods axis; the rows shown (cells as text)."""
     before = page.evaluate("() => window.lbpePage.across.seq")
@@ -99,9 +113,11 @@ def test_the_methods_axis_shows_cpythons_counts_and_its_link_round_trips(session
     wait_text(page, TEXT)
     assert page.is_checked("#across-axis input[value='vocabularies']")
     assert not page.is_visible("#across-methods-options") and "ax" not in fragment(page)
+    assert heading(page) == ("Across vocabularies", "Across vocabularies")
     page.check("#across-axis input[value='methods']")
     assert page.is_visible("#across-methods-options")
     assert page.inner_text("#across-run") == "Compare across methods"
+    assert heading(page) == ("Across methods", "Across methods")
     assert ticked(page) == list(METHODS)
     assert page.is_visible("#across-dropout-rate") and page.is_visible("#across-dropout-seed")
     assert fragment(page)["ax"] == "methods" and "ms" not in fragment(page)
@@ -153,6 +169,7 @@ def test_the_methods_axis_shows_cpythons_counts_and_its_link_round_trips(session
     page.check("#across-axis input[value='vocabularies']")
     assert not page.is_visible("#across-methods-options") and "ax" not in fragment(page)
     assert page.inner_text("#across-run") == "Compare across vocabularies"
+    assert heading(page) == ("Across vocabularies", "Across vocabularies")
 
 
 def test_a_link_opens_on_the_methods_axis(session, server, tok):
@@ -160,6 +177,7 @@ def test_a_link_opens_on_the_methods_axis(session, server, tok):
     open_page(page, link(server, t=TEXT, ax="methods", ms="lbpe,dropout,longest-suffix", mdr="0.25", mseed="11"))
     wait_text(page, TEXT)
     assert page.is_checked("#across-axis input[value='methods']")
+    assert heading(page) == ("Across methods", "Across methods")
     assert ticked(page) == ["lbpe", "longest-suffix", "dropout"]  # the boxes' order: lbpe.METHODS'
     assert page.input_value("#across-dropout-rate") == "0.25" and page.input_value("#across-dropout-seed") == "11"
     assert page.is_hidden("#error")
