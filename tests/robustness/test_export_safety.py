@@ -153,7 +153,9 @@ def test_workers_end_when_the_export_is_killed(tmp_path):
     out = tmp_path / "out"
     proc = subprocess.Popen([*CLI, *export_args(out, path, "--num-proc", "2")], stderr=subprocess.PIPE)
     try:
-        wait_for(lambda: len(children(proc.pid)) >= 2 and list(out.glob("tokens-*.npy")))
+        # a shard recorded in the index (killed between a shard and its index, there is nothing
+        # to resume: test_resume_without_an_index_says_there_is_nothing_to_resume)
+        wait_for(lambda: len(children(proc.pid)) >= 2 and (out / INDEX_NAME).is_file())
         workers = children(proc.pid)
     finally:
         proc.kill()  # kill -9: nothing of the export runs any more
@@ -175,6 +177,20 @@ def test_workers_end_when_the_export_is_killed(tmp_path):
     done = run_cli(*export_args(out, path, "--resume"), timeout=600)  # the lock went with them
     assert done.returncode == 0, done.stderr
     assert documents(out) == encoded(load_preset("lbpe-32k"), docs, "lbpe")
+
+
+def test_resume_without_an_index_says_there_is_nothing_to_resume(tmp_path):
+    """An export killed after writing its first shard and before recording it in the index: the
+    message must not tell a person who passed --resume to pass --resume."""
+    path = jsonl(tmp_path / "docs.jsonl", paragraphs(50))
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "tokens-00000.npy").write_bytes(b"half a shard")
+    done = run_cli(*export_args(out, path, "--resume"), timeout=120)
+    assert done.returncode != 0
+    assert f"no {INDEX_NAME}" in done.stderr and "nothing to resume" in done.stderr
+    assert "pass --resume" not in done.stderr and "Traceback" not in done.stderr
+    assert (out / "tokens-00000.npy").read_bytes() == b"half a shard"  # nothing of the person's is removed
 
 
 def _file_size_limit(limit: int):

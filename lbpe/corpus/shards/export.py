@@ -16,7 +16,7 @@ from lbpe.corpus.containers import Container, container
 from lbpe.corpus.documents import input_bytes, iter_records
 from lbpe.corpus.shards.batches import one_by_one
 from lbpe.corpus.shards.folder import _folder_lock, _our_files, _resume_state
-from lbpe.corpus.shards.index import SHARD_FORMAT, vocab_sha256
+from lbpe.corpus.shards.index import INDEX_NAME, SHARD_FORMAT, vocab_sha256
 from lbpe.corpus.shards.local import _ordered, _pooled
 from lbpe.corpus.shards.ray import _ray_ordered
 from lbpe.corpus.shards.writer import _Shards
@@ -228,9 +228,15 @@ def _export_locked(
     previous = _resume_state(out, header, warn) if options.resume else None
     if previous is None:
         leftovers = sorted(p.relative_to(out).as_posix() for p in _our_files(out))
+        listed = f"{', '.join(leftovers[:3])}{', ...' if len(leftovers) > 3 else ''}"
+        if leftovers and options.resume:
+            raise LbpeError(
+                f"{out} has files ({listed}) but no {INDEX_NAME}: the export there was stopped before it "
+                "recorded its first shard, so there is nothing to resume; export into an empty folder"
+            )
         if leftovers:
             raise LbpeError(
-                f"{out} is not empty ({', '.join(leftovers[:3])}{', ...' if len(leftovers) > 3 else ''}); "
+                f"{out} is not empty ({listed}); "
                 "export into an empty folder, or pass --resume to continue an export there"
             )
     shards = _Shards(
