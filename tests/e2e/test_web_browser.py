@@ -33,7 +33,7 @@ from lbpe.tokenizer import MODES, Tokenizer
 from tests.support.browser import BACKGROUND_JS, CHART_TEXT, CONTRAST_JS, check_charts
 from tests.support.data import ROOT, data_file
 from tests.support.hostile import CHARS, POLYNOMIAL, hostile_tokenizer_json
-from tests.support.page import READY_MS, Server, open_page, wait_ready
+from tests.support.page import READY_MS, Server, Session, open_page, wait_ready
 
 pytestmark = pytest.mark.slow(reason="Chromium drives the page (Pyodide in the browser)")
 
@@ -65,30 +65,15 @@ def server(site):
     s.stop()
 
 
-class Session:
-    """A fresh browser context (its own cache and service workers) recording every request."""
-
-    def __init__(self, browser, origin: str) -> None:
-        self.origin = origin.rstrip("/")
-        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
-        self.requests: list[str] = []
-        self.context.on("request", lambda r: self.requests.append(r.url))
-        self.errors: list[str] = []
-        self.page = self.context.new_page()
-        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
-
-    def foreign_requests(self) -> list[str]:
-        return [u for u in self.requests if not (u.startswith(self.origin + "/") or u.startswith(("data:", "blob:")))]
-
-    def close(self) -> None:
-        self.context.close()
+#: Each step's wait: Playwright's own default, which these tests were written against.
+SESSION_STEP_MS = 30_000
 
 
 @pytest.fixture
 def session(browser, server):
-    s = Session(browser, server.url)
+    s = Session(browser, server.url, step_ms=SESSION_STEP_MS)
     yield s
-    s.close()
+    s.context.close()
     assert not s.foreign_requests(), f"requests left the page's origin: {s.foreign_requests()}"
     assert not s.errors, f"uncaught errors in the page: {s.errors}"
 
@@ -381,7 +366,7 @@ def test_a_request_waiting_behind_a_long_one_is_not_stopped(session, server):
 def test_works_offline_after_the_first_visit(browser, site):
     """Stop the server after one visit; a reload must still give the right ids (service worker)."""
     server = Server(site)  # its own server (and origin), so stopping it affects no other test
-    s = Session(browser, server.url)
+    s = Session(browser, server.url, step_ms=SESSION_STEP_MS)
     try:
         page = s.page
         open_page(page, server.url)
@@ -403,7 +388,7 @@ def test_works_offline_after_the_first_visit(browser, site):
         assert not s.foreign_requests(), s.foreign_requests()
         assert not s.errors, s.errors
     finally:
-        s.close()
+        s.context.close()
         server.stop()
 
 
@@ -457,7 +442,7 @@ def test_explain_examples_and_a_clicked_token(browser, server):
         return explain_span(tok, text, at, at + len(span))
 
     for name, viewport in (("desktop", {"width": 1280, "height": 900}), ("phone", {"width": 390, "height": 844})):
-        s = Session(browser, server.url)
+        s = Session(browser, server.url, step_ms=SESSION_STEP_MS)
         s.context.set_default_timeout(STEP_MS)
         page = s.page
         page.set_viewport_size(viewport)
@@ -490,7 +475,7 @@ def test_explain_examples_and_a_clicked_token(browser, server):
         page.wait_for_function("() => document.querySelector('#explain').textContent === ''")
         page.fill("#explain-text", "y" * 400 + "!")  # maxlength holds it to 400: still explained
         wait_explained(page, explain_html(explain(load_preset(chosen.vocabulary), "y" * 400)))
-        s.close()
+        s.context.close()
         assert not s.foreign_requests() and not s.errors, (s.foreign_requests(), s.errors)
 
 
@@ -551,7 +536,7 @@ def test_the_page_follows_light_and_dark_and_fits_a_phone(browser, server):
     charts = ("#chart", "#frequency-chart")
     SCREENS.mkdir(parents=True, exist_ok=True)
     for scheme in ("light", "dark"):
-        s = Session(browser, server.url)
+        s = Session(browser, server.url, step_ms=SESSION_STEP_MS)
         s.context.set_default_timeout(STEP_MS)
         page = s.page
         page.set_viewport_size({"width": 1400, "height": 1000})
@@ -580,14 +565,14 @@ def test_the_page_follows_light_and_dark_and_fits_a_phone(browser, server):
             page.evaluate("() => window.scrollTo(0, 0)")
             page.screenshot(path=str(SCREENS / "page_phone.png"))
             page.screenshot(path=str(SCREENS / "page_phone_full.png"), full_page=True)
-        s.close()
+        s.context.close()
         assert not s.foreign_requests() and not s.errors, (s.foreign_requests(), s.errors)
 
 
 def test_the_page_lists_differences_and_links_the_panes(browser, server):
     """The page loads the app's lbpe/playground/display/panes.js: the list of differences scrolls both panes to a
     span and lights it; hovering a token shows its card and lights the other pane."""
-    s = Session(browser, server.url)
+    s = Session(browser, server.url, step_ms=SESSION_STEP_MS)
     page = s.page
     s.context.set_default_timeout(STEP_MS)
     open_page(page, server.url)
@@ -629,14 +614,14 @@ def test_the_page_lists_differences_and_links_the_panes(browser, server):
     want = load_preset("gpt2").encode(special_text, mode="bpe", allowed_special="all")
     assert [int(x) for x in page.text_content('.ids[data-mode="bpe"]').split()] == want
     assert "sp=1" in page.url
-    s.close()
+    s.context.close()
     assert not s.foreign_requests() and not s.errors, (s.foreign_requests(), s.errors)
 
 
 def test_a_link_says_what_it_left_out(browser, server):
     """A link never carries an uploaded vocabulary or a text over 2,000 characters; opening
     such a link says so instead of silently showing something else."""
-    s = Session(browser, server.url)
+    s = Session(browser, server.url, step_ms=SESSION_STEP_MS)
     page = s.page
     s.context.set_default_timeout(STEP_MS)
     open_page(page, server.url)
@@ -653,14 +638,14 @@ def test_a_link_says_what_it_left_out(browser, server):
     assert "the vocabulary file “r50k_base.tiktoken”" in message and "a link never carries" in message
     assert f"its text had {len(long_text):,} characters" in message
     assert other.input_value("#preset") == DEFAULT_PRESET
-    s.close()
+    s.context.close()
     assert not s.foreign_requests() and not s.errors, (s.foreign_requests(), s.errors)
 
 
 def test_a_reload_shows_the_last_result_before_python_is_ready(browser, server):
     """A reload of the same link draws the last comparison from the browser's storage at once;
     Python's result replaces it when ready (the same HTML), and the controls wait for Python."""
-    s = Session(browser, server.url)
+    s = Session(browser, server.url, step_ms=SESSION_STEP_MS)
     page = s.page
     s.context.set_default_timeout(STEP_MS)
     open_page(page, server.url)
@@ -682,7 +667,7 @@ def test_a_reload_shows_the_last_result_before_python_is_ready(browser, server):
     assert page.inner_html('.pane[data-mode="lbpe"]') == shown
     ready = page.evaluate("() => window.lbpePage.readySeconds")
     print(f"cached reload: panes after {early['at']:.2f} s, Python ready after {ready:.2f} s")
-    s.close()
+    s.context.close()
     assert not s.foreign_requests() and not s.errors, (s.foreign_requests(), s.errors)
 
 
@@ -778,7 +763,7 @@ def test_a_first_visit_shows_the_opening_comparison_before_python(browser, serve
     own compare) and drawn at once on a first visit, before Python is ready: its ids are
     CPython's, it is exactly what Python in the page computes for the same text (the charts are
     Python's own, drawn once it is ready), and the page shows it exactly as Python's own result."""
-    s = Session(browser, server.url)
+    s = Session(browser, server.url, step_ms=SESSION_STEP_MS)
     page = s.page
     s.context.set_default_timeout(STEP_MS)
     page.goto(server.url, wait_until="domcontentloaded")
@@ -803,7 +788,7 @@ def test_a_first_visit_shows_the_opening_comparison_before_python(browser, serve
     set_text(page, "Capitals", DEFAULT_PRESET)
     set_text(page, opening.text, DEFAULT_PRESET)
     assert page.evaluate(EARLY)["shown"] == early["shown"]
-    s.close()
+    s.context.close()
     assert not s.foreign_requests() and not s.errors, (s.foreign_requests(), s.errors)
 
 
@@ -811,7 +796,7 @@ def test_text_typed_while_python_starts(browser, server):
     """On a first visit the text box takes text at once, before Python is ready: the panes keep
     the opening comparison, marked as not yet this text, and the moment Python is ready the
     typed text is compared: the panes then show it exactly as CPython segments it."""
-    s = Session(browser, server.url)
+    s = Session(browser, server.url, step_ms=SESSION_STEP_MS)
     page = s.page
     s.context.set_default_timeout(STEP_MS)
     page.goto(server.url, wait_until="domcontentloaded")
@@ -835,7 +820,7 @@ def test_text_typed_while_python_starts(browser, server):
     )
     assert not after["updating"] and "Python is starting" not in after["info"]
     assert after["info"].startswith(f"{len(TEXT):,} characters")
-    s.close()
+    s.context.close()
     assert not s.foreign_requests() and not s.errors, (s.foreign_requests(), s.errors)
 
 
