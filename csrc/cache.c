@@ -14,23 +14,8 @@ LBPE_FN void cache_clear(Cache *c) {
         cache_free(c);
         return;
     } /* give the memory back */
-    if (c->slots) memset(c->slots, 0, (c->mask + 1) * sizeof(uint64_t));
+    if (c->slots) memset(c->slots, 0, (c->mask + 1) * sizeof(CSlot));
     c->n = c->klen = c->ilen = 0;
-}
-
-LBPE_FN const CEntry *cache_find(const Cache *c, uint64_t h, const char *s, size_t n) {
-    if (!c->slots) return NULL;
-    uint64_t tag = h >> 32;
-    size_t k = (size_t)h & c->mask;
-    for (;;) {
-        uint64_t slot = c->slots[k];
-        if (slot == 0) return NULL;
-        if ((slot >> 32) == tag) {
-            const CEntry *e = &c->entries[(uint32_t)slot - 1];
-            if (e->hash == h && e->klen == n && same_bytes(c->keys + e->koff, s, n)) return e;
-        }
-        k = (k + 1) & c->mask;
-    }
 }
 
 LBPE_FN int grow(void **p, size_t *cap, size_t need, size_t item) {
@@ -47,21 +32,33 @@ LBPE_FN int grow(void **p, size_t *cap, size_t need, size_t item) {
     return 0;
 }
 
+/* Put entry x of c in its slot of `slots` (mask + 1 of them). */
+static void place(const Cache *c, CSlot *slots, size_t mask, uint32_t x) {
+    const CEntry *e = &c->entries[x];
+    size_t k = (size_t)e->hash & mask;
+    while (slots[k].len) k = (k + 1) & mask;
+    CSlot *slot = &slots[k];
+    slot->head = head_word((const unsigned char *)c->keys + e->koff, e->klen);
+    slot->tag = (uint32_t)(e->hash >> 32);
+    slot->len = e->klen;
+    slot->entry = x;
+    slot->count = e->icount;
+    slot->id[0] = e->icount > 0 ? c->ids[e->ioff] : -1;
+    slot->id[1] = e->icount > 1 ? c->ids[e->ioff + 1] : -1;
+}
+
 LBPE_FN int cache_add(Cache *c, uint64_t h, const char *s, size_t n, const int32_t *ids,
                       size_t count) {
+    if (n == 0 || n > UINT32_MAX) return 0; /* an empty key is never looked up */
     if (c->klen + n > UINT32_MAX || c->ilen + count > UINT32_MAX) return 0; /* full: just skip */
     if (!c->slots || (c->n + 1) * 2 > c->mask + 1) {
         size_t size = c->slots ? (c->mask + 1) * 2 : 1024;
-        uint64_t *slots = lbpe_calloc(size, sizeof(uint64_t));
+        CSlot *slots = lbpe_calloc(size, sizeof(CSlot));
         if (!slots) {
             lbpe_no_memory();
             return -1;
         }
-        for (size_t x = 0; x < c->n; x++) {
-            size_t k = (size_t)c->entries[x].hash & (size - 1);
-            while (slots[k]) k = (k + 1) & (size - 1);
-            slots[k] = ((c->entries[x].hash >> 32) << 32) | (uint64_t)(x + 1);
-        }
+        for (size_t x = 0; x < c->n; x++) place(c, slots, size - 1, (uint32_t)x);
         lbpe_free(c->slots);
         c->slots = slots;
         c->mask = size - 1;
@@ -80,11 +77,14 @@ LBPE_FN int cache_add(Cache *c, uint64_t h, const char *s, size_t n, const int32
     c->klen += n;
     if (count) memcpy(c->ids + c->ilen, ids, count * sizeof(int32_t));
     c->ilen += count;
-    size_t k = (size_t)h & c->mask;
-    while (c->slots[k]) k = (k + 1) & c->mask;
-    c->slots[k] = ((h >> 32) << 32) | (uint64_t)(c->n + 1);
+    place(c, c->slots, c->mask, (uint32_t)c->n);
     c->n++;
     return 0;
+}
+
+LBPE_FN size_t cache_bytes(const Cache *c) {
+    return (c->slots ? (c->mask + 1) * sizeof(CSlot) : 0) + c->cap * sizeof(CEntry) + c->kcap +
+           c->icap * sizeof(int32_t);
 }
 
 LBPE_FN int append_ids(IdBuf *out, const int32_t *ids, size_t count) {
@@ -99,9 +99,9 @@ LBPE_FN int merge_cache(Cache *into, const Cache *from, ptrdiff_t limit) {
     for (size_t x = 0; x < from->n && (ptrdiff_t)into->n < limit; x++) {
         const CEntry *e = &from->entries[x];
         const char *key = from->keys + e->koff;
-        uint64_t h = fnv((const unsigned char *)key, e->klen, FNV_OFFSET);
-        if (cache_find(into, h, key, e->klen)) continue;
-        if (cache_add(into, h, key, e->klen, from->ids + e->ioff, e->icount) < 0) return -1;
+        if (cache_slot(into, e->hash, head_word((const unsigned char *)key, e->klen), key, e->klen))
+            continue;
+        if (cache_add(into, e->hash, key, e->klen, from->ids + e->ioff, e->icount) < 0) return -1;
     }
     return 0;
 }

@@ -135,13 +135,23 @@ static inline uint64_t heap_key(int64_t prio, int32_t i) {
     return ((uint64_t)((uint32_t)(int32_t)prio ^ 0x80000000u) << 32) | (uint32_t)i;
 }
 
-/* A bounded cache of pieces (keyed by their UTF-8) -> ids, emptied when full. */
+/* A bounded cache of pieces (keyed by their UTF-8) -> ids, emptied when full. Every entry keeps
+ * its key and ids in the arenas; its slot repeats the key's first 8 bytes and its first two ids,
+ * so a hit on a piece of up to 8 bytes and 2 ids (most pieces) reads one 32-byte slot. */
+typedef struct {
+    uint64_t head;  /* the key's first 8 bytes (head_word) */
+    uint32_t tag;   /* the hash's high 32 bits */
+    uint32_t len;   /* the key's length in bytes; 0: an empty slot */
+    uint32_t entry; /* its entry */
+    uint32_t count; /* how many ids */
+    int32_t id[2];  /* the first ids */
+} CSlot;
 typedef struct {
     uint64_t hash;
     uint32_t koff, klen, ioff, icount;
 } CEntry;
 typedef struct {
-    uint64_t *slots;
+    CSlot *slots;
     size_t mask;
     CEntry *entries;
     size_t n, cap;
@@ -278,9 +288,10 @@ LBPE_FN int idbuf_push(IdBuf *b, int32_t id);
 LBPE_FN int append_ids(IdBuf *out, const int32_t *ids, size_t count);
 LBPE_FN void cache_free(Cache *c);
 LBPE_FN void cache_clear(Cache *c);
-LBPE_FN const CEntry *cache_find(const Cache *c, uint64_t h, const char *s, size_t n);
 LBPE_FN int cache_add(Cache *c, uint64_t h, const char *s, size_t n, const int32_t *ids,
                       size_t count);
+/* The bytes a cache holds (slots, entries, keys, ids). */
+LBPE_FN size_t cache_bytes(const Cache *c);
 LBPE_FN int merge_cache(Cache *into, const Cache *from, ptrdiff_t limit);
 
 /* ---- cuts.c */
@@ -489,6 +500,59 @@ static inline int32_t long_find(const Model *m, const char *s, uint32_t len, uin
         }
         k = (k + 1) & m->long_mask;
     }
+}
+
+/* head_word(s, n), reading the 8 bytes at s in one load when `room` (>= n) bytes may be read
+ * there: the cache's keys are pieces of a text, most of them with more of the text after them. */
+static inline uint64_t head_in(const char *s, size_t n, size_t room) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (room >= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        return n >= 8 ? w : w & ((1ULL << (8 * n)) - 1);
+    }
+#else
+    (void)room;
+#endif
+    return head_word((const unsigned char *)s, n);
+}
+
+/* The piece caches' hash of the key s[0:n] whose head_word is `head`: a word at a time (FNV's
+ * byte at a time would cost more than the lookup it places). */
+static inline uint64_t key_hash(uint64_t head, const char *s, size_t n) {
+    uint64_t h = (head ^ ((uint64_t)n * 0x9E3779B97F4A7C15ULL)) * 0xff51afd7ed558ccdULL;
+    for (size_t k = 8; k < n; k += 8) {
+        uint64_t w = head_word((const unsigned char *)s + k, n - k);
+        h = (h ^ (h >> 29) ^ w) * 0xc4ceb9fe1a85ec53ULL;
+    }
+    return h ^ (h >> 32);
+}
+
+/* The slot of key s[0:n] (h: key_hash, head: head_word) in cache c, or NULL. */
+static inline const CSlot *cache_slot(const Cache *c, uint64_t h, uint64_t head, const char *s,
+                                      size_t n) {
+    if (!c->slots) return NULL;
+    uint32_t tag = (uint32_t)(h >> 32);
+    size_t k = (size_t)h & c->mask;
+    for (;;) {
+        const CSlot *x = &c->slots[k];
+        if (x->len == 0) return NULL;
+        if (x->tag == tag && x->len == n && x->head == head &&
+            (n <= 8 || same_bytes(c->keys + c->entries[x->entry].koff + 8, s + 8, n - 8)))
+            return x;
+        k = (k + 1) & c->mask;
+    }
+}
+
+/* Append the ids of cache c's slot x to out. 0, or -1 on no memory (reported). */
+static inline int slot_ids(const Cache *c, const CSlot *x, IdBuf *out) {
+    if (x->count > 2) return append_ids(out, c->ids + c->entries[x->entry].ioff, x->count);
+    if (out->cap - out->len < 2 && grow((void **)&out->ids, &out->cap, out->len + 2, 4) < 0)
+        return -1;
+    out->ids[out->len] = x->id[0];
+    out->ids[out->len + 1] = x->id[1];
+    out->len += x->count;
+    return 0;
 }
 
 #endif

@@ -121,10 +121,11 @@ LBPE_FN int by_parts(Model *m, const char *s, size_t n, int method, ptrdiff_t li
             is_cut(m, u + prev, (int)(k - prev), u + k, (int)(next - k))) {
             parted = 1;
             /* the part [start, k) */
-            uint64_t h = fnv(u + start, k - start, FNV_OFFSET);
-            const CEntry *e = cache_find(c, h, s + start, k - start);
-            if (e) {
-                if (append_ids(out, c->ids + e->ioff, e->icount) < 0) return -1;
+            uint64_t head = head_word(u + start, k - start);
+            uint64_t h = key_hash(head, s + start, k - start);
+            const CSlot *x = cache_slot(c, h, head, s + start, k - start);
+            if (x) {
+                if (slot_ids(c, x, out) < 0) return -1;
             } else {
                 size_t from = out->len;
                 if (encode_piece(m, s + start, (ptrdiff_t)(k - start), method, 0, out) < 0)
@@ -142,9 +143,10 @@ LBPE_FN int by_parts(Model *m, const char *s, size_t n, int method, ptrdiff_t li
         k = next;
     }
     if (!parted) return 0;
-    uint64_t h = fnv(u + start, n - start, FNV_OFFSET);
-    const CEntry *e = cache_find(c, h, s + start, n - start);
-    if (e) return append_ids(out, c->ids + e->ioff, e->icount) < 0 ? -1 : 1;
+    uint64_t head = head_word(u + start, n - start);
+    uint64_t h = key_hash(head, s + start, n - start);
+    const CSlot *x = cache_slot(c, h, head, s + start, n - start);
+    if (x) return slot_ids(c, x, out) < 0 ? -1 : 1;
     size_t from = out->len;
     if (encode_piece(m, s + start, (ptrdiff_t)(n - start), method, 0, out) < 0) return -1;
     if (n - start <= MAX_CACHED_PART) {

@@ -133,16 +133,16 @@ static inline int32_t whole_token(const Model *m, const char *s, size_t n, int m
     return id;
 }
 
-/* One piece (UTF-8 s[0:n], `chars` characters) -> its ids appended to out, through the cache. */
-LBPE_FN int cached_piece(Model *m, const char *s, size_t n, ptrdiff_t chars, int method,
-                         ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *out) {
+/* A piece the cache of `method` did not have (h, head: key_hash, head_word): from the model's
+ * own cache in a worker, else encoded (and cached when it has at most cached_chars characters). */
+static int uncached_piece(Model *m, const char *s, size_t n, uint64_t h, uint64_t head,
+                          ptrdiff_t chars, int method, ptrdiff_t limit, ptrdiff_t cached_chars,
+                          IdBuf *out) {
     Cache *c = &m->cache[method];
-    uint64_t h = fnv((const unsigned char *)s, n, FNV_OFFSET);
-    const CEntry *e = cache_find(c, h, s, n);
-    if (e) return append_ids(out, c->ids + e->ioff, e->icount);
     if (m->parent) { /* a worker reads the model's own cache (nobody writes it meanwhile) */
         const Cache *pc = &m->parent->cache[method];
-        if ((e = cache_find(pc, h, s, n))) return append_ids(out, pc->ids + e->ioff, e->icount);
+        const CSlot *x = cache_slot(pc, h, head, s, n);
+        if (x) return slot_ids(pc, x, out);
     }
     size_t from = out->len;
     int done = 0;
@@ -163,6 +163,23 @@ LBPE_FN int cached_piece(Model *m, const char *s, size_t n, ptrdiff_t chars, int
         if (limit > 0 && cache_add(c, h, s, n, out->ids + from, out->len - from) < 0) return -1;
     }
     return 0;
+}
+
+/* One piece (UTF-8 s[0:n], `chars` characters; `room` >= n bytes readable at s) -> its ids
+ * appended to out, through the cache. */
+static inline int piece_ids(Model *m, const char *s, size_t n, size_t room, ptrdiff_t chars,
+                            int method, ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *out) {
+    const Cache *c = &m->cache[method];
+    uint64_t head = head_in(s, n, room);
+    uint64_t h = key_hash(head, s, n);
+    const CSlot *x = cache_slot(c, h, head, s, n);
+    if (x) return slot_ids(c, x, out);
+    return uncached_piece(m, s, n, h, head, chars, method, limit, cached_chars, out);
+}
+
+LBPE_FN int cached_piece(Model *m, const char *s, size_t n, ptrdiff_t chars, int method,
+                         ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *out) {
+    return piece_ids(m, s, n, n, chars, method, limit, cached_chars, out);
 }
 
 /* The UTF-8 of text[p:q] (code points of `kind` bytes at data) into buf; -1 at a lone
@@ -205,13 +222,15 @@ static LBPE_ALWAYS_INLINE int encode_kind(int kind, Model *m, const Text *t, con
                                   : piece_end_4(pr, cls, data, n, p);
         const char *s;
         ptrdiff_t len;
+        size_t room;
         if (kind == 1 && t->ascii) {
             s = (const char *)data + p;
             len = q - p;
+            room = (size_t)(n - p);
         } else {
-            /* its own buffer: encode_piece reuses the scratch buffers */
-            if ((size_t)(q - p) * 4 + 1 > *u8cap &&
-                grow((void **)u8, u8cap, (size_t)(q - p) * 4 + 1, 1) < 0)
+            /* its own buffer: encode_piece reuses the scratch buffers (8 bytes more: head_in) */
+            if ((size_t)(q - p) * 4 + 8 > *u8cap &&
+                grow((void **)u8, u8cap, (size_t)(q - p) * 4 + 8, 1) < 0)
                 return -1;
             len = utf8_kind(kind, data, p, q, *u8);
             if (len < 0) {
@@ -220,8 +239,10 @@ static LBPE_ALWAYS_INLINE int encode_kind(int kind, Model *m, const Text *t, con
                 return -2;
             }
             s = (const char *)*u8;
+            room = *u8cap;
         }
-        if (cached_piece(m, s, (size_t)len, q - p, method, limit, cached_chars, b) < 0) return -1;
+        if (piece_ids(m, s, (size_t)len, room, q - p, method, limit, cached_chars, b) < 0)
+            return -1;
         p = q;
     }
     return 0;

@@ -1084,9 +1084,7 @@ static PyObject *Model_sizeof(NativeModel *self, PyObject *Py_UNUSED(ignored)) {
                  (size_t)m->n_long_lengths * sizeof(int32_t);
     for (int k = 0; k < N_SCRATCH; k++) total += m->scratch_cap[k];
     for (int k = 0; k < N_METHODS; k++)
-        total += (m->cache[k].slots ? (m->cache[k].mask + 1) * sizeof(uint64_t) : 0) +
-                 m->cache[k].cap * sizeof(CEntry) + m->cache[k].kcap +
-                 m->cache[k].icap * sizeof(int32_t);
+        total += cache_bytes(&m->cache[k]) + cache_bytes(&m->part_cache[k]);
     return PyLong_FromSize_t(total);
 }
 
