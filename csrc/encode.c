@@ -209,41 +209,43 @@ static LBPE_ALWAYS_INLINE ptrdiff_t utf8_kind(int kind, const void *data, ptrdif
 }
 
 /* encode_text for a text of one kind (a constant in each copy) */
-static LBPE_ALWAYS_INLINE int encode_kind(int kind, Model *m, const Text *t, const Preset *pr,
+static LBPE_ALWAYS_INLINE int encode_kind(int kind, Model *m, const Text *t, int preset,
                                           const unsigned char *cls, int method, ptrdiff_t limit,
                                           ptrdiff_t cached_chars, IdBuf *b, unsigned char **u8,
                                           size_t *u8cap, ptrdiff_t bad[2]) {
-    ptrdiff_t count = 0, n = t->n;
+    ptrdiff_t ends[256], batches = 0, n = t->n;
     const void *data = t->data;
-    for (ptrdiff_t p = 0; p < n; count++) {
-        if ((count & 8191) == 8191 && lbpe_interrupted() < 0) return -1;
-        ptrdiff_t q = kind == 1   ? piece_end_1(pr, cls, data, n, p)
-                      : kind == 2 ? piece_end_2(pr, cls, data, n, p)
-                                  : piece_end_4(pr, cls, data, n, p);
-        const char *s;
-        ptrdiff_t len;
-        size_t room;
-        if (kind == 1 && t->ascii) {
-            s = (const char *)data + p;
-            len = q - p;
-            room = (size_t)(n - p);
-        } else {
-            /* its own buffer: encode_piece reuses the scratch buffers (8 bytes more: head_in) */
-            if ((size_t)(q - p) * 4 + 8 > *u8cap &&
-                grow((void **)u8, u8cap, (size_t)(q - p) * 4 + 8, 1) < 0)
-                return -1;
-            len = utf8_kind(kind, data, p, q, *u8);
-            if (len < 0) {
-                bad[0] = p;
-                bad[1] = q;
-                return -2;
+    for (ptrdiff_t p = 0; p < n; batches++) {
+        if ((batches & 31) == 31 && lbpe_interrupted() < 0) return -1;
+        ptrdiff_t count = split_batch(preset, cls, t, p, ends, 256);
+        for (ptrdiff_t k = 0; k < count; k++) {
+            ptrdiff_t q = ends[k];
+            const char *s;
+            ptrdiff_t len;
+            size_t room;
+            if (kind == 1 && t->ascii) {
+                s = (const char *)data + p;
+                len = q - p;
+                room = (size_t)(n - p);
+            } else {
+                /* its own buffer: encode_piece reuses the scratch buffers (8 bytes more:
+                 * head_in) */
+                if ((size_t)(q - p) * 4 + 8 > *u8cap &&
+                    grow((void **)u8, u8cap, (size_t)(q - p) * 4 + 8, 1) < 0)
+                    return -1;
+                len = utf8_kind(kind, data, p, q, *u8);
+                if (len < 0) {
+                    bad[0] = p;
+                    bad[1] = q;
+                    return -2;
+                }
+                s = (const char *)*u8;
+                room = *u8cap;
             }
-            s = (const char *)*u8;
-            room = *u8cap;
+            if (piece_ids(m, s, (size_t)len, room, q - p, method, limit, cached_chars, b) < 0)
+                return -1;
+            p = q;
         }
-        if (piece_ids(m, s, (size_t)len, room, q - p, method, limit, cached_chars, b) < 0)
-            return -1;
-        p = q;
     }
     return 0;
 }
@@ -251,9 +253,10 @@ static LBPE_ALWAYS_INLINE int encode_kind(int kind, Model *m, const Text *t, con
 LBPE_FN int encode_text(Model *m, const Text *t, const Preset *pr, const unsigned char *cls,
                         int method, ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *b,
                         unsigned char **u8, size_t *u8cap, ptrdiff_t bad[2]) {
+    int preset = (int)(pr - PRESETS);
     if (t->kind == 1)
-        return encode_kind(1, m, t, pr, cls, method, limit, cached_chars, b, u8, u8cap, bad);
+        return encode_kind(1, m, t, preset, cls, method, limit, cached_chars, b, u8, u8cap, bad);
     if (t->kind == 2)
-        return encode_kind(2, m, t, pr, cls, method, limit, cached_chars, b, u8, u8cap, bad);
-    return encode_kind(4, m, t, pr, cls, method, limit, cached_chars, b, u8, u8cap, bad);
+        return encode_kind(2, m, t, preset, cls, method, limit, cached_chars, b, u8, u8cap, bad);
+    return encode_kind(4, m, t, preset, cls, method, limit, cached_chars, b, u8, u8cap, bad);
 }

@@ -523,6 +523,30 @@ def test_compiled_split_equals_the_preset_pattern(name):
     assert len(runs) >= 4 * EXAMPLES
 
 
+@pytest.mark.parametrize("name", sorted(native.PRESET_CODES))
+def test_compiled_split_of_letter_runs_across_blocks(name):
+    """Runs of ASCII letters are skipped 16 bytes (or 8 code points) at a time: runs of every
+    length up to 40, in both cases, with a letter (or a non-letter) beyond ASCII at each place,
+    in texts of each storage width, before each kind of end, and at the text's end."""
+    from lbpe.pretokenize import compile_pattern
+
+    pattern = compile_pattern(name).regex
+    # an ASCII filler forces nothing; \xe9 (1 byte), \u0436 (2), \U0001d41a (4) are letters,
+    # \xd7 and \u2014 are not
+    widths = {"1": "\xe9", "2": "\u0436", "4": "\U0001d41a"}
+    # with the ASCII neighbours of the letter ranges (@ [ ` {), also after bit 5 is set
+    enders = ["", " ", ".", "7", "'s", "\n", "\xd7", "\u2014", "A", "a", "@", "[", "`", "{", "_", "\x7f"]
+    for width, letter in widths.items():
+        for length in range(1, 41):
+            word = "".join("abcXYZqrsTUVwxyz"[k % 16] for k in range(length))
+            for at in range(0, length + 1, 3):
+                for odd in (letter, "\xd7", "\u2014"):
+                    run = word[:at] + odd + word[at:]
+                    for end in enders:
+                        text = f"{letter} {run}{end} {run.lower()}{end}{run.upper()}"
+                        assert native.split(text, name) == pattern.findall(text), (name, width, text)
+
+
 @pytest.mark.slow(reason="every code point, every pattern")
 @pytest.mark.parametrize("name", sorted(native.PRESET_CODES))
 def test_compiled_split_on_every_code_point(name):
