@@ -48,6 +48,8 @@ def split_specials(
         unknown = allowed - specials.keys() if allowed else None
         if unknown:
             raise LbpeError(f"allowed_special names tokens this vocabulary does not have: {sorted(unknown)}")
+    if not allowed and not added_tokens and disallowed_special != "all" and not disallowed_special:
+        return [(False, text)]  # nothing may match and nothing is refused: no need to look
     first = None if matcher is None else matcher.search(text)
     if matcher is None or first is None:  # no special or added token's text: nothing to match, nothing to refuse
         return [(False, text)]
