@@ -322,10 +322,16 @@ typedef struct {
     ptrdiff_t n;
     int ascii;
 } Text;
-/* The ends of the next pieces from p (p < t->n) with PRESETS[preset], at most max of them, into
- * ends; how many (>= 1). */
-LBPE_FN ptrdiff_t split_batch(int preset, const unsigned char *cls, const Text *t, ptrdiff_t p,
-                              ptrdiff_t *ends, ptrdiff_t max);
+/* The end of the piece that starts at p (p < t->n). */
+LBPE_FN ptrdiff_t next_piece(const Preset *pr, const unsigned char *cls, const Text *t,
+                             ptrdiff_t p);
+/* The same for each kind of text (n code points of 1, 2 or 4 bytes at data). */
+LBPE_FN ptrdiff_t piece_end_1(const Preset *pr, const unsigned char *cls, const void *data,
+                              ptrdiff_t n, ptrdiff_t p);
+LBPE_FN ptrdiff_t piece_end_2(const Preset *pr, const unsigned char *cls, const void *data,
+                              ptrdiff_t n, ptrdiff_t p);
+LBPE_FN ptrdiff_t piece_end_4(const Preset *pr, const unsigned char *cls, const void *data,
+                              ptrdiff_t n, ptrdiff_t p);
 
 /* Code point i of a text of that kind. */
 static inline uint32_t read_cp(int kind, const void *data, ptrdiff_t i) {

@@ -208,77 +208,42 @@ static LBPE_ALWAYS_INLINE ptrdiff_t utf8_kind(int kind, const void *data, ptrdif
     return n;
 }
 
-/* Pieces split at a time by encode_kind: their bytes are made, their hashes found and their cache
- * slots asked for before the first is looked up, so the slots' cache misses overlap. */
-#define PIECE_BATCH 256
-
 /* encode_text for a text of one kind (a constant in each copy) */
-static LBPE_ALWAYS_INLINE int encode_kind(int kind, Model *m, const Text *t, int preset,
+static LBPE_ALWAYS_INLINE int encode_kind(int kind, Model *m, const Text *t, const Preset *pr,
                                           const unsigned char *cls, int method, ptrdiff_t limit,
                                           ptrdiff_t cached_chars, IdBuf *b, unsigned char **u8,
                                           size_t *u8cap, ptrdiff_t bad[2]) {
-    ptrdiff_t ends[PIECE_BATCH], batches = 0, n = t->n;
-    size_t off[PIECE_BATCH + 1]; /* where each piece's bytes start (and the last ends) */
-    uint64_t heads[PIECE_BATCH], hashes[PIECE_BATCH];
+    ptrdiff_t count = 0, n = t->n;
     const void *data = t->data;
-    const Cache *c = &m->cache[method];
-    int direct = kind == 1 && t->ascii; /* the text's own bytes are the pieces' UTF-8 */
-    for (ptrdiff_t p = 0; p < n; batches++) {
-        if ((batches & 31) == 31 && lbpe_interrupted() < 0) return -1;
-        ptrdiff_t count = split_batch(preset, cls, t, p, ends, PIECE_BATCH);
-        const char *base;
-        size_t size;
-        if (direct) {
-            base = (const char *)data + p;
-            size = (size_t)(n - p);
-            for (ptrdiff_t k = 0; k <= count; k++) off[k] = (size_t)((k ? ends[k - 1] : p) - p);
+    for (ptrdiff_t p = 0; p < n; count++) {
+        if ((count & 8191) == 8191 && lbpe_interrupted() < 0) return -1;
+        ptrdiff_t q = kind == 1   ? piece_end_1(pr, cls, data, n, p)
+                      : kind == 2 ? piece_end_2(pr, cls, data, n, p)
+                                  : piece_end_4(pr, cls, data, n, p);
+        const char *s;
+        ptrdiff_t len;
+        size_t room;
+        if (kind == 1 && t->ascii) {
+            s = (const char *)data + p;
+            len = q - p;
+            room = (size_t)(n - p);
         } else {
-            /* the batch's UTF-8 in one buffer, 8 bytes spare at its end (head_in) */
-            size_t need = (size_t)(ends[count - 1] - p) * 4 + 8;
-            if (need > *u8cap && grow((void **)u8, u8cap, need, 1) < 0) return -1;
-            off[0] = 0;
-            for (ptrdiff_t k = 0, from = p; k < count; from = ends[k++]) {
-                ptrdiff_t len = utf8_kind(kind, data, from, ends[k], *u8 + off[k]);
-                if (len < 0) {
-                    bad[0] = from;
-                    bad[1] = ends[k];
-                    return -2;
-                }
-                off[k + 1] = off[k] + (size_t)len;
+            /* its own buffer: encode_piece reuses the scratch buffers (8 bytes more: head_in) */
+            if ((size_t)(q - p) * 4 + 8 > *u8cap &&
+                grow((void **)u8, u8cap, (size_t)(q - p) * 4 + 8, 1) < 0)
+                return -1;
+            len = utf8_kind(kind, data, p, q, *u8);
+            if (len < 0) {
+                bad[0] = p;
+                bad[1] = q;
+                return -2;
             }
-            base = (const char *)*u8;
-            size = *u8cap;
+            s = (const char *)*u8;
+            room = *u8cap;
         }
-        for (ptrdiff_t k = 0; k < count; k++) {
-            const char *s = base + off[k];
-            size_t len = off[k + 1] - off[k];
-            heads[k] = head_in(s, len, size - off[k]);
-            hashes[k] = key_hash(heads[k], s, len);
-            if (c->slots) LBPE_PREFETCH(&c->slots[hashes[k] & c->mask]);
-        }
-        /* room for two ids a piece: a hit of up to two ids is stored without a check */
-        if (grow((void **)&b->ids, &b->cap, b->len + 2 * (size_t)count, sizeof(int32_t)) < 0)
+        if (piece_ids(m, s, (size_t)len, room, q - p, method, limit, cached_chars, b) < 0)
             return -1;
-        for (ptrdiff_t k = 0; k < count; k++) {
-            const char *s = base + off[k];
-            size_t len = off[k + 1] - off[k];
-            const CSlot *x = cache_slot(c, hashes[k], heads[k], s, len);
-            if (x && x->count <= 2) {
-                int32_t *ids = b->ids + b->len;
-                ids[0] = x->id[0];
-                ids[1] = x->id[1];
-                b->len += x->count;
-                continue;
-            }
-            ptrdiff_t chars = ends[k] - (k ? ends[k - 1] : p);
-            if (x ? slot_ids(c, x, b) < 0
-                  : uncached_piece(m, s, len, hashes[k], heads[k], chars, method, limit,
-                                   cached_chars, b) < 0)
-                return -1;
-            if (grow((void **)&b->ids, &b->cap, b->len + 2 * (size_t)(count - k), 4) < 0)
-                return -1;
-        }
-        p = ends[count - 1];
+        p = q;
     }
     return 0;
 }
@@ -286,10 +251,9 @@ static LBPE_ALWAYS_INLINE int encode_kind(int kind, Model *m, const Text *t, int
 LBPE_FN int encode_text(Model *m, const Text *t, const Preset *pr, const unsigned char *cls,
                         int method, ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *b,
                         unsigned char **u8, size_t *u8cap, ptrdiff_t bad[2]) {
-    int preset = (int)(pr - PRESETS);
     if (t->kind == 1)
-        return encode_kind(1, m, t, preset, cls, method, limit, cached_chars, b, u8, u8cap, bad);
+        return encode_kind(1, m, t, pr, cls, method, limit, cached_chars, b, u8, u8cap, bad);
     if (t->kind == 2)
-        return encode_kind(2, m, t, preset, cls, method, limit, cached_chars, b, u8, u8cap, bad);
-    return encode_kind(4, m, t, preset, cls, method, limit, cached_chars, b, u8, u8cap, bad);
+        return encode_kind(2, m, t, pr, cls, method, limit, cached_chars, b, u8, u8cap, bad);
+    return encode_kind(4, m, t, pr, cls, method, limit, cached_chars, b, u8, u8cap, bad);
 }

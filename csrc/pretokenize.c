@@ -5,10 +5,6 @@
  * written out the same way (sequence_v3_end). */
 #include "core.h"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 enum { CONTR_NONE, CONTR_CASE, CONTR_ANY_CASE };
 /* letters: 0 " ?L+", 1 "[^\r\n L N]?L+", 2 o200k's two forms; numbers: 0 " ?N+", 1 "N{1,3}", 2 "N";
  * other_tail: 0 none, 1 "[\r\n]*", 2 "[\r\n/]*"; space: see split_space() */
@@ -42,59 +38,10 @@ static LBPE_ALWAYS_INLINE ptrdiff_t contraction(int kind, const void *data, ptrd
     return 0;
 }
 
-/* The first i >= p (i <= n) whose code point is not in the ASCII range lo..hi (after setting
- * bit 5 when `fold`: both cases of a letter). Texts of 1 and 2 bytes a code point are read 16
- * bytes at a time where SSE2 is (every x86-64). */
-static LBPE_ALWAYS_INLINE ptrdiff_t ascii_run(int kind, const void *data, ptrdiff_t n, ptrdiff_t p,
-                                              int fold, char lo, char hi) {
-#if defined(__SSE2__)
-    if (kind == 1) {
-        const __m128i below = _mm_set1_epi8((char)(lo - 1)), above = _mm_set1_epi8((char)(hi + 1));
-        const __m128i bit = _mm_set1_epi8(fold ? 0x20 : 0);
-        for (; p + 16 <= n; p += 16) {
-            __m128i v = _mm_loadu_si128((const __m128i *)((const uint8_t *)data + p));
-            v = _mm_or_si128(v, bit); /* code points from 128 are negative: never in range */
-            __m128i in = _mm_and_si128(_mm_cmpgt_epi8(v, below), _mm_cmplt_epi8(v, above));
-            unsigned out = ~(unsigned)_mm_movemask_epi8(in) & 0xFFFFu;
-            if (out) return p + __builtin_ctz(out);
-        }
-    } else if (kind == 2) {
-        const __m128i below = _mm_set1_epi16(lo - 1), above = _mm_set1_epi16(hi + 1);
-        const __m128i bit = _mm_set1_epi16(fold ? 0x20 : 0);
-        for (; p + 8 <= n; p += 8) {
-            __m128i v = _mm_loadu_si128((const __m128i *)((const uint16_t *)data + p));
-            v = _mm_or_si128(v, bit); /* from 128 on: above hi, or negative from 0x8000 */
-            __m128i in = _mm_and_si128(_mm_cmpgt_epi16(v, below), _mm_cmplt_epi16(v, above));
-            unsigned out = ~(unsigned)_mm_movemask_epi8(in) & 0xFFFFu;
-            if (out) return p + (__builtin_ctz(out) >> 1);
-        }
-    }
-#endif
-    for (; p < n; p++) {
-        uint32_t c = CP(p);
-        if (c >= 128) break;
-        c |= fold ? 0x20 : 0;
-        if (c < (uint32_t)lo || c > (uint32_t)hi) break;
-    }
-    return p;
-}
-
-/* The end of the run of code points of class f from p. The letter classes skip ASCII letters
- * with ascii_run (the ASCII code points of C_L are A-Z and a-z, of C_U A-Z, of C_W a-z). */
 static LBPE_ALWAYS_INLINE ptrdiff_t run(const unsigned char *cls, int kind, const void *data,
                                         ptrdiff_t n, ptrdiff_t p, unsigned char f) {
-    if (f != C_L && f != C_U && f != C_W) {
-        while (p < n && IS(p, f)) p++;
-        return p;
-    }
-    for (;;) {
-        p = f == C_L ? ascii_run(kind, data, n, p, 1, 'a', 'z')
-                     : ascii_run(kind, data, n, p, 0, f == C_U ? 'A' : 'a', f == C_U ? 'Z' : 'z');
-        if (p >= n || CP(p) < 128 || !IS(p, f)) return p;
-        /* a letter beyond ASCII, and those after it */
-        for (p++; p < n && CP(p) >= 128; p++)
-            if (!IS(p, f)) return p;
-    }
+    while (p < n && IS(p, f)) p++;
+    return p;
 }
 
 static LBPE_ALWAYS_INLINE ptrdiff_t run_other(const unsigned char *cls, int kind, const void *data,
@@ -271,37 +218,25 @@ static LBPE_ALWAYS_INLINE ptrdiff_t piece_end(const Preset *pr, const unsigned c
     return split_space(cls, kind, data, n, p, pr->space);
 }
 
-/* The ends of up to `max` pieces from p on (p < n), each piece_end with the kind and the preset
- * constants: the switches on the preset's fields fold away and each code point is one load. */
-static LBPE_ALWAYS_INLINE ptrdiff_t split_ends(const Preset *pr, const unsigned char *cls, int kind,
-                                               const void *data, ptrdiff_t n, ptrdiff_t p,
-                                               ptrdiff_t *ends, ptrdiff_t max) {
-    ptrdiff_t k = 0;
-    while (k < max && p < n) {
-        p = piece_end(pr, cls, kind, data, n, p);
-        ends[k++] = p;
-    }
-    return k;
+/* piece_end compiled once for each kind, which is then a constant: each code point is one load */
+LBPE_FN ptrdiff_t piece_end_1(const Preset *pr, const unsigned char *cls, const void *data,
+                              ptrdiff_t n, ptrdiff_t p) {
+    return piece_end(pr, cls, 1, data, n, p);
 }
 
-#define SPLIT_PRESET(kind, i)                                                                      \
-    case i: return split_ends(&PRESETS[i], cls, kind, t->data, t->n, p, ends, max)
-#define SPLIT_KIND(kind)                                                                           \
-    switch (preset) {                                                                              \
-        SPLIT_PRESET(kind, 0);                                                                     \
-        SPLIT_PRESET(kind, 1);                                                                     \
-        SPLIT_PRESET(kind, 2);                                                                     \
-        SPLIT_PRESET(kind, 3);                                                                     \
-        SPLIT_PRESET(kind, 4);                                                                     \
-        SPLIT_PRESET(kind, 5);                                                                     \
-    default: return split_ends(&PRESETS[6], cls, kind, t->data, t->n, p, ends, max);               \
-    }
-
-LBPE_FN ptrdiff_t split_batch(int preset, const unsigned char *cls, const Text *t, ptrdiff_t p,
-                              ptrdiff_t *ends, ptrdiff_t max) {
-    if (t->kind == 1) SPLIT_KIND(1)
-    if (t->kind == 2) SPLIT_KIND(2)
-    SPLIT_KIND(4)
+LBPE_FN ptrdiff_t piece_end_2(const Preset *pr, const unsigned char *cls, const void *data,
+                              ptrdiff_t n, ptrdiff_t p) {
+    return piece_end(pr, cls, 2, data, n, p);
 }
-#undef SPLIT_KIND
-#undef SPLIT_PRESET
+
+LBPE_FN ptrdiff_t piece_end_4(const Preset *pr, const unsigned char *cls, const void *data,
+                              ptrdiff_t n, ptrdiff_t p) {
+    return piece_end(pr, cls, 4, data, n, p);
+}
+
+LBPE_FN ptrdiff_t next_piece(const Preset *pr, const unsigned char *cls, const Text *t,
+                             ptrdiff_t p) {
+    return t->kind == 1   ? piece_end_1(pr, cls, t->data, t->n, p)
+           : t->kind == 2 ? piece_end_2(pr, cls, t->data, t->n, p)
+                          : piece_end_4(pr, cls, t->data, t->n, p);
+}

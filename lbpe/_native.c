@@ -269,18 +269,16 @@ static PyObject *split(PyObject *mod, PyObject *args) {
     Py_ssize_t n = t.n;
     PyObject *out = PyList_New(0);
     if (!out) return NULL;
-    ptrdiff_t ends[256];
     for (Py_ssize_t p = 0; p < n;) {
-        ptrdiff_t count = split_batch(preset, cls, &t, p, ends, 256);
-        for (ptrdiff_t k = 0; k < count; p = ends[k++]) {
-            PyObject *piece = PyUnicode_Substring(text, p, ends[k]);
-            if (!piece || PyList_Append(out, piece) < 0) {
-                Py_XDECREF(piece);
-                Py_DECREF(out);
-                return NULL;
-            }
-            Py_DECREF(piece);
+        Py_ssize_t q = next_piece(&PRESETS[preset], cls, &t, p);
+        PyObject *piece = PyUnicode_Substring(text, p, q);
+        if (!piece || PyList_Append(out, piece) < 0) {
+            Py_XDECREF(piece);
+            Py_DECREF(out);
+            return NULL;
         }
+        Py_DECREF(piece);
+        p = q;
     }
     return out;
 }
@@ -303,10 +301,9 @@ static PyObject *last_starts(PyObject *mod, PyObject *args) {
     Py_ssize_t n = t.n, total = 0;
     Py_ssize_t *ring = PyMem_RawMalloc((size_t)count * sizeof(Py_ssize_t));
     if (!ring) return PyErr_NoMemory();
-    ptrdiff_t ends[256];
-    for (Py_ssize_t p = 0; p < n;) {
-        ptrdiff_t got = split_batch(preset, cls, &t, p, ends, 256);
-        for (ptrdiff_t k = 0; k < got; p = ends[k++]) ring[total++ % count] = p;
+    for (Py_ssize_t p = 0; p < n; total++) {
+        ring[total % count] = p;
+        p = next_piece(&PRESETS[preset], cls, &t, p);
     }
     Py_ssize_t kept = total < count ? total : count;
     PyObject *starts = PyList_New(kept);

@@ -525,9 +525,9 @@ def test_compiled_split_equals_the_preset_pattern(name):
 
 @pytest.mark.parametrize("name", sorted(native.PRESET_CODES))
 def test_compiled_split_of_letter_runs_across_blocks(name):
-    """Runs of ASCII letters are skipped 16 bytes (or 8 code points) at a time: runs of every
-    length up to 40, in both cases, with a letter (or a non-letter) beyond ASCII at each place,
-    in texts of each storage width, before each kind of end, and at the text's end."""
+    """Letter runs of every length up to 40, in both cases, with a letter (or a non-letter)
+    beyond ASCII at each place, in texts of each storage width, before each kind of end (the
+    ASCII neighbours of the letter ranges among them), and at the text's end."""
     from lbpe.pretokenize import compile_pattern
 
     pattern = compile_pattern(name).regex
