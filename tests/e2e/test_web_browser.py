@@ -333,9 +333,13 @@ QUEUED_JS = """async ([seconds]) => {
   const words = (n) => Array.from({ length: n }, word).join(" ");
   const text = words(20000);
   await api.bench(text, "lbpe", 1); // the first run also warms what a run needs once
-  const t = performance.now();
-  await api.bench(text, "lbpe", 1);
-  const repeat = Math.ceil((3 * seconds) / ((performance.now() - t) / 1000)); // runs enough to pass `seconds`
+  let fastest = Infinity; // the fastest of three runs: a busy moment must not shorten the long one
+  for (let i = 0; i < 3; i++) {
+    const t = performance.now();
+    await api.bench(text, "lbpe", 1);
+    fastest = Math.min(fastest, (performance.now() - t) / 1000);
+  }
+  const repeat = Math.ceil((3 * seconds) / fastest); // runs enough to pass `seconds`
   const times = {};
   const t0 = performance.now();
   const slow = api.bench(text, "lbpe", repeat)
@@ -354,8 +358,14 @@ def test_a_request_waiting_behind_a_long_one_is_not_stopped(session, server):
     Python is not restarted."""
     page = session.page
     open_page(page, server.url)
-    got = page.evaluate(QUEUED_JS, [6])
-    assert "slowError" not in got and "quickError" not in got, got
+    # The long request is sized from timed runs; this machine's speed can change from one minute
+    # to the next, so a request that came out shorter than the deadline it must outlast is sized
+    # again, for longer (each try is checked the same way).
+    for seconds in (6, 12, 24):
+        got = page.evaluate(QUEUED_JS, [seconds])
+        assert "slowError" not in got and "quickError" not in got, got
+        if got["slow"] > 6:
+            break
     assert got["slow"] > 6, f"the long request took only {got['slow']:.1f} s: the test needs it past 5 s: {got}"
     assert got["quick"] >= got["slow"] - 0.5, got  # it did wait
     assert got["restarts"] == 0, got
