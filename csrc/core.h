@@ -547,7 +547,8 @@ static inline const CSlot *cache_slot(const Cache *c, uint64_t h, uint64_t head,
 /* Append the ids of cache c's slot x to out. 0, or -1 on no memory (reported). */
 static inline int slot_ids(const Cache *c, const CSlot *x, IdBuf *out) {
     if (x->count > 2) return append_ids(out, c->ids + c->entries[x->entry].ioff, x->count);
-    if (out->cap - out->len < 2 && grow((void **)&out->ids, &out->cap, out->len + 2, 4) < 0)
+    if (out->cap - out->len < 2 &&
+        grow((void **)&out->ids, &out->cap, out->len + 2, sizeof(int32_t)) < 0)
         return -1;
     out->ids[out->len] = x->id[0];
     out->ids[out->len + 1] = x->id[1];

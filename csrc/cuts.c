@@ -103,6 +103,22 @@ static int is_cut(Model *m, const unsigned char *a, int la, const unsigned char 
     return !covered;
 }
 
+/* One part (UTF-8 s[0:n]) of a piece -> its ids appended to out, through the part cache c. */
+static int part_ids(Model *m, Cache *c, const char *s, size_t n, int method, ptrdiff_t limit,
+                    IdBuf *out) {
+    uint64_t head = head_word((const unsigned char *)s, n);
+    uint64_t h = key_hash(head, s, n);
+    const CSlot *x = cache_slot(c, h, head, s, n);
+    if (x) return slot_ids(c, x, out);
+    size_t from = out->len;
+    if (encode_piece(m, s, (ptrdiff_t)n, method, 0, out) < 0) return -1;
+    if (n <= MAX_CACHED_PART) {
+        if ((ptrdiff_t)c->n >= limit) cache_clear(c);
+        if (limit > 0 && cache_add(c, h, s, n, out->ids + from, out->len - from) < 0) return -1;
+    }
+    return 0;
+}
+
 /* A piece that falls apart at cuts: each part through the part cache (no whole-piece shortcut:
  * the parts of a piece are merged as parts, as the pure path does). Returns 1 when it did
  * the work, 0 when the piece has no cut. */
@@ -120,40 +136,12 @@ LBPE_FN int by_parts(Model *m, const char *s, size_t n, int method, ptrdiff_t li
         if (k - prev <= 4 && next - k <= 4 &&
             is_cut(m, u + prev, (int)(k - prev), u + k, (int)(next - k))) {
             parted = 1;
-            /* the part [start, k) */
-            uint64_t head = head_word(u + start, k - start);
-            uint64_t h = key_hash(head, s + start, k - start);
-            const CSlot *x = cache_slot(c, h, head, s + start, k - start);
-            if (x) {
-                if (slot_ids(c, x, out) < 0) return -1;
-            } else {
-                size_t from = out->len;
-                if (encode_piece(m, s + start, (ptrdiff_t)(k - start), method, 0, out) < 0)
-                    return -1;
-                if (k - start <= MAX_CACHED_PART) {
-                    if ((ptrdiff_t)c->n >= limit) cache_clear(c);
-                    if (limit > 0 &&
-                        cache_add(c, h, s + start, k - start, out->ids + from, out->len - from) < 0)
-                        return -1;
-                }
-            }
+            if (part_ids(m, c, s + start, k - start, method, limit, out) < 0) return -1;
             start = k;
         }
         prev = k;
         k = next;
     }
     if (!parted) return 0;
-    uint64_t head = head_word(u + start, n - start);
-    uint64_t h = key_hash(head, s + start, n - start);
-    const CSlot *x = cache_slot(c, h, head, s + start, n - start);
-    if (x) return slot_ids(c, x, out) < 0 ? -1 : 1;
-    size_t from = out->len;
-    if (encode_piece(m, s + start, (ptrdiff_t)(n - start), method, 0, out) < 0) return -1;
-    if (n - start <= MAX_CACHED_PART) {
-        if ((ptrdiff_t)c->n >= limit) cache_clear(c);
-        if (limit > 0 &&
-            cache_add(c, h, s + start, n - start, out->ids + from, out->len - from) < 0)
-            return -1;
-    }
-    return 1;
+    return part_ids(m, c, s + start, n - start, method, limit, out) < 0 ? -1 : 1;
 }
