@@ -51,7 +51,7 @@ LBPE_FN int cache_add(Cache *c, uint64_t h, const char *s, size_t n, const int32
                       size_t count) {
     if (n == 0 || n > UINT32_MAX) return 0; /* an empty key is never looked up */
     if (c->klen + n > UINT32_MAX || c->ilen + count > UINT32_MAX) return 0; /* full: just skip */
-    if (!c->slots || (c->n + 1) * 2 > c->mask + 1) {
+    if (!c->slots || (c->n + 1) * 4 > (c->mask + 1) * 3) { /* at most 3/4 full */
         size_t size = c->slots ? (c->mask + 1) * 2 : 1024;
         CSlot *slots = lbpe_calloc(size, sizeof(CSlot));
         if (!slots) {

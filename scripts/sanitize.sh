@@ -40,9 +40,11 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export PYTHONMALLOC=malloc
 export PYTHONPATH="$work"
 "$python" -c 'import lbpe, sys; b = lbpe.backend(); print("sanitize.sh:", b.name, "path,", lbpe.__file__); sys.exit(b.name != "compiled")'
-"$python" -m pytest -q -p no:cacheprovider -m "not slow" -x \
+# the fast parity tests that reach the C code, on the compiled path only (the pure path's
+# tests, and test_pretokenize.py's of Python's regex patterns, run nothing compiled)
+"$python" -m pytest -q -p no:cacheprovider -m "not slow" -x --encode-path=compiled \
     tests/parity/test_compiled_vs_pure.py tests/parity/test_tiktoken.py tests/parity/test_hf_tokenizers.py \
-    tests/parity/test_sentencepiece.py tests/parity/test_naive_lbpe.py tests/parity/test_pretokenize.py \
+    tests/parity/test_sentencepiece.py tests/parity/test_naive_lbpe.py \
     tests/unit/model/test_long_tokens.py tests/robustness/test_hostile_text.py \
     --deselect tests/parity/test_compiled_vs_pure.py::test_installing_without_a_c_compiler_gives_the_pure_path \
     "$@"

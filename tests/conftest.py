@@ -57,14 +57,28 @@ def pytest_collection_modifyitems(config, items):
 # ---- both encoding paths --------------------------------------------------------------------
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--encode-path",
+        choices=("both", "compiled", "pure"),
+        default="both",
+        help="run the tests of both encoding paths on this one only (scripts/sanitize.sh: compiled)",
+    )
+
+
 def pytest_generate_tests(metafunc):
     """Every test of a module marked ``both_paths``, and every test that asks for the
-    ``encode_path`` fixture, runs twice: on the compiled path and on the pure-Python one."""
+    ``encode_path`` fixture, runs twice: on the compiled path and on the pure-Python one
+    (``--encode-path compiled`` or ``pure`` keeps one of them)."""
     if metafunc.definition.get_closest_marker("both_paths") or "encode_path" in metafunc.fixturenames:
         if "encode_path" not in metafunc.fixturenames:
             metafunc.fixturenames.append("encode_path")
         forced_pure = os.environ.get(native.ENV_VAR, "") not in ("", "0")
-        metafunc.parametrize("encode_path", ["pure"] if forced_pure else ["compiled", "pure"], indirect=True)
+        chosen = metafunc.config.getoption("encode_path")
+        if forced_pure and chosen == "compiled":
+            raise pytest.UsageError(f"--encode-path=compiled with {native.ENV_VAR} set: unset one of them")
+        paths = ["pure"] if forced_pure else {"both": ["compiled", "pure"]}.get(chosen, [chosen])
+        metafunc.parametrize("encode_path", paths, indirect=True)
 
 
 @pytest.fixture

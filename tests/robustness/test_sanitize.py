@@ -1,7 +1,7 @@
 """The C code under AddressSanitizer and UndefinedBehaviorSanitizer: ``scripts/sanitize.sh``
 builds the extension with both, in a copy of the checkout, and runs the fast parity tests on
-it (any overrun, use after free or undefined behaviour stops the run with the report). It runs
-in CI with the rest of the suite; its own pytest's verdict is this test's."""
+it on the compiled path (any overrun, use after free or undefined behaviour stops the run with
+the report). It runs in CI with the rest of the suite; its own pytest's verdict is this test's."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import pytest
 from tests.support.data import ROOT
 
 pytestmark = pytest.mark.slow(
-    reason="builds the extension under ASan and UBSan and runs the parity tests on it (~5 min)"
+    reason="builds the extension under ASan and UBSan and runs the parity tests on it (~3-4 min)"
 )
 
 
