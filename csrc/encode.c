@@ -1,5 +1,8 @@
 /* One piece -> ids, through the caches; a text -> ids (see core.h). */
 #include "core.h"
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 LBPE_FN int idbuf_push(IdBuf *b, int32_t id) {
     if (b->len == b->cap && grow((void **)&b->ids, &b->cap, b->len + 1, sizeof(int32_t)) < 0)
@@ -208,6 +211,49 @@ static LBPE_ALWAYS_INLINE ptrdiff_t utf8_kind(int kind, const void *data, ptrdif
     return n;
 }
 
+/* The UTF-8 of text[p:q] when it is at most 16 code points, all ASCII, and 16 can be read at p:
+ * for a text of 1-byte code points, the text itself; else packed into buf (16 bytes). NULL
+ * otherwise (utf8_kind then writes it a byte at a time). One 16-byte store, so the word loads
+ * of the key that follow are not held up by a byte-by-byte copy. */
+static LBPE_ALWAYS_INLINE const char *ascii_piece(int kind, const void *data, ptrdiff_t n,
+                                                  ptrdiff_t p, ptrdiff_t q, unsigned char *buf) {
+#if defined(__SSE2__)
+    if (q - p > 16 || p + 16 > n || read_cp(kind, data, p) >= 0x80) return NULL;
+    unsigned want = (1u << (q - p)) - 1;
+    const char *at = (const char *)data + p * kind;
+    if (kind == 1) {
+        __m128i x = _mm_loadu_si128((const __m128i *)at);
+        return (_mm_movemask_epi8(x) & want) == 0 ? at : NULL;
+    }
+    __m128i bytes;
+    if (kind == 2) {
+        __m128i a = _mm_loadu_si128((const __m128i *)at);
+        __m128i b = _mm_loadu_si128((const __m128i *)at + 1);
+        __m128i high = _mm_set1_epi16((short)0xFF80), zero = _mm_setzero_si128();
+        __m128i ok = _mm_packs_epi16(_mm_cmpeq_epi16(_mm_and_si128(a, high), zero),
+                                     _mm_cmpeq_epi16(_mm_and_si128(b, high), zero));
+        if (((unsigned)_mm_movemask_epi8(ok) & want) != want) return NULL;
+        bytes = _mm_packus_epi16(a, b);
+    } else {
+        __m128i w[4], ok[4];
+        __m128i high = _mm_set1_epi32((int)0xFFFFFF80u), zero = _mm_setzero_si128();
+        for (int k = 0; k < 4; k++) {
+            w[k] = _mm_loadu_si128((const __m128i *)at + k);
+            ok[k] = _mm_cmpeq_epi32(_mm_and_si128(w[k], high), zero);
+        }
+        __m128i okb = _mm_packs_epi16(_mm_packs_epi32(ok[0], ok[1]), _mm_packs_epi32(ok[2], ok[3]));
+        if (((unsigned)_mm_movemask_epi8(okb) & want) != want) return NULL;
+        /* every value kept is below 0x80, so the signed packs are exact */
+        bytes = _mm_packus_epi16(_mm_packs_epi32(w[0], w[1]), _mm_packs_epi32(w[2], w[3]));
+    }
+    _mm_storeu_si128((__m128i *)buf, bytes);
+    return (const char *)buf;
+#else
+    (void)kind, (void)data, (void)n, (void)p, (void)q, (void)buf;
+    return NULL;
+#endif
+}
+
 /* encode_text for a text of one kind (a constant in each copy) */
 static LBPE_ALWAYS_INLINE int encode_kind(int kind, Model *m, const Text *t, const Preset *pr,
                                           const unsigned char *cls, int method, ptrdiff_t limit,
@@ -215,6 +261,7 @@ static LBPE_ALWAYS_INLINE int encode_kind(int kind, Model *m, const Text *t, con
                                           size_t *u8cap, ptrdiff_t bad[2]) {
     ptrdiff_t count = 0, n = t->n;
     const void *data = t->data;
+    if (*u8cap < 16 && grow((void **)u8, u8cap, 16, 1) < 0) return -1; /* ascii_piece's */
     for (ptrdiff_t p = 0; p < n; count++) {
         if ((count & 8191) == 8191 && lbpe_interrupted() < 0) return -1;
         ptrdiff_t q = kind == 1   ? piece_end_1(pr, cls, data, n, p)
@@ -227,6 +274,9 @@ static LBPE_ALWAYS_INLINE int encode_kind(int kind, Model *m, const Text *t, con
             s = (const char *)data + p;
             len = q - p;
             room = (size_t)(n - p);
+        } else if ((s = ascii_piece(kind, data, n, p, q, *u8)) != NULL) {
+            len = q - p;
+            room = s == (const char *)*u8 ? *u8cap : (size_t)(n - p);
         } else {
             /* its own buffer: encode_piece reuses the scratch buffers (8 bytes more: head_in) */
             if ((size_t)(q - p) * 4 + 8 > *u8cap &&

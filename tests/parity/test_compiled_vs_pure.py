@@ -547,6 +547,40 @@ def test_compiled_split_of_letter_runs_across_blocks(name):
                         assert native.split(text, name) == pattern.findall(text), (name, width, text)
 
 
+@pytest.mark.parametrize("mode", ["bpe", "lbpe"])
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+def test_compiled_ids_of_ascii_pieces_in_wider_texts(name, mode):
+    """ASCII pieces of every length up to 20 in texts stored 1, 2 and 4 bytes a code point, with
+    a code point beyond ASCII at each place in and after them, and ending 0-20 code points before
+    the text's end: the compiled path reads such pieces 16 code points at a time, and a code
+    point beyond ASCII taken for ASCII there would change the ids. Cold and warm, against the
+    pure path."""
+    tok = tokenizer(name)
+    # per storage width, code points beyond ASCII that a narrowing could mistake for ASCII:
+    # 1 byte: \x80-\xff; 2 bytes: also \u0100 (above a byte) and \uac00 (negative as int16);
+    # 4 bytes: also above U+FFFF
+    odds = {
+        1: ["\x80", "\xe9", "\xff"],
+        2: ["\xe9", "\u0100", "\u2014", "\uac00", "\uffff"],
+        4: ["\xe9", "\u0100", "\uac00", "\U00010000", "\U0001f642"],
+    }
+    for width, chars in odds.items():
+        parts = []
+        for length in range(1, 21):
+            word = "".join("the QUICK 42 fox's {jumps}."[k % 27] for k in range(length))
+            for at in range(length + 2):
+                for odd in chars:
+                    parts.append(word[:at] + odd + word[at:])
+        text = " ".join(parts)
+        texts = [text] + [text[: len(text) - cut] for cut in range(0, 21)] + [p for p in parts[::7]]
+        for t in texts:
+            assert max(map(ord, t), default=0) >= 0x80
+            compiled, pure = both_paths(tok, t, mode)
+            assert compiled == pure, (width, t[-40:])
+            for _ in range(2):  # the second time from the piece cache
+                assert tok.encode(t, mode=mode, disallowed_special=()) == pure, (width, "warm", t[-40:])
+
+
 @pytest.mark.slow(reason="every code point, every pattern")
 @pytest.mark.parametrize("name", sorted(native.PRESET_CODES))
 def test_compiled_split_on_every_code_point(name):
