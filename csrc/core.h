@@ -102,14 +102,14 @@ typedef struct {
     Ids v;
 } Entry;
 
-/* A slot of the table lookups read once the model is built: what table_find finds through a slot
- * and an entry, in one place (32 bytes: one cache miss per lookup instead of two). */
+/* A slot of the token table: the entry's string and ids in one place (32 bytes: one cache miss per
+ * lookup). */
 typedef struct {
-    uint64_t head; /* the first 8 bytes (byte k at bits 8k), zero padded */
-    uint32_t len;  /* 0: an empty slot */
-    uint32_t tag;  /* the hash's low 32 bits (the high ones place it) */
-    uint32_t off;  /* the string in the arena */
-    uint32_t unused;
+    uint64_t head;  /* the first 8 bytes (byte k at bits 8k), zero padded */
+    uint32_t len;   /* 0: an empty slot */
+    uint32_t tag;   /* the hash's low 32 bits (the high ones place it) */
+    uint32_t off;   /* the string in the arena */
+    uint32_t entry; /* its entry */
     Ids v;
 } Fast;
 
@@ -169,8 +169,6 @@ typedef struct ModelS {
     size_t arena_len, arena_cap;
     Entry *entries;
     size_t n_entries, cap_entries;
-    uint64_t *slots; /* (hash high 32 << 32) | (entry + 1); 0 = empty (NULL once fast is built) */
-    size_t mask;
     /* merge pairs (NULL for rank vocabularies) */
     PairSlot *pairs;
     size_t pair_mask;
@@ -212,7 +210,7 @@ typedef struct ModelS {
     uint64_t filter_shift;    /* bit = (h * POLY) >> filter_shift */
     uint64_t *witness_filter; /* the same for the witnesses (cuts.c) */
     uint64_t witness_shift;
-    Fast *fast; /* every entry, for lookups once built (NULL while building) ... */
+    Fast *fast; /* the token table: a slot for every entry (NULL before Model init) ... */
     size_t n_fast;
     void *fast_block;             /* ... aligned to 64 bytes in this block */
     const Thresholds *thresholds; /* the host's, which outlives its models */
@@ -241,13 +239,14 @@ LBPE_FN int lbpe_fallback(void *fallback, const char *s, size_t n);
 
 /* ---- table.c */
 LBPE_FN void *scratch(Model *m, int slot, size_t bytes);
-LBPE_FN Entry *table_add(Model *m, uint64_t h, const char *s, size_t n);
+/* Room in the token table for `count` strings; 0, or -1 (reported). */
+LBPE_FN int table_reserve(Model *m, size_t count);
+LBPE_FN Fast *table_add(Model *m, uint64_t h, const char *s, size_t n);
 LBPE_FN int pair_put(Model *m, int32_t a, int32_t b, int32_t prio, int32_t merged);
 LBPE_FN int build_long_tokens(Model *m);
-/* Model.short_ids, Model.filter and Model.fast, from the token table (once it is complete). */
+/* Model.short_ids and Model.filter, from the token table (once it is complete). */
 LBPE_FN int build_short_ids(Model *m);
 LBPE_FN int build_filter(Model *m);
-LBPE_FN int build_fast(Model *m);
 /* A filter of `count` keys: (*bits, *shift) for filter_has; -1 on no memory. */
 LBPE_FN int new_filter(size_t count, uint64_t **bits, uint64_t *shift);
 /* Frees what a model owns (a worker's copy: only its own buffers, model_free_own). */
@@ -377,25 +376,6 @@ static inline int same_bytes(const char *a, const char *b, size_t n) {
     return 1;
 }
 
-static inline Entry *table_find(const Model *m, uint64_t h, const char *s, size_t n) {
-    uint64_t tag = h >> 32;
-    size_t k = (size_t)h & m->mask;
-    for (;;) {
-        uint64_t slot = m->slots[k];
-        if (slot == 0) return NULL;
-        if ((slot >> 32) == tag) {
-            Entry *e = &m->entries[(uint32_t)slot - 1];
-            if (e->len == n) {
-                if (n <= 8 ? memcmp(e->head, s, n) == 0
-                           : memcmp(e->head, s, 8) == 0 &&
-                                 memcmp(m->arena + e->off + 8, s + 8, n - 8) == 0)
-                    return e;
-            }
-        }
-        k = (k + 1) & m->mask;
-    }
-}
-
 /* Whether a filter (new_filter) has the bit of hash h: 0 means that key was never added. */
 static inline int filter_has(const uint64_t *bits, uint64_t shift, uint64_t h) {
     uint64_t b = (h * POLY) >> shift;
@@ -426,7 +406,8 @@ static inline size_t fast_slot(uint64_t h, size_t size) {
     return (size_t)((((h * 0x9E3779B97F4A7C15ULL) >> 32) * (uint64_t)size) >> 32);
 }
 
-static inline const Ids *fast_find(const Model *m, const char *s, size_t n, uint64_t h) {
+/* The slot of the string s[0:n] (h: its FNV hash) in the token table, or NULL. */
+static inline const Fast *fast_at(const Model *m, const char *s, size_t n, uint64_t h) {
     uint64_t head = head_word((const unsigned char *)s, n);
     uint32_t tag = (uint32_t)h;
     size_t k = (size_t)fast_slot(h, m->n_fast);
@@ -435,17 +416,20 @@ static inline const Ids *fast_find(const Model *m, const char *s, size_t n, uint
         if (f->len == 0) return NULL;
         if (f->tag == tag && f->len == n && f->head == head &&
             (n <= 8 || same_bytes(m->arena + f->off + 8, s + 8, n - 8)))
-            return &f->v;
+            return f;
         if (++k == m->n_fast) k = 0;
     }
+}
+
+static inline const Ids *fast_find(const Model *m, const char *s, size_t n, uint64_t h) {
+    const Fast *f = fast_at(m, s, n, h);
+    return f ? &f->v : NULL;
 }
 
 /* The token / prefix s[0:n] (h: its FNV hash), or NULL. */
 static inline const Ids *lookup_h(const Model *m, const char *s, size_t n, uint64_t h) {
     if (m->filter && !filter_has(m->filter, m->filter_shift, h)) return NULL;
-    if (m->fast) return fast_find(m, s, n, h);
-    const Entry *e = table_find(m, h, s, n);
-    return e ? &e->v : NULL;
+    return fast_find(m, s, n, h);
 }
 
 static inline const Ids *lookup(const Model *m, const char *s, size_t n) {

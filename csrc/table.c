@@ -17,35 +17,56 @@ LBPE_FN void *scratch(Model *m, int slot, size_t bytes) {
     return m->scratch[slot];
 }
 
-static int table_grow(Model *m) {
-    size_t size = (m->mask + 1) * 2;
-    uint64_t *slots = lbpe_calloc(size, sizeof(uint64_t));
-    if (!slots) {
+/* Put entry x (FNV hash h) in an empty slot of fast (size slots). */
+static Fast *fast_place(const Model *m, Fast *fast, size_t size, uint32_t x, uint64_t h) {
+    const Entry *e = &m->entries[x];
+    size_t k = (size_t)fast_slot(h, size);
+    while (fast[k].len) k = k + 1 == size ? 0 : k + 1;
+    fast[k].head = head_word((const unsigned char *)m->arena + e->off, e->len);
+    fast[k].len = e->len;
+    fast[k].tag = (uint32_t)h;
+    fast[k].off = e->off;
+    fast[k].entry = x;
+    fast[k].v = e->v;
+    return &fast[k];
+}
+
+LBPE_FN int table_reserve(Model *m, size_t count) {
+    if (m->fast && count * 3 <= m->n_fast * 2) return 0; /* at most two thirds full */
+    size_t size = count + count / 2 + 16;
+    if (m->fast && size < m->n_fast * 2) size = m->n_fast * 2;
+    if (size > UINT32_MAX) {
+        lbpe_error(LBPE_OVERFLOW, "vocabulary too large");
+        return -1;
+    }
+    void *block = lbpe_calloc(size + 2, sizeof(Fast));
+    if (!block) {
         lbpe_no_memory();
         return -1;
     }
+    Fast *fast = (Fast *)(((uintptr_t)block + 63) & ~(uintptr_t)63); /* two slots a cache line */
     for (size_t x = 0; x < m->n_entries; x++) {
-        uint64_t h =
-            fnv((const unsigned char *)m->arena + m->entries[x].off, m->entries[x].len, FNV_OFFSET);
-        size_t k = (size_t)h & (size - 1);
-        while (slots[k]) k = (k + 1) & (size - 1);
-        slots[k] = ((h >> 32) << 32) | (uint64_t)(x + 1);
+        const Entry *e = &m->entries[x];
+        uint64_t h = fnv((const unsigned char *)m->arena + e->off, e->len, FNV_OFFSET);
+        fast_place(m, fast, size, (uint32_t)x, h);
     }
-    lbpe_free(m->slots);
-    m->slots = slots;
-    m->mask = size - 1;
+    lbpe_free(m->fast_block);
+    m->fast_block = block;
+    m->fast = fast;
+    m->n_fast = size;
     return 0;
 }
 
-/* Find or add the string s[0:n] (hash h); returns the entry or NULL with an exception set. */
-LBPE_FN Entry *table_add(Model *m, uint64_t h, const char *s, size_t n) {
-    Entry *e = table_find(m, h, s, n);
-    if (e) return e;
+/* Find or add the string s[0:n] (n >= 1, hash h); returns its slot (valid until the next string
+ * is added) or NULL with an error set. A new string's ids are -1. */
+LBPE_FN Fast *table_add(Model *m, uint64_t h, const char *s, size_t n) {
+    const Fast *found = fast_at(m, s, n, h);
+    if (found) return (Fast *)found;
     if (n > UINT32_MAX || m->n_entries >= UINT32_MAX - 1) {
         lbpe_error(LBPE_OVERFLOW, "vocabulary too large");
         return NULL;
     }
-    if ((m->n_entries + 1) * 2 > m->mask + 1 && table_grow(m) < 0) return NULL;
+    if (table_reserve(m, m->n_entries + 1) < 0) return NULL;
     if (m->n_entries == m->cap_entries) {
         size_t cap = m->cap_entries ? m->cap_entries * 2 : 1024;
         Entry *p = lbpe_realloc(m->entries, cap * sizeof(Entry));
@@ -72,7 +93,7 @@ LBPE_FN Entry *table_add(Model *m, uint64_t h, const char *s, size_t n) {
         m->arena_cap = cap;
     }
     memcpy(m->arena + m->arena_len, s, n);
-    e = &m->entries[m->n_entries];
+    Entry *e = &m->entries[m->n_entries];
     memset(e->head, 0, 8);
     memcpy(e->head, s, n < 8 ? n : 8);
     e->off = (uint32_t)m->arena_len;
@@ -80,11 +101,7 @@ LBPE_FN Entry *table_add(Model *m, uint64_t h, const char *s, size_t n) {
     e->v.id = -1;
     e->v.lid = -1;
     m->arena_len += n;
-    size_t k = (size_t)h & m->mask;
-    while (m->slots[k]) k = (k + 1) & m->mask;
-    m->slots[k] = ((h >> 32) << 32) | (uint64_t)(m->n_entries + 1);
-    m->n_entries++;
-    return e;
+    return fast_place(m, m->fast, m->n_fast, (uint32_t)m->n_entries++, h);
 }
 
 LBPE_FN int pair_put(Model *m, int32_t a, int32_t b, int32_t prio, int32_t merged) {
@@ -202,49 +219,6 @@ LBPE_FN int build_filter(Model *m) {
     return 0;
 }
 
-LBPE_FN int build_fast(Model *m) {
-    size_t size = m->n_entries + m->n_entries / 2 + 16; /* at most two thirds full */
-    if (size > UINT32_MAX) {
-        lbpe_error(LBPE_OVERFLOW, "vocabulary too large");
-        return -1;
-    }
-    void *block = lbpe_calloc(size + 2, sizeof(Fast));
-    if (!block) {
-        lbpe_no_memory();
-        return -1;
-    }
-    Fast *fast = (Fast *)(((uintptr_t)block + 63) & ~(uintptr_t)63); /* two slots a cache line */
-    /* in batches: every slot of a batch is asked for before the first is written, so their
-     * cache misses overlap */
-    enum { BATCH = 16 };
-    uint64_t hs[BATCH];
-    for (size_t x = 0; x < m->n_entries; x++) {
-        const Entry *e = &m->entries[x];
-        const unsigned char *u = (const unsigned char *)m->arena + e->off;
-        if (x % BATCH == 0)
-            for (size_t y = x; y < x + BATCH && y < m->n_entries; y++) {
-                const Entry *f = &m->entries[y];
-                hs[y - x] = fnv((const unsigned char *)m->arena + f->off, f->len, FNV_OFFSET);
-                LBPE_PREFETCH(&fast[fast_slot(hs[y - x], size)]);
-            }
-        uint64_t h = hs[x % BATCH];
-        size_t k = (size_t)fast_slot(h, size);
-        while (fast[k].len) k = k + 1 == size ? 0 : k + 1;
-        fast[k].head = head_word(u, e->len);
-        fast[k].len = e->len;
-        fast[k].tag = (uint32_t)h;
-        fast[k].off = e->off;
-        fast[k].v = e->v;
-    }
-    m->fast = fast;
-    m->n_fast = size;
-    m->fast_block = block;
-    /* every lookup from now on reads fast: the slots of the building table go */
-    lbpe_free(m->slots);
-    m->slots = NULL;
-    return 0;
-}
-
 LBPE_FN void model_free_own(Model *m) {
     for (int k = 0; k < N_SCRATCH; k++) lbpe_free(m->scratch[k]);
     for (int k = 0; k < N_METHODS; k++) {
@@ -259,7 +233,6 @@ LBPE_FN void model_free(Model *m) {
     model_free_own(m);
     lbpe_free(m->arena);
     lbpe_free(m->entries);
-    lbpe_free(m->slots);
     lbpe_free(m->pairs);
     lbpe_free(m->sc_left);
     lbpe_free(m->sc_right);

@@ -50,6 +50,7 @@ typedef struct {
     PyObject *fallback;      /* callable(char) -> list[int] */
     PyObject **longs;        /* shared int objects for ids 0..n_longs-1 */
     Py_ssize_t n_longs;
+    int ready; /* Model.__init__ finished (a failed one leaves tables half built) */
 } NativeModel;
 
 /* A table of classes; the module keeps every table it made until it is freed, since threads of a
@@ -81,8 +82,7 @@ static const unsigned char *classes_of(const State *st) {
 }
 
 static int model_enter(NativeModel *self) {
-    Model *m = &self->core;
-    if (!m->fast || !self->lock) {
+    if (!self->ready || !self->lock) {
         PyErr_SetString(PyExc_RuntimeError, "lbpe._native.Model was not initialised");
         return -1;
     }
@@ -730,9 +730,8 @@ static PyObject *pack(PyObject *Py_UNUSED(mod), PyObject *lists) {
 
 /* unpack(data) -> list[list[int]]: the inverse of pack(), ids as the model's shared ints */
 static PyObject *Model_unpack(NativeModel *self, PyObject *arg) {
-    Model *m = &self->core;
     Py_buffer view;
-    if (!m->fast) {
+    if (!self->ready) {
         PyErr_SetString(PyExc_RuntimeError, "lbpe._native.Model was not initialised");
         return NULL;
     }
@@ -834,9 +833,14 @@ static Entry *lookup_bytes(NativeModel *self, PyObject *key) {
     char *s;
     Py_ssize_t n;
     if (PyBytes_AsStringAndSize(key, &s, &n) < 0) return NULL;
-    Entry *e = table_find(m, fnv((const unsigned char *)s, (size_t)n, FNV_OFFSET), s, (size_t)n);
-    if (!e || e->v.id < 0) PyErr_Format(PyExc_ValueError, "merge part %R is not a token", key);
-    return (e && e->v.id >= 0) ? e : NULL;
+    const Fast *f =
+        n > 0 ? fast_at(m, s, (size_t)n, fnv((const unsigned char *)s, (size_t)n, FNV_OFFSET))
+              : NULL;
+    if (!f || f->v.id < 0) {
+        PyErr_Format(PyExc_ValueError, "merge part %R is not a token", key);
+        return NULL;
+    }
+    return &m->entries[f->entry];
 }
 
 /* Model(tokens, *, char_units, whole_piece_first, merges, scaffold, byte_fallback, unk,
@@ -854,7 +858,7 @@ static int Model_init(NativeModel *self, PyObject *args, PyObject *kw) {
                                      &char_units, &wpf, &merges, &scaffold, &bf, &unk, &fuse,
                                      &fallback))
         return -1;
-    if (m->slots || m->fast) {
+    if (self->ready || m->fast) {
         PyErr_SetString(PyExc_RuntimeError, "Model is already initialised");
         return -1;
     }
@@ -870,14 +874,9 @@ static int Model_init(NativeModel *self, PyObject *args, PyObject *kw) {
     Py_INCREF(fallback);
     self->fallback = fallback;
     m->fallback = fallback;
-    size_t size = 1024;
-    while (size < (size_t)PyDict_GET_SIZE(tokens) * 4) size *= 2;
-    m->slots = PyMem_RawCalloc(size, sizeof(uint64_t));
-    if (!m->slots) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    m->mask = size - 1;
+    /* the tokens and their proper prefixes: about 2.1 strings a token in OpenAI's and Llama's
+     * vocabularies (the table grows if there are more) */
+    if (table_reserve(m, (size_t)PyDict_GET_SIZE(tokens) * 5 / 2 + 256) < 0) return -1;
     /* scaffold ids: excluded from LBPE, split after BPE */
     PyObject *k, *v;
     Py_ssize_t pos = 0;
@@ -932,7 +931,7 @@ static int Model_init(NativeModel *self, PyObject *args, PyObject *kw) {
         uint64_t h = FNV_OFFSET;
         for (Py_ssize_t c = 0; c < n; c++) {
             h = fnv((const unsigned char *)s + c, 1, h);
-            LBPE_PREFETCH(&m->slots[h & m->mask]);
+            LBPE_PREFETCH(&m->fast[fast_slot(h, m->n_fast)]);
         }
         h = FNV_OFFSET;
         for (Py_ssize_t c = 1; c < n; c++) {
@@ -940,11 +939,12 @@ static int Model_init(NativeModel *self, PyObject *args, PyObject *kw) {
             if (!table_add(m, h, s, (size_t)c)) return -1;
         }
         h = fnv((const unsigned char *)s + n - 1, 1, h);
-        Entry *e = table_add(m, h, s, (size_t)n);
-        if (!e) return -1;
-        e->v.id = id;
+        Fast *f = table_add(m, h, s, (size_t)n);
+        if (!f) return -1;
         int scaffold_id = m->sc_left && id < m->sc_size && m->sc_left[id] >= 0;
-        e->v.lid = scaffold_id ? -1 : id;
+        f->v.id = id;
+        f->v.lid = scaffold_id ? -1 : id;
+        m->entries[f->entry].v = f->v;
     }
     if (build_long_tokens(m) < 0 || build_short_ids(m) < 0 || build_filter(m) < 0) return -1;
     if (merges != Py_None) {
@@ -978,8 +978,8 @@ static int Model_init(NativeModel *self, PyObject *args, PyObject *kw) {
             }
             memcpy(joined, m->arena + a->off, la);
             memcpy(joined + la, m->arena + b->off, lb);
-            Entry *c = table_find(m, fnv((const unsigned char *)joined, la + lb, FNV_OFFSET),
-                                  joined, la + lb);
+            const Fast *c = fast_at(m, joined, la + lb,
+                                    fnv((const unsigned char *)joined, la + lb, FNV_OFFSET));
             PyMem_RawFree(joined);
             if (!c || c->v.id < 0) {
                 PyErr_Format(PyExc_ValueError, "merge %R does not make a token", k);
@@ -1030,8 +1030,7 @@ static int Model_init(NativeModel *self, PyObject *args, PyObject *kw) {
             return -1;
         }
     }
-    /* last: every entry is final now */
-    if (build_fast(m) < 0) return -1;
+    self->ready = 1;
     return 0;
 }
 
@@ -1071,7 +1070,6 @@ static PyObject *Model_cached(NativeModel *self, PyObject *Py_UNUSED(ignored)) {
 static PyObject *Model_sizeof(NativeModel *self, PyObject *Py_UNUSED(ignored)) {
     Model *m = &self->core;
     size_t total = sizeof(NativeModel) + m->arena_cap + m->cap_entries * sizeof(Entry);
-    if (m->slots) total += (m->mask + 1) * sizeof(uint64_t);
     if (m->pairs) total += (m->pair_mask + 1) * sizeof(PairSlot);
     total += (size_t)m->sc_size * 2 * sizeof(int32_t);
     if (m->short_ids) total += (256 + 65536) * sizeof(int32_t);

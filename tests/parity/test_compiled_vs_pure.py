@@ -367,6 +367,24 @@ def test_compiled_lbpe_with_tokens_longer_than_walked_equals_naive(long_words, w
     assert _split(vocab, native.model_for(vocab).encode_piece(text, True)) == expected
 
 
+def test_compiled_token_table_grows_past_its_first_size():
+    """The compiled token table holds every token and every proper prefix of one, sized at first
+    for about 2.5 of them a token: 40 tokens of 200-240 bytes (about 9,000 prefixes for 296
+    tokens) make it grow several times. Every token is found again afterwards, and LBPE of a text
+    of them, overlapping, equals the naive transcription."""
+    import random
+
+    rng = random.Random(5)
+    long_tokens = [bytes(rng.choice(b"abcdefgh") for _ in range(200 + k)) for k in range(40)]
+    vocab = Vocab(_byte_tokens(*long_tokens))
+    model = native.model_for(vocab)
+    for t in long_tokens:  # one token each, found through the grown table
+        assert model.encode_piece(t.decode(), True) == (vocab.tokens[t],)
+    piece = b"".join(t[: len(t) // 2] + t for t in long_tokens[::3])
+    expected = naive_lbpe([piece[i : i + 1] for i in range(len(piece))], set(vocab.tokens), vocab.max_len)
+    assert _split(vocab, model.encode_piece(piece.decode(), True)) == expected
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(st.text(alphabet="aé中", min_size=WALKED - 3, max_size=2 * WALKED), max_size=10, unique=True),
