@@ -180,7 +180,7 @@ def page_first(browser, url: str, visits: int) -> dict[str, list[float]]:
 STEPS = {
     "pyodide": "Pyodide's own start (its WebAssembly and standard library)",
     "lbpe": "the wheel unpacked and lbpe.playground.page imported",
-    "vocabulary": "the default vocabulary read and parsed",
+    "vocabulary": "the default vocabulary read, parsed and warmed (its one-off tables built)",
     "first_compare": "the first comparison (the page asks for the opening span's explanation just before it)",
 }
 

@@ -34,7 +34,9 @@ from lbpe.playground.service import (
     link_state,
     methods_view,
     open_vocabulary,
+    prepared,
 )
+from lbpe.playground.service.shared import FIRST_USE_TEXTS
 from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset, preset_path
 from lbpe.tokenizer import METHODS, MODES, Mode, Tokenizer
 
@@ -131,6 +133,19 @@ def use_file(path: str, pattern: str = "") -> str:
         return json.dumps({"error": str(exc), "needs_pattern": False})
     _state["tok"], _state["source"] = tok, "file"
     return _info(tok, "file")
+
+
+def warm() -> str:
+    """Build the current vocabulary's one-off tables (:func:`lbpe.playground.service.prepared`)
+    and draw a first comparison, so that the next request costs only its text. The worker runs
+    it, without a deadline, after every change of vocabulary: a compare's deadline then never
+    counts a first use's seconds. ``{"seconds"}``: how long it took."""
+    t0 = time.perf_counter()
+    tok = _tok()
+    prepared(tok)
+    for text in FIRST_USE_TEXTS:
+        compare(text)
+    return json.dumps({"seconds": time.perf_counter() - t0})
 
 
 def encode(text: str, mode: Mode) -> str:

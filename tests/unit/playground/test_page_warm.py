@@ -1,0 +1,70 @@
+"""The browser page's Python builds a vocabulary's one-off tables when the vocabulary is loaded,
+not in the first compare that needs them.
+
+The page stops a compare that runs past its deadline (seconds, from the text's length) and
+restarts Python, because a vocabulary file's own pattern can backtrack for hours. A one-off
+build inside a compare (the full pattern with its astral classes, the cut finder's witnesses:
+over a second for o200k_base in CPython, more in Pyodide on a slow machine) counts against that
+deadline, so the first text with a non-ASCII letter could be stopped and blamed on the pattern.
+``page.warm`` builds them in a request of its own, which has no deadline.
+
+Each check runs in a fresh interpreter: the compiled patterns are kept per process, so another
+test that had built them would hide a build this one should see.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.support.data import ROOT
+
+#: Loads a preset, warms it, then records every one-off build the page's compare, explain and
+#: encode make on texts of every kind: calls into the regular-expression compiler and into the
+#: builders of the vocabulary's cached tables.
+PROBE = r"""
+import functools, json, sys
+from lbpe.playground import page
+from lbpe.vocab import Vocab
+
+page.use_preset(sys.argv[1])
+page.warm()
+builders = {v.func.__code__ for v in vars(Vocab).values() if isinstance(v, functools.cached_property)}
+built = []
+
+def watch(frame, event, arg):
+    code = frame.f_code
+    if event == "call" and (code in builders or code.co_filename.endswith(("_compiler.py", "sre_compile.py"))):
+        built.append(f"{code.co_filename.rsplit('/', 1)[-1]}:{code.co_name}")
+
+texts = [
+    "Shared link: unrescinded redelivery, 東京.",
+    "emoji 👍🏽 and 𝔘𝔫𝔦𝔠𝔬𝔡𝔢, Привет, café naïve",
+    "Ελληνικά και русский текст, " * 40,  # long and BMP-only: the patterns' other engine
+    "plain ASCII text, 12345 and code()",
+]
+sys.setprofile(watch)
+for text in texts:
+    page.compare(text)
+    target = json.loads(page.explain_at(text, 3))
+    page.explain(target["span"], -1, text, target["start"])
+    for mode in ("bpe", "lbpe"):
+        page.encode(text, mode)
+sys.setprofile(None)
+print(json.dumps(sorted(set(built))))
+"""
+
+
+@pytest.mark.parametrize("preset", ["o200k_base", "cl100k_base", "mistral-7b"])
+@pytest.mark.parametrize("pure", [True, False], ids=["pure", "compiled"])
+def test_a_warmed_vocabulary_builds_nothing_while_texts_are_compared(preset, pure):
+    env = {**os.environ, "LBPE_PURE_PYTHON": "1" if pure else "0"}
+    run = subprocess.run(
+        [sys.executable, "-c", PROBE, preset], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout.strip().splitlines()[-1]) == []
