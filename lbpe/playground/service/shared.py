@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 from lbpe.corpus.parallel import align_chunks
 from lbpe.corpus.textio import iter_chunks
+from lbpe.errors import LbpeError
 from lbpe.tokenizer import MODES, Tokenizer
 
 __all__ = ["CORPUS_CHUNK_BYTES", "file_stem", "prepared", "text_chunks"]
@@ -43,8 +44,13 @@ def prepared(*toks: Tokenizer) -> None:
     """Build each vocabulary's encoding tables (a first use's one-off cost, seconds for a large
     vocabulary on a busy machine) before a time budget starts: the budget is for the encoding.
 
-    Any text then costs only its encoding: :data:`FIRST_USE_TEXTS` meets every such table."""
+    Any text then costs only its encoding: :data:`FIRST_USE_TEXTS` meets every such table. A
+    vocabulary with no token for one of their characters (and neither byte fallback nor an
+    unknown token) builds what it can; a text that holds such a character says so when encoded."""
     for tok in toks:
         for mode in MODES:
             for text in FIRST_USE_TEXTS:
-                tok.encode(text, mode=mode, disallowed_special=())
+                try:
+                    tok.encode(text, mode=mode, disallowed_special=())
+                except LbpeError:
+                    continue

@@ -68,3 +68,28 @@ def test_a_warmed_vocabulary_builds_nothing_while_texts_are_compared(preset, pur
     )
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout.strip().splitlines()[-1]) == []
+
+
+def test_a_vocabulary_that_cannot_encode_the_warm_up_text_still_loads_and_compares(tmp_path):
+    """Warming encodes a few characters of every UTF-8 width; a character-level vocabulary with
+    neither byte fallback nor an unknown token has no token for most of them. That is the
+    text's problem, said when a text holds one: the vocabulary still loads, warms and compares."""
+    import lbpe
+    from lbpe.errors import LbpeError
+    from lbpe.playground import page
+    from lbpe.playground.service import compare_view
+
+    model = {"type": "BPE", "unk_token": None, "byte_fallback": False, "fuse_unk": False, "dropout": None}
+    model |= {"continuing_subword_prefix": None, "end_of_word_suffix": None}
+    model |= {"vocab": {"a": 0, "b": 1, "ab": 2, " ": 3}, "merges": ["a b"]}
+    data = {"version": "1.0", "added_tokens": [], "normalizer": None, "pre_tokenizer": None, "model": model}
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+
+    assert "error" not in json.loads(page.use_file(str(path)))
+    assert json.loads(page.warm())["seconds"] >= 0
+    assert json.loads(page.compare("ab ab"))["stats"]["bpe"]["tokens"] == 3
+    assert json.loads(page.encode("ab ab", "lbpe")) == [2, 3, 2]
+    assert compare_view(lbpe.load(path), "ab ab")["stats"]["lbpe"]["tokens"] == 3  # the app's view too
+    with pytest.raises(LbpeError, match="'é' has no token"):
+        page.compare("ab é")
