@@ -138,8 +138,9 @@ def use_file(path: str, pattern: str = "") -> str:
 def warm() -> str:
     """Build the current vocabulary's one-off tables (:func:`lbpe.playground.service.prepared`)
     and draw a first comparison, so that the next request costs only its text. The worker runs
-    it, without a deadline, after every change of vocabulary: a compare's deadline then never
-    counts a first use's seconds. ``{"seconds"}``: how long it took."""
+    it as a preset or a file loads, under that load's deadline: a compare's deadline, which
+    follows its text's length, then never counts a first use's seconds. ``{"seconds"}``: how
+    long it took."""
     t0 = time.perf_counter()
     tok = _tok()
     prepared(tok)

@@ -6,7 +6,7 @@ restarts Python, because a vocabulary file's own pattern can backtrack for hours
 build inside a compare (the full pattern with its astral classes, the cut finder's witnesses:
 over a second for o200k_base in CPython, more in Pyodide on a slow machine) counts against that
 deadline, so the first text with a non-ASCII letter could be stopped and blamed on the pattern.
-``page.warm`` builds them in a request of its own, which has no deadline.
+``page.warm`` builds them while the vocabulary loads, under the load's own deadline.
 
 Each check runs in a fresh interpreter: the compiled patterns are kept per process, so another
 test that had built them would hide a build this one should see.
