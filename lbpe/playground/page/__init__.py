@@ -34,7 +34,6 @@ from lbpe.playground.service import (
     link_state,
     methods_view,
     open_vocabulary,
-    prepared,
 )
 from lbpe.playground.service.shared import FIRST_USE_TEXTS
 from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset, preset_path
@@ -136,14 +135,14 @@ def use_file(path: str, pattern: str = "") -> str:
 
 
 def warm() -> str:
-    """Build the current vocabulary's one-off tables (:func:`lbpe.playground.service.prepared`)
-    and draw a first comparison, so that the next request costs only its text. The worker runs
-    it as a preset or a file loads, under that load's deadline: a compare's deadline, which
-    follows its text's length, then never counts a first use's seconds. ``{"seconds"}``: how
-    long it took."""
+    """Compare :data:`~lbpe.playground.service.shared.FIRST_USE_TEXTS` with the current
+    vocabulary: its one-off tables (:func:`lbpe.playground.service.shared.prepared`, which every
+    compare runs first) and the views' own are then built, so the next request costs only its
+    text. The worker runs it as a preset or a file loads, under that load's deadline: a
+    compare's deadline, which follows its text's length, then never counts a first use's
+    seconds. ``{"seconds"}``: how long it took."""
     t0 = time.perf_counter()
-    tok = _tok()
-    prepared(tok)
+    _tok()  # no vocabulary yet: said, not taken for a character without a token below
     for text in FIRST_USE_TEXTS:
         try:
             compare(text)

@@ -52,7 +52,7 @@ from lbpe.playground.service.files import (
 )
 from lbpe.playground.service.links import MAX_LINK_TEXT, VIEWS, link_state
 from lbpe.playground.service.session import Busy, Session, Stopped, describe
-from lbpe.playground.service.shared import CORPUS_CHUNK_BYTES, file_stem, prepared
+from lbpe.playground.service.shared import CORPUS_CHUNK_BYTES, file_stem
 from lbpe.playground.service.train import TrainTimeError, TrainView, check_train_options, train_view
 
 __all__ = [
@@ -91,7 +91,6 @@ __all__ = [
     "explain_target",
     "explain_view",
     "file_stem",
-    "prepared",
     "train_view",
     "TrainTimeError",
 ]

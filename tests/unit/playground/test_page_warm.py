@@ -28,9 +28,16 @@ from tests.support.data import ROOT
 #: builders of the vocabulary's cached tables.
 PROBE = r"""
 import functools, json, sys
+from lbpe.errors import LbpeError
 from lbpe.playground import page
 from lbpe.vocab import Vocab
 
+try:
+    page.warm()  # before any vocabulary: said, not passed over
+except LbpeError as exc:
+    assert "no vocabulary loaded" in str(exc), exc
+else:
+    raise SystemExit("warm() passed without a vocabulary")
 page.use_preset(sys.argv[1])
 page.warm()
 builders = {v.func.__code__ for v in vars(Vocab).values() if isinstance(v, functools.cached_property)}
