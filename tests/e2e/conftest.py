@@ -8,7 +8,7 @@ import sys
 import pytest
 from playwright.sync_api import sync_playwright
 
-from tests.support.app import running_server
+from tests.support.app import DUMPS_STACKS, running_server
 from tests.support.browser import launch
 
 
@@ -23,6 +23,32 @@ def browser():
 
 @pytest.fixture(scope="module")
 def app_server():
-    """The playground served by ``app.py`` in its own process, for one module's tests."""
-    with running_server([sys.executable, "app.py", "--host", "127.0.0.1", "--port", "{port}"]) as s:
+    """The playground served by ``app.py`` in its own process, for one module's tests (a failed
+    test shows its threads' stacks and its output: :func:`pytest_runtest_makereport`)."""
+    with running_server([sys.executable, *DUMPS_STACKS, "app.py", "--host", "127.0.0.1", "--port", "{port}"]) as s:
         yield s
+
+
+@pytest.fixture
+def unanswered():
+    """The requests a test's page has sent and not yet had answered (``{id: request}``), kept
+    by the ``page`` fixtures that ask for it (:func:`tests.support.browser.watch_requests`), for the report of a failed
+    test."""
+    return {}
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed browser test against the app's server also reports what the page still waited
+    for and where the server's threads were: a wait that timed out says which side held it."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.when != "call" or not report.failed:
+        return
+    pending = item.funcargs.get("unanswered")
+    if pending:
+        lines = [f"{r.method} {r.url[:200]}" for r in list(pending.values())]
+        report.sections.append(("requests the page had no answer to", "\n".join(lines)))
+    server = item.funcargs.get("app_server")
+    if server is not None:
+        report.sections.append(("the app's server: its threads' stacks, then its output", server.stacks()))

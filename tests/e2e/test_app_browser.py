@@ -28,6 +28,7 @@ from tests.support.browser import (
     check_charts,
     fill_kept,
     overlap,
+    watch_requests,
 )
 from tests.support.data import english_text
 
@@ -50,8 +51,9 @@ def requests():
 
 
 @pytest.fixture
-def page(browser, requests, app_server):
+def page(browser, requests, app_server, unanswered):
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    watch_requests(context, unanswered)
     context.on("request", lambda r: requests.append(r.url))
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)

@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 
 from lbpe.presets import load_preset
 from tests.support.app import ROOT
+from tests.support.browser import watch_requests
 
 pytestmark = pytest.mark.slow(reason="Chromium drives the playground")
 
@@ -26,9 +27,10 @@ expect.set_options(timeout=TIMEOUT_MS)
 
 
 @pytest.fixture
-def page(browser, app_server):
+def page(browser, app_server, unanswered):
     requests: list[str] = []
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    watch_requests(context, unanswered)
     context.on("request", lambda r: requests.append(r.url))
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)

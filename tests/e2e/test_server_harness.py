@@ -5,6 +5,8 @@ must not leave a test talking to that other process's server."""
 from __future__ import annotations
 
 import sys
+import threading
+import time
 import urllib.request
 from pathlib import Path
 
@@ -52,3 +54,34 @@ def test_a_port_asked_for_and_taken_fails_saying_so(tmp_path):
             with running_server(_http_server(ours), port=taken):
                 pass
         assert _config(other.url) == "theirs"
+
+
+def test_a_stuck_server_shows_where_its_threads_are(tmp_path):
+    """What a failed browser test reports of its server: every thread's stack, from the script
+    run behind DUMPS_STACKS (here a web server whose request handler never returns)."""
+    script = tmp_path / "stuck_server.py"
+    script.write_text(
+        "import http.server, sys, threading, time\n"
+        "class Handler(http.server.BaseHTTPRequestHandler):\n"
+        "    def do_GET(self):\n"
+        "        if self.path == '/config':\n"
+        "            self.send_response(200); self.end_headers(); return\n"
+        "        time.sleep(3600)  # the request that never gets its answer\n"
+        "server = http.server.ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), Handler)\n"
+        "server.serve_forever()\n",
+        encoding="utf-8",
+    )
+    with running_server([sys.executable, *app_support.DUMPS_STACKS, str(script), "{port}"]) as server:
+        threading.Thread(target=lambda: _config_ignoring_timeout(server.url + "stuck/"), daemon=True).start()
+        deadline = time.monotonic() + 30
+        while "in do_GET" not in (dump := server.stacks()) and time.monotonic() < deadline:
+            pass
+    assert 'stuck_server.py", line 6 in do_GET' in dump, dump
+    assert "serve_forever" in dump, dump
+
+
+def _config_ignoring_timeout(url: str) -> None:
+    try:
+        _config(url)
+    except OSError:
+        pass

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -28,6 +29,15 @@ OFFLINE_ENV = {
     "GRADIO_SERVER_NAME": "127.0.0.1",
     "NO_PROXY": "127.0.0.1,localhost",
 }
+
+#: Put before a Python script (``[sys.executable, *DUMPS_STACKS, "app.py", ...]``): the script runs
+#: as ``__main__`` with the checkout first on ``sys.path``, and SIGUSR1 makes it write every
+#: thread's stack into its output (:meth:`Server.stacks`).
+DUMPS_STACKS = (
+    "-c",
+    "import faulthandler, runpy, signal, sys; faulthandler.register(signal.SIGUSR1, all_threads=True); "
+    "sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')",
+)
 
 #: Seconds a server may take to answer its first request.
 STARTUP_TIMEOUT = 120
@@ -75,6 +85,15 @@ class Server:
 
     def tail(self, lines: int = 40) -> str:
         """The last lines of the server's output (for failure messages)."""
+        return _tail(self.log, lines)
+
+    def stacks(self, lines: int = 400) -> str:
+        """Every thread's Python stack, written by the server into its output, then the last
+        ``lines`` of that output (for a failure where the server may be stuck). Only a server
+        started with :data:`DUMPS_STACKS` in front of its script can write them."""
+        if self.proc.poll() is None and hasattr(signal, "SIGUSR1"):
+            self.proc.send_signal(signal.SIGUSR1)
+            time.sleep(1)
         return _tail(self.log, lines)
 
 

@@ -42,6 +42,13 @@ def launch(playwright: Any) -> Any:
     return playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS, headless=True)
 
 
+def watch_requests(context, unanswered: dict) -> None:
+    """Keep ``unanswered`` current with the requests of a browser context's pages."""
+    context.on("request", lambda r: unanswered.__setitem__(id(r), r))
+    for answered in ("requestfinished", "requestfailed"):
+        context.on(answered, lambda r: unanswered.pop(id(r), None))
+
+
 def fill_kept(box: Any, value: str, *, tries: int = 5) -> None:
     """Fill a Gradio text box that has just been drawn, and see the value stay.
 
