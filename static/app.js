@@ -55,7 +55,7 @@ const ui = {
 // Each request has a deadline. Python cannot be interrupted inside a regular expression, and a
 // vocabulary file's own pattern can backtrack for hours on some texts (a long run of spaces),
 // so a request past its deadline ends the worker: a new one starts with the same vocabulary
-// and the page says why.
+// and the page says why. With a bundled vocabulary only a busy or slow device gets there.
 
 const workerURL = new URL("worker.js", import.meta.url);
 let worker = null;
@@ -63,6 +63,7 @@ const pending = new Map(); // id -> {resolve, reject, timer}
 let nextId = 0;
 let gate = Promise.resolve(); // requests wait for a restarted worker's vocabulary
 let restarts = 0;
+let deadlineScale = 1; // every deadline's factor (window.lbpePage.deadlineScale: a test's slow device)
 let resolveReady, rejectReady;
 const ready = new Promise((resolve, reject) => {
   resolveReady = resolve;
@@ -98,6 +99,10 @@ function startWorker(onReady, onFailed) {
 
 /** Seconds a request may take before the worker is restarted (0: no deadline). */
 function deadline(cmd, args) {
+  return deadlineScale * unscaledDeadline(cmd, args);
+}
+
+function unscaledDeadline(cmd, args) {
   if (cmd === "compare" || cmd === "encode") return 5 + (args.text || "").length / 20000;
   if (cmd === "files") return 30 + (5 * args.files.reduce((n, f) => n + f.data.byteLength, 0)) / 1e6;
   if (cmd === "preset") return 120;
@@ -110,7 +115,7 @@ function deadline(cmd, args) {
 function post(cmd, args, transfer) {
   return new Promise((resolve, reject) => {
     const id = ++nextId;
-    pending.set(id, { resolve, reject, seconds: deadline(cmd, args), timer: null });
+    pending.set(id, { resolve, reject, cmd, seconds: deadline(cmd, args), timer: null });
     worker.postMessage({ id, cmd, args }, transfer);
   });
 }
@@ -123,11 +128,15 @@ async function call(cmd, args = {}, transfer = []) {
 function expire(id, seconds) {
   const p = pending.get(id);
   if (!p) return;
-  const why =
-    `it took more than ${seconds.toFixed(1)} s and was stopped. Python was restarted with the same vocabulary. ` +
-    "A vocabulary file's own regular expression can take very long on some texts (long runs of spaces or " +
-    "repeated characters): try a shorter text or another vocabulary.";
-  restartWorker(why);
+  const stopped =
+    `it took more than ${seconds.toFixed(1)} s and was stopped. Python was restarted with the same vocabulary. `;
+  // a bundled vocabulary's pattern never backtracks for long: only a file's own one can be to blame
+  const fromFile = p.cmd === "files" || state.preset === FILE_VOCAB;
+  const why = fromFile
+    ? "A vocabulary file's own regular expression can take very long on some texts (long runs of spaces or " +
+      "repeated characters): try a shorter text or another vocabulary."
+    : "This device may be busy, or slow for a text this long: try again, or a shorter text.";
+  restartWorker(stopped + why);
 }
 
 function restartWorker(why) {
@@ -1255,6 +1264,12 @@ async function main() {
 const api = {
   ready,
   restarts: 0, // workers restarted after a request passed its deadline
+  get deadlineScale() {
+    return deadlineScale;
+  },
+  set deadlineScale(factor) {
+    deadlineScale = factor;
+  },
   rendered,
   across,
   call,

@@ -330,11 +330,31 @@ def test_a_hostile_pattern_cannot_freeze_the_page(session, server, tmp_path):
     message = page.inner_text("#error")
     assert elapsed < 10, f"the page took {elapsed:.1f} s to stop the request"
     assert "was stopped" in message and "restarted with the same vocabulary" in message, message
+    assert "own regular expression" in message, message
     assert page.evaluate("() => window.lbpePage.restarts") == 1
 
     set_text(page, "usable again after the restart", "__file__")
     assert page.is_hidden("#error")
     assert_matches_cpython(page, lbpe.load(hostile), "usable again after the restart", "after a restart")
+
+
+def test_a_bundled_vocabulary_past_its_deadline_is_not_blamed_on_a_pattern(session, server):
+    """With a bundled vocabulary, only a busy or slow device makes a compare pass its deadline
+    (here made to by scaling every deadline down, as a slow device would be): the page says so,
+    and does not blame a regular expression that is not the visitor's."""
+    page = session.page
+    open_page(page, server.url)
+    page.evaluate("() => { window.lbpePage.deadlineScale = 1e-6; }")
+    page.fill("#text", "a compare on a device far too slow for it")
+    page.wait_for_selector("#error:not([hidden])", timeout=STEP_MS)
+    page.evaluate("() => { window.lbpePage.deadlineScale = 1; }")
+    message = page.inner_text("#error")
+    assert "was stopped" in message and "restarted with the same vocabulary" in message, message
+    assert "busy, or slow" in message and "regular expression" not in message, message
+    assert page.evaluate("() => window.lbpePage.restarts") >= 1
+
+    set_text(page, "usable again after the restart", DEFAULT_PRESET)
+    assert page.is_hidden("#error")
 
 
 QUEUED_JS = """async ([seconds]) => {
