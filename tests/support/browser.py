@@ -56,7 +56,8 @@ def wait_settled(page: Any, unanswered: dict, *, quiet_ms: int = 1_000, timeout_
     Gradio 6.31's page loses an event sent while its session's stream is being closed: the
     server closes the stream once the session's last event is answered, and an event the page
     sends after reading that answer but before reading the close is never answered (it shows
-    a timer for ever). A test's first action waits here, as a person's would not need to."""
+    a timer for ever). A test's first action waits here, so that it cannot fall into that gap
+    behind the page's own load-time events; the page itself still has the gap."""
     quiet = 0
     for _ in range(timeout_ms // 100):
         busy = any("/queue/data" in r.url for r in list(unanswered.values()))
