@@ -36,9 +36,11 @@ from typing import Any
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 
+from starlette.middleware import Middleware  # noqa: E402
+
 from lbpe import user_regex  # noqa: E402
 from lbpe.limits import MB  # noqa: E402
-from lbpe.playground.app import handlers, upkeep  # noqa: E402
+from lbpe.playground.app import handlers, streams, upkeep  # noqa: E402
 from lbpe.playground.app.handlers import *  # noqa: E402, F403  (the handlers are this module's API too)
 from lbpe.playground.app.handlers import LIMITS  # noqa: E402
 from lbpe.playground.app.layout import APP_CSS, APP_HEAD, APP_JS, THEME, build  # noqa: E402
@@ -46,6 +48,7 @@ from lbpe.playground.app.layout import APP_CSS, APP_HEAD, APP_JS, THEME, build  
 __all__ = [
     *handlers.__all__,
     "handlers",
+    "streams",
     "upkeep",
     "APP_CSS",
     "APP_HEAD",
@@ -70,6 +73,9 @@ def launch(host: str | None = None, port: int | None = None, **kwargs: Any):
     # the caller's own lifespan runs inside ours, which closes Gradio's deep-link route
     app_kwargs = dict(kwargs.pop("app_kwargs", None) or {})
     app_kwargs["lifespan"] = upkeep.lifespan(demo, ttl=LIMITS.session_ttl, inner=app_kwargs.get("lifespan"))
+    # a session's queue stream ends only once its client has read the close (streams.py); the
+    # caller's middleware, if any, wraps it
+    app_kwargs["middleware"] = [*app_kwargs.get("middleware", ()), Middleware(streams.HoldCloses)]
     return demo.launch(
         server_name=host,
         server_port=port,
