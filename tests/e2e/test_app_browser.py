@@ -28,7 +28,6 @@ from tests.support.browser import (
     check_charts,
     fill_kept,
     overlap,
-    wait_settled,
     watch_requests,
 )
 from tests.support.data import english_text
@@ -60,7 +59,6 @@ def page(browser, requests, app_server, unanswered):
     page.set_default_timeout(TIMEOUT_MS)
     page.goto(app_server.url)
     expect(page.locator("#bpe-pane .lbpe-pane")).to_be_visible()
-    wait_settled(page, unanswered)
     yield page
     context.close()
     outside = sorted(

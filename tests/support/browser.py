@@ -49,25 +49,6 @@ def watch_requests(context, unanswered: dict) -> None:
         context.on(answered, lambda r: unanswered.pop(id(r), None))
 
 
-def wait_settled(page: Any, unanswered: dict, *, quiet_ms: int = 1_000, timeout_ms: int = 60_000) -> None:
-    """Wait until the Gradio page has had no queue stream open (``/queue/data``) for
-    ``quiet_ms``: the events it sent as it loaded have all been answered.
-
-    Gradio 6.31's page loses an event sent while its session's stream is being closed: the
-    server closes the stream once the session's last event is answered, and an event the page
-    sends after reading that answer but before reading the close is never answered (it shows
-    a timer for ever). A test's first action waits here, so that it cannot fall into that gap
-    behind the page's own load-time events; the page itself still has the gap."""
-    quiet = 0
-    for _ in range(timeout_ms // 100):
-        busy = any("/queue/data" in r.url for r in list(unanswered.values()))
-        quiet = 0 if busy else quiet + 100
-        if quiet >= quiet_ms:
-            return
-        page.wait_for_timeout(100)
-    raise AssertionError(f"the page's events were still running after {timeout_ms / 1000:.0f} s")
-
-
 def fill_kept(box: Any, value: str, *, tries: int = 5) -> None:
     """Fill a Gradio text box that has just been drawn, and see the value stay.
 
