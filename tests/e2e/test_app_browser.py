@@ -777,27 +777,26 @@ def test_typing_at_the_end_of_a_long_text_shows_a_fresh_comparison(page):
             page.wait_for_function(SAME_AS_FRESH, arg=[mode, display.render_pane(c, mode)])
 
 
-def test_compare_explain_and_text_upload_errors_stay_beside_their_controls(page, tmp_path):
-    """A .txt upload that is not UTF-8, an Explain box left empty and a vocabulary name typed
-    that does not exist: each reason stays beside its control after the notice fades, until
-    the next action there replaces it."""
-    note, explained = page.locator("#compare-note .lbpe-failed"), page.locator("#explain .lbpe-failed")
+def test_compare_and_text_upload_errors_stay_beside_their_controls(page, tmp_path):
+    """A .txt upload that is not UTF-8 and a vocabulary name typed that does not exist: each
+    reason stays beside its control after the notice fades, until the next action there
+    replaces it. An empty Explain box says what to do: no failure, and no notice."""
+    note = page.locator("#compare-note .lbpe-failed")
     bad = tmp_path / "latin.txt"
     bad.write_bytes("café au lait".encode("latin-1"))
     page.locator("#text-upload input[type=file]").set_input_files(str(bad))
     expect(note).to_contain_text("latin.txt: not UTF-8 text")
     box = page.locator("#explain-text textarea, #explain-text input").first
     box.fill("")
-    expect(explained).to_contain_text("Type a word or a short span to explain")
-    expect(page.locator(".toast-body")).to_have_count(0, timeout=30_000)  # the notices have faded...
-    expect(note).to_contain_text("latin.txt: not UTF-8 text")  # ...the reasons stay
-    expect(explained).to_contain_text("Type a word or a short span to explain")
+    expect(page.locator("#explain .lbpe-x-prompt")).to_contain_text("Type a word or a short span to explain")
+    expect(page.locator(".toast-body")).to_have_count(0, timeout=30_000)  # the notice has faded...
+    expect(note).to_contain_text("latin.txt: not UTF-8 text")  # ...the reason stays
+    expect(page.locator("#explain .lbpe-failed")).to_have_count(0)
+    fill_kept(box, "Capitals")  # a fill on a loaded machine can be lost
+    expect(page.locator("#explain .lbpe-x-head")).to_contain_text("Capitals")
     page.locator("#text textarea").fill("Capitals and geographers")
     expect_counts(page, load_preset(DEFAULT_PRESET), "Capitals and geographers")
     expect(note).to_have_count(0)
-    fill_kept(box, "Capitals")  # a fill on a loaded machine can be lost
-    expect(page.locator("#explain .lbpe-x-head")).to_contain_text("Capitals")
-    expect(explained).to_have_count(0)
     vocab = page.locator("#vocab input")
     vocab.fill("nonsense")
     vocab.press("Enter")

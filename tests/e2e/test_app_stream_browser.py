@@ -1,6 +1,6 @@
-"""The playground in Chromium answers an event sent just as the one before it finished, when
-the close of the session's queue stream reaches the page late (``tests/support/slow_close_app.py``:
-:mod:`lbpe.playground.app.streams` says how Gradio's page could lose such an event)."""
+"""The playground in Chromium, when some messages of the session's queue stream reach the page
+late (``tests/support/slow_stream_app.py``: a stream's close, and a failed event's answer):
+nothing a person does in that time is lost."""
 
 from __future__ import annotations
 
@@ -20,22 +20,29 @@ TIMEOUT_MS = 30_000
 
 @pytest.fixture(scope="module")
 def app_server():
-    """The playground behind a link that brings each queue stream's close 3 s late."""
-    script = "tests/support/slow_close_app.py"
+    """The playground behind a link that brings each queue stream's close, and each failed
+    event's answer, 3 s late."""
+    script = "tests/support/slow_stream_app.py"
     with running_server([sys.executable, *DUMPS_STACKS, script, "--port", "{port}"]) as s:
         yield s
 
 
-def test_a_decode_sent_as_the_last_one_finished_is_answered(browser, app_server, unanswered):
-    """Decode, and the moment its answer shows, Decode other ids: the second answer shows too
-    (before, it stayed pending until some other event opened a stream)."""
-    tok = load_preset("mistral-7b")
+@pytest.fixture
+def page(browser, app_server, unanswered):
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     watch_requests(context, unanswered)
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
     page.goto(app_server.url)
     expect(page.locator("#bpe-pane .lbpe-pane")).to_be_visible()
+    yield page
+    context.close()
+
+
+def test_a_decode_sent_as_the_last_one_finished_is_answered(page):
+    """Decode, and the moment its answer shows, Decode other ids: the second answer shows too
+    (before, it stayed pending until some other event opened a stream)."""
+    tok = load_preset("mistral-7b")
     page.locator("#ids-box").get_by_text("Token ids: copy them").click()
     ids_box = page.locator("#decode-input input, #decode-input textarea").first
     expect(ids_box).to_be_editable()
@@ -44,4 +51,17 @@ def test_a_decode_sent_as_the_last_one_finished_is_answered(browser, app_server,
         fill_kept(ids_box, " ".join(map(str, tok.encode(word, mode="bpe"))))
         page.locator("#decode-run").click()
         expect(decoded).to_contain_text(word, timeout=TIMEOUT_MS)
-    context.close()
+
+
+def test_a_word_typed_to_explain_while_the_text_changes_is_explained(page):
+    """With the Explain box empty, change the text, and at once type a word to explain: the
+    word is explained. (The change explained the empty box, which failed, and Gradio's page
+    dropped the word typed meanwhile: the box showed the word, the pane the failure.)"""
+    box = page.locator("#explain-text textarea, #explain-text input").first
+    fill_kept(box, "")
+    expect(page.locator("#explain .lbpe-x-head")).to_have_count(0, timeout=TIMEOUT_MS)
+    page.locator("#text textarea").fill("Geographers of capitals")  # explains the empty box again...
+    expect(page.locator("#lbpe-pane .lbpe-pane")).to_contain_text("Geographers")  # ...which is still running
+    fill_kept(box, "Capitals")
+    expect(page.locator("#explain .lbpe-x-head")).to_contain_text("Capitals", timeout=TIMEOUT_MS)
+    expect(page.locator("#explain .lbpe-failed")).to_have_count(0)

@@ -38,7 +38,7 @@ from lbpe.playground.service.corpus import (
     methods_view,
     stats_view,
 )
-from lbpe.playground.service.explain import ExplainTarget, ExplainView, explain_target, explain_view
+from lbpe.playground.service.explain import NOTHING_TO_EXPLAIN, ExplainTarget, ExplainView, explain_target, explain_view
 from lbpe.playground.service.files import (
     AUTO_PATTERN,
     GPT2_PAIR,
@@ -88,6 +88,7 @@ __all__ = [
     "compare_view",
     "corpus_view",
     "stats_view",
+    "NOTHING_TO_EXPLAIN",
     "explain_target",
     "explain_view",
     "file_stem",

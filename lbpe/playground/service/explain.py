@@ -14,6 +14,9 @@ from lbpe.playground import display
 from lbpe.playground.service.shared import prepared
 from lbpe.tokenizer import Tokenizer, replace_surrogates
 
+#: What the Explain view says while its box is empty.
+NOTHING_TO_EXPLAIN = "Type a word or a short span to explain, or click a token in either pane."
+
 __all__ = ["ExplainTarget", "ExplainView", "explain_target", "explain_view"]
 
 
@@ -58,7 +61,7 @@ def explain_view(
     if pair != display.DEFAULT_METHODS:
         return _pair_view(tok, span, frame, text=text, at=at, specials=specials, pair=pair, dropout=dropout, seed=seed)
     if not span:
-        raise LbpeError("Type a word or a short span to explain, or click a token in either pane.")
+        raise LbpeError(NOTHING_TO_EXPLAIN)
     budget = len(text) if text is not None else len(span)
     prepared(tok)
     with time_budget(budget, what="the Explain view"):
@@ -85,7 +88,7 @@ def _pair_view(
 ) -> ExplainView:
     """:func:`explain_view` for a pair other than BPE and LBPE."""
     if not span:
-        raise LbpeError("Type a word or a short span to explain, or click a token in either pane.")
+        raise LbpeError(NOTHING_TO_EXPLAIN)
     options: dict[str, Any] = {"dropout": dropout, "seed": seed}
     prepared(tok)
     with time_budget(len(text) if text is not None else len(span), what="the Explain view"):

@@ -13,7 +13,15 @@ from lbpe.playground import display
 from lbpe.playground.app.handlers import common
 from lbpe.playground.app.handlers.common import _figure, _handler, _mb, _paths, _read_once, get_tokenizer
 from lbpe.playground.examples import DEFAULT_EXAMPLE
-from lbpe.playground.service import ExplainView, Session, compare_view, explain_target, explain_view, text_head
+from lbpe.playground.service import (
+    NOTHING_TO_EXPLAIN,
+    ExplainView,
+    Session,
+    compare_view,
+    explain_target,
+    explain_view,
+    text_head,
+)
 from lbpe.presets import DEFAULT_PRESET
 
 # ---- Compare and Explain ----
@@ -221,7 +229,15 @@ def explain(
     Compare view's toggle.
 
     Returns ``(HTML of frame `frame`, the steps as JSON, the step slider's update)``; without
-    ``frame`` the last frame (every step done, the reasons the two differ)."""
+    ``frame`` the last frame (every step done, the reasons the two differ). An empty box gives
+    what to do instead, not an error: the text's changes explain the box again, and each would
+    fail while it is empty (and Gradio's page drops a word typed while such an event runs)."""
+    if not span:
+        return (
+            f'<p class="lbpe-x-prompt">{html.escape(NOTHING_TO_EXPLAIN)}</p>',
+            None,
+            gr.update(maximum=1, value=0, interactive=False),
+        )
     view = _explained(span, vocab, _frame(frame), state, text, where, specials, left, right, dropout, seed)
     last = view["frames"] - 1
     return view["html"], view["steps"], gr.update(maximum=max(last, 1), value=view["frame"], interactive=last > 0)
