@@ -31,10 +31,10 @@ def app_server():
 
 @pytest.fixture
 def unanswered():
-    """The requests a test's page has sent and not yet had answered (``{id: request}``), kept
+    """The requests a test's page has sent and not yet had answered (a set), kept
     by the ``page`` fixtures that ask for it (:func:`tests.support.browser.watch_requests`), for the report of a failed
     test."""
-    return {}
+    return set()
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -47,7 +47,7 @@ def pytest_runtest_makereport(item, call):
         return
     pending = item.funcargs.get("unanswered")
     if pending:
-        lines = [f"{r.method} {r.url[:200]}" for r in list(pending.values())]
+        lines = [f"{r.method} {r.url[:200]}" for r in list(pending)]
         report.sections.append(("requests the page had no answer to", "\n".join(lines)))
     server = item.funcargs.get("app_server")
     if server is not None:

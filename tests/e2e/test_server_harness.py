@@ -61,7 +61,7 @@ def test_a_stuck_server_shows_where_its_threads_are(tmp_path):
     run behind DUMPS_STACKS (here a web server whose request handler never returns)."""
     script = tmp_path / "stuck_server.py"
     script.write_text(
-        "import http.server, sys, threading, time\n"
+        "import http.server, sys, time\n"
         "class Handler(http.server.BaseHTTPRequestHandler):\n"
         "    def do_GET(self):\n"
         "        if self.path == '/config':\n"

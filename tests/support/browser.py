@@ -42,11 +42,11 @@ def launch(playwright: Any) -> Any:
     return playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS, headless=True)
 
 
-def watch_requests(context, unanswered: dict) -> None:
+def watch_requests(context, unanswered: set) -> None:
     """Keep ``unanswered`` current with the requests of a browser context's pages."""
-    context.on("request", lambda r: unanswered.__setitem__(id(r), r))
+    context.on("request", lambda r: unanswered.add(r))  # (Playwright takes no bound built-ins)
     for answered in ("requestfinished", "requestfailed"):
-        context.on(answered, lambda r: unanswered.pop(id(r), None))
+        context.on(answered, lambda r: unanswered.discard(r))
 
 
 def fill_kept(box: Any, value: str, *, tries: int = 5) -> None:
