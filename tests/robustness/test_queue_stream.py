@@ -128,6 +128,8 @@ def test_an_event_joined_as_the_last_one_finishes_is_answered(server, decode):
             f"({client.streams} stream(s) opened for 2 events)"
         )
         assert answered["success"], answered
+        # released by the client's going, not by the server's wait running out
+        assert "did not disconnect" not in server.tail(400), server.tail()
     finally:
         client.close()
 

@@ -5,8 +5,8 @@ Each ``close_stream`` message, and each answer of an event that failed, reaches 
 :data:`DELAY` seconds after the server sent it, as it may through a busy machine or a slow
 link. What the page does in that time is what a person can do before the message arrives:
 
-* an event sent after the answer before a close but before the close is the one Gradio's
-  clients could lose (:mod:`lbpe.playground.app.streams`);
+* an event sent after the page has read an answer, but before it has read the close that
+  follows, is the one Gradio's clients could lose (:mod:`lbpe.playground.app.streams`);
 * a change made while an event that will fail still runs is deferred by Gradio's page (the
   events are ``trigger_mode="always_last"``), and Gradio's page drops a deferred change when
   the running event fails."""

@@ -75,7 +75,7 @@ def launch(host: str | None = None, port: int | None = None, **kwargs: Any):
     app_kwargs["lifespan"] = upkeep.lifespan(demo, ttl=LIMITS.session_ttl, inner=app_kwargs.get("lifespan"))
     # a session's queue stream ends only once its client has read the close (streams.py); the
     # caller's middleware, if any, wraps it
-    app_kwargs["middleware"] = [*app_kwargs.get("middleware", ()), Middleware(streams.HoldCloses)]
+    app_kwargs["middleware"] = [*(app_kwargs.get("middleware") or ()), Middleware(streams.HoldCloses)]
     return demo.launch(
         server_name=host,
         server_port=port,

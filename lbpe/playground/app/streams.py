@@ -25,18 +25,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import urllib.parse
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 __all__ = ["CLOSE_WAIT", "QUEUE_DATA", "QUEUE_JOIN", "Closes", "HoldCloses"]
 
+log = logging.getLogger("lbpe.playground.app")
+
 #: The routes of Gradio's queue: a session's stream of answers, and the join of one event.
 QUEUE_DATA = "/gradio_api/queue/data"
 QUEUE_JOIN = "/gradio_api/queue/join"
 
 #: Seconds a stream that sent its close waits for its client to disconnect (a client that keeps
-#: reading gets the end of the response then), and so the longest a join's answer waits.
+#: reading gets the end of the response then), and so the longest a join's answer waits. A
+#: proxy that does not pass a client's disconnect on makes every such wait this long (logged).
 CLOSE_WAIT = 10.0
 
 Scope = MutableMapping[str, Any]
@@ -72,6 +76,10 @@ class Closes:
 
     def closing(self, session: str) -> bool:
         return session in self._closing
+
+    def __bool__(self) -> bool:
+        """Whether any session is closing."""
+        return bool(self._closing)
 
     async def settled(self, session: str, timeout: float = CLOSE_WAIT) -> None:
         """Return once no stream of ``session`` is between its close and its client's going."""
@@ -159,6 +167,11 @@ class HoldCloses:
         try:
             await self.app(scope, receive, forward)
             if closed and not await _until_disconnect(receive, self.wait):
+                log.warning(
+                    "a queue stream's client did not disconnect within %g s of its close "
+                    "(a proxy that does not pass disconnects on?): its next event waited that long",
+                    self.wait,
+                )
                 with contextlib.suppress(OSError):
                     await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
@@ -176,7 +189,7 @@ class HoldCloses:
             return message
 
         async def answer(message: Message) -> None:
-            if message.get("type") == "http.response.start" and message.get("status") == 200:
+            if message.get("type") == "http.response.start" and message.get("status") == 200 and self.closes:
                 session = _session_of(bytes(body))
                 if session is not None and self.closes.closing(session):
                     await self.closes.settled(session, self.wait)

@@ -17,7 +17,7 @@ from lbpe.tokenizer import Tokenizer, replace_surrogates
 #: What the Explain view says while its box is empty.
 NOTHING_TO_EXPLAIN = "Type a word or a short span to explain, or click a token in either pane."
 
-__all__ = ["ExplainTarget", "ExplainView", "explain_target", "explain_view"]
+__all__ = ["NOTHING_TO_EXPLAIN", "ExplainTarget", "ExplainView", "explain_target", "explain_view"]
 
 
 class ExplainView(TypedDict):
