@@ -230,6 +230,8 @@ LBPE_FN void lbpe_free(void *p);
 enum { LBPE_OVERFLOW, LBPE_RUNTIME };
 /* A failure: no memory, or an error of that kind with that message. */
 LBPE_FN void lbpe_no_memory(void);
+/* A hint that a large table is read at random: the host may back it with huge pages. */
+LBPE_FN void lbpe_advise_random(void *p, size_t bytes);
 LBPE_FN void lbpe_error(int kind, const char *msg);
 /* -1 (the error reported) when the call must stop: Ctrl-C, or the time budget spent; else 0. */
 LBPE_FN int lbpe_interrupted(void);

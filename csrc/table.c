@@ -44,6 +44,7 @@ LBPE_FN int table_reserve(Model *m, size_t count) {
         lbpe_no_memory();
         return -1;
     }
+    lbpe_advise_random(block, (size + 2) * sizeof(Fast));
     Fast *fast = (Fast *)(((uintptr_t)block + 63) & ~(uintptr_t)63); /* two slots a cache line */
     for (size_t x = 0; x < m->n_entries; x++) {
         const Entry *e = &m->entries[x];

@@ -22,6 +22,9 @@
 #include <pythread.h>
 #include <pthread.h>
 #include <time.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #define LBPE_ONE_UNIT
 #include "core.h"
@@ -118,6 +121,16 @@ LBPE_FN void *lbpe_malloc(size_t bytes) { return PyMem_RawMalloc(bytes); }
 LBPE_FN void *lbpe_calloc(size_t count, size_t size) { return PyMem_RawCalloc(count, size); }
 LBPE_FN void *lbpe_realloc(void *p, size_t bytes) { return PyMem_RawRealloc(p, bytes); }
 LBPE_FN void lbpe_free(void *p) { PyMem_RawFree(p); }
+
+LBPE_FN void lbpe_advise_random(void *p, size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), z = ((uintptr_t)p + bytes) & ~(huge - 1);
+    if (z > a) (void)madvise((void *)a, z - a, MADV_HUGEPAGE);
+#else
+    (void)p, (void)bytes;
+#endif
+}
 
 LBPE_FN void lbpe_no_memory(void) {
     if (!in_worker) PyErr_NoMemory();
