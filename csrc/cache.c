@@ -38,18 +38,20 @@ static void place(const Cache *c, CSlot *slots, size_t mask, uint32_t x) {
     size_t k = (size_t)e->hash & mask;
     while (slots[k].len) k = (k + 1) & mask;
     CSlot *slot = &slots[k];
-    slot->head = head_word((const unsigned char *)c->keys + e->koff, e->klen);
-    slot->tag = (uint32_t)(e->hash >> 32);
-    slot->len = e->klen;
+    const unsigned char *key = (const unsigned char *)c->keys + e->koff;
+    slot->word[0] = head_word(key, e->klen);
+    slot->word[1] = e->klen > 8 ? head_word(key + 8, e->klen - 8) : 0;
+    slot->len = (uint16_t)e->klen;
     slot->entry = x;
-    slot->count = e->icount;
+    slot->count = (uint16_t)e->icount;
     slot->id[0] = e->icount > 0 ? c->ids[e->ioff] : -1;
     slot->id[1] = e->icount > 1 ? c->ids[e->ioff + 1] : -1;
 }
 
-LBPE_FN int cache_add(Cache *c, uint64_t h, const char *s, size_t n, const int32_t *ids,
-                      size_t count) {
-    if (n == 0 || n > UINT32_MAX) return 0; /* an empty key is never looked up */
+LBPE_FN int cache_add(Cache *c, const Key *k, const int32_t *ids, size_t count) {
+    size_t n = k->n;
+    /* an empty key is never looked up; a longer key or more ids than a slot holds: just skip */
+    if (n == 0 || n > CACHE_MAX_KEY || count > CACHE_MAX_IDS) return 0;
     if (c->klen + n > UINT32_MAX || c->ilen + count > UINT32_MAX) return 0; /* full: just skip */
     if (!c->slots || (c->n + 1) * 4 > (c->mask + 1) * 3) { /* at most 3/4 full */
         size_t size = c->slots ? (c->mask + 1) * 2 : 1024;
@@ -68,12 +70,12 @@ LBPE_FN int cache_add(Cache *c, uint64_t h, const char *s, size_t n, const int32
         grow((void **)&c->ids, &c->icap, c->ilen + count, sizeof(int32_t)) < 0)
         return -1;
     CEntry *e = &c->entries[c->n];
-    e->hash = h;
+    e->hash = k->hash;
     e->koff = (uint32_t)c->klen;
     e->klen = (uint32_t)n;
     e->ioff = (uint32_t)c->ilen;
     e->icount = (uint32_t)count;
-    memcpy(c->keys + c->klen, s, n);
+    memcpy(c->keys + c->klen, k->s, n);
     c->klen += n;
     if (count) memcpy(c->ids + c->ilen, ids, count * sizeof(int32_t));
     c->ilen += count;
@@ -98,10 +100,9 @@ LBPE_FN int append_ids(IdBuf *out, const int32_t *ids, size_t count) {
 LBPE_FN int merge_cache(Cache *into, const Cache *from, ptrdiff_t limit) {
     for (size_t x = 0; x < from->n && (ptrdiff_t)into->n < limit; x++) {
         const CEntry *e = &from->entries[x];
-        const char *key = from->keys + e->koff;
-        if (cache_slot(into, e->hash, head_word((const unsigned char *)key, e->klen), key, e->klen))
-            continue;
-        if (cache_add(into, e->hash, key, e->klen, from->ids + e->ioff, e->icount) < 0) return -1;
+        Key k = key_of(from->keys + e->koff, e->klen, e->klen);
+        if (cache_slot(into, &k)) continue;
+        if (cache_add(into, &k, from->ids + e->ioff, e->icount) < 0) return -1;
     }
     return 0;
 }

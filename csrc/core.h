@@ -136,16 +136,25 @@ static inline uint64_t heap_key(int64_t prio, int32_t i) {
 }
 
 /* A bounded cache of pieces (keyed by their UTF-8) -> ids, emptied when full. Every entry keeps
- * its key and ids in the arenas; its slot repeats the key's first 8 bytes and its first two ids,
- * so a hit on a piece of up to 8 bytes and 2 ids (most pieces) reads one 32-byte slot. */
+ * its key and ids in the arenas; its slot repeats the key's first 16 bytes and its first two
+ * ids, so a hit on a piece of up to 16 bytes and 2 ids (most pieces) reads one 32-byte slot. */
 typedef struct {
-    uint64_t head;  /* the key's first 8 bytes (head_word) */
-    uint32_t tag;   /* the hash's high 32 bits */
-    uint32_t len;   /* the key's length in bytes; 0: an empty slot */
-    uint32_t entry; /* its entry */
-    uint32_t count; /* how many ids */
-    int32_t id[2];  /* the first ids */
+    uint64_t word[2]; /* the key's first 16 bytes (Key.word) */
+    uint16_t len;     /* the key's length in bytes; 0: an empty slot */
+    uint16_t count;   /* how many ids */
+    int32_t id[2];    /* the first ids */
+    uint32_t entry;   /* its entry */
 } CSlot;
+/* A cache key: the UTF-8 s[0:n], its first 16 bytes as two words (zero padded) and its hash. */
+typedef struct {
+    const char *s;
+    size_t n;
+    uint64_t word[2];
+    uint64_t hash;
+} Key;
+/* the longest key and the most ids a slot holds: longer pieces are not cached */
+#define CACHE_MAX_KEY 65535
+#define CACHE_MAX_IDS 65535
 typedef struct {
     uint64_t hash;
     uint32_t koff, klen, ioff, icount;
@@ -289,8 +298,7 @@ LBPE_FN int idbuf_push(IdBuf *b, int32_t id);
 LBPE_FN int append_ids(IdBuf *out, const int32_t *ids, size_t count);
 LBPE_FN void cache_free(Cache *c);
 LBPE_FN void cache_clear(Cache *c);
-LBPE_FN int cache_add(Cache *c, uint64_t h, const char *s, size_t n, const int32_t *ids,
-                      size_t count);
+LBPE_FN int cache_add(Cache *c, const Key *k, const int32_t *ids, size_t count);
 /* The bytes a cache holds (slots, entries, keys, ids). */
 LBPE_FN size_t cache_bytes(const Cache *c);
 LBPE_FN int merge_cache(Cache *into, const Cache *from, ptrdiff_t limit);
@@ -503,30 +511,35 @@ static inline uint64_t head_in(const char *s, size_t n, size_t room) {
     return head_word((const unsigned char *)s, n);
 }
 
-/* The piece caches' hash of the key s[0:n] whose head_word is `head`: a word at a time (FNV's
- * byte at a time would cost more than the lookup it places). */
-static inline uint64_t key_hash(uint64_t head, const char *s, size_t n) {
-    uint64_t h = (head ^ ((uint64_t)n * 0x9E3779B97F4A7C15ULL)) * 0xff51afd7ed558ccdULL;
-    for (size_t k = 8; k < n; k += 8) {
-        uint64_t w = head_word((const unsigned char *)s + k, n - k);
+/* The cache key of s[0:n] (`room` >= n bytes readable at s). Its hash mixes a word at a time
+ * (FNV's byte at a time would cost more than the lookup it places). */
+static inline Key key_of(const char *s, size_t n, size_t room) {
+    Key k;
+    k.s = s;
+    k.n = n;
+    k.word[0] = head_in(s, n, room);
+    k.word[1] = n > 8 ? head_in(s + 8, n - 8, room - 8) : 0;
+    uint64_t h = (k.word[0] ^ ((uint64_t)n * 0x9E3779B97F4A7C15ULL)) * 0xff51afd7ed558ccdULL;
+    for (size_t at = 8; at < n; at += 8) {
+        uint64_t w = at == 8 ? k.word[1] : head_word((const unsigned char *)s + at, n - at);
         h = (h ^ (h >> 29) ^ w) * 0xc4ceb9fe1a85ec53ULL;
     }
-    return h ^ (h >> 32);
+    k.hash = h ^ (h >> 32);
+    return k;
 }
 
-/* The slot of key s[0:n] (h: key_hash, head: head_word) in cache c, or NULL. */
-static inline const CSlot *cache_slot(const Cache *c, uint64_t h, uint64_t head, const char *s,
-                                      size_t n) {
+/* The slot of key k in cache c, or NULL. */
+static inline const CSlot *cache_slot(const Cache *c, const Key *k) {
     if (!c->slots) return NULL;
-    uint32_t tag = (uint32_t)(h >> 32);
-    size_t k = (size_t)h & c->mask;
+    size_t at = (size_t)k->hash & c->mask;
     for (;;) {
-        const CSlot *x = &c->slots[k];
+        const CSlot *x = &c->slots[at];
         if (x->len == 0) return NULL;
-        if (x->tag == tag && x->len == n && x->head == head &&
-            (n <= 8 || same_bytes(c->keys + c->entries[x->entry].koff + 8, s + 8, n - 8)))
+        if (x->len == k->n && x->word[0] == k->word[0] && x->word[1] == k->word[1] &&
+            (k->n <= 16 ||
+             same_bytes(c->keys + c->entries[x->entry].koff + 16, k->s + 16, k->n - 16)))
             return x;
-        k = (k + 1) & c->mask;
+        at = (at + 1) & c->mask;
     }
 }
 

@@ -106,15 +106,14 @@ static int is_cut(Model *m, const unsigned char *a, int la, const unsigned char 
 /* One part (UTF-8 s[0:n]) of a piece -> its ids appended to out, through the part cache c. */
 static int part_ids(Model *m, Cache *c, const char *s, size_t n, int method, ptrdiff_t limit,
                     IdBuf *out) {
-    uint64_t head = head_word((const unsigned char *)s, n);
-    uint64_t h = key_hash(head, s, n);
-    const CSlot *x = cache_slot(c, h, head, s, n);
+    Key k = key_of(s, n, n);
+    const CSlot *x = cache_slot(c, &k);
     if (x) return slot_ids(c, x, out);
     size_t from = out->len;
     if (encode_piece(m, s, (ptrdiff_t)n, method, 0, out) < 0) return -1;
     if (n <= MAX_CACHED_PART) {
         if ((ptrdiff_t)c->n >= limit) cache_clear(c);
-        if (limit > 0 && cache_add(c, h, s, n, out->ids + from, out->len - from) < 0) return -1;
+        if (limit > 0 && cache_add(c, &k, out->ids + from, out->len - from) < 0) return -1;
     }
     return 0;
 }

@@ -136,15 +136,16 @@ static inline int32_t whole_token(const Model *m, const char *s, size_t n, int m
     return id;
 }
 
-/* A piece the cache of `method` did not have (h, head: key_hash, head_word): from the model's
- * own cache in a worker, else encoded (and cached when it has at most cached_chars characters). */
-static int uncached_piece(Model *m, const char *s, size_t n, uint64_t h, uint64_t head,
-                          ptrdiff_t chars, int method, ptrdiff_t limit, ptrdiff_t cached_chars,
-                          IdBuf *out) {
+/* A piece (key k) the cache of `method` did not have: from the model's own cache in a worker,
+ * else encoded (and cached when it has at most cached_chars characters). */
+static int uncached_piece(Model *m, const Key *k, ptrdiff_t chars, int method, ptrdiff_t limit,
+                          ptrdiff_t cached_chars, IdBuf *out) {
     Cache *c = &m->cache[method];
+    const char *s = k->s;
+    size_t n = k->n;
     if (m->parent) { /* a worker reads the model's own cache (nobody writes it meanwhile) */
         const Cache *pc = &m->parent->cache[method];
-        const CSlot *x = cache_slot(pc, h, head, s, n);
+        const CSlot *x = cache_slot(pc, k);
         if (x) return slot_ids(pc, x, out);
     }
     size_t from = out->len;
@@ -163,7 +164,7 @@ static int uncached_piece(Model *m, const char *s, size_t n, uint64_t h, uint64_
     if (!done && encode_piece(m, s, (ptrdiff_t)n, method, 1, out) < 0) return -1;
     if (chars <= cached_chars) {
         if ((ptrdiff_t)c->n >= limit) cache_clear(c);
-        if (limit > 0 && cache_add(c, h, s, n, out->ids + from, out->len - from) < 0) return -1;
+        if (limit > 0 && cache_add(c, k, out->ids + from, out->len - from) < 0) return -1;
     }
     return 0;
 }
@@ -173,11 +174,10 @@ static int uncached_piece(Model *m, const char *s, size_t n, uint64_t h, uint64_
 static inline int piece_ids(Model *m, const char *s, size_t n, size_t room, ptrdiff_t chars,
                             int method, ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *out) {
     const Cache *c = &m->cache[method];
-    uint64_t head = head_in(s, n, room);
-    uint64_t h = key_hash(head, s, n);
-    const CSlot *x = cache_slot(c, h, head, s, n);
+    Key k = key_of(s, n, room);
+    const CSlot *x = cache_slot(c, &k);
     if (x) return slot_ids(c, x, out);
-    return uncached_piece(m, s, n, h, head, chars, method, limit, cached_chars, out);
+    return uncached_piece(m, &k, chars, method, limit, cached_chars, out);
 }
 
 LBPE_FN int cached_piece(Model *m, const char *s, size_t n, ptrdiff_t chars, int method,
@@ -261,7 +261,7 @@ static LBPE_ALWAYS_INLINE int encode_kind(int kind, Model *m, const Text *t, con
                                           size_t *u8cap, ptrdiff_t bad[2]) {
     ptrdiff_t count = 0, n = t->n;
     const void *data = t->data;
-    if (*u8cap < 16 && grow((void **)u8, u8cap, 16, 1) < 0) return -1; /* ascii_piece's */
+    if (*u8cap < 32 && grow((void **)u8, u8cap, 32, 1) < 0) return -1; /* ascii_piece's */
     for (ptrdiff_t p = 0; p < n; count++) {
         if ((count & 8191) == 8191 && lbpe_interrupted() < 0) return -1;
         ptrdiff_t q = kind == 1   ? piece_end_1(pr, cls, data, n, p)
@@ -278,9 +278,9 @@ static LBPE_ALWAYS_INLINE int encode_kind(int kind, Model *m, const Text *t, con
             len = q - p;
             room = s == (const char *)*u8 ? *u8cap : (size_t)(n - p);
         } else {
-            /* its own buffer: encode_piece reuses the scratch buffers (8 bytes more: head_in) */
-            if ((size_t)(q - p) * 4 + 8 > *u8cap &&
-                grow((void **)u8, u8cap, (size_t)(q - p) * 4 + 8, 1) < 0)
+            /* its own buffer: encode_piece reuses the scratch buffers (16 bytes more: key_of) */
+            if ((size_t)(q - p) * 4 + 16 > *u8cap &&
+                grow((void **)u8, u8cap, (size_t)(q - p) * 4 + 16, 1) < 0)
                 return -1;
             len = utf8_kind(kind, data, p, q, *u8);
             if (len < 0) {
