@@ -18,6 +18,8 @@
  *   encode.c       one piece -> ids (fallbacks, scaffold tokens), through the caches; a text
  *                  pre-tokenised with a preset -> ids;
  *   pretokenize.c  the presets' regular expressions written out as code;
+ *   blocks.c       the splitter over a text: pretokenize.c's presets, with ASCII classified
+ *                  64 code points at a time into bitmasks for the common pieces;
  *   ranks.c        one line of a .tiktoken rank file (the glue reads whole files with it).
  */
 #ifndef LBPE_CORE_H
@@ -319,6 +321,7 @@ LBPE_FN int by_parts(Model *m, const char *s, size_t n, int method, ptrdiff_t li
 /* sequence: 0 for one regex's pieces, SEQ_DEEPSEEK_V3 for DeepSeek-V3's Sequence of Splits
  * (the other fields then say nothing) */
 enum { SEQ_NONE, SEQ_DEEPSEEK_V3 };
+enum { CONTR_NONE, CONTR_CASE, CONTR_ANY_CASE };
 typedef struct {
     int contractions, letters, numbers, other_tail, space, sequence;
 } Preset;
@@ -334,6 +337,32 @@ typedef struct {
 /* The end of the piece that starts at p (p < t->n). */
 LBPE_FN ptrdiff_t next_piece(const Preset *pr, const unsigned char *cls, const Text *t,
                              ptrdiff_t p);
+
+/* ---- blocks.c */
+/* Up to 64 code points of a text from `base` on, classified: bit k of each mask is about code
+ * point base + k (ASCII classes only; nothing beyond ASCII is in any class but `inside`). */
+typedef struct {
+    ptrdiff_t base;
+    uint64_t good;                        /* ASCII */
+    uint64_t letter, digit, space, other; /* [A-Za-z], [0-9], \s, the rest of ASCII */
+    uint64_t crlf, blank, quote;          /* [\r\n], ' ', '\'' */
+    uint64_t inside;                      /* code points of the text, and the text's end */
+    uint64_t stop;                        /* good, and the text's end */
+    unsigned char bytes[80];              /* the code points as bytes (0x80: not ASCII), 0 after */
+} Block;
+/* A text being split with a preset (blocks.c). */
+typedef struct {
+    const Preset *pr;
+    const unsigned char *cls;
+    const Text *t;
+    int on; /* the block path serves this preset */
+    Block b;
+} Splitter;
+LBPE_FN void splitter_init(Splitter *sp, const Preset *pr, const unsigned char *cls,
+                           const Text *t);
+/* The end of the piece at p (p < t->n). *ascii is its bytes (all ASCII, with at least 16 bytes
+ * readable after the piece) when the block path found it, NULL otherwise. */
+LBPE_FN ptrdiff_t splitter_next(Splitter *sp, ptrdiff_t p, const char **ascii);
 /* The same for each kind of text (n code points of 1, 2 or 4 bytes at data). */
 LBPE_FN ptrdiff_t piece_end_1(const Preset *pr, const unsigned char *cls, const void *data,
                               ptrdiff_t n, ptrdiff_t p);
@@ -511,19 +540,26 @@ static inline uint64_t head_in(const char *s, size_t n, size_t room) {
     return head_word((const unsigned char *)s, n);
 }
 
+/* The hash of the words of s[0:n] past its first 16 bytes, folded into h. */
+static uint64_t key_tail_hash(uint64_t h, const char *s, size_t n) {
+    for (size_t at = 16; at < n; at += 8) {
+        uint64_t w = head_word((const unsigned char *)s + at, n - at);
+        h = (h ^ (h >> 29) ^ w) * 0xc4ceb9fe1a85ec53ULL;
+    }
+    return h;
+}
+
 /* The cache key of s[0:n] (`room` >= n bytes readable at s). Its hash mixes a word at a time
  * (FNV's byte at a time would cost more than the lookup it places). */
-static inline Key key_of(const char *s, size_t n, size_t room) {
+static LBPE_ALWAYS_INLINE Key key_of(const char *s, size_t n, size_t room) {
     Key k;
     k.s = s;
     k.n = n;
     k.word[0] = head_in(s, n, room);
     k.word[1] = n > 8 ? head_in(s + 8, n - 8, room - 8) : 0;
     uint64_t h = (k.word[0] ^ ((uint64_t)n * 0x9E3779B97F4A7C15ULL)) * 0xff51afd7ed558ccdULL;
-    for (size_t at = 8; at < n; at += 8) {
-        uint64_t w = at == 8 ? k.word[1] : head_word((const unsigned char *)s + at, n - at);
-        h = (h ^ (h >> 29) ^ w) * 0xc4ceb9fe1a85ec53ULL;
-    }
+    if (n > 8) h = (h ^ (h >> 29) ^ k.word[1]) * 0xc4ceb9fe1a85ec53ULL;
+    if (n > 16) h = key_tail_hash(h, s, n);
     k.hash = h ^ (h >> 32);
     return k;
 }

@@ -262,15 +262,17 @@ static LBPE_ALWAYS_INLINE int encode_kind(int kind, Model *m, const Text *t, con
     ptrdiff_t count = 0, n = t->n;
     const void *data = t->data;
     if (*u8cap < 32 && grow((void **)u8, u8cap, 32, 1) < 0) return -1; /* ascii_piece's */
+    Splitter sp;
+    splitter_init(&sp, pr, cls, t);
     for (ptrdiff_t p = 0; p < n; count++) {
         if ((count & 8191) == 8191 && lbpe_interrupted() < 0) return -1;
-        ptrdiff_t q = kind == 1   ? piece_end_1(pr, cls, data, n, p)
-                      : kind == 2 ? piece_end_2(pr, cls, data, n, p)
-                                  : piece_end_4(pr, cls, data, n, p);
         const char *s;
-        ptrdiff_t len;
+        ptrdiff_t q = splitter_next(&sp, p, &s), len;
         size_t room;
-        if (kind == 1 && t->ascii) {
+        if (s) { /* ASCII, from the splitter's block */
+            len = q - p;
+            room = (size_t)((const char *)sp.b.bytes + sizeof(sp.b.bytes) - s);
+        } else if (kind == 1 && t->ascii) {
             s = (const char *)data + p;
             len = q - p;
             room = (size_t)(n - p);

@@ -5,7 +5,6 @@
  * written out the same way (sequence_v3_end). */
 #include "core.h"
 
-enum { CONTR_NONE, CONTR_CASE, CONTR_ANY_CASE };
 /* letters: 0 " ?L+", 1 "[^\r\n L N]?L+", 2 o200k's two forms; numbers: 0 " ?N+", 1 "N{1,3}", 2 "N";
  * other_tail: 0 none, 1 "[\r\n]*", 2 "[\r\n/]*"; space: see split_space() */
 LBPE_FN const Preset PRESETS[N_PRESETS] = {

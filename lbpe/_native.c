@@ -32,6 +32,7 @@
 /* The core is compiled in this unit (a unity build), as when it was one file: its calls on the
  * path of every piece (pre-tokeniser, cache, model) stay open to inlining, which separate units
  * would close. Each core file still compiles on its own (tests/test_native.py). */
+#include "blocks.c"
 #include "bpe.c"
 #include "cache.c"
 #include "cuts.c"
@@ -282,8 +283,11 @@ static PyObject *split(PyObject *mod, PyObject *args) {
     Py_ssize_t n = t.n;
     PyObject *out = PyList_New(0);
     if (!out) return NULL;
+    Splitter sp;
+    splitter_init(&sp, &PRESETS[preset], cls, &t);
     for (Py_ssize_t p = 0; p < n;) {
-        Py_ssize_t q = next_piece(&PRESETS[preset], cls, &t, p);
+        const char *ascii;
+        Py_ssize_t q = splitter_next(&sp, p, &ascii);
         PyObject *piece = PyUnicode_Substring(text, p, q);
         if (!piece || PyList_Append(out, piece) < 0) {
             Py_XDECREF(piece);
@@ -314,9 +318,12 @@ static PyObject *last_starts(PyObject *mod, PyObject *args) {
     Py_ssize_t n = t.n, total = 0;
     Py_ssize_t *ring = PyMem_RawMalloc((size_t)count * sizeof(Py_ssize_t));
     if (!ring) return PyErr_NoMemory();
+    Splitter sp;
+    splitter_init(&sp, &PRESETS[preset], cls, &t);
     for (Py_ssize_t p = 0; p < n; total++) {
+        const char *ascii;
         ring[total % count] = p;
-        p = next_piece(&PRESETS[preset], cls, &t, p);
+        p = splitter_next(&sp, p, &ascii);
     }
     Py_ssize_t kept = total < count ? total : count;
     PyObject *starts = PyList_New(kept);

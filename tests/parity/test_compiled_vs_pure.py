@@ -565,6 +565,68 @@ def test_compiled_split_of_letter_runs_across_blocks(name):
                         assert native.split(text, name) == pattern.findall(text), (name, width, text)
 
 
+# ASCII of every class the splitter's ASCII blocks tell apart (letters, digits, \s and the
+# rest, \r \n, the space, the apostrophe, the slash, ASCII that is not \s), and beyond ASCII a
+# letter of each width, a digit, a mark, a symbol and white space: any of these where a block
+# path expects ASCII must hand the piece back to the code-point splitter
+BLOCK_ASCII = "abzAZ09 \t\r\n\x0b\x0c\x1c\x00\x7f'/.,!-(\"_`{@["
+BLOCK_OTHERS = "\xe9\xd7\u0436\u4e2d\U0001d41a\u00b2\u0661\u0301\u2014\xa0\u2028"
+BLOCK_TEXTS = st.lists(
+    st.sampled_from(list(BLOCK_ASCII)) | st.sampled_from(["'s", "'LL", "  ", "\r\n", "word", " the", "123"]),
+    min_size=1,
+    max_size=160,
+).map("".join)
+
+
+@pytest.mark.parametrize("name", sorted(native.PRESET_CODES))
+@settings(max_examples=3 * EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@given(text=BLOCK_TEXTS, odd=st.sampled_from(list(BLOCK_OTHERS)), at=st.lists(st.integers(0, 200), max_size=3))
+def test_compiled_split_of_ascii_blocks(name, text, odd, at):
+    """Text that is mostly ASCII, up to 160 code points (so pieces cross the 64-code-point
+    blocks the compiled splitter classifies, at every offset), with a code point beyond ASCII
+    put in at up to three places, stored 1, 2 and 4 bytes a code point: the same pieces as the
+    preset's pattern."""
+    from lbpe.pretokenize import compile_pattern
+
+    pattern = compile_pattern(name).regex
+    for k in sorted(at, reverse=True):
+        text = text[:k] + odd + text[k:]
+    # the same text in each storage width: a widening code point in front, split off on its own
+    for wide in ("", "\u0100 ", "\U0001f600 "):
+        t = wide + text
+        assert native.split(t, name) == pattern.findall(t), (name, t)
+
+
+@pytest.mark.parametrize("name", sorted(native.PRESET_CODES))
+def test_compiled_split_of_runs_across_ascii_blocks(name):
+    """Each kind of run the ASCII blocks end with bit operations (letters with and without a
+    leading character, digits, punctuation with and without a space, and a punctuation's
+    [\r\n]* tail), of lengths 1-70, starting at every offset 0-70 of the text, then ended by
+    ASCII, by a code point beyond ASCII of the run's own class or not, or by the text's end."""
+    from lbpe.pretokenize import compile_pattern
+
+    pattern = compile_pattern(name).regex
+    runs = {
+        "letters": lambda m: "x" * m,
+        "lead": lambda m: " " + "x" * m,
+        "digits": lambda m: "7" * m,
+        "punctuation": lambda m: "!" * m,
+        "spaced": lambda m: " " + "!" * m,
+        "tail": lambda m: "!" + "\n" * m,
+        "crlf tail": lambda m: " ?" + "\r\n" * m,
+    }
+    enders = ["", ".", " ", "\n", "x", "\xe9", "\u0663", "\u2014", "\xa0"]
+    for label, run in runs.items():
+        for m in (1, 2, 3, 4, 15, 16, 17, 31, 32, 33, 63, 64, 65, 70):
+            for offset in range(71):
+                for end in enders:
+                    text = "ab"[: offset % 2] + " ab" * (offset // 3) + "." * (offset % 3 == 2)
+                    text = text[:offset].ljust(offset, ".") + run(m) + end
+                    for wide in ("", "\u0100 "):
+                        t = wide + text
+                        assert native.split(t, name) == pattern.findall(t), (name, label, m, offset, t)
+
+
 @pytest.mark.parametrize("mode", ["bpe", "lbpe"])
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
 def test_compiled_ids_of_ascii_pieces_in_wider_texts(name, mode):

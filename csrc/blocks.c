@@ -1,0 +1,206 @@
+/* The splitter over a whole text: the presets of pretokenize.c, with a path for ASCII text that
+ * classifies up to 64 code points at a time into bitmasks (one bit per code point and class)
+ * and finds the common pieces' ends with bit operations. It serves the presets whose letter
+ * pieces are "[^\r\n\p{L}\p{N}]?\p{L}+" with any-case contractions (cl100k_base, llama3,
+ * qwen2): a piece that starts with an ASCII letter, digit or punctuation and ends at an ASCII
+ * code point, or the text's end. Every other piece (white space, contractions, anything that
+ * reaches a code point beyond ASCII, which may be a letter, or past the block) is left to
+ * piece_end, so both give the same pieces by construction: the block path only answers where
+ * the preset's pattern looks at nothing but ASCII code points. */
+#include "core.h"
+#if defined(__SSE2__) || defined(_M_X64) || defined(_M_AMD64)
+#include <emmintrin.h>
+#define LBPE_BLOCK_SSE2 1
+#endif
+
+/* how many of x's lowest bits are set in a row (64 when all are) */
+static LBPE_ALWAYS_INLINE unsigned ones(uint64_t x) {
+    x = ~x;
+    if (!x) return 64;
+#if defined(__GNUC__) || defined(__clang__)
+    return (unsigned)__builtin_ctzll(x);
+#else
+    unsigned k = 0;
+    while (!(x & 1)) x >>= 1, k++;
+    return k;
+#endif
+}
+
+/* bit k of x (0 past bit 63) */
+static LBPE_ALWAYS_INLINE unsigned bit(uint64_t x, unsigned k) {
+    return k < 64 ? (unsigned)(x >> k) & 1 : 0;
+}
+
+/* The ASCII classes the block path assumes: whether the host's class table agrees. */
+static int ascii_classes_agree(const unsigned char *cls) {
+    for (uint32_t c = 0; c < 128; c++) {
+        int letter = (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
+        int digit = c >= '0' && c <= '9';
+        int space = c == ' ' || (c >= 0x09 && c <= 0x0D);
+        if (!!(cls[c] & C_L) != letter || !!(cls[c] & C_N) != digit || !!(cls[c] & C_S) != space)
+            return 0;
+    }
+    return 1;
+}
+
+LBPE_FN void splitter_init(Splitter *sp, const Preset *pr, const unsigned char *cls,
+                           const Text *t) {
+    sp->pr = pr;
+    sp->cls = cls;
+    sp->t = t;
+    sp->on = !pr->sequence && pr->letters == 1 && pr->contractions == CONTR_ANY_CASE &&
+             (pr->numbers == 1 || pr->numbers == 2) &&
+             pr->other_tail == 1 && ascii_classes_agree(cls);
+    sp->b.base = PTRDIFF_MIN / 2; /* no block yet */
+}
+
+/* The classes of one code point (ASCII c, or 0x80 for any other) into bit k of b. */
+static LBPE_ALWAYS_INLINE void classify_one(Block *b, unsigned k, uint32_t c) {
+    uint64_t one = (uint64_t)1 << k;
+    b->bytes[k] = (unsigned char)(c < 0x80 ? c : 0x80);
+    if (c >= 0x80) return;
+    b->good |= one;
+    if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') b->letter |= one;
+    else if (c >= '0' && c <= '9') b->digit |= one;
+    else if (c == ' ' || (c >= 0x09 && c <= 0x0D)) b->space |= one;
+    else b->other |= one;
+    if (c == '\r' || c == '\n') b->crlf |= one;
+    if (c == ' ') b->blank |= one;
+    if (c == '\'') b->quote |= one;
+}
+
+#if defined(LBPE_BLOCK_SSE2)
+/* 16 code points at `at` as bytes: ASCII ones as they are, every other one 0x80 or above. */
+static LBPE_ALWAYS_INLINE __m128i narrow16(int kind, const char *at) {
+    if (kind == 1) return _mm_loadu_si128((const __m128i *)at);
+    __m128i low = kind == 2 ? _mm_set1_epi16(0x7F) : _mm_set1_epi32(0x7F);
+    __m128i mark = kind == 2 ? _mm_set1_epi16(0x80) : _mm_set1_epi32(0x80);
+    __m128i zero = _mm_setzero_si128();
+    if (kind == 2) {
+        __m128i w[2];
+        for (int j = 0; j < 2; j++) {
+            __m128i v = _mm_loadu_si128((const __m128i *)at + j);
+            __m128i high = _mm_andnot_si128(low, v); /* bits above 0x7F */
+            __m128i ascii = _mm_cmpeq_epi16(high, zero);
+            w[j] = _mm_or_si128(_mm_and_si128(v, low), _mm_andnot_si128(ascii, mark));
+        }
+        return _mm_packus_epi16(w[0], w[1]); /* every lane is 0..0xFF: exact */
+    }
+    __m128i w[4];
+    for (int j = 0; j < 4; j++) {
+        __m128i v = _mm_loadu_si128((const __m128i *)at + j);
+        __m128i high = _mm_andnot_si128(low, v);
+        __m128i ascii = _mm_cmpeq_epi32(high, zero);
+        w[j] = _mm_or_si128(_mm_and_si128(v, low), _mm_andnot_si128(ascii, mark));
+    }
+    return _mm_packus_epi16(_mm_packs_epi32(w[0], w[1]), _mm_packs_epi32(w[2], w[3]));
+}
+
+/* The classes of 64 code points of `kind` bytes at `at` into b (its bitmasks zero before). */
+static LBPE_ALWAYS_INLINE void classify64(Block *b, int kind, const char *at) {
+    for (unsigned g = 0; g < 4; g++) {
+        __m128i x = narrow16(kind, at + (size_t)g * 16 * kind);
+        _mm_storeu_si128((__m128i *)(b->bytes + g * 16), x);
+        /* x's bytes as signed: everything beyond ASCII is negative and fails every range */
+        __m128i lower = _mm_or_si128(x, _mm_set1_epi8(0x20));
+        __m128i letter = _mm_and_si128(_mm_cmpgt_epi8(lower, _mm_set1_epi8('a' - 1)),
+                                       _mm_cmpgt_epi8(_mm_set1_epi8('z' + 1), lower));
+        __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
+                                      _mm_cmpgt_epi8(_mm_set1_epi8('9' + 1), x));
+        __m128i blank = _mm_cmpeq_epi8(x, _mm_set1_epi8(' '));
+        __m128i space = _mm_or_si128(blank, _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8(0x08)),
+                                                          _mm_cmpgt_epi8(_mm_set1_epi8(0x0E), x)));
+        __m128i crlf = _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\r')),
+                                    _mm_cmpeq_epi8(x, _mm_set1_epi8('\n')));
+        unsigned shift = g * 16;
+        uint64_t good = (uint64_t)(~(unsigned)_mm_movemask_epi8(x) & 0xFFFFu);
+        uint64_t l = (uint64_t)(unsigned)_mm_movemask_epi8(letter);
+        uint64_t d = (uint64_t)(unsigned)_mm_movemask_epi8(digit);
+        uint64_t s = (uint64_t)(unsigned)_mm_movemask_epi8(space);
+        b->good |= good << shift;
+        b->letter |= l << shift;
+        b->digit |= d << shift;
+        b->space |= s << shift;
+        b->other |= (good & ~(l | d | s)) << shift;
+        b->crlf |= (uint64_t)(unsigned)_mm_movemask_epi8(crlf) << shift;
+        b->blank |= (uint64_t)(unsigned)_mm_movemask_epi8(blank) << shift;
+        b->quote |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('\'')))
+                    << shift;
+    }
+}
+#endif
+
+/* b := the block of the text's code points from `base` on (up to 64 of them). */
+static LBPE_ALWAYS_INLINE void block_scan(Block *b, int kind, const void *data, ptrdiff_t n,
+                                          ptrdiff_t base) {
+    ptrdiff_t left = n - base;
+    unsigned len = left < 64 ? (unsigned)left : 64;
+    b->base = base;
+    b->good = b->letter = b->digit = b->space = b->other = 0;
+    b->crlf = b->blank = b->quote = 0;
+    memset(b->bytes + 64, 0, sizeof(b->bytes) - 64);
+#if defined(LBPE_BLOCK_SSE2)
+    if (len == 64) classify64(b, kind, (const char *)data + base * kind);
+    else
+#endif
+    {
+        for (unsigned k = 0; k < len; k++) classify_one(b, k, read_cp(kind, data, base + k));
+        memset(b->bytes + len, 0, 64 - len);
+    }
+    /* the code points that exist; the text's end, when inside the block, is a place to stop */
+    b->inside = len == 64 ? ~(uint64_t)0 : ((uint64_t)1 << len) - 1;
+    b->stop = b->good;
+    if (len < 64) {
+        b->inside |= (uint64_t)1 << len;
+        b->stop |= (uint64_t)1 << len;
+    }
+}
+
+/* The end of the piece at p from the block (p - base <= 32), or -1 where piece_end must say. */
+static LBPE_ALWAYS_INLINE ptrdiff_t block_end(const Block *b, const Preset *pr, ptrdiff_t p) {
+    unsigned o = (unsigned)(p - b->base);
+    uint64_t stop = b->stop >> o; /* where a run may end: an ASCII code point, or the end */
+    uint64_t letter = b->letter >> o, other = b->other >> o;
+    unsigned k, r;
+    /* p is ASCII, and so is p + 1 unless the text ends there; no contraction starts at p */
+    if ((stop & 3) != 3 || bit(b->quote, o)) return -1;
+    /* [^\r\n\p{L}\p{N}]?\p{L}+ */
+    if (letter & 1) k = 0;
+    else if ((letter & 2) && !bit(b->crlf | b->digit, o)) k = 1;
+    else k = 2;
+    if (k < 2) {
+        r = k + ones(letter >> k);
+        return bit(stop, r) ? p + r : -1;
+    }
+    /* \p{N}{1,3} or \p{N} */
+    if (bit(b->digit, o)) {
+        if (pr->numbers == 2) return p + 1;
+        r = ones(b->digit >> o);
+        if (r >= 3) return p + 3;
+        return bit(stop, r) ? p + r : -1;
+    }
+    /* " ?[^\s\p{L}\p{N}]+[\r\n]*" */
+    if (bit(b->blank, o) && (other & 2)) k = 1;
+    else if (other & 1) k = 0;
+    else return -1; /* white space */
+    r = k + ones(other >> k);
+    if (!bit(stop, r)) return -1; /* beyond ASCII (maybe more of the run), or the block's end */
+    r += ones(b->crlf >> o >> r); /* r < 64: bit r of stop is set */
+    return bit(b->inside >> o, r) ? p + r : -1;
+}
+
+LBPE_FN ptrdiff_t splitter_next(Splitter *sp, ptrdiff_t p, const char **ascii) {
+    const Text *t = sp->t;
+    *ascii = NULL;
+    if (sp->on && read_cp(t->kind, t->data, p) < 0x80 &&
+        (p + 1 == t->n || read_cp(t->kind, t->data, p + 1) < 0x80)) {
+        Block *b = &sp->b;
+        if (p - b->base > 32) block_scan(b, t->kind, t->data, t->n, p);
+        ptrdiff_t q = block_end(b, sp->pr, p);
+        if (q >= 0) {
+            *ascii = (const char *)b->bytes + (p - b->base);
+            return q;
+        }
+    }
+    return next_piece(sp->pr, sp->cls, t, p);
+}
