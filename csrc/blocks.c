@@ -2,11 +2,12 @@
  * classifies up to 64 code points at a time into bitmasks (one bit per code point and class)
  * and finds the common pieces' ends with bit operations. It serves the presets whose letter
  * pieces are "[^\r\n\p{L}\p{N}]?\p{L}+" with any-case contractions (cl100k_base, llama3,
- * qwen2): a piece that starts with an ASCII letter, digit or punctuation and ends at an ASCII
- * code point, or the text's end. Every other piece (white space, contractions, anything that
- * reaches a code point beyond ASCII, which may be a letter, or past the block) is left to
- * piece_end, so both give the same pieces by construction: the block path only answers where
- * the preset's pattern looks at nothing but ASCII code points. */
+ * qwen2) and o200k_base's upper-then-lower letter pieces: a piece that starts with an ASCII
+ * letter, digit or punctuation and ends at an ASCII code point, or the text's end. Every other
+ * piece (white space, contractions, anything that reaches a code point beyond ASCII, which may
+ * be a letter, or past the block) is left to piece_end, so both give the same pieces by
+ * construction: the block path only answers where the preset's pattern looks at nothing but
+ * ASCII code points. */
 #include "core.h"
 #if defined(__SSE2__) || defined(_M_X64) || defined(_M_AMD64)
 #include <emmintrin.h>
@@ -34,13 +35,24 @@ static LBPE_ALWAYS_INLINE unsigned bit(uint64_t x, unsigned k) {
 /* The ASCII classes the block path assumes: whether the host's class table agrees. */
 static int ascii_classes_agree(const unsigned char *cls) {
     for (uint32_t c = 0; c < 128; c++) {
-        int letter = (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
+        int upper = c >= 'A' && c <= 'Z', lower = c >= 'a' && c <= 'z';
         int digit = c >= '0' && c <= '9';
         int space = c == ' ' || (c >= 0x09 && c <= 0x0D);
-        if (!!(cls[c] & C_L) != letter || !!(cls[c] & C_N) != digit || !!(cls[c] & C_S) != space)
+        if (!!(cls[c] & C_L) != (upper || lower) || !!(cls[c] & C_U) != upper ||
+            !!(cls[c] & C_W) != lower || !!(cls[c] & C_N) != digit || !!(cls[c] & C_S) != space)
             return 0;
     }
     return 1;
+}
+
+/* The presets the block path serves: cl100k_base's kind, and o200k_base's. */
+static int block_preset(const Preset *pr) {
+    if (pr->sequence) return 0;
+    if (pr->letters == 1)
+        return pr->contractions == CONTR_ANY_CASE && (pr->numbers == 1 || pr->numbers == 2) &&
+               pr->other_tail == 1;
+    return pr->letters == 2 && pr->contractions == CONTR_NONE && pr->numbers == 1 &&
+           pr->other_tail == 2;
 }
 
 LBPE_FN void splitter_init(Splitter *sp, const Preset *pr, const unsigned char *cls,
@@ -48,9 +60,7 @@ LBPE_FN void splitter_init(Splitter *sp, const Preset *pr, const unsigned char *
     sp->pr = pr;
     sp->cls = cls;
     sp->t = t;
-    sp->on = !pr->sequence && pr->letters == 1 && pr->contractions == CONTR_ANY_CASE &&
-             (pr->numbers == 1 || pr->numbers == 2) &&
-             pr->other_tail == 1 && ascii_classes_agree(cls);
+    sp->on = block_preset(pr) && ascii_classes_agree(cls);
     sp->b.base = PTRDIFF_MIN / 2; /* no block yet */
 }
 
@@ -60,6 +70,7 @@ static LBPE_ALWAYS_INLINE void classify_one(Block *b, unsigned k, uint32_t c) {
     b->bytes[k] = (unsigned char)(c < 0x80 ? c : 0x80);
     if (c >= 0x80) return;
     b->good |= one;
+    if (c >= 'A' && c <= 'Z') b->upper |= one;
     if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') b->letter |= one;
     else if (c >= '0' && c <= '9') b->digit |= one;
     else if (c == ' ' || (c >= 0x09 && c <= 0x0D)) b->space |= one;
@@ -67,6 +78,7 @@ static LBPE_ALWAYS_INLINE void classify_one(Block *b, unsigned k, uint32_t c) {
     if (c == '\r' || c == '\n') b->crlf |= one;
     if (c == ' ') b->blank |= one;
     if (c == '\'') b->quote |= one;
+    if (c == '/') b->slash |= one;
 }
 
 #if defined(LBPE_BLOCK_SSE2)
@@ -107,6 +119,8 @@ static LBPE_ALWAYS_INLINE void classify64(Block *b, int kind, const char *at) {
                                        _mm_cmpgt_epi8(_mm_set1_epi8('z' + 1), lower));
         __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
                                       _mm_cmpgt_epi8(_mm_set1_epi8('9' + 1), x));
+        __m128i upper = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('A' - 1)),
+                                      _mm_cmpgt_epi8(_mm_set1_epi8('Z' + 1), x));
         __m128i blank = _mm_cmpeq_epi8(x, _mm_set1_epi8(' '));
         __m128i space = _mm_or_si128(blank, _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8(0x08)),
                                                           _mm_cmpgt_epi8(_mm_set1_epi8(0x0E), x)));
@@ -124,7 +138,10 @@ static LBPE_ALWAYS_INLINE void classify64(Block *b, int kind, const char *at) {
         b->other |= (good & ~(l | d | s)) << shift;
         b->crlf |= (uint64_t)(unsigned)_mm_movemask_epi8(crlf) << shift;
         b->blank |= (uint64_t)(unsigned)_mm_movemask_epi8(blank) << shift;
+        b->upper |= (uint64_t)(unsigned)_mm_movemask_epi8(upper) << shift;
         b->quote |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('\'')))
+                    << shift;
+        b->slash |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('/')))
                     << shift;
     }
 }
@@ -137,7 +154,7 @@ static LBPE_ALWAYS_INLINE void block_scan(Block *b, int kind, const void *data, 
     unsigned len = left < 64 ? (unsigned)left : 64;
     b->base = base;
     b->good = b->letter = b->digit = b->space = b->other = 0;
-    b->crlf = b->blank = b->quote = 0;
+    b->upper = b->crlf = b->blank = b->quote = b->slash = 0;
     memset(b->bytes + 64, 0, sizeof(b->bytes) - 64);
 #if defined(LBPE_BLOCK_SSE2)
     if (len == 64) classify64(b, kind, (const char *)data + base * kind);
@@ -162,14 +179,23 @@ static LBPE_ALWAYS_INLINE ptrdiff_t block_end(const Block *b, const Preset *pr, 
     uint64_t stop = b->stop >> o; /* where a run may end: an ASCII code point, or the end */
     uint64_t letter = b->letter >> o, other = b->other >> o;
     unsigned k, r;
-    /* p is ASCII, and so is p + 1 unless the text ends there; no contraction starts at p */
-    if ((stop & 3) != 3 || bit(b->quote, o)) return -1;
-    /* [^\r\n\p{L}\p{N}]?\p{L}+ */
+    /* p is ASCII, and so is p + 1 unless the text ends there */
+    if ((stop & 3) != 3) return -1;
+    int o200k = pr->letters == 2;
+    if (!o200k && bit(b->quote, o)) return -1; /* a contraction may start at p */
+    /* the letters, after one [^\r\n\p{L}\p{N}] or none */
     if (letter & 1) k = 0;
     else if ((letter & 2) && !bit(b->crlf | b->digit, o)) k = 1;
     else k = 2;
     if (k < 2) {
-        r = k + ones(letter >> k);
+        if (!o200k) r = k + ones(letter >> k); /* \p{L}+ */
+        else {
+            /* [A-Z]*[a-z]+ or [A-Z]+[a-z]*: upper case letters, then lower case ones */
+            uint64_t upper = b->upper >> o;
+            r = k + ones(upper >> k);
+            r += ones((letter & ~upper) >> r);
+            if (bit(b->quote >> o, r)) return -1; /* a contraction may follow */
+        }
         return bit(stop, r) ? p + r : -1;
     }
     /* \p{N}{1,3} or \p{N} */
@@ -179,13 +205,13 @@ static LBPE_ALWAYS_INLINE ptrdiff_t block_end(const Block *b, const Preset *pr, 
         if (r >= 3) return p + 3;
         return bit(stop, r) ? p + r : -1;
     }
-    /* " ?[^\s\p{L}\p{N}]+[\r\n]*" */
+    /* " ?[^\s\p{L}\p{N}]+" then "[\r\n]*" (o200k_base: "[\r\n/]*") */
     if (bit(b->blank, o) && (other & 2)) k = 1;
     else if (other & 1) k = 0;
     else return -1; /* white space */
     r = k + ones(other >> k);
     if (!bit(stop, r)) return -1; /* beyond ASCII (maybe more of the run), or the block's end */
-    r += ones(b->crlf >> o >> r); /* r < 64: bit r of stop is set */
+    r += ones((b->crlf | (o200k ? b->slash : 0)) >> o >> r); /* r < 64: bit r of stop is set */
     return bit(b->inside >> o, r) ? p + r : -1;
 }
 

@@ -345,7 +345,8 @@ typedef struct {
     ptrdiff_t base;
     uint64_t good;                        /* ASCII */
     uint64_t letter, digit, space, other; /* [A-Za-z], [0-9], \s, the rest of ASCII */
-    uint64_t crlf, blank, quote;          /* [\r\n], ' ', '\'' */
+    uint64_t upper;                       /* [A-Z] */
+    uint64_t crlf, blank, quote, slash;   /* [\r\n], ' ', '\'', '/' */
     uint64_t inside;                      /* code points of the text, and the text's end */
     uint64_t stop;                        /* good, and the text's end */
     unsigned char bytes[80];              /* the code points as bytes (0x80: not ASCII), 0 after */

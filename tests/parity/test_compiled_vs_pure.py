@@ -600,20 +600,26 @@ def test_compiled_split_of_ascii_blocks(name, text, odd, at):
 @pytest.mark.parametrize("name", sorted(native.PRESET_CODES))
 def test_compiled_split_of_runs_across_ascii_blocks(name):
     """Each kind of run the ASCII blocks end with bit operations (letters with and without a
-    leading character, digits, punctuation with and without a space, and a punctuation's
-    [\r\n]* tail), of lengths 1-70, starting at every offset 0-70 of the text, then ended by
-    ASCII, by a code point beyond ASCII of the run's own class or not, or by the text's end."""
+    leading character, in each case and before a contraction, digits, punctuation with and
+    without a space, and a punctuation's [\r\n]* or [\r\n/]* tail), of lengths 1-70, starting at
+    every offset 0-70 of the text, then ended by ASCII, by a code point beyond ASCII of the run's
+    own class or not, or by the text's end."""
     from lbpe.pretokenize import compile_pattern
 
     pattern = compile_pattern(name).regex
     runs = {
         "letters": lambda m: "x" * m,
         "lead": lambda m: " " + "x" * m,
+        "capitals": lambda m: "X" * m,
+        "capitalised": lambda m: "X" * (m // 2 + 1) + "x" * m,
+        "camel case": lambda m: ("xxX" * m)[:m],
+        "contraction": lambda m: "x" * m + "'Ve",
         "digits": lambda m: "7" * m,
         "punctuation": lambda m: "!" * m,
         "spaced": lambda m: " " + "!" * m,
         "tail": lambda m: "!" + "\n" * m,
         "crlf tail": lambda m: " ?" + "\r\n" * m,
+        "slash tail": lambda m: "!" + "\n/" * m,
     }
     enders = ["", ".", " ", "\n", "x", "\xe9", "\u0663", "\u2014", "\xa0"]
     for label, run in runs.items():
