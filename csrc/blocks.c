@@ -33,16 +33,17 @@ static LBPE_ALWAYS_INLINE unsigned bit(uint64_t x, unsigned k) {
 }
 
 /* The ASCII classes the block path assumes: whether the host's class table agrees. */
-static int ascii_classes_agree(const unsigned char *cls) {
+LBPE_FN void classes_done(unsigned char *cls) {
+    cls[CLS_INFO] = 0;
     for (uint32_t c = 0; c < 128; c++) {
         int upper = c >= 'A' && c <= 'Z', lower = c >= 'a' && c <= 'z';
         int digit = c >= '0' && c <= '9';
         int space = c == ' ' || (c >= 0x09 && c <= 0x0D);
         if (!!(cls[c] & C_L) != (upper || lower) || !!(cls[c] & C_U) != upper ||
             !!(cls[c] & C_W) != lower || !!(cls[c] & C_N) != digit || !!(cls[c] & C_S) != space)
-            return 0;
+            return;
     }
-    return 1;
+    cls[CLS_INFO] = 1;
 }
 
 /* The presets the block path serves: cl100k_base's kind, and o200k_base's. */
@@ -60,7 +61,7 @@ LBPE_FN void splitter_init(Splitter *sp, const Preset *pr, const unsigned char *
     sp->pr = pr;
     sp->cls = cls;
     sp->t = t;
-    sp->on = block_preset(pr) && ascii_classes_agree(cls);
+    sp->on = block_preset(pr) && cls[CLS_INFO] == 1;
     sp->b.base = PTRDIFF_MIN / 2; /* no block yet */
 }
 

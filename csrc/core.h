@@ -74,6 +74,10 @@ typedef struct {
 } Thresholds;
 /* code points: the pre-tokenisers' class table has one byte each */
 #define MAX_CP 0x110000
+/* A class table (C_L ... per code point) has one entry more, at CLS_INFO: whether its ASCII
+ * classes are the usual ones, which the splitter's ASCII blocks assume (set by classes_done). */
+#define CLS_INFO    MAX_CP
+#define CLS_ENTRIES (MAX_CP + 1)
 /* ... when the priorities fit a table of bucket heads this long */
 #define MAX_BUCKETS (1 << 24)
 /* slots of the memo of boundaries tested for a cut */
@@ -359,6 +363,8 @@ typedef struct {
     int on; /* the block path serves this preset */
     Block b;
 } Splitter;
+/* Fill in cls[CLS_INFO] once the class table cls is made. */
+LBPE_FN void classes_done(unsigned char *cls);
 LBPE_FN void splitter_init(Splitter *sp, const Preset *pr, const unsigned char *cls,
                            const Text *t);
 /* The end of the piece at p (p < t->n). *ascii is its bytes (all ASCII, with at least 16 bytes

@@ -61,7 +61,7 @@ typedef struct {
  * running encode_batch may still read one that set_classes() replaced. */
 typedef struct ClassTable {
     struct ClassTable *prev;
-    unsigned char cls[MAX_CP];
+    unsigned char cls[CLS_ENTRIES];
 } ClassTable;
 
 /* What the module keeps (one per interpreter that imports it). */
@@ -261,6 +261,7 @@ static PyObject *set_classes(PyObject *mod, PyObject *args) {
         }
         Py_DECREF(seq);
     }
+    classes_done(table);
     /* the old table is kept: threads of a running encode_batch may be reading it */
     State *st = module_state(mod);
     made->prev = st->classes;
@@ -298,6 +299,23 @@ static PyObject *split(PyObject *mod, PyObject *args) {
         p = q;
     }
     return out;
+}
+
+/* block_path(preset) -> bool: whether the splitter reads ASCII in blocks for this preset, with
+ * the class table set (for tests: the fast path must not switch itself off unnoticed) */
+static PyObject *block_path(PyObject *mod, PyObject *args) {
+    int preset;
+    if (!PyArg_ParseTuple(args, "i", &preset)) return NULL;
+    const unsigned char *cls = classes_of(module_state(mod));
+    if (!cls) return NULL;
+    if (preset < 0 || preset >= N_PRESETS) {
+        PyErr_SetString(PyExc_ValueError, "unknown preset");
+        return NULL;
+    }
+    Text t = {1, "", 0, 1};
+    Splitter sp;
+    splitter_init(&sp, &PRESETS[preset], cls, &t);
+    return PyBool_FromLong(sp.on);
 }
 
 /* last_starts(text, preset, count) -> (pieces, starts): how many pieces the preset splits text
@@ -1218,6 +1236,8 @@ static PyMethodDef module_methods[] = {
      "set_classes(letters, numbers, upper, lower, space, marks, punctuation_symbols, cjk): the "
      "presets' classes"},
     {"split", split, METH_VARARGS, "split(text, preset) -> list[str]: a preset's pieces"},
+    {"block_path", block_path, METH_VARARGS,
+     "block_path(preset) -> bool: whether ASCII is split in blocks for this preset"},
     {"_set_bpe_thresholds", set_bpe_thresholds, METH_VARARGS,
      "_set_bpe_thresholds(short, long[, handover]) -> old: pieces up to short units take the array "
      "scan, up to long the heap, longer the bucketed sweep, which hands over to the heap past "

@@ -565,6 +565,31 @@ def test_compiled_split_of_letter_runs_across_blocks(name):
                         assert native.split(text, name) == pattern.findall(text), (name, width, text)
 
 
+def test_ascii_blocks_serve_the_presets_they_were_written_for():
+    """The splitter's ASCII blocks are on for cl100k_base, o200k_base, llama3 and qwen2 with the
+    class table lbpe gives the extension (it switches them off for a table whose ASCII classes
+    differ), and off for the presets they do not know."""
+    import lbpe._native as ext
+
+    native.split("a b", "cl100k_base")  # sets the class table
+    on = {name for name, code in native.PRESET_CODES.items() if ext.block_path(code)}
+    assert on == {"cl100k_base", "o200k_base", "llama3", "qwen2"}
+    # a table that makes "_" a letter, in a fresh interpreter (the table is the module's)
+    script = textwrap.dedent(
+        """
+        import lbpe._native as ext
+        from lbpe.pretokenize.classes import field_ranges
+        from lbpe.unicode import category_ranges
+        fields = [field_ranges(f) for f in ("L", "N", "Lu_Lt_Lm_Lo_M", "Ll_Lm_Lo_M", "WS")]
+        ext.set_classes([*fields[0], (95, 95)], *fields[1:], category_ranges("M"),
+                        category_ranges("P S"), [])
+        print(ext.block_path(1), ext.split("a_b c", 1))
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.split(None, 1) == ["False", "['a_b', ' c']\n"]
+
+
 # ASCII of every class the splitter's ASCII blocks tell apart (letters, digits, \s and the
 # rest, \r \n, the space, the apostrophe, the slash, ASCII that is not \s), and beyond ASCII a
 # letter of each width, a digit, a mark, a symbol and white space: any of these where a block
