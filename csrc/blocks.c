@@ -194,6 +194,7 @@ static LBPE_ALWAYS_INLINE ptrdiff_t block_end(const Block *b, const Preset *pr, 
             /* [A-Z]*[a-z]+ or [A-Z]+[a-z]*: upper case letters, then lower case ones */
             uint64_t upper = b->upper >> o;
             r = k + ones(upper >> k);
+            if (r >= 64) return -1; /* upper case to the block's end */
             r += ones((letter & ~upper) >> r);
             if (bit(b->quote >> o, r)) return -1; /* a contraction may follow */
         }
