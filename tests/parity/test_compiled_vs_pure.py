@@ -592,10 +592,11 @@ def test_ascii_blocks_serve_the_presets_they_were_written_for():
 
 # ASCII of every class the splitter's ASCII blocks tell apart (letters, digits, \s and the
 # rest, \r \n, the space, the apostrophe, the slash, ASCII that is not \s), and beyond ASCII a
-# letter of each width, a digit, a mark, a symbol and white space: any of these where a block
-# path expects ASCII must hand the piece back to the code-point splitter
+# letter of each width (and U+AC00 and U+FFFF, negative as 16-bit integers), a digit, a mark, a
+# symbol and white space: any of these where a block path expects ASCII must hand the piece
+# back to the code-point splitter
 BLOCK_ASCII = "abzAZ09 \t\r\n\x0b\x0c\x1c\x00\x7f'/.,!-(\"_`{@["
-BLOCK_OTHERS = "\xe9\xd7\u0436\u4e2d\U0001d41a\u00b2\u0661\u0301\u2014\xa0\u2028"
+BLOCK_OTHERS = "\xe9\xd7\u0436\u4e2d\uac00\uffff\U0001d41a\u00b2\u0661\u0301\u2014\xa0\u2028"
 BLOCK_TEXTS = st.lists(
     st.sampled_from(list(BLOCK_ASCII)) | st.sampled_from(["'s", "'LL", "  ", "\r\n", "word", " the", "123"]),
     min_size=1,
@@ -646,7 +647,9 @@ def test_compiled_split_of_runs_across_ascii_blocks(name):
         "crlf tail": lambda m: " ?" + "\r\n" * m,
         "slash tail": lambda m: "!" + "\n/" * m,
     }
-    enders = ["", ".", " ", "\n", "x", "\xe9", "\u0663", "\u2014", "\xa0"]
+    # \uac00 (a letter) and \uffff are negative as 16-bit integers, which a plain narrowing
+    # of the text stored 2 bytes a code point would make NUL, an ASCII "other"
+    enders = ["", ".", " ", "\n", "x", "\xe9", "\u0663", "\u2014", "\xa0", "\uac00", "\uffff"]
     for label, run in runs.items():
         for m in (1, 2, 3, 4, 15, 16, 17, 31, 32, 33, 63, 64, 65, 70):
             for offset in range(71):
