@@ -65,7 +65,7 @@ LBPE_FN void splitter_init(Splitter *sp, const Preset *pr, const unsigned char *
     sp->b.base = PTRDIFF_MIN / 2; /* no block yet */
 }
 
-/* The classes of one code point (ASCII c, or 0x80 for any other) into bit k of b. */
+/* The classes of code point c into bit k of b (its byte: c if ASCII, else 0x80). */
 static LBPE_ALWAYS_INLINE void classify_one(Block *b, unsigned k, uint32_t c) {
     uint64_t one = (uint64_t)1 << k;
     b->bytes[k] = (unsigned char)(c < 0x80 ? c : 0x80);

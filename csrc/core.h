@@ -353,7 +353,7 @@ typedef struct {
     uint64_t crlf, blank, quote, slash;   /* [\r\n], ' ', '\'', '/' */
     uint64_t inside;                      /* code points of the text, and the text's end */
     uint64_t stop;                        /* good, and the text's end */
-    unsigned char bytes[80];              /* the code points as bytes (0x80: not ASCII), 0 after */
+    unsigned char bytes[80];              /* as bytes (0x80 or more: not ASCII), 0 after */
 } Block;
 /* A text being split with a preset (blocks.c). */
 typedef struct {
