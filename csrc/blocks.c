@@ -70,12 +70,11 @@ static LBPE_ALWAYS_INLINE void classify_one(Block *b, unsigned k, uint32_t c) {
     uint64_t one = (uint64_t)1 << k;
     b->bytes[k] = (unsigned char)(c < 0x80 ? c : 0x80);
     if (c >= 0x80) return;
-    b->good |= one;
+    b->stop |= one;
     if (c >= 'A' && c <= 'Z') b->upper |= one;
     if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') b->letter |= one;
     else if (c >= '0' && c <= '9') b->digit |= one;
-    else if (c == ' ' || (c >= 0x09 && c <= 0x0D)) b->space |= one;
-    else b->other |= one;
+    else if (!(c == ' ' || (c >= 0x09 && c <= 0x0D))) b->other |= one;
     if (c == '\r' || c == '\n') b->crlf |= one;
     if (c == ' ') b->blank |= one;
     if (c == '\'') b->quote |= one;
@@ -128,15 +127,14 @@ static LBPE_ALWAYS_INLINE void classify64(Block *b, int kind, const char *at) {
         __m128i crlf = _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\r')),
                                     _mm_cmpeq_epi8(x, _mm_set1_epi8('\n')));
         unsigned shift = g * 16;
-        uint64_t good = (uint64_t)(~(unsigned)_mm_movemask_epi8(x) & 0xFFFFu);
+        uint64_t ascii = (uint64_t)(~(unsigned)_mm_movemask_epi8(x) & 0xFFFFu);
         uint64_t l = (uint64_t)(unsigned)_mm_movemask_epi8(letter);
         uint64_t d = (uint64_t)(unsigned)_mm_movemask_epi8(digit);
         uint64_t s = (uint64_t)(unsigned)_mm_movemask_epi8(space);
-        b->good |= good << shift;
+        b->stop |= ascii << shift;
         b->letter |= l << shift;
         b->digit |= d << shift;
-        b->space |= s << shift;
-        b->other |= (good & ~(l | d | s)) << shift;
+        b->other |= (ascii & ~(l | d | s)) << shift;
         b->crlf |= (uint64_t)(unsigned)_mm_movemask_epi8(crlf) << shift;
         b->blank |= (uint64_t)(unsigned)_mm_movemask_epi8(blank) << shift;
         b->upper |= (uint64_t)(unsigned)_mm_movemask_epi8(upper) << shift;
@@ -154,7 +152,7 @@ static LBPE_ALWAYS_INLINE void block_scan(Block *b, int kind, const void *data, 
     ptrdiff_t left = n - base;
     unsigned len = left < 64 ? (unsigned)left : 64;
     b->base = base;
-    b->good = b->letter = b->digit = b->space = b->other = 0;
+    b->stop = b->letter = b->digit = b->other = 0;
     b->upper = b->crlf = b->blank = b->quote = b->slash = 0;
     memset(b->bytes + 64, 0, sizeof(b->bytes) - 64);
 #if defined(LBPE_BLOCK_SSE2)
@@ -167,7 +165,6 @@ static LBPE_ALWAYS_INLINE void block_scan(Block *b, int kind, const void *data, 
     }
     /* the code points that exist; the text's end, when inside the block, is a place to stop */
     b->inside = len == 64 ? ~(uint64_t)0 : ((uint64_t)1 << len) - 1;
-    b->stop = b->good;
     if (len < 64) {
         b->inside |= (uint64_t)1 << len;
         b->stop |= (uint64_t)1 << len;

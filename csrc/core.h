@@ -347,12 +347,11 @@ LBPE_FN ptrdiff_t next_piece(const Preset *pr, const unsigned char *cls, const T
  * point base + k (ASCII classes only; nothing beyond ASCII is in any class but `inside`). */
 typedef struct {
     ptrdiff_t base;
-    uint64_t good;                        /* ASCII */
-    uint64_t letter, digit, space, other; /* [A-Za-z], [0-9], \s, the rest of ASCII */
+    uint64_t letter, digit, other;        /* [A-Za-z], [0-9], ASCII but neither nor \s */
     uint64_t upper;                       /* [A-Z] */
     uint64_t crlf, blank, quote, slash;   /* [\r\n], ' ', '\'', '/' */
     uint64_t inside;                      /* code points of the text, and the text's end */
-    uint64_t stop;                        /* good, and the text's end */
+    uint64_t stop;                        /* ASCII, and the text's end */
     unsigned char bytes[80];              /* as bytes (0x80 or more: not ASCII), 0 after */
 } Block;
 /* A text being split with a preset (blocks.c). */
@@ -370,13 +369,6 @@ LBPE_FN void splitter_init(Splitter *sp, const Preset *pr, const unsigned char *
 /* The end of the piece at p (p < t->n). *ascii is its bytes (all ASCII, with at least 16 bytes
  * readable after the piece) when the block path found it, NULL otherwise. */
 LBPE_FN ptrdiff_t splitter_next(Splitter *sp, ptrdiff_t p, const char **ascii);
-/* The same for each kind of text (n code points of 1, 2 or 4 bytes at data). */
-LBPE_FN ptrdiff_t piece_end_1(const Preset *pr, const unsigned char *cls, const void *data,
-                              ptrdiff_t n, ptrdiff_t p);
-LBPE_FN ptrdiff_t piece_end_2(const Preset *pr, const unsigned char *cls, const void *data,
-                              ptrdiff_t n, ptrdiff_t p);
-LBPE_FN ptrdiff_t piece_end_4(const Preset *pr, const unsigned char *cls, const void *data,
-                              ptrdiff_t n, ptrdiff_t p);
 
 /* Code point i of a text of that kind. */
 static inline uint32_t read_cp(int kind, const void *data, ptrdiff_t i) {
