@@ -50,11 +50,14 @@
 #define LBPE_ALWAYS_INLINE inline
 #endif
 
-/* Ask for the cache line at p before it is needed (building the tables, whose loads are random). */
+/* Ask for the cache line at p before it is needed (building the tables, whose loads are random);
+ * LBPE_PREFETCH_WRITE when the line will be written. */
 #if defined(__GNUC__) || defined(__clang__)
-#define LBPE_PREFETCH(p) __builtin_prefetch(p)
+#define LBPE_PREFETCH(p)       __builtin_prefetch(p)
+#define LBPE_PREFETCH_WRITE(p) __builtin_prefetch(p, 1)
 #else
-#define LBPE_PREFETCH(p) ((void)(p))
+#define LBPE_PREFETCH(p)       ((void)(p))
+#define LBPE_PREFETCH_WRITE(p) ((void)(p))
 #endif
 
 #define FNV_OFFSET 1469598103934665603ULL

@@ -400,6 +400,10 @@ static inline PyObject *id_object(NativeModel *self, int32_t id) {
     return PyLong_FromLong(id);
 }
 
+/* How many ids ahead id_list asks for an int's cache line: each id's int is read and its count
+ * written, at random over the vocabulary's ints (3 MB for 100,000 tokens). */
+#define LONGS_AHEAD 16
+
 static PyObject *id_list(NativeModel *self, const IdBuf *b) {
     if (ensure_longs(self) < 0) return NULL;
     PyObject *list = PyList_New((Py_ssize_t)b->len);
@@ -407,6 +411,10 @@ static PyObject *id_list(NativeModel *self, const IdBuf *b) {
     for (size_t x = 0; x < b->len; x++) {
         int32_t id = b->ids[x];
         PyObject *v;
+        if (x + LONGS_AHEAD < b->len) { /* its count is written: fetch its line ahead */
+            int32_t later = b->ids[x + LONGS_AHEAD];
+            if (later >= 0 && later < self->n_longs) LBPE_PREFETCH_WRITE(self->longs[later]);
+        }
         if (id >= 0 && id < self->n_longs) {
             v = self->longs[id];
             Py_INCREF(v);
