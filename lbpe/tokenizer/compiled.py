@@ -68,19 +68,17 @@ def encode_on_threads(
                 plan.append(matched_id(chunk))
             else:
                 plan.append(None)
-                # a lone surrogate is replaced, as encode_ordinary does (ASCII has none)
-                ordinary.append(chunk if chunk.isascii() else replace_surrogates(chunk))
+                ordinary.append(chunk)
         plans.append(plan)
-    encoded = iter(
-        model.encode_batch(
-            ordinary,
-            preset_code,
-            method=method,
-            limit=limit,
-            cached_chars=cached_chars,
-            threads=workers,
-        )
-    )
+    options = dict(method=method, limit=limit, cached_chars=cached_chars, threads=workers)
+    try:
+        encoded_lists = model.encode_batch(ordinary, preset_code, **options)
+    except UnicodeEncodeError:
+        # a lone surrogate: replaced, as encode_ordinary does, and the batch encoded again (the
+        # texts are not searched for one beforehand: that search alone cost 8% of a batch)
+        ordinary = [chunk if chunk.isascii() else replace_surrogates(chunk) for chunk in ordinary]
+        encoded_lists = model.encode_batch(ordinary, preset_code, **options)
+    encoded = iter(encoded_lists)
     out = []
     for plan in plans:
         if plan == [None] and ends is None:  # the usual case: one ordinary chunk

@@ -788,7 +788,8 @@ def test_encode_batch_threads_equal_one_by_one():
     one by one, with special tokens, lone surrogates, BOS/EOS and empty texts, in both modes."""
     tok = tokenizer("cl100k_base")
     docs = [t[:20_000] for _, t in mixed_text(200_000)] * 3
-    docs += ["", "a<|endoftext|>b", "x\ud800y \udc00", "🦜" * 500, " " * 3000, "日本語のテキスト" * 100]
+    docs += ["", "a<|endoftext|>b", "x\ud800y \udc00", "pair \ud83e\udd9c", "🦜" * 500, " " * 3000]
+    docs += ["日本語のテキスト" * 100]
     for mode in MODES:
         for special in ({"allowed_special": "all"}, {"disallowed_special": ()}):
             tok.clear_cache()
