@@ -400,31 +400,32 @@ static inline PyObject *id_object(NativeModel *self, int32_t id) {
     return PyLong_FromLong(id);
 }
 
-/* How many ids ahead id_list asks for an int's cache line: each id's int is read and its count
+/* How many ids ahead ids_list asks for an int's cache line: each id's int is read and its count
  * written, at random over the vocabulary's ints (3 MB for 100,000 tokens). */
 #define LONGS_AHEAD 16
 
-static PyObject *id_list(NativeModel *self, const IdBuf *b) {
-    if (ensure_longs(self) < 0) return NULL;
-    PyObject *list = PyList_New((Py_ssize_t)b->len);
+/* ids[0:count] as a list of ints (ensure_longs first) */
+static PyObject *ids_list(NativeModel *self, const int32_t *ids, size_t count) {
+    PyObject *list = PyList_New((Py_ssize_t)count);
     if (!list) return NULL;
-    for (size_t x = 0; x < b->len; x++) {
-        int32_t id = b->ids[x];
-        PyObject *v;
-        if (x + LONGS_AHEAD < b->len) { /* its count is written: fetch its line ahead */
-            int32_t later = b->ids[x + LONGS_AHEAD];
+    for (size_t x = 0; x < count; x++) {
+        if (x + LONGS_AHEAD < count) { /* its count is written: fetch its line ahead */
+            int32_t later = ids[x + LONGS_AHEAD];
             if (later >= 0 && later < self->n_longs) LBPE_PREFETCH_WRITE(self->longs[later]);
         }
-        if (id >= 0 && id < self->n_longs) {
-            v = self->longs[id];
-            Py_INCREF(v);
-        } else if (!(v = PyLong_FromLong(id))) {
+        PyObject *v = id_object(self, ids[x]);
+        if (!v) {
             Py_DECREF(list);
             return NULL;
         }
         PyList_SET_ITEM(list, (Py_ssize_t)x, v);
     }
     return list;
+}
+
+static PyObject *id_list(NativeModel *self, const IdBuf *b) {
+    if (ensure_longs(self) < 0) return NULL;
+    return ids_list(self, b->ids, b->len);
 }
 
 /* The ids of b: a list of ints, or (buffer) bytes of native-endian int32, one per id, which
@@ -650,19 +651,10 @@ static PyObject *Model_encode_batch(NativeModel *self, PyObject *args, PyObject 
         size_t from = 0;
         for (Py_ssize_t k = 0; k < j->count; k++, at++) {
             size_t to = j->ends[k];
-            PyObject *list = PyList_New((Py_ssize_t)(to - from));
+            PyObject *list = ids_list(self, j->ids.ids + from, to - from);
             if (!list) {
                 Py_CLEAR(result);
                 goto cleanup;
-            }
-            for (size_t x = from; x < to; x++) {
-                PyObject *v = id_object(self, j->ids.ids[x]);
-                if (!v) {
-                    Py_DECREF(list);
-                    Py_CLEAR(result);
-                    goto cleanup;
-                }
-                PyList_SET_ITEM(list, (Py_ssize_t)(x - from), v);
             }
             PyList_SET_ITEM(result, at, list);
             from = to;
