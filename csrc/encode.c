@@ -254,6 +254,29 @@ static LBPE_ALWAYS_INLINE const char *ascii_piece(int kind, const void *data, pt
 #endif
 }
 
+/* A piece of at most 16 bytes whose cache slot was asked for ahead of its lookup: text[p:q] and
+ * its key (whose bytes are all in key.word; key.s is not kept). */
+typedef struct {
+    ptrdiff_t p, q;
+    Key key;
+} Pending;
+/* how many pieces are split ahead of their lookups, so that the slots' cache misses overlap */
+#define PENDING 8
+
+/* The ids of a pending piece appended to b: from its slot, else (the piece's bytes made again
+ * from the text) as piece_ids would. */
+static LBPE_ALWAYS_INLINE int pending_ids(int kind, Model *m, const Text *t, const Pending *x,
+                                          int method, ptrdiff_t limit, ptrdiff_t cached_chars,
+                                          IdBuf *b) {
+    const Cache *c = &m->cache[method];
+    const CSlot *slot = cache_slot(c, &x->key);
+    if (slot) return slot_ids(c, slot, b);
+    unsigned char buf[32]; /* at most 16 bytes, and key_of may read 16 past its start */
+    ptrdiff_t len = utf8_kind(kind, t->data, x->p, x->q, buf);
+    Key k = key_of((const char *)buf, (size_t)len, sizeof(buf));
+    return uncached_piece(m, &k, x->q - x->p, method, limit, cached_chars, b);
+}
+
 /* encode_text for a text of one kind (a constant in each copy) */
 static LBPE_ALWAYS_INLINE int encode_kind(int kind, Model *m, const Text *t, const Preset *pr,
                                           const unsigned char *cls, int method, ptrdiff_t limit,
@@ -261,6 +284,9 @@ static LBPE_ALWAYS_INLINE int encode_kind(int kind, Model *m, const Text *t, con
                                           size_t *u8cap, ptrdiff_t bad[2]) {
     ptrdiff_t count = 0, n = t->n;
     const void *data = t->data;
+    const Cache *c = &m->cache[method];
+    Pending ring[PENDING];
+    unsigned first = 0, end = 0; /* ring[first % PENDING] .. ring[(end - 1) % PENDING] */
     if (*u8cap < 32 && grow((void **)u8, u8cap, 32, 1) < 0) return -1; /* ascii_piece's */
     Splitter sp;
     splitter_init(&sp, pr, cls, t);
@@ -293,10 +319,32 @@ static LBPE_ALWAYS_INLINE int encode_kind(int kind, Model *m, const Text *t, con
             s = (const char *)*u8;
             room = *u8cap;
         }
-        if (piece_ids(m, s, (size_t)len, room, q - p, method, limit, cached_chars, b) < 0)
-            return -1;
+        if (len <= 16) { /* its slot asked for now, its lookup made PENDING pieces later */
+            if (end - first == PENDING) {
+                if (pending_ids(kind, m, t, &ring[first % PENDING], method, limit, cached_chars,
+                                b) < 0)
+                    return -1;
+                first++;
+            }
+            Pending *x = &ring[end++ % PENDING];
+            x->p = p;
+            x->q = q;
+            x->key = key_of(s, (size_t)len, room);
+            x->key.s = NULL;
+            if (c->slots) LBPE_PREFETCH(&c->slots[(size_t)x->key.hash & c->mask]);
+        } else {
+            for (; first != end; first++)
+                if (pending_ids(kind, m, t, &ring[first % PENDING], method, limit, cached_chars,
+                                b) < 0)
+                    return -1;
+            if (piece_ids(m, s, (size_t)len, room, q - p, method, limit, cached_chars, b) < 0)
+                return -1;
+        }
         p = q;
     }
+    for (; first != end; first++)
+        if (pending_ids(kind, m, t, &ring[first % PENDING], method, limit, cached_chars, b) < 0)
+            return -1;
     return 0;
 }
 

@@ -783,6 +783,34 @@ def test_safe_cut_is_the_same_on_both_paths(name):
         native.use("compiled")
 
 
+def test_tiny_piece_caches_give_the_pure_paths_ids():
+    """The compiled encoder looks pieces up a few pieces after it has split them: with a cache
+    that is emptied every few pieces (and pieces over 16 bytes among short ones), every piece
+    still gets its own ids, in order, alone and in batches."""
+    tok = tokenizer("cl100k_base")
+    text = "".join(t[:6_000] for _, t in mixed_text(6_000)) + " supercalifragilisticexpialidocious a" * 40
+    docs = [text[k : k + 1_500] for k in range(0, len(text), 1_500)]
+    for mode in MODES:
+        native.use("pure")
+        try:
+            tok.clear_cache()
+            expected = tok.encode(text, mode=mode, disallowed_special=())
+            expected_docs = [tok.encode(d, mode=mode, disallowed_special=()) for d in docs]
+        finally:
+            native.use("compiled")
+        kept = tok.cache_size
+        try:
+            for size in (1, 3, 9, 50):
+                tok.cache_size = size
+                tok.clear_cache()
+                assert tok.encode(text, mode=mode, disallowed_special=()) == expected, (mode, size)
+                assert tok.encode(text, mode=mode, disallowed_special=()) == expected, (mode, size)
+                assert tok.encode_batch(docs, mode=mode, workers=2, disallowed_special=()) == expected_docs
+        finally:
+            tok.cache_size = kept
+            tok.clear_cache()
+
+
 def test_encode_batch_threads_equal_one_by_one():
     """encode_batch on the compiled path runs threads without the GIL: the same ids as encode()
     one by one, with special tokens, lone surrogates, BOS/EOS and empty texts, in both modes."""
