@@ -39,6 +39,7 @@ export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:strict_string_checks=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export PYTHONMALLOC=malloc
 export PYTHONPATH="$work"
+export LBPE_SANITIZED=1 # the slowest tests sample their cases here
 "$python" -c 'import lbpe, sys; b = lbpe.backend(); print("sanitize.sh:", b.name, "path,", lbpe.__file__); sys.exit(b.name != "compiled")'
 # the fast parity tests that reach the C code, on the compiled path only (the pure path's
 # tests, and test_pretokenize.py's of Python's regex patterns, run nothing compiled)
