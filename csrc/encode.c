@@ -136,18 +136,23 @@ static inline int32_t whole_token(const Model *m, const char *s, size_t n, int m
     return id;
 }
 
-/* A piece (key k) the cache of `method` did not have: from the model's own cache in a worker,
- * else encoded (and cached when it has at most cached_chars characters). */
+/* Key k's ids appended to out from a cache of `method`: the model's own, then, in a worker, its
+ * parent's (nobody writes that one meanwhile). 1 if found, 0 if not, -1 on no memory. */
+static inline int cached_ids(const Model *m, const Key *k, int method, IdBuf *out) {
+    const Cache *c = &m->cache[method];
+    const CSlot *x = cache_slot(c, k);
+    if (!x && m->parent) x = cache_slot(c = &m->parent->cache[method], k);
+    if (!x) return 0;
+    return slot_ids(c, x, out) < 0 ? -1 : 1;
+}
+
+/* A piece (key k) that no cache had: encoded, and cached when it has at most cached_chars
+ * characters. */
 static int uncached_piece(Model *m, const Key *k, ptrdiff_t chars, int method, ptrdiff_t limit,
                           ptrdiff_t cached_chars, IdBuf *out) {
     Cache *c = &m->cache[method];
     const char *s = k->s;
     size_t n = k->n;
-    if (m->parent) { /* a worker reads the model's own cache (nobody writes it meanwhile) */
-        const Cache *pc = &m->parent->cache[method];
-        const CSlot *x = cache_slot(pc, k);
-        if (x) return slot_ids(pc, x, out);
-    }
     size_t from = out->len;
     int done = 0;
     int32_t whole = whole_token(m, s, n, method); /* most pieces are tokens: no model to run */
@@ -173,10 +178,9 @@ static int uncached_piece(Model *m, const Key *k, ptrdiff_t chars, int method, p
  * appended to out, through the cache. */
 static inline int piece_ids(Model *m, const char *s, size_t n, size_t room, ptrdiff_t chars,
                             int method, ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *out) {
-    const Cache *c = &m->cache[method];
     Key k = key_of(s, n, room);
-    const CSlot *x = cache_slot(c, &k);
-    if (x) return slot_ids(c, x, out);
+    int found = cached_ids(m, &k, method, out);
+    if (found) return found < 0 ? -1 : 0;
     return uncached_piece(m, &k, chars, method, limit, cached_chars, out);
 }
 
@@ -263,14 +267,13 @@ typedef struct {
 /* how many pieces are split ahead of their lookups, so that the slots' cache misses overlap */
 #define PENDING 8
 
-/* The ids of a pending piece appended to b: from its slot, else (the piece's bytes made again
+/* The ids of a pending piece appended to b: from a cache, else (the piece's bytes made again
  * from the text) as piece_ids would. */
 static LBPE_ALWAYS_INLINE int pending_ids(int kind, Model *m, const Text *t, const Pending *x,
                                           int method, ptrdiff_t limit, ptrdiff_t cached_chars,
                                           IdBuf *b) {
-    const Cache *c = &m->cache[method];
-    const CSlot *slot = cache_slot(c, &x->key);
-    if (slot) return slot_ids(c, slot, b);
+    int found = cached_ids(m, &x->key, method, b);
+    if (found) return found < 0 ? -1 : 0;
     unsigned char buf[32]; /* at most 16 bytes, and key_of may read 16 past its start */
     ptrdiff_t len = utf8_kind(kind, t->data, x->p, x->q, buf);
     Key k = key_of((const char *)buf, (size_t)len, sizeof(buf));
@@ -284,7 +287,9 @@ static LBPE_ALWAYS_INLINE int encode_kind(int kind, Model *m, const Text *t, con
                                           size_t *u8cap, ptrdiff_t bad[2]) {
     ptrdiff_t count = 0, n = t->n;
     const void *data = t->data;
-    const Cache *c = &m->cache[method];
+    /* the cache whose slots are asked for ahead: a worker's own is empty at first, and most of
+     * its hits are in its parent's */
+    const Cache *c = m->parent ? &m->parent->cache[method] : &m->cache[method];
     Pending ring[PENDING];
     unsigned first = 0, end = 0; /* ring[first % PENDING] .. ring[(end - 1) % PENDING] */
     if (*u8cap < 32 && grow((void **)u8, u8cap, 32, 1) < 0) return -1; /* ascii_piece's */
