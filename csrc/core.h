@@ -350,7 +350,7 @@ LBPE_FN ptrdiff_t next_piece(const Preset *pr, const unsigned char *cls, const T
  * point base + k (ASCII classes only; nothing beyond ASCII is in any class but `inside`). */
 typedef struct {
     ptrdiff_t base;
-    uint64_t letter, digit, other;        /* [A-Za-z], [0-9], ASCII but neither nor \s */
+    uint64_t letter, digit, other;        /* [A-Za-z], [0-9], the rest of ASCII but \s */
     uint64_t upper;                       /* [A-Z] */
     uint64_t crlf, blank, quote, slash;   /* [\r\n], ' ', '\'', '/' */
     uint64_t inside;                      /* code points of the text, and the text's end */

@@ -219,17 +219,17 @@ static LBPE_ALWAYS_INLINE ptrdiff_t piece_end(const Preset *pr, const unsigned c
 
 /* piece_end compiled once for each kind, which is then a constant: each code point is one load */
 static ptrdiff_t piece_end_1(const Preset *pr, const unsigned char *cls, const void *data,
-                              ptrdiff_t n, ptrdiff_t p) {
+                             ptrdiff_t n, ptrdiff_t p) {
     return piece_end(pr, cls, 1, data, n, p);
 }
 
 static ptrdiff_t piece_end_2(const Preset *pr, const unsigned char *cls, const void *data,
-                              ptrdiff_t n, ptrdiff_t p) {
+                             ptrdiff_t n, ptrdiff_t p) {
     return piece_end(pr, cls, 2, data, n, p);
 }
 
 static ptrdiff_t piece_end_4(const Preset *pr, const unsigned char *cls, const void *data,
-                              ptrdiff_t n, ptrdiff_t p) {
+                             ptrdiff_t n, ptrdiff_t p) {
     return piece_end(pr, cls, 4, data, n, p);
 }
 
