@@ -27,6 +27,7 @@ from tests.support.browser import (
     LINES_JS,
     check_charts,
     fill_kept,
+    open_tab,
     overlap,
     watch_requests,
 )
@@ -209,7 +210,7 @@ def test_a_failed_run_says_why_beside_its_button_and_can_run_again(page, app_ser
     over the limit: the reason stays beside the button after the notice fades (as the page's
     red box), the button works again without a reload, and the server prints no traceback."""
     ARTIFACTS.mkdir(exist_ok=True)
-    page.get_by_role("tab", name="Corpus").click()
+    open_tab(page, "Corpus")
     run, status = page.locator("#corpus-run"), page.locator("#corpus-status")
     run.click()
     reason = "Choose a text file for the corpus statistics"
@@ -232,7 +233,7 @@ def test_a_failed_run_says_why_beside_its_button_and_can_run_again(page, app_ser
     expect(status).to_contain_text("plain.txt: 620 bytes")  # the next run replaces the reason
     expect(run).to_be_enabled()
 
-    page.get_by_role("tab", name="Train").click()
+    open_tab(page, "Train")
     train_run, train_status = page.locator("#train-run"), page.locator("#train-status")
     page.locator("#train-upload input[type=file]").set_input_files(str(good))
     page.locator("#train-size input").fill("60000")
@@ -365,7 +366,7 @@ def test_nothing_is_cut_or_broken_on_a_desktop(page, tmp_path):
         assert overlap(chip.bounding_box(), icon.bounding_box()) == 0, (zone, chip.bounding_box(), icon.bounding_box())
     assert [b for b in page.evaluate(LINES_JS, "#explain-prev, #explain-next, #explain-play") if b["lines"] != 1] == []
 
-    page.get_by_role("tab", name="Across vocabularies").click()
+    open_tab(page, "Across vocabularies")
     page.locator("#across-run").click()
     expect(page.locator("#across-status")).to_contain_text(f"with {len(VOCAB_PRESETS)} vocabularies")
     page.locator("#across-table").scroll_into_view_if_needed()
@@ -373,7 +374,7 @@ def test_nothing_is_cut_or_broken_on_a_desktop(page, tmp_path):
     assert page.evaluate(BROKEN_WORDS_JS, "#across-table th") == []
     assert menu_covers_header(page, "#across-table") == []
 
-    page.get_by_role("tab", name="Corpus").click()
+    open_tab(page, "Corpus")
     small = tmp_path / "small.txt"
     small.write_text("Plain text for the statistics. " * 20, "utf-8")
     page.locator("#corpus-upload input[type=file]").set_input_files(str(small))
@@ -532,7 +533,7 @@ def test_a_link_restores_the_view(browser, app_server, requests):
     expect(page.locator("#explain .lbpe-x-head")).to_contain_text("·scepters on its own")
     page.locator("#show-special input").uncheck()
     page.wait_for_function("() => !new URL(location.href).searchParams.has('sp')")
-    page.get_by_role("tab", name="Across vocabularies").click()
+    open_tab(page, "Across vocabularies")
     page.wait_for_function("() => new URL(location.href).searchParams.get('view') === 'across'")
     page.locator("#copy-link").click()
     expect(page.locator("#link-note")).to_contain_text("Link copied.")
@@ -585,7 +586,7 @@ def test_links_and_decoding_say_what_they_do(browser, app_server, requests, tmp_
     expect(page.locator("#decoded .lbpe-decoded")).to_have_count(0)
 
     # a trained vocabulary: Use it in Compare, the address follows, Copy link names it trained
-    page.get_by_role("tab", name="Train").click()
+    open_tab(page, "Train")
     page.wait_for_function("() => new URL(location.href).searchParams.get('view') === 'train'")
     corpus = tmp_path / "train.txt"
     corpus.write_text("Plain words for a tiny vocabulary, again and again. " * 40, "utf-8")
@@ -813,7 +814,7 @@ def test_compare_and_text_upload_errors_stay_beside_their_controls(page, tmp_pat
 def test_long_jobs_run_one_at_a_time_and_stop_or_pause(page, tmp_path):
     """Corpus: while one run goes, both of its buttons wait (one table, one run). Across
     vocabularies has a Stop. Explain's Play pauses."""
-    page.get_by_role("tab", name="Corpus").click()
+    open_tab(page, "Corpus")
     run, sample, status = page.locator("#corpus-run"), page.locator("#corpus-sample"), page.locator("#corpus-status")
     sample.click()
     expect(run).to_be_disabled()
@@ -824,7 +825,7 @@ def test_long_jobs_run_one_at_a_time_and_stop_or_pause(page, tmp_path):
     expect(run).to_be_enabled()
     expect(sample).to_be_enabled()
 
-    page.get_by_role("tab", name="Across vocabularies").click()
+    open_tab(page, "Across vocabularies")
     # 2 MB of made-up words: every piece is new to every vocabulary's cache, so the run lasts
     # seconds however fast encoding gets (2 MB of prose, cached from earlier tests, once ended
     # before the Stop below arrived)
@@ -842,7 +843,7 @@ def test_long_jobs_run_one_at_a_time_and_stop_or_pause(page, tmp_path):
     expect(across_status).to_contain_text("Stopped at", timeout=60_000)
     expect(across_run).to_be_enabled()
 
-    page.get_by_role("tab", name="Compare").click()
+    open_tab(page, "Compare")
     play, head = page.locator("#explain-play"), page.locator("#explain .lbpe-x-head")
     play.click()  # at the last step: plays from the first
     expect(play).to_have_text("Pause")

@@ -17,7 +17,7 @@ from lbpe import METHODS
 from lbpe.playground.display import METHOD_NAMES
 from lbpe.presets import load_preset
 from tests.support.app import ROOT
-from tests.support.browser import watch_requests
+from tests.support.browser import open_tab, watch_requests
 
 pytestmark = pytest.mark.slow(reason="Chromium drives the playground")
 
@@ -76,7 +76,7 @@ def test_across_on_the_methods_axis_counts_each_methods_tokens(page, app_server)
     assert len(set(want.values())) > 2  # the methods differ on this text
     page.goto(f"{app_server.url}?t={quote(TEXT)}&v={VOCAB}")
     expect(page.locator("#bpe-pane .lbpe-pane")).to_be_visible()
-    page.get_by_role("tab", name="Across vocabularies").click()
+    open_tab(page, "Across vocabularies")
     expect(page.locator("#across-methods-run")).to_be_hidden()
     page.locator("#across-axis").get_by_label("methods (one vocabulary, every method)").check()
     expect(page.locator("#across-methods-run")).to_be_visible()
@@ -105,7 +105,7 @@ def test_a_link_opens_the_methods_axis(page, app_server):
     expect(page.locator("#across-status")).to_contain_text("2 methods")
     assert table_counts(page, "across-methods-table", len(want)) == want
     # the Corpus view opens on the methods axis too
-    page.get_by_role("tab", name="Corpus").click()
+    open_tab(page, "Corpus")
     expect(page.locator("#corpus-methods-run")).to_be_visible()
     expect(page.locator("#corpus-run")).to_be_hidden()
 

@@ -65,6 +65,19 @@ def fill_kept(box: Any, value: str, *, tries: int = 5) -> None:
     raise AssertionError(f"the box did not keep {value!r} after {tries} fills (it holds {box.input_value()!r})")
 
 
+def open_tab(page: Any, name: str) -> None:
+    """Click the tab called ``name`` and wait until Gradio has drawn its view for good.
+
+    The first time a tab is shown, Gradio writes its components' first values back into them
+    after the next animation frame: a value typed before that (Playwright types in one go, a
+    person never that fast) is silently replaced by the component's first value. Two frames
+    after the click, the values written are the person's own.
+    """
+    tab = page.get_by_role("tab", name=name)
+    tab.click()
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
 # ---- what a page looks like: legibility and geometry, measured in the browser ----
 
 #: JS ``(selector) => [{text, ratio, ink, ground}]``: each element matched by ``selector`` that
