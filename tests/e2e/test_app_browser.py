@@ -624,6 +624,41 @@ def test_no_token_breaks_inside_without_whitespace_glyphs(browser, app_server):
     context.close()
 
 
+def test_a_jumped_to_span_stays_lit_under_a_resting_pointer(page):
+    """Click the last difference in the list: the page scrolls up to the panes, so a token of a
+    pane comes to rest under the pointer, which has not moved. The browser then tells the page
+    the pointer is over that token; the span jumped to stays lit in both panes, with no card.
+    Moving the pointer onto a token afterwards lights that token as before."""
+    tok = load_preset(DEFAULT_PRESET)
+    text = english_text(0)[20_000:40_000]
+    page.locator("#text textarea").fill(text)
+    c = expect_counts(page, tok, text)
+    last = display.differences(c)[-1]
+    item = page.locator("#differences .lbpe-jump").last
+    item.scroll_into_view_if_needed()
+    box = item.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.click(x, y)
+    # the smooth scroll ends; then a pointer event where the pointer rests, as the browser
+    # sends one after a scroll
+    page.wait_for_function(
+        """() => new Promise((done) => { let y = scrollY, still = 0;
+             const look = () => { still = scrollY === y ? still + 1 : 0; y = scrollY;
+               if (still > 10) done(true); else requestAnimationFrame(look); };
+             requestAnimationFrame(look); })"""
+    )
+    under = page.evaluate("([x, y]) => document.elementFromPoint(x, y)?.closest('.lbpe-tok') ? 1 : 0", [x, y])
+    assert under, "no token came to rest under the pointer: the layout no longer tests this"
+    page.mouse.move(x, y)
+    page.wait_for_timeout(200)
+    for mode, side in (("bpe", last.bpe), ("lbpe", last.lbpe)):
+        expect(page.locator(f"#{mode}-pane .lbpe-tok.lbpe-lit")).to_have_count(len(side))
+    expect(page.locator(".lbpe-card")).to_be_hidden()
+    # a pointer that moves is heard again
+    page.mouse.move(x + 3, y + 1)
+    expect(page.locator(".lbpe-card")).to_be_visible()
+
+
 def test_the_list_of_differences_and_the_linked_panes(browser, app_server, requests):
     """Each differing span is listed as BPE tokens -> LBPE tokens with its change; a click on
     one scrolls both panes to it and lights it in both; hovering a token lights the tokens of

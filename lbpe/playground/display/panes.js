@@ -232,12 +232,29 @@
     }
   }, true);
 
-  document.addEventListener("mouseover", (event) => {
-    const token = event.target.closest(".lbpe-pane .lbpe-tok[data-s]");
-    if (!token) return;
+  function hover(token) {
     const [s, e] = range(token);
     light(s, Math.max(e, s + 1));
     showCard(token);
+  }
+  // Where the pointer rested when a jump scrolled the page. A token that then slides under it
+  // gets the browser's mouseover although the person did nothing: that one is not a hover, and
+  // the span jumped to stays lit until the pointer moves.
+  let pointerAt = null;
+  let restingAt = null;
+  const samePlace = (event, at) => at !== null && event.screenX === at[0] && event.screenY === at[1];
+  document.addEventListener("mousemove", (event) => {
+    pointerAt = [event.screenX, event.screenY];
+    if (restingAt === null || samePlace(event, restingAt)) return;
+    restingAt = null;
+    const token = event.target.closest(".lbpe-pane .lbpe-tok[data-s]");
+    if (token) hover(token);
+  });
+  document.addEventListener("mouseover", (event) => {
+    const token = event.target.closest(".lbpe-pane .lbpe-tok[data-s]");
+    if (!token || samePlace(event, restingAt)) return;
+    restingAt = null;
+    hover(token);
   });
   document.addEventListener("mouseout", (event) => {
     if (event.target.closest(".lbpe-pane .lbpe-tok[data-s]") && !event.relatedTarget?.closest?.(".lbpe-tok")) hideCard();
@@ -245,6 +262,8 @@
   document.addEventListener("click", (event) => {
     const button = event.target.closest(".lbpe-jump[data-s]");
     if (button) {
+      // a click by mouse is where the pointer is; one by keyboard leaves it where it was seen last
+      restingAt = event.detail > 0 ? [event.screenX, event.screenY] : pointerAt;
       jump(Number(button.dataset.s), Number(button.dataset.e));
       return;
     }
