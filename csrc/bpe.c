@@ -5,9 +5,16 @@
 
 /* ------------------------------------------------------------------ classic BPE */
 
-/* Priority and result of merging units [i, j) and [j, e) (parts with ids a and b). */
+/* bpe_short on a rank vocabulary hashes every span of a piece of up to SPANS units at once, and
+ * asks for each span's filter word and table slot before the first lookup: BPE's lookups of
+ * merged parts depend on each other, and without this each one waits on memory in turn. */
+#define SPANS 12
+
+/* Priority and result of merging units [i, j) and [j, e) (parts with ids a and b); hs: the spans'
+ * hashes (hs[i * SPANS + e]) or NULL. */
 static inline int64_t merge_prio(const Model *m, const char *s, const int32_t *ub, int32_t i,
-                                 int32_t e, int32_t a, int32_t b, int32_t *merged) {
+                                 int32_t e, int32_t a, int32_t b, int32_t *merged,
+                                 const uint64_t *hs) {
     if (m->pairs) {
         if (a < 0 || b < 0) return NONE_PRIO;
         const PairSlot *p = pair_find(m, a, b);
@@ -15,7 +22,12 @@ static inline int64_t merge_prio(const Model *m, const char *s, const int32_t *u
         *merged = p->merged;
         return p->prio;
     }
-    int32_t id = token_id(m, s + ub[i], (size_t)(ub[e] - ub[i]));
+    size_t len = (size_t)(ub[e] - ub[i]);
+    int32_t id;
+    if (hs && len > 2) {
+        const Ids *x = lookup_h(m, s + ub[i], len, hs[i * SPANS + e]);
+        id = x ? x->id : -1;
+    } else id = token_id(m, s + ub[i], len);
     if (id < 0) return NONE_PRIO;
     *merged = id;
     return id;
@@ -32,8 +44,27 @@ LBPE_FN ptrdiff_t bpe_short(Model *m, const char *s, const int32_t *ub, int32_t 
         pid[k] = uid[k];
     }
     ps[n] = n;
+    uint64_t hsb[SPANS * (SPANS + 1)], *hs = NULL;
+    if (!m->pairs && n <= SPANS) {
+        /* every span of three bytes or more: its hash kept, its two lines asked for */
+        hs = hsb;
+        for (int32_t i = 0; i < n; i++) {
+            uint64_t h = FNV_OFFSET;
+            for (int32_t e = i + 1; e <= n; e++) {
+                h = fnv((const unsigned char *)s + ub[e - 1], (size_t)(ub[e] - ub[e - 1]), h);
+                hs[i * SPANS + e] = h;
+                if (ub[e] - ub[i] > 2) {
+                    if (m->filter) {
+                        uint64_t b = (h * POLY) >> m->filter_shift;
+                        LBPE_PREFETCH(&m->filter[b >> 6]);
+                    }
+                    LBPE_PREFETCH(&m->fast[fast_slot(h, m->n_fast)]);
+                }
+            }
+        }
+    }
     for (int32_t k = 0; k + 1 < np; k++)
-        pr[k] = merge_prio(m, s, ub, k, k + 2, pid[k], pid[k + 1], &pm[k]);
+        pr[k] = merge_prio(m, s, ub, k, k + 2, pid[k], pid[k + 1], &pm[k], hs);
     while (np > 1) {
         int64_t best = NONE_PRIO;
         int32_t b = -1;
@@ -50,8 +81,10 @@ LBPE_FN ptrdiff_t bpe_short(Model *m, const char *s, const int32_t *ub, int32_t 
         memmove(pm + b, pm + b + 1, (size_t)(np - b - 2) * sizeof(int32_t));
         np--;
         if (b > 0)
-            pr[b - 1] = merge_prio(m, s, ub, ps[b - 1], ps[b + 1], pid[b - 1], pid[b], &pm[b - 1]);
-        if (b + 1 < np) pr[b] = merge_prio(m, s, ub, ps[b], ps[b + 2], pid[b], pid[b + 1], &pm[b]);
+            pr[b - 1] =
+                merge_prio(m, s, ub, ps[b - 1], ps[b + 1], pid[b - 1], pid[b], &pm[b - 1], hs);
+        if (b + 1 < np)
+            pr[b] = merge_prio(m, s, ub, ps[b], ps[b + 2], pid[b], pid[b + 1], &pm[b], hs);
     }
     for (int32_t k = 0; k < np; k++) {
         out[k].s = ps[k];
@@ -104,7 +137,7 @@ static ptrdiff_t heap_merge(Model *m, const char *s, const int32_t *ub, int32_t 
     for (int32_t k = 0; end[k] < n; k = end[k]) {
         int32_t j = end[k];
         HeapItem it = {0, end[j], 0};
-        int64_t prio = merge_prio(m, s, ub, k, end[j], pid[k], pid[j], &it.merged);
+        int64_t prio = merge_prio(m, s, ub, k, end[j], pid[k], pid[j], &it.merged, NULL);
         if (prio != NONE_PRIO) {
             it.key = heap_key(prio, k);
             heap_push(heap, &hl, it);
@@ -124,7 +157,7 @@ static ptrdiff_t heap_merge(Model *m, const char *s, const int32_t *ub, int32_t 
         if (e < n) {
             prev[e] = i;
             HeapItem r = {0, end[e], 0};
-            int64_t prio = merge_prio(m, s, ub, i, end[e], pid[i], pid[e], &r.merged);
+            int64_t prio = merge_prio(m, s, ub, i, end[e], pid[i], pid[e], &r.merged, NULL);
             if (prio != NONE_PRIO) {
                 r.key = heap_key(prio, i);
                 heap_push(heap, &hl, r);
@@ -133,7 +166,7 @@ static ptrdiff_t heap_merge(Model *m, const char *s, const int32_t *ub, int32_t 
         int32_t p = prev[i];
         if (p >= 0) {
             HeapItem l = {0, e, 0};
-            int64_t prio = merge_prio(m, s, ub, p, e, pid[p], pid[i], &l.merged);
+            int64_t prio = merge_prio(m, s, ub, p, e, pid[p], pid[i], &l.merged, NULL);
             if (prio != NONE_PRIO) {
                 l.key = heap_key(prio, p);
                 heap_push(heap, &hl, l);
@@ -248,7 +281,7 @@ LBPE_FN ptrdiff_t bpe_bucketed(Model *m, const char *s, const int32_t *ub, int32
     }
     for (int32_t k = 0; k + 1 < n; k++) {
         int32_t merged;
-        int64_t pr = merge_prio(m, s, ub, k, k + 2, pid[k], pid[k + 1], &merged);
+        int64_t pr = merge_prio(m, s, ub, k, k + 2, pid[k], pid[k + 1], &merged, NULL);
         if (pr != NONE_PRIO && bucket_push(buckets, prios, &np, (int32_t)pr,
                                            ((uint64_t)k << 32) | (uint32_t)(k + 2)) < 0)
             goto done;
@@ -272,7 +305,7 @@ LBPE_FN ptrdiff_t bpe_bucketed(Model *m, const char *s, const int32_t *ub, int32
             int32_t j = end[i];
             if (j >= e || j >= n || end[j] != e) continue;
             int32_t merged;
-            if (merge_prio(m, s, ub, i, e, pid[i], pid[j], &merged) == NONE_PRIO)
+            if (merge_prio(m, s, ub, i, e, pid[i], pid[j], &merged, NULL) == NONE_PRIO)
                 continue; /* cannot happen */
             pid[j] = INT32_MIN;
             end[i] = e;
@@ -280,7 +313,7 @@ LBPE_FN ptrdiff_t bpe_bucketed(Model *m, const char *s, const int32_t *ub, int32
             int better = 0;
             if (e < n) {
                 prev[e] = i;
-                int64_t q = merge_prio(m, s, ub, i, end[e], pid[i], pid[e], &merged);
+                int64_t q = merge_prio(m, s, ub, i, end[e], pid[i], pid[e], &merged, NULL);
                 if (q != NONE_PRIO) {
                     if (bucket_push(buckets, prios, &np, (int32_t)q,
                                     ((uint64_t)i << 32) | (uint32_t)end[e]) < 0)
@@ -290,7 +323,7 @@ LBPE_FN ptrdiff_t bpe_bucketed(Model *m, const char *s, const int32_t *ub, int32
             }
             int32_t p = prev[i];
             if (p >= 0) {
-                int64_t q = merge_prio(m, s, ub, p, e, pid[p], pid[i], &merged);
+                int64_t q = merge_prio(m, s, ub, p, e, pid[p], pid[i], &merged, NULL);
                 if (q != NONE_PRIO) {
                     if (bucket_push(buckets, prios, &np, (int32_t)q,
                                     ((uint64_t)p << 32) | (uint32_t)e) < 0)
