@@ -54,10 +54,7 @@ LBPE_FN ptrdiff_t bpe_short(Model *m, const char *s, const int32_t *ub, int32_t 
                 h = fnv((const unsigned char *)s + ub[e - 1], (size_t)(ub[e] - ub[e - 1]), h);
                 hs[i * SPANS + e] = h;
                 if (ub[e] - ub[i] > 2) {
-                    if (m->filter) {
-                        uint64_t b = (h * POLY) >> m->filter_shift;
-                        LBPE_PREFETCH(&m->filter[b >> 6]);
-                    }
+                    if (m->filter) LBPE_PREFETCH(&m->filter[filter_bit(m->filter_shift, h) >> 6]);
                     LBPE_PREFETCH(&m->fast[fast_slot(h, m->n_fast)]);
                 }
             }

@@ -417,14 +417,17 @@ static inline int same_bytes(const char *a, const char *b, size_t n) {
     return 1;
 }
 
+/* The bit of hash h in a filter of 2^(64 - shift) bits (new_filter). */
+static inline uint64_t filter_bit(uint64_t shift, uint64_t h) { return (h * POLY) >> shift; }
+
 /* Whether a filter (new_filter) has the bit of hash h: 0 means that key was never added. */
 static inline int filter_has(const uint64_t *bits, uint64_t shift, uint64_t h) {
-    uint64_t b = (h * POLY) >> shift;
+    uint64_t b = filter_bit(shift, h);
     return (int)((bits[b >> 6] >> (b & 63)) & 1);
 }
 
 static inline void filter_add(uint64_t *bits, uint64_t shift, uint64_t h) {
-    uint64_t b = (h * POLY) >> shift;
+    uint64_t b = filter_bit(shift, h);
     bits[b >> 6] |= 1ULL << (b & 63);
 }
 

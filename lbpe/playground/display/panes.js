@@ -247,11 +247,11 @@
     pointerAt = [event.screenX, event.screenY];
     if (restingAt === null || samePlace(event, restingAt)) return;
     restingAt = null;
-    const token = event.target.closest(".lbpe-pane .lbpe-tok[data-s]");
+    const token = event.target.closest(TOKEN);
     if (token) hover(token);
   });
   document.addEventListener("mouseover", (event) => {
-    const token = event.target.closest(".lbpe-pane .lbpe-tok[data-s]");
+    const token = event.target.closest(TOKEN);
     if (!token || samePlace(event, restingAt)) return;
     restingAt = null;
     hover(token);
