@@ -42,6 +42,7 @@ __all__ = [
     "BYTE_TOKEN",
     "byte_to_char",
     "char_to_byte",
+    "stand_in_bytes",
 ]
 
 #: A byte-fallback token's text, ``<0xNN>``; its group is the byte in hex.
@@ -67,6 +68,23 @@ def _byte_to_char() -> dict[int, str]:
 #: them: ``Ġ`` for a space), and back.
 byte_to_char: dict[int, str] = _byte_to_char()
 char_to_byte: dict[str, int] = {c: b for b, c in byte_to_char.items()}
+
+# each stand-in to the code point of its byte, so that latin-1 then gives the byte itself
+_TO_BYTE_CODE_POINT = str.maketrans({c: chr(b) for c, b in char_to_byte.items()})
+_NOT_A_STAND_IN = re.compile("[^" + "".join(map(re.escape, sorted(char_to_byte))) + "]")
+
+
+def stand_in_bytes(text: str) -> bytes:
+    """The bytes that GPT-2 stand-in text spells; KeyError names the first character that is
+    not a stand-in. (Equal to ``bytes(char_to_byte[c] for c in text)``, and far faster.)
+
+    >>> stand_in_bytes("\u0120caf\u00c3\u00a9")
+    b' caf\xc3\xa9'
+    """
+    bad = _NOT_A_STAND_IN.search(text)
+    if bad is not None:
+        raise KeyError(bad.group())
+    return text.translate(_TO_BYTE_CODE_POINT).encode("latin-1")
 
 
 class Decoder:
@@ -161,7 +179,7 @@ class ByteLevel(Step):
         data = bytearray()
         for t in tokens:
             try:
-                data += bytes(char_to_byte[c] for c in t)
+                data += stand_in_bytes(t)
             except KeyError:
                 data += t.encode("utf-8")
         return [data.decode("utf-8", "replace")]

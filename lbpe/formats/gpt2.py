@@ -7,7 +7,7 @@ Both files spell bytes with GPT-2's printable stand-ins (``bytes_to_unicode``): 
 
 from __future__ import annotations
 
-from lbpe.decoders import char_to_byte
+from lbpe.decoders import stand_in_bytes
 from lbpe.errors import LbpeError, VocabFormatError
 from lbpe.formats._json import json_type, load_json
 from lbpe.limits import vocab_problem
@@ -19,7 +19,7 @@ __all__ = ["parse_gpt2_vocab", "parse_merges_text"]
 def decode_symbol(text: str, *, source: str, line: int | None = None) -> bytes:
     """GPT-2 stand-in text -> the bytes it stands for."""
     try:
-        return bytes(char_to_byte[c] for c in text)
+        return stand_in_bytes(text)
     except KeyError as exc:
         raise VocabFormatError(
             source,

@@ -162,7 +162,7 @@ def _build(spec: Any, *, source: str, name: str) -> Tokenizer:
         if not byte_level:
             return text.encode("utf-8")
         try:
-            return bytes(dec.char_to_byte[c] for c in text)
+            return dec.stand_in_bytes(text)
         except KeyError:
             raise ValueError(f"vocabulary entry {text!r} is not in byte-level (GPT-2 stand-in) spelling") from None
 
@@ -170,6 +170,7 @@ def _build(spec: Any, *, source: str, name: str) -> Tokenizer:
     tokens: dict[bytes, int] = {}
     fallback: dict[int, int] = {}
     id_to_text: dict[int, str] = {}
+    key_by_text: dict[str, bytes] = {}  # the merges name these tokens again: spelled out once
     for text, i in vocab_json.items():
         if not isinstance(i, int) or isinstance(i, bool) or i < 0:
             raise ValueError(
@@ -188,6 +189,7 @@ def _build(spec: Any, *, source: str, name: str) -> Tokenizer:
         if key in tokens:
             raise ValueError(f"two vocabulary entries mean the same token {key!r}")
         tokens[key] = i
+        key_by_text[text] = key
     for text, i in list(special_texts.items()) + list(plain_added.items()):
         if i in id_to_text and id_to_text[i] != text:
             raise ValueError(f"added token {text!r} has id {i}, which the vocabulary gives to {id_to_text[i]!r}")
@@ -206,7 +208,8 @@ def _build(spec: Any, *, source: str, name: str) -> Tokenizer:
             raise ValueError(f"merge #{rank + 1} is {merge!r:.60} ({json_type(merge)}); expected 'a b' or ['a', 'b']")
         if len(parts) != 2 or not all(isinstance(p, str) and p for p in parts):
             raise ValueError(f"merge #{rank + 1} is {merge!r:.60}; expected exactly two non-empty parts")
-        a, b = key_of(parts[0]), key_of(parts[1])
+        a = key_by_text.get(parts[0]) or key_of(parts[0])
+        b = key_by_text.get(parts[1]) or key_of(parts[1])
         for needed in (a, b, a + b):
             if needed not in tokens:
                 raise ValueError(

@@ -21,9 +21,9 @@ class _MethodSplit:
         self.mode = mode
         self.byte_level = tok.vocab.unit == "byte"
         if self.byte_level:
-            from lbpe.decoders import char_to_byte
+            from lbpe.decoders import stand_in_bytes
 
-            self.char_to_byte = char_to_byte
+            self.stand_in_bytes = stand_in_bytes
         vocab = tok.vocab
         # a run of characters without a token is one unknown token (HF's fuse_unk), so one piece
         self.unknown = (lambda key: key not in vocab.tokens) if vocab.fuse_unk and vocab.byte_fallback is None else None
@@ -36,7 +36,7 @@ class _MethodSplit:
             return cached
         if self.byte_level:  # the piece is in GPT-2's byte alphabet: one character per byte
             try:
-                raw = bytes(self.char_to_byte[c] for c in piece)
+                raw = self.stand_in_bytes(piece)
                 text = raw.decode("utf-8")
             except (KeyError, UnicodeDecodeError):
                 out = [len(piece)]  # not a byte-level piece after all: leave it to the model

@@ -20,6 +20,24 @@ def test_byte_level_reads_gpt2_stand_ins_and_decodes_the_bytes_together():
     assert len(dec.byte_to_char) == 256 and dec.char_to_byte["\u0120"] == 0x20
 
 
+def test_stand_in_bytes_reads_each_stand_in_and_names_the_first_that_is_not():
+    # every byte, each spelled by its stand-in, in one text and one at a time
+    every = "".join(dec.byte_to_char[b] for b in range(256))
+    assert dec.stand_in_bytes(every) == bytes(range(256))
+    assert all(dec.stand_in_bytes(dec.byte_to_char[b]) == bytes([b]) for b in range(256))
+    assert dec.stand_in_bytes("") == b""
+    # known answers: "Ġ" a space, "Ċ" a newline, "ĉ" a tab, "ÿ" 0xff, "Ń" 0xad
+    assert dec.stand_in_bytes("\u0120a\u010a\u0109\u00ff\u0143") == b" a\n\t\xff\xad"
+    # a character that is no stand-in, though latin-1 could spell it (the space, NUL, 0xad),
+    # or is special in a regular expression's class: the first one is named
+    for bad in (" ", "\x00", "\xad", "\u4e00", "\U0001f600"):
+        with pytest.raises(KeyError) as caught:
+            dec.stand_in_bytes("ab" + bad + "\u0120 ")
+        assert caught.value.args == (bad,)
+    for special in "^-]\\[":
+        assert dec.stand_in_bytes(special) == special.encode()  # printable ASCII stands for itself
+
+
 def test_byte_fallback_joins_runs_and_replaces_each_bad_byte():
     assert dec.ByteFallback()(["a", "<0x41>", "<0x42>", "b"]) == ["a", "AB", "b"]
     assert dec.ByteFallback()(["<0xC3>", "<0xA9>"]) == ["\u00e9"]
