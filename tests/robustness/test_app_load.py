@@ -1,10 +1,10 @@
-"""Load: the playground (``python app.py``) driven by 50 concurrent gradio_client sessions x 20
+"""Load: the playground (``python app.py``) driven by 50 concurrent gradio_client sessions x 10
 ``/compare`` requests of mixed sizes and vocabularies. No request may fail; p50/p95 latency is
 printed (not asserted: it depends on the machine); the server's memory must stay bounded: the
 second half of the requests may not grow its resident set by more than a small margin over the
 first half (piece caches are capped, sessions hold no per-request data).
 
-``LBPE_LOAD_CLIENTS`` / ``LBPE_LOAD_REQUESTS`` change the 50 x 20.
+``LBPE_LOAD_CLIENTS`` / ``LBPE_LOAD_REQUESTS`` change the 50 x 10.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from tests.support.app import running_server
 pytestmark = pytest.mark.slow(reason="fifty concurrent sessions against a server")
 
 CLIENTS = int(os.environ.get("LBPE_LOAD_CLIENTS", "50"))
-REQUESTS = int(os.environ.get("LBPE_LOAD_REQUESTS", "20"))
+REQUESTS = int(os.environ.get("LBPE_LOAD_REQUESTS", "10"))
 VOCABS = ["lbpe-32k", "gpt2", "cl100k_base", "o200k_base"]
 #: Seconds a client waits for any one HTTP exchange. gradio_client's own default for some of them
 #: is httpx's 5 s, which fifty sessions joining the queue at once on a busy 2-core machine can
@@ -121,7 +121,7 @@ def test_fifty_concurrent_sessions(tmp_path_factory):
         clients = _clients(server.url)
         report, rss, everything = [], [], []
         half = REQUESTS // 2
-        for first, count in ((0, half), (half, REQUESTS - half)):  # each session: 20 requests in all
+        for first, count in ((0, half), (half, REQUESTS - half)):  # each session: 10 requests in all
             latencies: list[float] = []
             errors: list[str] = []
             t0 = time.perf_counter()
