@@ -91,9 +91,11 @@ def encode_path(request):
     native.use(before)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def ray_local():
-    """A local Ray instance with 2 CPUs for the session (no dashboard, nothing off the machine)."""
+    """A local Ray instance with 2 CPUs for the module (no dashboard, nothing off the machine).
+    It stops with the module: idle, its daemons still take about 5% of a core, which a session
+    fixture would take from every module the worker runs after."""
     import os
 
     import ray
