@@ -351,6 +351,10 @@ CASES = [
     Case("hf-merges-are-numbers", _hf(_set("model.merges", [1, 2, 3])), "expected 'a b'"),
     Case("hf-merges-not-a-list", _hf(_set("model.merges", 17)), "must be a list"),
     Case("hf-merge-unknown-token", _hf(_set("model.merges", ["q z"])), "needs the token"),
+    Case("hf-merge-three-parts", _hf(_set("model.merges", ["a b c"])), "exactly two non-empty parts"),
+    Case("hf-merge-empty-part", _hf(_set("model.merges", ["a "])), "exactly two non-empty parts"),
+    Case("hf-merge-part-a-number", _hf(_set("model.merges", [["a", 5]])), "exactly two non-empty parts"),
+    Case("hf-merge-an-object", _hf(_set("model.merges", [{"a": 1, "b": 2}])), "expected 'a b'"),
     Case(
         "hf-merges-longer-than-vocab",
         _hf(lambda s: s["model"].update(merges=s["model"]["merges"] * 100)),
