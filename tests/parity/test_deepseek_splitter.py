@@ -200,6 +200,7 @@ REAL_TEXTS = ("text/moby_dick.txt", "text/multilingual.txt", "text/multilingual_
 
 
 @compiled_only
+@pytest.mark.slow(reason="megabytes of real text against regex")
 @pytest.mark.parametrize("name", REAL_TEXTS)
 def test_real_text_pieces_equal_regex(name):
     text = data_file(name).read_text("utf-8")
@@ -213,11 +214,12 @@ def hf_tokenizer():
     return Tokenizer.from_file(str(data_file(FILE)))
 
 
+@pytest.mark.slow(reason="megabytes of real text with one of the largest vocabularies")
 @pytest.mark.parametrize(
     ("mode", "path"),
     [
         ("bpe", "compiled"),
-        pytest.param("bpe", "pure", marks=pytest.mark.slow(reason="the pure path over megabytes")),
+        ("bpe", "pure"),
         ("lbpe", "compiled"),  # LBPE compiled against LBPE pure (the pure one against itself would prove nothing)
     ],
 )
