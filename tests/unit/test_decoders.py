@@ -17,6 +17,8 @@ def test_byte_level_reads_gpt2_stand_ins_and_decodes_the_bytes_together():
     # "Ġ" is a space; "ðŁĺĢ" are the four bytes of U+1F600 split over two tokens
     assert dec.ByteLevel()(["Hello", "\u0120w\u00f0\u0141", "\u013a\u0122"]) == ["Hello w\U0001f600"]
     assert dec.ByteLevel()(["\u00f0"]) == ["\ufffd"]  # a lone lead byte
+    # a token with a character outside the alphabet is its own UTF-8, the whole token ("Ġ" too)
+    assert dec.ByteLevel()(["\u0120a", "\u0120\u65e5", "\u00c3\u00a9"]) == [" a\u0120\u65e5\u00e9"]
     assert len(dec.byte_to_char) == 256 and dec.char_to_byte["\u0120"] == 0x20
 
 
