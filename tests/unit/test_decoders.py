@@ -19,6 +19,7 @@ def test_byte_level_reads_gpt2_stand_ins_and_decodes_the_bytes_together():
     assert dec.ByteLevel()(["\u00f0"]) == ["\ufffd"]  # a lone lead byte
     # a token with a character outside the alphabet is its own UTF-8, the whole token ("Ġ" too)
     assert dec.ByteLevel()(["\u0120a", "\u0120\u65e5", "\u00c3\u00a9"]) == [" a\u0120\u65e5\u00e9"]
+    assert dec.ByteLevel()(iter(["\u0120a", "\u65e5"])) == [" a\u65e5"]  # any iterable, read once
     assert len(dec.byte_to_char) == 256 and dec.char_to_byte["\u0120"] == 0x20
 
 
