@@ -177,9 +177,10 @@ class ByteLevel(Step):
 
     def __call__(self, tokens: list[str]) -> list[str]:
         tokens = list(tokens)  # read twice below: an iterator would be empty the second time
-        joined = "".join(tokens)
-        if _NOT_A_STAND_IN.search(joined) is None:  # every token is byte-level text: all at once
-            return [joined.translate(_TO_BYTE_CODE_POINT).encode("latin-1").decode("utf-8", "replace")]
+        try:  # every token byte-level text (the usual case): all at once
+            return [stand_in_bytes("".join(tokens)).decode("utf-8", "replace")]
+        except KeyError:
+            pass
         data = bytearray()
         for t in tokens:
             try:
