@@ -219,32 +219,33 @@ def _build(spec: Any, *, source: str, name: str) -> Tokenizer:
     if not isinstance(raw_merges, list):
         raise ValueError('"model.merges" must be a list')
     key_by_text.pop("", None)  # a merge's parts are never empty
-    well_formed = _well_formed_merges(raw_merges, key_by_text, tokens)
-    merges = well_formed or {}
-    # without a fast answer, one merge at a time, to name the first bad one and what is wrong
-    for rank, merge in enumerate(raw_merges if well_formed is None else ()):
-        if isinstance(merge, str):
-            parts = merge.split(" ")
-        elif isinstance(merge, list):
-            parts = merge
-        else:
-            raise ValueError(f"merge #{rank + 1} is {merge!r:.60} ({json_type(merge)}); expected 'a b' or ['a', 'b']")
-        if len(parts) != 2 or not all(isinstance(p, str) and p for p in parts):
-            raise ValueError(f"merge #{rank + 1} is {merge!r:.60}; expected exactly two non-empty parts")
-        a = key_by_text.get(parts[0]) or key_of(parts[0])
-        b = key_by_text.get(parts[1]) or key_of(parts[1])
-        for needed in (a, b, a + b):
-            if needed not in tokens:
+    merges = _well_formed_merges(raw_merges, key_by_text, tokens)
+    if merges is None:  # a bad merge somewhere: one at a time, to name the first and what is wrong
+        merges = {}
+        for rank, merge in enumerate(raw_merges):
+            if isinstance(merge, str):
+                parts = merge.split(" ")
+            elif isinstance(merge, list):
+                parts = merge
+            else:
                 raise ValueError(
-                    f"merge #{rank + 1} {parts[0][:40]!r} + {parts[1][:40]!r} needs the token "
-                    f"{needed[:60]!r}, which is not in the vocabulary"
+                    f"merge #{rank + 1} is {merge!r:.60} ({json_type(merge)}); expected 'a b' or ['a', 'b']"
                 )
-        first = merges.setdefault((a, b), rank)
-        if first != rank:
-            raise ValueError(
-                f"merge #{rank + 1} {parts[0][:40]!r} + {parts[1][:40]!r} repeats merge #{first + 1}; "
-                "each pair may appear once in model.merges"
-            )
+            if len(parts) != 2 or not all(isinstance(p, str) and p for p in parts):
+                raise ValueError(f"merge #{rank + 1} is {merge!r:.60}; expected exactly two non-empty parts")
+            a, b = key_of(parts[0]), key_of(parts[1])
+            for needed in (a, b, a + b):
+                if needed not in tokens:
+                    raise ValueError(
+                        f"merge #{rank + 1} {parts[0][:40]!r} + {parts[1][:40]!r} needs the token "
+                        f"{needed[:60]!r}, which is not in the vocabulary"
+                    )
+            first = merges.setdefault((a, b), rank)
+            if first != rank:
+                raise ValueError(
+                    f"merge #{rank + 1} {parts[0][:40]!r} + {parts[1][:40]!r} repeats merge #{first + 1}; "
+                    "each pair may appear once in model.merges"
+                )
 
     unk_text = model.get("unk_token")
     unk = None
