@@ -56,6 +56,7 @@ def test_a_port_asked_for_and_taken_fails_saying_so(tmp_path):
         assert _config(other.url) == "theirs"
 
 
+@pytest.mark.slow(reason="waits for a server to time out")
 def test_a_stuck_server_shows_where_its_threads_are(tmp_path):
     """What a failed browser test reports of its server: every thread's stack, from the script
     run behind DUMPS_STACKS (here a web server whose request handler never returns)."""

@@ -41,6 +41,7 @@ def test_exactness_flags_an_encoder_that_drops_a_token():
     assert report["tiktoken"]["exact"] and report["tiktoken"]["differing"] == 0
 
 
+@pytest.mark.slow(reason="every peer encoder on real text")
 @pytest.mark.parametrize("vocab", P.VOCABS)
 def test_the_installed_peers_are_exact(vocab):
     listed = P.peers(vocab)
@@ -57,6 +58,7 @@ def with_fake(monkeypatch):
     monkeypatch.setattr(P, "SMALL_REPEATS", 1)
 
 
+@pytest.mark.slow(reason="a benchmark run")
 def test_an_inexact_peer_is_timed_apart(with_fake):
     texts = {k: TEXTS[k] for k in ("English prose", "Russian")}
     sections = P.single(texts, 1, ["cl100k_base"])["sections"]
@@ -73,6 +75,7 @@ def test_an_inexact_peer_is_timed_apart(with_fake):
     assert not any("drops a token" in cell for row in summary for cell in row if isinstance(cell, str))
 
 
+@pytest.mark.slow(reason="a benchmark run")
 def test_the_batch_table_marks_a_batch_whose_ids_differ(with_fake):
     rows = P.batch({"German": TEXTS["German"]}, 1, ["cl100k_base"])["sections"][P.BATCH_TITLE][1]
     ids = {row[2]: row[8] for row in rows}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import lbpe
 from tests.support.cli import run_cli
 from tests.support.data import data_file
@@ -29,6 +31,7 @@ def test_compare_prints_both_segmentations_and_counts(tmp_path):
         assert f"{mode}: {len(tok.encode(text, mode=mode))} tokens" in result.stdout
 
 
+@pytest.mark.slow(reason="a CLI process on a large vocabulary")
 def test_explain_prints_the_steps_and_the_encoders_ids():
     import json
 

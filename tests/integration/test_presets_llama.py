@@ -33,6 +33,7 @@ def run_script(name: str, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow(reason="trains a vocabulary")
 def test_the_llama_vocabulary_rebuilds_from_its_recipe():
     """Retrains 32K on the 15 MB corpus (about 10 s) and compares the file and the record."""
     proc = run_script("train_llama_vocab.py", "--check")

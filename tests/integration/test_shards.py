@@ -174,6 +174,7 @@ def test_resume_refuses_another_vocabulary_and_a_full_folder(tmp_path):
         export_shards(load_preset("gpt2"), [path], tmp_path / "out", mode="lbpe", resume=True)
 
 
+@pytest.mark.slow(reason="an export stopped and resumed")
 def test_interrupted_export_keeps_complete_shards_and_resumes(tmp_path):
     docs = paragraphs(6000) * 6
     path = write_jsonl(tmp_path / "big.jsonl", docs)

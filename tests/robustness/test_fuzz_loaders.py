@@ -389,12 +389,14 @@ def test_fuzz_gpt2_mutations(encoder, merges):
     outcome(lambda: load_gpt2(encoder, merges))
 
 
+@pytest.mark.slow(reason="many generated files")
 @FUZZ
 @given(encoder=restructured(tv.gpt2_encoder()), merges=st.just(SEEDS["merges"]) | st.binary(max_size=64))
 def test_fuzz_gpt2_structure(encoder, merges):
     outcome(lambda: load_gpt2(encoder, merges))
 
 
+@pytest.mark.slow(reason="many generated files")
 @FUZZ
 @given(data=st.binary(max_size=2048) | st.builds(tv.json_bytes, json_values))
 def test_fuzz_hf_bytes(data):
@@ -407,12 +409,14 @@ def test_fuzz_hf_mutations(data):
     outcome(lambda: load_hf(data))
 
 
+@pytest.mark.slow(reason="many generated files")
 @FUZZ
 @given(data=restructured(tv.hf_spec()))
 def test_fuzz_hf_structure_byte_level(data):
     outcome(lambda: load_hf(data))
 
 
+@pytest.mark.slow(reason="many generated files")
 @FUZZ
 @given(data=restructured(tv.hf_char_spec()))
 def test_fuzz_hf_structure_char_level(data):
@@ -431,6 +435,7 @@ def test_fuzz_sentencepiece_mutations(data):
     outcome(lambda: load_sp(data))
 
 
+@pytest.mark.slow(reason="many generated files")
 @FUZZ
 @given(data=sp_models())
 def test_fuzz_sentencepiece_generated(data):

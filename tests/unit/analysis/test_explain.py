@@ -55,6 +55,7 @@ def windows(count: int, seed: int) -> list[str]:
     return out
 
 
+@pytest.mark.slow(reason="every vocabulary's trace, seconds each")
 @pytest.mark.parametrize("name", [*VOCAB_PRESETS, *HF_FILES, "scaffold"])
 def test_trace_ends_in_the_encoders_ids(name, encode_path):
     tok = tokenizer(name)

@@ -184,6 +184,7 @@ def corpus(tmp_path_factory):
     return path
 
 
+@pytest.mark.slow(reason="every method through the CLI")
 def test_cli_methods_json_agrees_with_plain_stats(corpus):
     args = ("--json", "--workers", "1", "-q", "--vocab", "cl100k_base", str(corpus))
     plain = run_cli("stats", *args)
@@ -197,6 +198,7 @@ def test_cli_methods_json_agrees_with_plain_stats(corpus):
     assert doc["methods"]["lbpe"]["word_agreement"] == old["agreement"]["word_agreement"]
 
 
+@pytest.mark.slow(reason="every method through the CLI")
 def test_cli_methods_table_all_with_seeded_dropout(corpus):
     args = ("stats", "-q", "--vocab", "lbpe-llama-32k", str(corpus), "--methods", "all", "--dropout", "0.5")
     first = run_cli(*args, "--seed", "3", "--workers", "1")

@@ -48,6 +48,7 @@ def test_both_modes_count_from_the_buffer(name, monkeypatch):
     assert _as_json(text_stats_both(tok, text)) == want
 
 
+@pytest.mark.slow(reason="every method over a corpus")
 @pytest.mark.parametrize("name", ["cl100k_base", "mistral-7b"])
 def test_every_method_counts_from_the_buffer(name, monkeypatch):
     tok = load_preset(name)

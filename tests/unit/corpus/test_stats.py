@@ -205,6 +205,7 @@ def test_numpy_and_the_standard_library_count_alike(name):
             assert counting.count_tokens(tok, ids + [special] * 5000)[0] == with_numpy[0]
 
 
+@pytest.mark.slow(reason="a CLI process over a corpus")
 def test_cli_stats_table_and_renyi_power(tmp_path):
     from lbpe.analysis.metrics import AGREEMENT, CATALOGUE, renyi_entropy
 

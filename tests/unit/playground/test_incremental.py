@@ -58,6 +58,7 @@ def edits(rng: random.Random, text: str, n: int):
         yield text
 
 
+@pytest.mark.slow(reason="hundreds of edits, each compared afresh")
 @pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "mistral-7b", "lbpe-llama-32k", "lookahead", "lookbehind"])
 def test_random_edits_equal_comparing_afresh(name, encode_path):
     tok = tokenizers()[name]
@@ -89,6 +90,7 @@ def test_a_lookahead_that_moves_earlier_pieces_is_followed(encode_path):
     assert [s.token for s in before.bpe.segments][:2] == [b"one", b" two"]
 
 
+@pytest.mark.slow(reason="a long text compared twice")
 def test_an_edit_at_the_end_of_a_long_text_keeps_the_segments_before_it(encode_path):
     tok = load_preset("mistral-7b")
     again = display.Recompare()

@@ -59,6 +59,7 @@ def test_the_default_pair_is_the_classic_view(tok):
     assert plain["summary"]["bpe"]["ids"] == encoded(tok, "bpe")
 
 
+@pytest.mark.slow(reason="a long text through both methods")
 def test_a_long_text_is_counted_in_full_by_the_pair(tok):
     text = (TEXT + "\n") * (page.MAX_RENDER_CHARS // len(TEXT) + 50)
     view = json.loads(page.compare(text, True, False, False, "least-tokens", "dropout", 0.2, 3))

@@ -66,6 +66,7 @@ print(json.dumps(sorted(set(built))))
 """
 
 
+@pytest.mark.slow(reason="warms the largest bundled vocabularies")
 @pytest.mark.parametrize("preset", ["o200k_base", "cl100k_base", "mistral-7b"])
 @pytest.mark.parametrize("pure", [True, False], ids=["pure", "compiled"])
 def test_a_warmed_vocabulary_builds_nothing_while_texts_are_compared(preset, pure):

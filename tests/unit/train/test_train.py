@@ -370,6 +370,7 @@ def held_out() -> dict[str, str]:
     }
 
 
+@pytest.mark.slow(reason="trains several vocabularies")
 def test_sizes_and_scaffold_ids(moby_vocabs):
     for (_unit, scaffold), v in moby_vocabs.items():
         assert len(v) - len(v.scaffold) == 3000
@@ -378,6 +379,7 @@ def test_sizes_and_scaffold_ids(moby_vocabs):
         assert all(i >= 3000 for i in v.scaffold)
 
 
+@pytest.mark.slow(reason="trains with HF tokenizers")
 @pytest.mark.parametrize("unit,scaffold", [("char", False), ("byte", False), ("char", True)])
 def test_hf_tokenizers_encodes_like_classic_bpe_on_held_out_text(moby_vocabs, unit, scaffold):
     vocab = moby_vocabs[(unit, scaffold)]
