@@ -62,7 +62,10 @@ LBPE_FN void splitter_init(Splitter *sp, const Preset *pr, const unsigned char *
     sp->cls = cls;
     sp->t = t;
     sp->on = block_preset(pr) && cls[CLS_INFO] == 1;
+    sp->batch = sp->on && pr->letters == 1;
     sp->b.base = PTRDIFF_MIN / 2; /* no block yet */
+    sp->ends = 0;
+    sp->from = 0;
 }
 
 /* The classes of code point c into bit k of b (its byte: c if ASCII, else 0x80). */
@@ -152,6 +155,7 @@ static LBPE_ALWAYS_INLINE void block_scan(Block *b, int kind, const void *data, 
     ptrdiff_t left = n - base;
     unsigned len = left < 64 ? (unsigned)left : 64;
     b->base = base;
+    b->len = len;
     b->stop = b->letter = b->digit = b->other = 0;
     b->upper = b->crlf = b->blank = b->quote = b->slash = 0;
     memset(b->bytes + 64, 0, sizeof(b->bytes) - 64);
@@ -214,13 +218,86 @@ static LBPE_ALWAYS_INLINE ptrdiff_t block_end(const Block *b, const Preset *pr, 
     return bit(b->inside >> o, r) ? p + r : -1;
 }
 
+/* The pieces from p on that the block settles at once, for the presets with cl100k_base's
+ * letter, number and other pieces ("[^\r\n\p{L}\p{N}]?\p{L}+", "\p{N}{1,3}" or "\p{N}",
+ * " ?[^\s\p{L}\p{N}]+[\r\n]*", white space without CR or LF split as "\s+(?!\S)" then one
+ * code point). Bit k of the answer: a piece ends (and the next starts) at p + k; 0 when the
+ * block settles nothing. p is a piece's start and p - base <= 32.
+ *
+ * It looks only at the ASCII code points from p up to the first quote, CR, LF or code point
+ * beyond ASCII (z: contractions, newline runs and Unicode classes are left to block_end and
+ * piece_end). Inside that stretch a piece starts at:
+ *   - a letter run's first letter, or the code point before it when that one leads the run:
+ *     white space, or a lone "other" not after a space (after one, " ?[^\s\p{L}\p{N}]+" takes
+ *     the space and it, and the letters start their own piece);
+ *   - a digit run's first digit and every third after it ("\p{N}{1,3}"), or every digit;
+ *   - an "other" run's first code point, or the space before it;
+ *   - a white-space run's first code point, and its last when the run is longer than one and
+ *     something other than white space follows ("\s+(?!\S)" leaves it).
+ * Each rule looks at a code point's neighbours up to the next one, and only one rule can be
+ * changed by z's class: whether the last white space before z starts a piece (is z white space
+ * beyond ASCII, or CR?). That one is not settled here. When the text ends at z, the last piece
+ * ends there too. */
+static LBPE_ALWAYS_INLINE uint64_t block_starts(const Block *b, const Preset *pr, ptrdiff_t p) {
+    unsigned o = (unsigned)(p - b->base);
+    uint64_t hard = ~(b->stop >> o) | ((b->quote | b->crlf) >> o);
+    /* bits o.. of stop past the block's last code point are 0: hard there */
+    unsigned z = ones(~hard);
+    unsigned end = b->len - o; /* the text's end, when b->len < 64 */
+    int at_end = b->len < 64 && z > end;
+    if (at_end) z = end;
+    if (z < 2) return 0;
+    uint64_t in = z == 64 ? ~(uint64_t)0 : ((uint64_t)1 << z) - 1;
+    uint64_t letter = (b->letter >> o) & in, digit = (b->digit >> o) & in;
+    uint64_t other = (b->other >> o) & in, blank = (b->blank >> o) & in;
+    uint64_t space = in & ~(letter | digit | other); /* white space but CR and LF */
+    /* letters, and the code point that leads them */
+    uint64_t lone = other & ~(other << 1) & ~(blank << 1);
+    uint64_t lead = (space | lone) & (letter >> 1);
+    uint64_t starts = (letter & ~(letter << 1) & ~(lead << 1)) | lead;
+    /* digits, in threes from the run's start */
+    if (pr->numbers == 2) starts |= digit;
+    else {
+        uint64_t third = digit & ~(digit << 1);
+        while (third) {
+            starts |= third;
+            third = (third << 3) & digit & (digit << 1) & (digit << 2);
+        }
+    }
+    /* "other" runs, with the space before them */
+    uint64_t run = other & ~(other << 1);
+    starts |= (run & ~(blank << 1)) | ((run >> 1) & blank);
+    /* white space: a run's first code point, and its last when it follows one and is followed
+     * by something settled here (not z) */
+    starts |= space & ~(space << 1);
+    starts |= space & (space << 1) & ~(space >> 1) & (in >> 1);
+    starts &= ~(uint64_t)1;
+    return at_end ? starts | (uint64_t)1 << z : starts;
+}
+
 LBPE_FN ptrdiff_t splitter_next(Splitter *sp, ptrdiff_t p, const char **ascii) {
     const Text *t = sp->t;
+    Block *b = &sp->b;
+    if (sp->ends) { /* settled with the pieces before it */
+        unsigned k = ones(~sp->ends);
+        sp->ends &= sp->ends - 1;
+        *ascii = (const char *)b->bytes + (p - b->base);
+        return sp->from + k;
+    }
     *ascii = NULL;
     if (sp->on && read_cp(t->kind, t->data, p) < 0x80 &&
         (p + 1 == t->n || read_cp(t->kind, t->data, p + 1) < 0x80)) {
-        Block *b = &sp->b;
         if (p - b->base > 32) block_scan(b, t->kind, t->data, t->n, p);
+        if (sp->batch) {
+            uint64_t ends = block_starts(b, sp->pr, p);
+            if (ends) {
+                unsigned k = ones(~ends);
+                sp->ends = ends & (ends - 1);
+                sp->from = p;
+                *ascii = (const char *)b->bytes + (p - b->base);
+                return p + k;
+            }
+        }
         ptrdiff_t q = block_end(b, sp->pr, p);
         if (q >= 0) {
             *ascii = (const char *)b->bytes + (p - b->base);

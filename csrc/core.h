@@ -355,6 +355,7 @@ typedef struct {
     uint64_t crlf, blank, quote, slash;   /* [\r\n], ' ', '\'', '/' */
     uint64_t inside;                      /* code points of the text, and the text's end */
     uint64_t stop;                        /* ASCII, and the text's end */
+    unsigned len;                         /* how many code points (64: the text goes on) */
     unsigned char bytes[80];              /* as bytes (0x80 or more: not ASCII), 0 after */
 } Block;
 /* A text being split with a preset (blocks.c). */
@@ -362,8 +363,12 @@ typedef struct {
     const Preset *pr;
     const unsigned char *cls;
     const Text *t;
-    int on; /* the block path serves this preset */
+    int on;    /* the block path serves this preset */
+    int batch; /* ...and settles the ends of several pieces at once (cl100k_base's kind) */
     Block b;
+    /* pieces the block settled and not yet returned: bit k, an end at `from` + k */
+    uint64_t ends;
+    ptrdiff_t from;
 } Splitter;
 /* Fill in cls[CLS_INFO] once the class table cls is made. */
 LBPE_FN void classes_done(unsigned char *cls);

@@ -664,6 +664,28 @@ def test_compiled_split_of_runs_across_ascii_blocks(name):
                         assert native.split(t, name) == pattern.findall(t), (name, label, m, offset, t)
 
 
+#: one code point of each class the ASCII blocks tell apart, a quote, CR and LF (which they leave
+#: to the code-point splitter), and a letter and a space beyond ASCII (which end what they settle)
+SETTLED_CLASSES = "a1! \t'\n\xe9\xa0"
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "llama3", "qwen2"])
+def test_compiled_split_of_every_short_string_of_classes(name):
+    """Every string of up to five code points drawn from SETTLED_CLASSES, alone (the text ends
+    after it) and after 60 ASCII code points (it crosses a block's end): the same pieces as the
+    preset's pattern. The ASCII blocks settle several pieces at once for these presets, from the
+    classes of each code point's neighbours, so every neighbourhood of up to five is tried."""
+    from lbpe.pretokenize import compile_pattern
+
+    pattern = compile_pattern(name).regex
+    strings = [""]
+    for _ in range(5):
+        strings = [s + c for s in strings for c in SETTLED_CLASSES]
+        for s in strings:
+            for t in (s, "ab! 12 " * 8 + "cdef" + s + "z"):
+                assert native.split(t, name) == pattern.findall(t), (name, t)
+
+
 @pytest.mark.parametrize("mode", ["bpe", "lbpe"])
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
 def test_compiled_ids_of_ascii_pieces_in_wider_texts(name, mode):
