@@ -62,7 +62,7 @@ LBPE_FN void splitter_init(Splitter *sp, const Preset *pr, const unsigned char *
     sp->cls = cls;
     sp->t = t;
     sp->on = block_preset(pr) && cls[CLS_INFO] == 1;
-    sp->batch = sp->on && pr->letters == 1;
+    sp->batch = sp->on;
     sp->b.base = PTRDIFF_MIN / 2; /* no block yet */
     sp->ends = 0;
     sp->from = 0;
@@ -218,8 +218,9 @@ static LBPE_ALWAYS_INLINE ptrdiff_t block_end(const Block *b, const Preset *pr, 
     return bit(b->inside >> o, r) ? p + r : -1;
 }
 
-/* The pieces from p on that the block settles at once, for the presets with cl100k_base's
- * letter, number and other pieces ("[^\r\n\p{L}\p{N}]?\p{L}+", "\p{N}{1,3}" or "\p{N}",
+/* The pieces from p on that the block settles at once, for the presets it serves: letter,
+ * number and other pieces as cl100k_base's ("[^\r\n\p{L}\p{N}]?\p{L}+", or o200k_base's
+ * upper-then-lower letters, "\p{N}{1,3}" or "\p{N}",
  * " ?[^\s\p{L}\p{N}]+[\r\n]*", white space without CR or LF split as "\s+(?!\S)" then one
  * code point). Bit k of the answer: a piece ends (and the next starts) at p + k; 0 when the
  * block settles nothing. p is a piece's start and p - base <= 32.
@@ -227,7 +228,8 @@ static LBPE_ALWAYS_INLINE ptrdiff_t block_end(const Block *b, const Preset *pr, 
  * It looks only at the ASCII code points from p up to the first quote, CR, LF or code point
  * beyond ASCII (z: contractions, newline runs and Unicode classes are left to block_end and
  * piece_end). Inside that stretch a piece starts at:
- *   - a letter run's first letter, or the code point before it when that one leads the run:
+ *   - a letter run's first letter, or the code point before it when that one leads the run
+ *     (and, for o200k_base, a capital after a small letter):
  *     white space, or a lone "other" not after a space (after one, " ?[^\s\p{L}\p{N}]+" takes
  *     the space and it, and the letters start their own piece);
  *   - a digit run's first digit and every third after it ("\p{N}{1,3}"), or every digit;
@@ -255,6 +257,8 @@ static LBPE_ALWAYS_INLINE uint64_t block_starts(const Block *b, const Preset *pr
     uint64_t lone = other & ~(other << 1) & ~(blank << 1);
     uint64_t lead = (space | lone) & (letter >> 1);
     uint64_t starts = (letter & ~(letter << 1) & ~(lead << 1)) | lead;
+    /* o200k_base: "[A-Z]*[a-z]+" or "[A-Z]+[a-z]*", so a capital after a small letter */
+    if (pr->letters == 2) starts |= (b->upper >> o) & in & ((letter & ~(b->upper >> o)) << 1);
     /* digits, in threes from the run's start */
     if (pr->numbers == 2) starts |= digit;
     else {

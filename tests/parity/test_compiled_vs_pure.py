@@ -666,10 +666,10 @@ def test_compiled_split_of_runs_across_ascii_blocks(name):
 
 #: one code point of each class the ASCII blocks tell apart, a quote, CR and LF (which they leave
 #: to the code-point splitter), and a letter and a space beyond ASCII (which end what they settle)
-SETTLED_CLASSES = "a1! \t'\n\xe9\xa0"
+SETTLED_CLASSES = "aB1! \t'\n\xe9\xa0"
 
 
-@pytest.mark.parametrize("name", ["cl100k_base", "llama3", "qwen2"])
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "llama3", "qwen2"])
 def test_compiled_split_of_every_short_string_of_classes(name):
     """Every string of up to five code points drawn from SETTLED_CLASSES, alone (the text ends
     after it) and after 60 ASCII code points (it crosses a block's end): the same pieces as the
