@@ -62,7 +62,6 @@ LBPE_FN void splitter_init(Splitter *sp, const Preset *pr, const unsigned char *
     sp->cls = cls;
     sp->t = t;
     sp->on = block_preset(pr) && cls[CLS_INFO] == 1;
-    sp->batch = sp->on;
     sp->b.base = PTRDIFF_MIN / 2; /* no block yet */
     sp->ends = 0;
     sp->from = 0;
@@ -292,15 +291,13 @@ LBPE_FN ptrdiff_t splitter_next(Splitter *sp, ptrdiff_t p, const char **ascii) {
     if (sp->on && read_cp(t->kind, t->data, p) < 0x80 &&
         (p + 1 == t->n || read_cp(t->kind, t->data, p + 1) < 0x80)) {
         if (p - b->base > 32) block_scan(b, t->kind, t->data, t->n, p);
-        if (sp->batch) {
-            uint64_t ends = block_starts(b, sp->pr, p);
-            if (ends) {
-                unsigned k = ones(~ends);
-                sp->ends = ends & (ends - 1);
-                sp->from = p;
-                *ascii = (const char *)b->bytes + (p - b->base);
-                return p + k;
-            }
+        uint64_t ends = block_starts(b, sp->pr, p);
+        if (ends) {
+            unsigned k = ones(~ends);
+            sp->ends = ends & (ends - 1);
+            sp->from = p;
+            *ascii = (const char *)b->bytes + (p - b->base);
+            return p + k;
         }
         ptrdiff_t q = block_end(b, sp->pr, p);
         if (q >= 0) {

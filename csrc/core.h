@@ -363,8 +363,7 @@ typedef struct {
     const Preset *pr;
     const unsigned char *cls;
     const Text *t;
-    int on;    /* the block path serves this preset */
-    int batch; /* ...and settles the ends of several pieces at once (cl100k_base's kind) */
+    int on; /* the block path serves this preset */
     Block b;
     /* pieces the block settled and not yet returned: bit k, an end at `from` + k */
     uint64_t ends;
