@@ -24,8 +24,8 @@ CHECKS = {
 
 
 #: mypy checks for pyproject's python_version whatever runs it, so its answer is the same on
-#: every Python: it runs with the whole suite, not again in each version's fast tier (40-80 s).
-ONCE = {"mypy": pytest.mark.slow(reason="the same answer on every Python; 40-80 s")}
+#: every Python: it runs with the whole suite, not again in each version's fast tier.
+ONCE = {"mypy": pytest.mark.slow(reason="the same answer on every Python")}
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=ONCE.get(n, ())) for n in CHECKS])
