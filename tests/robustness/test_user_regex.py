@@ -180,9 +180,10 @@ def test_the_dictionary_known_answers():
     assert found.search("nothing here") is None
 
 
-def test_a_hundred_thousand_added_tokens_match_as_hf_does(tmp_path):
-    """A tokenizer.json with 100,000 added tokens (past the trie limit): the ids equal HF
-    tokenizers' on a text that holds some of them, others' prefixes and plain words."""
+def test_twenty_thousand_added_tokens_match_as_hf_does(tmp_path):
+    """A tokenizer.json with 20,000 added tokens (four times the trie limit): the ids equal HF
+    tokenizers' on a text that holds some of them, others' prefixes and plain words. (HF
+    tokenizers 0.22, the oldest allowed, takes half a minute to load 100,000 of them.)"""
     import random
 
     from tokenizers import Tokenizer as HF
@@ -192,7 +193,7 @@ def test_a_hundred_thousand_added_tokens_match_as_hf_does(tmp_path):
     data["pre_tokenizer"] = None
     first = max(data["model"]["vocab"].values()) + 1
     contents = sorted({"<" + "".join(rng.choice("abcdef") for _ in range(rng.randint(2, 9))) + ">"
-                       for _ in range(100_000)})  # fmt: skip
+                       for _ in range(20_000)})  # fmt: skip
     data["added_tokens"] += [
         {"id": first + k, "content": c, "single_word": False, "lstrip": False, "rstrip": False,
          "normalized": False, "special": False}
