@@ -33,17 +33,17 @@ static inline int64_t merge_prio(const Model *m, const char *s, const int32_t *u
     return id;
 }
 
-/* Short pieces: arrays of parts, the best pair found by a scan (leftmost among equals). */
+/* Short pieces: parts linked by their first units (nx[k]: the first unit of the part after the
+ * one at k, n after the last), the best pair found by a scan (leftmost among equals). A merge
+ * relinks one part and moves nothing. */
 LBPE_FN ptrdiff_t bpe_short(Model *m, const char *s, const int32_t *ub, int32_t n,
                             const int32_t *uid, Part *out) {
-    int32_t ps[SHORT_BPE + 1], pid[SHORT_BPE], pm[SHORT_BPE];
-    int64_t pr[SHORT_BPE];
-    int32_t np = n;
+    int32_t nx[SHORT_BPE], pid[SHORT_BPE], pm[SHORT_BPE];
+    int64_t pr[SHORT_BPE]; /* pr[k]: merging the part at k with the next one */
     for (int32_t k = 0; k < n; k++) {
-        ps[k] = k;
+        nx[k] = k + 1;
         pid[k] = uid[k];
     }
-    ps[n] = n;
     uint64_t hsb[SPANS * (SPANS + 1)], *hs = NULL;
     if (!m->pairs && n <= SPANS) {
         /* every span of three bytes or more: its hash kept, its two lines asked for */
@@ -60,33 +60,29 @@ LBPE_FN ptrdiff_t bpe_short(Model *m, const char *s, const int32_t *ub, int32_t 
             }
         }
     }
-    for (int32_t k = 0; k + 1 < np; k++)
+    for (int32_t k = 0; k + 1 < n; k++)
         pr[k] = merge_prio(m, s, ub, k, k + 2, pid[k], pid[k + 1], &pm[k], hs);
-    while (np > 1) {
+    for (;;) {
         int64_t best = NONE_PRIO;
-        int32_t b = -1;
-        for (int32_t k = 0; k + 1 < np; k++)
+        int32_t b = -1, before = -1; /* the best pair's first part, and the part before it */
+        for (int32_t k = 0, prev = -1; nx[k] < n; prev = k, k = nx[k])
             if (pr[k] < best) {
                 best = pr[k];
                 b = k;
+                before = prev;
             }
         if (b < 0) break;
         pid[b] = pm[b];
-        memmove(ps + b + 1, ps + b + 2, (size_t)(np - b - 1) * sizeof(int32_t));
-        memmove(pid + b + 1, pid + b + 2, (size_t)(np - b - 2) * sizeof(int32_t));
-        memmove(pr + b, pr + b + 1, (size_t)(np - b - 2) * sizeof(int64_t));
-        memmove(pm + b, pm + b + 1, (size_t)(np - b - 2) * sizeof(int32_t));
-        np--;
-        if (b > 0)
-            pr[b - 1] =
-                merge_prio(m, s, ub, ps[b - 1], ps[b + 1], pid[b - 1], pid[b], &pm[b - 1], hs);
-        if (b + 1 < np)
-            pr[b] = merge_prio(m, s, ub, ps[b], ps[b + 2], pid[b], pid[b + 1], &pm[b], hs);
+        int32_t e = nx[b] = nx[nx[b]]; /* the merged part ends where the second one did */
+        if (before >= 0)
+            pr[before] = merge_prio(m, s, ub, before, e, pid[before], pid[b], &pm[before], hs);
+        if (e < n) pr[b] = merge_prio(m, s, ub, b, nx[e], pid[b], pid[e], &pm[b], hs);
     }
-    for (int32_t k = 0; k < np; k++) {
-        out[k].s = ps[k];
-        out[k].e = ps[k + 1];
-        out[k].id = pid[k];
+    ptrdiff_t np = 0;
+    for (int32_t k = 0; k < n; k = nx[k], np++) {
+        out[np].s = k;
+        out[np].e = nx[k];
+        out[np].id = pid[k];
     }
     return np;
 }
