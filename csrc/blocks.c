@@ -3,11 +3,11 @@
  * and finds the common pieces' ends with bit operations. It serves the presets whose letter
  * pieces are "[^\r\n\p{L}\p{N}]?\p{L}+" with any-case contractions (cl100k_base, llama3,
  * qwen2) and o200k_base's upper-then-lower letter pieces: a piece that starts with an ASCII
- * letter, digit or punctuation and ends at an ASCII code point, or the text's end. Every other
- * piece (white space, contractions, anything that reaches a code point beyond ASCII, which may
- * be a letter, or past the block) is left to piece_end, so both give the same pieces by
- * construction: the block path only answers where the preset's pattern looks at nothing but
- * ASCII code points. */
+ * code point and ends at one, or at the text's end (block_starts: several at once, white space
+ * among them; block_end: one). Every other piece (contractions, anything that reaches a code
+ * point beyond ASCII, which may be a letter, or past the block) is left to piece_end, so both
+ * give the same pieces by construction: the block path only answers where the preset's pattern
+ * looks at nothing but ASCII code points. */
 #include "core.h"
 #if defined(__SSE2__) || defined(_M_X64) || defined(_M_AMD64)
 #include <emmintrin.h>
@@ -23,6 +23,17 @@ static LBPE_ALWAYS_INLINE unsigned ones(uint64_t x) {
 #else
     unsigned k = 0;
     while (!(x & 1)) x >>= 1, k++;
+    return k;
+#endif
+}
+
+/* the index of x's highest set bit (x != 0) */
+static LBPE_ALWAYS_INLINE unsigned top(uint64_t x) {
+#if defined(__GNUC__) || defined(__clang__)
+    return 63u - (unsigned)__builtin_clzll(x);
+#else
+    unsigned k = 0;
+    while (x >>= 1) k++;
     return k;
 #endif
 }
@@ -219,29 +230,37 @@ static LBPE_ALWAYS_INLINE ptrdiff_t block_end(const Block *b, const Preset *pr, 
 
 /* The pieces from p on that the block settles at once, for the presets it serves: letter,
  * number and other pieces as cl100k_base's ("[^\r\n\p{L}\p{N}]?\p{L}+", or o200k_base's
- * upper-then-lower letters, "\p{N}{1,3}" or "\p{N}",
- * " ?[^\s\p{L}\p{N}]+[\r\n]*", white space without CR or LF split as "\s+(?!\S)" then one
- * code point). Bit k of the answer: a piece ends (and the next starts) at p + k; 0 when the
- * block settles nothing. p is a piece's start and p - base <= 32.
+ * upper-then-lower letters, "\p{N}{1,3}" or "\p{N}", " ?[^\s\p{L}\p{N}]+[\r\n]*" (o200k_base:
+ * "[\r\n/]*"), white space as "\s*[\r\n]+", "\s+(?!\S)" and "\s+"). Bit k of the answer: a
+ * piece ends (and the next starts) at p + k; 0 when the block settles nothing. p is a piece's
+ * start and p - base <= 32.
  *
- * It looks only at the ASCII code points from p up to the first quote, CR, LF or code point
- * beyond ASCII (z: contractions, newline runs and Unicode classes are left to block_end and
- * piece_end). Inside that stretch a piece starts at:
+ * It looks only at the ASCII code points from p up to the first quote or code point beyond
+ * ASCII (z: contractions and Unicode classes are left to block_end and piece_end). Inside that
+ * stretch a piece starts at:
  *   - a letter run's first letter, or the code point before it when that one leads the run
  *     (and, for o200k_base, a capital after a small letter):
- *     white space, or a lone "other" not after a space (after one, " ?[^\s\p{L}\p{N}]+" takes
- *     the space and it, and the letters start their own piece);
+ *     white space but CR and LF, or a lone "other" not after a space (after one,
+ *     " ?[^\s\p{L}\p{N}]+" takes the space and it, and the letters start their own piece);
  *   - a digit run's first digit and every third after it ("\p{N}{1,3}"), or every digit;
- *   - an "other" run's first code point, or the space before it;
- *   - a white-space run's first code point, and its last when the run is longer than one and
- *     something other than white space follows ("\s+(?!\S)" leaves it).
- * Each rule looks at a code point's neighbours up to the next one, and only one rule can be
- * changed by z's class: whether the last white space before z starts a piece (is z white space
- * beyond ASCII, or CR?). That one is not settled here. When the text ends at z, the last piece
- * ends there too. */
+ *   - an "other" run's first code point, or the space before it; the CR and LF right after the
+ *     run (and, for o200k_base, '/' among them) are its tail, and what follows the tail starts
+ *     a piece;
+ *   - a white-space run's first code point (past such a tail). When the run holds a CR or LF,
+ *     "\s*[\r\n]+" takes it up to its last one, and the rest is split as a run without;
+ *   - in a white-space run without CR or LF: its first code point, and its last when the run
+ *     is longer than one and something other than white space follows ("\s+(?!\S)" leaves it).
+ * Each rule looks at a code point's neighbours up to the next one, except the white-space runs,
+ * whose pieces depend on where the run ends: a run that reaches z is not settled beyond its
+ * first code point (is z white space beyond ASCII, or the block's end before a CR?), and
+ * cl100k_base's "\s++$" keeps a run that ends the text whole. When the text ends at z, the last
+ * piece ends there too. */
 static LBPE_ALWAYS_INLINE uint64_t block_starts(const Block *b, const Preset *pr, ptrdiff_t p) {
     unsigned o = (unsigned)(p - b->base);
-    uint64_t hard = ~(b->stop >> o) | ((b->quote | b->crlf) >> o);
+    /* a quote may start a contraction when a letter, or something not known here, follows it;
+     * before anything else it is one more "other" */
+    uint64_t contraction = b->quote & ((b->letter >> 1) | ~(b->stop >> 1));
+    uint64_t hard = ~(b->stop >> o) | (contraction >> o);
     /* bits o.. of stop past the block's last code point are 0: hard there */
     unsigned z = ones(~hard);
     unsigned end = b->len - o; /* the text's end, when b->len < 64 */
@@ -251,9 +270,21 @@ static LBPE_ALWAYS_INLINE uint64_t block_starts(const Block *b, const Preset *pr
     uint64_t in = z == 64 ? ~(uint64_t)0 : ((uint64_t)1 << z) - 1;
     uint64_t letter = (b->letter >> o) & in, digit = (b->digit >> o) & in;
     uint64_t other = (b->other >> o) & in, blank = (b->blank >> o) & in;
-    uint64_t space = in & ~(letter | digit | other); /* white space but CR and LF */
-    /* letters, and the code point that leads them */
-    uint64_t lone = other & ~(other << 1) & ~(blank << 1);
+    uint64_t nl = (b->crlf >> o) & in;
+    uint64_t space = in & ~(letter | digit | other | nl); /* white space but CR and LF */
+    /* an "other" run's tail: the CR and LF after it (o200k_base: and '/'), each CR or LF that
+     * follows the run filled upwards through them */
+    uint64_t tail = 0;
+    if (nl) {
+        uint64_t tails = pr->letters == 2 ? nl | ((b->slash >> o) & in) : nl;
+        tail = nl & (other << 1);
+        for (unsigned k = 1; k < 64; k <<= 1) {
+            tail |= tails & (tail << k);
+            tails &= tails << k;
+        }
+    }
+    /* letters, and the code point that leads them (an "other" after a tail may) */
+    uint64_t lone = other & ~tail & ~((other & ~tail) << 1) & ~(blank << 1);
     uint64_t lead = (space | lone) & (letter >> 1);
     uint64_t starts = (letter & ~(letter << 1) & ~(lead << 1)) | lead;
     /* o200k_base: "[A-Z]*[a-z]+" or "[A-Z]+[a-z]*", so a capital after a small letter */
@@ -270,10 +301,29 @@ static LBPE_ALWAYS_INLINE uint64_t block_starts(const Block *b, const Preset *pr
     /* "other" runs, with the space before them */
     uint64_t run = other & ~(other << 1);
     starts |= (run & ~(blank << 1)) | ((run >> 1) & blank);
-    /* white space: a run's first code point, and its last when it follows one and is followed
-     * by something settled here (not z) */
+    /* white space without CR or LF: a run's first code point, and its last when it follows one
+     * and is followed by something settled here (not z) */
     starts |= space & ~(space << 1);
     starts |= space & (space << 1) & ~(space >> 1) & (in >> 1);
+    if (nl) {
+        /* nothing starts inside a tail, and something starts after it */
+        starts = (starts & ~tail) | ((tail << 1) & ~tail & in);
+        /* each white-space run with a CR or LF in it */
+        uint64_t ws = (space | nl) & ~tail, left = nl & ~tail;
+        while (left) {
+            unsigned i = ones(~left); /* the run's first CR or LF */
+            uint64_t before = ~ws & (((uint64_t)1 << i) - 1);
+            unsigned s = before ? top(before) + 1 : 0, e = i + ones(ws >> i);
+            uint64_t whole = (e == 64 ? ~(uint64_t)0 : ((uint64_t)1 << e) - 1) >> s << s;
+            left &= ~whole;
+            starts = (starts & ~whole) | ((uint64_t)1 << s);
+            /* the run may go on past z; or, for cl100k_base, "\s++$" takes it to the end */
+            if (e == z && (!at_end || pr->space == 1)) continue;
+            unsigned last = top(nl & whole) + 1; /* "\s*[\r\n]+" ends after the last one */
+            if (last < e) starts |= (uint64_t)1 << last;
+            if (e - last >= 2 && e < z) starts |= (uint64_t)1 << (e - 1); /* "\s+(?!\S)" */
+        }
+    }
     starts &= ~(uint64_t)1;
     return at_end ? starts | (uint64_t)1 << z : starts;
 }

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
+import random
 import signal
 import struct
 import subprocess
@@ -664,8 +665,8 @@ def test_compiled_split_of_runs_across_ascii_blocks(name):
                         assert native.split(t, name) == pattern.findall(t), (name, label, m, offset, t)
 
 
-#: one code point of each class the ASCII blocks tell apart, a quote, CR and LF (which they leave
-#: to the code-point splitter), and a letter and a space beyond ASCII (which end what they settle)
+#: one code point of each class the ASCII blocks tell apart, a quote and LF (which they settle by
+#: what follows them), and a letter and a space beyond ASCII (which end what they settle)
 SETTLED_CLASSES = "aB1! \t'\n\xe9\xa0"
 
 
@@ -686,6 +687,29 @@ def test_compiled_split_of_every_short_string_of_classes(name):
         for s in strings:
             for t in (s, "ab! 12 " * 8 + "cdef" + s + "z"):
                 assert native.split(t, name) == pattern.findall(t), (name, t)
+
+
+#: what the ASCII blocks settle through runs of: white space with CR and LF, the tails of "other"
+#: runs (o200k_base's take '/'), quotes before letters and not
+RUN_CLASSES = " \t\n\r\x0b/'s(!aB1\xe9\xa0"
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "llama3", "qwen2"])
+def test_compiled_split_of_random_runs_of_white_space_newlines_and_quotes(name):
+    """Strings of up to 30 code points, half of them white space, CR or LF and the rest drawn
+    from RUN_CLASSES (the same strings on every run): alone (the text ends in them), after up
+    to 84 ASCII code points (across a block's end) and twice with a word between: the same
+    pieces as the preset's pattern. A white-space run's pieces depend on its last CR or LF and
+    on whether it ends the text, which the short strings above do not reach."""
+    from lbpe.pretokenize import compile_pattern
+
+    pattern = compile_pattern(name).regex
+    rng = random.Random(33)
+    for _ in range(2000 if os.environ.get("LBPE_SANITIZED") else 20000):
+        s = "".join(rng.choice(" \n\r\t" if rng.random() < 0.5 else RUN_CLASSES) for _ in range(rng.randint(1, 30)))
+        prefix = "ab! 12 " * rng.randint(0, 12) + "cd"[: rng.randint(0, 2)]
+        for t in (s, prefix + s + "z", s + "q" * rng.randint(0, 70) + s):
+            assert native.split(t, name) == pattern.findall(t), (name, t)
 
 
 @pytest.mark.parametrize("mode", ["bpe", "lbpe"])
