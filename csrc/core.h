@@ -376,6 +376,20 @@ LBPE_FN void splitter_init(Splitter *sp, const Preset *pr, const unsigned char *
 /* The end of the piece at p (p < t->n). *ascii is its bytes (all ASCII, with at least 16 bytes
  * readable after the piece) when the block path found it, NULL otherwise. */
 LBPE_FN ptrdiff_t splitter_next(Splitter *sp, ptrdiff_t p, const char **ascii);
+/* splitter_next, with a piece the block already settled handed out here, without a call. */
+static LBPE_ALWAYS_INLINE ptrdiff_t splitter_step(Splitter *sp, ptrdiff_t p, const char **ascii) {
+    uint64_t ends = sp->ends;
+    if (!ends) return splitter_next(sp, p, ascii);
+#if defined(__GNUC__) || defined(__clang__)
+    unsigned k = (unsigned)__builtin_ctzll(ends);
+#else
+    unsigned k = 0;
+    while (!((ends >> k) & 1)) k++;
+#endif
+    sp->ends = ends & (ends - 1);
+    *ascii = (const char *)sp->b.bytes + (p - sp->b.base);
+    return sp->from + k;
+}
 
 /* Code point i of a text of that kind. */
 static inline uint32_t read_cp(int kind, const void *data, ptrdiff_t i) {

@@ -298,7 +298,7 @@ static LBPE_ALWAYS_INLINE int encode_kind(int kind, Model *m, const Text *t, con
     for (ptrdiff_t p = 0; p < n; count++) {
         if ((count & 8191) == 8191 && lbpe_interrupted() < 0) return -1;
         const char *s;
-        ptrdiff_t q = splitter_next(&sp, p, &s), len;
+        ptrdiff_t q = splitter_step(&sp, p, &s), len;
         size_t room;
         if (s) { /* ASCII, from the splitter's block */
             len = q - p;
