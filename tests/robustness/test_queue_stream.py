@@ -144,3 +144,32 @@ def test_events_in_quick_succession_are_all_answered(server, decode):
             assert client.answer(event) is not None, f"event {i} of 40 was never answered"
     finally:
         client.close()
+
+
+def test_two_streams_of_a_session_dropped_together_leave_no_traceback(server, decode):
+    """A session can have two streams open (a page that reconnects while its old stream is still
+    up). When both clients go while the streams wait, Gradio forgets the session's messages on the
+    first and finds them gone on the second: the server logs no traceback for it."""
+    client = StreamClient(server.url)
+    try:
+        assert client.answer(client.join(decode, ["1 2 3", "mistral-7b", None])) is not None
+        time.sleep(0.5)  # the first stream has read its close and gone
+        readers = [httpx.Client(timeout=httpx.Timeout(ANSWER_TIMEOUT, read=None)) for _ in range(2)]
+        for reader in readers:
+            response = reader.send(
+                reader.build_request(
+                    "GET", server.url + "gradio_api/queue/data", params={"session_hash": client.session}
+                ),
+                stream=True,
+            )
+            assert response.status_code == 200
+        time.sleep(1.0)  # both wait for the session's next message
+        for reader in readers:
+            reader.close()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and "ended with its client" not in server.tail(400):
+            time.sleep(0.1)
+        log = server.tail(400)
+        assert "Traceback" not in log and "KeyError" not in log, log
+    finally:
+        client.close()

@@ -18,6 +18,11 @@ which a client always reads the close before it learns that its next event was j
 
 The event itself is queued and runs at once; only the answer to its join waits, for the time the
 client takes to read a message it was already sent.
+
+A session can also have two streams open at once (a page that reconnects while its old stream is
+up). Gradio forgets the session's pending messages when the first of them is cancelled, and raises
+``KeyError`` when the second one is: the middleware ends that stream quietly, with a line in the
+log instead of a traceback.
 """
 
 from __future__ import annotations
@@ -117,6 +122,18 @@ def _session_of(body: bytes) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _after_cancel(error: BaseException) -> bool:
+    """Whether ``error`` was raised while a cancellation was handled (its cause or context)."""
+    link: BaseException | None = error
+    for _ in range(8):
+        if link is None:
+            return False
+        if isinstance(link, asyncio.CancelledError):
+            return True
+        link = link.__cause__ or link.__context__
+    return False
+
+
 async def _until_disconnect(receive: Receive, timeout: float) -> bool:
     """Whether the client disconnected within ``timeout`` seconds."""
 
@@ -169,7 +186,16 @@ class HoldCloses:
             await send(message)
 
         try:
-            await self.app(scope, receive, forward)
+            try:
+                await self.app(scope, receive, forward)
+            except KeyError as error:
+                # Gradio forgets a session's pending messages when one of its streams is
+                # cancelled (its client went), and raises this when a second stream of the
+                # session is cancelled too: nothing is left to clean up, and no one to answer.
+                if session is None or error.args != (session,) or not _after_cancel(error):
+                    raise
+                log.info("a second queue stream of a session ended with its client")
+                return
             if closed and not await _until_disconnect(receive, self.wait):
                 log.warning(
                     "a queue stream's client did not disconnect within %g s of its close "
