@@ -331,12 +331,6 @@ static LBPE_ALWAYS_INLINE uint64_t block_starts(const Block *b, const Preset *pr
 LBPE_FN ptrdiff_t splitter_next(Splitter *sp, ptrdiff_t p, const char **ascii) {
     const Text *t = sp->t;
     Block *b = &sp->b;
-    if (sp->ends) { /* settled with the pieces before it */
-        unsigned k = ones(~sp->ends);
-        sp->ends &= sp->ends - 1;
-        *ascii = (const char *)b->bytes + (p - b->base);
-        return sp->from + k;
-    }
     *ascii = NULL;
     if (sp->on && read_cp(t->kind, t->data, p) < 0x80 &&
         (p + 1 == t->n || read_cp(t->kind, t->data, p + 1) < 0x80)) {

@@ -373,10 +373,12 @@ typedef struct {
 LBPE_FN void classes_done(unsigned char *cls);
 LBPE_FN void splitter_init(Splitter *sp, const Preset *pr, const unsigned char *cls,
                            const Text *t);
-/* The end of the piece at p (p < t->n). *ascii is its bytes (all ASCII, with at least 16 bytes
- * readable after the piece) when the block path found it, NULL otherwise. */
+/* The end of the piece at p (p < t->n) when the block holds no settled piece (sp->ends == 0):
+ * callers use splitter_step. */
 LBPE_FN ptrdiff_t splitter_next(Splitter *sp, ptrdiff_t p, const char **ascii);
-/* splitter_next, with a piece the block already settled handed out here, without a call. */
+/* The end of the piece at p (p < t->n). *ascii is its bytes (all ASCII, with at least 16 bytes
+ * readable after the piece) when the block path found it, NULL otherwise. A piece the block
+ * already settled is handed out here, without a call. */
 static LBPE_ALWAYS_INLINE ptrdiff_t splitter_step(Splitter *sp, ptrdiff_t p, const char **ascii) {
     uint64_t ends = sp->ends;
     if (!ends) return splitter_next(sp, p, ascii);
