@@ -10,6 +10,7 @@ The compiled path must be built here: a missing build fails :func:`test_compiled
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import random
 import signal
@@ -878,6 +879,39 @@ def test_encode_batch_threads_equal_one_by_one():
             assert tok.encode_batch(docs, mode=mode, workers=3, **special) == one_by_one  # warm, 3 threads
     with pytest.raises(lbpe.DisallowedSpecialError):
         tok.encode_batch(["fine", "a<|endoftext|>b"], mode="bpe", workers=2)
+
+
+def _refcounts(objects: list) -> list[int]:
+    return [sys.getrefcount(obj) for obj in objects]
+
+
+def _occurrences(lists: list[list[int]]) -> dict[int, int]:
+    """How many items of ``lists`` are each object (by identity)."""
+    held: dict[int, int] = {}
+    for ids in lists:
+        for obj in ids:
+            held[id(obj)] = held.get(id(obj), 0) + 1
+    return held
+
+
+def test_encode_batch_counts_every_int_it_hands_out():
+    """The ids encode_batch returns are the model's shared int objects: each list item holds one
+    reference, however the lists were filled (on threads, in a batch this large). Counted with
+    sys.getrefcount on ids past the small ints Python keeps for itself."""
+    tok = tokenizer("cl100k_base")
+    docs = [t[i : i + 4_000] for _, t in mixed_text(400_000) for i in range(0, len(t), 4_000)]
+    for mode in MODES:
+        tok.clear_cache()
+        shared = {i: i for i in itertools.chain(*tok.encode_batch(docs, mode=mode, disallowed_special=())) if i > 1_000}
+        watched = [shared[i] for i in sorted(shared)[:: max(1, len(shared) // 50)]]
+        before = _refcounts(watched)
+        batch = tok.encode_batch(docs, mode=mode, workers=2, disallowed_special=())
+        assert sum(map(len, batch)) > 100_000, "too few ids to fill the lists on threads"
+        assert all(x is shared[x] for x in itertools.chain(*batch) if x in shared), "not the shared int"
+        held = _occurrences(batch)
+        assert _refcounts(watched) == [was + held.get(id(obj), 0) for obj, was in zip(watched, before)]
+        del batch
+        assert _refcounts(watched) == before
 
 
 def test_encode_batch_threads_raise_the_real_error():
