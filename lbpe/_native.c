@@ -404,22 +404,25 @@ static inline PyObject *id_object(NativeModel *self, int32_t id) {
  * written, at random over the vocabulary's ints (3 MB for 100,000 tokens). */
 #define LONGS_AHEAD 16
 
-/* ids[0:count] as a list of ints (ensure_longs first) */
-static PyObject *ids_list(NativeModel *self, const int32_t *ids, size_t count) {
-    PyObject *list = PyList_New((Py_ssize_t)count);
-    if (!list) return NULL;
+/* The ints of ids[0:count] into items (each a new reference); -1 with an exception set when
+ * one cannot be made (the items after it are left as they were). */
+static int put_ids(NativeModel *self, PyObject **items, const int32_t *ids, size_t count) {
     for (size_t x = 0; x < count; x++) {
         if (x + LONGS_AHEAD < count) { /* its count is written: fetch its line ahead */
             int32_t later = ids[x + LONGS_AHEAD];
             if (later >= 0 && later < self->n_longs) LBPE_PREFETCH_WRITE(self->longs[later]);
         }
         PyObject *v = id_object(self, ids[x]);
-        if (!v) {
-            Py_DECREF(list);
-            return NULL;
-        }
-        PyList_SET_ITEM(list, (Py_ssize_t)x, v);
+        if (!v) return -1;
+        items[x] = v;
     }
+    return 0;
+}
+
+/* ids[0:count] as a list of ints (ensure_longs first) */
+static PyObject *ids_list(NativeModel *self, const int32_t *ids, size_t count) {
+    PyObject *list = PyList_New((Py_ssize_t)count);
+    if (list && put_ids(self, ((PyListObject *)list)->ob_item, ids, count) < 0) Py_CLEAR(list);
     return list;
 }
 
@@ -482,6 +485,12 @@ typedef struct {
     IdBuf ids;
     size_t *ends; /* ids.len after each text */
     int failed;
+    /* filling the texts' lists (fill_job) */
+    PyObject **lists;  /* the result's items for this share's texts */
+    PyObject **longs;  /* the model's shared ints, n_longs of them */
+    Py_ssize_t n_longs;
+    uint32_t *counts;  /* how many items refer to each shared int */
+    int odd;           /* an id without a shared int: filled on the caller's thread instead */
 } Job;
 
 static void *run_job(void *arg) {
@@ -499,6 +508,29 @@ static void *run_job(void *arg) {
     }
     in_worker = 0;
     lbpe_free(u8);
+    return NULL;
+}
+
+/* Fill the lists of a share's texts with the shared ints of its ids, without the GIL and without
+ * touching a reference count (another thread may hand out the same int): the references are
+ * counted in counts and added on the caller's thread (add_counts). Stops at an id that has no
+ * shared int (odd). */
+static void *fill_job(void *arg) {
+    Job *j = arg;
+    size_t from = 0;
+    for (Py_ssize_t k = 0; k < j->count; k++) {
+        PyObject **items = ((PyListObject *)j->lists[k])->ob_item;
+        for (size_t x = from; x < j->ends[k]; x++) {
+            int32_t id = j->ids.ids[x];
+            if (id < 0 || id >= j->n_longs) {
+                j->odd = 1;
+                return NULL;
+            }
+            items[x - from] = j->longs[id];
+            j->counts[id]++;
+        }
+        from = j->ends[k];
+    }
     return NULL;
 }
 
@@ -528,6 +560,76 @@ static void job_free(Job *j) {
     model_free_own(&j->copy);
     lbpe_free(j->ids.ids);
     PyMem_RawFree(j->ends);
+}
+
+/* Below this many ids in all, encode_batch's lists are filled on the caller's thread alone. */
+#define FILL_ON_THREADS (1 << 15)
+
+/* The lists of encode_batch's texts, made here and put in result. With enough ids, each share's
+ * lists are filled on a thread of their own (fill_job), with the GIL held throughout: no Python
+ * code runs, so no one sees a list before the counts of its references are added. A share with
+ * an id that has no shared int is filled here, the ordinary way. */
+static int fill_lists(NativeModel *self, Job *jobs, int threads, PyObject *result) {
+    Py_ssize_t at = 0;
+    size_t total = 0;
+    for (int t = 0; t < threads; t++) {
+        Job *j = &jobs[t];
+        j->lists = &((PyListObject *)result)->ob_item[at];
+        size_t from = 0;
+        for (Py_ssize_t k = 0; k < j->count; k++, at++) {
+            PyObject *list = PyList_New((Py_ssize_t)(j->ends[k] - from));
+            if (!list) return -1;
+            PyList_SET_ITEM(result, at, list);
+            from = j->ends[k];
+        }
+        total += j->ids.len;
+    }
+    int spread = threads > 1 && total >= FILL_ON_THREADS;
+    for (int t = 0; t < threads; t++) {
+        Job *j = &jobs[t];
+        j->longs = self->longs;
+        j->n_longs = self->n_longs;
+        j->counts = spread && j->ids.len <= UINT32_MAX
+                        ? PyMem_RawCalloc((size_t)self->n_longs + 1, sizeof(uint32_t))
+                        : NULL;
+        j->odd = j->counts == NULL;
+    }
+    if (spread) {
+        pthread_t tids[64];
+        int started[64] = {0};
+        for (int t = 1; t < threads; t++)
+            if (!jobs[t].odd) started[t] = pthread_create(&tids[t], NULL, fill_job, &jobs[t]) == 0;
+        for (int t = 0; t < threads; t++) {
+            if (started[t]) pthread_join(tids[t], NULL);
+            else if (!jobs[t].odd) fill_job(&jobs[t]); /* here: the first share, or no thread */
+        }
+    }
+    int failed = 0;
+    for (int t = 0; t < threads; t++) {
+        Job *j = &jobs[t];
+        for (Py_ssize_t id = 0; !j->odd && id < j->n_longs; id++) /* its items are in place */
+            if (j->counts[id]) {
+                PyObject *v = j->longs[id];
+                Py_SET_REFCNT(v, Py_REFCNT(v) + (Py_ssize_t)j->counts[id]);
+            }
+        PyMem_RawFree(j->counts);
+        j->counts = NULL;
+    }
+    /* what fill_job wrote for an odd share holds no reference: cleared before any is released */
+    for (int t = 0; t < threads; t++)
+        for (Py_ssize_t k = 0; k < jobs[t].count && jobs[t].odd; k++)
+            memset(((PyListObject *)jobs[t].lists[k])->ob_item, 0,
+                   (size_t)PyList_GET_SIZE(jobs[t].lists[k]) * sizeof(PyObject *));
+    for (int t = 0; t < threads && !failed; t++) {
+        Job *j = &jobs[t];
+        size_t from = 0;
+        for (Py_ssize_t k = 0; k < j->count && j->odd && !failed; k++) {
+            failed = put_ids(self, ((PyListObject *)j->lists[k])->ob_item, j->ids.ids + from,
+                             j->ends[k] - from) < 0;
+            from = j->ends[k];
+        }
+    }
+    return failed ? -1 : 0;
 }
 
 /* encode_batch(texts, preset, method, limit, cached_chars, threads) -> list[list[int]]
@@ -644,22 +746,7 @@ static PyObject *Model_encode_batch(NativeModel *self, PyObject *args, PyObject 
                 merge_cache(&m->part_cache[c], &jobs[t].copy.part_cache[c], limit) < 0)
                 goto cleanup;
     result = PyList_New(n);
-    if (!result) goto cleanup;
-    Py_ssize_t at = 0;
-    for (int t = 0; t < threads; t++) {
-        Job *j = &jobs[t];
-        size_t from = 0;
-        for (Py_ssize_t k = 0; k < j->count; k++, at++) {
-            size_t to = j->ends[k];
-            PyObject *list = ids_list(self, j->ids.ids + from, to - from);
-            if (!list) {
-                Py_CLEAR(result);
-                goto cleanup;
-            }
-            PyList_SET_ITEM(result, at, list);
-            from = to;
-        }
-    }
+    if (!result || fill_lists(self, jobs, threads, result) < 0) Py_CLEAR(result);
 cleanup:
     for (int t = 0; t < made; t++) job_free(&jobs[t]);
     PyMem_RawFree(jobs);
