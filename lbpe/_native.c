@@ -513,7 +513,7 @@ static void *run_job(void *arg) {
 
 /* Fill the lists of a share's texts with the shared ints of its ids, without the GIL and without
  * touching a reference count (another thread may hand out the same int): the references are
- * counted in counts and added on the caller's thread (add_counts). Stops at an id that has no
+ * counted in counts and added on the caller's thread (fill_lists). Stops at an id that has no
  * shared int (odd). */
 static void *fill_job(void *arg) {
     Job *j = arg;
@@ -604,7 +604,6 @@ static int fill_lists(NativeModel *self, Job *jobs, int threads, PyObject *resul
             else if (!jobs[t].odd) fill_job(&jobs[t]); /* here: the first share, or no thread */
         }
     }
-    int failed = 0;
     for (int t = 0; t < threads; t++) {
         Job *j = &jobs[t];
         for (Py_ssize_t id = 0; !j->odd && id < j->n_longs; id++) /* its items are in place */
@@ -615,21 +614,22 @@ static int fill_lists(NativeModel *self, Job *jobs, int threads, PyObject *resul
         PyMem_RawFree(j->counts);
         j->counts = NULL;
     }
-    /* what fill_job wrote for an odd share holds no reference: cleared before any is released */
+    /* what fill_job wrote for an odd share holds no reference: every odd share is cleared
+     * before any is filled, so a failure below leaves nothing to be released twice */
     for (int t = 0; t < threads; t++)
-        for (Py_ssize_t k = 0; k < jobs[t].count && jobs[t].odd; k++)
+        for (Py_ssize_t k = 0; jobs[t].odd && k < jobs[t].count; k++)
             memset(((PyListObject *)jobs[t].lists[k])->ob_item, 0,
                    (size_t)PyList_GET_SIZE(jobs[t].lists[k]) * sizeof(PyObject *));
-    for (int t = 0; t < threads && !failed; t++) {
+    for (int t = 0; t < threads; t++) {
         Job *j = &jobs[t];
         size_t from = 0;
-        for (Py_ssize_t k = 0; k < j->count && j->odd && !failed; k++) {
-            failed = put_ids(self, ((PyListObject *)j->lists[k])->ob_item, j->ids.ids + from,
-                             j->ends[k] - from) < 0;
+        for (Py_ssize_t k = 0; j->odd && k < j->count; k++) {
+            PyObject **items = ((PyListObject *)j->lists[k])->ob_item;
+            if (put_ids(self, items, j->ids.ids + from, j->ends[k] - from) < 0) return -1;
             from = j->ends[k];
         }
     }
-    return failed ? -1 : 0;
+    return 0;
 }
 
 /* encode_batch(texts, preset, method, limit, cached_chars, threads) -> list[list[int]]
