@@ -202,6 +202,16 @@ def app_script_query(call: str, args: Sequence, *, address: str = "http://127.0.
     ``address``; ``page`` adds to the data the app gives its script (``window.LBPE``)."""
     import json
 
+    body = f"window.lbpeApp.{call}(...{json.dumps(list(args))});\nprocess.stdout.write(location.href);"
+    return urllib.parse.urlsplit(run_app_script(body, address=address, page=page)).query
+
+
+def run_app_script(body: str, *, address: str = "http://127.0.0.1/", page: dict | None = None) -> str:
+    """What ``body`` (JavaScript) writes to its output, run in Node after the app's own script
+    (lbpe/playground/app/app.js), with a stand-in for the browser that starts at ``address``;
+    ``page`` adds to the data the app gives its script (``window.LBPE``)."""
+    import json
+
     node = shutil.which("node")
     if node is None:
         pytest.skip("needs Node.js to run the page's script")
@@ -215,8 +225,7 @@ globalThis.document = {{ addEventListener() {{}}, querySelector() {{ return null
   querySelectorAll() {{ return []; }}, documentElement: {{ classList: {{ remove() {{}}, add() {{}} }} }} }};
 globalThis.LBPE = {json.dumps(given)};
 {script}
-window.lbpeApp.{call}(...{json.dumps(list(args))});
-process.stdout.write(location.href);
+{body}
 """
     done = subprocess.run([node, "-e", harness], capture_output=True, text=True, timeout=60, check=True)
-    return urllib.parse.urlsplit(done.stdout).query
+    return done.stdout
