@@ -813,6 +813,35 @@ def test_typing_at_the_end_of_a_long_text_shows_a_fresh_comparison(page):
             page.wait_for_function(SAME_AS_FRESH, arg=[mode, display.render_pane(c, mode)])
 
 
+def test_a_comparison_of_a_text_no_longer_in_the_box_is_asked_again(page):
+    """Two comparisons of one page can be in flight at once, and the older text's can come
+    back last. Here the network hands the server the older text once, in place of the one
+    typed: the answer that arrives is of a text the box no longer holds. The page must not
+    leave it on the panes: it asks again, and both panes end on the box's text."""
+    tok = load_preset(DEFAULT_PRESET)
+    box = page.locator("#text textarea")
+    old, new = "Capitals and geographers", "Capitals and geographers of tokens"
+    box.fill(old)
+    expect_counts(page, tok, old)
+    swapped = []
+
+    def older_text(route):
+        body = json.loads(route.request.post_data or "{}")
+        data = body.get("data")
+        if not swapped and isinstance(data, list) and data and data[0] == new:
+            swapped.append(body.get("fn_index"))
+            data[0] = old
+            route.continue_(post_data=json.dumps(body))
+        else:
+            route.continue_()
+
+    page.route("**/gradio_api/queue/join*", older_text)
+    box.fill(new)
+    expect_counts(page, tok, new)
+    assert len(swapped) == 1
+    expect(page.locator("#compare-note .lbpe-failed")).to_have_count(0)
+
+
 def test_compare_and_text_upload_errors_stay_beside_their_controls(page, tmp_path):
     """A .txt upload that is not UTF-8 and a vocabulary name typed that does not exist: each
     reason stays beside its control after the notice fades, until the next action there

@@ -57,7 +57,14 @@ def expect_pane(page, role: str, name: str, ids: list[int]) -> None:
     expect(pane(page, role).locator(".lbpe-count")).to_have_text(f"{len(ids)} tokens")
 
 
+#: Counts the page's own presses of "Compare again" (app.js presses it when an answer is of
+#: other controls than the page holds: two comparisons in flight that ended out of order).
+COUNT_ASKED_AGAIN = """(() => { window.lbpeAskedAgain = 0; document.addEventListener("click", (e) => {
+  if (e.target.closest && e.target.closest("#compare-again")) window.lbpeAskedAgain += 1; }, true); })()"""
+
+
 def test_pick_longest_prefix_and_least_tokens(page, app_server):
+    page.add_init_script(COUNT_ASKED_AGAIN)
     tok = load_preset(VOCAB)
     want = {
         m: tok.encode(TEXT, mode=m, disallowed_special=()) for m in ("bpe", "lbpe", "longest-prefix", "least-tokens")
@@ -104,6 +111,14 @@ def test_pick_longest_prefix_and_least_tokens(page, app_server):
     expect(page.locator("#dropout-rate")).to_be_hidden()
     pick(page, "right-method", "LBPE")
     expect(page.locator("#explain-pair-note")).to_be_hidden()
+    expect_pane(page, "lbpe", "LBPE", want["lbpe"])
+    page.locator("#show-special input").check()
+    page.locator("#show-ws input").uncheck()
+    expect(pane(page, "bpe").locator(".lbpe-ws")).to_have_count(0)
+    # every answer above was of the controls the page held when it came (the methods, dropout's
+    # rate and seed as the server received them): the page never had to ask again
+    page.wait_for_timeout(1000)
+    assert page.evaluate("window.lbpeAskedAgain") == 0
 
 
 def test_a_link_opens_the_pair_it_names(page, app_server):

@@ -30,6 +30,28 @@ document.addEventListener("click", (event) => {
 
 const busyNotes = () => document.querySelectorAll("#bpe-pane .lbpe-busy, #lbpe-pane .lbpe-busy");
 
+// CRC-32 (zlib's) of a string's UTF-16 code units, each as two bytes, low byte first: what
+// lbpe.playground.app.handlers.compare_tab.asked computes of the text a comparison was of
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+const utf16Crc32 = (text) => {
+  let c = 0xffffffff;
+  for (let i = 0; i < text.length; i++) {
+    const u = text.charCodeAt(i);
+    c = CRC_TABLE[(c ^ u) & 0xff] ^ (c >>> 8);
+    c = CRC_TABLE[(c ^ (u >>> 8)) & 0xff] ^ (c >>> 8);
+  }
+  return (c ^ 0xffffffff) >>> 0;
+};
+
+// Comparisons started and ended (answered or failed), and the controls last asked again for.
+// Two comparisons of one page can be in flight at once (Gradio starts a second one when a change
+// comes before the first is under way) and the older text's can end last.
+const compares = { started: 0, ended: 0, askedAgain: null };
+
 window.lbpeApp = {
   // the Compare view's state into the URL
   link(text, vocab, ws, ids, sp, span, where, left, right, rate, seed) {
@@ -119,11 +141,42 @@ window.lbpeApp = {
   // "updating…" on both panes while a comparison runs: Gradio's own progress overlay (or any
   // class set on a pane) would restyle every token of both panes, twice per keystroke
   busy(inputs) {
+    compares.started += 1;
     for (const note of busyNotes()) note.hidden = false;
     return inputs;
   },
-  // ...hidden when the comparison ends (also when its panes came out unchanged)
-  done() {
+  // ...hidden when the comparison ends (also when its panes came out unchanged). The answer
+  // now on the panes must be of the controls as they are now (details.asked, from the server):
+  // if it is not, and no other comparison starts or ends in a moment (that one's end checks
+  // again), the page asks again, once for the same controls.
+  done(details, text, vocab, ws, ids, sp, left, right, rate, seed) {
+    compares.ended += 1;
+    for (const note of busyNotes()) note.hidden = true;
+    const asked = details && details.asked;
+    if (!asked) return [];
+    text = text || "";
+    const now = JSON.stringify([text.length, utf16Crc32(text), vocab, ws, ids, sp, left, right, rate, seed]);
+    const shown = JSON.stringify([
+      asked.text_units, asked.text_crc32, asked.vocab, asked.whitespace, asked.ids, asked.specials,
+      asked.left, asked.right, asked.dropout, asked.seed,
+    ]);
+    if (now === shown) return [];
+    const { started, ended } = compares;
+    setTimeout(() => {
+      if (compares.started !== started || compares.ended !== ended) return;
+      if (compares.askedAgain === now) {
+        console.warn("lbpe: the comparison shown is not of the text and options now set; edit them to compare again");
+        return;
+      }
+      compares.askedAgain = now;
+      const again = document.querySelector("#compare-again");
+      if (again) again.click();
+    }, 250);
+    return [];
+  },
+  // a comparison failed: its reason shows above the panes, which keep the last one
+  failed() {
+    compares.ended += 1;
     for (const note of busyNotes()) note.hidden = true;
     return [];
   },

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import html
+import math
 import threading
 import weakref
+import zlib
 from typing import Any
 
 import gradio as gr
@@ -89,9 +91,11 @@ def compare(
     Returns ``(BPE pane HTML, LBPE pane HTML, metrics HTML, token-length figure, frequency
     figure, details JSON, list of differences HTML)``; the details hold the ids, the differing
     ranges, the length shift and every metric (``"metrics"``: :func:`lbpe.analysis.comparison.compare_json` of
-    the text). For another pair the panes are the left and the right method's, and the details
+    the text) and ``"asked"`` (:func:`asked`: what was asked, which the page checks its controls
+    against). For another pair the panes are the left and the right method's, and the details
     name them (``"methods"``).
     """
+    was_asked = asked(text, vocab, show_whitespace, show_ids, specials, left, right, dropout, seed)
     methods = (left or "bpe", right or "lbpe")
     rate, seeded = (_rate(dropout), _seed(seed)) if "dropout" in methods else (None, None)
     text, cut = text or "", ""
@@ -115,9 +119,47 @@ def compare(
         note + view["metrics"],
         _figure(view["figure"]),
         _figure(view["frequency_figure"]),
-        {**view["summary"], "length_shift": view["length_shift"], "metrics": view["stats"]},
+        {**view["summary"], "length_shift": view["length_shift"], "metrics": view["stats"], "asked": was_asked},
         view["differences"],
     )
+
+
+def asked(
+    text: str | None,
+    vocab: Any,
+    show_whitespace: Any,
+    show_ids: Any,
+    specials: Any,
+    left: Any,
+    right: Any,
+    dropout: Any,
+    seed: Any,
+) -> dict[str, Any]:
+    """The inputs of one :func:`compare` call as they arrived, for its answer to carry.
+
+    Two comparisons of one page can be in flight at once and finish in either order; the page
+    (app.js) compares an answer's ``asked`` with its controls and asks again when they differ.
+    The text travels as its length and CRC-32 in UTF-16 code units (JavaScript's own string
+    units, so the page computes the same two numbers without sending the text back)."""
+    units = (text or "").encode("utf-16-le", "surrogatepass")
+
+    def plain(value: Any) -> Any:
+        if value is None or isinstance(value, (str, bool, int)):
+            return value
+        return value if isinstance(value, float) and math.isfinite(value) else str(value)
+
+    return {
+        "text_units": len(units) // 2,
+        "text_crc32": zlib.crc32(units),
+        "vocab": plain(vocab),
+        "whitespace": plain(show_whitespace),
+        "ids": plain(show_ids),
+        "specials": plain(specials),
+        "left": plain(left),
+        "right": plain(right),
+        "dropout": plain(dropout),
+        "seed": plain(seed),
+    }
 
 
 def _rate(value: Any) -> float | None:

@@ -123,6 +123,8 @@ def build(shared: Shared) -> CompareTab:
                 )
         # why the last comparison or .txt upload failed, until the next one succeeds
         compare_note = gr.HTML("", elem_id="compare-note", padding=False)
+        # pressed by the page (app.js) when an answer is of inputs the controls no longer hold
+        again = gr.Button("Compare again", elem_id="compare-again", elem_classes="lbpe-hidden")
         with gr.Row(equal_height=False, elem_classes="lbpe-panes"):
             with gr.Column(min_width=320):
                 bpe_html = gr.HTML(
@@ -238,6 +240,7 @@ def build(shared: Shared) -> CompareTab:
             right.change,
             dropout.change,
             seed.change,
+            again.click,
         ],
         compare,
         [text, vocab, show_ws, show_ids, state, show_special, left, right, dropout, seed],
@@ -249,8 +252,10 @@ def build(shared: Shared) -> CompareTab:
         concurrency_limit=4,
         js=js("busy(a)", "a"),
     )
-    compared.then(None, None, None, js=js("done()"), api_visibility="private", queue=False)
-    compared.failure(None, None, None, js=js("done()"), api_visibility="private", queue=False)
+    # the answer is checked against the controls as they are now (app.js asks again if it is of others)
+    now = [details, text, vocab, show_ws, show_ids, show_special, left, right, dropout, seed]
+    compared.then(None, now, None, js=js("done(...a)"), api_visibility="private", queue=False)
+    compared.failure(None, None, None, js=js("failed()"), api_visibility="private", queue=False)
     # the reason stays above the panes (which still show the last text compared) until a comparison succeeds
     says_why(compared, compare, state, compare_note)
     compared.success(None, None, compare_note, js="() => ''", api_visibility="private", queue=False)

@@ -1,0 +1,99 @@
+"""An answer of Compare carries what it was asked (``details["asked"]``), and the page's own
+script (lbpe/playground/app/app.js, run in Node) checks it against its controls when the answer
+arrives: two comparisons in flight can end out of order, and the older one must not stay on the
+panes. The browser test of the same is in tests/e2e/test_app_browser.py."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.support.app import load_app, run_app_script
+from tests.support.data import english_text
+
+app = load_app()
+handlers = app.handlers
+
+TEXTS = ["", "a", "héllo wörld", "😀 x 🇯🇵", "a\ud800b\udfff", "line\nbreak\r\nend\t", "東京 and Kyōto"]
+
+#: The controls of one comparison, in the order the page passes them to ``done``.
+CONTROLS = ["cl100k_base", True, False, False, "bpe", "dropout", 0.25, 7]
+
+
+def test_a_text_is_fingerprinted_by_its_utf16_units():
+    """Known answers: zlib's CRC-32 of the UTF-16LE bytes, and the count of UTF-16 units
+    (an emoji is two, as in JavaScript's ``length``)."""
+    a = handlers.compare_tab.asked("a", *CONTROLS)
+    assert (a["text_units"], a["text_crc32"]) == (1, 1027557401)  # CRC-32 of b"a\x00"
+    assert handlers.compare_tab.asked("😀 x", *CONTROLS)["text_units"] == 4
+    assert handlers.compare_tab.asked(None, *CONTROLS)["text_units"] == 0
+
+
+def test_the_page_fingerprints_a_text_as_the_server_does():
+    texts = [*TEXTS, english_text(0)[:20_000]]
+    body = f"process.stdout.write(JSON.stringify({json.dumps(texts)}.map(utf16Crc32)));"
+    page = json.loads(run_app_script(body))
+    assert page == [handlers.compare_tab.asked(t, *CONTROLS)["text_crc32"] for t in texts]
+
+
+def _done_then_wait(details: dict, controls: list, *, first: str = "") -> dict:
+    """Run the page's ``done`` with ``details`` and ``controls`` (text first), wait past its
+    check, and say how often it pressed "Compare again" and what it warned."""
+    body = f"""
+let pressed = 0; const warned = [];
+document.querySelector = (sel) => (sel === "#compare-again" ? {{ click() {{ pressed += 1; }} }} : null);
+console.warn = (m) => warned.push(m);
+{first}
+window.lbpeApp.done(...{json.dumps([details, *controls])});
+setTimeout(() => process.stdout.write(JSON.stringify({{ pressed, warned }})), 600);
+"""
+    return json.loads(run_app_script(body))
+
+
+@pytest.fixture(scope="module")
+def answered():
+    """A real answer of the Compare handler (its details) for the text ``"Capitals"``."""
+    text, vocab, ws, ids, sp, left, right, rate, seed = ["Capitals", *CONTROLS]
+    return handlers.compare(text, vocab, ws, ids, None, sp, left, right, rate, seed)[5]
+
+
+def test_an_answer_of_the_controls_now_set_is_left_alone(answered):
+    assert _done_then_wait(answered, ["Capitals", *CONTROLS]) == {"pressed": 0, "warned": []}
+
+
+@pytest.mark.parametrize("changed", range(len(CONTROLS) + 1))
+def test_an_answer_of_other_controls_is_asked_again(answered, changed):
+    """Any one control that differs from what the answer was of (the text, or any option)."""
+    now = ["Capitals", *CONTROLS]
+    other = {0: "Capitals!", 1: "gpt2", 5: "least-tokens", 6: "lbpe", 7: 0.5, 8: 8}
+    now[changed] = other.get(changed, not now[changed])
+    assert _done_then_wait(answered, now) == {"pressed": 1, "warned": []}
+
+
+def test_a_comparison_started_meanwhile_checks_again_itself(answered):
+    """Another comparison started after this answer came: its own end checks, so no press now."""
+    body_first = "setTimeout(() => window.lbpeApp.busy([]), 50);"
+    assert _done_then_wait(answered, ["Capitals!", *CONTROLS], first=body_first)["pressed"] == 0
+
+
+def test_the_page_asks_again_once_for_the_same_controls(answered):
+    """An answer still of other controls after the page asked again for these: it says so on
+    the console and does not ask in a loop."""
+    args = json.dumps([answered, "Capitals!", *CONTROLS])
+    body = f"""
+let pressed = 0; const warned = [];
+document.querySelector = (sel) => (sel === "#compare-again" ? {{ click() {{ pressed += 1; }} }} : null);
+console.warn = (m) => warned.push(m);
+const wait = () => new Promise((r) => setTimeout(r, 400));
+(async () => {{
+  window.lbpeApp.done(...{args});
+  await wait();
+  window.lbpeApp.done(...{args});
+  await wait();
+  process.stdout.write(JSON.stringify({{ pressed, warned }}));
+}})();
+"""
+    result = json.loads(run_app_script(body))
+    assert result["pressed"] == 1
+    assert len(result["warned"]) == 1 and "not of the text and options now set" in result["warned"][0]
