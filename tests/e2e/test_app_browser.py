@@ -853,7 +853,11 @@ def test_compare_and_text_upload_errors_stay_beside_their_controls(page, tmp_pat
     expect(note).to_contain_text("latin.txt: not UTF-8 text")
     box = page.locator("#explain-text textarea, #explain-text input").first
     box.fill("")
-    expect(page.locator("#explain .lbpe-x-prompt")).to_contain_text("Type a word or a short span to explain")
+    prompt = page.locator("#explain .lbpe-x-prompt")
+    expect(prompt).to_contain_text("Type a word or a short span to explain")
+    # the step slider, moved back to 0 by the empty box, asks for its frame: the prompt stays
+    page.wait_for_timeout(2500)
+    expect(prompt).to_contain_text("Type a word or a short span to explain", timeout=1)
     expect(page.locator(".toast-body")).to_have_count(0, timeout=30_000)  # the notice has faded...
     expect(note).to_contain_text("latin.txt: not UTF-8 text")  # ...the reason stays
     expect(page.locator("#explain .lbpe-failed")).to_have_count(0)

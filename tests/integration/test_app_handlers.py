@@ -570,7 +570,8 @@ def test_explain_returns_the_library_steps():
     assert slider["maximum"] == ex.frames - 1 and slider["value"] == ex.frames - 1
     assert app.explain(" Capitals", "gpt2", 0)[0] == explain_html(ex, 0)
     assert app.explain_frame(" Capitals", "gpt2", 2) == explain_html(ex, 2)
-    assert app.explain_frame("", "gpt2", 2) == ""
+    # the step slider moved to 0 by an emptied box: the prompt stays (not a blank view)
+    assert "Type a word or a short span to explain" in app.explain_frame("", "gpt2", 0)
     with pytest.raises(gr.Error, match="at most 400 characters"):
         app.explain("x" * 401, "gpt2")
     # an empty box says what to do, as a note and not a failure (the text's changes explain it again)

@@ -251,6 +251,10 @@ def _explained(
     )
 
 
+#: What Explain shows for an empty box.
+_NOTHING_TO_EXPLAIN_HTML = f'<p class="lbpe-x-prompt">{html.escape(NOTHING_TO_EXPLAIN)}</p>'
+
+
 @_handler
 def explain(
     span: str,
@@ -275,11 +279,7 @@ def explain(
     what to do instead, not an error: the text's changes explain the box again, and each would
     fail while it is empty (and Gradio's page drops a word typed while such an event runs)."""
     if not span:
-        return (
-            f'<p class="lbpe-x-prompt">{html.escape(NOTHING_TO_EXPLAIN)}</p>',
-            None,
-            gr.update(maximum=1, value=0, interactive=False),
-        )
+        return _NOTHING_TO_EXPLAIN_HTML, None, gr.update(maximum=1, value=0, interactive=False)
     view = _explained(span, vocab, _frame(frame), state, text, where, specials, left, right, dropout, seed)
     last = view["frames"] - 1
     return view["html"], view["steps"], gr.update(maximum=max(last, 1), value=view["frame"], interactive=last > 0)
@@ -299,12 +299,11 @@ def explain_frame(
     dropout: Any = None,
     seed: Any = None,
 ) -> str:
-    """One frame of :func:`explain` (the step slider moved): its HTML."""
-    return (
-        _explained(span, vocab, _frame(frame) or 0, state, text, where, specials, left, right, dropout, seed)["html"]
-        if span
-        else ""
-    )
+    """One frame of :func:`explain` (the step slider moved): its HTML. An empty box keeps what
+    to do (emptying the box moves the slider back to 0, which asks for a frame)."""
+    if not span:
+        return _NOTHING_TO_EXPLAIN_HTML
+    return _explained(span, vocab, _frame(frame) or 0, state, text, where, specials, left, right, dropout, seed)["html"]
 
 
 @_handler
