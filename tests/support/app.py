@@ -148,7 +148,18 @@ def running_server(
 def _started(command: Sequence[str], *, env: dict[str, str] | None, port: int, cwd: Path | None) -> Iterator[Server]:
     url = f"http://127.0.0.1:{port}/"
     log = Path(tempfile.mkstemp(prefix="lbpe-app-test-", suffix=".log")[1])
-    full_env = {**os.environ, **OFFLINE_ENV, "GRADIO_SERVER_PORT": str(port), **(env or {})}
+    # Gradio keeps uploads by their content, in one folder for every server of the machine, and
+    # a server deletes its uploads after use and as it stops: two test servers sharing the folder
+    # (tests run in parallel; two modules upload the same file) would delete each other's. Each
+    # gets its own, as if on a machine of its own.
+    uploads = Path(tempfile.mkdtemp(prefix="lbpe-app-test-gradio-"))
+    full_env = {
+        **os.environ,
+        **OFFLINE_ENV,
+        "GRADIO_SERVER_PORT": str(port),
+        "GRADIO_TEMP_DIR": str(uploads),
+        **(env or {}),
+    }
     with open(log, "wb") as out:
         proc = subprocess.Popen(
             [c.replace("{port}", str(port)) for c in command],
@@ -194,6 +205,7 @@ def _started(command: Sequence[str], *, env: dict[str, str] | None, port: int, c
                 proc.kill()
                 proc.wait(timeout=20)
         log.unlink(missing_ok=True)
+        shutil.rmtree(uploads, ignore_errors=True)
 
 
 def app_script_query(call: str, args: Sequence, *, address: str = "http://127.0.0.1/", page: dict | None = None) -> str:
