@@ -97,3 +97,25 @@ const wait = () => new Promise((r) => setTimeout(r, 400));
     result = json.loads(run_app_script(body))
     assert result["pressed"] == 1
     assert len(result["warned"]) == 1 and "not of the text and options now set" in result["warned"][0]
+
+
+def test_an_answer_that_agrees_lets_the_page_ask_again_later(answered):
+    """Asked again once for some controls, then an answer that agrees: the same controls, stale
+    again later (typed away and back), are asked again, not just warned about."""
+    stale = json.dumps([answered, "Capitals!", *CONTROLS])
+    agrees = json.dumps([answered, "Capitals", *CONTROLS])
+    body = f"""
+let pressed = 0; const warned = [];
+document.querySelector = (sel) => (sel === "#compare-again" ? {{ click() {{ pressed += 1; }} }} : null);
+console.warn = (m) => warned.push(m);
+const wait = () => new Promise((r) => setTimeout(r, 400));
+(async () => {{
+  window.lbpeApp.done(...{stale});
+  await wait();
+  window.lbpeApp.done(...{agrees});
+  window.lbpeApp.done(...{stale});
+  await wait();
+  process.stdout.write(JSON.stringify({{ pressed, warned }}));
+}})();
+"""
+    assert json.loads(run_app_script(body)) == {"pressed": 2, "warned": []}

@@ -148,7 +148,7 @@ window.lbpeApp = {
   // ...hidden when the comparison ends (also when its panes came out unchanged). The answer
   // now on the panes must be of the controls as they are now (details.asked, from the server):
   // if it is not, and no other comparison starts or ends in a moment (that one's end checks
-  // again), the page asks again, once for the same controls.
+  // again), the page asks again, once for the same controls until an answer agrees.
   done(details, text, vocab, ws, ids, sp, left, right, rate, seed) {
     compares.ended += 1;
     for (const note of busyNotes()) note.hidden = true;
@@ -160,7 +160,10 @@ window.lbpeApp = {
       asked.text_units, asked.text_crc32, asked.vocab, asked.whitespace, asked.ids, asked.specials,
       asked.left, asked.right, asked.dropout, asked.seed,
     ]);
-    if (now === shown) return [];
+    if (now === shown) {
+      compares.askedAgain = null;
+      return [];
+    }
     const { started, ended } = compares;
     setTimeout(() => {
       if (compares.started !== started || compares.ended !== ended) return;
