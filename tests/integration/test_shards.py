@@ -18,7 +18,7 @@ import lbpe
 from lbpe.corpus.shards import INDEX_NAME, ExportOptions, ShardDataset, export_shards, vocab_sha256
 from lbpe.errors import LbpeError
 from lbpe.presets import load_preset
-from tests.support.cli import CLI, run_cli
+from tests.support.cli import CLI_WITH_CTRL_C, run_cli
 from tests.support.data import data_file
 
 
@@ -194,12 +194,17 @@ def test_interrupted_export_keeps_complete_shards_and_resumes(tmp_path):
         "-q",
         str(path),
     ]
-    proc = subprocess.Popen([*CLI, *args], stderr=subprocess.PIPE, text=True, start_new_session=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and len(list(out.glob("tokens-*.npy"))) < 3 and proc.poll() is None:
-        time.sleep(0.01)
-    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C in a terminal reaches the whole process group
-    err = proc.communicate(timeout=60)[1]
+    proc = subprocess.Popen([*CLI_WITH_CTRL_C, *args], stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and len(list(out.glob("tokens-*.npy"))) < 3 and proc.poll() is None:
+            time.sleep(0.01)
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C in a terminal reaches the whole process group
+        err = proc.communicate(timeout=60)[1]
+    finally:  # a failed test leaves nothing running
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
     assert proc.returncode == 2 and "Traceback" not in err, err
     assert "complete shard(s)" in err and "are kept in" in err and "--resume" in err
     index, got = read_shards(out)

@@ -30,6 +30,7 @@ from lbpe.model.lbpe import WALKED
 from lbpe.presets import VOCAB_PRESETS, load_preset
 from lbpe.tokenizer import MODES
 from lbpe.vocab import Vocab
+from tests.support.cli import CTRL_C_AS_IN_A_TERMINAL
 from tests.support.data import ROOT, data_file, mixed_text
 from tests.support.naive import naive_bpe_by_merges, naive_bpe_by_rank, naive_lbpe
 
@@ -445,7 +446,8 @@ def test_differential_under_the_debug_allocator():
 
 
 def test_ctrl_c_interrupts_a_long_compiled_encode():
-    code = """
+    code = f"""
+        {CTRL_C_AS_IN_A_TERMINAL}
         import sys, time, lbpe
         tok = lbpe.load_preset("cl100k_base")
         text = "ab" * 4_000_000 + " " + "中" * 3_000_000
@@ -461,12 +463,17 @@ def test_ctrl_c_interrupts_a_long_compiled_encode():
             sys.exit(3)
     """
     proc = _python(code)
-    assert proc.stdout.readline().strip() == "ready"
-    time.sleep(1.0)
-    sent = time.monotonic()
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
-    waited = time.monotonic() - sent
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        time.sleep(1.0)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        waited = time.monotonic() - sent
+    finally:  # a failed test leaves nothing running
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
     assert proc.returncode == 3, err[-2000:]
     assert "interrupted" in out
     print(f"KeyboardInterrupt reached Python {waited:.2f}s after SIGINT")

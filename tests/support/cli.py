@@ -10,6 +10,19 @@ import sys
 #: The command line, as a subprocess runs it: ``[*CLI, "encode", ...]``.
 CLI = [sys.executable, "-m", "lbpe"]
 
+#: Python code that makes Ctrl-C raise ``KeyboardInterrupt`` as in a terminal, whatever the tests
+#: were started with: a script's background job starts with SIGINT ignored, and so would every
+#: process it starts (Python then installs no handler of its own).
+CTRL_C_AS_IN_A_TERMINAL = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)"
+
+#: The command line as :data:`CLI` runs it, with Ctrl-C as in a terminal
+#: (:data:`CTRL_C_AS_IN_A_TERMINAL`), for tests that press it.
+CLI_WITH_CTRL_C = [
+    sys.executable,
+    "-c",
+    f"{CTRL_C_AS_IN_A_TERMINAL}; import runpy; runpy.run_module('lbpe', run_name='__main__', alter_sys=True)",
+]
+
 
 def run_cli(
     *args: str,
