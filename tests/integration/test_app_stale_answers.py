@@ -37,16 +37,23 @@ def test_the_page_fingerprints_a_text_as_the_server_does():
     assert page == [handlers.compare_tab.asked(t, *CONTROLS)["text_crc32"] for t in texts]
 
 
-def _done_then_wait(details: dict, controls: list, *, first: str = "") -> dict:
-    """Run the page's ``done`` with ``details`` and ``controls`` (text first), wait past its
-    check, and say how often it pressed "Compare again" and what it warned."""
+def _answers(*rounds: list[list], first: str = "") -> dict:
+    """Run the page's script with a stand-in "Compare again" button and console: ``first``
+    (JavaScript), then each round's answers given to ``done`` (each an argument list: details,
+    then the controls, text first) and a wait past its check. Says how often the page pressed
+    the button and what it warned."""
+    calls = "".join(
+        "".join(f"  window.lbpeApp.done(...{json.dumps(args)});\n" for args in r) + "  await wait();\n" for r in rounds
+    )
     body = f"""
 let pressed = 0; const warned = [];
 document.querySelector = (sel) => (sel === "#compare-again" ? {{ click() {{ pressed += 1; }} }} : null);
 console.warn = (m) => warned.push(m);
+const wait = () => new Promise((r) => setTimeout(r, 400));
 {first}
-window.lbpeApp.done(...{json.dumps([details, *controls])});
-setTimeout(() => process.stdout.write(JSON.stringify({{ pressed, warned }})), 600);
+(async () => {{
+{calls}  process.stdout.write(JSON.stringify({{ pressed, warned }}));
+}})();
 """
     return json.loads(run_app_script(body))
 
@@ -59,7 +66,7 @@ def answered():
 
 
 def test_an_answer_of_the_controls_now_set_is_left_alone(answered):
-    assert _done_then_wait(answered, ["Capitals", *CONTROLS]) == {"pressed": 0, "warned": []}
+    assert _answers([[answered, "Capitals", *CONTROLS]]) == {"pressed": 0, "warned": []}
 
 
 @pytest.mark.parametrize("changed", range(len(CONTROLS) + 1))
@@ -68,33 +75,20 @@ def test_an_answer_of_other_controls_is_asked_again(answered, changed):
     now = ["Capitals", *CONTROLS]
     other = {0: "Capitals!", 1: "gpt2", 5: "least-tokens", 6: "lbpe", 7: 0.5, 8: 8}
     now[changed] = other.get(changed, not now[changed])
-    assert _done_then_wait(answered, now) == {"pressed": 1, "warned": []}
+    assert _answers([[answered, *now]]) == {"pressed": 1, "warned": []}
 
 
 def test_a_comparison_started_meanwhile_checks_again_itself(answered):
     """Another comparison started after this answer came: its own end checks, so no press now."""
     body_first = "setTimeout(() => window.lbpeApp.busy([]), 50);"
-    assert _done_then_wait(answered, ["Capitals!", *CONTROLS], first=body_first)["pressed"] == 0
+    assert _answers([[answered, "Capitals!", *CONTROLS]], first=body_first)["pressed"] == 0
 
 
 def test_the_page_asks_again_once_for_the_same_controls(answered):
     """An answer still of other controls after the page asked again for these: it says so on
     the console and does not ask in a loop."""
-    args = json.dumps([answered, "Capitals!", *CONTROLS])
-    body = f"""
-let pressed = 0; const warned = [];
-document.querySelector = (sel) => (sel === "#compare-again" ? {{ click() {{ pressed += 1; }} }} : null);
-console.warn = (m) => warned.push(m);
-const wait = () => new Promise((r) => setTimeout(r, 400));
-(async () => {{
-  window.lbpeApp.done(...{args});
-  await wait();
-  window.lbpeApp.done(...{args});
-  await wait();
-  process.stdout.write(JSON.stringify({{ pressed, warned }}));
-}})();
-"""
-    result = json.loads(run_app_script(body))
+    stale = [answered, "Capitals!", *CONTROLS]
+    result = _answers([stale], [stale])
     assert result["pressed"] == 1
     assert len(result["warned"]) == 1 and "not of the text and options now set" in result["warned"][0]
 
@@ -102,20 +96,5 @@ const wait = () => new Promise((r) => setTimeout(r, 400));
 def test_an_answer_that_agrees_lets_the_page_ask_again_later(answered):
     """Asked again once for some controls, then an answer that agrees: the same controls, stale
     again later (typed away and back), are asked again, not just warned about."""
-    stale = json.dumps([answered, "Capitals!", *CONTROLS])
-    agrees = json.dumps([answered, "Capitals", *CONTROLS])
-    body = f"""
-let pressed = 0; const warned = [];
-document.querySelector = (sel) => (sel === "#compare-again" ? {{ click() {{ pressed += 1; }} }} : null);
-console.warn = (m) => warned.push(m);
-const wait = () => new Promise((r) => setTimeout(r, 400));
-(async () => {{
-  window.lbpeApp.done(...{stale});
-  await wait();
-  window.lbpeApp.done(...{agrees});
-  window.lbpeApp.done(...{stale});
-  await wait();
-  process.stdout.write(JSON.stringify({{ pressed, warned }}));
-}})();
-"""
-    assert json.loads(run_app_script(body)) == {"pressed": 2, "warned": []}
+    stale, agrees = [answered, "Capitals!", *CONTROLS], [answered, "Capitals", *CONTROLS]
+    assert _answers([stale], [agrees, stale]) == {"pressed": 2, "warned": []}
