@@ -9,6 +9,7 @@ import json
 import random
 import re
 import shutil
+import urllib.request
 from urllib.parse import urlparse
 
 import pytest
@@ -430,6 +431,65 @@ def test_explain_a_clicked_token_step_by_step(browser, app_server, requests):
         expect(head).to_contain_text(f"Step {ex.frames - 1} of {ex.frames - 1}", timeout=30_000)
         context.close()
     assert not [u for u in requests if urlparse(u).hostname not in (None, "127.0.0.1")]
+
+
+def _fn_index(page, api_name: str) -> int:
+    """The index Gradio's page sends with each run of the listener named ``api_name``."""
+    with urllib.request.urlopen(page.url.split("?")[0].split("#")[0] + "config", timeout=30) as r:
+        config = json.load(r)
+    return next(d["id"] for d in config["dependencies"] if d.get("api_name") == api_name)
+
+
+def test_a_step_taken_is_not_undone_by_the_same_explanation_again(page):
+    """Explain runs again whenever one of its controls changes, also when the explanation stays
+    the same (a click sets the span and its place: two changes, so Gradio's page runs it twice).
+    A person who steps back while such a run is out keeps the step: an answer of the explanation
+    already shown leaves the view where the person put it. Here the network holds the run that
+    the special-token toggle starts (the same steps for this span) until the step back is drawn.
+    After a failure's reason has replaced the view, that explanation is shown again when asked."""
+    from lbpe.analysis.explain import explain_span
+    from lbpe.playground.examples import DEFAULT_EXAMPLE
+
+    explain_fn = _fn_index(page, "explain_on_page")  # the page's own Explain (the API has "explain")
+    head = page.locator("#explain .lbpe-x-head")
+    tok = load_preset(DEFAULT_EXAMPLE.vocabulary)
+    c = display.compare(tok, DEFAULT_EXAMPLE.text)
+    word_at = DEFAULT_EXAMPLE.text.index(" geographers") + 4
+    a, b = next((a, b) for a, b in c.differ if a <= word_at < b)
+    clicked = next(s for s in c.lbpe.segments if s.start <= word_at < s.end)
+    ex = explain_span(tok, DEFAULT_EXAMPLE.text, a, b)
+    assert explain_span(tok, DEFAULT_EXAMPLE.text, a, b, specials=True).to_json() == ex.to_json()
+    page.locator(f'#lbpe-pane .lbpe-tok[data-s="{clicked.start}"]').click()
+    expect(head).to_contain_text(f"Step {ex.frames - 1} of {ex.frames - 1}")
+    page.wait_for_timeout(2000)  # the click's runs have ended
+    held = []
+
+    def hold(route):  # the first run of Explain from here on
+        if not held and json.loads(route.request.post_data or "{}").get("fn_index") == explain_fn:
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route("**/gradio_api/queue/join*", hold)
+    page.locator("#show-special input").check()
+    for _ in range(600):
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert held, "the toggle did not run Explain"
+    page.locator("#explain-prev").click()
+    expect(head).to_contain_text(f"Step {ex.frames - 2} of {ex.frames - 1}")
+    held[0].continue_()
+    page.wait_for_timeout(3000)  # the held run's answer, and any step it starts, are drawn by now
+    expect(head).to_contain_text(f"Step {ex.frames - 2} of {ex.frames - 1}", timeout=1)
+    expect(page.locator("#explain-step input[type=number]")).to_have_value(str(ex.frames - 2), timeout=1)
+    # a failure's reason replaces the view: the same explanation asked again afterwards is shown again
+    vocab = page.locator("#vocab input")
+    vocab.fill("nonsense")
+    vocab.press("Enter")
+    expect(page.locator("#explain .lbpe-failed")).to_contain_text("Unknown vocabulary 'nonsense'")
+    choose_vocab(page, DEFAULT_EXAMPLE.vocabulary)
+    expect(head).to_contain_text(f"Step {ex.frames - 1} of {ex.frames - 1}")
 
 
 def _explained_ids(page) -> list[tuple[str, str]]:

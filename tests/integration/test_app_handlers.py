@@ -594,6 +594,49 @@ def test_explain_returns_the_library_steps():
     assert app.explain("ographers", "mistral-7b", None, None, "changed " + text, str(at))[1] == alone.to_json()
 
 
+def test_the_pages_explain_leaves_an_explanation_it_shows_as_it_is():
+    """The page's Explain answers with a key of what it shows; asked again while the page shows
+    that answer (Gradio's page runs an event again after a second change came while it ran), it
+    changes nothing, so a step taken meanwhile stays. Any other explanation is answered in full."""
+    from lbpe.analysis.explain import explain
+    from lbpe.playground.display import explain_html
+
+    ex = explain(load_preset("gpt2"), " Capitals")
+    html, steps, slider, key = app.handlers.explain_on_page("", " Capitals", "gpt2")
+    assert (html, steps, slider["value"]) == (explain_html(ex), ex.to_json(), ex.frames - 1)
+    assert re.fullmatch("[0-9a-f]{24}", key)
+    assert app.handlers.explain_on_page(key, " Capitals", "gpt2") == ({"__type__": "update"},) * 4
+    # another span, another vocabulary, another pair, or an emptied key (a failure's reason
+    # replaced the view): answered in full, each with a key of its own
+    others = [
+        ("", " Capitals", "gpt2"),
+        (key, " Capital", "gpt2"),
+        (key, " Capitals", "cl100k_base"),
+        (key, " Capitals", "gpt2", None, None, "", "", False, "bpe", "longest-prefix"),
+    ]
+    keys = set()
+    for args in others:
+        answer = app.handlers.explain_on_page(*args)
+        assert answer[:3] == app.explain(*args[1:]), args
+        keys.add(answer[3])
+    assert len(keys) == len(others) and key in keys  # the first is the one the key names
+    # the opening view's key is in the page from the start: its first run changes nothing
+    config = app.demo.get_config_file()
+    shown = next(c for c in config["components"] if c["props"].get("elem_id") == "explain-shown")
+    from lbpe.playground.examples import DEFAULT_EXAMPLE
+
+    opening = app.handlers.explain_on_page(
+        shown["props"]["value"],
+        DEFAULT_EXAMPLE.explain,
+        DEFAULT_EXAMPLE.vocabulary,
+        None,
+        None,
+        app.DEFAULT_TEXT,
+        str(app.DEFAULT_TEXT.index(DEFAULT_EXAMPLE.explain)),
+    )
+    assert opening == ({"__type__": "update"},) * 4
+
+
 def test_a_click_picks_the_differing_span_or_the_word():
     text = "The Capitals of Europe"
     tok = load_preset("gpt2")

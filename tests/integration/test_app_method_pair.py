@@ -251,7 +251,7 @@ def test_classic_explain_is_unchanged_by_the_pair_arguments():
 def test_the_explain_events_take_the_pair():
     config = app.demo.get_config_file()
     by_id = {c["id"]: c["props"].get("elem_id") for c in config["components"]}
-    for name in ("explain", "explain_frame", "explain_click"):
+    for name in ("explain", "explain_on_page", "explain_frame", "explain_click"):
         event = next(d for d in config["dependencies"] if d.get("api_name") == name)
         inputs = [by_id[i] for i in event["inputs"]][-4:]
         assert inputs == ["left-method", "right-method", "dropout-rate", "dropout-seed"], name

@@ -49,6 +49,7 @@ from lbpe.playground.app.handlers.compare_tab import (
     explain_click,
     explain_frame,
     explain_move,
+    explain_on_page,
     ids_text,
     load_text,
     pair_controls,
@@ -56,6 +57,7 @@ from lbpe.playground.app.handlers.compare_tab import (
     play_step,
     play_tick,
     play_toggle,
+    shown_key,
 )
 from lbpe.playground.app.handlers.corpus_tab import (
     AXIS_CHOICES,
@@ -97,6 +99,7 @@ __all__ = [
     "explain_click",
     "explain_frame",
     "explain_move",
+    "explain_on_page",
     "failure_note",
     "get_tokenizer",
     "ids_text",
@@ -115,6 +118,7 @@ __all__ = [
     "play_tick",
     "play_toggle",
     "restore",
+    "shown_key",
     "stop",
     "train",
     "upload_note",

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import html
+import json
 import math
 import threading
 import weakref
@@ -283,6 +285,26 @@ def explain(
     view = _explained(span, vocab, _frame(frame), state, text, where, specials, left, right, dropout, seed)
     last = view["frames"] - 1
     return view["html"], view["steps"], gr.update(maximum=max(last, 1), value=view["frame"], interactive=last > 0)
+
+
+def shown_key(html_view: Any, steps: Any) -> str:
+    """What identifies an explanation the page shows: its last frame's HTML and its steps."""
+    blob = json.dumps([html_view, steps], sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
+def explain_on_page(shown: Any, span: str, *args: Any):
+    """The page's Explain: :func:`explain` (the same arguments after ``shown``) and the key of
+    its answer (:func:`shown_key`). When the page already shows that explanation (``shown`` is
+    its key) nothing changes: Gradio's page runs an event again when a second change came while
+    it ran (a click sets the span and its place), and a step the person took meanwhile stays.
+
+    Returns ``(HTML, steps, step slider update, key)``, or four ``gr.skip()``."""
+    view, steps, step = explain(span, *args)
+    key = shown_key(view, steps)
+    if key == shown:
+        return gr.skip(), gr.skip(), gr.skip(), gr.skip()
+    return view, steps, step, key
 
 
 @_handler

@@ -19,12 +19,14 @@ from lbpe.playground.app.handlers import (
     explain_click,
     explain_frame,
     explain_move,
+    explain_on_page,
     get_tokenizer,
     ids_text,
     load_text,
     pair_controls,
     play_tick,
     play_toggle,
+    shown_key,
 )
 from lbpe.playground.app.parts import IDS_ONLY, PANE_JS, PANE_TEMPLATE, in_browser, js, says_why
 from lbpe.playground.app.tabs import Shared
@@ -202,6 +204,15 @@ def build(shared: Shared) -> CompareTab:
                 "", label="clicked token", elem_id="explain-at", elem_classes="lbpe-hidden", container=False
             )
             explain_where.render()
+            # the key of the explanation the view shows (explain_on_page), and the API's own Explain
+            explain_shown = gr.Textbox(
+                shown_key(first["html"], first["steps"]),
+                label="explanation shown",
+                elem_id="explain-shown",
+                elem_classes="lbpe-hidden",
+                container=False,
+            )
+            explain_api = gr.Button("Explain", elem_id="explain-api", elem_classes="lbpe-hidden")
             explain_timer = gr.Timer(0.9, active=False)
             # explain's frame: none (the last); made in the tab, as a child of the tabs breaks them
             no_frame = gr.State(None)
@@ -266,6 +277,19 @@ def build(shared: Shared) -> CompareTab:
     # a span of the text is explained as the text is encoded: again when the text changes
     # and with the pair compared: each method's own steps
     explained = [explain_box, vocab, state, text, explain_where, show_special, left, right, dropout, seed]
+    explain_inputs = [
+        explain_box,
+        vocab,
+        no_frame,
+        state,
+        text,
+        explain_where,
+        show_special,
+        left,
+        right,
+        dropout,
+        seed,
+    ]
     explaining = gr.on(
         [
             explain_box.change,
@@ -278,15 +302,21 @@ def build(shared: Shared) -> CompareTab:
             dropout.change,
             seed.change,
         ],
-        explain,
-        [explain_box, vocab, no_frame, state, text, explain_where, show_special, left, right, dropout, seed],
-        [explain_pane, explain_json, explain_step],
-        api_name="explain",
+        explain_on_page,
+        [explain_shown, *explain_inputs],
+        [explain_pane, explain_json, explain_step, explain_shown],
+        api_visibility="private",
         trigger_mode="always_last",
         show_progress="hidden",
     )
-    # why it cannot be explained replaces the steps, until the next explanation
+    # the API's Explain: the same handler, without the page's key (the page never presses this)
+    explain_api.click(
+        explain, explain_inputs, [explain_pane, explain_json, explain_step], api_name="explain", show_progress="hidden"
+    )
+    # why it cannot be explained replaces the steps, until the next explanation (which the
+    # page then shows again, whatever it showed before)
     says_why(explaining, explain, state, explain_pane)
+    explaining.failure(None, None, explain_shown, js="() => ''", api_visibility="private", queue=False)
     framed = explain_step.change(
         explain_frame,
         [explain_box, vocab, explain_step, state, text, explain_where, show_special, left, right, dropout, seed],
@@ -296,6 +326,7 @@ def build(shared: Shared) -> CompareTab:
         trigger_mode="always_last",
     )
     says_why(framed, explain_frame, state, explain_pane)
+    framed.failure(None, None, explain_shown, js="() => ''", api_visibility="private", queue=False)
     for button, delta in ((explain_prev, -1), (explain_next, 1)):
         button.click(
             functools.partial(explain_move, delta),
