@@ -277,19 +277,7 @@ def build(shared: Shared) -> CompareTab:
     # a span of the text is explained as the text is encoded: again when the text changes
     # and with the pair compared: each method's own steps
     explained = [explain_box, vocab, state, text, explain_where, show_special, left, right, dropout, seed]
-    explain_inputs = [
-        explain_box,
-        vocab,
-        no_frame,
-        state,
-        text,
-        explain_where,
-        show_special,
-        left,
-        right,
-        dropout,
-        seed,
-    ]
+    explain_inputs = [explain_box, vocab, no_frame, *explained[2:]]  # no frame: the last
     explaining = gr.on(
         [
             explain_box.change,
@@ -319,7 +307,7 @@ def build(shared: Shared) -> CompareTab:
     explaining.failure(None, None, explain_shown, js="() => ''", api_visibility="private", queue=False)
     framed = explain_step.change(
         explain_frame,
-        [explain_box, vocab, explain_step, state, text, explain_where, show_special, left, right, dropout, seed],
+        [explain_box, vocab, explain_step, *explained[2:]],
         explain_pane,
         api_name="explain_frame",
         show_progress="hidden",
