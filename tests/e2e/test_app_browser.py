@@ -479,7 +479,8 @@ def test_a_step_taken_is_not_undone_by_the_same_explanation_again(page):
     assert held, "the toggle did not run Explain"
     page.locator("#explain-prev").click()
     expect(head).to_contain_text(f"Step {ex.frames - 2} of {ex.frames - 1}")
-    held[0].continue_()
+    with page.expect_event("requestfinished", lambda r: r == held[0].request):
+        held[0].continue_()  # the server has the run now; its answer takes milliseconds
     page.wait_for_timeout(3000)  # the held run's answer, and any step it starts, are drawn by now
     expect(head).to_contain_text(f"Step {ex.frames - 2} of {ex.frames - 1}", timeout=1)
     expect(page.locator("#explain-step input[type=number]")).to_have_value(str(ex.frames - 2), timeout=1)
