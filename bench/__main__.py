@@ -1,6 +1,6 @@
 """Throughput benchmark: lbpe (classic BPE and LBPE) beside tiktoken, HF tokenizers and the fastest peers.
 
-    python -m bench [--quick] [--only hf-bridge|hf-files|peers|load] [--write docs/benchmarks.md]
+    python -m bench [--quick] [--only ceilings|hf-bridge|hf-files|peers|load] [--write docs/benchmarks.md]
 
 Every figure in one table comes from one run on one machine, on the same texts (fetched by
 ``scripts/fetch_data.py``) and the same vocabularies; ratios are against tiktoken's
@@ -23,6 +23,9 @@ tokenizers. This is a benchmark: it asserts nothing.
   encode); then every core by wall time in another fresh process: the text as 256 documents,
   lbpe's ``encode_batch(workers=N)`` beside each peer's own batch call, whose ids are checked too.
   All load offline (bench/peers.py says from where);
+* ceilings (``python -m bench --only ceilings`` runs these alone): this machine's memory
+  bandwidth and latency on one core, and lbpe's compiled path on every text as a share of that
+  bandwidth and in memory latencies per piece (bench/ceilings.py says how each is measured);
 * paths: every lbpe row is measured on the compiled path (``lbpe/_native.c``) and on the
   pure-Python one (what Pyodide runs), switched with ``lbpe.native.use`` in the same process;
 * warm: the same Tokenizer encodes the text a second time (its piece cache is filled);
@@ -52,7 +55,7 @@ tokenizers. This is a benchmark: it asserts nothing.
 
 This module is the runner (options, order, the tables' titles); each table's code is in its own
 module: ``throughput.py`` (throughput, short texts), ``peers.py`` (the summary, the peers' exactness,
-one thread and batch), ``footprint.py`` (load, memory), ``batch.py``,
+one thread and batch), ``ceilings.py`` (the memory ceilings), ``footprint.py`` (load, memory), ``batch.py``,
 ``adversarial.py``, ``corpus.py`` (corpus commands, token shards), ``hf.py`` (tokenizer.json files,
 hf-bridge), and what they share in ``common.py``.
 """
@@ -69,6 +72,7 @@ from pathlib import Path
 import lbpe
 from bench.adversarial import adversarial
 from bench.batch import batch
+from bench.ceilings import CEILINGS_HEADER, CEILINGS_TITLE, DISTANCE_HEADER, DISTANCE_TITLE, ceilings
 from bench.common import inputs, read_text, render
 from bench.corpus import corpus_commands, shard_export
 from bench.footprint import load_times, memory
@@ -102,7 +106,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="1 MB inputs, fewer rounds")
     parser.add_argument("--write", metavar="FILE", help="also write the tables (markdown) to FILE")
-    parser.add_argument("--only", choices=["hf-bridge", "hf-files", "load", "peers"], help="run this case alone")
+    parser.add_argument(
+        "--only", choices=["ceilings", "hf-bridge", "hf-files", "load", "peers"], help="run this case alone"
+    )
     args, rest = parser.parse_known_args()
     if args.only == "load":  # a real playground server under N clients (bench/load.py; its options follow)
         from bench import load
@@ -123,6 +129,13 @@ def main() -> int:
         sections[HF_FILES_TITLE] = (HF_FILES_HEADER, rows)
         print(render(sections))
         return 0
+    if args.only == "ceilings":
+        distance: list = []
+        ceilings(rows, distance, inputs(args.quick), rounds)
+        sections[CEILINGS_TITLE] = (CEILINGS_HEADER, rows)
+        sections[DISTANCE_TITLE] = (DISTANCE_HEADER, distance)
+        print(render(sections))
+        return 0
     if args.only == "peers":
         notes = run_peers(sections, args.quick, rounds)
         print("".join(f"({n})\n" for n in notes) + render(sections))
@@ -134,6 +147,10 @@ def main() -> int:
         "tiktoken's encode_ordinary in the same round)"
     ] = (["vocabulary", "text", "encoder", "cache", "MB/s", "x tiktoken", "cold / warm (target <= 3)"], rows)
     peer_notes = run_peers(sections, args.quick, rounds)
+    rows, distance = [], []
+    ceilings(rows, distance, texts, rounds)
+    sections[CEILINGS_TITLE] = (CEILINGS_HEADER, rows)
+    sections[DISTANCE_TITLE] = (DISTANCE_HEADER, distance)
     rows = []
     load_times(rows, rounds)
     sections["Load: from the file to the first encoding, fresh process (best of runs)"] = (

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from bench import ceilings
 from bench import peers as P
 
 #: A few paragraphs of each kind the benchmark times, with a special token's text in the code.
@@ -112,3 +113,46 @@ def test_the_tokenizer_json_table_refuses_to_time_ids_that_differ(monkeypatch):
     hf.hf_files(rows, _hf_texts(), rounds=1)
     assert len(rows) == 1
     assert "NOT HF's ids" in rows[0][2] and rows[0][3:] == ("-", "-")
+
+
+def test_the_latency_walk_visits_every_index_once_per_lap():
+    # n = 8: the step is i -> (5 i + 1) mod 8 (the multiplier is 5 modulo 8), written out by hand
+    assert list(ceilings.cycle(8)) == [1, 6, 3, 0, 5, 2, 7, 4]
+    n = 1 << 12
+    c = ceilings.cycle(n)
+    seen, i = set(), 0
+    for _ in range(n):
+        seen.add(i)
+        i = c[i]
+    assert i == 0 and len(seen) == n
+    # a step almost never stays within a cache line (8 indices) of the index before it
+    near = sum(min((c[i] - i) % n, (i - c[i]) % n) < 8 for i in range(n))
+    assert near < n // 100
+    for bad in (6, 2, 0):
+        with pytest.raises(ValueError, match="power of two"):
+            ceilings.cycle(bad)
+
+
+def test_the_ceilings_tables_have_a_row_for_every_vocabulary_text_mode_and_cache(monkeypatch):
+    monkeypatch.setattr(ceilings, "BANDWIDTH_BYTES", 1 << 20)
+    monkeypatch.setattr(ceilings, "LARGE_CYCLE", 1 << 12)
+    monkeypatch.setattr(ceilings, "STEPS", 1 << 10)
+    texts = {k: TEXTS[k] for k in ("English prose", "Russian")}
+    rows: list = []
+    distance: list = []
+    ceilings.ceilings(rows, distance, texts, rounds=1)
+    assert [r[0] for r in rows] == ["read bandwidth", "copy bandwidth", "memory latency"]
+    assert rows[0][1].endswith(" GB/s") and float(rows[0][1].split()[0]) > 0
+    assert rows[2][1].endswith(" ns")
+    keys = [(r[0], r[1], r[2], r[3]) for r in distance]
+    path = P.PATHS[0]
+    assert keys == [
+        (vocab, text, f"lbpe {mode} ({path})", cache)
+        for vocab in ("cl100k_base", "o200k_base")
+        for text in texts
+        for mode in ("bpe", "lbpe")
+        for cache in ("cold", "warm")
+    ]
+    for row in distance:
+        assert row[4] > 0 and row[5].endswith("%")
+        float(row[6])
