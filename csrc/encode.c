@@ -138,7 +138,8 @@ static inline int32_t whole_token(const Model *m, const char *s, size_t n, int m
 
 /* Key k's ids appended to out from a cache of `method`: the model's own, then, in a worker, its
  * parent's (nobody writes that one meanwhile). 1 if found, 0 if not, -1 on no memory. */
-static inline int cached_ids(const Model *m, const Key *k, int method, IdBuf *out) {
+static LBPE_ALWAYS_INLINE int cached_ids(const Model *m, const Key *k, int method,
+                                         IdBuf *out) {
     const Cache *c = &m->cache[method];
     const CSlot *x = cache_slot(c, k);
     if (!x && m->parent) x = cache_slot(c = &m->parent->cache[method], k);
