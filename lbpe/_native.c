@@ -407,14 +407,19 @@ static inline PyObject *id_object(NativeModel *self, int32_t id) {
 /* The ints of ids[0:count] into items (each a new reference); -1 with an exception set when
  * one cannot be made (the items after it are left as they were). */
 static int put_ids(NativeModel *self, PyObject **items, const int32_t *ids, size_t count) {
+    PyObject **longs = self->longs;
+    uint32_t n = (uint32_t)self->n_longs; /* an id as unsigned: a negative one is >= n */
     for (size_t x = 0; x < count; x++) {
         if (x + LONGS_AHEAD < count) { /* its count is written: fetch its line ahead */
-            int32_t later = ids[x + LONGS_AHEAD];
-            if (later >= 0 && later < self->n_longs) LBPE_PREFETCH_WRITE(self->longs[later]);
+            uint32_t later = (uint32_t)ids[x + LONGS_AHEAD];
+            if (later < n) LBPE_PREFETCH_WRITE(longs[later]);
         }
-        PyObject *v = id_object(self, ids[x]);
-        if (!v) return -1;
-        items[x] = v;
+        uint32_t id = (uint32_t)ids[x];
+        if (id < n) {
+            Py_INCREF(longs[id]);
+            items[x] = longs[id];
+        } else if (!(items[x] = PyLong_FromLong(ids[x])))
+            return -1;
     }
     return 0;
 }
