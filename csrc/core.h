@@ -451,17 +451,34 @@ static inline void filter_add(uint64_t *bits, uint64_t shift, uint64_t h) {
     bits[b >> 6] |= 1ULL << (b & 63);
 }
 
-/* The first 8 bytes of s[0:n] (byte k at bits 8k), zero padded. */
+/* The first 8 bytes of s[0:n] (byte k at bits 8k), zero padded. Nothing past u[n - 1] is read:
+ * a short string is two loads that overlap in the middle (the bytes they share are the same, so
+ * their OR is exact), not a loop over its bytes. */
 static inline uint64_t head_word(const unsigned char *u, size_t n) {
-    uint64_t w = 0;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     if (n >= 8) {
+        uint64_t w;
         memcpy(&w, u, 8);
         return w;
     }
-#endif
+    if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, u, 4);
+        memcpy(&b, u + n - 4, 4);
+        return (uint64_t)a | (uint64_t)b << (8 * (n - 4));
+    }
+    if (n >= 2) {
+        uint16_t a, b;
+        memcpy(&a, u, 2);
+        memcpy(&b, u + n - 2, 2);
+        return (uint64_t)a | (uint64_t)b << (8 * (n - 2));
+    }
+    return n ? u[0] : 0;
+#else
+    uint64_t w = 0;
     for (size_t k = 0; k < n && k < 8; k++) w |= (uint64_t)u[k] << (8 * k);
     return w;
+#endif
 }
 
 /* The first slot to probe for hash h in a table of `size` (the hash mixed: the high bits of FNV
