@@ -65,8 +65,7 @@ def test_a_readme_pinning_another_gradio_stops_the_build(tmp_path, monkeypatch):
 def test_the_space_app_answers_from_its_own_folder(space):
     from gradio_client import Client
 
-    # no __pycache__ written into the built folder (a Space's files are only what the build wrote)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"PYTHONDONTWRITEBYTECODE": "1"}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     probe = "import json, app, lbpe; print(json.dumps([app.__file__, lbpe.__file__]))"
     result = subprocess.run(
         [sys.executable, "-c", probe],
@@ -79,9 +78,7 @@ def test_the_space_app_answers_from_its_own_folder(space):
     assert result.returncode == 0, result.stderr[-3000:]
     app_file, lbpe_file = json.loads(result.stdout.strip().splitlines()[-1])
     assert app_file.startswith(str(space)) and lbpe_file.startswith(str(space))
-    server = [sys.executable, "app.py", "--host", "127.0.0.1", "--port", "{port}"]
-    with running_server(server, cwd=space, env={"PYTHONDONTWRITEBYTECODE": "1"}) as s:
+    with running_server([sys.executable, "app.py", "--host", "127.0.0.1", "--port", "{port}"], cwd=space) as s:
         client = Client(s.url, verbose=False)
         details = client.predict("Hello world", "gpt2", True, False, api_name="/compare")[5]
     assert details["bpe"]["ids"] == [15496, 995]
-    assert not list(space.rglob("__pycache__"))
