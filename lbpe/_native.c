@@ -52,7 +52,7 @@ typedef struct {
     PyThread_type_lock lock; /* held by the call using the caches and scratch */
     unsigned long owner;     /* the thread that holds it (0: none) */
     PyObject *fallback;      /* callable(char) -> list[int] */
-    PyObject **longs;        /* shared int objects for ids 0..n_longs-1 */
+    PyObject **longs;        /* shared ints of ids 0..n_longs-1 (NULL: not made yet) */
     Py_ssize_t n_longs;
     int ready; /* Model.__init__ finished (a failed one leaves tables half built) */
 } NativeModel;
@@ -363,39 +363,51 @@ static PyObject *last_starts(PyObject *mod, PyObject *args) {
     return r;
 }
 
-static int ensure_longs(NativeModel *self) {
+/* The table of the model's shared ints (self->longs, one slot an id below n_longs), empty: an
+ * id's int is made the first time a list holds it, so a first encode of a short text makes a
+ * handful of ints, not one for every token of the vocabulary (200,000 for o200k_base). */
+static int longs_table(NativeModel *self) {
     Model *m = &self->core;
-    if (!self->longs) {
-        Py_ssize_t n = 0;
-        for (size_t x = 0; x < m->n_entries; x++)
-            if (m->entries[x].v.id >= n) n = m->entries[x].v.id + 1;
-        if (m->has_byte_fallback)
-            for (int x = 0; x < 256; x++)
-                if (m->byte_fallback[x] >= n) n = m->byte_fallback[x] + 1;
-        if (m->has_unk && m->unk >= n) n = m->unk + 1;
-        PyObject **longs = PyMem_RawCalloc((size_t)n + 1, sizeof(PyObject *));
-        if (!longs) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        for (Py_ssize_t x = 0; x < n; x++) {
-            longs[x] = PyLong_FromSsize_t(x);
-            if (!longs[x]) {
-                while (x--) Py_DECREF(longs[x]);
-                PyMem_RawFree(longs);
-                return -1;
-            }
-        }
-        self->longs = longs;
-        self->n_longs = n;
+    if (self->longs) return 0;
+    Py_ssize_t n = 0;
+    for (size_t x = 0; x < m->n_entries; x++)
+        if (m->entries[x].v.id >= n) n = m->entries[x].v.id + 1;
+    if (m->has_byte_fallback)
+        for (int x = 0; x < 256; x++)
+            if (m->byte_fallback[x] >= n) n = m->byte_fallback[x] + 1;
+    if (m->has_unk && m->unk >= n) n = m->unk + 1;
+    PyObject **longs = PyMem_RawCalloc((size_t)n + 1, sizeof(PyObject *));
+    if (!longs) {
+        PyErr_NoMemory();
+        return -1;
     }
+    self->longs = longs;
+    self->n_longs = n;
+    return 0;
+}
+
+/* The shared int of id (0 <= id < n_longs), made now if it was not yet: a borrowed reference
+ * (the table holds one), NULL with an exception set when it cannot be made. */
+static inline PyObject *shared_long(PyObject **longs, uint32_t id) {
+    PyObject *v = longs[id];
+    if (!v) v = longs[id] = PyLong_FromLong((long)id);
+    return v;
+}
+
+/* Every shared int made: encode_batch's threads hand them out without the GIL, when none can
+ * be made. */
+static int ensure_longs(NativeModel *self) {
+    if (longs_table(self) < 0) return -1;
+    for (Py_ssize_t x = 0; x < self->n_longs; x++)
+        if (!shared_long(self->longs, (uint32_t)x)) return -1;
     return 0;
 }
 
 static inline PyObject *id_object(NativeModel *self, int32_t id) {
     if (id >= 0 && id < self->n_longs) {
-        Py_INCREF(self->longs[id]);
-        return self->longs[id];
+        PyObject *v = shared_long(self->longs, (uint32_t)id);
+        Py_XINCREF(v);
+        return v;
     }
     return PyLong_FromLong(id);
 }
@@ -412,19 +424,21 @@ static int put_ids(NativeModel *self, PyObject **items, const int32_t *ids, size
     for (size_t x = 0; x < count; x++) {
         if (x + LONGS_AHEAD < count) { /* its count is written: fetch its line ahead */
             uint32_t later = (uint32_t)ids[x + LONGS_AHEAD];
-            if (later < n) LBPE_PREFETCH_WRITE(longs[later]);
+            if (later < n) LBPE_PREFETCH_WRITE(longs[later]); /* NULL until made: harmless */
         }
         uint32_t id = (uint32_t)ids[x];
         if (id < n) {
-            Py_INCREF(longs[id]);
-            items[x] = longs[id];
+            PyObject *v = shared_long(longs, id);
+            if (!v) return -1;
+            Py_INCREF(v);
+            items[x] = v;
         } else if (!(items[x] = PyLong_FromLong(ids[x])))
             return -1;
     }
     return 0;
 }
 
-/* ids[0:count] as a list of ints (ensure_longs first) */
+/* ids[0:count] as a list of ints (longs_table first) */
 static PyObject *ids_list(NativeModel *self, const int32_t *ids, size_t count) {
     PyObject *list = PyList_New((Py_ssize_t)count);
     if (list && put_ids(self, ((PyListObject *)list)->ob_item, ids, count) < 0) Py_CLEAR(list);
@@ -432,7 +446,7 @@ static PyObject *ids_list(NativeModel *self, const int32_t *ids, size_t count) {
 }
 
 static PyObject *id_list(NativeModel *self, const IdBuf *b) {
-    if (ensure_longs(self) < 0) return NULL;
+    if (longs_table(self) < 0) return NULL;
     return ids_list(self, b->ids, b->len);
 }
 
@@ -883,7 +897,7 @@ static PyObject *Model_unpack(NativeModel *self, PyObject *arg) {
         total += n;
     }
     if (ids + 4 * total != end) goto bad;
-    if (ensure_longs(self) < 0) goto done;
+    if (longs_table(self) < 0) goto done;
     out = PyList_New((Py_ssize_t)count);
     if (!out) goto done;
     for (int64_t k = 0; k < count; k++) {
@@ -935,7 +949,7 @@ static void Model_dealloc(NativeModel *self) {
     Py_XDECREF(self->fallback);
     if (self->lock) PyThread_free_lock(self->lock);
     if (self->longs) {
-        for (Py_ssize_t x = 0; x < self->n_longs; x++) Py_DECREF(self->longs[x]);
+        for (Py_ssize_t x = 0; x < self->n_longs; x++) Py_XDECREF(self->longs[x]);
         PyMem_RawFree(self->longs);
     }
     PyTypeObject *type = Py_TYPE(self);

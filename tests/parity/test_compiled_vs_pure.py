@@ -509,6 +509,38 @@ def test_memory_stays_bounded_over_many_distinct_pieces():
     assert last < first * 1.15 + 20_000, f"peak RSS grew from {first} to {last} KiB"
 
 
+def test_a_first_list_of_ids_makes_only_the_ints_it_holds():
+    """The model's shared ints are made as ids are first listed: a short text's list of ids
+    makes a few Python objects, not one for every token of the vocabulary (200,000 for
+    o200k_base, about 6 MB that a one-off encode never used). A listed id is the same int
+    object in every later list, encode_batch's included."""
+    code = """
+        import sys, lbpe
+        from lbpe import native
+        tok = lbpe.load_preset("o200k_base")
+        native.use("compiled")
+        text = "Tokenizers split text into pieces, then pieces into tokens."
+        for mode in ("bpe", "lbpe"):
+            tok.encode_to_array(text, mode=mode)  # the tables built, no list of ids yet
+        before = sys.getallocatedblocks()
+        first = tok.encode(text, mode="lbpe")
+        made = sys.getallocatedblocks() - before
+        again = tok.encode(text, mode="bpe") + tok.encode(text, mode="lbpe")
+        batch = tok.encode_batch([text] * 4, mode="lbpe", workers=2)
+        same = all(x is y for x, y in zip(first, again[len(again) - len(first):]))
+        same = same and all(x is y for ids in batch for x, y in zip(first, ids))
+        print(made, len(first), same, batch == [first] * 4)
+    """
+    proc = _python(code)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err[-2000:]
+    made, count, same, batch_equal = out.split()
+    assert int(count) > 5
+    assert int(made) < 200, f"listing {count} ids made {made} objects"
+    assert same == "True", "a listed id came back as another int object"
+    assert batch_equal == "True"
+
+
 def test_the_tables_do_not_hold_their_vocabulary():
     """The tables live in the vocabulary's __dict__; if they referred back to it, no vocabulary
     (an uploaded one in the playground, say) would ever be freed."""
