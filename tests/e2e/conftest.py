@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import sync_playwright
 
 from tests.support.app import DUMPS_STACKS, running_server
-from tests.support.browser import launch
+from tests.support.browser import Unanswered, launch
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +34,7 @@ def unanswered():
     """The requests a test's page has sent and not yet had answered (a set), kept
     by the ``page`` fixtures that ask for it (:func:`tests.support.browser.watch_requests`), for the report of a failed
     test."""
-    return set()
+    return Unanswered()
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -49,6 +49,9 @@ def pytest_runtest_makereport(item, call):
     if pending:
         lines = [f"{r.method} {r.url[:200]}" for r in list(pending)]
         report.sections.append(("requests the page had no answer to", "\n".join(lines)))
+    timeline = getattr(pending, "timeline", None)
+    if timeline:
+        report.sections.append(("the page's queue requests and console errors, in order", "\n".join(timeline[-200:])))
     server = item.funcargs.get("app_server")
     if server is not None:
         report.sections.append(("the app's server: its threads' stacks, then its output", server.stacks()))

@@ -8,7 +8,9 @@ the page's origin fails (and the tests that watch requests see it).
 from __future__ import annotations
 
 import shutil
+import time
 from typing import Any
+from urllib.parse import urlparse
 
 #: The flags: headless, no sandbox (containers), no GPU, no background or update traffic, and
 #: every host name resolved to nothing except 127.0.0.1.
@@ -42,11 +44,63 @@ def launch(playwright: Any) -> Any:
     return playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS, headless=True)
 
 
+class Unanswered(set):
+    """The requests a page has sent and not yet had answered; and, for the report of a failed
+    test, the page's story of Gradio's queue in order (``timeline``): each join and stream
+    request sent, answered, ended or failed, with the page's console errors and warnings among
+    them, in seconds since the watch began."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.timeline: list[str] = []
+        self._start = time.monotonic()
+
+    def note(self, what: str) -> None:
+        self.timeline.append(f"{time.monotonic() - self._start:8.3f}s  {what}")
+
+
+def _queue_route(request) -> str | None:
+    """A request to Gradio's queue named for the timeline (``join fn 7``, ``data``), else None."""
+    path = urlparse(request.url).path
+    if "/gradio_api/queue/" not in path:
+        return None
+    route = path.rsplit("/", 1)[-1]
+    if route == "join":
+        try:
+            body = request.post_data_json
+        except ValueError:
+            body = None
+        if isinstance(body, dict):
+            return f"join fn {body.get('fn_index')} trigger {body.get('trigger_id')}"
+    return route
+
+
 def watch_requests(context, unanswered: set) -> None:
-    """Keep ``unanswered`` current with the requests of a browser context's pages."""
+    """Keep ``unanswered`` current with the requests of a browser context's pages (and its
+    ``timeline``, when it is an :class:`Unanswered`)."""
     context.on("request", lambda r: unanswered.add(r))  # (Playwright takes no bound built-ins)
     for answered in ("requestfinished", "requestfailed"):
         context.on(answered, lambda r: unanswered.discard(r))
+    if not isinstance(unanswered, Unanswered):
+        return
+
+    def told(what: str):
+        def note(request) -> None:
+            route = _queue_route(request)
+            if route is not None:
+                failure = f" ({request.failure})" if what == "failed" else ""
+                unanswered.note(f"{what:8} {request.method} {route}{failure}")
+
+        return note
+
+    for event, what in (("request", "sent"), ("requestfinished", "ended"), ("requestfailed", "failed")):
+        context.on(event, told(what))
+    answered = told("answered")
+    context.on("response", lambda response: answered(response.request))
+    context.on(
+        "console",
+        lambda m: unanswered.note(f"console  {m.type}: {m.text[:300]}") if m.type in ("error", "warning") else None,
+    )
 
 
 def fill_kept(box: Any, value: str, *, tries: int = 5) -> None:
