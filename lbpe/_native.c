@@ -394,7 +394,7 @@ static inline PyObject *shared_long(PyObject **longs, uint32_t id) {
     return v;
 }
 
-/* Every shared int made: encode_batch's threads hand them out without the GIL, when none can
+/* Every shared int made: encode_batch's threads hand them out without the GIL, where none can
  * be made. */
 static int ensure_longs(NativeModel *self) {
     if (longs_table(self) < 0) return -1;

@@ -31,7 +31,7 @@ def app_server():
 
 @pytest.fixture
 def unanswered():
-    """The requests a test's page has sent and not yet had answered (a set), kept
+    """The requests a test's page has sent and not yet had answered (an :class:`Unanswered` set), kept
     by the ``page`` fixtures that ask for it (:func:`tests.support.browser.watch_requests`), for the report of a failed
     test."""
     return Unanswered()
@@ -49,9 +49,9 @@ def pytest_runtest_makereport(item, call):
     if pending:
         lines = [f"{r.method} {r.url[:200]}" for r in list(pending)]
         report.sections.append(("requests the page had no answer to", "\n".join(lines)))
-    timeline = getattr(pending, "timeline", None)
-    if timeline:
-        report.sections.append(("the page's queue requests and console errors, in order", "\n".join(timeline[-200:])))
+    if pending is not None and pending.timeline:
+        lines = pending.timeline[-200:]
+        report.sections.append(("the page's queue requests and console errors, in order", "\n".join(lines)))
     server = item.funcargs.get("app_server")
     if server is not None:
         report.sections.append(("the app's server: its threads' stacks, then its output", server.stacks()))

@@ -75,14 +75,11 @@ def _queue_route(request) -> str | None:
     return route
 
 
-def watch_requests(context, unanswered: set) -> None:
-    """Keep ``unanswered`` current with the requests of a browser context's pages (and its
-    ``timeline``, when it is an :class:`Unanswered`)."""
+def watch_requests(context, unanswered: Unanswered) -> None:
+    """Keep ``unanswered`` and its ``timeline`` current with a browser context's pages."""
     context.on("request", lambda r: unanswered.add(r))  # (Playwright takes no bound built-ins)
     for answered in ("requestfinished", "requestfailed"):
         context.on(answered, lambda r: unanswered.discard(r))
-    if not isinstance(unanswered, Unanswered):
-        return
 
     def told(what: str):
         def note(request) -> None:
