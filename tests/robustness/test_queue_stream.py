@@ -12,6 +12,7 @@ Each test drives a real ``python app.py`` over plain HTTP."""
 from __future__ import annotations
 
 import json
+import socket
 import sys
 import threading
 import time
@@ -20,6 +21,7 @@ import uuid
 import httpx
 import pytest
 
+from lbpe.playground.app.streams import GONE_WAIT
 from tests.support.app import running_server
 
 pytestmark = pytest.mark.slow(reason="starts a real playground server")
@@ -146,10 +148,43 @@ def test_events_in_quick_succession_are_all_answered(server, decode):
         client.close()
 
 
+def _stream_nobody_reads(url: str, session: str) -> socket.socket:
+    """A stream request of ``session`` that no one will read, though its connection stays up: a
+    browser leaves one behind when it sends a request again on a new connection (it does when the
+    reused connection it sent it on seemed closed), and the server may see both."""
+    address = httpx.URL(url)
+    left = socket.create_connection((address.host, address.port), timeout=10)
+    left.sendall(
+        f"GET /gradio_api/queue/data?session_hash={session} HTTP/1.1\r\n"
+        f"Host: {address.host}:{address.port}\r\nAccept: text/event-stream\r\n\r\n".encode()
+    )
+    return left
+
+
+def test_a_stream_request_left_behind_takes_no_answer(server, decode):
+    """The server can see a session's stream requested twice, of which the client reads only the
+    later one. Every event is answered on the stream the client reads: none goes to the one left
+    behind."""
+    client = StreamClient(server.url)
+    left = []
+    try:
+        for i in range(5):
+            left.append(_stream_nobody_reads(server.url, client.session))
+            time.sleep(0.3)  # the server has the request left behind before the client's own
+            event = client.join(decode, [f"{i + 1} 2 3", "mistral-7b", None])
+            assert client.answer(event, timeout=15) is not None, (
+                f"event {i + 1} of 5 was never answered ({client.streams} stream(s) read, {len(left)} left behind)"
+            )
+    finally:
+        for connection in left:
+            connection.close()
+        client.close()
+
+
 def test_two_streams_of_a_session_dropped_together_leave_no_traceback(server, decode):
     """A session can have two streams open (a page that reconnects while its old stream is still
-    up). When both clients go while the streams wait, Gradio forgets the session's messages on the
-    first and finds them gone on the second: the server logs no traceback for it."""
+    up). When both clients go while the streams wait, the server lets the session's stream go
+    once neither came back, and logs no traceback for it."""
     client = StreamClient(server.url)
     try:
         assert client.answer(client.join(decode, ["1 2 3", "mistral-7b", None])) is not None
@@ -166,10 +201,11 @@ def test_two_streams_of_a_session_dropped_together_leave_no_traceback(server, de
         time.sleep(1.0)  # both wait for the session's next message
         for reader in readers:
             reader.close()
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and "ended with its client" not in server.tail(400):
-            time.sleep(0.1)
+        deadline = time.monotonic() + GONE_WAIT + 10
+        while time.monotonic() < deadline and "queue stream was cancelled" not in server.tail(400):
+            time.sleep(0.2)
         log = server.tail(400)
+        assert "queue stream was cancelled" in log, log
         assert "Traceback" not in log and "KeyError" not in log, log
     finally:
         client.close()

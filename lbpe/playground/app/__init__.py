@@ -73,9 +73,9 @@ def launch(host: str | None = None, port: int | None = None, **kwargs: Any):
     # the caller's own lifespan runs inside ours, which closes Gradio's deep-link route
     app_kwargs = dict(kwargs.pop("app_kwargs", None) or {})
     app_kwargs["lifespan"] = upkeep.lifespan(demo, ttl=LIMITS.session_ttl, inner=app_kwargs.get("lifespan"))
-    # a session's queue stream ends only once its client has read the close (streams.py); the
-    # caller's middleware, if any, wraps it
-    app_kwargs["middleware"] = [*(app_kwargs.get("middleware") or ()), Middleware(streams.HoldCloses)]
+    # one queue stream per session, sent to every connection that asked for it, ended only once
+    # its client has read the close (streams.py); the caller's middleware, if any, wraps it
+    app_kwargs["middleware"] = [*(app_kwargs.get("middleware") or ()), Middleware(streams.SessionStreams)]
     return demo.launch(
         server_name=host,
         server_port=port,
