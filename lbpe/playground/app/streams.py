@@ -147,8 +147,8 @@ class _Run:
         if self.sent_bytes > REPLAY_LIMIT and not (b'"process_completed"' in body or _is_close(body)):
             return  # past the limit, only what ends an event or the stream is kept
         self.sent.append(message)
-        self.sent_bytes += len(body)
-        if self.sent_bytes > REPLAY_LIMIT:
+        before, self.sent_bytes = self.sent_bytes, self.sent_bytes + len(body)
+        if before <= REPLAY_LIMIT < self.sent_bytes:
             log.warning("a queue stream sent over %d bytes: a connection that comes later misses some", REPLAY_LIMIT)
 
 
