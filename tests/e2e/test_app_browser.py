@@ -26,11 +26,11 @@ from tests.support.browser import (
     CLIPPED_JS,
     CONTRAST_JS,
     LINES_JS,
+    app_page,
     check_charts,
     fill_kept,
     open_tab,
     overlap,
-    watch_requests,
 )
 from tests.support.data import english_text
 
@@ -54,15 +54,11 @@ def requests():
 
 @pytest.fixture
 def page(browser, requests, app_server, unanswered):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    watch_requests(context, unanswered)
-    context.on("request", lambda r: requests.append(r.url))
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT_MS)
-    page.goto(app_server.url)
-    expect(page.locator("#bpe-pane .lbpe-pane")).to_be_visible()
-    yield page
-    context.close()
+    def watch(context) -> None:
+        context.on("request", lambda r: requests.append(r.url))
+
+    with app_page(browser, app_server.url, unanswered, timeout_ms=TIMEOUT_MS, prepare=watch) as page:
+        yield page
     outside = sorted(
         {
             u

@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from lbpe.presets import load_preset
 from tests.support.app import DUMPS_STACKS, running_server
-from tests.support.browser import fill_kept, watch_requests
+from tests.support.browser import app_page, fill_kept
 
 pytestmark = pytest.mark.slow(reason="a real playground server and Chromium")
 
@@ -29,14 +29,8 @@ def app_server():
 
 @pytest.fixture
 def page(browser, app_server, unanswered):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    watch_requests(context, unanswered)
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT_MS)
-    page.goto(app_server.url)
-    expect(page.locator("#bpe-pane .lbpe-pane")).to_be_visible()
-    yield page
-    context.close()
+    with app_page(browser, app_server.url, unanswered, timeout_ms=TIMEOUT_MS) as page:
+        yield page
 
 
 def test_a_decode_sent_as_the_last_one_finished_is_answered(page):

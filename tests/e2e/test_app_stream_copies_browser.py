@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
-from tests.support.browser import watch_requests
+from tests.support.browser import app_page
 
 pytestmark = pytest.mark.slow(reason="a real playground server and Chromium")
 
@@ -30,9 +30,6 @@ def left_behind():
 
 @pytest.fixture
 def page(browser, app_server, unanswered, left_behind):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    watch_requests(context, unanswered)
-
     def send_twice(route) -> None:
         url = urlsplit(route.request.url)
         copy = socket.create_connection((url.hostname, url.port), timeout=10)
@@ -43,13 +40,11 @@ def page(browser, app_server, unanswered, left_behind):
         time.sleep(0.2)  # the server has the copy nobody reads first
         route.continue_()
 
-    context.route("**/gradio_api/queue/data?*", send_twice)
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT_MS)
-    page.goto(app_server.url)
-    expect(page.locator("#bpe-pane .lbpe-pane")).to_be_visible()
-    yield page
-    context.close()
+    def route_streams(context) -> None:
+        context.route("**/gradio_api/queue/data?*", send_twice)
+
+    with app_page(browser, app_server.url, unanswered, timeout_ms=TIMEOUT_MS, prepare=route_streams) as page:
+        yield page
 
 
 def test_every_change_of_the_text_shows_in_the_panes(page, left_behind):

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlparse
 
@@ -98,6 +100,29 @@ def watch_requests(context, unanswered: Unanswered) -> None:
         "console",
         lambda m: unanswered.note(f"console  {m.type}: {m.text[:300]}") if m.type in ("error", "warning") else None,
     )
+
+
+@contextmanager
+def app_page(
+    browser: Any, url: str, unanswered: Unanswered, *, timeout_ms: int, prepare: Callable[[Any], None] | None = None
+) -> Iterator[Any]:
+    """A page of the playground at ``url`` in a context of its own, its requests watched
+    (:func:`watch_requests`), once its panes are drawn; ``prepare`` is given the context before
+    the page opens (to watch or route more). The context is closed after."""
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    watch_requests(context, unanswered)
+    if prepare is not None:
+        prepare(context)
+    try:
+        page = context.new_page()
+        page.set_default_timeout(timeout_ms)
+        page.goto(url)
+        expect(page.locator("#bpe-pane .lbpe-pane")).to_be_visible()
+        yield page
+    finally:
+        context.close()
 
 
 def fill_kept(box: Any, value: str, *, tries: int = 5) -> None:
