@@ -24,7 +24,7 @@ static inline int64_t merge_prio(const Model *m, const char *s, const int32_t *u
     }
     size_t len = (size_t)(ub[e] - ub[i]);
     int32_t id;
-    if (hs && len > 2) {
+    if (hs && len > 2 && (len > 16 || !m->mid)) {
         const Ids *x = lookup_h(m, s + ub[i], len, hs[i * SPANS + e]);
         id = x ? x->id : -1;
     } else id = token_id(m, s + ub[i], len);
@@ -46,14 +46,24 @@ LBPE_FN ptrdiff_t bpe_short(Model *m, const char *s, const int32_t *ub, int32_t 
     }
     uint64_t hsb[SPANS * (SPANS + 1)], *hs = NULL;
     if (!m->pairs && n <= SPANS) {
-        /* every span of three bytes or more: its hash kept, its two lines asked for */
-        hs = hsb;
+        /* every span of three bytes or more: its lines asked for (up to 16 bytes, in the tables
+         * of those; longer, its hash kept and its two lines in the token table) */
+        const unsigned char *u = (const unsigned char *)s;
+        if (ub[n] > 16 || !m->mid) hs = hsb;
         for (int32_t i = 0; i < n; i++) {
             uint64_t h = FNV_OFFSET;
             for (int32_t e = i + 1; e <= n; e++) {
-                h = fnv((const unsigned char *)s + ub[e - 1], (size_t)(ub[e] - ub[e - 1]), h);
-                hs[i * SPANS + e] = h;
-                if (ub[e] - ub[i] > 2) {
+                size_t len = (size_t)(ub[e] - ub[i]);
+                if (hs) {
+                    h = fnv(u + ub[e - 1], (size_t)(ub[e] - ub[e - 1]), h);
+                    hs[i * SPANS + e] = h;
+                }
+                if (len <= 2) continue;
+                if (len <= 16 && m->mid) {
+                    const unsigned char *a = u + ub[i];
+                    uint64_t w1 = len > 8 ? head_word(a + 8, len - 8) : 0;
+                    mid_prefetch(m, mid_hash(head_word(a, len), w1, len), len);
+                } else {
                     if (m->filter) LBPE_PREFETCH(&m->filter[filter_bit(m->filter_shift, h) >> 6]);
                     LBPE_PREFETCH(&m->fast[fast_slot(h, m->n_fast)]);
                 }

@@ -122,6 +122,24 @@ typedef struct {
     Ids v;
 } Fast;
 
+/* The tokens of 3 to 16 bytes have tables of their own (mid_id), where a token's bytes are its
+ * key, whole, in one or two words: a slot is 16 or 32 bytes, and both tables together are a
+ * fraction of the token table's size, small enough to stay in the processor's caches while a
+ * text is encoded. A slot of the table of 3 to 8 bytes: */
+typedef struct {
+    uint64_t word; /* the bytes (byte k at bits 8k), zero padded */
+    int32_t id;
+    uint32_t len; /* 0: an empty slot */
+} Mid;
+
+/* ... and of 9 to 16 bytes */
+typedef struct {
+    uint64_t word[2];
+    int32_t id;
+    uint32_t len;
+    uint64_t unused; /* two slots a cache line */
+} Mid2;
+
 typedef struct {
     uint64_t key; /* (left id << 32) | right id; UINT64_MAX when empty */
     int32_t prio;
@@ -228,6 +246,14 @@ typedef struct ModelS {
     uint64_t filter_shift;    /* bit = (h * POLY) >> filter_shift */
     uint64_t *witness_filter; /* the same for the witnesses (cuts.c) */
     uint64_t witness_shift;
+    /* the tokens of 3 to 8 and of 9 to 16 bytes by their words (mid: NULL when there are none,
+     * and token_id asks the token table) ... */
+    Mid *mid;
+    Mid2 *mid2;
+    size_t n_mid, n_mid2;
+    uint64_t *mid_filter; /* ... with one filter of their own */
+    uint64_t mid_shift;
+    void *mid_block, *mid2_block; /* ... aligned to 64 bytes in these blocks */
     Fast *fast; /* the token table: a slot for every entry (NULL before Model init) ... */
     size_t n_fast;
     void *fast_block;             /* ... aligned to 64 bytes in this block */
@@ -264,9 +290,11 @@ LBPE_FN int table_reserve(Model *m, size_t count);
 LBPE_FN Fast *table_add(Model *m, uint64_t h, const char *s, size_t n);
 LBPE_FN int pair_put(Model *m, int32_t a, int32_t b, int32_t prio, int32_t merged);
 LBPE_FN int build_long_tokens(Model *m);
-/* Model.short_ids and Model.filter, from the token table (once it is complete). */
+/* Model.short_ids, Model.filter and the tables of tokens of 3 to 16 bytes (Model.mid ...), from
+ * the token table (once it is complete). */
 LBPE_FN int build_short_ids(Model *m);
 LBPE_FN int build_filter(Model *m);
+LBPE_FN int build_mid(Model *m);
 /* A filter of `count` keys: (*bits, *shift) for filter_has; -1 on no memory. */
 LBPE_FN int new_filter(size_t count, uint64_t **bits, uint64_t *shift);
 /* Frees what a model owns (a worker's copy: only its own buffers, model_free_own). */
@@ -517,11 +545,58 @@ static inline const Ids *lookup(const Model *m, const char *s, size_t n) {
     return lookup_h(m, s, n, fnv((const unsigned char *)s, n, FNV_OFFSET));
 }
 
-/* The id of the token s[0:n] (n >= 1), -1 when it is none: one or two bytes from short_ids. */
+/* The hash of the string of n bytes (3 <= n <= 16) whose words (head_word of its first 8 bytes,
+ * and of the rest) are w0 and w1, in the tables of tokens of 3 to 16 bytes. */
+static inline uint64_t mid_hash(uint64_t w0, uint64_t w1, size_t n) {
+    uint64_t h = (w0 ^ ((uint64_t)n << 59)) * 0xff51afd7ed558ccdULL;
+    return n > 8 ? (h ^ (h >> 29) ^ w1) * 0xc4ceb9fe1a85ec53ULL : h;
+}
+
+/* The first slot to probe for hash h in a table of `size` slots. */
+static inline size_t mid_slot(uint64_t h, size_t size) {
+    return (size_t)(((h >> 32) * (uint64_t)size) >> 32);
+}
+
+/* The lines a lookup of hash h (n bytes) reads, asked for ahead of it. */
+static inline void mid_prefetch(const Model *m, uint64_t h, size_t n) {
+    LBPE_PREFETCH(&m->mid_filter[filter_bit(m->mid_shift, h) >> 6]);
+    if (n <= 8) LBPE_PREFETCH(&m->mid[mid_slot(h, m->n_mid)]);
+    else LBPE_PREFETCH(&m->mid2[mid_slot(h, m->n_mid2)]);
+}
+
+/* The id of the token of n bytes (3 <= n <= 16) whose words are w0 and w1, -1 when it is none. */
+static inline int32_t mid_id(const Model *m, uint64_t w0, uint64_t w1, size_t n) {
+    uint64_t h = mid_hash(w0, w1, n);
+    if (n <= 8) {
+        size_t k = mid_slot(h, m->n_mid);
+        LBPE_PREFETCH(&m->mid[k]); /* its line and the filter's are read at once, not in turn */
+        if (!filter_has(m->mid_filter, m->mid_shift, h)) return -1;
+        for (;;) {
+            const Mid *x = &m->mid[k];
+            if (x->word == w0 && x->len == n) return x->id;
+            if (x->len == 0) return -1;
+            if (++k == m->n_mid) k = 0;
+        }
+    }
+    size_t k = mid_slot(h, m->n_mid2);
+    LBPE_PREFETCH(&m->mid2[k]);
+    if (!filter_has(m->mid_filter, m->mid_shift, h)) return -1;
+    for (;;) {
+        const Mid2 *x = &m->mid2[k];
+        if (x->word[0] == w0 && x->word[1] == w1 && x->len == n) return x->id;
+        if (x->len == 0) return -1;
+        if (++k == m->n_mid2) k = 0;
+    }
+}
+
+/* The id of the token s[0:n] (n >= 1), -1 when it is none: one or two bytes from short_ids,
+ * up to 16 from the tables of those. */
 static inline int32_t token_id(const Model *m, const char *s, size_t n) {
     const unsigned char *u = (const unsigned char *)s;
     if (n == 1) return m->short_ids[u[0]];
     if (n == 2) return m->short_ids[256 + ((size_t)u[0] << 8 | u[1])];
+    if (n <= 16 && m->mid)
+        return mid_id(m, head_word(u, n), n > 8 ? head_word(u + 8, n - 8) : 0, n);
     const Ids *x = lookup(m, s, n);
     return x ? x->id : -1;
 }

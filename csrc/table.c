@@ -220,6 +220,58 @@ LBPE_FN int build_filter(Model *m) {
     return 0;
 }
 
+/* An empty table of `size` slots of `item` bytes, aligned to 64 bytes in *block. */
+static void *new_mid_table(size_t size, size_t item, void **block) {
+    *block = lbpe_calloc(size + 64 / item, item);
+    if (!*block) {
+        lbpe_no_memory();
+        return NULL;
+    }
+    lbpe_advise_random(*block, (size + 64 / item) * item);
+    return (void *)(((uintptr_t)*block + 63) & ~(uintptr_t)63);
+}
+
+LBPE_FN int build_mid(Model *m) {
+    size_t count = 0, count2 = 0;
+    for (size_t x = 0; x < m->n_entries; x++) {
+        const Entry *e = &m->entries[x];
+        if (e->v.id >= 0 && e->len >= 3) count += e->len <= 8, count2 += e->len > 8 && e->len <= 16;
+    }
+    if (!count && !count2) return 0;
+    size_t size = count + count / 2 + 16, size2 = count2 + count2 / 2 + 16; /* <= 2/3 full */
+    if (new_filter(count + count2, &m->mid_filter, &m->mid_shift) < 0) return -1;
+    Mid *mid = new_mid_table(size, sizeof(Mid), &m->mid_block);
+    Mid2 *mid2 = mid ? new_mid_table(size2, sizeof(Mid2), &m->mid2_block) : NULL;
+    if (!mid2) return -1;
+    for (size_t x = 0; x < m->n_entries; x++) {
+        const Entry *e = &m->entries[x];
+        if (e->v.id < 0 || e->len < 3 || e->len > 16) continue;
+        const unsigned char *u = (const unsigned char *)m->arena + e->off;
+        uint64_t w0 = head_word(u, e->len), w1 = e->len > 8 ? head_word(u + 8, e->len - 8) : 0;
+        uint64_t h = mid_hash(w0, w1, e->len);
+        filter_add(m->mid_filter, m->mid_shift, h);
+        if (e->len <= 8) {
+            size_t k = mid_slot(h, size);
+            while (mid[k].len) k = k + 1 == size ? 0 : k + 1;
+            mid[k].word = w0;
+            mid[k].id = e->v.id;
+            mid[k].len = e->len;
+        } else {
+            size_t k = mid_slot(h, size2);
+            while (mid2[k].len) k = k + 1 == size2 ? 0 : k + 1;
+            mid2[k].word[0] = w0;
+            mid2[k].word[1] = w1;
+            mid2[k].id = e->v.id;
+            mid2[k].len = e->len;
+        }
+    }
+    m->mid = mid;
+    m->mid2 = mid2;
+    m->n_mid = size;
+    m->n_mid2 = size2;
+    return 0;
+}
+
 LBPE_FN void model_free_own(Model *m) {
     for (int k = 0; k < N_SCRATCH; k++) lbpe_free(m->scratch[k]);
     for (int k = 0; k < N_METHODS; k++) {
@@ -246,4 +298,7 @@ LBPE_FN void model_free(Model *m) {
     lbpe_free(m->filter);
     lbpe_free(m->witness_filter);
     lbpe_free(m->fast_block);
+    lbpe_free(m->mid_block);
+    lbpe_free(m->mid2_block);
+    lbpe_free(m->mid_filter);
 }

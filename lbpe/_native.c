@@ -1090,7 +1090,9 @@ static int Model_init(NativeModel *self, PyObject *args, PyObject *kw) {
         f->v.lid = scaffold_id ? -1 : id;
         m->entries[f->entry].v = f->v;
     }
-    if (build_long_tokens(m) < 0 || build_short_ids(m) < 0 || build_filter(m) < 0) return -1;
+    if (build_long_tokens(m) < 0 || build_short_ids(m) < 0 || build_filter(m) < 0 ||
+        build_mid(m) < 0)
+        return -1;
     if (merges != Py_None) {
         m->max_prio = 0;
         Py_ssize_t count = PyDict_GET_SIZE(merges);
@@ -1220,6 +1222,9 @@ static PyObject *Model_sizeof(NativeModel *self, PyObject *Py_UNUSED(ignored)) {
     if (m->filter) total += (((size_t)1 << (64 - m->filter_shift)) / 8);
     if (m->witness_filter) total += (((size_t)1 << (64 - m->witness_shift)) / 8);
     if (m->fast) total += (m->n_fast + 2) * sizeof(Fast);
+    if (m->mid)
+        total += (m->n_mid + 4) * sizeof(Mid) + (m->n_mid2 + 2) * sizeof(Mid2) +
+                 ((size_t)1 << (64 - m->mid_shift)) / 8;
     if (m->long_slots)
         total += (m->long_mask + 1) * (sizeof(uint32_t) + sizeof(uint64_t)) +
                  ((size_t)m->poly_max + 1) * sizeof(uint64_t) +

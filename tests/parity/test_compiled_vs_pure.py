@@ -240,6 +240,24 @@ def test_compiled_bpe_by_rank_and_lbpe_equal_naive(bpe_algorithm, words, text):
     )
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.text(alphabet="ab\0", min_size=2, max_size=18), max_size=60, unique=True),
+    st.text(alphabet="ab\0", max_size=120),
+)
+def test_compiled_bpe_by_rank_with_nul_bytes_and_long_tokens_equals_naive(words, text):
+    """Tokens of 2 to 18 bytes over an alphabet with NUL, which pads a short token's word: the
+    compiled lookups (a table for 3 to 8 bytes, one for 9 to 16, the token table beyond) give
+    what plain merging gives."""
+    vocab = Vocab(_byte_tokens(*[w.encode() for w in words]))
+    model = native.model_for(vocab)
+    piece = text.encode()
+    ranks = vocab.tokens
+    assert _split(vocab, model.encode_piece(text, False)) == (
+        [piece] if piece in ranks else naive_bpe_by_rank(piece, ranks)
+    )
+
+
 def test_one_and_two_byte_spans_equal_their_tokens():
     """The compiled path answers spans of one or two bytes from a table of their ids: a pair in
     either order, a high byte pair, and a prefix that is not a token (ids by hand)."""
@@ -273,6 +291,54 @@ def test_lookups_tell_apart_long_tokens_with_one_head():
         assert list(model.encode_piece("abcdefghik", lbpe_mode)) == [257]
         assert list(model.encode_piece("abcdefghil", lbpe_mode)) == [*b"abcdefghil"]
     assert list(model.encode_piece("xabcdefghikx", True)) == [120, 257, 120]
+
+
+def test_lookups_of_3_to_17_bytes_tell_apart_length_and_last_byte():
+    """Tokens of 3 to 8 and of 9 to 16 bytes are looked up in tables of their own, keyed by their
+    bytes as words: a token and the same bytes with a NUL byte more, two tokens of 16 bytes that
+    differ in their last byte, and the lengths at each table's edges, as whole pieces and as
+    merges BPE reaches (ids by hand)."""
+    vocab = Vocab(
+        _byte_tokens(
+            b"ab",  # 256
+            b"abc",  # 257
+            b"abc\0",  # 258
+            b"abcd",  # 259
+            b"abcdefgh",  # 260
+            b"efgh",  # 261
+            b"ef",  # 262
+            b"efg",  # 263
+            b"abcdefghi",  # 264
+            b"abcdefgh\0",  # 265
+            b"abcdefghabcdefgh",  # 266
+            b"abcdefghabcdefgi",  # 267
+            b"abcdefghabcdefgh\0",  # 268
+        )
+    )
+    model = native.model_for(vocab)
+    x = 120
+    expected = {
+        "abc": [257],
+        "abc\0": [258],
+        "abc\0\0": [258, 0],
+        "abcdx": [259, x],
+        "abcdefgh": [260],
+        "abcdefghx": [260, x],
+        "abcdefghi": [264],
+        "abcdefghix": [264, x],
+        "abcdefgh\0": [265],
+        "abcdefgh\0x": [265, x],
+        "abcdefghabcdefgh": [266],
+        "abcdefghabcdefgi": [267],
+        "abcdefghabcdefghx": [266, x],
+        "abcdefghabcdefgj": [260, 259, 263, ord("j")],
+        "abcdefghabcdefgh\0": [268],
+        "abcdefghabcdefgh\0x": [268, x],
+    }
+    for text, ids in expected.items():
+        assert list(model.encode_piece(text, False)) == ids, text
+        got = model.encode_pieces([text], method=0, limit=100, cached_chars=64, seconds=0.0, buffer=False)
+        assert got == ids, text
 
 
 def test_lookups_find_prefixes_and_witnesses():
