@@ -127,6 +127,7 @@ static int is_ascii(const char *s, size_t n) {
  * window: the piece itself); for BPE, when whole pieces come first, unless a scaffold token. */
 static inline int32_t whole_token(const Model *m, const char *s, size_t n, int method) {
     if (method != M_BPE) {
+        if (!m->sc_left) return token_id(m, s, n); /* no scaffold tokens: lid is id */
         const Ids *x = lookup(m, s, n);
         return x ? x->lid : -1;
     }

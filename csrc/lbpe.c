@@ -60,6 +60,36 @@ static ptrdiff_t place_long(Model *m, const char *s, const int32_t *ub, int32_t 
     return ng;
 }
 
+/* The spans of two units or more that are tokens in a piece of at most 16 bytes, left to right
+ * and shortest first at each start, as the walk below finds them: each looked up whole in the
+ * tables of tokens of up to 16 bytes (no prefixes to walk through, so no lookup waits on the one
+ * before), their lines all asked for first. Only where LBPE may place every token (no scaffold
+ * tokens). Returns how many, into spans (room for n (n - 1) / 2). */
+static size_t short_spans(const Model *m, const char *s, const int32_t *ub, int32_t n,
+                          Span *spans, int32_t *longest) {
+    const unsigned char *u = (const unsigned char *)s;
+    for (int32_t i = 0; i + 2 <= n; i++)
+        for (int32_t j = i + 2; j <= n; j++) {
+            size_t len = (size_t)(ub[j] - ub[i]);
+            if (len < 3) continue;
+            const unsigned char *a = u + ub[i];
+            uint64_t w1 = len > 8 ? head_word(a + 8, len - 8) : 0;
+            mid_prefetch(m, mid_hash(head_word(a, len), w1, len), len);
+        }
+    size_t ns = 0;
+    for (int32_t i = 0; i + 2 <= n; i++)
+        for (int32_t j = i + 2; j <= n; j++) {
+            int32_t id = token_id(m, s + ub[i], (size_t)(ub[j] - ub[i]));
+            if (id < 0) continue;
+            spans[ns].i = i;
+            spans[ns].len = j - i;
+            spans[ns].id = id;
+            ns++;
+            if (j - i > *longest) *longest = j - i;
+        }
+    return ns;
+}
+
 LBPE_FN ptrdiff_t lbpe(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid,
                        Part *out) {
     /* placed[2i], placed[2i + 1]: the length and id of the token placed at unit i (length 0: none)
@@ -74,11 +104,14 @@ LBPE_FN ptrdiff_t lbpe(Model *m, const char *s, const int32_t *ub, int32_t n, co
     g[1] = n;
     if (m->n_long_lengths && n > WALKED && (ng = place_long(m, s, ub, n, placed, g, ng, next)) < 0)
         return -1;
-    /* the spans of up to WALKED units inside the gaps, by walking the token table */
-    size_t cap = (size_t)n * 2 + 16, ns = 0;
+    /* the spans of up to WALKED units inside the gaps: in a piece of at most 16 bytes each looked
+     * up whole (short_spans), else by walking the token table */
+    int direct = m->mid && !m->sc_left && ub[n] <= 16;
+    size_t cap = direct ? (size_t)n * (size_t)n / 2 + 1 : (size_t)n * 2 + 16, ns = 0;
     Span *spans = scratch(m, 3, cap * sizeof(Span));
     if (!spans) return -1;
     int32_t longest = 1;
+    if (direct) ns = short_spans(m, s, ub, n, spans, &longest), ng = 0;
     for (ptrdiff_t y = 0; y < ng; y++) {
         int32_t a = g[2 * y], b = g[2 * y + 1];
         for (int32_t i = a; i + 1 < b; i++) {

@@ -245,17 +245,23 @@ def test_compiled_bpe_by_rank_and_lbpe_equal_naive(bpe_algorithm, words, text):
     st.lists(st.text(alphabet="ab\0", min_size=2, max_size=18), max_size=60, unique=True),
     st.text(alphabet="ab\0", max_size=120),
 )
-def test_compiled_bpe_by_rank_with_nul_bytes_and_long_tokens_equals_naive(words, text):
+def test_compiled_bpe_and_lbpe_with_nul_bytes_and_long_tokens_equal_naive(words, text):
     """Tokens of 2 to 18 bytes over an alphabet with NUL, which pads a short token's word: the
     compiled lookups (a table for 3 to 8 bytes, one for 9 to 16, the token table beyond) give
-    what plain merging gives."""
+    what plain merging and the paper's loop give, on pieces short enough for LBPE to look every
+    span up whole and on longer ones that it walks."""
     vocab = Vocab(_byte_tokens(*[w.encode() for w in words]))
     model = native.model_for(vocab)
-    piece = text.encode()
     ranks = vocab.tokens
-    assert _split(vocab, model.encode_piece(text, False)) == (
-        [piece] if piece in ranks else naive_bpe_by_rank(piece, ranks)
-    )
+    m = max(map(len, ranks))
+    for part in (text[:16], text):
+        piece = part.encode()
+        assert _split(vocab, model.encode_piece(part, False)) == (
+            [piece] if piece in ranks else naive_bpe_by_rank(piece, ranks)
+        )
+        assert _split(vocab, model.encode_piece(part, True)) == naive_lbpe(
+            [piece[i : i + 1] for i in range(len(piece))], set(ranks), m
+        )
 
 
 def test_one_and_two_byte_spans_equal_their_tokens():
