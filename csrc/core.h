@@ -4,8 +4,10 @@
  * (memory, errors, interruption, the fallback for a character without a token).
  *
  *   table.c        every token and every proper prefix of a token, hashed (FNV-1a, so a span's
- *                  hash grows one byte at a time while LBPE walks it) -> id / LBPE id; merge
- *                  pairs; the long tokens LBPE finds by a polynomial hash; scratch buffers;
+ *                  hash grows one byte at a time while LBPE walks it) -> id / LBPE id; the
+ *                  tokens of 3 to 16 bytes again, keyed by their bytes as words, in compact
+ *                  tables that most lookups use; merge pairs; the long tokens LBPE finds by a
+ *                  polynomial hash; scratch buffers;
  *   bpe.c          classic BPE of one piece: an array scan for short pieces, a linked list with a
  *                  heap ordered by (priority, position) for long ones (one merge at a time,
  *                  leftmost first among equal priorities), a bucketed sweep for very long ones;
@@ -87,8 +89,9 @@ typedef struct {
 #define CUT_MEMO_MASK ((1 << 16) - 1)
 /* parts of pieces longer than this (bytes) are not cached */
 #define MAX_CACHED_PART 1024
-/* LBPE: windows up to this many units are found by walking the token table, longer ones by
- * scanning the gaps (lbpe/model/lbpe.py, WALKED) */
+/* LBPE: windows up to this many units are found by walking the token table (in a piece of at
+ * most 16 bytes, each looked up whole), longer ones by scanning the gaps (lbpe/model/lbpe.py,
+ * WALKED) */
 #define WALKED 16
 /* the multiplier of the polynomial hash of long windows (odd) */
 #define POLY 0x9E3779B97F4A7C15ULL
