@@ -598,7 +598,7 @@ static inline int32_t token_id(const Model *m, const char *s, size_t n) {
     const unsigned char *u = (const unsigned char *)s;
     if (n == 1) return m->short_ids[u[0]];
     if (n == 2) return m->short_ids[256 + ((size_t)u[0] << 8 | u[1])];
-    if (n <= 16 && m->mid)
+    if (n >= 3 && n <= 16 && m->mid) /* (the empty string is no token either) */
         return mid_id(m, head_word(u, n), n > 8 ? head_word(u + 8, n - 8) : 0, n);
     const Ids *x = lookup(m, s, n);
     return x ? x->id : -1;

@@ -347,6 +347,22 @@ def test_lookups_of_3_to_17_bytes_tell_apart_length_and_last_byte():
         assert got == ids, text
 
 
+def test_an_empty_piece_encodes_to_no_ids():
+    """An empty piece (a user's pattern may match the empty string) is no token on either path,
+    whatever the vocabulary: here one whose token of 3 bytes lands on the filter bit that the
+    empty string's hash reads in the compiled tables of short tokens (ids by hand)."""
+    import re
+
+    vocab = Vocab(_byte_tokens(b"kpm"))  # kpm 256
+    model = native.model_for(vocab)
+    for method in range(5):
+        got = model.encode_pieces(["", "x"], method=method, limit=100, cached_chars=64, seconds=0.0, buffer=False)
+        assert got == [120], method
+    tok = lbpe.Tokenizer(vocab, re.compile(r"[a-z]*"))
+    for mode in ("bpe", "lbpe"):
+        assert both_paths(tok, "ab 1", mode) == ([97, 98], [97, 98]), mode
+
+
 def test_lookups_find_prefixes_and_witnesses():
     """Lookups of strings that are not in the tables end early (a filter of their hashes): a walk
     must still pass the prefixes that are not tokens, and a boundary inside a token must not be
