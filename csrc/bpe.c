@@ -59,11 +59,8 @@ LBPE_FN ptrdiff_t bpe_short(Model *m, const char *s, const int32_t *ub, int32_t 
                     hs[i * SPANS + e] = h;
                 }
                 if (len <= 2) continue;
-                if (len <= 16 && m->mid) {
-                    const unsigned char *a = u + ub[i];
-                    uint64_t w1 = len > 8 ? head_word(a + 8, len - 8) : 0;
-                    mid_prefetch(m, mid_hash(head_word(a, len), w1, len), len);
-                } else {
+                if (len <= 16 && m->mid) mid_prefetch(m, u + ub[i], len);
+                else {
                     if (m->filter) LBPE_PREFETCH(&m->filter[filter_bit(m->filter_shift, h) >> 6]);
                     LBPE_PREFETCH(&m->fast[fast_slot(h, m->n_fast)]);
                 }

@@ -560,8 +560,9 @@ static inline size_t mid_slot(uint64_t h, size_t size) {
     return (size_t)(((h >> 32) * (uint64_t)size) >> 32);
 }
 
-/* The lines a lookup of hash h (n bytes) reads, asked for ahead of it. */
-static inline void mid_prefetch(const Model *m, uint64_t h, size_t n) {
+/* The lines that mid_id of the string u[0:n] (3 <= n <= 16) reads, asked for ahead of it. */
+static inline void mid_prefetch(const Model *m, const unsigned char *u, size_t n) {
+    uint64_t h = mid_hash(head_word(u, n), n > 8 ? head_word(u + 8, n - 8) : 0, n);
     LBPE_PREFETCH(&m->mid_filter[filter_bit(m->mid_shift, h) >> 6]);
     if (n <= 8) LBPE_PREFETCH(&m->mid[mid_slot(h, m->n_mid)]);
     else LBPE_PREFETCH(&m->mid2[mid_slot(h, m->n_mid2)]);

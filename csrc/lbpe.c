@@ -65,16 +65,13 @@ static ptrdiff_t place_long(Model *m, const char *s, const int32_t *ub, int32_t 
  * tables of tokens of up to 16 bytes (no prefixes to walk through, so no lookup waits on the one
  * before), their lines all asked for first. Only where LBPE may place every token (no scaffold
  * tokens). Returns how many, into spans (room for n (n - 1) / 2). */
-static size_t short_spans(const Model *m, const char *s, const int32_t *ub, int32_t n,
-                          Span *spans, int32_t *longest) {
+static size_t short_spans(const Model *m, const char *s, const int32_t *ub, int32_t n, Span *spans,
+                          int32_t *longest) {
     const unsigned char *u = (const unsigned char *)s;
     for (int32_t i = 0; i + 2 <= n; i++)
         for (int32_t j = i + 2; j <= n; j++) {
             size_t len = (size_t)(ub[j] - ub[i]);
-            if (len < 3) continue;
-            const unsigned char *a = u + ub[i];
-            uint64_t w1 = len > 8 ? head_word(a + 8, len - 8) : 0;
-            mid_prefetch(m, mid_hash(head_word(a, len), w1, len), len);
+            if (len >= 3) mid_prefetch(m, u + ub[i], len);
         }
     size_t ns = 0;
     for (int32_t i = 0; i + 2 <= n; i++)
@@ -111,7 +108,10 @@ LBPE_FN ptrdiff_t lbpe(Model *m, const char *s, const int32_t *ub, int32_t n, co
     Span *spans = scratch(m, 3, cap * sizeof(Span));
     if (!spans) return -1;
     int32_t longest = 1;
-    if (direct) ns = short_spans(m, s, ub, n, spans, &longest), ng = 0;
+    if (direct) {
+        ns = short_spans(m, s, ub, n, spans, &longest);
+        ng = 0; /* no gap left to walk */
+    }
     for (ptrdiff_t y = 0; y < ng; y++) {
         int32_t a = g[2 * y], b = g[2 * y + 1];
         for (int32_t i = a; i + 1 < b; i++) {

@@ -235,7 +235,9 @@ LBPE_FN int build_mid(Model *m) {
     size_t count = 0, count2 = 0;
     for (size_t x = 0; x < m->n_entries; x++) {
         const Entry *e = &m->entries[x];
-        if (e->v.id >= 0 && e->len >= 3) count += e->len <= 8, count2 += e->len > 8 && e->len <= 16;
+        if (e->v.id < 0 || e->len < 3 || e->len > 16) continue;
+        if (e->len <= 8) count++;
+        else count2++;
     }
     if (!count && !count2) return 0;
     size_t size = count + count / 2 + 16, size2 = count2 + count2 / 2 + 16; /* <= 2/3 full */
