@@ -377,8 +377,9 @@ static void read_tables(const Model *m, ptrdiff_t code_points) {
 LBPE_FN int encode_text(Model *m, const Text *t, const Preset *pr, const unsigned char *cls,
                         int method, ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *b,
                         unsigned char **u8, size_t *u8cap, ptrdiff_t bad[2]) {
-    const Cache *c = m->parent ? &m->parent->cache[method] : &m->cache[method];
-    if (m->mid && c->n == 0 && m->cache[method].n == 0) read_tables(m, t->n);
+    /* an empty cache: the model's own and, in a worker, its parent's */
+    if (m->mid && m->cache[method].n == 0 && !(m->parent && m->parent->cache[method].n))
+        read_tables(m, t->n);
     if (t->kind == 1)
         return encode_kind(1, m, t, pr, cls, method, limit, cached_chars, b, u8, u8cap, bad);
     if (t->kind == 2)
