@@ -260,14 +260,15 @@ static LBPE_ALWAYS_INLINE const char *ascii_piece(int kind, const void *data, pt
 #endif
 }
 
-/* A piece of at most 16 bytes whose cache slot was asked for ahead of its lookup: text[p:q] and
- * its key (whose bytes are all in key.word; key.s is not kept). */
+/* A piece of at most 16 bytes split ahead of its lookup: text[p:q] and its key (whose bytes are
+ * all in key.word; key.s is not kept). */
 typedef struct {
     ptrdiff_t p, q;
     Key key;
 } Pending;
-/* how many pieces are split ahead of their lookups, so that the slots' cache misses overlap */
-#define PENDING 8
+/* How many pieces are split (their cache slots asked for) before the first of them is looked
+ * up: the slots' cache misses overlap, and each of the two loops stays small. */
+#define BATCH 64
 
 /* The ids of a pending piece appended to b: from a cache, else (the piece's bytes made again
  * from the text) as piece_ids would. */
@@ -287,71 +288,79 @@ static LBPE_ALWAYS_INLINE int encode_kind(int kind, Model *m, const Text *t, con
                                           const unsigned char *cls, int method, ptrdiff_t limit,
                                           ptrdiff_t cached_chars, IdBuf *b, unsigned char **u8,
                                           size_t *u8cap, ptrdiff_t bad[2]) {
-    ptrdiff_t count = 0, n = t->n;
+    ptrdiff_t n = t->n;
     const void *data = t->data;
     /* the cache whose slots are asked for ahead: a worker's own is empty at first, and most of
      * its hits are in its parent's */
     const Cache *c = m->parent ? &m->parent->cache[method] : &m->cache[method];
-    Pending ring[PENDING];
-    unsigned first = 0, end = 0; /* ring[first % PENDING] .. ring[(end - 1) % PENDING] */
+    Pending batch[BATCH];
+    unsigned rounds = 0;
     if (*u8cap < 32 && grow((void **)u8, u8cap, 32, 1) < 0) return -1; /* ascii_piece's */
     Splitter sp;
     splitter_init(&sp, pr, cls, t);
-    for (ptrdiff_t p = 0; p < n; count++) {
-        if ((count & 8191) == 8191 && lbpe_interrupted() < 0) return -1;
-        const char *s;
-        ptrdiff_t q = splitter_step(&sp, p, &s), len;
-        size_t room;
-        if (s) { /* ASCII, from the splitter's block */
-            len = q - p;
-            room = (size_t)((const char *)sp.b.bytes + sizeof(sp.b.bytes) - s);
-        } else if (kind == 1 && t->ascii) {
-            s = (const char *)data + p;
-            len = q - p;
-            room = (size_t)(n - p);
-        } else if ((s = ascii_piece(kind, data, n, p, q, *u8)) != NULL) {
-            len = q - p;
-            room = s == (const char *)*u8 ? *u8cap : (size_t)(n - p);
-        } else {
-            /* its own buffer: encode_piece reuses the scratch buffers (16 bytes more: key_of) */
-            if ((size_t)(q - p) * 4 + 16 > *u8cap &&
-                grow((void **)u8, u8cap, (size_t)(q - p) * 4 + 16, 1) < 0)
-                return -1;
-            len = utf8_kind(kind, data, p, q, *u8);
-            if (len < 0) {
-                bad[0] = p;
-                bad[1] = q;
-                return -2;
-            }
-            s = (const char *)*u8;
-            room = *u8cap;
-        }
-        if (len <= 16) { /* its slot asked for now, its lookup made PENDING pieces later */
-            if (end - first == PENDING) {
-                if (pending_ids(kind, m, t, &ring[first % PENDING], method, limit, cached_chars,
-                                b) < 0)
+    ptrdiff_t p = 0;
+    while (p < n) {
+        if ((++rounds & 255) == 0 && lbpe_interrupted() < 0) return -1;
+        /* split up to BATCH pieces of at most 16 bytes, or up to a longer one (long_s) */
+        unsigned count = 0;
+        const char *long_s = NULL;
+        ptrdiff_t long_q = 0, long_len = 0;
+        size_t long_room = 0;
+        while (count < BATCH && p < n) {
+            const char *s;
+            ptrdiff_t q = splitter_step(&sp, p, &s), len;
+            size_t room;
+            if (s) { /* ASCII, from the splitter's block */
+                len = q - p;
+                room = (size_t)((const char *)sp.b.bytes + sizeof(sp.b.bytes) - s);
+            } else if (kind == 1 && t->ascii) {
+                s = (const char *)data + p;
+                len = q - p;
+                room = (size_t)(n - p);
+            } else if ((s = ascii_piece(kind, data, n, p, q, *u8)) != NULL) {
+                len = q - p;
+                room = s == (const char *)*u8 ? *u8cap : (size_t)(n - p);
+            } else {
+                /* its own buffer: encode_piece reuses the scratch buffers (16 bytes more:
+                 * key_of) */
+                if ((size_t)(q - p) * 4 + 16 > *u8cap &&
+                    grow((void **)u8, u8cap, (size_t)(q - p) * 4 + 16, 1) < 0)
                     return -1;
-                first++;
+                len = utf8_kind(kind, data, p, q, *u8);
+                if (len < 0) {
+                    bad[0] = p;
+                    bad[1] = q;
+                    return -2;
+                }
+                s = (const char *)*u8;
+                room = *u8cap;
             }
-            Pending *x = &ring[end++ % PENDING];
+            if (len > 16) {
+                long_s = s;
+                long_q = q;
+                long_len = len;
+                long_room = room;
+                break;
+            }
+            Pending *x = &batch[count++];
             x->p = p;
             x->q = q;
             x->key = key_of(s, (size_t)len, room);
             x->key.s = NULL;
             if (c->slots) LBPE_PREFETCH(&c->slots[(size_t)x->key.hash & c->mask]);
-        } else {
-            for (; first != end; first++)
-                if (pending_ids(kind, m, t, &ring[first % PENDING], method, limit, cached_chars,
-                                b) < 0)
-                    return -1;
-            if (piece_ids(m, s, (size_t)len, room, q - p, method, limit, cached_chars, b) < 0)
-                return -1;
+            p = q;
         }
-        p = q;
+        for (unsigned i = 0; i < count; i++)
+            if (pending_ids(kind, m, t, &batch[i], method, limit, cached_chars, b) < 0) return -1;
+        if (long_s) {
+            /* the bytes of a long piece outside the text are in *u8, which nothing above
+             * overwrote: pending_ids makes a missed piece's bytes in a buffer of its own */
+            if (piece_ids(m, long_s, (size_t)long_len, long_room, long_q - p, method, limit,
+                          cached_chars, b) < 0)
+                return -1;
+            p = long_q;
+        }
     }
-    for (; first != end; first++)
-        if (pending_ids(kind, m, t, &ring[first % PENDING], method, limit, cached_chars, b) < 0)
-            return -1;
     return 0;
 }
 
