@@ -53,7 +53,7 @@ LBPE_FN int cache_add(Cache *c, const Key *k, const int32_t *ids, size_t count) 
     /* an empty key is never looked up; a longer key or more ids than a slot holds: just skip */
     if (n == 0 || n > CACHE_MAX_KEY || count > CACHE_MAX_IDS) return 0;
     if (c->klen + n > UINT32_MAX || c->ilen + count > UINT32_MAX) return 0; /* full: just skip */
-    if (!c->slots || (c->n + 1) * 4 > (c->mask + 1) * 3) { /* at most 3/4 full */
+    if (!c->slots || (c->n + 1) * 2 > (c->mask + 1)) { /* at most half full */
         size_t size = c->slots ? (c->mask + 1) * 2 : 1024;
         CSlot *slots = lbpe_calloc(size, sizeof(CSlot));
         if (!slots) {
