@@ -67,12 +67,15 @@ static int block_preset(const Preset *pr) {
            pr->other_tail == 2;
 }
 
+static Classifier classifier(void);
+
 LBPE_FN void splitter_init(Splitter *sp, const Preset *pr, const unsigned char *cls,
                            const Text *t) {
     sp->pr = pr;
     sp->cls = cls;
     sp->t = t;
     sp->on = block_preset(pr) && cls[CLS_INFO] == 1;
+    sp->classify = classifier();
     sp->b.base = PTRDIFF_MIN / 2; /* no block yet */
     sp->ends = 0;
     sp->from = 0;
@@ -159,21 +162,158 @@ static LBPE_ALWAYS_INLINE void classify64(Block *b, int kind, const char *at) {
 }
 #endif
 
+/* The same with wider vectors where the compiler can target them: compiled for those
+ * instructions alone, and called only when the processor has them (splitter_init). */
+#if defined(LBPE_BLOCK_SSE2) && (defined(__GNUC__) || defined(__clang__)) && \
+    (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+#define LBPE_BLOCK_WIDE 1
+
+/* bytes of x (as signed) in [lo, hi], lo > -128 and hi < 127 */
+__attribute__((target("avx2"))) static inline __m256i range32(__m256i x, char lo, char hi) {
+    return _mm256_and_si256(_mm256_cmpgt_epi8(x, _mm256_set1_epi8((char)(lo - 1))),
+                            _mm256_cmpgt_epi8(_mm256_set1_epi8((char)(hi + 1)), x));
+}
+
+/* the top bits of the bytes of a (bits 0-31) and of b (bits 32-63) */
+__attribute__((target("avx2"))) static inline uint64_t bits64(__m256i a, __m256i b) {
+    return (uint64_t)(uint32_t)_mm256_movemask_epi8(a) |
+           (uint64_t)(uint32_t)_mm256_movemask_epi8(b) << 32;
+}
+
+__attribute__((target("avx2"))) static void classify64_avx2(Block *b, int kind, const char *at) {
+    __m256i x[2];
+    for (int j = 0; j < 2; j++) {
+        const char *half = at + (size_t)j * 32 * kind;
+        x[j] = kind == 1 ? _mm256_loadu_si256((const __m256i *)half)
+                         : _mm256_set_m128i(narrow16(kind, half + 16 * kind), narrow16(kind, half));
+        _mm256_storeu_si256((__m256i *)b->bytes + j, x[j]);
+    }
+    __m256i letter[2], digit[2], space[2], upper[2], crlf[2], blank[2], quote[2], slash[2];
+    for (int j = 0; j < 2; j++) {
+        /* x's bytes as signed: everything beyond ASCII is negative and fails every range */
+        letter[j] = range32(_mm256_or_si256(x[j], _mm256_set1_epi8(0x20)), 'a', 'z');
+        digit[j] = range32(x[j], '0', '9');
+        upper[j] = range32(x[j], 'A', 'Z');
+        blank[j] = _mm256_cmpeq_epi8(x[j], _mm256_set1_epi8(' '));
+        space[j] = _mm256_or_si256(blank[j], range32(x[j], 0x09, 0x0D));
+        crlf[j] = _mm256_or_si256(_mm256_cmpeq_epi8(x[j], _mm256_set1_epi8('\r')),
+                                  _mm256_cmpeq_epi8(x[j], _mm256_set1_epi8('\n')));
+        quote[j] = _mm256_cmpeq_epi8(x[j], _mm256_set1_epi8('\''));
+        slash[j] = _mm256_cmpeq_epi8(x[j], _mm256_set1_epi8('/'));
+    }
+    uint64_t ascii = ~bits64(x[0], x[1]), l = bits64(letter[0], letter[1]);
+    uint64_t d = bits64(digit[0], digit[1]), s = bits64(space[0], space[1]);
+    b->stop = ascii;
+    b->letter = l;
+    b->digit = d;
+    b->other = ascii & ~(l | d | s);
+    b->crlf = bits64(crlf[0], crlf[1]);
+    b->blank = bits64(blank[0], blank[1]);
+    b->upper = bits64(upper[0], upper[1]);
+    b->quote = bits64(quote[0], quote[1]);
+    b->slash = bits64(slash[0], slash[1]);
+}
+
+/* bytes of x in [lo, hi] (unsigned: everything beyond ASCII is 0x80 or more, above hi) */
+__attribute__((target("avx512f,avx512bw"))) static inline uint64_t range64(__m512i x, char lo,
+                                                                             char hi) {
+    return _mm512_cmplt_epu8_mask(_mm512_sub_epi8(x, _mm512_set1_epi8(lo)),
+                                  _mm512_set1_epi8((char)(hi - lo + 1)));
+}
+
+__attribute__((target("avx512f,avx512bw"))) static void classify64_avx512(Block *b, int kind,
+                                                                         const char *at) {
+    __m512i x;
+    /* wider code points saturate to 0xFF, beyond ASCII as they should be */
+    if (kind == 1) x = _mm512_loadu_si512((const void *)at);
+    else if (kind == 2)
+        x = _mm512_inserti64x4(
+            _mm512_castsi256_si512(_mm512_cvtusepi16_epi8(_mm512_loadu_si512((const void *)at))),
+            _mm512_cvtusepi16_epi8(_mm512_loadu_si512((const void *)(at + 64))), 1);
+    else {
+        __m128i q[4];
+        for (int j = 0; j < 4; j++)
+            q[j] = _mm512_cvtusepi32_epi8(_mm512_loadu_si512((const void *)(at + 64 * j)));
+        x = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_set_m128i(q[1], q[0])),
+                               _mm256_set_m128i(q[3], q[2]), 1);
+    }
+    _mm512_storeu_si512((void *)b->bytes, x);
+    uint64_t ascii = ~_mm512_movepi8_mask(x);
+    uint64_t l = range64(_mm512_or_si512(x, _mm512_set1_epi8(0x20)), 'a', 'z');
+    uint64_t d = range64(x, '0', '9');
+    uint64_t blank = _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(' '));
+    uint64_t s = blank | range64(x, 0x09, 0x0D);
+    b->stop = ascii;
+    b->letter = l;
+    b->digit = d;
+    b->other = ascii & ~(l | d | s);
+    b->crlf = _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('\r')) |
+              _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('\n'));
+    b->blank = blank;
+    b->upper = range64(x, 'A', 'Z');
+    b->quote = _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('\''));
+    b->slash = _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('/'));
+}
+#endif
+
+/* 64 code points of `kind` bytes at `at` classified into b, as the processor best can */
+static void classify64_base(Block *b, int kind, const char *at) {
+    b->stop = b->letter = b->digit = b->other = 0;
+    b->upper = b->crlf = b->blank = b->quote = b->slash = 0;
+#if defined(LBPE_BLOCK_SSE2)
+    classify64(b, kind, at);
+#else
+    for (unsigned k = 0; k < 64; k++) classify_one(b, k, read_cp(kind, at, k));
+#endif
+}
+
+/* The widest classifier this processor runs (BLOCK_SIMD_...), and the one in use: the best
+ * unless set lower (for tests; one setting for the whole process, as the processor is). */
+static int simd_best = -1, simd_used = -1;
+
+LBPE_FN int block_simd_best(void) {
+    if (simd_best < 0) {
+        int best = BLOCK_SIMD_BASE;
+#if defined(LBPE_BLOCK_WIDE)
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx2")) best = BLOCK_SIMD_AVX2;
+        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"))
+            best = BLOCK_SIMD_AVX512;
+#endif
+        simd_best = best;
+    }
+    return simd_best;
+}
+
+LBPE_FN int block_simd(int level) {
+    int old = simd_used < 0 ? block_simd_best() : simd_used;
+    if (level >= 0) simd_used = level;
+    return old;
+}
+
+static Classifier classifier(void) {
+    int level = simd_used < 0 ? block_simd_best() : simd_used;
+#if defined(LBPE_BLOCK_WIDE)
+    if (level == BLOCK_SIMD_AVX512) return classify64_avx512;
+    if (level == BLOCK_SIMD_AVX2) return classify64_avx2;
+#endif
+    (void)level;
+    return classify64_base;
+}
+
 /* b := the block of the text's code points from `base` on (up to 64 of them). */
-static LBPE_ALWAYS_INLINE void block_scan(Block *b, int kind, const void *data, ptrdiff_t n,
-                                          ptrdiff_t base) {
+static LBPE_ALWAYS_INLINE void block_scan(Block *b, Classifier classify, int kind,
+                                          const void *data, ptrdiff_t n, ptrdiff_t base) {
     ptrdiff_t left = n - base;
     unsigned len = left < 64 ? (unsigned)left : 64;
     b->base = base;
     b->len = len;
-    b->stop = b->letter = b->digit = b->other = 0;
-    b->upper = b->crlf = b->blank = b->quote = b->slash = 0;
     memset(b->bytes + 64, 0, sizeof(b->bytes) - 64);
-#if defined(LBPE_BLOCK_SSE2)
-    if (len == 64) classify64(b, kind, (const char *)data + base * kind);
-    else
-#endif
-    {
+    if (len == 64) classify(b, kind, (const char *)data + base * kind);
+    else {
+        b->stop = b->letter = b->digit = b->other = 0;
+        b->upper = b->crlf = b->blank = b->quote = b->slash = 0;
         for (unsigned k = 0; k < len; k++) classify_one(b, k, read_cp(kind, data, base + k));
         memset(b->bytes + len, 0, 64 - len);
     }
@@ -334,7 +474,7 @@ LBPE_FN ptrdiff_t splitter_next(Splitter *sp, ptrdiff_t p, const char **ascii) {
     *ascii = NULL;
     if (sp->on && read_cp(t->kind, t->data, p) < 0x80 &&
         (p + 1 == t->n || read_cp(t->kind, t->data, p + 1) < 0x80)) {
-        if (p - b->base > 32) block_scan(b, t->kind, t->data, t->n, p);
+        if (p - b->base > 32) block_scan(b, sp->classify, t->kind, t->data, t->n, p);
         uint64_t ends = block_starts(b, sp->pr, p);
         if (ends) {
             unsigned k = ones(~ends);

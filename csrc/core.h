@@ -389,17 +389,27 @@ typedef struct {
     unsigned len;                         /* how many code points (64: the text goes on) */
     unsigned char bytes[80];              /* as bytes (0x80 or more: not ASCII), 0 after */
 } Block;
+/* What fills a block's bitmasks and bytes from 64 code points of `kind` bytes at `at`. */
+typedef void (*Classifier)(Block *b, int kind, const char *at);
 /* A text being split with a preset (blocks.c). */
 typedef struct {
     const Preset *pr;
     const unsigned char *cls;
     const Text *t;
     int on; /* the block path serves this preset */
+    Classifier classify;
     Block b;
     /* pieces the block settled and not yet returned: bit k, an end at `from` + k */
     uint64_t ends;
     ptrdiff_t from;
 } Splitter;
+/* The classifiers of blocks: SSE2 where the compiler has it (else a loop), AVX2, AVX-512BW. */
+enum { BLOCK_SIMD_BASE, BLOCK_SIMD_AVX2, BLOCK_SIMD_AVX512 };
+/* The widest this processor runs. */
+LBPE_FN int block_simd_best(void);
+/* The one splitters use from now on set to `level` (no more than the best; below 0: unchanged);
+ * the old one returned. */
+LBPE_FN int block_simd(int level);
 /* Fill in cls[CLS_INFO] once the class table cls is made. */
 LBPE_FN void classes_done(unsigned char *cls);
 LBPE_FN void splitter_init(Splitter *sp, const Preset *pr, const unsigned char *cls,

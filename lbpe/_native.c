@@ -318,6 +318,22 @@ static PyObject *block_path(PyObject *mod, PyObject *args) {
     return PyBool_FromLong(sp.on);
 }
 
+/* _block_simd([level]) -> (old level, best level): the classifier of the splitter's ASCII
+ * blocks, 0 (SSE2, or a loop), 1 (AVX2) or 2 (AVX-512BW), set to `level` for the whole process
+ * (for tests: every classifier the processor runs must split alike) */
+static PyObject *set_block_simd(PyObject *mod, PyObject *args) {
+    (void)mod;
+    int level = -1;
+    if (!PyArg_ParseTuple(args, "|i", &level)) return NULL;
+    int best = block_simd_best();
+    if (level > best) {
+        PyErr_Format(PyExc_ValueError, "this processor runs block classifiers up to %d, not %d",
+                     best, level);
+        return NULL;
+    }
+    return Py_BuildValue("ii", block_simd(level), best);
+}
+
 /* last_starts(text, preset, count) -> (pieces, starts): how many pieces the preset splits text
  * into, and where the last `count` of them start (for Tokenizer.safe_cut, without building
  * every piece) */
@@ -1349,6 +1365,9 @@ static PyMethodDef module_methods[] = {
     {"split", split, METH_VARARGS, "split(text, preset) -> list[str]: a preset's pieces"},
     {"block_path", block_path, METH_VARARGS,
      "block_path(preset) -> bool: whether ASCII is split in blocks for this preset"},
+    {"_block_simd", set_block_simd, METH_VARARGS,
+     "_block_simd([level]) -> (old, best): the block classifier, 0 (SSE2), 1 (AVX2) or 2 "
+     "(AVX-512BW), set for the process (tests)"},
     {"_set_bpe_thresholds", set_bpe_thresholds, METH_VARARGS,
      "_set_bpe_thresholds(short, long[, handover]) -> old: pieces up to short units take the array "
      "scan, up to long the heap, longer the bucketed sweep, which hands over to the heap past "

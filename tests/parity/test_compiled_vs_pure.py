@@ -874,6 +874,47 @@ def test_compiled_ids_of_ascii_pieces_in_wider_texts(name, mode):
                 assert tok.encode(t, mode=mode, disallowed_special=()) == pure, (width, "warm", t[-40:])
 
 
+@pytest.fixture(params=["SSE2", "AVX2", "AVX-512BW"])
+def block_classifier(request):
+    """Each classifier of the splitter's ASCII blocks that this processor runs, set for the test
+    (the process uses the widest otherwise)."""
+    import lbpe._native as ext
+
+    level = ["SSE2", "AVX2", "AVX-512BW"].index(request.param)
+    best = ext._block_simd()[1]
+    if level > best:
+        pytest.skip(f"this processor has no {request.param}")
+    old = ext._block_simd(level)[0]
+    yield request.param
+    ext._block_simd(old)
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+def test_every_block_classifier_splits_and_encodes_alike(name, block_classifier):
+    """Texts of ASCII of every class the blocks tell apart, with code points beyond ASCII of
+    each width among them (stored 1, 2 and 4 bytes a code point), and real text: the pieces of
+    the preset's pattern, and the ids of the pure path, cold and warm, with each classifier."""
+    from lbpe.pretokenize import compile_pattern
+
+    pattern = compile_pattern(name).regex
+    tok = tokenizer(name)
+    rng = random.Random(64)
+    texts = [text[:100_000] for _, text in mixed_text(100_000)]
+    for _ in range(300):
+        odd = rng.choice(BLOCK_OTHERS)
+        text = "".join(
+            rng.choice(BLOCK_ASCII) if rng.random() < 0.8 else rng.choice(["'s", " the", "123", odd])
+            for _ in range(rng.randint(60, 400))
+        )
+        texts += [text, "\u0100 " + text, "\U0001f600 " + text]
+    for text in texts:
+        assert native.split(text, name) == pattern.findall(text), (block_classifier, text[:80])
+    for text in texts[:4] + texts[4::40]:
+        compiled, pure = both_paths(tok, text, "bpe")
+        assert compiled == pure, (block_classifier, text[:80])
+        assert tok.encode(text, mode="bpe", disallowed_special=()) == pure, (block_classifier, "warm")
+
+
 @pytest.mark.slow(reason="every code point, every pattern")
 @pytest.mark.parametrize("name", sorted(native.PRESET_CODES))
 def test_compiled_split_on_every_code_point(name):
