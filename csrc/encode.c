@@ -278,8 +278,17 @@ static LBPE_ALWAYS_INLINE int pending_ids(int kind, Model *m, const Text *t, con
     int found = cached_ids(m, &x->key, method, b);
     if (found) return found < 0 ? -1 : 0;
     unsigned char buf[32]; /* at most 16 bytes, and key_of may read 16 past its start */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* the key's words are its bytes: stored whole, so nothing reads them back byte by byte */
+    (void)kind, (void)t;
+    memcpy(buf, x->key.word, 16);
+    memset(buf + 16, 0, 16);
+    Key k = x->key;
+    k.s = (const char *)buf;
+#else
     ptrdiff_t len = utf8_kind(kind, t->data, x->p, x->q, buf);
     Key k = key_of((const char *)buf, (size_t)len, sizeof(buf));
+#endif
     return uncached_piece(m, &k, x->q - x->p, method, limit, cached_chars, b);
 }
 
