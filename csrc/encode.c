@@ -168,7 +168,8 @@ static int uncached_piece(Model *m, const Key *k, ptrdiff_t chars, int method, p
             if (done < 0) return -1;
         }
     }
-    if (!done && encode_piece(m, s, (ptrdiff_t)n, method, 1, out) < 0) return -1;
+    /* without scaffold tokens, whole_token has already looked the piece up whole for BPE */
+    if (!done && encode_piece(m, s, (ptrdiff_t)n, method, m->sc_left != NULL, out) < 0) return -1;
     if (chars <= cached_chars) {
         if ((ptrdiff_t)c->n >= limit) cache_clear(c);
         if (limit > 0 && cache_add(c, k, out->ids + from, out->len - from) < 0) return -1;
