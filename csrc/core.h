@@ -261,6 +261,7 @@ typedef struct ModelS {
     size_t n_fast;
     void *fast_block;             /* ... aligned to 64 bytes in this block */
     const Thresholds *thresholds; /* the host's, which outlives its models */
+    int tables_read; /* mid, mid2 and mid_filter read through since the caches were emptied */
 } Model;
 
 typedef struct {

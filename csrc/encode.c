@@ -377,13 +377,15 @@ static LBPE_ALWAYS_INLINE int encode_kind(int kind, Model *m, const Text *t, con
 /* Every line of the tables of tokens of 3 to 16 bytes read once, in order, when a text of at
  * least one code point for every 256 bytes of them is met by an empty cache: such a text looks
  * most of them up, each the first time at a place of its own, and read in order they come from
- * memory as one stream instead of one wait after another. */
-static void read_tables(const Model *m, ptrdiff_t code_points) {
+ * memory as one stream instead of one wait after another. Once until the caches are emptied
+ * again: a model that caches nothing (limit 0) would otherwise read them at every call. */
+static void read_tables(Model *m, ptrdiff_t code_points) {
     const unsigned char *part[3] = {(const unsigned char *)m->mid, (const unsigned char *)m->mid2,
                                     (const unsigned char *)m->mid_filter};
     size_t bytes[3] = {m->n_mid * sizeof(Mid), m->n_mid2 * sizeof(Mid2),
                        ((size_t)1 << (64 - m->mid_shift)) / 8};
     if ((size_t)code_points * 256 < bytes[0] + bytes[1] + bytes[2]) return;
+    m->tables_read = 1;
     volatile unsigned char sink = 0;
     for (int k = 0; k < 3; k++) {
         unsigned char x = 0;
@@ -397,7 +399,8 @@ LBPE_FN int encode_text(Model *m, const Text *t, const Preset *pr, const unsigne
                         int method, ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *b,
                         unsigned char **u8, size_t *u8cap, ptrdiff_t bad[2]) {
     /* an empty cache: the model's own and, in a worker, its parent's */
-    if (m->mid && m->cache[method].n == 0 && !(m->parent && m->parent->cache[method].n))
+    if (m->mid && !m->tables_read && m->cache[method].n == 0 &&
+        !(m->parent && m->parent->cache[method].n))
         read_tables(m, t->n);
     if (t->kind == 1)
         return encode_kind(1, m, t, pr, cls, method, limit, cached_chars, b, u8, u8cap, bad);

@@ -954,6 +954,7 @@ static PyObject *Model_clear_cache(NativeModel *self, PyObject *Py_UNUSED(ignore
         cache_clear(&m->part_cache[k]);
     }
     if (m->cut_val) memset(m->cut_val, 0, CUT_MEMO_MASK + 1);
+    m->tables_read = 0; /* the next long cold text reads them through again (encode.c) */
     model_exit(self);
     Py_RETURN_NONE;
 }
