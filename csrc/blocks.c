@@ -257,10 +257,15 @@ __attribute__((target("avx512f,avx512bw"))) static void classify64_avx512(Block 
 }
 #endif
 
-/* 64 code points of `kind` bytes at `at` classified into b, as the processor best can */
-static void classify64_base(Block *b, int kind, const char *at) {
+/* b's bitmasks emptied, for classifiers that add to them */
+static LBPE_ALWAYS_INLINE void clear_masks(Block *b) {
     b->stop = b->letter = b->digit = b->other = 0;
     b->upper = b->crlf = b->blank = b->quote = b->slash = 0;
+}
+
+/* 64 code points of `kind` bytes at `at` classified into b without wider vectors */
+static void classify64_base(Block *b, int kind, const char *at) {
+    clear_masks(b);
 #if defined(LBPE_BLOCK_SSE2)
     classify64(b, kind, at);
 #else
@@ -286,14 +291,16 @@ LBPE_FN int block_simd_best(void) {
     return simd_best;
 }
 
+static int simd_level(void) { return simd_used < 0 ? block_simd_best() : simd_used; }
+
 LBPE_FN int block_simd(int level) {
-    int old = simd_used < 0 ? block_simd_best() : simd_used;
+    int old = simd_level();
     if (level >= 0) simd_used = level;
     return old;
 }
 
 static Classifier classifier(void) {
-    int level = simd_used < 0 ? block_simd_best() : simd_used;
+    int level = simd_level();
 #if defined(LBPE_BLOCK_WIDE)
     if (level == BLOCK_SIMD_AVX512) return classify64_avx512;
     if (level == BLOCK_SIMD_AVX2) return classify64_avx2;
@@ -312,8 +319,7 @@ static LBPE_ALWAYS_INLINE void block_scan(Block *b, Classifier classify, int kin
     memset(b->bytes + 64, 0, sizeof(b->bytes) - 64);
     if (len == 64) classify(b, kind, (const char *)data + base * kind);
     else {
-        b->stop = b->letter = b->digit = b->other = 0;
-        b->upper = b->crlf = b->blank = b->quote = b->slash = 0;
+        clear_masks(b);
         for (unsigned k = 0; k < len; k++) classify_one(b, k, read_cp(kind, data, base + k));
         memset(b->bytes + len, 0, 64 - len);
     }

@@ -161,15 +161,16 @@ static int uncached_piece(Model *m, const Key *k, ptrdiff_t chars, int method, p
     if (whole >= 0) {
         if (idbuf_push(out, whole) < 0) return -1;
         done = 1;
-    } else if (m->cut_memo && chars > 1 && !is_ascii(s, n)) {
-        /* the whole-piece shortcut comes first, as in the pure path */
-        if (!(method == M_BPE && m->whole_piece_first && token_id(m, s, n) >= 0)) {
-            done = by_parts(m, s, n, method, limit, out);
-            if (done < 0) return -1;
-        }
     }
-    /* without scaffold tokens, whole_token has already looked the piece up whole for BPE */
-    if (!done && encode_piece(m, s, (ptrdiff_t)n, method, m->sc_left != NULL, out) < 0) return -1;
+    /* BPE places a whole piece that is a token first (as the pure path does); one that
+     * whole_token did not answer is a scaffold token, which encode_piece places and splits */
+    int scaffold = !done && method == M_BPE && m->whole_piece_first && m->sc_left &&
+                   token_id(m, s, n) >= 0;
+    if (!done && !scaffold && m->cut_memo && chars > 1 && !is_ascii(s, n)) {
+        done = by_parts(m, s, n, method, limit, out);
+        if (done < 0) return -1;
+    }
+    if (!done && encode_piece(m, s, (ptrdiff_t)n, method, scaffold, out) < 0) return -1;
     if (chars <= cached_chars) {
         if ((ptrdiff_t)c->n >= limit) cache_clear(c);
         if (limit > 0 && cache_add(c, k, out->ids + from, out->len - from) < 0) return -1;
