@@ -21,7 +21,7 @@ import pytest
 from lbpe.playground.page.site import build_site
 from lbpe.presets import DEFAULT_PRESET, load_preset
 from lbpe.tokenizer import METHODS
-from tests.support.page import READY_MS, Server, Session, link, open_page
+from tests.support.page import READY_MS, Server, Session, link, open_page, wait_until
 
 pytestmark = pytest.mark.slow(reason="Chromium drives the page (Pyodide in the browser)")
 
@@ -87,7 +87,8 @@ def run_methods(page) -> list[list[str]]:
     """Press the Across button on the methods axis; the rows shown (cells as text)."""
     before = page.evaluate("() => window.lbpePage.across.seq")
     page.click("#across-run")
-    page.wait_for_function(
+    wait_until(
+        page,
         "(before) => window.lbpePage.across.seq > before && window.lbpePage.across.axis === 'methods'",
         arg=before,
         timeout=STEP_MS,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 import urllib.parse
 from pathlib import Path
+from typing import Any
 
 from lbpe.playground.page.site import serve
 
@@ -61,6 +62,37 @@ class Session:
 
     def foreign_requests(self) -> list[str]:
         return [u for u in self.requests if not (u.startswith(self.origin + "/") or u.startswith(("data:", "blob:")))]
+
+
+def page_state(page) -> str:
+    """What the page shows a person and its worker's record, for a failed wait's message."""
+    return page.evaluate(
+        """() => {
+        const status = document.querySelector("#status");
+        const error = document.querySelector("#error");
+        const run = document.querySelector("#across-run");
+        const api = window.lbpePage || {};
+        return [
+            `status ${status.dataset.state}: ${status.textContent.trim()}`,
+            `error: ${error.hidden ? "(none shown)" : error.textContent}`,
+            `across button ${run.disabled ? "disabled" : "enabled"}`,
+            `workers restarted: ${api.restarts}`,
+            `across: ${JSON.stringify({seq: api.across && api.across.seq, axis: api.across && api.across.axis})}`,
+        ].join("; ");
+    }"""
+    )
+
+
+def wait_until(page, expression: str, *, arg: Any = None, timeout: float) -> None:
+    """``page.wait_for_function``, failing with what the page showed when it timed out."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+    try:
+        page.wait_for_function(expression, arg=arg, timeout=timeout)
+    except PlaywrightTimeoutError:
+        raise AssertionError(
+            f"after {timeout / 1000:g} s the page still had not {expression!r}: {page_state(page)}"
+        ) from None
 
 
 def link(server: Server, **params: str) -> str:
