@@ -94,6 +94,78 @@ LBPE_FN ptrdiff_t bpe_short(Model *m, const char *s, const int32_t *ub, int32_t 
     return np;
 }
 
+/* Pieces of at most SMALL_BPE bytes on a rank vocabulary (a token's rank is its id, and every
+ * span of 3 bytes or more is looked up by its words in the tables of tokens of 3 to 16 bytes):
+ * the parts are the set bits of `live` (a bit at each part's first byte, and one at n), and
+ * rk[k] is the rank of merging the part at k with the next one, RANK_NONE where there is none
+ * or k starts no part. Each step takes the least rank, leftmost among equals, as bpe_short does;
+ * no list is walked, and the spans' words come from one zero-padded copy of the piece. */
+#define RANK_NONE INT32_MAX
+
+/* The id of the span u[i:e] of a zero-padded copy (3 <= e - i <= 16), RANK_NONE when none. */
+static LBPE_ALWAYS_INLINE int32_t span_rank(const Model *m, const unsigned char *u, int32_t i,
+                                            int32_t e) {
+    size_t len = (size_t)(e - i);
+    uint64_t w0, w1 = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(&w0, u + i, 8);
+    if (len < 8) w0 &= ((uint64_t)1 << (8 * len)) - 1;
+    else if (len > 8) {
+        memcpy(&w1, u + i + 8, 8);
+        if (len < 16) w1 &= ((uint64_t)1 << (8 * (len - 8))) - 1;
+    }
+#else
+    w0 = head_word(u + i, len);
+    if (len > 8) w1 = head_word(u + i + 8, len - 8);
+#endif
+    int32_t id = mid_id(m, w0, w1, len);
+    return id < 0 ? RANK_NONE : id;
+}
+
+/* The first part start after k, and the last one before it. */
+static LBPE_ALWAYS_INLINE int32_t after(uint32_t live, int32_t k) {
+    return (int32_t)__builtin_ctz(live & ~((2u << k) - 1));
+}
+static LBPE_ALWAYS_INLINE int32_t before(uint32_t live, int32_t k) {
+    return 31 - (int32_t)__builtin_clz(live & ((1u << k) - 1));
+}
+
+LBPE_FN ptrdiff_t bpe_small(const Model *m, const char *s, int32_t n, const int32_t *uid,
+                            Part *out) {
+    unsigned char u[SMALL_BPE + 16] = {0};
+    memcpy(u, s, (size_t)n);
+    int32_t id[SMALL_BPE], rk[SMALL_BPE];
+    for (int32_t k = 0; k < SMALL_BPE; k++) rk[k] = RANK_NONE;
+    for (int32_t k = 0; k < n; k++) id[k] = uid[k];
+    for (int32_t k = 0; k + 1 < n; k++) {
+        int32_t x = m->short_ids[256 + ((size_t)u[k] << 8 | u[k + 1])];
+        rk[k] = x < 0 ? RANK_NONE : x;
+    }
+    uint32_t live = (2u << n) - 1; /* every byte starts a part; bit n closes the last */
+    for (;;) {
+        int32_t best = RANK_NONE, b = -1;
+        for (int32_t k = 0; k + 1 < n; k++)
+            if (rk[k] < best) {
+                best = rk[k];
+                b = k;
+            }
+        if (b < 0) break;
+        int32_t j = after(live, b), e = after(live, j); /* the parts [b, j) and [j, e) merge */
+        live &= ~(1u << j);
+        rk[j] = RANK_NONE;
+        id[b] = best;
+        rk[b] = e < n ? span_rank(m, u, b, after(live, e)) : RANK_NONE;
+        if (b > 0) rk[before(live, b)] = span_rank(m, u, before(live, b), e);
+    }
+    ptrdiff_t np = 0;
+    for (int32_t k = 0; k < n; k = after(live, k), np++) {
+        out[np].s = k;
+        out[np].e = after(live, k);
+        out[np].id = id[k];
+    }
+    return np;
+}
+
 static inline int heap_less(const HeapItem *a, const HeapItem *b) { return a->key < b->key; }
 
 static void heap_push(HeapItem *h, size_t *len, HeapItem item) {

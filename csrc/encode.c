@@ -87,6 +87,9 @@ LBPE_FN int encode_piece(Model *m, const char *s, ptrdiff_t len, int method, int
         else if (method == M_PREFIX) np = longest_prefix(m, s, ub, n, uid, parts);
         else if (method == M_SUFFIX) np = longest_suffix(m, s, ub, n, uid, parts);
         else if (method == M_FEWEST) np = least_tokens(m, s, ub, n, uid, parts);
+        else if (n <= m->thresholds->short_bpe && n <= SMALL_BPE && !m->pairs && m->mid &&
+                 !m->char_units)
+            np = bpe_small(m, s, n, uid, parts);
         else if (n <= m->thresholds->short_bpe) np = bpe_short(m, s, ub, n, uid, parts);
         else if (n <= m->thresholds->long_bpe || m->max_prio > MAX_BUCKETS)
             np = bpe_long(m, s, ub, n, uid, parts);
