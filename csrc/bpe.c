@@ -102,23 +102,9 @@ LBPE_FN ptrdiff_t bpe_short(Model *m, const char *s, const int32_t *ub, int32_t 
  * no list is walked, and the spans' words come from one zero-padded copy of the piece. */
 #define RANK_NONE INT32_MAX
 
-/* The id of the span u[i:e] of a zero-padded copy (3 <= e - i <= 16), RANK_NONE when none. */
 static LBPE_ALWAYS_INLINE int32_t span_rank(const Model *m, const unsigned char *u, int32_t i,
                                             int32_t e) {
-    size_t len = (size_t)(e - i);
-    uint64_t w0, w1 = 0;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(&w0, u + i, 8);
-    if (len < 8) w0 &= ((uint64_t)1 << (8 * len)) - 1;
-    else if (len > 8) {
-        memcpy(&w1, u + i + 8, 8);
-        if (len < 16) w1 &= ((uint64_t)1 << (8 * (len - 8))) - 1;
-    }
-#else
-    w0 = head_word(u + i, len);
-    if (len > 8) w1 = head_word(u + i + 8, len - 8);
-#endif
-    int32_t id = mid_id(m, w0, w1, len);
+    int32_t id = span_id(m, u, i, e);
     return id < 0 ? RANK_NONE : id;
 }
 

@@ -319,6 +319,10 @@ LBPE_FN ptrdiff_t bpe_bucketed(Model *m, const char *s, const int32_t *ub, int32
                                const int32_t *uid, Part *out);
 LBPE_FN ptrdiff_t lbpe(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid,
                        Part *out);
+/* LBPE of a piece of 2 to SMALL_BPE bytes (byte units) where every token may be placed (no
+ * scaffold tokens), with the tables of tokens of 3 to 16 bytes, as lbpe would split it. */
+LBPE_FN ptrdiff_t lbpe_small(const Model *m, const char *s, int32_t n, const int32_t *uid,
+                             Part *out);
 
 /* ---- starts.c: the LBPE tokens of two units or more that start at a unit of one piece */
 typedef struct {
@@ -607,6 +611,26 @@ static inline int32_t mid_id(const Model *m, uint64_t w0, uint64_t w1, size_t n)
         if (x->len == 0) return -1;
         if (++k == m->n_mid2) k = 0;
     }
+}
+
+/* The id of the span u[i:e] (3 <= e - i <= 16) of a piece copied to u and zero padded to 16
+ * bytes past its end, -1 when it is no token: its words are two loads, not head_word's. */
+static LBPE_ALWAYS_INLINE int32_t span_id(const Model *m, const unsigned char *u, int32_t i,
+                                          int32_t e) {
+    size_t len = (size_t)(e - i);
+    uint64_t w0, w1 = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(&w0, u + i, 8);
+    if (len < 8) w0 &= ((uint64_t)1 << (8 * len)) - 1;
+    else if (len > 8) {
+        memcpy(&w1, u + i + 8, 8);
+        if (len < 16) w1 &= ((uint64_t)1 << (8 * (len - 8))) - 1;
+    }
+#else
+    w0 = head_word(u + i, len);
+    if (len > 8) w1 = head_word(u + i + 8, len - 8);
+#endif
+    return mid_id(m, w0, w1, len);
 }
 
 /* The id of the token s[0:n] (n >= 1), -1 when it is none: one or two bytes from short_ids,

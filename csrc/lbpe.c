@@ -87,6 +87,39 @@ static size_t short_spans(const Model *m, const char *s, const int32_t *ub, int3
     return ns;
 }
 
+/* The paper's loop itself: windows from the whole piece down to 2 bytes, each left to right, over
+ * a bitmask of the bytes covered so far; a window is looked up only where it covers nothing yet
+ * (each lookup a filter's bit for most windows, which are no tokens). */
+LBPE_FN ptrdiff_t lbpe_small(const Model *m, const char *s, int32_t n, const int32_t *uid,
+                             Part *out) {
+    unsigned char u[SMALL_BPE + 16] = {0};
+    memcpy(u, s, (size_t)n);
+    int32_t len_at[SMALL_BPE], id_at[SMALL_BPE]; /* the token placed at byte i, if any */
+    uint32_t taken = 0, placed = 0;
+    for (int32_t w = n; w >= 2; w--)
+        for (int32_t i = 0; i + w <= n; i++) {
+            uint32_t span = ((1u << w) - 1) << i;
+            if (taken & span) continue;
+            int32_t id = w == 2 ? m->short_ids[256 + ((size_t)u[i] << 8 | u[i + 1])]
+                                : span_id(m, u, i, i + w);
+            if (id < 0) continue;
+            taken |= span;
+            placed |= 1u << i;
+            len_at[i] = w;
+            id_at[i] = id;
+            i += w - 1; /* the windows starting inside it overlap it */
+        }
+    ptrdiff_t np = 0;
+    for (int32_t i = 0; i < n; np++) {
+        int32_t w = (placed >> i) & 1 ? len_at[i] : 1;
+        out[np].s = i;
+        out[np].e = i + w;
+        out[np].id = w > 1 ? id_at[i] : uid[i];
+        i += w;
+    }
+    return np;
+}
+
 LBPE_FN ptrdiff_t lbpe(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid,
                        Part *out) {
     /* placed[2i], placed[2i + 1]: the length and id of the token placed at unit i (length 0: none)
