@@ -32,6 +32,28 @@ LBPE_FN int grow(void **p, size_t *cap, size_t need, size_t item) {
     return 0;
 }
 
+/* Room made ahead in an empty cache for about `pieces` entries (slots at most half full). */
+LBPE_FN int cache_reserve(Cache *c, size_t pieces) {
+    if (c->n) return 0;
+    size_t size = 1024;
+    while (size < 2 * pieces) size *= 2;
+    if (!c->slots || c->mask + 1 < size) {
+        CSlot *slots = lbpe_calloc(size, sizeof(CSlot));
+        if (!slots) {
+            lbpe_no_memory();
+            return -1;
+        }
+        lbpe_free(c->slots);
+        c->slots = slots;
+        c->mask = size - 1;
+    }
+    if (grow((void **)&c->entries, &c->cap, pieces, sizeof(CEntry)) < 0 ||
+        grow((void **)&c->keys, &c->kcap, pieces * 8, 1) < 0 ||
+        grow((void **)&c->ids, &c->icap, pieces * 2, sizeof(int32_t)) < 0)
+        return -1;
+    return 0;
+}
+
 /* Put entry x of c in its slot of `slots` (mask + 1 of them). */
 static void place(const Cache *c, CSlot *slots, size_t mask, uint32_t x) {
     const CEntry *e = &c->entries[x];

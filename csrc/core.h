@@ -349,6 +349,7 @@ LBPE_FN int append_ids(IdBuf *out, const int32_t *ids, size_t count);
 LBPE_FN void cache_free(Cache *c);
 LBPE_FN void cache_clear(Cache *c);
 LBPE_FN int cache_add(Cache *c, const Key *k, const int32_t *ids, size_t count);
+LBPE_FN int cache_reserve(Cache *c, size_t pieces);
 /* The bytes a cache holds (slots, entries, keys, ids). */
 LBPE_FN size_t cache_bytes(const Cache *c);
 LBPE_FN int merge_cache(Cache *into, const Cache *from, ptrdiff_t limit);
