@@ -350,6 +350,8 @@ LBPE_FN void cache_free(Cache *c);
 LBPE_FN void cache_clear(Cache *c);
 LBPE_FN int cache_add(Cache *c, const Key *k, const int32_t *ids, size_t count);
 LBPE_FN int cache_reserve(Cache *c, size_t pieces);
+/* The pieces an empty cache makes room for ahead of a text of that many code points (0: none). */
+LBPE_FN size_t pieces_expected(ptrdiff_t code_points, ptrdiff_t limit);
 /* The bytes a cache holds (slots, entries, keys, ids). */
 LBPE_FN size_t cache_bytes(const Cache *c);
 LBPE_FN int merge_cache(Cache *into, const Cache *from, ptrdiff_t limit);

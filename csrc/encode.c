@@ -387,6 +387,20 @@ static LBPE_ALWAYS_INLINE int encode_kind(int kind, Model *m, const Text *t, con
  * most of them up, each the first time at a place of its own, and read in order they come from
  * memory as one stream instead of one wait after another. Once until the caches are emptied
  * again: a model that caches nothing (limit 0) would otherwise read them at every call. */
+/* An empty cache that meets a text of RESERVE_FROM code points or more gets room at once for
+ * RESERVE_PER_ROOT times the square root of its length in pieces: a text of n code points has
+ * about 5 to 25 sqrt(n) distinct pieces (prose, code, many scripts; 1 MB of English 19 sqrt(n)),
+ * and filling a cache by doubling its slots moves every entry again at each doubling, into
+ * memory that has to be mapped and cleared each time. */
+#define RESERVE_FROM 16384
+#define RESERVE_PER_ROOT 32
+
+LBPE_FN size_t pieces_expected(ptrdiff_t code_points, ptrdiff_t limit) {
+    if (limit <= 0 || code_points < RESERVE_FROM) return 0;
+    size_t want = RESERVE_PER_ROOT * (size_t)sqrt((double)code_points);
+    return want < (size_t)limit ? want : (size_t)limit;
+}
+
 static void read_tables(Model *m, ptrdiff_t code_points) {
     const unsigned char *part[3] = {(const unsigned char *)m->mid, (const unsigned char *)m->mid2,
                                     (const unsigned char *)m->mid_filter};
@@ -403,25 +417,14 @@ static void read_tables(Model *m, ptrdiff_t code_points) {
     (void)sink;
 }
 
-/* An empty cache that meets a text of RESERVE_FROM code points or more gets room at once for
- * RESERVE_PER_ROOT times the square root of its length in pieces: a text of n code points has
- * about 5 to 25 sqrt(n) distinct pieces (prose, code, many scripts; 1 MB of English 19 sqrt(n)),
- * and filling a cache by doubling its slots moves every entry again at each doubling, into
- * memory that has to be mapped and cleared each time. */
-#define RESERVE_FROM 16384
-#define RESERVE_PER_ROOT 32
-
 LBPE_FN int encode_text(Model *m, const Text *t, const Preset *pr, const unsigned char *cls,
                         int method, ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *b,
                         unsigned char **u8, size_t *u8cap, ptrdiff_t bad[2]) {
     /* an empty cache: the model's own and, in a worker, its parent's */
     if (m->cache[method].n == 0 && !(m->parent && m->parent->cache[method].n)) {
         if (m->mid && !m->tables_read) read_tables(m, t->n);
-        if (limit > 0 && t->n >= RESERVE_FROM) {
-            size_t want = RESERVE_PER_ROOT * (size_t)sqrt((double)t->n);
-            if (cache_reserve(&m->cache[method], want < (size_t)limit ? want : (size_t)limit) < 0)
-                return -1;
-        }
+        size_t want = pieces_expected(t->n, limit);
+        if (want && cache_reserve(&m->cache[method], want) < 0) return -1;
     }
     if (t->kind == 1)
         return encode_kind(1, m, t, pr, cls, method, limit, cached_chars, b, u8, u8cap, bad);

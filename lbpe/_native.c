@@ -745,6 +745,12 @@ static PyObject *Model_encode_batch(NativeModel *self, PyObject *args, PyObject 
             PyErr_NoMemory();
             goto cleanup;
         }
+        /* a cold model: the share's cache made room for its pieces at once, as encode_text
+         * does for one long text */
+        Py_ssize_t share = 0;
+        for (Py_ssize_t k = 0; k < j->count; k++) share += PyUnicode_GET_LENGTH(j->texts[k]);
+        size_t want = m->cache[method].n ? 0 : pieces_expected(share, limit);
+        if (want && cache_reserve(&j->copy.cache[method], want) < 0) goto cleanup;
         start = end;
     }
     pthread_t tids[64];
@@ -774,6 +780,12 @@ static PyObject *Model_encode_batch(NativeModel *self, PyObject *args, PyObject 
         lbpe_free(u8);
         if (bad) goto cleanup;
         j->failed = 0;
+    }
+    for (int c = 0; c < N_METHODS; c++) { /* an empty cache: room for every share's pieces */
+        size_t all = 0;
+        for (int t = 0; t < threads; t++) all += jobs[t].copy.cache[c].n;
+        if (limit > 0 && all > (size_t)limit) all = (size_t)limit;
+        if (!m->cache[c].n && all > 1024 && cache_reserve(&m->cache[c], all) < 0) goto cleanup;
     }
     for (int t = 0; t < threads; t++)
         for (int c = 0; c < N_METHODS; c++)
