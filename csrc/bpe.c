@@ -124,7 +124,7 @@ LBPE_FN ptrdiff_t bpe_small(const Model *m, const char *s, int32_t n, const int3
     for (int32_t k = 0; k < SMALL_BPE; k++) rk[k] = RANK_NONE;
     for (int32_t k = 0; k < n; k++) id[k] = uid[k];
     for (int32_t k = 0; k + 1 < n; k++) {
-        int32_t x = m->short_ids[256 + ((size_t)u[k] << 8 | u[k + 1])];
+        int32_t x = two_byte_id(m, u + k);
         rk[k] = x < 0 ? RANK_NONE : x;
     }
     uint32_t live = (2u << n) - 1; /* every byte starts a part; bit n closes the last */

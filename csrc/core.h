@@ -636,12 +636,17 @@ static LBPE_ALWAYS_INLINE int32_t span_id(const Model *m, const unsigned char *u
     return mid_id(m, w0, w1, len);
 }
 
+/* The id of the token of the two bytes u[0], u[1], -1 when it is none. */
+static inline int32_t two_byte_id(const Model *m, const unsigned char *u) {
+    return m->short_ids[256 + ((size_t)u[0] << 8 | u[1])];
+}
+
 /* The id of the token s[0:n] (n >= 1), -1 when it is none: one or two bytes from short_ids,
  * up to 16 from the tables of those. */
 static inline int32_t token_id(const Model *m, const char *s, size_t n) {
     const unsigned char *u = (const unsigned char *)s;
     if (n == 1) return m->short_ids[u[0]];
-    if (n == 2) return m->short_ids[256 + ((size_t)u[0] << 8 | u[1])];
+    if (n == 2) return two_byte_id(m, u);
     if (n >= 3 && n <= 16 && m->mid) /* (the empty string is no token either) */
         return mid_id(m, head_word(u, n), n > 8 ? head_word(u + 8, n - 8) : 0, n);
     const Ids *x = lookup(m, s, n);

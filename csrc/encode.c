@@ -382,11 +382,6 @@ static LBPE_ALWAYS_INLINE int encode_kind(int kind, Model *m, const Text *t, con
     return 0;
 }
 
-/* Every line of the tables of tokens of 3 to 16 bytes read once, in order, when a text of at
- * least one code point for every 256 bytes of them is met by an empty cache: such a text looks
- * most of them up, each the first time at a place of its own, and read in order they come from
- * memory as one stream instead of one wait after another. Once until the caches are emptied
- * again: a model that caches nothing (limit 0) would otherwise read them at every call. */
 /* An empty cache that meets a text of RESERVE_FROM code points or more gets room at once for
  * RESERVE_PER_ROOT times the square root of its length in pieces: a text of n code points has
  * about 5 to 25 sqrt(n) distinct pieces (prose, code, many scripts; 1 MB of English 19 sqrt(n)),
@@ -401,6 +396,11 @@ LBPE_FN size_t pieces_expected(ptrdiff_t code_points, ptrdiff_t limit) {
     return want < (size_t)limit ? want : (size_t)limit;
 }
 
+/* Every line of the tables of tokens of 3 to 16 bytes read once, in order, when a text of at
+ * least one code point for every 256 bytes of them is met by an empty cache: such a text looks
+ * most of them up, each the first time at a place of its own, and read in order they come from
+ * memory as one stream instead of one wait after another. Once until the caches are emptied
+ * again: a model that caches nothing (limit 0) would otherwise read them at every call. */
 static void read_tables(Model *m, ptrdiff_t code_points) {
     const unsigned char *part[3] = {(const unsigned char *)m->mid, (const unsigned char *)m->mid2,
                                     (const unsigned char *)m->mid_filter};

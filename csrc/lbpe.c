@@ -100,8 +100,7 @@ LBPE_FN ptrdiff_t lbpe_small(const Model *m, const char *s, int32_t n, const int
         for (int32_t i = 0; i + w <= n; i++) {
             uint32_t span = ((1u << w) - 1) << i;
             if (taken & span) continue;
-            int32_t id = w == 2 ? m->short_ids[256 + ((size_t)u[i] << 8 | u[i + 1])]
-                                : span_id(m, u, i, i + w);
+            int32_t id = w == 2 ? two_byte_id(m, u + i) : span_id(m, u, i, i + w);
             if (id < 0) continue;
             taken |= span;
             placed |= 1u << i;

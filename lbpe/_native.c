@@ -785,7 +785,7 @@ static PyObject *Model_encode_batch(NativeModel *self, PyObject *args, PyObject 
         size_t all = 0;
         for (int t = 0; t < threads; t++) all += jobs[t].copy.cache[c].n;
         if (limit > 0 && all > (size_t)limit) all = (size_t)limit;
-        if (!m->cache[c].n && all > 1024 && cache_reserve(&m->cache[c], all) < 0) goto cleanup;
+        if (!m->cache[c].n && all && cache_reserve(&m->cache[c], all) < 0) goto cleanup;
     }
     for (int t = 0; t < threads; t++)
         for (int c = 0; c < N_METHODS; c++)
