@@ -85,8 +85,8 @@ typedef struct {
 #define CLS_ENTRIES (MAX_CP + 1)
 /* ... when the priorities fit a table of bucket heads this long */
 #define MAX_BUCKETS (1 << 24)
-/* slots of the memo of boundaries tested for a cut */
-#define CUT_MEMO_MASK ((1 << 16) - 1)
+/* slots of the memo of boundaries tested for a cut (cuts.c) */
+#define CUT_MEMO_MASK ((1 << 13) - 1)
 /* parts of pieces longer than this (bytes) are not cached */
 #define MAX_CACHED_PART 1024
 /* LBPE: windows up to this many units are found by walking the token table (in a piece of at
@@ -231,8 +231,7 @@ typedef struct ModelS {
     const struct ModelS *parent; /* a worker's copy: the model whose caches it may read */
     uint64_t *witness;           /* (end, start) fragment pairs inside tokens */
     size_t witness_mask, n_witness;
-    uint64_t *cut_memo; /* boundaries tested for a cut (NULL: no cuts) ... */
-    uint8_t *cut_val;   /* ... and the answers: 0 empty slot, 1 cut, 2 covered */
+    uint64_t *cut_memo; /* boundaries tested for a cut, and the answers (NULL: no cuts) */
     /* LBPE tokens longer than WALKED units, by the polynomial hash of their bytes */
     uint32_t *long_slots; /* entry + 1; 0 = empty */
     size_t long_mask;

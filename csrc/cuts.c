@@ -74,9 +74,15 @@ LBPE_FN int build_witnesses(Model *m) {
     return 0;
 }
 
-/* Is the boundary between the characters a[0:la] and b[0:lb] (UTF-8) a cut? Answers are
- * remembered by the pair's bytes (a character's first byte tells its length, so the 64-bit key
- * is exact); a full neighbourhood of the memo simply overwrites a slot. */
+/* Is the boundary between the characters a[0:la] and b[0:lb] (UTF-8) a cut? Most are answered
+ * by the witnesses' filter alone, a few bit tests in a table small enough to stay in the
+ * processor's caches; the answers are remembered in a small direct-mapped memo, a slot holding
+ * the pair's bytes (a character's first byte tells its length, so the key is exact) and the
+ * answer in bit CUT_FLAG, which no pair of UTF-8 characters sets (the byte it falls in is a
+ * 4-byte character's first, F0 to F4, or zero). An empty slot is 0, which no key is: two
+ * ASCII characters never get this far. */
+#define CUT_FLAG ((uint64_t)1 << 59)
+
 static int is_cut(Model *m, const unsigned char *a, int la, const unsigned char *b, int lb) {
     if (la == 1 && lb == 1 && a[0] < 0x80 && b[0] < 0x80) return 0;
     if (!m->witness || !m->witness_filter) return 1;
@@ -84,22 +90,15 @@ static int is_cut(Model *m, const unsigned char *a, int la, const unsigned char 
     for (int x = 0; x < la; x++) ka = (ka << 8) | a[x];
     for (int x = 0; x < lb; x++) kb = (kb << 8) | b[x];
     uint64_t key = (ka << 32) | kb;
-    size_t k = mix64(key) & CUT_MEMO_MASK, free_slot = k;
-    for (int probe = 0; probe < 8; probe++, k = (k + 1) & CUT_MEMO_MASK) {
-        if (!m->cut_val[k]) {
-            free_slot = k;
-            break;
-        }
-        if (m->cut_memo[k] == key) return m->cut_val[k] == 1;
-    }
+    uint64_t *slot = &m->cut_memo[mix64(key) & CUT_MEMO_MASK];
+    if ((*slot & ~CUT_FLAG) == key) return (*slot & CUT_FLAG) != 0;
     int covered = 0;
     if (m->char_units) covered = witness_has(m, frag_key(a, la, b, lb));
     else
         for (int x = 0; x < la && !covered; x++)      /* a token may start inside c1 ... */
             for (int y = 1; y <= lb && !covered; y++) /* ... and end inside c2 */
                 covered = witness_has(m, frag_key(a + x, la - x, b, y));
-    m->cut_memo[free_slot] = key;
-    m->cut_val[free_slot] = covered ? 2 : 1;
+    if (!(key & CUT_FLAG)) *slot = key | (covered ? 0 : CUT_FLAG);
     return !covered;
 }
 

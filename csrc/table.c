@@ -281,7 +281,6 @@ LBPE_FN void model_free_own(Model *m) {
         cache_free(&m->part_cache[k]);
     }
     lbpe_free(m->cut_memo);
-    lbpe_free(m->cut_val);
 }
 
 LBPE_FN void model_free(Model *m) {

@@ -580,13 +580,10 @@ static int job_setup(Job *j, Model *m) {
     memset(j->copy.part_cache, 0, sizeof(j->copy.part_cache));
     j->copy.parent = m;
     j->copy.cut_memo = NULL;
-    j->copy.cut_val = NULL;
     if (m->cut_memo) {
         j->copy.cut_memo = lbpe_malloc((CUT_MEMO_MASK + 1) * sizeof(uint64_t));
-        j->copy.cut_val = lbpe_malloc(CUT_MEMO_MASK + 1);
-        if (!j->copy.cut_memo || !j->copy.cut_val) return -1;
+        if (!j->copy.cut_memo) return -1;
         memcpy(j->copy.cut_memo, m->cut_memo, (CUT_MEMO_MASK + 1) * sizeof(uint64_t));
-        memcpy(j->copy.cut_val, m->cut_val, CUT_MEMO_MASK + 1);
     }
     return 0;
 }
@@ -965,7 +962,7 @@ static PyObject *Model_clear_cache(NativeModel *self, PyObject *Py_UNUSED(ignore
         cache_clear(&m->cache[k]);
         cache_clear(&m->part_cache[k]);
     }
-    if (m->cut_val) memset(m->cut_val, 0, CUT_MEMO_MASK + 1);
+    if (m->cut_memo) memset(m->cut_memo, 0, (CUT_MEMO_MASK + 1) * sizeof(uint64_t));
     m->tables_read = 0; /* the next long cold text reads them through again (encode.c) */
     model_exit(self);
     Py_RETURN_NONE;
@@ -1199,8 +1196,7 @@ static int Model_init(NativeModel *self, PyObject *args, PyObject *kw) {
     if (!(m->fuse_unk && m->has_unk && !m->has_byte_fallback)) {
         if (build_witnesses(m) < 0) return -1;
         m->cut_memo = PyMem_RawCalloc(CUT_MEMO_MASK + 1, sizeof(uint64_t));
-        m->cut_val = PyMem_RawCalloc(CUT_MEMO_MASK + 1, 1);
-        if (!m->cut_memo || !m->cut_val) {
+        if (!m->cut_memo) {
             PyErr_NoMemory();
             return -1;
         }
