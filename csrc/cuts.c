@@ -41,13 +41,40 @@ static int witness_add(Model *m, uint64_t key) {
     return 0;
 }
 
-static inline int witness_has(const Model *m, uint64_t key) {
-    if (!filter_has(m->witness_filter, m->witness_shift, key)) return 0;
+/* Whether the key (which the witnesses' filter has) is a witness. */
+static inline int witness_in_table(const Model *m, uint64_t key) {
     size_t k = mix64(key) & m->witness_mask;
     while (m->witness[k]) {
         if (m->witness[k] == key) return 1;
         k = (k + 1) & m->witness_mask;
     }
+    return 0;
+}
+
+static inline int witness_has(const Model *m, uint64_t key) {
+    return filter_has(m->witness_filter, m->witness_shift, key) && witness_in_table(m, key);
+}
+
+/* Whether some suffix of a character followed by some prefix of the next is a witness, the
+ * characters' bytes given as numbers (ka: la bytes, kb: lb bytes, the first byte highest). The
+ * keys are those frag_key makes of the same bytes, without a loop over them; every one is
+ * tested in the filter before any is looked up, so a boundary that no witness covers takes no
+ * branch on the filter's bits. */
+static int covered_by_bytes(const Model *m, uint64_t ka, int la, uint64_t kb, int lb) {
+    uint64_t keys[16], in_filter = 0;
+    int count = 0;
+    for (int x = 0; x < la; x++) {
+        int l = la - x; /* a[x:la] */
+        uint64_t suffix = ka & (((uint64_t)1 << (8 * l)) - 1);
+        for (int y = 1; y <= lb; y++, count++) { /* b[0:y] */
+            uint64_t k = ((suffix << (8 * y)) | (kb >> (8 * (lb - y)))) << 6;
+            keys[count] = k | ((uint64_t)l << 3) | (uint64_t)y;
+            in_filter |= (uint64_t)filter_has(m->witness_filter, m->witness_shift, keys[count])
+                         << count;
+        }
+    }
+    for (; in_filter; in_filter &= in_filter - 1)
+        if (witness_in_table(m, keys[__builtin_ctzll(in_filter)])) return 1;
     return 0;
 }
 
@@ -94,10 +121,7 @@ static int is_cut(Model *m, const unsigned char *a, int la, const unsigned char 
     if ((*slot & ~CUT_FLAG) == key) return (*slot & CUT_FLAG) != 0;
     int covered = 0;
     if (m->char_units) covered = witness_has(m, frag_key(a, la, b, lb));
-    else
-        for (int x = 0; x < la && !covered; x++)      /* a token may start inside c1 ... */
-            for (int y = 1; y <= lb && !covered; y++) /* ... and end inside c2 */
-                covered = witness_has(m, frag_key(a + x, la - x, b, y));
+    else covered = covered_by_bytes(m, ka, la, kb, lb); /* from inside c1 to inside c2 */
     if (!(key & CUT_FLAG)) *slot = key | (covered ? 0 : CUT_FLAG);
     return !covered;
 }
