@@ -13,8 +13,9 @@ static inline uint64_t frag_key(const unsigned char *a, int la, const unsigned c
     return (k << 6) | ((uint64_t)la << 3) | (uint64_t)lb; /* at most 8 bytes of fragments */
 }
 
+/* The witnesses' table is kept at most 3/4 full: o200k_base's 21,742 fit 256 KB. */
 static int witness_add(Model *m, uint64_t key) {
-    if ((m->n_witness + 1) * 2 > m->witness_mask + 1) {
+    if ((m->n_witness + 1) * 4 > (m->witness_mask + 1) * 3) {
         size_t size = m->witness ? (m->witness_mask + 1) * 2 : 4096;
         uint64_t *w = lbpe_calloc(size, sizeof(uint64_t));
         if (!w) {
@@ -95,7 +96,9 @@ LBPE_FN int build_witnesses(Model *m) {
             if (witness_add(m, frag_key(t + p, (int)(i - p), t + i, (int)(q - i))) < 0) return -1;
         }
     }
-    if (new_filter(m->n_witness, &m->witness_filter, &m->witness_shift) < 0) return -1;
+    /* about 32 bits a witness: a boundary tests up to nine keys, and each one the filter lets
+     * through costs a look in the table */
+    if (new_filter(m->n_witness * 4, &m->witness_filter, &m->witness_shift) < 0) return -1;
     for (size_t x = 0; m->witness && x <= m->witness_mask; x++)
         if (m->witness[x]) filter_add(m->witness_filter, m->witness_shift, m->witness[x]);
     return 0;
