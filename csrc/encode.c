@@ -164,7 +164,13 @@ static int uncached_piece(Model *m, const Key *k, ptrdiff_t chars, int method, p
     size_t n = k->n;
     size_t from = out->len;
     int done = 0;
-    int32_t whole = whole_token(m, s, n, method); /* most pieces are tokens: no model to run */
+    /* a piece with a cut is no token (a token covers every boundary inside it, cuts.c), so one
+     * that falls apart at cuts is encoded by its parts without looking the whole piece up */
+    if (m->cut_memo && chars > 1 && !is_ascii(s, n)) {
+        done = by_parts(m, s, n, method, limit, out);
+        if (done < 0) return -1;
+    }
+    int32_t whole = done ? -1 : whole_token(m, s, n, method); /* most pieces are tokens */
     if (whole >= 0) {
         if (idbuf_push(out, whole) < 0) return -1;
         done = 1;
@@ -173,10 +179,6 @@ static int uncached_piece(Model *m, const Key *k, ptrdiff_t chars, int method, p
      * whole_token did not answer is a scaffold token, which encode_piece places and splits */
     int scaffold = !done && method == M_BPE && m->whole_piece_first && m->sc_left &&
                    token_id(m, s, n) >= 0;
-    if (!done && !scaffold && m->cut_memo && chars > 1 && !is_ascii(s, n)) {
-        done = by_parts(m, s, n, method, limit, out);
-        if (done < 0) return -1;
-    }
     if (!done && encode_piece(m, s, (ptrdiff_t)n, method, scaffold, out) < 0) return -1;
     if (chars <= cached_chars) {
         if ((ptrdiff_t)c->n >= limit) cache_clear(c);
