@@ -260,7 +260,8 @@ typedef struct ModelS {
     size_t n_fast;
     void *fast_block;             /* ... aligned to 64 bytes in this block */
     const Thresholds *thresholds; /* the host's, which outlives its models */
-    int tables_read; /* mid, mid2 and mid_filter read through since the caches were emptied */
+    int tables_read; /* mid, mid2, mid_filter read through (or judged not worth it) since the
+                      * caches were emptied */
 } Model;
 
 typedef struct {

@@ -303,6 +303,57 @@ static LBPE_ALWAYS_INLINE int pending_ids(int kind, Model *m, const Text *t, con
     return uncached_piece(m, &k, x->q - x->p, method, limit, cached_chars, b);
 }
 
+/* Whether text t has at least `want` code points below U+0800 (one or two bytes of UTF-8:
+ * Latin, Greek, Cyrillic, Arabic, Hebrew and the like), counted a block at a time. */
+static int has_short_code_points(const Text *t, size_t want) {
+    if (t->kind == 1) return (size_t)t->n >= want;
+    size_t count = 0;
+    for (ptrdiff_t at = 0; at < t->n && count < want; at += 4096) {
+        ptrdiff_t end = at + 4096 < t->n ? at + 4096 : t->n;
+        if (t->kind == 2) {
+            const uint16_t *u = (const uint16_t *)t->data;
+            for (ptrdiff_t i = at; i < end; i++) count += u[i] < 0x800;
+        } else {
+            const uint32_t *u = (const uint32_t *)t->data;
+            for (ptrdiff_t i = at; i < end; i++) count += u[i] < 0x800;
+        }
+    }
+    return count >= want;
+}
+
+/* The bytes of the tables of tokens of 3 to 16 bytes (mid, mid2, mid_filter). */
+static size_t tables_bytes(const Model *m) {
+    return m->n_mid * sizeof(Mid) + m->n_mid2 * sizeof(Mid2) +
+           ((size_t)1 << (64 - m->mid_shift)) / 8;
+}
+
+/* Every line of those tables read once, in order, once the text being encoded is known to have
+ * many distinct pieces: at its start when it has a code point for every 16 bytes of tables
+ * (180,000 for cl100k_base, 370,000 for o200k_base: such a text has tens of thousands), else
+ * as soon as one piece for every 2 KB of tables (1,400 and 2,900) has been cached since the
+ * caches were emptied. Such a text goes on to look up most tokens, each the first time at a
+ * place of its own; read in order, the tables come from memory as one stream instead of one
+ * wait after another. Unless it has fewer than one code point below U+0800 for every 256 bytes
+ * of tables: texts of characters of three bytes or more (Chinese and Japanese, whose pieces
+ * fall apart at cuts into parts that repeat) ran 5 to 19% slower with the stream, and 80 KB of
+ * Russian or German (1,000 to 1,400 distinct pieces) 12 to 45% slower when it was read at the
+ * start. Decided once until the caches are emptied again. */
+static void read_tables(Model *m, const Text *t) {
+    m->tables_read = 1;
+    const unsigned char *part[3] = {(const unsigned char *)m->mid, (const unsigned char *)m->mid2,
+                                    (const unsigned char *)m->mid_filter};
+    size_t bytes[3] = {m->n_mid * sizeof(Mid), m->n_mid2 * sizeof(Mid2),
+                       ((size_t)1 << (64 - m->mid_shift)) / 8};
+    if (!has_short_code_points(t, tables_bytes(m) / 256)) return;
+    volatile unsigned char sink = 0;
+    for (int k = 0; k < 3; k++) {
+        unsigned char x = 0;
+        for (size_t i = 0; i < bytes[k]; i += 64) x ^= part[k][i];
+        sink ^= x;
+    }
+    (void)sink;
+}
+
 /* encode_text for a text of one kind (a constant in each copy) */
 static LBPE_ALWAYS_INLINE int encode_kind(int kind, Model *m, const Text *t, const Preset *pr,
                                           const unsigned char *cls, int method, ptrdiff_t limit,
@@ -316,6 +367,11 @@ static LBPE_ALWAYS_INLINE int encode_kind(int kind, Model *m, const Text *t, con
     Pending batch[BATCH];
     unsigned rounds = 0;
     if (*u8cap < 32 && grow((void **)u8, u8cap, 32, 1) < 0) return -1; /* ascii_piece's */
+    size_t stream_after = SIZE_MAX; /* pieces cached before the tables are read through */
+    if (m->mid && !m->tables_read) {
+        if ((size_t)n >= tables_bytes(m) / 16) read_tables(m, t);
+        else stream_after = tables_bytes(m) / 2048;
+    }
     Splitter sp;
     splitter_init(&sp, pr, cls, t);
     ptrdiff_t p = 0;
@@ -372,6 +428,10 @@ static LBPE_ALWAYS_INLINE int encode_kind(int kind, Model *m, const Text *t, con
         }
         for (unsigned i = 0; i < count; i++)
             if (pending_ids(kind, m, t, &batch[i], method, limit, cached_chars, b) < 0) return -1;
+        if (m->cache[method].n >= stream_after) {
+            if (!m->tables_read) read_tables(m, t);
+            stream_after = SIZE_MAX;
+        }
         if (long_s) {
             /* the bytes of a long piece outside the text are in *u8, which nothing above
              * overwrote: pending_ids makes a missed piece's bytes in a buffer of its own */
@@ -398,53 +458,11 @@ LBPE_FN size_t pieces_expected(ptrdiff_t code_points, ptrdiff_t limit) {
     return want < (size_t)limit ? want : (size_t)limit;
 }
 
-/* Whether text t has at least `want` code points below U+0800 (one or two bytes of UTF-8:
- * Latin, Greek, Cyrillic, Arabic, Hebrew and the like), counted a block at a time. */
-static int has_short_code_points(const Text *t, size_t want) {
-    if (t->kind == 1) return (size_t)t->n >= want;
-    size_t count = 0;
-    for (ptrdiff_t at = 0; at < t->n && count < want; at += 4096) {
-        ptrdiff_t end = at + 4096 < t->n ? at + 4096 : t->n;
-        if (t->kind == 2) {
-            const uint16_t *u = (const uint16_t *)t->data;
-            for (ptrdiff_t i = at; i < end; i++) count += u[i] < 0x800;
-        } else {
-            const uint32_t *u = (const uint32_t *)t->data;
-            for (ptrdiff_t i = at; i < end; i++) count += u[i] < 0x800;
-        }
-    }
-    return count >= want;
-}
-
-/* Every line of the tables of tokens of 3 to 16 bytes read once, in order, when a text of at
- * least one code point below U+0800 for every 256 bytes of them is met by an empty cache: such
- * a text looks most of them up, each the first time at a place of its own, and read in order
- * they come from memory as one stream instead of one wait after another. Characters of three
- * bytes or more do not count: Chinese and Japanese, whose pieces fall apart at cuts into parts
- * that repeat, ran 5 to 19% slower with the stream than without. Once until the caches are
- * emptied again: a model that caches nothing (limit 0) would otherwise read them at every call. */
-static void read_tables(Model *m, const Text *t) {
-    const unsigned char *part[3] = {(const unsigned char *)m->mid, (const unsigned char *)m->mid2,
-                                    (const unsigned char *)m->mid_filter};
-    size_t bytes[3] = {m->n_mid * sizeof(Mid), m->n_mid2 * sizeof(Mid2),
-                       ((size_t)1 << (64 - m->mid_shift)) / 8};
-    if (!has_short_code_points(t, (bytes[0] + bytes[1] + bytes[2]) / 256)) return;
-    m->tables_read = 1;
-    volatile unsigned char sink = 0;
-    for (int k = 0; k < 3; k++) {
-        unsigned char x = 0;
-        for (size_t i = 0; i < bytes[k]; i += 64) x ^= part[k][i];
-        sink ^= x;
-    }
-    (void)sink;
-}
-
 LBPE_FN int encode_text(Model *m, const Text *t, const Preset *pr, const unsigned char *cls,
                         int method, ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *b,
                         unsigned char **u8, size_t *u8cap, ptrdiff_t bad[2]) {
     /* an empty cache: the model's own and, in a worker, its parent's */
     if (m->cache[method].n == 0 && !(m->parent && m->parent->cache[method].n)) {
-        if (m->mid && !m->tables_read) read_tables(m, t);
         size_t want = pieces_expected(t->n, limit);
         if (want && cache_reserve(&m->cache[method], want) < 0) return -1;
     }
