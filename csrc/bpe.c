@@ -94,40 +94,43 @@ LBPE_FN ptrdiff_t bpe_short(Model *m, const char *s, const int32_t *ub, int32_t 
     return np;
 }
 
-/* Pieces of at most SMALL_BPE bytes on a rank vocabulary (a token's rank is its id, and every
- * span of 3 bytes or more is looked up by its words in the tables of tokens of 3 to 16 bytes):
- * the parts are the set bits of `live` (a bit at each part's first byte, and one at n), and
- * rk[k] is the rank of merging the part at k with the next one, RANK_NONE where there is none
- * or k starts no part. Each step takes the least rank, leftmost among equals, as bpe_short does;
- * no list is walked, and the spans' words come from one zero-padded copy of the piece. */
+/* Pieces of at most SMALL_BPE_LONG bytes on a rank vocabulary (a token's rank is its id, and
+ * every span of 3 to 16 bytes is looked up by its words in the tables of tokens of those
+ * lengths): the parts are the set bits of `live` (a bit at each part's first byte, and one at
+ * n), and rk[k] is the rank of merging the part at k with the next one, RANK_NONE where there
+ * is none or k starts no part. Each step takes the least rank, leftmost among equals, as
+ * bpe_short does; no list is walked, and the spans' words come from one zero-padded copy of
+ * the piece. Compiled twice: for pieces of at most 16 bytes, whose arrays and scans are half as
+ * long, and for those of 17 to 32. */
 #define RANK_NONE INT32_MAX
 
 static LBPE_ALWAYS_INLINE int32_t span_rank(const Model *m, const unsigned char *u, int32_t i,
-                                            int32_t e) {
-    int32_t id = span_id(m, u, i, e);
+                                            int32_t e, int32_t cap) {
+    int32_t id = cap <= 16 || e - i <= 16 ? span_id(m, u, i, e)
+                                          : token_id(m, (const char *)u + i, (size_t)(e - i));
     return id < 0 ? RANK_NONE : id;
 }
 
 /* The first part start after k, and the last one before it. */
-static LBPE_ALWAYS_INLINE int32_t after(uint32_t live, int32_t k) {
-    return (int32_t)__builtin_ctz(live & ~((2u << k) - 1));
+static LBPE_ALWAYS_INLINE int32_t after(uint64_t live, int32_t k) {
+    return (int32_t)__builtin_ctzll(live & ~((2ull << k) - 1));
 }
-static LBPE_ALWAYS_INLINE int32_t before(uint32_t live, int32_t k) {
-    return 31 - (int32_t)__builtin_clz(live & ((1u << k) - 1));
+static LBPE_ALWAYS_INLINE int32_t before(uint64_t live, int32_t k) {
+    return 63 - (int32_t)__builtin_clzll(live & ((1ull << k) - 1));
 }
 
-LBPE_FN ptrdiff_t bpe_small(const Model *m, const char *s, int32_t n, const int32_t *uid,
-                            Part *out) {
-    unsigned char u[SMALL_BPE + 16] = {0};
+static LBPE_ALWAYS_INLINE ptrdiff_t bpe_bits(const Model *m, const char *s, int32_t n,
+                                             const int32_t *uid, Part *out, int32_t cap) {
+    unsigned char u[SMALL_BPE_LONG + 16] = {0};
     memcpy(u, s, (size_t)n);
-    int32_t id[SMALL_BPE], rk[SMALL_BPE];
-    for (int32_t k = 0; k < SMALL_BPE; k++) rk[k] = RANK_NONE;
+    int32_t id[SMALL_BPE_LONG], rk[SMALL_BPE_LONG];
+    for (int32_t k = 0; k < cap; k++) rk[k] = RANK_NONE;
     for (int32_t k = 0; k < n; k++) id[k] = uid[k];
     for (int32_t k = 0; k + 1 < n; k++) {
         int32_t x = two_byte_id(m, u + k);
         rk[k] = x < 0 ? RANK_NONE : x;
     }
-    uint32_t live = (2u << n) - 1; /* every byte starts a part; bit n closes the last */
+    uint64_t live = (2ull << n) - 1; /* every byte starts a part; bit n closes the last */
     for (;;) {
         int32_t best = RANK_NONE, b = -1;
         for (int32_t k = 0; k + 1 < n; k++)
@@ -137,11 +140,11 @@ LBPE_FN ptrdiff_t bpe_small(const Model *m, const char *s, int32_t n, const int3
             }
         if (b < 0) break;
         int32_t j = after(live, b), e = after(live, j); /* the parts [b, j) and [j, e) merge */
-        live &= ~(1u << j);
+        live &= ~(1ull << j);
         rk[j] = RANK_NONE;
         id[b] = best;
-        rk[b] = e < n ? span_rank(m, u, b, after(live, e)) : RANK_NONE;
-        if (b > 0) rk[before(live, b)] = span_rank(m, u, before(live, b), e);
+        rk[b] = e < n ? span_rank(m, u, b, after(live, e), cap) : RANK_NONE;
+        if (b > 0) rk[before(live, b)] = span_rank(m, u, before(live, b), e, cap);
     }
     ptrdiff_t np = 0;
     for (int32_t k = 0; k < n; k = after(live, k), np++) {
@@ -150,6 +153,11 @@ LBPE_FN ptrdiff_t bpe_small(const Model *m, const char *s, int32_t n, const int3
         out[np].id = id[k];
     }
     return np;
+}
+
+LBPE_FN ptrdiff_t bpe_small(const Model *m, const char *s, int32_t n, const int32_t *uid,
+                            Part *out) {
+    return n <= 16 ? bpe_bits(m, s, n, uid, out, 16) : bpe_bits(m, s, n, uid, out, 32);
 }
 
 static inline int heap_less(const HeapItem *a, const HeapItem *b) { return a->key < b->key; }

@@ -308,9 +308,9 @@ LBPE_FN void model_free_own(Model *m);
 /* ---- bpe.c, lbpe.c: one piece of n units (ub: their byte offsets, uid: their ids) -> parts */
 LBPE_FN ptrdiff_t bpe_short(Model *m, const char *s, const int32_t *ub, int32_t n,
                             const int32_t *uid, Part *out);
-/* A piece of 2 to SMALL_BPE bytes on a rank vocabulary with the tables of tokens of 3 to 16
- * bytes (byte units, ub[k] = k), as bpe_short would split it. */
-#define SMALL_BPE 16
+/* A piece of 2 to SMALL_BPE_LONG bytes on a rank vocabulary with the tables of tokens of 3 to
+ * 16 bytes (byte units, ub[k] = k), as bpe_short would split it. */
+#define SMALL_BPE_LONG 32
 LBPE_FN ptrdiff_t bpe_small(const Model *m, const char *s, int32_t n, const int32_t *uid,
                             Part *out);
 LBPE_FN ptrdiff_t bpe_long(Model *m, const char *s, const int32_t *ub, int32_t n,
@@ -319,8 +319,9 @@ LBPE_FN ptrdiff_t bpe_bucketed(Model *m, const char *s, const int32_t *ub, int32
                                const int32_t *uid, Part *out);
 LBPE_FN ptrdiff_t lbpe(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid,
                        Part *out);
-/* LBPE of a piece of 2 to SMALL_BPE bytes (byte units) where every token may be placed (no
+/* LBPE of a piece of 2 to SMALL_LBPE bytes (byte units) where every token may be placed (no
  * scaffold tokens), with the tables of tokens of 3 to 16 bytes, as lbpe would split it. */
+#define SMALL_LBPE 16
 LBPE_FN ptrdiff_t lbpe_small(const Model *m, const char *s, int32_t n, const int32_t *uid,
                              Part *out);
 

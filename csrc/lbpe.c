@@ -92,9 +92,9 @@ static size_t short_spans(const Model *m, const char *s, const int32_t *ub, int3
  * (each lookup a filter's bit for most windows, which are no tokens). */
 LBPE_FN ptrdiff_t lbpe_small(const Model *m, const char *s, int32_t n, const int32_t *uid,
                              Part *out) {
-    unsigned char u[SMALL_BPE + 16] = {0};
+    unsigned char u[SMALL_LBPE + 16] = {0};
     memcpy(u, s, (size_t)n);
-    int32_t len_at[SMALL_BPE], id_at[SMALL_BPE]; /* the token placed at byte i, if any */
+    int32_t len_at[SMALL_LBPE], id_at[SMALL_LBPE]; /* the token placed at byte i, if any */
     uint32_t taken = 0, placed = 0;
     for (int32_t w = n; w >= 2; w--)
         for (int32_t i = 0; i + w <= n; i++) {
