@@ -94,7 +94,7 @@ LBPE_FN ptrdiff_t bpe_short(Model *m, const char *s, const int32_t *ub, int32_t 
     return np;
 }
 
-/* Pieces of at most SMALL_BPE_LONG bytes on a rank vocabulary (a token's rank is its id, and
+/* Pieces of at most SMALL_PIECE bytes on a rank vocabulary (a token's rank is its id, and
  * every span of 3 to 16 bytes is looked up by its words in the tables of tokens of those
  * lengths): the parts are the set bits of `live` (a bit at each part's first byte, and one at
  * n), and rk[k] is the rank of merging the part at k with the next one, RANK_NONE where there
@@ -106,8 +106,7 @@ LBPE_FN ptrdiff_t bpe_short(Model *m, const char *s, const int32_t *ub, int32_t 
 
 static LBPE_ALWAYS_INLINE int32_t span_rank(const Model *m, const unsigned char *u, int32_t i,
                                             int32_t e, int32_t cap) {
-    int32_t id = cap <= 16 || e - i <= 16 ? span_id(m, u, i, e)
-                                          : token_id(m, (const char *)u + i, (size_t)(e - i));
+    int32_t id = cap <= 16 || e - i <= 16 ? span_id(m, u, i, e) : long_span_id(m, u, i, e);
     return id < 0 ? RANK_NONE : id;
 }
 
@@ -121,9 +120,9 @@ static LBPE_ALWAYS_INLINE int32_t before(uint64_t live, int32_t k) {
 
 static LBPE_ALWAYS_INLINE ptrdiff_t bpe_bits(const Model *m, const char *s, int32_t n,
                                              const int32_t *uid, Part *out, int32_t cap) {
-    unsigned char u[SMALL_BPE_LONG + 16] = {0};
+    unsigned char u[SMALL_PIECE + 16] = {0};
     memcpy(u, s, (size_t)n);
-    int32_t id[SMALL_BPE_LONG], rk[SMALL_BPE_LONG];
+    int32_t id[SMALL_PIECE], rk[SMALL_PIECE];
     for (int32_t k = 0; k < cap; k++) rk[k] = RANK_NONE;
     for (int32_t k = 0; k < n; k++) id[k] = uid[k];
     for (int32_t k = 0; k + 1 < n; k++) {

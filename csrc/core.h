@@ -255,6 +255,9 @@ typedef struct ModelS {
     size_t n_mid, n_mid2;
     uint64_t *mid_filter; /* ... with one filter of their own */
     uint64_t mid_shift;
+    uint64_t *tail_filter; /* the tokens of more than 16 bytes, by their first 16 bytes and their
+                            * length (mid_hash): NULL when there are none */
+    uint64_t tail_shift;
     void *mid_block, *mid2_block; /* ... aligned to 64 bytes in these blocks */
     Fast *fast; /* the token table: a slot for every entry (NULL before Model init) ... */
     size_t n_fast;
@@ -308,9 +311,9 @@ LBPE_FN void model_free_own(Model *m);
 /* ---- bpe.c, lbpe.c: one piece of n units (ub: their byte offsets, uid: their ids) -> parts */
 LBPE_FN ptrdiff_t bpe_short(Model *m, const char *s, const int32_t *ub, int32_t n,
                             const int32_t *uid, Part *out);
-/* A piece of 2 to SMALL_BPE_LONG bytes on a rank vocabulary with the tables of tokens of 3 to
- * 16 bytes (byte units, ub[k] = k), as bpe_short would split it. */
-#define SMALL_BPE_LONG 32
+/* A piece of 2 to SMALL_PIECE bytes on a rank vocabulary with the tables of tokens of 3 to 16
+ * bytes (byte units, ub[k] = k), as bpe_short would split it. */
+#define SMALL_PIECE 32
 LBPE_FN ptrdiff_t bpe_small(const Model *m, const char *s, int32_t n, const int32_t *uid,
                             Part *out);
 LBPE_FN ptrdiff_t bpe_long(Model *m, const char *s, const int32_t *ub, int32_t n,
@@ -319,9 +322,8 @@ LBPE_FN ptrdiff_t bpe_bucketed(Model *m, const char *s, const int32_t *ub, int32
                                const int32_t *uid, Part *out);
 LBPE_FN ptrdiff_t lbpe(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid,
                        Part *out);
-/* LBPE of a piece of 2 to SMALL_LBPE bytes (byte units) where every token may be placed (no
+/* LBPE of a piece of 2 to SMALL_PIECE bytes (byte units) where every token may be placed (no
  * scaffold tokens), with the tables of tokens of 3 to 16 bytes, as lbpe would split it. */
-#define SMALL_LBPE 16
 LBPE_FN ptrdiff_t lbpe_small(const Model *m, const char *s, int32_t n, const int32_t *uid,
                              Part *out);
 
@@ -635,6 +637,17 @@ static LBPE_ALWAYS_INLINE int32_t span_id(const Model *m, const unsigned char *u
     if (len > 8) w1 = head_word(u + i + 8, len - 8);
 #endif
     return mid_id(m, w0, w1, len);
+}
+
+/* The id of the span u[i:e] (e - i > 16) of a piece copied to u and zero padded to 16 bytes
+ * past its end, -1 when it is no token: most spans are answered by the filter of the tokens of
+ * more than 16 bytes, small enough to stay in the processor's caches, without hashing them. */
+static inline int32_t long_span_id(const Model *m, const unsigned char *u, int32_t i, int32_t e) {
+    size_t len = (size_t)(e - i);
+    uint64_t h = mid_hash(head_word(u + i, 8), head_word(u + i + 8, 8), len);
+    if (!m->tail_filter || !filter_has(m->tail_filter, m->tail_shift, h)) return -1;
+    const Ids *x = lookup(m, (const char *)u + i, len);
+    return x ? x->id : -1;
 }
 
 /* The id of the token of the two bytes u[0], u[1], -1 when it is none. */

@@ -85,13 +85,13 @@ LBPE_FN int encode_piece(Model *m, const char *s, ptrdiff_t len, int method, int
             parts[0].e = 1;
             parts[0].id = uid[0];
             np = 1;
-        } else if (method == M_LBPE && n <= SMALL_LBPE && m->mid && !m->sc_left && !m->char_units)
+        } else if (method == M_LBPE && n <= SMALL_PIECE && m->mid && !m->sc_left && !m->char_units)
             np = lbpe_small(m, s, n, uid, parts);
         else if (method == M_LBPE) np = lbpe(m, s, ub, n, uid, parts);
         else if (method == M_PREFIX) np = longest_prefix(m, s, ub, n, uid, parts);
         else if (method == M_SUFFIX) np = longest_suffix(m, s, ub, n, uid, parts);
         else if (method == M_FEWEST) np = least_tokens(m, s, ub, n, uid, parts);
-        else if (n <= m->thresholds->short_bpe && n <= SMALL_BPE_LONG && !m->pairs && m->mid &&
+        else if (n <= m->thresholds->short_bpe && n <= SMALL_PIECE && !m->pairs && m->mid &&
                  !m->char_units)
             np = bpe_small(m, s, n, uid, parts);
         else if (n <= m->thresholds->short_bpe) np = bpe_short(m, s, ub, n, uid, parts);

@@ -89,21 +89,24 @@ static size_t short_spans(const Model *m, const char *s, const int32_t *ub, int3
 
 /* The paper's loop itself: windows from the whole piece down to 2 bytes, each left to right, over
  * a bitmask of the bytes covered so far; a window is looked up only where it covers nothing yet
- * (each lookup a filter's bit for most windows, which are no tokens). */
-LBPE_FN ptrdiff_t lbpe_small(const Model *m, const char *s, int32_t n, const int32_t *uid,
-                             Part *out) {
-    unsigned char u[SMALL_LBPE + 16] = {0};
+ * (each lookup a filter's bit for most windows, which are no tokens). Compiled twice, as
+ * bpe_small is: for pieces of at most 16 bytes and for those of 17 to 32. */
+static LBPE_ALWAYS_INLINE ptrdiff_t lbpe_bits(const Model *m, const char *s, int32_t n,
+                                              const int32_t *uid, Part *out, int32_t cap) {
+    unsigned char u[SMALL_PIECE + 16] = {0};
     memcpy(u, s, (size_t)n);
-    int32_t len_at[SMALL_LBPE], id_at[SMALL_LBPE]; /* the token placed at byte i, if any */
-    uint32_t taken = 0, placed = 0;
+    int32_t len_at[SMALL_PIECE], id_at[SMALL_PIECE]; /* the token placed at byte i, if any */
+    uint64_t taken = 0, placed = 0;
     for (int32_t w = n; w >= 2; w--)
         for (int32_t i = 0; i + w <= n; i++) {
-            uint32_t span = ((1u << w) - 1) << i;
+            uint64_t span = ((1ull << w) - 1) << i;
             if (taken & span) continue;
-            int32_t id = w == 2 ? two_byte_id(m, u + i) : span_id(m, u, i, i + w);
+            int32_t id = w == 2                ? two_byte_id(m, u + i)
+                         : cap <= 16 || w <= 16 ? span_id(m, u, i, i + w)
+                                                : long_span_id(m, u, i, i + w);
             if (id < 0) continue;
             taken |= span;
-            placed |= 1u << i;
+            placed |= 1ull << i;
             len_at[i] = w;
             id_at[i] = id;
             i += w - 1; /* the windows starting inside it overlap it */
@@ -117,6 +120,11 @@ LBPE_FN ptrdiff_t lbpe_small(const Model *m, const char *s, int32_t n, const int
         i += w;
     }
     return np;
+}
+
+LBPE_FN ptrdiff_t lbpe_small(const Model *m, const char *s, int32_t n, const int32_t *uid,
+                             Part *out) {
+    return n <= 16 ? lbpe_bits(m, s, n, uid, out, 16) : lbpe_bits(m, s, n, uid, out, 32);
 }
 
 LBPE_FN ptrdiff_t lbpe(Model *m, const char *s, const int32_t *ub, int32_t n, const int32_t *uid,

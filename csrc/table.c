@@ -271,6 +271,20 @@ LBPE_FN int build_mid(Model *m) {
     m->mid2 = mid2;
     m->n_mid = size;
     m->n_mid2 = size2;
+    /* the tokens of more than 16 bytes: about 32 bits each in their filter (long_span_id tests
+     * many spans that are none) */
+    size_t count3 = 0;
+    for (size_t x = 0; x < m->n_entries; x++)
+        if (m->entries[x].v.id >= 0 && m->entries[x].len > 16) count3++;
+    if (!count3) return 0;
+    if (new_filter(count3 * 4, &m->tail_filter, &m->tail_shift) < 0) return -1;
+    for (size_t x = 0; x < m->n_entries; x++) {
+        const Entry *e = &m->entries[x];
+        if (e->v.id < 0 || e->len <= 16) continue;
+        const unsigned char *u = (const unsigned char *)m->arena + e->off;
+        uint64_t h = mid_hash(head_word(u, 8), head_word(u + 8, 8), e->len);
+        filter_add(m->tail_filter, m->tail_shift, h);
+    }
     return 0;
 }
 
@@ -302,4 +316,5 @@ LBPE_FN void model_free(Model *m) {
     lbpe_free(m->mid_block);
     lbpe_free(m->mid2_block);
     lbpe_free(m->mid_filter);
+    lbpe_free(m->tail_filter);
 }
