@@ -62,15 +62,15 @@ ONE_THREAD_ENV = {"FASTOKENS_BPE_THREADS": "1", "RAYON_NUM_THREADS": "1", "TOKEN
 
 #: Bytes written before each call but a warm one: more than the processor's caches hold.
 EVICT_BYTES = 64 << 20
-_evicted: list = []  # the buffer, then how many times it was written
+_evict_buffer: list = []  # made at the first call
 
 
 def evict() -> None:
-    """Push every encoder's tables out of the processor's caches (writes EVICT_BYTES)."""
-    if not _evicted:
-        _evicted.extend([ctypes.create_string_buffer(EVICT_BYTES), 0])
-    _evicted[1] += 1
-    ctypes.memset(_evicted[0], _evicted[1] & 0xFF, EVICT_BYTES)
+    """Push every encoder's tables out of the processor's caches: EVICT_BYTES written (a write
+    takes each line into the caches whatever the bytes were)."""
+    if not _evict_buffer:
+        _evict_buffer.append(ctypes.create_string_buffer(EVICT_BYTES))
+    ctypes.memset(_evict_buffer[0], 1, EVICT_BYTES)
 
 
 #: Texts smaller than this are timed up to SMALL_REPEATS times a round (the best kept).
