@@ -1246,6 +1246,8 @@ static PyObject *Model_sizeof(NativeModel *self, PyObject *Py_UNUSED(ignored)) {
     if (m->short_ids) total += (256 + 65536) * sizeof(int32_t);
     if (m->filter) total += (((size_t)1 << (64 - m->filter_shift)) / 8);
     if (m->witness_filter) total += (((size_t)1 << (64 - m->witness_shift)) / 8);
+    if (m->witness) total += (m->witness_mask + 1) * sizeof(uint64_t);
+    if (m->cut_memo) total += (CUT_MEMO_MASK + 1) * sizeof(uint64_t);
     if (m->fast) total += (m->n_fast + 2) * sizeof(Fast);
     if (m->mid)
         total += (m->n_mid + 4) * sizeof(Mid) + (m->n_mid2 + 2) * sizeof(Mid2) +
@@ -1255,6 +1257,7 @@ static PyObject *Model_sizeof(NativeModel *self, PyObject *Py_UNUSED(ignored)) {
         total += (m->long_mask + 1) * (sizeof(uint32_t) + sizeof(uint64_t)) +
                  ((size_t)m->poly_max + 1) * sizeof(uint64_t) +
                  (size_t)m->n_long_lengths * sizeof(int32_t);
+    if (self->longs) total += ((size_t)self->n_longs + 1) * sizeof(PyObject *);
     for (int k = 0; k < N_SCRATCH; k++) total += m->scratch_cap[k];
     for (int k = 0; k < N_METHODS; k++)
         total += cache_bytes(&m->cache[k]) + cache_bytes(&m->part_cache[k]);

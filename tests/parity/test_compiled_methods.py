@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
+import tracemalloc
 
 import pytest
 
@@ -311,3 +313,30 @@ def test_a_megabyte_equals_the_pure_path(name):
         expected = pure_encode(tok, text, mode, disallowed_special=())
         tok.clear_cache()
         assert tok.encode(text, mode=mode, disallowed_special=()) == expected, mode
+
+
+def test_the_model_counts_every_byte_it_holds():
+    """``sys.getsizeof`` of a compiled model is the memory its tables, caches and buffers hold:
+    what tracemalloc saw the C core allocate (it traces CPython's raw allocator, which the core
+    uses) for building it and for encoding through every method, less the ints of the ids
+    (objects of their own, as a list's size leaves out its items), within 2%."""
+    tok = real("cl100k_base")
+    text = sample_text()
+    options = dict(limit=200_000, cached_chars=256, seconds=0.0, buffer=False)
+
+    def encode(model, code):
+        return model.encode_text(text, native.PRESET_CODES["cl100k_base"], method=code, **options)
+
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        model = native._build(tok.vocab)
+        assert model is not None
+        for code in native.METHOD_CODES.values():
+            assert encode(model, code)
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    made = {i for code in native.METHOD_CODES.values() for i in encode(model, code) if i > 256}
+    held -= sum(sys.getsizeof(i) for i in made)  # (CPython keeps its own ints of -5..256)
+    assert 0.98 * held <= sys.getsizeof(model) <= 1.02 * held, (sys.getsizeof(model), held)
