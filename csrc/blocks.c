@@ -2,12 +2,14 @@
  * classifies up to 64 code points at a time into bitmasks (one bit per code point and class)
  * and finds the common pieces' ends with bit operations. It serves the presets whose letter
  * pieces are "[^\r\n\p{L}\p{N}]?\p{L}+" with any-case contractions (cl100k_base, llama3,
- * qwen2) and o200k_base's upper-then-lower letter pieces: a piece that starts with an ASCII
+ * qwen2) and o200k_base's upper-then-lower letter pieces: a piece that starts with a classified
  * code point and ends at one, or at the text's end (block_starts: several at once, white space
- * among them; block_end: one). Every other piece (contractions, anything that reaches a code
- * point beyond ASCII, which may be a letter, or past the block) is left to piece_end, so both
- * give the same pieces by construction: the block path only answers where the preset's pattern
- * looks at nothing but ASCII code points. */
+ * among them; block_end: one). Classified are ASCII and, in a text of Latin-1 (one byte a code
+ * point), the code points beyond ASCII whose class the bitmasks model (block_latin1, from the
+ * class table). Every other piece (contractions, anything that reaches a code point not
+ * classified, or past the block) is left to piece_end, so both give the same pieces by
+ * construction: the block path only answers where the preset's pattern looks at nothing but
+ * classified code points. */
 #include "core.h"
 #if defined(__SSE2__) || defined(_M_X64) || defined(_M_AMD64)
 #include <emmintrin.h>
@@ -75,6 +77,7 @@ LBPE_FN void splitter_init(Splitter *sp, const Preset *pr, const unsigned char *
     sp->cls = cls;
     sp->t = t;
     sp->on = block_preset(pr) && cls[CLS_INFO] == 1;
+    sp->latin1 = sp->on && t->kind == 1 && !t->ascii;
     sp->classify = classifier();
     sp->b.base = PTRDIFF_MIN / 2; /* no block yet */
     sp->ends = 0;
@@ -474,6 +477,29 @@ static LBPE_ALWAYS_INLINE uint64_t block_starts(const Block *b, const Preset *pr
     return at_end ? starts | (uint64_t)1 << z : starts;
 }
 
+/* The code points of block b beyond ASCII (a Latin-1 text's) into its classes, by the class
+ * table, where
+ * the block path models their class as it does ASCII's: \p{L} as letters, \p{N} as digits,
+ * White_Space as white space (none of them is CR, LF or ' ') and the rest as "other"; for
+ * o200k_base's letters, upper case letters (Lu Lt) also as upper, and its letters of both
+ * kinds (Lm Lo, and the marks) not at all. Those left out stay hard, for piece_end. */
+static void block_latin1(Block *b, const Splitter *sp) {
+    const unsigned char *text = (const unsigned char *)sp->t->data;
+    int o200k = sp->pr->letters == 2;
+    for (uint64_t left = b->high; left; left &= left - 1) {
+        unsigned k = ones(~left);
+        unsigned char f = sp->cls[text[b->base + k]];
+        if (o200k && ((f & C_M) || ((f & C_U) && (f & C_W)))) continue;
+        uint64_t one = (uint64_t)1 << k;
+        b->stop |= one;
+        if (f & C_L) {
+            b->letter |= one;
+            if (f & C_U) b->upper |= one;
+        } else if (f & C_N) b->digit |= one;
+        else if (!(f & C_S)) b->other |= one;
+    }
+}
+
 LBPE_FN ptrdiff_t splitter_next(Splitter *sp, ptrdiff_t p, const char **ascii) {
     const Text *t = sp->t;
     Block *b = &sp->b;
@@ -496,4 +522,28 @@ LBPE_FN ptrdiff_t splitter_next(Splitter *sp, ptrdiff_t p, const char **ascii) {
         }
     }
     return next_piece(sp->pr, sp->cls, t, p);
+}
+
+LBPE_FN ptrdiff_t splitter_next_latin1(Splitter *sp, ptrdiff_t p, const char **ascii) {
+    Block *b = &sp->b;
+    *ascii = NULL;
+    if (p - b->base > 32) {
+        block_scan(b, sp->classify, 1, sp->t->data, sp->t->n, p);
+        b->high = b->inside & ~b->stop;
+        if (b->high) block_latin1(b, sp);
+    }
+    uint64_t ends = block_starts(b, sp->pr, p);
+    ptrdiff_t q;
+    if (ends) {
+        unsigned k = ones(~ends);
+        sp->ends = ends & (ends - 1);
+        sp->from = p;
+        q = p + k;
+    } else if ((q = block_end(b, sp->pr, p)) < 0)
+        return next_piece_latin1(sp->pr, sp->cls, sp->t, p);
+    /* its bytes from the block unless it has a code point beyond ASCII */
+    uint64_t high = b->high >> (p - b->base);
+    if (q - p < 64) high &= ((uint64_t)1 << (q - p)) - 1;
+    if (!high) *ascii = (const char *)b->bytes + (p - b->base);
+    return q;
 }

@@ -391,19 +391,28 @@ typedef struct {
 /* The end of the piece that starts at p (p < t->n). */
 LBPE_FN ptrdiff_t next_piece(const Preset *pr, const unsigned char *cls, const Text *t,
                              ptrdiff_t p);
+/* The same for a text of kind 1: splitter_next_latin1 calls this one, splitter_next the other
+ * (one caller each, which inlines it). */
+LBPE_FN ptrdiff_t next_piece_latin1(const Preset *pr, const unsigned char *cls, const Text *t,
+                                    ptrdiff_t p);
 
 /* ---- blocks.c */
 /* Up to 64 code points of a text from `base` on, classified: bit k of each mask is about code
- * point base + k (ASCII classes only; nothing beyond ASCII is in any class but `inside`). */
+ * point base + k. The vectors classify ASCII; in a text of Latin-1 (code points up to U+00FF,
+ * one byte each: the letters of most European languages) splitter_next adds the rest by the
+ * host's class table. Otherwise nothing beyond ASCII is in any class but `inside` and `high`. */
 typedef struct {
     ptrdiff_t base;
     uint64_t letter, digit, other;        /* [A-Za-z], [0-9], the rest of ASCII but \s */
     uint64_t upper;                       /* [A-Z] */
     uint64_t crlf, blank, quote, slash;   /* [\r\n], ' ', '\'', '/' */
     uint64_t inside;                      /* code points of the text, and the text's end */
-    uint64_t stop;                        /* ASCII, and the text's end */
+    uint64_t stop;                        /* classified (ASCII, and in a Latin-1 text the
+                                           * code points of a class the block path models),
+                                           * and the text's end */
     unsigned len;                         /* how many code points (64: the text goes on) */
     unsigned char bytes[80];              /* as bytes (0x80 or more: not ASCII), 0 after */
+    uint64_t high; /* code points beyond ASCII (set by splitter_next_latin1 alone) */
 } Block;
 /* What fills a block's bitmasks and bytes from 64 code points of `kind` bytes at `at`. */
 typedef void (*Classifier)(Block *b, int kind, const char *at);
@@ -412,7 +421,8 @@ typedef struct {
     const Preset *pr;
     const unsigned char *cls;
     const Text *t;
-    int on; /* the block path serves this preset */
+    int on;     /* the block path serves this preset */
+    int latin1; /* ... and classifies beyond ASCII: the text is Latin-1, not all ASCII */
     Classifier classify;
     Block b;
     /* pieces the block settled and not yet returned: bit k, an end at `from` + k */
@@ -431,14 +441,19 @@ LBPE_FN void classes_done(unsigned char *cls);
 LBPE_FN void splitter_init(Splitter *sp, const Preset *pr, const unsigned char *cls,
                            const Text *t);
 /* The end of the piece at p (p < t->n) when the block holds no settled piece (sp->ends == 0):
- * callers use splitter_step. */
+ * callers use splitter_step. The second where sp->latin1. */
 LBPE_FN ptrdiff_t splitter_next(Splitter *sp, ptrdiff_t p, const char **ascii);
+LBPE_FN ptrdiff_t splitter_next_latin1(Splitter *sp, ptrdiff_t p, const char **ascii);
 /* The end of the piece at p (p < t->n). *ascii is its bytes (all ASCII, with at least 16 bytes
  * readable after the piece) when the block path found it, NULL otherwise. A piece the block
- * already settled is handed out here, without a call. */
-static LBPE_ALWAYS_INLINE ptrdiff_t splitter_step(Splitter *sp, ptrdiff_t p, const char **ascii) {
+ * already settled is handed out here, without a call. `latin1`: 0 where the caller knows the
+ * text is not Latin-1 (a constant there: nothing of sp->latin1's is compiled in). */
+static LBPE_ALWAYS_INLINE ptrdiff_t splitter_step(Splitter *sp, ptrdiff_t p, const char **ascii,
+                                                  int latin1) {
     uint64_t ends = sp->ends;
-    if (!ends) return splitter_next(sp, p, ascii);
+    if (!ends)
+        return latin1 && sp->latin1 ? splitter_next_latin1(sp, p, ascii)
+                                    : splitter_next(sp, p, ascii);
 #if defined(__GNUC__) || defined(__clang__)
     unsigned k = (unsigned)__builtin_ctzll(ends);
 #else
@@ -446,8 +461,13 @@ static LBPE_ALWAYS_INLINE ptrdiff_t splitter_step(Splitter *sp, ptrdiff_t p, con
     while (!((ends >> k) & 1)) k++;
 #endif
     sp->ends = ends & (ends - 1);
+    ptrdiff_t q = sp->from + k;
     *ascii = (const char *)sp->b.bytes + (p - sp->b.base);
-    return sp->from + k;
+    /* not its bytes if it has a code point beyond ASCII (it is inside the block: fewer than 64
+     * code points from p) */
+    if (latin1 && sp->latin1 && (sp->b.high >> (p - sp->b.base)) & (((uint64_t)1 << (q - p)) - 1))
+        *ascii = NULL;
+    return q;
 }
 
 /* Code point i of a text of that kind. */

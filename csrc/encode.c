@@ -354,11 +354,12 @@ static void read_tables(Model *m, const Text *t) {
     (void)sink;
 }
 
-/* encode_text for a text of one kind (a constant in each copy) */
-static LBPE_ALWAYS_INLINE int encode_kind(int kind, Model *m, const Text *t, const Preset *pr,
-                                          const unsigned char *cls, int method, ptrdiff_t limit,
-                                          ptrdiff_t cached_chars, IdBuf *b, unsigned char **u8,
-                                          size_t *u8cap, ptrdiff_t bad[2]) {
+/* encode_text for a text of one kind (a constant in each copy, as is latin1: a text of kind 1
+ * that is not all ASCII) */
+static LBPE_ALWAYS_INLINE int encode_kind(int kind, int latin1, Model *m, const Text *t,
+                                          const Preset *pr, const unsigned char *cls, int method,
+                                          ptrdiff_t limit, ptrdiff_t cached_chars, IdBuf *b,
+                                          unsigned char **u8, size_t *u8cap, ptrdiff_t bad[2]) {
     ptrdiff_t n = t->n;
     const void *data = t->data;
     /* the cache whose slots are asked for ahead: a worker's own is empty at first, and most of
@@ -384,12 +385,12 @@ static LBPE_ALWAYS_INLINE int encode_kind(int kind, Model *m, const Text *t, con
         size_t long_room = 0;
         while (count < BATCH && p < n) {
             const char *s;
-            ptrdiff_t q = splitter_step(&sp, p, &s), len;
+            ptrdiff_t q = splitter_step(&sp, p, &s, latin1), len;
             size_t room;
             if (s) { /* ASCII, from the splitter's block */
                 len = q - p;
                 room = (size_t)((const char *)sp.b.bytes + sizeof(sp.b.bytes) - s);
-            } else if (kind == 1 && t->ascii) {
+            } else if (kind == 1 && !latin1) {
                 s = (const char *)data + p;
                 len = q - p;
                 room = (size_t)(n - p);
@@ -466,9 +467,11 @@ LBPE_FN int encode_text(Model *m, const Text *t, const Preset *pr, const unsigne
         size_t want = pieces_expected(t->n, limit);
         if (want && cache_reserve(&m->cache[method], want) < 0) return -1;
     }
+    if (t->kind == 1 && t->ascii)
+        return encode_kind(1, 0, m, t, pr, cls, method, limit, cached_chars, b, u8, u8cap, bad);
     if (t->kind == 1)
-        return encode_kind(1, m, t, pr, cls, method, limit, cached_chars, b, u8, u8cap, bad);
+        return encode_kind(1, 1, m, t, pr, cls, method, limit, cached_chars, b, u8, u8cap, bad);
     if (t->kind == 2)
-        return encode_kind(2, m, t, pr, cls, method, limit, cached_chars, b, u8, u8cap, bad);
-    return encode_kind(4, m, t, pr, cls, method, limit, cached_chars, b, u8, u8cap, bad);
+        return encode_kind(2, 0, m, t, pr, cls, method, limit, cached_chars, b, u8, u8cap, bad);
+    return encode_kind(4, 0, m, t, pr, cls, method, limit, cached_chars, b, u8, u8cap, bad);
 }

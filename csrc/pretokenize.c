@@ -233,6 +233,11 @@ static ptrdiff_t piece_end_4(const Preset *pr, const unsigned char *cls, const v
     return piece_end(pr, cls, 4, data, n, p);
 }
 
+LBPE_FN ptrdiff_t next_piece_latin1(const Preset *pr, const unsigned char *cls, const Text *t,
+                                    ptrdiff_t p) {
+    return piece_end_1(pr, cls, t->data, t->n, p);
+}
+
 LBPE_FN ptrdiff_t next_piece(const Preset *pr, const unsigned char *cls, const Text *t,
                              ptrdiff_t p) {
     return t->kind == 1   ? piece_end_1(pr, cls, t->data, t->n, p)

@@ -288,7 +288,7 @@ static PyObject *split(PyObject *mod, PyObject *args) {
     splitter_init(&sp, &PRESETS[preset], cls, &t);
     for (Py_ssize_t p = 0; p < n;) {
         const char *ascii;
-        Py_ssize_t q = splitter_step(&sp, p, &ascii);
+        Py_ssize_t q = splitter_step(&sp, p, &ascii, sp.latin1);
         PyObject *piece = PyUnicode_Substring(text, p, q);
         if (!piece || PyList_Append(out, piece) < 0) {
             Py_XDECREF(piece);
@@ -357,7 +357,7 @@ static PyObject *last_starts(PyObject *mod, PyObject *args) {
     for (Py_ssize_t p = 0; p < n; total++) {
         const char *ascii;
         ring[total % count] = p;
-        p = splitter_step(&sp, p, &ascii);
+        p = splitter_step(&sp, p, &ascii, sp.latin1);
     }
     Py_ssize_t kept = total < count ? total : count;
     PyObject *starts = PyList_New(kept);

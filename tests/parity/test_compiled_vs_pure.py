@@ -719,13 +719,16 @@ def test_ascii_blocks_serve_the_presets_they_were_written_for():
     assert out.stdout.split(None, 1) == ["False", "['a_b', ' c']\n"]
 
 
-# ASCII of every class the splitter's ASCII blocks tell apart (letters, digits, \s and the
-# rest, \r \n, the space, the apostrophe, the slash, ASCII that is not \s), and beyond ASCII a
-# letter of each width (and U+AC00 and U+FFFF, negative as 16-bit integers), a digit, a mark, a
-# symbol and white space: any of these where a block path expects ASCII must hand the piece
-# back to the code-point splitter
+# ASCII of every class the splitter's blocks tell apart (letters, digits, \s and the rest, \r \n,
+# the space, the apostrophe, the slash, ASCII that is not \s); then Latin-1, which the blocks
+# classify by the class table (letters of either case, letters that are both upper and lower to
+# o200k_base, digits, white space, controls and signs), and wider code points, which they leave
+# to the code-point splitter (a letter of each width, U+AC00 and U+FFFF, negative as 16-bit
+# integers, a digit, a mark, a symbol, white space)
 BLOCK_ASCII = "abzAZ09 \t\r\n\x0b\x0c\x1c\x00\x7f'/.,!-(\"_`{@["
-BLOCK_OTHERS = "\xe9\xd7\u0436\u4e2d\uac00\uffff\U0001d41a\u00b2\u0661\u0301\u2014\xa0\u2028"
+BLOCK_OTHERS = (
+    "\xe9\xc9\xdf\xb5\xaa\xba\xd7\xab\xb2\xbd\xa0\x85\x80\u0436\u4e2d\uac00\uffff\U0001d41a\u0661\u0301\u2014\u2028"
+)
 BLOCK_TEXTS = st.lists(
     st.sampled_from(list(BLOCK_ASCII)) | st.sampled_from(["'s", "'LL", "  ", "\r\n", "word", " the", "123"]),
     min_size=1,
@@ -903,7 +906,9 @@ def test_every_block_classifier_splits_and_encodes_alike(name, block_classifier)
     for _ in range(300):
         odd = rng.choice(BLOCK_OTHERS)
         text = "".join(
-            rng.choice(BLOCK_ASCII) if rng.random() < 0.8 else rng.choice(["'s", " the", "123", odd])
+            rng.choice(BLOCK_ASCII)
+            if rng.random() < 0.8
+            else rng.choice(["'s", " the", "123", odd, " f\xfcr", "\xdcBER", "\xe0\xba", "X\xb2\xb3"])
             for _ in range(rng.randint(60, 400))
         )
         texts += [text, "\u0100 " + text, "\U0001f600 " + text]
@@ -928,6 +933,37 @@ def test_compiled_split_on_every_code_point(name):
         chars = [chr(c) for c in range(lo, lo + step)]
         text = "".join(f" {c}a{c}{c}'s\n" for c in chars)
         assert native.split(text, name) == pattern.findall(text), f"{name} near U+{lo:04X}"
+
+
+#: a tokenizer whose text the extension splits with each preset (qwen2's is not among the data)
+PRESET_TOKENIZERS = {
+    "r50k_base": "gpt2",
+    "cl100k_base": "cl100k_base",
+    "o200k_base": "o200k_base",
+    "llama3": "hf:llama3",
+    "paper": "lbpe-32k",
+}
+
+
+@pytest.mark.parametrize("name", sorted(native.PRESET_CODES))
+def test_compiled_split_of_latin1_text_on_every_code_point(name, block_classifier):
+    """A text of Latin-1 alone (one byte a code point, which the blocks classify beyond ASCII by
+    the class table): each code point from U+0080 to U+00FF among ASCII letters, digits, quotes,
+    spaces and line ends, and in runs, as the pattern splits it, and its ids as the pure path's."""
+    from lbpe.pretokenize import compile_pattern
+
+    pattern = compile_pattern(name).regex
+    chars = [chr(c) for c in range(0x80, 0x100)]
+    text = "".join(f" {c}a{c}{c}'s\n x{c}Y 1{c}2 '{c} {c}{c}{c}\r\n{c}  {c}.{c}\t" for c in chars)
+    text += " " + "".join(chars) + " " + "".join(reversed(chars)) + "".join(chars[::3])
+    assert max(map(ord, text)) <= 0xFF and not text.isascii()
+    for t in (text, text[:-1], text[: len(text) // 3]):
+        assert native.split(t, name) == pattern.findall(t), (block_classifier, name)
+    if name in PRESET_TOKENIZERS:
+        tok = tokenizer(PRESET_TOKENIZERS[name])
+        assert tok._preset_code == native.PRESET_CODES[name]
+        compiled, pure = both_paths(tok, text, "bpe")
+        assert compiled == pure, block_classifier
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "gpt2", "lbpe-32k"])
