@@ -434,28 +434,41 @@ static inline PyObject *id_object(NativeModel *self, int32_t id) {
  * the processor's caches, each id first seen is two waits on memory one after the other. */
 #define LONGS_AHEAD 64
 
+/* The int of id `raw` into *item (a new reference); -1 with an exception set when it cannot be
+ * made. */
+static LBPE_ALWAYS_INLINE int put_id(PyObject **longs, uint32_t n, PyObject **item, int32_t raw) {
+    uint32_t id = (uint32_t)raw; /* as unsigned: a negative id is >= n */
+    if (id < n) {
+        PyObject *v = shared_long(longs, id);
+        if (!v) return -1;
+        Py_INCREF(v);
+        *item = v;
+        return 0;
+    }
+    return (*item = PyLong_FromLong(raw)) ? 0 : -1;
+}
+
 /* The ints of ids[0:count] into items (each a new reference); -1 with an exception set when
  * one cannot be made (the items after it are left as they were). */
 static int put_ids(NativeModel *self, PyObject **items, const int32_t *ids, size_t count) {
     PyObject **longs = self->longs;
-    uint32_t n = (uint32_t)self->n_longs; /* an id as unsigned: a negative one is >= n */
-    for (size_t x = 0; x < count; x++) {
-        if (x + 2 * LONGS_AHEAD < count) { /* the table's slot of an id further on */
-            uint32_t later = (uint32_t)ids[x + 2 * LONGS_AHEAD];
-            if (later < n) LBPE_PREFETCH(&longs[later]);
-        }
-        if (x + LONGS_AHEAD < count) { /* its count is written: fetch its line ahead */
+    uint32_t n = (uint32_t)self->n_longs;
+    size_t x = 0;
+    /* all but the last ids, with both lines asked for ahead (the table's slot by its address as
+     * a number: asking for a line never faults, and no slot past the table is read) */
+    for (; x + 2 * LONGS_AHEAD < count; x++) {
+        uintptr_t slot = (uintptr_t)longs + (uint32_t)ids[x + 2 * LONGS_AHEAD] * sizeof(PyObject *);
+        LBPE_PREFETCH((const void *)slot);
+        uint32_t later = (uint32_t)ids[x + LONGS_AHEAD];
+        if (later < n) LBPE_PREFETCH_WRITE(longs[later]); /* NULL until made: harmless */
+        if (put_id(longs, n, &items[x], ids[x]) < 0) return -1;
+    }
+    for (; x < count; x++) {
+        if (x + LONGS_AHEAD < count) {
             uint32_t later = (uint32_t)ids[x + LONGS_AHEAD];
-            if (later < n) LBPE_PREFETCH_WRITE(longs[later]); /* NULL until made: harmless */
+            if (later < n) LBPE_PREFETCH_WRITE(longs[later]);
         }
-        uint32_t id = (uint32_t)ids[x];
-        if (id < n) {
-            PyObject *v = shared_long(longs, id);
-            if (!v) return -1;
-            Py_INCREF(v);
-            items[x] = v;
-        } else if (!(items[x] = PyLong_FromLong(ids[x])))
-            return -1;
+        if (put_id(longs, n, &items[x], ids[x]) < 0) return -1;
     }
     return 0;
 }
