@@ -87,21 +87,42 @@ LBPE_FN int cache_add(Cache *c, const Key *k, const int32_t *ids, size_t count) 
         c->slots = slots;
         c->mask = size - 1;
     }
-    if (grow((void **)&c->entries, &c->cap, c->n + 1, sizeof(CEntry)) < 0 ||
-        grow((void **)&c->keys, &c->kcap, c->klen + n, 1) < 0 ||
-        grow((void **)&c->ids, &c->icap, c->ilen + count, sizeof(int32_t)) < 0)
+    /* (16 bytes of room past the keys: a short key is stored as its two words) */
+    if ((c->n + 1 > c->cap &&
+         grow((void **)&c->entries, &c->cap, c->n + 1, sizeof(CEntry)) < 0) ||
+        (c->klen + n + 16 > c->kcap &&
+         grow((void **)&c->keys, &c->kcap, c->klen + n + 16, 1) < 0) ||
+        (c->ilen + count > c->icap &&
+         grow((void **)&c->ids, &c->icap, c->ilen + count, sizeof(int32_t)) < 0))
         return -1;
-    CEntry *e = &c->entries[c->n];
+    uint32_t x = (uint32_t)c->n;
+    CEntry *e = &c->entries[x];
     e->hash = k->hash;
     e->koff = (uint32_t)c->klen;
     e->klen = (uint32_t)n;
     e->ioff = (uint32_t)c->ilen;
     e->icount = (uint32_t)count;
-    memcpy(c->keys + c->klen, k->s, n);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (n <= 16) memcpy(c->keys + c->klen, k->word, 16); /* the words are the bytes, then zeros */
+    else
+#endif
+        memcpy(c->keys + c->klen, k->s, n);
     c->klen += n;
-    if (count) memcpy(c->ids + c->ilen, ids, count * sizeof(int32_t));
+    if (count > 2) memcpy(c->ids + c->ilen, ids, count * sizeof(int32_t));
+    else
+        for (size_t j = 0; j < count; j++) c->ids[c->ilen + j] = ids[j];
     c->ilen += count;
-    place(c, c->slots, c->mask, (uint32_t)c->n);
+    /* its slot, as place() would fill it, from the key's words */
+    size_t at = (size_t)k->hash & c->mask;
+    while (c->slots[at].len) at = (at + 1) & c->mask;
+    CSlot *slot = &c->slots[at];
+    slot->word[0] = k->word[0];
+    slot->word[1] = k->word[1];
+    slot->len = (uint16_t)n;
+    slot->entry = x;
+    slot->count = (uint16_t)count;
+    slot->id[0] = count > 0 ? ids[0] : -1;
+    slot->id[1] = count > 1 ? ids[1] : -1;
     c->n++;
     return 0;
 }

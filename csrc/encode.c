@@ -123,9 +123,11 @@ LBPE_FN int encode_piece(Model *m, const char *s, ptrdiff_t len, int method, int
     return 0;
 }
 
-static int is_ascii(const char *s, size_t n) {
-    for (size_t k = 0; k < n; k++)
-        if ((unsigned char)s[k] >= 0x80) return 0;
+/* Whether key k is all ASCII: its words, up to 16 bytes (zero padded), else byte by byte. */
+static inline int key_ascii(const Key *k) {
+    if (k->n <= 16) return ((k->word[0] | k->word[1]) & 0x8080808080808080ull) == 0;
+    for (size_t j = 0; j < k->n; j++)
+        if ((unsigned char)k->s[j] >= 0x80) return 0;
     return 1;
 }
 
@@ -166,7 +168,7 @@ static int uncached_piece(Model *m, const Key *k, ptrdiff_t chars, int method, p
     int done = 0;
     /* a piece with a cut is no token (a token covers every boundary inside it, cuts.c), so one
      * that falls apart at cuts is encoded by its parts without looking the whole piece up */
-    if (m->cut_memo && chars > 1 && !is_ascii(s, n)) {
+    if (m->cut_memo && chars > 1 && !key_ascii(k)) {
         done = by_parts(m, s, n, method, limit, out);
         if (done < 0) return -1;
     }
