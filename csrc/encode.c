@@ -131,17 +131,25 @@ static inline int key_ascii(const Key *k) {
     return 1;
 }
 
+/* token_id of key k's bytes, by its words where the tables of tokens of 3 to 16 bytes have it */
+static inline int32_t key_token_id(const Model *m, const Key *k) {
+    if (k->n >= 3 && k->n <= 16 && m->mid) return mid_id(m, k->word[0], k->word[1], k->n);
+    return token_id(m, k->s, k->n);
+}
+
 /* The id of a piece that is itself a token and encodes to that token alone, else -1: for every
  * method but BPE, any token it may place (the longest match, the fewest tokens, LBPE's longest
  * window: the piece itself); for BPE, when whole pieces come first, unless a scaffold token. */
-static inline int32_t whole_token(const Model *m, const char *s, size_t n, int method) {
+static inline int32_t whole_token(const Model *m, const Key *k, int method) {
+    const char *s = k->s;
+    size_t n = k->n;
     if (method != M_BPE) {
-        if (!m->sc_left) return token_id(m, s, n); /* no scaffold tokens: lid is id */
+        if (!m->sc_left) return key_token_id(m, k); /* no scaffold tokens: lid is id */
         const Ids *x = lookup(m, s, n);
         return x ? x->lid : -1;
     }
     if (!m->whole_piece_first) return -1;
-    int32_t id = token_id(m, s, n);
+    int32_t id = key_token_id(m, k);
     if (id >= 0 && m->sc_left && id < m->sc_size && m->sc_left[id] >= 0) return -1;
     return id;
 }
@@ -172,7 +180,7 @@ static int uncached_piece(Model *m, const Key *k, ptrdiff_t chars, int method, p
         done = by_parts(m, s, n, method, limit, out);
         if (done < 0) return -1;
     }
-    int32_t whole = done ? -1 : whole_token(m, s, n, method); /* most pieces are tokens */
+    int32_t whole = done ? -1 : whole_token(m, k, method); /* most pieces are tokens */
     if (whole >= 0) {
         if (idbuf_push(out, whole) < 0) return -1;
         done = 1;
