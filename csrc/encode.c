@@ -51,6 +51,18 @@ LBPE_FN int encode_piece(Model *m, const char *s, ptrdiff_t len, int method, int
         lbpe_error(LBPE_OVERFLOW, "piece too long for the compiled path");
         return -1;
     }
+    /* the common case first: a short piece of bytes, BPE on a rank vocabulary, no scaffold */
+    if (method == M_BPE && !whole && len >= 2 && len <= SMALL_PIECE &&
+        len <= m->thresholds->short_bpe && !m->sc_left && !m->char_units && !m->pairs && m->mid) {
+        if (b->cap - b->len < (size_t)len &&
+            grow((void **)&b->ids, &b->cap, b->len + (size_t)len, sizeof(int32_t)) < 0)
+            return -1;
+        ptrdiff_t np = bpe_small_ids(m, s, (int32_t)len, b->ids + b->len);
+        if (np >= 0) {
+            b->len += (size_t)np;
+            return 0;
+        }
+    }
     int32_t n;
     int32_t *ub = scratch(m, 0, ((size_t)len + 1) * sizeof(int32_t));
     if (!ub) return -1;
