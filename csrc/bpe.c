@@ -159,16 +159,6 @@ LBPE_FN ptrdiff_t bpe_small(const Model *m, const char *s, int32_t n, const int3
     return n <= 16 ? bpe_bits(m, s, n, uid, out, 16) : bpe_bits(m, s, n, uid, out, 32);
 }
 
-LBPE_FN ptrdiff_t bpe_small_ids(const Model *m, const char *s, int32_t n, int32_t *ids) {
-    int32_t uid[SMALL_PIECE];
-    Part parts[SMALL_PIECE];
-    for (int32_t k = 0; k < n; k++)
-        if ((uid[k] = m->short_ids[(unsigned char)s[k]]) < 0) return -1;
-    ptrdiff_t np = bpe_small(m, s, n, uid, parts);
-    for (ptrdiff_t k = 0; k < np; k++) ids[k] = parts[k].id;
-    return np;
-}
-
 static inline int heap_less(const HeapItem *a, const HeapItem *b) { return a->key < b->key; }
 
 static void heap_push(HeapItem *h, size_t *len, HeapItem item) {

@@ -316,9 +316,6 @@ LBPE_FN ptrdiff_t bpe_short(Model *m, const char *s, const int32_t *ub, int32_t 
 #define SMALL_PIECE 32
 LBPE_FN ptrdiff_t bpe_small(const Model *m, const char *s, int32_t n, const int32_t *uid,
                             Part *out);
-/* The ids of bpe_small of s[0:n] into ids (room for n), its bytes' ids from the model; -1 when a
- * byte has no token (bpe_small's parts then need the fallbacks). */
-LBPE_FN ptrdiff_t bpe_small_ids(const Model *m, const char *s, int32_t n, int32_t *ids);
 LBPE_FN ptrdiff_t bpe_long(Model *m, const char *s, const int32_t *ub, int32_t n,
                            const int32_t *uid, Part *out);
 LBPE_FN ptrdiff_t bpe_bucketed(Model *m, const char *s, const int32_t *ub, int32_t n,

@@ -45,19 +45,34 @@ static int push_fallback(Model *m, const char *s, int32_t a, int32_t z, int *pre
     return lbpe_fallback(m->fallback, s + a, (size_t)(z - a));
 }
 
+/* The ids of bpe_small or lbpe_small of s[0:n] into ids (room for n), its bytes' ids from the
+ * model; -1 when a byte has no token (the parts then need the fallbacks). */
+static ptrdiff_t small_ids(const Model *m, const char *s, int32_t n, int method, int32_t *ids) {
+    int32_t uid[SMALL_PIECE];
+    Part parts[SMALL_PIECE];
+    for (int32_t k = 0; k < n; k++)
+        if ((uid[k] = m->short_ids[(unsigned char)s[k]]) < 0) return -1;
+    ptrdiff_t np =
+        method == M_BPE ? bpe_small(m, s, n, uid, parts) : lbpe_small(m, s, n, uid, parts);
+    for (ptrdiff_t k = 0; k < np; k++) ids[k] = parts[k].id;
+    return np;
+}
+
 /* Encode one piece (UTF-8 bytes s[0:len]) into b. Returns 0, or -1 with the error reported. */
 LBPE_FN int encode_piece(Model *m, const char *s, ptrdiff_t len, int method, int whole, IdBuf *b) {
     if (len > INT32_MAX / 4) {
         lbpe_error(LBPE_OVERFLOW, "piece too long for the compiled path");
         return -1;
     }
-    /* the common case first: a short piece of bytes, BPE on a rank vocabulary, no scaffold */
-    if (method == M_BPE && !whole && len >= 2 && len <= SMALL_PIECE &&
-        len <= m->thresholds->short_bpe && !m->sc_left && !m->char_units && !m->pairs && m->mid) {
+    /* the common case first: a short piece of bytes, no scaffold tokens, and BPE on a rank
+     * vocabulary or LBPE, with the tables of tokens of 3 to 16 bytes */
+    if (len >= 2 && len <= SMALL_PIECE && !m->sc_left && !m->char_units && m->mid &&
+        ((method == M_BPE && !whole && len <= m->thresholds->short_bpe && !m->pairs) ||
+         method == M_LBPE)) {
         if (b->cap - b->len < (size_t)len &&
             grow((void **)&b->ids, &b->cap, b->len + (size_t)len, sizeof(int32_t)) < 0)
             return -1;
-        ptrdiff_t np = bpe_small_ids(m, s, (int32_t)len, b->ids + b->len);
+        ptrdiff_t np = small_ids(m, s, (int32_t)len, method, b->ids + b->len);
         if (np >= 0) {
             b->len += (size_t)np;
             return 0;
