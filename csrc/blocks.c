@@ -478,11 +478,10 @@ static LBPE_ALWAYS_INLINE uint64_t block_starts(const Block *b, const Preset *pr
 }
 
 /* The code points of block b beyond ASCII (a Latin-1 text's) into its classes, by the class
- * table, where
- * the block path models their class as it does ASCII's: \p{L} as letters, \p{N} as digits,
- * White_Space as white space (none of them is CR, LF or ' ') and the rest as "other"; for
- * o200k_base's letters, upper case letters (Lu Lt) also as upper, and its letters of both
- * kinds (Lm Lo, and the marks) not at all. Those left out stay hard, for piece_end. */
+ * table, where the block path models their class as it does ASCII's: \p{L} as letters, \p{N}
+ * as digits, White_Space as white space (none of them is CR, LF or ' ') and the rest as
+ * "other"; for o200k_base's letters, upper case letters (Lu Lt) also as upper, and its letters
+ * of both kinds (Lm Lo, and the marks) not at all. Those left out stay hard, for piece_end. */
 static void block_latin1(Block *b, const Splitter *sp) {
     const unsigned char *text = (const unsigned char *)sp->t->data;
     int o200k = sp->pr->letters == 2;
@@ -541,9 +540,6 @@ LBPE_FN ptrdiff_t splitter_next_latin1(Splitter *sp, ptrdiff_t p, const char **a
         q = p + k;
     } else if ((q = block_end(b, sp->pr, p)) < 0)
         return next_piece_latin1(sp->pr, sp->cls, sp->t, p);
-    /* its bytes from the block unless it has a code point beyond ASCII */
-    uint64_t high = b->high >> (p - b->base);
-    if (q - p < 64) high &= ((uint64_t)1 << (q - p)) - 1;
-    if (!high) *ascii = (const char *)b->bytes + (p - b->base);
+    if (!beyond_ascii(b, p, q)) *ascii = (const char *)b->bytes + (p - b->base);
     return q;
 }

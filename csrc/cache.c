@@ -54,20 +54,29 @@ LBPE_FN int cache_reserve(Cache *c, size_t pieces) {
     return 0;
 }
 
-/* Put entry x of c in its slot of `slots` (mask + 1 of them). */
-static void place(const Cache *c, CSlot *slots, size_t mask, uint32_t x) {
+/* Put entry x of c, whose key's words (Key.word) are w0 and w1, in its slot of `slots` (mask + 1
+ * of them). */
+static LBPE_ALWAYS_INLINE void place(const Cache *c, CSlot *slots, size_t mask, uint32_t x,
+                                      uint64_t w0, uint64_t w1) {
     const CEntry *e = &c->entries[x];
     size_t k = (size_t)e->hash & mask;
     while (slots[k].len) k = (k + 1) & mask;
     CSlot *slot = &slots[k];
-    const unsigned char *key = (const unsigned char *)c->keys + e->koff;
-    slot->word[0] = head_word(key, e->klen);
-    slot->word[1] = e->klen > 8 ? head_word(key + 8, e->klen - 8) : 0;
+    slot->word[0] = w0;
+    slot->word[1] = w1;
     slot->len = (uint16_t)e->klen;
     slot->entry = x;
     slot->count = (uint16_t)e->icount;
     slot->id[0] = e->icount > 0 ? c->ids[e->ioff] : -1;
     slot->id[1] = e->icount > 1 ? c->ids[e->ioff + 1] : -1;
+}
+
+/* place() for an entry already in c (its words made again from its key) */
+static void replace_entry(const Cache *c, CSlot *slots, size_t mask, uint32_t x) {
+    const CEntry *e = &c->entries[x];
+    const unsigned char *key = (const unsigned char *)c->keys + e->koff;
+    place(c, slots, mask, x, head_word(key, e->klen),
+          e->klen > 8 ? head_word(key + 8, e->klen - 8) : 0);
 }
 
 LBPE_FN int cache_add(Cache *c, const Key *k, const int32_t *ids, size_t count) {
@@ -82,7 +91,7 @@ LBPE_FN int cache_add(Cache *c, const Key *k, const int32_t *ids, size_t count) 
             lbpe_no_memory();
             return -1;
         }
-        for (size_t x = 0; x < c->n; x++) place(c, slots, size - 1, (uint32_t)x);
+        for (size_t x = 0; x < c->n; x++) replace_entry(c, slots, size - 1, (uint32_t)x);
         lbpe_free(c->slots);
         c->slots = slots;
         c->mask = size - 1;
@@ -112,17 +121,7 @@ LBPE_FN int cache_add(Cache *c, const Key *k, const int32_t *ids, size_t count) 
     else
         for (size_t j = 0; j < count; j++) c->ids[c->ilen + j] = ids[j];
     c->ilen += count;
-    /* its slot, as place() would fill it, from the key's words */
-    size_t at = (size_t)k->hash & c->mask;
-    while (c->slots[at].len) at = (at + 1) & c->mask;
-    CSlot *slot = &c->slots[at];
-    slot->word[0] = k->word[0];
-    slot->word[1] = k->word[1];
-    slot->len = (uint16_t)n;
-    slot->entry = x;
-    slot->count = (uint16_t)count;
-    slot->id[0] = count > 0 ? ids[0] : -1;
-    slot->id[1] = count > 1 ? ids[1] : -1;
+    place(c, c->slots, c->mask, x, k->word[0], k->word[1]);
     c->n++;
     return 0;
 }

@@ -399,8 +399,9 @@ LBPE_FN ptrdiff_t next_piece_latin1(const Preset *pr, const unsigned char *cls, 
 /* ---- blocks.c */
 /* Up to 64 code points of a text from `base` on, classified: bit k of each mask is about code
  * point base + k. The vectors classify ASCII; in a text of Latin-1 (code points up to U+00FF,
- * one byte each: the letters of most European languages) splitter_next adds the rest by the
- * host's class table. Otherwise nothing beyond ASCII is in any class but `inside` and `high`. */
+ * one byte each: the letters of most European languages) splitter_next_latin1 adds the rest by
+ * the host's class table. Otherwise nothing beyond ASCII is in any class but `inside` (and
+ * `high`). */
 typedef struct {
     ptrdiff_t base;
     uint64_t letter, digit, other;        /* [A-Za-z], [0-9], the rest of ASCII but \s */
@@ -444,6 +445,13 @@ LBPE_FN void splitter_init(Splitter *sp, const Preset *pr, const unsigned char *
  * callers use splitter_step. The second where sp->latin1. */
 LBPE_FN ptrdiff_t splitter_next(Splitter *sp, ptrdiff_t p, const char **ascii);
 LBPE_FN ptrdiff_t splitter_next_latin1(Splitter *sp, ptrdiff_t p, const char **ascii);
+/* Whether text[p:q] (inside block b) has a code point beyond ASCII: b->high, where
+ * splitter_next_latin1 set it. */
+static LBPE_ALWAYS_INLINE int beyond_ascii(const Block *b, ptrdiff_t p, ptrdiff_t q) {
+    uint64_t high = b->high >> (p - b->base);
+    if (q - p < 64) high &= ((uint64_t)1 << (q - p)) - 1;
+    return high != 0;
+}
 /* The end of the piece at p (p < t->n). *ascii is its bytes (all ASCII, with at least 16 bytes
  * readable after the piece) when the block path found it, NULL otherwise. A piece the block
  * already settled is handed out here, without a call. `latin1`: 0 where the caller knows the
@@ -462,11 +470,9 @@ static LBPE_ALWAYS_INLINE ptrdiff_t splitter_step(Splitter *sp, ptrdiff_t p, con
 #endif
     sp->ends = ends & (ends - 1);
     ptrdiff_t q = sp->from + k;
-    *ascii = (const char *)sp->b.bytes + (p - sp->b.base);
-    /* not its bytes if it has a code point beyond ASCII (it is inside the block: fewer than 64
-     * code points from p) */
-    if (latin1 && sp->latin1 && (sp->b.high >> (p - sp->b.base)) & (((uint64_t)1 << (q - p)) - 1))
-        *ascii = NULL;
+    *ascii = latin1 && sp->latin1 && beyond_ascii(&sp->b, p, q)
+                 ? NULL
+                 : (const char *)sp->b.bytes + (p - sp->b.base);
     return q;
 }
 

@@ -419,20 +419,6 @@ static int ensure_longs(NativeModel *self) {
     return 0;
 }
 
-static inline PyObject *id_object(NativeModel *self, int32_t id) {
-    if (id >= 0 && id < self->n_longs) {
-        PyObject *v = shared_long(self->longs, (uint32_t)id);
-        Py_XINCREF(v);
-        return v;
-    }
-    return PyLong_FromLong(id);
-}
-
-/* How many ids ahead put_ids asks for an int's cache line, and twice as many for the line of the
- * table's slot that points to it: each id's int is read and its count written, at random over
- * the vocabulary's ints (3 MB for 100,000 tokens) and their table (800 KB). When neither is in
- * the processor's caches, each id first seen is two waits on memory one after the other. */
-#define LONGS_AHEAD 64
 
 /* The int of id `raw` into *item (a new reference); -1 with an exception set when it cannot be
  * made. */
@@ -447,6 +433,17 @@ static LBPE_ALWAYS_INLINE int put_id(PyObject **longs, uint32_t n, PyObject **it
     }
     return (*item = PyLong_FromLong(raw)) ? 0 : -1;
 }
+
+static inline PyObject *id_object(NativeModel *self, int32_t id) {
+    PyObject *v;
+    return put_id(self->longs, (uint32_t)self->n_longs, &v, id) < 0 ? NULL : v;
+}
+
+/* How many ids ahead put_ids asks for an int's cache line, and twice as many for the line of the
+ * table's slot that points to it: each id's int is read and its count written, at random over
+ * the vocabulary's ints (3 MB for 100,000 tokens) and their table (800 KB). When neither is in
+ * the processor's caches, each id first seen is two waits on memory one after the other. */
+#define LONGS_AHEAD 64
 
 /* The ints of ids[0:count] into items (each a new reference); -1 with an exception set when
  * one cannot be made (the items after it are left as they were). */
