@@ -15,7 +15,7 @@ LBPE_FN void cache_clear(Cache *c) {
         return;
     } /* give the memory back */
     if (c->slots) memset(c->slots, 0, (c->mask + 1) * sizeof(CSlot));
-    c->n = c->klen = c->ilen = 0;
+    c->n = c->n_entries = c->klen = c->ilen = 0;
 }
 
 LBPE_FN int grow(void **p, size_t *cap, size_t need, size_t item) {
@@ -32,96 +32,99 @@ LBPE_FN int grow(void **p, size_t *cap, size_t need, size_t item) {
     return 0;
 }
 
-/* Room made ahead in an empty cache for about `pieces` entries (slots at most half full). */
+/* Copy slot x, whose key hashes to h, into the first free one of `slots` (mask + 1 of them) from
+ * h on. */
+static LBPE_ALWAYS_INLINE void place(CSlot *slots, size_t mask, uint64_t h, const CSlot *x) {
+    size_t k = (size_t)h & mask;
+    while (slots[k].len) k = (k + 1) & mask;
+    slots[k] = *x;
+}
+
+/* The hash of the key of slot x of c: a short key's from the words in the slot. */
+static uint64_t slot_hash(const Cache *c, const CSlot *x) {
+    if (x->len > 16) return c->entries[x->entry].hash;
+    uint64_t h = key_head_hash(x->word[0], x->word[1], x->len);
+    return h ^ (h >> 32);
+}
+
+/* c's slots made `size` (a power of two) and every piece put in its slot again. */
+static int resize(Cache *c, size_t size) {
+    CSlot *slots = lbpe_calloc(size, sizeof(CSlot));
+    if (!slots) {
+        lbpe_no_memory();
+        return -1;
+    }
+    for (size_t at = 0; c->slots && at <= c->mask; at++) {
+        const CSlot *x = &c->slots[at];
+        if (x->len) place(slots, size - 1, slot_hash(c, x), x);
+    }
+    lbpe_free(c->slots);
+    c->slots = slots;
+    c->mask = size - 1;
+    return 0;
+}
+
+/* Room made ahead in an empty cache for about `pieces` pieces (slots at most half full). */
 LBPE_FN int cache_reserve(Cache *c, size_t pieces) {
     if (c->n) return 0;
     size_t size = 1024;
     while (size < 2 * pieces) size *= 2;
     if (!c->slots || c->mask + 1 < size) {
-        CSlot *slots = lbpe_calloc(size, sizeof(CSlot));
-        if (!slots) {
-            lbpe_no_memory();
-            return -1;
-        }
         lbpe_free(c->slots);
-        c->slots = slots;
-        c->mask = size - 1;
+        c->slots = NULL;
+        return resize(c, size);
     }
-    if (grow((void **)&c->entries, &c->cap, pieces, sizeof(CEntry)) < 0 ||
-        grow((void **)&c->keys, &c->kcap, pieces * 8, 1) < 0 ||
-        grow((void **)&c->ids, &c->icap, pieces * 2, sizeof(int32_t)) < 0)
-        return -1;
     return 0;
 }
 
-/* Put entry x of c, whose key's words (Key.word) are w0 and w1, in its slot of `slots` (mask + 1
- * of them). */
-static LBPE_ALWAYS_INLINE void place(const Cache *c, CSlot *slots, size_t mask, uint32_t x,
-                                      uint64_t w0, uint64_t w1) {
-    const CEntry *e = &c->entries[x];
-    size_t k = (size_t)e->hash & mask;
-    while (slots[k].len) k = (k + 1) & mask;
-    CSlot *slot = &slots[k];
-    slot->word[0] = w0;
-    slot->word[1] = w1;
-    slot->len = (uint16_t)e->klen;
-    slot->entry = x;
-    slot->count = (uint16_t)e->icount;
-    slot->id[0] = e->icount > 0 ? c->ids[e->ioff] : -1;
-    slot->id[1] = e->icount > 1 ? c->ids[e->ioff + 1] : -1;
-}
-
-/* place() for an entry already in c (its words made again from its key) */
-static void replace_entry(const Cache *c, CSlot *slots, size_t mask, uint32_t x) {
-    const CEntry *e = &c->entries[x];
-    const unsigned char *key = (const unsigned char *)c->keys + e->koff;
-    place(c, slots, mask, x, head_word(key, e->klen),
-          e->klen > 8 ? head_word(key + 8, e->klen - 8) : 0);
+/* The entry of a piece its slot cannot hold whole: its key (past 16 bytes) and all its ids kept
+ * in the arenas; 0 with *x's entry set, 1 when the arenas are full (the piece is not cached), or
+ * -1 on no memory. */
+static int add_entry(Cache *c, const Key *k, const int32_t *ids, size_t count, CSlot *x) {
+    size_t n = k->n, kn = n > 16 ? n : 0;
+    if (c->klen + kn > UINT32_MAX || c->ilen + count > UINT32_MAX ||
+        c->n_entries >= UINT32_MAX)
+        return 1;
+    if ((c->n_entries + 1 > c->cap &&
+         grow((void **)&c->entries, &c->cap, c->n_entries + 1, sizeof(CEntry)) < 0) ||
+        (c->klen + kn > c->kcap && grow((void **)&c->keys, &c->kcap, c->klen + kn, 1) < 0) ||
+        (c->ilen + count > c->icap &&
+         grow((void **)&c->ids, &c->icap, c->ilen + count, sizeof(int32_t)) < 0))
+        return -1;
+    CEntry *e = &c->entries[c->n_entries];
+    e->hash = k->hash;
+    e->koff = (uint32_t)c->klen;
+    e->klen = (uint32_t)kn;
+    e->ioff = (uint32_t)c->ilen;
+    e->icount = (uint32_t)count;
+    if (kn) memcpy(c->keys + c->klen, k->s, kn);
+    c->klen += kn;
+    if (count) memcpy(c->ids + c->ilen, ids, count * sizeof(int32_t));
+    c->ilen += count;
+    x->entry = (uint32_t)c->n_entries++;
+    return 0;
 }
 
 LBPE_FN int cache_add(Cache *c, const Key *k, const int32_t *ids, size_t count) {
     size_t n = k->n;
     /* an empty key is never looked up; a longer key or more ids than a slot holds: just skip */
     if (n == 0 || n > CACHE_MAX_KEY || count > CACHE_MAX_IDS) return 0;
-    if (c->klen + n > UINT32_MAX || c->ilen + count > UINT32_MAX) return 0; /* full: just skip */
-    if (!c->slots || (c->n + 1) * 2 > (c->mask + 1)) { /* at most half full */
-        size_t size = c->slots ? (c->mask + 1) * 2 : 1024;
-        CSlot *slots = lbpe_calloc(size, sizeof(CSlot));
-        if (!slots) {
-            lbpe_no_memory();
-            return -1;
-        }
-        for (size_t x = 0; x < c->n; x++) replace_entry(c, slots, size - 1, (uint32_t)x);
-        lbpe_free(c->slots);
-        c->slots = slots;
-        c->mask = size - 1;
-    }
-    /* (16 bytes of room past the keys: a short key is stored as its two words) */
-    if ((c->n + 1 > c->cap &&
-         grow((void **)&c->entries, &c->cap, c->n + 1, sizeof(CEntry)) < 0) ||
-        (c->klen + n + 16 > c->kcap &&
-         grow((void **)&c->keys, &c->kcap, c->klen + n + 16, 1) < 0) ||
-        (c->ilen + count > c->icap &&
-         grow((void **)&c->ids, &c->icap, c->ilen + count, sizeof(int32_t)) < 0))
+    if ((!c->slots || (c->n + 1) * 2 > (c->mask + 1)) && /* at most half full */
+        resize(c, c->slots ? (c->mask + 1) * 2 : 1024) < 0)
         return -1;
-    uint32_t x = (uint32_t)c->n;
-    CEntry *e = &c->entries[x];
-    e->hash = k->hash;
-    e->koff = (uint32_t)c->klen;
-    e->klen = (uint32_t)n;
-    e->ioff = (uint32_t)c->ilen;
-    e->icount = (uint32_t)count;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (n <= 16) memcpy(c->keys + c->klen, k->word, 16); /* the words are the bytes, then zeros */
-    else
-#endif
-        memcpy(c->keys + c->klen, k->s, n);
-    c->klen += n;
-    if (count > 2) memcpy(c->ids + c->ilen, ids, count * sizeof(int32_t));
-    else
-        for (size_t j = 0; j < count; j++) c->ids[c->ilen + j] = ids[j];
-    c->ilen += count;
-    place(c, c->slots, c->mask, x, k->word[0], k->word[1]);
+    CSlot x;
+    x.word[0] = k->word[0];
+    x.word[1] = k->word[1];
+    x.len = (uint16_t)n;
+    x.count = (uint16_t)count;
+    x.id[0] = count > 0 ? ids[0] : -1;
+    x.id[1] = count > 1 ? ids[1] : -1;
+    x.entry = 0;
+    if (slot_has_entry(&x)) {
+        int added = add_entry(c, k, ids, count, &x);
+        if (added) return added < 0 ? -1 : 0;
+    }
+    place(c->slots, c->mask, k->hash, &x);
     c->n++;
     return 0;
 }
@@ -140,11 +143,20 @@ LBPE_FN int append_ids(IdBuf *out, const int32_t *ids, size_t count) {
 
 /* Copy what a worker cached into the model's own caches (as room allows). */
 LBPE_FN int merge_cache(Cache *into, const Cache *from, ptrdiff_t limit) {
-    for (size_t x = 0; x < from->n && (ptrdiff_t)into->n < limit; x++) {
-        const CEntry *e = &from->entries[x];
-        Key k = key_of(from->keys + e->koff, e->klen, e->klen);
+    if (!from->slots) return 0;
+    for (size_t at = 0; at <= from->mask && (ptrdiff_t)into->n < limit; at++) {
+        const CSlot *x = &from->slots[at];
+        if (!x->len) continue;
+        const CEntry *e = slot_has_entry(x) ? &from->entries[x->entry] : NULL;
+        Key k;
+        unsigned char head[16];
+        if (x->len > 16) k = key_of(from->keys + e->koff, e->klen, e->klen);
+        else {
+            for (int j = 0; j < 16; j++) head[j] = (unsigned char)(x->word[j / 8] >> (8 * (j % 8)));
+            k = key_of((const char *)head, x->len, sizeof(head));
+        }
         if (cache_slot(into, &k)) continue;
-        if (cache_add(into, &k, from->ids + e->ioff, e->icount) < 0) return -1;
+        if (cache_add(into, &k, e ? from->ids + e->ioff : x->id, x->count) < 0) return -1;
     }
     return 0;
 }

@@ -165,15 +165,16 @@ static inline uint64_t heap_key(int64_t prio, int32_t i) {
     return ((uint64_t)((uint32_t)(int32_t)prio ^ 0x80000000u) << 32) | (uint32_t)i;
 }
 
-/* A bounded cache of pieces (keyed by their UTF-8) -> ids, emptied when full. Every entry keeps
- * its key and ids in the arenas; its slot repeats the key's first 16 bytes and its first two
- * ids, so a hit on a piece of up to 16 bytes and 2 ids (most pieces) reads one 32-byte slot. */
+/* A bounded cache of pieces (keyed by their UTF-8) -> ids, emptied when full. A slot holds a
+ * key's first 16 bytes and its first two ids, so a piece of up to 16 bytes and 2 ids (most
+ * pieces) is its slot alone; any other piece also has an entry, which keeps its whole key and
+ * all its ids in the arenas. A hit on a piece of the first kind reads one 32-byte slot. */
 typedef struct {
     uint64_t word[2]; /* the key's first 16 bytes (Key.word) */
     uint16_t len;     /* the key's length in bytes; 0: an empty slot */
     uint16_t count;   /* how many ids */
     int32_t id[2];    /* the first ids */
-    uint32_t entry;   /* its entry */
+    uint32_t entry;   /* its entry, if it has one (slot_has_entry) */
 } CSlot;
 /* A cache key: the UTF-8 s[0:n], its first 16 bytes as two words (zero padded) and its hash. */
 typedef struct {
@@ -192,13 +193,15 @@ typedef struct {
 typedef struct {
     CSlot *slots;
     size_t mask;
+    size_t n; /* pieces cached */
     CEntry *entries;
-    size_t n, cap;
+    size_t n_entries, cap;
     char *keys;
     size_t klen, kcap;
     int32_t *ids;
     size_t ilen, icap;
 } Cache;
+static inline int slot_has_entry(const CSlot *x) { return x->len > 16 || x->count > 2; }
 
 /* A vocabulary's tables, with the scratch buffers and caches of the one call using them. */
 #define N_SCRATCH 11
@@ -758,6 +761,12 @@ static uint64_t key_tail_hash(uint64_t h, const char *s, size_t n) {
     return h;
 }
 
+/* A key's hash before its bytes past the first 16 are mixed in, from its first two words. */
+static LBPE_ALWAYS_INLINE uint64_t key_head_hash(uint64_t w0, uint64_t w1, size_t n) {
+    uint64_t h = (w0 ^ ((uint64_t)n * 0x9E3779B97F4A7C15ULL)) * 0xff51afd7ed558ccdULL;
+    return n > 8 ? (h ^ (h >> 29) ^ w1) * 0xc4ceb9fe1a85ec53ULL : h;
+}
+
 /* The cache key of s[0:n] (`room` >= n bytes readable at s). Its hash mixes a word at a time
  * (FNV's byte at a time would cost more than the lookup it places). */
 static LBPE_ALWAYS_INLINE Key key_of(const char *s, size_t n, size_t room) {
@@ -766,8 +775,7 @@ static LBPE_ALWAYS_INLINE Key key_of(const char *s, size_t n, size_t room) {
     k.n = n;
     k.word[0] = head_in(s, n, room);
     k.word[1] = n > 8 ? head_in(s + 8, n - 8, room - 8) : 0;
-    uint64_t h = (k.word[0] ^ ((uint64_t)n * 0x9E3779B97F4A7C15ULL)) * 0xff51afd7ed558ccdULL;
-    if (n > 8) h = (h ^ (h >> 29) ^ k.word[1]) * 0xc4ceb9fe1a85ec53ULL;
+    uint64_t h = key_head_hash(k.word[0], k.word[1], n);
     if (n > 16) h = key_tail_hash(h, s, n);
     k.hash = h ^ (h >> 32);
     return k;

@@ -18,6 +18,7 @@ import pytest
 import lbpe
 from lbpe import native
 from lbpe.tokenizer import Tokenizer, keys
+from lbpe.tokenizer.bulk import CACHED_PIECE_CHARS
 from lbpe.vocab import Vocab
 from tests.support.data import data_file, english_text
 from tests.support.naive import naive_least_tokens, naive_longest_prefix, naive_longest_suffix
@@ -219,6 +220,39 @@ def test_the_piece_cache_is_kept_per_method():
             )
             assert got == expected[mode], mode
     assert all(model.cached())
+
+
+def test_the_piece_cache_keeps_each_piece_once():
+    """Pieces of every kind a cache slot stores (up to 16 bytes and two ids in the slot alone,
+    longer keys and more ids in the arenas too), through the slots growing from 1,024 to 4,096
+    and a batch's worker caches merged into the model's: every distinct piece is cached once,
+    and a second pass finds each one (it adds none) and gives the same ids. (Pieces of more
+    characters than cached_chars are never cached: 64 below, the tokenizer's own in a batch.)"""
+    tok = real("cl100k_base")
+    model = native.model_for(tok.vocab)
+    text = sample_text()
+    pieces = sorted(set(tok.pieces(text)))
+    ids = {p: pure_piece_ids(tok, p, "bpe") for p in pieces}
+    long_keys = [p for p in pieces if len(p.encode()) > 16]
+    many_ids = [p for p in pieces if len(p.encode()) <= 16 and len(ids[p]) > 2]
+    assert len(pieces) > 1_100 and len(long_keys) >= 20 and len(many_ids) >= 20
+    expected = [i for p in pieces for i in ids[p]]
+    model.clear_cache()
+    for _ in range(2):
+        got = model.encode_pieces(
+            pieces, method=CODES["bpe"], limit=100_000, cached_chars=64, seconds=0.0, buffer=False
+        )
+        assert got == expected
+        assert model.cached()[CODES["bpe"]] == sum(len(p) <= 64 for p in pieces)
+    docs = [text[k : k + 2_000] for k in range(0, len(text), 2_000)]
+    in_docs = {p for d in docs for p in tok.pieces(d) if len(p) <= CACHED_PIECE_CHARS}
+    one_by_one = [tok.encode(d, mode="bpe", disallowed_special=()) for d in docs]
+    tok.clear_cache()
+    assert tok.encode_batch(docs, mode="bpe", workers=2, disallowed_special=()) == one_by_one
+    assert model.cached()[CODES["bpe"]] == len(in_docs)
+    assert [tok.encode(d, mode="bpe", disallowed_special=()) for d in docs] == one_by_one
+    assert model.cached()[CODES["bpe"]] == len(in_docs)
+    tok.clear_cache()
 
 
 # ---- the tokenizer: encode, encode_batch, encode_to_array go compiled ---------------------------
