@@ -192,23 +192,34 @@ static LBPE_ALWAYS_INLINE int cached_ids(const Model *m, const Key *k, int metho
     return slot_ids(c, x, out) < 0 ? -1 : 1;
 }
 
+/* A piece's ids (ids[0:count]) put in cache c when it has at most cached_chars characters (c
+ * emptied first when it holds `limit` pieces). 0, or -1 on no memory. */
+static inline int keep_ids(Cache *c, const Key *k, ptrdiff_t chars, ptrdiff_t limit,
+                           ptrdiff_t cached_chars, const int32_t *ids, size_t count) {
+    if (chars > cached_chars) return 0;
+    if ((ptrdiff_t)c->n >= limit) cache_clear(c);
+    return limit > 0 ? cache_add(c, k, ids, count) : 0;
+}
+
+/* whole_token's answer not asked yet (uncached_piece) */
+#define WHOLE_UNASKED (-2)
+
 /* A piece (key k) that no cache had: encoded, and cached when it has at most cached_chars
- * characters. */
+ * characters. `whole`: whole_token's answer where the caller asked it, else WHOLE_UNASKED. */
 static int uncached_piece(Model *m, const Key *k, ptrdiff_t chars, int method, ptrdiff_t limit,
-                          ptrdiff_t cached_chars, IdBuf *out) {
-    Cache *c = &m->cache[method];
+                          ptrdiff_t cached_chars, int32_t whole, IdBuf *out) {
     const char *s = k->s;
     size_t n = k->n;
     size_t from = out->len;
     int done = 0;
     /* a piece with a cut is no token (a token covers every boundary inside it, cuts.c), so one
      * that falls apart at cuts is encoded by its parts without looking the whole piece up */
-    if (m->cut_memo && chars > 1 && !key_ascii(k)) {
+    if (whole == WHOLE_UNASKED && m->cut_memo && chars > 1 && !key_ascii(k)) {
         done = by_parts(m, s, n, method, limit, out);
         if (done < 0) return -1;
     }
-    int32_t whole = done ? -1 : whole_token(m, k, method); /* most pieces are tokens */
-    if (whole >= 0) {
+    if (whole == WHOLE_UNASKED) whole = done ? -1 : whole_token(m, k, method);
+    if (whole >= 0) { /* most pieces are tokens */
         if (idbuf_push(out, whole) < 0) return -1;
         done = 1;
     }
@@ -217,11 +228,8 @@ static int uncached_piece(Model *m, const Key *k, ptrdiff_t chars, int method, p
     int scaffold = !done && method == M_BPE && m->whole_piece_first && m->sc_left &&
                    token_id(m, s, n) >= 0;
     if (!done && encode_piece(m, s, (ptrdiff_t)n, method, scaffold, out) < 0) return -1;
-    if (chars <= cached_chars) {
-        if ((ptrdiff_t)c->n >= limit) cache_clear(c);
-        if (limit > 0 && cache_add(c, k, out->ids + from, out->len - from) < 0) return -1;
-    }
-    return 0;
+    return keep_ids(&m->cache[method], k, chars, limit, cached_chars, out->ids + from,
+                    out->len - from);
 }
 
 /* One piece (UTF-8 s[0:n], `chars` characters; `room` >= n bytes readable at s) -> its ids
@@ -231,7 +239,7 @@ static inline int piece_ids(Model *m, const char *s, size_t n, size_t room, ptrd
     Key k = key_of(s, n, room);
     int found = cached_ids(m, &k, method, out);
     if (found) return found < 0 ? -1 : 0;
-    return uncached_piece(m, &k, chars, method, limit, cached_chars, out);
+    return uncached_piece(m, &k, chars, method, limit, cached_chars, WHOLE_UNASKED, out);
 }
 
 LBPE_FN int cached_piece(Model *m, const char *s, size_t n, ptrdiff_t chars, int method,
@@ -325,6 +333,20 @@ static LBPE_ALWAYS_INLINE int pending_ids(int kind, Model *m, const Text *t, con
                                           IdBuf *b) {
     int found = cached_ids(m, &x->key, method, b);
     if (found) return found < 0 ? -1 : 0;
+    /* most pieces met for the first time are tokens: where whole_token is the lookup by the
+     * key's words (no scaffold tokens, and no cuts to take first), asked here, and a token's id
+     * kept without the piece's bytes made again */
+    const Key *key = &x->key;
+    ptrdiff_t chars = x->q - x->p;
+    int32_t whole = WHOLE_UNASKED;
+    if (key->n >= 3 && m->mid && !m->sc_left && (method != M_BPE || m->whole_piece_first) &&
+        (!m->cut_memo || chars == 1 || key_ascii(key))) {
+        whole = mid_id(m, key->word[0], key->word[1], key->n);
+        if (whole >= 0)
+            return idbuf_push(b, whole) < 0 ? -1
+                                            : keep_ids(&m->cache[method], key, chars, limit,
+                                                       cached_chars, &whole, 1);
+    }
     unsigned char buf[32]; /* at most 16 bytes, and key_of may read 16 past its start */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     /* the key's words are its bytes: stored whole, so nothing reads them back byte by byte */
@@ -337,7 +359,7 @@ static LBPE_ALWAYS_INLINE int pending_ids(int kind, Model *m, const Text *t, con
     ptrdiff_t len = utf8_kind(kind, t->data, x->p, x->q, buf);
     Key k = key_of((const char *)buf, (size_t)len, sizeof(buf));
 #endif
-    return uncached_piece(m, &k, x->q - x->p, method, limit, cached_chars, b);
+    return uncached_piece(m, &k, chars, method, limit, cached_chars, whole, b);
 }
 
 /* Whether text t has at least `want` code points below U+0800 (one or two bytes of UTF-8:

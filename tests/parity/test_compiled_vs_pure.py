@@ -401,6 +401,31 @@ def test_compiled_bpe_by_merges_equals_naive(bpe_algorithm, pairs, text):
     )
 
 
+def test_a_token_no_merge_makes_is_kept_whole_only_where_whole_pieces_come_first():
+    """The token "abc" is one no merge makes (only b + c merges). A text's pieces through the
+    whole encoder, both paths: BPE keeps the piece "abc" whole only when whole pieces come first
+    (tiktoken, HF's ignore_merges), else merges it; LBPE takes the longest token either way."""
+    tokens = _byte_tokens(b"bc", b"abc")
+    merges = {(b"b", b"c"): 0}
+    expected = {
+        (False, "bpe"): [b"a", b"bc", b" ", b"a", b"bc"],
+        (True, "bpe"): [b"abc", b" ", b"a", b"bc"],
+        (False, "lbpe"): [b"abc", b" ", b"abc"],
+        (True, "lbpe"): [b"abc", b" ", b"abc"],
+    }
+    before = native.backend().name
+    try:
+        for (whole_first, mode), split in expected.items():
+            vocab = Vocab(tokens, merges=merges, whole_piece_first=whole_first)
+            tok = lbpe.Tokenizer(vocab, "paper")
+            for path in ("compiled", "pure"):
+                native.use(path)
+                tok.clear_cache()
+                assert _split(vocab, tuple(tok.encode("abc abc", mode=mode))) == split, (path, mode)
+    finally:
+        native.use(before)
+
+
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.dictionaries(_words, st.integers(0, 3), max_size=30), st.text(alphabet="abc", max_size=300))
 def test_compiled_bpe_with_tied_priorities_equals_naive(bpe_algorithm, tied, text):
