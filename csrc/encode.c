@@ -58,25 +58,37 @@ static ptrdiff_t small_ids(const Model *m, const char *s, int32_t n, int method,
     return np;
 }
 
+/* Whether a piece of len bytes takes small_ids: a short piece of bytes, no scaffold tokens, and
+ * BPE on a rank vocabulary (not with a whole scaffold token first) or LBPE, with the tables of
+ * tokens of 3 to 16 bytes. */
+static inline int small_way(const Model *m, ptrdiff_t len, int method, int whole) {
+    return len >= 2 && len <= SMALL_PIECE && !m->sc_left && !m->char_units && m->mid &&
+           ((method == M_BPE && !whole && len <= m->thresholds->short_bpe && !m->pairs) ||
+            method == M_LBPE);
+}
+
+/* small_ids appended to b: how many ids, -1 when a byte has no token (nothing appended), or
+ * -2 on no memory (reported). */
+static inline ptrdiff_t small_ids_to(const Model *m, const char *s, int32_t n, int method,
+                                     IdBuf *b) {
+    if (b->cap - b->len < (size_t)n &&
+        grow((void **)&b->ids, &b->cap, b->len + (size_t)n, sizeof(int32_t)) < 0)
+        return -2;
+    ptrdiff_t np = small_ids(m, s, n, method, b->ids + b->len);
+    if (np >= 0) b->len += (size_t)np;
+    return np;
+}
+
 /* Encode one piece (UTF-8 bytes s[0:len]) into b. Returns 0, or -1 with the error reported. */
 LBPE_FN int encode_piece(Model *m, const char *s, ptrdiff_t len, int method, int whole, IdBuf *b) {
     if (len > INT32_MAX / 4) {
         lbpe_error(LBPE_OVERFLOW, "piece too long for the compiled path");
         return -1;
     }
-    /* the common case first: a short piece of bytes, no scaffold tokens, and BPE on a rank
-     * vocabulary or LBPE, with the tables of tokens of 3 to 16 bytes */
-    if (len >= 2 && len <= SMALL_PIECE && !m->sc_left && !m->char_units && m->mid &&
-        ((method == M_BPE && !whole && len <= m->thresholds->short_bpe && !m->pairs) ||
-         method == M_LBPE)) {
-        if (b->cap - b->len < (size_t)len &&
-            grow((void **)&b->ids, &b->cap, b->len + (size_t)len, sizeof(int32_t)) < 0)
-            return -1;
-        ptrdiff_t np = small_ids(m, s, (int32_t)len, method, b->ids + b->len);
-        if (np >= 0) {
-            b->len += (size_t)np;
-            return 0;
-        }
+    /* the common case first */
+    if (small_way(m, len, method, whole)) {
+        ptrdiff_t np = small_ids_to(m, s, (int32_t)len, method, b);
+        if (np != -1) return np < 0 ? -1 : 0;
     }
     int32_t n;
     int32_t *ub = scratch(m, 0, ((size_t)len + 1) * sizeof(int32_t));
@@ -359,6 +371,15 @@ static LBPE_ALWAYS_INLINE int pending_ids(int kind, Model *m, const Text *t, con
     ptrdiff_t len = utf8_kind(kind, t->data, x->p, x->q, buf);
     Key k = key_of((const char *)buf, (size_t)len, sizeof(buf));
 #endif
+    /* a short piece of bytes that is no token: its merges or windows from here as well */
+    if (whole == -1 && small_way(m, (ptrdiff_t)k.n, method, 0)) {
+        size_t from = b->len;
+        ptrdiff_t np = small_ids_to(m, k.s, (int32_t)k.n, method, b);
+        if (np == -2) return -1;
+        if (np >= 0)
+            return keep_ids(&m->cache[method], &k, chars, limit, cached_chars, b->ids + from,
+                            (size_t)np);
+    }
     return uncached_piece(m, &k, chars, method, limit, cached_chars, whole, b);
 }
 
