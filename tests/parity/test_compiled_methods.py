@@ -224,7 +224,7 @@ def test_the_piece_cache_is_kept_per_method():
 
 def test_the_piece_cache_keeps_each_piece_once():
     """Pieces of every kind a cache slot stores (up to 16 bytes and two ids in the slot alone,
-    longer keys and more ids in the arenas too), through the slots growing from 1,024 to 4,096
+    longer keys and more ids in the arenas too), through the slots growing from 1,024 to 16,384
     and a batch's worker caches merged into the model's: every distinct piece is cached once,
     and a second pass finds each one (it adds none) and gives the same ids. (Pieces of more
     characters than cached_chars are never cached: 64 below, the tokenizer's own in a batch.)"""
