@@ -355,6 +355,13 @@ LBPE_FN int append_ids(IdBuf *out, const int32_t *ids, size_t count);
 LBPE_FN void cache_free(Cache *c);
 LBPE_FN void cache_clear(Cache *c);
 LBPE_FN int cache_add(Cache *c, const Key *k, const int32_t *ids, size_t count);
+/* cache_add for a cache of at most `limit` pieces: emptied first when it holds that many, and
+ * nothing kept when limit <= 0. 0, or -1 on no memory. */
+static inline int cache_keep(Cache *c, const Key *k, const int32_t *ids, size_t count,
+                             ptrdiff_t limit) {
+    if ((ptrdiff_t)c->n >= limit) cache_clear(c);
+    return limit > 0 ? cache_add(c, k, ids, count) : 0;
+}
 LBPE_FN int cache_reserve(Cache *c, size_t pieces);
 /* The pieces an empty cache makes room for ahead of a text of that many code points (0: none). */
 LBPE_FN size_t pieces_expected(ptrdiff_t code_points, ptrdiff_t limit);

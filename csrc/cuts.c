@@ -137,11 +137,7 @@ static int part_ids(Model *m, Cache *c, const char *s, size_t n, int method, ptr
     if (x) return slot_ids(c, x, out);
     size_t from = out->len;
     if (encode_piece(m, s, (ptrdiff_t)n, method, 0, out) < 0) return -1;
-    if (n <= MAX_CACHED_PART) {
-        if ((ptrdiff_t)c->n >= limit) cache_clear(c);
-        if (limit > 0 && cache_add(c, &k, out->ids + from, out->len - from) < 0) return -1;
-    }
-    return 0;
+    return n <= MAX_CACHED_PART ? cache_keep(c, &k, out->ids + from, out->len - from, limit) : 0;
 }
 
 /* A piece that falls apart at cuts: each part through the part cache (no whole-piece shortcut:

@@ -179,7 +179,7 @@ static inline int32_t key_token_id(const Model *m, const Key *k) {
 /* The id of a piece that is itself a token and encodes to that token alone, else -1: for every
  * method but BPE, any token it may place (the longest match, the fewest tokens, LBPE's longest
  * window: the piece itself); for BPE, when whole pieces come first, unless a scaffold token. */
-static inline int32_t whole_token(const Model *m, const Key *k, int method) {
+static LBPE_ALWAYS_INLINE int32_t whole_token(const Model *m, const Key *k, int method) {
     const char *s = k->s;
     size_t n = k->n;
     if (method != M_BPE) {
@@ -204,13 +204,10 @@ static LBPE_ALWAYS_INLINE int cached_ids(const Model *m, const Key *k, int metho
     return slot_ids(c, x, out) < 0 ? -1 : 1;
 }
 
-/* A piece's ids (ids[0:count]) put in cache c when it has at most cached_chars characters (c
- * emptied first when it holds `limit` pieces). 0, or -1 on no memory. */
-static inline int keep_ids(Cache *c, const Key *k, ptrdiff_t chars, ptrdiff_t limit,
-                           ptrdiff_t cached_chars, const int32_t *ids, size_t count) {
-    if (chars > cached_chars) return 0;
-    if ((ptrdiff_t)c->n >= limit) cache_clear(c);
-    return limit > 0 ? cache_add(c, k, ids, count) : 0;
+/* A piece's ids (ids[0:count]) kept in cache c when it has at most cached_chars characters. */
+static inline int keep_ids(Cache *c, const Key *k, ptrdiff_t chars, ptrdiff_t cached_chars,
+                           const int32_t *ids, size_t count, ptrdiff_t limit) {
+    return chars > cached_chars ? 0 : cache_keep(c, k, ids, count, limit);
 }
 
 /* whole_token's answer not asked yet (uncached_piece) */
@@ -240,8 +237,8 @@ static int uncached_piece(Model *m, const Key *k, ptrdiff_t chars, int method, p
     int scaffold = !done && method == M_BPE && m->whole_piece_first && m->sc_left &&
                    token_id(m, s, n) >= 0;
     if (!done && encode_piece(m, s, (ptrdiff_t)n, method, scaffold, out) < 0) return -1;
-    return keep_ids(&m->cache[method], k, chars, limit, cached_chars, out->ids + from,
-                    out->len - from);
+    return keep_ids(&m->cache[method], k, chars, cached_chars, out->ids + from, out->len - from,
+                    limit);
 }
 
 /* One piece (UTF-8 s[0:n], `chars` characters; `room` >= n bytes readable at s) -> its ids
@@ -345,19 +342,19 @@ static LBPE_ALWAYS_INLINE int pending_ids(int kind, Model *m, const Text *t, con
                                           IdBuf *b) {
     int found = cached_ids(m, &x->key, method, b);
     if (found) return found < 0 ? -1 : 0;
-    /* most pieces met for the first time are tokens: where whole_token is the lookup by the
-     * key's words (no scaffold tokens, and no cuts to take first), asked here, and a token's id
-     * kept without the piece's bytes made again */
+    /* most pieces met for the first time are tokens: whole_token asked here where it needs
+     * only the key's words (3 to 16 bytes in the tables of those, and no scaffold token's
+     * lookup of the bytes, which the key does not keep) and no cuts come first, and a token's
+     * id kept without the piece's bytes made again */
     const Key *key = &x->key;
     ptrdiff_t chars = x->q - x->p;
+    Cache *c = &m->cache[method];
     int32_t whole = WHOLE_UNASKED;
-    if (key->n >= 3 && m->mid && !m->sc_left && (method != M_BPE || m->whole_piece_first) &&
+    if (key->n >= 3 && m->mid && (method == M_BPE || !m->sc_left) &&
         (!m->cut_memo || chars == 1 || key_ascii(key))) {
-        whole = mid_id(m, key->word[0], key->word[1], key->n);
-        if (whole >= 0)
-            return idbuf_push(b, whole) < 0 ? -1
-                                            : keep_ids(&m->cache[method], key, chars, limit,
-                                                       cached_chars, &whole, 1);
+        whole = whole_token(m, key, method);
+        if (whole >= 0 && idbuf_push(b, whole) < 0) return -1;
+        if (whole >= 0) return keep_ids(c, key, chars, cached_chars, &whole, 1, limit);
     }
     unsigned char buf[32]; /* at most 16 bytes, and key_of may read 16 past its start */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -377,8 +374,7 @@ static LBPE_ALWAYS_INLINE int pending_ids(int kind, Model *m, const Text *t, con
         ptrdiff_t np = small_ids_to(m, k.s, (int32_t)k.n, method, b);
         if (np == -2) return -1;
         if (np >= 0)
-            return keep_ids(&m->cache[method], &k, chars, limit, cached_chars, b->ids + from,
-                            (size_t)np);
+            return keep_ids(c, &k, chars, cached_chars, b->ids + from, (size_t)np, limit);
     }
     return uncached_piece(m, &k, chars, method, limit, cached_chars, whole, b);
 }

@@ -419,7 +419,6 @@ static int ensure_longs(NativeModel *self) {
     return 0;
 }
 
-
 /* The int of id `raw` into *item (a new reference); -1 with an exception set when it cannot be
  * made. */
 static LBPE_ALWAYS_INLINE int put_id(PyObject **longs, uint32_t n, PyObject **item, int32_t raw) {
