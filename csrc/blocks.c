@@ -384,8 +384,9 @@ static LBPE_ALWAYS_INLINE ptrdiff_t block_end(const Block *b, const Preset *pr, 
  * piece ends (and the next starts) at p + k; 0 when the block settles nothing. p is a piece's
  * start and p - base <= 32.
  *
- * It looks only at the ASCII code points from p up to the first quote or code point beyond
- * ASCII (z: contractions and Unicode classes are left to block_end and piece_end). Inside that
+ * It looks only at the ASCII code points from p up to the first quote that may start a
+ * contraction or code point beyond ASCII (z: contractions and Unicode classes are left to
+ * block_end and piece_end). Inside that
  * stretch a piece starts at:
  *   - a letter run's first letter, or the code point before it when that one leads the run
  *     (and, for o200k_base, a capital after a small letter):
@@ -407,9 +408,12 @@ static LBPE_ALWAYS_INLINE ptrdiff_t block_end(const Block *b, const Preset *pr, 
 static LBPE_ALWAYS_INLINE uint64_t block_starts(const Block *b, const Preset *pr, ptrdiff_t p) {
     unsigned o = (unsigned)(p - b->base);
     /* a quote may start a contraction when a letter, or something not known here, follows it;
-     * before anything else it is one more "other" */
-    uint64_t contraction = b->quote & ((b->letter >> 1) | ~(b->stop >> 1));
-    uint64_t hard = ~(b->stop >> o) | (contraction >> o);
+     * before anything else it is one more "other". After a space or another "other" (past p)
+     * it is inside that code point's piece (" ?[^\s\p{L}\p{N}]+" takes it), so no contraction
+     * starts there either. */
+    uint64_t contraction = (b->quote & ((b->letter >> 1) | ~(b->stop >> 1))) >> o;
+    contraction &= ~(((b->other | b->blank) >> o) << 1);
+    uint64_t hard = ~(b->stop >> o) | contraction;
     /* bits o.. of stop past the block's last code point are 0: hard there */
     unsigned z = ones(~hard);
     unsigned end = b->len - o; /* the text's end, when b->len < 64 */
