@@ -184,12 +184,29 @@ __attribute__((target("avx2"))) static inline uint64_t bits64(__m256i a, __m256i
            (uint64_t)(uint32_t)_mm256_movemask_epi8(b) << 32;
 }
 
+/* 32 code points at `at` of 2 or 4 bytes as bytes: ASCII ones as they are, every other one 0x80
+ * (the least of it and 0x80, packed; the packs work within each 128-bit half, and the
+ * permutation puts the code points back in order). */
+__attribute__((target("avx2"))) static inline __m256i narrow32(int kind, const char *at) {
+    const __m256i *v = (const __m256i *)at;
+    if (kind == 2) {
+        __m256i mark = _mm256_set1_epi16(0x80);
+        __m256i lo = _mm256_min_epu16(_mm256_loadu_si256(v), mark);
+        __m256i hi = _mm256_min_epu16(_mm256_loadu_si256(v + 1), mark);
+        return _mm256_permute4x64_epi64(_mm256_packus_epi16(lo, hi), 0xD8);
+    }
+    __m256i mark = _mm256_set1_epi32(0x80), w[4];
+    for (int j = 0; j < 4; j++) w[j] = _mm256_min_epu32(_mm256_loadu_si256(v + j), mark);
+    __m256i x = _mm256_packus_epi16(_mm256_packus_epi32(w[0], w[1]),
+                                    _mm256_packus_epi32(w[2], w[3]));
+    return _mm256_permutevar8x32_epi32(x, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
 __attribute__((target("avx2"))) static void classify64_avx2(Block *b, int kind, const char *at) {
     __m256i x[2];
     for (int j = 0; j < 2; j++) {
         const char *half = at + (size_t)j * 32 * kind;
-        x[j] = kind == 1 ? _mm256_loadu_si256((const __m256i *)half)
-                         : _mm256_set_m128i(narrow16(kind, half + 16 * kind), narrow16(kind, half));
+        x[j] = kind == 1 ? _mm256_loadu_si256((const __m256i *)half) : narrow32(kind, half);
         _mm256_storeu_si256((__m256i *)b->bytes + j, x[j]);
     }
     __m256i letter[2], digit[2], space[2], upper[2], crlf[2], blank[2], quote[2], slash[2];
