@@ -84,6 +84,12 @@ LBPE_FN void splitter_init(Splitter *sp, const Preset *pr, const unsigned char *
     sp->from = 0;
 }
 
+/* b's bitmasks emptied, for classifiers that add to them */
+static LBPE_ALWAYS_INLINE void clear_masks(Block *b) {
+    b->stop = b->letter = b->digit = b->other = 0;
+    b->upper = b->crlf = b->blank = b->quote = b->slash = 0;
+}
+
 /* The classes of code point c into bit k of b (its byte: c if ASCII, else 0x80). */
 static LBPE_ALWAYS_INLINE void classify_one(Block *b, unsigned k, uint32_t c) {
     uint64_t one = (uint64_t)1 << k;
@@ -178,12 +184,6 @@ __attribute__((target("avx2"))) static inline __m256i range32(__m256i x, char lo
                             _mm256_cmpgt_epi8(_mm256_set1_epi8((char)(hi + 1)), x));
 }
 
-/* the top bits of the bytes of a (bits 0-31) and of b (bits 32-63) */
-__attribute__((target("avx2"))) static inline uint64_t bits64(__m256i a, __m256i b) {
-    return (uint64_t)(uint32_t)_mm256_movemask_epi8(a) |
-           (uint64_t)(uint32_t)_mm256_movemask_epi8(b) << 32;
-}
-
 /* 32 code points at `at` of 2 or 4 bytes as bytes: ASCII ones as they are, every other one 0x80
  * (the least of it and 0x80, packed; the packs work within each 128-bit half, and the
  * permutation puts the code points back in order). */
@@ -195,44 +195,66 @@ __attribute__((target("avx2"))) static inline __m256i narrow32(int kind, const c
         __m256i hi = _mm256_min_epu16(_mm256_loadu_si256(v + 1), mark);
         return _mm256_permute4x64_epi64(_mm256_packus_epi16(lo, hi), 0xD8);
     }
-    __m256i mark = _mm256_set1_epi32(0x80), w[4];
-    for (int j = 0; j < 4; j++) w[j] = _mm256_min_epu32(_mm256_loadu_si256(v + j), mark);
-    __m256i x = _mm256_packus_epi16(_mm256_packus_epi32(w[0], w[1]),
-                                    _mm256_packus_epi32(w[2], w[3]));
+    __m256i mark = _mm256_set1_epi32(0x80);
+    __m256i w0 = _mm256_min_epu32(_mm256_loadu_si256(v), mark);
+    __m256i w1 = _mm256_min_epu32(_mm256_loadu_si256(v + 1), mark);
+    __m256i w2 = _mm256_min_epu32(_mm256_loadu_si256(v + 2), mark);
+    __m256i w3 = _mm256_min_epu32(_mm256_loadu_si256(v + 3), mark);
+    __m256i x = _mm256_packus_epi16(_mm256_packus_epi32(w0, w1), _mm256_packus_epi32(w2, w3));
     return _mm256_permutevar8x32_epi32(x, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
 }
 
+/* The classes of 32 code points as bytes (x), one bit a code point. */
+typedef struct {
+    uint32_t stop, letter, digit, other, upper, crlf, blank, quote, slash;
+} Classes32;
+
+__attribute__((target("avx2"))) static inline Classes32 classify32(__m256i x) {
+    Classes32 c;
+    /* x's bytes as signed: everything beyond ASCII is negative and fails every range */
+    __m256i blank = _mm256_cmpeq_epi8(x, _mm256_set1_epi8(' '));
+    __m256i crlf = _mm256_or_si256(_mm256_cmpeq_epi8(x, _mm256_set1_epi8('\r')),
+                                   _mm256_cmpeq_epi8(x, _mm256_set1_epi8('\n')));
+    uint32_t s = (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(blank, range32(x, 0x09, 0x0D)));
+    c.stop = ~(uint32_t)_mm256_movemask_epi8(x);
+    c.letter = (uint32_t)_mm256_movemask_epi8(
+        range32(_mm256_or_si256(x, _mm256_set1_epi8(0x20)), 'a', 'z'));
+    c.digit = (uint32_t)_mm256_movemask_epi8(range32(x, '0', '9'));
+    c.other = c.stop & ~(c.letter | c.digit | s);
+    c.upper = (uint32_t)_mm256_movemask_epi8(range32(x, 'A', 'Z'));
+    c.crlf = (uint32_t)_mm256_movemask_epi8(crlf);
+    c.blank = (uint32_t)_mm256_movemask_epi8(blank);
+    c.quote = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, _mm256_set1_epi8('\'')));
+    c.slash = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, _mm256_set1_epi8('/')));
+    return c;
+}
+
+/* the bits of a (0-31) and of b (32-63) */
+static LBPE_ALWAYS_INLINE uint64_t join32(uint32_t a, uint32_t b) {
+    return (uint64_t)a | (uint64_t)b << 32;
+}
+
 __attribute__((target("avx2"))) static void classify64_avx2(Block *b, int kind, const char *at) {
-    __m256i x[2];
-    for (int j = 0; j < 2; j++) {
-        const char *half = at + (size_t)j * 32 * kind;
-        x[j] = kind == 1 ? _mm256_loadu_si256((const __m256i *)half) : narrow32(kind, half);
-        _mm256_storeu_si256((__m256i *)b->bytes + j, x[j]);
+    __m256i x0, x1;
+    if (kind == 1) {
+        x0 = _mm256_loadu_si256((const __m256i *)at);
+        x1 = _mm256_loadu_si256((const __m256i *)at + 1);
+    } else {
+        x0 = narrow32(kind, at);
+        x1 = narrow32(kind, at + (size_t)32 * kind);
     }
-    __m256i letter[2], digit[2], space[2], upper[2], crlf[2], blank[2], quote[2], slash[2];
-    for (int j = 0; j < 2; j++) {
-        /* x's bytes as signed: everything beyond ASCII is negative and fails every range */
-        letter[j] = range32(_mm256_or_si256(x[j], _mm256_set1_epi8(0x20)), 'a', 'z');
-        digit[j] = range32(x[j], '0', '9');
-        upper[j] = range32(x[j], 'A', 'Z');
-        blank[j] = _mm256_cmpeq_epi8(x[j], _mm256_set1_epi8(' '));
-        space[j] = _mm256_or_si256(blank[j], range32(x[j], 0x09, 0x0D));
-        crlf[j] = _mm256_or_si256(_mm256_cmpeq_epi8(x[j], _mm256_set1_epi8('\r')),
-                                  _mm256_cmpeq_epi8(x[j], _mm256_set1_epi8('\n')));
-        quote[j] = _mm256_cmpeq_epi8(x[j], _mm256_set1_epi8('\''));
-        slash[j] = _mm256_cmpeq_epi8(x[j], _mm256_set1_epi8('/'));
-    }
-    uint64_t ascii = ~bits64(x[0], x[1]), l = bits64(letter[0], letter[1]);
-    uint64_t d = bits64(digit[0], digit[1]), s = bits64(space[0], space[1]);
-    b->stop = ascii;
-    b->letter = l;
-    b->digit = d;
-    b->other = ascii & ~(l | d | s);
-    b->crlf = bits64(crlf[0], crlf[1]);
-    b->blank = bits64(blank[0], blank[1]);
-    b->upper = bits64(upper[0], upper[1]);
-    b->quote = bits64(quote[0], quote[1]);
-    b->slash = bits64(slash[0], slash[1]);
+    _mm256_storeu_si256((__m256i *)b->bytes, x0);
+    _mm256_storeu_si256((__m256i *)b->bytes + 1, x1);
+    Classes32 lo = classify32(x0), hi = classify32(x1);
+    b->stop = join32(lo.stop, hi.stop);
+    b->letter = join32(lo.letter, hi.letter);
+    b->digit = join32(lo.digit, hi.digit);
+    b->other = join32(lo.other, hi.other);
+    b->upper = join32(lo.upper, hi.upper);
+    b->crlf = join32(lo.crlf, hi.crlf);
+    b->blank = join32(lo.blank, hi.blank);
+    b->quote = join32(lo.quote, hi.quote);
+    b->slash = join32(lo.slash, hi.slash);
 }
 
 /* bytes of x in [lo, hi] (unsigned: everything beyond ASCII is 0x80 or more, above hi) */
@@ -276,12 +298,6 @@ __attribute__((target("avx512f,avx512bw"))) static void classify64_avx512(Block 
     b->slash = _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('/'));
 }
 #endif
-
-/* b's bitmasks emptied, for classifiers that add to them */
-static LBPE_ALWAYS_INLINE void clear_masks(Block *b) {
-    b->stop = b->letter = b->digit = b->other = 0;
-    b->upper = b->crlf = b->blank = b->quote = b->slash = 0;
-}
 
 /* 64 code points of `kind` bytes at `at` classified into b without wider vectors */
 static void classify64_base(Block *b, int kind, const char *at) {
