@@ -419,8 +419,7 @@ static LBPE_ALWAYS_INLINE ptrdiff_t block_end(const Block *b, const Preset *pr, 
  *
  * It looks only at the ASCII code points from p up to the first quote that may start a
  * contraction or code point beyond ASCII (z: contractions and Unicode classes are left to
- * block_end and piece_end). Inside that
- * stretch a piece starts at:
+ * block_end and piece_end). Inside that stretch a piece starts at:
  *   - a letter run's first letter, or the code point before it when that one leads the run
  *     (and, for o200k_base, a capital after a small letter):
  *     white space but CR and LF, or a lone "other" not after a space (after one,

@@ -170,6 +170,12 @@ static inline int key_ascii(const Key *k) {
     return 1;
 }
 
+/* Whether a new piece (key k, `chars` characters) is first tried at cuts (by_parts): one of
+ * several characters beyond ASCII, where the model has cuts. */
+static inline int cuts_first(const Model *m, const Key *k, ptrdiff_t chars) {
+    return m->cut_memo && chars > 1 && !key_ascii(k);
+}
+
 /* token_id of key k's bytes, by its words where the tables of tokens of 3 to 16 bytes have it */
 static inline int32_t key_token_id(const Model *m, const Key *k) {
     if (k->n >= 3 && k->n <= 16 && m->mid) return mid_id(m, k->word[0], k->word[1], k->n);
@@ -223,7 +229,7 @@ static int uncached_piece(Model *m, const Key *k, ptrdiff_t chars, int method, p
     int done = 0;
     /* a piece with a cut is no token (a token covers every boundary inside it, cuts.c), so one
      * that falls apart at cuts is encoded by its parts without looking the whole piece up */
-    if (whole == WHOLE_UNASKED && m->cut_memo && chars > 1 && !key_ascii(k)) {
+    if (whole == WHOLE_UNASKED && cuts_first(m, k, chars)) {
         done = by_parts(m, s, n, method, limit, out);
         if (done < 0) return -1;
     }
@@ -351,7 +357,7 @@ static LBPE_ALWAYS_INLINE int pending_ids(int kind, Model *m, const Text *t, con
     Cache *c = &m->cache[method];
     int32_t whole = WHOLE_UNASKED;
     if (key->n >= 3 && m->mid && (method == M_BPE || !m->sc_left) &&
-        (!m->cut_memo || chars == 1 || key_ascii(key))) {
+        !cuts_first(m, key, chars)) {
         whole = whole_token(m, key, method);
         if (whole >= 0 && idbuf_push(b, whole) < 0) return -1;
         if (whole >= 0) return keep_ids(c, key, chars, cached_chars, &whole, 1, limit);
