@@ -257,12 +257,44 @@ class Tokenizer(BulkEncoding):
     ) -> list[int]:
         """Encode ``text`` treating special-token strings as ordinary text; ``mode``,
         ``dropout`` and ``seed`` as for :meth:`encode`."""
+        if dropout is None and seed is None:
+            ids = self._plain_ids(text, mode, specials=False)
+            if ids is not None:
+                return ids
         mode = _check_mode(mode)
         options = dropout_options(mode, dropout, seed)
         text = _checked_text(text)
         if options is not None:
             text = replace_surrogates(text)  # before any draw, so the draws are those of the fixed text
         return cast("list[int]", self._ordinary(text, mode, options))
+
+    def _plain_ids(self, text: object, mode: object, *, specials: bool) -> list[int] | None:
+        """The ids of a text that needs none of the general path's steps, else ``None`` (then
+        that path runs): a ``str`` and a method the compiled path encodes, no normaliser or
+        pattern from a file (no time allowance to set), and with ``specials``, no special or
+        added token's text in it. The same call the general path ends in, without its layers
+        of checks and chunks, which cost a short text as much as its encoding."""
+        if type(text) is not str or self._guarded or type(mode) is not str:
+            return None
+        method = native.METHOD_CODES.get(mode)
+        if method is None or (specials and self._specials is not None and self._specials.search(text)):
+            return None
+        model = native.model_for(self.vocab)
+        if model is None:
+            return None
+        try:
+            ids = compiled_ids(
+                model,
+                text,
+                self._preset_code,
+                self._findall,
+                method=method,
+                limit=self.cache_size,
+                cached_chars=CACHED_PIECE_CHARS,
+            )
+        except UnicodeEncodeError:  # a lone surrogate: the general path replaces it
+            return None
+        return cast("list[int]", ids)
 
     def _ordinary(self, text: str, mode: Method, dropout: Dropout | None, buffer: bool = False) -> list[int] | bytes:
         """``text``'s ids; with ``buffer``, bytes of native-endian int32 where the compiled path
@@ -370,6 +402,15 @@ class Tokenizer(BulkEncoding):
         ``decode(encode(text)) == replace_surrogates(text)``. There is no size limit here (see
         :mod:`lbpe.limits` for the caps the CLI and the app apply to untrusted input).
         """
+        if (
+            not add_special_tokens
+            and dropout is None
+            and seed is None
+            and (allowed_special == "all" or (type(allowed_special) in (frozenset, set) and not allowed_special))
+        ):
+            ids = self._plain_ids(text, mode, specials=True)  # (no name in allowed_special to check)
+            if ids is not None:
+                return ids
         mode = _check_mode(mode)
         options = dropout_options(mode, dropout, seed)
         if options is not None:

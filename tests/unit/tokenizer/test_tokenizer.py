@@ -54,6 +54,27 @@ def test_special_tokens_follow_tiktoken_rules():
         tok.encode("x", mode="bpe", allowed_special={"<|nope|>"})
 
 
+@pytest.mark.parametrize(
+    ("mode", "text", "want"),
+    [
+        ("lbpe", "aabbb", [260, 257]),  # "aab" is the first window of three, then "bb"
+        ("bpe", "aabbb", [256, 258]),  # aa, bb, then bb + b; aa + bbb is no token
+        ("bpe", "aa\ud800", [256, 0xEF, 0xBF, 0xBD]),  # a lone surrogate becomes U+FFFD
+    ],
+)
+def test_every_way_into_encode_gives_the_same_ids(mode, text, want):
+    """A plain text takes a short way past the special-token checks; every call that needs them
+    (or not) gives the same ids."""
+    tok = tiny()
+    assert tok.encode(text, mode=mode) == want
+    assert tok.encode(text, mode=mode, allowed_special="all") == want
+    assert tok.encode(text, mode=mode, allowed_special={"<|end|>"}) == want
+    assert tok.encode(text, mode=mode, disallowed_special=()) == want
+    assert tok.encode_ordinary(text, mode=mode) == want
+    assert tok.encode(text + "<|end|>", mode=mode, allowed_special="all") == want + [261]
+    assert tok.encode(text, mode=mode, add_special_tokens=True) == want  # this vocabulary has no BOS
+
+
 def test_special_tokens_never_come_from_lbpe_even_if_longest():
     tok = tiny()
     ids = tok.encode("<|end|>" * 3, mode="lbpe", disallowed_special=())
