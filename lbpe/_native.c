@@ -489,17 +489,78 @@ static PyObject *id_result(NativeModel *self, const IdBuf *b, int buffer) {
     return PyBytes_FromStringAndSize((const char *)b->ids, (Py_ssize_t)(b->len * sizeof(int32_t)));
 }
 
-static PyObject *Model_encode_text(NativeModel *self, PyObject *args, PyObject *kw) {
-    Model *m = &self->core;
-    static char *names[] = {"", "", "method", "limit", "cached_chars", "seconds", "buffer", NULL};
-    PyObject *text;
-    int preset, method, buffer;
+/* The options every encode call takes by keyword (method, limit, cached_chars, seconds, buffer). */
+typedef struct {
+    int method, buffer;
     Py_ssize_t limit, cached_chars;
     double seconds;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "Ui$inndp", names, &text, &preset, &method, &limit,
-                                     &cached_chars, &seconds, &buffer))
+} EncodeOptions;
+
+/* An int argument of `fn` named `name`: 0, or -1 with the error set. */
+static int int_arg(const char *fn, const char *name, PyObject *o, int *out) {
+    long v = PyLong_AsLong(o);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    if (v < INT_MIN || v > INT_MAX) {
+        PyErr_Format(PyExc_OverflowError, "%s(): %s out of range", fn, name);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+/* The EncodeOptions of a METH_FASTCALL | METH_KEYWORDS call of `fn` with `npos` positional
+ * arguments (checked here: exactly so many), every option given by keyword: 0, or -1 with a
+ * TypeError naming the argument. Matched against the names directly, where
+ * PyArg_ParseTupleAndKeywords needs a dict made for the call and a string made for each name it
+ * looks up: about half of a short text's encode. */
+static int encode_options(const char *fn, Py_ssize_t nargs, Py_ssize_t npos, PyObject *const *args,
+                          PyObject *kwnames, EncodeOptions *o) {
+    static const char *names[] = {"method", "limit", "cached_chars", "seconds", "buffer"};
+    PyObject *value[5] = {NULL, NULL, NULL, NULL, NULL};
+    if (nargs != npos) {
+        PyErr_Format(PyExc_TypeError, "%s() takes %zd positional arguments (%zd given)", fn, npos,
+                     nargs);
+        return -1;
+    }
+    Py_ssize_t nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t j = 0; j < nk; j++) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, j);
+        int k = 0;
+        while (k < 5 && PyUnicode_CompareWithASCIIString(name, names[k]) != 0) k++;
+        if (k == 5 || value[k]) {
+            PyErr_Format(PyExc_TypeError, "%s() got %s keyword argument '%U'", fn,
+                         k == 5 ? "an unexpected" : "a repeated", name);
+            return -1;
+        }
+        value[k] = args[nargs + j];
+    }
+    for (int k = 0; k < 5; k++)
+        if (!value[k]) {
+            PyErr_Format(PyExc_TypeError, "%s() missing required keyword argument '%s'", fn,
+                         names[k]);
+            return -1;
+        }
+    if (int_arg(fn, "method", value[0], &o->method) < 0) return -1;
+    if ((o->limit = PyLong_AsSsize_t(value[1])) == -1 && PyErr_Occurred()) return -1;
+    if ((o->cached_chars = PyLong_AsSsize_t(value[2])) == -1 && PyErr_Occurred()) return -1;
+    if ((o->seconds = PyFloat_AsDouble(value[3])) == -1.0 && PyErr_Occurred()) return -1;
+    if ((o->buffer = PyObject_IsTrue(value[4])) < 0) return -1;
+    return check_method(o->method);
+}
+
+static PyObject *Model_encode_text(NativeModel *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames) {
+    Model *m = &self->core;
+    EncodeOptions o;
+    int preset;
+    if (encode_options("encode_text", nargs, 2, args, kwnames, &o) < 0) return NULL;
+    PyObject *text = args[0];
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "encode_text(): text must be str, not %s",
+                     Py_TYPE(text)->tp_name);
         return NULL;
-    if (check_method(method) < 0) return NULL;
+    }
+    if (int_arg("encode_text", "preset", args[1], &preset) < 0) return NULL;
     const unsigned char *cls = classes_of(model_state(self));
     if (!cls) return NULL;
     if (preset < 0 || preset >= N_PRESETS) {
@@ -511,10 +572,10 @@ static PyObject *Model_encode_text(NativeModel *self, PyObject *args, PyObject *
     unsigned char *u8 = NULL;
     size_t u8cap = 0;
     PyObject *result = NULL;
-    set_deadline(seconds);
-    if (encode_one_text(m, text, &PRESETS[preset], cls, method, limit, cached_chars, &b, &u8,
-                        &u8cap) == 0)
-        result = id_result(self, &b, buffer);
+    set_deadline(o.seconds);
+    if (encode_one_text(m, text, &PRESETS[preset], cls, o.method, o.limit, o.cached_chars, &b,
+                        &u8, &u8cap) == 0)
+        result = id_result(self, &b, o.buffer);
     set_deadline(0);
     lbpe_free(b.ids);
     lbpe_free(u8);
@@ -693,7 +754,6 @@ static PyObject *Model_encode_batch(NativeModel *self, PyObject *args, PyObject 
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O!i$inni", names, &PyList_Type, &texts, &preset,
                                      &method, &limit, &cached_chars, &threads))
         return NULL;
-    if (check_method(method) < 0) return NULL;
     const unsigned char *cls = classes_of(model_state(self));
     if (!cls) return NULL;
     if (preset < 0 || preset >= N_PRESETS) {
@@ -817,21 +877,21 @@ cleanup:
 
 /* encode_pieces(pieces, method, limit, cached_chars, seconds, buffer) -> list[int] (or bytes, as
  * encode_text): pieces from any pre-tokeniser */
-static PyObject *Model_encode_pieces(NativeModel *self, PyObject *args, PyObject *kw) {
+static PyObject *Model_encode_pieces(NativeModel *self, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames) {
     Model *m = &self->core;
-    static char *names[] = {"", "method", "limit", "cached_chars", "seconds", "buffer", NULL};
-    PyObject *pieces;
-    int method, buffer;
-    Py_ssize_t limit, cached_chars;
-    double seconds;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!$inndp", names, &PyList_Type, &pieces, &method,
-                                     &limit, &cached_chars, &seconds, &buffer))
+    EncodeOptions o;
+    if (encode_options("encode_pieces", nargs, 1, args, kwnames, &o) < 0) return NULL;
+    PyObject *pieces = args[0];
+    if (!PyList_Check(pieces)) {
+        PyErr_Format(PyExc_TypeError, "encode_pieces(): pieces must be a list, not %s",
+                     Py_TYPE(pieces)->tp_name);
         return NULL;
-    if (check_method(method) < 0) return NULL;
+    }
     if (model_enter(self) < 0) return NULL;
     IdBuf b = {NULL, 0, 0};
     PyObject *result = NULL;
-    set_deadline(seconds);
+    set_deadline(o.seconds);
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(pieces); k++) {
         if ((k & 8191) == 8191 && lbpe_interrupted() < 0) goto done;
         PyObject *piece = PyList_GET_ITEM(pieces, k);
@@ -843,12 +903,12 @@ static PyObject *Model_encode_pieces(NativeModel *self, PyObject *args, PyObject
         Py_ssize_t n;
         const char *s =
             PyUnicode_AsUTF8AndSize(piece, &n); /* a lone surrogate: UnicodeEncodeError */
-        int bad = !s || cached_piece(m, s, (size_t)n, PyUnicode_GET_LENGTH(piece), method, limit,
-                                     cached_chars, &b) < 0;
+        int bad = !s || cached_piece(m, s, (size_t)n, PyUnicode_GET_LENGTH(piece), o.method,
+                                     o.limit, o.cached_chars, &b) < 0;
         Py_DECREF(piece);
         if (bad) goto done;
     }
-    result = id_result(self, &b, buffer);
+    result = id_result(self, &b, o.buffer);
 done:
     set_deadline(0);
     lbpe_free(b.ids);
@@ -1281,7 +1341,7 @@ static PyObject *Model_sizeof(NativeModel *self, PyObject *Py_UNUSED(ignored)) {
 
 static PyMethodDef Model_methods[] = {
     {"encode_pieces", (PyCFunction)(void (*)(void))Model_encode_pieces,
-     METH_VARARGS | METH_KEYWORDS,
+     METH_FASTCALL | METH_KEYWORDS,
      "encode_pieces(pieces, /, *, method, limit, cached_chars, seconds, buffer) -> list[int] | "
      "bytes: encode pre-tokenised pieces"},
     {"encode_piece", (PyCFunction)Model_encode_piece, METH_VARARGS,
@@ -1289,7 +1349,7 @@ static PyMethodDef Model_methods[] = {
     {"encode_batch", (PyCFunction)(void (*)(void))Model_encode_batch, METH_VARARGS | METH_KEYWORDS,
      "encode_batch(texts, preset, /, *, method, limit, cached_chars, threads) -> list[list[int]]: "
      "encode_text of each, on threads"},
-    {"encode_text", (PyCFunction)(void (*)(void))Model_encode_text, METH_VARARGS | METH_KEYWORDS,
+    {"encode_text", (PyCFunction)(void (*)(void))Model_encode_text, METH_FASTCALL | METH_KEYWORDS,
      "encode_text(text, preset, /, *, method, limit, cached_chars, seconds, buffer) -> list[int] | "
      "bytes: pre-tokenise with a preset and encode (buffer: native-endian int32 ids)"},
     {"clear_cache", (PyCFunction)Model_clear_cache, METH_NOARGS,

@@ -8,6 +8,7 @@ the compiled extension: a missing build fails (as the ``encode_path`` fixture do
 
 from __future__ import annotations
 
+import array
 import functools
 import re
 import sys
@@ -130,6 +131,35 @@ def test_an_unknown_method_code_is_refused():
             model.encode_piece("ab", code)
         with pytest.raises(ValueError, match="unknown method code"):
             model.encode_pieces(["ab"], method=code, limit=10, cached_chars=64, seconds=0.0, buffer=False)
+
+
+def test_the_encode_calls_name_what_is_wrong_with_their_arguments():
+    model = native.model_for(tiny().vocab)
+    code = native.PRESET_CODES["cl100k_base"]
+    options = dict(method=0, limit=10, cached_chars=64, seconds=0.0, buffer=False)
+    assert model.encode_text("ab", code, **options) == model.encode_pieces(["ab"], **options)
+    ids = model.encode_text("ab", code, **options)
+    assert model.encode_text("ab", code, **{**options, "buffer": 1}) == array.array("i", ids).tobytes()
+    for name, args in (("encode_text", ("ab", code)), ("encode_pieces", (["ab"],))):
+        call = getattr(model, name)
+        with pytest.raises(TypeError, match=f"{name}\\(\\) missing required keyword argument 'seconds'"):
+            call(*args, **{k: v for k, v in options.items() if k != "seconds"})
+        with pytest.raises(TypeError, match=f"{name}\\(\\) got an unexpected keyword argument 'limits'"):
+            call(*args, **options, limits=3)
+        with pytest.raises(
+            TypeError, match=f"{name}\\(\\) takes {len(args)} positional arguments \\({len(args) + 1} given\\)"
+        ):
+            call(*args, 0, **options)
+        with pytest.raises(TypeError, match="integer"):
+            call(*args, **{**options, "limit": "10"})
+        with pytest.raises(OverflowError, match="method out of range"):
+            call(*args, **{**options, "method": 2**40})
+    with pytest.raises(TypeError, match="text must be str, not bytes"):
+        model.encode_text(b"ab", code, **options)
+    with pytest.raises(TypeError, match="pieces must be a list, not tuple"):
+        model.encode_pieces(("ab",), **options)
+    with pytest.raises(ValueError, match="unknown preset"):
+        model.encode_text("ab", -1, **options)
 
 
 # ---- real vocabularies and real text ------------------------------------------------------------
