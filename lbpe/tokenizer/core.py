@@ -270,27 +270,30 @@ class Tokenizer(BulkEncoding):
 
     def _plain_ids(self, text: object, mode: object, *, specials: bool) -> list[int] | None:
         """The ids of a text that needs none of the general path's steps, else ``None`` (then
-        that path runs): a ``str`` and a method the compiled path encodes, no normaliser or
-        pattern from a file (no time allowance to set), and with ``specials``, no special or
-        added token's text in it. The same call the general path ends in, without its layers
-        of checks and chunks, which cost a short text as much as its encoding."""
-        if type(text) is not str or self._guarded or type(mode) is not str:
+        that path runs): a ``str``, a method the compiled path encodes with a preset pattern, no
+        normaliser or pattern from a file, no time budget in force (:mod:`lbpe.budget`), and
+        with ``specials``, no special or added token's text in it. The general path's own last
+        call, without its layers of checks and chunks, which cost a short text as much as its
+        encoding."""
+        if type(text) is not str or type(mode) is not str or self._guarded or self._preset_code is None:
             return None
         method = native.METHOD_CODES.get(mode)
-        if method is None or (specials and self._specials is not None and self._specials.search(text)):
+        if method is None or budget.remaining() is not None:
+            return None
+        if specials and self._specials is not None and self._specials.search(text):
             return None
         model = native.model_for(self.vocab)
         if model is None:
             return None
         try:
-            ids = compiled_ids(
-                model,
+            ids = model.encode_text(
                 text,
                 self._preset_code,
-                self._findall,
                 method=method,
                 limit=self.cache_size,
                 cached_chars=CACHED_PIECE_CHARS,
+                seconds=0.0,
+                buffer=False,
             )
         except UnicodeEncodeError:  # a lone surrogate: the general path replaces it
             return None
