@@ -5,6 +5,9 @@ from __future__ import annotations
 import statistics
 import sys
 import time
+from collections.abc import Callable
+from functools import partial
+from typing import Any
 
 import lbpe
 from bench.common import DATA, PATHS, WARM_UP, mbps, tiktoken_encoding, timed
@@ -51,28 +54,37 @@ def throughput(rows: list, texts: dict[str, str], rounds: int) -> None:
                 rows.append((vocab, label, encoder, cache, mbps(text, min(seconds)), ratio, slower))
 
 
+def _ids_of(fastokens_tokenizer: Any) -> Callable[[str], list[int]]:
+    return lambda text: fastokens_tokenizer.encode(text).ids
+
+
 def short_calls(rows: list, english: str, rounds: int) -> None:
     """Microseconds per ``encode`` call on short texts (sentences, one call each, warm caches):
-    the per-call cost a chat or an API server pays, with the default special-token checks."""
+    the per-call cost a chat or an API server pays. tiktoken and lbpe with their default
+    special-token checks (a special token's text refused), fastokens with its own default (such
+    text matched as the special token); each looks for them in every text."""
+    from bench.peers import peers  # (imports the peers that are installed)
+
     sentences = [s.strip() for s in english.replace("\n", " ").split(". ") if s.strip()][:20_000]
     for vocab in ("cl100k_base", "o200k_base"):
-        ref = tiktoken_encoding(vocab)
         tok = load_preset(vocab)
-        encoders = {"tiktoken": ref.encode}
+        encoders: dict[str, tuple[str, Callable[[str], object]]] = {}
+        for peer in peers(vocab):
+            if peer.name == "tiktoken":
+                encoders[peer.name] = (PATHS[0], peer.load().encode)
+            elif peer.name == "fastokens":
+                encoders[peer.name] = (PATHS[0], _ids_of(peer.load()))
         for mode in lbpe.MODES:
             for path in PATHS:
-
-                def encode(s, m=mode, p=path, t=tok):
-                    native.use(p)
-                    return t.encode(s, mode=m)
-
-                encoders[f"lbpe {mode} ({path})"] = encode
-        for encode in encoders.values():
+                encoders[f"lbpe {mode} ({path})"] = (path, partial(tok.encode, mode=mode))
+        for path, encode in encoders.values():
+            native.use(path)
             for s in sentences:
                 encode(s)  # warm
         times: dict[str, list[float]] = {}
         for _ in range(rounds):
-            for label, encode in encoders.items():
+            for label, (path, encode) in encoders.items():
+                native.use(path)
                 t = time.perf_counter()
                 for s in sentences:
                     encode(s)
@@ -82,5 +94,5 @@ def short_calls(rows: list, english: str, rounds: int) -> None:
         for label, seconds in times.items():
             ratio = statistics.median(b / s for b, s in zip(base, seconds))
             rows.append(
-                (vocab, f"{len(sentences):,} sentences", label, f"{min(seconds) / len(sentences) * 1e6:.1f} us", ratio)
+                (vocab, f"{len(sentences):,} sentences", label, f"{min(seconds) / len(sentences) * 1e6:.2f} us", ratio)
             )

@@ -156,3 +156,15 @@ def test_the_ceilings_tables_have_a_row_for_every_vocabulary_text_mode_and_cache
     for row in distance:
         assert row[4] > 0 and row[5].endswith("%")
         float(row[6])
+
+
+def test_the_short_table_times_the_fastest_peer_beside_tiktoken_and_lbpe():
+    from bench.throughput import short_calls
+
+    rows: list = []
+    short_calls(rows, "Call me Ishmael. Some years ago. Never mind how long precisely. It is a way I have.", 1)
+    for vocab in ("cl100k_base", "o200k_base"):
+        encoders = [row[2] for row in rows if row[0] == vocab]
+        assert encoders[:2] == ["tiktoken", "fastokens"]
+        assert {"lbpe bpe (compiled)", "lbpe lbpe (compiled)", "lbpe bpe (pure)", "lbpe lbpe (pure)"} <= set(encoders)
+        assert all(row[3].endswith(" us") and row[4] > 0 for row in rows)
