@@ -496,9 +496,10 @@ typedef struct {
     double seconds;
 } EncodeOptions;
 
-/* An int argument of `fn` named `name`: 0, or -1 with the error set. */
+/* An int argument of `fn` named `name` (an int or any object with __index__): 0, or -1 with
+ * the error set. */
 static int int_arg(const char *fn, const char *name, PyObject *o, int *out) {
-    long v = PyLong_AsLong(o);
+    long long v = PyLong_AsLongLong(o);
     if (v == -1 && PyErr_Occurred()) return -1;
     if (v < INT_MIN || v > INT_MAX) {
         PyErr_Format(PyExc_OverflowError, "%s(): %s out of range", fn, name);
@@ -518,8 +519,8 @@ static int encode_options(const char *fn, Py_ssize_t nargs, Py_ssize_t npos, PyO
     static const char *names[] = {"method", "limit", "cached_chars", "seconds", "buffer"};
     PyObject *value[5] = {NULL, NULL, NULL, NULL, NULL};
     if (nargs != npos) {
-        PyErr_Format(PyExc_TypeError, "%s() takes %zd positional arguments (%zd given)", fn, npos,
-                     nargs);
+        PyErr_Format(PyExc_TypeError, "%s() takes %zd positional argument%s (%zd given)", fn, npos,
+                     npos == 1 ? "" : "s", nargs);
         return -1;
     }
     Py_ssize_t nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
@@ -541,8 +542,11 @@ static int encode_options(const char *fn, Py_ssize_t nargs, Py_ssize_t npos, PyO
             return -1;
         }
     if (int_arg(fn, "method", value[0], &o->method) < 0) return -1;
-    if ((o->limit = PyLong_AsSsize_t(value[1])) == -1 && PyErr_Occurred()) return -1;
-    if ((o->cached_chars = PyLong_AsSsize_t(value[2])) == -1 && PyErr_Occurred()) return -1;
+    if ((o->limit = PyNumber_AsSsize_t(value[1], PyExc_OverflowError)) == -1 && PyErr_Occurred())
+        return -1;
+    if ((o->cached_chars = PyNumber_AsSsize_t(value[2], PyExc_OverflowError)) == -1 &&
+        PyErr_Occurred())
+        return -1;
     if ((o->seconds = PyFloat_AsDouble(value[3])) == -1.0 && PyErr_Occurred()) return -1;
     if ((o->buffer = PyObject_IsTrue(value[4])) < 0) return -1;
     return check_method(o->method);
@@ -560,6 +564,7 @@ static PyObject *Model_encode_text(NativeModel *self, PyObject *const *args, Py_
                      Py_TYPE(text)->tp_name);
         return NULL;
     }
+    if (PyUnicode_READY(text) < 0) return NULL; /* (a no-op since Python 3.12) */
     if (int_arg("encode_text", "preset", args[1], &preset) < 0) return NULL;
     const unsigned char *cls = classes_of(model_state(self));
     if (!cls) return NULL;
@@ -754,6 +759,7 @@ static PyObject *Model_encode_batch(NativeModel *self, PyObject *args, PyObject 
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O!i$inni", names, &PyList_Type, &texts, &preset,
                                      &method, &limit, &cached_chars, &threads))
         return NULL;
+    if (check_method(method) < 0) return NULL;
     const unsigned char *cls = classes_of(model_state(self));
     if (!cls) return NULL;
     if (preset < 0 || preset >= N_PRESETS) {

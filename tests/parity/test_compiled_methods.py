@@ -131,6 +131,20 @@ def test_an_unknown_method_code_is_refused():
             model.encode_piece("ab", code)
         with pytest.raises(ValueError, match="unknown method code"):
             model.encode_pieces(["ab"], method=code, limit=10, cached_chars=64, seconds=0.0, buffer=False)
+        with pytest.raises(ValueError, match="unknown method code"):
+            model.encode_text("ab", 1, method=code, limit=10, cached_chars=64, seconds=0.0, buffer=False)
+        with pytest.raises(ValueError, match="unknown method code"):
+            model.encode_batch(["ab"], 1, method=code, limit=10, cached_chars=64, threads=1)
+
+
+class Index:
+    """An integer that is no int: numpy's ints are such."""
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+    def __index__(self) -> int:
+        return self.value
 
 
 def test_the_encode_calls_name_what_is_wrong_with_their_arguments():
@@ -146,10 +160,11 @@ def test_the_encode_calls_name_what_is_wrong_with_their_arguments():
             call(*args, **{k: v for k, v in options.items() if k != "seconds"})
         with pytest.raises(TypeError, match=f"{name}\\(\\) got an unexpected keyword argument 'limits'"):
             call(*args, **options, limits=3)
-        with pytest.raises(
-            TypeError, match=f"{name}\\(\\) takes {len(args)} positional arguments \\({len(args) + 1} given\\)"
-        ):
+        takes = f"{len(args)} positional argument{'s' if len(args) > 1 else ''} \\({len(args) + 1} given\\)"
+        with pytest.raises(TypeError, match=f"{name}\\(\\) takes {takes}"):
             call(*args, 0, **options)
+        # numbers as the "i" and "n" formats took them: any object with __index__ (numpy's ints)
+        assert call(*args, **{**options, "method": Index(0), "limit": Index(10), "cached_chars": Index(64)}) == ids
         with pytest.raises(TypeError, match="integer"):
             call(*args, **{**options, "limit": "10"})
         with pytest.raises(OverflowError, match="method out of range"):
