@@ -5,6 +5,8 @@ tokenizers'. Nothing here asserts a time."""
 
 from __future__ import annotations
 
+import importlib.util
+
 import pytest
 
 from bench import ceilings
@@ -165,6 +167,7 @@ def test_the_short_table_times_the_fastest_peer_beside_tiktoken_and_lbpe():
     short_calls(rows, "Call me Ishmael. Some years ago. Never mind how long precisely. It is a way I have.", 1)
     for vocab in ("cl100k_base", "o200k_base"):
         encoders = [row[2] for row in rows if row[0] == vocab]
-        assert encoders[:2] == ["tiktoken", "fastokens"]
+        assert encoders[0] == "tiktoken"
+        assert ("fastokens" in encoders) == (importlib.util.find_spec("fastokens") is not None)
         assert {"lbpe bpe (compiled)", "lbpe lbpe (compiled)", "lbpe bpe (pure)", "lbpe lbpe (pure)"} <= set(encoders)
         assert all(row[3].endswith(" us") and row[4] > 0 for row in rows)
