@@ -26,6 +26,16 @@ TRIE_PATTERN_MAX = 5_000
 
 _NOTHING = re.compile(r"(?!)")  # matches nowhere
 
+#: The trie pattern's search is led by ``str.find`` of the strings' first characters when they
+#: are this few: ``find`` of one character runs at memory speed, where ``re`` steps through the
+#: text a character at a time (1.5 ms on 1 MB of English held in two bytes a character,
+#: against 0.04 ms).
+FIND_FIRSTS_MAX = 4
+
+#: Places holding a first character where no string starts, tried one by one before the pattern
+#: searches the rest of the text itself (a text full of ``<`` costs no more than before).
+FIND_TRIES = 8
+
 
 class Found:
     """One match of :class:`Literals`: ``start()``, ``end()`` and ``group()`` as a ``re.Match``'s."""
@@ -54,8 +64,12 @@ class Literals:
         self._pattern: re.Pattern[str] | None = None
         self._lengths: dict[str, tuple[int, ...]] = {}
         self._starts = _NOTHING
+        self._firsts: tuple[str, ...] = ()
         if len(self.strings) <= trie_max:
             self._pattern = re.compile(literal_trie_pattern(self.strings))
+            firsts = {s[0] for s in self.strings}
+            if len(firsts) <= FIND_FIRSTS_MAX:
+                self._firsts = tuple(sorted(firsts))
             return
         lengths: dict[str, set[int]] = {}
         for s in self.strings:
@@ -66,8 +80,26 @@ class Literals:
     def search(self, text: str, pos: int = 0) -> re.Match[str] | Found | None:
         """The first match at or after ``pos``, or ``None``."""
         if self._pattern is not None:
-            return self._pattern.search(text, pos)
+            return self._found_first(self._pattern, text, pos) if self._firsts else self._pattern.search(text, pos)
         return next(self._scan(text, pos), None)
+
+    def _found_first(self, pattern: re.Pattern[str], text: str, pos: int) -> re.Match[str] | None:
+        """``pattern.search(text, pos)``: a match starts with one of the first characters, so
+        the places holding one are tried in order, each found once by ``str.find``; after
+        :data:`FIND_TRIES` of them start no string, the pattern searches on from there."""
+        pos = max(pos, 0)  # as ``re`` takes a negative pos (``find`` would count from the end)
+        ahead = {ch: text.find(ch, pos) for ch in self._firsts}
+        for _ in range(FIND_TRIES):
+            found = [at for at in ahead.values() if at >= 0]
+            if not found:
+                return None
+            at = min(found)
+            m = pattern.match(text, at)
+            if m is not None:
+                return m
+            ch = text[at]
+            ahead[ch] = text.find(ch, at + 1)
+        return pattern.search(text, at + 1)
 
     def finditer(self, text: str, pos: int = 0) -> Iterator[re.Match[str] | Found]:
         """Every match from ``pos`` on, left to right, none overlapping."""

@@ -173,6 +173,39 @@ def test_the_dictionary_finds_what_the_alternation_finds(strings, text, start):
     assert (got and (got.start(), got.group())) == (first and (first.start(), first.group()))
 
 
+@settings(max_examples=400, deadline=None)
+@given(
+    strings=st.sets(st.text(alphabet="ab<>|", min_size=1, max_size=6), min_size=1, max_size=8),
+    text=st.text(alphabet="ab<>|x", max_size=120),
+    start=st.integers(min_value=-3, max_value=10),
+)
+def test_the_trie_search_led_by_find_finds_what_the_alternation_finds(strings, text, start):
+    """Literals' search through the trie pattern, led by ``str.find`` of the strings' first
+    characters (at most four here: a, b, <, >, |, five only when all are used), gives the
+    alternation's first match from any start, a negative one too."""
+    plain = re.compile("|".join(map(re.escape, sorted(strings, key=lambda s: (-len(s), s)))))
+    found = Literals(strings)
+    assert found._pattern is not None
+    first = plain.search(text, start)
+    got = found.search(text, start)
+    assert (got and (got.start(), got.group())) == (first and (first.start(), first.group()))
+
+
+def test_the_trie_search_past_many_places_that_start_nothing():
+    """Places holding a first character that start no string: past FIND_TRIES of them the
+    pattern searches the rest itself, and finds the same match."""
+    found = Literals(["<|endoftext|>", "<|fim_prefix|>", "[SEP]"])
+    assert found._firsts == ("<", "[")
+    text = "a < b [x] <| c " * 20 + "tail [SEP] <|endoftext|>"
+    m = found.search(text)
+    assert (m.start(), m.group()) == (text.index("[SEP]"), "[SEP]")
+    m = found.search(text, text.index("[SEP]") + 1)
+    assert (m.start(), m.group()) == (text.index("<|endoftext|>"), "<|endoftext|>")
+    assert found.search("x" * 1000 + "<|endoftext") is None
+    assert found.search("<<|endoftext|>").start() == 1  # the place right after one that failed
+    assert found.search("<|endoftext|>", -5).start() == 0  # as re: a negative start is 0
+
+
 def test_the_dictionary_known_answers():
     found = Literals(["<s>", "<sep>", "<", "ab", "abc"], trie_max=0)
     spans = [(m.start(), m.group()) for m in found.finditer("x<sep><s>abcab<se")]
