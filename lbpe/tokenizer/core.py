@@ -411,7 +411,9 @@ class Tokenizer(BulkEncoding):
             and seed is None
             and (allowed_special == "all" or (type(allowed_special) in (frozenset, set) and not allowed_special))
         ):
-            ids = self._plain_ids(text, mode, specials=True)  # (no name in allowed_special to check)
+            # nothing allowed, nothing refused, no added token: nothing to look for (split_specials)
+            look = bool(self.added_tokens or disallowed_special) or allowed_special == "all"
+            ids = self._plain_ids(text, mode, specials=look)  # (no name in allowed_special to check)
             if ids is not None:
                 return ids
         mode = _check_mode(mode)

@@ -75,6 +75,47 @@ def test_every_way_into_encode_gives_the_same_ids(mode, text, want):
     assert tok.encode(text, mode=mode, add_special_tokens=True) == want  # this vocabulary has no BOS
 
 
+class _Counted:
+    """A tokenizer's matcher of special and added tokens' strings, its searches counted."""
+
+    def __init__(self, matcher) -> None:
+        self.matcher, self.searches = matcher, 0
+
+    def search(self, text, pos=0):
+        self.searches += 1
+        return self.matcher.search(text, pos)
+
+    def finditer(self, text, pos=0):
+        return self.matcher.finditer(text, pos)
+
+
+@pytest.mark.parametrize("mode", ["bpe", "lbpe"])
+def test_a_text_is_searched_for_special_tokens_only_when_one_may_match(mode):
+    """With nothing allowed, nothing refused and no added token, a special token's text is
+    ordinary text (tiktoken's encode_ordinary): encode never looks for one. Every other call
+    does, and an added token is matched whatever disallowed_special says."""
+    tok = tiny()
+    tok._specials = counted = _Counted(tok._specials)
+    text = "aab<|end|>bb"
+    ordinary = tok.encode_ordinary(text, mode=mode)
+    assert tok.encode(text, mode=mode, disallowed_special=()) == ordinary
+    assert tok.encode(text, mode=mode, disallowed_special=set()) == ordinary
+    assert counted.searches == 0
+    with pytest.raises(lbpe.DisallowedSpecialError):
+        tok.encode(text, mode=mode)
+    with pytest.raises(lbpe.DisallowedSpecialError):
+        tok.encode(text, mode=mode, disallowed_special={"<|end|>"})
+    assert tok.encode(text, mode=mode, allowed_special="all", disallowed_special=()) == [
+        *tok.encode("aab", mode=mode),
+        261,
+        257,
+    ]
+    assert counted.searches >= 3
+
+    added = Tokenizer(tok.vocab, "paper", added_tokens={"<x>": 262})
+    assert added.encode("aa<x>bb", mode=mode, disallowed_special=()) == [256, 262, 257]
+
+
 def test_special_tokens_never_come_from_lbpe_even_if_longest():
     tok = tiny()
     ids = tok.encode("<|end|>" * 3, mode="lbpe", disallowed_special=())
