@@ -25,7 +25,7 @@ from lbpe.tokenizer.checks import check_mode as _check_mode
 from lbpe.tokenizer.checks import checked_text as _checked_text
 from lbpe.tokenizer.compiled import compiled_ids
 from lbpe.tokenizer.offsets import Segment, located, segments
-from lbpe.tokenizer.specials import special_matcher, split_specials
+from lbpe.tokenizer.specials import nothing_to_find, special_matcher, split_specials
 from lbpe.user_regex import deadline
 from lbpe.vocab import Vocab
 
@@ -411,8 +411,7 @@ class Tokenizer(BulkEncoding):
             and seed is None
             and (allowed_special == "all" or (type(allowed_special) in (frozenset, set) and not allowed_special))
         ):
-            # nothing allowed, nothing refused, no added token: nothing to look for (split_specials)
-            look = bool(self.added_tokens or disallowed_special) or allowed_special == "all"
+            look = not nothing_to_find(self.added_tokens, allowed_special, disallowed_special)
             ids = self._plain_ids(text, mode, specials=look)  # (no name in allowed_special to check)
             if ids is not None:
                 return ids

@@ -11,7 +11,7 @@ from typing import Literal
 from lbpe.errors import DisallowedSpecialError, LbpeError
 from lbpe.literals import MAX_ADDED_TOKEN_CHARS, Literals
 
-__all__ = ["special_matcher", "split_specials"]
+__all__ = ["nothing_to_find", "special_matcher", "split_specials"]
 
 _NO_NAMES: frozenset[str] = frozenset()
 
@@ -28,6 +28,15 @@ def special_matcher(names: Collection[str]) -> Literals | None:
             "under 40), so that finding them in a text stays fast: shorten or drop it in the file"
         )
     return Literals(names)
+
+
+def nothing_to_find(
+    added_tokens: Mapping[str, int], allowed: object, disallowed_special: Literal["all"] | Collection[str]
+) -> bool:
+    """Whether a text need not be searched for special and added tokens' texts: no added token
+    (those always match), none of the vocabulary's special tokens ``allowed`` (a set of names, or
+    ``"all"``) and none refused, so each such text is ordinary text."""
+    return not allowed and not added_tokens and disallowed_special != "all" and not disallowed_special
 
 
 def split_specials(
@@ -48,8 +57,8 @@ def split_specials(
         unknown = allowed - specials.keys() if allowed else None
         if unknown:
             raise LbpeError(f"allowed_special names tokens this vocabulary does not have: {sorted(unknown)}")
-    if not allowed and not added_tokens and disallowed_special != "all" and not disallowed_special:
-        return [(False, text)]  # nothing may match and nothing is refused: no need to look
+    if nothing_to_find(added_tokens, allowed, disallowed_special):
+        return [(False, text)]
     first = None if matcher is None else matcher.search(text)
     if matcher is None or first is None:  # no special or added token's text: nothing to match, nothing to refuse
         return [(False, text)]
