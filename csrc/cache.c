@@ -141,6 +141,12 @@ LBPE_FN int append_ids(IdBuf *out, const int32_t *ids, size_t count) {
     return 0;
 }
 
+LBPE_FN void cache_move(Cache *into, Cache *from) {
+    cache_free(into);
+    *into = *from;
+    memset(from, 0, sizeof(Cache));
+}
+
 /* Copy what a worker cached into the model's own caches (as room allows). */
 LBPE_FN int merge_cache(Cache *into, const Cache *from, ptrdiff_t limit) {
     if (!from->slots) return 0;

@@ -368,6 +368,8 @@ LBPE_FN size_t pieces_expected(ptrdiff_t code_points, ptrdiff_t limit);
 /* The bytes a cache holds (slots, entries, keys, ids). */
 LBPE_FN size_t cache_bytes(const Cache *c);
 LBPE_FN int merge_cache(Cache *into, const Cache *from, ptrdiff_t limit);
+/* into takes what from holds, as it is (into's own freed first); from is left empty. */
+LBPE_FN void cache_move(Cache *into, Cache *from);
 
 /* ---- cuts.c */
 LBPE_FN int build_witnesses(Model *m);

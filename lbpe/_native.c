@@ -675,6 +675,27 @@ static void job_free(Job *j) {
     PyMem_RawFree(j->ends);
 }
 
+/* A share's cache of method c: its piece cache, or its part cache when parts. */
+static Cache *share_cache(Job *j, int c, int parts) {
+    return parts ? &j->copy.part_cache[c] : &j->copy.cache[c];
+}
+
+/* What the shares cached of method c (their part caches when parts), kept in into, the model's
+ * own: an empty one takes the fullest share's cache as it is, instead of copying each piece
+ * into it on the caller's thread after the workers are done; the other shares' pieces are
+ * copied in as room allows. */
+static int gather_caches(Cache *into, Job *jobs, int threads, int c, int parts, Py_ssize_t limit) {
+    int taken = -1;
+    for (int t = 0; t < threads && !into->n; t++) {
+        size_t n = share_cache(&jobs[t], c, parts)->n;
+        if (n && (taken < 0 || n > share_cache(&jobs[taken], c, parts)->n)) taken = t;
+    }
+    if (taken >= 0) cache_move(into, share_cache(&jobs[taken], c, parts));
+    for (int t = 0; t < threads; t++)
+        if (t != taken && merge_cache(into, share_cache(&jobs[t], c, parts), limit) < 0) return -1;
+    return 0;
+}
+
 /* Below this many ids in all, encode_batch's lists are filled on the caller's thread alone. */
 #define FILL_ON_THREADS (1 << 15)
 
@@ -859,17 +880,10 @@ static PyObject *Model_encode_batch(NativeModel *self, PyObject *args, PyObject 
         if (bad) goto cleanup;
         j->failed = 0;
     }
-    for (int c = 0; c < N_METHODS; c++) { /* an empty cache: room for every share's pieces */
-        size_t all = 0;
-        for (int t = 0; t < threads; t++) all += jobs[t].copy.cache[c].n;
-        if (limit > 0 && all > (size_t)limit) all = (size_t)limit;
-        if (!m->cache[c].n && all && cache_reserve(&m->cache[c], all) < 0) goto cleanup;
-    }
-    for (int t = 0; t < threads; t++)
-        for (int c = 0; c < N_METHODS; c++)
-            if (merge_cache(&m->cache[c], &jobs[t].copy.cache[c], limit) < 0 ||
-                merge_cache(&m->part_cache[c], &jobs[t].copy.part_cache[c], limit) < 0)
-                goto cleanup;
+    for (int c = 0; c < N_METHODS; c++)
+        if (gather_caches(&m->cache[c], jobs, threads, c, 0, limit) < 0 ||
+            gather_caches(&m->part_cache[c], jobs, threads, c, 1, limit) < 0)
+            goto cleanup;
     result = PyList_New(n);
     if (!result || fill_lists(self, jobs, threads, result) < 0) Py_CLEAR(result);
 cleanup:
