@@ -590,63 +590,51 @@ static PyObject *Model_encode_text(NativeModel *self, PyObject *const *args, Py_
 
 /* ---- encode_batch: texts shared among threads that run without the GIL ---- */
 
+/* The texts of one encode_batch call, and where each one's ids are. Each thread takes the next
+ * text nobody has taken: texts of one length can take very different times (of 1 MB of code as
+ * 256 documents, one half took twice as long as the other), so a thread given a fixed share
+ * would wait for the slower one. */
 typedef struct {
-    Model copy;       /* the model's tables, with its own scratch, caches and memo */
-    PyObject **texts; /* borrowed: the caller's list holds them */
-    Py_ssize_t count;
+    PyObject **texts; /* our own references: the caller's list may change meanwhile */
+    Py_ssize_t n;
+    Py_ssize_t next;   /* the next text to take (atomic) */
+    int *owner;        /* the job whose buffer holds each text's ids; -1: not encoded yet */
+    size_t *from, *to; /* each text's ids in that buffer */
     const Preset *pr;
     const unsigned char *cls;
     int method;
     Py_ssize_t limit, cached_chars;
+} Work;
+
+typedef struct {
+    Model copy; /* the model's tables, with its own scratch, caches and memo */
+    Work *work;
+    int index;
     IdBuf ids;
-    size_t *ends; /* ids.len after each text */
-    int failed;
-    /* filling the texts' lists (fill_job) */
-    PyObject **lists;  /* the result's items for this share's texts */
-    PyObject **longs;  /* the model's shared ints, n_longs of them */
-    Py_ssize_t n_longs;
-    uint32_t *counts;  /* how many items refer to each shared int */
-    int odd;           /* an id without a shared int: filled on the caller's thread instead */
 } Job;
 
+/* Encode texts until none is left to take. A text that fails here (a character the vocabulary
+ * cannot encode, a lone surrogate, no memory) is left without an owner, and this thread takes
+ * no more: the caller's thread encodes it again, the ordinary way, which raises the error. */
 static void *run_job(void *arg) {
     Job *j = arg;
+    Work *w = j->work;
     unsigned char *u8 = NULL;
     size_t u8cap = 0;
     in_worker = 1;
-    for (Py_ssize_t k = 0; k < j->count; k++) {
-        if (encode_one_text(&j->copy, j->texts[k], j->pr, j->cls, j->method, j->limit,
-                            j->cached_chars, &j->ids, &u8, &u8cap) < 0) {
-            j->failed = 1;
+    for (;;) {
+        Py_ssize_t k = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED);
+        if (k >= w->n) break;
+        size_t from = j->ids.len;
+        if (encode_one_text(&j->copy, w->texts[k], w->pr, w->cls, w->method, w->limit,
+                            w->cached_chars, &j->ids, &u8, &u8cap) < 0)
             break;
-        }
-        j->ends[k] = j->ids.len;
+        w->from[k] = from;
+        w->to[k] = j->ids.len;
+        w->owner[k] = j->index;
     }
     in_worker = 0;
     lbpe_free(u8);
-    return NULL;
-}
-
-/* Fill the lists of a share's texts with the shared ints of its ids, without the GIL and without
- * touching a reference count (another thread may hand out the same int): the references are
- * counted in counts and added on the caller's thread (fill_lists). Stops at an id that has no
- * shared int (odd). */
-static void *fill_job(void *arg) {
-    Job *j = arg;
-    size_t from = 0;
-    for (Py_ssize_t k = 0; k < j->count; k++) {
-        PyObject **items = ((PyListObject *)j->lists[k])->ob_item;
-        for (size_t x = from; x < j->ends[k]; x++) {
-            int32_t id = j->ids.ids[x];
-            if (id < 0 || id >= j->n_longs) {
-                j->odd = 1;
-                return NULL;
-            }
-            items[x - from] = j->longs[id];
-            j->counts[id]++;
-        }
-        from = j->ends[k];
-    }
     return NULL;
 }
 
@@ -672,18 +660,17 @@ static int job_setup(Job *j, Model *m) {
 static void job_free(Job *j) {
     model_free_own(&j->copy);
     lbpe_free(j->ids.ids);
-    PyMem_RawFree(j->ends);
 }
 
-/* A share's cache of method c: its piece cache, or its part cache when parts. */
+/* A job's cache of method c: its piece cache, or its part cache when parts. */
 static Cache *share_cache(Job *j, int c, int parts) {
     return parts ? &j->copy.part_cache[c] : &j->copy.cache[c];
 }
 
-/* What the shares cached of method c (their part caches when parts), kept in into, the model's
- * own: an empty one takes the fullest share's cache as it is, instead of copying each piece
- * into it on the caller's thread after the workers are done; the other shares' pieces are
- * copied in as room allows. */
+/* What the jobs cached of method c (their part caches when parts), kept in into, the model's
+ * own: an empty one takes the fullest job's cache as it is, instead of copying each piece into
+ * it on the caller's thread after the workers are done; the other jobs' pieces are copied in as
+ * room allows. */
 static int gather_caches(Cache *into, Job *jobs, int threads, int c, int parts, Py_ssize_t limit) {
     int taken = -1;
     for (int t = 0; t < threads && !into->n; t++) {
@@ -696,80 +683,120 @@ static int gather_caches(Cache *into, Job *jobs, int threads, int c, int parts, 
     return 0;
 }
 
+/* Filling the lists of a run of texts [a, z) from the buffers their ids are in (src, by owner):
+ * with the shared ints, without touching a reference count (another thread may hand out the
+ * same int); the references are counted in counts and added on the caller's thread. */
+typedef struct {
+    const Work *work;
+    int32_t *const *src;
+    PyObject **lists; /* the result's items */
+    Py_ssize_t a, z;
+    PyObject **longs; /* the model's shared ints, n_longs of them */
+    Py_ssize_t n_longs;
+    uint32_t *counts; /* how many items refer to each shared int */
+    int odd;          /* an id without a shared int: filled on the caller's thread instead */
+} Fill;
+
+static void *fill_job(void *arg) {
+    Fill *f = arg;
+    const Work *w = f->work;
+    for (Py_ssize_t k = f->a; k < f->z; k++) {
+        PyObject **items = ((PyListObject *)f->lists[k])->ob_item;
+        const int32_t *ids = f->src[w->owner[k]] + w->from[k];
+        size_t count = w->to[k] - w->from[k];
+        for (size_t x = 0; x < count; x++) {
+            int32_t id = ids[x];
+            if (id < 0 || id >= f->n_longs) {
+                f->odd = 1;
+                return NULL;
+            }
+            items[x] = f->longs[id];
+            f->counts[id]++;
+        }
+    }
+    return NULL;
+}
+
 /* Below this many ids in all, encode_batch's lists are filled on the caller's thread alone. */
 #define FILL_ON_THREADS (1 << 15)
 
-/* The lists of encode_batch's texts, made here and put in result. With enough ids, each share's
- * lists are filled on a thread of their own (fill_job), with the GIL held throughout: no Python
- * code runs, so no one sees a list before the counts of its references are added. A share with
- * an id that has no shared int is filled here, the ordinary way. */
-static int fill_lists(NativeModel *self, Job *jobs, int threads, PyObject *result) {
-    Py_ssize_t at = 0;
+/* The lists of encode_batch's texts, made here and put in result. With enough ids, runs of texts
+ * of about as many ids each are filled on threads of their own (fill_job), with the GIL held
+ * throughout: no Python code runs, so no one sees a list before the counts of its references
+ * are added. A run with an id that has no shared int is filled here, the ordinary way. */
+static int fill_lists(NativeModel *self, const Work *w, int32_t *const *src, int threads,
+                      PyObject *result) {
     size_t total = 0;
-    for (int t = 0; t < threads; t++) {
-        Job *j = &jobs[t];
-        j->lists = &((PyListObject *)result)->ob_item[at];
-        size_t from = 0;
-        for (Py_ssize_t k = 0; k < j->count; k++, at++) {
-            PyObject *list = PyList_New((Py_ssize_t)(j->ends[k] - from));
-            if (!list) return -1;
-            PyList_SET_ITEM(result, at, list);
-            from = j->ends[k];
-        }
-        total += j->ids.len;
+    for (Py_ssize_t k = 0; k < w->n; k++) {
+        PyObject *list = PyList_New((Py_ssize_t)(w->to[k] - w->from[k]));
+        if (!list) return -1;
+        PyList_SET_ITEM(result, k, list);
+        total += w->to[k] - w->from[k];
     }
-    int spread = threads > 1 && total >= FILL_ON_THREADS;
+    if (threads < 1 || total < FILL_ON_THREADS || total > UINT32_MAX) threads = 1;
+    Fill fills[64];
+    size_t done = 0;
+    Py_ssize_t k = 0;
     for (int t = 0; t < threads; t++) {
-        Job *j = &jobs[t];
-        j->longs = self->longs;
-        j->n_longs = self->n_longs;
-        j->counts = spread && j->ids.len <= UINT32_MAX
-                        ? PyMem_RawCalloc((size_t)self->n_longs + 1, sizeof(uint32_t))
-                        : NULL;
-        j->odd = j->counts == NULL;
+        Fill *f = &fills[t];
+        f->work = w;
+        f->src = src;
+        f->lists = ((PyListObject *)result)->ob_item;
+        f->a = k;
+        while (k < w->n && (t == threads - 1 || done * threads < total * (t + 1)))
+            done += w->to[k] - w->from[k], k++;
+        f->z = k;
+        f->longs = self->longs;
+        f->n_longs = self->n_longs;
+        f->counts =
+            threads > 1 ? PyMem_RawCalloc((size_t)self->n_longs + 1, sizeof(uint32_t)) : NULL;
+        f->odd = f->counts == NULL;
     }
-    if (spread) {
+    if (threads > 1) {
         pthread_t tids[64];
         int started[64] = {0};
         for (int t = 1; t < threads; t++)
-            if (!jobs[t].odd) started[t] = pthread_create(&tids[t], NULL, fill_job, &jobs[t]) == 0;
+            started[t] = !fills[t].odd && pthread_create(&tids[t], NULL, fill_job, &fills[t]) == 0;
         for (int t = 0; t < threads; t++) {
             if (started[t]) pthread_join(tids[t], NULL);
-            else if (!jobs[t].odd) fill_job(&jobs[t]); /* here: the first share, or no thread */
+            else if (!fills[t].odd) fill_job(&fills[t]); /* here: the first run, or no thread */
         }
     }
+    /* the counts of the runs filled added up first: each shared int's count written once */
+    uint32_t *sum = NULL;
     for (int t = 0; t < threads; t++) {
-        Job *j = &jobs[t];
-        for (Py_ssize_t id = 0; !j->odd && id < j->n_longs; id++) /* its items are in place */
-            if (j->counts[id]) {
-                PyObject *v = j->longs[id];
-                Py_SET_REFCNT(v, Py_REFCNT(v) + (Py_ssize_t)j->counts[id]);
-            }
-        PyMem_RawFree(j->counts);
-        j->counts = NULL;
+        Fill *f = &fills[t];
+        if (f->odd) continue;
+        if (!sum) sum = f->counts, f->counts = NULL;
+        else
+            for (Py_ssize_t id = 0; id < f->n_longs; id++) sum[id] += f->counts[id];
+        PyMem_RawFree(f->counts);
+        f->counts = NULL;
     }
-    /* what fill_job wrote for an odd share holds no reference: every odd share is cleared
-     * before any is filled, so a failure below leaves nothing to be released twice */
+    for (Py_ssize_t id = 0; sum && id < self->n_longs; id++) /* their items are in place */
+        if (sum[id]) {
+            PyObject *v = self->longs[id];
+            Py_SET_REFCNT(v, Py_REFCNT(v) + (Py_ssize_t)sum[id]);
+        }
+    PyMem_RawFree(sum);
+    /* what fill_job wrote for an odd run holds no reference: every odd run is cleared before any
+     * is filled, so a failure below leaves nothing to be released twice */
     for (int t = 0; t < threads; t++)
-        for (Py_ssize_t k = 0; jobs[t].odd && k < jobs[t].count; k++)
-            memset(((PyListObject *)jobs[t].lists[k])->ob_item, 0,
-                   (size_t)PyList_GET_SIZE(jobs[t].lists[k]) * sizeof(PyObject *));
-    for (int t = 0; t < threads; t++) {
-        Job *j = &jobs[t];
-        size_t from = 0;
-        for (Py_ssize_t k = 0; j->odd && k < j->count; k++) {
-            PyObject **items = ((PyListObject *)j->lists[k])->ob_item;
-            if (put_ids(self, items, j->ids.ids + from, j->ends[k] - from) < 0) return -1;
-            from = j->ends[k];
+        for (Py_ssize_t x = fills[t].a; fills[t].odd && x < fills[t].z; x++)
+            memset(((PyListObject *)fills[t].lists[x])->ob_item, 0,
+                   (size_t)PyList_GET_SIZE(fills[t].lists[x]) * sizeof(PyObject *));
+    for (int t = 0; t < threads; t++)
+        for (Py_ssize_t x = fills[t].a; fills[t].odd && x < fills[t].z; x++) {
+            PyObject **items = ((PyListObject *)fills[t].lists[x])->ob_item;
+            if (put_ids(self, items, src[w->owner[x]] + w->from[x], w->to[x] - w->from[x]) < 0)
+                return -1;
         }
-    }
     return 0;
 }
 
 /* encode_batch(texts, preset, method, limit, cached_chars, threads) -> list[list[int]]
  * Each text pre-tokenised with a preset and encoded, as encode_text would; `threads` threads
- * share the texts (consecutive runs of about equal size) and run without the GIL. A share that
- * fails there (a character the vocabulary cannot encode, a lone surrogate, no memory) is encoded
+ * take the texts one at a time and run without the GIL. A text that fails there is encoded
  * again here, the ordinary way, which raises the real error. */
 static PyObject *Model_encode_batch(NativeModel *self, PyObject *args, PyObject *kw) {
     Model *m = &self->core;
@@ -804,53 +831,48 @@ static PyObject *Model_encode_batch(NativeModel *self, PyObject *args, PyObject 
         model_exit(self);
         return NULL;
     }
-    /* consecutive shares of about equal length */
-    Py_ssize_t total = 0;
-    for (Py_ssize_t k = 0; k < n; k++) total += PyUnicode_GET_LENGTH(PyList_GET_ITEM(texts, k));
+    Work w = {NULL, n, 0, NULL, NULL, NULL, &PRESETS[preset], cls, method, limit, cached_chars};
     Job *jobs = PyMem_RawCalloc((size_t)threads, sizeof(Job));
-    /* our own references: the list may change while the threads read the texts */
-    PyObject **items = PyMem_RawMalloc(((size_t)n + 1) * sizeof(PyObject *));
-    if (!jobs || !items) {
+    w.texts = PyMem_RawMalloc(((size_t)n + 1) * sizeof(PyObject *));
+    w.owner = PyMem_RawMalloc(((size_t)n + 1) * sizeof(int));
+    w.from = PyMem_RawMalloc(((size_t)n + 1) * sizeof(size_t));
+    w.to = PyMem_RawMalloc(((size_t)n + 1) * sizeof(size_t));
+    if (!jobs || !w.texts || !w.owner || !w.from || !w.to) {
         PyMem_RawFree(jobs);
-        PyMem_RawFree(items);
+        PyMem_RawFree(w.texts);
+        PyMem_RawFree(w.owner);
+        PyMem_RawFree(w.from);
+        PyMem_RawFree(w.to);
         model_exit(self);
         return PyErr_NoMemory();
     }
+    Py_ssize_t total = 0;
     for (Py_ssize_t k = 0; k < n; k++) {
-        items[k] = PyList_GET_ITEM(texts, k);
-        Py_INCREF(items[k]);
+        w.texts[k] = PyList_GET_ITEM(texts, k);
+        Py_INCREF(w.texts[k]);
+        w.owner[k] = -1;
+        total += PyUnicode_GET_LENGTH(w.texts[k]);
     }
-    Py_ssize_t start = 0, next = 0, done = 0;
+    IdBuf here = {NULL, 0, 0}; /* the ids of texts encoded again on this thread */
+    unsigned char *u8 = NULL;
+    size_t u8cap = 0;
     int made = 0;
     PyObject *result = NULL;
-    for (int t = 0; t < threads; t++) {
-        Job *j = &jobs[t];
-        if (t == threads - 1) next = n;
-        while (next < n) {
-            done += PyUnicode_GET_LENGTH(items[next++]);
-            if (done * threads >= total * (t + 1)) break;
-        }
-        Py_ssize_t end = next;
-        j->texts = items + start;
-        j->count = end - start;
-        j->pr = &PRESETS[preset];
-        j->cls = cls;
-        j->method = method;
-        j->limit = limit;
-        j->cached_chars = cached_chars;
-        j->ends = PyMem_RawCalloc((size_t)j->count + 1, sizeof(size_t));
-        made++;
-        if (!j->ends || job_setup(j, m) < 0) {
+    for (int t = 0; t < threads; t++, made++) {
+        jobs[t].work = &w;
+        jobs[t].index = t;
+        if (job_setup(&jobs[t], m) < 0) {
             PyErr_NoMemory();
+            made++;
             goto cleanup;
         }
-        /* a cold model: the share's cache made room for its pieces at once, as encode_text
-         * does for one long text */
-        Py_ssize_t share = 0;
-        for (Py_ssize_t k = 0; k < j->count; k++) share += PyUnicode_GET_LENGTH(j->texts[k]);
-        size_t want = m->cache[method].n ? 0 : pieces_expected(share, limit);
-        if (want && cache_reserve(&j->copy.cache[method], want) < 0) goto cleanup;
-        start = end;
+        /* a cold model: each job's cache made room at once for the pieces of its part, as
+         * encode_text does for one long text */
+        size_t want = m->cache[method].n ? 0 : pieces_expected(total / threads, limit);
+        if (want && cache_reserve(&jobs[t].copy.cache[method], want) < 0) {
+            made++;
+            goto cleanup;
+        }
     }
     pthread_t tids[64];
     int started[64] = {0};
@@ -858,39 +880,38 @@ static PyObject *Model_encode_batch(NativeModel *self, PyObject *args, PyObject 
     for (int t = 1; t < threads; t++)
         started[t] = pthread_create(&tids[t], NULL, run_job, &jobs[t]) == 0;
     run_job(&jobs[0]);
-    for (int t = 1; t < threads; t++) {
+    for (int t = 1; t < threads; t++)
         if (started[t]) pthread_join(tids[t], NULL);
-        else run_job(&jobs[t]); /* no thread could be started: do its share here */
-    }
     Py_END_ALLOW_THREADS
-    /* shares that failed in a thread: again here, with the GIL, so the real error is raised */
-    for (int t = 0; t < threads; t++) {
-        Job *j = &jobs[t];
-        if (!j->failed) continue;
-        j->ids.len = 0;
-        unsigned char *u8 = NULL;
-        size_t u8cap = 0;
-        int bad = 0;
-        for (Py_ssize_t k = 0; k < j->count && !bad; k++) {
-            bad = encode_one_text(m, j->texts[k], j->pr, cls, method, limit, cached_chars, &j->ids,
-                                  &u8, &u8cap) < 0;
-            j->ends[k] = j->ids.len;
-        }
-        lbpe_free(u8);
-        if (bad) goto cleanup;
-        j->failed = 0;
+    /* texts that failed in a thread: again here, with the GIL, so the real error is raised */
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (w.owner[k] >= 0) continue;
+        w.from[k] = here.len;
+        if (encode_one_text(m, w.texts[k], w.pr, cls, method, limit, cached_chars, &here, &u8,
+                            &u8cap) < 0)
+            goto cleanup;
+        w.to[k] = here.len;
+        w.owner[k] = threads;
     }
     for (int c = 0; c < N_METHODS; c++)
         if (gather_caches(&m->cache[c], jobs, threads, c, 0, limit) < 0 ||
             gather_caches(&m->part_cache[c], jobs, threads, c, 1, limit) < 0)
             goto cleanup;
+    int32_t *src[65];
+    for (int t = 0; t < threads; t++) src[t] = jobs[t].ids.ids;
+    src[threads] = here.ids;
     result = PyList_New(n);
-    if (!result || fill_lists(self, jobs, threads, result) < 0) Py_CLEAR(result);
+    if (!result || fill_lists(self, &w, src, threads, result) < 0) Py_CLEAR(result);
 cleanup:
     for (int t = 0; t < made; t++) job_free(&jobs[t]);
     PyMem_RawFree(jobs);
-    for (Py_ssize_t k = 0; k < n; k++) Py_DECREF(items[k]);
-    PyMem_RawFree(items);
+    lbpe_free(here.ids);
+    lbpe_free(u8);
+    for (Py_ssize_t k = 0; k < n; k++) Py_DECREF(w.texts[k]);
+    PyMem_RawFree(w.texts);
+    PyMem_RawFree(w.owner);
+    PyMem_RawFree(w.from);
+    PyMem_RawFree(w.to);
     model_exit(self);
     return result;
 }
