@@ -1106,6 +1106,15 @@ def test_encode_batch_threads_equal_one_by_one():
             tok.clear_cache()
             assert tok.encode_batch(docs, mode=mode, workers=2, **special) == one_by_one
             assert tok.encode_batch(docs, mode=mode, workers=3, **special) == one_by_one  # warm, 3 threads
+    # many texts, taken by the threads in turn
+    many = [t[i : i + 1_000] for _, t in mixed_text(100_000) for i in range(0, 40_000, 1_000)]
+    assert len(many) >= 150
+    for mode in MODES:
+        tok.clear_cache()
+        one_by_one = [tok.encode(d, mode=mode, disallowed_special=()) for d in many]
+        tok.clear_cache()
+        assert tok.encode_batch(many, mode=mode, workers=2, disallowed_special=()) == one_by_one
+        assert tok.encode_batch(many, mode=mode, workers=3, disallowed_special=()) == one_by_one  # warm
     with pytest.raises(lbpe.DisallowedSpecialError):
         tok.encode_batch(["fine", "a<|endoftext|>b"], mode="bpe", workers=2)
 
@@ -1150,6 +1159,8 @@ def test_encode_batch_threads_raise_the_real_error():
     assert bare.encode_batch(["ab", "ba", "aa"], mode="lbpe", workers=2) == [[0, 1], [1, 0], [0, 0]]
     with pytest.raises(lbpe.LbpeError, match="has no token"):
         bare.encode_batch(["ab", "a z", "b"], mode="bpe", workers=2)
+    with pytest.raises(lbpe.LbpeError, match="has no token"):  # among many
+        bare.encode_batch(["ab"] * 60 + ["a z"] + ["ba"] * 60, mode="bpe", workers=2)
     # and the model is usable afterwards
     assert bare.encode("ab", mode="bpe") == [0, 1]
 
