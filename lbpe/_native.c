@@ -683,6 +683,26 @@ static int gather_caches(Cache *into, Job *jobs, int threads, int c, int parts, 
     return 0;
 }
 
+/* gather_caches of every method, on a thread of its own beside the filling of the lists: it
+ * touches no Python object. failed: no memory (the caller raises). */
+typedef struct {
+    Model *m;
+    Job *jobs;
+    int threads;
+    Py_ssize_t limit;
+    int failed;
+} Gather;
+
+static void *gather_job(void *arg) {
+    Gather *g = arg;
+    in_worker = 1;
+    for (int c = 0; c < N_METHODS && !g->failed; c++)
+        g->failed = gather_caches(&g->m->cache[c], g->jobs, g->threads, c, 0, g->limit) < 0 ||
+                    gather_caches(&g->m->part_cache[c], g->jobs, g->threads, c, 1, g->limit) < 0;
+    in_worker = 0;
+    return NULL;
+}
+
 /* Filling the lists of a run of texts [a, z) from the buffers their ids are in (src, by owner):
  * with the shared ints, without touching a reference count (another thread may hand out the
  * same int); the references are counted in counts and added on the caller's thread. */
@@ -893,15 +913,22 @@ static PyObject *Model_encode_batch(NativeModel *self, PyObject *args, PyObject 
         w.to[k] = here.len;
         w.owner[k] = threads;
     }
-    for (int c = 0; c < N_METHODS; c++)
-        if (gather_caches(&m->cache[c], jobs, threads, c, 0, limit) < 0 ||
-            gather_caches(&m->part_cache[c], jobs, threads, c, 1, limit) < 0)
-            goto cleanup;
+    /* the model's caches gathered while the lists are made and filled (no goto until joined:
+     * the jobs' caches are read there) */
+    Gather g = {m, jobs, threads, limit, 0};
+    pthread_t gatherer;
+    int beside = threads > 1 && pthread_create(&gatherer, NULL, gather_job, &g) == 0;
+    if (!beside) gather_job(&g);
     int32_t *src[65];
     for (int t = 0; t < threads; t++) src[t] = jobs[t].ids.ids;
     src[threads] = here.ids;
     result = PyList_New(n);
     if (!result || fill_lists(self, &w, src, threads, result) < 0) Py_CLEAR(result);
+    if (beside) pthread_join(gatherer, NULL);
+    if (g.failed) {
+        Py_CLEAR(result);
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+    }
 cleanup:
     for (int t = 0; t < made; t++) job_free(&jobs[t]);
     PyMem_RawFree(jobs);
