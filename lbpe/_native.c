@@ -914,7 +914,8 @@ static PyObject *Model_encode_batch(NativeModel *self, PyObject *args, PyObject 
         w.owner[k] = threads;
     }
     /* the model's caches gathered while the lists are made and filled (no goto until joined:
-     * the jobs' caches are read there) */
+     * the jobs' caches are read there). Each allocation there may wait for the GIL (tracemalloc
+     * takes it in PyMem_RawMalloc), which the join gives up. */
     Gather g = {m, jobs, threads, limit, 0};
     pthread_t gatherer;
     int beside = threads > 1 && pthread_create(&gatherer, NULL, gather_job, &g) == 0;
@@ -924,7 +925,11 @@ static PyObject *Model_encode_batch(NativeModel *self, PyObject *args, PyObject 
     src[threads] = here.ids;
     result = PyList_New(n);
     if (!result || fill_lists(self, &w, src, threads, result) < 0) Py_CLEAR(result);
-    if (beside) pthread_join(gatherer, NULL);
+    if (beside) { /* without the GIL: with tracemalloc on, the gatherer's allocations take it */
+        Py_BEGIN_ALLOW_THREADS
+        pthread_join(gatherer, NULL);
+        Py_END_ALLOW_THREADS
+    }
     if (g.failed) {
         Py_CLEAR(result);
         if (!PyErr_Occurred()) PyErr_NoMemory();

@@ -1112,6 +1112,7 @@ def test_encode_batch_threads_equal_one_by_one():
     for mode in MODES:
         tok.clear_cache()
         one_by_one = [tok.encode(d, mode=mode, disallowed_special=()) for d in many]
+        assert sum(map(len, one_by_one)) >= 1 << 15, "too few ids to fill the lists on threads"
         tok.clear_cache()
         assert tok.encode_batch(many, mode=mode, workers=2, disallowed_special=()) == one_by_one
         assert tok.encode_batch(many, mode=mode, workers=3, disallowed_special=()) == one_by_one  # warm
@@ -1150,6 +1151,39 @@ def test_encode_batch_counts_every_int_it_hands_out():
         assert _refcounts(watched) == [was + held.get(id(obj), 0) for obj, was in zip(watched, before)]
         del batch
         assert _refcounts(watched) == before
+
+
+def test_encode_batch_finishes_while_tracemalloc_traces(tmp_path):
+    """With tracemalloc on, every allocation through PyMem_RawMalloc takes the GIL: a thread of
+    encode_batch that allocates while the caller holds the GIL and waits for it would wait for
+    ever. A cold batch of many distinct long pieces (the model's cache grows as the threads'
+    caches are gathered) must finish, in a child process that is stopped if it does not."""
+    code = textwrap.dedent(
+        """
+        import random, tracemalloc
+        from lbpe import native
+        from lbpe.presets import load_preset
+        native.use("compiled")
+        tok = load_preset("cl100k_base")
+        rng = random.Random(1)
+        docs = [" ".join("".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(20))
+                         for _ in range(400)) for _ in range(64)]
+        expected = [tok.encode(d, mode="bpe", disallowed_special=()) for d in docs]
+        tracemalloc.start()
+        for _ in range(2):
+            tok.clear_cache()
+            assert tok.encode_batch(docs, mode="bpe", workers=2, disallowed_special=()) == expected
+        print("done")
+        """
+    )
+    try:
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}  # this tree's lbpe, wherever lbpe is installed
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path, env=env
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("encode_batch did not finish with tracemalloc on")
+    assert out.returncode == 0 and out.stdout.strip() == "done", out.stderr
 
 
 def test_encode_batch_threads_raise_the_real_error():
