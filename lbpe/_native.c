@@ -112,7 +112,7 @@ static void model_exit(NativeModel *self) {
 /* ------------------------------------------------------------------ helpers */
 
 /* encode_batch's workers run without the GIL. There a failure only returns -1 (the caller's
- * thread then encodes that share again, the ordinary way, which raises the real error), nothing
+ * thread then encodes that text again, the ordinary way, which raises the real error), nothing
  * calls into Python, and Ctrl-C is left to the caller's thread. */
 static _Thread_local int in_worker = 0;
 
@@ -164,7 +164,7 @@ LBPE_FN int lbpe_interrupted(void) {
 }
 
 /* Calls the vocabulary's fallback (lbpe.vocab.Vocab.fallback_ids), which raises the pure path's
- * error naming the character; in a worker, only fails (the caller's thread redoes the share). */
+ * error naming the character; in a worker, only fails (the caller's thread redoes the text). */
 LBPE_FN int lbpe_fallback(void *fallback, const char *s, size_t n) {
     if (in_worker) return -1;
     PyObject *ch = PyUnicode_DecodeUTF8(s, (Py_ssize_t)n, "strict");
@@ -598,7 +598,7 @@ typedef struct {
     PyObject **texts; /* our own references: the caller's list may change meanwhile */
     Py_ssize_t n;
     Py_ssize_t next;   /* the next text to take (atomic) */
-    int *owner;        /* the job whose buffer holds each text's ids; -1: not encoded yet */
+    int *owner; /* the job whose buffer holds each text's ids (threads: the caller's); -1: none */
     size_t *from, *to; /* each text's ids in that buffer */
     const Preset *pr;
     const unsigned char *cls;
@@ -786,7 +786,11 @@ static int fill_lists(NativeModel *self, const Work *w, int32_t *const *src, int
     uint32_t *sum = NULL;
     for (int t = 0; t < threads; t++) {
         Fill *f = &fills[t];
-        if (f->odd) continue;
+        if (f->odd) {
+            PyMem_RawFree(f->counts);
+            f->counts = NULL;
+            continue;
+        }
         if (!sum) sum = f->counts, f->counts = NULL;
         else
             for (Py_ssize_t id = 0; id < f->n_longs; id++) sum[id] += f->counts[id];
