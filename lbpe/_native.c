@@ -753,7 +753,7 @@ static int fill_lists(NativeModel *self, const Work *w, int32_t *const *src, int
         PyList_SET_ITEM(result, k, list);
         total += w->to[k] - w->from[k];
     }
-    if (threads < 1 || total < FILL_ON_THREADS || total > UINT32_MAX) threads = 1;
+    if (total < FILL_ON_THREADS || total > UINT32_MAX) threads = 1;
     Fill fills[64];
     size_t done = 0;
     Py_ssize_t k = 0;
@@ -786,13 +786,10 @@ static int fill_lists(NativeModel *self, const Work *w, int32_t *const *src, int
     uint32_t *sum = NULL;
     for (int t = 0; t < threads; t++) {
         Fill *f = &fills[t];
-        if (f->odd) {
-            PyMem_RawFree(f->counts);
+        if (!f->odd && !sum) {
+            sum = f->counts;
             f->counts = NULL;
-            continue;
-        }
-        if (!sum) sum = f->counts, f->counts = NULL;
-        else
+        } else if (!f->odd)
             for (Py_ssize_t id = 0; id < f->n_longs; id++) sum[id] += f->counts[id];
         PyMem_RawFree(f->counts);
         f->counts = NULL;
@@ -855,7 +852,8 @@ static PyObject *Model_encode_batch(NativeModel *self, PyObject *args, PyObject 
         model_exit(self);
         return NULL;
     }
-    Work w = {NULL, n, 0, NULL, NULL, NULL, &PRESETS[preset], cls, method, limit, cached_chars};
+    Work w = {.n = n, .pr = &PRESETS[preset], .cls = cls, .method = method, .limit = limit,
+              .cached_chars = cached_chars};
     Job *jobs = PyMem_RawCalloc((size_t)threads, sizeof(Job));
     w.texts = PyMem_RawMalloc(((size_t)n + 1) * sizeof(PyObject *));
     w.owner = PyMem_RawMalloc(((size_t)n + 1) * sizeof(int));
@@ -882,21 +880,18 @@ static PyObject *Model_encode_batch(NativeModel *self, PyObject *args, PyObject 
     size_t u8cap = 0;
     int made = 0;
     PyObject *result = NULL;
-    for (int t = 0; t < threads; t++, made++) {
+    for (int t = 0; t < threads; t++) {
+        made = t + 1; /* freed at cleanup, however far its setup got */
         jobs[t].work = &w;
         jobs[t].index = t;
         if (job_setup(&jobs[t], m) < 0) {
             PyErr_NoMemory();
-            made++;
             goto cleanup;
         }
         /* a cold model: each job's cache made room at once for the pieces of its part, as
          * encode_text does for one long text */
         size_t want = m->cache[method].n ? 0 : pieces_expected(total / threads, limit);
-        if (want && cache_reserve(&jobs[t].copy.cache[method], want) < 0) {
-            made++;
-            goto cleanup;
-        }
+        if (want && cache_reserve(&jobs[t].copy.cache[method], want) < 0) goto cleanup;
     }
     pthread_t tids[64];
     int started[64] = {0};
