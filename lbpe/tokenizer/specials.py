@@ -36,7 +36,7 @@ def nothing_to_find(
     """Whether a text need not be searched for special and added tokens' texts: no added token
     (those always match), none of the vocabulary's special tokens ``allowed`` (a set of names, or
     ``"all"``) and none refused, so each such text is ordinary text."""
-    return not allowed and not added_tokens and disallowed_special != "all" and not disallowed_special
+    return not allowed and not added_tokens and not disallowed_special  # "all" is truthy
 
 
 def split_specials(
