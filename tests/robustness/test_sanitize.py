@@ -17,7 +17,7 @@ import pytest
 from tests.support.data import ROOT
 
 pytestmark = pytest.mark.slow(
-    reason="builds the extension under ASan and UBSan and runs the parity tests on it (~3-4 min)"
+    reason="builds the extension under ASan and UBSan and runs the parity tests on it (~7 min)"
 )
 
 
