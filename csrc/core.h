@@ -297,7 +297,16 @@ LBPE_FN int lbpe_fallback(void *fallback, const char *s, size_t n);
 LBPE_FN void *scratch(Model *m, int slot, size_t bytes);
 /* Room in the token table for `count` strings; 0, or -1 (reported). */
 LBPE_FN int table_reserve(Model *m, size_t count);
-LBPE_FN Fast *table_add(Model *m, uint64_t h, const char *s, size_t n);
+/* A token: its bytes (n >= 1) and id. */
+typedef struct {
+    const char *s;
+    size_t n;
+    int32_t id;
+} TokenBytes;
+/* Every token and every proper prefix of one into the token table, with their ids (-1: a
+ * prefix that is no token; a scaffold token's LBPE id -1, by m->sc_left, which is set first).
+ * The tokens are distinct. 0, or -1 (reported). */
+LBPE_FN int table_add_tokens(Model *m, const TokenBytes *tokens, size_t count);
 LBPE_FN int pair_put(Model *m, int32_t a, int32_t b, int32_t prio, int32_t merged);
 LBPE_FN int build_long_tokens(Model *m);
 /* Model.short_ids, Model.filter and the tables of tokens of 3 to 16 bytes (Model.mid ...), from

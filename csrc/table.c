@@ -58,11 +58,9 @@ LBPE_FN int table_reserve(Model *m, size_t count) {
     return 0;
 }
 
-/* Find or add the string s[0:n] (n >= 1, hash h); returns its slot (valid until the next string
- * is added) or NULL with an error set. A new string's ids are -1. */
-LBPE_FN Fast *table_add(Model *m, uint64_t h, const char *s, size_t n) {
-    const Fast *found = fast_at(m, s, n, h);
-    if (found) return (Fast *)found;
+/* Add the string s[0:n] (n >= 1, hash h), which is not in the table; returns its slot (valid
+ * until the next string is added) or NULL with an error set. Its ids are -1. */
+static Fast *table_insert(Model *m, uint64_t h, const char *s, size_t n) {
     if (n > UINT32_MAX || m->n_entries >= UINT32_MAX - 1) {
         lbpe_error(LBPE_OVERFLOW, "vocabulary too large");
         return NULL;
@@ -103,6 +101,47 @@ LBPE_FN Fast *table_add(Model *m, uint64_t h, const char *s, size_t n) {
     e->v.lid = -1;
     m->arena_len += n;
     return fast_place(m, m->fast, m->n_fast, (uint32_t)m->n_entries++, h);
+}
+
+/* How many tokens ahead of the one being added table_add_tokens asks for the lines its first
+ * lookups read: each is a cache miss in a table of megabytes, and this way they overlap. */
+#define ADD_AHEAD 8
+
+/* Ask for the slots of token t and of its prefix one byte shorter. */
+static void prefetch_token(const Model *m, const TokenBytes *t) {
+    uint64_t h = FNV_OFFSET, shorter = FNV_OFFSET;
+    for (size_t c = 0; c < t->n; c++) {
+        shorter = h;
+        h = fnv((const unsigned char *)t->s + c, 1, h);
+    }
+    LBPE_PREFETCH(&m->fast[fast_slot(h, m->n_fast)]);
+    if (t->n > 1) LBPE_PREFETCH(&m->fast[fast_slot(shorter, m->n_fast)]);
+}
+
+LBPE_FN int table_add_tokens(Model *m, const TokenBytes *tokens, size_t count) {
+    for (size_t x = 0; x < count; x++) {
+        if (x + ADD_AHEAD < count) prefetch_token(m, &tokens[x + ADD_AHEAD]);
+        const char *s = tokens[x].s;
+        size_t n = tokens[x].n;
+        uint64_t *hs = scratch(m, 0, (n + 1) * sizeof(uint64_t)); /* hs[c]: hash of s[0:c] */
+        if (!hs) return -1;
+        hs[0] = FNV_OFFSET;
+        for (size_t c = 0; c < n; c++) hs[c + 1] = fnv((const unsigned char *)s + c, 1, hs[c]);
+        /* Every prefix of a string in the table is there too: the longest prefix there is found
+         * from the whole token down (most tokens need one or two lookups), then the longer ones
+         * are added, each known to be missing. */
+        size_t have = n;
+        Fast *f = NULL;
+        while (have > 0 && !(f = (Fast *)fast_at(m, s, have, hs[have]))) have--;
+        for (size_t c = have + 1; c <= n; c++)
+            if (!(f = table_insert(m, hs[c], s, c))) return -1;
+        int32_t id = tokens[x].id;
+        int scaffold = m->sc_left && id < m->sc_size && m->sc_left[id] >= 0;
+        f->v.id = id;
+        f->v.lid = scaffold ? -1 : id;
+        m->entries[f->entry].v = f->v;
+    }
+    return 0;
 }
 
 LBPE_FN int pair_put(Model *m, int32_t a, int32_t b, int32_t prio, int32_t merged) {

@@ -1160,6 +1160,39 @@ static Entry *lookup_bytes(NativeModel *self, PyObject *key) {
     return &m->entries[f->entry];
 }
 
+/* The tokens of a dict {bytes: id} into m's token table (table_add_tokens). 0, or -1 with an
+ * error set. */
+static int add_tokens(Model *m, PyObject *tokens) {
+    /* their bytes and ids gathered first (the dict keeps the bytes alive while they are read) */
+    TokenBytes *list = PyMem_RawMalloc(((size_t)PyDict_GET_SIZE(tokens) + 1) * sizeof(TokenBytes));
+    if (!list) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    PyObject *k, *v;
+    Py_ssize_t pos = 0;
+    size_t count = 0;
+    int failed = 0;
+    while (!failed && PyDict_Next(tokens, &pos, &k, &v)) {
+        char *s;
+        Py_ssize_t n;
+        int32_t id;
+        if (PyBytes_AsStringAndSize(k, &s, &n) < 0 || as_id(v, &id, "token id") < 0) failed = 1;
+        else if (n == 0) {
+            PyErr_SetString(PyExc_ValueError, "empty token");
+            failed = 1;
+        } else {
+            list[count].s = s;
+            list[count].n = (size_t)n;
+            list[count].id = id;
+            count++;
+        }
+    }
+    if (!failed) failed = table_add_tokens(m, list, count) < 0;
+    PyMem_RawFree(list);
+    return failed ? -1 : 0;
+}
+
 /* Model(tokens, *, char_units, whole_piece_first, merges, scaffold, byte_fallback, unk,
  *       fuse_unk, fallback)
  *   tokens: dict bytes -> id;  merges: dict (bytes, bytes) -> priority, or None;
@@ -1231,38 +1264,8 @@ static int Model_init(NativeModel *self, PyObject *args, PyObject *kw) {
             m->sc_right[id] = b;
         }
     }
-    pos = 0;
     m->max_prio = max_id; /* rank vocabularies: the priority is the merged token's id */
-    while (PyDict_Next(tokens, &pos, &k, &v)) {
-        char *s;
-        Py_ssize_t n;
-        if (PyBytes_AsStringAndSize(k, &s, &n) < 0) return -1;
-        if (n == 0) {
-            PyErr_SetString(PyExc_ValueError, "empty token");
-            return -1;
-        }
-        int32_t id;
-        if (as_id(v, &id, "token id") < 0) return -1;
-        /* every proper prefix, then the token (prefix entries keep id -1 unless a token); the
-         * slots they land on asked for first, so their cache misses overlap */
-        uint64_t h = FNV_OFFSET;
-        for (Py_ssize_t c = 0; c < n; c++) {
-            h = fnv((const unsigned char *)s + c, 1, h);
-            LBPE_PREFETCH(&m->fast[fast_slot(h, m->n_fast)]);
-        }
-        h = FNV_OFFSET;
-        for (Py_ssize_t c = 1; c < n; c++) {
-            h = fnv((const unsigned char *)s + c - 1, 1, h);
-            if (!table_add(m, h, s, (size_t)c)) return -1;
-        }
-        h = fnv((const unsigned char *)s + n - 1, 1, h);
-        Fast *f = table_add(m, h, s, (size_t)n);
-        if (!f) return -1;
-        int scaffold_id = m->sc_left && id < m->sc_size && m->sc_left[id] >= 0;
-        f->v.id = id;
-        f->v.lid = scaffold_id ? -1 : id;
-        m->entries[f->entry].v = f->v;
-    }
+    if (add_tokens(m, tokens) < 0) return -1;
     if (build_long_tokens(m) < 0 || build_short_ids(m) < 0 || build_filter(m) < 0 ||
         build_mid(m) < 0)
         return -1;
