@@ -14,7 +14,7 @@ lazily and cached on the instance.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from typing import Literal
 
 from lbpe import native
@@ -61,6 +61,9 @@ class Vocab:
       LBPE never considers scaffold tokens at all.
     * ``trained``: how :func:`lbpe.train` made it (``{"style": "gpt2" | "llama", "pattern":
       preset}``), so a writer writes it as it was trained; empty for a vocabulary read from a file.
+    * ``_ids``: lbpe's readers only: the ids of a byte-level ``tokens`` that the reader itself
+      found to be non-empty ``bytes`` keys with distinct non-negative ``int`` ids, so that this
+      check of the whole table is not made twice.
     """
 
     __slots__ = (
@@ -92,6 +95,7 @@ class Vocab:
         scaffold: Mapping[int, tuple[int, int]] | None = None,
         fuse_unk: bool = False,
         trained: Mapping[str, str] | None = None,
+        _ids: Container[int] | None = None,
     ) -> None:
         if unit not in ("byte", "char"):
             raise LbpeError(f"unit must be 'byte' or 'char', not {unit!r}")
@@ -106,7 +110,7 @@ class Vocab:
         self.fuse_unk = fuse_unk
         self.trained: dict[str, str] = dict(trained or {})
         self.scaffold: dict[int, tuple[int, int]] = {i: (int(a), int(b)) for i, (a, b) in (scaffold or {}).items()}
-        self._check()
+        self._check(_ids)
 
     def _checked_tokens(self) -> dict[int, object]:
         """id -> token, checking the tokens one by one and naming the first bad one."""
@@ -128,11 +132,11 @@ class Vocab:
             seen[i] = key
         return seen
 
-    def _check(self) -> None:
+    def _check(self, ids: Container[int] | None) -> None:
         if not self.tokens:
             raise LbpeError(f"vocabulary {self.name or '(unnamed)'} has no tokens")
-        plain = _plain_ids(self.tokens) if self.unit == "byte" else None
-        ordinary: set[int] | dict[int, object] = self._checked_tokens() if plain is None else plain
+        plain = ids if ids is not None else _plain_ids(self.tokens) if self.unit == "byte" else None
+        ordinary: Container[int] = self._checked_tokens() if plain is None else plain
         seen: dict[int, object] = {}  # the special and byte-fallback ids so far -> what they are
 
         def owner(i: int) -> object:

@@ -33,27 +33,30 @@ def parse_tiktoken_vocab(
     name: str = "",
 ) -> Vocab:
     """Parse the bytes of a rank file. ``source`` names the file in error messages."""
-    if not data.strip():
+    if not data or data.isspace():
         raise VocabFormatError(source, "the file is empty; a .tiktoken file has one '<base64 token> <rank>' per line")
     problem = vocab_problem(data.count(b"\n") + (not data.endswith(b"\n")))  # before the slow part
     if problem:
         raise VocabFormatError(source, problem)
     tokens = native.parse_ranks(data)  # the same tokens as _well_formed, in C
+    checked = tokens is not None  # ... with non-empty keys and distinct ranks
     if tokens is None:
         tokens = _well_formed(data)
     if tokens is None:
         tokens = _parse_lines(data, source)
     seen_ranks = tokens.values()
-    problem = vocab_problem(len(tokens), max(seen_ranks))
+    top = max(seen_ranks)
+    problem = vocab_problem(len(tokens), top)
     if problem:
         raise VocabFormatError(source, problem)
     special = dict(special or {})
-    ranks = set(seen_ranks)
+    # distinct ranks up to len - 1 are every rank from 0 on (OpenAI's files)
+    ranks = range(len(tokens)) if checked and top == len(tokens) - 1 else set(seen_ranks)
     clash = {t: i for t, i in special.items() if i in ranks}
     if clash:
         raise VocabFormatError(source, f"special token ids {clash} collide with ranks in the file")
     try:
-        return Vocab(tokens, special=special, name=name)
+        return Vocab(tokens, special=special, name=name, _ids=ranks if checked else None)
     except LbpeError as exc:
         raise VocabFormatError(source, str(exc)) from None
 

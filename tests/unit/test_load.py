@@ -9,6 +9,7 @@ import pytest
 
 import lbpe
 from lbpe.errors import VocabFormatError
+from lbpe.formats.tiktoken import parse_tiktoken_vocab
 from tests.support.data import data_file
 
 
@@ -68,6 +69,18 @@ def test_malformed_rank_files_name_file_and_line(tmp_path, extra, problem, line)
         lbpe.load(path)
     assert info.value.line == line
     assert str(path) in str(info.value) and problem in str(info.value)
+
+
+@pytest.mark.parametrize("special_id", [0, 255, 256])
+def test_a_special_id_among_every_rank_from_0_is_refused(encode_path, special_id):
+    # ranks 0-256, no gaps (which the compiled reader holds as a range)
+    with pytest.raises(VocabFormatError, match=f"special token ids {{'<end>': {special_id}}} collide"):
+        parse_tiktoken_vocab(_rank_lines([b"YWI= 256"]), source="f", special={"<end>": special_id})
+
+
+def test_a_special_id_past_every_rank_from_0_is_kept(encode_path):
+    vocab = parse_tiktoken_vocab(_rank_lines([b"YWI= 256"]), source="f", special={"<end>": 257})
+    assert vocab.special == {"<end>": 257} and len(vocab.tokens) == 257 and vocab.tokens[b"ab"] == 256
 
 
 def test_rank_file_without_all_bytes_is_refused(tmp_path):
