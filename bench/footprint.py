@@ -35,10 +35,13 @@ def load_times(rows: list, rounds: int) -> None:
     )
     for vocab in ("cl100k_base", "o200k_base"):
         tiktoken_encoding(vocab)  # seeds the offline cache
-        for which, path in [("tiktoken", "-")] + [(m, p) for m in lbpe.MODES for p in PATHS]:
-            extra = str(DATA / "_tiktoken_cache") if which == "tiktoken" else str(ROOT)
-            first, then = [], []
-            for _ in range(rounds):
+        encoders = [("tiktoken", "-")] + [(m, p) for m in lbpe.MODES for p in PATHS]
+        first: dict[tuple[str, str], list[float]] = {e: [] for e in encoders}
+        then: dict[tuple[str, str], list[float]] = {e: [] for e in encoders}
+        # each round runs every encoder once, so a slow spell of the shared machine falls on all
+        for _ in range(rounds):
+            for which, path in encoders:
+                extra = str(DATA / "_tiktoken_cache") if which == "tiktoken" else str(ROOT)
                 out = subprocess.run(
                     [sys.executable, "-c", probe, which, vocab, extra, WARM_UP, path],
                     capture_output=True,
@@ -46,10 +49,11 @@ def load_times(rows: list, rounds: int) -> None:
                     check=True,
                 )
                 a, b = map(float, out.stdout.split())
-                first.append(a)
-                then.append(b)
+                first[which, path].append(a)
+                then[which, path].append(b)
+        for which, path in encoders:
             label = "tiktoken" if which == "tiktoken" else f"lbpe {which} ({path})"
-            rows.append((vocab, label, f"{min(first):.2f}s", f"+{min(then):.2f}s"))
+            rows.append((vocab, label, f"{min(first[which, path]):.2f}s", f"+{min(then[which, path]):.2f}s"))
 
 
 _RSS_PROBE = r"""
