@@ -258,6 +258,9 @@ typedef struct ModelS {
     size_t n_mid, n_mid2;
     uint64_t *mid_filter; /* ... with one filter of their own */
     uint64_t mid_shift;
+    /* the lengths of the tokens of 3 bytes or more that start with each two bytes a, b: bit
+     * length_bit(len) of lengths2[a << 8 | b] (NULL with the mid tables) */
+    uint16_t *lengths2;
     uint64_t *tail_filter; /* the tokens of more than 16 bytes, by their first 16 bytes and their
                             * length (mid_hash): NULL when there are none */
     uint64_t tail_shift;
@@ -664,6 +667,11 @@ static inline int32_t mid_id(const Model *m, uint64_t w0, uint64_t w1, size_t n)
         if (x->len == 0) return -1;
         if (++k == m->n_mid2) k = 0;
     }
+}
+
+/* A length's bit in lengths2: 3 to 16 bytes one bit each, every longer one bit 15. */
+static inline uint16_t length_bit(size_t len) {
+    return (uint16_t)(1u << (len <= 16 ? len - 3 : 15));
 }
 
 /* The id of the span u[i:e] (3 <= e - i <= 16) of a piece copied to u and zero padded to 16

@@ -306,6 +306,18 @@ LBPE_FN int build_mid(Model *m) {
             mid2[k].len = e->len;
         }
     }
+    uint16_t *lengths2 = lbpe_calloc(65536, sizeof(uint16_t));
+    if (!lengths2) {
+        lbpe_no_memory();
+        return -1;
+    }
+    for (size_t x = 0; x < m->n_entries; x++) {
+        const Entry *e = &m->entries[x];
+        if (e->v.id < 0 || e->len < 3) continue;
+        const unsigned char *u = (const unsigned char *)m->arena + e->off;
+        lengths2[(size_t)u[0] << 8 | u[1]] |= length_bit(e->len);
+    }
+    m->lengths2 = lengths2;
     m->mid = mid;
     m->mid2 = mid2;
     m->n_mid = size;
@@ -355,5 +367,6 @@ LBPE_FN void model_free(Model *m) {
     lbpe_free(m->mid_block);
     lbpe_free(m->mid2_block);
     lbpe_free(m->mid_filter);
+    lbpe_free(m->lengths2);
     lbpe_free(m->tail_filter);
 }

@@ -1401,7 +1401,7 @@ static PyObject *Model_sizeof(NativeModel *self, PyObject *Py_UNUSED(ignored)) {
     if (m->fast) total += (m->n_fast + 2) * sizeof(Fast);
     if (m->mid)
         total += (m->n_mid + 4) * sizeof(Mid) + (m->n_mid2 + 2) * sizeof(Mid2) +
-                 ((size_t)1 << (64 - m->mid_shift)) / 8;
+                 ((size_t)1 << (64 - m->mid_shift)) / 8 + 65536 * sizeof(uint16_t);
     if (m->tail_filter) total += (((size_t)1 << (64 - m->tail_shift)) / 8);
     if (m->long_slots)
         total += (m->long_mask + 1) * (sizeof(uint32_t) + sizeof(uint64_t)) +

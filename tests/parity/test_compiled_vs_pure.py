@@ -347,6 +347,26 @@ def test_lookups_of_3_to_17_bytes_tell_apart_length_and_last_byte():
         assert got == ids, text
 
 
+def test_lbpe_finds_a_token_of_every_length_up_to_20_bytes_inside_a_piece():
+    """Each length from 3 to 20 bytes has a token of its own first two bytes (a letter and a
+    dash), beside the 2-byte token of those bytes: LBPE places the long one, whatever length,
+    in pieces of up to 16 and of 17 to 32 bytes, and inside a longer run (ids by hand)."""
+    letters = [chr(ord("A") + k) for k in range(18)]  # A for 3 bytes ... R for 20
+    longs = [(c + "-" * (3 + k - 1)).encode() for k, c in enumerate(letters)]
+    pairs = [(c + "-").encode() for c in letters]
+    vocab = Vocab(_byte_tokens(*longs, *pairs))  # longs 256..273, pairs 274..291
+    model = native.model_for(vocab)
+    x, dash = 120, 45
+    for k, c in enumerate(letters):
+        length = 3 + k
+        token = c + "-" * (length - 1)
+        assert list(model.encode_piece(token + "x", True)) == [256 + k, x], length
+        assert list(model.encode_piece("x" + token + "-", True)) == [x, 256 + k, dash], length
+        # one dash fewer: only the 2-byte token of the pair is left, then single dashes
+        shorter = token[:-1] + "x"
+        assert list(model.encode_piece(shorter, True)) == [274 + k] + [dash] * (length - 3) + [x]
+
+
 def test_an_empty_piece_encodes_to_no_ids():
     """An empty piece (a user's pattern may match the empty string) is no token on either path,
     whatever the vocabulary: here one whose token of 3 bytes lands on the filter bit that the
