@@ -85,8 +85,6 @@ typedef struct {
 #define CLS_ENTRIES (MAX_CP + 1)
 /* ... when the priorities fit a table of bucket heads this long */
 #define MAX_BUCKETS (1 << 24)
-/* slots of the memo of boundaries tested for a cut (cuts.c) */
-#define CUT_MEMO_MASK ((1 << 13) - 1)
 /* parts of pieces longer than this (bytes) are not cached */
 #define MAX_CACHED_PART 1024
 /* LBPE: windows up to this many units are found by walking the token table (in a piece of at
@@ -234,7 +232,7 @@ typedef struct ModelS {
     const struct ModelS *parent; /* a worker's copy: the model whose caches it may read */
     uint64_t *witness;           /* (end, start) fragment pairs inside tokens */
     size_t witness_mask, n_witness;
-    uint64_t *cut_memo; /* boundaries tested for a cut, and the answers (NULL: no cuts) */
+    int cuts; /* whether pieces fall apart at cuts (cuts.c) */
     /* LBPE tokens longer than WALKED units, by the polynomial hash of their bytes */
     uint32_t *long_slots; /* entry + 1; 0 = empty */
     size_t long_mask;
@@ -251,6 +249,9 @@ typedef struct ModelS {
     uint64_t filter_shift;    /* bit = (h * POLY) >> filter_shift */
     uint64_t *witness_filter; /* the same for the witnesses (cuts.c) */
     uint64_t witness_shift;
+    /* the witnesses not of two whole characters, by the last byte of their first fragment and
+     * the first byte of their second: bit a << 8 | b (NULL: there are none) */
+    uint64_t *part_ends;
     /* the tokens of 3 to 8 and of 9 to 16 bytes by their words (mid: NULL when there are none,
      * and token_id asks the token table) ... */
     Mid *mid;

@@ -57,26 +57,31 @@ static inline int witness_has(const Model *m, uint64_t key) {
 }
 
 /* Whether some suffix of a character followed by some prefix of the next is a witness, the
- * characters' bytes given as numbers (ka: la bytes, kb: lb bytes, the first byte highest). The
- * keys are those frag_key makes of the same bytes, without a loop over them; every one is
- * tested in the filter before any is looked up, so a boundary that no witness covers takes no
- * branch on the filter's bits. */
+ * characters' bytes given as numbers (ka: la bytes, kb: lb bytes, the first byte highest), with
+ * the keys frag_key makes of the same bytes. The two whole characters first: all but a few
+ * witnesses are pairs of whole characters (21,123 of o200k_base's 21,742); the others (a token
+ * that starts or ends inside a character) are looked for only where one of them ends with the
+ * first character's last byte and starts with the second's first byte (part_ends). */
 static int covered_by_bytes(const Model *m, uint64_t ka, int la, uint64_t kb, int lb) {
-    uint64_t keys[16], in_filter = 0;
-    int count = 0;
+    uint64_t whole = ((ka << (8 * lb)) | kb) << 6 | ((uint64_t)la << 3) | (uint64_t)lb;
+    if (witness_has(m, whole)) return 1;
+    size_t ends = (size_t)(ka & 0xFF) << 8 | (size_t)(kb >> (8 * (lb - 1)));
+    if (!m->part_ends || !((m->part_ends[ends >> 6] >> (ends & 63)) & 1)) return 0;
     for (int x = 0; x < la; x++) {
         int l = la - x; /* a[x:la] */
         uint64_t suffix = ka & (((uint64_t)1 << (8 * l)) - 1);
-        for (int y = 1; y <= lb; y++, count++) { /* b[0:y] */
+        for (int y = 1; y <= lb; y++) { /* b[0:y] */
+            if (l == la && y == lb) continue;
             uint64_t k = ((suffix << (8 * y)) | (kb >> (8 * (lb - y)))) << 6;
-            keys[count] = k | ((uint64_t)l << 3) | (uint64_t)y;
-            in_filter |= (uint64_t)filter_has(m->witness_filter, m->witness_shift, keys[count])
-                         << count;
+            if (witness_has(m, k | ((uint64_t)l << 3) | (uint64_t)y)) return 1;
         }
     }
-    for (; in_filter; in_filter &= in_filter - 1)
-        if (witness_in_table(m, keys[__builtin_ctzll(in_filter)])) return 1;
     return 0;
+}
+
+/* The length of a UTF-8 character from its first byte (0: a byte no character starts with). */
+static inline uint32_t char_len(unsigned char c) {
+    return c < 0x80 ? 1 : c < 0xC0 ? 0 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : c < 0xF8 ? 4 : 0;
 }
 
 LBPE_FN int build_witnesses(Model *m) {
@@ -94,6 +99,13 @@ LBPE_FN int build_witnesses(Model *m) {
                 continue;                         /* two ASCII characters */
             if (i - p > 4 || q - i > 4) continue; /* not UTF-8 text: such tokens never meet text */
             if (witness_add(m, frag_key(t + p, (int)(i - p), t + i, (int)(q - i))) < 0) return -1;
+            if (char_len(t[p]) == i - p && char_len(t[i]) == q - i) continue;
+            if (!m->part_ends && !(m->part_ends = lbpe_calloc(65536 / 64, sizeof(uint64_t)))) {
+                lbpe_no_memory();
+                return -1;
+            }
+            size_t ends = (size_t)t[i - 1] << 8 | t[i];
+            m->part_ends[ends >> 6] |= (uint64_t)1 << (ends & 63);
         }
     }
     /* about 32 bits a witness: a boundary tests up to nine keys, and each one the filter lets
@@ -105,28 +117,16 @@ LBPE_FN int build_witnesses(Model *m) {
 }
 
 /* Is the boundary between the characters a[0:la] and b[0:lb] (UTF-8) a cut? Most are answered
- * by the witnesses' filter alone, a few bit tests in a table small enough to stay in the
- * processor's caches; the answers are remembered in a small direct-mapped memo, a slot holding
- * the pair's bytes (a character's first byte tells its length, so the key is exact) and the
- * answer in bit CUT_FLAG, which no pair of UTF-8 characters sets (the byte it falls in is a
- * 4-byte character's first, F0 to F4, or zero). An empty slot is 0, which no key is: two
- * ASCII characters never get this far. */
-#define CUT_FLAG ((uint64_t)1 << 59)
-
-static int is_cut(Model *m, const unsigned char *a, int la, const unsigned char *b, int lb) {
+ * by two bits: the witnesses' filter's for the two whole characters, and part_ends'. (A memo of
+ * the answers, a line of its own for each boundary, was no faster than these.) */
+static int is_cut(const Model *m, const unsigned char *a, int la, const unsigned char *b, int lb) {
     if (la == 1 && lb == 1 && a[0] < 0x80 && b[0] < 0x80) return 0;
     if (!m->witness || !m->witness_filter) return 1;
     uint64_t ka = 0, kb = 0;
     for (int x = 0; x < la; x++) ka = (ka << 8) | a[x];
     for (int x = 0; x < lb; x++) kb = (kb << 8) | b[x];
-    uint64_t key = (ka << 32) | kb;
-    uint64_t *slot = &m->cut_memo[mix64(key) & CUT_MEMO_MASK];
-    if ((*slot & ~CUT_FLAG) == key) return (*slot & CUT_FLAG) != 0;
-    int covered = 0;
-    if (m->char_units) covered = witness_has(m, frag_key(a, la, b, lb));
-    else covered = covered_by_bytes(m, ka, la, kb, lb); /* from inside c1 to inside c2 */
-    if (!(key & CUT_FLAG)) *slot = key | (covered ? 0 : CUT_FLAG);
-    return !covered;
+    if (m->char_units) return !witness_has(m, frag_key(a, la, b, lb));
+    return !covered_by_bytes(m, ka, la, kb, lb); /* from inside c1 to inside c2 */
 }
 
 /* One part (UTF-8 s[0:n]) of a piece -> its ids appended to out, through the part cache c. */

@@ -173,7 +173,7 @@ static inline int key_ascii(const Key *k) {
 /* Whether a new piece (key k, `chars` characters) is first tried at cuts (by_parts): one of
  * several characters beyond ASCII, where the model has cuts. */
 static inline int cuts_first(const Model *m, const Key *k, ptrdiff_t chars) {
-    return m->cut_memo && chars > 1 && !key_ascii(k);
+    return m->cuts && chars > 1 && !key_ascii(k);
 }
 
 /* token_id of key k's bytes, by its words where the tables of tokens of 3 to 16 bytes have it */

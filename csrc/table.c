@@ -345,7 +345,6 @@ LBPE_FN void model_free_own(Model *m) {
         cache_free(&m->cache[k]);
         cache_free(&m->part_cache[k]);
     }
-    lbpe_free(m->cut_memo);
 }
 
 LBPE_FN void model_free(Model *m) {
@@ -363,6 +362,7 @@ LBPE_FN void model_free(Model *m) {
     lbpe_free(m->short_ids);
     lbpe_free(m->filter);
     lbpe_free(m->witness_filter);
+    lbpe_free(m->part_ends);
     lbpe_free(m->fast_block);
     lbpe_free(m->mid_block);
     lbpe_free(m->mid2_block);

@@ -648,12 +648,6 @@ static int job_setup(Job *j, Model *m) {
     memset(j->copy.cache, 0, sizeof(j->copy.cache));
     memset(j->copy.part_cache, 0, sizeof(j->copy.part_cache));
     j->copy.parent = m;
-    j->copy.cut_memo = NULL;
-    if (m->cut_memo) {
-        j->copy.cut_memo = lbpe_malloc((CUT_MEMO_MASK + 1) * sizeof(uint64_t));
-        if (!j->copy.cut_memo) return -1;
-        memcpy(j->copy.cut_memo, m->cut_memo, (CUT_MEMO_MASK + 1) * sizeof(uint64_t));
-    }
     return 0;
 }
 
@@ -1109,7 +1103,6 @@ static PyObject *Model_clear_cache(NativeModel *self, PyObject *Py_UNUSED(ignore
         cache_clear(&m->cache[k]);
         cache_clear(&m->part_cache[k]);
     }
-    if (m->cut_memo) memset(m->cut_memo, 0, (CUT_MEMO_MASK + 1) * sizeof(uint64_t));
     m->tables_read = 0; /* the next long cold text reads them through again (encode.c) */
     model_exit(self);
     Py_RETURN_NONE;
@@ -1345,11 +1338,7 @@ static int Model_init(NativeModel *self, PyObject *args, PyObject *kw) {
     /* cuts, except where runs of unknown characters fuse into one token across them */
     if (!(m->fuse_unk && m->has_unk && !m->has_byte_fallback)) {
         if (build_witnesses(m) < 0) return -1;
-        m->cut_memo = PyMem_RawCalloc(CUT_MEMO_MASK + 1, sizeof(uint64_t));
-        if (!m->cut_memo) {
-            PyErr_NoMemory();
-            return -1;
-        }
+        m->cuts = 1;
     }
     self->ready = 1;
     return 0;
@@ -1396,8 +1385,8 @@ static PyObject *Model_sizeof(NativeModel *self, PyObject *Py_UNUSED(ignored)) {
     if (m->short_ids) total += (256 + 65536) * sizeof(int32_t);
     if (m->filter) total += (((size_t)1 << (64 - m->filter_shift)) / 8);
     if (m->witness_filter) total += (((size_t)1 << (64 - m->witness_shift)) / 8);
+    if (m->part_ends) total += 65536 / 8;
     if (m->witness) total += (m->witness_mask + 1) * sizeof(uint64_t);
-    if (m->cut_memo) total += (CUT_MEMO_MASK + 1) * sizeof(uint64_t);
     if (m->fast) total += (m->n_fast + 2) * sizeof(Fast);
     if (m->mid)
         total += (m->n_mid + 4) * sizeof(Mid) + (m->n_mid2 + 2) * sizeof(Mid2) +

@@ -1063,6 +1063,33 @@ def test_compiled_cuts_equal_naive(bpe_algorithm, words, text, merge_list):
         ]
 
 
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(
+        st.tuples(st.text(alphabet="aé中b", min_size=2, max_size=4), st.integers(0, 2), st.integers(0, 2)),
+        max_size=25,
+    ),
+    st.text(alphabet="aé中b", min_size=1, max_size=80),
+)
+def test_compiled_cuts_with_tokens_inside_characters_equal_naive(words, text):
+    """Tokens that start or end inside a character (a word's bytes less up to two at either end,
+    as byte-level vocabularies have them): a boundary such a token covers is no cut, on the
+    compiled path as in the naive transcriptions of the whole piece, both modes."""
+    import re
+
+    cut = {w.encode()[head : len(w.encode()) - tail] for w, head, tail in words}
+    tokens = _byte_tokens(*sorted(t for t in cut if len(t) >= 2))
+    tok = lbpe.Tokenizer(Vocab(tokens), re.compile(r"(?s).+"))
+    piece = text.encode()
+    bpe = [piece] if piece in tokens else naive_bpe_by_rank(piece, tokens)
+    m = max(map(len, tokens))
+    for _ in range(2):  # the second time from the caches
+        assert tok.encode(text, mode="bpe") == [tokens[k] for k in bpe]
+        assert tok.encode(text, mode="lbpe") == [
+            tokens[k] for k in naive_lbpe([piece[i : i + 1] for i in range(len(piece))], set(tokens), m)
+        ]
+
+
 @pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])
 def test_safe_cut_is_the_same_on_both_paths(name):
     """Tokenizer.safe_cut (where lbpe stats and export cut a stream) asks the compiled splitter
