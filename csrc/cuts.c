@@ -56,6 +56,12 @@ static inline int witness_has(const Model *m, uint64_t key) {
     return filter_has(m->witness_filter, m->witness_shift, key) && witness_in_table(m, key);
 }
 
+/* frag_key of the l bytes `suffix` followed by the first y of the lb bytes kb (the first byte
+ * highest in each). */
+static inline uint64_t pair_key_of(uint64_t suffix, int l, uint64_t kb, int lb, int y) {
+    return ((suffix << (8 * y)) | (kb >> (8 * (lb - y)))) << 6 | ((uint64_t)l << 3) | (uint64_t)y;
+}
+
 /* Whether some suffix of a character followed by some prefix of the next is a witness, the
  * characters' bytes given as numbers (ka: la bytes, kb: lb bytes, the first byte highest), with
  * the keys frag_key makes of the same bytes. The two whole characters first: all but a few
@@ -63,8 +69,7 @@ static inline int witness_has(const Model *m, uint64_t key) {
  * that starts or ends inside a character) are looked for only where one of them ends with the
  * first character's last byte and starts with the second's first byte (part_ends). */
 static int covered_by_bytes(const Model *m, uint64_t ka, int la, uint64_t kb, int lb) {
-    uint64_t whole = ((ka << (8 * lb)) | kb) << 6 | ((uint64_t)la << 3) | (uint64_t)lb;
-    if (witness_has(m, whole)) return 1;
+    if (witness_has(m, pair_key_of(ka, la, kb, lb, lb))) return 1; /* the whole characters */
     size_t ends = (size_t)(ka & 0xFF) << 8 | (size_t)(kb >> (8 * (lb - 1)));
     if (!m->part_ends || !((m->part_ends[ends >> 6] >> (ends & 63)) & 1)) return 0;
     for (int x = 0; x < la; x++) {
@@ -72,8 +77,7 @@ static int covered_by_bytes(const Model *m, uint64_t ka, int la, uint64_t kb, in
         uint64_t suffix = ka & (((uint64_t)1 << (8 * l)) - 1);
         for (int y = 1; y <= lb; y++) { /* b[0:y] */
             if (l == la && y == lb) continue;
-            uint64_t k = ((suffix << (8 * y)) | (kb >> (8 * (lb - y)))) << 6;
-            if (witness_has(m, k | ((uint64_t)l << 3) | (uint64_t)y)) return 1;
+            if (witness_has(m, pair_key_of(suffix, l, kb, lb, y))) return 1;
         }
     }
     return 0;
