@@ -272,13 +272,25 @@ static void *new_mid_table(size_t size, size_t item, void **block) {
 
 LBPE_FN int build_mid(Model *m) {
     size_t count = 0, count2 = 0;
+    uint16_t *lengths2 = lbpe_calloc(65536, sizeof(uint16_t));
+    if (!lengths2) {
+        lbpe_no_memory();
+        return -1;
+    }
     for (size_t x = 0; x < m->n_entries; x++) {
         const Entry *e = &m->entries[x];
-        if (e->v.id < 0 || e->len < 3 || e->len > 16) continue;
+        if (e->v.id < 0 || e->len < 3) continue;
+        const unsigned char *u = (const unsigned char *)m->arena + e->off;
+        lengths2[(size_t)u[0] << 8 | u[1]] |= length_bit(e->len);
+        if (e->len > 16) continue;
         if (e->len <= 8) count++;
         else count2++;
     }
-    if (!count && !count2) return 0;
+    if (!count && !count2) {
+        lbpe_free(lengths2);
+        return 0;
+    }
+    m->lengths2 = lengths2;
     size_t size = count + count / 2 + 16, size2 = count2 + count2 / 2 + 16; /* <= 2/3 full */
     if (new_filter(count + count2, &m->mid_filter, &m->mid_shift) < 0) return -1;
     Mid *mid = new_mid_table(size, sizeof(Mid), &m->mid_block);
@@ -306,18 +318,6 @@ LBPE_FN int build_mid(Model *m) {
             mid2[k].len = e->len;
         }
     }
-    uint16_t *lengths2 = lbpe_calloc(65536, sizeof(uint16_t));
-    if (!lengths2) {
-        lbpe_no_memory();
-        return -1;
-    }
-    for (size_t x = 0; x < m->n_entries; x++) {
-        const Entry *e = &m->entries[x];
-        if (e->v.id < 0 || e->len < 3) continue;
-        const unsigned char *u = (const unsigned char *)m->arena + e->off;
-        lengths2[(size_t)u[0] << 8 | u[1]] |= length_bit(e->len);
-    }
-    m->lengths2 = lengths2;
     m->mid = mid;
     m->mid2 = mid2;
     m->n_mid = size;
