@@ -403,6 +403,42 @@ def test_explain_over_the_api_equals_lbpe(client, name):
         client.predict("y" * 401, name, api_name="/explain")
 
 
+LONG_SPAN = "The unbelievably overcomplicated anticonstitutional reorganisation of electroencephalography departments."
+
+
+def test_explain_frame_over_the_api_reaches_every_step_of_a_long_span(client):
+    """The step slider starts with the opening example's few frames; a caller's step of a
+    longer explanation is that explanation's, not refused as past the example's last."""
+    from lbpe.analysis.explain import explain
+    from lbpe.playground.display import explain_html
+
+    ex = explain(load_preset("cl100k_base"), LONG_SPAN)
+    assert ex.frames > 41
+    assert client.predict(LONG_SPAN, "cl100k_base", 40, api_name="/explain_frame") == explain_html(ex, 40)
+
+
+def test_a_step_asked_before_the_explanation_shrank_shows_its_last_step(client):
+    """A step taken while the pair changes reaches the server after the new explanation set the
+    slider's range (a page under load): the new explanation's last step, not Gradio's refusal
+    (which replaced the steps in the page's Explain box)."""
+    tok = load_preset("cl100k_base")
+    pair = ("longest-prefix", "least-tokens")
+    where = (LONG_SPAN, "0", False)
+    _, long_steps, slider = client.predict(
+        LONG_SPAN, "cl100k_base", *where, "bpe", "lbpe", None, None, api_name="/explain"
+    )
+    html, steps, _ = client.predict(LONG_SPAN, "cl100k_base", *where, *pair, None, None, api_name="/explain")
+    last = steps["frames"] - 1
+    assert slider["maximum"] == long_steps["frames"] - 1 > last  # the frame below is past the new range
+    for side, method in enumerate(pair):
+        ids = [i for piece in steps["pieces"] for i in piece["sides"][side]["ids"]]
+        assert ids == tok.encode(LONG_SPAN, mode=method, disallowed_special=())
+    stale = client.predict(
+        LONG_SPAN, "cl100k_base", slider["maximum"], *where, *pair, None, None, api_name="/explain_frame"
+    )
+    assert f'data-frame="{last}"' in stale and stale == html
+
+
 def test_decode_ids_over_the_api(client):
     tok = load_preset("o200k_base")
     ids = tok.encode("naïve Capitals 東京", mode="lbpe")

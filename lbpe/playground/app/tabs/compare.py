@@ -28,7 +28,7 @@ from lbpe.playground.app.handlers import (
     play_toggle,
     shown_key,
 )
-from lbpe.playground.app.parts import IDS_ONLY, PANE_JS, PANE_TEMPLATE, in_browser, js, says_why
+from lbpe.playground.app.parts import IDS_ONLY, PANE_JS, PANE_TEMPLATE, StepSlider, in_browser, js, says_why
 from lbpe.playground.app.tabs import Shared
 from lbpe.playground.display import METHOD_NAMES
 from lbpe.playground.examples import DEFAULT_EXAMPLE, EXAMPLES
@@ -189,7 +189,7 @@ def build(shared: Shared) -> CompareTab:
                 explain_prev = gr.Button("◀ Step", scale=0, min_width=80, elem_id="explain-prev")
                 explain_next = gr.Button("Step ▶", scale=0, min_width=80, elem_id="explain-next")
                 explain_play = gr.Button(PLAY, scale=0, min_width=80, elem_id="explain-play")
-            explain_step = gr.Slider(
+            explain_step = StepSlider(
                 0,
                 max(first["frames"] - 1, 1),
                 step=1,

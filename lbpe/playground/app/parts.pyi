@@ -1,0 +1,251 @@
+"""What every tab of the app is built with: the look (theme, styles, page script and the head
+that hides a link's default text), and the helpers its events are wired with (a step in the
+browser only, a failure's reason kept beside its control, a long job's buttons)."""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from lbpe.playground import display
+from lbpe.playground.app.handlers import AXIS_CHOICES, LIMITS, _mb, axis_controls, failure_note
+from lbpe.playground.service import DEFAULT_DROPOUT, MAX_LINK_TEXT
+from lbpe.presets import VOCAB_PRESETS, preset_label
+from lbpe.tokenizer import METHODS
+
+_HERE = Path(__file__).parent
+
+# ---- the page ----
+
+THEME = gr.themes.Default(
+    primary_hue="orange",
+    neutral_hue="slate",
+    font=["system-ui", "-apple-system", "'Segoe UI'", "Roboto", "'Helvetica Neue'", "Arial", "sans-serif"],
+    font_mono=["ui-monospace", "SFMono-Regular", "Menlo", "Consolas", "'DejaVu Sans Mono'", "monospace"],
+)
+#: The token panes' stylesheet (shared with the browser page), then the app's own.
+APP_CSS = display.CSS + (_HERE / "app.css").read_text("utf-8")
+#: The page script: the server's settings, lbpe/playground/display/panes.js (shared with the page), then app.js.
+APP_JS = (
+    "() => {\nconst LBPE = "
+    + json.dumps(
+        {
+            "presets": list(VOCAB_PRESETS),
+            "labels": {name: preset_label(name) for name in VOCAB_PRESETS},
+            "maxLinkText": MAX_LINK_TEXT,
+            "methods": list(METHODS),
+        }
+    )
+    + ";\n"
+    + (_HERE.parent / "display" / "panes.js").read_text("utf-8")
+    + (_HERE / "app.js").read_text("utf-8")
+    + "\n}\n"
+)
+#: The query keys of a link that change the Compare view: its text, vocabulary and toggles.
+LINK_PARAMS = ("t", "v", "ws", "ids", "sp")
+#: What shows the default text or is computed from it (hidden while a link's own are on their way).
+_FROM_TEXT = (
+    "#text textarea",
+    "#bpe-pane",
+    "#lbpe-pane",
+    "#differences",
+    "#metrics",
+    "#length-plot",
+    "#frequency-plot",
+    "#explain",
+    "#ids-box",
+)
+#: Run before the page is drawn: a link that changes the Compare view hides the default text and
+#: everything computed from it until the link's own are in place (:func:`restore` brings the text
+#: and its panes together, then ``restored()`` of app.js ends this), so a link never shows the
+#: default text first.
+APP_HEAD = (
+    "<style>" + ", ".join(f".lbpe-opening {sel}" for sel in _FROM_TEXT) + " { visibility: hidden; }</style>\n"
+    "<script>(() => {\n"
+    "  const query = new URLSearchParams(location.search);\n"
+    f"  if ({json.dumps(list(LINK_PARAMS))}.some((key) => query.has(key))) "
+    "document.documentElement.classList.add('lbpe-opening');\n"
+    "})();</script>"
+)
+#: A token pane: a busy note and the host ``pane.js`` draws into.
+PANE_TEMPLATE = '<span class="lbpe-busy" role="status" hidden>updating…</span><div class="lbpe-host"></div>'
+PANE_JS = (_HERE / "pane.js").read_text("utf-8")
+
+
+def js(call: str, otherwise: str = "[]") -> str:
+    """A Gradio ``js`` event calling ``window.lbpeApp.<call>`` (app.js) with the event's inputs."""
+    return f"(...a) => window.lbpeApp ? window.lbpeApp.{call} : {otherwise}"
+
+
+#: The ids boxes filled without app.js (before it has run): the JSON view stays closed.
+IDS_ONLY = '["bpe", "lbpe"].map((m) => ((a[0] && a[0][m] && a[0][m].ids) || []).join(" ")).concat([null])'
+
+
+def in_browser(event: Any, inputs: Any, outputs: Any, call: str, otherwise: str = "[]") -> None:
+    """Handle ``event`` in the browser only (``window.lbpeApp.<call>``); the server never hears of it."""
+    event(None, inputs, outputs, js=js(call, otherwise), api_visibility="private", queue=False)
+
+
+def says_why(event: Any, fn: Any, state: Any, note: Any, *also: Any) -> None:
+    """When ``event`` (a call of handler ``fn``) fails, its reason goes into ``note`` (beside
+    the control) and stays there after Gradio's notice fades; ``also`` are buttons to enable
+    again (Gradio runs no ``.then`` step after a failure, only ``.failure`` steps)."""
+
+    def show(session: Any) -> Any:
+        reason = failure_note(fn.__name__, session)
+        return (reason, *[gr.update(interactive=True) for _ in also]) if also else reason
+
+    event.failure(show, state, [note, *also], queue=False, api_visibility="private", show_progress="hidden")
+
+
+def interactive(on: bool, n: int) -> Any:
+    """``n`` buttons' updates (one update for one button): enabled or not."""
+    updates = [gr.update(interactive=on) for _ in range(n)]
+    return updates[0] if n == 1 else updates
+
+
+def long_job(
+    button: Any,
+    fn: Any,
+    inputs: list,
+    outputs: list,
+    api_name: str,
+    status: Any,
+    state: Any,
+    *,
+    others: tuple = (),
+    queue: str | None = None,
+) -> None:
+    """A button that runs a long view (progress over ``status``), disabled while it runs with
+    the ``others`` of its view that write the same outputs: one run per view at a time. On the
+    server ``LBPE_APP_JOBS`` run at once per ``queue`` (default ``api_name``), one per session
+    (the handler refuses a second). A failure says why in ``status`` and enables the buttons
+    again."""
+    buttons = [button, *others]
+    job = button.click(
+        functools.partial(interactive, False, len(buttons)), None, buttons, queue=False, api_visibility="private"
+    ).then(
+        fn,
+        inputs,
+        outputs,
+        api_name=api_name,
+        concurrency_limit=LIMITS.jobs,
+        concurrency_id=queue or api_name,
+        show_progress_on=status,
+    )
+    job.then(functools.partial(interactive, True, len(buttons)), None, buttons, queue=False, api_visibility="private")
+    says_why(job, fn, state, status, *buttons)
+
+from gradio.events import Dependency
+
+class StepSlider(gr.Slider):
+    """Gradio's slider (the same control in the page) for a step of an explanation, whose range
+    changes with the explanation. A step sent before such a change reached the server (the
+    slider moved or a Step pressed while the pair changed on a busy server), or a step of a
+    longer explanation asked over the API (its session's slider still has the opening
+    example's range), lies past the slider's maximum there: Gradio refused it, and the refusal
+    replaced the steps. Here only steps below 0 and what is no number are refused; the
+    handlers keep a step within its explanation."""
+
+    is_template = True  # Gradio's own slider in the page
+
+    def preprocess(self, payload: float) -> float:
+        gr.Number.raise_if_out_of_bounds(payload, self.minimum, None)
+        return gr.Number.round_to_precision(payload, self.precision)
+    from typing import Callable, Literal, Sequence, Any, TYPE_CHECKING
+    from gradio.blocks import Block
+    if TYPE_CHECKING:
+        from gradio.components import Timer
+        from gradio.components.base import Component
+
+
+@dataclass(frozen=True)
+class Axis:
+    """The axis of the Across or Corpus view (:func:`axis_picker`): its choice, the methods
+    ticked, BPE-dropout's rate and seed, and the row that holds them."""
+
+    choice: Any  # gr.Radio: "vocabularies" or "methods"
+    methods: Any  # gr.CheckboxGroup of lbpe.METHODS
+    dropout: Any  # gr.Number
+    seed: Any  # gr.Number
+    options: Any  # the row of the three above (shown on the methods axis)
+
+    @property
+    def inputs(self) -> list:
+        """What a link carries: the choice, the methods, the rate and the seed."""
+        return [self.choice, self.methods, self.dropout, self.seed]
+
+    def wire(self, vocabularies: list, methods: list) -> None:
+        """Show ``vocabularies`` (components) on the vocabularies axis, ``methods`` and the
+        options on the methods axis (:func:`lbpe.playground.app.handlers.axis_controls`)."""
+        shown = [*vocabularies, self.options, *methods]
+
+        def show(axis: str) -> list:
+            on_vocabularies, on_methods = axis_controls(axis)
+            return [on_vocabularies] * len(vocabularies) + [on_methods] * (1 + len(methods))
+
+        # progress (hidden) on the radio: on the columns it would copy their contents at every event
+        self.choice.change(
+            show,
+            self.choice,
+            shown,
+            queue=False,
+            api_visibility="private",
+            show_progress="hidden",
+            show_progress_on=self.choice,
+        )
+
+
+def axis_picker(view: str) -> Axis:
+    """The axis of the ``view`` tab (``across`` or ``corpus``): vocabularies (the default) or
+    methods (the vocabulary chosen above with every method ticked, BPE-dropout's rate and seed)."""
+    choice = gr.Radio(
+        AXIS_CHOICES,
+        value="vocabularies",
+        label="Compare",
+        info="vocabularies, or the inference methods of the vocabulary chosen above",
+        elem_id=f"{view}-axis",
+    )
+    with gr.Row(visible=False, equal_height=False, elem_id=f"{view}-methods-options") as options:
+        methods = gr.CheckboxGroup(
+            [(display.METHOD_NAMES[m], m) for m in METHODS],
+            value=list(METHODS),
+            label="Methods",
+            scale=3,
+            elem_id=f"{view}-methods",
+        )
+        dropout = gr.Number(
+            DEFAULT_DROPOUT,
+            minimum=0,
+            maximum=1,
+            step=0.05,
+            label="Dropout rate (BPE-dropout)",
+            scale=1,
+            min_width=140,
+            elem_id=f"{view}-dropout-rate",
+        )
+        seed = gr.Number(
+            0, precision=0, label="Seed (empty: fresh)", scale=1, min_width=140, elem_id=f"{view}-dropout-seed"
+        )
+    return Axis(choice=choice, methods=methods, dropout=dropout, seed=seed, options=options)
+
+
+INTRO = """\
+# lbpe playground: classic BPE vs long-token-first BPE (LBPE)
+LBPE keeps a BPE vocabulary and changes only the encoding: longer tokens are placed first.
+
+Type or upload text, pick a vocabulary (or upload your own), and see both segmentations; the
+spans where they differ are underlined in orange. Click a token to see why."""
+
+
+def limits_md() -> str:
+    return (
+        f"Limits: Compare {LIMITS.text_chars:,} characters · vocabulary upload {_mb(LIMITS.vocab_bytes)} "
+        f"and {LIMITS.vocab_tokens:,} tokens · corpus file {_mb(LIMITS.corpus_bytes)} · "
+        f"training corpus {_mb(LIMITS.train_bytes)}, vocabulary size up to {LIMITS.train_vocab:,}."
+    )
