@@ -158,3 +158,65 @@ def test_the_app_explains_the_pair_with_its_own_steps(browser, app_server, tok):
     finally:
         context.close()
     assert not [u for u in requests if urlparse(u).hostname not in (None, "127.0.0.1")]
+
+
+#: What the Explain box showed at each change from now on: "steps" or its text (a note, a reason).
+WATCH_EXPLAIN = """() => { window.lbpeExplainSeen = [];
+  const box = document.querySelector('#explain');
+  new MutationObserver(() => window.lbpeExplainSeen.push(
+      box.querySelector('.lbpe-x-side') ? 'steps' : box.textContent.trim().slice(0, 300)))
+    .observe(box, {subtree: true, childList: true, characterData: true}); }"""
+
+
+def test_a_step_sent_as_the_pair_changes_keeps_the_steps(browser, app_server):
+    """A step of the slider that reaches the server after the pair's new explanation (with
+    fewer steps) shows that explanation, not the reason Gradio refused the step: the step's
+    request is held back until the new explanation is shown, then let go."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(STEP_MS)
+    expect.set_options(timeout=STEP_MS)
+    held: list = []
+    try:
+        page.goto(f"{app_server.url}?t={quote(TEXT)}&v={VOCAB}&x={quote(TEXT)}&xa=0")
+        pick(page, "left-method", "Longest prefix")
+        side = '#explain .lbpe-x-side[data-side="{}"][data-method="{}"]'
+        expect(page.locator(side.format("left", "longest-prefix")).first).to_be_visible()
+        long_frames = int(page.locator("#explain .lbpe-explain").get_attribute("data-frames"))
+        frame_fn = page.evaluate(
+            "() => window.gradio_config.dependencies.find((d) => d.api_name === 'explain_frame').id"
+        )
+
+        def hold(route) -> None:
+            if not held and (route.request.post_data_json or {}).get("fn_index") == frame_fn:
+                held.append(route)
+            else:
+                route.continue_()
+
+        page.route("**/queue/join*", hold)
+        step = page.locator("#explain-step input[type=number]")
+        step.fill(str(long_frames - 2))  # the last but one (the last is shown: no change)
+        step.press("Enter")
+        for _ in range(100):
+            if held:
+                break
+            page.wait_for_timeout(100)
+        assert held, "no step was sent"
+        pick(page, "right-method", "Least tokens")
+        expect(page.locator(side.format("right", "least-tokens")).first).to_be_visible()
+        short_frames = int(page.locator("#explain .lbpe-explain").get_attribute("data-frames"))
+        assert short_frames < long_frames  # the held step is past the new explanation's last
+        page.evaluate(WATCH_EXPLAIN)
+        held[0].continue_()
+        # a step back: the server answers it after the held step
+        page.locator("#explain-prev").click()
+        expect(page.locator("#explain .lbpe-explain")).to_have_attribute("data-frame", str(short_frames - 2))
+        seen = page.evaluate("() => window.lbpeExplainSeen")
+        assert seen and set(seen) == {"steps"}, seen
+        got = page.evaluate(EXPLAINED)
+        assert [(s["headings"], s["methods"]) for s in got] == [
+            (["Longest prefix"], ["longest-prefix"]),
+            (["Least tokens"], ["least-tokens"]),
+        ]
+    finally:
+        context.close()
