@@ -112,8 +112,9 @@ LBPE_FN int build_witnesses(Model *m) {
             m->part_ends[ends >> 6] |= (uint64_t)1 << (ends & 63);
         }
     }
-    /* about 32 bits a witness: a boundary tests up to nine keys, and each one the filter lets
-     * through costs a look in the table */
+    /* about 32 bits a witness: a boundary tests one key, up to nine where part_ends says a
+     * witness may start or end inside a character, and each one the filter lets through costs
+     * a look in the table */
     if (new_filter(m->n_witness * 4, &m->witness_filter, &m->witness_shift) < 0) return -1;
     for (size_t x = 0; m->witness && x <= m->witness_mask; x++)
         if (m->witness[x]) filter_add(m->witness_filter, m->witness_shift, m->witness[x]);

@@ -639,7 +639,7 @@ static void *run_job(void *arg) {
 }
 
 /* A worker's copy shares every table of m (read only) and owns the buffers it writes. */
-static int job_setup(Job *j, Model *m) {
+static void job_setup(Job *j, Model *m) {
     memcpy(&j->copy, m, sizeof(Model));
     for (int k = 0; k < N_SCRATCH; k++) {
         j->copy.scratch[k] = NULL;
@@ -648,7 +648,6 @@ static int job_setup(Job *j, Model *m) {
     memset(j->copy.cache, 0, sizeof(j->copy.cache));
     memset(j->copy.part_cache, 0, sizeof(j->copy.part_cache));
     j->copy.parent = m;
-    return 0;
 }
 
 static void job_free(Job *j) {
@@ -878,10 +877,7 @@ static PyObject *Model_encode_batch(NativeModel *self, PyObject *args, PyObject 
         made = t + 1; /* freed at cleanup, however far its setup got */
         jobs[t].work = &w;
         jobs[t].index = t;
-        if (job_setup(&jobs[t], m) < 0) {
-            PyErr_NoMemory();
-            goto cleanup;
-        }
+        job_setup(&jobs[t], m);
         /* a cold model: each job's cache made room at once for the pieces of its part, as
          * encode_text does for one long text */
         size_t want = m->cache[method].n ? 0 : pieces_expected(total / threads, limit);
