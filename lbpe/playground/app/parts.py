@@ -142,22 +142,6 @@ def long_job(
     says_why(job, fn, state, status, *buttons)
 
 
-class StepSlider(gr.Slider):
-    """Gradio's slider (the same control in the page) for a step of an explanation, whose range
-    changes with the explanation. A step sent before such a change reached the server (the
-    slider moved or a Step pressed while the pair changed on a busy server), or a step of a
-    longer explanation asked over the API (its session's slider still has the opening
-    example's range), lies past the slider's maximum there: Gradio refused it, and the refusal
-    replaced the steps. Here only steps below 0 and what is no number are refused; the
-    handlers keep a step within its explanation."""
-
-    is_template = True  # Gradio's own slider in the page
-
-    def preprocess(self, payload: float) -> float:
-        gr.Number.raise_if_out_of_bounds(payload, self.minimum, None)
-        return gr.Number.round_to_precision(payload, self.precision)
-
-
 @dataclass(frozen=True)
 class Axis:
     """The axis of the Across or Corpus view (:func:`axis_picker`): its choice, the methods

@@ -28,7 +28,7 @@ from lbpe.playground.app.handlers import (
     play_toggle,
     shown_key,
 )
-from lbpe.playground.app.parts import IDS_ONLY, PANE_JS, PANE_TEMPLATE, StepSlider, in_browser, js, says_why
+from lbpe.playground.app.parts import IDS_ONLY, PANE_JS, PANE_TEMPLATE, in_browser, js, says_why
 from lbpe.playground.app.tabs import Shared
 from lbpe.playground.display import METHOD_NAMES
 from lbpe.playground.examples import DEFAULT_EXAMPLE, EXAMPLES
@@ -189,7 +189,7 @@ def build(shared: Shared) -> CompareTab:
                 explain_prev = gr.Button("◀ Step", scale=0, min_width=80, elem_id="explain-prev")
                 explain_next = gr.Button("Step ▶", scale=0, min_width=80, elem_id="explain-next")
                 explain_play = gr.Button(PLAY, scale=0, min_width=80, elem_id="explain-play")
-            explain_step = StepSlider(
+            explain_step = gr.Slider(
                 0,
                 max(first["frames"] - 1, 1),
                 step=1,
@@ -204,6 +204,20 @@ def build(shared: Shared) -> CompareTab:
                 "", label="clicked token", elem_id="explain-at", elem_classes="lbpe-hidden", container=False
             )
             explain_where.render()
+            # the step the server is asked for: the slider's, copied in the page. Gradio refuses a
+            # slider's value past the maximum the session last set, and a step sent before the
+            # explanation changed (on a busy server) or asked over the API (the session's slider
+            # has the opening example's range) can lie past it; the handlers keep a step within
+            # its explanation
+            explain_frame_at = gr.Number(
+                first["frame"],
+                precision=0,
+                minimum=0,
+                label="Step",
+                elem_id="explain-frame-at",
+                elem_classes="lbpe-hidden",
+                container=False,
+            )
             # the key of the explanation the view shows (explain_on_page), and the API's own Explain
             explain_shown = gr.Textbox(
                 shown_key(first["html"], first["steps"]),
@@ -305,9 +319,12 @@ def build(shared: Shared) -> CompareTab:
     # page then shows again, whatever it showed before)
     says_why(explaining, explain, state, explain_pane)
     explaining.failure(None, None, explain_shown, js="() => ''", api_visibility="private", queue=False)
-    framed = explain_step.change(
+    explain_step.change(
+        None, explain_step, explain_frame_at, js="(step) => step", api_visibility="private", queue=False
+    )
+    framed = explain_frame_at.change(
         explain_frame,
-        [explain_box, vocab, explain_step, *explained[2:]],
+        [explain_box, vocab, explain_frame_at, *explained[2:]],
         explain_pane,
         api_name="explain_frame",
         show_progress="hidden",
@@ -318,7 +335,7 @@ def build(shared: Shared) -> CompareTab:
     for button, delta in ((explain_prev, -1), (explain_next, 1)):
         button.click(
             functools.partial(explain_move, delta),
-            [explain_step, *explained],
+            [explain_frame_at, *explained],
             explain_step,
             api_visibility="private",
             show_progress="hidden",
@@ -334,14 +351,14 @@ def build(shared: Shared) -> CompareTab:
     # Play plays the steps; pressed again (it reads Pause then), it pauses
     explain_play.click(
         play_toggle,
-        [explain_play, explain_step, *explained],
+        [explain_play, explain_frame_at, *explained],
         [explain_step, explain_timer, explain_play],
         api_visibility="private",
         show_progress="hidden",
     )
     explain_timer.tick(
         play_tick,
-        [explain_play, explain_step, *explained],
+        [explain_play, explain_frame_at, *explained],
         [explain_step, explain_timer, explain_play],
         api_visibility="private",
         show_progress="hidden",
