@@ -1,8 +1,10 @@
 /* Bounded caches of pieces -> ids (see core.h). */
 #include "core.h"
 
+static size_t slots_bytes(const Cache *c) { return c->slots ? (c->mask + 1) * sizeof(CSlot) : 0; }
+
 LBPE_FN void cache_free(Cache *c) {
-    lbpe_free(c->slots);
+    lbpe_free_table(c->slots, slots_bytes(c));
     lbpe_free(c->entries);
     lbpe_free(c->keys);
     lbpe_free(c->ids);
@@ -49,7 +51,7 @@ static uint64_t slot_hash(const Cache *c, const CSlot *x) {
 
 /* c's slots made `size` (a power of two) and every piece put in its slot again. */
 static int resize(Cache *c, size_t size) {
-    CSlot *slots = lbpe_calloc(size, sizeof(CSlot));
+    CSlot *slots = lbpe_calloc_table(size * sizeof(CSlot));
     if (!slots) {
         lbpe_no_memory();
         return -1;
@@ -58,7 +60,7 @@ static int resize(Cache *c, size_t size) {
         const CSlot *x = &c->slots[at];
         if (x->len) place(slots, size - 1, slot_hash(c, x), x);
     }
-    lbpe_free(c->slots);
+    lbpe_free_table(c->slots, slots_bytes(c));
     c->slots = slots;
     c->mask = size - 1;
     return 0;
@@ -70,7 +72,7 @@ LBPE_FN int cache_reserve(Cache *c, size_t pieces) {
     size_t size = 1024;
     while (size < 2 * pieces) size *= 2;
     if (!c->slots || c->mask + 1 < size) {
-        lbpe_free(c->slots);
+        lbpe_free_table(c->slots, slots_bytes(c));
         c->slots = NULL;
         return resize(c, size);
     }

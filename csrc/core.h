@@ -290,6 +290,11 @@ enum { LBPE_OVERFLOW, LBPE_RUNTIME };
 LBPE_FN void lbpe_no_memory(void);
 /* A hint that a large table is read at random: the host may back it with huge pages. */
 LBPE_FN void lbpe_advise_random(void *p, size_t bytes);
+/* Zeroed memory for a table read at random (NULL: no memory, not reported): from 2 MB up, where
+ * the host has huge pages, mapped on its own at a huge page's start and advised to use them, so
+ * one TLB entry covers 2 MB of it, not 4 KB. Given back with lbpe_free_table and its size. */
+LBPE_FN void *lbpe_calloc_table(size_t bytes);
+LBPE_FN void lbpe_free_table(void *p, size_t bytes);
 LBPE_FN void lbpe_error(int kind, const char *msg);
 /* -1 (the error reported) when the call must stop: Ctrl-C, or the time budget spent; else 0. */
 LBPE_FN int lbpe_interrupted(void);

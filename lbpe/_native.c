@@ -123,6 +123,32 @@ LBPE_FN void *lbpe_calloc(size_t count, size_t size) { return PyMem_RawCalloc(co
 LBPE_FN void *lbpe_realloc(void *p, size_t bytes) { return PyMem_RawRealloc(p, bytes); }
 LBPE_FN void lbpe_free(void *p) { PyMem_RawFree(p); }
 
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+#define HUGE_PAGE ((size_t)2 << 20)
+
+LBPE_FN void *lbpe_calloc_table(size_t bytes) {
+    if (bytes < HUGE_PAGE) return PyMem_RawCalloc(1, bytes);
+    /* mapped with a huge page's room to spare, then trimmed to start at a huge page */
+    size_t len = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    char *p = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                   -1, 0);
+    if (p == MAP_FAILED) return NULL;
+    char *a = (char *)(((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+    if (a > p) munmap(p, (size_t)(a - p));
+    munmap(a + len, (size_t)(p + HUGE_PAGE - a)); /* the room past the end */
+    (void)madvise(a, len, MADV_HUGEPAGE);
+    return a;
+}
+
+LBPE_FN void lbpe_free_table(void *p, size_t bytes) {
+    if (bytes < HUGE_PAGE) PyMem_RawFree(p);
+    else if (p) munmap(p, (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1));
+}
+#else
+LBPE_FN void *lbpe_calloc_table(size_t bytes) { return PyMem_RawCalloc(1, bytes); }
+LBPE_FN void lbpe_free_table(void *p, size_t bytes) { (void)bytes, PyMem_RawFree(p); }
+#endif
+
 LBPE_FN void lbpe_advise_random(void *p, size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
     const uintptr_t huge = (uintptr_t)2 << 20;

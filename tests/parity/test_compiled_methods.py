@@ -303,6 +303,39 @@ def test_the_piece_cache_keeps_each_piece_once():
 # ---- the tokenizer: encode, encode_batch, encode_to_array go compiled ---------------------------
 
 
+def test_a_cache_of_megabytes_keeps_each_piece_once():
+    """Pieces enough that the slots outgrow 2 MB (65,536 of 32 bytes, then 131,072: on Linux
+    they are mapped on their own, on huge pages), in a text long enough that the cache makes
+    room for them ahead (a million code points), and in a batch whose workers' caches grow as
+    far: every piece keeps its own ids, the cache holds each once, and it is emptied and grown
+    again with the same answers."""
+    tok = real("cl100k_base")
+    model = native.model_for(tok.vocab)
+    syllables = [c + v for c in "bcdfghklmnprstvz" for v in "aeiou"]  # 80
+    words = [" " + a + b + c for a in syllables[:24] for b in syllables for c in syllables[:20]]
+    assert len(words) == 38_400
+    ids = [i for w in words for i in pure_piece_ids(tok, w, "bpe")]
+    text = "".join(words) * 4
+    assert len(text) > 1_000_000
+    for _ in range(2):
+        tok.clear_cache()
+        got = model.encode_pieces(words, method=CODES["bpe"], limit=100_000, cached_chars=64, seconds=0.0, buffer=False)
+        assert got == ids
+        assert model.cached()[CODES["bpe"]] == len(words)
+        tok.clear_cache()
+        assert tok.encode(text, mode="bpe") == ids * 4
+        assert model.cached()[CODES["bpe"]] == len(words)
+    docs = ["".join(words[k : k + 3_000]) * 2 for k in range(0, len(words), 3_000)]
+    one_by_one = [
+        [i for w in words[k : k + 3_000] for i in pure_piece_ids(tok, w, "bpe")] * 2
+        for k in range(0, len(words), 3_000)
+    ]
+    tok.clear_cache()
+    assert tok.encode_batch(docs, mode="bpe", workers=2) == one_by_one
+    assert model.cached()[CODES["bpe"]] == len(words)
+    tok.clear_cache()
+
+
 def pure_encode(tok: Tokenizer, text: str, mode: str, **kw) -> list[int]:
     """``tok.encode`` on the pure path, its caches emptied first and afterwards."""
     native.use("pure")
