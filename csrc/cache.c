@@ -132,7 +132,7 @@ LBPE_FN int cache_add(Cache *c, const Key *k, const int32_t *ids, size_t count) 
 }
 
 LBPE_FN size_t cache_bytes(const Cache *c) {
-    return (c->slots ? (c->mask + 1) * sizeof(CSlot) : 0) + c->cap * sizeof(CEntry) + c->kcap +
+    return lbpe_table_bytes(slots_bytes(c)) + c->cap * sizeof(CEntry) + c->kcap +
            c->icap * sizeof(int32_t);
 }
 

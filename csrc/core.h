@@ -295,6 +295,8 @@ LBPE_FN void lbpe_advise_random(void *p, size_t bytes);
  * one TLB entry covers 2 MB of it, not 4 KB. Given back with lbpe_free_table and its size. */
 LBPE_FN void *lbpe_calloc_table(size_t bytes);
 LBPE_FN void lbpe_free_table(void *p, size_t bytes);
+/* The memory lbpe_calloc_table(bytes) holds (a mapping's whole huge pages). */
+LBPE_FN size_t lbpe_table_bytes(size_t bytes);
 LBPE_FN void lbpe_error(int kind, const char *msg);
 /* -1 (the error reported) when the call must stop: Ctrl-C, or the time budget spent; else 0. */
 LBPE_FN int lbpe_interrupted(void);

@@ -125,11 +125,17 @@ LBPE_FN void lbpe_free(void *p) { PyMem_RawFree(p); }
 
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
 #define HUGE_PAGE ((size_t)2 << 20)
+/* tracemalloc's domain of the tables mapped here (PyMem's allocations are traced in its own) */
+#define TABLE_DOMAIN 0x6c627065u
+
+LBPE_FN size_t lbpe_table_bytes(size_t bytes) {
+    return bytes < HUGE_PAGE ? bytes : (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+}
 
 LBPE_FN void *lbpe_calloc_table(size_t bytes) {
     if (bytes < HUGE_PAGE) return PyMem_RawCalloc(1, bytes);
     /* mapped with a huge page's room to spare, then trimmed to start at a huge page */
-    size_t len = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    size_t len = lbpe_table_bytes(bytes);
     char *p = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                    -1, 0);
     if (p == MAP_FAILED) return NULL;
@@ -137,14 +143,23 @@ LBPE_FN void *lbpe_calloc_table(size_t bytes) {
     if (a > p) munmap(p, (size_t)(a - p));
     munmap(a + len, (size_t)(p + HUGE_PAGE - a)); /* the room past the end */
     (void)madvise(a, len, MADV_HUGEPAGE);
+    /* traced as PyMem's blocks are (from any thread: tracing may take the GIL, which a thread
+     * waiting for a batch's workers or its gatherer has given up) */
+    (void)PyTraceMalloc_Track(TABLE_DOMAIN, (uintptr_t)a, len);
     return a;
 }
 
 LBPE_FN void lbpe_free_table(void *p, size_t bytes) {
-    if (bytes < HUGE_PAGE) PyMem_RawFree(p);
-    else if (p) munmap(p, (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1));
+    if (bytes < HUGE_PAGE) {
+        PyMem_RawFree(p);
+        return;
+    }
+    if (!p) return;
+    (void)PyTraceMalloc_Untrack(TABLE_DOMAIN, (uintptr_t)p);
+    munmap(p, lbpe_table_bytes(bytes));
 }
 #else
+LBPE_FN size_t lbpe_table_bytes(size_t bytes) { return bytes; }
 LBPE_FN void *lbpe_calloc_table(size_t bytes) { return PyMem_RawCalloc(1, bytes); }
 LBPE_FN void lbpe_free_table(void *p, size_t bytes) { (void)bytes, PyMem_RawFree(p); }
 #endif

@@ -336,6 +336,45 @@ def test_a_cache_of_megabytes_keeps_each_piece_once():
     tok.clear_cache()
 
 
+def test_the_model_counts_a_cache_of_megabytes():
+    """A cache whose slots are mapped on their own (4 MB of them) is memory tracemalloc sees and
+    ``sys.getsizeof`` of the model counts, and it is given back when the cache is emptied."""
+    tok = real("cl100k_base")
+    model = native.model_for(tok.vocab)
+    syllables = [c + v for c in "bcdfghklmnprstvz" for v in "aeiou"]
+    words = [" " + a + b + c for a in syllables[:24] for b in syllables for c in syllables[:20]]
+    model.clear_cache()
+    size = sys.getsizeof(model)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        ids = model.encode_pieces(words, method=CODES["bpe"], limit=100_000, cached_chars=64, seconds=0.0, buffer=True)
+        held = tracemalloc.get_traced_memory()[0] - before - sys.getsizeof(ids)
+        grown = sys.getsizeof(model) - size
+        model.clear_cache()
+        freed = held - (tracemalloc.get_traced_memory()[0] - before - sys.getsizeof(ids))
+    finally:
+        tracemalloc.stop()
+    assert held > 4 << 20
+    assert 0.98 * held <= grown <= 1.02 * held, (grown, held)
+    assert freed > 4 << 20
+    # a batch's workers map their caches and the caller's thread gathers them (taking one as
+    # the model's): traced wherever they were mapped or given back, none left behind
+    docs = ["".join(words[k : k + 12_000]) * 2 for k in range(0, len(words), 12_000)]
+    tok.encode_batch(docs, mode="bpe", workers=2)  # (the model keeps an int for each id it made)
+    tok.clear_cache()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        tok.encode_batch(docs, mode="bpe", workers=2)
+        cached = tracemalloc.get_traced_memory()[0] - before
+        tok.clear_cache()
+        left = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert cached > 4 << 20 and left < 1 << 20, (cached, left)
+
+
 def pure_encode(tok: Tokenizer, text: str, mode: str, **kw) -> list[int]:
     """``tok.encode`` on the pure path, its caches emptied first and afterwards."""
     native.use("pure")
