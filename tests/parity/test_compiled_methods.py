@@ -300,7 +300,10 @@ def test_the_piece_cache_keeps_each_piece_once():
     tok.clear_cache()
 
 
-# ---- the tokenizer: encode, encode_batch, encode_to_array go compiled ---------------------------
+def distinct_words() -> list[str]:
+    """38,400 pieces of English-like syllables, each a different pre-token of cl100k_base."""
+    syllables = [c + v for c in "bcdfghklmnprstvz" for v in "aeiou"]  # 80
+    return [" " + a + b + c for a in syllables[:24] for b in syllables for c in syllables[:20]]
 
 
 def test_a_cache_of_megabytes_keeps_each_piece_once():
@@ -311,9 +314,8 @@ def test_a_cache_of_megabytes_keeps_each_piece_once():
     again with the same answers."""
     tok = real("cl100k_base")
     model = native.model_for(tok.vocab)
-    syllables = [c + v for c in "bcdfghklmnprstvz" for v in "aeiou"]  # 80
-    words = [" " + a + b + c for a in syllables[:24] for b in syllables for c in syllables[:20]]
-    assert len(words) == 38_400
+    words = distinct_words()
+    assert len(set(words)) == 38_400 and len(set(tok.pieces("".join(words)))) == 38_400
     ids = [i for w in words for i in pure_piece_ids(tok, w, "bpe")]
     text = "".join(words) * 4
     assert len(text) > 1_000_000
@@ -341,8 +343,7 @@ def test_the_model_counts_a_cache_of_megabytes():
     ``sys.getsizeof`` of the model counts, and it is given back when the cache is emptied."""
     tok = real("cl100k_base")
     model = native.model_for(tok.vocab)
-    syllables = [c + v for c in "bcdfghklmnprstvz" for v in "aeiou"]
-    words = [" " + a + b + c for a in syllables[:24] for b in syllables for c in syllables[:20]]
+    words = distinct_words()
     model.clear_cache()
     size = sys.getsizeof(model)
     tracemalloc.start()
@@ -373,6 +374,9 @@ def test_the_model_counts_a_cache_of_megabytes():
     finally:
         tracemalloc.stop()
     assert cached > 4 << 20 and left < 1 << 20, (cached, left)
+
+
+# ---- the tokenizer: encode, encode_batch, encode_to_array go compiled ---------------------------
 
 
 def pure_encode(tok: Tokenizer, text: str, mode: str, **kw) -> list[int]:
