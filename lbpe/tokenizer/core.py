@@ -25,7 +25,7 @@ from lbpe.tokenizer.checks import check_mode as _check_mode
 from lbpe.tokenizer.checks import checked_text as _checked_text
 from lbpe.tokenizer.compiled import compiled_ids
 from lbpe.tokenizer.offsets import Segment, located, segments
-from lbpe.tokenizer.specials import nothing_to_find, special_matcher, split_specials
+from lbpe.tokenizer.specials import checked_names, nothing_to_find, special_matcher, split_specials
 from lbpe.user_regex import deadline
 from lbpe.vocab import Vocab
 
@@ -398,7 +398,10 @@ class Tokenizer(BulkEncoding):
         Special tokens follow tiktoken's rules: a special-token string in the text raises
         :class:`~lbpe.errors.DisallowedSpecialError` unless it is in ``allowed_special`` (then it
         becomes that special token) or excluded from ``disallowed_special`` (then it is
-        encoded as ordinary text). Added (non-special) tokens are always matched.
+        encoded as ordinary text). Added (non-special) tokens are always matched. Each of the
+        two takes ``"all"`` or a collection of token texts (a set, list, tuple or numpy array;
+        empty or ``None``: none); a lone string other than ``"all"``, or a text the vocabulary
+        has no special (or, refused, added) token for, is an error rather than a silent no-op.
         ``add_special_tokens=True`` adds the vocabulary's BOS/EOS ids (off by default, so counts
         never silently include them). Lone surrogates in ``text`` (which UTF-8 cannot encode) are
         replaced by U+FFFD and surrogate pairs joined before encoding, as tiktoken does, so
@@ -409,9 +412,16 @@ class Tokenizer(BulkEncoding):
             not add_special_tokens
             and dropout is None
             and seed is None
-            and (allowed_special == "all" or (type(allowed_special) in (frozenset, set) and not allowed_special))
+            and (
+                (type(allowed_special) is str and allowed_special == "all")
+                or (type(allowed_special) in (frozenset, set) and not allowed_special)
+            )
         ):
-            look = not nothing_to_find(self.added_tokens, allowed_special, disallowed_special)
+            refused = disallowed_special
+            if not ((type(refused) is str and refused == "all") or (type(refused) is tuple and not refused)):
+                known = (self.vocab.special, self.added_tokens)
+                refused = checked_names(refused, "disallowed_special", known)  # the usual two need no check
+            look = not nothing_to_find(self.added_tokens, allowed_special, refused)
             ids = self._plain_ids(text, mode, specials=look)  # (no name in allowed_special to check)
             if ids is not None:
                 return ids

@@ -6,14 +6,51 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from collections.abc import Set as AbstractSet
-from typing import Literal
+from typing import Literal, cast
 
 from lbpe.errors import DisallowedSpecialError, LbpeError
 from lbpe.literals import MAX_ADDED_TOKEN_CHARS, Literals
 
-__all__ = ["nothing_to_find", "special_matcher", "split_specials"]
+__all__ = ["checked_names", "nothing_to_find", "special_matcher", "split_specials"]
 
 _NO_NAMES: frozenset[str] = frozenset()
+
+
+def checked_names(
+    value: object, parameter: str, known: tuple[Collection[str], ...]
+) -> Literal["all"] | AbstractSet[str]:
+    """``allowed_special`` or ``disallowed_special`` (named by ``parameter``) as ``"all"`` or a set
+    of texts, each in one of ``known``; else an error that says what to pass. ``None`` and an empty
+    collection name nothing. A string other than ``"all"`` is refused: read as a collection it
+    would be its characters, and the token it names would be let through or refused in silence."""
+    if type(value) is tuple and not value:  # the usual "nothing refused", at no cost
+        return _NO_NAMES
+    if isinstance(value, str):
+        if value == "all":
+            return "all"
+        raise LbpeError(
+            f'{parameter}={value!r} is a single string: pass "all" or a collection of token texts, '
+            f"such as {parameter}={{{value!r}}}"
+        )
+    if value is None:
+        return _NO_NAMES
+    names: AbstractSet[object] | None
+    if isinstance(value, (frozenset, set)):
+        names = value
+    else:
+        try:
+            names = frozenset(value)  # type: ignore[call-overload]
+        except TypeError:
+            names = None
+    if names is None or not all(isinstance(name, str) for name in names):
+        raise LbpeError(
+            f'{parameter} must be "all" or a collection of token texts (a set, list or tuple of str), '
+            f"not {type(value).__name__} {value!r:.80}"
+        )
+    unknown = [str(name) for name in names if not any(name in texts for texts in known)]
+    if unknown:
+        raise LbpeError(f"{parameter} names tokens this vocabulary does not have: {sorted(unknown)}")
+    return cast("AbstractSet[str]", names)
 
 
 def special_matcher(names: Collection[str]) -> Literals | None:
@@ -30,13 +67,12 @@ def special_matcher(names: Collection[str]) -> Literals | None:
     return Literals(names)
 
 
-def nothing_to_find(
-    added_tokens: Mapping[str, int], allowed: object, disallowed_special: Literal["all"] | Collection[str]
-) -> bool:
+def nothing_to_find(added_tokens: Mapping[str, int], allowed: object, refused: object) -> bool:
     """Whether a text need not be searched for special and added tokens' texts: no added token
     (those always match), none of the vocabulary's special tokens ``allowed`` (a set of names, or
-    ``"all"``) and none refused, so each such text is ordinary text."""
-    return not allowed and not added_tokens and not disallowed_special  # "all" is truthy
+    ``"all"``) and none ``refused`` (``"all"``, ``()`` or what :func:`checked_names` gives), so
+    each such text is ordinary text."""
+    return not allowed and not added_tokens and not refused  # "all" is truthy
 
 
 def split_specials(
@@ -50,19 +86,16 @@ def split_specials(
     """Split text into (is_special, chunk) after checking for disallowed special tokens:
     ``specials`` are the vocabulary's special tokens, ``added_tokens`` always match, and
     ``matcher`` finds the texts of both (:func:`special_matcher`)."""
-    if allowed_special == "all":
-        allowed: AbstractSet[str] = specials.keys()
-    else:
-        allowed = set(allowed_special) if allowed_special else _NO_NAMES
-        unknown = allowed - specials.keys() if allowed else None
-        if unknown:
-            raise LbpeError(f"allowed_special names tokens this vocabulary does not have: {sorted(unknown)}")
-    if nothing_to_find(added_tokens, allowed, disallowed_special):
+    allowed = checked_names(allowed_special, "allowed_special", (specials,))
+    if allowed == "all":
+        allowed = specials.keys()
+    refused = checked_names(disallowed_special, "disallowed_special", (specials, added_tokens))
+    if nothing_to_find(added_tokens, allowed, refused):
         return [(False, text)]
     first = None if matcher is None else matcher.search(text)
     if matcher is None or first is None:  # no special or added token's text: nothing to match, nothing to refuse
         return [(False, text)]
-    disallowed = specials.keys() - allowed if disallowed_special == "all" else set(disallowed_special)
+    disallowed = specials.keys() - allowed if refused == "all" else refused
     chunks: list[tuple[bool, str]] = []
     pos = 0
     for m in matcher.finditer(text, first.start()):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -52,6 +53,67 @@ def test_special_tokens_follow_tiktoken_rules():
     assert 261 not in as_text and tok.decode(as_text) == "aa<|end|>"
     with pytest.raises(ValueError, match="does not have"):
         tok.encode("x", mode="bpe", allowed_special={"<|nope|>"})
+
+
+def _every_entry(tok, text, **special):
+    """``text`` through each public call that takes ``allowed_special`` / ``disallowed_special``."""
+    return [
+        tok.encode(text, mode="bpe", **special),
+        tok.encode_batch([text, text], mode="bpe", **special)[0],
+        list(tok.encode_to_array(text, mode="bpe", **special)),
+        [s.id for s in tok.segment(text, mode="bpe", **special)],
+    ]
+
+
+@pytest.mark.parametrize("parameter", ["allowed_special", "disallowed_special"])
+@pytest.mark.parametrize("text", ["aa", "aa<|end|>"])
+def test_a_lone_string_of_special_tokens_is_refused_with_the_fix(parameter, text):
+    """A string other than "all" would be read as the set of its characters (tiktoken does
+    so): a refused special token would then go through as ordinary text, in silence."""
+    tok = tiny()
+    for call in (tok.encode, tok.encode_to_array, tok.segment):
+        with pytest.raises(lbpe.LbpeError, match=re.escape(parameter + "={'<|end|>'}")):
+            call(text, mode="bpe", **{parameter: "<|end|>"})
+    with pytest.raises(lbpe.LbpeError, match=re.escape(parameter + "={'none'}")):
+        tok.encode_batch([text, text], mode="bpe", **{parameter: "none"})
+
+
+@pytest.mark.parametrize("parameter", ["allowed_special", "disallowed_special"])
+@pytest.mark.parametrize("value", [5, 2.5, [b"<|end|>"], [None]])
+def test_special_names_that_are_not_texts_are_refused_clearly(parameter, value):
+    tok = tiny()
+    with pytest.raises(lbpe.LbpeError, match=f'{parameter} must be "all" or a collection of token texts'):
+        tok.encode("aa<|end|>", mode="bpe", **{parameter: value})
+
+
+def test_special_names_may_come_in_any_collection():
+    """A list, a tuple, a dict's keys or a numpy array of texts names the same tokens as a set;
+    an empty one (numpy's too) or ``None`` names none."""
+    numpy = pytest.importorskip("numpy")
+    tok = tiny()
+    text = "aa<|end|>bb"
+    allowed = [256, 261, 257]
+    as_text = tok.encode_ordinary(text, mode="bpe")
+    for names in (["<|end|>"], ("<|end|>",), {"<|end|>": 0}, numpy.array(["<|end|>"])):
+        assert _every_entry(tok, text, allowed_special=names) == [allowed] * 4
+        with pytest.raises(lbpe.DisallowedSpecialError):
+            tok.encode(text, mode="bpe", disallowed_special=names)
+    for empty in ([], (), None, numpy.array([], dtype=str)):
+        assert _every_entry(tok, text, disallowed_special=empty) == [as_text] * 4
+        with pytest.raises(lbpe.DisallowedSpecialError):
+            tok.encode(text, mode="bpe", allowed_special=empty)
+
+
+def test_a_refused_name_the_vocabulary_lacks_is_an_error_as_an_allowed_one_is():
+    """Else a misspelt name would refuse nothing, and the text it should stop would pass."""
+    tok = tiny()
+    lacks = re.escape("disallowed_special names tokens this vocabulary does not have: ['<|ned|>']")
+    for text in ("aa", "aa<|end|>", "aa<|ned|>"):
+        with pytest.raises(lbpe.LbpeError, match=lacks):
+            tok.encode(text, mode="bpe", disallowed_special={"<|ned|>"})
+    added = Tokenizer(tok.vocab, "paper", added_tokens={"<x>": 262})
+    with pytest.raises(lbpe.DisallowedSpecialError):  # an added token's text may be refused
+        added.encode("aa<x>", mode="bpe", disallowed_special={"<x>"})
 
 
 @pytest.mark.parametrize(
