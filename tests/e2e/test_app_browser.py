@@ -603,6 +603,37 @@ def test_a_link_restores_the_view(browser, app_server, requests):
     assert not [u for u in requests if urlparse(u).hostname not in (None, "127.0.0.1")]
 
 
+def test_a_link_sends_its_panes_once(browser, app_server):
+    """A link's text and panes arrive with the page's first answer (restore); the changes that
+    answer makes to the text, the vocabulary and the toggles ask for the same comparison again,
+    and those answers must not carry the panes again (they once came six times over)."""
+    from urllib.parse import quote
+
+    text = english_text(0)[5_000:7_000]
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    cdp = context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    urls: dict[str, str] = {}
+    streamed = []  # bytes of Gradio's answers to queued events
+    cdp.on("Network.requestWillBeSent", lambda e: urls.__setitem__(e["requestId"], e["request"]["url"]))
+    cdp.on(
+        "Network.dataReceived",
+        lambda e: streamed.append(e["dataLength"]) if "/queue/data" in urls.get(e["requestId"], "") else None,
+    )
+    page.goto(app_server.url + "?t=" + quote(text) + "&v=o200k_base&ids=1")
+    expect_counts(page, load_preset("o200k_base"), text)
+    expect(page.locator("#text textarea")).to_have_value(text)
+    page.wait_for_timeout(3000)  # every change event the restore set off has been answered
+    panes = page.evaluate(
+        "() => ['#bpe-pane', '#lbpe-pane'].reduce((n, id) => n + document.querySelector(id).innerHTML.length, 0)"
+    )
+    assert panes > 50_000, panes  # the panes of 2,000 characters with ids: a payload worth counting
+    assert sum(streamed) < panes / 2, f"{sum(streamed):,} bytes of queued answers after restore; panes {panes:,}"
+    context.close()
+
+
 def test_links_and_decoding_say_what_they_do(browser, app_server, requests, tmp_path):
     """A link whose text was too long to carry tells its receiver; "Link copied." goes away;
     Copy link names a trained vocabulary as trained; Use it in Compare puts the Compare view in
@@ -885,9 +916,10 @@ def test_a_comparison_of_a_text_no_longer_in_the_box_is_asked_again(page):
     def older_text(route):
         body = json.loads(route.request.post_data or "{}")
         data = body.get("data")
-        if not swapped and isinstance(data, list) and data and data[0] == new:
+        # the page's Compare: the key of the panes shown, then the text and the controls
+        if not swapped and isinstance(data, list) and len(data) > 1 and data[1] == new:
             swapped.append(body.get("fn_index"))
-            data[0] = old
+            data[1] = old
             route.continue_(post_data=json.dumps(body))
         else:
             route.continue_()

@@ -911,3 +911,33 @@ def test_the_tabs_hold_only_tabs():
     tabs = find(config["layout"])
     kinds = [by_id[child["id"]]["type"] for child in tabs["children"]]
     assert kinds == ["tabitem"] * 4
+
+
+# ---- the page's Compare: a comparison the panes show is not sent again ----
+
+
+def test_the_page_is_not_sent_a_comparison_it_shows():
+    """The key a link's restore gives is the one the page's own Compare makes of the same
+    controls (the page then asks again at no cost); any change of the text or a control that
+    Compare reads asks anew; an uploaded vocabulary, or dropout without a seed, always does."""
+    from types import SimpleNamespace
+
+    state = app.handlers.new_session()
+    out = app.handlers.restore(SimpleNamespace(query_params={"t": TEXT, "v": "o200k_base", "ids": "1"}))
+    key = out[-1]
+    assert isinstance(key, str) and len(key) == 32
+    page = [TEXT, "o200k_base", True, True, state, False, "bpe", "lbpe", 0.1, 0]  # dropout's boxes unread
+    skip = app.handlers.compare_on_page(key, *page)
+    assert len(skip) == 8 and all(update == {"__type__": "update"} for update in skip)
+    fresh = app.handlers.compare(*page)
+    changes = [(0, TEXT[:-2] + "x\n"), (1, "cl100k_base"), (2, False), (3, False), (5, True), (7, "longest-prefix")]
+    for i, changed in changes:
+        asked = [*page[:i], changed, *page[i + 1 :]]
+        again = app.handlers.compare_on_page(key, *asked)
+        assert again[-1] not in ("", key) and again[:7] == app.handlers.compare(*asked)
+    assert app.handlers.compare_on_page(key, *page)[:7] == (gr.skip(),) * 7
+    assert app.handlers.compare_on_page("", *page)[:7] == fresh
+    seeded = [*page[:7], "dropout", 0.2, 3]
+    assert app.handlers.compare_key(*seeded[:4], *seeded[5:]) != ""
+    for never in ([*page[:7], "dropout", 0.2, None], [*page[:1], "upload: o200k_base", *page[2:]]):
+        assert app.handlers.compare_key(*never[:4], *never[5:]) == ""

@@ -152,7 +152,7 @@ def test_a_link_carries_the_pair_and_restores_it(tok, pair, options, want):
     if "dropout" not in pair:
         assert "dr" not in params and "seed" not in params
     out = app.handlers.restore(SimpleNamespace(query_params=params))
-    shown, restored = out[9:16], out[16:]
+    shown, restored = out[9:16], out[16:-1]  # (the last: the key of the comparison drawn)
     assert restored[:2] == pair
     extra = {"dropout": want["dropout"], "seed": want["seed"]} if "dropout" in pair else {}
     for pane, method in zip(shown[:2], pair):
@@ -166,7 +166,7 @@ def test_a_link_carries_the_pair_and_restores_it(tok, pair, options, want):
 
 def test_a_link_without_a_pair_or_with_a_wrong_one_opens_bpe_and_lbpe():
     keep = app.handlers.restore(SimpleNamespace(query_params={"t": "hello"}))
-    assert all(update == {"__type__": "update"} for update in keep[16:])
+    assert all(update == {"__type__": "update"} for update in keep[16:-1])
     assert "methods" not in keep[9 + 5]
     wrong = app.handlers.restore(SimpleNamespace(query_params={"t": "hello", "m": "lbpe,lbpe"}))
     assert "cannot be compared" in wrong[8] and "BPE and LBPE are shown" in wrong[8]

@@ -170,7 +170,8 @@ def build() -> gr.Blocks:
             + [c.left, c.right, c.dropout, c.seed]
             + c.pair_outputs
             + across_axis.inputs
-            + corpus_axis.inputs,
+            + corpus_axis.inputs
+            + [c.shown],
             api_visibility="private",
             show_progress="hidden",
             show_progress_on=link_note,

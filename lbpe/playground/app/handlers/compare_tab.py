@@ -26,7 +26,7 @@ from lbpe.playground.service import (
     explain_view,
     text_head,
 )
-from lbpe.presets import DEFAULT_PRESET
+from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS
 
 # ---- Compare and Explain ----
 
@@ -162,6 +162,63 @@ def asked(
         "dropout": plain(dropout),
         "seed": plain(seed),
     }
+
+
+def compare_key(
+    text: str | None,
+    vocab: Any,
+    show_whitespace: Any,
+    show_ids: Any,
+    specials: Any,
+    left: Any,
+    right: Any,
+    dropout: Any,
+    seed: Any,
+) -> str:
+    """What identifies the comparison :func:`compare` gives for these inputs (a digest of the
+    whole text and every control), or ``""`` when nothing can: a vocabulary uploaded or trained
+    (its name may come to stand for another), or dropout without a seed (fresh draws each time).
+    Dropout's rate and seed count only while dropout is compared, as :func:`compare` reads them.
+    Made and read by the server only; the page keeps it as it is."""
+    if vocab not in VOCAB_PRESETS:
+        return ""
+    rate = seeded = None
+    if "dropout" in (left, right):
+        try:
+            rate, seeded = _rate(dropout), _seed(seed)
+        except gr.Error:  # compare says why
+            return ""
+        if seeded is None:
+            return ""
+    controls = [vocab, bool(show_whitespace), bool(show_ids), bool(specials), left, right, rate, seeded]
+    blob = json.dumps([text or "", *controls], ensure_ascii=False, default=str)
+    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def compare_on_page(
+    shown: Any,
+    text: str,
+    vocab: str,
+    show_whitespace: bool,
+    show_ids: bool,
+    state: Any,
+    specials: bool,
+    left: str,
+    right: str,
+    dropout: Any,
+    seed: Any,
+):
+    """The page's Compare: :func:`compare` (the same arguments after ``shown``) and the key of
+    its answer (:func:`compare_key`). When the page already shows that comparison (``shown`` is
+    its key) nothing is computed or sent: setting a link's text, vocabulary and toggles (the
+    restore, which draws their panes itself) changes each of them, and every change asks again.
+
+    Returns :func:`compare`'s seven outputs and the key, or eight ``gr.skip()``."""
+    key = compare_key(text, vocab, show_whitespace, show_ids, specials, left, right, dropout, seed)
+    if key and key == shown:
+        return (gr.skip(),) * 8
+    answer = compare(text, vocab, show_whitespace, show_ids, state, specials, left, right, dropout, seed)
+    return (*answer, key)
 
 
 def _rate(value: Any) -> float | None:

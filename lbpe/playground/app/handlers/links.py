@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import html
+from typing import Any
 
 import gradio as gr
 
 from lbpe.playground.app.handlers import common
-from lbpe.playground.app.handlers.compare_tab import DEFAULT_EXPLAIN, DEFAULT_TEXT, compare, pair_controls
+from lbpe.playground.app.handlers.compare_tab import DEFAULT_EXPLAIN, DEFAULT_TEXT, compare, compare_key, pair_controls
 from lbpe.playground.examples import DEFAULT_EXAMPLE
 from lbpe.playground.service import link_state
 from lbpe.tokenizer import METHODS
@@ -33,7 +34,8 @@ def restore(request: gr.Request):
     seed and the Corpus view's (eight updates: a link's methods axis opens both on it); a span
     without a place is explained on its own, a link without methods compares BPE and LBPE, and a
     methods axis without methods (or with some that cannot be shown: the note says why) has every
-    method ticked."""
+    method ticked; last, the key of the comparison drawn (:func:`compare_key`), so that the
+    changes this makes ask for it again at no cost."""
     wanted = link_state(dict(request.query_params) if request is not None else {}, text_chars=common.LIMITS.text_chars)
     keep = gr.update()
     picked = [wanted.get(key, keep) for key in ("text", "vocab", "show_whitespace", "show_ids", "specials", "explain")]
@@ -44,19 +46,15 @@ def restore(request: gr.Request):
     tabs = gr.update(selected=wanted["view"]) if "view" in wanted else keep
     note = "About this link: " + " ".join(wanted["notes"]) if wanted["notes"] else ""
     shown: tuple = (keep,) * 7
+    shown_as: Any = keep
     methods = wanted.get("methods", ("bpe", "lbpe"))
     if any(key in wanted for key in LINK_COMPARE_KEYS):
-        shown = compare(
-            wanted.get("text", DEFAULT_TEXT),
-            wanted.get("vocab", DEFAULT_EXAMPLE.vocabulary),
-            wanted.get("show_whitespace", True),
-            wanted.get("show_ids", False),
-            None,
-            wanted.get("specials", False),
-            *methods,
-            wanted.get("dropout"),
-            wanted.get("seed"),
-        )
+        text, vocab = wanted.get("text", DEFAULT_TEXT), wanted.get("vocab", DEFAULT_EXAMPLE.vocabulary)
+        ws, ids = wanted.get("show_whitespace", True), wanted.get("show_ids", False)
+        specials = wanted.get("specials", False)
+        rate, seed = wanted.get("dropout"), wanted.get("seed")
+        shown = compare(text, vocab, ws, ids, None, specials, *methods, rate, seed)
+        shown_as = compare_key(text, vocab, ws, ids, specials, methods[0], methods[1], rate, seed)
     pair: tuple = (keep,) * 9
     if "methods" in wanted:
         rate = wanted.get("dropout", keep)  # the seed: the link's, none (fresh draws) when it has none
@@ -65,4 +63,4 @@ def restore(request: gr.Request):
     if "axis" in wanted:
         rate, seed = (wanted["axis_dropout"], wanted["axis_seed"]) if "axis_dropout" in wanted else (keep, keep)
         axis = (wanted["axis"], list(wanted.get("axis_methods", METHODS)), rate, seed)
-    return (*picked, tabs, _link_note(note), *shown, *pair, *axis, *axis)
+    return (*picked, tabs, _link_note(note), *shown, *pair, *axis, *axis, shown_as)

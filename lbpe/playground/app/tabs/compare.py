@@ -14,6 +14,7 @@ from lbpe.playground.app.handlers import (
     LIMITS,
     PLAY,
     compare,
+    compare_on_page,
     decode_ids,
     explain,
     explain_click,
@@ -53,6 +54,8 @@ class CompareTab:
     explain_where: Any
     #: what :func:`lbpe.playground.app.handlers.compare` fills, in its order
     outputs: list
+    #: the key of the comparison the panes show (:func:`lbpe.playground.app.handlers.compare_key`)
+    shown: Any
     #: what :func:`lbpe.playground.app.handlers.pair_controls` fills, in its order
     pair_outputs: list
 
@@ -127,6 +130,11 @@ def build(shared: Shared) -> CompareTab:
         compare_note = gr.HTML("", elem_id="compare-note", padding=False)
         # pressed by the page (app.js) when an answer is of inputs the controls no longer hold
         again = gr.Button("Compare again", elem_id="compare-again", elem_classes="lbpe-hidden")
+        # the key of the comparison the panes show (compare_on_page), and the API's own Compare
+        compare_shown = gr.Textbox(
+            "", label="comparison shown", elem_id="compare-shown", elem_classes="lbpe-hidden", container=False
+        )
+        compare_api = gr.Button("Compare", elem_id="compare-api", elem_classes="lbpe-hidden")
         with gr.Row(equal_height=False, elem_classes="lbpe-panes"):
             with gr.Column(min_width=320):
                 bpe_html = gr.HTML(
@@ -254,6 +262,8 @@ def build(shared: Shared) -> CompareTab:
         queue=False,
         show_progress="hidden",
     )
+    compare_inputs = [text, vocab, show_ws, show_ids, state, show_special, left, right, dropout, seed]
+    compare_outputs = [bpe_html, lbpe_html, metrics, plot, frequency_plot, details, differences]
     compared = gr.on(
         [
             text.change,
@@ -267,15 +277,27 @@ def build(shared: Shared) -> CompareTab:
             seed.change,
             again.click,
         ],
-        compare,
-        [text, vocab, show_ws, show_ids, state, show_special, left, right, dropout, seed],
-        [bpe_html, lbpe_html, metrics, plot, frequency_plot, details, differences],
-        api_name="compare",
+        compare_on_page,
+        [compare_shown, *compare_inputs],
+        [*compare_outputs, compare_shown],
+        api_visibility="private",
         trigger_mode="always_last",
         show_progress="hidden",
         show_progress_on=compare_note,
         concurrency_limit=4,
+        concurrency_id="compare",
         js=js("busy(a)", "a"),
+    )
+    # the API's Compare: the same comparison, without the page's key (the page never presses this)
+    compare_api.click(
+        compare,
+        compare_inputs,
+        compare_outputs,
+        api_name="compare",
+        show_progress="hidden",
+        show_progress_on=compare_note,
+        concurrency_limit=4,
+        concurrency_id="compare",
     )
     # the answer is checked against the controls as they are now (app.js asks again if it is of others)
     now = [details, text, vocab, show_ws, show_ids, show_special, left, right, dropout, seed]
@@ -394,6 +416,7 @@ def build(shared: Shared) -> CompareTab:
         seed=seed,
         explain_box=explain_box,
         explain_where=explain_where,
-        outputs=[bpe_html, lbpe_html, metrics, plot, frequency_plot, details, differences],
+        outputs=compare_outputs,
+        shown=compare_shown,
         pair_outputs=pair_outputs,
     )
