@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import TextIO
 
-from lbpe.cli.inputs import loader, tokenizer
+from lbpe.cli.inputs import loader, processes, tokenizer
 from lbpe.errors import LbpeError
 from lbpe.progress import Bar
 
@@ -32,7 +31,7 @@ def cmd_stats(args: argparse.Namespace, out: TextIO) -> None:
             lines=args.lines,
             text_field=args.text_field,
             skip_bad=args.skip_bad,
-            workers=args.workers,
+            workers=processes("stats", "--workers", args.workers),
             renyi_power=args.renyi_power,
             progress=bar.phase("encoding", in_bytes=True),
         )
@@ -73,7 +72,7 @@ def _methods_stats(args: argparse.Namespace, out: TextIO) -> None:
             methods=methods,
             dropout=args.dropout,
             seed=args.seed,
-            workers=args.workers,
+            workers=processes("stats", "--workers", args.workers),
             progress=lambda done: update(min(done, total), total),
         )
     finally:
@@ -155,6 +154,7 @@ def _write_stats_table(doc: dict, out: TextIO) -> None:
 
 def cmd_export(args: argparse.Namespace, out: TextIO) -> None:
     from lbpe.corpus.documents import input_bytes
+    from lbpe.corpus.parallel import usable_cores
     from lbpe.corpus.shards import ExportOptions, export_shards
 
     tok = tokenizer(args)
@@ -188,7 +188,7 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> None:
             lines=args.lines,
             text_field=args.text_field,
             shard_tokens=args.shard_tokens,
-            num_proc=args.num_proc or os.cpu_count() or 1,
+            num_proc=processes("export", "--num-proc", args.num_proc) or usable_cores(),
             resume=args.resume,
             skip_bad=args.skip_bad,
             shuffle=args.shuffle,

@@ -56,3 +56,18 @@ def loader(args: argparse.Namespace):
 
 def tokenizer(args: argparse.Namespace) -> Tokenizer:
     return loader(args)()
+
+
+def processes(command: str, flag: str, asked: int | None) -> int | None:
+    """The process count a command was given, with a note on standard error when it is more than
+    the usable cores, which is all a pool starts (:func:`lbpe.corpus.parallel.pool_size`)."""
+    from lbpe.corpus.parallel import usable_cores
+
+    cores = usable_cores()
+    if asked is not None and asked > cores:
+        print(
+            f"lbpe {command}: {flag} {asked}: this machine has {cores} usable core{'s' if cores > 1 else ''}; "
+            f"starting {cores} process{'es' if cores > 1 else ''}",
+            file=sys.stderr,
+        )
+    return asked

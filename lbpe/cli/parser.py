@@ -41,6 +41,16 @@ def _renyi_power(value: str) -> float:
     return power
 
 
+def _processes(value: str) -> int:
+    try:
+        count = int(value)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"{value!r}: give a whole number, at least 1 (default: one per core)")
+    return count
+
+
 def _add_train(sub) -> None:
     p = sub.add_parser("train", help="train a BPE vocabulary and write it as an HF tokenizer.json")
     p.add_argument(
@@ -233,7 +243,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--seed", type=int, default=None, help="with --methods ...,dropout: the same seed gives the same figures"
     )
-    p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    p.add_argument(
+        "--workers", type=_processes, default=None, help="processes, at most one per core (default: all cores)"
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=cmd_stats)
 
@@ -272,7 +284,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="start a new shard after N ids (at a document end; default 100,000,000)",
     )
-    p.add_argument("--num-proc", type=int, default=None, metavar="N", help="processes (default: all cores)")
+    p.add_argument(
+        "--num-proc",
+        type=_processes,
+        default=None,
+        metavar="N",
+        help="processes, at most one per core (default: all cores)",
+    )
     p.add_argument("--resume", action="store_true", help="continue an export in --out after its complete shards")
     p.add_argument(
         "--engine",

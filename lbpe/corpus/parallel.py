@@ -22,9 +22,39 @@ from typing import Any
 from lbpe.analysis.methods import check_options, corpus_methods_stats, texts_methods_stats
 from lbpe.analysis.stats import Continuation, Stats, corpus_stats, texts_stats
 from lbpe.corpus.textio import CHUNK_BYTES, iter_chunks
+from lbpe.errors import LbpeError
 from lbpe.tokenizer import METHODS, MODES, Method, Mode, Tokenizer
 
-__all__ = ["iter_chunks", "read_chunks", "align_chunks", "parallel_stats", "parallel_methods_stats"]
+__all__ = [
+    "iter_chunks",
+    "read_chunks",
+    "align_chunks",
+    "parallel_stats",
+    "parallel_methods_stats",
+    "usable_cores",
+    "pool_size",
+]
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
+
+
+def pool_size(workers: int | None) -> int:
+    """The processes a pool asked for ``workers`` gets: one per usable core at most (encoding
+    keeps each busy, and every process holds a tokenizer of its own), all of them for ``None``.
+
+    >>> pool_size(1)
+    1
+    """
+    if workers is None:
+        return usable_cores()
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise LbpeError(f"workers must be a whole number, at least 1 (or None: one per core), not {workers!r}")
+    return min(workers, usable_cores())
 
 
 def read_chunks(paths: Sequence[str | os.PathLike[str]], *, size: int = CHUNK_BYTES) -> Iterator[str]:
@@ -91,12 +121,13 @@ def parallel_stats(
 
     A chunk is a text, or a list of texts (documents) each encoded on its own. ``loader`` (a
     picklable callable, e.g. ``functools.partial(lbpe.load, path)``) builds the tokenizer once
-    per process. ``workers=1`` runs in this process (also the fallback where processes are
-    unavailable, as in Pyodide). ``progress`` receives the UTF-8 bytes done (the statistics
-    count them already: one unit with the files' sizes).
+    per process, and there is at most one process per core (:func:`pool_size`). ``workers=1``
+    runs in this process (also the fallback where processes are unavailable, as in Pyodide).
+    ``progress`` receives the UTF-8 bytes done (the statistics count them already: one unit with
+    the files' sizes).
     """
     modes = tuple(modes)
-    workers = workers or os.cpu_count() or 1
+    workers = pool_size(workers)
     if workers <= 1 or sys.platform == "emscripten":
         return corpus_stats(loader(), chunks, modes=modes, progress=progress)
     return _pooled(loader, ((_chunk_stats, (text, modes)) for text in chunks), modes, workers, progress)
@@ -118,7 +149,7 @@ def parallel_methods_stats(
     chunk is encoded with that seed, so the totals do not depend on ``workers``."""
     methods = tuple(methods)
     check_options(methods, dropout, seed)
-    workers = workers or os.cpu_count() or 1
+    workers = pool_size(workers)
     if workers <= 1 or sys.platform == "emscripten":
         return corpus_methods_stats(loader(), chunks, methods, dropout=dropout, seed=seed, progress=progress)
     jobs = ((_chunk_methods_stats, (text, methods, dropout, seed)) for text in chunks)

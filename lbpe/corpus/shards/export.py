@@ -14,6 +14,7 @@ from pathlib import Path
 
 from lbpe.corpus.containers import Container, container
 from lbpe.corpus.documents import input_bytes, iter_records
+from lbpe.corpus.parallel import pool_size
 from lbpe.corpus.shards.batches import one_by_one
 from lbpe.corpus.shards.folder import _folder_lock, _our_files, _resume_state
 from lbpe.corpus.shards.index import INDEX_NAME, SHARD_FORMAT, vocab_sha256
@@ -97,6 +98,7 @@ class ExportOptions:
             raise LbpeError(f"shard_tokens must be at least 1, not {self.shard_tokens}")
         if not 0 <= self.val_fraction < 1:
             raise LbpeError(f"val_fraction must be at least 0 and below 1, not {self.val_fraction}")
+        pool_size(self.num_proc)  # a whole number, at least 1
 
 
 def export_shards(
@@ -219,7 +221,7 @@ def _export_locked(
     progress,
     warn: Callable[[str], None],
 ) -> dict:
-    mode, lines, text_field, num_proc = options.mode, options.lines, options.text_field, options.num_proc
+    mode, lines, text_field, num_proc = options.mode, options.lines, options.text_field, pool_size(options.num_proc)
     for stray in [*out.glob("*.tmp"), *out.glob("*/*.tmp"), *out.glob("*/.litdata-*")]:
         if stray.is_dir():
             shutil.rmtree(stray, ignore_errors=True)

@@ -1,0 +1,66 @@
+"""The command line misused as people misuse it: each mistake ends in one line that says what is
+wrong, never a traceback, a hang or a flood of processes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.support.cli import run_cli
+
+
+def one_line_error(result: subprocess.CompletedProcess[str], command: str) -> str:
+    assert result.returncode == 2, (result.returncode, result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert lines[-1].startswith(f"lbpe {command}: error: ") or "error:" in lines[-1], result.stderr
+    return result.stderr
+
+
+@pytest.fixture
+def small_text(tmp_path):
+    path = tmp_path / "small.txt"
+    path.write_text("Tokenization matters.\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("value", ["0", "-1"])
+def test_process_counts_below_one_are_refused(small_text, tmp_path, value):
+    stats = run_cli("stats", "-q", "--vocab", "gpt2", "--workers", value, str(small_text), timeout=120)
+    assert "--workers" in one_line_error(stats, "stats") and "at least 1" in stats.stderr
+    export = run_cli(
+        "export", "-q", "--vocab", "gpt2", "--mode", "bpe", "--num-proc", value, "--out", str(tmp_path / "o"),
+        str(small_text), timeout=120,
+    )  # fmt: skip
+    assert "--num-proc" in one_line_error(export, "export") and "at least 1" in export.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_more_processes_than_cores_start_one_per_core(small_text):
+    import json
+
+    cores = len(os.sched_getaffinity(0))
+    asked = run_cli("stats", "-q", "--json", "--vocab", "gpt2", "--workers", "400", str(small_text), timeout=120)
+    assert asked.returncode == 0, asked.stderr
+    assert f"--workers 400: this machine has {cores} usable core" in asked.stderr
+    alone = run_cli("stats", "-q", "--json", "--vocab", "gpt2", "--workers", "1", str(small_text), timeout=120)
+    assert json.loads(asked.stdout) == json.loads(alone.stdout)
+
+
+def test_library_pools_no_more_processes_than_cores():
+    from lbpe.corpus.parallel import pool_size
+
+    cores = len(os.sched_getaffinity(0))
+    assert pool_size(10**6) == cores
+    assert pool_size(1) == 1
+    assert pool_size(None) == cores
+    for bad in (0, -3, 2.5, "4", True):
+        with pytest.raises(Exception, match="at least 1"):
+            pool_size(bad)
+
+
+if sys.platform != "linux":  # sched_getaffinity
+    pytestmark = pytest.mark.skip(reason="counts this machine's cores with os.sched_getaffinity (Linux)")
