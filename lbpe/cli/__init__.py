@@ -13,7 +13,8 @@
     lbpe build-web --out DIR [--space [DIR]] [--root DIR]
     lbpe serve [--host HOST] [--port PORT]
 
-Errors in the input (a bad vocabulary, undecodable text) print one line to stderr and exit 2.
+Errors in the input (a bad vocabulary, undecodable text) and outputs that cannot be written (a
+file in the way of a folder, no permission) print one line to stderr and exit 2.
 Inputs are capped by :mod:`lbpe.limits`: ``encode``/``compare`` read at most
 ``LBPE_MAX_TEXT_BYTES``, ``train`` at most ``LBPE_MAX_TRAIN_BYTES``, vocabularies at most
 ``LBPE_MAX_VOCAB_BYTES``/``LBPE_MAX_VOCAB_TOKENS`` (``stats``/``export`` stream any size).
@@ -21,6 +22,8 @@ Inputs are capped by :mod:`lbpe.limits`: ``encode``/``compare`` read at most
 
 from __future__ import annotations
 
+import errno
+import os
 import sys
 from collections.abc import Sequence
 
@@ -30,11 +33,33 @@ from lbpe.errors import LbpeError
 __all__ = ["main"]
 
 
+#: What to do about the system's refusals a command meets when it writes its outputs.
+_FIXES = {
+    errno.EEXIST: "a file is in the way of that folder: choose another path or move the file",
+    errno.ENOTDIR: "part of that path is a file, not a folder: choose another path",
+    errno.EACCES: "choose a path you may write to",
+    errno.EPERM: "choose a path you may write to",
+    errno.EROFS: "choose a path on a writable disk",
+    errno.ENOSPC: "free some space or choose another disk",
+    errno.ENOENT: "check the path",
+}
+
+
+def _refusal(exc: OSError) -> str:
+    """One line for an error of the system: the path, the reason, and what to do about it."""
+    where = f"{os.fsdecode(exc.filename)}: " if exc.filename is not None else ""
+    fix = _FIXES.get(exc.errno or 0)
+    return f"{where}{exc.strerror or exc}" + (f" ({fix})" if fix else "")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         args.run(args, sys.stdout)
     except LbpeError as exc:
         print(f"lbpe {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"lbpe {args.command}: error: {_refusal(exc)}", file=sys.stderr)
         return 2
     return 0

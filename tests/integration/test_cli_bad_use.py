@@ -62,5 +62,25 @@ def test_library_pools_no_more_processes_than_cores():
             pool_size(bad)
 
 
+def test_outputs_that_cannot_be_made_say_so(small_text, tmp_path):
+    a_file = tmp_path / "a_file"
+    a_file.write_text("in the way\n")
+    export = run_cli(
+        "export", "-q", "--vocab", "gpt2", "--mode", "bpe", "--out", str(a_file), str(small_text), timeout=120
+    )
+    assert str(a_file) in one_line_error(export, "export")
+    under = run_cli(
+        "export", "-q", "--vocab", "gpt2", "--mode", "bpe", "--out", str(a_file / "sub"), str(small_text), timeout=120
+    )
+    assert str(a_file) in one_line_error(under, "export")
+    train = run_cli(
+        "train", "-q", "--vocab-size", "300", "-o", str(a_file / "tokenizer.json"), str(small_text), timeout=120
+    )
+    assert str(a_file) in one_line_error(train, "train")
+    web = run_cli("build-web", "--out", str(a_file / "site"), timeout=120)
+    assert str(a_file) in one_line_error(web, "build-web")
+    assert a_file.read_text() == "in the way\n"
+
+
 if sys.platform != "linux":  # sched_getaffinity
     pytestmark = pytest.mark.skip(reason="counts this machine's cores with os.sched_getaffinity (Linux)")
