@@ -56,6 +56,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         args.run(args, sys.stdout)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # the reader stopped early (`lbpe compare ... | head -1`): end quietly, as `cat` does, and
+        # send what is still buffered nowhere so that the exit's own flush cannot fail
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except LbpeError as exc:
         print(f"lbpe {args.command}: error: {exc}", file=sys.stderr)
         return 2

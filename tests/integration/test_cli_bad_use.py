@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from tests.support.cli import run_cli
+from tests.support.cli import CLI, run_cli
 
 
 def one_line_error(result: subprocess.CompletedProcess[str], command: str) -> str:
@@ -80,6 +80,24 @@ def test_outputs_that_cannot_be_made_say_so(small_text, tmp_path):
     web = run_cli("build-web", "--out", str(a_file / "site"), timeout=120)
     assert str(a_file) in one_line_error(web, "build-web")
     assert a_file.read_text() == "in the way\n"
+
+
+@pytest.mark.parametrize("command", ["compare", "stats", "explain"])
+def test_a_reader_that_stops_early_gets_no_traceback(tmp_path, command):
+    path = tmp_path / "many.txt"
+    path.write_text("a|b || c\n" * 20_000, encoding="utf-8")
+    args = {
+        "compare": ["compare", "--vocab", "gpt2", str(path)],
+        "stats": ["stats", "-q", "--vocab", "gpt2", str(path)],
+        "explain": ["explain", "--vocab", "gpt2", *["Capitals"] * 40],
+    }[command]
+    reader = subprocess.Popen([*CLI, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert reader.stdout is not None and reader.stderr is not None
+    reader.stdout.readline()
+    reader.stdout.close()  # as `| head -1` does
+    stderr = reader.stderr.read().decode()
+    reader.wait(timeout=300)
+    assert stderr == "", stderr  # as quiet as `cat` is: the reader chose to stop
 
 
 if sys.platform != "linux":  # sched_getaffinity
