@@ -4,6 +4,7 @@ modes side by side, and why they differ."""
 from __future__ import annotations
 
 import argparse
+import os
 from typing import TextIO
 
 from lbpe.cli.inputs import read_text, tokenizer
@@ -51,7 +52,12 @@ def cmd_explain(args: argparse.Namespace, out: TextIO) -> None:
 
     methods = check_methods(tuple(m.strip() for m in args.methods.split(",")), args.dropout, args.seed)
     tok = tokenizer(args)
-    text = " ".join(args.words) if args.words else read_text("-")
+    if args.words:  # the bytes the shell passed, read as UTF-8 as a file's would be
+        from lbpe.corpus.textio import decode
+
+        text = decode(os.fsencode(" ".join(args.words)), "the text on the command line")
+    else:
+        text = read_text("-")
     if not args.words and text.endswith("\n"):
         text = text[:-1]  # the line end a shell pipe adds is not part of the span
     if methods != DEFAULT_METHODS:  # any other pair: each method's own steps

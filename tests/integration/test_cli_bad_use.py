@@ -100,5 +100,12 @@ def test_a_reader_that_stops_early_gets_no_traceback(tmp_path, command):
     assert stderr == "", stderr  # as quiet as `cat` is: the reader chose to stop
 
 
+def test_explain_refuses_arguments_that_are_not_utf8():
+    result = subprocess.run(
+        [*CLI, "explain", "--vocab", "gpt2", os.fsdecode(b"caf\xff")], capture_output=True, text=True, timeout=120
+    )
+    assert "not UTF-8" in one_line_error(result, "explain")
+
+
 if sys.platform != "linux":  # sched_getaffinity
     pytestmark = pytest.mark.skip(reason="counts this machine's cores with os.sched_getaffinity (Linux)")
