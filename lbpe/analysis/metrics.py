@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import statistics
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
@@ -67,7 +68,11 @@ def renyi_entropy(counts: Mapping[int, int], power: float = RENYI_POWER) -> floa
     probabilities = _probabilities(counts)
     if not probabilities:
         return 0.0
-    return math.log2(sum(p**power for p in probabilities)) / (1 - power)
+    total = sum(p**power for p in probabilities)
+    if total < sys.float_info.min:  # a high power: every p^power underflows, so scale by the largest p
+        top = probabilities[0]
+        return (power * math.log2(top) + math.log2(sum((p / top) ** power for p in probabilities))) / (1 - power)
+    return math.log2(total) / (1 - power)
 
 
 def efficiency(entropy: float, vocab_size: int) -> float:

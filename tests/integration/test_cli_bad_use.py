@@ -107,5 +107,19 @@ def test_explain_refuses_arguments_that_are_not_utf8():
     assert "not UTF-8" in one_line_error(result, "explain")
 
 
+def test_a_large_renyi_power_gives_the_min_entropy_limit(small_text):
+    import json
+
+    from lbpe.analysis.metrics import renyi_entropy
+
+    # uniform use of 12 tokens: every order's entropy is log2(12)
+    assert renyi_entropy(dict.fromkeys(range(12), 5), 1000.0) == pytest.approx(3.584962500721156)
+    # shares 3/4 and 1/4: (a / (1 - a)) log2(3/4), the other share's (1/3)^1000 nothing beside it
+    assert renyi_entropy({1: 3, 2: 1}, 1000.0) == pytest.approx(1000 / 999 * 0.41503749927884376)
+    result = run_cli("stats", "-q", "--json", "--vocab", "gpt2", "--renyi-power", "1000", str(small_text), timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["bpe"]["renyi_entropy"] > 0
+
+
 if sys.platform != "linux":  # sched_getaffinity
     pytestmark = pytest.mark.skip(reason="counts this machine's cores with os.sched_getaffinity (Linux)")
