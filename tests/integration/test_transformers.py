@@ -525,3 +525,24 @@ def test_tokens_added_through_transformers_are_matched_on_both_paths(normalized,
                 want += ours.encode(piece, mode="lbpe", allowed_special="all")
         assert ids == want
     assert want[0] == pad  # the last text starts with the new special token
+
+
+def test_the_readmes_transformers_example_runs_as_printed(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
+    (example,) = [b for b in blocks if "LBPETokenizer.from_pretrained" in b and "save_pretrained" in b]
+    check = (  # two padded rows, and the folder loads back as LBPE
+        "\nimport lbpe\nassert batch['input_ids'].shape[0] == 2, batch\n"
+        "text = 'Tokenization, internationally'\n"
+        "assert tok(text, add_special_tokens=False)['input_ids'] == "
+        "lbpe.load_preset('mistral-7b').encode(text, mode='lbpe')\n"
+    )
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    result = subprocess.run(
+        [sys.executable, "-c", example + check], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
