@@ -159,7 +159,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(run=cmd_encode)
 
-    p = sub.add_parser("compare", help="print the BPE and LBPE segmentations and their token counts")
+    p = sub.add_parser(
+        "compare",
+        help="print the BPE and LBPE segmentations and their token counts",
+        description="Each method's token count, then its tokens between bars; in a token, \\| is a bar, "
+        "\\\\ a backslash, \\n \\r \\t a line end or tab, \\xNN a byte of a character split across tokens.",
+    )
     common(p)
     p.add_argument(
         "--methods",

@@ -38,9 +38,19 @@ def cmd_compare(args: argparse.Namespace, out: TextIO) -> None:
         segments = tok.segment(text, mode=method, disallowed_special=(), **options)
         counts.append(len(segments))
         out.write(f"{method}: {len(segments)} tokens\n")
-        out.write("|".join(s.label for s in segments) + "\n")
+        out.write("|".join(map(_shown, segments)) + "\n")
     left, right = methods
     out.write(f"{right} - {left}: {counts[1] - counts[0]:+d} tokens\n")
+
+
+#: How ``lbpe compare`` writes the characters that would make its lines ambiguous.
+_ESCAPES = str.maketrans({"\\": "\\\\", "|": "\\|", "\n": "\\n", "\r": "\\r", "\t": "\\t"})
+
+
+def _shown(segment) -> str:
+    """A token as ``lbpe compare`` writes it between bars: a partial character as its bytes'
+    ``\\xNN``; otherwise its text, with backslash, bar, line ends and tab escaped."""
+    return segment.label if segment.partial else segment.label.translate(_ESCAPES)
 
 
 def cmd_explain(args: argparse.Namespace, out: TextIO) -> None:

@@ -99,3 +99,14 @@ def test_bad_input_is_one_clear_line_and_exit_2(tmp_path):
     vocab = data_file("openai/cl100k_base.tiktoken")
     result = run_cli("encode", "--vocab", str(vocab), "--mode", "lbpe", str(binary), timeout=120)
     assert result.returncode == 2 and "not UTF-8" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_compare_escapes_what_would_make_its_lines_ambiguous(tmp_path):
+    path = tmp_path / "in.txt"
+    path.write_text("a|b || c\n\nd\\e\t", encoding="utf-8")
+    result = run_cli("compare", "--vocab", str(data_file("openai/cl100k_base.tiktoken")), str(path), timeout=120)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == 5, lines  # a count line and a token line for each method, then the difference
+    # tiktoken's cl100k_base tokens: a | b " ||" " c" "\n\n" d "\\e" "\t"
+    assert lines[:2] == ["bpe: 9 tokens", r"a|\||b| \|\|| c|\n\n|d|\\e|\t"]
