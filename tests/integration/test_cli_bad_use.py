@@ -121,5 +121,11 @@ def test_a_large_renyi_power_gives_the_min_entropy_limit(small_text):
     assert json.loads(result.stdout)["bpe"]["renyi_entropy"] > 0
 
 
+def test_build_web_refuses_a_root_that_is_no_checkout(tmp_path):
+    result = run_cli("build-web", "--out", str(tmp_path / "site"), "--root", str(tmp_path / "nowhere"), timeout=120)
+    assert str(tmp_path / "nowhere") in one_line_error(result, "build-web")
+    assert not (tmp_path / "site").exists()
+
+
 if sys.platform != "linux":  # sched_getaffinity
     pytestmark = pytest.mark.skip(reason="counts this machine's cores with os.sched_getaffinity (Linux)")

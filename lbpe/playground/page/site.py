@@ -222,21 +222,28 @@ def _project_metadata(pyproject: str) -> dict[str, str]:
     return out
 
 
+def _is_checkout(folder: Path) -> bool:
+    return (folder / "static" / "index.html").is_file() and (folder / "package.json").is_file()
+
+
 def find_root(start: Path | None = None) -> Path:
     """The lbpe source checkout: the folder holding ``static/`` and ``package.json``.
 
-    Looks at ``start`` (default: the current directory) and its parents, then at the folder
-    above the installed package (an editable install).
+    Is ``start`` when given (nothing else is looked at then); otherwise looks at the current
+    directory and its parents, then at the folder above the installed package (an editable
+    install).
     """
-    candidates = []
     if start is not None:
-        candidates.append(Path(start).resolve())
-    else:
-        here = Path.cwd().resolve()
-        candidates += [here, *here.parents]
-    candidates.append(_PACKAGE.parent)
-    for c in candidates:
-        if (c / "static" / "index.html").is_file() and (c / "package.json").is_file():
+        root = Path(start).resolve()
+        if not _is_checkout(root):
+            raise LbpeError(
+                f"{start} is not the lbpe source checkout (a folder with static/index.html and package.json): "
+                "pass the checkout's folder, or leave --root out to look from the current one"
+            )
+        return root
+    here = Path.cwd().resolve()
+    for c in [here, *here.parents, _PACKAGE.parent]:
+        if _is_checkout(c):
             return c
     raise LbpeError(
         "cannot find the lbpe source checkout (a folder with static/ and package.json); "
