@@ -18,7 +18,7 @@ from lbpe import limits
 from lbpe.errors import PatternNeededError, VocabFormatError
 from lbpe.limits import Limits, using
 from lbpe.pretokenize import PresetPattern, resolve_pattern
-from lbpe.pretokenize.presets import openai_encoding, openai_encoding_names
+from lbpe.pretokenize.presets import openai_encoding, openai_encoding_names, pretokenizer_preset_names
 from lbpe.tokenizer import Tokenizer
 
 __all__ = ["load", "detect_format", "FORMATS"]
@@ -202,8 +202,9 @@ def _tiktoken_tokenizer(file: Path, pattern: str | re.Pattern[str] | None) -> To
         if preset is None:
             raise PatternNeededError(
                 str(file),
-                f"cannot tell the pre-tokenizer from the file name {file.name!r}; pass pattern= one of "
-                f"{', '.join(openai_encoding_names())} or 'paper', or name the file after its encoding",
+                f"cannot tell the pre-tokenizer from the file name {file.name!r}; pass pattern= (on the "
+                f"command line --pattern) one of {', '.join(pretokenizer_preset_names())}, or name the file "
+                f"after its encoding ({', '.join(openai_encoding_names())})",
             )
         pattern = preset
     compiled = _pattern_for(file, pattern)

@@ -127,5 +127,19 @@ def test_build_web_refuses_a_root_that_is_no_checkout(tmp_path):
     assert not (tmp_path / "site").exists()
 
 
+def test_a_rank_file_of_unknown_name_asks_for_any_pattern_preset(tmp_path, small_text):
+    import shutil
+
+    from tests.support.data import data_file
+
+    vocab = tmp_path / "myvocab.tiktoken"
+    shutil.copy(data_file("openai/cl100k_base.tiktoken"), vocab)
+    result = run_cli("encode", "--vocab", str(vocab), "--mode", "bpe", str(small_text), timeout=120)
+    message = one_line_error(result, "encode")
+    assert "--pattern" in message  # the flag, beside the library's keyword
+    for name in ("cl100k_base", "o200k_base", "gpt2", "llama3", "qwen2", "paper"):
+        assert name in message
+
+
 if sys.platform != "linux":  # sched_getaffinity
     pytestmark = pytest.mark.skip(reason="counts this machine's cores with os.sched_getaffinity (Linux)")
