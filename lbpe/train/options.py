@@ -66,6 +66,11 @@ class TrainOptions:
                 f"character_coverage must be a number above 0 and at most 1 (e.g. 0.99995) or None, "
                 f"not {character_coverage!r}"
             )
+        if unit == "byte" and (max_chars is not None or character_coverage is not None):
+            raise LbpeError(
+                "max_chars and character_coverage choose the characters of unit='char'; with unit='byte' "
+                "the 256 bytes are the base units: leave them out (CLI: --max-chars, --character-coverage)"
+            )
         _check_style(self.style)
         object.__setattr__(self, "special_tokens", _check_specials(self.special_tokens))
         if self.style == "llama":

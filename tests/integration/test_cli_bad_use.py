@@ -141,5 +141,29 @@ def test_a_rank_file_of_unknown_name_asks_for_any_pattern_preset(tmp_path, small
         assert name in message
 
 
+def test_options_that_do_not_apply_are_refused(small_text, tmp_path):
+    from lbpe.corpus.shards import ExportOptions
+    from lbpe.errors import LbpeError
+    from lbpe.train import TrainOptions
+
+    export = run_cli(
+        "export", "-q", "--vocab", "gpt2", "--mode", "bpe", "--address", "ray://nowhere:1",
+        "--out", str(tmp_path / "o"), str(small_text), timeout=120,
+    )  # fmt: skip
+    assert "--engine ray" in one_line_error(export, "export")
+    assert not (tmp_path / "o").exists()
+    for flag, value in (("--max-chars", "5"), ("--character-coverage", "0.9")):
+        train = run_cli(
+            "train", "-q", "--unit", "byte", flag, value, "--vocab-size", "300",
+            "-o", str(tmp_path / "t" / "tokenizer.json"), str(small_text), timeout=120,
+        )  # fmt: skip
+        assert flag in one_line_error(train, "train")
+    assert not (tmp_path / "t").exists()
+    with pytest.raises(LbpeError, match="engine='ray'"):
+        ExportOptions(mode="bpe", address="ray://nowhere:1")
+    with pytest.raises(LbpeError, match="unit='char'"):
+        TrainOptions(vocab_size=300, unit="byte", max_chars=5)
+
+
 if sys.platform != "linux":  # sched_getaffinity
     pytestmark = pytest.mark.skip(reason="counts this machine's cores with os.sched_getaffinity (Linux)")

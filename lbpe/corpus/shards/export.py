@@ -99,6 +99,11 @@ class ExportOptions:
         if not 0 <= self.val_fraction < 1:
             raise LbpeError(f"val_fraction must be at least 0 and below 1, not {self.val_fraction}")
         pool_size(self.num_proc)  # a whole number, at least 1
+        if self.address is not None and self.engine != "ray":
+            raise LbpeError(
+                "address names a Ray cluster, for engine='ray' (CLI: --engine ray --address A); "
+                "add the engine or leave the address out"
+            )
 
 
 def export_shards(
