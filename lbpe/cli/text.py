@@ -25,11 +25,19 @@ def cmd_encode(args: argparse.Namespace, out: TextIO) -> None:
     out.write(" ".join(map(str, ids)) + "\n")
 
 
-def cmd_compare(args: argparse.Namespace, out: TextIO) -> None:
+def _methods(spec: str, args: argparse.Namespace):
+    """--methods as a checked pair, the dropout flags checked against it in the flags' words."""
+    from lbpe.analysis.methods import check_options
     from lbpe.playground.display import check_methods
 
+    methods = tuple(m.strip() for m in spec.split(","))
+    check_options(("dropout",) if "dropout" in methods else (), args.dropout, args.seed)
+    return check_methods(methods, args.dropout, args.seed)
+
+
+def cmd_compare(args: argparse.Namespace, out: TextIO) -> None:
     spec = getattr(args, "methods", "bpe,lbpe")
-    methods = check_methods(tuple(m.strip() for m in spec.split(",")), args.dropout, args.seed)
+    methods = _methods(spec, args)
     tok = tokenizer(args)
     text = read_text(args.file)
     counts = []
@@ -58,9 +66,9 @@ def cmd_explain(args: argparse.Namespace, out: TextIO) -> None:
 
     from lbpe.analysis.explain import explain
     from lbpe.analysis.pair_steps import explain_pair
-    from lbpe.playground.display import DEFAULT_METHODS, check_methods, explain_text, pair_text
+    from lbpe.playground.display import DEFAULT_METHODS, explain_text, pair_text
 
-    methods = check_methods(tuple(m.strip() for m in args.methods.split(",")), args.dropout, args.seed)
+    methods = _methods(args.methods, args)
     tok = tokenizer(args)
     if args.words:  # the bytes the shell passed, read as UTF-8 as a file's would be
         from lbpe.corpus.textio import decode

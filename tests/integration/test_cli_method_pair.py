@@ -54,9 +54,10 @@ def test_a_wrong_pair_is_a_one_line_error():
     for args, message in (
         (("--methods", "lbpe,lbpe"), "compare two different methods, not 'lbpe' with itself"),
         (("--methods", "bpe,fastest"), "unknown inference method 'fastest'"),
-        (("--methods", "bpe,dropout"), "needs a rate"),
-        (("--dropout", "0.1"), "a dropout only applies when one of the methods is dropout"),
+        (("--methods", "bpe,dropout"), "needs a rate from 0 to 1: --dropout 0.1"),
+        (("--dropout", "0.1"), "only applies to the dropout method"),
     ):
-        result = run_cli("compare", "--vocab", "cl100k_base", *args, input=TEXT)
-        assert result.returncode != 0 and result.stdout == ""
-        assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
+        for command in ("compare", "explain"):
+            result = run_cli(command, "--vocab", "cl100k_base", *args, input=TEXT)
+            assert result.returncode != 0 and result.stdout == ""
+            assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
