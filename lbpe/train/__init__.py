@@ -1,10 +1,10 @@
 """Training BPE vocabularies: classic BPE and Scaffold-BPE, character or byte units, split
 GPT-2's way (a regex pre-tokeniser) or LLaMA's (SentencePiece).
 
->>> v = train(["low lower lowest"] * 3, vocab_size=4, unit="byte", special_tokens=())
+>>> v = train(["low lower lowest"] * 3, vocab_size=4, unit="byte", special_tokens=())  # doctest: +ELLIPSIS
 Traceback (most recent call last):
   ...
-lbpe.errors.LbpeError: vocab_size 4 is smaller than the 256 base tokens of a byte-level vocabulary (256 bytes)
+lbpe.errors.LbpeError: vocab_size 4 (CLI: --vocab-size) is smaller than the 256 base tokens of a byte-level...
 >>> v = train(["low lower lowest"], vocab_size=259, unit="byte")
 >>> [v.token_bytes(i) for i in range(256, 259)]
 [b'lo', b'low', b' low']

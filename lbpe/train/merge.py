@@ -124,7 +124,10 @@ def train_from_counts(
         if not dropped and len(names) > 1:
             base_what += "; max_chars (CLI: --max-chars) keeps only the most frequent characters"
     if vocab_size < n_base:
-        raise LbpeError(f"vocab_size {vocab_size} is smaller than the {n_base} base tokens of {kind} ({base_what})")
+        raise LbpeError(
+            f"vocab_size {vocab_size} (CLI: --vocab-size) is smaller than the {n_base} base tokens of {kind} "
+            f"({base_what})"
+        )
     n_units = len(names)
     merges, scaffold_ids = _merge(
         names,

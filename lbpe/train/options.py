@@ -56,7 +56,7 @@ class TrainOptions:
         if not isinstance(self.vocab_size, int) or isinstance(self.vocab_size, bool):
             raise TypeError(f"vocab_size must be an int, not {type(self.vocab_size).__name__}")
         if max_chars is not None and (not isinstance(max_chars, int) or max_chars < 1):
-            raise LbpeError(f"max_chars must be a positive int or None, not {max_chars!r}")
+            raise LbpeError(f"max_chars must be a positive int or None, not {max_chars!r} (CLI: --max-chars)")
         if character_coverage is not None and (
             isinstance(character_coverage, bool)
             or not isinstance(character_coverage, (int, float))
@@ -64,7 +64,7 @@ class TrainOptions:
         ):
             raise LbpeError(
                 f"character_coverage must be a number above 0 and at most 1 (e.g. 0.99995) or None, "
-                f"not {character_coverage!r}"
+                f"not {character_coverage!r} (CLI: --character-coverage)"
             )
         if unit == "byte" and (max_chars is not None or character_coverage is not None):
             raise LbpeError(

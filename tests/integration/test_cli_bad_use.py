@@ -165,5 +165,19 @@ def test_options_that_do_not_apply_are_refused(small_text, tmp_path):
         TrainOptions(vocab_size=300, unit="byte", max_chars=5)
 
 
+def test_out_of_range_values_name_their_flags(small_text, tmp_path):
+    export = ["export", "-q", "--vocab", "gpt2", "--mode", "bpe", "--out", str(tmp_path / "o"), str(small_text)]
+    train = ["train", "-q", "-o", str(tmp_path / "t" / "tokenizer.json"), str(small_text)]
+    for args, flag in (
+        ([*export, "--shard-tokens", "0"], "--shard-tokens"),
+        ([*export, "--val-fraction", "2"], "--val-fraction"),
+        ([*train, "--vocab-size", "5"], "--vocab-size"),
+        ([*train, "--vocab-size", "300", "--max-chars", "0"], "--max-chars"),
+        ([*train, "--vocab-size", "300", "--character-coverage", "1.5"], "--character-coverage"),
+    ):
+        assert flag in one_line_error(run_cli(*args, timeout=120), args[0])
+    assert not (tmp_path / "o").exists()
+
+
 if sys.platform != "linux":  # sched_getaffinity
     pytestmark = pytest.mark.skip(reason="counts this machine's cores with os.sched_getaffinity (Linux)")

@@ -95,9 +95,11 @@ class ExportOptions:
         if self.engine not in ("local", "ray"):
             raise LbpeError(f"engine must be 'local' or 'ray', not {self.engine!r}")
         if self.shard_tokens < 1:
-            raise LbpeError(f"shard_tokens must be at least 1, not {self.shard_tokens}")
+            raise LbpeError(f"shard_tokens must be at least 1, not {self.shard_tokens} (CLI: --shard-tokens)")
         if not 0 <= self.val_fraction < 1:
-            raise LbpeError(f"val_fraction must be at least 0 and below 1, not {self.val_fraction}")
+            raise LbpeError(
+                f"val_fraction must be at least 0 and below 1, not {self.val_fraction} (CLI: --val-fraction)"
+            )
         pool_size(self.num_proc)  # a whole number, at least 1
         if self.address is not None and self.engine != "ray":
             raise LbpeError(
