@@ -98,3 +98,17 @@ def test_an_answer_that_agrees_lets_the_page_ask_again_later(answered):
     again later (typed away and back), are asked again, not just warned about."""
     stale, agrees = [answered, "Capitals!", *CONTROLS], [answered, "Capitals", *CONTROLS]
     assert _answers([stale], [agrees, stale]) == {"pressed": 2, "warned": []}
+
+
+def test_dropout_rate_and_seed_count_only_while_dropout_is_compared():
+    """The rate and seed boxes keep their values while hidden; a comparison without dropout is
+    of the same thing whatever they hold (a link's restore compares with neither)."""
+    plain = ["cl100k_base", True, False, False, "bpe", "lbpe"]
+    asked = handlers.compare_tab.asked("Capitals", *plain, 0.1, 0)
+    assert (asked["dropout"], asked["seed"]) == (None, None)
+    assert handlers.compare_tab.asked("Capitals", *plain[:-1], "dropout", 0.1, 0)["dropout"] == 0.1
+    restored = handlers.compare("Capitals", *plain[:3], None, *plain[3:], None, None)[5]
+    assert _answers([[restored, "Capitals", *plain, 0.1, 0]]) == {"pressed": 0, "warned": []}
+    # a rate or seed that differs while dropout is compared is asked again, as before
+    dropped = handlers.compare("Capitals", *plain[:4], None, *plain[4:-1], "dropout", 0.1, 0)[5]
+    assert _answers([[dropped, "Capitals", *plain[:-1], "dropout", 0.2, 0]])["pressed"] == 1

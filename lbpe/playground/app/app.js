@@ -155,6 +155,8 @@ window.lbpeApp = {
     const asked = details && details.asked;
     if (!asked) return [];
     text = text || "";
+    // dropout's rate and seed only while it is compared (their hidden boxes keep a value)
+    if (left !== "dropout" && right !== "dropout") rate = seed = null;
     const now = JSON.stringify([text.length, utf16Crc32(text), vocab, ws, ids, sp, left, right, rate, seed]);
     const shown = JSON.stringify([
       asked.text_units, asked.text_crc32, asked.vocab, asked.whitespace, asked.ids, asked.specials,

@@ -142,8 +142,12 @@ def asked(
     Two comparisons of one page can be in flight at once and finish in either order; the page
     (app.js) compares an answer's ``asked`` with its controls and asks again when they differ.
     The text travels as its length and CRC-32 in UTF-16 code units (JavaScript's own string
-    units, so the page computes the same two numbers without sending the text back)."""
+    units, so the page computes the same two numbers without sending the text back). Dropout's
+    rate and seed are ``None`` unless dropout is compared, as :func:`compare` reads them: their
+    hidden boxes keep a value the comparison is not of."""
     units = (text or "").encode("utf-16-le", "surrogatepass")
+    if "dropout" not in (left, right):
+        dropout = seed = None
 
     def plain(value: Any) -> Any:
         if value is None or isinstance(value, (str, bool, int)):
