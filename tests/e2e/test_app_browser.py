@@ -44,6 +44,10 @@ TEXT = (
     "differently from classic BPE.\n\tcafé, naïve, 日本語 🙂\n"
 )
 TIMEOUT_MS = 60_000
+#: Counts the page's own Compare again presses (app.js presses it when the comparison it shows is
+#: not of the controls it holds).
+ASKED_AGAIN_JS = """(() => { window.lbpeAskedAgain = 0; document.addEventListener("click", (e) => {
+  if (e.target.closest && e.target.closest("#compare-again")) window.lbpeAskedAgain += 1; }, true); })()"""
 expect.set_options(timeout=TIMEOUT_MS)  # a loaded CI machine can take seconds for one update
 
 
@@ -429,11 +433,15 @@ def test_explain_a_clicked_token_step_by_step(browser, app_server, requests):
     assert not [u for u in requests if urlparse(u).hostname not in (None, "127.0.0.1")]
 
 
-def _fn_index(page, api_name: str) -> int:
-    """The index Gradio's page sends with each run of the listener named ``api_name``."""
+def _fn_indexes(page, api_name: str) -> set[int]:
+    """The indexes Gradio's page sends with the runs of the listeners of handler ``api_name``
+    (Gradio names a handler's second listener ``<api_name>_1``, its third ``<api_name>_2``)."""
     with urllib.request.urlopen(page.url.split("?")[0].split("#")[0] + "config", timeout=30) as r:
         config = json.load(r)
-    return next(d["id"] for d in config["dependencies"] if d.get("api_name") == api_name)
+    named = re.compile(re.escape(api_name) + r"(_[0-9]+)?")
+    found = {d["id"] for d in config["dependencies"] if named.fullmatch(str(d.get("api_name")))}
+    assert found, f"no listener of {api_name}"
+    return found
 
 
 def test_a_step_taken_is_not_undone_by_the_same_explanation_again(page):
@@ -446,7 +454,7 @@ def test_a_step_taken_is_not_undone_by_the_same_explanation_again(page):
     from lbpe.analysis.explain import explain_span
     from lbpe.playground.examples import DEFAULT_EXAMPLE
 
-    explain_fn = _fn_index(page, "explain_on_page")  # the page's own Explain (the API has "explain")
+    explain_fns = _fn_indexes(page, "explain_on_page")  # the page's own Explain (the API has "explain")
     head = page.locator("#explain .lbpe-x-head")
     tok = load_preset(DEFAULT_EXAMPLE.vocabulary)
     c = display.compare(tok, DEFAULT_EXAMPLE.text)
@@ -461,7 +469,7 @@ def test_a_step_taken_is_not_undone_by_the_same_explanation_again(page):
     held = []
 
     def hold(route):  # the first run of Explain from here on
-        if not held and json.loads(route.request.post_data or "{}").get("fn_index") == explain_fn:
+        if not held and json.loads(route.request.post_data or "{}").get("fn_index") in explain_fns:
             held.append(route)
         else:
             route.continue_()
@@ -632,6 +640,37 @@ def test_a_link_sends_its_panes_once(browser, app_server):
     assert panes > 50_000, panes  # the panes of 2,000 characters with ids: a payload worth counting
     assert sum(streamed) < panes / 2, f"{sum(streamed):,} bytes of queued answers after restore; panes {panes:,}"
     context.close()
+
+
+def test_a_link_opens_and_the_page_settles(browser, app_server, unanswered):
+    """Opening a link that sets the text and the vocabulary asks the server a few times and then
+    stops: each change the restore makes answers once (the page once went on asking for the
+    comparison, the explanation and the vocabulary's summary every 0.3 s for seconds on end), and
+    the answer the page keeps is of the controls it shows, so it never asks again by itself."""
+    import time
+    from urllib.parse import quote
+
+    text = "Tokenization of unrescinded scepters"
+    joins: list[float] = []  # when each queued request was sent
+
+    def watch(context) -> None:
+        context.add_init_script(ASKED_AGAIN_JS)
+        context.on("request", lambda r: joins.append(time.monotonic()) if "/queue/join" in r.url else None)
+
+    warnings: list[str] = []
+    url = f"{app_server.url}?t={quote(text)}&v=cl100k_base"
+    with app_page(browser, url, unanswered, timeout_ms=TIMEOUT_MS, prepare=watch) as page:
+        page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
+        expect_counts(page, load_preset("cl100k_base"), text)
+        expect(page.locator("#text textarea")).to_have_value(text)
+        page.wait_for_timeout(4000)  # the restore's changes have been answered
+        settled = len(joins)
+        page.wait_for_timeout(3000)
+        late = [round(t - joins[0], 2) for t in joins[settled:]]
+        assert not late, f"{len(joins)} queued requests, still sent at {late} s after the first"
+        assert settled <= 12, f"{settled} queued requests to open one link"
+        assert page.evaluate("window.lbpeAskedAgain") == 0
+        assert not [w for w in warnings if "not of the text" in w], warnings
 
 
 def test_links_and_decoding_say_what_they_do(browser, app_server, requests, tmp_path):

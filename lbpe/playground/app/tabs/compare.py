@@ -310,37 +310,36 @@ def build(shared: Shared) -> CompareTab:
         load_text, [text_file, state], [text, text_file], api_name="load_text", show_progress="hidden"
     )
     says_why(loaded, load_text, state, compare_note)
-    # a span of the text is explained as the text is encoded: again when the text changes
-    # and with the pair compared: each method's own steps
+    # a span of the text is explained as the text is encoded: again when the span changes and
+    # after each comparison, answered or failed (the text, vocabulary or an option changed),
+    # with the pair compared: each method's own steps. Not on the comparison's own controls:
+    # Gradio's page runs an "always_last" handler that a change found running once more by
+    # sending its finished event again, to every handler of it; two such handlers on the
+    # changes of two controls set at once (a link sets the text and the vocabulary) kept
+    # asking for each other every 0.3 s for seconds
     explained = [explain_box, vocab, state, text, explain_where, show_special, left, right, dropout, seed]
     explain_inputs = [explain_box, vocab, no_frame, *explained[2:]]  # no frame: the last
-    explaining = gr.on(
-        [
-            explain_box.change,
-            explain_where.change,
-            vocab.change,
-            text.change,
-            show_special.change,
-            left.change,
-            right.change,
-            dropout.change,
-            seed.change,
-        ],
-        explain_on_page,
-        [explain_shown, *explain_inputs],
-        [explain_pane, explain_json, explain_step, explain_shown],
-        api_visibility="private",
-        trigger_mode="always_last",
-        show_progress="hidden",
-    )
+    explain_args = {
+        "fn": explain_on_page,
+        "inputs": [explain_shown, *explain_inputs],
+        "outputs": [explain_pane, explain_json, explain_step, explain_shown],
+        "api_visibility": "private",
+        "trigger_mode": "always_last",
+        "show_progress": "hidden",
+    }
+    for explaining in (
+        gr.on([explain_box.change, explain_where.change], **explain_args),
+        compared.success(**explain_args),
+        compared.failure(**explain_args),  # (Gradio runs no .then step after a failure)
+    ):
+        # why it cannot be explained replaces the steps, until the next explanation (which the
+        # page then shows again, whatever it showed before)
+        says_why(explaining, explain, state, explain_pane)
+        explaining.failure(None, None, explain_shown, js="() => ''", api_visibility="private", queue=False)
     # the API's Explain: the same handler, without the page's key (the page never presses this)
     explain_api.click(
         explain, explain_inputs, [explain_pane, explain_json, explain_step], api_name="explain", show_progress="hidden"
     )
-    # why it cannot be explained replaces the steps, until the next explanation (which the
-    # page then shows again, whatever it showed before)
-    says_why(explaining, explain, state, explain_pane)
-    explaining.failure(None, None, explain_shown, js="() => ''", api_visibility="private", queue=False)
     explain_step.change(
         None, explain_step, explain_frame_at, js="(step) => step", api_visibility="private", queue=False
     )
