@@ -400,6 +400,16 @@ def test_train_errors(tmp_path, limits):
         app.train(None, 300, "char", False, None)
 
 
+def test_train_names_a_file_that_is_not_utf8_as_the_person_uploaded_it(tmp_path):
+    """The reason names the file and the byte, never the server's folder of the upload."""
+    good, bad = upload(tmp_path, b"hello world\n", "good.txt"), upload(tmp_path, b"ok\ncaf\xe9\n", "latin.txt")
+    with pytest.raises(gr.Error) as raised:
+        app.train([good, bad], 300, "char", False, None)
+    told = str(raised.value)
+    assert "latin.txt: not UTF-8 text (byte 0xe9 at offset 6)" in told, told
+    assert str(tmp_path) not in told and "upload-" not in told, told
+
+
 class PressStop:
     """A gr.Progress stand-in that presses Stop (as the Stop button does) on its ``n``-th report."""
 

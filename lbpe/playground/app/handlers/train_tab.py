@@ -8,6 +8,7 @@ from typing import Any
 
 import gradio as gr
 
+from lbpe.errors import NotUtf8Error
 from lbpe.formats.hf_write import write_tokenizer_json
 from lbpe.playground.app.handlers import common
 from lbpe.playground.app.handlers.common import _DOWNLOADS, _handler, _job, _kept, _paths, _reporter, _session
@@ -55,6 +56,11 @@ def _train(session: Session, paths: list[Path], size: int, unit: str, scaffold: 
             progress=lambda done, wanted: merging(done / max(wanted, 1)),
             seconds=common.LIMITS.train_seconds,
         )
+    except NotUtf8Error as bad:  # named as the person uploaded it, not by the server's folder
+        where = bad.source  # the file, or one line of it as "file:N"
+        ours = (p for p in paths if where == str(p) or where.startswith(f"{p}:"))
+        source = next((p.name + where[len(str(p)) :] for p in ours), where)
+        raise NotUtf8Error(source, bad.byte, bad.offset) from None
     except TrainTimeError:
         log.info(
             "a training on %s ran past LBPE_APP_TRAIN_SECONDS=%s and was stopped", names, common.LIMITS.train_seconds
