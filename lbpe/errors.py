@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-__all__ = ["LbpeError", "VocabFormatError", "DisallowedSpecialError", "NotUtf8Error", "no_token_error"]
+__all__ = [
+    "LbpeError",
+    "VocabFormatError",
+    "DisallowedSpecialError",
+    "NotUtf8Error",
+    "VocabSizeError",
+    "no_token_error",
+]
 
 
 class LbpeError(ValueError):
@@ -57,6 +64,23 @@ class NotUtf8Error(LbpeError):
 
     def __reduce__(self):  # pickles intact, so it reaches the caller of a multiprocessing pool
         return (type(self), (self.source, self.byte, self.offset))
+
+
+class VocabSizeError(LbpeError):
+    """A training asked for fewer tokens than its base tokens (raised by :func:`lbpe.train`).
+    ``vocab_size`` is what was asked, ``base`` how many base tokens the corpus and options give,
+    ``kind`` the vocabulary's kind (``"a byte-level vocabulary"``), ``parts`` what the base tokens
+    are (``"256 byte-fallback + 9 characters"``) and ``hint`` an option that makes them fewer."""
+
+    def __init__(self, vocab_size: int, base: int, kind: str, parts: str, hint: str = "") -> None:
+        self.vocab_size, self.base, self.kind, self.parts, self.hint = vocab_size, base, kind, parts, hint
+        told = f"{parts}; {hint}" if hint else parts
+        super().__init__(
+            f"vocab_size {vocab_size} (CLI: --vocab-size) is smaller than the {base} base tokens of {kind} ({told})"
+        )
+
+    def __reduce__(self):  # pickles intact, so it reaches the caller of a multiprocessing pool
+        return (type(self), (self.vocab_size, self.base, self.kind, self.parts, self.hint))
 
 
 def no_token_error(char: str, name: str) -> LbpeError:

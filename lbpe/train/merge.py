@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from lbpe.errors import LbpeError
+from lbpe.errors import LbpeError, VocabSizeError
 from lbpe.train.count import Progress
 from lbpe.train.llama import LLAMA_SPECIALS, llama_pieces, valid_llama_token
 from lbpe.train.options import TrainOptions, train_options
@@ -67,6 +67,7 @@ def train_from_counts(
         specials = LLAMA_SPECIALS + tuple(s for s in specials if s not in LLAMA_SPECIALS)
         counts = llama_pieces(counts)
     n_special = len(specials)
+    hint = ""
     if not counts:
         raise LbpeError("there is no text to train on")
 
@@ -122,12 +123,9 @@ def train_from_counts(
         base_what = (f"{n_special} special + " if n_special else "") + f"256 byte-fallback + {len(names)} characters"
         kind = "a character-level vocabulary"
         if not dropped and len(names) > 1:
-            base_what += "; max_chars (CLI: --max-chars) keeps only the most frequent characters"
+            hint = "max_chars (CLI: --max-chars) keeps only the most frequent characters"
     if vocab_size < n_base:
-        raise LbpeError(
-            f"vocab_size {vocab_size} (CLI: --vocab-size) is smaller than the {n_base} base tokens of {kind} "
-            f"({base_what})"
-        )
+        raise VocabSizeError(vocab_size, n_base, kind, base_what, hint)
     n_units = len(names)
     merges, scaffold_ids = _merge(
         names,

@@ -400,6 +400,22 @@ def test_train_errors(tmp_path, limits):
         app.train(None, 300, "char", False, None)
 
 
+def test_train_says_the_least_vocabulary_size_in_the_views_words(tmp_path):
+    """Too small a size for the files: the reason gives the least size and names no flag or
+    option the Train view does not have (the library's own names ``--vocab-size`` and ``max_chars``)."""
+    txt = upload(tmp_path, b"hello hello world\n", "a.txt")  # 9 characters: h e l o w r d, space, newline
+    for size, unit, least, parts in (
+        (5, "char", 265, "256 byte-fallback + 9 characters"),
+        (100, "byte", 256, "256 bytes"),
+    ):
+        with pytest.raises(gr.Error) as raised:
+            app.train([txt], size, unit, False, None)
+        told = str(raised.value)
+        assert f"The vocabulary size {size} is smaller than the {least} base tokens" in told, told
+        assert f"({parts})" in told and f"choose {least} or more" in told, told
+        assert "CLI" not in told and "--" not in told and "max_chars" not in told, told
+
+
 def test_train_names_a_file_that_is_not_utf8_as_the_person_uploaded_it(tmp_path):
     """The reason names the file and the byte, never the server's folder of the upload."""
     good, bad = upload(tmp_path, b"hello world\n", "good.txt"), upload(tmp_path, b"ok\ncaf\xe9\n", "latin.txt")

@@ -8,6 +8,7 @@ every step) that the incremental trainer must agree with.
 from __future__ import annotations
 
 import json
+import pickle
 import random
 import re
 from collections import Counter
@@ -17,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lbpe
-from lbpe.errors import LbpeError
+from lbpe.errors import LbpeError, VocabSizeError
 from lbpe.formats.hf_write import PATTERN_KEY, SCAFFOLD_KEY, hf_regex, to_tokenizer_json, write_tokenizer_json
 from lbpe.pretokenize import PRETOKENIZER_PRESETS, split_text
 from lbpe.tokenizer import Tokenizer
@@ -157,6 +158,13 @@ def test_too_small_vocab_size_is_a_clear_value_error():
         train("abc", vocab_size=255, unit="byte")
     with pytest.raises(LbpeError, match=r"smaller than the 259 base tokens .*256 byte-fallback \+ 3 characters"):
         train("abc", vocab_size=258)
+    # what a front end needs to say it in its own words, also after a pool's pickling
+    with pytest.raises(VocabSizeError) as small:
+        train("abc", vocab_size=258)
+    told = (small.value.vocab_size, small.value.base, small.value.kind, small.value.parts)
+    assert told == (258, 259, "a character-level vocabulary", "256 byte-fallback + 3 characters")
+    again = pickle.loads(pickle.dumps(small.value))
+    assert type(again) is VocabSizeError and str(again) == str(small.value)
     with pytest.raises(LbpeError, match="no text to train on"):
         train(["", ""], vocab_size=1000)
     # the base alone is fine; max_chars shrinks it

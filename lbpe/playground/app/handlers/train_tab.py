@@ -8,7 +8,7 @@ from typing import Any
 
 import gradio as gr
 
-from lbpe.errors import NotUtf8Error
+from lbpe.errors import LbpeError, NotUtf8Error, VocabSizeError
 from lbpe.formats.hf_write import write_tokenizer_json
 from lbpe.playground.app.handlers import common
 from lbpe.playground.app.handlers.common import _DOWNLOADS, _handler, _job, _kept, _paths, _reporter, _session
@@ -61,6 +61,11 @@ def _train(session: Session, paths: list[Path], size: int, unit: str, scaffold: 
         ours = (p for p in paths if where == str(p) or where.startswith(f"{p}:"))
         source = next((p.name + where[len(str(p)) :] for p in ours), where)
         raise NotUtf8Error(source, bad.byte, bad.offset) from None
+    except VocabSizeError as small:  # in this view's words: it has a size box, no other option to change
+        raise LbpeError(
+            f"The vocabulary size {small.vocab_size:,} is smaller than the {small.base:,} base tokens of "
+            f"{small.kind} trained on these files ({small.parts}): choose {small.base:,} or more."
+        ) from None
     except TrainTimeError:
         log.info(
             "a training on %s ran past LBPE_APP_TRAIN_SECONDS=%s and was stopped", names, common.LIMITS.train_seconds
