@@ -206,10 +206,15 @@ def test_the_vocabulary_picker_names_the_vocabulary_in_use(page, tmp_path):
         assert shown in page.locator("#vocab-status").inner_text()
 
 
+#: What a view says below the reason a run failed when the results of an earlier run are still shown.
+KEPT = "The results below are still those of the last run that finished."
+
+
 def test_a_failed_run_says_why_beside_its_button_and_can_run_again(page, app_server, tmp_path):
     """Compute statistics with no file or a file that is not UTF-8, Train with a vocabulary size
     over the limit: the reason stays beside the button after the notice fades (as the page's
-    red box), the button works again without a reload, and the server prints no traceback."""
+    red box), the button works again without a reload, and the server prints no traceback.
+    When an earlier run's results are still below, the reason says so."""
     ARTIFACTS.mkdir(exist_ok=True)
     open_tab(page, "Corpus")
     run, status = page.locator("#corpus-run"), page.locator("#corpus-status")
@@ -225,6 +230,7 @@ def test_a_failed_run_says_why_beside_its_button_and_can_run_again(page, app_ser
     run.click()
     expect(status).to_contain_text("latin.txt: not UTF-8 text")
     expect(run).to_be_enabled()
+    expect(status).not_to_contain_text(KEPT)  # no run has finished: nothing is shown below
     page.screenshot(path=str(ARTIFACTS / "app_corpus_error.png"))
     good = tmp_path / "plain.txt"
     good.write_text("Plain text for the statistics. " * 20, "utf-8")
@@ -233,6 +239,13 @@ def test_a_failed_run_says_why_beside_its_button_and_can_run_again(page, app_ser
     run.click()
     expect(status).to_contain_text("plain.txt: 620 bytes")  # the next run replaces the reason
     expect(run).to_be_enabled()
+    # a run that fails after one that finished: its reason, and whose results are still shown
+    page.locator("#corpus-upload button[aria-label=Clear]").click()
+    page.locator("#corpus-upload input[type=file]").set_input_files(str(bad))
+    run.click()
+    expect(status).to_contain_text("latin.txt: not UTF-8 text")
+    expect(status).to_contain_text(KEPT)
+    expect(page.locator("#corpus-json a")).to_have_count(1)
 
     open_tab(page, "Train")
     train_run, train_status = page.locator("#train-run"), page.locator("#train-status")
@@ -244,6 +257,10 @@ def test_a_failed_run_says_why_beside_its_button_and_can_run_again(page, app_ser
     page.locator("#train-size input").fill("300")
     train_run.click()
     expect(train_status).to_contain_text("Done:")
+    page.locator("#train-size input").fill("60000")
+    train_run.click()
+    expect(train_status).to_contain_text("between 1 and 50,000")
+    expect(train_status).to_contain_text(KEPT)
     assert "Traceback" not in app_server.tail(400), app_server.tail(400)
 
 

@@ -91,16 +91,25 @@ def in_browser(event: Any, inputs: Any, outputs: Any, call: str, otherwise: str 
     event(None, inputs, outputs, js=js(call, otherwise), api_visibility="private", queue=False)
 
 
-def says_why(event: Any, fn: Any, state: Any, note: Any, *also: Any) -> None:
+#: Said below a failed run's reason while the results of an earlier run are still shown.
+KEPT_NOTE = '<p class="lbpe-kept">The results below are still those of the last run that finished.</p>'
+
+
+def says_why(event: Any, fn: Any, state: Any, note: Any, *also: Any, kept: Any = None) -> None:
     """When ``event`` (a call of handler ``fn``) fails, its reason goes into ``note`` (beside
     the control) and stays there after Gradio's notice fades; ``also`` are buttons to enable
-    again (Gradio runs no ``.then`` step after a failure, only ``.failure`` steps)."""
+    again (Gradio runs no ``.then`` step after a failure, only ``.failure`` steps). ``kept``: an
+    output that holds a value only while an earlier run's results are shown (a download); the
+    reason then says whose results they are."""
 
-    def show(session: Any) -> Any:
+    def show(session: Any, *held: Any) -> Any:
         reason = failure_note(fn.__name__, session)
+        if reason and held and held[0]:
+            reason += KEPT_NOTE
         return (reason, *[gr.update(interactive=True) for _ in also]) if also else reason
 
-    event.failure(show, state, [note, *also], queue=False, api_visibility="private", show_progress="hidden")
+    inputs = [state] if kept is None else [state, kept]
+    event.failure(show, inputs, [note, *also], queue=False, api_visibility="private", show_progress="hidden")
 
 
 def interactive(on: bool, n: int) -> Any:
@@ -120,12 +129,14 @@ def long_job(
     *,
     others: tuple = (),
     queue: str | None = None,
+    kept: Any = None,
 ) -> None:
     """A button that runs a long view (progress over ``status``), disabled while it runs with
     the ``others`` of its view that write the same outputs: one run per view at a time. On the
     server ``LBPE_APP_JOBS`` run at once per ``queue`` (default ``api_name``), one per session
-    (the handler refuses a second). A failure says why in ``status`` and enables the buttons
-    again."""
+    (the handler refuses a second). A failure says why in ``status`` (and, while ``kept`` holds a
+    value, that the results shown are an earlier run's: :func:`says_why`) and enables the
+    buttons again."""
     buttons = [button, *others]
     job = button.click(
         functools.partial(interactive, False, len(buttons)), None, buttons, queue=False, api_visibility="private"
@@ -139,7 +150,7 @@ def long_job(
         show_progress_on=status,
     )
     job.then(functools.partial(interactive, True, len(buttons)), None, buttons, queue=False, api_visibility="private")
-    says_why(job, fn, state, status, *buttons)
+    says_why(job, fn, state, status, *buttons, kept=kept)
 
 
 @dataclass(frozen=True)

@@ -76,6 +76,7 @@ def build(shared: Shared) -> tuple[Any, Axis]:
         "across_vocabularies",
         across_status,
         state,
+        kept=across_json,
         others=(methods_btn,),
     )
     long_job(
@@ -86,6 +87,7 @@ def build(shared: Shared) -> tuple[Any, Axis]:
         "across_methods",
         across_status,
         state,
+        kept=across_json,
         others=(across_btn,),
         queue="across_vocabularies",  # one queue: both fill the same plot and files
     )

@@ -99,7 +99,9 @@ def build(shared: Shared) -> tuple[Any, Axis]:
         (methods_sample_btn, corpus_sample_methods, [vocab, state, *options], methods_outputs, "corpus_sample_methods"),
     ):
         others = tuple(b for b in buttons if b is not button)
-        long_job(button, fn, inputs, outputs, api_name, corpus_status, state, others=others, queue="corpus")
+        long_job(
+            button, fn, inputs, outputs, api_name, corpus_status, state, others=others, queue="corpus", kept=corpus_json
+        )
     # Stop asks the running job to end at its next progress step; it then says where it stopped
     corpus_stop.click(stop, state, None, api_name="stop_corpus", queue=False)
     return tab, axis

@@ -60,7 +60,8 @@ def build(shared: Shared) -> Any:
             train_out = gr.File(label="tokenizer.json", interactive=False, elem_id="train-download")
             use_btn = gr.Button("Use it in Compare", elem_id="train-use")
     train_inputs = [train_files, train_size, train_unit, train_scaffold, state, train_style]
-    long_job(train_btn, train, train_inputs, [state, vocab, train_out, train_status], "train", train_status, state)
+    train_outputs = [state, vocab, train_out, train_status]
+    long_job(train_btn, train, train_inputs, train_outputs, "train", train_status, state, kept=train_out)
     train_stop.click(stop, state, None, api_name="stop_train", queue=False)
     used = use_btn.click(use_trained, state, [vocab, tabs], api_name="use_trained", show_progress_on=vocab)
     says_why(used, use_trained, state, train_status)
