@@ -967,3 +967,21 @@ def test_the_page_is_not_sent_a_comparison_it_shows():
     assert app.handlers.compare_key(*seeded[:4], *seeded[5:]) != ""
     for never in ([*page[:7], "dropout", 0.2, None], [*page[:1], "upload: o200k_base", *page[2:]]):
         assert app.handlers.compare_key(*never[:4], *never[5:]) == ""
+
+
+def test_the_page_refuses_files_over_a_limit_in_the_servers_words(limits):
+    """What the page shows for files it refused before sending them (refused_note): the reason
+    the server gives for the same files, never more than the request says."""
+    limits(vocab_bytes=100, train_bytes=1_000_000)
+    refused = app.handlers.refused_note
+    note = refused("vocab-upload", '["big.json", 200, 1, 1]')
+    assert note == (
+        '<p class="lbpe-failed" role="alert">big.json is 0.0002 MB, over the limit of 0.0001 MB for an uploaded '
+        "vocabulary file, also after gunzip; this server allows no more (lbpe on your own machine does: pip install "
+        "lbpe)</p>"
+    )
+    assert "the training corpus (3 file(s)) is 1.5 MB" in refused("train-upload", '["", 1500000, 3, 1]')
+    assert "&lt;b&gt;.json is" in refused("vocab-upload", '["<b>.json", 200, 1, 1]')  # a name is text
+    for within_or_not_asked in ('["a.json", 100, 1, 1]', "", "nonsense", '["a.json"]', "[1, 2, 3, 4]"):
+        note = refused("vocab-upload", within_or_not_asked)
+        assert isinstance(note, type(gr.skip())), (within_or_not_asked, note)

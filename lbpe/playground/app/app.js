@@ -1,7 +1,7 @@
 // The Gradio playground's page script (lbpe/playground/app/__init__.py passes it to Gradio as `js`, inside
 // one function, after lbpe/playground/display/panes.js and after `LBPE`, the server's settings:
 // {presets: the bundled vocabularies' names, labels: {preset: how the picker lists it},
-// maxLinkText: the longest text a link carries}).
+// maxLinkText: the longest text a link carries, uploads: {zone id: {limit: bytes (0: none), together}}}).
 // The app's events call window.lbpeApp's functions by name; they never reach the server.
 
 // the view's state in the URL query (see lbpe.playground.service.links.link_state); uploaded files never go in a link
@@ -27,6 +27,35 @@ document.addEventListener("click", (event) => {
   const view = document.getElementById("explain-box");
   if (view) view.scrollIntoView({ behavior: "smooth", block: "start" });
 });
+
+// Files over the server's limit for an upload zone are refused here, before they are sent: the
+// hidden #<zone>-refused box asks the server for its own words (refused_note), shown in the zone's
+// note. Gradio refuses past the largest upload only with a notice that fades, in MiB, and the
+// reason of the file before stayed in the note. A capture listener runs before Gradio's own.
+const refuseOversize = (event) => {
+  const target = event.target;
+  if (!target || !target.closest) return;
+  for (const [zone, rule] of Object.entries(LBPE.uploads || {})) {
+    if (!rule.limit || !target.closest("#" + zone)) continue;
+    const dropped = event.type === "drop" ? event.dataTransfer && event.dataTransfer.files : target.files;
+    const files = Array.from(dropped || []);
+    if (!files.length) return;
+    const sizes = files.map((f) => f.size);
+    const size = rule.together ? sizes.reduce((a, b) => a + b, 0) : Math.max(...sizes);
+    if (size <= rule.limit) return;
+    event.stopImmediatePropagation();
+    event.preventDefault();
+    if (event.type === "change") target.value = "";
+    const name = rule.together ? "" : files[sizes.indexOf(size)].name;
+    const box = document.querySelector(`#${zone}-refused textarea, #${zone}-refused input`);
+    if (!box) return;
+    box.value = JSON.stringify([name, size, files.length, Date.now()]);
+    box.dispatchEvent(new Event("input", { bubbles: true }));
+    return;
+  }
+};
+document.addEventListener("change", refuseOversize, true);
+document.addEventListener("drop", refuseOversize, true);
 
 const busyNotes = () => document.querySelectorAll("#bpe-pane .lbpe-busy, #lbpe-pane .lbpe-busy");
 

@@ -22,7 +22,18 @@ from lbpe.playground.app.handlers import (
     upload_vocab,
     vocab_choices,
 )
-from lbpe.playground.app.parts import APP_CSS, APP_HEAD, APP_JS, INTRO, THEME, in_browser, js, limits_md, says_why
+from lbpe.playground.app.parts import (
+    APP_CSS,
+    APP_HEAD,
+    APP_JS,
+    INTRO,
+    THEME,
+    in_browser,
+    js,
+    limits_md,
+    refusing,
+    says_why,
+)
 from lbpe.playground.app.tabs import Shared, across, compare, corpus, train
 from lbpe.playground.app.upkeep import SessionBlocks
 from lbpe.playground.examples import DEFAULT_EXAMPLE
@@ -86,6 +97,7 @@ def build() -> gr.Blocks:
                     elem_id="pattern",
                 )
             vocab_note = gr.Markdown("", elem_id="vocab-upload-note")
+            refusing("vocab-upload", vocab_note)
         link_note = gr.HTML(_link_note(""), elem_id="link-note", padding=False)
         with gr.Tabs(selected="compare") as tabs:
             shared = Shared(state=state, vocab=vocab, tabs=tabs)

@@ -13,7 +13,15 @@ from typing import Any
 import gradio as gr
 
 from lbpe.playground import display
-from lbpe.playground.app.handlers import AXIS_CHOICES, LIMITS, _mb, axis_controls, failure_note
+from lbpe.playground.app.handlers import (
+    AXIS_CHOICES,
+    LIMITS,
+    UPLOAD_LIMITS,
+    _mb,
+    axis_controls,
+    failure_note,
+    refused_note,
+)
 from lbpe.playground.service import DEFAULT_DROPOUT, MAX_LINK_TEXT
 from lbpe.presets import VOCAB_PRESETS, preset_label
 from lbpe.tokenizer import METHODS
@@ -39,6 +47,11 @@ APP_JS = (
             "labels": {name: preset_label(name) for name in VOCAB_PRESETS},
             "maxLinkText": MAX_LINK_TEXT,
             "methods": list(METHODS),
+            # each upload zone's limit in bytes, and whether its files count together
+            "uploads": {
+                zone: {"limit": getattr(LIMITS, key), "together": together is not None}
+                for zone, (key, together) in UPLOAD_LIMITS.items()
+            },
         }
     )
     + ";\n"
@@ -110,6 +123,23 @@ def says_why(event: Any, fn: Any, state: Any, note: Any, *also: Any, kept: Any =
 
     inputs = [state] if kept is None else [state, kept]
     event.failure(show, inputs, [note, *also], queue=False, api_visibility="private", show_progress="hidden")
+
+
+def refusing(zone: str, note: Any) -> None:
+    """Files over the server's limit chosen in (or dropped on) the upload ``zone`` (its elem_id,
+    a key of :data:`~lbpe.playground.app.handlers.common.UPLOAD_LIMITS`) are refused by the page
+    before they are sent (app.js), and ``note`` says why in the server's words. Gradio's own
+    refusal, past the server's largest upload, is a notice that fades, counted in MiB, and left
+    the reason of the file before in ``note``."""
+    asked = gr.Textbox("", elem_id=f"{zone}-refused", elem_classes="lbpe-hidden", container=False)
+    asked.change(
+        functools.partial(refused_note, zone),
+        asked,
+        note,
+        queue=False,
+        api_visibility="private",
+        show_progress="hidden",
+    )
 
 
 def interactive(on: bool, n: int) -> Any:

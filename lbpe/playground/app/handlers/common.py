@@ -7,6 +7,7 @@ from __future__ import annotations
 import atexit
 import functools
 import html
+import json
 import logging
 import os
 import re
@@ -216,6 +217,37 @@ def failure_note(name: str, state: Any = None) -> str:
     that stays beside its control until the next action replaces it; empty when it did not."""
     message = _FAILURES.get(state, {}).pop(name, "") if isinstance(state, Session) else ""
     return f'<p class="lbpe-failed" role="alert">{html.escape(message)}</p>' if message else ""
+
+
+#: The limit each upload zone's files are held to, and what its refusal calls them: ``None``
+#: names the file; a string (with ``{n}``, the count) names the files together.
+UPLOAD_LIMITS: dict[str, tuple[str, str | None]] = {
+    "vocab-upload": ("vocab_bytes", None),
+    "corpus-upload": ("corpus_bytes", None),
+    "across-upload": ("corpus_bytes", None),
+    "train-upload": ("train_bytes", "the training corpus ({n} file(s))"),
+}
+
+
+def refused_note(zone: str, asked: Any) -> Any:
+    """Why the page refused the files chosen in upload ``zone`` before sending them (app.js sends
+    ``asked`` as JSON ``[file name, bytes, file count, when]``, the bytes of the files together
+    where the zone holds them to one limit): the words the server gives for the same files, as a
+    red note. Nothing (``gr.skip()``) when they are within the limit or ``asked`` is not that."""
+    from lbpe import limits as _limits
+
+    key, together = UPLOAD_LIMITS[zone]
+    try:
+        name, size, count, _ = json.loads(asked or "")
+        size, count = int(size), int(count)
+    except (TypeError, ValueError):
+        return gr.skip()
+    what = together.format(n=count) if together else str(name)
+    with _limits.using(LIMITS):
+        message = _limits.exceeded(key, size, what)
+    if message is None:
+        return gr.skip()
+    return f'<p class="lbpe-failed" role="alert">{html.escape(for_visitors(message))}</p>'
 
 
 def _readable(fn, *args, **kwargs):

@@ -10,7 +10,7 @@ import gradio as gr
 from lbpe.analysis.across import ACROSS_HEADERS, ACROSS_TYPES
 from lbpe.analysis.methods import METHODS_HEADERS, METHODS_TYPES
 from lbpe.playground.app.handlers import LIMITS, _mb, across, across_methods, stop
-from lbpe.playground.app.parts import Axis, axis_picker, long_job
+from lbpe.playground.app.parts import Axis, axis_picker, long_job, refusing
 from lbpe.playground.app.tabs import Shared
 
 
@@ -44,6 +44,7 @@ def build(shared: Shared) -> tuple[Any, Axis]:
                     methods_btn = gr.Button("Compare across methods", variant="primary", elem_id="across-methods-run")
                 across_stop = gr.Button("Stop", variant="stop", elem_id="across-stop")
         across_status = gr.Markdown("", label="Across status", elem_id="across-status")
+        refusing("across-upload", across_status)
         with gr.Column(elem_id="across-vocabularies-results") as vocab_results:
             across_table = gr.Dataframe(
                 label="Per vocabulary (click a header to sort)",

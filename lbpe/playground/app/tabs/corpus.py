@@ -18,7 +18,7 @@ from lbpe.playground.app.handlers import (
     corpus_sample_methods,
     stop,
 )
-from lbpe.playground.app.parts import Axis, axis_picker, long_job
+from lbpe.playground.app.parts import Axis, axis_picker, long_job, refusing
 from lbpe.playground.app.tabs import Shared
 
 
@@ -58,6 +58,7 @@ def build(shared: Shared) -> tuple[Any, Axis]:
         corpus_status = gr.Markdown(
             "Choose a text file, then press Compute statistics.", label="Corpus status", elem_id="corpus-status"
         )
+        refusing("corpus-upload", corpus_status)
         with gr.Column(visible=False, elem_id="corpus-methods-results") as methods_results:
             methods_table = gr.Dataframe(
                 label="Per method, with the vocabulary chosen above (click a header to sort)",

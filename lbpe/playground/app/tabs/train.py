@@ -7,7 +7,7 @@ from typing import Any
 import gradio as gr
 
 from lbpe.playground.app.handlers import LIMITS, _mb, stop, train, use_trained
-from lbpe.playground.app.parts import js, long_job, says_why
+from lbpe.playground.app.parts import js, long_job, refusing, says_why
 from lbpe.playground.app.tabs import Shared
 
 
@@ -56,6 +56,7 @@ def build(shared: Shared) -> Any:
         train_status = gr.Markdown(
             "Choose text files, then press Train.", label="Training status", elem_id="train-status"
         )
+        refusing("train-upload", train_status)
         with gr.Row(equal_height=False):
             train_out = gr.File(label="tokenizer.json", interactive=False, elem_id="train-download")
             use_btn = gr.Button("Use it in Compare", elem_id="train-use")

@@ -1,0 +1,98 @@
+"""Files over the server's size limits, chosen or dropped in a real headless Chromium: the page
+refuses them before sending them, and the view's note says why in the server's own words,
+replacing the reason given for the file before. The server runs with limits of 0.01 MB."""
+
+from __future__ import annotations
+
+import sys
+from urllib.parse import urlparse
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.support.app import DUMPS_STACKS, running_server
+from tests.support.browser import app_page, open_tab
+
+pytestmark = pytest.mark.slow(reason="Chromium drives the playground")
+
+TIMEOUT_MS = 60_000
+expect.set_options(timeout=TIMEOUT_MS)
+LIMITS = {"LBPE_APP_MAX_VOCAB_MB": "0.01", "LBPE_APP_MAX_CORPUS_MB": "0.01", "LBPE_APP_MAX_TRAIN_MB": "0.01"}
+#: How the playground ends a limit's reason for a visitor.
+NO_MORE = "; this server allows no more (lbpe on your own machine does: pip install lbpe)"
+
+
+@pytest.fixture(scope="module")
+def app_server():
+    command = [sys.executable, *DUMPS_STACKS, "app.py", "--host", "127.0.0.1", "--port", "{port}"]
+    with running_server(command, env=LIMITS) as s:
+        yield s
+
+
+@pytest.fixture
+def page(browser, app_server, unanswered):
+    uploads: list[str] = []
+
+    def watch(context) -> None:
+        context.on("request", lambda r: uploads.append(r.url) if "/upload" in urlparse(r.url).path else None)
+
+    with app_page(browser, app_server.url, unanswered, timeout_ms=TIMEOUT_MS, prepare=watch) as page:
+        page.uploads = uploads
+        yield page
+
+
+DROP_JS = """([zone, name, size]) => {
+  const data = new DataTransfer();
+  data.items.add(new File([new Uint8Array(size)], name, { type: "text/plain" }));
+  const target = document.querySelector(zone);
+  for (const type of ["dragenter", "dragover", "drop"]) {
+    target.dispatchEvent(new DragEvent(type, { dataTransfer: data, bubbles: true, cancelable: true }));
+  }
+}"""
+
+
+def test_a_vocabulary_over_the_limit_is_refused_before_it_is_sent(page, tmp_path):
+    note = page.locator("#vocab-upload-note")
+    page.locator("#vocab-upload-box").get_by_text("Upload your own vocabulary").click()
+    files = page.locator("#vocab-upload input[type=file]")
+    junk = tmp_path / "junk.json"
+    junk.write_text("{ not json", "utf-8")
+    files.set_input_files(str(junk))
+    expect(note).to_contain_text("junk.json")  # the server's reason for a file it read
+    sent = len(page.uploads)
+    assert sent >= 1
+    big = tmp_path / "big.json"
+    big.write_bytes(b" " * 20_000)
+    expect(page.locator("#vocab-upload button[aria-label=Clear]")).to_have_count(0)  # a refused file leaves the box
+    files.set_input_files(str(big))
+    expect(note).to_have_text(
+        "big.json is 0.02 MB, over the limit of 0.01 MB for an uploaded vocabulary file, also after gunzip" + NO_MORE
+    )
+    expect(note.locator(".lbpe-failed")).to_have_count(1)
+    page.wait_for_timeout(1000)
+    assert len(page.uploads) == sent, page.uploads[sent:]  # the file never left the page
+
+
+def test_corpus_and_training_files_over_the_limit_are_refused_chosen_or_dropped(page, tmp_path):
+    open_tab(page, "Corpus")
+    page.evaluate(DROP_JS, ["#corpus-upload", "dropped.txt", 15_000])
+    expect(page.locator("#corpus-status")).to_have_text(
+        "dropped.txt is 0.015 MB, over the limit of 0.01 MB for a file for the Corpus view" + NO_MORE
+    )
+    open_tab(page, "Train")
+    parts = []
+    for n in range(2):  # each within the limit, over it together
+        part = tmp_path / f"part{n}.txt"
+        part.write_bytes(b"a" * 6_000)
+        parts.append(str(part))
+    page.locator("#train-upload input[type=file]").set_input_files(parts)
+    expect(page.locator("#train-status")).to_have_text(
+        "the training corpus (2 file(s)) is 0.012 MB, over the limit of 0.01 MB for the training files together"
+        + NO_MORE
+    )
+    page.wait_for_timeout(1000)
+    assert page.uploads == []
+    # within the limit, a file goes as before
+    page.locator("#train-upload input[type=file]").set_input_files(parts[0])
+    expect(page.locator("#train-upload")).to_contain_text("5.9\u00a0KB")  # listed (name and size) once sent
+    assert page.uploads
