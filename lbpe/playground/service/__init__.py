@@ -49,6 +49,7 @@ from lbpe.playground.service.files import (
     read_upload,
     text_head,
     upload_size,
+    without_folder,
 )
 from lbpe.playground.service.links import MAX_LINK_TEXT, VIEWS, link_state
 from lbpe.playground.service.session import Busy, Session, Stopped, describe
@@ -71,6 +72,7 @@ __all__ = [
     "open_upload",
     "open_vocabulary",
     "read_upload",
+    "without_folder",
     "text_head",
     "upload_size",
     "MAX_LINK_TEXT",

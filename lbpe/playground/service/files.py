@@ -62,7 +62,7 @@ AUTO_PATTERN = "auto"
 GPT2_PAIR = ("encoder.json", "vocab.bpe")
 
 
-def _scrub(message: str, scratch: Path | None) -> str:
+def without_folder(message: str, scratch: Path | None) -> str:
     """``message`` without the private folder a front end wrote the upload to."""
     if scratch is None:
         return message
@@ -93,14 +93,14 @@ def open_vocabulary(
         chosen = None if pattern in (None, "", AUTO_PATTERN) or fmt in ("hf", "sentencepiece") else pattern
         tok = load(target, pattern=chosen, limits=limits)
     except PatternNeededError as exc:
-        raise PatternNeededError(_scrub(exc.source, folder), exc.problem) from None
+        raise PatternNeededError(without_folder(exc.source, folder), exc.problem) from None
     except LbpeError as exc:
-        raise LbpeError(_scrub(str(exc), folder)) from None
+        raise LbpeError(without_folder(str(exc), folder)) from None
     except RecursionError:
         raise LbpeError(f"{shown or target.name}: nested too deeply to be a vocabulary") from None
     except (ValueError, KeyError, IndexError, TypeError, MemoryError, OverflowError) as exc:
         message = f"{shown or target.name}: not a vocabulary lbpe can read ({type(exc).__name__}: {exc})"
-        raise LbpeError(_scrub(message, folder)) from None
+        raise LbpeError(without_folder(message, folder)) from None
     if folder is not None and tok.name == folder.name:  # named after the scratch folder
         tok.name = shown or target.name
     return tok

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ from lbpe.errors import LbpeError, NotUtf8Error, VocabSizeError
 from lbpe.formats.hf_write import write_tokenizer_json
 from lbpe.playground.app.handlers import common
 from lbpe.playground.app.handlers.common import _DOWNLOADS, _handler, _job, _kept, _paths, _reporter, _session
-from lbpe.playground.service import Session, Stopped, TrainTimeError, open_vocabulary, train_view
+from lbpe.playground.service import Session, Stopped, TrainTimeError, open_vocabulary, train_view, without_folder
 
 log = logging.getLogger("lbpe.playground.app")
 
@@ -57,9 +58,7 @@ def _train(session: Session, paths: list[Path], size: int, unit: str, scaffold: 
             seconds=common.LIMITS.train_seconds,
         )
     except NotUtf8Error as bad:  # named as the person uploaded it, not by the server's folder
-        where = bad.source  # the file, or one line of it as "file:N"
-        ours = (p for p in paths if where == str(p) or where.startswith(f"{p}:"))
-        source = next((p.name + where[len(str(p)) :] for p in ours), where)
+        source = functools.reduce(without_folder, {p.parent for p in paths}, bad.source)
         raise NotUtf8Error(source, bad.byte, bad.offset) from None
     except VocabSizeError as small:  # in this view's words: it has a size box, no other option to change
         raise LbpeError(
