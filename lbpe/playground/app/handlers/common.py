@@ -21,6 +21,7 @@ from typing import Any
 import gradio as gr
 import plotly.graph_objects as go
 
+from lbpe import limits as _limits
 from lbpe.errors import LbpeError, PatternNeededError
 from lbpe.limits import MB, Limits
 from lbpe.playground.app.addresses import trusted_proxies, visitor_address
@@ -216,7 +217,12 @@ def failure_note(name: str, state: Any = None) -> str:
     """Why handler ``name`` failed last in this session, as a red note (markdown with HTML)
     that stays beside its control until the next action replaces it; empty when it did not."""
     message = _FAILURES.get(state, {}).pop(name, "") if isinstance(state, Session) else ""
-    return f'<p class="lbpe-failed" role="alert">{html.escape(message)}</p>' if message else ""
+    return _red_note(message) if message else ""
+
+
+def _red_note(message: str) -> str:
+    """``message`` as the red note the page shows beside a control (text, never markup)."""
+    return f'<p class="lbpe-failed" role="alert">{html.escape(message)}</p>'
 
 
 #: The limit each upload zone's files are held to, and what its refusal calls them: ``None``
@@ -234,8 +240,6 @@ def refused_note(zone: str, asked: Any) -> Any:
     ``asked`` as JSON ``[file name, bytes, file count, when]``, the bytes of the files together
     where the zone holds them to one limit): the words the server gives for the same files, as a
     red note. Nothing (``gr.skip()``) when they are within the limit or ``asked`` is not that."""
-    from lbpe import limits as _limits
-
     key, together = UPLOAD_LIMITS[zone]
     try:
         name, size, count, _ = json.loads(asked or "")
@@ -247,7 +251,7 @@ def refused_note(zone: str, asked: Any) -> Any:
         message = _limits.exceeded(key, size, what)
     if message is None:
         return gr.skip()
-    return f'<p class="lbpe-failed" role="alert">{html.escape(for_visitors(message))}</p>'
+    return _red_note(for_visitors(message))
 
 
 def _readable(fn, *args, **kwargs):
