@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import TextIO
 
 from lbpe.errors import LbpeError
@@ -13,8 +14,6 @@ __all__ = ["cmd_train"]
 
 
 def cmd_train(args: argparse.Namespace, out: TextIO) -> None:
-    from pathlib import Path
-
     from lbpe.formats.hf_write import write_tokenizer_json, write_transformers_config
     from lbpe.playground.service import check_train_options, train_view
     from lbpe.train import TrainOptions
@@ -40,7 +39,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> None:
         max_chars=args.max_chars,
         character_coverage=args.character_coverage,
     )
-    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+    _check_folder(Path(args.output).parent)  # before a long training, not after it
     bar = Bar(enabled=not args.quiet)
     try:
         trained = train_view(
@@ -51,6 +50,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> None:
         )
     finally:
         bar.close()
+    Path(args.output).parent.mkdir(parents=True, exist_ok=True)  # only once there is a vocabulary to write
     write_tokenizer_json(trained["vocab"], args.output)  # as trained: its style and preset
     print(f"wrote {args.output}: {trained['message']}", file=sys.stderr)
     if Path(args.output).name == "tokenizer.json":
@@ -60,3 +60,17 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> None:
             f"wrote {', '.join(names)} beside it: transformers.AutoTokenizer.from_pretrained({str(folder)!r})",
             file=sys.stderr,
         )
+
+
+def _check_folder(folder: Path) -> None:
+    """Refuse an output folder that could not be made or written, without making it: a refused or
+    failed training leaves nothing behind."""
+    import os
+
+    there = folder
+    while not there.exists() and there != there.parent:
+        there = there.parent
+    if not there.is_dir():
+        raise LbpeError(f"{there} is a file, not a folder: choose another -o/--output")
+    if not os.access(there, os.W_OK | os.X_OK):
+        raise LbpeError(f"cannot write in {there}: choose another -o/--output")

@@ -177,6 +177,32 @@ def test_out_of_range_values_name_their_flags(small_text, tmp_path):
     ):
         assert flag in one_line_error(run_cli(*args, timeout=120), args[0])
     assert not (tmp_path / "o").exists()
+    assert not (tmp_path / "t").exists()  # a training refused leaves no output folder behind
+
+
+def test_a_failed_training_leaves_no_folder_and_a_blocked_one_fails_first(tmp_path):
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes("café au lait\n".encode("latin-1"))
+    out = tmp_path / "new" / "deeper" / "tokenizer.json"
+    refused = run_cli("train", "-q", "--vocab-size", "300", "-o", str(out), str(latin), timeout=120)
+    assert "not UTF-8" in one_line_error(refused, "train")
+    assert not (tmp_path / "new").exists()
+    # a file where the output's folder would go: said before any training, naming that file
+    (tmp_path / "taken").write_text("a file, not a folder", encoding="utf-8")
+    good = tmp_path / "good.txt"
+    good.write_text("Tokenization matters.\n" * 20, encoding="utf-8")
+    blocked = run_cli(
+        "train",
+        "-q",
+        "--vocab-size",
+        "300",
+        "-o",
+        str(tmp_path / "taken" / "tokenizer.json"),
+        str(good),
+        timeout=120,
+    )
+    assert f"{tmp_path / 'taken'} is a file, not a folder" in one_line_error(blocked, "train")
+    assert (tmp_path / "taken").read_text(encoding="utf-8") == "a file, not a folder"
 
 
 if sys.platform != "linux":  # sched_getaffinity
