@@ -80,10 +80,12 @@ MAX_EXPLAIN_CHARS = 400
 # ---------------------------------------------------------------------------------------------
 
 
-def explain(tok: Tokenizer, text: str) -> Explanation:
+def explain(tok: Tokenizer, text: str, *, specials: bool = True) -> Explanation:
     """Both encodings of every pre-token of ``text`` (at most :data:`MAX_EXPLAIN_CHARS`
     characters), worked step by step. Special and added tokens in the text are matched whole,
-    as ``tok.encode(text, allowed_special="all")`` does, so the ids of the result are that call's."""
+    as ``tok.encode(text, allowed_special="all")`` does, so the ids of the result are that call's;
+    with ``specials=False`` their text is ordinary text, as ``tok.encode(text,
+    disallowed_special=())`` reads it."""
     if not isinstance(text, str):
         raise LbpeError(f"text to explain must be a str, not {type(text).__name__}")
     if not text:
@@ -91,7 +93,7 @@ def explain(tok: Tokenizer, text: str) -> Explanation:
     _check_length(len(text))
     vocab = tok.vocab
     pieces: list[PieceTrace] = []
-    for is_special, chunk in tok._chunks(text, "all", ()):
+    for is_special, chunk in tok._chunks(text, "all" if specials else frozenset(), ()):
         if is_special:
             i = tok._matched_id(chunk)
             pieces.append(PieceTrace(chunk, [chunk], [], [chunk], [i], [], [chunk], [i], special=True))

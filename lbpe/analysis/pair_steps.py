@@ -143,12 +143,19 @@ def _special(chunk: str, i: int, methods: tuple[str, str]) -> PairPiece:
 
 
 def explain_pair(
-    tok: Tokenizer, text: str, methods: Sequence[str], *, dropout: float | None = None, seed: int | None = None
+    tok: Tokenizer,
+    text: str,
+    methods: Sequence[str],
+    *,
+    dropout: float | None = None,
+    seed: int | None = None,
+    specials: bool = True,
 ) -> PairExplanation:
     """Both methods' steps on every pre-token of ``text`` (at most
     :data:`lbpe.analysis.explain.MAX_EXPLAIN_CHARS` characters), special and added tokens matched
-    whole as ``encode(text, allowed_special="all")`` does; BPE-dropout draws from
-    ``random.Random(seed)`` through the pieces in order, so its ids are that call's."""
+    whole as ``encode(text, allowed_special="all")`` does (``specials=False``: their text read as
+    ordinary text); BPE-dropout draws from ``random.Random(seed)`` through the pieces in order, so
+    its ids are that call's."""
     pair = _checked(methods, dropout, seed)
     if not isinstance(text, str):
         raise LbpeError(f"text to explain must be a str, not {type(text).__name__}")
@@ -157,7 +164,7 @@ def explain_pair(
     _check_length(len(text))
     draw = random.Random(seed).random
     pieces: list[PairPiece] = []
-    for is_special, chunk in tok._chunks(text, "all", ()):
+    for is_special, chunk in tok._chunks(text, "all" if specials else frozenset(), ()):
         if is_special:
             pieces.append(_special(chunk, tok._matched_id(chunk), pair))
             continue

@@ -137,6 +137,14 @@ def build_parser() -> argparse.ArgumentParser:
         else:
             p.add_argument("file", nargs="?", default="-", help="UTF-8 text file, or - for standard input (default)")
 
+    def specials_flag(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--specials",
+            action="store_true",
+            help="read special tokens' text in the input (e.g. <|endoftext|>) as those tokens, as the playground's "
+            "toggle does; by default it is ordinary text",
+        )
+
     p = sub.add_parser("encode", help="print token ids separated by spaces")
     common(p)
     p.add_argument(
@@ -157,6 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--seed", type=int, default=None, help="with --mode dropout: the same seed gives the same ids (default: random)"
     )
+    specials_flag(p)
     p.set_defaults(run=cmd_encode)
 
     p = sub.add_parser(
@@ -177,6 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--dropout", type=float, default=None, metavar="RATE", help="when one of --methods is dropout: its rate"
     )
     p.add_argument("--seed", type=int, default=None, help="when one of --methods is dropout: its seed")
+    specials_flag(p)
     p.set_defaults(run=cmd_compare)
 
     p = sub.add_parser(
@@ -209,6 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="print the steps as JSON (schema: lbpe.analysis.explain.Explanation; for another pair "
         "lbpe.analysis.pair_steps.PairExplanation)",
     )
+    specials_flag(p)
     p.set_defaults(run=cmd_explain)
 
     _add_train(sub)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import TextIO
+from typing import Literal, TextIO
 
 from lbpe.cli.inputs import read_text, tokenizer
 from lbpe.errors import LbpeError
@@ -21,8 +21,20 @@ def cmd_encode(args: argparse.Namespace, out: TextIO) -> None:
     if args.dropout is not None and not 0.0 <= args.dropout <= 1.0:
         raise LbpeError(f"--dropout must be from 0 to 1 (e.g. 0.1), not {args.dropout}")
     tok = tokenizer(args)
-    ids = tok.encode(read_text(args.file), mode=args.mode, disallowed_special=(), dropout=args.dropout, seed=args.seed)
+    ids = tok.encode(
+        read_text(args.file),
+        mode=args.mode,
+        allowed_special=_allowed(args),
+        disallowed_special=(),
+        dropout=args.dropout,
+        seed=args.seed,
+    )
     out.write(" ".join(map(str, ids)) + "\n")
+
+
+def _allowed(args: argparse.Namespace) -> Literal["all"] | frozenset[str]:
+    """--specials as encode's allowed_special: every special token's text as that token, or none."""
+    return "all" if args.specials else frozenset()
 
 
 def _methods(spec: str, args: argparse.Namespace):
@@ -43,7 +55,7 @@ def cmd_compare(args: argparse.Namespace, out: TextIO) -> None:
     counts = []
     for method in methods:
         options = {"dropout": args.dropout, "seed": args.seed} if method == "dropout" else {}
-        segments = tok.segment(text, mode=method, disallowed_special=(), **options)
+        segments = tok.segment(text, mode=method, allowed_special=_allowed(args), disallowed_special=(), **options)
         counts.append(len(segments))
         out.write(f"{method}: {len(segments)} tokens\n")
         out.write("|".join(map(_shown, segments)) + "\n")
@@ -79,13 +91,13 @@ def cmd_explain(args: argparse.Namespace, out: TextIO) -> None:
     if not args.words and text.endswith("\n"):
         text = text[:-1]  # the line end a shell pipe adds is not part of the span
     if methods != DEFAULT_METHODS:  # any other pair: each method's own steps
-        pair = explain_pair(tok, text, methods, dropout=args.dropout, seed=args.seed)
+        pair = explain_pair(tok, text, methods, dropout=args.dropout, seed=args.seed, specials=args.specials)
         if args.json:
             out.write(json.dumps(pair.to_json(), ensure_ascii=False, indent=2) + "\n")
         else:
             out.write(pair_text(pair) + "\n")
         return
-    result = explain(tok, text)
+    result = explain(tok, text, specials=args.specials)
     if args.json:
         out.write(json.dumps(result.to_json(), ensure_ascii=False, indent=2) + "\n")
     else:

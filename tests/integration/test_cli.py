@@ -31,6 +31,36 @@ def test_compare_prints_both_segmentations_and_counts(tmp_path):
         assert f"{mode}: {len(tok.encode(text, mode=mode))} tokens" in result.stdout
 
 
+def test_special_tokens_text_is_read_alike_by_encode_compare_and_explain(tmp_path):
+    """Without --specials, "<|endoftext|>" in the input is ordinary text for all three commands
+    (explain once matched it whole, so its counts disagreed with compare's); with it, the token."""
+    import json
+
+    from tests.support.data import tiktoken_encoding
+
+    enc = tiktoken_encoding("cl100k_base")
+    text = "hi<|endoftext|>there"
+    as_text, as_token = enc.encode(text, disallowed_special=()), enc.encode(text, allowed_special="all")
+    assert len(as_text) == 9 and as_token == [6151, 100257, 19041]
+    path = tmp_path / "in.txt"
+    path.write_text(text, encoding="utf-8")
+    for flags, ids in (((), as_text), (("--specials",), as_token)):
+        encoded = run_cli("encode", "--vocab", "cl100k_base", "--mode", "bpe", *flags, str(path), timeout=120)
+        assert encoded.returncode == 0, encoded.stderr
+        assert [int(x) for x in encoded.stdout.split()] == ids
+        compared = run_cli("compare", "--vocab", "cl100k_base", *flags, str(path), timeout=120)
+        assert f"bpe: {len(ids)} tokens" in compared.stdout, compared.stdout
+        explained = run_cli("explain", "--vocab", "cl100k_base", "--json", *flags, text, timeout=120)
+        assert explained.returncode == 0, explained.stderr
+        pieces = json.loads(explained.stdout)["pieces"]
+        assert [i for p in pieces for i in p["bpe"]["ids"]] == ids
+        assert any(p.get("special") for p in pieces) == bool(flags)
+        pair = run_cli(
+            "explain", "--vocab", "cl100k_base", "--methods", "bpe,longest-prefix", *flags, text, timeout=120
+        )
+        assert f"BPE {len(ids)} tokens" in pair.stdout, pair.stdout
+
+
 @pytest.mark.slow(reason="a CLI process on a large vocabulary")
 def test_explain_prints_the_steps_and_the_encoders_ids():
     import json
