@@ -63,14 +63,15 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> None:
 
 
 def _check_folder(folder: Path) -> None:
-    """Refuse an output folder that could not be made or written, without making it: a refused or
-    failed training leaves nothing behind."""
+    """Refuse an output folder that could not be made or written, without making it, as the
+    system would refuse it (an OSError, which the CLI words with its fix): a refused or failed
+    training leaves nothing behind."""
+    import errno
     import os
 
     there = folder
     while not there.exists() and there != there.parent:
         there = there.parent
-    if not there.is_dir():
-        raise LbpeError(f"{there} is a file, not a folder: choose another -o/--output")
-    if not os.access(there, os.W_OK | os.X_OK):
-        raise LbpeError(f"cannot write in {there}: choose another -o/--output")
+    code = errno.ENOTDIR if not there.is_dir() else errno.EACCES if not os.access(there, os.W_OK | os.X_OK) else 0
+    if code:
+        raise OSError(code, os.strerror(code), str(there))

@@ -201,7 +201,10 @@ def test_a_failed_training_leaves_no_folder_and_a_blocked_one_fails_first(tmp_pa
         str(good),
         timeout=120,
     )
-    assert f"{tmp_path / 'taken'} is a file, not a folder" in one_line_error(blocked, "train")
+    assert (
+        f"{tmp_path / 'taken'}: Not a directory (part of that path is a file, not a folder: choose another path)"
+        in one_line_error(blocked, "train")
+    )
     assert (tmp_path / "taken").read_text(encoding="utf-8") == "a file, not a folder"
 
 
