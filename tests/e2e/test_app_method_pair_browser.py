@@ -130,3 +130,34 @@ def test_a_link_opens_the_pair_it_names(page, app_server):
     expect(page.locator("#right-method input")).to_have_value("Longest prefix")
     expect(page.locator("#explain-pair-note")).to_be_hidden()
     expect(page.locator("#explain .lbpe-x-method").first).to_have_text("Least tokens")
+
+
+#: Keeps every drawing of the right pane the page shows (its text and the ids of its tokens),
+#: from the page's first paint: a pane drawn even for a moment is one a person may read.
+RECORD_RIGHT_PANE = """(() => { window.lbpeRightPanes = []; const seen = () => {
+  const p = document.querySelector("#lbpe-pane .lbpe-pane"); if (!p) return;
+  const toks = [...p.querySelectorAll(".lbpe-tok")];
+  const drawn = toks.map((t) => t.textContent).join("") + "|" + toks.map((t) => t.dataset.i).join(" ");
+  const all = window.lbpeRightPanes;
+  if (all[all.length - 1] !== drawn) all.push(drawn); };
+  document.addEventListener("DOMContentLoaded", () => new MutationObserver(seen).observe(document.body,
+    {subtree: true, childList: true, attributes: true, characterData: true})); })()"""
+
+
+def test_a_seeded_dropout_link_never_shows_other_draws(page, app_server):
+    tok = load_preset(VOCAB)
+    rate = 0.3
+    wanted = tok.encode(TEXT, mode="dropout", dropout=rate, seed=7, disallowed_special=())
+    # the test can fail: seed 0's draw (the seed box's value before the link's is applied) differs
+    assert tok.encode(TEXT, mode="dropout", dropout=rate, seed=0, disallowed_special=()) != wanted
+    page.add_init_script(RECORD_RIGHT_PANE)
+    page.goto(f"{app_server.url}?t={quote(TEXT)}&v={VOCAB}&m=bpe,dropout&dr={rate}&seed=7")
+    expect_pane(page, "lbpe", f"BPE-dropout {rate}", wanted)
+    expect(page.locator("#dropout-seed input")).to_have_value("7")
+    page.wait_for_timeout(3000)  # the changes the link makes have had their answers
+    expect_pane(page, "lbpe", f"BPE-dropout {rate}", wanted)
+    drawn = page.evaluate("window.lbpeRightPanes")
+    # before the link is applied the page may show its opening text's panes; every drawing of
+    # the link's text is seed 7's
+    of_link = [d.split("|")[1] for d in drawn if "overcomplicated" in d.split("|")[0]]
+    assert of_link and set(of_link) == {" ".join(map(str, wanted))}, of_link

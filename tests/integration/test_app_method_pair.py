@@ -155,6 +155,12 @@ def test_a_link_carries_the_pair_and_restores_it(tok, pair, options, want):
     out = app.handlers.restore(SimpleNamespace(query_params=params))
     shown, restored = out[9:16], out[16:-1]  # (the last: the key of the comparison drawn)
     assert restored[:2] == pair
+    # dropout's boxes are set before the methods (the browser test shows why), to the same values
+    first = app.handlers.restore_dropout(SimpleNamespace(query_params=params))
+    if "dropout" in pair:
+        assert first == (want["dropout"], want["seed"]) == tuple(restored[2:4])
+    else:
+        assert first == ({"__type__": "update"},) * 2
     extra = {"dropout": want["dropout"], "seed": want["seed"]} if "dropout" in pair else {}
     for pane, method in zip(shown[:2], pair):
         if method == "dropout" and extra["seed"] is None:

@@ -18,6 +18,7 @@ from lbpe.playground.app.handlers import (
     input_error,
     new_session,
     restore,
+    restore_dropout,
     upload_note,
     upload_vocab,
     vocab_choices,
@@ -173,8 +174,17 @@ def build() -> gr.Blocks:
         for tab, view in ((c.tab, None), (corpus_tab, "corpus"), (across_tab, "across"), (train_tab, "train")):
             in_browser(tab.select, None, None, f"view({json.dumps(view)})")
         in_browser(copy_link.click, [c.text, vocab], None, "copy(...a)")
-        # a link's text and panes arrive together; until then APP_HEAD keeps the default's hidden
-        restoring = demo.load(
+        # a link's text and panes arrive together; until then APP_HEAD keeps the default's hidden.
+        # Dropout's rate and seed first: the comparisons the link's other changes ask read them
+        seeded = demo.load(
+            restore_dropout,
+            None,
+            [c.dropout, c.seed],
+            api_visibility="private",
+            show_progress="hidden",
+            queue=False,
+        )
+        restoring = seeded.then(
             restore,
             None,
             [c.text, vocab, c.show_ws, c.show_ids, c.show_special, c.explain_box, c.explain_where, tabs, link_note]
@@ -191,5 +201,6 @@ def build() -> gr.Blocks:
         )
         shown = js("restored()", "(document.documentElement.classList.remove('lbpe-opening'), [])")
         restoring.then(None, None, None, js=shown, api_visibility="private", queue=False)
-        restoring.failure(None, None, None, js=shown, api_visibility="private", queue=False)
+        for step in (seeded, restoring):
+            step.failure(None, None, None, js=shown, api_visibility="private", queue=False)
     return demo

@@ -75,7 +75,7 @@ from lbpe.playground.app.handlers.corpus_tab import (
     corpus_sample,
     corpus_sample_methods,
 )
-from lbpe.playground.app.handlers.links import _link_note, restore  # noqa: F401  (the layout uses _link_note)
+from lbpe.playground.app.handlers.links import _link_note, restore, restore_dropout  # noqa: F401  (the layout uses _link_note)
 from lbpe.playground.app.handlers.train_tab import train, use_trained
 
 __all__ = [
@@ -126,6 +126,7 @@ __all__ = [
     "play_tick",
     "play_toggle",
     "restore",
+    "restore_dropout",
     "shown_key",
     "stop",
     "train",

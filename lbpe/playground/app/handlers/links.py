@@ -24,6 +24,18 @@ def _link_note(text: str) -> str:
 LINK_COMPARE_KEYS = ("text", "vocab", "show_whitespace", "show_ids", "specials", "methods")
 
 
+def restore_dropout(request: gr.Request):
+    """Page load, before :func:`restore`: BPE-dropout's rate and seed for the Compare view, the
+    link's when its pair has dropout (else kept). Set first, they are what the comparisons asked
+    by the link's other changes read: set together with the methods, a change of the method or
+    rate was seen asking with the seed box's old value, and its panes (another draw) were drawn
+    until the seed's own change was answered."""
+    wanted = link_state(dict(request.query_params) if request is not None else {}, text_chars=common.LIMITS.text_chars)
+    if "dropout" not in wanted.get("methods", ()):
+        return gr.update(), gr.update()
+    return wanted.get("dropout", gr.update()), wanted.get("seed")
+
+
 def restore(request: gr.Request):
     """Page load: apply the link's query (:func:`lbpe.playground.service.link_state`). Returns updates for
     ``(text, vocabulary, whitespace, ids, specials, explain span, where it starts in the text,
@@ -35,7 +47,8 @@ def restore(request: gr.Request):
     without a place is explained on its own, a link without methods compares BPE and LBPE, and a
     methods axis without methods (or with some that cannot be shown: the note says why) has every
     method ticked; last, the key of the comparison drawn (:func:`compare_key`), so that the
-    changes this makes ask for it again at no cost."""
+    changes this makes ask for it again at no cost. Dropout's rate and seed are set already
+    (:func:`restore_dropout`); they are given again, unchanged."""
     wanted = link_state(dict(request.query_params) if request is not None else {}, text_chars=common.LIMITS.text_chars)
     keep = gr.update()
     picked = [wanted.get(key, keep) for key in ("text", "vocab", "show_whitespace", "show_ids", "specials", "explain")]

@@ -14,6 +14,7 @@ from lbpe.playground.app.handlers import (
     LIMITS,
     PLAY,
     compare,
+    compare_key,
     compare_on_page,
     decode_ids,
     explain,
@@ -132,7 +133,11 @@ def build(shared: Shared) -> CompareTab:
         again = gr.Button("Compare again", elem_id="compare-again", elem_classes="lbpe-hidden")
         # the key of the comparison the panes show (compare_on_page), and the API's own Compare
         compare_shown = gr.Textbox(
-            "", label="comparison shown", elem_id="compare-shown", elem_classes="lbpe-hidden", container=False
+            compare_key(DEFAULT_TEXT, DEFAULT_EXAMPLE.vocabulary, True, False, False, "bpe", "lbpe", 0.1, 0),
+            label="comparison shown",
+            elem_id="compare-shown",
+            elem_classes="lbpe-hidden",
+            container=False,
         )
         compare_api = gr.Button("Compare", elem_id="compare-api", elem_classes="lbpe-hidden")
         with gr.Row(equal_height=False, elem_classes="lbpe-panes"):
