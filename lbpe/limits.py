@@ -194,6 +194,14 @@ PLAYGROUND: dict[str, Limit] = {
             scale=MB,
         ),
         Limit("vocab_tokens", "LBPE_APP_MAX_VOCAB_TOKENS", 500_000, "tokens", "an uploaded vocabulary", scale=1),
+        Limit(
+            "text_file_bytes",
+            "LBPE_APP_MAX_TEXT_FILE_MB",
+            20 * MB,
+            "bytes",
+            "a .txt file for the Compare view",
+            scale=MB,
+        ),
         Limit("corpus_bytes", "LBPE_APP_MAX_CORPUS_MB", 20 * MB, "bytes", "a file for the Corpus view", scale=MB),
         Limit("train_bytes", "LBPE_APP_MAX_TRAIN_MB", 10 * MB, "bytes", "the training files together", scale=MB),
         Limit(
@@ -267,6 +275,7 @@ class Limits:
     text_chars: int = PLAYGROUND["text_chars"].default
     vocab_bytes: int = PLAYGROUND["vocab_bytes"].default
     vocab_tokens: int = PLAYGROUND["vocab_tokens"].default
+    text_file_bytes: int = PLAYGROUND["text_file_bytes"].default
     corpus_bytes: int = PLAYGROUND["corpus_bytes"].default
     train_bytes: int = PLAYGROUND["train_bytes"].default
     train_vocab: int = PLAYGROUND["train_vocab"].default

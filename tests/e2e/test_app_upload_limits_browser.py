@@ -17,7 +17,12 @@ pytestmark = pytest.mark.slow(reason="Chromium drives the playground")
 
 TIMEOUT_MS = 60_000
 expect.set_options(timeout=TIMEOUT_MS)
-LIMITS = {"LBPE_APP_MAX_VOCAB_MB": "0.01", "LBPE_APP_MAX_CORPUS_MB": "0.01", "LBPE_APP_MAX_TRAIN_MB": "0.01"}
+LIMITS = {
+    "LBPE_APP_MAX_VOCAB_MB": "0.01",
+    "LBPE_APP_MAX_CORPUS_MB": "0.01",
+    "LBPE_APP_MAX_TRAIN_MB": "0.01",
+    "LBPE_APP_MAX_TEXT_FILE_MB": "0.01",
+}
 #: How the playground ends a limit's reason for a visitor.
 NO_MORE = "; this server allows no more (lbpe on your own machine does: pip install lbpe)"
 
@@ -95,4 +100,28 @@ def test_corpus_and_training_files_over_the_limit_are_refused_chosen_or_dropped(
     # within the limit, a file goes as before
     page.locator("#train-upload input[type=file]").set_input_files(parts[0])
     expect(page.locator("#train-upload")).to_contain_text("5.9\u00a0KB")  # listed (name and size) once sent
+    assert page.uploads
+
+
+def test_a_text_file_over_the_limit_is_refused_where_compare_says_why(page, tmp_path):
+    note = page.locator("#compare-note")
+    page.evaluate(DROP_JS, ["#text-upload", "long.txt", 15_000])
+    expect(note).to_have_text(
+        "long.txt is 0.015 MB, over the limit of 0.01 MB for a .txt file for the Compare view" + NO_MORE
+    )
+    expect(note.locator(".lbpe-failed")).to_have_count(1)
+    big = tmp_path / "chosen.txt"
+    big.write_bytes(b"word " * 4_000)
+    page.locator("#text-upload input[type=file]").set_input_files(str(big))
+    expect(note).to_have_text(
+        "chosen.txt is 0.02 MB, over the limit of 0.01 MB for a .txt file for the Compare view" + NO_MORE
+    )
+    page.wait_for_timeout(1000)
+    assert page.uploads == []
+    expect(page.locator("#text textarea")).not_to_have_value("word " * 4_000)
+    # within the limit, a file goes as before and fills the text box
+    small = tmp_path / "small.txt"
+    small.write_text("a small text to compare", "utf-8")
+    page.locator("#text-upload input[type=file]").set_input_files(str(small))
+    expect(page.locator("#text textarea")).to_have_value("a small text to compare")
     assert page.uploads

@@ -164,6 +164,17 @@ def test_load_text_reads_and_removes_the_upload(tmp_path, limits, monkeypatch):
     assert warnings[-1].startswith("big.txt is longer than 5 characters; Compare shows its first 5.")
     with pytest.raises(gr.Error, match="Choose a .txt file"):
         app.load_text(None)
+    # a file over the .txt limit (sent over the API; the page refuses it before sending) is
+    # refused whole, in the words the page shows, and removed
+    limits(text_file_bytes=1000)
+    over = upload(tmp_path, b"word " * 201, "over.txt")
+    with pytest.raises(gr.Error) as refused:
+        app.load_text(over)
+    assert refused.value.message == (
+        "over.txt is 0.001005 MB, over the limit of 0.001 MB for a .txt file for the Compare view; "
+        "this server allows no more (lbpe on your own machine does: pip install lbpe)"
+    )
+    swept_later(over)
 
 
 # ---- vocabulary uploads ----

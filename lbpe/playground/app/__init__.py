@@ -91,7 +91,7 @@ def launch(host: str | None = None, port: int | None = None, **kwargs: Any):
         pwa=False,
         enable_monitoring=False,
         app_kwargs=app_kwargs,
-        max_file_size=max(LIMITS.vocab_bytes, LIMITS.corpus_bytes, LIMITS.train_bytes, 4 * LIMITS.text_chars) + MB,
+        max_file_size=max(LIMITS.vocab_bytes, LIMITS.corpus_bytes, LIMITS.train_bytes, LIMITS.text_file_bytes) + MB,
         **kwargs,
     )
 

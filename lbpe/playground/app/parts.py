@@ -264,7 +264,8 @@ spans where they differ are underlined in orange. Click a token to see why."""
 
 def limits_md() -> str:
     return (
-        f"Limits: Compare {LIMITS.text_chars:,} characters · vocabulary upload {_mb(LIMITS.vocab_bytes)} "
+        f"Limits: Compare {LIMITS.text_chars:,} characters (a .txt file {_mb(LIMITS.text_file_bytes)}) · "
+        f"vocabulary upload {_mb(LIMITS.vocab_bytes)} "
         f"and {LIMITS.vocab_tokens:,} tokens · corpus file {_mb(LIMITS.corpus_bytes)} · "
         f"training corpus {_mb(LIMITS.train_bytes)}, vocabulary size up to {LIMITS.train_vocab:,}."
     )

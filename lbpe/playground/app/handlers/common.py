@@ -229,6 +229,7 @@ def _red_note(message: str) -> str:
 #: names the file; a string (with ``{n}``, the count) names the files together.
 UPLOAD_LIMITS: dict[str, tuple[str, str | None]] = {
     "vocab-upload": ("vocab_bytes", None),
+    "text-upload": ("text_file_bytes", None),
     "corpus-upload": ("corpus_bytes", None),
     "across-upload": ("corpus_bytes", None),
     "train-upload": ("train_bytes", "the training corpus ({n} file(s))"),

@@ -13,6 +13,7 @@ from typing import Any
 
 import gradio as gr
 
+from lbpe import limits as _limits
 from lbpe.playground import display
 from lbpe.playground.app.handlers import common
 from lbpe.playground.app.handlers.common import _figure, _handler, _mb, _paths, _read_once, get_tokenizer
@@ -565,12 +566,15 @@ def play_tick(
 
 @_handler
 def load_text(file: Any, state: Any = None):
-    """Read an uploaded ``.txt`` file into the text box. Returns ``(text, cleared upload)``;
-    ``state``: the session, which keeps why it failed for the note beside the box."""
+    """Read an uploaded ``.txt`` file (at most ``text_file_bytes``; the page refuses a larger one
+    before sending it) into the text box. Returns ``(text, cleared upload)``; ``state``: the
+    session, which keeps why it failed for the note beside the box."""
     paths = _paths(file)
     if not paths:
         raise gr.Error("Choose a .txt file to upload.")
     with _read_once(paths[:1]):
+        with _limits.using(common.LIMITS):
+            _limits.check("text_file_bytes", paths[0].stat().st_size, paths[0].name)
         text, chars = text_head(paths[0], common.LIMITS.text_chars)
     if chars is None or chars > common.LIMITS.text_chars:
         gr.Warning(_cut_note(chars, paths[0].name), duration=12)

@@ -30,7 +30,7 @@ from lbpe.playground.app.handlers import (
     play_toggle,
     shown_key,
 )
-from lbpe.playground.app.parts import IDS_ONLY, PANE_JS, PANE_TEMPLATE, in_browser, js, says_why
+from lbpe.playground.app.parts import IDS_ONLY, PANE_JS, PANE_TEMPLATE, in_browser, js, refusing, says_why
 from lbpe.playground.app.tabs import Shared
 from lbpe.playground.display import METHOD_NAMES
 from lbpe.playground.examples import DEFAULT_EXAMPLE, EXAMPLES
@@ -129,6 +129,7 @@ def build(shared: Shared) -> CompareTab:
                 )
         # why the last comparison or .txt upload failed, until the next one succeeds
         compare_note = gr.HTML("", elem_id="compare-note", padding=False)
+        refusing("text-upload", compare_note)
         # pressed by the page (app.js) when an answer is of inputs the controls no longer hold
         again = gr.Button("Compare again", elem_id="compare-again", elem_classes="lbpe-hidden")
         # the key of the comparison the panes show (compare_on_page), and the API's own Compare
