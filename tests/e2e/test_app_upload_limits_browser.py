@@ -103,6 +103,31 @@ def test_corpus_and_training_files_over_the_limit_are_refused_chosen_or_dropped(
     assert page.uploads
 
 
+def test_training_files_added_one_at_a_time_are_told_over_the_limit_at_once(page, tmp_path):
+    open_tab(page, "Train")
+    status = page.locator("#train-status")
+    parts = []
+    for n in range(2):  # each within the limit, over it together
+        part = tmp_path / f"part{n}.txt"
+        part.write_bytes(b"a" * 6_000)
+        parts.append(str(part))
+    files = page.locator("#train-upload input[type=file]")
+    files.set_input_files(parts[0])
+    expect(page.locator("#train-upload")).to_contain_text("part0")
+    expect(status).to_have_text("Choose text files, then press Train.")
+    files.set_input_files(parts[1])  # added to the first
+    expect(page.locator("#train-upload")).to_contain_text("part1")
+    # said at once, before Train is pressed
+    expect(status).to_have_text(
+        "the training corpus (2 file(s)) is 0.012 MB, over the limit of 0.01 MB for the training files together"
+        + NO_MORE
+    )
+    expect(status.locator(".lbpe-failed")).to_have_count(1)
+    # one removed: within the limit again, and the refusal is gone
+    page.locator("#train-upload button[aria-label='Remove this file']").first.click()
+    expect(status).to_have_text("Choose text files, then press Train.")
+
+
 def test_a_text_file_over_the_limit_is_refused_where_compare_says_why(page, tmp_path):
     note = page.locator("#compare-note")
     page.evaluate(DROP_JS, ["#text-upload", "long.txt", 15_000])

@@ -411,6 +411,19 @@ def test_train_errors(tmp_path, limits):
         app.train(None, 300, "char", False, None)
 
 
+def test_the_training_files_note_says_at_once_when_they_pass_the_limit_together(tmp_path, limits):
+    limits(train_bytes=10)
+    first, second = upload(tmp_path, b"x" * 6, "d.txt"), upload(tmp_path, b"y" * 6, "e.txt")
+    within, over = app.files_note([first], app.CHOOSE_FILES), app.files_note([first, second], app.CHOOSE_FILES)
+    assert within == {"__type__": "update"}  # the status stays as it is
+    assert "the training corpus (2 file(s)) is 1.2e-05 MB, over the limit of 1e-05 MB" in over
+    assert 'class="lbpe-failed"' in over and "LBPE_APP" not in over
+    # one removed: the refusal gives way; any other status (a training's result) stays
+    assert app.files_note([second], over) == "Choose text files, then press Train."
+    assert app.files_note([second], "Trained 300 tokens on d.txt") == {"__type__": "update"}
+    assert app.files_note(None, over) == "Choose text files, then press Train."
+
+
 def test_train_says_the_least_vocabulary_size_in_the_views_words(tmp_path):
     """Too small a size for the files: the reason gives the least size and names no flag or
     option the Train view does not have (the library's own names ``--vocab-size`` and ``max_chars``)."""

@@ -76,7 +76,7 @@ from lbpe.playground.app.handlers.corpus_tab import (
     corpus_sample_methods,
 )
 from lbpe.playground.app.handlers.links import _link_note, restore, restore_dropout  # noqa: F401  (the layout uses _link_note)
-from lbpe.playground.app.handlers.train_tab import train, use_trained
+from lbpe.playground.app.handlers.train_tab import CHOOSE_FILES, files_note, train, use_trained
 
 __all__ = [
     "DEFAULT_EXPLAIN",
@@ -90,6 +90,7 @@ __all__ = [
     "SAMPLE_NAME",
     "STATS_HEADERS",
     "AXIS_CHOICES",
+    "CHOOSE_FILES",
     "across",
     "across_methods",
     "axis_controls",
@@ -108,6 +109,7 @@ __all__ = [
     "explain_move",
     "explain_on_page",
     "failure_note",
+    "files_note",
     "get_tokenizer",
     "ids_text",
     "pair_controls",

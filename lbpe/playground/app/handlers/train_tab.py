@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import logging
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,30 @@ from lbpe.playground.app.handlers.common import _DOWNLOADS, _handler, _job, _kep
 from lbpe.playground.service import Session, Stopped, TrainTimeError, open_vocabulary, train_view, without_folder
 
 log = logging.getLogger("lbpe.playground.app")
+
+#: What the Train view says before a training: its status box's first words.
+CHOOSE_FILES = "Choose text files, then press Train."
+
+
+def files_note(files: Any, status: Any):
+    """The training files changed (chosen, added to, removed). The page refuses a choice over the
+    limit before sending it, but files added one at a time are each within it: while together
+    they are over it, ``status`` says so now rather than when Train is pressed; once within it
+    again, that refusal gives way to :data:`CHOOSE_FILES`. Anything else the status says stays
+    (``gr.skip()``)."""
+    paths = _paths(files)
+    size = 0
+    for path in paths:
+        try:
+            size += path.stat().st_size
+        except OSError:  # swept with its session: Train says so
+            pass
+    note = common.refused_note("train-upload", json.dumps(["", size, len(paths), 0]))
+    if isinstance(note, str):  # the refusal (else gr.skip(): within the limit)
+        return note
+    if "for the training files together" in str(status or ""):
+        return CHOOSE_FILES
+    return gr.skip()
 
 
 @_handler

@@ -6,7 +6,7 @@ from typing import Any
 
 import gradio as gr
 
-from lbpe.playground.app.handlers import LIMITS, _mb, stop, train, use_trained
+from lbpe.playground.app.handlers import CHOOSE_FILES, LIMITS, _mb, files_note, stop, train, use_trained
 from lbpe.playground.app.parts import js, long_job, refusing, says_why
 from lbpe.playground.app.tabs import Shared
 
@@ -53,10 +53,16 @@ def build(shared: Shared) -> Any:
         with gr.Row():
             train_btn = gr.Button("Train", variant="primary", elem_id="train-run")
             train_stop = gr.Button("Stop", variant="stop", elem_id="train-stop")
-        train_status = gr.Markdown(
-            "Choose text files, then press Train.", label="Training status", elem_id="train-status"
-        )
+        train_status = gr.Markdown(CHOOSE_FILES, label="Training status", elem_id="train-status")
         refusing("train-upload", train_status)
+        train_files.change(
+            files_note,
+            [train_files, train_status],
+            train_status,
+            queue=False,
+            api_visibility="private",
+            show_progress="hidden",
+        )
         with gr.Row(equal_height=False):
             train_out = gr.File(label="tokenizer.json", interactive=False, elem_id="train-download")
             use_btn = gr.Button("Use it in Compare", elem_id="train-use")
