@@ -106,7 +106,12 @@ def _compiled(name: str) -> PresetPattern:
 
 
 def resolve_pattern(pattern: str | re.Pattern[str] | PresetPattern) -> re.Pattern[str] | PresetPattern:
-    """Accept a preset name, a compiled preset or an already compiled ``re`` pattern."""
+    """Accept a preset name, a compiled preset or an already compiled ``re`` pattern of ``str``."""
+    if isinstance(pattern, re.Pattern) and not isinstance(pattern.pattern, str):
+        raise TypeError(
+            f"pattern must match str (text is split before it is encoded), not bytes: compile it from a str, "
+            f"such as re.compile(r'\\w+') for {pattern.pattern!r}"
+        )
     if isinstance(pattern, (re.Pattern, PresetPattern)):
         return pattern
     if not isinstance(pattern, str):

@@ -18,6 +18,7 @@ of those files are translated by :mod:`lbpe.pretokenize.onig`, and the presets t
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence as Seq
 
@@ -53,12 +54,20 @@ class Splitter:
         return [p for p, _, _ in self.split(text)]
 
 
+def _whole_matches(pattern: re.Pattern[str], text: str) -> list[str]:
+    return [m.group() for m in pattern.finditer(text)]
+
+
 class Regex(Splitter):
-    """Pieces are the matches of a stdlib pattern (tiktoken-style pre-tokenisation)."""
+    """Pieces are the matches of a stdlib pattern (tiktoken-style pre-tokenisation): whole
+    matches, also where the pattern has groups (whose text alone ``re.findall`` would give)."""
 
     def __init__(self, pattern: re.Pattern[str] | PresetPattern | str) -> None:
         self.pattern = resolve_pattern(pattern)
-        self.findall = self.pattern.findall  # type: ignore[method-assign, assignment]  # the C method, for speed
+        if self.pattern.groups:
+            self.findall = functools.partial(_whole_matches, self.pattern)  # type: ignore[method-assign, arg-type]
+        else:
+            self.findall = self.pattern.findall  # type: ignore[method-assign, assignment]  # the C method, for speed
 
     def split(self, text: str) -> list[Piece]:
         return [(m.group(), m.start(), m.end()) for m in self.pattern.finditer(text)]

@@ -168,7 +168,9 @@ def _count_blocks(blocks: Iterable[str], regex, counts: Counter[str], chunk_char
                     end = m.end()
                 pending = [buf[end:]] if end < len(buf) else []
     if pending:
-        counts.update(regex.findall("".join(pending)))
+        rest = "".join(pending)
+        # whole matches (a pattern's groups would give their own text to findall)
+        counts.update(regex.findall(rest) if preset else (m.group() for m in regex.finditer(rest)))
 
 
 def _find_cut(buf: str, lo: int) -> int:

@@ -420,3 +420,20 @@ def test_encode_to_numpy_shares_the_arrays_memory():
     got = tok.encode_to_numpy(BUFFER_TEXT, mode="lbpe", disallowed_special=())
     assert got.dtype == numpy.uint32
     assert got.tolist() == tok.encode(BUFFER_TEXT, mode="lbpe", disallowed_special=())
+
+
+@pytest.mark.parametrize("mode", ["bpe", "lbpe"])
+def test_a_pattern_with_groups_splits_into_its_whole_matches(mode):
+    # re's findall gives a group's text, not the match: "hi there!" once encoded as "ht"
+    grouped, plain = tiny(re.compile(r"(\w)\w*|(\s+)|.")), tiny(re.compile(r"\w+|\s+|."))
+    text = "aab bbb ab!"
+    ids = grouped.encode(text, mode=mode)
+    assert ids == plain.encode(text, mode=mode) == [{"bpe": 260, "lbpe": 260}[mode], 32, 258, 32, 259, 33]
+    assert grouped.decode(ids) == text
+    assert [s.id for s in grouped.segment(text, mode=mode)] == ids
+    assert grouped.encode_batch([text, "bb"], mode=mode) == [ids, [257]]
+
+
+def test_a_bytes_pattern_is_refused_when_given():
+    with pytest.raises(TypeError, match=r"pattern must match str .*re\.compile\(r'\\w\+'\)"):
+        tiny(re.compile(rb"\w+"))

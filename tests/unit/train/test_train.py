@@ -596,3 +596,12 @@ def test_bundled_default_vocabulary_is_reproducible_and_loads_everywhere():
     loaded = lbpe.load(path)
     assert loaded.encode(text, mode="bpe") == expect
     assert loaded.encode(text, mode="lbpe") == Tokenizer(vocab, "paper").encode(text, mode="lbpe")
+
+
+def test_a_pattern_with_groups_counts_its_whole_matches():
+    from lbpe.train.count import count_pieces
+
+    text = "aab bbb ab!\nzz top\n" * 3
+    grouped = count_pieces([text], re.compile(r"(\w)\w*|(\s+)|."), chunk_chars=8)
+    assert grouped == count_pieces([text], re.compile(r"\w+|\s+|."), chunk_chars=8)
+    assert grouped["aab"] == 3 and "a" not in grouped
