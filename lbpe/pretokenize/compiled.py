@@ -84,7 +84,9 @@ class PresetPattern:
         return self._engine(string).finditer(string, pos, endpos)
 
     def __getattr__(self, attr: str):
-        if attr in PresetPattern.__slots__:  # not set yet: no recursion through self.regex
+        # a slot not set yet (no recursion through self.regex), or a protocol's hook such as
+        # __deepcopy__: the pattern's own would stand a bare re.Pattern in for this object
+        if attr in PresetPattern.__slots__ or attr.startswith("__"):
             raise AttributeError(attr)
         return getattr(self.regex, attr)
 

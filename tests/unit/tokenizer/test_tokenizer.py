@@ -437,3 +437,12 @@ def test_a_pattern_with_groups_splits_into_its_whole_matches(mode):
 def test_a_bytes_pattern_is_refused_when_given():
     with pytest.raises(TypeError, match=r"pattern must match str .*re\.compile\(r'\\w\+'\)"):
         tiny(re.compile(rb"\w+"))
+
+
+def test_a_tokenizer_survives_copy_and_deepcopy():
+    import copy
+
+    tok = cl100k()
+    want = tok.encode("hello world's 2024!", mode="lbpe")
+    for copied in (copy.copy(tok), copy.deepcopy(tok)):
+        assert copied.encode("hello world's 2024!", mode="lbpe") == want
