@@ -27,6 +27,7 @@ from lbpe.tokenizer.checks import (
 )
 from lbpe.tokenizer.checks import check_mode as _check_mode
 from lbpe.tokenizer.compiled import encode_on_threads
+from lbpe.tokenizer.specials import read_once
 from lbpe.vocab import Vocab
 
 if TYPE_CHECKING:
@@ -111,6 +112,8 @@ class BulkEncoding:
         mode = _check_mode(mode)
         check_dropout(mode, dropout, seed)
         texts = [checked_text(t) for t in texts]
+        allowed_special = read_once(allowed_special)  # type: ignore[assignment]  # (read once a text)
+        disallowed_special = read_once(disallowed_special)  # type: ignore[assignment]
         workers = checked_workers(workers)
         model = native.model_for(self.vocab) if mode in native.METHOD_CODES else None
         if (

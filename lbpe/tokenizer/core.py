@@ -420,7 +420,8 @@ class Tokenizer(BulkEncoding):
             refused = disallowed_special
             if not ((type(refused) is str and refused == "all") or (type(refused) is tuple and not refused)):
                 known = (self.vocab.special, self.added_tokens)
-                refused = checked_names(refused, "disallowed_special", known)  # the usual two need no check
+                # checked once (an iterator is read here), then used as checked below
+                refused = disallowed_special = checked_names(refused, "disallowed_special", known)
             look = not nothing_to_find(self.added_tokens, allowed_special, refused)
             ids = self._plain_ids(text, mode, specials=look)  # (no name in allowed_special to check)
             if ids is not None:

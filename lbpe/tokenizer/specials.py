@@ -4,14 +4,14 @@ of ``allowed_special`` and ``disallowed_special``."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from typing import Literal, cast
 
 from lbpe.errors import DisallowedSpecialError, LbpeError
 from lbpe.literals import MAX_ADDED_TOKEN_CHARS, Literals
 
-__all__ = ["checked_names", "nothing_to_find", "special_matcher", "split_specials"]
+__all__ = ["checked_names", "nothing_to_find", "read_once", "special_matcher", "split_specials"]
 
 _NO_NAMES: frozenset[str] = frozenset()
 
@@ -51,6 +51,14 @@ def checked_names(
     if unknown:
         raise LbpeError(f"{parameter} names tokens this vocabulary does not have: {sorted(unknown)}")
     return cast("AbstractSet[str]", names)
+
+
+def read_once(value: object) -> object:
+    """``allowed_special`` or ``disallowed_special`` as a value that can be read again: an
+    iterator (a generator, ``iter(...)``) as the tuple of its items, anything else as it is
+    (:func:`checked_names` checks it). A call that reads the value more than once (a check,
+    then the split; a batch's texts) takes it through here first."""
+    return tuple(value) if isinstance(value, Iterator) else value
 
 
 def special_matcher(names: Collection[str]) -> Literals | None:

@@ -104,6 +104,26 @@ def test_special_names_may_come_in_any_collection():
             tok.encode(text, mode="bpe", allowed_special=empty)
 
 
+def test_special_names_may_come_as_an_iterator_read_once():
+    """An iterator (a generator, ``iter(...)``) names what its items name, in every call and
+    for every text of a batch, though it can be read only once."""
+    tok = tiny()
+    text = "aa<|end|>bb"
+    allowed = [256, 261, 257]
+    calls = [
+        lambda **s: tok.encode(text, mode="bpe", **s),
+        lambda **s: tok.encode_batch([text] * 3, mode="bpe", **s)[2],
+        lambda **s: list(tok.encode_to_array(text, mode="bpe", **s)),
+        lambda **s: [seg.id for seg in tok.segment(text, mode="bpe", **s)],
+    ]
+    for call in calls:
+        assert call(allowed_special=iter(["<|end|>"])) == allowed
+        with pytest.raises(lbpe.DisallowedSpecialError):
+            call(disallowed_special=(n for n in ["<|end|>"]))
+    with pytest.raises(lbpe.DisallowedSpecialError):  # the second text of the batch is checked too
+        tok.encode_batch(["bb", text], mode="bpe", disallowed_special=iter(["<|end|>"]))
+
+
 def test_a_refused_name_the_vocabulary_lacks_is_an_error_as_an_allowed_one_is():
     """Else a misspelt name would refuse nothing, and the text it should stop would pass."""
     tok = tiny()
