@@ -40,6 +40,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> None:
         character_coverage=args.character_coverage,
     )
     _check_folder(Path(args.output).parent)  # before a long training, not after it
+    _check_not_an_input(Path(args.output), args.files)
     bar = Bar(enabled=not args.quiet)
     try:
         trained = train_view(
@@ -60,6 +61,27 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> None:
             f"wrote {', '.join(names)} beside it: transformers.AutoTokenizer.from_pretrained({str(folder)!r})",
             file=sys.stderr,
         )
+
+
+def _check_not_an_input(output: Path, files: list[str]) -> None:
+    """Refuse an output that is one of the training files (by another spelling or a link too):
+    writing the vocabulary would replace the corpus it was trained on."""
+    import os
+
+    target = output.resolve()
+    for name in files:
+        path = Path(name)
+        same = path.resolve() == target
+        if not same and output.exists() and path.exists():
+            try:
+                same = os.path.samefile(output, path)
+            except OSError:
+                same = False
+        if same:
+            raise LbpeError(
+                f"-o {output} is one of the training files ({name}): writing the vocabulary there would "
+                "replace the corpus; choose another output, such as -o tokenizer.json"
+            )
 
 
 def _check_folder(folder: Path) -> None:

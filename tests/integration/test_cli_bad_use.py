@@ -208,5 +208,15 @@ def test_a_failed_training_leaves_no_folder_and_a_blocked_one_fails_first(tmp_pa
     assert (tmp_path / "taken").read_text(encoding="utf-8") == "a file, not a folder"
 
 
+def test_train_refuses_to_write_over_one_of_its_inputs(tmp_path):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("Tokenization matters.\n" * 20, encoding="utf-8")
+    os.symlink(corpus, tmp_path / "alias.txt")
+    for output in (corpus, tmp_path / "alias.txt", tmp_path / "." / "corpus.txt"):
+        refused = run_cli("train", "-q", "--vocab-size", "300", "-o", str(output), str(corpus), timeout=120)
+        assert f"-o {output} is one of the training files" in one_line_error(refused, "train")
+        assert corpus.read_text(encoding="utf-8") == "Tokenization matters.\n" * 20
+
+
 if sys.platform != "linux":  # sched_getaffinity
     pytestmark = pytest.mark.skip(reason="counts this machine's cores with os.sched_getaffinity (Linux)")
