@@ -54,6 +54,14 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> None:
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)  # only once there is a vocabulary to write
     write_tokenizer_json(trained["vocab"], args.output)  # as trained: its style and preset
     print(f"wrote {args.output}: {trained['message']}", file=sys.stderr)
+    scaffold = sorted(trained["vocab"].scaffold)
+    if scaffold:  # what a reader that knows nothing of them does with the file
+        print(
+            f"note: Hugging Face tokenizers and transformers read {len(scaffold)} scaffold tokens in it (ids "
+            f"{scaffold[0]} to {scaffold[-1]}) as ordinary ones and emit them where lbpe's BPE splits them back; "
+            "lbpe.load() of the file encodes as trained (train without --scaffold for a file they encode alike)",
+            file=sys.stderr,
+        )
     if Path(args.output).name == "tokenizer.json":
         folder = Path(args.output).parent
         names = write_transformers_config(folder, roles)

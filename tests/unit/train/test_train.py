@@ -497,6 +497,15 @@ def test_cli_train_writes_what_train_makes(tmp_path):
     assert f"wrote {out}" in result.stderr and "\r" not in result.stderr  # no progress frames when not a terminal
     expect = train([corpus], vocab_size=600, scaffold=True)
     assert json.loads(out.read_text("utf-8")) == json.loads(to_tokenizer_json(expect))
+    # the note is true: HF's reader emits scaffold ids that lbpe's own reading of the file does not
+    scaffold = sorted(expect.scaffold)
+    assert scaffold and scaffold[0] == 600
+    assert f"read {len(scaffold)} scaffold tokens in it (ids 600 to {scaffold[-1]})" in result.stderr
+    from tokenizers import Tokenizer as HfTokenizer
+
+    text = corpus.read_text("utf-8")[:50_000]
+    assert max(HfTokenizer.from_file(str(out)).encode(text).ids) >= 600
+    assert max(lbpe.load(out).encode(text, mode="bpe")) < 600
     result = run_cli("train", "--vocab-size", "300", "--unit", "byte", "-q", "-o", str(out), str(corpus))
     assert result.returncode == 0 and result.stderr.count("\n") == 1, result.stderr
     assert json.loads(out.read_text("utf-8"))["model"]["byte_fallback"] is False
