@@ -34,7 +34,52 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> None:
 
     if importlib.util.find_spec("gradio") is None:
         raise LbpeError('the playground needs Gradio: python -m pip install "lbpe[app]"')
+    problem = _listen_problem(args.host, args.port)
+    if problem is not None:
+        raise LbpeError(f"the playground could not start: {problem}")
     from lbpe.playground import app  # imports gradio; `import lbpe` itself never does
 
     argv = (["--host", args.host] if args.host else []) + (["--port", str(args.port)] if args.port else [])
     app.main(argv)
+
+
+def _listen_problem(host: str | None, port: int | None) -> str | None:
+    """Why the playground cannot listen at ``host`` and ``port`` (else, from the environment,
+    as Gradio reads them), found before Gradio is imported: Gradio failed with a traceback on a
+    port out of range or a port variable that is no number (read as it is imported), retried a
+    host name that resolves to nothing for minutes, and called an address not of this machine
+    a port that is taken. ``None`` when a socket binds there (a port in use is left to the
+    launch, which says so)."""
+    import errno
+    import os
+    import socket
+
+    host_from = "--host" if host else "GRADIO_SERVER_NAME"
+    host = host or os.environ.get("GRADIO_SERVER_NAME") or "127.0.0.1"
+    if port is None:
+        raw = os.environ.get("GRADIO_SERVER_PORT", "").strip()
+        named = f"GRADIO_SERVER_PORT={raw!r}"
+        port = int(raw) if raw.isdigit() else 7860 if not raw else -1
+    else:
+        named = f"--port {port}"
+    if not 1 <= port <= 65535:
+        return f"{named} is not a port: choose one from 1 to 65535, such as --port 7860"
+    anywhere = "use 127.0.0.1 (this machine only) or 0.0.0.0 (every network it is on)"
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except (OSError, UnicodeError) as exc:
+        why = getattr(exc, "strerror", None) or str(exc)
+        return f"the address {host} ({host_from}) is no host name or address this machine can find ({why}): {anywhere}"
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                return None
+            if exc.errno == errno.EADDRNOTAVAIL:
+                return f"{host} ({host_from}) is not an address of this machine: {anywhere}"
+            if exc.errno == errno.EACCES:
+                return f"{named} needs administrator rights (ports below 1024): choose one from 1024, such as 7860"
+            return f"it cannot listen on {host} port {port} ({exc.strerror or exc})"
+    return None

@@ -323,6 +323,34 @@ def test_a_busy_port_is_a_hint_not_a_traceback():
     assert f"port {port} is taken" in proc.stderr and "--port" in proc.stderr and "Traceback" not in proc.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "env", "said"),
+    [
+        (["--host", "999.1.1.1"], {}, "the address 999.1.1.1 (--host) is no host name or address this machine can"),
+        (["--host", "203.0.113.5"], {}, "203.0.113.5 (--host) is not an address of this machine"),
+        ([], {"GRADIO_SERVER_NAME": "999.1.1.1"}, "the address 999.1.1.1 (GRADIO_SERVER_NAME) is no host name"),
+        (["--port", "70000"], {}, "--port 70000 is not a port: choose one from 1 to 65535"),
+        (["--port", "-1"], {}, "--port -1 is not a port: choose one from 1 to 65535"),
+        ([], {"GRADIO_SERVER_PORT": "abc"}, "GRADIO_SERVER_PORT='abc' is not a port: choose one from 1 to 65535"),
+    ],
+)
+def test_an_address_it_cannot_listen_on_is_said_at_once(args, env, said):
+    import subprocess
+
+    started = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, "-m", "lbpe", "serve", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", **env},
+    )
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert said in proc.stderr and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert "is taken" not in proc.stderr
+    assert time.monotonic() - started < 30  # no retries: Gradio tried a bad host for minutes
+
+
 def test_bad_input_leaves_no_traceback_on_the_server_console(server, client):
     before = server.tail(100_000).count("Traceback")
     for call in (
