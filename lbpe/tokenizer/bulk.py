@@ -111,6 +111,13 @@ class BulkEncoding:
         """
         mode = _check_mode(mode)
         check_dropout(mode, dropout, seed)
+        if isinstance(texts, (str, bytes, bytearray)) or not isinstance(texts, Iterable):
+            what = (
+                f"one {type(texts).__name__}: pass [text]"
+                if isinstance(texts, (str, bytes, bytearray))
+                else type(texts).__name__
+            )
+            raise TypeError(f"texts must be a list of str (an iterable of texts), not {what}")
         texts = [checked_text(t) for t in texts]
         allowed_special = read_once(allowed_special)  # type: ignore[assignment]  # (read once a text)
         disallowed_special = read_once(disallowed_special)  # type: ignore[assignment]

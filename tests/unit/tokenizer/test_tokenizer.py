@@ -337,6 +337,17 @@ def test_encode_batch_over_processes_equals_one_by_one(mode):
     assert tok.encode_batch([], mode=mode, workers=2) == []
 
 
+def test_encode_batch_refuses_one_text_or_no_texts_with_the_fix():
+    """A lone string is iterable (its characters would be the batch's texts, in silence)."""
+    tok = tiny()
+    for lone in ("abc", b"abc"):
+        with pytest.raises(TypeError, match=r"texts must be a list of str \(an iterable of texts\), not one "):
+            tok.encode_batch(lone, mode="bpe")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="texts must be a list of str .*, not NoneType"):
+        tok.encode_batch(None, mode="bpe")  # type: ignore[arg-type]
+    assert tok.encode_batch(iter(["aa", "bb"]), mode="bpe") == [[256], [257]]
+
+
 def test_encode_batch_names_its_keywords():
     """A misspelt keyword is refused at the call, also for an empty batch (it was passed on to
     encode, which only a non-empty batch reached)."""
