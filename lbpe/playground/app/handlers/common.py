@@ -241,18 +241,24 @@ def refused_note(zone: str, asked: Any) -> Any:
     ``asked`` as JSON ``[file name, bytes, file count, when]``, the bytes of the files together
     where the zone holds them to one limit): the words the server gives for the same files, as a
     red note. Nothing (``gr.skip()``) when they are within the limit or ``asked`` is not that."""
-    key, together = UPLOAD_LIMITS[zone]
     try:
         name, size, count, _ = json.loads(asked or "")
         size, count = int(size), int(count)
     except (TypeError, ValueError):
         return gr.skip()
-    what = together.format(n=count) if together else str(name)
+    note = over_limit_note(zone, str(name), size, count)
+    return gr.skip() if note is None else note
+
+
+def over_limit_note(zone: str, name: str, size: int, count: int) -> str | None:
+    """The red note for ``count`` files of upload ``zone`` (the one called ``name``, or all of
+    them where the zone holds them to one limit) of ``size`` bytes over the zone's limit, in the
+    words a visitor is shown; ``None`` within it."""
+    key, together = UPLOAD_LIMITS[zone]
+    what = together.format(n=count) if together else name
     with _limits.using(LIMITS):
         message = _limits.exceeded(key, size, what)
-    if message is None:
-        return gr.skip()
-    return _red_note(for_visitors(message))
+    return None if message is None else _red_note(for_visitors(message))
 
 
 def _readable(fn, *args, **kwargs):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
 import logging
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ import gradio as gr
 
 from lbpe.errors import LbpeError, NotUtf8Error, VocabSizeError
 from lbpe.formats.hf_write import write_tokenizer_json
+from lbpe.limits import PLAYGROUND
 from lbpe.playground.app.handlers import common
 from lbpe.playground.app.handlers.common import _DOWNLOADS, _handler, _job, _kept, _paths, _reporter, _session
 from lbpe.playground.service import Session, Stopped, TrainTimeError, open_vocabulary, train_view, without_folder
@@ -35,10 +35,10 @@ def files_note(files: Any, status: Any):
             size += path.stat().st_size
         except OSError:  # swept with its session: Train says so
             pass
-    note = common.refused_note("train-upload", json.dumps(["", size, len(paths), 0]))
-    if isinstance(note, str):  # the refusal (else gr.skip(): within the limit)
+    note = common.over_limit_note("train-upload", "", size, len(paths))
+    if note is not None:
         return note
-    if "for the training files together" in str(status or ""):
+    if PLAYGROUND["train_bytes"].what in str(status or ""):  # the words of that refusal
         return CHOOSE_FILES
     return gr.skip()
 
