@@ -80,6 +80,6 @@ def _listen_problem(host: str | None, port: int | None) -> str | None:
             if exc.errno == errno.EADDRNOTAVAIL:
                 return f"{host} ({host_from}) is not an address of this machine: {anywhere}"
             if exc.errno == errno.EACCES:
-                return f"{named} needs administrator rights (ports below 1024): choose one from 1024, such as 7860"
+                return f"{named} needs administrator rights (ports below 1024): choose 1024 or more, such as 7860"
             return f"it cannot listen on {host} port {port} ({exc.strerror or exc})"
     return None

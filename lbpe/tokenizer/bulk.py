@@ -111,15 +111,15 @@ class BulkEncoding:
         """
         mode = _check_mode(mode)
         check_dropout(mode, dropout, seed)
-        if isinstance(texts, (str, bytes, bytearray)) or not isinstance(texts, Iterable):
-            what = (
-                f"one {type(texts).__name__}: pass [text]"
-                if isinstance(texts, (str, bytes, bytearray))
-                else type(texts).__name__
+        if isinstance(texts, (str, bytes, bytearray)):  # iterable, but as its characters
+            raise TypeError(
+                f"texts must be a list of str (an iterable of texts), not one {type(texts).__name__}: pass [text]"
             )
-            raise TypeError(f"texts must be a list of str (an iterable of texts), not {what}")
+        if not isinstance(texts, Iterable):
+            raise TypeError(f"texts must be a list of str (an iterable of texts), not {type(texts).__name__}")
         texts = [checked_text(t) for t in texts]
-        allowed_special = read_once(allowed_special)  # type: ignore[assignment]  # (read once a text)
+        # read by every text's split: an iterator only once
+        allowed_special = read_once(allowed_special)  # type: ignore[assignment]
         disallowed_special = read_once(disallowed_special)  # type: ignore[assignment]
         workers = checked_workers(workers)
         model = native.model_for(self.vocab) if mode in native.METHOD_CODES else None
