@@ -41,8 +41,9 @@ RUNS_CODE = {
 BUILTINS = {"eval", "exec", "compile", "__import__", "execfile", "breakpoint"}
 #: module -> what may appear there, and why
 ALLOWED = {
-    # lbpe serve: checks that Gradio is installed before importing lbpe.playground.app
-    "lbpe/cli/playground.py": {"importlib"},
+    # lbpe serve: checks that Gradio is installed before importing lbpe.playground.app,
+    # and binds a probe socket to say at once when the address cannot be listened on
+    "lbpe/cli/playground.py": {"importlib", "socket"},
     "lbpe/playground/page/site.py": {
         "subprocess",
         "http",
