@@ -150,3 +150,23 @@ def test_a_text_file_over_the_limit_is_refused_where_compare_says_why(page, tmp_
     page.locator("#text-upload input[type=file]").set_input_files(str(small))
     expect(page.locator("#text textarea")).to_have_value("a small text to compare")
     assert page.uploads
+
+
+def test_a_refusal_outlives_the_comparison_that_was_running_when_it_came(page):
+    """A file refused while a comparison runs: that comparison's end (which clears a comparison's
+    own reason from the note) leaves the refusal in place; the next comparison clears it."""
+    note = page.locator("#compare-note")
+    busy = page.locator("#bpe-pane .lbpe-busy")
+    words = " ".join(f"w{n} sesquipedalian{n % 97} ἀρχή {n * 7919}" for n in range(2_400))[:50_000]
+    page.locator("#text textarea").fill(words)
+    expect(busy).to_be_visible()  # the comparison of the long text is under way
+    page.evaluate(DROP_JS, ["#text-upload", "long.txt", 15_000])
+    refusal = "long.txt is 0.015 MB, over the limit of 0.01 MB for a .txt file for the Compare view" + NO_MORE
+    expect(note).to_have_text(refusal)
+    expect(busy).to_be_hidden()  # ...and it has ended
+    expect(page.locator("#bpe-pane")).to_contain_text("sesquipedalian")
+    page.wait_for_timeout(1000)
+    expect(note).to_have_text(refusal)
+    page.locator("#text textarea").fill("a new text")
+    expect(page.locator("#bpe-pane")).not_to_contain_text("sesquipedalian")
+    expect(note).to_have_text("")

@@ -49,6 +49,7 @@ const refuseOversize = (event) => {
     const name = rule.together ? "" : files[sizes.indexOf(size)].name;
     const box = document.querySelector(`#${zone}-refused textarea, #${zone}-refused input`);
     if (!box) return;
+    refusedAt[zone] = compares.started;
     box.value = JSON.stringify([name, size, files.length, Date.now()]);
     box.dispatchEvent(new Event("input", { bubbles: true }));
     return;
@@ -80,6 +81,8 @@ const utf16Crc32 = (text) => {
 // Two comparisons of one page can be in flight at once (Gradio starts a second one when a change
 // comes before the first is under way) and the older text's can end last.
 const compares = { started: 0, ended: 0, askedAgain: null };
+// upload zone -> how many comparisons had started when a file was last refused there
+const refusedAt = {};
 
 window.lbpeApp = {
   // the Compare view's state into the URL
@@ -207,6 +210,12 @@ window.lbpeApp = {
       if (again) again.click();
     }, 250);
     return [];
+  },
+  // A comparison succeeded: its view's note (the reason of a failed one) is cleared, unless a
+  // file was refused in ``zone`` after this comparison started (no comparison started since):
+  // that refusal stays until a later comparison ends.
+  settled(note, zone) {
+    return refusedAt[zone] === compares.started ? note : "";
   },
   // a comparison failed: its reason shows above the panes, which keep the last one
   failed() {

@@ -309,9 +309,17 @@ def build(shared: Shared) -> CompareTab:
     now = [details, text, vocab, show_ws, show_ids, show_special, left, right, dropout, seed]
     compared.then(None, now, None, js=js("done(...a)"), api_visibility="private", queue=False)
     compared.failure(None, None, None, js=js("failed()"), api_visibility="private", queue=False)
-    # the reason stays above the panes (which still show the last text compared) until a comparison succeeds
+    # the reason stays above the panes (which still show the last text compared) until a comparison
+    # succeeds; a .txt file refused while it ran, until the next one does
     says_why(compared, compare, state, compare_note)
-    compared.success(None, None, compare_note, js="() => ''", api_visibility="private", queue=False)
+    compared.success(
+        None,
+        compare_note,
+        compare_note,
+        js=js("settled(a[0], 'text-upload')", "''"),
+        api_visibility="private",
+        queue=False,
+    )
     loaded = text_file.upload(
         load_text, [text_file, state], [text, text_file], api_name="load_text", show_progress="hidden"
     )
