@@ -88,16 +88,20 @@ def stand_in_bytes(text: str) -> bytes:
 
 
 class Decoder:
-    """Ids -> text. Raises :class:`lbpe.errors.LbpeError` for an id not in the vocabulary."""
+    """Ids -> text. Raises :class:`lbpe.errors.LbpeError` for an id not in the vocabulary.
+    ``errors`` is how bytes that are not UTF-8 are decoded, as for :meth:`bytes.decode`
+    (``"replace"``: as the vocabulary's own library does; ``"strict"`` raises
+    :class:`UnicodeDecodeError`)."""
 
-    def __call__(self, ids: Seq[int]) -> str:
+    def __call__(self, ids: Seq[int], *, errors: str = "replace") -> str:
         raise NotImplementedError
 
 
 class Step:
-    """One of HF's decoder steps: the tokens' texts -> texts (fewer, when it joins them)."""
+    """One of HF's decoder steps: the tokens' texts -> texts (fewer, when it joins them);
+    ``errors`` as for :class:`Decoder` (only the steps that decode bytes read it)."""
 
-    def __call__(self, tokens: list[str]) -> list[str]:
+    def __call__(self, tokens: list[str], *, errors: str = "replace") -> list[str]:
         raise NotImplementedError
 
 
@@ -109,12 +113,12 @@ class Tokens(Decoder):
         self.id_to_text = id_to_text
         self.step = step
 
-    def __call__(self, ids: Seq[int]) -> str:
+    def __call__(self, ids: Seq[int], *, errors: str = "replace") -> str:
         try:
             tokens = [self.id_to_text[i] for i in ids]
         except KeyError as exc:
             raise LbpeError(f"token id {exc.args[0]!r} is not in the vocabulary") from None
-        return "".join(tokens if self.step is None else self.step(tokens))
+        return "".join(tokens if self.step is None else self.step(tokens, errors=errors))
 
 
 class SentencePiece(Decoder):
@@ -140,7 +144,7 @@ class SentencePiece(Decoder):
         self.surfaces, self.byte_of = surfaces, byte_of
         self.space, self.dummy, self.squeeze = space, dummy, squeeze
 
-    def __call__(self, ids: Seq[int]) -> str:
+    def __call__(self, ids: Seq[int], *, errors: str = "replace") -> str:
         surfaces, byte_of, space = self.surfaces, self.byte_of, self.space
         out: list[str] = []
         pending = bytearray()
@@ -153,7 +157,7 @@ class SentencePiece(Decoder):
                 at_start = False
                 continue
             if pending:
-                out.append(pending.decode("utf-8", "replace"))
+                out.append(pending.decode("utf-8", errors))
                 pending.clear()
             piece = surfaces[i] or ""
             if piece:
@@ -163,7 +167,7 @@ class SentencePiece(Decoder):
                 piece = piece.replace(space, " ")
             out.append(piece)
         if pending:
-            out.append(pending.decode("utf-8", "replace"))
+            out.append(pending.decode("utf-8", errors))
         return "".join(out)
 
 
@@ -175,10 +179,10 @@ class ByteLevel(Step):
     [' café']
     """
 
-    def __call__(self, tokens: list[str]) -> list[str]:
+    def __call__(self, tokens: list[str], *, errors: str = "replace") -> list[str]:
         tokens = list(tokens)  # read twice below: an iterator would be empty the second time
         try:  # every token byte-level text (the usual case): all at once
-            return [stand_in_bytes("".join(tokens)).decode("utf-8", "replace")]
+            return [stand_in_bytes("".join(tokens)).decode("utf-8", errors)]
         except KeyError:
             pass
         data = bytearray()
@@ -187,18 +191,19 @@ class ByteLevel(Step):
                 data += stand_in_bytes(t)
             except KeyError:
                 data += t.encode("utf-8")
-        return [data.decode("utf-8", "replace")]
+        return [data.decode("utf-8", errors)]
 
 
 class ByteFallback(Step):
-    """Runs of ``<0xNN>`` tokens become the text of their bytes; bytes that are not valid UTF-8
-    become one U+FFFD each (as HF's ByteFallback decoder does).
+    """Runs of ``<0xNN>`` tokens become the text of their bytes; with ``errors="replace"``, a run
+    that is not valid UTF-8 becomes one U+FFFD per byte (as HF's ByteFallback decoder does),
+    otherwise it is decoded with ``errors``.
 
     >>> ByteFallback()(["<0xE2>", "<0x82>", "a", "<0xFF>"])
     ['\ufffd', '\ufffd', 'a', '\ufffd']
     """
 
-    def __call__(self, tokens: list[str]) -> list[str]:
+    def __call__(self, tokens: list[str], *, errors: str = "replace") -> list[str]:
         out: list[str] = []
         pending = bytearray()
 
@@ -207,7 +212,10 @@ class ByteFallback(Step):
                 try:
                     out.append(pending.decode("utf-8"))
                 except UnicodeDecodeError:
-                    out.extend("\ufffd" for _ in pending)
+                    if errors != "replace":
+                        out.append(pending.decode("utf-8", errors))
+                    else:
+                        out.extend("\ufffd" for _ in pending)
                 pending.clear()
 
         for t in tokens:
@@ -224,7 +232,7 @@ class ByteFallback(Step):
 class Fuse(Step):
     """All texts joined into one."""
 
-    def __call__(self, tokens: list[str]) -> list[str]:
+    def __call__(self, tokens: list[str], *, errors: str = "replace") -> list[str]:
         return ["".join(tokens)]
 
 
@@ -238,7 +246,7 @@ class Strip(Step):
     def __init__(self, content: str = " ", start: int = 0, stop: int = 0) -> None:
         self.content, self.start, self.stop = content, start, stop
 
-    def __call__(self, tokens: list[str]) -> list[str]:
+    def __call__(self, tokens: list[str], *, errors: str = "replace") -> list[str]:
         out = []
         for t in tokens:
             a = 0
@@ -258,7 +266,7 @@ class Replace(Step):
     def __init__(self, pattern: Any, content: str) -> None:
         self.pattern, self.content = pattern, content
 
-    def __call__(self, tokens: list[str]) -> list[str]:
+    def __call__(self, tokens: list[str], *, errors: str = "replace") -> list[str]:
         content = self.content
         return [self.pattern.sub(lambda m: content, t) for t in tokens]
 
@@ -274,7 +282,7 @@ class Metaspace(Step):
     def __init__(self, replacement: str = "\u2581", *, strip_first: bool = True) -> None:
         self.replacement, self.strip_first = replacement, strip_first
 
-    def __call__(self, tokens: list[str]) -> list[str]:
+    def __call__(self, tokens: list[str], *, errors: str = "replace") -> list[str]:
         out = []
         for i, t in enumerate(tokens):
             t = t.replace(self.replacement, " ")
@@ -290,7 +298,7 @@ class Sequence(Step):
     def __init__(self, steps: Seq[Step]) -> None:
         self.steps = tuple(steps)
 
-    def __call__(self, tokens: list[str]) -> list[str]:
+    def __call__(self, tokens: list[str], *, errors: str = "replace") -> list[str]:
         for step in self.steps:
-            tokens = step(tokens)
+            tokens = step(tokens, errors=errors)
         return tokens

@@ -13,6 +13,7 @@ from contextlib import nullcontext
 from typing import TYPE_CHECKING, Literal, cast
 
 from lbpe import budget, native
+from lbpe.decoders import Decoder
 from lbpe.errors import LbpeError
 from lbpe.model import Method, Mode
 from lbpe.normalize import Normalizer
@@ -68,7 +69,7 @@ class Tokenizer(BulkEncoding):
         name: str = "",
         normalizer: Normalizer | None = None,
         added_tokens: Mapping[str, int] | None = None,
-        decoder: Callable[[Sequence[int]], str] | None = None,
+        decoder: Decoder | None = None,
         bos: Sequence[int] = (),
         eos: Sequence[int] = (),
         cache_size: int = DEFAULT_CACHE_SIZE,
@@ -523,7 +524,9 @@ class Tokenizer(BulkEncoding):
 
     def decode(self, ids: Iterable[int], *, errors: str = "replace") -> str:
         """Decode ``ids`` to text (all bytes joined first, then decoded once as UTF-8, then the
-        vocabulary's own decoder steps, e.g. ``▁`` back to spaces)."""
+        vocabulary's own decoder steps, e.g. ``▁`` back to spaces). ``errors`` is how bytes that
+        are not UTF-8 are decoded, as for :meth:`bytes.decode`: ``"replace"`` gives what the
+        vocabulary's own library gives, ``"strict"`` raises :class:`UnicodeDecodeError`."""
         if self._decoder is not None:
-            return self._decoder(list(ids))
+            return self._decoder(list(ids), errors=errors)
         return self.decode_bytes(ids).decode("utf-8", errors=errors)

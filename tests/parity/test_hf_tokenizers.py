@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import json
+import random
 
 import pytest
 from hypothesis import given, settings
@@ -86,6 +87,27 @@ def test_lbpe_equals_naive_transcription(name):
     text = sample[:50000]
     ids = tok.encode(text, mode="lbpe", allowed_special="all")
     assert tok.decode(ids) == theirs(name).decode(ids, skip_special_tokens=False)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_decode_is_strict_when_asked(name):
+    """errors="strict" raises exactly when the ids' bytes are not UTF-8; otherwise it decodes as HF."""
+    tok, ref = ours(name), theirs(name)
+    known = sorted(tok.vocab.id_to_bytes)
+    single = [i for i in known if len(tok.vocab.id_to_bytes[i]) == 1]  # a byte alone may be half a character
+    rng = random.Random(5)
+    raised = 0
+    for _ in range(2000):
+        ids = rng.choices(known if rng.random() < 0.5 else single, k=rng.randrange(1, 5))
+        try:
+            tok.decode_bytes(ids).decode("utf-8")
+        except UnicodeDecodeError:
+            raised += 1
+            with pytest.raises(UnicodeDecodeError):
+                tok.decode(ids, errors="strict")
+        else:
+            assert tok.decode(ids, errors="strict") == ref.decode(ids, skip_special_tokens=False), ids
+    assert raised >= 20
 
 
 def test_character_level_lbpe_uses_byte_fallback():

@@ -66,6 +66,28 @@ def test_decode_equals_sentencepiece_on_random_ids(name):
         assert tok.decode(ids) == sp.decode(ids), ids
 
 
+@pytest.mark.parametrize("name", list(MODELS))
+def test_decode_is_strict_when_asked(name):
+    """errors="strict" raises exactly when the ids' bytes are not UTF-8; otherwise it decodes as
+    SentencePiece."""
+    tok, sp = ours(name), theirs(name)
+    known = range(sp.get_piece_size())
+    single = [i for i in known if sp.is_byte(i)] or known
+    rng = random.Random(5)
+    raised = 0
+    for _ in range(3000):
+        ids = rng.choices(known if rng.random() < 0.5 else single, k=rng.randrange(1, 5))
+        try:
+            tok.decode_bytes(ids).decode("utf-8")
+        except UnicodeDecodeError:
+            raised += 1
+            with pytest.raises(UnicodeDecodeError):
+                tok.decode(ids, errors="strict")
+        else:
+            assert tok.decode(ids, errors="strict") == sp.decode(ids), ids
+    assert raised >= (20 if name == "mistral_v1" else 0)
+
+
 def test_bos_eos_only_on_request():
     tok, sp = ours("mistral_v1"), theirs("mistral_v1")
     text = "Hello world"

@@ -47,6 +47,35 @@ def test_byte_fallback_joins_runs_and_replaces_each_bad_byte():
     assert dec.ByteFallback()(["<0xC3>", "x"]) == ["\ufffd", "x"]
 
 
+def test_the_byte_steps_decode_bytes_as_errors_asks():
+    bad = ["<0xE2>", "<0x82>", "a"]  # two bytes of a three-byte character, then a letter
+    assert dec.ByteFallback()(bad, errors="replace") == ["\ufffd", "\ufffd", "a"]  # HF's: one per byte
+    assert dec.ByteFallback()(bad, errors="ignore") == ["", "a"]
+    assert dec.ByteFallback()(bad, errors="backslashreplace") == ["\\xe2\\x82", "a"]
+    with pytest.raises(UnicodeDecodeError):
+        dec.ByteFallback()(bad, errors="strict")
+    half = ["\u00e2\u0124", "a"]  # GPT-2 stand-ins of the same two bytes
+    assert dec.ByteLevel()(half) == ["\ufffda"]
+    assert dec.ByteLevel()(half, errors="ignore") == ["a"]
+    with pytest.raises(UnicodeDecodeError):
+        dec.ByteLevel()(half, errors="strict")
+    with pytest.raises(UnicodeDecodeError):
+        dec.Sequence([dec.Metaspace(), dec.ByteFallback(), dec.Fuse()])(bad, errors="strict")
+
+
+def test_the_decoders_decode_bytes_as_errors_asks():
+    tokens = dec.Tokens({0: "\u00e2", 1: "\u0124", 2: "a"}, dec.ByteLevel())
+    assert tokens([0, 1, 2]) == "\ufffda"
+    assert tokens([0, 1, 2], errors="ignore") == "a"
+    with pytest.raises(UnicodeDecodeError):
+        tokens([0, 1, 2], errors="strict")
+    pieces = dec.SentencePiece({0: None, 1: None, 2: "\u2581a"}, {0: 0xE2, 1: 0x82})
+    assert pieces([0, 1, 2]) == "\ufffd a"
+    assert pieces([0, 1, 2], errors="backslashreplace") == "\\xe2\\x82 a"
+    with pytest.raises(UnicodeDecodeError):
+        pieces([0, 1, 2], errors="strict")
+
+
 def test_strip_takes_at_most_start_and_stop_copies():
     assert dec.Strip(" ", 1, 0)(["  a  "]) == [" a  "]
     assert dec.Strip(" ", 0, 2)(["  a   "]) == ["  a "]
