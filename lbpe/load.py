@@ -12,6 +12,7 @@ import gzip
 import os
 import re
 import zlib
+from collections.abc import Mapping
 from pathlib import Path
 
 from lbpe import limits
@@ -29,6 +30,13 @@ FORMATS = {
     "gpt2": "GPT-2 encoder.json + vocab.bpe (give either file, or their folder)",
     "hf": "a HF tokenizer.json with a BPE model",
     "sentencepiece": "a SentencePiece .model file of type BPE",
+}
+
+#: The formats that name their own special tokens, as a sentence names them.
+_OWN_SPECIALS = {
+    "gpt2": "a GPT-2 vocabulary (its encoder.json)",
+    "hf": "a tokenizer.json",
+    "sentencepiece": "a SentencePiece model",
 }
 
 _RANK_LINE = re.compile(rb"^[A-Za-z0-9+/=]+ \d+\r?$")
@@ -133,7 +141,11 @@ def detect_format(path: str | os.PathLike[str]) -> tuple[str, Path]:
 
 
 def load(
-    path: str | os.PathLike[str], *, pattern: str | re.Pattern[str] | None = None, limits: Limits | None = None
+    path: str | os.PathLike[str],
+    *,
+    pattern: str | re.Pattern[str] | None = None,
+    special_tokens: Mapping[str, int] | None = None,
+    limits: Limits | None = None,
 ) -> Tokenizer:
     """Load a vocabulary file or folder as a :class:`~lbpe.tokenizer.Tokenizer`.
 
@@ -142,18 +154,34 @@ def load(
     OpenAI rank files it can be left out: the file name (``cl100k_base.tiktoken``) tells;
     otherwise :class:`~lbpe.errors.PatternNeededError` says to choose one.
 
+    ``special_tokens`` (a rank file's only): each special token's text -> its id, as
+    ``tiktoken.Encoding``'s ``special_tokens``. A rank file carries none; one named after an
+    OpenAI encoding gets that encoding's unless they are given here, and one under another name
+    has none unless given. tokenizer.json, SentencePiece and GPT-2 files carry their own.
+
     ``limits`` (a :class:`lbpe.limits.Limits` snapshot, as a server reads once) replaces the
     environment's ``vocab_bytes`` and ``vocab_tokens`` for this call, and the messages name
     the snapshot's variables. A vocabulary whose longest token is over the ``token_bytes``
     limit (``LBPE_MAX_TOKEN_BYTES``, 1 KiB) is refused: no real one comes near it.
     """
+    if special_tokens is not None and not isinstance(special_tokens, Mapping):
+        raise TypeError(
+            "special_tokens must map each special token's text to its id, e.g. {'<|endoftext|>': 100257}; "
+            f"got {type(special_tokens).__name__}"
+        )
     with using(limits):
-        return _load(path, pattern)
+        return _load(path, pattern, special_tokens)
 
 
-def _load(path: str | os.PathLike[str], pattern: str | re.Pattern[str] | None) -> Tokenizer:
+def _load(
+    path: str | os.PathLike[str], pattern: str | re.Pattern[str] | None, special_tokens: Mapping[str, int] | None
+) -> Tokenizer:
     fmt, file = detect_format(path)
-    tok = _parse(fmt, file, pattern)
+    if special_tokens is not None and fmt != "tiktoken":
+        raise VocabFormatError(
+            str(file), f"{_OWN_SPECIALS[fmt]} carries its own special tokens; do not pass special_tokens="
+        )
+    tok = _parse(fmt, file, pattern, special_tokens)
     longest = max(map(len, tok.vocab.tokens), default=0)
     problem = limits.exceeded("token_bytes", longest, "its longest token")
     if problem is not None:
@@ -161,11 +189,13 @@ def _load(path: str | os.PathLike[str], pattern: str | re.Pattern[str] | None) -
     return tok
 
 
-def _parse(fmt: str, file: Path, pattern: str | re.Pattern[str] | None) -> Tokenizer:
+def _parse(
+    fmt: str, file: Path, pattern: str | re.Pattern[str] | None, special_tokens: Mapping[str, int] | None
+) -> Tokenizer:
     # Each format's parser is imported when a file of that format is read: a program that reads
     # one format (the browser page starts on a SentencePiece model) compiles only its parser.
     if fmt == "tiktoken":
-        return _tiktoken_tokenizer(file, pattern)
+        return _tiktoken_tokenizer(file, pattern, special_tokens)
     if fmt == "gpt2":
         return _gpt2_tokenizer(file, pattern)
     # the formats that carry their own pipeline: the parser builds the Tokenizer
@@ -188,14 +218,18 @@ def _parse(fmt: str, file: Path, pattern: str | re.Pattern[str] | None) -> Token
     raise AssertionError(f"detect_format returned an unknown format {fmt!r}")  # pragma: no cover
 
 
-def _tiktoken_tokenizer(file: Path, pattern: str | re.Pattern[str] | None) -> Tokenizer:
-    """A rank file's ``Vocab`` with ``pattern``, or with the preset and special tokens of the
-    OpenAI encoding its file name names."""
+def _tiktoken_tokenizer(
+    file: Path, pattern: str | re.Pattern[str] | None, special_tokens: Mapping[str, int] | None
+) -> Tokenizer:
+    """A rank file's ``Vocab`` with ``pattern`` and ``special_tokens``, or with the preset and
+    special tokens of the OpenAI encoding its file name names."""
     base = file.name[: -len(".gz")] if file.name.endswith(".gz") else file.name
     stem = base[: -len(".tiktoken")] if base.endswith(".tiktoken") else Path(base).stem
     encoding = openai_encoding(stem)  # the preset and special tokens of an OpenAI encoding
     preset = encoding.name if encoding is not None else None
     special = dict(encoding.special_tokens or {}) if encoding is not None else {}
+    if special_tokens is not None:
+        special = dict(special_tokens)
     # a file that cannot be read is refused before asking for a pattern
     data = _read(file, expected=FORMATS["tiktoken"])
     if pattern is None:
@@ -203,8 +237,9 @@ def _tiktoken_tokenizer(file: Path, pattern: str | re.Pattern[str] | None) -> To
             raise PatternNeededError(
                 str(file),
                 f"cannot tell the pre-tokenizer from the file name {file.name!r}; pass pattern= (on the "
-                f"command line --pattern) one of {', '.join(pretokenizer_preset_names())}, or name the file "
-                f"after its encoding ({', '.join(openai_encoding_names())})",
+                f"command line --pattern) one of {', '.join(pretokenizer_preset_names())} and, for its "
+                "special tokens, special_tokens= (a rank file holds none), or name the file after its "
+                f"encoding ({', '.join(openai_encoding_names())}) for both",
             )
         pattern = preset
     compiled = _pattern_for(file, pattern)

@@ -10,7 +10,7 @@ import pytest
 import lbpe
 from lbpe.errors import VocabFormatError
 from lbpe.formats.tiktoken import parse_tiktoken_vocab
-from tests.support.data import data_file
+from tests.support.data import data_file, tiktoken_encoding
 
 
 def _rank_lines(extra: list[bytes] = ()) -> bytes:
@@ -41,6 +41,51 @@ def test_unknown_rank_file_name_needs_a_pattern(tmp_path):
         lbpe.load(path)
     tok = lbpe.load(path, pattern="paper")
     assert tok.encode("ab", mode="lbpe") == [256]
+
+
+def test_a_renamed_rank_file_takes_its_special_tokens_as_tiktoken_does(tmp_path):
+    import tiktoken
+
+    path = tmp_path / "mine.tiktoken"
+    shutil.copy(data_file("openai/cl100k_base.tiktoken"), path)
+    with pytest.raises(VocabFormatError, match="special_tokens="):  # the refusal names both choices
+        lbpe.load(path)
+    cl100k = lbpe.load(data_file("openai/cl100k_base.tiktoken"))
+    special = {"<|endoftext|>": 100257, "<|im_start|>": 100264, "<|im_end|>": 100265}
+    tok = lbpe.load(path, pattern="cl100k_base", special_tokens=special)
+    assert tok.special_tokens == special
+    theirs = tiktoken.Encoding(
+        "mine",
+        pat_str=tiktoken_encoding("cl100k_base")._pat_str,
+        mergeable_ranks=tiktoken.load.load_tiktoken_bpe(str(path)),
+        special_tokens=special,
+    )
+    text = "<|im_start|>user\nHello there<|im_end|><|endoftext|>"
+    ids = theirs.encode(text, allowed_special="all")
+    assert tok.encode(text, mode="bpe", allowed_special="all") == ids
+    assert tok.decode(ids) == text
+    assert lbpe.load(path, pattern="cl100k_base").special_tokens == {}  # none unless given
+    # given for a file named after its encoding, they are the tokenizer's special tokens (as
+    # tiktoken.Encoding's special_tokens are: the encoding's own are spread in when wanted)
+    mine = lbpe.load(data_file("openai/cl100k_base.tiktoken"), special_tokens={"<|im_start|>": 100264})
+    assert mine.special_tokens == {"<|im_start|>": 100264}
+    assert mine.encode("<|endoftext|>", mode="bpe", disallowed_special=()) == cl100k.encode(
+        "<|endoftext|>", mode="bpe", disallowed_special=()
+    )
+
+
+def test_special_tokens_are_refused_where_the_file_has_its_own_or_they_are_wrong(tmp_path):
+    path = tmp_path / "mine.tiktoken"
+    path.write_bytes(_rank_lines([b"YWI= 256"]))
+    with pytest.raises(VocabFormatError, match="collide with ranks"):
+        lbpe.load(path, pattern="paper", special_tokens={"<|end|>": 256})
+    with pytest.raises(TypeError, match=r"special_tokens must map each special token's text to its id.*\{"):
+        lbpe.load(path, pattern="paper", special_tokens=["<|end|>"])
+    with pytest.raises(ValueError, match="must be a non-empty string"):
+        lbpe.load(path, pattern="paper", special_tokens={"": 300})
+    for own in ("hf/llama3/tokenizer.json", "sentencepiece/mistral_tokenizer.model.v1", "gpt2/encoder.json"):
+        with pytest.raises(VocabFormatError, match="its own special tokens; do not pass special_tokens="):
+            lbpe.load(data_file(own), special_tokens={"<|end|>": 10**6})
 
 
 def test_unknown_pattern_name_names_the_file_and_the_choices(tmp_path):
