@@ -42,7 +42,8 @@ def check_mode(mode: object) -> Method:
 
 def check_dropout(mode: str, dropout: object, seed: object) -> float | None:
     """The dropout rate for ``mode="dropout"`` (a number from 0 to 1, required), ``None`` for
-    the other modes, which take neither a rate nor a seed; ``seed`` is an ``int`` or ``None``."""
+    the other modes, which take neither a rate nor a seed; ``seed`` is an ``int`` from 0, or
+    ``None``."""
     if mode != "dropout":
         if dropout is not None or seed is not None:
             given = "dropout=" if dropout is not None else "seed="
@@ -56,6 +57,8 @@ def check_dropout(mode: str, dropout: object, seed: object) -> float | None:
         )
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise LbpeError(f"seed must be a whole number (or None for fresh randomness), not {seed!r}")
+    if seed is not None and seed < 0:  # random.Random(-n) draws as random.Random(n) does
+        raise LbpeError(f"seed must be 0 or more ({seed} and {-seed} would draw alike), not {seed}")
     return float(dropout)
 
 

@@ -387,8 +387,8 @@ class Tokenizer(BulkEncoding):
           token lengths read from the left are lexicographically largest (longest first);
         * ``"dropout"``: BPE-dropout, classic BPE with each merge skipped with probability
           ``dropout`` (required, from 0 to 1; 0 is ``"bpe"``, 1 leaves single units). ``seed``
-          makes it reproducible (the same seed, text and options give the same ids; ``None``:
-          fresh randomness). Every piece draws anew, so two equal pieces of one text may come
+          (0 or more) makes it reproducible (the same seed, text and options give the same
+          ids; ``None``: fresh randomness). Every piece draws anew, so two equal pieces of one text may come
           out differently, as in BPE-dropout training; nothing is cached.
 
         ``dropout`` and ``seed`` are for ``"dropout"`` only. Every method works within a
