@@ -71,7 +71,10 @@ def renyi_entropy(counts: Mapping[int, int], power: float = RENYI_POWER) -> floa
     total = sum(p**power for p in probabilities)
     if total < sys.float_info.min:  # a high power: every p^power underflows, so scale by the largest p
         top = probabilities[0]
-        return (power * math.log2(top) + math.log2(sum((p / top) ** power for p in probabilities))) / (1 - power)
+        # power * log2(top) would overflow for a power near the largest float: divide first
+        # (power / (1 - power) tends to -1, the min-entropy -log2(top))
+        scaled = math.log2(sum((p / top) ** power for p in probabilities))
+        return math.log2(top) * (power / (1 - power)) + scaled / (1 - power)
     return math.log2(total) / (1 - power)
 
 

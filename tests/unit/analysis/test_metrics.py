@@ -71,6 +71,11 @@ def test_known_answers():
     assert metrics.shannon_entropy({}) == 0 and metrics.renyi_entropy({}, 2.5) == 0
     with pytest.raises(ValueError, match="Rényi power"):
         metrics.renyi_entropy(counts, -1)
+    # a very high power tends to the min-entropy, -log2(max p) (no overflow to infinity)
+    for power in (1e12, 1e300, sys.float_info.max):
+        assert metrics.renyi_entropy(counts, power) == pytest.approx(-math.log2(0.6), rel=1e-9)
+    many = {i: 1 + i % 7 for i in range(1000)}  # max p = 7/4000: power * log2(max p) overflows
+    assert metrics.renyi_entropy(many, 1.7e308) == pytest.approx(-math.log2(7 / sum(many.values())), rel=1e-9)
     by = metrics.frequency_by_length(
         {10: 4, 11: 2, 12: 9, 13: 1, 99: 7}, {10: 1, 11: 2, 12: 3, 13: 8, 99: 0}.get, BUCKETS
     )
