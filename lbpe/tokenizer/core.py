@@ -69,7 +69,7 @@ class Tokenizer(BulkEncoding):
         name: str = "",
         normalizer: Normalizer | None = None,
         added_tokens: Mapping[str, int] | None = None,
-        decoder: Decoder | None = None,
+        decoder: Decoder | Callable[[Sequence[int]], str] | None = None,
         bos: Sequence[int] = (),
         eos: Sequence[int] = (),
         cache_size: int = DEFAULT_CACHE_SIZE,
@@ -527,6 +527,8 @@ class Tokenizer(BulkEncoding):
         vocabulary's own decoder steps, e.g. ``▁`` back to spaces). ``errors`` is how bytes that
         are not UTF-8 are decoded, as for :meth:`bytes.decode`: ``"replace"`` gives what the
         vocabulary's own library gives, ``"strict"`` raises :class:`UnicodeDecodeError`."""
-        if self._decoder is not None:
+        if isinstance(self._decoder, Decoder):
             return self._decoder(list(ids), errors=errors)
+        if self._decoder is not None:  # a plain function: ids -> text
+            return self._decoder(list(ids))
         return self.decode_bytes(ids).decode("utf-8", errors=errors)

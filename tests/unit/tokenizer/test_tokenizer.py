@@ -237,6 +237,12 @@ def test_decode_joins_bytes_before_decoding():
     assert tok.decode(ids) == "語"  # no U+FFFD from decoding tokens one at a time
 
 
+def test_decode_calls_a_plain_function_decoder_with_the_ids_alone():
+    base = cl100k()
+    tok = lbpe.Tokenizer(base.vocab, "cl100k_base", decoder=lambda ids: "|".join(map(str, ids)))
+    assert tok.decode([9906, 1917]) == "9906|1917"
+
+
 def test_decode_unknown_id_is_a_clear_error():
     with pytest.raises(ValueError, match="not in the vocabulary"):
         tiny().decode([10**9])
