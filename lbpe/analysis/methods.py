@@ -110,6 +110,10 @@ def check_options(methods: Sequence[Method], dropout: float | None, seed: int | 
             raise LbpeError(f"the dropout rate must be a number from 0 to 1 (e.g. 0.1), not {dropout!r}")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
             raise LbpeError(f"the seed must be a whole number, not {seed!r}")
+        if seed is not None and seed < 0:
+            raise LbpeError(
+                f"the seed must be 0 or more, not {seed} (Python's random draws alike for {-seed} and {seed})"
+            )
     elif dropout is not None or seed is not None:
         raise LbpeError(
             "a dropout rate or seed only applies to the dropout method: add dropout to the methods (or leave them out)"

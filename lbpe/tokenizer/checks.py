@@ -40,6 +40,10 @@ def check_mode(mode: object) -> Method:
     raise LbpeError(f"mode must be 'bpe' or 'lbpe', or one of the other methods {others}; not {mode!r}{hint}")
 
 
+#: Why a negative seed is refused: ``random.Random(-n)`` draws as ``random.Random(n)``.
+_ALIKE = "(Python's random draws alike for -{n} and {n})"
+
+
 def check_dropout(mode: str, dropout: object, seed: object) -> float | None:
     """The dropout rate for ``mode="dropout"`` (a number from 0 to 1, required), ``None`` for
     the other modes, which take neither a rate nor a seed; ``seed`` is an ``int`` from 0, or
@@ -57,8 +61,8 @@ def check_dropout(mode: str, dropout: object, seed: object) -> float | None:
         )
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise LbpeError(f"seed must be a whole number (or None for fresh randomness), not {seed!r}")
-    if seed is not None and seed < 0:  # random.Random(-n) draws as random.Random(n) does
-        raise LbpeError(f"seed must be 0 or more ({seed} and {-seed} would draw alike), not {seed}")
+    if seed is not None and seed < 0:
+        raise LbpeError(f"seed must be 0 or more, not {seed} {_ALIKE.format(n=-seed)}")
     return float(dropout)
 
 

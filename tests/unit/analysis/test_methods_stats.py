@@ -243,6 +243,7 @@ def test_cli_methods_on_an_empty_file(tmp_path):
         (("--methods", ""), "no method given"),
         (("--methods", "bpe,dropout"), "the dropout method needs a rate from 0 to 1: --dropout 0.1"),
         (("--methods", "bpe,lbpe", "--seed", "1"), "only applies to the dropout method"),
+        (("--methods", "bpe,dropout", "--dropout", "0.1", "--seed", "-7"), "the seed must be 0 or more, not -7"),
         (("--dropout", "0.1"), "--dropout and --seed apply to the methods table: add --methods ...,dropout"),
     ],
 )
