@@ -68,6 +68,11 @@ def renyi_entropy(counts: Mapping[int, int], power: float = RENYI_POWER) -> floa
     probabilities = _probabilities(counts)
     if not probabilities:
         return 0.0
+    if abs(power - 1) < 0.5:
+        # near 1, sum p^power is 1 plus a sliver that rounding would lose: take the sliver alone,
+        # sum p * (p^(power-1) - 1), with expm1 and log1p (a power a hair from 1 gives Shannon's)
+        sliver = sum(p * math.expm1((power - 1) * math.log(p)) for p in probabilities)
+        return math.log1p(sliver) / ((1 - power) * math.log(2))
     total = sum(p**power for p in probabilities)
     if total < sys.float_info.min:  # a high power: every p^power underflows, so scale by the largest p
         top = probabilities[0]

@@ -76,6 +76,10 @@ def test_known_answers():
         assert metrics.renyi_entropy(counts, power) == pytest.approx(-math.log2(0.6), rel=1e-9)
     many = {i: 1 + i % 7 for i in range(1000)}  # max p = 7/4000: power * log2(max p) overflows
     assert metrics.renyi_entropy(many, 1.7e308) == pytest.approx(-math.log2(7 / sum(many.values())), rel=1e-9)
+    # a power a hair from 1 is Shannon's entropy (the sum of p^power is 1 to the last bits)
+    for power in (1 + 2**-52, 1 + 1e-15, 1 - 1e-15, 1 + 1e-9):
+        for table in (counts, many, {0: 3, 1: 2}):
+            assert metrics.renyi_entropy(table, power) == pytest.approx(metrics.shannon_entropy(table), rel=1e-6)
     by = metrics.frequency_by_length(
         {10: 4, 11: 2, 12: 9, 13: 1, 99: 7}, {10: 1, 11: 2, 12: 3, 13: 8, 99: 0}.get, BUCKETS
     )
