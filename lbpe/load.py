@@ -237,9 +237,9 @@ def _tiktoken_tokenizer(
             raise PatternNeededError(
                 str(file),
                 f"cannot tell the pre-tokenizer from the file name {file.name!r}; pass pattern= (on the "
-                f"command line --pattern) one of {', '.join(pretokenizer_preset_names())} and, for its "
-                "special tokens, special_tokens= (a rank file holds none), or name the file after its "
-                f"encoding ({', '.join(openai_encoding_names())}) for both",
+                f"command line --pattern) one of {', '.join(pretokenizer_preset_names())}, or name the file "
+                f"after its encoding ({', '.join(openai_encoding_names())}); a rank file holds no special "
+                "tokens: give them in Python with special_tokens=",
             )
         pattern = preset
     compiled = _pattern_for(file, pattern)

@@ -147,7 +147,7 @@ class Vocab:
         for text, i in self.special.items():
             if not isinstance(text, str) or not text:
                 raise LbpeError(f"special token {text!r} must be a non-empty string")
-            if not isinstance(i, int) or i < 0:
+            if not isinstance(i, int) or isinstance(i, bool) or i < 0:
                 raise LbpeError(f"special token {text!r} has id {i!r}; ids must be non-negative integers")
             if i in ordinary or i in seen:
                 raise LbpeError(f"id {i} is used by both {owner(i)!r} and special token {text!r}")

@@ -52,7 +52,8 @@ def parse_tiktoken_vocab(
     special = dict(special or {})
     # distinct ranks up to len - 1 are every rank from 0 on (OpenAI's files)
     ranks = range(len(tokens)) if checked and top == len(tokens) - 1 else set(seen_ranks)
-    clash = {t: i for t, i in special.items() if i in ranks}
+    # (an id that is no whole number is left to Vocab, which says so)
+    clash = {t: i for t, i in special.items() if isinstance(i, int) and not isinstance(i, bool) and i in ranks}
     if clash:
         raise VocabFormatError(source, f"special token ids {clash} collide with ranks in the file")
     try:

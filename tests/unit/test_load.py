@@ -69,9 +69,9 @@ def test_a_renamed_rank_file_takes_its_special_tokens_as_tiktoken_does(tmp_path)
     # tiktoken.Encoding's special_tokens are: the encoding's own are spread in when wanted)
     mine = lbpe.load(data_file("openai/cl100k_base.tiktoken"), special_tokens={"<|im_start|>": 100264})
     assert mine.special_tokens == {"<|im_start|>": 100264}
-    assert mine.encode("<|endoftext|>", mode="bpe", disallowed_special=()) == cl100k.encode(
+    assert mine.encode("<|endoftext|>", mode="bpe", allowed_special="all") == cl100k.encode(
         "<|endoftext|>", mode="bpe", disallowed_special=()
-    )
+    )  # not special here: ordinary text
 
 
 def test_special_tokens_are_refused_where_the_file_has_its_own_or_they_are_wrong(tmp_path):
@@ -83,6 +83,8 @@ def test_special_tokens_are_refused_where_the_file_has_its_own_or_they_are_wrong
         lbpe.load(path, pattern="paper", special_tokens=["<|end|>"])
     with pytest.raises(ValueError, match="must be a non-empty string"):
         lbpe.load(path, pattern="paper", special_tokens={"": 300})
+    with pytest.raises(ValueError, match="ids must be non-negative integers"):
+        lbpe.load(path, pattern="paper", special_tokens={"<|end|>": True})
     for own in ("hf/llama3/tokenizer.json", "sentencepiece/mistral_tokenizer.model.v1", "gpt2/encoder.json"):
         with pytest.raises(VocabFormatError, match="its own special tokens; do not pass special_tokens="):
             lbpe.load(data_file(own), special_tokens={"<|end|>": 10**6})
