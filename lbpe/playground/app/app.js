@@ -212,8 +212,8 @@ window.lbpeApp = {
     return [];
   },
   // A comparison succeeded: its view's note (the reason of a failed one) is cleared, unless a
-  // file was refused in ``zone`` after this comparison started (no comparison started since):
-  // that refusal stays until a later comparison ends.
+  // file was refused in ``zone`` since the last comparison started (this one began before the
+  // refusal): the refusal stays until any comparison ends once another has started after it.
   settled(note, zone) {
     return refusedAt[zone] === compares.started ? note : "";
   },
