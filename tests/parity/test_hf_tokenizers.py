@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import json
-import random
 
 import pytest
 from hypothesis import given, settings
@@ -13,6 +12,7 @@ from hypothesis import strategies as st
 
 import lbpe
 from tests.support.data import chunks, data_file, mixed_text
+from tests.support.decoding import check_strict_decode
 from tests.support.naive import byte_units, naive_lbpe
 
 pytestmark = pytest.mark.both_paths
@@ -95,18 +95,7 @@ def test_decode_is_strict_when_asked(name):
     tok, ref = ours(name), theirs(name)
     known = sorted(tok.vocab.id_to_bytes)
     single = [i for i in known if len(tok.vocab.id_to_bytes[i]) == 1]  # a byte alone may be half a character
-    rng = random.Random(5)
-    raised = 0
-    for _ in range(2000):
-        ids = rng.choices(known if rng.random() < 0.5 else single, k=rng.randrange(1, 5))
-        try:
-            tok.decode_bytes(ids).decode("utf-8")
-        except UnicodeDecodeError:
-            raised += 1
-            with pytest.raises(UnicodeDecodeError):
-                tok.decode(ids, errors="strict")
-        else:
-            assert tok.decode(ids, errors="strict") == ref.decode(ids, skip_special_tokens=False), ids
+    raised = check_strict_decode(tok, lambda ids: ref.decode(ids, skip_special_tokens=False), known, single, tries=2000)
     assert raised >= 20
 
 

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import lbpe
 from tests.support.data import data_file, mixed_text
+from tests.support.decoding import check_strict_decode
 from tests.support.naive import naive_lbpe
 
 pytestmark = pytest.mark.both_paths
@@ -73,18 +74,7 @@ def test_decode_is_strict_when_asked(name):
     tok, sp = ours(name), theirs(name)
     known = range(sp.get_piece_size())
     single = [i for i in known if sp.is_byte(i)] or known
-    rng = random.Random(5)
-    raised = 0
-    for _ in range(3000):
-        ids = rng.choices(known if rng.random() < 0.5 else single, k=rng.randrange(1, 5))
-        try:
-            tok.decode_bytes(ids).decode("utf-8")
-        except UnicodeDecodeError:
-            raised += 1
-            with pytest.raises(UnicodeDecodeError):
-                tok.decode(ids, errors="strict")
-        else:
-            assert tok.decode(ids, errors="strict") == sp.decode(ids), ids
+    raised = check_strict_decode(tok, sp.decode, known, single, tries=3000)
     if name == "mistral_v1":
         assert raised >= 20
     else:  # no byte pieces: every piece is text
