@@ -50,6 +50,7 @@ from lbpe.analysis.counting import count_words, encode_for_counting
 from lbpe.analysis.stats import LONG_TOKEN, Continuation, Stats, _stats_of
 from lbpe.errors import LbpeError
 from lbpe.tokenizer import METHODS, Method, Tokenizer
+from lbpe.tokenizer.checks import negative_seed
 
 __all__ = [
     "BASELINE",
@@ -111,9 +112,7 @@ def check_options(methods: Sequence[Method], dropout: float | None, seed: int | 
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
             raise LbpeError(f"the seed must be a whole number, not {seed!r}")
         if seed is not None and seed < 0:
-            raise LbpeError(
-                f"the seed must be 0 or more, not {seed} (Python's random draws alike for {-seed} and {seed})"
-            )
+            raise LbpeError(f"the seed must be {negative_seed(seed)}")
     elif dropout is not None or seed is not None:
         raise LbpeError(
             "a dropout rate or seed only applies to the dropout method: add dropout to the methods (or leave them out)"

@@ -40,8 +40,9 @@ def check_mode(mode: object) -> Method:
     raise LbpeError(f"mode must be 'bpe' or 'lbpe', or one of the other methods {others}; not {mode!r}{hint}")
 
 
-#: Why a negative seed is refused: ``random.Random(-n)`` draws as ``random.Random(n)``.
-_ALIKE = "(Python's random draws alike for -{n} and {n})"
+def negative_seed(seed: int) -> str:
+    """Why a negative ``seed`` is refused: ``random.Random(-n)`` draws as ``random.Random(n)``."""
+    return f"0 or more, not {seed} (Python's random draws alike for {seed} and {-seed})"
 
 
 def check_dropout(mode: str, dropout: object, seed: object) -> float | None:
@@ -62,7 +63,7 @@ def check_dropout(mode: str, dropout: object, seed: object) -> float | None:
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise LbpeError(f"seed must be a whole number (or None for fresh randomness), not {seed!r}")
     if seed is not None and seed < 0:
-        raise LbpeError(f"seed must be 0 or more, not {seed} {_ALIKE.format(n=-seed)}")
+        raise LbpeError(f"seed must be {negative_seed(seed)}")
     return float(dropout)
 
 
