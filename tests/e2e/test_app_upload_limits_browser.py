@@ -22,6 +22,8 @@ LIMITS = {
     "LBPE_APP_MAX_CORPUS_MB": "0.01",
     "LBPE_APP_MAX_TRAIN_MB": "0.01",
     "LBPE_APP_MAX_TEXT_FILE_MB": "0.01",
+    # a text long enough that its comparison is still running when a file sent meanwhile is refused
+    "LBPE_APP_MAX_TEXT_CHARS": "250000",
 }
 #: How the playground ends a limit's reason for a visitor.
 NO_MORE = "; this server allows no more (lbpe on your own machine does: pip install lbpe)"
@@ -167,6 +169,29 @@ def test_a_refusal_outlives_the_comparison_that_was_running_when_it_came(page):
     expect(page.locator("#bpe-pane")).to_contain_text("sesquipedalian")
     page.wait_for_timeout(1000)
     expect(note).to_have_text(refusal)
+    page.locator("#text textarea").fill("a new text")
+    expect(page.locator("#bpe-pane")).not_to_contain_text("sesquipedalian")
+    expect(note).to_have_text("")
+
+
+def test_a_file_the_server_refuses_outlives_the_comparison_running_when_it_came(page, tmp_path):
+    """A .txt file within the size limit but not UTF-8, dropped while a comparison runs: the
+    server's reason stays in the note through that comparison's end; the next one clears it."""
+    note = page.locator("#compare-note")
+    busy = page.locator("#bpe-pane .lbpe-busy")
+    words = " ".join(f"w{n} sesquipedalian{n % 97} ἀρχή {n * 7919}" for n in range(12_000))[:250_000]
+    page.locator("#text textarea").fill(words)
+    expect(busy).to_be_visible()  # the comparison of the long text is under way
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes(b"\xff" * 2_000)
+    page.locator("#text-upload input[type=file]").set_input_files(str(latin))
+    refusal = "latin.txt: not UTF-8 text (byte 0xff at offset 0)"
+    expect(note).to_contain_text(refusal)
+    assert busy.is_visible()  # the refusal came while the comparison ran
+    expect(busy).to_be_hidden()  # ...and it has ended
+    expect(page.locator("#bpe-pane")).to_contain_text("sesquipedalian")
+    page.wait_for_timeout(1000)
+    expect(note).to_contain_text(refusal)
     page.locator("#text textarea").fill("a new text")
     expect(page.locator("#bpe-pane")).not_to_contain_text("sesquipedalian")
     expect(note).to_have_text("")

@@ -217,6 +217,11 @@ window.lbpeApp = {
   settled(note, zone) {
     return refusedAt[zone] === compares.started ? note : "";
   },
+  // the server refused a file sent to ``zone`` (not UTF-8, say): its reason stays as the page's own do
+  refused(zone) {
+    refusedAt[zone] = compares.started;
+    return [];
+  },
   // a comparison failed: its reason shows above the panes, which keep the last one
   failed() {
     compares.ended += 1;

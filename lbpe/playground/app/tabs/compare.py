@@ -310,7 +310,7 @@ def build(shared: Shared) -> CompareTab:
     compared.then(None, now, None, js=js("done(...a)"), api_visibility="private", queue=False)
     compared.failure(None, None, None, js=js("failed()"), api_visibility="private", queue=False)
     # the reason stays above the panes (which still show the last text compared) until a comparison
-    # succeeds; a .txt file refused while it ran, until the next one does
+    # succeeds; a .txt file refused (by the page or the server) while it ran, until the next one does
     says_why(compared, compare, state, compare_note)
     compared.success(
         None,
@@ -324,6 +324,7 @@ def build(shared: Shared) -> CompareTab:
         load_text, [text_file, state], [text, text_file], api_name="load_text", show_progress="hidden"
     )
     says_why(loaded, load_text, state, compare_note)
+    in_browser(loaded.failure, None, None, "refused('text-upload')")
     # a span of the text is explained as the text is encoded: again when the span changes and
     # after each comparison, answered or failed (the text, vocabulary or an option changed),
     # with the pair compared: each method's own steps. Not on the comparison's own controls:
