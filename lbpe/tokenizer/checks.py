@@ -15,7 +15,7 @@ from typing import NamedTuple
 from lbpe.errors import LbpeError
 from lbpe.model import METHODS, MODES, Method
 
-__all__ = ["check_mode", "check_dropout", "checked_text", "checked_workers", "replace_surrogates"]
+__all__ = ["check_mode", "check_dropout", "checked_ids", "checked_text", "checked_workers", "replace_surrogates"]
 
 
 def check_mode(mode: object) -> Method:
@@ -81,6 +81,28 @@ def checked_text(text: object) -> str:
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}; decode bytes first")
     return text
+
+
+def checked_ids(ids: object) -> list:
+    """The ids ``decode`` was given, as a list: an iterable of whole numbers (``int``, numpy's
+    integers; anything with ``__index__``). A float equal to an id would otherwise be looked up
+    as that id (``9906.0 == 9906``), where tiktoken and HF tokenizers refuse it.
+
+    >>> checked_ids([9906.0])
+    Traceback (most recent call last):
+    ...
+    TypeError: token ids are whole numbers; 9906.0 (float) is not
+    """
+    if isinstance(ids, (str, bytes)) or not hasattr(ids, "__iter__"):
+        hint = f"; for one id, decode([{ids!r}])" if hasattr(type(ids), "__index__") else ""
+        raise TypeError(f"ids must be a sequence of token ids, not {type(ids).__name__}{hint}")
+    out = ids if type(ids) is list else list(ids)
+    for kind in set(map(type, out)):  # a few kinds at most: each checked once
+        if not hasattr(kind, "__index__"):
+            wrong = next(i for i in out if type(i) is kind)
+            shown = repr(wrong) if isinstance(wrong, (str, bytes)) else str(wrong)
+            raise TypeError(f"token ids are whole numbers; {shown} ({kind.__name__}) is not")
+    return out
 
 
 def checked_workers(workers: object) -> int:

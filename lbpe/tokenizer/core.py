@@ -23,6 +23,7 @@ from lbpe.tokenizer import cuts, keys
 from lbpe.tokenizer.bulk import CACHED_PIECE_CHARS, BulkEncoding
 from lbpe.tokenizer.checks import Dropout, dropout_options, replace_surrogates
 from lbpe.tokenizer.checks import check_mode as _check_mode
+from lbpe.tokenizer.checks import checked_ids as _checked_ids
 from lbpe.tokenizer.checks import checked_text as _checked_text
 from lbpe.tokenizer.compiled import compiled_ids
 from lbpe.tokenizer.offsets import Segment, located, segments
@@ -180,6 +181,7 @@ class Tokenizer(BulkEncoding):
 
     def pieces(self, text: str) -> list[str]:
         """The pre-tokens of ``text`` (after normalisation), as the model sees them."""
+        text = _checked_text(text)
         with self._deadline(text):
             if self.normalizer is not None:
                 text = self.normalizer(text)
@@ -513,6 +515,7 @@ class Tokenizer(BulkEncoding):
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """The tokens' bytes joined, in the vocabulary's own spelling (for SentencePiece-style
         vocabularies that keeps ``▁``; :meth:`decode` applies the vocabulary's decoder)."""
+        ids = _checked_ids(ids)
         id_to_bytes = self.vocab.id_to_bytes
         added = self._added_bytes
         try:
@@ -527,8 +530,9 @@ class Tokenizer(BulkEncoding):
         vocabulary's own decoder steps, e.g. ``▁`` back to spaces). ``errors`` is how bytes that
         are not UTF-8 are decoded, as for :meth:`bytes.decode`: ``"replace"`` gives what the
         vocabulary's own library gives, ``"strict"`` raises :class:`UnicodeDecodeError`."""
+        ids = _checked_ids(ids)
         if isinstance(self._decoder, Decoder):
-            return self._decoder(list(ids), errors=errors)
+            return self._decoder(ids, errors=errors)
         if self._decoder is not None:  # a plain function: ids -> text
-            return self._decoder(list(ids))
+            return self._decoder(ids)
         return self.decode_bytes(ids).decode("utf-8", errors=errors)

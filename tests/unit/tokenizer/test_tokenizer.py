@@ -248,6 +248,35 @@ def test_decode_unknown_id_is_a_clear_error():
         tiny().decode([10**9])
 
 
+@pytest.mark.parametrize("decode", ["decode", "decode_bytes"])
+def test_decode_takes_whole_numbers_only(decode):
+    tok = cl100k()
+    with pytest.raises(TypeError, match=r"token ids are whole numbers; 9906.0 \(float\) is not"):
+        getattr(tok, decode)([9906.0])  # not taken for 9906 ("Hello"), as tiktoken and HF refuse it
+    with pytest.raises(TypeError, match=r"token ids are whole numbers; 'a' \(str\) is not"):
+        getattr(tok, decode)([9906, "a"])
+    assert getattr(tok, decode)(iter([9906, 1917])) in ("Hello world", b"Hello world")
+
+
+@pytest.mark.parametrize("ids", [9906, None])
+def test_decode_of_one_id_says_to_give_a_sequence(ids):
+    with pytest.raises(TypeError, match=rf"ids must be a sequence of token ids, not {type(ids).__name__}"):
+        cl100k().decode(ids)  # type: ignore[arg-type]
+
+
+def test_decode_of_numpy_ids():
+    np = pytest.importorskip("numpy")
+    tok = cl100k()
+    assert tok.decode(np.array([9906, 1917], dtype=np.uint32)) == "Hello world"
+    with pytest.raises(TypeError, match=r"token ids are whole numbers; 9906.0 \(float64\) is not"):
+        tok.decode(np.array([9906.0, 1917.0]))
+
+
+def test_pieces_text_must_be_str():
+    with pytest.raises(TypeError, match="text must be str, not NoneType"):
+        cl100k().pieces(None)  # type: ignore[arg-type]
+
+
 def test_text_must_be_str():
     with pytest.raises(TypeError, match="decode bytes first"):
         tiny().encode(b"abc", mode="bpe")  # type: ignore[arg-type]
