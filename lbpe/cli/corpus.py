@@ -51,7 +51,7 @@ def _methods_stats(args: argparse.Namespace, out: TextIO) -> None:
     import json
 
     from lbpe.analysis.methods import check_options, methods_json, parse_methods
-    from lbpe.corpus.documents import document_texts, input_bytes
+    from lbpe.corpus.documents import check_words, document_texts, input_bytes
     from lbpe.corpus.parallel import parallel_methods_stats
 
     methods = parse_methods(args.methods)
@@ -79,6 +79,7 @@ def _methods_stats(args: argparse.Namespace, out: TextIO) -> None:
         bar.close()
     if skipped:
         print(f"lbpe stats: skipped {len(skipped):,} bad document(s); the first: {skipped[0]}", file=sys.stderr)
+    check_words(next(iter(stats.values())).words, args.files, len(skipped))
     doc = methods_json(stats, tok=tok, renyi_power=args.renyi_power, dropout=args.dropout, seed=args.seed)
     if args.json:
         out.write(json.dumps(doc, indent=2) + "\n")

@@ -36,6 +36,7 @@ from lbpe.corpus.textio import CHUNK_BYTES, decode, iter_chunks
 from lbpe.errors import LbpeError, NotUtf8Error
 
 __all__ = [
+    "check_words",
     "Record",
     "BadRecord",
     "iter_records",
@@ -352,3 +353,15 @@ def document_texts(
             on_bad(str(exc))
     if group:
         yield group
+
+
+def check_words(words: int, paths: Sequence[str | os.PathLike[str]], skipped: int = 0) -> None:
+    """Refuse to report statistics of ``paths`` when their documents had no word (``words``:
+    whitespace-separated words counted): tokens per byte or per word of no text are not 0.
+    ``skipped``: bad documents counted out, said in the message."""
+    if words:
+        return
+    names = ", ".join(Path(p).name for p in paths[:3]) + (f" and {len(paths) - 3:,} more" if len(paths) > 3 else "")
+    verb = "holds" if len(paths) == 1 else "hold"
+    bad = f"; {skipped:,} bad document(s) were skipped" if skipped else ""
+    raise LbpeError(f"{names} {verb} no words to measure (no text but white space{bad}); give files with text")

@@ -220,3 +220,16 @@ def test_train_refuses_to_write_over_one_of_its_inputs(tmp_path):
 
 if sys.platform != "linux":  # sched_getaffinity
     pytestmark = pytest.mark.skip(reason="counts this machine's cores with os.sched_getaffinity (Linux)")
+
+
+@pytest.mark.parametrize("content", ["", " \n\t\n"], ids=["empty", "white-space"])
+@pytest.mark.parametrize("methods", [[], ["--methods", "bpe,lbpe,longest-prefix"]], ids=["pair", "methods"])
+def test_stats_of_a_corpus_with_no_words_is_refused(tmp_path, content, methods):
+    """Per-token and per-word ratios of no text are not 0: the command says there is nothing to
+    measure rather than print a table of zeros."""
+    path = tmp_path / "blank.txt"
+    path.write_text(content, encoding="utf-8")
+    result = run_cli("stats", "-q", "--vocab", "gpt2", *methods, str(path), timeout=120)
+    message = one_line_error(result, "stats")
+    assert "blank.txt holds no words to measure (no text but white space)" in message, message
+    assert result.stdout == ""

@@ -158,7 +158,7 @@ def stats_view(
 
     Returns ``{"summary": compare_json(...), "skipped": [messages], "bytes": the files' size}``.
     """
-    from lbpe.corpus.documents import document_texts, input_bytes
+    from lbpe.corpus.documents import check_words, document_texts, input_bytes
     from lbpe.corpus.parallel import parallel_stats
 
     tok = loader()  # a bad vocabulary fails before any file is read
@@ -168,6 +168,7 @@ def stats_view(
     stats = parallel_stats(
         loader, texts, workers=workers, progress=(lambda done: progress(min(done, total), total)) if progress else None
     )
+    check_words(stats["bpe"].words, files, len(skipped))
     summary = compare_json(stats, vocab=tok.name, unit=tok.vocab.unit, tok=tok, renyi_power=renyi_power)
     return {"summary": summary, "skipped": skipped, "bytes": total}
 

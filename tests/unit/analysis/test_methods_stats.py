@@ -224,14 +224,6 @@ def test_cli_methods_table_all_with_seeded_dropout(corpus):
     assert lines[2].split()[-1] == "100.00%"  # bpe cuts every word as bpe does
 
 
-def test_cli_methods_on_an_empty_file(tmp_path):
-    path = tmp_path / "empty.txt"
-    path.write_text("", encoding="utf-8")
-    result = run_cli("stats", "-q", "--workers", "1", "--vocab", "cl100k_base", str(path), "--methods", "bpe,lbpe")
-    assert result.returncode == 0, result.stderr
-    assert [line.split()[:2] for line in result.stdout.splitlines()[2:4]] == [["bpe", "0"], ["lbpe", "0"]]
-
-
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
