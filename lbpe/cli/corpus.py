@@ -7,6 +7,7 @@ import sys
 from typing import TextIO
 
 from lbpe.cli.inputs import loader, processes, tokenizer
+from lbpe.corpus.documents import check_words
 from lbpe.errors import LbpeError
 from lbpe.progress import Bar
 
@@ -40,6 +41,7 @@ def cmd_stats(args: argparse.Namespace, out: TextIO) -> None:
     skipped = view["skipped"]
     if skipped:
         print(f"lbpe stats: skipped {len(skipped):,} bad document(s); the first: {skipped[0]}", file=sys.stderr)
+    check_words(view["summary"]["bpe"]["words"], args.files, skipped)
     if args.json:
         out.write(json.dumps(view["summary"], indent=2) + "\n")
         return
@@ -51,7 +53,7 @@ def _methods_stats(args: argparse.Namespace, out: TextIO) -> None:
     import json
 
     from lbpe.analysis.methods import check_options, methods_json, parse_methods
-    from lbpe.corpus.documents import check_words, document_texts, input_bytes
+    from lbpe.corpus.documents import document_texts, input_bytes
     from lbpe.corpus.parallel import parallel_methods_stats
 
     methods = parse_methods(args.methods)
@@ -79,7 +81,7 @@ def _methods_stats(args: argparse.Namespace, out: TextIO) -> None:
         bar.close()
     if skipped:
         print(f"lbpe stats: skipped {len(skipped):,} bad document(s); the first: {skipped[0]}", file=sys.stderr)
-    check_words(next(iter(stats.values())).words, args.files, len(skipped))
+    check_words(next(iter(stats.values())).words, args.files, skipped)
     doc = methods_json(stats, tok=tok, renyi_power=args.renyi_power, dropout=args.dropout, seed=args.seed)
     if args.json:
         out.write(json.dumps(doc, indent=2) + "\n")

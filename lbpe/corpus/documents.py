@@ -355,13 +355,28 @@ def document_texts(
         yield group
 
 
-def check_words(words: int, paths: Sequence[str | os.PathLike[str]], skipped: int = 0) -> None:
+def check_words(
+    words: int,
+    paths: Sequence[str | os.PathLike[str]],
+    skipped: Sequence[str] = (),
+    *,
+    fix: str = "give files with text",
+) -> None:
     """Refuse to report statistics of ``paths`` when their documents had no word (``words``:
     whitespace-separated words counted): tokens per byte or per word of no text are not 0.
-    ``skipped``: bad documents counted out, said in the message."""
+    ``skipped``: why each bad document counted out was bad; ``fix``: what to do instead.
+
+    >>> check_words(0, ["a.txt"], fix="choose a file with text")
+    Traceback (most recent call last):
+    ...
+    lbpe.errors.LbpeError: a.txt holds no words to measure (no text but white space); choose a file with text
+    """
     if words:
         return
-    names = ", ".join(Path(p).name for p in paths[:3]) + (f" and {len(paths) - 3:,} more" if len(paths) > 3 else "")
+    names = ", ".join(map(os.fsdecode, paths[:3])) + (f" and {len(paths) - 3:,} more" if len(paths) > 3 else "")
     verb = "holds" if len(paths) == 1 else "hold"
-    bad = f"; {skipped:,} bad document(s) were skipped" if skipped else ""
-    raise LbpeError(f"{names} {verb} no words to measure (no text but white space{bad}); give files with text")
+    if skipped:
+        why = f"every document was bad or blank; {len(skipped):,} bad, the first: {skipped[0]}"
+    else:
+        why = "no text but white space"
+    raise LbpeError(f"{names} {verb} no words to measure ({why}); {fix}")

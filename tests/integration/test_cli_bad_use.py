@@ -218,10 +218,6 @@ def test_train_refuses_to_write_over_one_of_its_inputs(tmp_path):
         assert corpus.read_text(encoding="utf-8") == "Tokenization matters.\n" * 20
 
 
-if sys.platform != "linux":  # sched_getaffinity
-    pytestmark = pytest.mark.skip(reason="counts this machine's cores with os.sched_getaffinity (Linux)")
-
-
 @pytest.mark.parametrize("content", ["", " \n\t\n"], ids=["empty", "white-space"])
 @pytest.mark.parametrize("methods", [[], ["--methods", "bpe,lbpe,longest-prefix"]], ids=["pair", "methods"])
 def test_stats_of_a_corpus_with_no_words_is_refused(tmp_path, content, methods):
@@ -233,3 +229,17 @@ def test_stats_of_a_corpus_with_no_words_is_refused(tmp_path, content, methods):
     message = one_line_error(result, "stats")
     assert "blank.txt holds no words to measure (no text but white space)" in message, message
     assert result.stdout == ""
+
+
+@pytest.mark.parametrize("methods", [[], ["--methods", "bpe,lbpe"]], ids=["pair", "methods"])
+def test_stats_of_a_corpus_of_bad_documents_only_says_so(tmp_path, methods):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"id": 1}\n{"id": 2}\n', encoding="utf-8")
+    result = run_cli("stats", "-q", "--skip-bad", "--vocab", "gpt2", *methods, str(path), timeout=120)
+    message = one_line_error(result, "stats")
+    assert "bad.jsonl holds no words to measure (every document was bad or blank; 2 bad, the first: " in message
+    assert 'bad.jsonl:1: no "text" field' in message, message
+
+
+if sys.platform != "linux":  # sched_getaffinity
+    pytestmark = pytest.mark.skip(reason="counts this machine's cores with os.sched_getaffinity (Linux)")

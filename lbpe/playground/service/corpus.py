@@ -26,6 +26,7 @@ from lbpe.analysis.methods import (
 from lbpe.analysis.metrics import RENYI_POWER
 from lbpe.analysis.stats import corpus_stats
 from lbpe.budget import time_budget
+from lbpe.corpus.documents import check_words
 from lbpe.corpus.textio import decode
 from lbpe.errors import LbpeError
 from lbpe.playground import display
@@ -117,6 +118,7 @@ def corpus_view(
     prepared(tok)
     with time_budget(len(data), what=f"the Corpus view of {name}"):
         stats = corpus_stats(tok, chunks, progress=(lambda done: progress(done / total)) if progress else None)
+    check_words(stats["bpe"].words, [name], fix="choose a file with text")
     summary = compare_json(stats, vocab=tok.name, unit=tok.vocab.unit, tok=tok)
     summary["file"] = name
     shift = display.shift_from_stats(stats["bpe"], stats["lbpe"], unit=tok.vocab.unit)
@@ -158,7 +160,7 @@ def stats_view(
 
     Returns ``{"summary": compare_json(...), "skipped": [messages], "bytes": the files' size}``.
     """
-    from lbpe.corpus.documents import check_words, document_texts, input_bytes
+    from lbpe.corpus.documents import document_texts, input_bytes
     from lbpe.corpus.parallel import parallel_stats
 
     tok = loader()  # a bad vocabulary fails before any file is read
@@ -168,7 +170,6 @@ def stats_view(
     stats = parallel_stats(
         loader, texts, workers=workers, progress=(lambda done: progress(min(done, total), total)) if progress else None
     )
-    check_words(stats["bpe"].words, files, len(skipped))
     summary = compare_json(stats, vocab=tok.name, unit=tok.vocab.unit, tok=tok, renyi_power=renyi_power)
     return {"summary": summary, "skipped": skipped, "bytes": total}
 
@@ -215,6 +216,8 @@ def across_view(
         summaries = across_vocabularies(
             tokenizers, texts, progress=(lambda done, total: progress(done / total)) if progress else None
         )
+    if data is not None:
+        check_words(summaries[0]["bpe"]["words"], [source], fix="choose a file with text")
     rows = across_rows(summaries)
     most = max(summaries, key=lambda s: abs(s["change"]["tokens"]))
     if most["change"]["tokens"]:
@@ -286,6 +289,8 @@ def methods_view(
             seed=seed,
             progress=(lambda done: progress(min(done / max(size, 1), 1.0))) if progress else None,
         )
+    if data is not None:
+        check_words(next(iter(stats.values())).words, [source], fix="choose a file with text")
     doc = methods_json(stats, tok=tok, dropout=dropout, seed=seed)
     rows = methods_rows(doc)
     fewest = min(doc["methods"].items(), key=lambda kv: kv[1]["tokens"])[0]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -381,3 +382,17 @@ def test_a_first_use_builds_its_tables_before_the_time_budget(monkeypatch):
     monkeypatch.setattr(views, "time_budget", spy)
     views.compare_view(tok, "Hello world")
     assert entered == [True]
+
+
+@pytest.mark.parametrize("data", [b"", b" \n\t "], ids=["empty", "white-space"])
+def test_views_of_a_file_with_no_words_say_there_is_nothing_to_measure(data):
+    from lbpe.playground.service import methods_view
+
+    tok = lbpe.load_preset("gpt2")
+    message = "blank.txt holds no words to measure (no text but white space); choose a file with text"
+    with pytest.raises(LbpeError, match=re.escape(message)):
+        corpus_view(tok, data, "blank.txt")
+    with pytest.raises(LbpeError, match=re.escape(message)):
+        across_view({"gpt2": tok}, data=data, source="blank.txt")
+    with pytest.raises(LbpeError, match=re.escape(message)):
+        methods_view(tok, data=data, source="blank.txt", methods="bpe,lbpe")
