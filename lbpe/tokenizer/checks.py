@@ -79,13 +79,14 @@ def replace_surrogates(text: str) -> str:
 
 def checked_text(text: object) -> str:
     if not isinstance(text, str):
-        raise TypeError(f"text must be str, not {type(text).__name__}; decode bytes first")
+        hint = "; decode bytes first" if isinstance(text, (bytes, bytearray, memoryview)) else ""
+        raise TypeError(f"text must be str, not {type(text).__name__}{hint}")
     return text
 
 
 def checked_ids(ids: object) -> list:
     """The ids ``decode`` was given, as a list: an iterable of whole numbers (``int``, numpy's
-    integers; anything with ``__index__``). A float equal to an id would otherwise be looked up
+    integers; anything with ``__index__``; an array's ``tolist()``). A float equal to an id would otherwise be looked up
     as that id (``9906.0 == 9906``), where tiktoken and HF tokenizers refuse it.
 
     >>> checked_ids([9906.0])
@@ -93,9 +94,11 @@ def checked_ids(ids: object) -> list:
     ...
     TypeError: token ids are whole numbers; 9906.0 (float) is not
     """
-    if isinstance(ids, (str, bytes)) or not hasattr(ids, "__iter__"):
+    if isinstance(ids, (str, bytes, bytearray)) or not hasattr(ids, "__iter__"):
         hint = f"; for one id, decode([{ids!r}])" if hasattr(type(ids), "__index__") else ""
         raise TypeError(f"ids must be a sequence of token ids, not {type(ids).__name__}{hint}")
+    if type(ids) is not list and hasattr(ids, "tolist"):  # numpy, array.array, torch: plain numbers
+        ids = ids.tolist()
     out = ids if type(ids) is list else list(ids)
     for kind in set(map(type, out)):  # a few kinds at most: each checked once
         if not hasattr(kind, "__index__"):

@@ -515,12 +515,15 @@ class Tokenizer(BulkEncoding):
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """The tokens' bytes joined, in the vocabulary's own spelling (for SentencePiece-style
         vocabularies that keeps ``▁``; :meth:`decode` applies the vocabulary's decoder)."""
-        ids = _checked_ids(ids)
+        return self._joined(_checked_ids(ids))
+
+    def _joined(self, ids: list) -> bytes:
+        """:meth:`decode_bytes` of ids already checked (:func:`lbpe.tokenizer.checks.checked_ids`)."""
         id_to_bytes = self.vocab.id_to_bytes
         added = self._added_bytes
         try:
             return b"".join([id_to_bytes.get(i) or added[i] for i in ids])
-        except (KeyError, TypeError) as exc:
+        except KeyError as exc:
             raise LbpeError(
                 f"token id {exc.args[0]!r} is not in the vocabulary (ids run from 0 to {self.n_vocab - 1})"
             ) from None
@@ -535,4 +538,4 @@ class Tokenizer(BulkEncoding):
             return self._decoder(ids, errors=errors)
         if self._decoder is not None:  # a plain function: ids -> text
             return self._decoder(ids)
-        return self.decode_bytes(ids).decode("utf-8", errors=errors)
+        return self._joined(ids).decode("utf-8", errors=errors)

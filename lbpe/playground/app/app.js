@@ -217,7 +217,7 @@ window.lbpeApp = {
   settled(note, zone) {
     return refusedAt[zone] === compares.started ? note : "";
   },
-  // the server refused a file sent to ``zone`` (not UTF-8, say): its reason stays as the page's own do
+  // the server refused a file sent to ``zone`` (not UTF-8, say): its reason stays as the page's own refusals do
   refused(zone) {
     refusedAt[zone] = compares.started;
     return [];

@@ -268,12 +268,26 @@ def test_decode_of_numpy_ids():
     np = pytest.importorskip("numpy")
     tok = cl100k()
     assert tok.decode(np.array([9906, 1917], dtype=np.uint32)) == "Hello world"
-    with pytest.raises(TypeError, match=r"token ids are whole numbers; 9906.0 \(float64\) is not"):
+    with pytest.raises(TypeError, match=r"token ids are whole numbers; 9906.0 \(float\) is not"):
         tok.decode(np.array([9906.0, 1917.0]))
+    with pytest.raises(TypeError, match=r"token ids are whole numbers; \[9906, 1917\] \(list\) is not"):
+        tok.decode(np.array([[9906, 1917]]))  # a batch: decode each row
+
+
+def test_decode_of_arrays_and_byte_strings():
+    import array
+
+    tok = cl100k()
+    assert tok.decode(array.array("I", [9906, 1917])) == "Hello world"
+    with pytest.raises(TypeError, match=r"token ids are whole numbers; 9906.0 \(float\) is not"):
+        tok.decode(array.array("d", [9906.0]))
+    for data in (b"H", bytearray(b"H")):
+        with pytest.raises(TypeError, match=f"ids must be a sequence of token ids, not {type(data).__name__}"):
+            tok.decode(data)  # type: ignore[arg-type]
 
 
 def test_pieces_text_must_be_str():
-    with pytest.raises(TypeError, match="text must be str, not NoneType"):
+    with pytest.raises(TypeError, match="^text must be str, not NoneType$"):
         cl100k().pieces(None)  # type: ignore[arg-type]
 
 
