@@ -41,8 +41,10 @@ def _methods(spec: str, args: argparse.Namespace):
     """--methods as a checked pair, the dropout flags checked against it in the flags' words."""
     from lbpe.analysis.methods import check_options
     from lbpe.playground.display import check_methods
+    from lbpe.playground.display.model import check_pair
 
     methods = tuple(m.strip() for m in spec.split(","))
+    check_pair(methods)  # what is wrong with the pair first, then the flags
     check_options(("dropout",) if "dropout" in methods else (), args.dropout, args.seed)
     return check_methods(methods, args.dropout, args.seed)
 

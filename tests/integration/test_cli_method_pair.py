@@ -56,6 +56,10 @@ def test_a_wrong_pair_is_a_one_line_error():
         (("--methods", "bpe,fastest"), "unknown inference method 'fastest'"),
         (("--methods", "bpe,dropout"), "needs a rate from 0 to 1: --dropout 0.1"),
         (("--dropout", "0.1"), "only applies to the dropout method"),
+        # what is wrong with the pair is said before a rate is asked for
+        (("--methods", "bpe,lbpe,dropout"), "methods must be two inference methods"),
+        (("--methods", "dropout,fastest"), "unknown inference method 'fastest'"),
+        (("--methods", "dropout,dropout"), "compare two different methods, not 'dropout' with itself"),
     ):
         for command in ("compare", "explain"):
             result = run_cli(command, "--vocab", "cl100k_base", *args, input=TEXT)

@@ -61,6 +61,17 @@ def check_methods(
     """``methods`` as a checked pair ``(left, right)``: two different methods of
     :data:`lbpe.METHODS`; ``dropout`` (required then) and ``seed`` only when one of them is
     ``"dropout"``. Each error is one line that says what to pass instead."""
+    left, right = check_pair(methods)
+    if "dropout" in methods:
+        check_dropout("dropout", dropout, seed)
+    elif dropout is not None or seed is not None:
+        given = "dropout" if dropout is not None else "seed"
+        raise LbpeError(f"a {given} only applies when one of the methods is dropout, not to {left} and {right}")
+    return (left, right)
+
+
+def check_pair(methods: Sequence[str]) -> tuple[Method, Method]:
+    """:func:`check_methods` without the dropout options: two different methods."""
     names = ", ".join(METHODS)
     if isinstance(methods, str) or len(methods) != 2:
         raise LbpeError(f"methods must be two inference methods, left and right (e.g. bpe,lbpe), not {methods!r}")
@@ -70,11 +81,6 @@ def check_methods(
     left, right = methods
     if left == right:
         raise LbpeError(f"compare two different methods, not {left!r} with itself")
-    if "dropout" in methods:
-        check_dropout("dropout", dropout, seed)
-    elif dropout is not None or seed is not None:
-        given = "dropout" if dropout is not None else "seed"
-        raise LbpeError(f"a {given} only applies when one of the methods is dropout, not to {left} and {right}")
     return (left, right)  # type: ignore[return-value]  # both checked against METHODS
 
 
