@@ -185,6 +185,8 @@ def _jsonl(path: Path, text_field: str, progress, parse: bool = True) -> Iterato
 
 def _jsonl_record(source: str, number: int, line: bytes, text_field: str) -> Record:
     where = f"{source}:{number}"
+    if number == 1 and line.startswith(b"\xef\xbb\xbf"):  # a byte order mark: no part of the record
+        line = line[3:]
     text, error = _decode(line, where)
     if text is not None:  # decoded (no error)
         try:

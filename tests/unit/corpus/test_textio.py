@@ -206,3 +206,16 @@ def test_a_long_run_without_a_character_start_fails_at_once():
     with pytest.raises(NotUtf8Error) as bad:
         list(iter_chunks(blocks(), size=256, source="junk"))
     assert bad.value.offset == 0 and bad.value.byte == 0x80 and len(seen) <= 6
+
+
+def test_a_jsonl_file_may_begin_with_a_byte_order_mark(tmp_path):
+    """Windows tools write one; it is no part of the first record (json.loads refuses it and
+    tells a Python programmer to decode with utf-8-sig). Only the file's first line loses it."""
+    data = '\ufeff{"text": "one"}\n{"text": "\ufefftwo"}\n'.encode()
+    path = tmp_path / "bom.jsonl"
+    path.write_bytes(data)
+    from_disk = [(r.text, r.error) for r in iter_records([path])]
+    assert from_disk == [("one", None), ("\ufefftwo", None)]
+    assert [(r.text, r.error) for r in records_of_bytes(str(path), data)] == from_disk
+    later = [(r.text, r.error) for r in records_of_bytes(str(path), '\ufeff{"text": "x"}\n'.encode(), first_line=2)]
+    assert later[0][0] is None and "bom.jsonl:2: not JSON" in later[0][1]
