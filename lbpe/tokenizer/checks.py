@@ -6,16 +6,29 @@ a whole number, and a text holds no lone surrogate by the time it is encoded
 from __future__ import annotations
 
 import difflib
+import operator
 import os
 import random
 import re
-from collections.abc import Callable
-from typing import NamedTuple
+from collections.abc import Callable, Collection, Mapping
+from typing import TYPE_CHECKING, NamedTuple
 
 from lbpe.errors import LbpeError
 from lbpe.model import METHODS, MODES, Method
 
-__all__ = ["check_mode", "check_dropout", "checked_ids", "checked_text", "checked_workers", "replace_surrogates"]
+if TYPE_CHECKING:
+    from lbpe.vocab import Vocab
+
+__all__ = [
+    "check_mode",
+    "check_dropout",
+    "checked_added",
+    "checked_ends",
+    "checked_ids",
+    "checked_text",
+    "checked_workers",
+    "replace_surrogates",
+]
 
 
 def check_mode(mode: object) -> Method:
@@ -105,6 +118,70 @@ def checked_ids(ids: object) -> list:
             wrong = next(i for i in out if type(i) is kind)
             shown = repr(wrong) if isinstance(wrong, (str, bytes)) else str(wrong)
             raise TypeError(f"token ids are whole numbers; {shown} ({kind.__name__}) is not")
+    return out
+
+
+def _whole(value: object) -> bool:
+    """An id's type: a whole number (``int``, numpy's integers), not a bool."""
+    return not isinstance(value, bool) and hasattr(type(value), "__index__")
+
+
+def checked_added(added: Mapping[str, int] | None, vocab: Vocab) -> dict[str, int]:
+    """A tokenizer's ``added_tokens`` (text -> id) if each decodes back to its text: a
+    non-empty ``str``, an id of its own or the id of the vocabulary's token of the same text
+    (tokenizer.json files list such tokens), no other added token's id, and a special token's
+    text only with that token's id.
+
+    >>> from lbpe.vocab import Vocab
+    >>> checked_added({"<x>": 97}, Vocab({bytes([b]): b for b in range(256)}))
+    Traceback (most recent call last):
+    ...
+    lbpe.errors.LbpeError: added token '<x>' has id 97, which is the token 'a'; give it an id of its own \
+(256 and up are free) or the text of token 97
+    """
+    out: dict[str, int] = {}
+    owner: dict[int, str] = {}
+    for text, i in (added or {}).items():
+        if not isinstance(text, str):
+            raise TypeError(f"added tokens are str, not {type(text).__name__}: {text!r}")
+        if not _whole(i):
+            raise TypeError(f"added token {text!r} has id {i!r} ({type(i).__name__}); ids are whole numbers")
+        i = operator.index(i)
+        if not text:
+            raise LbpeError(f"an added token cannot be empty (id {i})")
+        if i < 0:
+            raise LbpeError(f"added token {text!r} has id {i}; ids are 0 or more")
+        special = vocab.special.get(text)
+        if special is not None and special != i:
+            raise LbpeError(f"added token {text!r} is the special token of id {special}, not {i}")
+        taken = vocab.id_to_bytes.get(i)
+        if taken is not None and taken != text.encode("utf-8", "surrogatepass"):
+            shown = taken.decode("utf-8", "backslashreplace")
+            raise LbpeError(
+                f"added token {text!r} has id {i}, which is the token {shown!r}; give it an id of its own "
+                f"({vocab.n_vocab} and up are free) or the text of token {i}"
+            )
+        if i in owner:
+            raise LbpeError(f"added tokens {owner[i]!r} and {text!r} both have id {i}; decoding {i} could give either")
+        owner[i] = text
+        out[text] = i
+    return out
+
+
+def checked_ends(name: str, ids: object, vocab: Vocab, added: Collection[int] = ()) -> list[int]:
+    """A tokenizer's ``bos`` or ``eos`` (``name``): a sequence of ids, each the id of a token of
+    ``vocab`` or of an added token (``added``: their ids)."""
+    if isinstance(ids, (str, bytes, bytearray)) or not hasattr(ids, "__iter__"):
+        raise TypeError(f"{name} must be a sequence of token ids (e.g. {name}=[1]), not {type(ids).__name__}")
+    out = []
+    for i in ids:
+        if not _whole(i):
+            shown = repr(i) if isinstance(i, (str, bytes)) else str(i)
+            raise TypeError(f"{name} ids are whole numbers; {shown} ({type(i).__name__}) is not")
+        i = operator.index(i)
+        if i not in vocab.id_to_bytes and i not in added:
+            raise LbpeError(f"{name} id {i} is not in the vocabulary (ids run from 0 to {vocab.n_vocab - 1})")
+        out.append(i)
     return out
 
 

@@ -21,7 +21,7 @@ from lbpe.pretokenize.compiled import PresetPattern
 from lbpe.pretokenize.splitters import Regex, Splitter
 from lbpe.tokenizer import cuts, keys
 from lbpe.tokenizer.bulk import CACHED_PIECE_CHARS, BulkEncoding
-from lbpe.tokenizer.checks import Dropout, dropout_options, replace_surrogates
+from lbpe.tokenizer.checks import Dropout, checked_added, checked_ends, dropout_options, replace_surrogates
 from lbpe.tokenizer.checks import check_mode as _check_mode
 from lbpe.tokenizer.checks import checked_ids as _checked_ids
 from lbpe.tokenizer.checks import checked_text as _checked_text
@@ -90,9 +90,11 @@ class Tokenizer(BulkEncoding):
         # patterns from a file may run in the normaliser or the splitter: one time allowance per
         # text for all of them (lbpe.user_regex); a preset splitter alone needs none
         self._guarded = normalizer is not None or not isinstance(self._splitter, Regex)
-        self.added_tokens: dict[str, int] = dict(added_tokens or {})
+        self.added_tokens: dict[str, int] = checked_added(added_tokens, vocab)
         self._decoder = decoder
-        self.bos, self.eos = list(bos), list(eos)
+        added_ids = set(self.added_tokens.values())
+        self.bos = checked_ends("bos", bos, vocab, added_ids)
+        self.eos = checked_ends("eos", eos, vocab, added_ids)
         self._added_bytes = {i: t.encode("utf-8") for t, i in self.added_tokens.items()}
         self.name = name or vocab.name
         self.cache_size = cache_size

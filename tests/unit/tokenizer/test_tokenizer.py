@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import lbpe
 from lbpe import native
+from lbpe.errors import LbpeError
 from lbpe.tokenizer import Tokenizer
 from lbpe.vocab import Vocab
 from tests.support.data import data_file
@@ -526,3 +527,48 @@ def test_a_tokenizer_survives_copy_and_deepcopy():
     want = tok.encode("hello world's 2024!", mode="lbpe")
     for copied in (copy.copy(tok), copy.deepcopy(tok)):
         assert copied.encode("hello world's 2024!", mode="lbpe") == want
+
+
+def tiny_with(**options) -> Tokenizer:
+    base = tiny()
+    return Tokenizer(base.vocab, "paper", **options)
+
+
+def test_added_tokens_round_trip_and_keep_a_token_of_their_own_text():
+    tok = tiny_with(added_tokens={"<x>": 300, "aab": 260})  # 260 is the token "aab" itself
+    ids = tok.encode("ab<x>aab", mode="bpe")
+    assert ids == [259, 300, 260] and tok.decode(ids) == "ab<x>aab"
+
+
+@pytest.mark.parametrize(
+    ("added", "error", "message"),
+    [
+        ({"<x>": 256}, LbpeError, "added token '<x>' has id 256, which is the token 'aa'; give it an id of its own "
+         "(262 and up are free) or the text of token 256"),
+        ({"<|end|>": 300}, LbpeError, "added token '<|end|>' is the special token of id 261, not 300"),
+        ({"<x>": 300, "<y>": 300}, LbpeError, "added tokens '<x>' and '<y>' both have id 300"),
+        ({"": 300}, LbpeError, "an added token cannot be empty (id 300)"),
+        ({"<x>": -1}, LbpeError, "added token '<x>' has id -1; ids are 0 or more"),
+        ({"<x>": 300.0}, TypeError, "added token '<x>' has id 300.0 (float); ids are whole numbers"),
+        ({"<x>": True}, TypeError, "added token '<x>' has id True (bool); ids are whole numbers"),
+        ({b"<x>": 300}, TypeError, "added tokens are str, not bytes: b'<x>'"),
+    ],
+)  # fmt: skip
+def test_added_tokens_that_would_not_round_trip_are_refused(added, error, message):
+    with pytest.raises(error, match=re.escape(message)):
+        tiny_with(added_tokens=added)
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "message"),
+    [
+        ({"bos": 1}, TypeError, "bos must be a sequence of token ids (e.g. bos=[1]), not int"),
+        ({"eos": [999]}, LbpeError, "eos id 999 is not in the vocabulary (ids run from 0 to 261)"),
+        ({"bos": ["a"]}, TypeError, "bos ids are whole numbers; 'a' (str) is not"),
+    ],
+)
+def test_bos_and_eos_are_ids_of_the_vocabulary(options, error, message):
+    with pytest.raises(error, match=re.escape(message)):
+        tiny_with(**options)
+    assert tiny_with(bos=[261], eos=(261,), added_tokens={"<x>": 300}).bos == [261]
+    assert tiny_with(bos=[300], added_tokens={"<x>": 300}).encode("a", mode="bpe", add_special_tokens=True)[0] == 300
