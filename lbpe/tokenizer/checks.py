@@ -126,11 +126,13 @@ def _whole(value: object) -> bool:
     return not isinstance(value, bool) and hasattr(type(value), "__index__")
 
 
-def checked_added(added: Mapping[str, int] | None, vocab: Vocab) -> dict[str, int]:
-    """A tokenizer's ``added_tokens`` (text -> id) if each decodes back to its text: a
-    non-empty ``str``, an id of its own or the id of the vocabulary's token of the same text
-    (tokenizer.json files list such tokens), no other added token's id, and a special token's
-    text only with that token's id.
+def checked_added(added: Mapping[str, int] | None, vocab: Vocab, *, own_bytes: bool = True) -> dict[str, int]:
+    """A tokenizer's ``added_tokens`` (text -> id): each a non-empty ``str`` of text (no lone
+    surrogate) with a whole id of 0 or more, no two with one id, and a special token's text
+    only with that token's id. With ``own_bytes`` (ids decode to the vocabulary's bytes, no
+    decoder of a file's own) an id the vocabulary has must be the token of the same text, or
+    the added token would decode as another; a file's reader checks its own spelling instead
+    (tokenizer.json may list the vocabulary's ``ĠĠ`` as an added token).
 
     >>> from lbpe.vocab import Vocab
     >>> checked_added({"<x>": 97}, Vocab({bytes([b]): b for b in range(256)}))
@@ -151,26 +153,41 @@ def checked_added(added: Mapping[str, int] | None, vocab: Vocab) -> dict[str, in
             raise LbpeError(f"an added token cannot be empty (id {i})")
         if i < 0:
             raise LbpeError(f"added token {text!r} has id {i}; ids are 0 or more")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise LbpeError(f"added token {text!r} holds a lone surrogate, which is no text") from None
         special = vocab.special.get(text)
         if special is not None and special != i:
             raise LbpeError(f"added token {text!r} is the special token of id {special}, not {i}")
-        taken = vocab.id_to_bytes.get(i)
-        if taken is not None and taken != text.encode("utf-8", "surrogatepass"):
-            shown = taken.decode("utf-8", "backslashreplace")
-            raise LbpeError(
-                f"added token {text!r} has id {i}, which is the token {shown!r}; give it an id of its own "
-                f"({vocab.n_vocab} and up are free) or the text of token {i}"
-            )
         if i in owner:
             raise LbpeError(f"added tokens {owner[i]!r} and {text!r} both have id {i}; decoding {i} could give either")
         owner[i] = text
         out[text] = i
+    if own_bytes:
+        for text, i in out.items():
+            taken = vocab.id_to_bytes.get(i)
+            if taken is not None and taken != text.encode("utf-8"):
+                free = max(vocab.n_vocab, max(owner) + 1)
+                raise LbpeError(
+                    f"added token {text!r} has id {i}, which is the token {_shown(taken)}; give it an id of "
+                    f"its own ({free} and up are free) or the text of token {i}"
+                )
     return out
 
 
-def checked_ends(name: str, ids: object, vocab: Vocab, added: Collection[int] = ()) -> list[int]:
-    """A tokenizer's ``bos`` or ``eos`` (``name``): a sequence of ids, each the id of a token of
-    ``vocab`` or of an added token (``added``: their ids)."""
+def _shown(data: bytes) -> str:
+    """A token's bytes as a person reads them: its text quoted, or the bytes if not UTF-8."""
+    try:
+        return repr(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return repr(data)
+
+
+def checked_ends(name: str, ids: object, vocab: Vocab, added: Collection[int] = (), *, known: bool = True) -> list[int]:
+    """A tokenizer's ``bos`` or ``eos`` (``name``): a sequence of whole ids; with ``known``, each
+    the id of a token of ``vocab`` or of an added token (``added``: their ids). A file's reader
+    passes what the file names (HF tokenizers emits a post-processor's id as it is)."""
     if isinstance(ids, (str, bytes, bytearray)) or not hasattr(ids, "__iter__"):
         raise TypeError(f"{name} must be a sequence of token ids (e.g. {name}=[1]), not {type(ids).__name__}")
     out = []
@@ -179,8 +196,8 @@ def checked_ends(name: str, ids: object, vocab: Vocab, added: Collection[int] = 
             shown = repr(i) if isinstance(i, (str, bytes)) else str(i)
             raise TypeError(f"{name} ids are whole numbers; {shown} ({type(i).__name__}) is not")
         i = operator.index(i)
-        if i not in vocab.id_to_bytes and i not in added:
-            raise LbpeError(f"{name} id {i} is not in the vocabulary (ids run from 0 to {vocab.n_vocab - 1})")
+        if known and i not in vocab.id_to_bytes and i not in added:
+            raise LbpeError(f"{name} id {i} is neither a token of the vocabulary nor an added token")
         out.append(i)
     return out
 

@@ -90,11 +90,13 @@ class Tokenizer(BulkEncoding):
         # patterns from a file may run in the normaliser or the splitter: one time allowance per
         # text for all of them (lbpe.user_regex); a preset splitter alone needs none
         self._guarded = normalizer is not None or not isinstance(self._splitter, Regex)
-        self.added_tokens: dict[str, int] = checked_added(added_tokens, vocab)
+        # with a decoder of a file's own, the file's reader checks its ids and spelling
+        own = decoder is None
+        self.added_tokens: dict[str, int] = checked_added(added_tokens, vocab, own_bytes=own)
         self._decoder = decoder
         added_ids = set(self.added_tokens.values())
-        self.bos = checked_ends("bos", bos, vocab, added_ids)
-        self.eos = checked_ends("eos", eos, vocab, added_ids)
+        self.bos = checked_ends("bos", bos, vocab, added_ids, known=own)
+        self.eos = checked_ends("eos", eos, vocab, added_ids, known=own)
         self._added_bytes = {i: t.encode("utf-8") for t, i in self.added_tokens.items()}
         self.name = name or vocab.name
         self.cache_size = cache_size

@@ -196,3 +196,24 @@ def test_malformed_files_are_refused(tmp_path):
     spec["model"]["vocab"] = {"q": 0}
     with pytest.raises(lbpe.VocabFormatError, match="needs the token"):
         lbpe.load(_json(tmp_path, spec))
+
+
+@pytest.mark.parametrize("content", ["ĠĠ", "é"], ids=["spaces", "byte-e9"])
+def test_an_added_token_in_the_vocabularys_own_spelling_as_hf(tmp_path, content):
+    """A plain added token that is a vocabulary token as the file spells it (byte-level: "ĠĠ" is
+    two spaces, "é" the byte 0xE9): HF tokenizers matches that spelling in the text and gives
+    the token's id, though the id decodes to other text."""
+    from tokenizers import Tokenizer
+
+    data = json.loads(data_file("hf/llama3/tokenizer.json").read_text(encoding="utf-8"))
+    token_id = data["model"]["vocab"][content]
+    data["added_tokens"].append(
+        {"id": token_id, "content": content, "single_word": False, "lstrip": False, "rstrip": False,
+         "normalized": False, "special": False}
+    )  # fmt: skip
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    text = f"a{content}b  c é ĠĠ Ã©"
+    expected = Tokenizer.from_file(str(path)).encode(text, add_special_tokens=False).ids
+    assert expected.count(token_id) >= 2
+    assert lbpe.load(path).encode(text, mode="bpe") == expected

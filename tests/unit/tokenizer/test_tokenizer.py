@@ -552,6 +552,8 @@ def test_added_tokens_round_trip_and_keep_a_token_of_their_own_text():
         ({"<x>": 300.0}, TypeError, "added token '<x>' has id 300.0 (float); ids are whole numbers"),
         ({"<x>": True}, TypeError, "added token '<x>' has id True (bool); ids are whole numbers"),
         ({b"<x>": 300}, TypeError, "added tokens are str, not bytes: b'<x>'"),
+        ({"\ud800": 300}, LbpeError, "added token '\\ud800' holds a lone surrogate, which is no text"),
+        ({"<y>": 262, "<x>": 97}, LbpeError, "which is the token 'a'; give it an id of its own (263 and up are free)"),
     ],
 )  # fmt: skip
 def test_added_tokens_that_would_not_round_trip_are_refused(added, error, message):
@@ -563,7 +565,7 @@ def test_added_tokens_that_would_not_round_trip_are_refused(added, error, messag
     ("options", "error", "message"),
     [
         ({"bos": 1}, TypeError, "bos must be a sequence of token ids (e.g. bos=[1]), not int"),
-        ({"eos": [999]}, LbpeError, "eos id 999 is not in the vocabulary (ids run from 0 to 261)"),
+        ({"eos": [999]}, LbpeError, "eos id 999 is neither a token of the vocabulary nor an added token"),
         ({"bos": ["a"]}, TypeError, "bos ids are whole numbers; 'a' (str) is not"),
     ],
 )
@@ -572,3 +574,14 @@ def test_bos_and_eos_are_ids_of_the_vocabulary(options, error, message):
         tiny_with(**options)
     assert tiny_with(bos=[261], eos=(261,), added_tokens={"<x>": 300}).bos == [261]
     assert tiny_with(bos=[300], added_tokens={"<x>": 300}).encode("a", mode="bpe", add_special_tokens=True)[0] == 300
+
+
+def test_a_file_decoder_leaves_its_ids_and_spelling_to_the_files_reader():
+    """tokenizer.json may list a vocabulary token in its own spelling as an added token, and a
+    post-processor may name an id the vocabulary lacks: HF tokenizers takes both."""
+    from lbpe.decoders import Tokens
+
+    base = tiny()
+    texts = {i: t.decode("latin-1") for t, i in base.vocab.tokens.items()}
+    tok = Tokenizer(base.vocab, "paper", added_tokens={"Ġa": 97}, bos=[999], decoder=Tokens(texts))
+    assert tok.encode("Ġa", mode="bpe", add_special_tokens=True) == [999, 97]
