@@ -145,6 +145,11 @@ def iter_records(
                 yield record
 
 
+#: UTF-8's byte order mark, which Windows tools write at the start of a file: no part of a
+#: JSONL file's first record (json.loads refuses it), so dropped there.
+BOM = b"\xef\xbb\xbf"
+
+
 def _lines_of(path: Path, progress) -> Iterator[tuple[int, bytes]]:
     stream, raw = _open(path)
     seen = 0
@@ -176,6 +181,8 @@ def _decode(data: bytes, where: str) -> tuple[str | None, str | None]:
 def _jsonl(path: Path, text_field: str, progress, parse: bool = True) -> Iterator[Record]:
     source = str(path)
     for number, line in _lines_of(path, progress):
+        if number == 1:
+            line = line.removeprefix(BOM)
         if line.strip():
             if parse:
                 yield _jsonl_record(source, number, line, text_field)
@@ -185,8 +192,6 @@ def _jsonl(path: Path, text_field: str, progress, parse: bool = True) -> Iterato
 
 def _jsonl_record(source: str, number: int, line: bytes, text_field: str) -> Record:
     where = f"{source}:{number}"
-    if number == 1 and line.startswith(b"\xef\xbb\xbf"):  # a byte order mark: no part of the record
-        line = line[3:]
     text, error = _decode(line, where)
     if text is not None:  # decoded (no error)
         try:
@@ -212,6 +217,8 @@ def records_of_bytes(
             raise LbpeError(f"{source}: cannot be read ({exc})") from None
     kind = input_kind(source)
     if kind == "jsonl":
+        if first_line == 1:
+            data = data.removeprefix(BOM)
         return [
             _jsonl_record(source, n, line, text_field)
             for n, line in enumerate(io.BytesIO(data), first_line)

@@ -4,6 +4,7 @@ the invalid-UTF-8 error wherever a file is read."""
 
 from __future__ import annotations
 
+import gzip
 import pickle
 
 import pytest
@@ -219,3 +220,16 @@ def test_a_jsonl_file_may_begin_with_a_byte_order_mark(tmp_path):
     assert [(r.text, r.error) for r in records_of_bytes(str(path), data)] == from_disk
     later = [(r.text, r.error) for r in records_of_bytes(str(path), '\ufeff{"text": "x"}\n'.encode(), first_line=2)]
     assert later[0][0] is None and "bom.jsonl:2: not JSON" in later[0][1]
+    unparsed = [r.parsed() for r in iter_records([path], parse=False)]  # parsed in a worker
+    assert [(r.text, r.error) for r in unparsed] == from_disk
+
+
+def test_a_byte_order_mark_before_a_blank_first_line_or_in_a_gzip_file(tmp_path):
+    blank = tmp_path / "blank.jsonl"
+    blank.write_bytes('\ufeff\n{"text": "one"}\n'.encode())
+    assert [(r.text, r.error) for r in iter_records([blank])] == [("one", None)]
+    assert [(r.text, r.error) for r in records_of_bytes(str(blank), blank.read_bytes())] == [("one", None)]
+    packed = tmp_path / "bom.jsonl.gz"
+    packed.write_bytes(gzip.compress('\ufeff{"text": "one"}\n'.encode()))
+    assert [(r.text, r.error) for r in iter_records([packed])] == [("one", None)]
+    assert [(r.text, r.error) for r in records_of_bytes(str(packed), packed.read_bytes())] == [("one", None)]
