@@ -74,7 +74,8 @@ def check_pair(methods: Sequence[str]) -> tuple[Method, Method]:
     """:func:`check_methods` without the dropout options: two different methods."""
     names = ", ".join(METHODS)
     if isinstance(methods, str) or len(methods) != 2:
-        raise LbpeError(f"methods must be two inference methods, left and right (e.g. bpe,lbpe), not {methods!r}")
+        given = methods if isinstance(methods, str) else ",".join(map(str, methods))
+        raise LbpeError(f"methods must be two inference methods, left and right (e.g. bpe,lbpe), not {given!r}")
     for m in methods:
         if m not in METHODS:
             raise LbpeError(f"unknown inference method {m!r}; the methods are {names}")
