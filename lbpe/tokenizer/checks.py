@@ -10,8 +10,8 @@ import operator
 import os
 import random
 import re
-from collections.abc import Callable, Collection, Mapping
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Callable, Collection, Iterable, Mapping
+from typing import TYPE_CHECKING, NamedTuple, SupportsIndex, TypeGuard
 
 from lbpe.errors import LbpeError
 from lbpe.model import METHODS, MODES, Method
@@ -99,29 +99,40 @@ def checked_text(text: object) -> str:
 
 def checked_ids(ids: object) -> list:
     """The ids ``decode`` was given, as a list: an iterable of whole numbers (``int``, numpy's
-    integers; anything with ``__index__``; an array's ``tolist()``). A float equal to an id would otherwise be looked up
-    as that id (``9906.0 == 9906``), where tiktoken and HF tokenizers refuse it.
+    integers: anything with ``__index__``; an array is read by its ``tolist()``). A float equal
+    to an id would otherwise be looked up as that id (``9906.0 == 9906``), where tiktoken and HF
+    tokenizers refuse it.
 
     >>> checked_ids([9906.0])
     Traceback (most recent call last):
     ...
     TypeError: token ids are whole numbers; 9906.0 (float) is not
     """
-    if isinstance(ids, (str, bytes, bytearray)) or not hasattr(ids, "__iter__"):
+    if not _many(ids):
         hint = f"; for one id, decode([{ids!r}])" if hasattr(type(ids), "__index__") else ""
         raise TypeError(f"ids must be a sequence of token ids, not {type(ids).__name__}{hint}")
     if type(ids) is not list and hasattr(ids, "tolist"):  # numpy, array.array, torch: plain numbers
-        ids = ids.tolist()
+        return checked_ids(ids.tolist())
     out = ids if type(ids) is list else list(ids)
     for kind in set(map(type, out)):  # a few kinds at most: each checked once
         if not hasattr(kind, "__index__"):
             wrong = next(i for i in out if type(i) is kind)
-            shown = repr(wrong) if isinstance(wrong, (str, bytes)) else str(wrong)
-            raise TypeError(f"token ids are whole numbers; {shown} ({kind.__name__}) is not")
+            raise TypeError(f"token ids are whole numbers; {_named(wrong)} is not")
     return out
 
 
-def _whole(value: object) -> bool:
+def _many(ids: object) -> TypeGuard[Iterable[object]]:
+    """Whether ``ids`` can be a sequence of ids: iterable, and no string of text or bytes."""
+    return hasattr(ids, "__iter__") and not isinstance(ids, (str, bytes, bytearray))
+
+
+def _named(value: object) -> str:
+    """A value that is no id, as an error names it: ``9906.0 (float)``, ``'a' (str)``."""
+    shown = repr(value) if isinstance(value, (str, bytes)) else str(value)
+    return f"{shown} ({type(value).__name__})"
+
+
+def _whole(value: object) -> TypeGuard[SupportsIndex]:
     """An id's type: a whole number (``int``, numpy's integers), not a bool."""
     return not isinstance(value, bool) and hasattr(type(value), "__index__")
 
@@ -188,13 +199,12 @@ def checked_ends(name: str, ids: object, vocab: Vocab, added: Collection[int] = 
     """A tokenizer's ``bos`` or ``eos`` (``name``): a sequence of whole ids; with ``known``, each
     the id of a token of ``vocab`` or of an added token (``added``: their ids). A file's reader
     passes what the file names (HF tokenizers emits a post-processor's id as it is)."""
-    if isinstance(ids, (str, bytes, bytearray)) or not hasattr(ids, "__iter__"):
+    if not _many(ids):
         raise TypeError(f"{name} must be a sequence of token ids (e.g. {name}=[1]), not {type(ids).__name__}")
     out = []
     for i in ids:
         if not _whole(i):
-            shown = repr(i) if isinstance(i, (str, bytes)) else str(i)
-            raise TypeError(f"{name} ids are whole numbers; {shown} ({type(i).__name__}) is not")
+            raise TypeError(f"{name} ids are whole numbers; {_named(i)} is not")
         i = operator.index(i)
         if known and i not in vocab.id_to_bytes and i not in added:
             raise LbpeError(f"{name} id {i} is neither a token of the vocabulary nor an added token")

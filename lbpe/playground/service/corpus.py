@@ -45,6 +45,9 @@ __all__ = [
     "stats_view",
 ]
 
+#: What a view of an uploaded file with no words asks for (:func:`check_words`).
+UPLOAD_FIX = "choose a file with text"
+
 #: BPE-dropout's rate on the methods axis unless another is given (the paper's and the CLI's example).
 DEFAULT_DROPOUT = 0.1
 
@@ -118,7 +121,7 @@ def corpus_view(
     prepared(tok)
     with time_budget(len(data), what=f"the Corpus view of {name}"):
         stats = corpus_stats(tok, chunks, progress=(lambda done: progress(done / total)) if progress else None)
-    check_words(stats["bpe"].words, [name], fix="choose a file with text")
+    check_words(stats["bpe"].words, [name], fix=UPLOAD_FIX)
     summary = compare_json(stats, vocab=tok.name, unit=tok.vocab.unit, tok=tok)
     summary["file"] = name
     shift = display.shift_from_stats(stats["bpe"], stats["lbpe"], unit=tok.vocab.unit)
@@ -217,7 +220,7 @@ def across_view(
             tokenizers, texts, progress=(lambda done, total: progress(done / total)) if progress else None
         )
     if data is not None:
-        check_words(summaries[0]["bpe"]["words"], [source], fix="choose a file with text")
+        check_words(summaries[0]["bpe"]["words"], [source], fix=UPLOAD_FIX)
     rows = across_rows(summaries)
     most = max(summaries, key=lambda s: abs(s["change"]["tokens"]))
     if most["change"]["tokens"]:
@@ -290,7 +293,7 @@ def methods_view(
             progress=(lambda done: progress(min(done / max(size, 1), 1.0))) if progress else None,
         )
     if data is not None:
-        check_words(next(iter(stats.values())).words, [source], fix="choose a file with text")
+        check_words(next(iter(stats.values())).words, [source], fix=UPLOAD_FIX)
     doc = methods_json(stats, tok=tok, dropout=dropout, seed=seed)
     rows = methods_rows(doc)
     fewest = min(doc["methods"].items(), key=lambda kv: kv[1]["tokens"])[0]
