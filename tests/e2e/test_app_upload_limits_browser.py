@@ -154,44 +154,47 @@ def test_a_text_file_over_the_limit_is_refused_where_compare_says_why(page, tmp_
     assert page.uploads
 
 
-def test_a_refusal_outlives_the_comparison_that_was_running_when_it_came(page):
-    """A file refused while a comparison runs: that comparison's end (which clears a comparison's
-    own reason from the note) leaves the refusal in place; the next comparison clears it."""
+def refusal_outlives_the_running_comparison(page, send, refusal: str, *, whole: bool) -> None:
+    """``send()`` a file to the Compare view while a long text's comparison runs: its refusal
+    (``refusal``: the note's text, or with ``whole=False`` its start) stays in the note after
+    that comparison's end, which clears a comparison's own reason; the next comparison clears it."""
     note = page.locator("#compare-note")
     busy = page.locator("#bpe-pane .lbpe-busy")
-    words = " ".join(f"w{n} sesquipedalian{n % 97} ἀρχή {n * 7919}" for n in range(2_400))[:50_000]
-    page.locator("#text textarea").fill(words)
-    expect(busy).to_be_visible()  # the comparison of the long text is under way
-    page.evaluate(DROP_JS, ["#text-upload", "long.txt", 15_000])
-    refusal = "long.txt is 0.015 MB, over the limit of 0.01 MB for a .txt file for the Compare view" + NO_MORE
-    expect(note).to_have_text(refusal)
-    expect(busy).to_be_hidden()  # ...and it has ended
-    expect(page.locator("#bpe-pane")).to_contain_text("sesquipedalian")
-    page.wait_for_timeout(1000)
-    expect(note).to_have_text(refusal)
-    page.locator("#text textarea").fill("a new text")
-    expect(page.locator("#bpe-pane")).not_to_contain_text("sesquipedalian")
-    expect(note).to_have_text("")
-
-
-def test_a_file_the_server_refuses_outlives_the_comparison_running_when_it_came(page, tmp_path):
-    """A .txt file within the size limit but not UTF-8, dropped while a comparison runs: the
-    server's reason stays in the note through that comparison's end; the next one clears it."""
-    note = page.locator("#compare-note")
-    busy = page.locator("#bpe-pane .lbpe-busy")
+    shown = expect(note).to_have_text if whole else expect(note).to_contain_text
+    # long enough that its comparison (about 17 s here) outlasts a file's refusal (about 1 s);
+    # the page then takes a while longer to draw it and to explain its opening span
     words = " ".join(f"w{n} sesquipedalian{n % 97} ἀρχή {n * 7919}" for n in range(12_000))[:250_000]
     page.locator("#text textarea").fill(words)
     expect(busy).to_be_visible()  # the comparison of the long text is under way
-    latin = tmp_path / "latin.txt"
-    latin.write_bytes(b"\xff" * 2_000)
-    page.locator("#text-upload input[type=file]").set_input_files(str(latin))
-    refusal = "latin.txt: not UTF-8 text (byte 0xff at offset 0)"
-    expect(note).to_contain_text(refusal)
+    send()
+    shown(refusal)
     assert busy.is_visible()  # the refusal came while the comparison ran
-    expect(busy).to_be_hidden()  # ...and it has ended
+    expect(busy).to_be_hidden(timeout=3 * TIMEOUT_MS)  # ...and it has ended
     expect(page.locator("#bpe-pane")).to_contain_text("sesquipedalian")
     page.wait_for_timeout(1000)
-    expect(note).to_contain_text(refusal)
+    shown(refusal)
     page.locator("#text textarea").fill("a new text")
-    expect(page.locator("#bpe-pane")).not_to_contain_text("sesquipedalian")
+    expect(page.locator("#bpe-pane")).not_to_contain_text("sesquipedalian", timeout=3 * TIMEOUT_MS)
     expect(note).to_have_text("")
+
+
+def test_a_refusal_outlives_the_comparison_that_was_running_when_it_came(page):
+    """A file over the limit, refused by the page."""
+    refusal_outlives_the_running_comparison(
+        page,
+        lambda: page.evaluate(DROP_JS, ["#text-upload", "long.txt", 15_000]),
+        "long.txt is 0.015 MB, over the limit of 0.01 MB for a .txt file for the Compare view" + NO_MORE,
+        whole=True,
+    )
+
+
+def test_a_file_the_server_refuses_outlives_the_comparison_running_when_it_came(page, tmp_path):
+    """A .txt file within the size limit but not UTF-8, refused by the server."""
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes(b"\xff" * 2_000)
+    refusal_outlives_the_running_comparison(
+        page,
+        lambda: page.locator("#text-upload input[type=file]").set_input_files(str(latin)),
+        "latin.txt: not UTF-8 text (byte 0xff at offset 0)",
+        whole=False,
+    )
