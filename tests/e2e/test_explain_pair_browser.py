@@ -131,6 +131,23 @@ def pick(page, box: str, name: str) -> None:
     expect(page.get_by_role("option")).to_have_count(0)
 
 
+#: The Explain box shows ``[0]``'s explanation of TEXT with cl100k_base at its last step, and
+#: the slider says that step. Until then the box may show a step of an explanation the server
+#: is replacing: the link's text, vocabulary and pair, and each pick, reach it one at a time.
+SETTLED = """([methods, text]) => {
+    const e = document.querySelector('#explain .lbpe-explain');
+    const range = document.querySelector('#explain-step input[type=range]');
+    return !!e && !!range && (e.dataset.methods || 'bpe,lbpe') === methods
+      && +e.dataset.frame === +e.dataset.frames - 1 && +range.value === +e.dataset.frame
+      && e.querySelector('.lbpe-x-head').textContent.includes(`${text} `)
+      && e.querySelector('.lbpe-x-head').textContent.includes('with cl100k_base:');
+  }"""
+
+
+def wait_settled(page, left: str, right: str) -> None:
+    page.wait_for_function(SETTLED, arg=[f"{left},{right}", TEXT.replace(" ", "·")], timeout=STEP_MS)
+
+
 def test_the_app_explains_the_pair_with_its_own_steps(browser, app_server, tok):
     requests: list[str] = []
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
@@ -141,6 +158,7 @@ def test_the_app_explains_the_pair_with_its_own_steps(browser, app_server, tok):
     try:
         page.goto(f"{app_server.url}?t={quote(TEXT)}&v={VOCAB}&x={quote(TEXT)}&xa=0")
         expect(page.locator("#bpe-pane .lbpe-pane .lbpe-mode")).to_have_text("BPE")
+        wait_settled(page, "bpe", "lbpe")
         pick(page, "left-method", "Longest prefix")
         pick(page, "right-method", "Least tokens")
         want = [tok.encode(TEXT, mode=m, disallowed_special=()) for m in ("longest-prefix", "least-tokens")]
@@ -153,6 +171,7 @@ def test_the_app_explains_the_pair_with_its_own_steps(browser, app_server, tok):
             page.locator('#explain .lbpe-x-side[data-side="right"][data-method="least-tokens"]').first
         ).to_be_visible()
         expect(page.locator("#explain-pair-note")).to_be_hidden()
+        wait_settled(page, "longest-prefix", "least-tokens")
         assert app_pane_ids(page) == want
         assert_steps_match_panes(page, "longest-prefix", "least-tokens", app_pane_ids(page), tok)
     finally:
@@ -179,9 +198,10 @@ def test_a_step_sent_as_the_pair_changes_keeps_the_steps(browser, app_server):
     held: list = []
     try:
         page.goto(f"{app_server.url}?t={quote(TEXT)}&v={VOCAB}&x={quote(TEXT)}&xa=0")
+        wait_settled(page, "bpe", "lbpe")
         pick(page, "left-method", "Longest prefix")
         side = '#explain .lbpe-x-side[data-side="{}"][data-method="{}"]'
-        expect(page.locator(side.format("left", "longest-prefix")).first).to_be_visible()
+        wait_settled(page, "longest-prefix", "lbpe")
         long_frames = int(page.locator("#explain .lbpe-explain").get_attribute("data-frames"))
         frame_fn = page.evaluate(
             "() => window.gradio_config.dependencies.find((d) => d.api_name === 'explain_frame').id"
