@@ -18,7 +18,7 @@ from typing import Any
 from lbpe.analysis.explain import MAX_EXPLAIN_CHARS
 from lbpe.analysis.methods import check_options, parse_methods
 from lbpe.errors import LbpeError
-from lbpe.playground.display.model import DEFAULT_METHODS, check_methods
+from lbpe.playground.display.model import DEFAULT_METHODS, check_methods, check_pair
 from lbpe.playground.service.corpus import DEFAULT_DROPOUT
 from lbpe.presets import VOCAB_PRESETS
 from lbpe.tokenizer import METHODS
@@ -102,6 +102,7 @@ def _methods(params: dict[str, str], out: dict[str, Any]) -> None:
         return
     pair = tuple(spec[:100].split(","))
     try:
+        check_pair(pair)  # the pair's own faults before its options'
         rate, seed = _dropout_options(params, "dr", "seed") if "dropout" in pair else (None, None)
         methods = check_methods(pair, rate, seed)
     except LbpeError as exc:

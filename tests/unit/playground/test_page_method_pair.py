@@ -103,6 +103,14 @@ def test_a_link_pair_is_read_as_the_app_reads_it():
         assert spec in got["error"] and "BPE and LBPE are shown" in got["error"], got
     # a rate that is not a number is named as the link gave it
     assert "dropout rate “abc” is not a number" in json.loads(page.link_methods("dropout,lbpe", "abc"))["error"]
+    # a pair that is no pair is named before a rate that is no number
+    for spec, says in (
+        ("bpe,lbpe,dropout", "methods must be two inference methods"),
+        ("dropout,dropout", "compare two different methods"),
+        ("dropout,nope", "unknown inference method 'nope'"),
+    ):
+        error = json.loads(page.link_methods(spec, "x", ""))["error"]
+        assert says in error and "not a number" not in error, error
 
 
 def test_explaining_a_click_under_another_pair_widens_to_bpe_and_lbpe(tok):
