@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
 from lbpe.errors import LbpeError, VocabSizeError
@@ -135,6 +135,7 @@ def train_from_counts(
         scaffold=scaffold,
         progress=progress,
         valid=valid_llama_token if llama else None,
+        reserved={s.encode("utf-8", "surrogatepass") for s in specials} if unit == "byte" else set(specials),
     )
     vocab = _build_vocab(names, n_units, merges, scaffold_ids, specials, unit)
     vocab.trained["style"] = style
@@ -152,12 +153,15 @@ def _merge(
     scaffold: bool,
     progress: Progress | None,
     valid: Callable[[str], bool] | None = None,
+    reserved: Collection[str | bytes] = (),
 ) -> tuple[list[tuple[int, int, int]], set[int]]:
     """The merge loop over internal ids (``names`` grows with every new token). Returns the
     merges ``(left, right, result)`` in order and the ids that end as scaffold tokens.
 
     ``valid(token)``: whether a pair may be merged (the llama style); also switches the
-    tie-break to SentencePiece's (shorter token first, then token text)."""
+    tie-break to SentencePiece's (shorter token first, then token text). ``reserved``: texts no
+    merge may make (the special tokens': a special is never also a normal token, whose text a
+    tokenizer.json could not tell from it); such a pair is passed over as ``valid`` refusing it."""
     n_base = len(names)
     pair_count: dict[tuple[int, int], int] = {}
     where: dict[tuple[int, int], set[int]] = {}
@@ -206,8 +210,9 @@ def _merge(
             else:
                 cur = freq[key] if is_scaffold[key] else 0
             if cur == -negc and cur > 0:
-                if valid is not None and kind == _PAIR and key not in checked:
-                    if not valid(names[key[0]] + names[key[1]]):
+                if (valid is not None or reserved) and kind == _PAIR and key not in checked:
+                    name = names[key[0]] + names[key[1]]
+                    if name in reserved or (valid is not None and not valid(name)):
                         banned.add(key)
                         heapq.heappop(heap)
                         continue

@@ -73,6 +73,7 @@ class TrainOptions:
             )
         _check_style(self.style)
         object.__setattr__(self, "special_tokens", _check_specials(self.special_tokens))
+        _check_specials_apart(self.special_tokens, unit)
         if self.style == "llama":
             if self.pattern is not None:
                 raise LbpeError("style='llama' has no regex pre-tokeniser: leave out pattern (CLI: --pattern)")
@@ -120,3 +121,26 @@ def _check_specials(special_tokens: Iterable[str]) -> tuple[str, ...]:
     if len(set(specials)) != len(specials):
         raise LbpeError(f"special tokens repeat: {sorted(s for s in set(specials) if specials.count(s) > 1)}")
     return specials
+
+
+def _check_specials_apart(specials: tuple[str, ...], unit: str) -> None:
+    """A special token must be no base token: one byte (every byte is a token of its own), one
+    character (a character of the text is one with unit="char") or, with unit="char", a byte
+    fallback token's spelling (``<0x0A>``). A tokenizer.json lists every token by its text, and
+    two ids with one text cannot both be read back. (No merge makes a special's text: see
+    :func:`lbpe.train.merge.train_from_counts`.)"""
+    for s in specials:
+        if unit == "byte" and len(s.encode("utf-8", "surrogatepass")) == 1:
+            what = "one byte, a token of its own"
+        elif unit == "char" and len(s) == 1:
+            what = "one character, a token of its own where the text has it"
+        elif unit == "char" and re.fullmatch("<0x[0-9A-F]{2}>", s):
+            what = f"spelled as byte {s[1:5]}'s byte-fallback token"
+        else:
+            continue
+        name = s.strip("<>")
+        example = f"<|{name}|>" if name.isascii() and name.isalnum() else "<|sep|>"
+        raise LbpeError(
+            f"special token {s!r} is {what}; a tokenizer.json holds one id per text: "
+            f"give a special that is no single unit, e.g. {example!r} (CLI: --special)"
+        )

@@ -565,6 +565,54 @@ def test_cli_train_errors_are_one_line(tmp_path, args, message):
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
 
 
+# ---- special tokens whose text the corpus holds ----------------------------------------------
+
+SPECIAL_CORPUS = ["hello, hello hello,hello.othello;<s>x</s>,<s>y</s> hello"] * 5
+
+
+@pytest.mark.parametrize(
+    "unit,style,special", [("char", "gpt2", "hello"), ("byte", "gpt2", "hello"), ("char", "llama", "▁hello")]
+)
+def test_no_merge_makes_a_special_tokens_text(unit, style, special, tmp_path):
+    # without the special, merges make its text (the corpus's most frequent word)
+    plain = train(SPECIAL_CORPUS, vocab_size=1000, unit=unit, style=style)
+    assert special.encode() in plain.tokens
+    vocab = train(SPECIAL_CORPUS, vocab_size=1000, unit=unit, style=style, special_tokens=[special, "<s>"])
+    assert special.encode() not in vocab.tokens
+    assert any(len(t) > 2 and t in special.encode() for t in vocab.tokens)  # merges short of it stay
+    # so the file says what lbpe encodes: HF tokenizers reads the same ids from it
+    path = tmp_path / "tokenizer.json"
+    write_tokenizer_json(vocab, path)
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    ours = lbpe.load(path)
+    for text in ("hello there", "othello<s>hello</s>", "hellos and hello", "<s>x</s>"):
+        assert hf.encode(text, add_special_tokens=False).ids == ours.encode(text, mode="bpe", allowed_special="all")
+
+
+@pytest.mark.parametrize(
+    "unit,special,says",
+    [
+        ("byte", "a", "special token 'a' is one byte"),
+        ("byte", "\n", "special token '\\n' is one byte"),
+        ("char", "é", "special token 'é' is one character"),
+        ("char", "<0x0A>", "special token '<0x0A>' is spelled as byte 0x0A's byte-fallback token"),
+    ],
+)
+def test_a_special_that_is_a_base_token_is_refused_before_training(unit, special, says):
+    with pytest.raises(LbpeError, match=re.escape(says)):
+        TrainOptions(vocab_size=1000, unit=unit, special_tokens=[special])
+
+
+def test_cli_train_refuses_a_one_character_special_before_training(tmp_path):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("a cat and a hat\n", encoding="utf-8")
+    result = run_cli(
+        "train", "--vocab-size", "300", "--special", "a", "-q", "-o", str(tmp_path / "t.json"), str(corpus)
+    )
+    assert result.returncode == 2 and "special token 'a' is one character" in result.stderr, result.stderr
+    assert result.stderr.count("\n") == 1 and not (tmp_path / "t.json").exists()
+
+
 # ---- the bundled default vocabulary ---------------------------------------------------------
 
 
