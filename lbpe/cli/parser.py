@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from lbpe import __version__
@@ -15,6 +16,16 @@ from lbpe.native import backend
 from lbpe.tokenizer import METHODS, MODES
 
 __all__ = ["build_parser"]
+
+
+def _input_file(name: str) -> str:
+    """A file these commands read (by size, in parallel, resumably): not standard input."""
+    if name == "-" and not os.path.exists(name):
+        raise argparse.ArgumentTypeError(
+            "standard input (-) is not read here: these files are read by their size, in parallel and "
+            "resumably; save it to a file first and name that (a file called - is ./-)"
+        )
+    return name
 
 
 def _add_inputs(p: argparse.ArgumentParser) -> None:
@@ -86,7 +97,7 @@ def _add_train(sub) -> None:
     )
     p.add_argument("-o", "--output", required=True, help="the tokenizer.json to write (.gz: gzip-compressed)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-    p.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files")
+    p.add_argument("files", nargs="+", metavar="FILE", type=_input_file, help="UTF-8 text files")
     p.set_defaults(run=cmd_train)
 
 
@@ -131,6 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
                 "files",
                 nargs="+",
                 metavar="INPUT",
+                type=_input_file,
                 help="UTF-8 text files (.txt; one document each, or per line with --lines), "
                 ".jsonl/.ndjson (optionally .gz) or .parquet",
             )

@@ -243,3 +243,18 @@ def test_stats_of_a_corpus_of_bad_documents_only_says_so(tmp_path, methods):
 
 if sys.platform != "linux":  # sched_getaffinity
     pytestmark = pytest.mark.skip(reason="counts this machine's cores with os.sched_getaffinity (Linux)")
+
+
+@pytest.mark.parametrize("command", ["stats", "export", "train"])
+def test_standard_input_is_refused_by_the_commands_that_take_files(tmp_path, command):
+    # encode, compare and explain read "-" as standard input; these read files of any size
+    # (by size, in parallel, and resumably): "-" is named as such, not as a missing file
+    extra = {
+        "stats": ["--vocab", "gpt2"],
+        "export": ["--vocab", "gpt2", "--mode", "bpe", "--out", str(tmp_path / "o")],
+        "train": ["--vocab-size", "300", "-o", str(tmp_path / "t.json")],
+    }[command]
+    result = run_cli(command, "-q", *extra, "-", input="hello world\n", timeout=120)
+    error = one_line_error(result, command)
+    assert "standard input (-)" in error and "save it to a file" in error, error
+    assert "No such file" not in error and not (tmp_path / "o").exists()
