@@ -144,8 +144,16 @@ SETTLED = """([methods, text]) => {
   }"""
 
 
-def wait_settled(page, left: str, right: str) -> None:
+def wait_settled(page, left: str, right: str, ids: list[list[int]] | None = None) -> None:
+    """Wait for :data:`SETTLED`; with ``ids``, also for each side's steps to end in those ids (a
+    step asked for before the last explanation may still be answered after it, for a moment)."""
     page.wait_for_function(SETTLED, arg=[f"{left},{right}", TEXT.replace(" ", "·")], timeout=STEP_MS)
+    if ids is not None:
+        page.wait_for_function(
+            f"(want) => JSON.stringify(({EXPLAINED})().map((side) => side.ids)) === JSON.stringify(want)",
+            arg=ids,
+            timeout=STEP_MS,
+        )
 
 
 def test_the_app_explains_the_pair_with_its_own_steps(browser, app_server, tok):
@@ -171,7 +179,7 @@ def test_the_app_explains_the_pair_with_its_own_steps(browser, app_server, tok):
             page.locator('#explain .lbpe-x-side[data-side="right"][data-method="least-tokens"]').first
         ).to_be_visible()
         expect(page.locator("#explain-pair-note")).to_be_hidden()
-        wait_settled(page, "longest-prefix", "least-tokens")
+        wait_settled(page, "longest-prefix", "least-tokens", want)
         assert app_pane_ids(page) == want
         assert_steps_match_panes(page, "longest-prefix", "least-tokens", app_pane_ids(page), tok)
     finally:
