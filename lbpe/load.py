@@ -179,7 +179,9 @@ def _load(
     fmt, file = detect_format(path)
     if special_tokens is not None and fmt != "tiktoken":
         raise VocabFormatError(
-            str(file), f"{_OWN_SPECIALS[fmt]} carries its own special tokens; do not pass special_tokens="
+            str(file),
+            f"{_OWN_SPECIALS[fmt]} carries its own special tokens; do not pass special_tokens= "
+            "(on the command line --special-token)",
         )
     tok = _parse(fmt, file, pattern, special_tokens)
     longest = max(map(len, tok.vocab.tokens), default=0)
@@ -239,7 +241,7 @@ def _tiktoken_tokenizer(
                 f"cannot tell the pre-tokenizer from the file name {file.name!r}; pass pattern= (on the "
                 f"command line --pattern) one of {', '.join(pretokenizer_preset_names())}, or name the file "
                 f"after its encoding ({', '.join(openai_encoding_names())}); a rank file holds no special "
-                "tokens: give them in Python with special_tokens=",
+                "tokens: give them with special_tokens= (on the command line --special-token TEXT=ID)",
             )
         pattern = preset
     compiled = _pattern_for(file, pattern)

@@ -47,11 +47,20 @@ def loader(args: argparse.Namespace):
     from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset
 
     spec = args.vocab
+    given: list[tuple[str, int]] = getattr(args, "special_tokens", None) or []  # from --special-token
+    special = dict(given) if given else None
+    if len(dict(given)) < len(given):
+        twice = sorted({t for t, _ in given if [u for u, _ in given].count(t) > 1})
+        raise LbpeError(f"--special-token gives {', '.join(map(repr, twice))} more than once: give each once")
     if spec is None or (spec in VOCAB_PRESETS and not Path(spec).exists()):
         if args.pattern is not None:
             raise LbpeError("--pattern applies to vocabulary files; a bundled preset has its own")
+        if special is not None:
+            raise LbpeError(
+                "--special-token applies to rank files (.tiktoken); a bundled preset has its own special tokens"
+            )
         return functools.partial(load_preset, spec or DEFAULT_PRESET)
-    return functools.partial(load, spec, pattern=args.pattern)
+    return functools.partial(load, spec, pattern=args.pattern, special_tokens=special)
 
 
 def tokenizer(args: argparse.Namespace) -> Tokenizer:

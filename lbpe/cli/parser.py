@@ -28,6 +28,31 @@ def _input_file(name: str) -> str:
     return name
 
 
+def _special_token(value: str) -> tuple[str, int]:
+    """``TEXT=ID`` (the last ``=`` parts them: a special's text may hold one) as ``(text, id)``."""
+    text, sep, number = value.rpartition("=")
+    if not sep or not text:
+        raise argparse.ArgumentTypeError(
+            f"{value!r}: give it as TEXT=ID, a special token's text and its id, e.g. '<|endoftext|>=100257'"
+        )
+    if not (number.isascii() and number.isdigit()):
+        raise argparse.ArgumentTypeError(f"{value!r}: its id must be a whole number from 0, not {number!r}")
+    return text, int(number)
+
+
+def _add_special_token(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--special-token",
+        action="append",
+        type=_special_token,
+        default=None,
+        metavar="TEXT=ID",
+        dest="special_tokens",
+        help="a rank file's special token and its id, e.g. '<|endoftext|>=100257' (repeatable; a file "
+        "named after an OpenAI encoding has that encoding's unless given); other formats carry their own",
+    )
+
+
 def _add_inputs(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lines", action="store_true", help="text files: one document per line (default: per file)")
     p.add_argument(
@@ -137,6 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
             "cl100k_base, o200k_base",
         )
         p.add_argument("--pattern", default=None, help="pre-tokenizer preset (default: inferred from the vocabulary)")
+        _add_special_token(p)
         if many:
             p.add_argument(
                 "files",
@@ -213,6 +239,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--vocab", default=None, help="vocabulary file or folder, or a bundled preset (default mistral-7b)")
     p.add_argument("--pattern", default=None, help="pre-tokenizer preset (default: inferred from the vocabulary)")
+    _add_special_token(p)
     p.add_argument(
         "--methods",
         default="bpe,lbpe",

@@ -140,3 +140,56 @@ def test_compare_escapes_what_would_make_its_lines_ambiguous(tmp_path):
     assert len(lines) == 5, lines  # a count line and a token line for each method, then the difference
     # tiktoken's cl100k_base tokens: a | b " ||" " c" "\n\n" d "\\e" "\t"
     assert lines[:2] == ["bpe: 9 tokens", r"a|\||b| \|\|| c|\n\n|d|\\e|\t"]
+
+
+def test_a_renamed_rank_file_gets_its_special_tokens_from_the_flag(tmp_path):
+    # tiktoken.Encoding(special_tokens=...) is the reference; every command that loads a vocabulary
+    # takes them, as lbpe.load(path, special_tokens=...) does
+    import shutil
+
+    import tiktoken
+    import tiktoken.load
+
+    vocab = tmp_path / "mine.tiktoken"
+    shutil.copy(data_file("openai/cl100k_base.tiktoken"), vocab)
+    special = {"<|endoftext|>": 100257, "<|a=b|>": 100300}
+    theirs = tiktoken.Encoding(
+        "mine",
+        pat_str=tiktoken.get_encoding("cl100k_base")._pat_str,
+        mergeable_ranks=tiktoken.load.load_tiktoken_bpe(str(vocab)),
+        special_tokens=special,
+    )
+    text = "Hello<|endoftext|>there<|a=b|>"
+    flags = ["--vocab", str(vocab), "--pattern", "cl100k_base"]
+    flags += [f for text_, i in special.items() for f in ("--special-token", f"{text_}={i}")]
+    encoded = run_cli("encode", *flags, "--specials", "--mode", "bpe", input=text, timeout=120)
+    assert encoded.returncode == 0, encoded.stderr
+    assert [int(x) for x in encoded.stdout.split()] == theirs.encode(text, allowed_special="all")
+    path = tmp_path / "in.txt"
+    path.write_text(text, encoding="utf-8")
+    stats = run_cli("stats", "-q", "--json", *flags, str(path), timeout=120)
+    assert stats.returncode == 0, stats.stderr
+    # without them the file has none, and the message says how to give them on the command line
+    bare = run_cli("encode", "--vocab", str(vocab), "--mode", "bpe", input=text, timeout=120)
+    assert bare.returncode == 2 and "--special-token" in bare.stderr, bare.stderr
+    twice = run_cli("encode", *flags, "--special-token", "<|a=b|>=7", "--mode", "bpe", input=text, timeout=120)
+    assert twice.returncode == 2 and "'<|a=b|>' more than once" in twice.stderr, twice.stderr
+
+
+@pytest.mark.parametrize(
+    "flag,vocab,says",
+    [
+        ("<|x|>", "cl100k_base", "give it as TEXT=ID"),
+        ("=5", "cl100k_base", "give it as TEXT=ID"),
+        ("<|x|>=-1", "cl100k_base", "its id must be a whole number from 0"),
+        ("<|x|>=1.5", "cl100k_base", "its id must be a whole number from 0"),
+        ("<|x|>=100300", "cl100k_base", "a bundled preset has its own special tokens"),
+        ("<|x|>=100300", "tokenizer.json", "carries its own special tokens"),
+    ],
+)
+def test_a_wrong_special_token_flag_is_one_clear_line(flag, vocab, says):
+    if vocab == "tokenizer.json":
+        vocab = str(data_file("hf/llama3/tokenizer.json"))
+    result = run_cli("encode", "--vocab", vocab, "--special-token", flag, "--mode", "bpe", input="hi", timeout=120)
+    assert result.returncode == 2 and says in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
