@@ -27,6 +27,9 @@ __all__ = ["Vocab", "Unit"]
 
 Unit = Literal["byte", "char"]
 
+#: The largest id: ids are 32-bit unsigned, as in tiktoken and HF tokenizers (and lbpe's shards).
+MAX_ID = 2**32 - 1
+
 
 def _plain_ids(tokens: dict) -> set[int] | None:
     """The ids, when every key is non-empty ``bytes`` and the ids are distinct non-negative
@@ -149,6 +152,11 @@ class Vocab:
                 raise LbpeError(f"special token {text!r} must be a non-empty string")
             if not isinstance(i, int) or isinstance(i, bool) or i < 0:
                 raise LbpeError(f"special token {text!r} has id {i!r}; ids must be non-negative integers")
+            if i > MAX_ID:
+                raise LbpeError(
+                    f"special token {text!r} has id {i}; ids are 32-bit (at most {MAX_ID:,}), as in tiktoken "
+                    "and HF tokenizers: give an id below that"
+                )
             if i in ordinary or i in seen:
                 raise LbpeError(f"id {i} is used by both {owner(i)!r} and special token {text!r}")
             seen[i] = text

@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 import lbpe
-from lbpe.errors import VocabFormatError
+from lbpe.errors import LbpeError, VocabFormatError
 from lbpe.formats.tiktoken import parse_tiktoken_vocab
 from tests.support.data import data_file, tiktoken_encoding
 
@@ -231,3 +231,12 @@ def test_vocab_names_a_bad_token_after_the_bulk_check_says_no(extra, problem):
     assert lbpe.Vocab(tokens).id_to_bytes[65] == b"A"  # the plain case passes the bulk check
     with pytest.raises(lbpe.LbpeError, match=problem):
         lbpe.Vocab({**tokens, **extra})
+
+
+def test_a_special_id_past_32_bits_is_refused(tmp_path):
+    # tiktoken and HF tokenizers hold ids as 32-bit unsigned integers; so do lbpe's shards
+    path = tmp_path / "mine.tiktoken"
+    shutil.copy(data_file("openai/r50k_base.tiktoken"), path)
+    with pytest.raises(LbpeError, match=r"special token '<\|x\|>' has id 4294967296; ids are 32-bit .*4,294,967,295"):
+        lbpe.load(path, pattern="gpt2", special_tokens={"<|x|>": 2**32})
+    assert lbpe.load(path, pattern="gpt2", special_tokens={"<|x|>": 2**32 - 1}).special_tokens == {"<|x|>": 2**32 - 1}
