@@ -210,7 +210,12 @@ class Megatron(Container):
     name = "megatron"
 
     def dtype(self, n_vocab: int) -> str:
-        return "uint16" if n_vocab <= 1 << 16 else "int32"  # Megatron's DType has no uint32
+        if n_vocab > 1 << 31:  # Megatron's DType has no uint32: a larger id would be read back negative
+            raise LbpeError(
+                f"--format megatron stores ids as int32, which holds ids below 2,147,483,648, but this vocabulary "
+                f"has ids up to {n_vocab - 1:,}: use --format npy or llmc (uint32 ids)"
+            )
+        return "uint16" if n_vocab <= 1 << 16 else "int32"
 
     def token_file(self, split: str, number: int) -> str:
         return f"{split}-{number:05d}.bin"

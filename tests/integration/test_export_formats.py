@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import lbpe
 from lbpe.corpus.shards import INDEX_NAME, ShardDataset, export_shards
 from lbpe.errors import LbpeError
 from lbpe.presets import load_preset
@@ -97,6 +98,22 @@ def test_npy_nanogpt_and_llmc_read_as_their_trainers_read(tmp_path, preset):
     else:
         with pytest.raises(LbpeError, match=r"100,\d+ ids \(more than 65,536\): use --format llmc or megatron"):
             export_shards(tok, [path], tmp_path / "ng", mode="lbpe", format="nanogpt")
+
+
+def test_an_id_past_megatrons_int32_is_refused_not_wrapped(tmp_path):
+    # Megatron's DType has no uint32: ids are int32, and 3,000,000,000 would be read back negative
+    import shutil
+
+    vocab = tmp_path / "mine.tiktoken"
+    shutil.copy(data_file("openai/r50k_base.tiktoken"), vocab)
+    tok = lbpe.load(vocab, pattern="gpt2", special_tokens={EOT: 3_000_000_000})
+    path, _ = corpus(tmp_path, 20)
+    says = r"int32, which holds ids below 2,147,483,648.*3,000,000,000.*--format npy or llmc"
+    with pytest.raises(LbpeError, match=says):
+        export_shards(tok, [path], tmp_path / "m", mode="bpe", format="megatron", eos=EOT)
+    assert not (tmp_path / "m").exists()
+    export_shards(tok, [path], tmp_path / "n", mode="bpe", format="npy", eos=EOT)  # uint32 holds it
+    assert ShardDataset(tmp_path / "n")[0].tolist()[-1] == 3_000_000_000
 
 
 def test_eos_by_spelling_or_id_and_a_clear_error(tmp_path):
