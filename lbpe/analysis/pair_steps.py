@@ -38,7 +38,7 @@ from lbpe.analysis.dropout_trace import dropout_trace
 from lbpe.analysis.explain import _AROUND, _bounds, _check_length, _trace_piece, aligned_chunk
 from lbpe.analysis.fewest_trace import fewest_trace
 from lbpe.analysis.greedy_trace import PART, TOKEN, Match, match_keys, prefix_trace, suffix_trace
-from lbpe.analysis.trace import quoted, show_key
+from lbpe.analysis.trace import barred, quoted, show_key
 from lbpe.errors import LbpeError
 from lbpe.model import METHODS
 from lbpe.tokenizer import Tokenizer, replace_surrogates
@@ -351,7 +351,7 @@ def _classic(tok: Tokenizer, method: str, piece: str, part: bool) -> MethodTrace
     if method == "bpe":
         steps = ["the whole piece is a token: taken without merging"] if t.whole else []
         steps += [
-            f"{quoted(s.left)} + {quoted(s.right)} ({_rule(tok)} {s.priority:,}) → {_bar(s.parts)}" for s in t.bpe
+            f"{quoted(s.left)} + {quoted(s.right)} ({_rule(tok)} {s.priority:,}) → {barred(s.parts)}" for s in t.bpe
         ]
         steps += [f"scaffold token {quoted(k)} split back into {' + '.join(map(quoted, ps))}" for k, ps in t.scaffold]
         return MethodTrace(method, steps, t.bpe_tokens, t.bpe_ids)
@@ -365,10 +365,6 @@ def _classic(tok: Tokenizer, method: str, piece: str, part: bool) -> MethodTrace
 
 def _rule(tok: Tokenizer) -> str:
     return "rank" if tok.vocab.merges is None else "merge"
-
-
-def _bar(parts: Sequence[str]) -> str:
-    return "|".join(p.replace(" ", "·").replace("\n", "\\n").replace("\t", "\\t") for p in parts)
 
 
 _SAYS = {
@@ -424,7 +420,7 @@ def _dropout(tok: Tokenizer, units: Any, rate: float, draw: Callable[[], float],
             if c.dropped:
                 said.append(f"{pair} draw {c.draw:.4f} < {rate:g}: dropped")
             else:
-                said.append(f"{pair} draw {c.draw:.4f}: merged → {_bar([show_key(p) for p in step.parts])}")
+                said.append(f"{pair} draw {c.draw:.4f}: merged → {barred([show_key(p) for p in step.parts])}")
         line = f"step {k}: " + "; ".join(said)
         if not step.applied:
             line += "; every merge dropped: stop"

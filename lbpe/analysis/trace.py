@@ -267,6 +267,37 @@ def show_key(key: bytes | str) -> str:
         return show_key(key[: exc.start]) + bad + show_key(key[exc.end :])
 
 
+def _shown_table() -> dict[int, str]:
+    table = {code: f"\\x{code:02x}" for code in (*range(0x20), 0x7F)}
+    table.update({code: f"\\u{code:04x}" for code in range(0x80, 0xA0)})
+    table.update({ord("\\"): "\\\\", ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
+    return table
+
+
+#: How text is written where a person reads it as characters (``str.translate``): a backslash as
+#: ``\\\\``, line ends and tab as ``\\n`` ``\\r`` ``\\t``, every other control character as
+#: ``\\xNN`` (C0, DEL) or ``\\uNNNN`` (C1): a terminal acts on them or shows nothing.
+SHOWN = _shown_table()
+
+
+#: :data:`SHOWN`, and a space as ``·`` and a bar as ``\\|``: for parts joined by bars.
+_BARRED = {**SHOWN, ord(" "): "·", ord("|"): "\\|"}
+
+
+def barred(parts: Sequence[str]) -> str:
+    """Parts (units, tokens) joined by ``|``, each written with :data:`SHOWN`, a space as ``·``
+    (leading spaces matter in tokens) and a bar in a part as ``\\|``.
+
+    >>> print(barred([" a", "|", "\\n"]))
+    ·a|\\||\\n
+    """
+    return "|".join(part.translate(_BARRED) for part in parts)
+
+
 def quoted(text: str) -> str:
-    """``text`` in double quotes, line ends and tabs as ``\\n`` and ``\\t`` (the "why" lines and the renderers)."""
-    return '"' + text.replace("\n", "\\n").replace("\t", "\\t") + '"'
+    """``text`` in double quotes, written with :data:`SHOWN` (the "why" lines and the renderers).
+
+    >>> print(quoted("a\\tb\\r\\x1b[0m\\\\n"))
+    "a\\tb\\r\\x1b[0m\\\\n"
+    """
+    return '"' + text.translate(SHOWN) + '"'

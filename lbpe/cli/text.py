@@ -7,6 +7,7 @@ import argparse
 import os
 from typing import Literal, TextIO
 
+from lbpe.analysis.trace import SHOWN
 from lbpe.cli.inputs import read_text, tokenizer
 from lbpe.errors import LbpeError
 
@@ -65,13 +66,14 @@ def cmd_compare(args: argparse.Namespace, out: TextIO) -> None:
     out.write(f"{right} - {left}: {counts[1] - counts[0]:+d} tokens\n")
 
 
-#: How ``lbpe compare`` writes the characters that would make its lines ambiguous.
-_ESCAPES = str.maketrans({"\\": "\\\\", "|": "\\|", "\n": "\\n", "\r": "\\r", "\t": "\\t"})
+#: How ``lbpe compare`` writes the characters that would make its lines ambiguous or that a
+#: terminal would act on: as explain writes them (:data:`lbpe.analysis.trace.SHOWN`), and the bar.
+_ESCAPES = {**SHOWN, ord("|"): "\\|"}
 
 
 def _shown(segment) -> str:
     """A token as ``lbpe compare`` writes it between bars: a partial character as its bytes'
-    ``\\xNN``; otherwise its text, with backslash, bar, line ends and tab escaped."""
+    ``\\xNN`` (80-ff); otherwise its text, with backslash, bar and control characters escaped."""
     return segment.label if segment.partial else segment.label.translate(_ESCAPES)
 
 
@@ -90,8 +92,8 @@ def cmd_explain(args: argparse.Namespace, out: TextIO) -> None:
         text = decode(os.fsencode(" ".join(args.words)), "the text on the command line")
     else:
         text = read_text("-")
-    if not args.words and text.endswith("\n"):
-        text = text[:-1]  # the line end a shell pipe adds is not part of the span
+    if not args.words and text.endswith("\n"):  # the line end a pipe adds is not part of the span
+        text = text[:-2] if text.endswith("\r\n") else text[:-1]
     if methods != DEFAULT_METHODS:  # any other pair: each method's own steps
         pair = explain_pair(tok, text, methods, dropout=args.dropout, seed=args.seed, specials=args.specials)
         if args.json:

@@ -193,3 +193,51 @@ def test_a_wrong_special_token_flag_is_one_clear_line(flag, vocab, says):
     result = run_cli("encode", "--vocab", vocab, "--special-token", flag, "--mode", "bpe", input="hi", timeout=120)
     assert result.returncode == 2 and says in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
+
+
+#: How compare and explain write a character a terminal would act on or not show.
+ESCAPED = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def escaped(text: str) -> str:
+    def one(ch: str) -> str:
+        code = ord(ch)
+        if ch in ESCAPED:
+            return ESCAPED[ch]
+        if code < 0x20 or code == 0x7F:
+            return f"\\x{code:02x}"
+        if 0x80 <= code <= 0x9F:
+            return f"\\u{code:04x}"
+        return ch
+
+    return "".join(map(one, text))
+
+
+def test_control_characters_are_shown_escaped_by_compare_and_explain(tmp_path):
+    # a terminal acts on them (a carriage return rewrites the line, ESC starts a colour) or shows
+    # nothing (NUL): compare and explain write them as escapes, as they write line ends and tabs
+    from tests.support.data import tiktoken_encoding
+
+    enc = tiktoken_encoding("cl100k_base")
+    text = "a\x00b\x1b[31m c\rd\x7f e\x85 é\\|\u0085"
+    path = tmp_path / "in.txt"
+    path.write_text(text, encoding="utf-8")
+    result = run_cli("compare", "--vocab", "cl100k_base", str(path), timeout=120)
+    assert result.returncode == 0, result.stderr
+
+    def shown(token: bytes) -> str:
+        try:
+            return escaped(token.decode("utf-8")).replace("|", "\\|")
+        except UnicodeDecodeError:  # a part of a character: its bytes
+            return "".join(f"\\x{b:02x}" for b in token)
+
+    want = "|".join(shown(enc.decode_single_token_bytes(i)) for i in enc.encode(text))
+    assert result.stdout.splitlines()[1] == want
+    assert not [ch for ch in result.stdout if ch != "\n" and (ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F)]
+    # explain: a pipe's line end (\r\n too) is not part of the span; a backslash is not a line end
+    piped = run_cli("explain", "--vocab", "gpt2", input="Capitals\r\n", timeout=120)
+    assert piped.returncode == 0 and "\r" not in piped.stdout and '"Capitals"' in piped.stdout, piped.stdout
+    for span in ("x\\ny", "x\ny", "a\x1bb", "a\x85b"):
+        out = run_cli("explain", "--vocab", "gpt2", span, timeout=120)
+        assert out.returncode == 0, out.stderr
+        assert f'"{escaped(span)}"' in out.stdout and "\x1b" not in out.stdout, out.stdout

@@ -5,20 +5,14 @@
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
 
-from lbpe.analysis.trace import Explanation, PieceTrace, quoted
+from lbpe.analysis.trace import Explanation, PieceTrace, barred, quoted
 
 __all__ = ["explain_text", "explain_html"]
 
 
 def _count(n: int, unit: str) -> str:
     return f"{n:,} {unit}{'' if n == 1 else 's'}"
-
-
-def _bar(parts: Sequence[str]) -> str:
-    """Parts joined by ``|``, a space shown as ``·`` (leading spaces matter in tokens)."""
-    return "|".join(p.replace(" ", "·").replace("\n", "\\n").replace("\t", "\\t") for p in parts)
 
 
 def explain_text(ex: Explanation) -> str:
@@ -39,18 +33,18 @@ def explain_text(ex: Explanation) -> str:
         lines.append(f"piece {n}: {quoted(p.piece)} ({_count(len(p.units), ex.unit)}, {same})")
         if p.before or p.after:
             lines.append(f"  part of the pre-token {quoted(p.before + '[' + p.piece + ']' + p.after)}")
-        lines.append(f"  units: {_bar(p.units)}")
+        lines.append(f"  units: {barred(p.units)}")
         lines.append("  BPE:")
         if p.whole:
             lines.append("    the whole piece is a token: taken without merging")
         for s in p.bpe:
             lines.append(
                 f"    {s.step:>3}. {quoted(s.left)} + {quoted(s.right)}  ({ex.priority} {s.priority:,})  "
-                f"-> {_bar(s.parts)}"
+                f"-> {barred(s.parts)}"
             )
         for token, parts in p.scaffold:
             lines.append(f"    scaffold token {quoted(token)} split back into {' + '.join(map(quoted, parts))}")
-        lines.append(f"    tokens: {_bar(p.bpe_tokens)}   ids {p.bpe_ids}")
+        lines.append(f"    tokens: {barred(p.bpe_tokens)}   ids {p.bpe_ids}")
         lines.append("  LBPE:")
         window = None
         for c in p.lbpe:
@@ -59,7 +53,7 @@ def explain_text(ex: Explanation) -> str:
                 lines.append(f"    window {window}:")
             what = "placed" if c.placed else f"blocked by {quoted(c.taken_by)}"
             lines.append(f"      {c.step:>3}. {quoted(c.token)} at unit {c.start}: {what}")
-        lines.append(f"    tokens: {_bar(p.lbpe_tokens)}   ids {p.lbpe_ids}")
+        lines.append(f"    tokens: {barred(p.lbpe_tokens)}   ids {p.lbpe_ids}")
         for line in p.why:
             lines.append(f"  why: {line}")
     return "\n".join(lines)

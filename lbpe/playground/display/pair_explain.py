@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 
 from lbpe.analysis.pair_steps import MethodTrace, PairExplanation
-from lbpe.analysis.trace import quoted
+from lbpe.analysis.trace import barred, quoted
 from lbpe.playground.display.format import METHOD_NAMES
 
 __all__ = ["pair_names", "pair_text", "pair_html"]
@@ -28,10 +28,6 @@ def pair_names(ex: PairExplanation) -> tuple[str, str]:
 
 def _count(n: int, unit: str) -> str:
     return f"{n:,} {unit}{'' if n == 1 else 's'}"
-
-
-def _bar(parts: list[str]) -> str:
-    return "|".join(p.replace(" ", "·").replace("\n", "\\n").replace("\t", "\\t") for p in parts)
 
 
 def _where(ex: PairExplanation) -> str:
@@ -60,11 +56,11 @@ def pair_text(ex: PairExplanation) -> str:
         lines.append(f"piece {n}: {quoted(p.piece)} ({_count(len(p.units), ex.unit)}, {same})")
         if p.before or p.after:
             lines.append(f"  part of the pre-token {quoted(p.before + '[' + p.piece + ']' + p.after)}")
-        lines.append(f"  units: {_bar(p.units)}")
+        lines.append(f"  units: {barred(p.units)}")
         for name, side in zip(names, p.sides):
             lines.append(f"  {name}:")
             lines += [f"    {k:>3}. {step}" for k, step in enumerate(side.steps, 1)]
-            lines.append(f"    tokens: {_bar(side.tokens)}   ids {side.ids}")
+            lines.append(f"    tokens: {barred(side.tokens)}   ids {side.ids}")
     return "\n".join(lines)
 
 
