@@ -168,10 +168,17 @@ def test_resume_refuses_another_vocabulary_and_a_full_folder(tmp_path):
     export_shards(load_preset("gpt2"), [path], tmp_path / "out", mode="bpe")
     with pytest.raises(LbpeError, match="is not empty.*--resume"):
         export_shards(load_preset("gpt2"), [path], tmp_path / "out", mode="bpe")
-    with pytest.raises(LbpeError, match="another vocab_sha256"):
+    # each difference is named by its flag and keyword, as the person gave it
+    with pytest.raises(LbpeError, match=r"another vocabulary \(--vocab, tok\)"):
         export_shards(load_preset("cl100k_base"), [path], tmp_path / "out", mode="bpe", resume=True)
-    with pytest.raises(LbpeError, match="another mode"):
+    with pytest.raises(LbpeError, match=r"another --mode \(mode=\) \('bpe', now 'lbpe'\)"):
         export_shards(load_preset("gpt2"), [path], tmp_path / "out", mode="lbpe", resume=True)
+    with pytest.raises(LbpeError, match=r"another --lines \(lines=\) \(False, now True\)"):
+        export_shards(load_preset("gpt2"), [path], tmp_path / "out", mode="bpe", lines=True, resume=True)
+    with pytest.raises(LbpeError, match=r"another --eos \(eos=\) \(None, now 50256\)"):
+        export_shards(load_preset("gpt2"), [path], tmp_path / "out", mode="bpe", eos=50256, resume=True)
+    with pytest.raises(LbpeError, match=r"another --format \(format=\) \('npy', now 'llmc'\)"):
+        export_shards(load_preset("gpt2"), [path], tmp_path / "out", mode="bpe", format="llmc", resume=True)
 
 
 @pytest.mark.slow(reason="an export stopped and resumed")

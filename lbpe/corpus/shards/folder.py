@@ -92,6 +92,24 @@ def _our_files(out: Path) -> list[Path]:
     return found
 
 
+#: What a resume must find as the export was begun: each key of the index, named as the person
+#: gave it (the command's flag, ``export_shards``' keyword).
+_RESUMED_AS_GIVEN = {
+    "format": "shard layout (an earlier lbpe's)",
+    "container": "--format (format=)",
+    "vocab_sha256": "vocabulary (--vocab, tok)",
+    "mode": "--mode (mode=)",
+    "dtype": "id type (the vocabulary's size)",
+    "inputs": "list of inputs",
+    "lines": "--lines (lines=)",
+    "text_field": "--text-field (text_field=)",
+    "eos_id": "--eos (eos=)",
+    "val_fraction": "--val-fraction (val_fraction=)",
+    "seed": "--seed (seed=)",
+    "shuffle": "--shuffle (shuffle=)",
+}
+
+
 def _resume_state(out: Path, header: dict, warn: Callable[[str], None]) -> dict | None:
     """The index to continue from, with every kept shard checked against it: a shard whose
     files differ from what the index recorded (size, SHA-256) is dropped with every shard
@@ -108,17 +126,14 @@ def _resume_state(out: Path, header: dict, warn: Callable[[str], None]) -> dict 
         index = json.loads(index_path.read_text("utf-8"))
     except (OSError, ValueError) as exc:
         raise LbpeError(f"{index_path}: cannot be read to resume ({exc}); start again in an empty folder") from None
-    for key in ("format", "container", "vocab_sha256", "mode", "dtype", "inputs", "lines", "text_field"):
+    for key, what in _RESUMED_AS_GIVEN.items():
         if index.get(key) != header.get(key):
+            was, now = index.get(key), header.get(key)
+            if key == "vocab_sha256" and index.get("vocab") != header.get("vocab"):  # names, when they tell
+                was, now = index.get("vocab"), header.get("vocab")
             raise LbpeError(
-                f"{out} was written with another {key} ({index.get(key)!r:.80}, now {header.get(key)!r:.80}); "
-                "resume with the same vocabulary, mode, format and inputs, or export into an empty folder"
-            )
-    for key in ("eos_id", "val_fraction", "seed", "shuffle"):
-        if index.get(key) != header.get(key):
-            raise LbpeError(
-                f"{out} was written with another {key} ({index.get(key)!r}, now {header.get(key)!r}); "
-                "resume with the same options, or export into an empty folder"
+                f"{out} was written with another {what} ({was!r:.80}, now {now!r:.80}); resume with the "
+                "options it was written with (its index.json lists them), or export into an empty folder"
             )
     shards = {"train": index["shards"], "val": index["val_shards"]}
     problems: list[str] = []
