@@ -172,6 +172,19 @@ def test_val_split_and_shuffle_are_seeded(tmp_path):
     export_shards(tok, [path], tmp_path / "ng", mode="lbpe", format="nanogpt", eos=EOT, val_fraction=0.1, seed=1)
     val_bin = np.memmap(tmp_path / "ng" / "val.bin", dtype=np.uint16, mode="r").tolist()
     assert sorted(val_bin) == sorted(flat([[*v, 50256] for v in runs["a"][1]]))
+    # too few documents for any to be drawn: said, not a missing val.bin found by the trainer
+    one = tmp_path / "one.txt"
+    one.write_text(docs[0], encoding="utf-8")
+    said: list[str] = []
+    index = export_shards(tok, [one], tmp_path / "nv", mode="bpe", format="nanogpt", val_fraction=0.5, warn=said.append)
+    assert index["val_documents"] == 0 and not (tmp_path / "nv" / "val.bin").exists()
+    assert said == [
+        "--val-fraction 0.5 (val_fraction=) drew none of the 1 document for the val split: no val file was "
+        "written; give more documents (--lines makes each line one)"
+    ]
+    cli = run_cli("export", "-q", "--vocab", "gpt2", "--mode", "bpe", "--format", "nanogpt", "--val-fraction", "0.5",
+                  "--out", str(tmp_path / "nc"), str(one))  # fmt: skip
+    assert cli.returncode == 0 and "drew none of the 1 document for the val split" in cli.stderr, cli.stderr
 
 
 def same_bytes_everywhere(tok, path: Path, root: Path, fmt: str, **options) -> dict[str, bytes]:

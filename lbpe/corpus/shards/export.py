@@ -146,7 +146,7 @@ def export_shards(
     after it for the others. ``shuffle`` puts the documents of each shard in a random order
     seeded by ``seed``; ``val_fraction`` holds that share of the documents out as a validation
     split, chosen by a hash of ``seed`` and the document's number (the same on any engine and
-    number of processes). ``warn`` receives what a resume had to redo (damaged shards).
+    number of processes). ``warn`` receives what a resume had to redo (damaged shards) and a val split left empty.
 
     One export writes into ``out`` at a time (a lock file there); files are written under
     names unique to the writer and renamed when complete; the index records each file's size
@@ -210,10 +210,17 @@ def export_shards(
     }
     input_bytes(inputs)  # every input readable, before anything is written
     out.mkdir(parents=True, exist_ok=True)
+    warn = warn or (lambda message: None)
     with _folder_lock(out):
-        return _export_locked(
-            tok, inputs, out, header, fmt, eos_value, options, progress=progress, warn=warn or (lambda message: None)
+        index = _export_locked(tok, inputs, out, header, fmt, eos_value, options, progress=progress, warn=warn)
+    if options.val_fraction and not index["val_documents"]:  # a trainer would find no val file
+        n = index["documents"]
+        warn(
+            f"--val-fraction {options.val_fraction:g} (val_fraction=) drew none of the {n:,} "
+            f"document{'' if n == 1 else 's'} for the val split: no val file was written; give more "
+            "documents (--lines makes each line one)"
         )
+    return index
 
 
 def _export_locked(
