@@ -54,7 +54,11 @@ def _add_special_token(p: argparse.ArgumentParser) -> None:
 
 
 def _add_inputs(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--lines", action="store_true", help="text files: one document per line (default: per file)")
+    p.add_argument(
+        "--lines",
+        action="store_true",
+        help="text files: one document per line, lines of only white space skipped (default: one per file)",
+    )
     p.add_argument(
         "--text-field", default="text", metavar="NAME", help="JSONL/Parquet: the text's field (default: text)"
     )

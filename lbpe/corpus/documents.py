@@ -3,7 +3,8 @@
 Formats, by file name:
 
 * ``.txt`` (and any other name): the whole file is one document, read in chunks (a file larger
-  than memory streams); with ``lines=True`` each non-empty line is one document.
+  than memory streams); with ``lines=True`` each line is one document, except a line of only
+  ASCII white space (spaces, tabs, line ends), which is skipped.
 * ``.jsonl``, ``.ndjson`` (optionally ``.gz``): one JSON object per line, its text in
   ``text_field``; blank lines are ignored.
 * ``.parquet``: read with pyarrow in record batches (the ``lbpe[data]`` extra, as HF
