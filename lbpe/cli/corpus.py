@@ -43,9 +43,19 @@ def cmd_stats(args: argparse.Namespace, out: TextIO) -> None:
         print(f"lbpe stats: skipped {len(skipped):,} bad document(s); the first: {skipped[0]}", file=sys.stderr)
     check_words(view["summary"]["bpe"]["words"], args.files, skipped)
     if args.json:
-        out.write(json.dumps(view["summary"], indent=2) + "\n")
+        out.write(json.dumps({**view["summary"], **_skipped_json(args, skipped)}, indent=2) + "\n")
         return
     _write_stats_table(view["summary"], out)
+
+
+def _skipped_json(args: argparse.Namespace, skipped: list[str]) -> dict:
+    """With --skip-bad, the documents the figures leave out, as export's index.json counts them:
+    how many, and the first few reasons."""
+    from lbpe.corpus.shards.export import KEPT_MESSAGES
+
+    if not args.skip_bad:
+        return {}
+    return {"skipped_documents": len(skipped), "skipped_messages": skipped[:KEPT_MESSAGES]}
 
 
 def _methods_stats(args: argparse.Namespace, out: TextIO) -> None:
@@ -84,7 +94,7 @@ def _methods_stats(args: argparse.Namespace, out: TextIO) -> None:
     check_words(next(iter(stats.values())).words, args.files, skipped)
     doc = methods_json(stats, tok=tok, renyi_power=args.renyi_power, dropout=args.dropout, seed=args.seed)
     if args.json:
-        out.write(json.dumps(doc, indent=2) + "\n")
+        out.write(json.dumps({**doc, **_skipped_json(args, skipped)}, indent=2) + "\n")
         return
     _write_methods_table(doc, out)
 

@@ -241,6 +241,24 @@ def test_stats_of_a_corpus_of_bad_documents_only_says_so(tmp_path, methods):
     assert 'bad.jsonl:1: no "text" field' in message, message
 
 
+@pytest.mark.parametrize("methods", [[], ["--methods", "bpe,lbpe"]], ids=["pair", "methods"])
+def test_stats_json_counts_the_documents_it_skipped(tmp_path, methods):
+    # as export's index.json does: the JSON alone tells its reader the figures leave documents out
+    import json
+
+    path = tmp_path / "some.jsonl"
+    path.write_text('{"text": "one two"}\n{"id": 2}\n{"text": "three"}\n', encoding="utf-8")
+    result = run_cli("stats", "-q", "--json", "--skip-bad", "--vocab", "gpt2", *methods, str(path), timeout=120)
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["skipped_documents"] == 1 and len(doc["skipped_messages"]) == 1
+    assert doc["skipped_messages"][0] == f'{path}:2: no "text" field (fields: id); choose one with --text-field'
+    good = tmp_path / "good.txt"
+    good.write_text("one two", encoding="utf-8")
+    clean = run_cli("stats", "-q", "--json", "--skip-bad", "--vocab", "gpt2", *methods, str(good), timeout=120)
+    assert json.loads(clean.stdout)["skipped_documents"] == 0
+
+
 if sys.platform != "linux":  # sched_getaffinity
     pytestmark = pytest.mark.skip(reason="counts this machine's cores with os.sched_getaffinity (Linux)")
 
