@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
+from lbpe.decoders import char_to_byte
 from lbpe.errors import LbpeError, VocabSizeError
 from lbpe.train.count import Progress
 from lbpe.train.llama import LLAMA_SPECIALS, llama_pieces, valid_llama_token
@@ -135,13 +136,23 @@ def train_from_counts(
         scaffold=scaffold,
         progress=progress,
         valid=valid_llama_token if llama else None,
-        reserved={s.encode("utf-8", "surrogatepass") for s in specials} if unit == "byte" else set(specials),
+        reserved=_reserved(specials, unit),
     )
     vocab = _build_vocab(names, n_units, merges, scaffold_ids, specials, unit)
     vocab.trained["style"] = style
     if llama:  # LLaMA's unk; a run of unknown characters is one <unk> (with byte fallback: never)
         vocab.unk, vocab.fuse_unk = 0, True
     return vocab
+
+
+def _reserved(specials: tuple[str, ...], unit: str) -> set:
+    """The token texts no merge may make: each special's, as tokenizer.json spells tokens. A
+    character-level token is its text; a byte-level token is spelled in GPT-2's byte alphabet
+    (a space as ``Ġ``), so a special clashes with the bytes it spells there, and a special with
+    a character outside that alphabet clashes with none."""
+    if unit != "byte":
+        return set(specials)
+    return {bytes(char_to_byte[c] for c in s) for s in specials if all(c in char_to_byte for c in s)}
 
 
 def _merge(

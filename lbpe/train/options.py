@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from lbpe.decoders import char_to_byte
 from lbpe.errors import LbpeError
 from lbpe.pretokenize import resolve_pattern
 from lbpe.vocab import Unit
@@ -124,14 +125,15 @@ def _check_specials(special_tokens: Iterable[str]) -> tuple[str, ...]:
 
 
 def _check_specials_apart(specials: tuple[str, ...], unit: str) -> None:
-    """A special token must be no base token: one byte (every byte is a token of its own), one
-    character (a character of the text is one with unit="char") or, with unit="char", a byte
-    fallback token's spelling (``<0x0A>``). A tokenizer.json lists every token by its text, and
-    two ids with one text cannot both be read back. (No merge makes a special's text: see
+    """A special token must be no base token: with unit="byte", the spelling of one byte in
+    tokenizer.json (GPT-2's byte alphabet: ``a``, ``§``, ``Ċ`` for a line end); with unit="char",
+    one character (a character of the text is a token of its own) or a byte fallback token's
+    spelling (``<0x0A>``). A tokenizer.json lists every token by its text, and two ids with one
+    text cannot both be read back. (No merge makes a special's text: see
     :func:`lbpe.train.merge.train_from_counts`.)"""
     for s in specials:
-        if unit == "byte" and len(s.encode("utf-8", "surrogatepass")) == 1:
-            what = "one byte, a token of its own"
+        if unit == "byte" and len(s) == 1 and s in char_to_byte:
+            what = f"how tokenizer.json spells byte 0x{char_to_byte[s]:02X}, a token of its own"
         elif unit == "char" and len(s) == 1:
             what = "one character, a token of its own where the text has it"
         elif unit == "char" and re.fullmatch("<0x[0-9A-F]{2}>", s):
@@ -141,6 +143,6 @@ def _check_specials_apart(specials: tuple[str, ...], unit: str) -> None:
         name = s.strip("<>")
         example = f"<|{name}|>" if name.isascii() and name.isalnum() else "<|sep|>"
         raise LbpeError(
-            f"special token {s!r} is {what}; a tokenizer.json holds one id per text: "
-            f"give a special that is no single unit, e.g. {example!r} (CLI: --special)"
+            f"special token {s!r} is {what}; a tokenizer.json holds one id per text: give a special "
+            f"that is no single unit, e.g. {example!r} (CLI: --special, --bos, --eos, --pad, --unk)"
         )

@@ -571,29 +571,48 @@ SPECIAL_CORPUS = ["hello, hello hello,hello.othello;<s>x</s>,<s>y</s> hello"] * 
 
 
 @pytest.mark.parametrize(
-    "unit,style,special", [("char", "gpt2", "hello"), ("byte", "gpt2", "hello"), ("char", "llama", "▁hello")]
+    "unit,style,special,text",
+    [
+        ("char", "gpt2", "hello", b"hello"),
+        ("byte", "gpt2", "hello", b"hello"),
+        ("byte", "gpt2", "Ġhello", b" hello"),  # tokenizer.json spells a byte-level token's space Ġ
+        ("char", "llama", "▁hello", "▁hello".encode()),
+    ],
 )
-def test_no_merge_makes_a_special_tokens_text(unit, style, special, tmp_path):
-    # without the special, merges make its text (the corpus's most frequent word)
+def test_no_merge_makes_a_special_tokens_text(unit, style, special, text, tmp_path):
+    # without the special, merges make its text (the corpus's most frequent words)
     plain = train(SPECIAL_CORPUS, vocab_size=1000, unit=unit, style=style)
-    assert special.encode() in plain.tokens
+    assert text in plain.tokens
     vocab = train(SPECIAL_CORPUS, vocab_size=1000, unit=unit, style=style, special_tokens=[special, "<s>"])
-    assert special.encode() not in vocab.tokens
-    assert any(len(t) > 2 and t in special.encode() for t in vocab.tokens)  # merges short of it stay
+    assert text not in vocab.tokens
+    assert any(len(t) > 2 and t in text for t in vocab.tokens)  # merges short of it stay
     # so the file says what lbpe encodes: HF tokenizers reads the same ids from it
     path = tmp_path / "tokenizer.json"
     write_tokenizer_json(vocab, path)
     hf = tokenizers.Tokenizer.from_file(str(path))
     ours = lbpe.load(path)
-    for text in ("hello there", "othello<s>hello</s>", "hellos and hello", "<s>x</s>"):
+    for text in ("hello there", "othello<s>hello</s>", "hellos and hello", "<s>x</s>", f"a{special}b"):
+        assert hf.encode(text, add_special_tokens=False).ids == ours.encode(text, mode="bpe", allowed_special="all")
+
+
+def test_a_byte_level_special_apart_from_the_byte_alphabet_bans_no_merge():
+    # a space is spelled Ġ in a byte-level tokenizer.json: a special " hello" clashes with no token
+    # there (the token of " hello" is spelled "Ġhello"), and "\n" (spelled Ċ) is no byte's spelling
+    assert b" hello" in train(SPECIAL_CORPUS, vocab_size=1000, unit="byte").tokens  # the merges make it
+    vocab = train(SPECIAL_CORPUS, vocab_size=1000, unit="byte", special_tokens=[" hello", "\n"])
+    assert b" hello" in vocab.tokens
+    hf = tokenizers.Tokenizer.from_str(to_tokenizer_json(vocab))
+    ours = Tokenizer(vocab, "paper")
+    for text in ("say hello, othello", "a\nb hello\n"):
         assert hf.encode(text, add_special_tokens=False).ids == ours.encode(text, mode="bpe", allowed_special="all")
 
 
 @pytest.mark.parametrize(
     "unit,special,says",
     [
-        ("byte", "a", "special token 'a' is one byte"),
-        ("byte", "\n", "special token '\\n' is one byte"),
+        ("byte", "a", "special token 'a' is how tokenizer.json spells byte 0x61"),
+        ("byte", "§", "special token '§' is how tokenizer.json spells byte 0xA7"),
+        ("byte", "Ċ", "special token 'Ċ' is how tokenizer.json spells byte 0x0A"),
         ("char", "é", "special token 'é' is one character"),
         ("char", "<0x0A>", "special token '<0x0A>' is spelled as byte 0x0A's byte-fallback token"),
     ],
