@@ -49,7 +49,7 @@ def cmd_stats(args: argparse.Namespace, out: TextIO) -> None:
 
 
 def _skipped_json(args: argparse.Namespace, skipped: list[str]) -> dict:
-    """With --skip-bad, the documents the figures leave out, as export's index.json counts them:
+    """With --skip-bad, the documents the figures leave out, as an export's index counts them:
     how many, and the first few reasons."""
     from lbpe.corpus.shards.export import KEPT_MESSAGES
 

@@ -22,8 +22,8 @@ def _input_file(name: str) -> str:
     """A file these commands read (by size, in parallel, resumably): not standard input."""
     if name == "-" and not os.path.exists(name):
         raise argparse.ArgumentTypeError(
-            "standard input (-) is not read here: these files are read by their size, in parallel and "
-            "resumably; save it to a file first and name that (a file called - is ./-)"
+            "standard input (-) is not read here: these files are read by their size and in parallel "
+            "(and export resumes); save it to a file first and name that (a file called - is ./-)"
         )
     return name
 

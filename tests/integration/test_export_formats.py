@@ -180,7 +180,7 @@ def test_val_split_and_shuffle_are_seeded(tmp_path):
     assert index["val_documents"] == 0 and not (tmp_path / "nv" / "val.bin").exists()
     assert said == [
         "--val-fraction 0.5 (val_fraction=) drew none of the 1 document for the val split: no val file was "
-        "written; give more documents (--lines makes each line one)"
+        "written; give more documents or a larger rate"
     ]
     cli = run_cli("export", "-q", "--vocab", "gpt2", "--mode", "bpe", "--format", "nanogpt", "--val-fraction", "0.5",
                   "--out", str(tmp_path / "nc"), str(one))  # fmt: skip

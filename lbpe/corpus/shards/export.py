@@ -218,7 +218,7 @@ def export_shards(
         warn(
             f"--val-fraction {options.val_fraction:g} (val_fraction=) drew none of the {n:,} "
             f"document{'' if n == 1 else 's'} for the val split: no val file was written; give more "
-            "documents (--lines makes each line one)"
+            "documents or a larger rate"
         )
     return index
 

@@ -133,7 +133,7 @@ def _resume_state(out: Path, header: dict, warn: Callable[[str], None]) -> dict 
                 was, now = index.get("vocab"), header.get("vocab")
             raise LbpeError(
                 f"{out} was written with another {what} ({was!r:.80}, now {now!r:.80}); resume with the "
-                "options it was written with (its index.json lists them), or export into an empty folder"
+                f"options it was written with (its {INDEX_NAME} lists them), or export into an empty folder"
             )
     shards = {"train": index["shards"], "val": index["val_shards"]}
     problems: list[str] = []
