@@ -5,7 +5,8 @@
 * :class:`Explanation`: every pre-token of a text, as :func:`lbpe.analysis.explain.explain` returns them;
 * :func:`bpe_trace`, :func:`lbpe_trace`: classic BPE and the paper's LBPE over a piece's units with every
   step recorded (the slow, obvious transcriptions);
-* :func:`show_key`, :func:`quoted`: token keys and token text as the traces and their renderers show them.
+* :func:`show_key`, :func:`quoted`, :func:`barred`, :data:`SHOWN`: token keys and token text as the traces
+  and their renderers (and ``lbpe compare``) show them, control characters escaped.
 
 Nothing here needs a tokenizer: the functions take units and a priority or a membership test.
 """
@@ -25,6 +26,8 @@ __all__ = [
     "lbpe_trace",
     "show_key",
     "quoted",
+    "barred",
+    "SHOWN",
 ]
 
 

@@ -1086,7 +1086,7 @@ def test_long_jobs_run_one_at_a_time_and_stop_or_pause(page, tmp_path):
     # busy machine): then the steps stand still
     step = page.locator("#explain-step input[type=number]")
     shown = step.input_value()
-    for _ in range(60):  # until the step has not moved for 2 s (or 60 s: Play went on)
+    for _ in range(60):  # until the step has not moved for 2 s (or 120 s: Play went on)
         page.wait_for_timeout(2000)
         if step.input_value() == shown:
             break
