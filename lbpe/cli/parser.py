@@ -19,7 +19,7 @@ __all__ = ["build_parser"]
 
 
 def _input_file(name: str) -> str:
-    """A file these commands read (by size, in parallel, resumably): not standard input."""
+    """A file stats, export and train read (by size, in parallel; export resumes): not standard input."""
     if name == "-" and not os.path.exists(name):
         raise argparse.ArgumentTypeError(
             "standard input (-) is not read here: these files are read by their size and in parallel "
