@@ -49,7 +49,7 @@ def loader(args: argparse.Namespace):
     spec = args.vocab
     given: list[tuple[str, int]] = getattr(args, "special_tokens", None) or []  # from --special-token
     special = dict(given) if given else None
-    if len(dict(given)) < len(given):
+    if special is not None and len(special) < len(given):
         twice = sorted({t for t, _ in given if [u for u, _ in given].count(t) > 1})
         raise LbpeError(f"--special-token gives {', '.join(map(repr, twice))} more than once: give each once")
     if spec is None or (spec in VOCAB_PRESETS and not Path(spec).exists()):
