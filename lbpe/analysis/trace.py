@@ -5,8 +5,9 @@
 * :class:`Explanation`: every pre-token of a text, as :func:`lbpe.analysis.explain.explain` returns them;
 * :func:`bpe_trace`, :func:`lbpe_trace`: classic BPE and the paper's LBPE over a piece's units with every
   step recorded (the slow, obvious transcriptions);
-* :func:`show_key`, :func:`quoted`, :func:`barred`, :data:`SHOWN`: token keys and token text as the traces
-  and their renderers (and ``lbpe compare``) show them, control characters escaped.
+* :func:`show_key`, :func:`quoted`, :func:`barred`, :data:`SHOWN`, :data:`FORMATTING`: token keys and
+  token text as the traces and their renderers (and ``lbpe compare``) show them, control and
+  formatting characters escaped.
 
 Nothing here needs a tokenizer: the functions take units and a priority or a membership test.
 """
@@ -28,6 +29,7 @@ __all__ = [
     "quoted",
     "barred",
     "SHOWN",
+    "FORMATTING",
 ]
 
 
@@ -270,16 +272,34 @@ def show_key(key: bytes | str) -> str:
         return show_key(key[: exc.start]) + bad + show_key(key[exc.end :])
 
 
+#: Characters that show nothing or change how the text around them is laid out: the soft
+#: hyphen, the zero-width space, joiners and no-break, the direction marks, embeddings,
+#: overrides and isolates, the line and paragraph separators, the invisible operators, the
+#: byte order mark. A terminal or a page would hide them, reorder the tokens after them, or
+#: break the line.
+FORMATTING = (
+    0x00AD,
+    0x061C,
+    0x180E,
+    *range(0x200B, 0x2010),
+    *range(0x2028, 0x202F),
+    *range(0x2060, 0x2065),
+    *range(0x2066, 0x206A),
+    0xFEFF,
+)
+
+
 def _shown_table() -> dict[int, str]:
     table = {code: f"\\x{code:02x}" for code in (*range(0x20), 0x7F)}
-    table.update({code: f"\\u{code:04x}" for code in range(0x80, 0xA0)})
+    table.update({code: f"\\u{code:04x}" for code in (*range(0x80, 0xA0), *FORMATTING)})
     table.update({ord("\\"): "\\\\", ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
     return table
 
 
 #: How text is written where a person reads it as characters (``str.translate``): a backslash as
 #: ``\\\\``, line ends and tab as ``\\n`` ``\\r`` ``\\t``, every other control character as
-#: ``\\xNN`` (C0, DEL) or ``\\uNNNN`` (C1): a terminal acts on them or shows nothing.
+#: ``\\xNN`` (C0, DEL) or ``\\uNNNN`` (C1), and the :data:`FORMATTING` characters as ``\\uNNNN``:
+#: a terminal acts on them or shows nothing.
 SHOWN = _shown_table()
 
 

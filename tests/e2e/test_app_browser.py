@@ -792,6 +792,39 @@ def test_no_token_breaks_inside_without_whitespace_glyphs(browser, app_server):
     context.close()
 
 
+#: Characters that change how the text around them is laid out or show nothing: bidirectional
+#: overrides, embeddings and isolates with their ends, the direction marks, the line and
+#: paragraph separators, the zero-width space and the byte order mark.
+FORMATTING = "\u202e\u202c\u2067\u2069\u200f\u2028\u2029\u200b\ufeff"
+
+
+def test_formatting_characters_are_shown_and_leave_the_tokens_in_order(page):
+    """A right-to-left override in the text reversed the tokens after it on screen (and an
+    isolate those inside it): each such character is now shown as its escape, dimmed like the
+    whitespace glyphs, and every pane lists its tokens left to right in the order of the text."""
+    text = (
+        "plain \u202eoverridden words\u202c then \u2067isolated\u2069 marks\u200f "
+        "lines\u2028and\u2029paragraphs \u200bzero\ufeffwidth"
+    )
+    page.locator("#text textarea").fill(text)
+    expect_counts(page, load_preset(DEFAULT_PRESET), text)
+    for mode in ("bpe", "lbpe"):
+        tokens = page.locator(f"#{mode}-pane .lbpe-tok")
+        shown = "".join(tokens.all_text_contents())
+        for char in FORMATTING:
+            assert f"\\u{ord(char):04x}" in shown, (mode, hex(ord(char)), shown)
+            assert char not in shown, (mode, hex(ord(char)))
+        lefts = page.evaluate(
+            """(mode) => [...document.querySelectorAll(`#${mode}-pane .lbpe-tok`)]
+                 .map((t) => [t.getClientRects()[0].top, t.getClientRects()[0].left])""",
+            mode,
+        )
+        out_of_order = [
+            k for k in range(1, len(lefts)) if lefts[k][0] == lefts[k - 1][0] and lefts[k][1] < lefts[k - 1][1]
+        ]
+        assert not out_of_order, (mode, out_of_order, lefts)
+
+
 def test_a_jumped_to_span_stays_lit_under_a_resting_pointer(page):
     """Click the last difference in the list: the page scrolls up to the panes, so a token of a
     pane comes to rest under the pointer, which has not moved. The browser then tells the page

@@ -197,6 +197,12 @@ def test_a_wrong_special_token_flag_is_one_clear_line(flag, vocab, says):
 
 #: How compare and explain write a character a terminal would act on or not show.
 ESCAPED = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+#: Characters that show nothing or reorder the text after them (direction marks, overrides and
+#: isolates, separators, zero-width characters, the soft hyphen, the byte order mark).
+INVISIBLE = (
+    "\u00ad\u061c\u180e\u200b\u200c\u200d\u200e\u200f\u2028\u2029\u202a\u202b\u202c\u202d\u202e"
+    "\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff"
+)
 
 
 def escaped(text: str) -> str:
@@ -206,7 +212,7 @@ def escaped(text: str) -> str:
             return ESCAPED[ch]
         if code < 0x20 or code == 0x7F:
             return f"\\x{code:02x}"
-        if 0x80 <= code <= 0x9F:
+        if 0x80 <= code <= 0x9F or ch in INVISIBLE:
             return f"\\u{code:04x}"
         return ch
 
@@ -219,7 +225,7 @@ def test_control_characters_are_shown_escaped_by_compare_and_explain(tmp_path):
     from tests.support.data import tiktoken_encoding
 
     enc = tiktoken_encoding("cl100k_base")
-    text = "a\x00b\x1b[31m c\rd\x7f e\x85 é\\|\u0085"
+    text = "a\x00b\x1b[31m c\rd\x7f e\x85 é\\|\u0085 f\u202eg h\u2028i\u200bj\ufeff k\u2067l\u2069"
     path = tmp_path / "in.txt"
     path.write_text(text, encoding="utf-8")
     result = run_cli("compare", "--vocab", "cl100k_base", str(path), timeout=120)
@@ -233,11 +239,13 @@ def test_control_characters_are_shown_escaped_by_compare_and_explain(tmp_path):
 
     want = "|".join(shown(enc.decode_single_token_bytes(i)) for i in enc.encode(text))
     assert result.stdout.splitlines()[1] == want
-    assert not [ch for ch in result.stdout if ch != "\n" and (ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F)]
+    assert not [
+        ch for ch in result.stdout if ch != "\n" and (ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F or ch in INVISIBLE)
+    ]
     # explain: a pipe's line end (\r\n too) is not part of the span; a backslash is not a line end
     piped = run_cli("explain", "--vocab", "gpt2", input="Capitals\r\n", timeout=120)
     assert piped.returncode == 0 and "\r" not in piped.stdout and '"Capitals"' in piped.stdout, piped.stdout
-    for span in ("x\\ny", "x\ny", "a\x1bb", "a\x85b"):
+    for span in ("x\\ny", "x\ny", "a\x1bb", "a\x85b", "a\u202eb"):
         out = run_cli("explain", "--vocab", "gpt2", span, timeout=120)
         assert out.returncode == 0, out.stderr
-        assert f'"{escaped(span)}"' in out.stdout and "\x1b" not in out.stdout, out.stdout
+        assert f'"{escaped(span)}"' in out.stdout and "\x1b" not in out.stdout and "\u202e" not in out.stdout

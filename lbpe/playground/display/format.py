@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from lbpe.analysis.trace import SHOWN
+
 #: Display names of the modes.
 MODE_NAMES = {"bpe": "BPE", "lbpe": "LBPE"}
 
@@ -16,11 +18,18 @@ METHOD_NAMES = {
 }
 
 
+#: :data:`lbpe.analysis.trace.SHOWN`, and a double quote as ``\\"``.
+_QUOTED = {**SHOWN, ord('"'): '\\"'}
+
+
 def quote(chars: str) -> str:
-    """``chars`` in double quotes, control characters escaped (``\\n``, ``\\t``, ``\\xNN``)."""
-    named = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\\": "\\\\", '"': '\\"'}
-    out = "".join(named.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 0x20 or ord(c) == 0x7F else c) for c in chars)
-    return f'"{out}"'
+    """``chars`` in double quotes, written with :data:`lbpe.analysis.trace.SHOWN` (control and
+    formatting characters escaped) and a double quote as ``\\"``.
+
+    >>> print(quote('say "hi"\\n\\u202e'))
+    "say \\"hi\\"\\n\\u202e"
+    """
+    return '"' + chars.translate(_QUOTED) + '"'
 
 
 def signed(value: float, digits: int = 2, *, percent: bool = False, places: int = 1) -> str:

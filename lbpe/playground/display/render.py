@@ -11,6 +11,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from lbpe.analysis.trace import FORMATTING
 from lbpe.playground.display.format import quote, signed
 from lbpe.playground.display.model import Comparison, differences
 from lbpe.playground.display.tables import summary_rows
@@ -99,7 +100,13 @@ _CONTROL = {c: chr(0x2400 + c) for c in range(0x20)} | {0x7F: "\u2421"}
 _GLYPHS = {" ": "\u00b7", "\t": "\u2192", "\n": "\u21b5\n", "\r": "\u240d"}
 
 
-_WS_RUN = re.compile(r"[ \t\r\n]+")
+#: C1 controls and the :data:`~lbpe.analysis.trace.FORMATTING` characters (which show nothing,
+#: reorder the tokens after them or break the line) are shown as their escapes, dimmed.
+_MARKED = {c: f'<span class="lbpe-mark">\\u{c:04x}</span>' for c in (*range(0x80, 0xA0), *FORMATTING)}
+_MARKED_CLASS = "".join(f"\\u{c:04x}" for c in _MARKED)
+_WS_RUN = re.compile(f"[ \\t\\r\\n]+|[{_MARKED_CLASS}]")
+_MARKED_ONLY = re.compile(f"[{_MARKED_CLASS}]")
+_CONTROL_PLAIN = {c: g for c, g in _CONTROL.items() if c not in (9, 10, 13)}
 
 
 #: Texts up to this long are escaped once and remembered (a token's text, mostly); longer ones
@@ -108,8 +115,13 @@ _CACHED_ESCAPE_CHARS = 64
 
 
 def _escape(text: str, show_whitespace: bool) -> str:
-    """HTML-escape text; control characters become their Unicode control pictures, and with
-    ``show_whitespace`` space, tab, CR and LF become dimmed glyphs (LF also breaks the line)."""
+    """HTML-escape text; C0 control characters become their Unicode control pictures, C1 and
+    formatting characters their escapes, dimmed (``\\u202e``), and with ``show_whitespace``
+    space, tab, CR and LF become dimmed glyphs (LF also breaks the line).
+
+    >>> _escape("a\\u202eb c", False)
+    'a<span class="lbpe-mark">\\\\u202e</span>b c'
+    """
     if len(text) <= _CACHED_ESCAPE_CHARS:
         return _escape_cached(text, show_whitespace)
     return _escape_text(text, show_whitespace)
@@ -121,16 +133,16 @@ def _escape_cached(text: str, show_whitespace: bool) -> str:
 
 
 def _escape_text(text: str, show_whitespace: bool) -> str:
-    if not show_whitespace:
-        return html.escape(text.translate({c: g for c, g in _CONTROL.items() if c not in (9, 10, 13)}))
+    marks, controls = (_WS_RUN, _CONTROL) if show_whitespace else (_MARKED_ONLY, _CONTROL_PLAIN)
     out = []
     pos = 0
-    for m in _WS_RUN.finditer(text):
-        out.append(html.escape(text[pos : m.start()].translate(_CONTROL)))
-        glyphs = "".join(_GLYPHS[c] for c in m.group())
-        out.append(f'<span class="lbpe-ws">{glyphs}</span>')
+    for m in marks.finditer(text):
+        out.append(html.escape(text[pos : m.start()].translate(controls)))
+        run = m.group()
+        marked = _MARKED.get(ord(run[0]))
+        out.append(marked or f'<span class="lbpe-ws">{"".join(_GLYPHS[c] for c in run)}</span>')
         pos = m.end()
-    out.append(html.escape(text[pos:].translate(_CONTROL)))
+    out.append(html.escape(text[pos:].translate(controls)))
     return "".join(out)
 
 
