@@ -156,18 +156,25 @@ def test_a_text_file_over_the_limit_is_refused_where_compare_says_why(page, tmp_
 
 #: Watches the Compare view from now on: the order (1, 2) in which its note first held the
 #: words given and the BPE pane's "updating…" was first hidden after being shown (window.lbpeOrder).
+#: One observer of both, so that its records come in the order the changes were made.
 ORDER_JS = """(words) => {
   const order = (window.lbpeOrder = { shown: null, ended: null });
   let step = 0;
   const note = document.querySelector("#compare-note");
   const busy = document.querySelector("#bpe-pane .lbpe-busy");
-  new MutationObserver(() => {
-    if (order.shown === null && note.textContent.includes(words)) order.shown = ++step;
-  }).observe(note, { childList: true, subtree: true, characterData: true });
-  new MutationObserver((records) => {
-    // a record whose old value is null: the attribute was absent, the note shown
-    if (order.ended === null && busy.hidden && records.some((r) => r.oldValue === null)) order.ended = ++step;
-  }).observe(busy, { attributes: true, attributeFilter: ["hidden"], attributeOldValue: true });
+  if (window.lbpeOrderWatch) window.lbpeOrderWatch.disconnect();
+  window.lbpeOrderWatch = new MutationObserver((records) => {
+    for (const r of records) {
+      if (r.target === busy) {
+        // an old value of null: the attribute was absent, the note shown
+        if (order.ended === null && r.oldValue === null && busy.hidden) order.ended = ++step;
+      } else if (order.shown === null && note.textContent.includes(words)) {
+        order.shown = ++step;
+      }
+    }
+  });
+  window.lbpeOrderWatch.observe(note, { childList: true, subtree: true, characterData: true });
+  window.lbpeOrderWatch.observe(busy, { attributes: true, attributeFilter: ["hidden"], attributeOldValue: true });
 }"""
 
 #: Tries at sending a file while a long text's comparison runs (see below).
@@ -189,11 +196,15 @@ def refusal_outlives_the_running_comparison(page, send, refusal: str, *, whole: 
     for attempt in range(TRIES):
         # long enough that its comparison (about 17 s here) outlasts a file's refusal (about 1 s)
         words = " ".join(f"w{n} sesquipedalian{n % 97} ἀρχή {n * 7919 + attempt}" for n in range(12_000))
+        clear = page.locator("#text-upload .icon-button-wrapper button[aria-label=Clear]")
+        if clear.count():  # a file the server refused stays in the box: cleared to send it again
+            clear.click()
+        expect(page.locator("#text-upload input[type=file]")).to_have_count(1)
         page.evaluate(ORDER_JS, refusal[:40])
         page.locator("#text textarea").fill(words[:250_000])
         expect(busy).to_be_visible()  # the comparison of the long text is under way
         send()
-        shown(refusal)
+        shown(refusal, timeout=3 * TIMEOUT_MS)
         expect(busy).to_be_hidden(timeout=3 * TIMEOUT_MS)  # ...and it has ended
         expect(page.locator("#bpe-pane")).to_contain_text("sesquipedalian")
         page.wait_for_timeout(1000)
