@@ -273,10 +273,11 @@ def show_key(key: bytes | str) -> str:
 
 
 #: Characters that show nothing or change how the text around them is laid out: the soft
-#: hyphen, the zero-width space, joiners and no-break, the direction marks, embeddings,
-#: overrides and isolates, the line and paragraph separators, the invisible operators, the
-#: byte order mark. A terminal or a page would hide them, reorder the tokens after them, or
-#: break the line.
+#: hyphen, the Arabic letter mark, the Mongolian vowel separator, the zero-width space,
+#: non-joiner and joiner, the direction marks, embeddings, overrides and isolates, the line and
+#: paragraph separators, the word joiner and invisible operators, the deprecated format
+#: characters, the byte order mark, the interlinear annotation marks. A terminal or a page would
+#: hide them, reorder the tokens after them, or break the line.
 FORMATTING = (
     0x00AD,
     0x061C,
@@ -284,8 +285,9 @@ FORMATTING = (
     *range(0x200B, 0x2010),
     *range(0x2028, 0x202F),
     *range(0x2060, 0x2065),
-    *range(0x2066, 0x206A),
+    *range(0x2066, 0x2070),
     0xFEFF,
+    *range(0xFFF9, 0xFFFC),
 )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 
 from lbpe.analysis.trace import Explanation, PieceTrace, barred, quoted
+from lbpe.playground.display.format import marked_html
 
 __all__ = ["explain_text", "explain_html"]
 
@@ -66,10 +67,6 @@ def _where(ex: Explanation) -> str:
     return f"at characters {ex.start:,}-{ex.end:,} of the text, encoded as there"
 
 
-def _e(text: str) -> str:
-    return html.escape(text.replace("\n", "↵").replace("\t", "→").replace(" ", "·"))
-
-
 def _bpe_frame(p: PieceTrace, k: int) -> tuple[str, str]:
     """(boxes, caption) of the BPE side of piece ``p`` after ``k`` steps."""
     shown = min(k, len(p.bpe))
@@ -78,7 +75,7 @@ def _bpe_frame(p: PieceTrace, k: int) -> tuple[str, str]:
     boxes, pos = [], 0
     for part in parts:
         cls = "lbpe-x-part lbpe-x-new" if pos == new_start else "lbpe-x-part"
-        boxes.append(f'<span class="{cls}">{_e(part)}</span>')
+        boxes.append(f'<span class="{cls}">{marked_html(part)}</span>')
         pos += _unit_len(p, pos, part)
     if p.whole:
         caption = "The whole piece is a token: taken without merging."
@@ -118,13 +115,13 @@ def _lbpe_frame(p: PieceTrace, k: int) -> tuple[str, str]:
                 if current is not None and current.placed and current.start == i
                 else "lbpe-x-part"
             )
-            boxes.append(f'<span class="{cls}">{_e("".join(p.units[i : i + length]))}</span>')
+            boxes.append(f'<span class="{cls}">{marked_html("".join(p.units[i : i + length]))}</span>')
             i += length
         else:
             cls = "lbpe-x-free"
             if current is not None and not current.placed and current.start <= i < current.start + current.length:
                 cls += " lbpe-x-blocked"
-            boxes.append(f'<span class="{cls}">{_e(p.units[i])}</span>')
+            boxes.append(f'<span class="{cls}">{marked_html(p.units[i])}</span>')
             i += 1
     if current is not None:
         if current.placed:
@@ -153,7 +150,8 @@ def explain_html(ex: Explanation, frame: int | None = None) -> str:
     for n, p in enumerate(ex.pieces, 1):
         if p.special:
             rows.append(
-                f'<div class="lbpe-x-piece"><div class="lbpe-x-title">{_e(p.piece)}: a special or added token, '
+                f'<div class="lbpe-x-piece"><div class="lbpe-x-title">{marked_html(p.piece)}: '
+                f"a special or added token, "
                 f"id {p.bpe_ids[0]}</div></div>"
             )
             continue
@@ -171,11 +169,11 @@ def explain_html(ex: Explanation, frame: int | None = None) -> str:
             )
             if p.why:
                 result += '<ul class="lbpe-x-why">' + "".join(f"<li>{html.escape(w)}</li>" for w in p.why) + "</ul>"
-        title = _e(p.piece)
+        title = marked_html(p.piece)
         if p.before or p.after:
             title = (
-                f'<span class="lbpe-x-ctx" title="the rest of the pre-token">{_e(p.before)}</span>{title}'
-                f'<span class="lbpe-x-ctx" title="the rest of the pre-token">{_e(p.after)}</span>'
+                f'<span class="lbpe-x-ctx" title="the rest of the pre-token">{marked_html(p.before)}</span>{title}'
+                f'<span class="lbpe-x-ctx" title="the rest of the pre-token">{marked_html(p.after)}</span>'
             )
         rows.append(
             f'<div class="{cls}" data-piece="{n}"><div class="lbpe-x-title">{title} '
@@ -190,7 +188,8 @@ def explain_html(ex: Explanation, frame: int | None = None) -> str:
             f"</div>{result}</div>"
         )
     head = (
-        f'<div class="lbpe-x-head">Step {k} of {last} · {_e(ex.text)} {_where(ex)}, with {html.escape(ex.vocabulary)}: '
+        f'<div class="lbpe-x-head">Step {k} of {last} · {marked_html(ex.text)} {_where(ex)}, '
+        f"with {html.escape(ex.vocabulary)}: "
         f"BPE {_count(len(ex.bpe_ids), 'token')}, LBPE {_count(len(ex.lbpe_ids), 'token')}</div>"
     )
     return f'<div class="lbpe-explain" data-frame="{k}" data-frames="{ex.frames}">{head}{"".join(rows)}</div>'

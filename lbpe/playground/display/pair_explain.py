@@ -9,7 +9,7 @@ import html
 
 from lbpe.analysis.pair_steps import MethodTrace, PairExplanation
 from lbpe.analysis.trace import barred, quoted
-from lbpe.playground.display.format import METHOD_NAMES
+from lbpe.playground.display.format import METHOD_NAMES, marked_html
 
 __all__ = ["pair_names", "pair_text", "pair_html"]
 
@@ -64,10 +64,6 @@ def pair_text(ex: PairExplanation) -> str:
     return "\n".join(lines)
 
 
-def _e(text: str) -> str:
-    return html.escape(text.replace("\n", "↵").replace("\t", "→").replace(" ", "·"))
-
-
 def _side(name: str, role: str, side: MethodTrace, k: int) -> str:
     shown = min(k, len(side.steps))
     items = "".join(
@@ -76,7 +72,7 @@ def _side(name: str, role: str, side: MethodTrace, k: int) -> str:
     )
     steps = f'<ol class="lbpe-x-steps">{items}</ol>' if items else ""
     if k >= len(side.steps):
-        boxes = "".join(f'<span class="lbpe-x-part">{_e(t)}</span>' for t in side.tokens)
+        boxes = "".join(f'<span class="lbpe-x-part">{marked_html(t)}</span>' for t in side.tokens)
         ids = " ".join(map(str, side.ids))
         result = (
             f'<div class="lbpe-x-boxes lbpe-x-tokens" data-ids="{ids}">{boxes}</div>'
@@ -101,15 +97,16 @@ def pair_html(ex: PairExplanation, frame: int | None = None) -> str:
     for n, p in enumerate(ex.pieces, 1):
         if p.special:
             rows.append(
-                f'<div class="lbpe-x-piece"><div class="lbpe-x-title">{_e(p.piece)}: a special or added token, '
+                f'<div class="lbpe-x-piece"><div class="lbpe-x-title">{marked_html(p.piece)}: '
+                f"a special or added token, "
                 f"id {p.sides[0].ids[0]}</div></div>"
             )
             continue
-        title = _e(p.piece)
+        title = marked_html(p.piece)
         if p.before or p.after:
             title = (
-                f'<span class="lbpe-x-ctx" title="the rest of the pre-token">{_e(p.before)}</span>{title}'
-                f'<span class="lbpe-x-ctx" title="the rest of the pre-token">{_e(p.after)}</span>'
+                f'<span class="lbpe-x-ctx" title="the rest of the pre-token">{marked_html(p.before)}</span>{title}'
+                f'<span class="lbpe-x-ctx" title="the rest of the pre-token">{marked_html(p.after)}</span>'
             )
         state = "differs" if p.differs else "same in both"
         cls = "lbpe-x-piece lbpe-x-differs" if p.differs else "lbpe-x-piece"
@@ -121,7 +118,7 @@ def pair_html(ex: PairExplanation, frame: int | None = None) -> str:
         )
     counts = ", ".join(f"{html.escape(name)} {_count(len(ex.ids(s)), 'token')}" for s, name in enumerate(names))
     head = (
-        f'<div class="lbpe-x-head">Step {k} of {last} · {_e(ex.text)} {_where(ex)}, with '
+        f'<div class="lbpe-x-head">Step {k} of {last} · {marked_html(ex.text)} {_where(ex)}, with '
         f"{html.escape(ex.vocabulary)}: {counts}</div>"
     )
     return (

@@ -11,8 +11,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from lbpe.analysis.trace import FORMATTING
-from lbpe.playground.display.format import quote, signed
+from lbpe.playground.display.format import CONTROL_PICTURES, MARKED, MARKED_CHAR, marked_html, quote, signed
 from lbpe.playground.display.model import Comparison, differences
 from lbpe.playground.display.tables import summary_rows
 from lbpe.tokenizer import MODES, Segment, Tokenizer
@@ -94,19 +93,12 @@ def _listed_group(comparison: Comparison, group: list[Segment]) -> str:
 CSS = (Path(__file__).parent / "display.css").read_text("utf-8")
 
 
-_CONTROL = {c: chr(0x2400 + c) for c in range(0x20)} | {0x7F: "\u2421"}
-
-
 _GLYPHS = {" ": "\u00b7", "\t": "\u2192", "\n": "\u21b5\n", "\r": "\u240d"}
 
-
-#: C1 controls and the :data:`~lbpe.analysis.trace.FORMATTING` characters (which show nothing,
-#: reorder the tokens after them or break the line) are shown as their escapes, dimmed.
-_MARKED = {c: f'<span class="lbpe-mark">\\u{c:04x}</span>' for c in (*range(0x80, 0xA0), *FORMATTING)}
-_MARKED_CLASS = "".join(f"\\u{c:04x}" for c in _MARKED)
-_WS_RUN = re.compile(f"[ \\t\\r\\n]+|[{_MARKED_CLASS}]")
-_MARKED_ONLY = re.compile(f"[{_MARKED_CLASS}]")
-_CONTROL_PLAIN = {c: g for c, g in _CONTROL.items() if c not in (9, 10, 13)}
+#: A run of whitespace the panes draw as glyphs (with ``show_whitespace``), or one marked character.
+_WS_OR_MARKED = re.compile(f"[ \\t\\r\\n]+|{MARKED_CHAR.pattern}")
+#: Without the glyphs, tab, LF and CR stay as they are.
+_CONTROL_PLAIN = {c: g for c, g in CONTROL_PICTURES.items() if c not in (9, 10, 13)}
 
 
 #: Texts up to this long are escaped once and remembered (a token's text, mostly); longer ones
@@ -133,16 +125,17 @@ def _escape_cached(text: str, show_whitespace: bool) -> str:
 
 
 def _escape_text(text: str, show_whitespace: bool) -> str:
-    marks, controls = (_WS_RUN, _CONTROL) if show_whitespace else (_MARKED_ONLY, _CONTROL_PLAIN)
+    if not show_whitespace:
+        return marked_html(text, _CONTROL_PLAIN)
     out = []
     pos = 0
-    for m in marks.finditer(text):
-        out.append(html.escape(text[pos : m.start()].translate(controls)))
+    for m in _WS_OR_MARKED.finditer(text):
+        out.append(html.escape(text[pos : m.start()].translate(CONTROL_PICTURES)))
         run = m.group()
-        marked = _MARKED.get(ord(run[0]))
+        marked = MARKED.get(ord(run[0]))
         out.append(marked or f'<span class="lbpe-ws">{"".join(_GLYPHS[c] for c in run)}</span>')
         pos = m.end()
-    out.append(html.escape(text[pos:].translate(controls)))
+    out.append(html.escape(text[pos:].translate(CONTROL_PICTURES)))
     return "".join(out)
 
 

@@ -144,6 +144,36 @@ def test_byte_tokens_are_grouped_with_their_bytes_in_the_tooltip():
     assert "\\xf0" in html.unescape(out) and ">🙂<" in out
 
 
+#: Characters that show nothing or move the text around them (a right-to-left override, an
+#: isolate and its end, a zero-width space, a byte order mark, a line separator, a soft hyphen)
+#: and a C1 control: each view writes them as their escapes.
+HIDDEN = "\u202e\u2067\u2069\u200b\ufeff\u2028\u00ad\u0085"
+
+
+def test_every_view_writes_hidden_characters_as_escapes():
+    from lbpe.analysis.explain import explain
+    from lbpe.analysis.pair_steps import explain_pair
+
+    tok = load_preset("gpt2")
+    text = "left \u202eright words\u2067 isolated\u2069 \u200bzero\ufeffwidth\u2028line soft\u00adhyphen \u0085end"
+    c = display.compare(tok, text)
+    views = {
+        "pane": display.render_pane(c, "bpe"),
+        "pane, no glyphs": display.render_pane(c, "lbpe", show_whitespace=False),
+        "differences": display.differences_html(c),
+        "explain": display.explain_html(explain(tok, text)),
+        "explain, first step": display.explain_html(explain(tok, text), 0),
+        "pair": display.pair_html(explain_pair(tok, text, ("longest-prefix", "least-tokens"))),
+        "explain text": display.explain_text(explain(tok, text)),
+    }
+    for name, view in views.items():
+        raw = [f"U+{ord(ch):04X}" for ch in HIDDEN if ch in html.unescape(view)]
+        assert not raw, (name, raw)
+    for name in ("pane", "pane, no glyphs", "explain", "pair"):
+        for ch in HIDDEN:
+            assert f'<span class="lbpe-mark">\\u{ord(ch):04x}</span>' in views[name], (name, f"U+{ord(ch):04X}")
+
+
 def test_whitespace_glyphs_ids_and_diff_marks_toggle():
     c = display.compare(toy(), "aabbb\taa\n")
     with_ws = display.render_html(c.bpe.segments, c.text, differ=c.differ)
