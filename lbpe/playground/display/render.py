@@ -11,7 +11,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from lbpe.playground.display.format import CONTROL_PICTURES, MARKED, MARKED_CHAR, marked_html, quote, signed
+from lbpe.playground.display.format import CONTROL_PICTURES, marked_html, quote, signed
 from lbpe.playground.display.model import Comparison, differences
 from lbpe.playground.display.tables import summary_rows
 from lbpe.tokenizer import MODES, Segment, Tokenizer
@@ -95,8 +95,8 @@ CSS = (Path(__file__).parent / "display.css").read_text("utf-8")
 
 _GLYPHS = {" ": "\u00b7", "\t": "\u2192", "\n": "\u21b5\n", "\r": "\u240d"}
 
-#: A run of whitespace the panes draw as glyphs (with ``show_whitespace``), or one marked character.
-_WS_OR_MARKED = re.compile(f"[ \\t\\r\\n]+|{MARKED_CHAR.pattern}")
+#: A run of whitespace the panes draw as glyphs (with ``show_whitespace``).
+_WS_RUN = re.compile(r"[ \t\r\n]+")
 #: Without the glyphs, tab, LF and CR stay as they are.
 _CONTROL_PLAIN = {c: g for c, g in CONTROL_PICTURES.items() if c not in (9, 10, 13)}
 
@@ -129,13 +129,11 @@ def _escape_text(text: str, show_whitespace: bool) -> str:
         return marked_html(text, _CONTROL_PLAIN)
     out = []
     pos = 0
-    for m in _WS_OR_MARKED.finditer(text):
-        out.append(html.escape(text[pos : m.start()].translate(CONTROL_PICTURES)))
-        run = m.group()
-        marked = MARKED.get(ord(run[0]))
-        out.append(marked or f'<span class="lbpe-ws">{"".join(_GLYPHS[c] for c in run)}</span>')
+    for m in _WS_RUN.finditer(text):
+        out.append(marked_html(text[pos : m.start()], CONTROL_PICTURES))
+        out.append(f'<span class="lbpe-ws">{"".join(_GLYPHS[c] for c in m.group())}</span>')
         pos = m.end()
-    out.append(html.escape(text[pos:].translate(CONTROL_PICTURES)))
+    out.append(marked_html(text[pos:], CONTROL_PICTURES))
     return "".join(out)
 
 
