@@ -909,7 +909,7 @@ def test_the_list_of_differences_and_the_linked_panes(browser, app_server, reque
     )
     tops = """() => ['bpe', 'lbpe'].map((m) => { const box = document.querySelector(`#${m}-pane .lbpe-tokens`);
              const top = [...box.querySelectorAll('.lbpe-tok')]
-               .find((t) => t.offsetTop + t.offsetHeight > box.scrollTop);
+               .find((t) => t.getBoundingClientRect().bottom > box.getBoundingClientRect().top + box.clientTop);
              return Number(top.dataset.s); })"""
     # the BPE pane follows on the scroll event (a frame or more later on a busy machine)
     with contextlib.suppress(PlaywrightTimeoutError):

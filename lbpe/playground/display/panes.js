@@ -78,8 +78,42 @@
     return pane.querySelector(".lbpe-tokens");
   }
 
+  function topOf(token) {
+    // a token's top in its pane's scrolled area (a block of lines, when in one, is its offsetParent)
+    const run = token.offsetParent;
+    return token.offsetTop + (run && run.classList.contains("lbpe-run") ? run.offsetTop : 0);
+  }
+
+  // A block of lines the browser has not drawn yet holds a guessed height (display.css). Before
+  // a scroll to a token, the blocks from two screens above it to one below are laid out and kept
+  // drawn until the browser has drawn them once (it remembers their heights from then on), so the
+  // token's place is the one it is drawn at.
+  function reveal(token) {
+    const block = token.closest(".lbpe-lines");
+    if (!block) return;
+    const drawn = [];
+    const walk = (next, reach) => {
+      for (let run = block, h = 0; run && h < reach; run = next(run)) {
+        if (run.matches(".lbpe-lines:not(.lbpe-drawn)")) {
+          run.classList.add("lbpe-drawn");
+          drawn.push(run);
+        }
+        h += run.offsetHeight;
+      }
+    };
+    walk((run) => run.previousElementSibling, 2 * window.innerHeight);
+    walk((run) => run.nextElementSibling, window.innerHeight);
+    if (drawn.length) {
+      requestAnimationFrame(() => requestAnimationFrame(() => {
+        for (const run of drawn) run.classList.remove("lbpe-drawn");
+      }));
+    }
+  }
+
   function centre(container, token) {
-    if (container && token) container.scrollTop = Math.max(token.offsetTop - container.clientHeight / 2, 0);
+    if (!container || !token) return;
+    reveal(token);
+    container.scrollTop = Math.max(topOf(token) - container.clientHeight / 2, 0);
   }
 
   function jump(a, b) {
@@ -97,7 +131,7 @@
     let lo = 0, hi = list.length - 1, found = null;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
-      if (list[mid].offsetTop + list[mid].offsetHeight > container.scrollTop) {
+      if (topOf(list[mid]) + list[mid].offsetHeight > container.scrollTop) {
         found = list[mid];
         hi = mid - 1;
       } else {
@@ -128,14 +162,17 @@
     const pane = container.closest(".lbpe-pane[data-mode]");
     const top = firstVisible(container);
     if (!pane || !top) return;
-    const offset = container.scrollTop - top.offsetTop;
+    const offset = container.scrollTop - topOf(top);
     const s = Number(top.dataset.s);
     syncing = true;
     for (const other of document.querySelectorAll(".lbpe-pane[data-mode]")) {
       const box = scroller(other);
       if (other === pane || !box) continue;
       const match = atChar(box, s);
-      if (match) box.scrollTop = match.offsetTop + offset;
+      if (match) {
+        reveal(match);
+        box.scrollTop = topOf(match) + offset;
+      }
     }
     requestAnimationFrame(() => { syncing = false; });
   }

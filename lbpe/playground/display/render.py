@@ -205,10 +205,11 @@ def render_html(
     * ``data-s`` / ``data-e`` are the token's character range in ``text`` (a click on a
       token asks :func:`lbpe.analysis.explain.pick_span` what to explain; ``lbpe/playground/display/panes.js`` lights the
       tokens of both panes that cover the same characters);
-    * more than :data:`RUN_TOKENS` tokens are grouped in runs (``<span class="lbpe-run">``)
-      with a ``<!--r-->`` before, between and after them: a view that already shows the
-      previous text replaces only the runs that changed (the app's panes; a keystroke at the
-      end of a long text redraws one run instead of every token).
+    * more than :data:`RUN_TOKENS` tokens are grouped in runs (``lbpe-run``) with a
+      ``<!--r-->`` before, between and after them: a view that already shows the previous
+      text replaces only the runs that changed (the app's panes; a keystroke at the end of a
+      long text redraws one run instead of every token); a run of whole lines is a block the
+      browser lays out and paints only near the view (see :func:`_runs`).
 
     >>> render_html([Segment(7, 0, 2, b"hi")], "hi!")
     '<div class="lbpe-tokens"><span class="lbpe-tok lbpe-c0" data-s="0" data-e="2" data-i="7">hi</span><span class="lbpe-gap" title="not covered by any token">!</span></div>'
@@ -335,21 +336,64 @@ def _assemble(parts: _Markup, text: str, show_whitespace: bool) -> str:
         out = [*out, f'<span class="lbpe-gap" title="not covered by any token">{gap}</span>']
     plain = "" if show_whitespace else " lbpe-plain"
     if len(out) > RUN_TOKENS:
-        runs = ("".join(out[i : i + RUN_TOKENS]) for i in range(0, len(out), RUN_TOKENS))
-        return f'<div class="lbpe-tokens{plain}">{RUN_MARK}{RUN_MARK.join(_run(r) for r in runs)}{RUN_MARK}</div>'
+        return f'<div class="lbpe-tokens{plain}">{RUN_MARK}{RUN_MARK.join(_runs(out, text))}{RUN_MARK}</div>'
     return f'<div class="lbpe-tokens{plain}">{"".join(out)}</div>'
 
 
-#: Tokens per run in a long pane (see :func:`render_html`).
+#: Tokens per run in a long pane (see :func:`render_html`): a run ends with the first token
+#: after this many that ends a line, or after :data:`RUN_MOST_TOKENS` tokens.
 RUN_TOKENS = 256
 
+#: The most tokens in a run (a long stretch without a line end).
+RUN_MOST_TOKENS = 4 * RUN_TOKENS
 
 #: What separates the runs in the markup (a comment: nothing on screen).
 RUN_MARK = "<!--r-->"
 
+#: Characters a pane's line is guessed to hold, for the height of a block of lines not drawn yet.
+LINE_GUESS = 80
 
-def _run(body: str) -> str:
-    return f'<span class="lbpe-run">{body}</span>'
+# a token's markup whose last character on screen is a line end (not an id after it)
+_ENDS_LINE = re.compile(r'^<span class="lbpe-tok[^>]*>.*\n(?:</span>)+\Z', re.DOTALL)
+_RANGE = re.compile(r'data-s="(\d+)" data-e="(\d+)"')
+
+
+def _runs(out: list[str], text: str) -> Iterator[str]:
+    """The runs of a long pane's markup, each ``RUN_TOKENS`` tokens or more. A run that starts
+    and ends a line (after a token that ends with a line end) is a block of whole lines
+    (``<div class="lbpe-run lbpe-lines">``), which the browser lays out and paints only near
+    the view (CSS ``content-visibility``), holding the height of its lines guessed at
+    :data:`LINE_GUESS` characters each until then; any other run is inline, so lines wrap
+    across it; the last run is inline too. A run that ends a line also has ``lbpe-eol``: the
+    zero-width space after its last token begins a line, which CSS makes the first line of a
+    block after it (``display.css``). Where runs end depends only on the tokens before, so an
+    edit keeps the runs before it."""
+    first = 0
+    at_line_start = True
+    for k, part in enumerate(out):
+        count = k + 1 - first
+        ends_line = count >= RUN_TOKENS and _ENDS_LINE.match(part) is not None
+        if not (ends_line or count >= RUN_MOST_TOKENS or k == len(out) - 1):
+            continue
+        body = "".join(out[first : k + 1])
+        if at_line_start and ends_line and k < len(out) - 1:
+            lines = _lines(out[first], part, text)
+            yield f'<div class="lbpe-run lbpe-lines lbpe-eol" style="--lbpe-lines:{lines}">{body}</div>'
+        else:
+            yield f'<span class="lbpe-run{" lbpe-eol" if ends_line else ""}">{body}</span>'
+        at_line_start = ends_line
+        first = k + 1
+
+
+def _lines(first: str, last: str, text: str) -> int:
+    """The lines from ``first``'s token to ``last``'s (which ends a line), each counted as
+    ``LINE_GUESS`` characters or fewer."""
+    start = _RANGE.search(first)
+    end = _RANGE.search(last)
+    if start is None or end is None:  # a gap first: a line's worth
+        return 1
+    lines = text[int(start[1]) : int(end[2])].split("\n")[:-1]
+    return sum(-(-len(line) // LINE_GUESS) or 1 for line in lines)
 
 
 def decode_html(tok: Tokenizer, ids: Sequence[int], *, show_whitespace: bool = True) -> str:

@@ -188,6 +188,59 @@ def test_whitespace_glyphs_ids_and_diff_marks_toggle():
     assert "lbpe-diff" not in display.render_html(c.bpe.segments, c.text)
 
 
+def one_token_a_character(text: str) -> list[Segment]:
+    return [Segment(ord(c), k, k + 1, c.encode()) for k, c in enumerate(text)]
+
+
+def runs_of(markup: str) -> list[tuple[str, str, str | None, int, int]]:
+    """Each run of a long pane: its tag, classes, guessed lines, first token's offset and tokens."""
+    shown = []
+    for run in markup.split(display.RUN_MARK)[1:-1]:
+        head = re.match(r'<(div|span) class="([^"]*)"(?: style="--lbpe-lines:(\d+)")?>', run)
+        assert head, run[:80]
+        first = int(re.search(r'data-s="(\d+)"', run)[1])
+        shown.append((head[1], head[2], head[3], first, run.count('class="lbpe-tok')))
+    return shown
+
+
+@pytest.mark.parametrize("show_whitespace", [True, False])
+def test_a_long_pane_comes_in_runs_of_whole_lines(show_whitespace):
+    """A run ends at the first line end after 256 tokens; one that starts and ends a line (but
+    the last) is a block with its lines counted, 80 characters a line; 1,024 tokens without a
+    line end are cut inline; ids drawn after each token leave no run ending a line."""
+    text = "0123456789\n" * 60  # 11 tokens a line: line ends after 264 and 528 tokens
+    out = display.render_html(one_token_a_character(text), text, show_whitespace=show_whitespace)
+    assert runs_of(out) == [
+        ("div", "lbpe-run lbpe-lines lbpe-eol", "24", 0, 264),
+        ("div", "lbpe-run lbpe-lines lbpe-eol", "24", 264, 264),
+        ("span", "lbpe-run", None, 528, 132),
+    ]
+    text = "a" * 1100 + "\n" + "0123456789\n" * 30
+    out = display.render_html(one_token_a_character(text), text, show_whitespace=show_whitespace)
+    assert runs_of(out) == [
+        ("span", "lbpe-run", None, 0, 1024),
+        ("span", "lbpe-run lbpe-eol", None, 1024, 264),  # starts inside a line
+        ("span", "lbpe-run", None, 1288, 143),
+    ]
+    text = ("x" * 170 + "\n") * 3  # lines of three guessed lines each
+    out = display.render_html(one_token_a_character(text), text, show_whitespace=show_whitespace)
+    assert runs_of(out) == [("div", "lbpe-run lbpe-lines lbpe-eol", "6", 0, 342), ("span", "lbpe-run", None, 342, 171)]
+    text = "0123456789\n" * 100
+    ids = display.render_html(one_token_a_character(text), text, show_whitespace=show_whitespace, show_ids=True)
+    assert runs_of(ids) == [("span", "lbpe-run", None, 0, 1024), ("span", "lbpe-run", None, 1024, 76)]
+
+
+def test_an_edit_keeps_the_runs_before_it():
+    """Where a run ends depends on the tokens before it alone: text typed at the end of a long
+    pane leaves every run but the last one or two as it was (the page redraws only those)."""
+    text = "".join(f"line {k} " + "w" * (k % 37) + "\n" for k in range(400))
+    before = display.render_html(one_token_a_character(text), text).split(display.RUN_MARK)
+    for more in ("x", "\n", " more words" * 40, "y" * 3000, "z\n" * 500):
+        after = display.render_html(one_token_a_character(text + more), text + more).split(display.RUN_MARK)
+        assert after[: len(before) - 3] == before[:-3], more[:12]
+        assert len(before) > 10
+
+
 def test_control_characters_are_shown_as_pictures():
     tok = load_preset("gpt2")
     c = display.compare(tok, "a\x00b\x1b")
