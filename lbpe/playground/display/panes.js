@@ -15,7 +15,7 @@
 // * scrolling one pane scrolls the other to the same place in the text;
 // * lbpePanes.draw(host, markup) draws a pane: when host shows an earlier text, only the runs of
 //   tokens that changed are replaced (a keystroke in a long text redraws one run, not 10,000
-//   tokens) and the pane keeps its scroll position.
+//   tokens) and the pane keeps its place in the text (the token at the top of the view).
 (() => {
   if (window.lbpePanes) return;
   const LIT = "lbpe-lit";
@@ -85,33 +85,41 @@
   }
 
   // A block of lines the browser has not drawn yet holds a guessed height (display.css). Before
-  // a scroll to a token, the blocks from two screens above it to one below are laid out and kept
-  // drawn until the browser has drawn them once (it remembers their heights from then on), so the
-  // token's place is the one it is drawn at.
+  // a scroll to a token, the blocks from two screens above it to one below that were never drawn
+  // are laid out and kept drawn until the browser has drawn them once (it remembers their heights
+  // from then on), so the token's place is the one it is drawn at.
+  const REVEAL_MOST = 24; // blocks at most (a hidden pane's blocks are 0 px high)
+  document.addEventListener("contentvisibilityautostatechange", (event) => {
+    if (!event.skipped && event.target instanceof Element) event.target.lbpeSized = true;
+  }, true);
+
   function reveal(token) {
     const block = token.closest(".lbpe-lines");
     if (!block) return;
-    const drawn = [];
+    const todo = [];
     const walk = (next, reach) => {
-      for (let run = block, h = 0; run && h < reach; run = next(run)) {
-        if (run.matches(".lbpe-lines:not(.lbpe-drawn)")) {
-          run.classList.add("lbpe-drawn");
-          drawn.push(run);
+      let run = block, h = 0, k = 0;
+      for (; run && h < reach && k < REVEAL_MOST; run = next(run), k++) {
+        if (run.classList.contains("lbpe-lines") && !run.lbpeSized && !run.classList.contains("lbpe-drawn")) {
+          todo.push(run);
         }
-        h += run.offsetHeight;
+        h += run.offsetHeight; // read before any block changes: one layout for the walk
       }
     };
     walk((run) => run.previousElementSibling, 2 * window.innerHeight);
     walk((run) => run.nextElementSibling, window.innerHeight);
-    if (drawn.length) {
-      requestAnimationFrame(() => requestAnimationFrame(() => {
-        for (const run of drawn) run.classList.remove("lbpe-drawn");
-      }));
-    }
+    if (!todo.length) return;
+    for (const run of todo) run.classList.add("lbpe-drawn");
+    requestAnimationFrame(() => requestAnimationFrame(() => {
+      for (const run of todo) {
+        run.classList.remove("lbpe-drawn");
+        run.lbpeSized = true;
+      }
+    }));
   }
 
   function centre(container, token) {
-    if (!container || !token) return;
+    if (!container || !token || !container.clientHeight) return;
     reveal(token);
     container.scrollTop = Math.max(topOf(token) - container.clientHeight / 2, 0);
   }
@@ -157,22 +165,35 @@
     return found;
   }
 
+  // Where a pane's view is: the character its first token in sight starts at, and the pixels of
+  // that token above the view.
+  function placeOf(container) {
+    const top = firstVisible(container);
+    return top ? { token: top, s: Number(top.dataset.s), offset: container.scrollTop - topOf(top) } : null;
+  }
+
+  function goTo(container, place) {
+    const kept = place.token.isConnected && container.contains(place.token);
+    const match = kept ? place.token : atChar(container, place.s);
+    if (!match || !container.clientHeight) return;
+    reveal(match);
+    container.scrollTop = topOf(match) + place.offset;
+  }
+
+  function textEnd(container) {
+    const list = container.querySelectorAll(".lbpe-tok[data-s]");
+    return list.length ? Number(list[list.length - 1].dataset.e) : 0;
+  }
+
   function syncFrom(container) {
     if (syncing) return;
     const pane = container.closest(".lbpe-pane[data-mode]");
-    const top = firstVisible(container);
-    if (!pane || !top) return;
-    const offset = container.scrollTop - topOf(top);
-    const s = Number(top.dataset.s);
+    const place = pane && placeOf(container);
+    if (!place) return;
     syncing = true;
     for (const other of document.querySelectorAll(".lbpe-pane[data-mode]")) {
       const box = scroller(other);
-      if (other === pane || !box) continue;
-      const match = atChar(box, s);
-      if (match) {
-        reveal(match);
-        box.scrollTop = topOf(match) + offset;
-      }
+      if (other !== pane && box) goTo(box, place);
     }
     requestAnimationFrame(() => { syncing = false; });
   }
@@ -334,12 +355,13 @@
     const pane = host.firstElementChild;
     const box = pane && pane.querySelector(".lbpe-tokens");
     const runs = box ? [...box.children] : [];
+    // the place in view is kept by its token (when that is kept) or its character (shifted by
+    // what the text grew or shrank), not by pixel: blocks drawn anew hold guessed heights
+    const place = box && box.scrollTop ? placeOf(box) : null;
+    const length = box ? textEnd(box) : 0;
     if (next.length < 3 || parts.length < 3 || next[next.length - 1] !== parts[parts.length - 1] ||
         runs.length !== parts.length - 2) {
-      const top = box ? box.scrollTop : 0;
       host.innerHTML = markup;
-      const fresh = host.querySelector(".lbpe-tokens");
-      if (fresh && top) fresh.scrollTop = top;
     } else {
       if (next[0] !== parts[0]) { // the heading and the pane's attributes (counts, classes)
         const head = parse(next[0] + next[next.length - 1]).firstElementChild;
@@ -361,6 +383,11 @@
       const anchor = runs[before - b] || null;
       for (const run of runs.slice(a, before - b)) run.remove();
       box.insertBefore(fresh, anchor);
+    }
+    const now = host.querySelector(".lbpe-tokens");
+    if (place && now) {
+      if (!place.token.isConnected) place.s += textEnd(now) - length;
+      goTo(now, place);
     }
     host.lbpeShown = markup;
     host.lbpeParts = next;
