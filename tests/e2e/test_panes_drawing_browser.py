@@ -228,27 +228,87 @@ FIRST_IN_VIEW = """() => { const box = document.querySelector('.lbpe-tokens');
   return Number(t.dataset.s); }"""
 
 
-@pytest.mark.parametrize("width", [1400, 390])
-def test_a_redrawn_pane_keeps_its_place_in_the_text(browser, width):
-    """Drawn again after an edit above the view, or with the whitespace glyphs switched off, the
-    pane still shows the text it showed (blocks drawn anew hold guessed heights, so keeping the
-    scroll position in pixels showed text hundreds of characters away on a phone)."""
-    text = english_text(0)[:30_000]
-    edited = text[:100] + "x" + text[100:]
+def drawing_page(browser, width: int):
     page = browser.new_page(viewport={"width": width, "height": 900})
     page.set_content(f"<style>{display.CSS}</style><div id='host' style='width: 48%'></div>")
     page.add_script_tag(content=PANES_JS)
-    draw = "(markup) => window.lbpePanes.draw(document.getElementById('host'), markup)"
-    page.evaluate(draw, pane_markup(text))
-    page.evaluate("() => { const box = document.querySelector('.lbpe-tokens'); box.scrollTop = box.scrollHeight / 2; }")
-    page.wait_for_timeout(300)  # the blocks in view are drawn and hold their own heights
-    before = page.evaluate(FIRST_IN_VIEW)
-    assert 1_000 < before < 29_000
-    page.evaluate(draw, pane_markup(edited))
-    page.wait_for_timeout(300)
-    after_edit = page.evaluate(FIRST_IN_VIEW)
-    page.evaluate(draw, pane_markup(edited, show_whitespace=False))
-    page.wait_for_timeout(300)
-    plain = page.evaluate(FIRST_IN_VIEW)
+    return page
+
+
+DRAW = "(markup) => window.lbpePanes.draw(document.getElementById('host'), markup)"
+
+
+@pytest.mark.parametrize("width", [1400, 390])
+def test_a_redrawn_pane_keeps_its_place_in_the_text(browser, width):
+    """Drawn again after an edit, or with the whitespace glyphs switched off, the pane shows the
+    text it showed: moved by an edit above the view, not by one below it, and held at the edit
+    when the text in view went (blocks drawn anew hold guessed heights, so keeping the scroll
+    position in pixels showed text hundreds of characters away on a phone)."""
+    text = english_text(0)[:30_000]
+    page = drawing_page(browser, width)
+
+    def shown_after(new_text: str, **options) -> int:
+        page.evaluate(DRAW, pane_markup(new_text, **options))
+        page.wait_for_timeout(300)  # the blocks in view are drawn and hold their own heights
+        return page.evaluate(FIRST_IN_VIEW)
+
+    def start_from(at: int) -> int:
+        page.evaluate(DRAW, pane_markup(text))
+        page.evaluate("(k) => { const box = document.querySelector('.lbpe-tokens'); box.scrollTop = k; }", at)
+        page.wait_for_timeout(300)
+        return page.evaluate(FIRST_IN_VIEW)
+
+    def scroll_height() -> int:
+        return page.evaluate("() => document.querySelector('.lbpe-tokens').scrollHeight")
+
+    page.evaluate(DRAW, pane_markup(text))
+    middle = scroll_height() // 2
+    cases = {  # what the edit does to the text, given the first character in view; where it goes
+        "one character typed above": (lambda k: text[:100] + "x" + text[100:], 1),
+        "3,000 characters pasted above": (lambda k: text[:100] + "y" * 3000 + text[100:], 3000),
+        "300 characters deleted below": (lambda k: text[: k + 40] + text[k + 340 :], 0),
+        "3,000 characters pasted below": (lambda k: text[: k + 40] + "z " * 1500 + text[k + 40 :], 0),
+    }
+    moved = {}
+    for what, (edit, by) in cases.items():
+        before = start_from(middle)
+        assert 1_000 < before < 29_000
+        after = shown_after(edit(before))
+        if after != before + by:
+            moved[what] = (before, after)
+        if what == "one character typed above":
+            glyphless = shown_after(edit(before), show_whitespace=False)
+            if glyphless != after:
+                moved["glyphs off"] = (after, glyphless)
+    end = start_from(middle) - 2000
+    cut = shown_after(text[:end])  # the text in view deleted: the view holds near the cut
     page.close()
-    assert after_edit == before + 1 and plain == after_edit, (before, after_edit, plain)
+    assert not moved, moved
+    assert end - 5000 <= cut <= end, (end, cut)
+
+
+def test_a_jump_after_the_window_narrows_lands_on_its_token(browser):
+    """Blocks drawn at one width hold that width's heights; after the window narrows, a jump to
+    a difference far down lays them out again at the new width and lands on its token."""
+    text = english_text(0)[:50_000]
+    page = drawing_page(browser, 1400)
+    page.evaluate(DRAW, pane_markup(text))
+    page.evaluate(
+        """async () => { const box = document.querySelector('.lbpe-tokens');
+             for (let y = 0; y < box.scrollHeight; y += box.clientHeight) {
+               box.scrollTop = y;
+               await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))); }
+             box.scrollTop = 0; }"""
+    )
+    page.set_viewport_size({"width": 700, "height": 900})
+    page.wait_for_timeout(300)
+    at = text.index(" ", 40_000)
+    page.evaluate("(s) => window.lbpePanes.jump(s, s + 1)", at)
+    page.wait_for_timeout(300)
+    inside = page.evaluate(
+        """() => { const box = document.querySelector('.lbpe-tokens'); const t = box.querySelector('.lbpe-lit');
+             const r = t.getBoundingClientRect(), b = box.getBoundingClientRect();
+             return [r.top - b.top, r.bottom - b.bottom]; }"""
+    )
+    page.close()
+    assert inside[0] >= 0 and inside[1] <= 0, inside

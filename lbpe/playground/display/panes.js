@@ -89,18 +89,21 @@
   // are laid out and kept drawn until the browser has drawn them once (it remembers their heights
   // from then on), so the token's place is the one it is drawn at.
   const REVEAL_MOST = 24; // blocks at most (a hidden pane's blocks are 0 px high)
+  // a block's height is known at the width it was drawn at (lbpeSized: that width)
   document.addEventListener("contentvisibilityautostatechange", (event) => {
-    if (!event.skipped && event.target instanceof Element) event.target.lbpeSized = true;
+    if (!event.skipped && event.target instanceof Element) event.target.lbpeSized = event.target.clientWidth;
   }, true);
 
   function reveal(token) {
     const block = token.closest(".lbpe-lines");
     if (!block) return;
+    const width = block.clientWidth;
     const todo = [];
     const walk = (next, reach) => {
       let run = block, h = 0, k = 0;
       for (; run && h < reach && k < REVEAL_MOST; run = next(run), k++) {
-        if (run.classList.contains("lbpe-lines") && !run.lbpeSized && !run.classList.contains("lbpe-drawn")) {
+        if (run.classList.contains("lbpe-lines") && run.lbpeSized !== width &&
+            !run.classList.contains("lbpe-drawn")) {
           todo.push(run);
         }
         h += run.offsetHeight; // read before any block changes: one layout for the walk
@@ -113,7 +116,7 @@
     requestAnimationFrame(() => requestAnimationFrame(() => {
       for (const run of todo) {
         run.classList.remove("lbpe-drawn");
-        run.lbpeSized = true;
+        run.lbpeSized = width;
       }
     }));
   }
@@ -355,10 +358,13 @@
     const pane = host.firstElementChild;
     const box = pane && pane.querySelector(".lbpe-tokens");
     const runs = box ? [...box.children] : [];
-    // the place in view is kept by its token (when that is kept) or its character (shifted by
-    // what the text grew or shrank), not by pixel: blocks drawn anew hold guessed heights
+    // The place in view is kept by its token when that stays, else by its character, not by
+    // pixel (blocks drawn anew hold guessed heights). A token in a run after the first one that
+    // changed stood after the edit: its character moves by what the text grew or shrank, held
+    // at or after the edit's run.
     const place = box && box.scrollTop ? placeOf(box) : null;
     const length = box ? textEnd(box) : 0;
+    let pastEdit = false, floor = 0;
     if (next.length < 3 || parts.length < 3 || next[next.length - 1] !== parts[parts.length - 1] ||
         runs.length !== parts.length - 2) {
       host.innerHTML = markup;
@@ -379,6 +385,12 @@
       while (a < before && a < after && parts[a + 1] === next[a + 1]) a++;
       let b = 0; // and at the end
       while (b < before - a && b < after - a && parts[parts.length - 2 - b] === next[next.length - 2 - b]) b++;
+      if (place && a < runs.length) {
+        const first = runs[a].querySelector(".lbpe-tok[data-s]");
+        floor = first ? Number(first.dataset.s) : 0;
+        const at = place.token.closest(".lbpe-run");
+        pastEdit = at !== null && runs.indexOf(at) > a;
+      }
       const fresh = parse(next.slice(a + 1, next.length - 1 - b).join(""));
       const anchor = runs[before - b] || null;
       for (const run of runs.slice(a, before - b)) run.remove();
@@ -386,7 +398,10 @@
     }
     const now = host.querySelector(".lbpe-tokens");
     if (place && now) {
-      if (!place.token.isConnected) place.s += textEnd(now) - length;
+      if (!place.token.isConnected) {
+        const end = textEnd(now);
+        place.s = Math.min(Math.max(place.s + (pastEdit ? end - length : 0), floor), end);
+      }
       goTo(now, place);
     }
     host.lbpeShown = markup;
