@@ -359,9 +359,9 @@ _RANGE = re.compile(r'data-s="(\d+)" data-e="(\d+)"')
 
 
 def _runs(out: list[str], text: str) -> Iterator[str]:
-    """The runs of a long pane's markup, each ``RUN_TOKENS`` tokens or more. A run that starts
-    and ends a line (after a token that ends with a line end) is a block of whole lines
-    (``<div class="lbpe-run lbpe-lines">``), which the browser lays out and paints only near
+    """The runs of a long pane's markup, each ``RUN_TOKENS`` tokens or more but the last. A run
+    that starts and ends a line (after a token that ends with a line end) is a block of whole
+    lines (``<div class="lbpe-run lbpe-lines">``), which the browser lays out and paints only near
     the view (CSS ``content-visibility``), holding the height of its lines guessed at
     :data:`LINE_GUESS` characters each until then; any other run is inline, so lines wrap
     across it; the last run is inline too. A run that ends a line also has ``lbpe-eol``: the
