@@ -75,13 +75,14 @@ def open_pane(browser, markup: str, css: str = "", *, width: int = 1400):
     return page
 
 
-def boxes(browser, markup: str, *, width: int, one_flow: bool) -> list[str]:
+def boxes(browser, markup: str, *, width: int) -> tuple[list[str], list[str]]:
+    """The boxes with every block drawn, then with the runs taken out (one page for both)."""
     page = open_pane(browser, markup, ALL_DRAWN, width=width)
-    if one_flow:
-        page.evaluate(UNWRAP)
-    shown = page.evaluate(BOXES)
+    drawn = page.evaluate(BOXES)
+    page.evaluate(UNWRAP)
+    flow = page.evaluate(BOXES)
     page.close()
-    return shown
+    return drawn, flow
 
 
 @pytest.mark.parametrize("width", [1400, 390])
@@ -95,8 +96,7 @@ def test_a_long_pane_looks_as_one_flow_of_tokens(browser, width, show_whitespace
     blocks = 0
     for name, text, markup in cases:
         blocks += markup.count("lbpe-run lbpe-lines")
-        drawn = boxes(browser, markup, width=width, one_flow=False)
-        flow = boxes(browser, markup, width=width, one_flow=True)
+        drawn, flow = boxes(browser, markup, width=width)
         moved = [(a, b) for a, b in zip(flow, drawn, strict=True) if a != b]
         if not show_whitespace:
             moved = beside_glyphless_line_ends(text, moved)
