@@ -237,6 +237,10 @@ def drawing_page(browser, width: int):
 
 DRAW = "(markup) => window.lbpePanes.draw(document.getElementById('host'), markup)"
 
+#: Three frames drawn: blocks that came into view are drawn and hold their own heights.
+FRAMES = """() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(
+  () => requestAnimationFrame(done))))"""
+
 
 @pytest.mark.parametrize("width", [1400, 390])
 def test_a_redrawn_pane_keeps_its_place_in_the_text(browser, width):
@@ -249,13 +253,13 @@ def test_a_redrawn_pane_keeps_its_place_in_the_text(browser, width):
 
     def shown_after(new_text: str, **options) -> int:
         page.evaluate(DRAW, pane_markup(new_text, **options))
-        page.wait_for_timeout(300)  # the blocks in view are drawn and hold their own heights
+        page.evaluate(FRAMES)
         return page.evaluate(FIRST_IN_VIEW)
 
     def start_from(at: int) -> int:
         page.evaluate(DRAW, pane_markup(text))
         page.evaluate("(k) => { const box = document.querySelector('.lbpe-tokens'); box.scrollTop = k; }", at)
-        page.wait_for_timeout(300)
+        page.evaluate(FRAMES)
         return page.evaluate(FIRST_IN_VIEW)
 
     def scroll_height() -> int:
