@@ -336,7 +336,8 @@ def _assemble(parts: _Markup, text: str, show_whitespace: bool) -> str:
         out = [*out, f'<span class="lbpe-gap" title="not covered by any token">{gap}</span>']
     plain = "" if show_whitespace else " lbpe-plain"
     if len(out) > RUN_TOKENS:
-        return f'<div class="lbpe-tokens{plain}">{RUN_MARK}{RUN_MARK.join(_runs(out, text))}{RUN_MARK}</div>'
+        ends = dict(zip((n - 1 for n, _, _ in parts.marks), parts.stops, strict=True))
+        return f'<div class="lbpe-tokens{plain}">{RUN_MARK}{RUN_MARK.join(_runs(out, ends, text))}{RUN_MARK}</div>'
     return f'<div class="lbpe-tokens{plain}">{"".join(out)}</div>'
 
 
@@ -355,45 +356,40 @@ LINE_GUESS = 80
 
 # a token's markup whose last character on screen is a line end (not an id after it)
 _ENDS_LINE = re.compile(r'^<span class="lbpe-tok[^>]*>.*\n(?:</span>)+\Z', re.DOTALL)
-_RANGE = re.compile(r'data-s="(\d+)" data-e="(\d+)"')
 
 
-def _runs(out: list[str], text: str) -> Iterator[str]:
-    """The runs of a long pane's markup, each ``RUN_TOKENS`` tokens or more but the last. A run
-    that starts and ends a line (after a token that ends with a line end) is a block of whole
-    lines (``<div class="lbpe-run lbpe-lines">``), which the browser lays out and paints only near
-    the view (CSS ``content-visibility``), holding the height of its lines guessed at
+def _runs(out: list[str], ends: dict[int, int], text: str) -> Iterator[str]:
+    """The runs of a long pane's markup ``out`` (``ends``: where each token group's piece ends in
+    ``text``), each ``RUN_TOKENS`` tokens or more but the last. A run that starts and ends a
+    line (after a token that ends with a line end) is a block of whole lines (``<div
+    class="lbpe-run lbpe-lines">``), which the browser lays out and paints only near the view
+    (CSS ``content-visibility``), holding the height of its lines guessed at
     :data:`LINE_GUESS` characters each until then; any other run is inline, so lines wrap
     across it; the last run is inline too. A run that ends a line also has ``lbpe-eol``: the
     zero-width space after its last token begins a line, which CSS makes the first line of a
     block after it (``display.css``). Where runs end depends only on the tokens before, so an
     edit keeps the runs before it."""
     first = 0
-    at_line_start = True
+    line_start: int | None = 0  # where the run begins in the text when that is a line's start
     for k, part in enumerate(out):
         count = k + 1 - first
-        ends_line = count >= RUN_TOKENS and _ENDS_LINE.match(part) is not None
+        ends_line = count >= RUN_TOKENS and k in ends and _ENDS_LINE.match(part) is not None
         if not (ends_line or count >= RUN_MOST_TOKENS or k == len(out) - 1):
             continue
         body = "".join(out[first : k + 1])
-        if at_line_start and ends_line and k < len(out) - 1:
-            lines = _lines(out[first], part, text)
+        if line_start is not None and ends_line and k < len(out) - 1:
+            lines = _lines(text[line_start : ends[k]])
             yield f'<div class="lbpe-run lbpe-lines lbpe-eol" style="--lbpe-lines:{lines}">{body}</div>'
         else:
             yield f'<span class="lbpe-run{" lbpe-eol" if ends_line else ""}">{body}</span>'
-        at_line_start = ends_line
+        line_start = ends[k] if ends_line else None
         first = k + 1
 
 
-def _lines(first: str, last: str, text: str) -> int:
-    """The lines from ``first``'s token to ``last``'s (which ends a line), each counted as
-    ``LINE_GUESS`` characters or fewer."""
-    start = _RANGE.search(first)
-    end = _RANGE.search(last)
-    if start is None or end is None:  # a gap first: a line's worth
-        return 1
-    lines = text[int(start[1]) : int(end[2])].split("\n")[:-1]
-    return sum(-(-len(line) // LINE_GUESS) or 1 for line in lines)
+def _lines(text: str) -> int:
+    """The lines of ``text`` (which ends with a line end), each counted as ``LINE_GUESS``
+    characters or fewer."""
+    return sum(-(-len(line) // LINE_GUESS) or 1 for line in text.split("\n")[:-1])
 
 
 def decode_html(tok: Tokenizer, ids: Sequence[int], *, show_whitespace: bool = True) -> str:

@@ -225,7 +225,13 @@ def test_a_long_pane_comes_in_runs_of_whole_lines(show_whitespace):
     text = ("x" * 170 + "\n") * 3  # lines of three guessed lines each
     out = display.render_html(one_token_a_character(text), text, show_whitespace=show_whitespace)
     assert runs_of(out) == [("div", "lbpe-run lbpe-lines lbpe-eol", "6", 0, 342), ("span", "lbpe-run", None, 342, 171)]
-    text = "0123456789\n" * 100
+    text = "0123456789\n" * 100  # every line starts with a character no token covers (a gap)
+    gaps = [s for s in one_token_a_character(text) if s.start % 11]
+    out = display.render_html(gaps, text, show_whitespace=show_whitespace)
+    assert runs_of(out)[:2] == [
+        ("div", "lbpe-run lbpe-lines lbpe-eol", "24", 1, 240),
+        ("div", "lbpe-run lbpe-lines lbpe-eol", "24", 265, 240),
+    ]
     ids = display.render_html(one_token_a_character(text), text, show_whitespace=show_whitespace, show_ids=True)
     assert runs_of(ids) == [("span", "lbpe-run", None, 0, 1024), ("span", "lbpe-run", None, 1024, 76)]
 
