@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from lbpe.corpus.shards import INDEX_NAME, LOCK_NAME, ShardDataset, export_shards
+from lbpe.errors import LbpeError
 from lbpe.presets import load_preset
 from tests.support.cli import CLI, Stop, run_cli
 from tests.support.data import data_file
@@ -136,6 +137,77 @@ def test_resume_checks_every_kept_shard_and_redoes_a_damaged_one(tmp_path, fmt):
     for shard in fresh["shards"]:
         for name in shard["files"]:
             assert (out / name).read_bytes() == (tmp_path / "fresh" / name).read_bytes()
+
+
+def test_resume_redoes_the_shards_whose_documents_changed(tmp_path):
+    """A resume after an input was edited: the kept shards made of documents that are no longer
+    there are redone (the folder ends as a fresh export of the inputs as they are now), and
+    the person is told; a fix after the kept shards (a bad line) redoes nothing."""
+    tok = load_preset("gpt2")
+    docs = paragraphs(800)
+    path = jsonl(tmp_path / "a.jsonl", docs)
+    out = tmp_path / "out"
+    options = dict(mode="bpe", shard_tokens=5_000)
+    with pytest.raises(KeyboardInterrupt):
+        export_shards(tok, [path], out, progress=Stop(400), **options)
+    shards = json.loads((out / INDEX_NAME).read_text())["shards"]
+    assert len(shards) >= 4
+    # a document in the third shard rewritten (the same number of records: only their
+    # contents tell)
+    ends = [s["records"] for s in shards]
+    edited = list(docs)
+    edited[ends[1] + 2] = "This paragraph was rewritten after the export began."
+    said: list[str] = []
+    jsonl(path, edited)
+    export_shards(tok, [path], out, resume=True, warn=said.append, **options)
+    assert len(said) == 1, said
+    assert f"records {ends[1] + 1:,} to {ends[2]:,} (from {path})" in said[0], said[0]
+    assert f"not what {shards[2]['tokens_file']} was made of" in said[0], said[0]
+    assert f"redoing {len(shards) - 2} shard(s)" in said[0], said[0]
+    assert documents(out) == encoded(tok, edited, "bpe")
+    fresh = export_shards(tok, [path], tmp_path / "fresh", **options)
+    index = json.loads((out / INDEX_NAME).read_text())
+    assert index["shards"] == fresh["shards"]
+    # a complete export: its last document edited, its last shard redone
+    edited[-1] += " And one sentence more."
+    jsonl(path, edited)
+    said.clear()
+    index = export_shards(tok, [path], out, resume=True, warn=said.append, **options)
+    assert len(said) == 1 and "redoing 1 shard(s)" in said[0], said
+    assert index["complete"] and documents(out) == encoded(tok, edited, "bpe")
+
+    # the documented flow: a bad document stops the export, the person fixes it and resumes
+    del edited[3]
+    bad = ends[1] + 40
+    path.write_text(
+        "".join(json.dumps({"text": d}) + "\n" if k != bad else '{"body": 1}\n' for k, d in enumerate(edited)),
+        encoding="utf-8",
+    )
+    out2 = tmp_path / "out2"
+    with pytest.raises(LbpeError, match="fix it and rerun with --resume"):
+        export_shards(tok, [path], out2, **options)
+    kept = json.loads((out2 / INDEX_NAME).read_text())["shards"]
+    kept_files = {n: (out2 / n).stat().st_mtime_ns for s in kept if not s.get("partial") for n in s["files"]}
+    assert kept_files
+    jsonl(path, edited)
+    said.clear()
+    export_shards(tok, [path], out2, resume=True, warn=said.append, **options)
+    assert said == []
+    assert documents(out2) == encoded(tok, edited, "bpe")
+    assert all((out2 / n).stat().st_mtime_ns == t for n, t in kept_files.items())  # not redone
+
+    # shards written before their documents' digest was recorded: resumed, and said so
+    with pytest.raises(KeyboardInterrupt):
+        export_shards(tok, [path], tmp_path / "old", progress=Stop(400), **options)
+    index_path = tmp_path / "old" / INDEX_NAME
+    old = json.loads(index_path.read_text())
+    for s in old["shards"] + old["val_shards"]:
+        assert s.get("partial") or s.pop("inputs_sha256")
+    index_path.write_text(json.dumps(old))
+    said.clear()
+    export_shards(tok, [path], tmp_path / "old", resume=True, warn=said.append, **options)
+    assert len(said) == 1 and "record no digest of their documents" in said[0], said
+    assert documents(tmp_path / "old") == encoded(tok, edited, "bpe")
 
 
 def children(pid: int) -> set[int]:

@@ -16,6 +16,7 @@ from lbpe.corpus.containers import Container, container
 from lbpe.corpus.documents import input_bytes, iter_records
 from lbpe.corpus.parallel import pool_size
 from lbpe.corpus.shards.batches import one_by_one
+from lbpe.corpus.shards.consumed import Consumed
 from lbpe.corpus.shards.folder import _folder_lock, _our_files, _resume_state
 from lbpe.corpus.shards.index import INDEX_NAME, SHARD_FORMAT, vocab_sha256
 from lbpe.corpus.shards.local import _ordered, _pooled
@@ -241,7 +242,8 @@ def _export_locked(
             shutil.rmtree(stray, ignore_errors=True)
         else:
             stray.unlink(missing_ok=True)  # a writer that was killed left it (we hold the lock)
-    previous = _resume_state(out, header, warn) if options.resume else None
+    consumed = Consumed(inputs, lines=lines, text_field=text_field)
+    previous = _resume_state(out, header, warn, consumed) if options.resume else None
     if previous is None:
         leftovers = sorted(p.relative_to(out).as_posix() for p in _our_files(out))
         listed = f"{', '.join(leftovers[:3])}{', ...' if len(leftovers) > 3 else ''}"
@@ -264,6 +266,7 @@ def _export_locked(
         val_fraction=options.val_fraction,
         seed=options.seed,
         shuffle=options.shuffle,
+        consumed=consumed,
     )
     if previous is not None:
         if previous.get("complete"):
@@ -301,6 +304,7 @@ def _export_locked(
         for item in _whole_or_one_by_one(items, shards, progress, bytes_read):
             if item is None:  # a batch of documents was written whole
                 read_bytes = 0
+                consumed.read_to(shards.records)  # while the engine encodes the next ones
                 continue
             kind, number, payload = item
             if kind == "ids":

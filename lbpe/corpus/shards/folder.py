@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from lbpe.corpus.shards.consumed import Consumed
 from lbpe.corpus.shards.index import INDEX_NAME, OLD_INDEX_NAME
 from lbpe.errors import LbpeError
 
@@ -110,10 +111,11 @@ _RESUMED_AS_GIVEN = {
 }
 
 
-def _resume_state(out: Path, header: dict, warn: Callable[[str], None]) -> dict | None:
+def _resume_state(out: Path, header: dict, warn: Callable[[str], None], consumed: Consumed) -> dict | None:
     """The index to continue from, with every kept shard checked against it: a shard whose
-    files differ from what the index recorded (size, SHA-256) is dropped with every shard
-    written after it, and ``warn`` says so. ``None`` when there is nothing to resume."""
+    files differ from what the index recorded (size, SHA-256), or whose documents are no longer
+    those of the inputs (``consumed``), is dropped with every shard written after it, and
+    ``warn`` says so. ``None`` when there is nothing to resume."""
     index_path = out / INDEX_NAME
     if not index_path.is_file():
         if (out / OLD_INDEX_NAME).is_file():
@@ -152,13 +154,17 @@ def _resume_state(out: Path, header: dict, warn: Callable[[str], None]) -> dict 
                         problems.append(f"{name}: {problem}")
                         start = shard["records"]
                         bad_at = start if bad_at is None else min(bad_at, start)
+    changed = _changed_inputs(out, shards, bad_at, consumed, warn)
+    if changed is not None:
+        problems.append(changed[1])
+        bad_at = 0 if joined else changed[0] if bad_at is None else min(bad_at, changed[0])
     if index["complete"] and not problems:
         return index
     if problems:
         redo = sum(1 for split in SPLITS for s in shards[split] if bad_at is not None and s["records"] >= bad_at)
         warn(
             f"{out}: {'; '.join(problems[:5])}{' ...' if len(problems) > 5 else ''}: "
-            f"redoing {redo} shard(s) from the first damaged one"
+            f"redoing {redo} shard(s) from the first {'damaged one' if changed is None else 'that differs'}"
         )
     # a shard closed by a stop (Ctrl-C, a bad document) is redone too, so that a resumed export
     # cuts its shards where an uninterrupted one does (the same bytes)
@@ -178,3 +184,37 @@ def _resume_state(out: Path, header: dict, warn: Callable[[str], None]) -> dict 
             else:
                 path.unlink()
     return index
+
+
+def _changed_inputs(
+    out: Path, shards: dict[str, list[dict]], bad_at: int | None, consumed: Consumed, warn: Callable[[str], None]
+) -> tuple[int, str] | None:
+    """Where the inputs first differ from what the complete shards before ``bad_at`` were made
+    of: ``(records, problem)``, the "records" of the first shard to redo and what to say; or
+    ``None``. Shards that record no digest (an earlier lbpe's) are kept, and ``warn`` says so."""
+    ends = sorted(
+        {
+            s["records"]: s
+            for split in SPLITS
+            for s in shards[split]
+            if not s.get("partial") and (bad_at is None or s["records"] < bad_at)
+        }.items()
+    )
+    unchecked = False
+    before = 0
+    for records, shard in ends:
+        if "inputs_sha256" not in shard:
+            unchecked = True
+        elif consumed.digest_at(records) != shard["inputs_sha256"]:
+            sources = consumed.sources(before + 1, records)
+            return records, (
+                f"the inputs changed since the export there began: records {before + 1:,} to {records:,} "
+                f"(from {sources}) are not what {shard['tokens_file']} was made of"
+            )
+        before = records
+    if unchecked:
+        warn(
+            f"{out}: its shards record no digest of their documents (an earlier lbpe wrote them), so a "
+            "change to the inputs since cannot be found; if they changed, export into an empty folder"
+        )
+    return None

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from lbpe.corpus.containers import Container, tmp_name, write_file
+from lbpe.corpus.shards.consumed import Consumed
 from lbpe.corpus.shards.folder import SPLITS, _file_digest
 from lbpe.corpus.shards.index import INDEX_NAME
 from lbpe.errors import LbpeError
@@ -57,8 +58,10 @@ class _Shards:
         val_fraction: float,
         seed: int,
         shuffle: bool,
+        consumed: Consumed | None = None,
     ) -> None:
         self.out = out
+        self.consumed = consumed  # what each complete shard records of the inputs read
         self.header = header
         self.shard_tokens = shard_tokens
         self.fmt = fmt
@@ -177,8 +180,10 @@ class _Shards:
         """Write every split's documents so far (if any) as a shard and the index; drop a
         document in progress. Ctrl-C waits until this is done, so a shard is complete or absent.
         ``partial``: closed by a stop, before its size (a resume redoes it)."""
+        # read before Ctrl-C is held: a partial shard is redone on resume, so needs none
+        digest = None if partial or self.consumed is None else self.consumed.digest_at(self.records)
         with _interrupts_deferred():
-            closed = [s for s in self.streams.values() if self._close(s, partial=partial)]
+            closed = [s for s in self.streams.values() if self._close(s, partial=partial, digest=digest)]
             for s in closed:
                 self.fmt.folder_files(self.out, s.split, s.shards)
             if closed:
@@ -202,7 +207,7 @@ class _Shards:
         s.file.write(out.tobytes())
         s.offsets = offsets
 
-    def _close(self, s: _Stream, *, partial: bool = False) -> bool:
+    def _close(self, s: _Stream, *, partial: bool = False, digest: str | None = None) -> bool:
         if s.file is None:
             return False
         file, tmp = s.file, s.tmp
@@ -237,6 +242,8 @@ class _Shards:
             "kept_messages": len(self.messages),
             "inputs": s.inputs,
         }
+        if digest is not None:
+            shard["inputs_sha256"] = digest  # of every record read through "records"
         if partial:
             shard["partial"] = True
         if self.fmt.name == "npy":
