@@ -273,35 +273,52 @@ def show_key(key: bytes | str) -> str:
 
 
 #: Characters that show nothing or change how the text around them is laid out: the soft
-#: hyphen, the Arabic letter mark, the Mongolian vowel separator, the zero-width space,
-#: non-joiner and joiner, the direction marks, embeddings, overrides and isolates, the line and
-#: paragraph separators, the word joiner and invisible operators, the deprecated format
-#: characters, the byte order mark, the interlinear annotation marks. A terminal or a page would
-#: hide them, reorder the tokens after them, or break the line.
+#: hyphen, the combining grapheme joiner, the Arabic letter mark, the Hangul fillers, the Khmer
+#: inherent vowels, the Mongolian vowel separator, the zero-width space, non-joiner and joiner,
+#: the direction marks, embeddings, overrides and isolates, the line and paragraph separators,
+#: the word joiner and invisible operators, the deprecated format characters, the byte order
+#: mark, the interlinear annotation marks, the shorthand format controls, the musical format
+#: characters, and the tag characters (which can hide a whole sentence in what reads as plain
+#: text). A terminal or a page would hide them, reorder the tokens after them, or break the line.
+#: The variation selectors are left as they are: they choose how the character before them is
+#: drawn (an emoji's colour form, an ideograph's variant) and show nothing wrong.
 FORMATTING = (
     0x00AD,
+    0x034F,
     0x061C,
+    0x115F,
+    0x1160,
+    0x17B4,
+    0x17B5,
     0x180E,
     *range(0x200B, 0x2010),
     *range(0x2028, 0x202F),
     *range(0x2060, 0x2065),
     *range(0x2066, 0x2070),
+    0x3164,
     0xFEFF,
+    0xFFA0,
     *range(0xFFF9, 0xFFFC),
+    *range(0x1BCA0, 0x1BCA4),
+    *range(0x1D173, 0x1D17B),
+    0xE0001,
+    *range(0xE0020, 0xE0080),
 )
 
 
 def _shown_table() -> dict[int, str]:
     table = {code: f"\\x{code:02x}" for code in (*range(0x20), 0x7F)}
-    table.update({code: f"\\u{code:04x}" for code in (*range(0x80, 0xA0), *FORMATTING)})
+    table.update({code: f"\\u{code:04x}" for code in (*range(0x80, 0xA0), *FORMATTING) if code <= 0xFFFF})
+    table.update({code: f"\\U{code:08x}" for code in FORMATTING if code > 0xFFFF})
     table.update({ord("\\"): "\\\\", ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
     return table
 
 
 #: How text is written where a person reads it as characters (``str.translate``): a backslash as
 #: ``\\\\``, line ends and tab as ``\\n`` ``\\r`` ``\\t``, every other control character as
-#: ``\\xNN`` (C0, DEL) or ``\\uNNNN`` (C1), and the :data:`FORMATTING` characters as ``\\uNNNN``:
-#: a terminal acts on them or shows nothing.
+#: ``\\xNN`` (C0, DEL) or ``\\uNNNN`` (C1), and the :data:`FORMATTING` characters as ``\\uNNNN``
+#: (``\\UNNNNNNNN`` beyond U+FFFF, as Python writes them): a terminal acts on them
+#: or shows nothing.
 SHOWN = _shown_table()
 
 

@@ -797,8 +797,9 @@ def test_no_token_breaks_inside_without_whitespace_glyphs(browser, app_server):
 
 #: Characters that change how the text around them is laid out or show nothing: bidirectional
 #: overrides, embeddings and isolates with their ends, the direction marks, the line and
-#: paragraph separators, the zero-width space and the byte order mark.
-FORMATTING = "\u202e\u202c\u2067\u2069\u200f\u2028\u2029\u200b\ufeff"
+#: paragraph separators, the zero-width space, the byte order mark, a Hangul filler and tag
+#: characters (text hidden in plain sight).
+FORMATTING = "\u202e\u202c\u2067\u2069\u200f\u2028\u2029\u200b\ufeff\u3164\U000e0068\U000e0069"
 
 
 def test_formatting_characters_are_shown_and_leave_the_tokens_in_order(page):
@@ -807,7 +808,7 @@ def test_formatting_characters_are_shown_and_leave_the_tokens_in_order(page):
     whitespace glyphs, and every pane lists its tokens left to right in the order of the text."""
     text = (
         "plain \u202eoverridden words\u202c then \u2067isolated\u2069 marks\u200f "
-        "lines\u2028and\u2029paragraphs \u200bzero\ufeffwidth"
+        "lines\u2028and\u2029paragraphs \u200bzero\ufeffwidth \u3164 filler tagged\U000e0068\U000e0069"
     )
     page.locator("#text textarea").fill(text)
     expect_counts(page, load_preset(DEFAULT_PRESET), text)
@@ -815,7 +816,8 @@ def test_formatting_characters_are_shown_and_leave_the_tokens_in_order(page):
         tokens = page.locator(f"#{mode}-pane .lbpe-tok")
         shown = "".join(tokens.all_text_contents())
         for char in FORMATTING:
-            assert f"\\u{ord(char):04x}" in shown, (mode, hex(ord(char)), shown)
+            escape = f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08x}"
+            assert escape in shown, (mode, hex(ord(char)), shown)
             assert char not in shown, (mode, hex(ord(char)))
         lefts = page.evaluate(
             """(mode) => [...document.querySelectorAll(`#${mode}-pane .lbpe-tok`)]

@@ -174,6 +174,43 @@ def test_every_view_writes_hidden_characters_as_escapes():
             assert f'<span class="lbpe-mark">\\u{ord(ch):04x}</span>' in views[name], (name, f"U+{ord(ch):04X}")
 
 
+#: Characters that show nothing and are no format control: tag characters (a language tag, and
+#: "hi" spelled in tags: text hidden in what reads as plain text), the Hangul fillers, the
+#: combining grapheme joiner, a Khmer inherent vowel, a shorthand format control and a musical
+#: format character.
+INVISIBLE = "\U000e0001\U000e0068\U000e0069\u3164\u115f\u1160\uffa0\u034f\u17b4\U0001bca0\U0001d173"
+
+
+def escape(ch: str) -> str:
+    """How a person writes the character in Python or JavaScript: four hex digits, or eight."""
+    return f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}"
+
+
+def test_every_view_writes_invisible_characters_as_escapes():
+    from lbpe.analysis.explain import explain
+    from lbpe.analysis.trace import quoted
+
+    tok = load_preset("gpt2")
+    text = f"please summarise{INVISIBLE[:3]} this \u3164 filler\u115f\u1160\uffa0 a\u034fb \u17b4\U0001bca0\U0001d173"
+    c = display.compare(tok, text)
+    views = {
+        "pane": display.render_pane(c, "bpe"),
+        "pane, no glyphs": display.render_pane(c, "lbpe", show_whitespace=False),
+        "differences": display.differences_html(c),
+        "explain": display.explain_html(explain(tok, text)),
+        "explain text": display.explain_text(explain(tok, text)),
+        "quoted": quoted(text),
+    }
+    for name, view in views.items():
+        raw = [f"U+{ord(ch):04X}" for ch in INVISIBLE if ch in html.unescape(view)]
+        assert not raw, (name, raw)
+    assert escape("\U000e0068") == "\\U000e0068" and escape("\u3164") == "\\u3164"
+    for name in ("pane", "pane, no glyphs", "explain"):
+        for ch in INVISIBLE:
+            assert f'<span class="lbpe-mark">{escape(ch)}</span>' in views[name], (name, f"U+{ord(ch):04X}")
+    assert escape("\U000e0069") in views["quoted"]
+
+
 def test_whitespace_glyphs_ids_and_diff_marks_toggle():
     c = display.compare(toy(), "aabbb\taa\n")
     with_ws = display.render_html(c.bpe.segments, c.text, differ=c.differ)
