@@ -139,6 +139,23 @@ def test_resume_checks_every_kept_shard_and_redoes_a_damaged_one(tmp_path, fmt):
             assert (out / name).read_bytes() == (tmp_path / "fresh" / name).read_bytes()
 
 
+def same_as_fresh(out: Path, inputs: list[Path], fresh: Path, **options) -> bool:
+    """Whether ``out`` holds what a fresh export of the inputs as they are now writes: the same
+    index (shards, counts, digests) and the same bytes in every file."""
+    index = export_shards(load_preset("gpt2"), inputs, fresh, **options)
+    ours = json.loads((out / INDEX_NAME).read_text())
+    keys = ("shards", "val_shards", "records", "documents", "tokens", "files", "complete", "inputs_sha256")
+    if any(ours.get(k) != index.get(k) for k in keys):
+        return False
+    names = sorted(n for s in index["shards"] + index["val_shards"] for n in s["files"])
+    return all((out / n).read_bytes() == (fresh / n).read_bytes() for n in names)
+
+
+def complete_shards(out: Path) -> int:
+    index = json.loads((out / INDEX_NAME).read_text())
+    return sum(1 for s in index["shards"] + index["val_shards"] if not s.get("partial"))
+
+
 def test_resume_redoes_the_shards_whose_documents_changed(tmp_path):
     """A resume after an input was edited: the kept shards made of documents that are no longer
     there are redone (the folder ends as a fresh export of the inputs as they are now), and
@@ -151,7 +168,8 @@ def test_resume_redoes_the_shards_whose_documents_changed(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         export_shards(tok, [path], out, progress=Stop(400), **options)
     shards = json.loads((out / INDEX_NAME).read_text())["shards"]
-    assert len(shards) >= 4
+    kept = complete_shards(out)
+    assert kept >= 4
     # a document in the third shard rewritten (the same number of records: only their
     # contents tell)
     ends = [s["records"] for s in shards]
@@ -161,20 +179,35 @@ def test_resume_redoes_the_shards_whose_documents_changed(tmp_path):
     jsonl(path, edited)
     export_shards(tok, [path], out, resume=True, warn=said.append, **options)
     assert len(said) == 1, said
-    assert f"records {ends[1] + 1:,} to {ends[2]:,} (from {path})" in said[0], said[0]
-    assert f"not what {shards[2]['tokens_file']} was made of" in said[0], said[0]
-    assert f"redoing {len(shards) - 2} shard(s)" in said[0], said[0]
+    assert f"records {ends[1] + 1:,} to {ends[2]:,} (from {path}) changed since its shards were written" in said[0]
+    assert f"redoing {kept - 2} shard(s) from the first that differs" in said[0], said[0]
     assert documents(out) == encoded(tok, edited, "bpe")
-    fresh = export_shards(tok, [path], tmp_path / "fresh", **options)
-    index = json.loads((out / INDEX_NAME).read_text())
-    assert index["shards"] == fresh["shards"]
+    assert same_as_fresh(out, [path], tmp_path / "fresh", **options)
+
     # a complete export: its last document edited, its last shard redone
     edited[-1] += " And one sentence more."
     jsonl(path, edited)
     said.clear()
     index = export_shards(tok, [path], out, resume=True, warn=said.append, **options)
     assert len(said) == 1 and "redoing 1 shard(s)" in said[0], said
-    assert index["complete"] and documents(out) == encoded(tok, edited, "bpe")
+    assert index["complete"] and same_as_fresh(out, [path], tmp_path / "fresh2", **options)
+    # documents added to it: its last shard (closed short) redone, and the export goes on
+    edited += paragraphs(820)[800:]
+    jsonl(path, edited)
+    said.clear()
+    export_shards(tok, [path], out, resume=True, warn=said.append, **options)
+    assert len(said) == 1 and "the inputs hold 20 record(s) more than when the export completed" in said[0], said
+    assert same_as_fresh(out, [path], tmp_path / "fresh3", **options)
+    # the last 30 taken away, and a blank line left at the end: redone once, then nothing to do
+    del edited[-30:]
+    path.write_text("".join(json.dumps({"text": d}) + "\n" for d in edited) + "\n", encoding="utf-8")
+    said.clear()
+    export_shards(tok, [path], out, resume=True, warn=said.append, **options)
+    assert len(said) == 1 and f"the inputs now hold {len(edited)} records, fewer than" in said[0], said
+    assert same_as_fresh(out, [path], tmp_path / "fresh4", **options)
+    said.clear()
+    export_shards(tok, [path], out, resume=True, warn=said.append, **options)
+    assert said == []
 
     # the documented flow: a bad document stops the export, the person fixes it and resumes
     del edited[3]
@@ -196,18 +229,36 @@ def test_resume_redoes_the_shards_whose_documents_changed(tmp_path):
     assert documents(out2) == encoded(tok, edited, "bpe")
     assert all((out2 / n).stat().st_mtime_ns == t for n, t in kept_files.items())  # not redone
 
-    # shards written before their documents' digest was recorded: resumed, and said so
+
+def test_shards_without_a_digest_are_resumed_and_checked_by_later_ones(tmp_path):
+    """Shards an earlier lbpe wrote record no digest: resumed with a warning; and when shards
+    with one follow them, a document edited in the old ones is still found, from the start."""
+    tok = load_preset("gpt2")
+    docs = paragraphs(800)
+    path = jsonl(tmp_path / "a.jsonl", docs)
+    out = tmp_path / "out"
+    options = dict(mode="bpe", shard_tokens=5_000, val_fraction=0.1)
     with pytest.raises(KeyboardInterrupt):
-        export_shards(tok, [path], tmp_path / "old", progress=Stop(400), **options)
-    index_path = tmp_path / "old" / INDEX_NAME
-    old = json.loads(index_path.read_text())
-    for s in old["shards"] + old["val_shards"]:
-        assert s.get("partial") or s.pop("inputs_sha256")
-    index_path.write_text(json.dumps(old))
+        export_shards(tok, [path], out, progress=Stop(250), **options)
+    index = json.loads((out / INDEX_NAME).read_text())
+    old = [s for s in index["shards"] + index["val_shards"] if not s.get("partial")]
+    assert len(old) >= 2
+    for s in old:
+        del s["inputs_sha256"]
+    (out / INDEX_NAME).write_text(json.dumps(index))
+    said: list[str] = []
+    with pytest.raises(KeyboardInterrupt):
+        export_shards(tok, [path], out, resume=True, warn=said.append, progress=Stop(150), **options)
+    assert len(said) == 1 and "some of its shards record no digest of their documents" in said[0], said
+    assert complete_shards(out) > len(old)
+    edited = list(docs)
+    edited[10] = "An edit in the first shard, which records no digest."
+    jsonl(path, edited)
     said.clear()
-    export_shards(tok, [path], tmp_path / "old", resume=True, warn=said.append, **options)
-    assert len(said) == 1 and "record no digest of their documents" in said[0], said
-    assert documents(tmp_path / "old") == encoded(tok, edited, "bpe")
+    export_shards(tok, [path], out, resume=True, warn=said.append, **options)
+    assert len(said) == 2 and "record no digest" in said[0], said
+    assert "records 1 to " in said[1] and "changed since its shards were written" in said[1], said
+    assert same_as_fresh(out, [path], tmp_path / "fresh", **options)
 
 
 def children(pid: int) -> set[int]:

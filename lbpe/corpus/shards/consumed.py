@@ -64,57 +64,63 @@ def _parts(record: Record) -> Iterator[bytes]:
 
 class _Lines:
     """An input of one record a line (a line of only ASCII white space is none), read in
-    blocks: :meth:`advance` hashes its bytes through the end of a later record's line."""
+    blocks: :meth:`advance` hashes its bytes through the end of a later record's line. Each
+    byte is looked at once, however long its line."""
 
     def __init__(self, path: Path, *, jsonl: bool) -> None:
         self.path = path
         self.stream, self.raw = _open(path)
         self.jsonl = jsonl
-        self.pending = b""  # read and not hashed: whole lines after the last record asked, then a part of one
-        self.first = True  # the next line is the file's first (JSON lines drop a byte order mark there)
+        self.pending = b""  # read and not hashed: what follows the last record asked for
+        self.first = True  # the file's first line has not been looked at (JSON lines drop a byte order mark there)
+        self.text = False  # the line read so far holds more than white space
         self.ended = False
 
     def _read(self) -> bytes:
+        if self.ended:
+            return b""
         try:
-            return self.stream.read(CHUNK_BYTES)
+            block = self.stream.read(CHUNK_BYTES)
         except (OSError, EOFError, gzip.BadGzipFile) as exc:
             raise LbpeError(f"{self.path}: cannot be read ({exc})") from None
+        if not block:
+            self.ended = True
+            self.stream.close()
+            self.raw.close()
+        return block
 
-    def _is_record(self, line: bytes) -> bool:
+    def _has_text(self, data: bytes, start: int, end: int) -> bool:
+        part = data[start:end]
         if self.first:
             self.first = False
             if self.jsonl:
-                line = line.removeprefix(BOM)
-        return bool(line.strip())
+                part = part.removeprefix(BOM)
+        return bool(part.strip())
 
-    def advance(self, want: int, update: Callable[[bytes], object]) -> int:
+    def advance(self, want: int, update: Callable[[bytes | memoryview], object]) -> int:
         """Hash through the end of the ``want``-th record from here; the records passed (fewer
         than ``want`` when the input ends first, having hashed all of it)."""
         got = 0
         while True:
-            data, at = self.pending, 0
+            data, self.pending = self.pending or self._read(), b""
+            if not data:  # the end: a last line without a line end
+                if self.text:
+                    self.text = False
+                    got += 1
+                return got
+            at = 0
             while (end := data.find(b"\n", at)) >= 0:
-                line, at = data[at:end], end + 1
-                if self._is_record(line):
+                if self.text or self._has_text(data, at, end):
+                    self.text = False
                     got += 1
                     if got == want:
-                        update(data[:at])
-                        self.pending = data[at:]
+                        update(memoryview(data)[: end + 1])
+                        self.pending = data[end + 1 :]
                         return got
-            update(data[:at])
-            rest = data[at:]
-            block = b"" if self.ended else self._read()
-            if not block:  # the end: a last line without a line end
-                if not self.ended:
-                    self.ended = True
-                    self.stream.close()
-                    self.raw.close()
-                if rest and self._is_record(rest):
-                    got += 1
-                update(rest)
-                self.pending = b""
-                return got
-            self.pending = rest + block
+                at = end + 1
+            if at < len(data) and not self.text:  # a line that goes on in the next block
+                self.text = self._has_text(data, at, len(data))
+            update(data)
 
 
 class Consumed:
@@ -130,6 +136,7 @@ class Consumed:
     def _restart(self) -> None:
         self._hash = hashlib.sha256()
         self._count = 0
+        self._past = False  # read to the end looking for more records than there are
         self._place = -1  # the input being read
         self._reader: _Lines | Iterator[Record] | None = None
         self._starts: list[int] = []  # the count of records before each input begun
@@ -182,24 +189,35 @@ class Consumed:
 
     def read_to(self, records: int) -> None:
         """Hash ahead, up to ``records`` records (what a shard asks for later is then ready)."""
-        if records > self._count:
+        if records > self._count and not self._past:
             self._advance(records)
+            self._past = self._count < records
 
     def digest_at(self, records: int) -> str:
-        """The SHA-256 (hex) through the first ``records`` records, or a text that equals no
-        digest when the inputs now hold fewer."""
-        if records < self._count:
+        """The SHA-256 (hex) through the first ``records`` records; when the inputs now hold
+        fewer, ``"only N records"`` (which equals no digest)."""
+        if records < self._count or self._past:  # what was read past the last record is in the hash
             self._restart()
         self._advance(records)
         if self._count < records:
+            self._past = True
             return f"only {self._count:,} records"
         return self._hash.hexdigest()
 
-    def sources(self, first: int, last: int) -> str:
-        """The inputs that records ``first`` to ``last`` (counted from 1) were read from,
-        joined by ", "."""
-        self._advance(last)
-        starts = self._starts + [max(self._count, last) + 1]
-        return ", ".join(
-            str(self._inputs[k]) for k in range(len(self._starts)) if starts[k] < last and starts[k + 1] >= first
-        )
+    def count(self) -> int:
+        """How many records the inputs hold (all of them read)."""
+        self.read_to(2**62)
+        return self._count
+
+    def sources(self, first: int, last: int, *, most: int = 3) -> str:
+        """The inputs that records ``first`` to ``last`` (counted from 1) were read from (at most
+        ``most`` of them named), joined by ", "."""
+        self.read_to(last)
+        starts = [*self._starts, self._count]
+        names = [
+            str(self._inputs[k])
+            for k in range(len(self._starts))
+            if starts[k] < starts[k + 1] and starts[k] < last and starts[k + 1] >= first
+        ]
+        more = f" and {len(names) - most} more" if len(names) > most else ""
+        return ", ".join(names[:most]) + more

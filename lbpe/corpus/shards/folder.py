@@ -154,18 +154,39 @@ def _resume_state(out: Path, header: dict, warn: Callable[[str], None], consumed
                         problems.append(f"{name}: {problem}")
                         start = shard["records"]
                         bad_at = start if bad_at is None else min(bad_at, start)
-    changed = _changed_inputs(out, shards, bad_at, consumed, warn)
+    tail = False  # a complete export's records after its last shard differ
+    changed = _changed_inputs(shards, bad_at, consumed, lambda message: warn(f"{out}: {message}"))
     if changed is not None:
         problems.append(changed[1])
         bad_at = 0 if joined else changed[0] if bad_at is None else min(bad_at, changed[0])
+    elif index["complete"] and not problems and "inputs_sha256" in index:
+        # the records after the last shard (bad ones skipped), and any added since
+        ends = [s["records"] for split in SPLITS for s in shards[split]]
+        last = max(ends, default=0)
+        same = consumed.digest_at(index["records"]) == index["inputs_sha256"]
+        total = consumed.count()
+        if total > index["records"]:
+            more = total - index["records"]
+            problems.append(f"the inputs hold {more:,} record(s) more than when the export completed")
+        elif not same:
+            problems.append(
+                f"records {last + 1:,} to {index['records']:,} (from {consumed.sources(last + 1, index['records'])}) "
+                "changed since the export completed"
+            )
+        if problems:
+            bad_at = 0 if joined else last
+            tail = True
     if index["complete"] and not problems:
         return index
     if problems:
-        redo = sum(1 for split in SPLITS for s in shards[split] if bad_at is not None and s["records"] >= bad_at)
-        warn(
-            f"{out}: {'; '.join(problems[:5])}{' ...' if len(problems) > 5 else ''}: "
-            f"redoing {redo} shard(s) from the first {'damaged one' if changed is None else 'that differs'}"
-        )
+        assert bad_at is not None
+        redo = sum(1 for split in SPLITS for s in shards[split] if not s.get("partial") and s["records"] >= bad_at)
+        if bad_at == 0:
+            what = f"redoing all {redo} shard(s)"
+        else:
+            first = "the last one" if tail else "the first that differs" if changed else "the first damaged one"
+            what = f"redoing {redo} shard(s) from {first}"
+        warn(f"{out}: {'; '.join(problems[:5])}{' ...' if len(problems) > 5 else ''}: {what}")
     # a shard closed by a stop (Ctrl-C, a bad document) is redone too, so that a resumed export
     # cuts its shards where an uninterrupted one does (the same bytes)
     for split in SPLITS:
@@ -187,34 +208,41 @@ def _resume_state(out: Path, header: dict, warn: Callable[[str], None], consumed
 
 
 def _changed_inputs(
-    out: Path, shards: dict[str, list[dict]], bad_at: int | None, consumed: Consumed, warn: Callable[[str], None]
+    shards: dict[str, list[dict]], bad_at: int | None, consumed: Consumed, warn: Callable[[str], None]
 ) -> tuple[int, str] | None:
     """Where the inputs first differ from what the complete shards before ``bad_at`` were made
-    of: ``(records, problem)``, the "records" of the first shard to redo and what to say; or
-    ``None``. Shards that record no digest (an earlier lbpe's) are kept, and ``warn`` says so."""
-    ends = sorted(
-        {
-            s["records"]: s
-            for split in SPLITS
-            for s in shards[split]
-            if not s.get("partial") and (bad_at is None or s["records"] < bad_at)
-        }.items()
-    )
+    of: ``(records, problem)``, the "records" of the first shard to redo (the first after the
+    last one found unchanged) and what to say; or ``None``. Shards that record no digest (an
+    earlier lbpe's) are taken as unchanged unless a later digest differs, and ``warn`` says so."""
+    by_end: dict[int, dict] = {}
+    for split in reversed(SPLITS):  # train and val shards closed together: the train one named
+        for s in shards[split]:
+            if not s.get("partial") and (bad_at is None or s["records"] < bad_at):
+                by_end[s["records"]] = s
     unchecked = False
-    before = 0
-    for records, shard in ends:
-        if "inputs_sha256" not in shard:
+    good = 0  # records through the last shard found unchanged
+    found = None
+    for records in sorted(by_end):
+        if "inputs_sha256" not in by_end[records]:
             unchecked = True
-        elif consumed.digest_at(records) != shard["inputs_sha256"]:
-            sources = consumed.sources(before + 1, records)
-            return records, (
-                f"the inputs changed since the export there began: records {before + 1:,} to {records:,} "
-                f"(from {sources}) are not what {shard['tokens_file']} was made of"
+            continue
+        digest = consumed.digest_at(records)
+        if digest == by_end[records]["inputs_sha256"]:
+            good = records
+            continue
+        if digest.startswith("only "):
+            held = consumed.count()
+            problem = f"the inputs now hold {held:,} records, fewer than the {records:,} its shards were made of"
+        else:
+            problem = (
+                f"records {good + 1:,} to {records:,} (from {consumed.sources(good + 1, records)}) "
+                "changed since its shards were written"
             )
-        before = records
+        found = min(r for r in by_end if r > good), problem
+        break
     if unchecked:
         warn(
-            f"{out}: its shards record no digest of their documents (an earlier lbpe wrote them), so a "
-            "change to the inputs since cannot be found; if they changed, export into an empty folder"
+            "some of its shards record no digest of their documents (an earlier lbpe wrote them), so a "
+            "change to the inputs they were made of cannot be found; if they changed, export into an empty folder"
         )
-    return None
+    return found

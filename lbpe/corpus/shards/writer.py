@@ -295,6 +295,8 @@ class _Shards:
             "val_shards": val,
             "files": files or {},
         }
+        if complete and self.consumed is not None:  # every record read, the last ones after the last shard too
+            index["inputs_sha256"] = self.consumed.digest_at(self.records)
         write_file(self.out / INDEX_NAME, (json.dumps(index, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
         return index
 

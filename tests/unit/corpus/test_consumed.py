@@ -86,3 +86,29 @@ def test_records_are_those_of_the_export(tmp_path):
     c = Consumed([a], lines=False, text_field="text")
     assert n == 7 and c.digest_at(n) == expected(marker(0), a.read_bytes())
     assert c.digest_at(n + 1) == "only 7 records"
+
+
+def test_long_lines_and_asking_past_the_end(tmp_path):
+    """A line longer than the blocks the inputs are read in; a blank line after the last record
+    and an empty input after it, which a question for more records than there are reads too:
+    the digest through the last record is the same asked before or after."""
+    a = tmp_path / "a.txt"
+    long = b"x" * (3 << 20) + b" end"
+    a.write_bytes(b"\xef\xbb\xbf\n" + long + b"\n \n")  # in --lines, a byte order mark alone is a line of text
+    e = tmp_path / "e.txt"
+    e.write_bytes(b"")
+    want = expected(marker(0), b"\xef\xbb\xbf\n" + long + b"\n")
+    c = Consumed([a, e], lines=True, text_field="text")
+    assert c.digest_at(2) == want
+    assert c.digest_at(3) == "only 2 records" and c.count() == 2
+    assert c.digest_at(2) == want
+    assert c.sources(1, 3) == str(a)  # the empty input is named for no record
+
+
+def test_sources_names_at_most_three_inputs(tmp_path):
+    paths = []
+    for k in range(5):
+        paths.append(tmp_path / f"{k}.txt")
+        paths[-1].write_text(f"document {k}")
+    c = Consumed(paths, lines=False, text_field="text")
+    assert c.sources(2, 5) == f"{paths[1]}, {paths[2]}, {paths[3]} and 1 more"
