@@ -316,3 +316,27 @@ def test_a_jump_after_the_window_narrows_lands_on_its_token(browser):
     )
     page.close()
     assert inside[0] >= 0 and inside[1] <= 0, inside
+
+
+@pytest.mark.parametrize("width", [1400, 390])
+def test_a_pane_redrawn_while_hidden_shows_its_place_when_shown_again(browser, width):
+    """A comparison redrawn while its panes are hidden (another tab open): a hidden pane has no
+    layout to read its place from, and kept its pixel offset, which after 3,000 characters
+    pasted above showed text some 2,000 characters off once the tab came back."""
+    text = english_text(0)[:30_000]
+    page = drawing_page(browser, width)
+    page.evaluate(DRAW, pane_markup(text))
+    page.evaluate("() => { const box = document.querySelector('.lbpe-tokens'); box.scrollTop = box.scrollHeight / 2; }")
+    page.evaluate(FRAMES)
+    before = page.evaluate(FIRST_IN_VIEW)
+    assert 1_000 < before < 29_000
+    shown = []
+    for edit, by in ((text[:100] + "y" * 3000 + text[100:], 3000), (text[:100] + "y" * 3000 + text[101:], -1)):
+        page.evaluate("() => { document.getElementById('host').style.display = 'none'; }")
+        page.evaluate(DRAW, pane_markup(edit))
+        page.evaluate("() => { document.getElementById('host').style.display = ''; }")
+        page.evaluate(FRAMES)
+        shown.append(page.evaluate(FIRST_IN_VIEW) - before)
+        before = page.evaluate(FIRST_IN_VIEW)
+    page.close()
+    assert shown == [3000, -1], shown

@@ -181,7 +181,21 @@
     if (!match || !container.clientHeight) return;
     reveal(match);
     container.scrollTop = topOf(match) + place.offset;
+    container.lbpePlace = { token: match, s: Number(match.dataset.s), offset: place.offset };
   }
+
+  // A hidden pane (another tab open) has no layout: a redraw there cannot read its place, and
+  // the browser would show it again at its old pixel offset. Its place is the one kept at its
+  // last scroll (lbpePlace), moved by the edit, and taken up when the pane is shown again.
+  const shownAgain = new ResizeObserver((entries) => {
+    for (const { target } of entries) {
+      const place = target.lbpePending;
+      if (place && target.clientHeight) {
+        target.lbpePending = null;
+        goTo(target, place);
+      }
+    }
+  });
 
   function textEnd(container) {
     const list = container.querySelectorAll(".lbpe-tok[data-s]");
@@ -193,6 +207,7 @@
     const pane = container.closest(".lbpe-pane[data-mode]");
     const place = pane && placeOf(container);
     if (!place) return;
+    container.lbpePlace = place;
     syncing = true;
     for (const other of document.querySelectorAll(".lbpe-pane[data-mode]")) {
       const box = scroller(other);
@@ -362,7 +377,8 @@
     // pixel (blocks drawn anew hold guessed heights). A token in a run after the first one that
     // changed stood after the edit: its character moves by what the text grew or shrank, held
     // at or after the edit's run.
-    const place = box && box.scrollTop ? placeOf(box) : null;
+    const hidden = box !== null && !box.getClientRects().length;
+    const place = !box ? null : hidden ? box.lbpePlace || null : box.scrollTop ? placeOf(box) : null;
     const length = box ? textEnd(box) : 0;
     let pastEdit = false, floor = 0;
     if (next.length < 3 || parts.length < 3 || next[next.length - 1] !== parts[parts.length - 1] ||
@@ -402,7 +418,12 @@
         const end = textEnd(now);
         place.s = Math.min(Math.max(place.s + (pastEdit ? end - length : 0), floor), end);
       }
-      goTo(now, place);
+      if (hidden) {
+        now.lbpePlace = now.lbpePending = place;
+        shownAgain.observe(now);
+      } else {
+        goTo(now, place);
+      }
     }
     host.lbpeShown = markup;
     host.lbpeParts = next;
