@@ -210,7 +210,15 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> None:
             engine=args.engine,
             address=args.address,
         )
-        index = export_shards(tok, args.files, args.out, options, progress=progress, warn=warn)
+        index = export_shards(
+            tok,
+            args.files,
+            args.out,
+            options,
+            progress=progress,
+            warn=warn,
+            checking=bar.phase("checking the kept shards against the inputs", in_bytes=True),
+        )
     except KeyboardInterrupt:
         bar.close()
         raise LbpeError(f"interrupted; {_kept(args.out)} continue with the same command and --resume") from None

@@ -67,10 +67,12 @@ class _Lines:
     blocks: :meth:`advance` hashes its bytes through the end of a later record's line. Each
     byte is looked at once, however long its line."""
 
-    def __init__(self, path: Path, *, jsonl: bool) -> None:
+    def __init__(self, path: Path, *, jsonl: bool, told: Callable[[int], None]) -> None:
         self.path = path
         self.stream, self.raw = _open(path)
         self.jsonl = jsonl
+        self.told = told  # the bytes read from the file (compressed, for .gz) since the last call
+        self.seen = 0
         self.pending = b""  # read and not hashed: what follows the last record asked for
         self.first = True  # the file's first line has not been looked at (JSON lines drop a byte order mark there)
         self.text = False  # the line read so far holds more than white space
@@ -83,6 +85,9 @@ class _Lines:
             block = self.stream.read(CHUNK_BYTES)
         except (OSError, EOFError, gzip.BadGzipFile) as exc:
             raise LbpeError(f"{self.path}: cannot be read ({exc})") from None
+        at = self.raw.tell()
+        self.told(at - self.seen)
+        self.seen = at
         if not block:
             self.ended = True
             self.stream.close()
@@ -131,7 +136,13 @@ class Consumed:
         self._inputs = [Path(p) for p in inputs]
         self._lines = lines
         self._text_field = text_field
+        #: called with the bytes of input read (compressed, for .gz) since the last call, when set
+        self.on_read: Callable[[int], None] | None = None
         self._restart()
+
+    def _told(self, n: int) -> None:
+        if self.on_read is not None and n:
+            self.on_read(n)
 
     def _restart(self) -> None:
         self._hash = hashlib.sha256()
@@ -150,12 +161,15 @@ class Consumed:
         self._hash.update(_marker(self._place))
         kind = input_kind(path)
         if kind == "jsonl" or (self._lines and kind == "text"):
-            self._reader = _Lines(path, jsonl=kind == "jsonl")
+            self._reader = _Lines(path, jsonl=kind == "jsonl", told=self._told)
         elif kind == "text":  # one document: the whole file
             stream, raw = _open(path)
             try:
                 while block := stream.read(CHUNK_BYTES):
                     self._hash.update(block)
+                    self._told(len(block) if stream is raw else 0)
+                if stream is not raw:  # .gz: its size on disk, as the export's progress counts
+                    self._told(raw.tell())
             except (OSError, EOFError, gzip.BadGzipFile) as exc:
                 raise LbpeError(f"{path}: cannot be read ({exc})") from None
             finally:
@@ -164,7 +178,9 @@ class Consumed:
             self._count += 1
             self._reader = None
         else:
-            self._reader = iter_records([path], lines=self._lines, text_field=self._text_field, parse=False)
+            self._reader = iter_records(
+                [path], lines=self._lines, text_field=self._text_field, parse=False, progress=self._told
+            )
         return True
 
     def _advance(self, records: int) -> None:

@@ -132,6 +132,7 @@ def export_shards(
     warn: Callable[[str], None] | None = None,
     engine: str = "local",
     address: str | None = None,
+    checking: Callable[[int, int], None] | None = None,
 ) -> dict:
     """Encode the documents of ``inputs`` into shards of ``format`` (:data:`FORMATS`) in the
     folder ``out``; returns the index (also written to ``out/lbpe-index.json``).
@@ -151,7 +152,10 @@ def export_shards(
 
     One export writes into ``out`` at a time (a lock file there); files are written under
     names unique to the writer and renamed when complete; the index records each file's size
-    and SHA-256, and ``resume`` checks every kept shard against them.
+    and SHA-256, and each shard the SHA-256 of the input read through it
+    (:mod:`~lbpe.corpus.shards.consumed`); ``resume`` checks every kept shard against both,
+    calling ``checking(done, total)`` with the input bytes read so far of ``total`` (the inputs'
+    size) as it reads them again.
 
     ``engine="ray"`` runs the same per-batch encoding on Ray Data (``address``: a cluster;
     default: the one ``ray.init`` finds, or a local instance): files are read by Ray's
@@ -213,7 +217,9 @@ def export_shards(
     out.mkdir(parents=True, exist_ok=True)
     warn = warn or (lambda message: None)
     with _folder_lock(out):
-        index = _export_locked(tok, inputs, out, header, fmt, eos_value, options, progress=progress, warn=warn)
+        index = _export_locked(
+            tok, inputs, out, header, fmt, eos_value, options, progress=progress, warn=warn, checking=checking
+        )
     if options.val_fraction and not index["val_documents"]:  # a trainer would find no val file
         n = index["documents"]
         warn(
@@ -235,6 +241,7 @@ def _export_locked(
     *,
     progress,
     warn: Callable[[str], None],
+    checking: Callable[[int, int], None] | None = None,
 ) -> dict:
     mode, lines, text_field, num_proc = options.mode, options.lines, options.text_field, pool_size(options.num_proc)
     for stray in [*out.glob("*.tmp"), *out.glob("*/*.tmp"), *out.glob("*/.litdata-*")]:
@@ -243,7 +250,16 @@ def _export_locked(
         else:
             stray.unlink(missing_ok=True)  # a writer that was killed left it (we hold the lock)
     consumed = Consumed(inputs, lines=lines, text_field=text_field)
-    previous = _resume_state(out, header, warn, consumed) if options.resume else None
+    told = None
+    if checking is not None:
+        total, done = input_bytes(inputs), 0
+
+        def told(n: int) -> None:
+            nonlocal done
+            done += n
+            checking(min(done, total), total)
+
+    previous = _resume_state(out, header, warn, consumed, told) if options.resume else None
     if previous is None:
         leftovers = sorted(p.relative_to(out).as_posix() for p in _our_files(out))
         listed = f"{', '.join(leftovers[:3])}{', ...' if len(leftovers) > 3 else ''}"

@@ -111,11 +111,18 @@ _RESUMED_AS_GIVEN = {
 }
 
 
-def _resume_state(out: Path, header: dict, warn: Callable[[str], None], consumed: Consumed) -> dict | None:
+def _resume_state(
+    out: Path,
+    header: dict,
+    warn: Callable[[str], None],
+    consumed: Consumed,
+    checking: Callable[[int], None] | None = None,
+) -> dict | None:
     """The index to continue from, with every kept shard checked against it: a shard whose
     files differ from what the index recorded (size, SHA-256), or whose documents are no longer
     those of the inputs (``consumed``), is dropped with every shard written after it, and
-    ``warn`` says so. ``None`` when there is nothing to resume."""
+    ``warn`` says so. ``checking(n)`` is told the bytes of input read meanwhile. ``None`` when
+    there is nothing to resume."""
     index_path = out / INDEX_NAME
     if not index_path.is_file():
         if (out / OLD_INDEX_NAME).is_file():
@@ -154,6 +161,24 @@ def _resume_state(out: Path, header: dict, warn: Callable[[str], None], consumed
                         problems.append(f"{name}: {problem}")
                         start = shard["records"]
                         bad_at = start if bad_at is None else min(bad_at, start)
+    consumed.on_read = checking
+    try:
+        return _checked(out, index, shards, problems, bad_at, joined, consumed, warn)
+    finally:
+        consumed.on_read = None
+
+
+def _checked(
+    out: Path,
+    index: dict,
+    shards: dict[str, list[dict]],
+    problems: list[str],
+    bad_at: int | None,
+    joined: bool,
+    consumed: Consumed,
+    warn: Callable[[str], None],
+) -> dict:
+    """:func:`_resume_state` after the files' check: the inputs' check, and the index to go on from."""
     tail = False  # a complete export's records after its last shard differ
     changed = _changed_inputs(shards, bad_at, consumed, lambda message: warn(f"{out}: {message}"))
     if changed is not None:
@@ -161,8 +186,7 @@ def _resume_state(out: Path, header: dict, warn: Callable[[str], None], consumed
         bad_at = 0 if joined else changed[0] if bad_at is None else min(bad_at, changed[0])
     elif index["complete"] and not problems and "inputs_sha256" in index:
         # the records after the last shard (bad ones skipped), and any added since
-        ends = [s["records"] for split in SPLITS for s in shards[split]]
-        last = max(ends, default=0)
+        end = max((s["records"] for split in SPLITS for s in shards[split]), default=0)
         same = consumed.digest_at(index["records"]) == index["inputs_sha256"]
         total = consumed.count()
         if total > index["records"]:
@@ -170,11 +194,11 @@ def _resume_state(out: Path, header: dict, warn: Callable[[str], None], consumed
             problems.append(f"the inputs hold {more:,} record(s) more than when the export completed")
         elif not same:
             problems.append(
-                f"records {last + 1:,} to {index['records']:,} (from {consumed.sources(last + 1, index['records'])}) "
+                f"records {end + 1:,} to {index['records']:,} (from {consumed.sources(end + 1, index['records'])}) "
                 "changed since the export completed"
             )
         if problems:
-            bad_at = 0 if joined else last
+            bad_at = 0 if joined else end
             tail = True
     if index["complete"] and not problems:
         return index
