@@ -318,26 +318,54 @@ def test_a_jump_after_the_window_narrows_lands_on_its_token(browser):
     assert inside[0] >= 0 and inside[1] <= 0, inside
 
 
+TO_MIDDLE = "() => { const box = document.querySelector('.lbpe-tokens'); box.scrollTop = box.scrollHeight / 2; }"
+HIDE = "(shown) => { document.getElementById('host').style.display = shown ? '' : 'none'; }"
+
+
 @pytest.mark.parametrize("width", [1400, 390])
 def test_a_pane_redrawn_while_hidden_shows_its_place_when_shown_again(browser, width):
     """A comparison redrawn while its panes are hidden (another tab open): a hidden pane has no
     layout to read its place from, and kept its pixel offset, which after 3,000 characters
-    pasted above showed text some 2,000 characters off once the tab came back."""
+    pasted above showed text some 2,000 characters off once the tab came back. Two redraws
+    while hidden (a second comparison queued behind the first) move it by both edits, and a
+    window narrowed while hidden, with no redraw, leaves it at its place too."""
     text = english_text(0)[:30_000]
     page = drawing_page(browser, width)
-    page.evaluate(DRAW, pane_markup(text))
-    page.evaluate("() => { const box = document.querySelector('.lbpe-tokens'); box.scrollTop = box.scrollHeight / 2; }")
-    page.evaluate(FRAMES)
-    before = page.evaluate(FIRST_IN_VIEW)
-    assert 1_000 < before < 29_000
-    shown, wanted = [], []
-    for edit, by in ((text[:100] + "y" * 3000 + text[100:], 3000), (text[:100] + "y" * 3000 + text[101:], -1)):
-        wanted.append(by)
-        page.evaluate("() => { document.getElementById('host').style.display = 'none'; }")
-        page.evaluate(DRAW, pane_markup(edit))
-        page.evaluate("() => { document.getElementById('host').style.display = ''; }")
+
+    def start() -> int:
+        page.evaluate(DRAW, pane_markup(text))
+        page.evaluate(TO_MIDDLE)
         page.evaluate(FRAMES)
-        shown.append(page.evaluate(FIRST_IN_VIEW) - before)
-        before = page.evaluate(FIRST_IN_VIEW)
+        return page.evaluate(FIRST_IN_VIEW)
+
+    def shown_after(*edits: str, narrow: bool = False) -> int:
+        page.evaluate(HIDE, False)
+        for edit in edits:
+            page.evaluate(DRAW, pane_markup(edit))
+        if narrow:
+            page.set_viewport_size({"width": width // 2, "height": 900})
+        page.evaluate(HIDE, True)
+        page.evaluate(FRAMES)
+        shown = page.evaluate(FIRST_IN_VIEW)
+        page.set_viewport_size({"width": width, "height": 900})
+        return shown
+
+    pasted = text[:100] + "y" * 3000 + text[100:]
+    cases = {  # what happened while hidden; where the first character in view should go
+        "3,000 pasted above": (lambda k: [pasted], 3000),
+        "then one deleted above": (lambda k: [pasted, pasted[:99] + pasted[100:]], 2999),
+        "then 1,000 more pasted above": (lambda k: [pasted, pasted[:100] + "w" * 1000 + pasted[100:]], 4000),
+        "then 100 typed far below": (lambda k: [pasted, pasted[: k + 9000] + "z " * 50 + pasted[k + 9000 :]], 3000),
+    }
+    moved = {}
+    for what, (edits, by) in cases.items():
+        before = start()
+        assert 1_000 < before < 29_000
+        after = shown_after(*edits(before))
+        if after - before != by:
+            moved[what] = (by, after - before)
+    before = start()
+    narrowed = shown_after(narrow=True)
     page.close()
-    assert shown == wanted, shown
+    assert not moved, moved
+    assert abs(narrowed - before) < 200, (before, narrowed)  # the token in view stays in view (its line)

@@ -185,17 +185,23 @@
   }
 
   // A hidden pane (another tab open) has no layout: a redraw there cannot read its place, and
-  // the browser would show it again at its old pixel offset. Its place is the one kept at its
-  // last scroll (lbpePlace), moved by the edit, and taken up when the pane is shown again.
-  const shownAgain = new ResizeObserver((entries) => {
+  // the browser would show it again at its old pixel offset, which after an edit above the
+  // view, or at another width, is other text. Each pane keeps its place at every scroll and
+  // move (lbpePlace); a redraw while hidden moves it with the edit, and a pane coming back from
+  // no size goes to it.
+  const sizes = new ResizeObserver((entries) => {
     for (const { target } of entries) {
-      const place = target.lbpePending;
-      if (place && target.clientHeight) {
-        target.lbpePending = null;
-        goTo(target, place);
-      }
+      const was = target.lbpeHidden;
+      target.lbpeHidden = !target.clientHeight;
+      if (was && !target.lbpeHidden && target.lbpePlace) goTo(target, target.lbpePlace);
     }
   });
+
+  function watch(box) {
+    if (box.lbpeWatched) return;
+    box.lbpeWatched = true;
+    sizes.observe(box);
+  }
 
   function textEnd(container) {
     const list = container.querySelectorAll(".lbpe-tok[data-s]");
@@ -418,13 +424,15 @@
         const end = textEnd(now);
         place.s = Math.min(Math.max(place.s + (pastEdit ? end - length : 0), floor), end);
       }
-      if (hidden) {
-        now.lbpePlace = now.lbpePending = place;
-        shownAgain.observe(now);
+      if (hidden) { // held by a token on the page now (the next redraw may move it again)
+        const token = place.token.isConnected && now.contains(place.token) ? place.token : atChar(now, place.s);
+        if (token) now.lbpePlace = { token, s: place.s, offset: place.offset };
+        now.lbpeHidden = true;
       } else {
         goTo(now, place);
       }
     }
+    if (now) watch(now);
     host.lbpeShown = markup;
     host.lbpeParts = next;
   }
