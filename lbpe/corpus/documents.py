@@ -28,6 +28,7 @@ import gzip
 import io
 import json
 import os
+import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -106,6 +107,10 @@ def input_bytes(paths: Sequence[str | os.PathLike[str]]) -> int:
     return total
 
 
+#: What reading a damaged or cut ``.gz`` raises (zlib.error for bad deflate data is no OSError).
+GZIP_ERRORS = (OSError, EOFError, zlib.error)
+
+
 def _open(path: Path):
     try:
         f = open(path, "rb", buffering=CHUNK_BYTES)  # long lines: few system calls
@@ -164,7 +169,7 @@ def _lines_of(path: Path, progress) -> Iterator[tuple[int, bytes]]:
             yield number, line
         if progress is not None and raw.tell() != seen:
             progress(raw.tell() - seen)
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
+    except GZIP_ERRORS as exc:
         raise LbpeError(f"{path}: cannot be read ({exc})") from None
     finally:
         stream.close()
@@ -214,7 +219,7 @@ def records_of_bytes(
     if source.lower().endswith(".gz") and data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
+        except GZIP_ERRORS as exc:
             raise LbpeError(f"{source}: cannot be read ({exc})") from None
     kind = input_kind(source)
     if kind == "jsonl":
@@ -271,7 +276,7 @@ def _whole_file(path: Path, progress) -> Iterator[Record]:
                     progress(at - seen)
                     seen = at
                 yield block
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        except GZIP_ERRORS as exc:
             raise LbpeError(f"{path}: cannot be read ({exc})") from None
         finally:
             stream.close()

@@ -370,3 +370,36 @@ def test_a_full_disk_is_one_line_and_leaves_nothing_half_written(tmp_path, fmt):
         assert documents(out) == want
     else:
         assert np.memmap(out / "train.bin", dtype=np.uint16, mode="r").tolist() == [i for d in want for i in d]
+
+
+def test_a_damaged_gzip_input_is_named_not_a_traceback(tmp_path):
+    """Deflate data damaged inside a .gz (zlib.error, which is no OSError) escaped as a traceback
+    from a fresh export, a resume's check of the inputs, a Ray worker's reading and stats."""
+    import gzip
+
+    from lbpe.corpus.documents import iter_records, records_of_bytes
+
+    tok = load_preset("gpt2")
+    docs = paragraphs(2000)
+    good = gzip.compress("".join(json.dumps({"text": d}) + "\n" for d in docs).encode(), mtime=0)
+    path = tmp_path / "a.jsonl.gz"
+    path.write_bytes(good)
+    out = tmp_path / "out"
+    options = dict(mode="bpe", shard_tokens=5_000)
+    with pytest.raises(KeyboardInterrupt):
+        export_shards(tok, [path], out, progress=Stop(3), **options)
+    # a second gzip member whose first deflate block has the reserved type 3
+    damaged = good + bytes([0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 0xFF, 0x07])
+    path.write_bytes(damaged)
+    with pytest.raises(gzip.zlib.error, match="invalid block type"):  # what Python's gzip raises for it
+        gzip.decompress(damaged)
+    text = tmp_path / "b.txt.gz"
+    text.write_bytes(damaged)
+    for run in {
+        "resume": lambda: export_shards(tok, [path], out, resume=True, **options),
+        "fresh export": lambda: export_shards(tok, [path], tmp_path / "fresh", **options),
+        "a whole text file": lambda: [list(r.pieces()) for r in iter_records([text])],
+        "a Ray worker's bytes": lambda: records_of_bytes(str(path), damaged),
+    }.values():
+        with pytest.raises(LbpeError, match=r"\.gz: cannot be read \("):
+            run()

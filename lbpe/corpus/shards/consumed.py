@@ -29,13 +29,12 @@ True
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from lbpe.corpus.documents import BOM, BadRecord, Record, _open, input_kind, iter_records
+from lbpe.corpus.documents import BOM, GZIP_ERRORS, BadRecord, Record, _open, input_kind, iter_records
 from lbpe.corpus.textio import CHUNK_BYTES
 from lbpe.errors import LbpeError
 
@@ -83,7 +82,7 @@ class _Lines:
             return b""
         try:
             block = self.stream.read(CHUNK_BYTES)
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        except GZIP_ERRORS as exc:
             raise LbpeError(f"{self.path}: cannot be read ({exc})") from None
         at = self.raw.tell()
         self.told(at - self.seen)
@@ -170,7 +169,7 @@ class Consumed:
                     self._told(len(block) if stream is raw else 0)
                 if stream is not raw:  # .gz: its size on disk, as the export's progress counts
                     self._told(raw.tell())
-            except (OSError, EOFError, gzip.BadGzipFile) as exc:
+            except GZIP_ERRORS as exc:
                 raise LbpeError(f"{path}: cannot be read ({exc})") from None
             finally:
                 stream.close()
