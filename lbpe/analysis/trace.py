@@ -274,14 +274,16 @@ def show_key(key: bytes | str) -> str:
 
 #: Characters that show nothing or change how the text around them is laid out: the soft
 #: hyphen, the combining grapheme joiner, the Arabic letter mark, the Hangul fillers, the Khmer
-#: inherent vowels, the Mongolian vowel separator, the zero-width space, non-joiner and joiner,
-#: the direction marks, embeddings, overrides and isolates, the line and paragraph separators,
-#: the word joiner and invisible operators, the deprecated format characters, the byte order
-#: mark, the interlinear annotation marks, the shorthand format controls, the musical format
-#: characters, and the tag characters (which can hide a whole sentence in what reads as plain
-#: text). A terminal or a page would hide them, reorder the tokens after them, or break the line.
-#: The variation selectors are left as they are: they choose how the character before them is
-#: drawn (an emoji's colour form, an ideograph's variant) and show nothing wrong.
+#: inherent vowels, the Mongolian variation selectors and vowel separator, the zero-width space,
+#: non-joiner and joiner, the direction marks, embeddings, overrides and isolates, the line and
+#: paragraph separators, the word joiner and invisible operators, the variation selectors, the
+#: byte order mark, the interlinear annotation marks, the shorthand format controls, the
+#: musical format characters, the tag characters and the code points of Unicode's
+#: default-ignorable blocks that are not assigned yet (drawn as nothing too). A terminal or a
+#: page would hide them, reorder the tokens after them, or break the line; tag characters and
+#: runs of variation selectors can spell a whole sentence in what reads as plain text. An
+#: emoji's variation selector or joiner is shown too: a token holds it as it holds any other
+#: character.
 FORMATTING = (
     0x00AD,
     0x034F,
@@ -290,19 +292,18 @@ FORMATTING = (
     0x1160,
     0x17B4,
     0x17B5,
-    0x180E,
+    *range(0x180B, 0x1810),
     *range(0x200B, 0x2010),
     *range(0x2028, 0x202F),
-    *range(0x2060, 0x2065),
-    *range(0x2066, 0x2070),
+    *range(0x2060, 0x2070),
     0x3164,
+    *range(0xFE00, 0xFE10),
     0xFEFF,
     0xFFA0,
-    *range(0xFFF9, 0xFFFC),
+    *range(0xFFF0, 0xFFFC),
     *range(0x1BCA0, 0x1BCA4),
     *range(0x1D173, 0x1D17B),
-    0xE0001,
-    *range(0xE0020, 0xE0080),
+    *range(0xE0000, 0xE1000),
 )
 
 

@@ -215,7 +215,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="print the BPE and LBPE segmentations and their token counts",
         description="Each method's token count, then its tokens between bars; in a token, \\| is a bar, "
         "\\\\ a backslash, \\n \\r \\t a line end or tab, \\xNN a byte of a character split across tokens "
-        "(80-ff) or a control character (00-1f, 7f), \\uNNNN a control character 0080-009f.",
+        "(80-ff) or a control character (00-1f, 7f), \\uNNNN a control character 0080-009f or a character "
+        "that shows nothing or moves the text (a zero-width space, a direction override, a variation selector), "
+        "\\UNNNNNNNN one beyond ffff (a tag character).",
     )
     common(p)
     p.add_argument(

@@ -202,6 +202,7 @@ ESCAPED = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 INVISIBLE = (
     "\u00ad\u061c\u180e\u200b\u200c\u200d\u200e\u200f\u2028\u2029\u202a\u202b\u202c\u202d\u202e"
     "\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff"
+    "\u034f\u115f\u3164\ufe0f\U000e0068\U000e0100"
 )
 
 
@@ -213,7 +214,7 @@ def escaped(text: str) -> str:
         if code < 0x20 or code == 0x7F:
             return f"\\x{code:02x}"
         if 0x80 <= code <= 0x9F or ch in INVISIBLE:
-            return f"\\u{code:04x}"
+            return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
         return ch
 
     return "".join(map(one, text))
@@ -226,6 +227,7 @@ def test_control_characters_are_shown_escaped_by_compare_and_explain(tmp_path):
 
     enc = tiktoken_encoding("cl100k_base")
     text = "a\x00b\x1b[31m c\rd\x7f e\x85 é\\|\u0085 f\u202eg h\u2028i\u200bj\ufeff k\u2067l\u2069"
+    text += " m\u034fn \u3164 \u2764\ufe0f o\U000e0068\U000e0100"
     path = tmp_path / "in.txt"
     path.write_text(text, encoding="utf-8")
     result = run_cli("compare", "--vocab", "cl100k_base", str(path), timeout=120)

@@ -44,8 +44,20 @@ CONTROL_PICTURES = {c: chr(0x2400 + c) for c in range(0x20)} | {0x7F: "\u2421"}
 #: escapes in a dimmed span.
 MARKED = {c: f'<span class="lbpe-mark">{shown}</span>' for c, shown in SHOWN.items() if c >= 0x80}
 
+
+def _character_class(codes: list[int]) -> str:
+    """A regular expression's class of the code points ``codes`` (sorted), runs as ranges."""
+    runs: list[list[int]] = []
+    for c in codes:
+        if runs and runs[-1][1] == c - 1:
+            runs[-1][1] = c
+        else:
+            runs.append([c, c])
+    return "[" + "".join(re.escape(chr(a)) + ("-" + re.escape(chr(b)) if b > a else "") for a, b in runs) + "]"
+
+
 #: One character of :data:`MARKED`.
-MARKED_CHAR = re.compile("[" + "".join(re.escape(chr(c)) for c in MARKED) + "]")
+MARKED_CHAR = re.compile(_character_class(sorted(MARKED)))
 
 #: How the Explain views write a unit or a token: whitespace as glyphs on one line.
 _ONE_LINE = {**CONTROL_PICTURES, ord(" "): "\u00b7", ord("\t"): "\u2192", ord("\n"): "\u21b5", ord("\r"): "\u240d"}

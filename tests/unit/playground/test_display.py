@@ -176,9 +176,13 @@ def test_every_view_writes_hidden_characters_as_escapes():
 
 #: Characters that show nothing and are no format control: tag characters (a language tag, and
 #: "hi" spelled in tags: text hidden in what reads as plain text), the Hangul fillers, the
-#: combining grapheme joiner, a Khmer inherent vowel, a shorthand format control and a musical
-#: format character.
-INVISIBLE = "\U000e0001\U000e0068\U000e0069\u3164\u115f\u1160\uffa0\u034f\u17b4\U0001bca0\U0001d173"
+#: combining grapheme joiner, a Khmer inherent vowel, a shorthand format control, a musical
+#: format character, variation selectors (a run of them can spell bytes after one letter), a
+#: Mongolian one, and default-ignorable code points not assigned yet.
+INVISIBLE = (
+    "\U000e0001\U000e0068\U000e0069\u3164\u115f\u1160\uffa0\u034f\u17b4\U0001bca0\U0001d173"
+    "\ufe00\ufe0f\U000e0100\U000e01ef\u180b\u2065\ufff0\U000e0000\U000e0080\U000e0fff"
+)
 
 
 def escape(ch: str) -> str:
@@ -192,6 +196,7 @@ def test_every_view_writes_invisible_characters_as_escapes():
 
     tok = load_preset("gpt2")
     text = f"please summarise{INVISIBLE[:3]} this \u3164 filler\u115f\u1160\uffa0 a\u034fb \u17b4\U0001bca0\U0001d173"
+    text += " hi\ufe00\ufe0f\U000e0100\U000e01ef there \u1820\u180b \u2065\ufff0\U000e0000\U000e0080\U000e0fff"
     c = display.compare(tok, text)
     views = {
         "pane": display.render_pane(c, "bpe"),
