@@ -164,11 +164,12 @@ class Consumed:
         elif kind == "text":  # one document: the whole file
             stream, raw = _open(path)
             try:
+                seen = 0
                 while block := stream.read(CHUNK_BYTES):
                     self._hash.update(block)
-                    self._told(len(block) if stream is raw else 0)
-                if stream is not raw:  # .gz: its size on disk, as the export's progress counts
-                    self._told(raw.tell())
+                    at = raw.tell()  # on disk (compressed, for .gz), as the export's progress counts
+                    self._told(at - seen)
+                    seen = at
             except GZIP_ERRORS as exc:
                 raise LbpeError(f"{path}: cannot be read ({exc})") from None
             finally:

@@ -250,9 +250,9 @@ def _export_locked(
         else:
             stray.unlink(missing_ok=True)  # a writer that was killed left it (we hold the lock)
     consumed = Consumed(inputs, lines=lines, text_field=text_field)
-    told = None
+    told, done = None, 0
     if checking is not None:
-        total, done = input_bytes(inputs), 0
+        total = input_bytes(inputs)
 
         def told(n: int) -> None:
             nonlocal done
@@ -260,6 +260,8 @@ def _export_locked(
             checking(min(done, total), total)
 
     previous = _resume_state(out, header, warn, consumed, told) if options.resume else None
+    if checking is not None and done:
+        checking(done, done)  # all that needed reading was read: the phase ends full, not at a share of the inputs
     if previous is None:
         leftovers = sorted(p.relative_to(out).as_posix() for p in _our_files(out))
         listed = f"{', '.join(leftovers[:3])}{', ...' if len(leftovers) > 3 else ''}"
