@@ -340,6 +340,7 @@ def test_a_pane_redrawn_while_hidden_shows_its_place_when_shown_again(browser, w
 
     def shown_after(*edits: str, narrow: bool = False) -> int:
         page.evaluate(HIDE, False)
+        page.evaluate(FRAMES)  # as a tab switch: the pane is seen with no size
         for edit in edits:
             page.evaluate(DRAW, pane_markup(edit))
         if narrow:
@@ -366,6 +367,14 @@ def test_a_pane_redrawn_while_hidden_shows_its_place_when_shown_again(browser, w
             moved[what] = (by, after - before)
     before = start()
     narrowed = shown_after(narrow=True)
+    # narrowed while in view: the lines reflow with no scroll event; the view stays on its text,
+    # then and after the tab is switched away and back
+    before = start()
+    page.set_viewport_size({"width": width * 3 // 4, "height": 800})
+    page.evaluate(FRAMES)
+    reflowed = page.evaluate(FIRST_IN_VIEW)
+    back = shown_after()
     page.close()
     assert not moved, moved
     assert abs(narrowed - before) < 200, (before, narrowed)  # the token in view stays in view (its line)
+    assert abs(reflowed - before) < 200 and abs(back - before) < 200, (before, reflowed, back)

@@ -188,12 +188,15 @@
   // the browser would show it again at its old pixel offset, which after an edit above the
   // view, or at another width, is other text. Each pane keeps its place at every scroll and
   // move (lbpePlace); a redraw while hidden moves it with the edit, and a pane coming back from
-  // no size goes to it.
+  // no size goes to it. A pane narrowed or widened in view reflows its lines under the same
+  // pixel offset, with no scroll event: it goes to its place too.
   const sizes = new ResizeObserver((entries) => {
     for (const { target } of entries) {
-      const was = target.lbpeHidden;
+      const was = target.lbpeHidden, width = target.lbpeWidth;
       target.lbpeHidden = !target.clientHeight;
-      if (was && !target.lbpeHidden && target.lbpePlace) goTo(target, target.lbpePlace);
+      target.lbpeWidth = target.clientWidth;
+      if (target.lbpeHidden || !target.lbpePlace) continue;
+      if (was || (width !== undefined && width !== target.clientWidth)) goTo(target, target.lbpePlace);
     }
   });
 
