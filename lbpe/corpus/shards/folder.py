@@ -239,7 +239,7 @@ def _changed_inputs(
     last one found unchanged) and what to say; or ``None``. Shards that record no digest (an
     earlier lbpe's) are taken as unchanged unless a later digest differs, and ``warn`` says so."""
     by_end: dict[int, dict] = {}
-    for split in reversed(SPLITS):  # train and val shards closed together: the train one named
+    for split in SPLITS:  # train and val shards closed together share their "records" and digest
         for s in shards[split]:
             if not s.get("partial") and (bad_at is None or s["records"] < bad_at):
                 by_end[s["records"]] = s
