@@ -337,10 +337,15 @@ def barred(parts: Sequence[str]) -> str:
     return "|".join(part.translate(_BARRED) for part in parts)
 
 
-def quoted(text: str) -> str:
-    """``text`` in double quotes, written with :data:`SHOWN` (the "why" lines and the renderers).
+#: :data:`SHOWN`, and a double quote as ``\\"``: for text in double quotes.
+_QUOTED = {**SHOWN, ord('"'): '\\"'}
 
-    >>> print(quoted("a\\tb\\r\\x1b[0m\\\\n"))
-    "a\\tb\\r\\x1b[0m\\\\n"
+
+def quoted(text: str) -> str:
+    """``text`` in double quotes, written with :data:`SHOWN` and a double quote as ``\\"`` (the
+    "why" lines, the renderers and the panes' tooltips).
+
+    >>> print(quoted('a\\tb\\r\\x1b[0m\\\\n say "hi"'))
+    "a\\tb\\r\\x1b[0m\\\\n say \\"hi\\""
     """
-    return '"' + text.translate(SHOWN) + '"'
+    return '"' + text.translate(_QUOTED) + '"'

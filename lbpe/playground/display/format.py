@@ -22,20 +22,6 @@ METHOD_NAMES = {
 }
 
 
-#: :data:`lbpe.analysis.trace.SHOWN`, and a double quote as ``\\"``.
-_QUOTED = {**SHOWN, ord('"'): '\\"'}
-
-
-def quote(chars: str) -> str:
-    """``chars`` in double quotes, written with :data:`lbpe.analysis.trace.SHOWN` (control and
-    formatting characters escaped) and a double quote as ``\\"``.
-
-    >>> print(quote('say "hi"\\n\\u202e'))
-    "say \\"hi\\"\\n\\u202e"
-    """
-    return '"' + chars.translate(_QUOTED) + '"'
-
-
 #: C0 controls and DEL as their Unicode control pictures (``␀`` ... ``␟``, ``␡``).
 CONTROL_PICTURES = {c: chr(0x2400 + c) for c in range(0x20)} | {0x7F: "\u2421"}
 

@@ -11,7 +11,8 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from lbpe.playground.display.format import CONTROL_PICTURES, marked_html, quote, signed
+from lbpe.analysis.trace import quoted
+from lbpe.playground.display.format import CONTROL_PICTURES, marked_html, signed
 from lbpe.playground.display.model import Comparison, differences
 from lbpe.playground.display.tables import summary_rows
 from lbpe.tokenizer import MODES, Segment, Tokenizer
@@ -80,7 +81,7 @@ def _listed_group(comparison: Comparison, group: list[Segment]) -> str:
     chars = _escape(comparison.text[start:end], True) or "\u2205"
     if len(group) > 1 or group[0].partial:
         what = f"{len(group)} tokens for" if len(group) > 1 else "1 token for part of"
-        title = "\n".join([f"{what} {quote(comparison.text[start:end])}", *(_token_spelling(s) for s in group)])
+        title = "\n".join([f"{what} {quoted(comparison.text[start:end])}", *(_token_spelling(s) for s in group)])
         title = html.escape(title, quote=True).replace("\n", "&#10;")
         chars = f'<span class="lbpe-bytes" title="{title}">{chars}</span>'
     return chars
@@ -146,7 +147,7 @@ def _token_spelling(seg: Segment) -> str:
         text = seg.token.decode("utf-8")
     except UnicodeDecodeError:
         return "".join(f"\\x{b:02x}" for b in seg.token)
-    return quote(text)
+    return quoted(text)
 
 
 def _groups(segments: Sequence[Segment]) -> Iterator[list[Segment]]:
@@ -297,7 +298,7 @@ def _markup(
         if len(group) > 1 or group[0].partial:
             classes.append("lbpe-bytes")
             lines = [
-                f"{len(group)} tokens for {quote(chars)}" if len(group) > 1 else f"1 token for part of {quote(chars)}"
+                f"{len(group)} tokens for {quoted(chars)}" if len(group) > 1 else f"1 token for part of {quoted(chars)}"
             ]
         else:
             lines = []

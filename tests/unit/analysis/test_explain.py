@@ -323,3 +323,15 @@ def test_a_span_outside_the_text_or_removed_by_the_normaliser_says_so():
     assert explain_span(stripped, "  ab", 0, 3).bpe_ids == [ord("a")]
     with pytest.raises(LbpeError, match="at most 400 characters"):
         explain_span(tok, "word " * 200, 0, 500)
+
+
+def test_a_double_quote_in_a_quoted_token_is_escaped():
+    '''The "why" lines quote tokens and spans in double quotes: a token holding one read as
+    three quotes in a row (a token `"` as `"""`), where the playground's tooltips escape it.'''
+    from lbpe.analysis.explain import explain
+    from lbpe.analysis.trace import quoted
+    from lbpe.playground.display import explain_text
+
+    assert quoted('say "hi"') == '"say \\"hi\\""'
+    text = explain_text(explain(load_preset("gpt2"), 'He said "no" to "unbelievable" ideas'))
+    assert '\\"' in text and '"""' not in text, text
