@@ -64,12 +64,19 @@ def read_chunks(paths: Sequence[str | os.PathLike[str]], *, size: int = CHUNK_BY
         yield from iter_chunks(path, size=size)
 
 
+#: The most characters :func:`align_chunks` carries on while it finds no safe cut; past it the
+#: text is cut where the reader cut it, which may split a piece (a 64 MiB stretch with no safe cut).
+CARRY_MOST = 64 * CHUNK_BYTES
+
+
 def align_chunks(tok: Tokenizer, chunks: Iterable[str]) -> Iterator[str]:
     """Re-cut consecutive chunks of ONE text so that every cut is a safe piece boundary for
     ``tok`` (the tail after the cut moves on to the next chunk). Unchanged when ``tok`` has no
     safe cut (see :meth:`~lbpe.tokenizer.Tokenizer.safe_cut`). For a SentencePiece-style
     pipeline every chunk after the first is a :class:`~lbpe.analysis.stats.Continuation`, which the
-    statistics encode without the start-of-text prefix: the totals equal the whole text's."""
+    statistics and the export encode without the start-of-text prefix: the ids equal the whole
+    text's. Where no cut is safe (a normaliser that promises nothing at a cut, a stretch with no
+    white space) the text is carried on whole, up to :data:`CARRY_MOST` characters."""
     continued = tok.continued()
     mark = Continuation if continued is not None and continued is not tok else str
     carry = ""
@@ -77,9 +84,9 @@ def align_chunks(tok: Tokenizer, chunks: Iterable[str]) -> Iterator[str]:
     for chunk in chunks:
         text = carry + chunk
         cut = tok.safe_cut(text)
-        if cut is None:
-            if (tok.normalizer is not None and mark is str) or len(text) > 64 * CHUNK_BYTES:
-                yield text if first else mark(text)  # nothing better is known (or the carry grew too large)
+        if cut is None:  # no cut is known to be safe: the text goes on whole, up to a bound
+            if len(text) > CARRY_MOST:
+                yield text if first else mark(text)
                 carry, first = "", False
             else:
                 carry = text

@@ -85,6 +85,53 @@ def test_shards_hold_every_documents_ids_in_order(tmp_path, name, num_proc):
     assert read_shards(tmp_path / "lines")[1] == encoded(tok, ["first line", "second line  ", "third"], "bpe")
 
 
+def _sentencepiece_ids(text: str) -> list[int]:
+    import sentencepiece
+
+    model = data_file("sentencepiece/mistral_tokenizer.model.v1")
+    return sentencepiece.SentencePieceProcessor(model_file=str(model)).encode(text)
+
+
+def _hf_ids(name: str, text: str) -> list[int]:
+    import tokenizers
+
+    hf = tokenizers.Tokenizer.from_file(str(data_file(f"hf/{name}/tokenizer.json")))
+    return hf.encode(text, add_special_tokens=False).ids
+
+
+#: A document longer than the 1 MiB a text file is read in, as the pipelines' own libraries
+#: encode it whole: SentencePiece's start-of-text ``▁`` comes once, not once per chunk, and a
+#: normaliser that promises nothing at a cut (Qwen 3's NFC before its pattern) sees the whole.
+LONG_DOCUMENTS = {
+    "mistral-7b": (
+        lambda: load_preset("mistral-7b"),
+        lambda: data_file("text/moby_dick.txt").read_text("utf-8"),
+        _sentencepiece_ids,
+    ),
+    "qwen3": (
+        lambda: lbpe.load(data_file("hf/qwen3/tokenizer.json")),
+        lambda: " ".join(data_file("text/moby_dick.txt").read_text("utf-8").split()),
+        lambda text: _hf_ids("qwen3", text),
+    ),
+}
+
+
+@pytest.mark.parametrize("num_proc", [1, 2])
+@pytest.mark.parametrize("name", list(LONG_DOCUMENTS))
+def test_a_text_file_longer_than_a_read_has_the_ids_of_the_whole_text(tmp_path, name, num_proc):
+    load, text_of, reference = LONG_DOCUMENTS[name]
+    text = text_of()
+    assert len(text.encode()) > 1 << 20  # read in more than one chunk
+    path = tmp_path / "long.txt"
+    path.write_text(text, encoding="utf-8")
+    export_shards(load(), [path], tmp_path / "out", mode="bpe", num_proc=num_proc)
+    got = read_shards(tmp_path / "out")[1]
+    assert len(got) == 1
+    want = reference(text)
+    first = next((k for k, (a, b) in enumerate(zip(got[0], want)) if a != b), min(len(got[0]), len(want)))
+    assert got[0] == want, f"{len(got[0])} ids against {len(want)}; the first difference at id {first}"
+
+
 def test_vocab_hash_follows_the_ids_not_the_object():
     assert vocab_sha256(load_preset("gpt2")) == vocab_sha256(lbpe.load(data_file("openai/r50k_base.tiktoken")))
     assert vocab_sha256(load_preset("gpt2")) != vocab_sha256(load_preset("cl100k_base"))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from array import array
 
+from lbpe.analysis.stats import Continuation
 from lbpe.corpus.documents import Record
 from lbpe.corpus.workers import worker_tokenizer
 from lbpe.tokenizer import Mode, Tokenizer
@@ -27,7 +28,9 @@ def _encode_batch(tok: Tokenizer | None, mode: Mode, texts: list) -> tuple[bytes
                 lengths.append(0)
                 continue
             text = record.text
-        out = tok.encode_to_array(text, mode=mode, disallowed_special=())  # no Python int per id
+        # a later piece of a long text file goes on from the piece before it (align_chunks)
+        encoder = (tok.continued() or tok) if isinstance(text, Continuation) else tok
+        out = encoder.encode_to_array(text, mode=mode, disallowed_special=())  # no Python int per id
         lengths.append(len(out))
         ids.extend(out)
     return lengths.tobytes(), ids.tobytes(), errors
