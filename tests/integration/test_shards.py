@@ -321,6 +321,14 @@ def test_parquet_input(tmp_path):
         export_shards(tok, [path], tmp_path / "stop", mode="lbpe", text_field="body")
     index = export_shards(tok, [path], tmp_path / "out", mode="lbpe", text_field="body", skip_bad=True, num_proc=2)
     assert read_shards(tmp_path / "out")[1] == encoded(tok, docs, "lbpe") and index["skipped_documents"] == 1
+    # with --lines beside a text file, on worker processes: the rows are still the documents
+    lines = tmp_path / "d.txt"
+    lines.write_text("first line\nsecond line\n", encoding="utf-8")
+    index = export_shards(
+        tok, [lines, path], tmp_path / "lines", mode="lbpe", text_field="body", skip_bad=True, lines=True, num_proc=2
+    )
+    want = encoded(tok, ["first line", "second line", *docs], "lbpe")
+    assert read_shards(tmp_path / "lines")[1] == want and index["skipped_documents"] == 1
 
 
 @pytest.mark.slow(reason="Ray")

@@ -117,7 +117,8 @@ def _pooled(tok: Tokenizer, inputs, mode: Mode, pool, num_proc: int, *, lines: b
     other inputs go through :func:`_ordered`."""
     number = 0
     for path in map(str, inputs):
-        if not (lines or input_kind(path) == "jsonl") or path.lower().endswith(".gz"):
+        kind = input_kind(path)  # runs of lines: JSON lines, and text files read with --lines
+        if not (kind == "jsonl" or (lines and kind == "text")) or path.lower().endswith(".gz"):
             records = iter_records([path], lines=lines, text_field=text_field, progress=progress, parse=False)
             for item in _ordered(tok, records, mode, pool, num_proc, number):
                 number = max(number, item[1][-1][0] if item[0] == "documents" else item[1])
