@@ -193,7 +193,9 @@ class Tokenizer(BulkEncoding):
 
     @property
     def n_vocab(self) -> int:
-        return self.vocab.n_vocab
+        """One more than the largest id an encoding can hold: the vocabulary's tokens, special
+        tokens and added tokens (tiktoken's ``n_vocab``; ids may have gaps)."""
+        return max(self.vocab.n_vocab, max(self.added_tokens.values(), default=-1) + 1)
 
     @property
     def special_tokens(self) -> dict[str, int]:

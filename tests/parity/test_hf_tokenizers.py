@@ -33,6 +33,14 @@ def theirs(name: str):
     return Tokenizer.from_file(str(data_file(f"hf/{name}/tokenizer.json")))
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_n_vocab_counts_every_id_the_file_gives(name):
+    """One more than the largest id an encoding can hold (tiktoken's ``n_vocab``), added tokens
+    included (Qwen 3's ``</think>`` is one): what an export sizes its ids by and a trainer its
+    embedding. HF's own size is a count, smaller where ids have gaps (GPT-4o's)."""
+    assert ours(name).n_vocab == max(theirs(name).get_vocab(with_added_tokens=True).values()) + 1
+
+
 @pytest.mark.slow(reason="parity over megabytes, every HF file")
 @pytest.mark.parametrize("name", NAMES)
 def test_bpe_ids_and_decode_equal_hf_on_real_text(name):
