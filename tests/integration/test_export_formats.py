@@ -147,6 +147,31 @@ def test_eos_by_spelling_or_id_and_a_clear_error(tmp_path):
     assert ShardDataset(tmp_path / "e")[0].tolist()[-1] == 50256
 
 
+def test_an_added_tokens_id_is_an_eos_and_counts_in_n_vocab(tmp_path):
+    """Qwen 3's ``</think>`` (id 151,668) is an added token, no special one: the index's
+    ``n_vocab`` (what a trainer sizes its embedding by) holds it, as HF's own table does, and
+    ``--eos`` takes it by id as by spelling. An id in a gap of the vocabulary, or digits that
+    are not ASCII, are no ids."""
+    from tokenizers import Tokenizer as HFTokenizer
+
+    file = data_file("hf/qwen3/tokenizer.json")
+    largest = max(HFTokenizer.from_file(str(file)).get_vocab(with_added_tokens=True).values())
+    tok = lbpe.load(file)
+    path, _ = corpus(tmp_path, 10)
+    by_id = export_shards(tok, [path], tmp_path / "a", mode="bpe", eos=str(largest))
+    by_name = export_shards(tok, [path], tmp_path / "b", mode="bpe", eos="</think>")
+    assert by_id["n_vocab"] == by_name["n_vocab"] == largest + 1
+    assert by_id["eos_id"] == by_name["eos_id"] == largest
+    assert [ShardDataset(tmp_path / "a")[i].tolist()[-1] for i in range(10)] == [largest] * 10
+    o200k = load_preset("o200k_base")  # 199,998 ranks, then <|endoftext|> at 199,999
+    with pytest.raises(LbpeError, match=r"--eos 199998 is not an id of this vocabulary \(no token has it\)"):
+        export_shards(o200k, [path], tmp_path / "c", mode="bpe", eos=199998)
+    with pytest.raises(LbpeError, match=r"--eos '²' is not a special token"):
+        export_shards(o200k, [path], tmp_path / "d", mode="bpe", eos="²")
+    with pytest.raises(LbpeError, match=r"--eos '１２' is not a special token"):
+        export_shards(o200k, [path], tmp_path / "e", mode="bpe", eos="１２")
+
+
 def test_val_split_and_shuffle_are_seeded(tmp_path):
     tok = load_preset("gpt2")
     path, docs = corpus(tmp_path, 1000)

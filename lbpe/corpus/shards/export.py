@@ -56,10 +56,14 @@ def eos_id(tok: Tokenizer, eos: str | int) -> int:
     """The id of the end-of-text token ``eos``: a special or added token's spelling (e.g.
     ``"<|endoftext|>"``, ``"</s>"``) or an id."""
     specials = {**tok.special_tokens, **tok.added_tokens}
-    if isinstance(eos, int) or (isinstance(eos, str) and eos.isdigit()):
+    if isinstance(eos, int) or (isinstance(eos, str) and eos.isascii() and eos.isdigit()):
         i = int(eos)
         if not 0 <= i < tok.n_vocab:
             raise LbpeError(f"--eos {i} is not an id of this vocabulary (0 to {tok.n_vocab - 1:,})")
+        try:
+            tok.decode_bytes([i])
+        except LbpeError:
+            raise LbpeError(f"--eos {i} is not an id of this vocabulary (no token has it)") from None
         return i
     if eos in specials:
         return specials[eos]
