@@ -17,6 +17,8 @@ MODE_KEY = "lbpe_mode"
 SOURCE_KEY = "lbpe_vocab_file"
 #: The key naming that file's pre-tokenizer preset (a rank file whose name does not tell it).
 PATTERN_KEY = "lbpe_pattern"
+#: The key holding that rank file's special tokens when they were given (``special_tokens=``).
+SPECIALS_KEY = "lbpe_special_tokens"
 #: The key naming the model's own transformers class, which lbpe loads the folder with.
 BASE_KEY = "lbpe_base_class"
 #: The class name a saved folder gives transformers, and the module that defines it there.
@@ -33,6 +35,14 @@ __all__ = ["LBPETokenizer"]
 '''
 
 
+def _files_of(source: Path) -> list[Path]:
+    """The files lbpe reads a vocabulary from, given the one it was named by: GPT-2's
+    ``encoder.json`` goes with the ``vocab.bpe`` beside it."""
+    if source.name in ("encoder.json", "vocab.bpe"):
+        return [source.parent / "encoder.json", source.parent / "vocab.bpe"]
+    return [source]
+
+
 def record_folder(folder: Path, *, mode: str, base: str, tok: Tokenizer, source: Path | None) -> Path:
     """Writes into ``folder`` (the model's files saved there) what loads it back as an LBPE
     tokenizer: in ``tokenizer_config.json`` the class, ``auto_map``, the mode and the model's own
@@ -47,12 +57,16 @@ def record_folder(folder: Path, *, mode: str, base: str, tok: Tokenizer, source:
     data["auto_map"] = {"AutoTokenizer": [None, f"{MODULE_NAME}.{CLASS_NAME}"]}
     data.pop(SOURCE_KEY, None)
     data.pop(PATTERN_KEY, None)
+    data.pop(SPECIALS_KEY, None)
+    data.pop("local_files_only", None)  # what from_pretrained forces, not a setting of the tokenizer
     if source is not None:
-        if source.resolve() != (folder / source.name).resolve():
-            shutil.copyfile(source, folder / source.name)
+        for own in _files_of(source):
+            if own.resolve() != (folder / own.name).resolve():
+                shutil.copyfile(own, folder / own.name)
         data[SOURCE_KEY] = source.name
         if tok.pretokenizer_name and source.name.lower().removesuffix(".gz").endswith(".tiktoken"):
             data[PATTERN_KEY] = tok.pretokenizer_name
+            data[SPECIALS_KEY] = tok.special_tokens
     config.write_text(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
     module = folder / f"{MODULE_NAME}.py"
     module.write_text(MODULE_SOURCE, encoding="utf-8")

@@ -9,13 +9,14 @@ import gzip
 import json
 import logging
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from lbpe.errors import LbpeError, VocabFormatError
 from lbpe.formats.hf_write import tokenizer_json_of
 from lbpe.hf.mixin import _subclass
-from lbpe.hf.saving import BASE_KEY, CLASS_NAME, MODE_KEY, PATTERN_KEY, SOURCE_KEY
+from lbpe.hf.saving import BASE_KEY, CLASS_NAME, MODE_KEY, PATTERN_KEY, SOURCE_KEY, SPECIALS_KEY
 from lbpe.hf.state import HOME
 from lbpe.load import detect_format, load
 from lbpe.tokenizer import METHODS, Tokenizer
@@ -102,13 +103,15 @@ class LBPETokenizer:
         *inputs: Any,
         mode: str | None = None,
         pattern: str | None = None,
+        special_tokens: Mapping[str, int] | None = None,
         **kwargs: Any,
     ):
         """The model's own tokenizer from ``path`` (a folder, a file or a bundled vocabulary's
         name; ``local_files_only`` is forced), encoding in ``mode``: "lbpe", "bpe" (the model's
         own) or another deterministic inference method of :data:`lbpe.METHODS` (default: the
-        folder's recorded mode, else "lbpe"). ``pattern``: the pre-tokenizer preset of a rank
-        file whose name does not tell it (as :func:`lbpe.load`). Other keyword arguments go to
+        folder's recorded mode, else "lbpe"). ``pattern`` and ``special_tokens``: the
+        pre-tokenizer preset and the special tokens of a rank file whose name does not tell them
+        (as :func:`lbpe.load`; a saved folder keeps them). Other keyword arguments go to
         transformers (``pad_token=...``, ...)."""
         try:
             import transformers
@@ -123,6 +126,11 @@ class LBPETokenizer:
             kwargs.pop(key, None)  # what AutoTokenizer passes along; a local folder needs none of them
         path = _preset_or_path(path)
         fmt, file = _source(path)
+        if special_tokens is not None and fmt != "tiktoken":
+            raise LbpeError(
+                f"{path}: special_tokens= is for a rank file (.tiktoken), which holds none; this vocabulary "
+                "carries its own"
+            )
         kwargs["local_files_only"] = True
         recorded: dict[str, Any] = {}
         source: Path | None = None
@@ -149,11 +157,11 @@ class LBPETokenizer:
             named = recorded.get(SOURCE_KEY)  # the file this tokenizer was built from, saved beside it
             if named and (folder / named).is_file():
                 source = folder / named
-                tok = load(source, pattern=recorded.get(PATTERN_KEY))
+                tok = load(source, pattern=recorded.get(PATTERN_KEY), special_tokens=recorded.get(SPECIALS_KEY))
             elif not file.name.endswith(".gz"):
                 tok = load(file)
         else:  # a rank file, GPT-2's files or a SentencePiece model: the same pipeline as tokenizer.json
-            tok = load(file, pattern=pattern)
+            tok = load(file, pattern=pattern, special_tokens=special_tokens)
             backend = Backend.from_str(json.dumps(tokenizer_json_of(tok)))
             hf = transformers.PreTrainedTokenizerFast(tokenizer_object=backend, **{**_roles(tok), **kwargs})
             source = Path(file)

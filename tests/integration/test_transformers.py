@@ -171,12 +171,15 @@ def test_model_and_rank_files_encode_as_their_own_library(name, texts):
 
 
 @pytest.mark.slow(reason="transformers, per file")
-@pytest.mark.parametrize("name", ["botchan .model", "cl100k_base.tiktoken"])
+@pytest.mark.parametrize("name", ["botchan .model", "cl100k_base.tiktoken", "gpt2 folder"])
 def test_built_tokenizer_saves_and_loads_back(name, texts, tmp_path):
     path = data_file(OTHER_FILES[name])
     tok = LBPETokenizer.from_pretrained(path, mode="lbpe")
     tok.save_pretrained(tmp_path / "saved")
-    assert (tmp_path / "saved" / path.name).read_bytes() == path.read_bytes()  # lbpe's vocabulary beside it
+    # lbpe's vocabulary beside it: every file of it (GPT-2's are two)
+    for own in [path, *([path.parent / "vocab.bpe"] if name == "gpt2 folder" else [])]:
+        assert (tmp_path / "saved" / own.name).read_bytes() == own.read_bytes()
+    assert "local_files_only" not in json.loads((tmp_path / "saved" / "tokenizer_config.json").read_text("utf-8"))
     again = LBPETokenizer.from_pretrained(tmp_path / "saved")
     assert again.lbpe_mode == "lbpe" and again(texts[:300])["input_ids"] == tok(texts[:300])["input_ids"]
     # the saved tokenizer.json is the model's own pipeline (BPE), lbpe's stage is not in it
@@ -195,6 +198,16 @@ def test_a_rank_file_with_an_unknown_name_takes_its_pattern(tmp_path, texts):
     tok = LBPETokenizer.from_pretrained(mine, mode="bpe", pattern="cl100k_base")
     encode, _ = reference_encoder("cl100k_base.tiktoken")
     assert tok(texts[:500], add_special_tokens=False)["input_ids"] == [encode(t) for t in texts[:500]]
+    # its special tokens given as lbpe.load takes them (the PatternNeededError says so), kept
+    # through a save and a load
+    eot = {"<|endoftext|>": 100257}
+    tok = LBPETokenizer.from_pretrained(mine, mode="bpe", pattern="cl100k_base", special_tokens=eot)
+    text = f"{texts[0]}<|endoftext|>"
+    assert tok.eos_token == "<|endoftext|>" and tok(text)["input_ids"] == encode(text)
+    tok.save_pretrained(tmp_path / "saved")
+    again = LBPETokenizer.from_pretrained(tmp_path / "saved")
+    assert again.eos_token == "<|endoftext|>" and again(text)["input_ids"] == encode(text)
+    assert again._lbpe.tok.special_tokens == eot
 
 
 @pytest.mark.slow(reason="transformers")
@@ -241,6 +254,8 @@ def test_errors_say_what_to_give(tmp_path):
         LBPETokenizer.from_pretrained(tmp_path / "notes.txt")
     with pytest.raises(lbpe.LbpeError, match="mode must be one of 'bpe', 'lbpe', 'longest-prefix'"):
         LBPETokenizer.from_pretrained(str(data_file("hf/llama3/tokenizer.json").parent), mode="fast")
+    with pytest.raises(lbpe.LbpeError, match=r"special_tokens= is for a rank file \(\.tiktoken\).*carries its own"):
+        LBPETokenizer.from_pretrained(str(data_file("hf/llama3/tokenizer.json").parent), special_tokens={"<x>": 1})
 
 
 # ---- saved folders load back as LBPE, through transformers' own AutoTokenizer ----
