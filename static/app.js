@@ -287,8 +287,10 @@ function dropoutProblem(rateText, seed) {
     const given = rateText.trim() === "" ? "the box is empty" : `not “${rateText.slice(0, 20)}”`;
     return `The dropout rate must be a number from 0 to 1 (e.g. 0.1): ${given}.`;
   }
-  if (seed !== "" && !/^-?\d{1,12}$/.test(seed)) {
-    return `The seed must be a whole number, or empty for fresh draws on every change: not “${seed.slice(0, 20)}”.`;
+  if (seed !== "" && !/^\d{1,12}$/.test(seed)) {
+    // as lbpe.playground.display.SEED_RULE
+    return "The seed must be a whole number from 0 to 999,999,999,999, or empty for fresh draws on every change: " +
+      `not “${seed.slice(0, 20)}”.`;
   }
   return "";
 }

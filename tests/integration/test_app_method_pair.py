@@ -92,6 +92,10 @@ def test_dropout_reads_the_rate_and_seed_boxes(tok):
         (("bpe", "dropout", None, 0), "needs a rate"),
         (("bpe", "dropout", 1.5, 0), "dropout must be a number from 0 to 1"),
         (("bpe", "dropout", 0.1, 1.5), "The seed must be a whole number"),
+        # beyond 64 bits an answer's JSON cannot hold it: said here, not an error after the handler
+        (("bpe", "dropout", 0.1, 1e30), "The seed must be a whole number from 0 to 999,999,999,999"),
+        (("bpe", "dropout", 0.1, 2.0**64), "The seed must be a whole number from 0 to 999,999,999,999"),
+        (("bpe", "dropout", 0.1, -3.0), "The seed must be a whole number from 0 to 999,999,999,999"),
     ],
 )
 def test_a_wrong_pair_is_a_readable_error(args, message):
@@ -127,6 +131,19 @@ def page_link(*args) -> str:
 
 def query(link: str) -> dict[str, str]:
     return dict(urllib.parse.parse_qsl(link))
+
+
+@pytest.mark.parametrize("seed", ["1234567890123", "abc", "1.5", "-4", "１２"])
+def test_a_links_seed_that_is_no_seed_is_named(seed):
+    """A seed the playground would refuse in its box (13 digits, letters, a fraction, below 0,
+    digits that are not ASCII) is named, and the pair kept with fresh draws; never read as
+    another seed or dropped unsaid."""
+    wanted = link_state({"t": TEXT, "m": "bpe,dropout", "dr": "0.5", "seed": seed}, text_chars=10_000)
+    assert wanted["methods"] == ("bpe", "dropout") and wanted["dropout"] == 0.5 and wanted["seed"] is None
+    (note,) = wanted["notes"]
+    assert f"Its seed “{seed}” cannot be used" in note and "fresh draws" in note
+    axis = link_state({"ax": "methods", "ms": "bpe,dropout", "mseed": seed}, text_chars=10)
+    assert axis["axis_methods"] == ("bpe", "dropout") and any(f"“{seed}”" in n for n in axis["notes"])
 
 
 def test_a_link_leaves_out_the_default_pair():

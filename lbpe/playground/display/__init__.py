@@ -59,6 +59,8 @@ from lbpe.playground.display.format import METHOD_NAMES, MODE_NAMES
 from lbpe.playground.display.incremental import Recompare
 from lbpe.playground.display.model import (
     DEFAULT_METHODS,
+    SEED_MOST,
+    SEED_RULE,
     Comparison,
     Difference,
     Side,
@@ -131,6 +133,8 @@ __all__ = [
     "MODE_NAMES",
     "METHOD_NAMES",
     "DEFAULT_METHODS",
+    "SEED_MOST",
+    "SEED_RULE",
     "check_methods",
     "COLORS",
     "MAX_LISTED_DIFFERENCES",

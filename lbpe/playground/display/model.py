@@ -55,6 +55,14 @@ class Side(PerToken):
 DEFAULT_METHODS: tuple[Method, Method] = ("bpe", "lbpe")
 
 
+#: The largest seed the playground takes (12 digits): a seed travels in links and in JSON
+#: answers, whose numbers hold 64 bits, and is typed by hand.
+SEED_MOST = 999_999_999_999
+
+#: What a seed may be, as the playground says it.
+SEED_RULE = f"a whole number from 0 to {SEED_MOST:,}, or empty for fresh draws on every change"
+
+
 def check_methods(
     methods: Sequence[str], dropout: float | None = None, seed: int | None = None
 ) -> tuple[Method, Method]:
@@ -64,6 +72,8 @@ def check_methods(
     left, right = check_pair(methods)
     if "dropout" in methods:
         check_dropout("dropout", dropout, seed)
+        if seed is not None and seed > SEED_MOST:
+            raise LbpeError(f"The seed must be {SEED_RULE}: not {seed}.")
     elif dropout is not None or seed is not None:
         given = "dropout" if dropout is not None else "seed"
         raise LbpeError(f"a {given} only applies when one of the methods is dropout, not to {left} and {right}")

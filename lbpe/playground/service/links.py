@@ -18,7 +18,7 @@ from typing import Any
 from lbpe.analysis.explain import MAX_EXPLAIN_CHARS
 from lbpe.analysis.methods import check_options, parse_methods
 from lbpe.errors import LbpeError
-from lbpe.playground.display.model import DEFAULT_METHODS, check_methods, check_pair
+from lbpe.playground.display.model import DEFAULT_METHODS, SEED_MOST, SEED_RULE, check_methods, check_pair
 from lbpe.playground.service.corpus import DEFAULT_DROPOUT
 from lbpe.presets import VOCAB_PRESETS
 from lbpe.tokenizer import METHODS
@@ -103,7 +103,7 @@ def _methods(params: dict[str, str], out: dict[str, Any]) -> None:
     pair = tuple(spec[:100].split(","))
     try:
         check_pair(pair)  # the pair's own faults before its options'
-        rate, seed = _dropout_options(params, "dr", "seed") if "dropout" in pair else (None, None)
+        rate, seed = _dropout_options(params, "dr", "seed", out["notes"]) if "dropout" in pair else (None, None)
         methods = check_methods(pair, rate, seed)
     except LbpeError as exc:
         out["notes"].append(f"Its methods “{spec[:60]}” cannot be compared ({exc}): BPE and LBPE are shown.")
@@ -114,9 +114,12 @@ def _methods(params: dict[str, str], out: dict[str, Any]) -> None:
             out["dropout"], out["seed"] = rate, seed
 
 
-def _dropout_options(params: dict[str, str], rate_key: str, seed_key: str) -> tuple[float, int | None]:
+def _dropout_options(
+    params: dict[str, str], rate_key: str, seed_key: str, notes: list[str]
+) -> tuple[float, int | None]:
     """Dropout's rate (the default when the link has none) and seed (``None`` when it has none:
-    fresh draws) from a link; :class:`LbpeError` naming a rate that is no number."""
+    fresh draws) from a link; :class:`LbpeError` naming a rate that is no number, a note in
+    ``notes`` for a seed that is none (fresh draws then)."""
     given = params.get(rate_key, str(DEFAULT_DROPOUT))[:20]
     try:
         rate = float(given)
@@ -125,8 +128,10 @@ def _dropout_options(params: dict[str, str], rate_key: str, seed_key: str) -> tu
             f"its dropout rate “{given}” is not a number; a rate is a number from 0 to 1, e.g. 0.1"
         ) from None
     raw = params.get(seed_key, "")
-    seed = int(raw) if raw.isascii() and raw.lstrip("-").isdigit() and len(raw) <= 12 else None
-    return rate, seed
+    if raw and not (raw.isascii() and raw.isdigit() and int(raw[:20]) <= SEED_MOST):
+        notes.append(f"Its seed “{raw[:20]}” cannot be used (a seed is {SEED_RULE}): fresh draws are shown.")
+        raw = ""
+    return rate, int(raw) if raw else None
 
 
 def _axis(params: dict[str, str], out: dict[str, Any]) -> None:
@@ -148,7 +153,7 @@ def _axis(params: dict[str, str], out: dict[str, Any]) -> None:
         return
     try:
         methods = parse_methods(spec[:200]) if spec else METHODS
-        rate, seed = _dropout_options(params, "mdr", "mseed") if "dropout" in methods else (None, None)
+        rate, seed = _dropout_options(params, "mdr", "mseed", out["notes"]) if "dropout" in methods else (None, None)
         check_options(methods, rate, seed)
     except LbpeError as exc:
         if spec:

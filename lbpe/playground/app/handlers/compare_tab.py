@@ -244,8 +244,8 @@ def _seed(value: Any) -> int | None:
         number = float(value)
     except (TypeError, ValueError):
         number = 0.5
-    if not number.is_integer():
-        raise gr.Error(f"The seed must be a whole number (or empty), not {str(value)[:20]!r}.")
+    if not number.is_integer() or not 0 <= number <= display.SEED_MOST:
+        raise gr.Error(f"The seed must be {display.SEED_RULE}: not {str(value)[:20]!r}.")
     return int(number)
 
 
