@@ -730,6 +730,7 @@ def test_decode_pasted_ids_and_the_copy_boxes():
     ids = tok.encode(text, mode="lbpe", allowed_special="all")
     out = app.decode_ids(json.dumps(ids), "cl100k_base")
     assert f"{len(ids)} ids decode to {len(text)} characters" in out
+    assert "1 id decodes to 1 character:" in app.decode_ids("15", "cl100k_base")
     assert html_text(out.split('<pre class="lbpe-decoded-text">')[1].split("</pre>")[0]) == text  # whole characters
     assert "\ufffd" not in out and out.count('class="lbpe-tok ') == len(ids)
     assert app.decode_ids(" ".join(map(str, ids)), "cl100k_base") == out
@@ -737,6 +738,13 @@ def test_decode_pasted_ids_and_the_copy_boxes():
         ("", "paste token ids"),
         ("12 x3", "'x3' is not a token id"),
         ("12 999999999", "token id 999999999 is not in the vocabulary"),
+        # digits that are not ASCII are no ids (int() reads "١٢" as 12), nor is a 5,000-digit number
+        ("12 ²", "'²' is not a token id"),
+        ("١٢٣", "'١٢٣' is not a token id"),
+        ("12 " + "9" * 5000, "'99999999999999999999' is not a token id"),
+        # a paste larger than the panes ever show is refused before it is drawn (15 MB of HTML)
+        (" ".join(["15"] * 20_001), "at most 20,000 ids at a time; this paste has 20,001"),
+        ("1" * 400_000, "at most 20,000 ids at a time"),
     ):
         with pytest.raises(gr.Error, match=message):
             app.decode_ids(bad, "cl100k_base")

@@ -331,6 +331,10 @@ def differences(comparison: Comparison) -> list[Difference]:
     return out
 
 
+#: The most ids Decode takes at once (the panes of the longest text Compare takes hold fewer).
+DECODE_MOST_IDS = 20_000
+
+
 def parse_ids(text: str) -> list[int]:
     """Token ids pasted as text: numbers separated by spaces, commas or line breaks, optionally
     inside ``[...]`` (a Python or JSON list).
@@ -341,10 +345,15 @@ def parse_ids(text: str) -> list[int]:
     body = (text or "").strip()
     if body.startswith("[") and body.endswith("]"):
         body = body[1:-1]
+    if len(body) > DECODE_MOST_IDS * 16:  # more than the most ids could spell: not split at all
+        raise LbpeError(f"decode takes at most {DECODE_MOST_IDS:,} ids at a time; paste fewer")
     parts = [p for p in re.split(r"[\s,]+", body) if p]
     if not parts:
         raise LbpeError("paste token ids to decode: numbers separated by spaces or commas, e.g. 15496 995")
-    bad = next((p for p in parts if not p.isdigit()), None)
+    if len(parts) > DECODE_MOST_IDS:
+        raise LbpeError(f"decode takes at most {DECODE_MOST_IDS:,} ids at a time; this paste has {len(parts):,}")
+    # ASCII digits only (int() would read other scripts' digits), and few enough for int()
+    bad = next((p for p in parts if not (p.isascii() and p.isdigit() and len(p) <= 12)), None)
     if bad is not None:
         raise LbpeError(
             f"{bad[:20]!r} is not a token id; ids are whole numbers such as 15496, separated by spaces or commas"

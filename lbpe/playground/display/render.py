@@ -408,7 +408,8 @@ def decode_html(tok: Tokenizer, ids: Sequence[int], *, show_whitespace: bool = T
         boxes.append(f'<span class="lbpe-tok lbpe-c{k % PALETTE_SIZE}" title="{title}">{shown}</span><wbr>')
     return (
         f'<div class="lbpe-decoded"><div class="lbpe-head"><span class="lbpe-count">{len(ids):,} '
-        f"id{'s' if len(ids) != 1 else ''} decode to {len(text):,} characters:</span></div>"
+        f"{'id decodes' if len(ids) == 1 else 'ids decode'} to {len(text):,} "
+        f"character{'s' if len(text) != 1 else ''}:</span></div>"
         f'<pre class="lbpe-decoded-text">{html.escape(text)}</pre>'
         f'<div class="lbpe-tokens">{"".join(boxes)}</div></div>'
     )
