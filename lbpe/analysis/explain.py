@@ -91,6 +91,7 @@ def explain(tok: Tokenizer, text: str, *, specials: bool = True) -> Explanation:
     if not text:
         raise LbpeError("nothing to explain: give a word or a short span of text")
     _check_length(len(text))
+    text = replace_surrogates(text)  # as the encoders read a lone surrogate: U+FFFD
     vocab = tok.vocab
     pieces: list[PieceTrace] = []
     for is_special, chunk in tok._chunks(text, "all" if specials else frozenset(), ()):

@@ -162,6 +162,7 @@ def explain_pair(
     if not text:
         raise LbpeError("nothing to explain: give a word or a short span of text")
     _check_length(len(text))
+    text = replace_surrogates(text)  # as the encoders read a lone surrogate: U+FFFD
     draw = random.Random(seed).random
     pieces: list[PairPiece] = []
     for is_special, chunk in tok._chunks(text, "all" if specials else frozenset(), ()):

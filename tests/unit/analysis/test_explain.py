@@ -335,3 +335,17 @@ def test_a_double_quote_in_a_quoted_token_is_escaped():
     assert quoted('say "hi"') == '"say \\"hi\\""'
     text = explain_text(explain(load_preset("gpt2"), 'He said "no" to "unbelievable" ideas'))
     assert '\\"' in text and '"""' not in text, text
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "mistral-7b"])
+def test_a_lone_surrogate_is_explained_as_the_encoders_read_it(name):
+    """A lone surrogate (a half of a pair a browser or a file can hand over) is read as U+FFFD by
+    every encoder, as tiktoken does; Explain reads it the same, not with a codec error."""
+    from lbpe.analysis.pair_steps import explain_pair
+
+    tok = load_preset(name)
+    text = "ab\ud800cd \udfff"
+    want = tok.encode(text, mode="lbpe")
+    assert want == tok.encode("ab\ufffdcd \ufffd", mode="lbpe")
+    assert explain(tok, text).lbpe_ids == want
+    assert explain_pair(tok, text, ("bpe", "lbpe")).text == "ab\ufffdcd \ufffd"
