@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, TypedDict, cast
 
-from lbpe.analysis.explain import explain, explain_span, pick_span
+from lbpe.analysis.explain import MAX_EXPLAIN_CHARS, SpanTooLong, explain, explain_span, pick_span
 from lbpe.analysis.pair_steps import explain_pair, explain_pair_span
 from lbpe.budget import time_budget
 from lbpe.errors import LbpeError
@@ -125,15 +125,35 @@ def explain_target(
         prepared(tok)
         with time_budget(len(text), what="the Explain view"):
             differ = display.compare(tok, text, specials=specials, methods=pair, dropout=dropout, seed=seed).differ
-    a, b = pick_span(text, offset, differ)
-    if a < b:
-        try:
-            if pair == display.DEFAULT_METHODS:
-                ex: Any = explain_span(tok, text, a, b, specials=specials)
-            else:
-                ex = explain_pair_span(tok, text, a, b, pair, specials=specials, dropout=dropout, seed=seed)
-        except LbpeError:
-            pass  # explain_view says what is wrong with the span
+
+    def widened(a: int, b: int) -> tuple[int, int]:
+        if pair == display.DEFAULT_METHODS:
+            ex: Any = explain_span(tok, text, a, b, specials=specials)
         else:
-            a, b = cast(int, ex.start), cast(int, ex.end)
+            ex = explain_pair_span(tok, text, a, b, pair, specials=specials, dropout=dropout, seed=seed)
+        return cast(int, ex.start), cast(int, ex.end)
+
+    a, b = pick_span(text, offset, differ)
+    if a >= b:
+        return {"start": a, "end": b, "span": text[a:b]}
+    at = min(max(int(offset), a), b - 1)
+    # the span picked, then ever shorter ones around the click, until one widens to a span
+    # Explain takes (a long differing span, or a long word, may share few boundaries)
+    size = min(b - a, MAX_EXPLAIN_CHARS)
+    while True:
+        lo = min(max(a, at - size // 2), b - size)
+        try:
+            a, b = widened(lo, lo + size)
+            break
+        except SpanTooLong:
+            if size == 1:
+                raise LbpeError(
+                    f"the token at character {at:,} lies in a stretch where the two encodings share no token "
+                    f"boundary for more than {MAX_EXPLAIN_CHARS} characters, and Explain works on at most "
+                    f"{MAX_EXPLAIN_CHARS} characters: type a shorter word into Explain instead"
+                ) from None
+            size //= 2
+        except LbpeError:
+            a, b = lo, lo + size  # explain_view says what is wrong with the span
+            break
     return {"start": a, "end": b, "span": text[a:b]}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import shutil
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 
 import lbpe
 from lbpe.analysis.across import across_vocabularies
-from lbpe.analysis.explain import explain, explain_span, pick_span
+from lbpe.analysis.explain import MAX_EXPLAIN_CHARS, explain, explain_span, pick_span
 from lbpe.errors import LbpeError, PatternNeededError
 from lbpe.limits import Limits
 from lbpe.playground.service import (
@@ -313,6 +314,31 @@ def test_explain_view_and_target_are_the_explainer_s():
         assert [i for p in view["steps"]["pieces"] for i in p[mode]["ids"]] == panes
     # typed, or no longer where it was: on its own
     assert explain_view(mistral, "      const", text=code, at=8)["steps"]["in_text"] is None
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "at"),
+    [
+        ("mistral-7b", "a" * 5000, 2500),  # one differing span of 5,000 characters
+        ("cl100k_base", "start " + "x" * 3000 + " end", 1500),  # one word of 3,000 characters
+        ("mistral-7b", "".join(random.Random(7).choice("abcdefghijklmnopqrstuvwxyz") for _ in range(50_000)), 25_000),
+    ],
+)
+def test_a_click_names_a_span_explain_takes_or_says_why_not(name, text, at):
+    """A click fills Explain with a span it explains (at most MAX_EXPLAIN_CHARS once widened to
+    the boundaries both encodings share) holding the clicked character, or says why there is
+    none; never a span Explain then refuses."""
+    tok = load_preset(name)
+    try:
+        target = explain_target(tok, text, at)
+    except LbpeError as exc:
+        assert "Explain works on at most 400 characters" in str(exc) and "share no token boundary" in str(exc)
+        with pytest.raises(LbpeError):  # and indeed: the shortest span around it is too long once widened
+            explain_span(tok, text, at, at + 1)
+        return
+    assert target["start"] <= at < target["end"] and target["end"] - target["start"] <= MAX_EXPLAIN_CHARS
+    view = explain_view(tok, target["span"], text=text, at=target["start"])
+    assert view["steps"]["in_text"] == {"start": target["start"], "end": target["end"]}
 
 
 def test_train_view_checks_first_then_trains_as_the_library(tmp_path):
