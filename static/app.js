@@ -877,7 +877,7 @@ function describe(info) {
   const source = info.source === "file" ? "loaded from your file (not in shared links)" : "bundled";
   const own = { "tokenizer.json": "the tokenizer.json's own pre-tokenizer", sentencepiece: "SentencePiece's normalisation" };
   const pre = own[info.pattern] || `pre-tokenizer ${info.pattern}`;
-  ui.vocabInfo.textContent = `${info.name}: ${number.format(info.n_vocab)} ids, ${unit}, ${pre} · ${source}`;
+  ui.vocabInfo.textContent = `${info.name}: ${number.format(info.tokens)} tokens, ${unit}, ${pre} · ${source}`;
 }
 
 async function choosePreset(name) {

@@ -212,7 +212,27 @@ def test_upload_vocab_every_format_then_compare(tmp_path, files, reference):
     details = app.compare(TEXT, name, True, False, state)[5]
     for mode in ("bpe", "lbpe"):
         assert details[mode]["ids"] == ref.encode(TEXT, mode=mode, disallowed_special=())
-    assert app.describe_vocab(name, state).startswith(f"**{name}**: {ref.n_vocab:,} tokens")
+    assert re.match(rf"\*\*{re.escape(name)}\*\*: [\d,]+ tokens, ", app.describe_vocab(name, state))
+
+
+def test_the_vocabulary_line_counts_its_tokens_not_its_largest_id(tmp_path):
+    """A rank file with a gap in its ids (256 bytes, then id 1000) has 257 tokens, not 1,001;
+    cl100k_base has its 100,256 ranks and 5 special tokens (ids up to 100,276)."""
+    import base64
+
+    lines = [f"{base64.b64encode(bytes([b])).decode()} {b}" for b in range(256)]
+    lines.append(f"{base64.b64encode(b'ab').decode()} 1000")
+    gap = tmp_path / "gap.tiktoken"
+    gap.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    state, dropdown, _ = app.upload_vocab([upload(tmp_path, gap, "gap.tiktoken")], "gpt2", app.new_session())
+    assert ": 257 tokens," in app.describe_vocab(dropdown["value"], state)
+    ranks = sum(1 for line in data_file("openai/cl100k_base.tiktoken").read_text().splitlines() if line.strip())
+    assert ranks == 100_256
+    assert f": {ranks + 5:,} tokens," in app.describe_vocab("cl100k_base", app.new_session())
+    # the browser page's line about the vocabulary says the same
+    from lbpe.playground.page import use_preset
+
+    assert json.loads(use_preset("cl100k_base"))["tokens"] == ranks + 5
 
 
 def test_unknown_rank_file_names_need_a_pattern(tmp_path):
@@ -489,7 +509,7 @@ def test_stop_ends_training_and_corpus_statistics(tmp_path):
 def test_the_vocabulary_line_names_a_preset_once(name):
     line = app.describe_vocab(name)
     assert line.startswith(f"**{name}**") and line.count(name) == 1, line
-    assert f"{load_preset(name).n_vocab:,} tokens" in line and "((" not in line and "))" not in line
+    assert re.search(r": [\d,]+ tokens, ", line) and "((" not in line and "))" not in line
 
 
 def test_every_handler_has_an_api_name():

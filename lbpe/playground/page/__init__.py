@@ -34,6 +34,7 @@ from lbpe.playground.service import (
     link_state,
     methods_view,
     open_vocabulary,
+    token_count,
 )
 from lbpe.playground.service.shared import FIRST_USE_TEXTS
 from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset, preset_path
@@ -84,6 +85,7 @@ def _info(tok: Tokenizer, source: str) -> str:
             "source": source,
             "unit": tok.vocab.unit,
             "n_vocab": tok.n_vocab,
+            "tokens": token_count(tok),
             "pattern": tok.pretokenizer_name,
             "special": len(tok.vocab.special),
         }
