@@ -318,6 +318,13 @@ def test_sessions_are_isolated_and_bounded(tmp_path, limits):
     assert names[1:] == ["upload: r50k_base.tiktoken (2)", "upload: r50k_base.tiktoken (3)"]
     assert list(alice.vocabs) == names[1:]  # the oldest was dropped
     assert [value for _, value in app.vocab_choices(alice)] == [*VOCAB_PRESETS, *names[1:]]
+    # asked for by name after that (a stale dropdown, a link): the reason is the session's bound,
+    # not the hour without a request
+    with pytest.raises(gr.Error) as dropped:
+        app.compare("hi", names[0], True, False, alice)
+    said = str(dropped.value.message)
+    assert "keeps the latest 2 uploaded or trained vocabularies" in said and "Upload it" in said
+    assert "without a request" not in said
 
 
 # ---- Corpus ----

@@ -46,7 +46,8 @@ class Busy(LbpeError):
 
 class Session:
     """A visitor's vocabularies (name -> tokenizer, the oldest dropped beyond ``keep``; the
-    names the last :meth:`remember` dropped in ``dropped``), the name of the one trained last,
+    names the last :meth:`remember` dropped in ``dropped``, every one dropped in ``let_go``),
+    the name of the one trained last,
     the Stop flag, and the kinds of job running (:meth:`job`)."""
 
     def __init__(self, *, keep: int = 8) -> None:
@@ -54,6 +55,7 @@ class Session:
         self.vocabs: dict[str, Tokenizer] = {}
         self.trained: str | None = None
         self.dropped: list[str] = []
+        self.let_go: set[str] = set()  # every name dropped to stay within ``keep``
         self.stop = False
         self.running: set[str] = set()
 
@@ -132,6 +134,7 @@ class Session:
             oldest = next(iter(self.vocabs))
             self.vocabs.pop(oldest)
             self.dropped.append(oldest)
+            self.let_go.add(oldest)
         return name
 
     def dropped_note(self) -> str:
@@ -141,14 +144,15 @@ class Session:
         >>> for name in ("upload: a.json", "upload: b.json"):
         ...     _ = s.remember(name, Tokenizer(vocab, "gpt2"))
         >>> s.dropped_note()
-        'This session keeps the latest 1 vocabularies: “upload: a.json” was dropped (upload it again to use it).'
+        'This session keeps the latest 1 vocabulary: “upload: a.json” was dropped (upload it again to use it).'
         """
         if not self.dropped:
             return ""
         names = ", ".join(f"“{n}”" for n in self.dropped)
         verb = "was" if len(self.dropped) == 1 else "were"
         return (
-            f"This session keeps the latest {self.keep} vocabularies: {names} {verb} dropped "
+            f"This session keeps the latest {self.keep} {'vocabulary' if self.keep == 1 else 'vocabularies'}: "
+            f"{names} {verb} dropped "
             "(upload it again to use it)."
         )
 

@@ -413,6 +413,11 @@ def vocab_choices(state: Any = None) -> list[tuple[str, str]]:
 def get_tokenizer(name: str, state: Any = None) -> Tokenizer:
     """A bundled preset by name, or a vocabulary this session uploaded or trained."""
     session = _session(state)
+    if name in session.let_go and name not in session.vocabs:
+        raise gr.Error(
+            f"“{name}” was dropped: this session keeps the latest {session.keep} uploaded or trained "
+            "vocabularies. Upload it (or train it) again."
+        )
     if name not in session.vocabs and str(name).startswith(("upload: ", "trained: ")):
         raise gr.Error(
             f"Unknown vocabulary “{name}” in this session: an uploaded or trained vocabulary stays in the session "
