@@ -103,6 +103,8 @@ def open_vocabulary(
         raise LbpeError(without_folder(message, folder)) from None
     if folder is not None and tok.name == folder.name:  # named after the scratch folder
         tok.name = shown or target.name
+        if tok.vocab.name == folder.name:  # what its own errors name it by
+            tok.vocab.name = tok.name
     return tok
 
 

@@ -106,6 +106,14 @@ def test_bad_files_are_named_as_chosen_never_by_the_private_folder(tmp_path, mon
     monkeypatch.setenv("LBPE_MAX_VOCAB_BYTES", "1M")
     with pytest.raises(LbpeError, match=r"over the limit of .*LBPE_MAX_VOCAB_BYTES"):
         open_upload([big])
+    # a vocabulary read from a private folder is named as chosen in what it says later, too
+    tiny = tmp_path / "tiny.json"
+    tiny.write_text('{"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]}}')
+    tok = open_upload([copy(tmp_path, tiny, "tokenizer.json")])
+    assert tok.encode("ab", mode="bpe") == [2]
+    with pytest.raises(LbpeError) as info:
+        tok.encode("The", mode="bpe")
+    assert "vocabulary tokenizer.json" in str(info.value) and "lbpe-vocab-" not in str(info.value)
 
 
 def test_corpus_view_counts_a_whole_file_exactly_with_progress():
