@@ -17,6 +17,7 @@ State is one current tokenizer per worker (the page compares one vocabulary at a
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any, Literal, cast
@@ -106,6 +107,15 @@ def use_preset(name: str) -> str:
     return _info(tok, "preset")
 
 
+#: How a limit's message says to raise it (lbpe.limits.how_to_raise), and what the page says
+#: instead: a visitor has no environment to set there.
+_RAISE_A_LIMIT = re.compile(r"set LBPE_[A-Z_]+ to raise it(?: \([^)]*\))?")
+_OWN_COMPUTER = (
+    "the browser page keeps to it; open the file with lbpe on your own computer (python -m pip install lbpe), "
+    "where it can be raised"
+)
+
+
 def use_file(path: str, pattern: str = "") -> str:
     """Load a vocabulary file (or a folder, for GPT-2's encoder.json + vocab.bpe) with
     :func:`lbpe.load` and make it current; its info, or ``{"error": message, "needs_pattern":
@@ -131,7 +141,7 @@ def use_file(path: str, pattern: str = "") -> str:
             }
         )
     except LbpeError as exc:
-        return json.dumps({"error": str(exc), "needs_pattern": False})
+        return json.dumps({"error": _RAISE_A_LIMIT.sub(_OWN_COMPUTER, str(exc)), "needs_pattern": False})
     _state["tok"], _state["source"] = tok, "file"
     return _info(tok, "file")
 

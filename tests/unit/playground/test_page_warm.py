@@ -101,3 +101,20 @@ def test_a_vocabulary_that_cannot_encode_the_warm_up_text_still_loads_and_compar
     assert compare_view(lbpe.load(path), "ab ab")["stats"]["lbpe"]["tokens"] == 3  # the app's view too
     with pytest.raises(LbpeError, match="'é' has no token"):
         page.compare("ab é")
+
+
+def test_a_file_over_a_limit_is_refused_with_what_a_visitor_can_do(tmp_path, monkeypatch):
+    """The browser page has no environment a visitor can set: a vocabulary file over a limit is
+    refused with what can be done there (the library on one's own computer), never with
+    "set LBPE_MAX_... to raise it"."""
+    import shutil
+
+    from lbpe.playground import page
+    from tests.support.data import data_file
+
+    monkeypatch.setenv("LBPE_MAX_VOCAB_BYTES", "1M")
+    path = tmp_path / "o200k_base.tiktoken"
+    shutil.copy(data_file("openai/o200k_base.tiktoken"), path)
+    said = json.loads(page.use_file(str(path)))["error"]
+    assert said.startswith("o200k_base.tiktoken: ") and "over the limit of" in said
+    assert "LBPE_" not in said and "lbpe on your own computer" in said
