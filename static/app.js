@@ -541,7 +541,7 @@ function showResult(result) {
   $("#differences").innerHTML = result.differences;
   // the built first view (lbpe build-web) is BPE and LBPE's
   showNames(result.names || { bpe: "BPE", lbpe: "LBPE" }, result.methods || DEFAULT_PAIR);
-  let info = `${number.format(result.chars)} characters, ${number.format(result.bytes)} bytes`;
+  let info = `${counted(result.chars, "character")}, ${counted(result.bytes, "byte")}`;
   if (result.whole) {
     const { bpe, lbpe } = result.whole;
     const names = result.names || { bpe: "BPE", lbpe: "LBPE" };
@@ -551,6 +551,11 @@ function showResult(result) {
       ` (${pct > 0 ? "+" : ""}${pct.toFixed(1)}%)`;
   }
   ui.textInfo.textContent = info;
+}
+
+/** "1 character", "2,000 characters". */
+function counted(n, what) {
+  return `${number.format(n)} ${what}${n === 1 ? "" : "s"}`;
 }
 
 let plotlyLoading = null;
@@ -570,6 +575,10 @@ function plotly() {
 
 async function drawChart(element, figure) {
   const Plotly = await plotly();
+  if (!figure) {
+    Plotly.purge(element); // nothing to chart (an empty text)
+    return;
+  }
   const config = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ["select2d", "lasso2d"] };
   await Plotly.react(element, figure.data, figure.layout, config);
 }
@@ -863,7 +872,8 @@ function renderAcross(result, text) {
   });
   fill();
   ui.acrossTable.replaceChildren(table);
-  const part = result.shown_chars < text.length ? ` (its first ${number.format(result.shown_chars)} characters)` : "";
+  const chars = [...text].length; // code points, as Python counts shown_chars (an emoji is one)
+  const part = result.shown_chars < chars ? ` (its first ${number.format(result.shown_chars)} characters)` : "";
   ui.acrossInfo.textContent = result.methods
     ? `${rows.length} methods with ${result.vocab} on this text${part}, as it was when you pressed the button: ` +
       result.status.replace(/\*\*/g, "").replace(/^the text with \S+ and \d+ methods(?: \([^)]*\))?: /, "")

@@ -470,6 +470,8 @@ def test_across_vocabularies_sorts_and_matches_cpython(session, server):
     cells = page.eval_on_selector_all("#across-table tbody tr", read)
     want = across_rows(across_vocabularies({n: load_preset(n) for n in VOCAB_PRESETS}, [TEXT]))
     assert [c[0] for c in cells] == [r[0] for r in want] == list(VOCAB_PRESETS)
+    # the whole text was used: its emoji is one character, as Python counts (not two UTF-16 units)
+    assert "first" not in page.inner_text("#across-info"), page.inner_text("#across-info")
     for got, row in zip(cells, want):
         assert got[2:5] == [f"{row[2]:,}", f"{row[3]:,}", f"{row[4]:,}"], row[0]  # size, BPE and LBPE tokens
     # a header sorts by its column: descending first, then ascending
@@ -887,6 +889,21 @@ def test_text_typed_while_python_starts(browser, server):
     assert after["info"].startswith(f"{len(TEXT):,} characters")
     s.context.close()
     assert not s.foreign_requests() and not s.errors, (s.foreign_requests(), s.errors)
+
+
+def test_an_empty_text_clears_the_charts_and_one_character_is_said_so(session, server):
+    """Emptying the text box leaves no error ("The chart could not be drawn: Cannot read
+    properties of null") and the next text is described in the right number."""
+    page = session.page
+    open_page(page, server.url)
+    page.wait_for_selector("#chart .main-svg")  # plotly is loaded: a chart's failure would be at once
+    set_text(page, "", DEFAULT_PRESET)
+    page.wait_for_timeout(500)
+    assert page.is_hidden("#error"), page.inner_text("#error")
+    set_text(page, "a", DEFAULT_PRESET)
+    page.wait_for_selector("#chart .main-svg")
+    assert page.inner_text("#text-info").startswith("1 character, 1 byte"), page.inner_text("#text-info")
+    assert page.is_hidden("#error"), page.inner_text("#error")
 
 
 #: True when the pane of ``mode`` shows exactly ``expected`` (comments aside: they only mark the
