@@ -206,7 +206,13 @@ function readFragment() {
   if (params.has("vf")) out.linkedFile = params.get("vf");
   // the pair as the link spells it (m=left,right, dr= and seed= for dropout): Python checks it (checkedPair)
   if (params.has("m")) out.linkedPair = { spec: params.get("m"), rate: params.get("dr") || "", seed: params.get("seed") || "" };
-  if (params.has("tl")) out.linkedTextChars = Number(params.get("tl")) || 0;
+  if (params.has("tl")) {
+    // a text too long for a link: this tab's own, kept for a reload (another tab has none)
+    const chars = Number(params.get("tl")) || 0;
+    const kept = longText();
+    if (kept !== null && kept.length === chars) out.text = kept;
+    else out.linkedTextChars = chars;
+  }
   // the Across view's axis as the link spells it (ax=methods, ms=, mdr=, mseed=): Python checks it (checkedAxis)
   if (params.has("ax")) {
     out.linkedAxis = {
@@ -421,6 +427,28 @@ function showNames(names, methods) {
 function writeFragment() {
   const hash = fragment();
   if (hash !== location.hash) history.replaceState(null, "", hash);
+  keepLongText();
+}
+
+// A text longer than a link carries is kept in this tab's session storage, so that a reload
+// shows it again; a link opened elsewhere says it was left out.
+const LONG_TEXT_KEY = "lbpe-long-text";
+
+function keepLongText() {
+  try {
+    if (state.text.length > MAX_URL_TEXT) sessionStorage.setItem(LONG_TEXT_KEY, state.text);
+    else sessionStorage.removeItem(LONG_TEXT_KEY);
+  } catch {
+    // storage full or disabled: a reload says the text was left out, as a link does
+  }
+}
+
+function longText() {
+  try {
+    return sessionStorage.getItem(LONG_TEXT_KEY);
+  } catch {
+    return null;
+  }
 }
 
 // ---- status, errors ----
@@ -433,6 +461,25 @@ function setStatus(kind, text) {
 function showError(message) {
   ui.error.textContent = message;
   ui.error.hidden = !message;
+}
+
+/** What a link asked for that the page cannot show, as one message ("" when nothing): an
+ * unknown vocabulary, a vocabulary file (never carried), the pair's and the axis' problems
+ * (Python's sentences), a text too long to carry. */
+function linkNotes(linked, { pairError = "", axisError = "", unknown = "" } = {}) {
+  const notes = [];
+  if (unknown) notes.push(`its vocabulary “${unknown.slice(0, 60)}” is not one of this page's: ${state.preset} is shown`);
+  if (linked.linkedFile) {
+    notes.push(`it was made with the vocabulary file “${linked.linkedFile}”, which a link never carries: load ` +
+      "that file (Load vocabulary file…) to see the same tokens");
+  }
+  if (pairError) notes.push(pairError.replace(/^Its/, "its").replace(/\.$/, ""));
+  if (axisError) notes.push(axisError.replace(/^(Its|It)\b/, (w) => w.toLowerCase()).replace(/\.$/, ""));
+  if (linked.linkedTextChars) {
+    notes.push(`its text had ${number.format(linked.linkedTextChars)} characters, more than a link carries ` +
+      `(${number.format(MAX_URL_TEXT)}): paste the text again`);
+  }
+  return notes.length ? `About this link: ${notes.join("; ")}.` : "";
 }
 
 // ---- rendering what Python returned ----
@@ -1114,24 +1161,27 @@ function wire(presets) {
   window.addEventListener("hashchange", async () => {
     const next = readFragment();
     const vocabChanged = next.preset && next.preset !== state.preset && presets.includes(next.preset);
+    const unknown = next.preset && next.preset !== FILE_VOCAB && !presets.includes(next.preset) ? next.preset : "";
     Object.assign(state, next);
+    let pairError = "";
+    let axisError = "";
     try {
       const { pair, error } = await checkedPair(next.linkedPair);
       Object.assign(state, pair);
-      if (error) showError(`About this link: ${error}`);
+      pairError = error || "";
     } catch (error) {
       Object.assign(state, linkedPairState(null));
-      showError(`Could not read the link's methods: ${error.message}`);
+      pairError = `Its methods could not be read (${error.message}).`;
     }
     applyPair();
     const axisBefore = state.axis;
     try {
       const { axis, error } = await checkedAxis(next.linkedAxis);
       Object.assign(state, axis);
-      if (error) showError(`About this link: ${error}`);
+      axisError = error || "";
     } catch (error) {
       Object.assign(state, linkedAxisState(null));
-      showError(`Could not read the link's Across axis: ${error.message}`);
+      axisError = `Its Across axis could not be read (${error.message}).`;
     }
     if (state.axis !== axisBefore) clearAcross();
     applyAxis();
@@ -1140,11 +1190,12 @@ function wire(presets) {
     $("#explain-text").value = state.explain;
     if (vocabChanged) {
       ui.preset.value = state.preset;
-      choosePreset(state.preset);
+      await choosePreset(state.preset); // it clears the error line: the link's notes come after
     } else {
       schedule(0);
       runExplain();
     }
+    showError(linkNotes(next, { pairError, axisError, unknown }));
   });
 }
 
@@ -1158,7 +1209,10 @@ function enableControls() {
 // The text box takes text at once; the panes keep what they show, marked as not yet this text,
 // until Python is ready: then the text typed by then is the first one compared.
 
+let typedWhileStarting = false;
+
 function typedEarly() {
+  typedWhileStarting = true;
   state.text = ui.text.value;
   writeFragment();
   document.body.classList.add("updating");
@@ -1217,23 +1271,17 @@ async function main() {
     ui.example.append(option);
   }
   const linked = readFragment();
-  const leftOut = [];
-  if (linked.linkedFile) {
-    leftOut.push(`it was made with the vocabulary file “${linked.linkedFile}”, which a link never carries: load ` +
-      "that file (Load vocabulary file…) to see the same tokens");
+  if (typedWhileStarting) {
+    // what the person typed while Python started is the text, however long (not the link's)
+    linked.text = state.text = ui.text.value;
+    delete linked.linkedTextChars;
   }
   const { pair, error: pairError } = await checkedPair(linked.linkedPair);
   Object.assign(state, pair);
   applyPair();
-  if (pairError) leftOut.push(pairError.replace(/^Its/, "its").replace(/\.$/, ""));
   const { axis, error: axisError } = await checkedAxis(linked.linkedAxis);
   Object.assign(state, axis);
   applyAxis();
-  if (axisError) leftOut.push(axisError.replace(/^(Its|It)\b/, (w) => w.toLowerCase()).replace(/\.$/, ""));
-  if (linked.linkedTextChars) {
-    leftOut.push(`its text had ${number.format(linked.linkedTextChars)} characters, more than a link carries ` +
-      `(${number.format(MAX_URL_TEXT)}): paste the text again`);
-  }
   const opening = EXAMPLES.find((e) => e.vocabulary === boot.site.default_preset) || EXAMPLES[0];
   if (!("text" in linked) && opening) state.text = opening.text;
   if (!("explain" in linked) && opening) {
@@ -1246,16 +1294,14 @@ async function main() {
   ui.preset.value = state.preset;
   wire(presets);
   enableControls();
-  const wanted = readFragment().preset;
-  if (wanted && wanted !== state.preset) {
-    if (presets.includes(wanted)) {
-      ui.preset.value = wanted;
-      await choosePreset(wanted);
-    } else {
-      showError(`Unknown vocabulary “${wanted}” in the link; using ${state.preset}.`);
-    }
+  const wanted = linked.preset;
+  if (wanted && wanted !== state.preset && presets.includes(wanted)) {
+    ui.preset.value = wanted;
+    await choosePreset(wanted);
   }
-  if (leftOut.length) showError(`About this link: ${leftOut.join("; ")}.`);
+  const unknown = wanted && !presets.includes(wanted) ? wanted : "";
+  const notes = linkNotes(linked, { pairError, axisError, unknown });
+  if (notes) showError(notes);
   api.readySeconds = performance.now() / 1000;
   api.bootSeconds = boot.seconds;
   api.bootTimings = boot.timings;

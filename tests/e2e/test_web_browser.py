@@ -891,6 +891,34 @@ def test_text_typed_while_python_starts(browser, server):
     assert not s.foreign_requests() and not s.errors, (s.foreign_requests(), s.errors)
 
 
+def test_a_long_text_typed_while_python_starts_is_kept_and_a_reload_keeps_it(browser, server):
+    """A text longer than a link carries, typed before Python is ready, is the text compared
+    (it was replaced by the opening example, with a note about a link nobody used); a reload of
+    the tab shows it again (the tab keeps it), where a link opened elsewhere says it was left out."""
+    s = Session(browser, server.url, step_ms=SESSION_STEP_MS)
+    page = s.page
+    s.context.set_default_timeout(STEP_MS)
+    page.goto(server.url, wait_until="domcontentloaded")
+    page.wait_for_selector('.pane[data-mode="lbpe"] .lbpe-pane')
+    long_text = "unrescinded redelivery " * 150  # 3,450 characters
+    page.fill("#text", long_text)
+    assert page.evaluate("() => window.lbpePage.readySeconds") is None, "typed after Python was ready"
+    wait_ready(page)
+    wait_rendered(page, long_text, DEFAULT_PRESET)
+    assert page.input_value("#text") == long_text and page.is_hidden("#error"), page.inner_text("#error")
+    assert_matches_cpython(page, load_preset(DEFAULT_PRESET), long_text, "a long text typed during start-up")
+    page.reload(wait_until="domcontentloaded")
+    wait_ready(page)
+    wait_rendered(page, long_text, DEFAULT_PRESET)
+    assert page.input_value("#text") == long_text and page.is_hidden("#error"), page.inner_text("#error")
+    elsewhere = s.context.new_page()
+    open_page(elsewhere, page.url)
+    elsewhere.wait_for_selector("#error:not([hidden])")
+    assert f"its text had {len(long_text):,} characters" in elsewhere.inner_text("#error")
+    s.context.close()
+    assert not s.foreign_requests() and not s.errors, (s.foreign_requests(), s.errors)
+
+
 def test_an_empty_text_clears_the_charts_and_one_character_is_said_so(session, server):
     """Emptying the text box leaves no error ("The chart could not be drawn: Cannot read
     properties of null") and the next text is described in the right number."""
@@ -904,6 +932,24 @@ def test_an_empty_text_clears_the_charts_and_one_character_is_said_so(session, s
     page.wait_for_selector("#chart .main-svg")
     assert page.inner_text("#text-info").startswith("1 character, 1 byte"), page.inner_text("#text-info")
     assert page.is_hidden("#error"), page.inner_text("#error")
+
+
+def test_a_link_says_everything_it_cannot_show_opened_or_pasted(session, server):
+    """A link with several faults names each of them, whether the page opens on it or it is
+    pasted into the address bar of an open page (the second fault's note replaced the first, and
+    an unknown vocabulary went unsaid)."""
+    page = session.page
+    open_page(page, f"{server.url}#v=nonexistent&t=abc&m=foo,bar")
+    page.wait_for_selector("#error:not([hidden])")
+    first = page.inner_text("#error")
+    assert "“nonexistent” is not one of this page's" in first and "“foo,bar”" in first, first
+    wait_rendered(page, "abc", DEFAULT_PRESET)
+    page.evaluate("() => { location.hash = '#v=elsewhere&t=abd&m=foo,baz&ax=methods&ms=zzz'; }")
+    wait_rendered(page, "abd", DEFAULT_PRESET)
+    page.wait_for_function("() => document.querySelector('#error').textContent.includes('elsewhere')")
+    second = page.inner_text("#error")
+    assert "“elsewhere” is not one of this page's" in second and "“foo,baz”" in second, second
+    assert "zzz" in second, second
 
 
 #: True when the pane of ``mode`` shows exactly ``expected`` (comments aside: they only mark the
