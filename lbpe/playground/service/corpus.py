@@ -296,7 +296,17 @@ def methods_view(
         check_words(next(iter(stats.values())).words, [source], fix=UPLOAD_FIX)
     doc = methods_json(stats, tok=tok, dropout=dropout, seed=seed)
     rows = methods_rows(doc)
-    fewest = min(doc["methods"].items(), key=lambda kv: kv[1]["tokens"])[0]
+    counts = {m: row["tokens"] for m, row in doc["methods"].items()}
+    least = min(counts.values())
+    tied = [m for m, n in counts.items() if n == least]
+    noun = "token" if least == 1 else "tokens"
+    if len(tied) == len(counts) > 1:
+        fewest = f"all {len(tied)} methods need {least:,} {noun}."
+    elif len(tied) == 1:
+        fewest = f"**{tied[0]}** needs the fewest tokens ({least:,})."
+    else:
+        named = ", ".join(f"**{m}**" for m in tied[:-1]) + f" and **{tied[-1]}**"
+        fewest = f"{named} need the fewest tokens ({least:,})."
     drawn = f" (dropout rate {dropout:g}, seed {seed})" if dropout is not None else ""
     return {
         "methods": list(chosen),
@@ -308,8 +318,5 @@ def methods_view(
         "figure": methods_spec(doc, **(chart or {})),
         "json": json.dumps({"source": source, **doc}, indent=2, ensure_ascii=False) + "\n",
         "csv": methods_csv(rows),
-        "status": (
-            f"{source} with **{tok.name}** and {len(chosen)} methods{drawn}: "
-            f"**{fewest}** needs the fewest tokens ({doc['methods'][fewest]['tokens']:,})."
-        ),
+        "status": (f"{source} with **{tok.name}** and {len(chosen)} methods{drawn}: {fewest}"),
     }

@@ -94,6 +94,19 @@ def test_the_html_table_figure_and_status_name_every_method(tok):
     assert "**cl100k_base**" in view["status"] and "3 methods" in view["status"]
 
 
+def test_the_status_names_every_method_tied_for_the_fewest_tokens(tok):
+    """Methods with equally few tokens are all named (one was named, as if it alone were best)."""
+    chosen = ("bpe", "lbpe", "least-tokens")
+    counts = {m: len(encoded(tok, TEXT, m)) for m in chosen}
+    least = min(counts.values())
+    tied = [m for m in chosen if counts[m] == least]
+    assert len(tied) >= 2, counts  # the text makes a tie (least-tokens is never above the others)
+    status = methods_view(tok, text=TEXT, methods=chosen)["status"]
+    assert all(f"**{m}**" in status for m in tied) and f"need the fewest tokens ({least:,})" in status, status
+    alone = methods_view(tok, text="a", methods=chosen)["status"]
+    assert "all 3 methods need 1 token" in alone, alone
+
+
 def test_a_dropout_rate_is_ignored_without_dropout(tok):
     with_rate = methods_view(tok, text=TEXT, methods=("bpe", "lbpe"), dropout=0.5, seed=1)
     assert with_rate["stats"]["dropout"] is None
