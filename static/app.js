@@ -191,6 +191,13 @@ let METHOD_NAMES = { bpe: "BPE", lbpe: "LBPE" }; // every method's name, from Py
 let fileVocab = null; // {files: [{name, data}], label} of the loaded vocabulary file
 let lastFiles = null; // the files of the last attempt, kept to retry with another pre-tokenizer
 
+/** The first ``most`` characters of ``text`` (code points: an emoji is never cut in two), with
+ * "…" when there were more. */
+function clip(text, most) {
+  const chars = Array.from(text);
+  return chars.length > most ? `${chars.slice(0, most).join("")}…` : text;
+}
+
 function readFragment() {
   const params = new URLSearchParams(location.hash.slice(1));
   const out = {};
@@ -230,7 +237,7 @@ function fragment() {
   if (state.special) params.set("sp", "1");
   if (state.text.length <= MAX_URL_TEXT) params.set("t", state.text);
   else params.set("tl", String(state.text.length)); // says what the link leaves out
-  if (state.preset === FILE_VOCAB && fileVocab) params.set("vf", fileVocab.label.slice(0, 120)); // the name only
+  if (state.preset === FILE_VOCAB && fileVocab) params.set("vf", clip(fileVocab.label, 120)); // the name only
   // the methods only when they are not the classic pair, as the app's links (lbpe.playground.service.links)
   if (!isDefaultPair()) params.set("m", state.methods.join(","));
   if (hasDropout()) {
@@ -290,13 +297,13 @@ function pairProblem() {
 function dropoutProblem(rateText, seed) {
   const rate = Number(rateText);
   if (rateText.trim() === "" || !Number.isFinite(rate) || rate < 0 || rate > 1) {
-    const given = rateText.trim() === "" ? "the box is empty" : `not “${rateText.slice(0, 20)}”`;
+    const given = rateText.trim() === "" ? "the box is empty" : `not “${clip(rateText, 20)}”`;
     return `The dropout rate must be a number from 0 to 1 (e.g. 0.1): ${given}.`;
   }
   if (seed !== "" && !/^\d{1,12}$/.test(seed)) {
     // as lbpe.playground.display.SEED_RULE
     return "The seed must be a whole number from 0 to 999,999,999,999, or empty for fresh draws on every change: " +
-      `not “${seed.slice(0, 20)}”.`;
+      `not “${clip(seed, 20)}”.`;
   }
   return "";
 }
@@ -468,7 +475,7 @@ function showError(message) {
  * (Python's sentences), a text too long to carry. */
 function linkNotes(linked, { pairError = "", axisError = "", unknown = "" } = {}) {
   const notes = [];
-  if (unknown) notes.push(`its vocabulary “${unknown.slice(0, 60)}” is not one of this page's: ${state.preset} is shown`);
+  if (unknown) notes.push(`its vocabulary “${clip(unknown, 60)}” is not one of this page's: ${state.preset} is shown`);
   if (linked.linkedFile) {
     notes.push(`it was made with the vocabulary file “${linked.linkedFile}”, which a link never carries: load ` +
       "that file (Load vocabulary file…) to see the same tokens");
@@ -748,7 +755,7 @@ async function runExplain(frame = -1) {
     $("#explain").innerHTML = "";
     const p = document.createElement("p");
     p.className = "error";
-    p.textContent = `Could not explain “${span.slice(0, 60)}”: ${error.message}`;
+    p.textContent = `Could not explain “${clip(span, 60)}”: ${error.message}`;
     $("#explain").append(p);
   }
 }

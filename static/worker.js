@@ -190,9 +190,10 @@ self.onmessage = (event) => {
 
 function pythonMessage(error) {
   // A Python exception arrives as a PythonError whose message is the traceback: keep its last
-  // line ("LbpeError: ..."), which is what a person needs.
+  // line ("lbpe.errors.LbpeError: ..."), without the name of lbpe's class, which is what a
+  // person needs (any of lbpe's errors: LbpeError's subclasses live in several modules).
   const text = String(error && error.message ? error.message : error).trim();
   const lines = text.split("\n").filter((l) => l.trim());
   const last = lines.length ? lines[lines.length - 1] : text;
-  return last.replace(/^(?:lbpe\.errors\.)?(?:LbpeError|VocabFormatError|DisallowedSpecialError): /, "");
+  return last.replace(/^(?:lbpe\.[\w.]*\.[A-Z]\w*|LbpeError|VocabFormatError|DisallowedSpecialError): /, "");
 }

@@ -60,7 +60,7 @@ from lbpe.tokenizer import Tokenizer, replace_surrogates
 
 __all__ = [
     "MAX_EXPLAIN_CHARS",
-    "SpanTooLong",
+    "SpanTooLongError",
     "Merge",
     "Placement",
     "PieceTrace",
@@ -161,14 +161,14 @@ def explain_span(tok: Tokenizer, text: str, start: int, end: int, *, specials: b
     )
 
 
-class SpanTooLong(LbpeError):
+class SpanTooLongError(LbpeError):
     """A text or span longer than :data:`MAX_EXPLAIN_CHARS` (once widened to the boundaries both
     encodings share)."""
 
 
 def _check_length(chars: int) -> None:
     if chars > MAX_EXPLAIN_CHARS:
-        raise SpanTooLong(
+        raise SpanTooLongError(
             f"the text to explain has {chars:,} characters; explain works on a word or a short span of at most "
             f"{MAX_EXPLAIN_CHARS} characters (a step list for more is too long to read): pick a shorter span"
         )

@@ -952,6 +952,23 @@ def test_a_link_says_everything_it_cannot_show_opened_or_pasted(session, server)
     assert "zzz" in second, second
 
 
+def test_a_refused_span_is_quoted_whole_characters_with_an_ellipsis(session, server):
+    """Explain's refusal quotes the start of the span: whole characters (an emoji cut in two
+    showed as a lone surrogate), and "…" where it is cut."""
+    import urllib.parse
+
+    span = "a" + "👍" * 400  # over Explain's 400 characters, from a link (the box takes 400)
+    page = session.page
+    open_page(page, f"{server.url}#t=abc&x={urllib.parse.quote(span)}")
+    page.wait_for_selector("#explain p.error")
+    said = page.inner_text("#explain p.error")
+    assert said.startswith(f"Could not explain “a{'👍' * 59}…”: "), said
+    assert not any(0xD800 <= ord(c) <= 0xDFFF for c in said) and "\ufffd" not in said
+    # the reason as Python says it, without the name of the error's class
+    assert said.endswith("at most 400 characters (a step list for more is too long to read): pick a shorter span")
+    assert "Error" not in said and "lbpe." not in said, said
+
+
 #: True when the pane of ``mode`` shows exactly ``expected`` (comments aside: they only mark the
 #: runs a redraw may keep).
 PANE_IS = """([mode, expected]) => {

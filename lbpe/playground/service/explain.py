@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, TypedDict, cast
 
-from lbpe.analysis.explain import MAX_EXPLAIN_CHARS, SpanTooLong, explain, explain_span, pick_span
+from lbpe.analysis.explain import MAX_EXPLAIN_CHARS, SpanTooLongError, explain, explain_span, pick_span
 from lbpe.analysis.pair_steps import explain_pair, explain_pair_span
 from lbpe.budget import time_budget
 from lbpe.errors import LbpeError
@@ -145,7 +145,7 @@ def explain_target(
         try:
             a, b = widened(lo, lo + size)
             break
-        except SpanTooLong:
+        except SpanTooLongError:
             if size == 1:
                 raise LbpeError(
                     f"the token at character {at:,} lies in a stretch where the two encodings share no token "
