@@ -126,7 +126,16 @@ def _add_train(sub) -> None:
     )
     p.add_argument("-o", "--output", required=True, help="the tokenizer.json to write (.gz: gzip-compressed)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-    p.add_argument("files", nargs="+", metavar="FILE", type=_input_file, help="UTF-8 text files")
+    p.add_argument(
+        "--text-field", default="text", metavar="NAME", help="JSONL/Parquet: the text's field (default: text)"
+    )
+    p.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        type=_input_file,
+        help="UTF-8 text files (.txt: one document each), .jsonl/.ndjson (optionally .gz) or .parquet",
+    )
     p.set_defaults(run=cmd_train)
 
 

@@ -48,6 +48,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> None:
             options=options,
             progress=bar.phase("merging "),
             read_progress=bar.phase("counting", in_bytes=True),
+            text_field=args.text_field,
         )
     finally:
         bar.close()

@@ -56,11 +56,15 @@ def train(
     style: str | None = None,
     progress: Progress | None = None,
     read_progress: Progress | None = None,
+    text_field: str = "text",
 ) -> Vocab:
     """Train a BPE vocabulary of ``vocab_size`` tokens.
 
     ``texts_or_files``: a text (``str``), a file (``os.PathLike``, UTF-8), or an iterable of
     them. A plain ``str`` is always text, never a file name: pass ``pathlib.Path`` for files.
+    A text file is one document; ``.jsonl``/``.ndjson`` lines and ``.parquet`` rows are
+    documents by their ``text_field``; ``.gz`` files are read through (as ``lbpe stats`` reads
+    them).
 
     The options (all but the progress callbacks) come as one ``options=TrainOptions(...)`` or
     as keywords, not both; a keyword left out or ``None`` takes the default of
@@ -112,10 +116,10 @@ def train(
         where="train",
     )
     if opts.style == "llama":
-        counts = count_llama_pieces(texts_or_files, progress=read_progress)
+        counts = count_llama_pieces(texts_or_files, progress=read_progress, text_field=text_field)
     else:
         regex = resolve_pattern("paper" if opts.pattern is None else opts.pattern)
-        counts = count_pieces(texts_or_files, regex, progress=read_progress)
+        counts = count_pieces(texts_or_files, regex, progress=read_progress, text_field=text_field)
     vocab = train_from_counts(counts, options=opts, progress=progress)
     if opts.style == "gpt2" and (opts.pattern is None or isinstance(opts.pattern, str)):
         # a compiled regex has no name to keep

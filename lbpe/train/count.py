@@ -46,6 +46,7 @@ def count_pieces(
     *,
     progress: Progress | None = None,
     chunk_chars: int = CHUNK_CHARS,
+    text_field: str = "text",
 ) -> Counter[str]:
     """Count the pre-tokens of texts and files (streaming; docs/training.md, "How training works").
 
@@ -54,7 +55,11 @@ def count_pieces(
     """
     regex = resolve_pattern(pattern)
     return _count_sources(
-        texts_or_files, lambda blocks, counts: _count_blocks(blocks, regex, counts, chunk_chars), progress, chunk_chars
+        texts_or_files,
+        lambda blocks, counts: _count_blocks(blocks, regex, counts, chunk_chars),
+        progress,
+        chunk_chars,
+        text_field,
     )
 
 
@@ -63,8 +68,12 @@ def _count_sources(
     count_document: Callable[[Iterable[str], Counter[str]], None],
     progress: Progress | None,
     chunk_chars: int,
+    text_field: str = "text",
 ) -> Counter[str]:
-    """Count each text and file as one document with ``count_document(blocks, counts)``."""
+    """Count each text and each document of the files with ``count_document(blocks, counts)``:
+    a text file is one document; a ``.jsonl``/``.ndjson`` file's lines and a ``.parquet`` file's
+    rows are documents by their ``text_field``, and ``.gz`` files are read through, as
+    ``lbpe stats`` and ``lbpe export`` read them (:func:`lbpe.corpus.documents.iter_records`)."""
     sources = list(_sources(texts_or_files))
     total = 0
     for src in sources:
@@ -85,9 +94,34 @@ def _count_sources(
     for src in sources:
         if isinstance(src, str):
             count_document((src,), counts)
-        else:
+        elif _plain_text(src):
             count_document(iter_chunks(src, size=chunk_chars, progress=report), counts)
+        else:
+            _count_documents(src, count_document, counts, report, text_field)
     return counts
+
+
+def _plain_text(path: os.PathLike[str] | str) -> bool:
+    name = os.fsdecode(path).lower()
+    return not name.endswith((".gz", ".jsonl", ".ndjson", ".parquet"))
+
+
+def _count_documents(
+    path: os.PathLike[str] | str,
+    count_document: Callable[[Iterable[str], Counter[str]], None],
+    counts: Counter[str],
+    report: Callable[[int], None],
+    text_field: str,
+) -> None:
+    from lbpe.corpus.documents import BadRecord, iter_records  # only for such files
+
+    try:
+        for record in iter_records([path], text_field=text_field, progress=report):
+            if record.error is not None:
+                raise LbpeError(record.error)
+            count_document(record.pieces(), counts)
+    except BadRecord as exc:
+        raise LbpeError(str(exc)) from None
 
 
 def count_llama_pieces(
@@ -95,6 +129,7 @@ def count_llama_pieces(
     *,
     progress: Progress | None = None,
     chunk_chars: int = CHUNK_CHARS,
+    text_field: str = "text",
 ) -> Counter[str]:
     """Count SentencePiece's words of texts and files: each line (``\\n``; a ``\\r`` before it
     is dropped) that is not empty becomes ``"\u2581" + line`` with every space as ``"\u2581"``,
@@ -104,7 +139,7 @@ def count_llama_pieces(
     >>> sorted(count_llama_pieces(["a b\\n\\n  a", "b"]).items())
     [('\u2581a', 1), ('\u2581b', 2), ('\u2581\u2581\u2581a', 1)]
     """
-    raw = _count_sources(texts_or_files, _count_llama_document, progress, chunk_chars)
+    raw = _count_sources(texts_or_files, _count_llama_document, progress, chunk_chars, text_field)
     words: Counter[str] = Counter()
     for token, c in raw.items():  # "\n" + the start of a line, or spaces + a word
         if token[0] == "\n":

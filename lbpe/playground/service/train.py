@@ -67,6 +67,7 @@ def train_view(
     progress: Callable[[int, int], None] | None = None,
     read_progress: Callable[[int, int], None] | None = None,
     seconds: float | None = None,
+    text_field: str = "text",
 ) -> TrainView:
     """Train a vocabulary on UTF-8 text files and write it as a ``tokenizer.json``: the Train
     view of the app and ``lbpe train``.
@@ -79,6 +80,7 @@ def train_view(
     ``read_progress`` are :func:`lbpe.train`'s. ``seconds``: the time the training may take (a
     server's budget; ``None``: no limit, as ``lbpe train``); past it, at the next step of the
     counting or the merging, :class:`TrainTimeError` says how far it got and what to do.
+    ``text_field``: the text's field in ``.jsonl`` and ``.parquet`` files (:func:`lbpe.train`).
 
     Returns ``{"vocab": the Vocab, "tokens": normal tokens made, "scaffold": scaffold tokens,
     "bytes": the corpus size, "message"}``; :func:`lbpe.formats.hf_write.write_tokenizer_json`
@@ -125,7 +127,7 @@ def train_view(
         flags.append("--scaffold" if options.scaffold else "")
         command = "lbpe train " + " ".join(f for f in flags if f) + " -o tokenizer.json FILE"
         progress, read_progress = _timed(seconds, command, progress, read_progress)
-    vocab: Vocab = train(paths, options=options, progress=progress, read_progress=read_progress)
+    vocab: Vocab = train(paths, options=options, progress=progress, read_progress=read_progress, text_field=text_field)
     made = len(vocab) - len(vocab.scaffold)
     extra = f" + {len(vocab.scaffold):,} scaffold tokens" if vocab.scaffold else ""
     return {

@@ -357,6 +357,51 @@ def test_file_counting_streams_and_matches_text(tmp_path):
         count_pieces([b"bytes"])
 
 
+def test_documents_files_are_counted_by_their_texts_as_stats_and_export_read_them(tmp_path):
+    """A .jsonl file is counted by each line's text field, a .gz file by what it holds, a .parquet
+    file by its rows: the JSON around the texts (quotes, braces, escapes) is no part of the
+    corpus (it was trained into the vocabulary without a word)."""
+    import gzip
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    docs = [p for p in data_file("text/moby_dick.txt").read_text("utf-8").split("\n\n") if p.strip()][:300]
+    want = Counter()
+    for d in docs:
+        want.update(split_text(d, "paper"))
+    lines = "".join(json.dumps({"id": k, "body": d}) + "\n" for k, d in enumerate(docs))
+    jsonl = tmp_path / "docs.jsonl"
+    jsonl.write_text(lines, encoding="utf-8")
+    assert count_pieces([jsonl], text_field="body") == want
+    (tmp_path / "docs.jsonl.gz").write_bytes(gzip.compress(lines.encode()))
+    assert count_pieces([tmp_path / "docs.jsonl.gz"], text_field="body") == want
+    pq.write_table(pa.table({"body": docs}), tmp_path / "docs.parquet")
+    assert count_pieces([tmp_path / "docs.parquet"], text_field="body") == want
+    whole = "\n\n".join(docs)
+    (tmp_path / "all.txt.gz").write_bytes(gzip.compress(whole.encode()))
+    assert count_pieces([tmp_path / "all.txt.gz"]) == Counter(split_text(whole, "paper"))
+    with pytest.raises(LbpeError, match=r'docs.jsonl:1: .*"text"'):
+        count_pieces([jsonl])  # no such field: named, with the line
+    vocab = train([jsonl], vocab_size=400, unit="byte", text_field="body")
+    texts = train(docs, vocab_size=400, unit="byte")  # the same documents given as texts
+    assert [vocab.token_bytes(i) for i in range(len(vocab))] == [texts.token_bytes(i) for i in range(len(texts))]
+    out = run_cli(
+        "train",
+        "-q",
+        "--vocab-size",
+        "400",
+        "--unit",
+        "byte",
+        "--text-field",
+        "body",
+        "-o",
+        str(tmp_path / "t" / "tokenizer.json"),
+        str(jsonl),
+    )
+    assert out.returncode == 0, out.stderr
+
+
 # ---- real text, tokenizer.json and HF tokenizers --------------------------------------------------
 
 
