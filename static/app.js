@@ -1283,11 +1283,26 @@ async function main() {
     linked.text = state.text = ui.text.value;
     delete linked.linkedTextChars;
   }
-  const { pair, error: pairError } = await checkedPair(linked.linkedPair);
-  Object.assign(state, pair);
+  // a link Python cannot read is said, never a page that stays starting (as on a hashchange)
+  let pairError = "";
+  let axisError = "";
+  try {
+    const checked = await checkedPair(linked.linkedPair);
+    Object.assign(state, checked.pair);
+    pairError = checked.error || "";
+  } catch (error) {
+    Object.assign(state, linkedPairState(null));
+    pairError = `Its methods could not be read (${error.message}).`;
+  }
   applyPair();
-  const { axis, error: axisError } = await checkedAxis(linked.linkedAxis);
-  Object.assign(state, axis);
+  try {
+    const checked = await checkedAxis(linked.linkedAxis);
+    Object.assign(state, checked.axis);
+    axisError = checked.error || "";
+  } catch (error) {
+    Object.assign(state, linkedAxisState(null));
+    axisError = `Its Across axis could not be read (${error.message}).`;
+  }
   applyAxis();
   const opening = EXAMPLES.find((e) => e.vocabulary === boot.site.default_preset) || EXAMPLES[0];
   if (!("text" in linked) && opening) state.text = opening.text;

@@ -950,6 +950,11 @@ def test_a_link_says_everything_it_cannot_show_opened_or_pasted(session, server)
     second = page.inner_text("#error")
     assert "“elsewhere” is not one of this page's" in second and "“foo,baz”" in second, second
     assert "zzz" in second, second
+    # a seed too long for Python's int() is a note, never a page that stays starting
+    open_page(page, f"{server.url}#t=abe&m=bpe,dropout&dr=0.5&seed={'0' * 4400}1")
+    wait_rendered(page, "abe", DEFAULT_PRESET)
+    page.wait_for_selector("#error:not([hidden])")
+    assert "its seed “00000000000000000000” cannot be used" in page.inner_text("#error"), page.inner_text("#error")
 
 
 def test_a_refused_span_is_quoted_whole_characters_with_an_ellipsis(session, server):

@@ -128,7 +128,7 @@ def _dropout_options(
             f"its dropout rate “{given}” is not a number; a rate is a number from 0 to 1, e.g. 0.1"
         ) from None
     raw = params.get(seed_key, "")
-    if raw and not (raw.isascii() and raw.isdigit() and int(raw[:20]) <= SEED_MOST):
+    if raw and not (raw.isascii() and raw.isdigit() and len(raw) <= 20 and int(raw) <= SEED_MOST):
         notes.append(f"Its seed “{raw[:20]}” cannot be used (a seed is {SEED_RULE}): fresh draws are shown.")
         raw = ""
     return rate, int(raw) if raw else None
