@@ -163,13 +163,15 @@ def test_an_added_tokens_id_is_an_eos_and_counts_in_n_vocab(tmp_path):
     assert by_id["n_vocab"] == by_name["n_vocab"] == largest + 1
     assert by_id["eos_id"] == by_name["eos_id"] == largest
     assert [ShardDataset(tmp_path / "a")[i].tolist()[-1] for i in range(10)] == [largest] * 10
-    o200k = load_preset("o200k_base")  # 199,998 ranks, then <|endoftext|> at 199,999
+    o200k = load_preset("o200k_base")  # 199,998 ranks; <|endoftext|> at 199,999, <|endofprompt|> at 200,018
     with pytest.raises(LbpeError, match=r"--eos 199998 is not an id of this vocabulary \(no token has it\)"):
         export_shards(o200k, [path], tmp_path / "c", mode="bpe", eos=199998)
     with pytest.raises(LbpeError, match=r"--eos '²' is not a special token"):
         export_shards(o200k, [path], tmp_path / "d", mode="bpe", eos="²")
     with pytest.raises(LbpeError, match=r"--eos '１２' is not a special token"):
         export_shards(o200k, [path], tmp_path / "e", mode="bpe", eos="１２")
+    with pytest.raises(LbpeError, match=r"--eos 9{20}… is not an id of this vocabulary \(0 to 200,018\)"):
+        export_shards(o200k, [path], tmp_path / "f", mode="bpe", eos="9" * 5000)
 
 
 def test_val_split_and_shuffle_are_seeded(tmp_path):

@@ -57,6 +57,8 @@ def eos_id(tok: Tokenizer, eos: str | int) -> int:
     ``"<|endoftext|>"``, ``"</s>"``) or an id."""
     specials = {**tok.special_tokens, **tok.added_tokens}
     if isinstance(eos, int) or (isinstance(eos, str) and eos.isascii() and eos.isdigit()):
+        if isinstance(eos, str) and len(eos) > 20:  # no id has so many digits (and int() refuses 4,300)
+            raise LbpeError(f"--eos {eos[:20]}… is not an id of this vocabulary (0 to {tok.n_vocab - 1:,})")
         i = int(eos)
         if not 0 <= i < tok.n_vocab:
             raise LbpeError(f"--eos {i} is not an id of this vocabulary (0 to {tok.n_vocab - 1:,})")
