@@ -64,8 +64,10 @@ def record_folder(folder: Path, *, mode: str, base: str, tok: Tokenizer, source:
             if own.resolve() != (folder / own.name).resolve():
                 shutil.copyfile(own, folder / own.name)
         data[SOURCE_KEY] = source.name
-        if tok.pretokenizer_name and source.name.lower().removesuffix(".gz").endswith(".tiktoken"):
-            data[PATTERN_KEY] = tok.pretokenizer_name
+        rank_file = source.name.lower().removesuffix(".gz").endswith(".tiktoken")
+        if tok.pretokenizer_name and (rank_file or source.name in ("encoder.json", "vocab.bpe")):
+            data[PATTERN_KEY] = tok.pretokenizer_name  # given with pattern= or told by the name
+        if rank_file:
             data[SPECIALS_KEY] = tok.special_tokens
     config.write_text(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
     module = folder / f"{MODULE_NAME}.py"

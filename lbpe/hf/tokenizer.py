@@ -125,7 +125,7 @@ class LBPETokenizer:
         for key in ("trust_remote_code", "_from_auto", "_commit_hash", "revision", "code_revision"):
             kwargs.pop(key, None)  # what AutoTokenizer passes along; a local folder needs none of them
         path = _preset_or_path(path)
-        fmt, file = _source(path)
+        fmt, file = _saved(path) or _source(path)
         if special_tokens is not None and fmt != "tiktoken":
             raise LbpeError(
                 f"{path}: special_tokens= is for a rank file (.tiktoken), which holds none; this vocabulary "
@@ -195,6 +195,20 @@ def _check_mode(mode: object) -> None:
         )
     if mode not in HF_MODES:
         raise LbpeError(f"mode must be one of {_mode_list()}, not {mode!r}")
+
+
+def _saved(path: str | os.PathLike[str]) -> tuple[str, Path] | None:
+    """``("hf", its tokenizer.json)`` for a folder an LBPE tokenizer was saved to, whatever other
+    vocabulary files lie beside it (GPT-2's pair is copied there, and would be found first)."""
+    folder = Path(path)
+    config, file = folder / "tokenizer_config.json", folder / "tokenizer.json"
+    if not (folder.is_dir() and config.is_file() and file.is_file()):
+        return None
+    try:
+        recorded = json.loads(config.read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    return ("hf", file) if isinstance(recorded, dict) and recorded.get("tokenizer_class") == CLASS_NAME else None
 
 
 def _preset_or_path(path: str | os.PathLike[str]) -> str | os.PathLike[str]:
