@@ -446,7 +446,13 @@ function keepLongText() {
     if (state.text.length > MAX_URL_TEXT) sessionStorage.setItem(LONG_TEXT_KEY, state.text);
     else sessionStorage.removeItem(LONG_TEXT_KEY);
   } catch {
-    // storage full or disabled: a reload says the text was left out, as a link does
+    // storage full or disabled: a reload says the text was left out, as a link does (never an
+    // older text kept in its place)
+    try {
+      sessionStorage.removeItem(LONG_TEXT_KEY);
+    } catch {
+      // storage disabled: nothing is kept
+    }
   }
 }
 
@@ -475,7 +481,8 @@ function showError(message) {
  * (Python's sentences), a text too long to carry. */
 function linkNotes(linked, { pairError = "", axisError = "", unknown = "" } = {}) {
   const notes = [];
-  if (unknown) notes.push(`its vocabulary “${clip(unknown, 60)}” is not one of this page's: ${state.preset} is shown`);
+  const shown = state.preset === FILE_VOCAB && fileVocab ? fileVocab.label : state.preset;
+  if (unknown) notes.push(`its vocabulary “${clip(unknown, 60)}” is not one of this page's: ${shown} is shown`);
   if (linked.linkedFile) {
     notes.push(`it was made with the vocabulary file “${linked.linkedFile}”, which a link never carries: load ` +
       "that file (Load vocabulary file…) to see the same tokens");

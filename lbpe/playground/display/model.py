@@ -345,7 +345,7 @@ def parse_ids(text: str) -> list[int]:
     body = (text or "").strip()
     if body.startswith("[") and body.endswith("]"):
         body = body[1:-1]
-    if len(body) > DECODE_MOST_IDS * 16:  # more than the most ids could spell: not split at all
+    if len(body) > DECODE_MOST_IDS * 64:  # more than the most ids spell, spaced out: not split at all
         raise LbpeError(f"decode takes at most {DECODE_MOST_IDS:,} ids at a time; paste fewer")
     parts = [p for p in re.split(r"[\s,]+", body) if p]
     if not parts:

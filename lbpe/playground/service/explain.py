@@ -65,7 +65,12 @@ def explain_view(
     budget = len(text) if text is not None else len(span)
     prepared(tok)
     with time_budget(budget, what="the Explain view"):
-        if text is not None and at is not None and 0 <= at and replace_surrogates(text)[at : at + len(span)] == span:
+        if (
+            text is not None
+            and at is not None
+            and 0 <= at
+            and replace_surrogates(text)[at : at + len(span)] == replace_surrogates(span)
+        ):
             ex = explain_span(tok, text, at, at + len(span), specials=specials)
         else:
             ex = explain(tok, span)
@@ -92,7 +97,12 @@ def _pair_view(
     options: dict[str, Any] = {"dropout": dropout, "seed": seed}
     prepared(tok)
     with time_budget(len(text) if text is not None else len(span), what="the Explain view"):
-        if text is not None and at is not None and 0 <= at and replace_surrogates(text)[at : at + len(span)] == span:
+        if (
+            text is not None
+            and at is not None
+            and 0 <= at
+            and replace_surrogates(text)[at : at + len(span)] == replace_surrogates(span)
+        ):
             ex = explain_pair_span(tok, text, at, at + len(span), pair, specials=specials, **options)
         else:
             ex = explain_pair(tok, span, pair, **options)

@@ -322,6 +322,9 @@ def test_explain_view_and_target_are_the_explainer_s():
         assert [i for p in view["steps"]["pieces"] for i in p[mode]["ids"]] == panes
     # typed, or no longer where it was: on its own
     assert explain_view(mistral, "      const", text=code, at=8)["steps"]["in_text"] is None
+    # a lone surrogate in the span is read as in the text (U+FFFD): still explained where it stands
+    gpt2 = load_preset("gpt2")
+    assert explain_view(gpt2, " a\ud800b", text="x a\ud800b y", at=1)["steps"]["in_text"] == {"start": 1, "end": 5}
 
 
 @pytest.mark.parametrize(

@@ -416,7 +416,7 @@ def get_tokenizer(name: str, state: Any = None) -> Tokenizer:
     if name in session.let_go and name not in session.vocabs:
         raise gr.Error(
             f"“{name}” was dropped: this session keeps the latest {session.keep} uploaded or trained "
-            "vocabularies. Upload it (or train it) again."
+            f"{'vocabulary' if session.keep == 1 else 'vocabularies'}. Upload it (or train it) again."
         )
     if name not in session.vocabs and str(name).startswith(("upload: ", "trained: ")):
         raise gr.Error(
