@@ -180,13 +180,22 @@ async function run({ id, cmd, args }) {
     const result = await handler(args || {});
     self.postMessage({ type: "result", id, result: String(result) });
   } catch (error) {
-    self.postMessage({ type: "result", id, error: pythonMessage(error) });
+    self.postMessage({ type: "result", id, error: told(pythonMessage(error)) });
   }
 }
 
 self.onmessage = (event) => {
   queue = queue.then(() => run(event.data));
 };
+
+/** A message as a visitor is shown it (lbpe.playground.page.told): no variable to set. */
+function told(message) {
+  try {
+    return page ? String(page.told(message)) : message;
+  } catch {
+    return message;
+  }
+}
 
 function pythonMessage(error) {
   // A Python exception arrives as a PythonError whose message is the traceback: keep its last

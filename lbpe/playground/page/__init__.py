@@ -17,7 +17,6 @@ State is one current tokenizer per worker (the page compares one vocabulary at a
 from __future__ import annotations
 
 import json
-import re
 import time
 from pathlib import Path
 from typing import Any, Literal, cast
@@ -38,6 +37,7 @@ from lbpe.playground.service import (
     token_count,
 )
 from lbpe.playground.service.shared import FIRST_USE_TEXTS
+from lbpe.playground.service.visitors import for_visitors
 from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, load_preset, preset_path
 from lbpe.tokenizer import METHODS, MODES, Mode, Tokenizer
 
@@ -107,13 +107,12 @@ def use_preset(name: str) -> str:
     return _info(tok, "preset")
 
 
-#: How a limit's message says to raise it (lbpe.limits.how_to_raise), and what the page says
-#: instead: a visitor has no environment to set there.
-_RAISE_A_LIMIT = re.compile(r"set LBPE_[A-Z_]+ to raise it(?: \([^)]*\))?")
-_OWN_COMPUTER = (
-    "the browser page keeps to it; open the file with lbpe on your own computer (python -m pip install lbpe), "
-    "where it can be raised"
-)
+def told(message: str) -> str:
+    """An error's message as a visitor of the page is shown it: the page has no environment to
+    set, so the clauses naming lbpe's variables say what a visitor can do instead
+    (:func:`lbpe.playground.service.visitors.for_visitors`). The worker passes every error
+    through it."""
+    return for_visitors(message, place="this page")
 
 
 def use_file(path: str, pattern: str = "") -> str:
@@ -141,7 +140,7 @@ def use_file(path: str, pattern: str = "") -> str:
             }
         )
     except LbpeError as exc:
-        return json.dumps({"error": _RAISE_A_LIMIT.sub(_OWN_COMPUTER, str(exc)), "needs_pattern": False})
+        return json.dumps({"error": told(str(exc)), "needs_pattern": False})
     _state["tok"], _state["source"] = tok, "file"
     return _info(tok, "file")
 

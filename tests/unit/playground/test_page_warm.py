@@ -117,4 +117,15 @@ def test_a_file_over_a_limit_is_refused_with_what_a_visitor_can_do(tmp_path, mon
     shutil.copy(data_file("openai/o200k_base.tiktoken"), path)
     said = json.loads(page.use_file(str(path)))["error"]
     assert said.startswith("o200k_base.tiktoken: ") and "over the limit of" in said
-    assert "LBPE_" not in said and "lbpe on your own computer" in said
+    assert "LBPE_" not in said and "this page allows no more (lbpe on your own machine does" in said
+
+
+def test_every_error_the_page_shows_says_what_a_visitor_can_do():
+    """The worker passes every error through page.told: the time budget's "allow more time with
+    LBPE_ENCODE_SECONDS" reads as what a visitor can do, as the playground's server says it."""
+    from lbpe.budget import TimeBudgetError
+    from lbpe.playground import page
+
+    said = page.told(str(TimeBudgetError("the Compare view", 0.5, 2.0)))
+    assert "LBPE_" not in said and "encode it with lbpe on your own machine (pip install lbpe)" in said, said
+    assert page.told("a plain reason") == "a plain reason"

@@ -26,6 +26,7 @@ from lbpe.errors import LbpeError, PatternNeededError
 from lbpe.limits import MB, Limits
 from lbpe.playground.app.addresses import trusted_proxies, visitor_address
 from lbpe.playground.service import AUTO_PATTERN, Downloads, Session, Stopped, Uploads, describe, open_upload
+from lbpe.playground.service.visitors import for_visitors as visitor_message
 from lbpe.presets import DEFAULT_PRESET
 from lbpe.tokenizer import Tokenizer
 
@@ -164,28 +165,11 @@ def _duration(seconds: float) -> str:
 
 # ---- what a visitor is told (never the server's variables; the log has them) ----
 
-_SERVER_VARIABLE_CLAUSES = (
-    (re.compile(r" \(set LBPE_\w+[^)]*\)"), ""),
-    (re.compile(r", shorten the text, or allow it more time with LBPE_\w+ \([^)]*\)"), " or shorten the text"),
-    (
-        re.compile(r", or allow more time with LBPE_ENCODE_SECONDS \([^)]*\)"),
-        ", or encode it with lbpe on your own machine (pip install lbpe), where it has no time limit",
-    ),
-    (re.compile(r",? or allow (?:it )?more time with LBPE_\w+(?: \([^)]*\))?"), ""),
-    (
-        re.compile(r"set LBPE_\w+ to raise it(?: \([^)]*\))?"),
-        "this server allows no more (lbpe on your own machine does: pip install lbpe)",
-    ),
-    (re.compile(r"LBPE_\w+(?:=\S+)?"), "a setting of this server"),
-)
-
 
 def for_visitors(message: str) -> str:
     """``message`` as a visitor is shown it: what raises a limit is the server's business, so
     the clauses naming its variables are left out (and logged)."""
-    shown = message
-    for pattern, replacement in _SERVER_VARIABLE_CLAUSES:
-        shown = pattern.sub(replacement, shown)
+    shown = visitor_message(message)
     if shown != message:
         log.info("told a visitor: %s (in full: %s)", shown, message)
     return shown
