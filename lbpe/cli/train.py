@@ -53,7 +53,8 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> None:
     finally:
         bar.close()
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)  # only once there is a vocabulary to write
-    write_tokenizer_json(trained["vocab"], args.output)  # as trained: its style and preset
+    # as trained: its style and preset; llama's post-processor puts the bos asked for before each text
+    write_tokenizer_json(trained["vocab"], args.output, bos=roles.get("bos") if llama else None)
     print(f"wrote {args.output}: {trained['message']}", file=sys.stderr)
     scaffold = sorted(trained["vocab"].scaffold)
     if scaffold:  # what a reader that knows nothing of them does with the file

@@ -133,10 +133,13 @@ def rank_merges(ranks: Mapping[bytes, int]) -> dict[tuple[bytes, bytes], int]:
     return dict(sorted(out.items(), key=lambda kv: kv[1]))
 
 
-def tokenizer_json(vocab: Vocab, *, pattern: str | None = None, style: str | None = None) -> dict[str, Any]:
+def tokenizer_json(
+    vocab: Vocab, *, pattern: str | None = None, style: str | None = None, bos: str | None = None
+) -> dict[str, Any]:
     """The ``tokenizer.json`` content for ``vocab`` and the pre-tokeniser preset ``pattern``,
     or with ``style="llama"`` for a vocabulary trained in that style (:func:`llama_tokenizer_json`;
-    no ``pattern``). Left out, each is what :func:`lbpe.train` recorded in ``vocab.trained``
+    no ``pattern``; ``bos``: the special token put before each text, ``<s>`` when left out).
+    Left out, each is what :func:`lbpe.train` recorded in ``vocab.trained``
     (else ``"gpt2"`` and ``"paper"``; :func:`lbpe.train.train_from_counts` records no preset),
     so a trained vocabulary is written as it was trained.
 
@@ -148,7 +151,7 @@ def tokenizer_json(vocab: Vocab, *, pattern: str | None = None, style: str | Non
     if style == "llama":
         if pattern is not None:
             raise LbpeError("style='llama' has no regex pre-tokeniser: leave out pattern (CLI: --pattern)")
-        return llama_tokenizer_json(vocab)
+        return llama_tokenizer_json(vocab, bos=bos)
     if style != "gpt2":
         raise LbpeError(f"style must be 'gpt2' or 'llama', not {style!r}")
     name, regex = _preset("paper" if pattern is None else pattern)
@@ -311,11 +314,12 @@ def _sentencepiece_form(
     }
 
 
-def llama_tokenizer_json(vocab: Vocab) -> dict[str, Any]:
+def llama_tokenizer_json(vocab: Vocab, *, bos: str | None = None) -> dict[str, Any]:
     """``tokenizer.json`` for a vocabulary trained with ``lbpe.train(style="llama")``, in the
     form HF uses for LLaMA (:func:`_sentencepiece_form`): a ``▁`` before the text, spaces as
     ``▁``, the whole text one piece (training never makes a token across a point where the
-    llama style cuts, so no merge spans one), ``<s>`` added before each text."""
+    llama style cuts, so no merge spans one), ``bos`` (a special token; ``<s>`` when left out)
+    added before each text."""
     from lbpe.normalize import SentencePieceNormalizer
 
     if vocab.unit != "char" or vocab.byte_fallback is None:
@@ -323,8 +327,11 @@ def llama_tokenizer_json(vocab: Vocab) -> dict[str, Any]:
             "style='llama' writes character-level vocabularies with byte fallback (lbpe.train(style='llama'))"
         )
     norm = SentencePieceNormalizer(b"", add_dummy_prefix=True, remove_extra_whitespaces=False)
-    bos = [vocab.special["<s>"]] if "<s>" in vocab.special else []
-    return _sentencepiece_form(vocab, norm, bos=bos, added_tokens={})
+    if bos is not None and bos not in vocab.special:
+        raise LbpeError(f"the bos token {bos!r} is not a special token of this vocabulary; give it as one")
+    first = bos or "<s>"
+    ids = [vocab.special[first]] if first in vocab.special else []
+    return _sentencepiece_form(vocab, norm, bos=ids, added_tokens={})
 
 
 def _added(text: str, i: int, *, special: bool) -> dict[str, Any]:
@@ -358,12 +365,20 @@ def tokenizer_json_of(tok: Tokenizer) -> dict[str, Any]:
 
 
 def to_tokenizer_json(
-    vocab: Vocab, *, pattern: str | None = None, style: str | None = None, indent: int | None = None
+    vocab: Vocab,
+    *,
+    pattern: str | None = None,
+    style: str | None = None,
+    indent: int | None = None,
+    bos: str | None = None,
 ) -> str:
     """:func:`tokenizer_json` as JSON text (compact unless ``indent`` is given)."""
     separators = (",", ":") if indent is None else None
     return json.dumps(
-        tokenizer_json(vocab, pattern=pattern, style=style), ensure_ascii=False, indent=indent, separators=separators
+        tokenizer_json(vocab, pattern=pattern, style=style, bos=bos),
+        ensure_ascii=False,
+        indent=indent,
+        separators=separators,
     )
 
 
@@ -374,12 +389,14 @@ def write_tokenizer_json(
     pattern: str | None = None,
     style: str | None = None,
     indent: int | None = None,
+    bos: str | None = None,
 ) -> None:
-    """Write ``vocab`` to ``path`` as ``tokenizer.json``; gzip-compressed when the name ends in ``.gz``.
+    """Write ``vocab`` to ``path`` as ``tokenizer.json``; gzip-compressed when the name ends in ``.gz``
+    (``pattern``, ``style``, ``bos``: as :func:`tokenizer_json`).
 
     The file is written to a temporary name first and renamed, so a reader never sees half a file.
     """
-    data = to_tokenizer_json(vocab, pattern=pattern, style=style, indent=indent).encode("utf-8")
+    data = to_tokenizer_json(vocab, pattern=pattern, style=style, indent=indent, bos=bos).encode("utf-8")
     path = os.fspath(path)
     if path.endswith(".gz"):
         data = gzip.compress(data, compresslevel=9, mtime=0)

@@ -592,6 +592,25 @@ def test_cli_train_writes_a_folder_transformers_loads(tmp_path):
     assert roles.returncode == 2 and "name it tokenizer.json" in roles.stderr
 
 
+def test_cli_train_llama_puts_the_chosen_bos_before_each_text(tmp_path):
+    """--style llama with --bos names the token put before each text: transformers' bos_token
+    and the tokenizer.json's post-processor agree (it put <s> there while the config said the
+    other, so a model trained on <s> would be prompted with the other)."""
+    from transformers import AutoTokenizer
+
+    corpus = tmp_path / "c.txt"
+    corpus.write_text(data_file("text/moby_dick.txt").read_text("utf-8")[:100_000], encoding="utf-8")
+    out = tmp_path / "lb" / "tokenizer.json"
+    args = ("train", "-q", "--vocab-size", "800", "--style", "llama", "--bos", "<|begin|>", "-o", str(out))
+    result = run_cli(*args, str(corpus))
+    assert result.returncode == 0, result.stderr
+    hf = AutoTokenizer.from_pretrained(str(out.parent))
+    begin = lbpe.load(out).vocab.special["<|begin|>"]
+    assert hf.bos_token == "<|begin|>" and hf.bos_token_id == begin
+    ids = hf("Call me Ishmael.")["input_ids"]
+    assert ids[0] == begin and ids[1:] == hf("Call me Ishmael.", add_special_tokens=False)["input_ids"]
+
+
 @pytest.mark.parametrize(
     "args,message",
     [
