@@ -276,3 +276,38 @@ def test_standard_input_is_refused_by_the_commands_that_take_files(tmp_path, com
     error = one_line_error(result, command)
     assert "standard input (-)" in error and "save it to a file" in error, error
     assert "No such file" not in error and not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("command", ["train", "stats", "encode"])
+def test_ctrl_c_ends_a_command_with_one_line(tmp_path, command):
+    """Ctrl-C in a terminal (SIGINT to the process group) during a long run ends it with one line
+    and the shell's code for it, never a traceback (export said so already; the others did not)."""
+    import signal
+    import time
+
+    from tests.support.cli import CLI_WITH_CTRL_C
+    from tests.support.data import data_file
+
+    corpus = [str(data_file("text/sotu.txt"))] * 8  # 86 MB: longer than the wait below
+    args = {
+        "train": ["train", "-q", "--vocab-size", "60000", "-o", str(tmp_path / "t" / "tokenizer.json"), *corpus],
+        "stats": ["stats", "-q", "--vocab", "gpt2", "--methods", "all", "--dropout", "0.1", *corpus],
+        "encode": ["encode", "--vocab", "gpt2", "--mode", "bpe"],  # waiting on standard input
+    }[command]
+    proc = subprocess.Popen(
+        [*CLI_WITH_CTRL_C, *args],
+        stdin=subprocess.PIPE,  # open, never written: encode waits on it
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        time.sleep(3)  # into the work: the imports take about a second
+        assert proc.poll() is None, f"{command} ended before Ctrl-C"
+        os.killpg(proc.pid, signal.SIGINT)
+        err = proc.communicate(timeout=60)[1]
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130 and err == f"lbpe {command}: interrupted\n", (proc.returncode, err[-500:])
