@@ -384,19 +384,21 @@ def _amount(n: int | float, lim: Limit) -> str:
     return f"{n:,} {lim.unit}"
 
 
-def exceeded(key: str, amount: int, what: str, *, hint: str = "") -> str | None:
+def exceeded(key: str, amount: int, what: str, *, hint: str = "", at_least: bool = False) -> str | None:
     """The message for ``amount`` over limit ``key``, or ``None`` when within it.
 
     ``what`` starts the message (``"input.txt"``, ``"the training corpus"``); the message ends
-    with the environment variable that raises the limit.
+    with the environment variable that raises the limit. ``at_least``: ``amount`` is only as
+    far as was read (a pipe's size is not known up front), so no value is suggested from it.
     """
     limit = get(key)
     if not limit or amount <= limit:
         return None
     lim = _record(key)[0]
+    size = f"more than {_amount(limit, lim)}" if at_least else _amount(amount, lim)
     return (
-        f"{what} is {_amount(amount, lim)}, over the limit of {_amount(limit, lim)} for {lim.what}; "
-        + how_to_raise(key, amount)
+        f"{what} is {size}, over the limit of {_amount(limit, lim)} for {lim.what}; "
+        + how_to_raise(key, None if at_least else amount)
         + (f"; {hint}" if hint else "")
     )
 
@@ -410,9 +412,9 @@ def how_to_raise(key: str, amount: int | None = None) -> str:
     return f"set {lim.env} to raise it" + (f" ({', '.join(example + off)})" if example or off else "")
 
 
-def check(key: str, amount: int, what: str, *, hint: str = "") -> None:
+def check(key: str, amount: int, what: str, *, hint: str = "", at_least: bool = False) -> None:
     """Raise :class:`LimitExceededError` if ``amount`` is over limit ``key`` (see :func:`exceeded`)."""
-    message = exceeded(key, amount, what, hint=hint)
+    message = exceeded(key, amount, what, hint=hint, at_least=at_least)
     if message is not None:
         raise LimitExceededError(message, key=key, amount=amount, limit=get(key))
 

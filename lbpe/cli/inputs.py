@@ -32,7 +32,7 @@ def read_text(name: str) -> str:
             raise LbpeError(f"{name}: cannot be read ({exc.strerror})") from None
         source = name
     if limit and len(data) > limit:  # standard input, a pipe or a device: no size up front
-        limits.check("text_bytes", len(data), f"{source} (at least)", hint=STREAM_HINT)
+        limits.check("text_bytes", len(data), source, hint=STREAM_HINT, at_least=True)
     from lbpe.corpus.textio import decode
 
     return decode(data, source)
