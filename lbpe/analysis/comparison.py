@@ -37,7 +37,7 @@ paper expects LBPE to lower it (rarer short tokens, more frequent long ones).
 from __future__ import annotations
 
 from lbpe.analysis import metrics
-from lbpe.analysis.counting import token_lengths
+from lbpe.analysis.counting import token_lengths, vocab_tokens
 from lbpe.analysis.stats import Stats
 from lbpe.tokenizer import Tokenizer
 
@@ -59,7 +59,7 @@ def compare_json(
     l_share = _shares(lbpe)
     frequency: dict = {"renyi_power": renyi_power}
     if tok is not None:
-        frequency.update(n_vocab=tok.n_vocab, token_length=token_lengths(tok))
+        frequency.update(vocab_tokens=vocab_tokens(tok), token_length=token_lengths(tok))
     b_json, l_json = bpe.to_json(**frequency), lbpe.to_json(**frequency)
     change: dict = {}
     for metric in metrics.CATALOGUE:

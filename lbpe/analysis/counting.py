@@ -35,6 +35,14 @@ def _length_table(tok: Tokenizer) -> dict[int, int]:
     return table
 
 
+def vocab_tokens(tok: Tokenizer) -> int:
+    """How many tokens an encoding with ``tok`` can give: every id with a token (special and
+    added tokens too), Scaffold-BPE's scaffold tokens left out (``n_vocab`` is one more than the
+    largest id, and counts gaps and scaffold ids)."""
+    ids = tok.vocab.id_to_bytes.keys() | set(tok.added_tokens.values())
+    return len(ids - set(tok.vocab.scaffold))
+
+
 def token_lengths(tok: Tokenizer) -> Callable[[int], int]:
     """id -> length in the vocabulary's units (0 for special and added tokens)."""
     get = _length_table(tok).get

@@ -145,11 +145,13 @@ class Stats(PerToken):
     def frequency_json(
         self,
         *,
-        n_vocab: int | None = None,
+        vocab_tokens: int | None = None,
         token_length: Callable[[int], int] | None = None,
         renyi_power: float = metrics.RENYI_POWER,
     ) -> dict:
-        """The intrinsic metrics of :data:`token_counts` (see :mod:`lbpe.analysis.metrics`)."""
+        """The intrinsic metrics of :data:`token_counts` (see :mod:`lbpe.analysis.metrics`);
+        ``vocab_tokens``: the tokens an encoding can give
+        (:func:`lbpe.analysis.counting.vocab_tokens`), for the share of them used."""
         counts = self.token_counts
         distinct = sum(1 for n in counts.values() if n)
         entropy = metrics.shannon_entropy(counts)
@@ -157,7 +159,7 @@ class Stats(PerToken):
         out: dict = {
             "distinct_tokens": distinct,
             "type_token_ratio": distinct / self.tokens if self.tokens else 0.0,
-            "vocab_utilisation": distinct / n_vocab if n_vocab else None,
+            "vocab_utilisation": distinct / vocab_tokens if vocab_tokens else None,
             "shannon_entropy": entropy,
             "shannon_efficiency": metrics.efficiency(entropy, distinct),
             "renyi_power": renyi_power,

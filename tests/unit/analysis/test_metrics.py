@@ -33,7 +33,7 @@ def test_equal_to_tokenization_scorer(name, mode):
 
     tok = load_preset(name)
     stats = corpus_stats(tok, [sample()], modes=[mode])[mode]
-    ours = stats.frequency_json(n_vocab=tok.n_vocab)
+    ours = stats.frequency_json()
     stream = [[str(i) for i in tok.encode(sample(), mode=mode, disallowed_special=())]]
     theirs = {
         "shannon_entropy": get_metric("shannon_entropy")(stream),
@@ -94,7 +94,7 @@ def test_stats_json_has_the_metrics_and_their_change():
     for mode in ("bpe", "lbpe"):
         side = doc[mode]
         assert 0 < side["renyi_efficiency"] < side["shannon_efficiency"] < 1
-        assert side["vocab_utilisation"] == side["distinct_tokens"] / tok.n_vocab
+        assert side["vocab_utilisation"] == side["distinct_tokens"] / 32_000  # its 32,000 tokens
         assert side["type_token_ratio"] == side["distinct_tokens"] / side["tokens"]
         assert sum(v["occurrences"] for v in side["frequency_by_length"].values()) == sum(
             side["length_buckets"].values()
@@ -198,3 +198,17 @@ def test_the_papers_figures_agree_with_their_own_printed_changes():
     # Table 8: four columns per benchmark; LBPE alone beats BPE on every one
     assert len(PAPER_SCAFFOLD_ACCURACY) == 7
     assert all(len(row) == 4 and row[1] > row[0] for row in PAPER_SCAFFOLD_ACCURACY.values())
+
+
+def test_vocab_utilisation_counts_the_tokens_an_encoding_can_give():
+    """The share of the vocabulary used is over its tokens: not over one more than its largest id
+    (a gap in the ids, or Scaffold-BPE's tokens after the normal ones, which no encoding gives)."""
+    from lbpe.tokenizer import Tokenizer
+    from lbpe.train import train
+
+    vocab = train(sample()[:200_000], vocab_size=1000, scaffold=True)
+    assert len(vocab.scaffold) > 0  # ids from 1,000 on
+    tok = Tokenizer(vocab, "paper")
+    doc = compare_json(corpus_stats(tok, [sample()]), vocab="mine", unit=vocab.unit, tok=tok)
+    for mode in ("bpe", "lbpe"):
+        assert doc[mode]["vocab_utilisation"] == doc[mode]["distinct_tokens"] / 1000
