@@ -56,7 +56,7 @@ def _probabilities(counts: Mapping[int, int]) -> list[float]:
 
 def shannon_entropy(counts: Mapping[int, int]) -> float:
     """``-sum p log2 p`` over the tokens' relative frequencies, in bits (0 for no tokens)."""
-    return -sum(p * math.log2(p) for p in _probabilities(counts))
+    return 0.0 - sum(p * math.log2(p) for p in _probabilities(counts))  # 0.0 - 0.0 is 0.0, never -0.0
 
 
 def renyi_entropy(counts: Mapping[int, int], power: float = RENYI_POWER) -> float:
@@ -72,15 +72,15 @@ def renyi_entropy(counts: Mapping[int, int], power: float = RENYI_POWER) -> floa
         # near 1, sum p^power is 1 plus a sliver that rounding would lose: take the sliver alone,
         # sum p * (p^(power-1) - 1), with expm1 and log1p (a power a hair from 1 gives Shannon's)
         sliver = sum(p * math.expm1((power - 1) * math.log(p)) for p in probabilities)
-        return math.log1p(sliver) / ((1 - power) * math.log(2))
+        return math.log1p(sliver) / ((1 - power) * math.log(2)) + 0.0  # never -0.0
     total = sum(p**power for p in probabilities)
     if total < sys.float_info.min:  # a high power: every p^power underflows, so scale by the largest p
         top = probabilities[0]
         # power * log2(top) would overflow for a power near the largest float: divide first
         # (power / (1 - power) tends to -1, the min-entropy -log2(top))
         scaled = math.log2(sum((p / top) ** power for p in probabilities))
-        return math.log2(top) * (power / (1 - power)) + scaled / (1 - power)
-    return math.log2(total) / (1 - power)
+        return math.log2(top) * (power / (1 - power)) + scaled / (1 - power) + 0.0
+    return math.log2(total) / (1 - power) + 0.0  # one token only: log2(1) = 0 over a negative: never -0.0
 
 
 def efficiency(entropy: float, vocab_size: int) -> float:

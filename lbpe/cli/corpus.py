@@ -102,7 +102,8 @@ def _methods_stats(args: argparse.Namespace, out: TextIO) -> None:
 def _write_methods_table(doc: dict, out: TextIO) -> None:
     """The text table of ``lbpe stats --methods``: a row per method, then what the columns mean."""
     unit = "bytes" if doc["unit"] == "byte" else "chars"
-    dropout = f"; dropout rate {doc['dropout']}, seed {doc['seed']}" if doc["dropout"] is not None else ""
+    seed = "fresh draws (no --seed)" if doc["seed"] is None else f"seed {doc['seed']}"
+    dropout = f"; dropout rate {doc['dropout']}, {seed}" if doc["dropout"] is not None else ""
     out.write(
         f"vocabulary {doc['vocab']} ({doc['unit']}-level); token length in {unit}; "
         f"Rényi power {doc['renyi_power']}{dropout}\n"

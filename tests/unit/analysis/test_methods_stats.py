@@ -208,6 +208,8 @@ def test_cli_methods_table_all_with_seeded_dropout(corpus):
     lines = first.stdout.splitlines()
     assert lines[0].startswith("vocabulary lbpe-llama-32k (char-level); token length in chars;")
     assert "dropout rate 0.5, seed 3" in lines[0]
+    fresh = run_cli(*args, "--workers", "1")  # no seed: fresh draws, said so (it read "seed None")
+    assert "dropout rate 0.5, fresh draws (no --seed)" in fresh.stdout.splitlines()[0], fresh.stdout[:300]
     assert lines[1].split() == [
         "method",
         "tokens",

@@ -5,6 +5,7 @@ known answers worked by hand."""
 from __future__ import annotations
 
 import functools
+import json
 import math
 import sys
 
@@ -212,3 +213,13 @@ def test_vocab_utilisation_counts_the_tokens_an_encoding_can_give():
     doc = compare_json(corpus_stats(tok, [sample()]), vocab="mine", unit=vocab.unit, tok=tok)
     for mode in ("bpe", "lbpe"):
         assert doc[mode]["vocab_utilisation"] == doc[mode]["distinct_tokens"] / 1000
+
+
+@pytest.mark.parametrize("power", [0, 0.7, 1, 1.3, 2.5, 1e300])
+def test_one_token_has_entropy_zero_not_minus_zero(power):
+    """A corpus of one distinct token: 0.0 bits, as JSON writes 0.0 (it wrote -0.0, and the
+    table -0.0000)."""
+    from lbpe.analysis import metrics
+
+    for value in (metrics.shannon_entropy({7: 5}), metrics.renyi_entropy({7: 5}, power)):
+        assert value == 0.0 and math.copysign(1, value) == 1 and json.dumps(value) == "0.0"
