@@ -60,7 +60,7 @@ def cmd_compare(args: argparse.Namespace, out: TextIO) -> None:
         options = {"dropout": args.dropout, "seed": args.seed} if method == "dropout" else {}
         segments = tok.segment(text, mode=method, allowed_special=_allowed(args), disallowed_special=(), **options)
         counts.append(len(segments))
-        out.write(f"{method}: {len(segments)} tokens\n")
+        out.write(f"{method}: {len(segments)} token{'' if len(segments) == 1 else 's'}\n")
         out.write("|".join(map(_shown, segments)) + "\n")
     left, right = methods
     out.write(f"{right} - {left}: {counts[1] - counts[0]:+d} tokens\n")
@@ -72,9 +72,13 @@ _ESCAPES = {**SHOWN, ord("|"): "\\|"}
 
 
 def _shown(segment) -> str:
-    """A token as ``lbpe compare`` writes it between bars: a partial character as its bytes'
-    ``\\xNN`` (80-ff); otherwise its text, with backslash, bar and control characters escaped."""
-    return segment.label if segment.partial else segment.label.translate(_ESCAPES)
+    """A token as ``lbpe compare`` writes it between bars: its text, with backslash, bar and
+    control characters escaped, and the bytes of a character split across tokens as ``\\xNN``
+    (80-ff)."""
+    if not segment.partial:
+        return segment.label.translate(_ESCAPES)
+    text = segment.token.decode("utf-8", "surrogateescape")  # a split byte: U+DC80 to U+DCFF
+    return "".join(f"\\x{ord(c) - 0xDC00:02x}" if "\udc80" <= c <= "\udcff" else c.translate(_ESCAPES) for c in text)
 
 
 def cmd_explain(args: argparse.Namespace, out: TextIO) -> None:

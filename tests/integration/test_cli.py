@@ -140,6 +140,14 @@ def test_compare_escapes_what_would_make_its_lines_ambiguous(tmp_path):
     assert len(lines) == 5, lines  # a count line and a token line for each method, then the difference
     # tiktoken's cl100k_base tokens: a | b " ||" " c" "\n\n" d "\\e" "\t"
     assert lines[:2] == ["bpe: 9 tokens", r"a|\||b| \|\|| c|\n\n|d|\\e|\t"]
+    # a token holding part of a character: the split character's bytes as \xNN (80-ff), the rest
+    # of it as any text (tiktoken's r50k_base: b" \xf0\x9f\x98", b"\x80", b"|"); one token, one "token"
+    path.write_text(" 😀|", encoding="utf-8")
+    split = run_cli("compare", "--vocab", str(data_file("openai/r50k_base.tiktoken")), str(path), timeout=120)
+    assert split.stdout.splitlines()[:2] == ["bpe: 3 tokens", r" \xf0\x9f\x98|\x80|\|"], split.stdout
+    path.write_text("a", encoding="utf-8")
+    one = run_cli("compare", "--vocab", "gpt2", str(path), timeout=120)
+    assert one.stdout.splitlines() == ["bpe: 1 token", "a", "lbpe: 1 token", "a", "lbpe - bpe: +0 tokens"], one.stdout
 
 
 def test_a_renamed_rank_file_gets_its_special_tokens_from_the_flag(tmp_path):
