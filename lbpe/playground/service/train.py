@@ -130,12 +130,13 @@ def train_view(
     vocab: Vocab = train(paths, options=options, progress=progress, read_progress=read_progress, text_field=text_field)
     made = len(vocab) - len(vocab.scaffold)
     extra = f" + {len(vocab.scaffold):,} scaffold tokens" if vocab.scaffold else ""
+    short = f" (fewer than the {vocab_size:,} asked: the corpus has no pair left to merge)" if made < vocab_size else ""
     return {
         "vocab": vocab,
         "tokens": made,
         "scaffold": len(vocab.scaffold),
         "bytes": total,
-        "message": f"{made:,} tokens{extra} from {total:,} bytes",
+        "message": f"{made:,} tokens{extra} from {total:,} bytes{short}",
     }
 
 

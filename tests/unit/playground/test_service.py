@@ -361,6 +361,12 @@ def test_train_view_checks_first_then_trains_as_the_library(tmp_path):
     assert got["vocab"].tokens == want.tokens and got["vocab"].merges == want.merges
     assert got["vocab"].scaffold == want.scaffold and got["bytes"] == len(text.encode())
     assert got["tokens"] == len(want) - len(want.scaffold) and got["scaffold"] == len(want.scaffold)
+    assert "fewer than" not in got["message"]
+    # a size the corpus cannot reach is said (SentencePiece refuses it; lbpe stops when no pair is left)
+    path.write_text("ab ab ab", "utf-8")
+    tiny = train_view([path], vocab_size=100_000, unit="byte")
+    assert tiny["tokens"] < 300 and "(fewer than the 100,000 asked: the corpus has no pair left" in tiny["message"]
+    path.write_text(text, "utf-8")
     for options, message in (
         ({"style": "llama", "unit": "byte"}, "llama style trains characters"),
         ({"style": "llama", "pattern": "gpt2"}, "no regex pre-tokenizer"),
