@@ -15,9 +15,10 @@ MODE_KEY = "lbpe_mode"
 #: The key in ``tokenizer_config.json`` naming the vocabulary file lbpe reads beside
 #: ``tokenizer.json`` (a SentencePiece model or rank file the tokenizer was built from).
 SOURCE_KEY = "lbpe_vocab_file"
-#: The key naming that file's pre-tokenizer preset (a rank file whose name does not tell it).
+#: The key naming that file's pre-tokenizer preset (a rank file's or GPT-2's pair, given with
+#: ``pattern=`` or told by the name).
 PATTERN_KEY = "lbpe_pattern"
-#: The key holding that rank file's special tokens when they were given (``special_tokens=``).
+#: The key holding a rank file's special tokens (given with ``special_tokens=`` or told by its name).
 SPECIALS_KEY = "lbpe_special_tokens"
 #: The key naming the model's own transformers class, which lbpe loads the folder with.
 BASE_KEY = "lbpe_base_class"

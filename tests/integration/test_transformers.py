@@ -211,7 +211,6 @@ def test_a_rank_file_with_an_unknown_name_takes_its_pattern(tmp_path, texts):
 
 
 @pytest.mark.slow(reason="transformers")
-@pytest.mark.slow(reason="transformers")
 def test_gpt2_files_with_another_pattern_load_back_with_it(tmp_path, texts):
     """GPT-2's two files read with pattern= keep that pattern through a save and a load (the
     saved folder went back to GPT-2's own, and so to other ids)."""
@@ -225,6 +224,7 @@ def test_gpt2_files_with_another_pattern_load_back_with_it(tmp_path, texts):
     assert want != [lbpe.load(folder).encode(t, mode="bpe") for t in texts[:300]]  # the patterns differ here
 
 
+@pytest.mark.slow(reason="transformers")
 def test_chat_template_save_load_and_pickle(tmp_path, texts):
     folder = str(data_file("hf/qwen3/tokenizer.json").parent)
     tok = LBPETokenizer.from_pretrained(folder, mode="lbpe")
