@@ -131,6 +131,11 @@ class LBPETokenizer:
                 f"{path}: special_tokens= is for a rank file (.tiktoken), which holds none; this vocabulary "
                 "carries its own"
             )
+        if pattern is not None and fmt not in ("tiktoken", "gpt2"):
+            raise LbpeError(
+                f"{path}: pattern= is for a rank file or GPT-2's encoder.json + vocab.bpe; this vocabulary "
+                "(a tokenizer.json, a saved folder, a SentencePiece model) carries its own pre-tokenizer"
+            )
         kwargs["local_files_only"] = True
         recorded: dict[str, Any] = {}
         source: Path | None = None

@@ -270,6 +270,8 @@ def test_errors_say_what_to_give(tmp_path):
         LBPETokenizer.from_pretrained(str(data_file("hf/llama3/tokenizer.json").parent), mode="fast")
     with pytest.raises(lbpe.LbpeError, match=r"special_tokens= is for a rank file \(\.tiktoken\).*carries its own"):
         LBPETokenizer.from_pretrained(str(data_file("hf/llama3/tokenizer.json").parent), special_tokens={"<x>": 1})
+    with pytest.raises(lbpe.LbpeError, match=r"pattern= is for a rank file or GPT-2's .*carries its own pre-tokenizer"):
+        LBPETokenizer.from_pretrained(str(data_file("hf/llama3/tokenizer.json").parent), pattern="gpt2")
 
 
 # ---- saved folders load back as LBPE, through transformers' own AutoTokenizer ----
