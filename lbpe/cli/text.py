@@ -63,7 +63,8 @@ def cmd_compare(args: argparse.Namespace, out: TextIO) -> None:
         out.write(f"{method}: {len(segments)} token{'' if len(segments) == 1 else 's'}\n")
         out.write("|".join(map(_shown, segments)) + "\n")
     left, right = methods
-    out.write(f"{right} - {left}: {counts[1] - counts[0]:+d} tokens\n")
+    change = counts[1] - counts[0]
+    out.write(f"{right} - {left}: {change:+d} token{'' if abs(change) == 1 else 's'}\n")
 
 
 #: How ``lbpe compare`` writes the characters that would make its lines ambiguous or that a

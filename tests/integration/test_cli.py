@@ -148,6 +148,9 @@ def test_compare_escapes_what_would_make_its_lines_ambiguous(tmp_path):
     path.write_text("a", encoding="utf-8")
     one = run_cli("compare", "--vocab", "gpt2", str(path), timeout=120)
     assert one.stdout.splitlines() == ["bpe: 1 token", "a", "lbpe: 1 token", "a", "lbpe - bpe: +0 tokens"], one.stdout
+    path.write_text("uncharacteristically", encoding="utf-8")  # gpt2: BPE 4 tokens, LBPE 3
+    fewer = run_cli("compare", "--vocab", "gpt2", str(path), timeout=120)
+    assert fewer.stdout.splitlines()[-1] == "lbpe - bpe: -1 token", fewer.stdout
 
 
 def test_a_renamed_rank_file_gets_its_special_tokens_from_the_flag(tmp_path):
