@@ -21,6 +21,11 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> None:
     llama = args.style == "llama"
     check_train_options(style=args.style, unit=args.unit, pattern=args.pattern)  # before any file is read
     given = {role: getattr(args, role) for role in ("bos", "eos", "pad", "unk") if getattr(args, role)}
+    if llama and given.get("unk", "<unk>") != "<unk>":  # the model's unknown token is id 0's
+        raise LbpeError(
+            "--style llama keeps <unk> as the unknown token (id 0, what the tokenizer.json model names): "
+            f"leave out --unk {given['unk']!r}, or train with --style gpt2"
+        )
     # llama: LLaMA's special tokens (at ids 0-2 whatever is given), unless other roles are named
     roles = {"bos": "<s>", "eos": "</s>", "unk": "<unk>", **given} if llama else given
     specials = list(dict.fromkeys([*args.special, *roles.values()]))  # a role's token is a special token too

@@ -609,6 +609,10 @@ def test_cli_train_llama_puts_the_chosen_bos_before_each_text(tmp_path):
     assert hf.bos_token == "<|begin|>" and hf.bos_token_id == begin
     ids = hf("Call me Ishmael.")["input_ids"]
     assert ids[0] == begin and ids[1:] == hf("Call me Ishmael.", add_special_tokens=False)["input_ids"]
+    # its unknown token is <unk> (id 0, what the model names): another is refused, not written to
+    # the config alone
+    unk = run_cli(*args[:-2], "--unk", "<|unk|>", "-o", str(tmp_path / "u" / "tokenizer.json"), str(corpus))
+    assert unk.returncode == 2 and "keeps <unk> as the unknown token" in unk.stderr, unk.stderr
 
 
 @pytest.mark.parametrize(
