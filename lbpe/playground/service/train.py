@@ -130,7 +130,11 @@ def train_view(
     vocab: Vocab = train(paths, options=options, progress=progress, read_progress=read_progress, text_field=text_field)
     made = len(vocab) - len(vocab.scaffold)
     extra = f" + {len(vocab.scaffold):,} scaffold tokens" if vocab.scaffold else ""
-    short = f" (fewer than the {vocab_size:,} asked: the corpus has no pair left to merge)" if made < vocab_size else ""
+    short = (
+        f" (fewer than the {vocab_size:,} asked: the corpus has no pair left that may be merged)"
+        if made < vocab_size
+        else ""
+    )
     return {
         "vocab": vocab,
         "tokens": made,

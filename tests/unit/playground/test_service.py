@@ -365,7 +365,7 @@ def test_train_view_checks_first_then_trains_as_the_library(tmp_path):
     # a size the corpus cannot reach is said (SentencePiece refuses it; lbpe stops when no pair is left)
     path.write_text("ab ab ab", "utf-8")
     tiny = train_view([path], vocab_size=100_000, unit="byte")
-    assert tiny["tokens"] < 300 and "(fewer than the 100,000 asked: the corpus has no pair left" in tiny["message"]
+    assert tiny["tokens"] < 300 and "(fewer than the 100,000 asked: the corpus has no pair left that" in tiny["message"]
     path.write_text(text, "utf-8")
     for options, message in (
         ({"style": "llama", "unit": "byte"}, "llama style trains characters"),
