@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -86,7 +87,6 @@ def train_view(
     "bytes": the corpus size, "message"}``; :func:`lbpe.formats.hf_write.write_tokenizer_json`
     writes the vocabulary in the style and with the preset it was trained with.
     """
-    from lbpe.corpus.documents import input_bytes
     from lbpe.train import train
     from lbpe.train.options import train_options
 
@@ -115,9 +115,10 @@ def train_view(
             "(set LBPE_APP_MAX_TRAIN_VOCAB to change the maximum)."
         )
     paths = [Path(s) for s in sources]
-    total = input_bytes(paths)
     with _limits.using(limits):
-        _limits.check("train_bytes", total, f"the training corpus ({len(paths)} file(s))")
+        most = _limits.get("train_bytes")
+        total, whole = _text_bytes(paths, most)
+        _limits.check("train_bytes", total, f"the training corpus ({len(paths)} file(s))", at_least=not whole)
     if seconds is not None:
         flags = [
             f"--vocab-size {vocab_size}",
@@ -142,6 +143,27 @@ def train_view(
         "bytes": total,
         "message": f"{made:,} tokens{extra} from {total:,} bytes{short}",
     }
+
+
+def _text_bytes(paths: Sequence[Path], most: int | None) -> tuple[int, bool]:
+    """The bytes of text the files hold (a ``.gz`` file's once unpacked, read only as far as
+    needed to pass ``most``), and whether that is all of it."""
+    from lbpe.corpus.documents import GZIP_ERRORS, input_bytes
+
+    total = 0
+    for path in paths:
+        if not path.name.lower().endswith(".gz"):
+            total += input_bytes([path])
+            continue
+        try:
+            with gzip.open(path, "rb") as f:
+                while block := f.read(1 << 20):
+                    total += len(block)
+                    if most and total > most:
+                        return total, False
+        except GZIP_ERRORS as exc:
+            raise LbpeError(f"{path}: cannot be read ({exc})") from None
+    return total, True
 
 
 class TrainTimeError(LbpeError):

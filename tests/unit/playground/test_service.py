@@ -362,6 +362,16 @@ def test_train_view_checks_first_then_trains_as_the_library(tmp_path):
     assert got["vocab"].scaffold == want.scaffold and got["bytes"] == len(text.encode())
     assert got["tokens"] == len(want) - len(want.scaffold) and got["scaffold"] == len(want.scaffold)
     assert "fewer than" not in got["message"]
+    # a .gz file counts by the text it holds, against the limit and in the message (it counted by
+    # its compressed size, so a small upload could train on far more than the limit)
+    import gzip
+
+    packed = tmp_path / "t.txt.gz"
+    packed.write_bytes(gzip.compress(text.encode()))
+    assert packed.stat().st_size < 10_000 < len(text.encode())
+    with pytest.raises(LbpeError, match=r"the training corpus \(1 file\(s\)\) is more than 0.01 MB, over the limit"):
+        train_view([packed], vocab_size=400, unit="byte", limits=Limits(train_bytes=10_000))
+    assert train_view([packed], vocab_size=400, unit="byte")["bytes"] == len(text.encode())
     # a size the corpus cannot reach is said (SentencePiece refuses it; lbpe stops when no pair is left)
     path.write_text("ab ab ab", "utf-8")
     tiny = train_view([path], vocab_size=100_000, unit="byte")
