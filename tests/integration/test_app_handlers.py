@@ -436,6 +436,17 @@ def test_train_errors(tmp_path, limits):
         app.train([upload(tmp_path, b"x" * 6, "d.txt"), upload(tmp_path, b"y" * 6, "e.txt")], 300, "char", False, None)
     with pytest.raises(gr.Error, match="Choose one or more"):
         app.train(None, 300, "char", False, None)
+    # a compressed file that is not UTF-8, or is damaged, is named as uploaded: never the server's folder
+    import gzip
+
+    for content, says in (
+        (gzip.compress("café".encode("latin-1")), "not UTF-8"),
+        (b"\x1f\x8b" + b"x" * 40, "cannot be read"),
+    ):
+        with pytest.raises(gr.Error) as refused:
+            app.train([upload(tmp_path, content, "latin.txt.gz")], 300, "byte", False, None)
+        said = str(refused.value.message)
+        assert said.startswith("latin.txt.gz: ") and says in said and str(tmp_path) not in said, said
 
 
 def test_the_training_files_note_says_at_once_when_they_pass_the_limit_together(tmp_path, limits):

@@ -95,6 +95,8 @@ def _train(session: Session, paths: list[Path], size: int, unit: str, scaffold: 
             "a training on %s ran past LBPE_APP_TRAIN_SECONDS=%s and was stopped", names, common.LIMITS.train_seconds
         )
         raise
+    except LbpeError as exc:  # any other reason about a file: named as uploaded (a .gz read through)
+        raise LbpeError(functools.reduce(without_folder, {p.parent for p in paths}, str(exc))) from None
     except Stopped as stop:
         status = (
             f"Stopped at {stop.fraction:.0%} of training a {size:,}-token {unit} vocabulary on {names}; "
