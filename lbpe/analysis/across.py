@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
 from lbpe.analysis.comparison import compare_json
+from lbpe.analysis.counting import vocab_tokens
 from lbpe.analysis.metrics import RENYI_POWER
 from lbpe.analysis.stats import LONG_TOKEN, corpus_stats
 from lbpe.tokenizer import Tokenizer
@@ -57,7 +58,8 @@ def across_vocabularies(
     progress: Callable[[int, int], None] | None = None,
 ) -> list[dict]:
     """Per vocabulary (in the order given), the :func:`lbpe.analysis.comparison.compare_json` summary of
-    ``texts`` encoded with it in both modes, with ``"n_vocab"`` added.
+    ``texts`` encoded with it in both modes, with ``"n_vocab"`` and ``"vocab_tokens"``
+    (:func:`lbpe.analysis.counting.vocab_tokens`) added.
 
     ``texts`` is a list of strings (one text, or the chunks of a corpus), or a callable that
     returns a fresh iterable for a tokenizer (to stream a file once per vocabulary, cut where
@@ -73,6 +75,7 @@ def across_vocabularies(
         totals = corpus_stats(tok, chunks(tok))
         summary = compare_json(totals, vocab=name, unit=tok.vocab.unit, tok=tok, renyi_power=renyi_power)
         summary["n_vocab"] = tok.n_vocab
+        summary["vocab_tokens"] = vocab_tokens(tok)  # the "size" column: n_vocab counts gaps in the ids
         out.append(summary)
         if progress is not None:
             progress(done, len(tokenizers))
@@ -115,7 +118,7 @@ def across_rows(summaries: Iterable[dict]) -> list[list]:
             [
                 s["vocab"],
                 s["unit"],
-                s.get("n_vocab"),
+                s.get("vocab_tokens", s.get("n_vocab")),
                 b["tokens"],
                 lb["tokens"],
                 round(100 * ch["tokens"], 3),

@@ -591,7 +591,8 @@ def test_across_covers_every_preset_and_the_sessions_own_vocabulary(tmp_path):
     for summary in doc["vocabularies"]:
         tok = app.get_tokenizer(summary["vocab"], state)
         want = compare_json(text_stats_both(tok, TEXT), vocab=summary["vocab"], unit=tok.vocab.unit, tok=tok)
-        assert summary == json.loads(json.dumps({**want, "n_vocab": tok.n_vocab}))
+        extra = {"n_vocab": tok.n_vocab, "vocab_tokens": summary["vocab_tokens"]}  # sizes: test_across
+        assert summary == json.loads(json.dumps({**want, **extra}))
     assert Path(csv_path).read_text("utf-8").splitlines()[0].split(",")[:3] == ACROSS_HEADERS[:3]
     assert sorted(figure.data[0].y) == sorted(names)
     assert "vocabularies" in status and "sort" in status

@@ -189,7 +189,7 @@ def across_view(
     """One text (``text``) or text file (``data``, called ``source``) encoded with every
     tokenizer in both modes (:func:`lbpe.analysis.across.across_vocabularies`).
 
-    Returns ``{"headers", "types", "rows", "vocabularies": [compare_json summary + "n_vocab",
+    Returns ``{"headers", "types", "rows", "vocabularies": [compare_json summary + "n_vocab" and "vocab_tokens",
     ...], "figure", "json": {"source", "vocabularies"} as text, "csv", "status"}``. A file that
     is not UTF-8 text raises :class:`~lbpe.errors.NotUtf8Error` before any work.
     """

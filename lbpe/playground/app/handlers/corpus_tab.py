@@ -98,7 +98,7 @@ def across(text: str, file: Any = None, state: Any = None, progress: gr.Progress
 
     Returns ``(table rows, Plotly figure, JSON file, CSV file, status markdown, cleared upload)``
     (an upload is read, then deleted: the box is emptied to say so); the JSON is
-    ``{"source", "vocabularies": [lbpe.analysis.comparison.compare_json summary + "n_vocab", ...]}``.
+    ``{"source", "vocabularies": [lbpe.analysis.comparison.compare_json summary + "n_vocab" and "vocab_tokens", ...]}``.
     """
     paths, session = _paths(file), _session(state)
     with _job(session, "across", "A comparison across vocabularies"):
