@@ -62,8 +62,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # send what is still buffered nowhere so that the exit's own flush cannot fail
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-    except KeyboardInterrupt:  # Ctrl-C: one line and the shell's code for it, as export says it
-        print(f"lbpe {args.command}: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:  # Ctrl-C: one line (a command may say what it kept) and the shell's code
+        print(f"lbpe {args.command}: interrupted" + (f"; {exc}" if str(exc) else ""), file=sys.stderr)
         return 130
     except LbpeError as exc:
         print(f"lbpe {args.command}: error: {exc}", file=sys.stderr)

@@ -220,9 +220,9 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> None:
             warn=warn,
             checking=bar.phase("checking the kept shards against the inputs", in_bytes=True),
         )
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # main() says "interrupted" and this, with the shell's code for Ctrl-C
         bar.close()
-        raise LbpeError(f"interrupted; {_kept(args.out)} continue with the same command and --resume") from None
+        raise KeyboardInterrupt(f"{_kept(args.out)} continue with the same command and --resume") from None
     finally:
         bar.close()
     skipped = f"; skipped {index['skipped_documents']:,} bad document(s)" if index["skipped_documents"] else ""
