@@ -53,15 +53,19 @@ def _add_special_token(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_text_field(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--text-field", default="text", metavar="NAME", help="JSONL/Parquet: the text's field (default: text)"
+    )
+
+
 def _add_inputs(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--lines",
         action="store_true",
         help="text files: one document per line, lines of only white space skipped (default: one per file)",
     )
-    p.add_argument(
-        "--text-field", default="text", metavar="NAME", help="JSONL/Parquet: the text's field (default: text)"
-    )
+    _add_text_field(p)
     p.add_argument(
         "--skip-bad",
         action="store_true",
@@ -126,9 +130,7 @@ def _add_train(sub) -> None:
     )
     p.add_argument("-o", "--output", required=True, help="the tokenizer.json to write (.gz: gzip-compressed)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-    p.add_argument(
-        "--text-field", default="text", metavar="NAME", help="JSONL/Parquet: the text's field (default: text)"
-    )
+    _add_text_field(p)
     p.add_argument(
         "files",
         nargs="+",
