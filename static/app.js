@@ -476,6 +476,33 @@ function showError(message) {
   ui.error.hidden = !message;
 }
 
+/** A link's pair and Across axis, checked by Python, into state and the controls; their
+ * problems as Python says them ("" when none). A link Python cannot read is said too, never a
+ * page left waiting on it. */
+async function linkOptions(linked) {
+  let pairError = "";
+  let axisError = "";
+  try {
+    const checked = await checkedPair(linked.linkedPair);
+    Object.assign(state, checked.pair);
+    pairError = checked.error || "";
+  } catch (error) {
+    Object.assign(state, linkedPairState(null));
+    pairError = `Its methods could not be read (${error.message}).`;
+  }
+  applyPair();
+  try {
+    const checked = await checkedAxis(linked.linkedAxis);
+    Object.assign(state, checked.axis);
+    axisError = checked.error || "";
+  } catch (error) {
+    Object.assign(state, linkedAxisState(null));
+    axisError = `Its Across axis could not be read (${error.message}).`;
+  }
+  applyAxis();
+  return { pairError, axisError };
+}
+
 /** What a link asked for that the page cannot show, as one message ("" when nothing): an
  * unknown vocabulary, a vocabulary file (never carried), the pair's and the axis' problems
  * (Python's sentences), a text too long to carry. */
@@ -1177,28 +1204,9 @@ function wire(presets) {
     const vocabChanged = next.preset && next.preset !== state.preset && presets.includes(next.preset);
     const unknown = next.preset && next.preset !== FILE_VOCAB && !presets.includes(next.preset) ? next.preset : "";
     Object.assign(state, next);
-    let pairError = "";
-    let axisError = "";
-    try {
-      const { pair, error } = await checkedPair(next.linkedPair);
-      Object.assign(state, pair);
-      pairError = error || "";
-    } catch (error) {
-      Object.assign(state, linkedPairState(null));
-      pairError = `Its methods could not be read (${error.message}).`;
-    }
-    applyPair();
     const axisBefore = state.axis;
-    try {
-      const { axis, error } = await checkedAxis(next.linkedAxis);
-      Object.assign(state, axis);
-      axisError = error || "";
-    } catch (error) {
-      Object.assign(state, linkedAxisState(null));
-      axisError = `Its Across axis could not be read (${error.message}).`;
-    }
+    const { pairError, axisError } = await linkOptions(next);
     if (state.axis !== axisBefore) clearAcross();
-    applyAxis();
     if (!presets.includes(state.preset) && state.preset !== FILE_VOCAB) state.preset = ui.preset.value;
     applyState();
     $("#explain-text").value = state.explain;
@@ -1290,27 +1298,7 @@ async function main() {
     linked.text = state.text = ui.text.value;
     delete linked.linkedTextChars;
   }
-  // a link Python cannot read is said, never a page that stays starting (as on a hashchange)
-  let pairError = "";
-  let axisError = "";
-  try {
-    const checked = await checkedPair(linked.linkedPair);
-    Object.assign(state, checked.pair);
-    pairError = checked.error || "";
-  } catch (error) {
-    Object.assign(state, linkedPairState(null));
-    pairError = `Its methods could not be read (${error.message}).`;
-  }
-  applyPair();
-  try {
-    const checked = await checkedAxis(linked.linkedAxis);
-    Object.assign(state, checked.axis);
-    axisError = checked.error || "";
-  } catch (error) {
-    Object.assign(state, linkedAxisState(null));
-    axisError = `Its Across axis could not be read (${error.message}).`;
-  }
-  applyAxis();
+  const { pairError, axisError } = await linkOptions(linked);
   const opening = EXAMPLES.find((e) => e.vocabulary === boot.site.default_preset) || EXAMPLES[0];
   if (!("text" in linked) && opening) state.text = opening.text;
   if (!("explain" in linked) && opening) {
