@@ -17,7 +17,7 @@ from lbpe.tokenizer import Method, Tokenizer
 #: Ids to count: a list, or a numpy array (:func:`encode_for_counting`).
 Ids = list[int] | Any
 
-__all__ = ["token_lengths", "encode_for_counting", "count_tokens", "count_words"]
+__all__ = ["token_lengths", "vocab_tokens", "encode_for_counting", "count_tokens", "count_words"]
 
 
 def _length_table(tok: Tokenizer) -> dict[int, int]:

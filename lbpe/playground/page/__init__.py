@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any, Literal, cast
 
+from lbpe.analysis.counting import vocab_tokens
 from lbpe.errors import LbpeError, PatternNeededError
 from lbpe.playground import display
 from lbpe.playground.examples import EXAMPLES, examples_json
@@ -34,7 +35,6 @@ from lbpe.playground.service import (
     link_state,
     methods_view,
     open_vocabulary,
-    token_count,
 )
 from lbpe.playground.service.shared import FIRST_USE_TEXTS
 from lbpe.playground.service.visitors import for_visitors
@@ -86,7 +86,7 @@ def _info(tok: Tokenizer, source: str) -> str:
             "source": source,
             "unit": tok.vocab.unit,
             "n_vocab": tok.n_vocab,
-            "tokens": token_count(tok),
+            "tokens": vocab_tokens(tok),
             "pattern": tok.pretokenizer_name,
             "special": len(tok.vocab.special),
         }

@@ -52,7 +52,7 @@ from lbpe.playground.service.files import (
     without_folder,
 )
 from lbpe.playground.service.links import MAX_LINK_TEXT, VIEWS, link_state
-from lbpe.playground.service.session import Busy, Session, Stopped, describe, token_count
+from lbpe.playground.service.session import Busy, Session, Stopped, describe
 from lbpe.playground.service.shared import CORPUS_CHUNK_BYTES, file_stem
 from lbpe.playground.service.train import TrainTimeError, TrainView, check_train_options, train_view
 
@@ -82,7 +82,6 @@ __all__ = [
     "Session",
     "Stopped",
     "describe",
-    "token_count",
     "CORPUS_CHUNK_BYTES",
     "across_view",
     "methods_view",

@@ -19,11 +19,12 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
 
+from lbpe.analysis.counting import vocab_tokens
 from lbpe.errors import LbpeError
 from lbpe.presets import VOCAB_PRESETS, load_preset, preset_label
 from lbpe.tokenizer import Tokenizer
 
-__all__ = ["Session", "Stopped", "Busy", "describe", "token_count"]
+__all__ = ["Session", "Stopped", "Busy", "describe"]
 
 #: Guards every session's set of running jobs (a lock in the session itself could not be
 #: deep-copied, as a server's per-visitor state is).
@@ -194,10 +195,4 @@ def describe(tok: Tokenizer) -> str:
         else:
             who = about.split(":")[0]
         who = f" ({who.replace(' (default)', ', the default')})" if who else ""
-    return f"**{tok.name}**{who}: {token_count(tok):,} tokens, {units} as units."
-
-
-def token_count(tok: Tokenizer) -> int:
-    """How many tokens ``tok`` has: its vocabulary's, special and added ones (``n_vocab``, one
-    more than the largest id, also counts the ids in gaps)."""
-    return len(tok.vocab.id_to_bytes.keys() | set(tok.added_tokens.values()))
+    return f"**{tok.name}**{who}: {vocab_tokens(tok):,} tokens, {units} as units."
