@@ -102,8 +102,11 @@ def _count_sources(
 
 
 def _plain_text(path: os.PathLike[str] | str) -> bool:
-    name = os.fsdecode(path).lower()
-    return not name.endswith((".gz", ".jsonl", ".ndjson", ".parquet"))
+    """An uncompressed text file, read here in chunks (the corpus readers take the others)."""
+    from lbpe.corpus.documents import input_kind  # when training reads a file, not at import
+
+    name = os.fsdecode(path)
+    return input_kind(name) == "text" and not name.lower().endswith(".gz")
 
 
 def _count_documents(
