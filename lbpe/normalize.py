@@ -40,6 +40,13 @@ class Normalizer:
         step that acts only at the start of a text (a dummy prefix) is left out."""
         return None
 
+    def reach(self) -> int | None:
+        """How far this normaliser looks: at a position beside white space, what it makes of the
+        text on either side depends on at most this many characters across the position (so a
+        long text cut there normalises as the whole does; see ``Tokenizer.safe_cut``). ``None``
+        when it may look anywhere or acts at the start or end of a text (the default)."""
+        return None
+
 
 def _per_char(text: str, out: str, fn) -> Aligned:
     """Alignment for a normaliser that acts character by character (when that reproduces
@@ -85,6 +92,10 @@ class Unicode(Normalizer):
     def continued(self) -> Normalizer:
         return self  # composition stays within a character and its combining marks, none across a line end
 
+    def reach(self) -> int:
+        # white space has combining class 0 and composes with nothing: it bounds every change
+        return 1
+
 
 class Lowercase(Normalizer):
     def __call__(self, text: str) -> str:
@@ -95,6 +106,9 @@ class Lowercase(Normalizer):
 
     def continued(self) -> Normalizer:
         return self
+
+    def reach(self) -> int:
+        return 1  # a final sigma looks across case-ignorable characters, which white space is not
 
 
 class Strip(Normalizer):
@@ -153,6 +167,9 @@ class Replace(Normalizer):
         # a file might look anywhere
         return self if self.literal is not None and "\n" not in self.literal else None
 
+    def reach(self) -> int | None:
+        return None if self.literal is None else len(self.literal)
+
     def __call__(self, text: str) -> str:
         if self.literal is not None:
             return text.replace(self.literal, self.content)
@@ -189,6 +206,10 @@ class Sequence(Normalizer):
     def continued(self) -> Normalizer | None:
         steps = [step.continued() for step in self.steps]
         return None if any(step is None for step in steps) else Sequence(steps)  # type: ignore[arg-type]
+
+    def reach(self) -> int | None:
+        reaches = [step.reach() for step in self.steps]
+        return None if None in reaches else sum(reaches)  # type: ignore[arg-type]
 
     def aligned(self, text: str) -> Aligned:
         origin = list(range(len(text)))

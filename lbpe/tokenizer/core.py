@@ -175,10 +175,18 @@ class Tokenizer(BulkEncoding):
         end that a visible ASCII character with a token follows: ``text[:c]`` encodes with this
         tokenizer, the rest with :meth:`continued`, and together they give the whole text's ids.
 
+        A normaliser before a regex pre-tokeniser (Qwen 3's NFC) is cut where the normalised
+        text splits into pieces and the normaliser acts on each side as on the whole.
+
         ``None`` when the pipeline has another normaliser or a non-regex pre-tokeniser, or no
         such boundary is found near the end."""
         if self.normalizer is not None:
-            return None if self.continued() is None else cuts.line_end_cut(text, self.vocab)
+            if self.continued() is not None:
+                return cuts.line_end_cut(text, self.vocab)
+            if not isinstance(self._splitter, Regex):
+                return None
+            pattern = self._splitter.pattern
+            return cuts.normalized_piece_cut(text, self.normalizer, pattern, self._preset_code, self.vocab)
         if not isinstance(self._splitter, Regex):
             return None
         return cuts.piece_cut(text, self._splitter.pattern, self._preset_code, self.vocab)

@@ -9,13 +9,13 @@ import re
 from collections.abc import Mapping
 
 from lbpe import native
-from lbpe.normalize import Normalizer
+from lbpe.normalize import Aligned, Normalizer
 from lbpe.pretokenize.compiled import PresetPattern
 from lbpe.pretokenize.splitters import Sequence as Steps
 from lbpe.pretokenize.splitters import Splitter
 from lbpe.vocab import Vocab
 
-__all__ = ["continuation_normalizer", "line_end_cut", "piece_cut"]
+__all__ = ["continuation_normalizer", "line_end_cut", "normalized_piece_cut", "piece_cut"]
 
 
 def continuation_normalizer(
@@ -73,3 +73,49 @@ def piece_cut(text: str, pattern: re.Pattern[str] | PresetPattern, preset_code: 
         if alone == [text[a:b] for a, b in zip(starts[first : k - offset], ends[first : k - offset])]:
             return cut
     return None
+
+
+def normalized_piece_cut(
+    text: str,
+    normalizer: Normalizer,
+    pattern: re.Pattern[str] | PresetPattern,
+    preset_code: int | None,
+    vocab: Vocab,
+) -> int | None:
+    """A safe cut (see ``Tokenizer.safe_cut``) of ``text`` for a pipeline that normalises
+    before a regex pre-tokeniser (Qwen 3: NFC): a piece boundary of the normalised text beside
+    white space in both texts, at least the normaliser's :meth:`~lbpe.normalize.Normalizer.reach`
+    from either end, where the two sides normalise as the whole does. ``None`` when the
+    normaliser may look anywhere or no such cut is found near the end."""
+    reach = normalizer.reach()
+    if reach is None:
+        return None
+    normal = normalizer(text)
+    cut = piece_cut(normal, pattern, preset_code, vocab)
+    if cut is None or min(cut, len(normal) - cut) < max(reach, 1):
+        return None
+    tail = len(normal) - cut
+    if normal is text or normal == text:
+        at: int | None = cut
+    else:  # the raw position of the cut, from the alignment of a stretch of the text's end
+        at = _raw_position(text, normalizer, normal, cut, start=max(len(text) - 2 * tail - 256, 0))
+    if at is None or min(at, len(text) - at) < max(reach, 1) or not (text[at - 1].isspace() or text[at].isspace()):
+        return None
+    if normalizer(text[at:]) != normal[cut:] or normalizer(text[:at]) != normal[:cut]:
+        return None  # the normaliser joins or changes something across the cut
+    return at
+
+
+def _raw_position(text: str, normalizer: Normalizer, normal: str, cut: int, *, start: int) -> int | None:
+    """Where in ``text`` the normalised text's position ``cut`` comes from, read from the
+    alignment of ``text`` from the white space at or before ``start`` (checked by the
+    caller), or ``None``."""
+    floor = max(start - 1024, 0)
+    while start > floor and not text[start].isspace():
+        start -= 1
+    part: Aligned = normalizer.aligned(text[start:])
+    out, origin = part
+    offset = len(normal) - len(out)
+    if offset < 0 or cut < offset or not normal.endswith(out) or cut - offset >= len(origin):
+        return None
+    return start + origin[cut - offset]

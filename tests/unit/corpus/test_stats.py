@@ -165,6 +165,75 @@ def test_sentencepiece_style_chunks_continue_without_the_dummy_prefix(text, size
             assert corpus_stats(tok, chunks)["lbpe"].tokens == len(tok.encode(text, mode="lbpe", disallowed_special=()))
 
 
+@functools.cache
+def _hf(name: str):
+    import tokenizers
+
+    return tokenizers.Tokenizer.from_file(str(data_file(f"hf/{name}/tokenizer.json")))
+
+
+@functools.cache
+def _qwen3() -> Tokenizer:
+    return lbpe.load(data_file("hf/qwen3/tokenizer.json"))
+
+
+#: Characters NFC changes or joins (a decomposed é, Hangul jamo, the Ångström sign, a lone
+#: combining mark), beside white space, digits and a final-sigma case.
+NFC_SENSITIVE = [
+    "e\u0301",
+    "\u1100\u1161",
+    "\u212b",
+    "\u0301",
+    "\u0327",
+    "Σ",
+    "a",
+    "b",
+    " ",
+    "  ",
+    "\n",
+    "\t",
+    "7",
+    ".",
+    "'s",
+]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(NFC_SENSITIVE), max_size=300).map("".join), st.integers(min_value=1, max_value=40))
+def test_chunks_of_a_normalised_regex_pipeline_encode_like_the_whole_text(text, size):
+    """Qwen 3 normalises (NFC) before its pattern: a cut must split the normalised text where
+    the pattern does, and NFC must not join characters across it."""
+    tok = _qwen3()
+    raw = [text[i : i + size] for i in range(0, len(text), size)]
+    chunks = list(align_chunks(tok, raw))
+    assert "".join(chunks) == text
+    assert not any(isinstance(c, Continuation) for c in chunks)
+    assert [i for c in chunks for i in tok.encode(c, mode="bpe")] == _hf("qwen3").encode(text).ids
+    lbpe_ids = [i for c in chunks for i in tok.encode(c, mode="lbpe")]
+    assert lbpe_ids == tok.encode(text, mode="lbpe")
+    # NFKC, lower case (a final sigma looks at its neighbours) and a literal of three characters
+    from lbpe.normalize import Lowercase, Replace, Sequence, Unicode
+
+    steps = Sequence([Unicode("NFKC"), Lowercase(), Replace("a b", "ab")])
+    other = Tokenizer(load_preset("cl100k_base").vocab, "cl100k_base", normalizer=steps)
+    chunks = list(align_chunks(other, raw))
+    assert "".join(chunks) == text
+    for mode in lbpe.MODES:
+        assert [i for c in chunks for i in other.encode(c, mode=mode)] == other.encode(text, mode=mode)
+
+
+def test_a_normalised_regex_pipeline_is_cut_where_the_pattern_splits():
+    """A long text for Qwen 3 (NFC, then a pattern) is cut near every read, not carried whole,
+    so the Corpus view's progress and Stop act between chunks and stats spread over processes."""
+    tok = _qwen3()
+    text = english_text(60_000).replace("e", "e\u0301")  # NFC changes every word with an e
+    raw = [text[i : i + 4096] for i in range(0, len(text), 4096)]
+    chunks = list(align_chunks(tok, raw))
+    assert "".join(chunks) == text and len(chunks) >= len(raw) - 1
+    assert all(len(c) < 8192 for c in chunks)
+    assert [i for c in chunks for i in tok.encode(c, mode="bpe")] == _hf("qwen3").encode(text).ids
+
+
 def test_continued_only_where_nothing_looks_at_the_start_of_a_text():
     from lbpe.normalize import Prepend, Replace, Sequence, Strip
     from lbpe.pretokenize.splitters import Sequence as Steps
