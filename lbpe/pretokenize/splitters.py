@@ -99,6 +99,7 @@ class Split(Splitter):
         if behavior not in BEHAVIORS:
             raise LbpeError(f"unknown Split behavior {behavior!r}; known: {', '.join(BEHAVIORS)}")
         self.regex: UserRegex | re.Pattern[str]
+        self.literal = pattern if literal else None  # the text cut at, when it is one string
         if literal or trusted:
             self.regex = re.compile(re.escape(pattern) if literal else pattern, re.MULTILINE)
         else:

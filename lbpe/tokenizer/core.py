@@ -176,17 +176,24 @@ class Tokenizer(BulkEncoding):
         tokenizer, the rest with :meth:`continued`, and together they give the whole text's ids.
 
         A normaliser before a regex pre-tokeniser (Qwen 3's NFC) is cut where the normalised
-        text splits into pieces and the normaliser acts on each side as on the whole.
+        text splits into pieces and the normaliser acts on each side as on the whole; before a
+        pre-tokeniser that cuts at one string or nowhere (Gemma 3), where no token holds the
+        units on both sides.
 
         ``None`` when the pipeline has another normaliser or a non-regex pre-tokeniser, or no
         such boundary is found near the end."""
         if self.normalizer is not None:
             if self.continued() is not None:
                 return cuts.line_end_cut(text, self.vocab)
-            if not isinstance(self._splitter, Regex):
+            if isinstance(self._splitter, Regex):
+                pattern = self._splitter.pattern
+                return cuts.normalized_piece_cut(text, self.normalizer, pattern, self._preset_code, self.vocab)
+            delimiter = cuts.literal_delimiter(self._splitter)
+            if delimiter is None:
                 return None
-            pattern = self._splitter.pattern
-            return cuts.normalized_piece_cut(text, self.normalizer, pattern, self._preset_code, self.vocab)
+            if "_unit_pairs" not in self.__dict__:
+                self._unit_pairs = cuts.unit_pairs(self.vocab, [*self.vocab.special, *self.added_tokens])
+            return cuts.unmerged_cut(text, self.normalizer, delimiter, self.vocab, self._unit_pairs)
         if not isinstance(self._splitter, Regex):
             return None
         return cuts.piece_cut(text, self._splitter.pattern, self._preset_code, self.vocab)

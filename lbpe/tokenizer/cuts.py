@@ -6,16 +6,24 @@ line end, the text after it encoded without the dummy prefix."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from lbpe import native
 from lbpe.normalize import Aligned, Normalizer
 from lbpe.pretokenize.compiled import PresetPattern
 from lbpe.pretokenize.splitters import Sequence as Steps
-from lbpe.pretokenize.splitters import Splitter
+from lbpe.pretokenize.splitters import Split, Splitter
 from lbpe.vocab import Vocab
 
-__all__ = ["continuation_normalizer", "line_end_cut", "normalized_piece_cut", "piece_cut"]
+__all__ = [
+    "continuation_normalizer",
+    "line_end_cut",
+    "literal_delimiter",
+    "normalized_piece_cut",
+    "piece_cut",
+    "unit_pairs",
+    "unmerged_cut",
+]
 
 
 def continuation_normalizer(
@@ -104,6 +112,65 @@ def normalized_piece_cut(
     if normalizer(text[at:]) != normal[cut:] or normalizer(text[:at]) != normal[:cut]:
         return None  # the normaliser joins or changes something across the cut
     return at
+
+
+def literal_delimiter(splitter: Splitter) -> str | None:
+    """The one string a pre-tokeniser cuts at (``""``: it cuts nowhere), or ``None`` when it
+    is something else (a pattern, several steps)."""
+    if isinstance(splitter, Steps) and not splitter.steps:
+        return ""
+    if isinstance(splitter, Split) and splitter.literal is not None and not splitter.invert:
+        return splitter.literal
+    return None
+
+
+def unit_pairs(vocab: Vocab, texts: Iterable[str]) -> tuple[frozenset[str | bytes], frozenset[str]]:
+    """Every two neighbouring units inside a token of ``vocab``, and every two neighbouring
+    characters inside ``texts`` (its special and added tokens): what :func:`unmerged_cut`
+    must not cut between."""
+    inside = frozenset(key[i : i + 2] for key in vocab.model_tokens for i in range(len(key) - 1))
+    return inside, frozenset(text[i : i + 2] for text in texts for i in range(len(text) - 1))
+
+
+def unmerged_cut(
+    text: str,
+    normalizer: Normalizer,
+    delimiter: str,
+    vocab: Vocab,
+    pairs: tuple[frozenset[str | bytes], frozenset[str]],
+) -> int | None:
+    """A safe cut (see ``Tokenizer.safe_cut``) of ``text`` for a pipeline whose pre-tokeniser
+    cuts at one string or nowhere (Gemma 3 writes spaces as ``▁`` and then cuts at spaces, so a
+    text is one piece): a place beside white space where no token holds the units on both sides
+    of it (so no merge, LBPE span or longest match crosses it), no special or added token holds
+    the characters there, no delimiter spans it, and the normaliser gives each side as it gives
+    the whole. ``pairs``: :func:`unit_pairs`. ``None`` when none is found near the end."""
+    reach = normalizer.reach()
+    if reach is None:
+        return None
+    inside, added = pairs
+    normal = normalizer(text)
+    same = normal is text or normal == text
+    byte = vocab.unit == "byte"
+    wide = len(delimiter) - 1
+    for cut in range(len(normal) - max(reach, 1), max(len(normal) - (1 << 16), reach, 1) - 1, -1):
+        left, right = normal[cut - 1], normal[cut]
+        if (left.encode()[-1:] + right.encode()[:1] if byte else left + right) in inside:
+            continue
+        if wide > 0 and delimiter in normal[cut - wide : cut + wide]:
+            continue
+        if same:
+            at: int | None = cut
+        else:
+            at = _raw_position(text, normalizer, normal, cut, start=max(len(text) - 2 * (len(normal) - cut) - 256, 0))
+        if at is None or min(at, len(text) - at) < max(reach, 1):
+            return None
+        if not (text[at - 1].isspace() or text[at].isspace()) or text[at - 1 : at + 1] in added:
+            continue
+        if normalizer(text[at:]) != normal[cut:] or normalizer(text[:at]) != normal[:cut]:
+            return None  # the normaliser joins or changes something across the cut
+        return at
+    return None
 
 
 def _raw_position(text: str, normalizer: Normalizer, normal: str, cut: int, *, start: int) -> int | None:

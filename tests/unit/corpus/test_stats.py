@@ -208,7 +208,9 @@ def test_chunks_of_a_normalised_regex_pipeline_encode_like_the_whole_text(text, 
     chunks = list(align_chunks(tok, raw))
     assert "".join(chunks) == text
     assert not any(isinstance(c, Continuation) for c in chunks)
-    assert [i for c in chunks for i in tok.encode(c, mode="bpe")] == _hf("qwen3").encode(text).ids
+    assert [i for c in chunks for i in tok.encode(c, mode="bpe")] == _hf("qwen3").encode(
+        text, add_special_tokens=False
+    ).ids
     lbpe_ids = [i for c in chunks for i in tok.encode(c, mode="lbpe")]
     assert lbpe_ids == tok.encode(text, mode="lbpe")
     # NFKC, lower case (a final sigma looks at its neighbours) and a literal of three characters
@@ -231,7 +233,63 @@ def test_a_normalised_regex_pipeline_is_cut_where_the_pattern_splits():
     chunks = list(align_chunks(tok, raw))
     assert "".join(chunks) == text and len(chunks) >= len(raw) - 1
     assert all(len(c) < 8192 for c in chunks)
-    assert [i for c in chunks for i in tok.encode(c, mode="bpe")] == _hf("qwen3").encode(text).ids
+    assert [i for c in chunks for i in tok.encode(c, mode="bpe")] == _hf("qwen3").encode(
+        text, add_special_tokens=False
+    ).ids
+
+
+@functools.cache
+def _gemma3() -> Tokenizer:
+    return lbpe.load(data_file("hf/gemma3/tokenizer.json"))
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["the", "e", "s", " ", "  ", "\n", "\n\n", "\t", ".", ",", "7", "日本", "<eos>"]), max_size=200
+    ).map("".join),
+    st.integers(min_value=1, max_value=40),
+)
+def test_chunks_of_a_pipeline_with_no_pattern_encode_like_the_whole_text(text, size):
+    """Gemma 3 writes spaces as ``▁`` and then splits at spaces, so a text is one piece: a cut
+    must fall where no token, nor an added or special token, holds the characters on both sides."""
+    tok = _gemma3()
+    raw = [text[i : i + size] for i in range(0, len(text), size)]
+    chunks = list(align_chunks(tok, raw))
+    assert "".join(chunks) == text
+    ids = [i for c in chunks for i in tok.encode(c, mode="bpe", allowed_special="all")]
+    assert ids == _hf("gemma3").encode(text, add_special_tokens=False).ids
+    for mode in lbpe.MODES:
+        whole = tok.encode(text, mode=mode, allowed_special="all")
+        assert [i for c in chunks for i in tok.encode(c, mode=mode, allowed_special="all")] == whole
+
+
+def test_a_pipeline_with_no_pattern_is_cut_where_no_token_spans():
+    tok = _gemma3()
+    text = english_text(60_000)[:300_000]
+    raw = [text[i : i + 4096] for i in range(0, len(text), 4096)]
+    chunks = list(align_chunks(tok, raw))
+    assert "".join(chunks) == text and len(chunks) >= len(raw) - 1
+    assert [i for c in chunks for i in tok.encode(c, mode="bpe")] == _hf("gemma3").encode(
+        text, add_special_tokens=False
+    ).ids
+
+
+def test_a_cut_where_no_token_spans_keeps_added_tokens_whole():
+    from lbpe.normalize import Replace
+    from lbpe.pretokenize.splitters import Split
+
+    vocab = Vocab({b"a": 0, b"b": 1, "\u2581".encode(): 2, "\u2581b".encode(): 3}, unit="char")
+    tok = Tokenizer(vocab, Split(" ", "MergedWithPrevious", literal=True), normalizer=Replace(" ", "\u2581"))
+    assert tok.safe_cut("b a b") == 3  # "a▁" is in no token; "▁b" is
+    with_added = Tokenizer(
+        vocab,
+        Split(" ", "MergedWithPrevious", literal=True),
+        normalizer=Replace(" ", "\u2581"),
+        added_tokens={"a b": 4},
+    )
+    assert with_added.safe_cut("b a b") == 2  # before the added token "a b", not inside it
+    assert with_added.encode("b a b", mode="bpe") == [1, 2, 4]
 
 
 def test_continued_only_where_nothing_looks_at_the_start_of_a_text():
