@@ -226,6 +226,9 @@ def test_resume_refuses_another_vocabulary_and_a_full_folder(tmp_path):
         export_shards(load_preset("gpt2"), [path], tmp_path / "out", mode="bpe", eos=50256, resume=True)
     with pytest.raises(LbpeError, match=r"another --format \(format=\) \('npy', now 'llmc'\)"):
         export_shards(load_preset("gpt2"), [path], tmp_path / "out", mode="bpe", format="llmc", resume=True)
+    # shards of one size before the stop and another after it would not be the export asked for
+    with pytest.raises(LbpeError, match=r"another --shard-tokens \(shard_tokens=\) \(100000000, now 3000\)"):
+        export_shards(load_preset("gpt2"), [path], tmp_path / "out", mode="bpe", shard_tokens=3000, resume=True)
 
 
 @pytest.mark.slow(reason="an export stopped and resumed")

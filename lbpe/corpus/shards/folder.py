@@ -108,6 +108,7 @@ _RESUMED_AS_GIVEN = {
     "val_fraction": "--val-fraction (val_fraction=)",
     "seed": "--seed (seed=)",
     "shuffle": "--shuffle (shuffle=)",
+    "shard_tokens": "--shard-tokens (shard_tokens=)",
 }
 
 
