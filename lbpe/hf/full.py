@@ -1,6 +1,7 @@
 """The full path of an LBPE tokenizer: transformers' own encoding on a copy of the model's
 backend whose pre-tokenizer is followed by one of ours (:class:`_MethodSplit`) that splits each
-piece into the tokens :meth:`lbpe.Tokenizer.split_piece` gives with the tokenizer's method."""
+piece into the tokens :meth:`lbpe.Tokenizer.split_piece` gives with the tokenizer's method (the
+piece stays one word to ``word_ids``)."""
 
 from __future__ import annotations
 
@@ -16,9 +17,10 @@ class _MethodSplit:
     """A custom pre-tokenizer for the Rust pipeline of the full path: each piece split into the
     tokens of the inference method ``mode`` (LBPE's, longest prefix's, ...)."""
 
-    def __init__(self, tok: Tokenizer, mode: Method) -> None:
+    def __init__(self, tok: Tokenizer, mode: Method, model: Any) -> None:
         self.tok = tok
         self.mode = mode
+        self.model = model  # the backend's tokenizers model
         self.byte_level = tok.vocab.unit == "byte"
         if self.byte_level:
             from lbpe.decoders import stand_in_bytes
@@ -49,19 +51,24 @@ class _MethodSplit:
         self.cache[piece] = out
         return out
 
-    def split(self, _index: int, normalized):
-        text = str(normalized)
-        lengths = self.lengths(text)
-        if len(lengths) <= 1:
-            return [normalized]
-        out, at = [], 0
-        for n in lengths:
-            out.append(normalized[at : at + n])
-            at += n
+    def tokens(self, piece: str) -> list:
+        """The piece's tokens: each part of :meth:`lengths` given to the model, which keeps it
+        whole (one vocabulary token, or its unknown or byte-fallback tokens for it); offsets in
+        UTF-8 bytes of the piece, as the model gives them."""
+        from tokenizers import Token
+
+        out, at, shift = [], 0, 0
+        for n in self.lengths(piece):
+            part = piece[at : at + n]
+            for token in self.model.tokenize(part):
+                start, end = token.offsets
+                out.append(Token(token.id, token.value, (start + shift, end + shift)))
+            at, shift = at + n, shift + len(part.encode("utf-8"))
         return out
 
     def pre_tokenize(self, pretok) -> None:
-        pretok.split(self.split)
+        # tokens given here, not more splits: a split is a word to word_ids(), and a piece is one
+        pretok.tokenize(self.tokens)
 
 
 def _char_lengths(keys: list, unknown=None) -> list[int]:
@@ -123,7 +130,7 @@ def full_backend(owner: Any):
     state = owner._lbpe
     if state.full is None or state.full[0] != signature:
         backend = Backend.from_str(model.to_str())
-        ours = pre_tokenizers.PreTokenizer.custom(_MethodSplit(state.tok, owner.lbpe_mode))
+        ours = pre_tokenizers.PreTokenizer.custom(_MethodSplit(state.tok, owner.lbpe_mode, backend.model))
         original = backend.pre_tokenizer
         backend.pre_tokenizer = ours if original is None else pre_tokenizers.Sequence([original, ours])
         if hasattr(backend.model, "ignore_merges"):

@@ -90,6 +90,29 @@ def test_ids_equal_the_models_own_tokenizer_and_lbpe(name, texts, trained):
         assert lbpe_tok(text)["input_ids"] == prefix + ours.encode(text, mode="lbpe", allowed_special="all") + suffix
 
 
+@pytest.mark.parametrize("name", ["llama3", "qwen3", "mistral_v0.1", "trained"])
+def test_word_ids_are_the_models_own_words_in_every_mode(name, texts, trained):
+    """A word is a pre-token: LBPE changes the tokens inside each, not where words begin and end
+    (token classification and whole-word masking align labels by word_ids)."""
+    folder = folder_of(name, trained)
+    own = AutoTokenizer.from_pretrained(folder)
+    sample = texts[::211] + ["indivisibility internationalization", "a  b\n\n  c"]
+    for mode in ("lbpe", "longest-prefix"):
+        tok = LBPETokenizer.from_pretrained(folder, mode=mode)
+        for result in (
+            tok(sample, add_special_tokens=False),
+            tok(sample, add_special_tokens=False, return_offsets_mapping=True),
+        ):
+            want = own(sample, add_special_tokens=False)
+            for k, text in enumerate(sample):
+                words = sorted({w for w in want.word_ids(k) if w is not None})
+                got = sorted({w for w in result.word_ids(k) if w is not None})
+                assert got == words, (mode, text[:60])
+                assert [result.word_to_chars(k, w) for w in got] == [want.word_to_chars(k, w) for w in words]
+                for t, w in enumerate(result.word_ids(k)):
+                    assert result.token_to_word(k, t) == w
+
+
 @pytest.mark.parametrize("name", ["llama3", "mistral_v0.1", "trained"])
 def test_padding_truncation_tensors_offsets_decode(name, texts, trained):
     folder = folder_of(name, trained)
