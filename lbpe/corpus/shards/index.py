@@ -25,7 +25,10 @@ OLD_INDEX_NAME = "index.json"
 
 def vocab_sha256(tok: Tokenizer) -> str:
     """A fingerprint of what decides the ids: every token's bytes and id, the special, added
-    and byte-fallback tokens, the merges' order and the unit (not the file's spelling)."""
+    and byte-fallback tokens, the unit, the pattern's name and the merges' order where the file
+    lists merges. Two spellings of one vocabulary with different rules hash apart even where
+    their ids agree: GPT-2 as ``r50k_base.tiktoken`` (ranks) and as ``encoder.json`` with
+    ``vocab.bpe`` (merges, pattern ``gpt2``)."""
     v = tok.vocab
     h = hashlib.sha256()
 
