@@ -22,7 +22,7 @@ from lbpe.pretokenize import PresetPattern, resolve_pattern
 from lbpe.pretokenize.presets import openai_encoding, openai_encoding_names, pretokenizer_preset_names
 from lbpe.tokenizer import Tokenizer
 
-__all__ = ["load", "detect_format", "FORMATS"]
+__all__ = ["load", "detect_format", "read_limited", "FORMATS"]
 
 #: Formats :func:`load` recognises, and how it recognises them.
 FORMATS = {
@@ -42,7 +42,7 @@ _OWN_SPECIALS = {
 _RANK_LINE = re.compile(rb"^[A-Za-z0-9+/=]+ \d+\r?$")
 
 
-def _read(
+def read_limited(
     path: Path, *, limit: int | None = None, head: bool = False, allow_empty: bool = False, expected: str = ""
 ) -> bytes:
     """Read a vocabulary file, transparently gunzipping ``*.gz``.
@@ -131,7 +131,7 @@ def detect_format(path: str | os.PathLike[str]) -> tuple[str, Path]:
         return "gpt2", p
     if name.endswith(".model") or ".model." in name:
         return "sentencepiece", p
-    head = _read(p, head=True)
+    head = read_limited(p, head=True)
     if name.endswith(".json") or head.lstrip()[:1] == b"{":
         return "hf", p
     first = head.split(b"\n", 1)[0]
@@ -207,7 +207,7 @@ def _parse(
         from lbpe.formats.hf import parse_hf_tokenizer
 
         return parse_hf_tokenizer(
-            _read(file, expected=FORMATS[fmt]), source=str(file), name=file.parent.name or file.stem
+            read_limited(file, expected=FORMATS[fmt]), source=str(file), name=file.parent.name or file.stem
         )
     if fmt == "sentencepiece":
         if pattern is not None:
@@ -216,7 +216,9 @@ def _parse(
             )
         from lbpe.formats.sentencepiece import parse_sentencepiece_tokenizer
 
-        return parse_sentencepiece_tokenizer(_read(file, expected=FORMATS[fmt]), source=str(file), name=file.stem)
+        return parse_sentencepiece_tokenizer(
+            read_limited(file, expected=FORMATS[fmt]), source=str(file), name=file.stem
+        )
     raise AssertionError(f"detect_format returned an unknown format {fmt!r}")  # pragma: no cover
 
 
@@ -233,7 +235,7 @@ def _tiktoken_tokenizer(
     if special_tokens is not None:
         special = dict(special_tokens)
     # a file that cannot be read is refused before asking for a pattern
-    data = _read(file, expected=FORMATS["tiktoken"])
+    data = read_limited(file, expected=FORMATS["tiktoken"])
     if pattern is None:
         if preset is None:
             raise PatternNeededError(
@@ -266,8 +268,8 @@ def _gpt2_tokenizer(file: Path, pattern: str | re.Pattern[str] | None) -> Tokeni
     from lbpe.formats.gpt2 import parse_gpt2_vocab
 
     vocab = parse_gpt2_vocab(
-        _read(encoder, expected="a JSON object mapping token text to id"),
-        _read(merges, allow_empty=True),
+        read_limited(encoder, expected="a JSON object mapping token text to id"),
+        read_limited(merges, allow_empty=True),
         encoder_source=str(encoder),
         merges_source=str(merges),
         name="gpt2",

@@ -7,7 +7,8 @@ Supported, each translated to this package's own pipeline stages:
   ``byte_fallback``; ``unk_token``; ``fuse_unk``; ``ignore_merges``; empty
   ``continuing_subword_prefix``/``end_of_word_suffix``;
 * added tokens: special ones become special tokens (tiktoken rules apply), the others are
-  matched in the text before anything else, as HF does (``lstrip``/``rstrip`` honoured);
+  matched in the text before anything else, as HF does (one with ``lstrip``, ``rstrip`` or
+  ``single_word`` is refused: lbpe does not match those);
 * normalizers ``NFC``, ``NFD``, ``NFKC``, ``NFKD``, ``Lowercase``, ``Strip``, ``Prepend``,
   ``Replace``, ``Sequence``;
 * pre-tokenizers ``ByteLevel``, ``Split`` (String or Regex, every behavior, ``invert``),
@@ -79,13 +80,17 @@ def _component_depth(spec: dict) -> int:
     return deepest
 
 
-def parse_hf_tokenizer(data: bytes, *, source: str, name: str = "") -> Tokenizer:
-    """Parse the bytes of a ``tokenizer.json`` into a :class:`~lbpe.tokenizer.Tokenizer`."""
+def parse_hf_tokenizer(data: bytes, *, source: str, name: str = "", leave_stripped: bool = False) -> Tokenizer:
+    """Parse the bytes of a ``tokenizer.json`` into a :class:`~lbpe.tokenizer.Tokenizer`.
+
+    ``leave_stripped``: leave out the added tokens with ``lstrip``, ``rstrip`` or
+    ``single_word`` instead of refusing the file, for a caller that matches those itself before
+    lbpe sees the text (transformers, in :class:`lbpe.hf.LBPETokenizer`)."""
     spec = load_json(data, source=source)
     if isinstance(spec, dict) and _component_depth(spec) > MAX_COMPONENT_DEPTH:
         raise VocabFormatError(source, "components nested too deeply (Sequence inside Sequence ...)")
     try:
-        return _build(spec, source=source, name=name)
+        return _build(spec, source=source, name=name, leave_stripped=leave_stripped)
     except _Refused as exc:
         raise VocabFormatError(source, f"{exc} (lbpe reads BPE tokenizer.json files; see lbpe.formats.hf)") from None
     except UnsupportedRegex as exc:
@@ -149,7 +154,7 @@ def _well_formed_merges(
     return merges
 
 
-def _build(spec: Any, *, source: str, name: str) -> Tokenizer:
+def _build(spec: Any, *, source: str, name: str, leave_stripped: bool) -> Tokenizer:
     spec = _obj(spec, "the top level")
     model = _obj(spec.get("model"), '"model"')
     kind = model.get("type", "BPE" if "merges" in model else None)
@@ -170,6 +175,8 @@ def _build(spec: Any, *, source: str, name: str) -> Tokenizer:
     problem = vocab_problem(len(vocab_json), max(ids, default=None))
     if problem:
         raise VocabFormatError(source, problem)
+    if leave_stripped:
+        added = [a for a in added if not (a.get("lstrip") or a.get("rstrip") or a.get("single_word"))]
     special_texts = {a["content"]: a["id"] for a in added if a.get("special")}
     plain_added = {a["content"]: a["id"] for a in added if not a.get("special")}
     for entry in added:

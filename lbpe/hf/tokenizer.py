@@ -164,7 +164,7 @@ class LBPETokenizer:
                 source = folder / named
                 tok = load(source, pattern=recorded.get(PATTERN_KEY), special_tokens=recorded.get(SPECIALS_KEY))
             elif not file.name.endswith(".gz"):
-                tok = load(file)
+                tok = _own_tokenizer(file)
         else:  # a rank file, GPT-2's files or a SentencePiece model: the same pipeline as tokenizer.json
             tok = load(file, pattern=pattern, special_tokens=special_tokens)
             backend = Backend.from_str(json.dumps(tokenizer_json_of(tok)))
@@ -180,6 +180,17 @@ class LBPETokenizer:
         hf.__class__ = _subclass(type(hf))
         hf._lbpe_setup(tok, mode, source)
         return hf
+
+
+def _own_tokenizer(file: Path) -> Tokenizer:
+    """lbpe's tokenizer of the model's tokenizer.json. Added tokens with ``lstrip``, ``rstrip``
+    or ``single_word`` (which :func:`lbpe.load` refuses) are left to transformers, which
+    matches them before lbpe sees the text, as for such a token added in memory."""
+    from lbpe.formats.hf import parse_hf_tokenizer
+    from lbpe.load import FORMATS, read_limited
+
+    data = read_limited(file, expected=FORMATS["hf"])
+    return parse_hf_tokenizer(data, source=str(file), name=file.parent.name or file.stem, leave_stripped=True)
 
 
 #: The modes an LBPE tokenizer encodes with: every inference method but BPE-dropout, whose

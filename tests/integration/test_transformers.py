@@ -581,6 +581,37 @@ def test_tokens_added_through_transformers_are_matched_on_both_paths(normalized,
     assert want[0] == pad  # the last text starts with the new special token
 
 
+def test_a_token_added_with_lstrip_and_rstrip_saves_and_loads_back(tmp_path, modules_cache):
+    """transformers strips the white space beside such a token (the full path runs its own
+    matching); the saved folder must load back and give the same ids."""
+    from tokenizers import AddedToken
+
+    folder = str(data_file("hf/llama3/tokenizer.json").parent)
+    tok = LBPETokenizer.from_pretrained(folder, mode="lbpe")
+    own = AutoTokenizer.from_pretrained(folder)
+    for t in (tok, own):
+        t.add_tokens([AddedToken("<ls>", lstrip=True, rstrip=True)])
+    text = "indivisibility  <ls>  internationalization <ls>x"
+    ours = lbpe.load(f"{folder}/tokenizer.json")
+    mark = own.convert_tokens_to_ids("<ls>")
+    # the white space beside the token goes with it (transformers' own says so in mode bpe)
+    assert own(text, add_special_tokens=False)["input_ids"] == (
+        ours.encode("indivisibility", mode="bpe")
+        + [mark]
+        + ours.encode("internationalization", mode="bpe")
+        + [mark]
+        + ours.encode("x", mode="bpe")
+    )
+    want = ours.encode("indivisibility", mode="lbpe") + [mark] + ours.encode("internationalization", mode="lbpe")
+    want += [mark] + ours.encode("x", mode="lbpe")
+    assert tok(text, add_special_tokens=False)["input_ids"] == want
+    tok.save_pretrained(tmp_path / "saved")
+    again = LBPETokenizer.from_pretrained(tmp_path / "saved")
+    assert again.lbpe_mode == "lbpe" and again(text, add_special_tokens=False)["input_ids"] == want
+    auto = AutoTokenizer.from_pretrained(tmp_path / "saved", trust_remote_code=True)
+    assert auto(text, add_special_tokens=False)["input_ids"] == want
+
+
 def test_the_readmes_transformers_example_runs_as_printed(tmp_path):
     import os
     import subprocess
