@@ -55,7 +55,9 @@ def _frequency_cell(bucket: dict) -> str:
     n = bucket["distinct"]
     if not n:
         return "\u2014"
-    return f"{bucket['mean']:,.1f} (median {bucket['median']:,.0f}; {n:,} token{'s' if n != 1 else ''})"
+    median = bucket["median"]  # of whole counts: whole, or halfway between two
+    shown = f"{median:,.0f}" if median == int(median) else f"{median:,.1f}"
+    return f"{bucket['mean']:,.1f} (median {shown}; {n:,} token{'s' if n != 1 else ''})"
 
 
 def _bucket_prediction(label: str) -> Literal["lower", "higher"] | None:

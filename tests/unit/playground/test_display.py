@@ -465,3 +465,12 @@ def test_the_list_of_differences_shows_tokens_as_the_panes_do():
     assert re.search(r'→ <span class="lbpe-bytes" title="2 tokens for &quot;он&quot;[^"]*">он</span>', item), item
     pane = display.render_pane(c, "lbpe")
     assert re.search(r'class="[^"]*lbpe-bytes[^"]*"[^>]*>он</span>', pane)  # as the pane shows it
+
+
+def test_a_bucket_median_between_two_counts_is_shown_as_it_is():
+    # two tokens of a bucket, seen once and twice: mean 1.5, median 1.5 (not rounded to 2)
+    from lbpe.playground.display.tables import _frequency_cell
+
+    assert _frequency_cell({"distinct": 2, "mean": 1.5, "median": 1.5}) == "1.5 (median 1.5; 2 tokens)"
+    assert _frequency_cell({"distinct": 4, "mean": 3.0, "median": 2.5}) == "3.0 (median 2.5; 4 tokens)"
+    assert _frequency_cell({"distinct": 1, "mean": 1200.0, "median": 1200}) == "1,200.0 (median 1,200; 1 token)"
