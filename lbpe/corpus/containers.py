@@ -92,6 +92,9 @@ class Container:
     header_bytes = 0
     #: the end-of-text id goes before each document (llm.c) instead of after it
     eos_before = False
+    #: where the documents' ids run into one another when no end-of-text id parts them (a format
+    #: with no offsets), for the warning; "" for a format that keeps each document's extent
+    runs_together_in = ""
 
     def dtype(self, n_vocab: int) -> str:
         return "uint16" if n_vocab <= 1 << 16 else "uint32"
@@ -154,6 +157,7 @@ class NanoGpt(Container):
     reads one file per split)."""
 
     name = "nanogpt"
+    runs_together_in = "train.bin"
 
     def dtype(self, n_vocab: int) -> str:
         if n_vocab > 1 << 16:
@@ -193,6 +197,7 @@ class NanoGpt(Container):
 
 class Llmc(Container):
     name = "llmc"
+    runs_together_in = "its shards"
     header_bytes = LLMC_HEADER_INTS * 4
     eos_before = True  # llm.c's dev/data/fineweb.py: the delimiter token starts every document
 

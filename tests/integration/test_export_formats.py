@@ -214,6 +214,28 @@ def test_val_split_and_shuffle_are_seeded(tmp_path):
     assert cli.returncode == 0 and "drew none of the 1 document for the val split" in cli.stderr, cli.stderr
 
 
+def test_a_flat_format_without_eos_says_its_documents_run_together(tmp_path):
+    """nanogpt's train.bin and llm.c's shards are one run of ids: without --eos nothing marks
+    where a document ends (nanoGPT's prepare.py and llm.c's fineweb.py always put one)."""
+    tok = load_preset("gpt2")
+    path = tmp_path / "two.jsonl"
+    path.write_text('{"text": "one document"}\n{"text": "another"}\n', encoding="utf-8")
+    for fmt, where in (("nanogpt", "train.bin"), ("llmc", "its shards")):
+        said: list[str] = []
+        export_shards(tok, [path], tmp_path / fmt, mode="bpe", format=fmt, warn=said.append)
+        assert said == [
+            f"--format {fmt} keeps no document boundaries and no --eos (eos=) was given: the 2 documents run "
+            f"into one another in {where}; give --eos with the vocabulary's end-of-text token "
+            "(gpt2: <|endoftext|>)"
+        ]
+        said.clear()
+        export_shards(tok, [path], tmp_path / f"{fmt}-eos", mode="bpe", format=fmt, eos=EOT, warn=said.append)
+        assert said == []
+    said = []
+    export_shards(tok, [path], tmp_path / "npy", mode="bpe", format="npy", warn=said.append)  # offsets keep them
+    assert said == []
+
+
 def same_bytes_everywhere(tok, path: Path, root: Path, fmt: str, **options) -> dict[str, bytes]:
     """Export on one process, on two, and stopped part way then resumed (on two): the same
     files, byte for byte; returns them."""

@@ -226,6 +226,8 @@ def export_shards(
         index = _export_locked(
             tok, inputs, out, header, fmt, eos_value, options, progress=progress, warn=warn, checking=checking
         )
+    if eos_value is None and fmt.runs_together_in and index["documents"] > 1:
+        warn(_runs_together(tok, fmt, index["documents"]))
     if options.val_fraction and not index["val_documents"]:  # a trainer would find no val file
         n = index["documents"]
         warn(
@@ -234,6 +236,20 @@ def export_shards(
             "documents or a larger rate"
         )
     return index
+
+
+#: End-of-text tokens a vocabulary's special tokens may hold, for the advice to give one.
+_END_OF_TEXT = ("<|endoftext|>", "<|end_of_text|>", "</s>", "<eos>", "<|im_end|>")
+
+
+def _runs_together(tok: Tokenizer, fmt: Container, documents: int) -> str:
+    known = {**tok.special_tokens, **tok.added_tokens}
+    eot = next((t for t in _END_OF_TEXT if t in known), None)
+    which = f"the vocabulary's end-of-text token ({tok.name or 'it'}: {eot})" if eot else "an end-of-text token or id"
+    return (
+        f"--format {fmt.name} keeps no document boundaries and no --eos (eos=) was given: the {documents:,} "
+        f"documents run into one another in {fmt.runs_together_in}; give --eos with {which}"
+    )
 
 
 def _export_locked(
