@@ -8,6 +8,7 @@ __all__ = [
     "DisallowedSpecialError",
     "NotUtf8Error",
     "VocabSizeError",
+    "NoTokenError",
     "no_token_error",
 ]
 
@@ -83,10 +84,15 @@ class VocabSizeError(LbpeError):
         return (type(self), (self.vocab_size, self.base, self.kind, self.parts, self.hint))
 
 
-def no_token_error(char: str, name: str) -> LbpeError:
+class NoTokenError(LbpeError):
+    """A character has no token in a vocabulary with neither byte-fallback tokens nor an
+    unknown token (HF tokenizers drops such a character; lbpe says so)."""
+
+
+def no_token_error(char: str, name: str) -> NoTokenError:
     """The error for a character that has no token in a vocabulary with neither byte-fallback
     tokens nor an unknown token (raised by both encoding paths)."""
-    return LbpeError(
+    return NoTokenError(
         f"the character {char!r} has no token in vocabulary {name or '(unnamed)'}, which has neither "
         "byte-fallback tokens nor an unknown token"
     )

@@ -6,9 +6,11 @@ full path when first asked for."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
+from lbpe.errors import NoTokenError
 from lbpe.hf.full import encode_full
 from lbpe.literals import Literals
 from lbpe.tokenizer import Tokenizer, buffers
@@ -140,7 +142,9 @@ def special_tokens(owner: Any) -> tuple[list[int], list[int], list[int], list[in
 
 
 def encode_fast(owner: Any, text, text_pair, options: dict):
-    """The fast path (see the module docstring), or None where the full path must run."""
+    """The fast path (see the module docstring), or None where the full path must run: also
+    for a text transformers refuses (a lone surrogate: its TypeError) and for a character the
+    vocabulary has no token for (its model drops it), so that every path does as it does."""
     if text_pair is not None or not options.keys() <= _FAST_OPTIONS:
         return None
     o = options.get
@@ -150,6 +154,20 @@ def encode_fast(owner: Any, text, text_pair, options: dict):
     texts = list(text) if batched else [text]
     if not texts or not all(isinstance(t, str) for t in texts):
         return None
+    if any(not t.isascii() and _SURROGATE.search(t) for t in texts):
+        return None
+    try:
+        return _encode_fast(owner, texts, batched, options)
+    except NoTokenError:
+        return None
+
+
+#: A lone surrogate: not text to tokenizers, whose binding refuses the string.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _encode_fast(owner: Any, texts: list[str], batched: bool, options: dict):
+    o = options.get
     added = added_tokens(owner)
     if not added.exact:
         return None

@@ -612,6 +612,39 @@ def test_a_token_added_with_lstrip_and_rstrip_saves_and_loads_back(tmp_path, mod
     assert auto(text, add_special_tokens=False)["input_ids"] == want
 
 
+def test_every_path_treats_a_lone_surrogate_and_an_unknown_character_as_transformers_does(tmp_path):
+    """Options that pick the path (offsets or not, tensors or not) must not change whether a
+    text is refused or what its ids are."""
+    from tokenizers import Tokenizer as Backend
+    from tokenizers import models, pre_tokenizers, trainers
+
+    folder = str(data_file("hf/mistral_v0.1/tokenizer.json").parent)
+    own, tok = AutoTokenizer.from_pretrained(folder), LBPETokenizer.from_pretrained(folder, mode="lbpe")
+    with pytest.raises(TypeError):
+        own("a\ud800b")
+    for options in ({}, {"return_offsets_mapping": True}, {"return_tensors": "np"}):
+        with pytest.raises(TypeError):
+            tok("a\ud800b", **options)
+        with pytest.raises(TypeError):
+            tok(["fine", "a\ud800b"], **options)
+    # a BPE with no unknown token and no byte fallback: transformers' own drops a character it has no token for
+    backend = Backend(models.BPE())
+    backend.pre_tokenizer = pre_tokenizers.Metaspace()
+    lines = data_file("text/moby_dick.txt").read_text("utf-8")[:100_000].splitlines()
+    backend.train_from_iterator(lines, trainers.BpeTrainer(vocab_size=500, show_progress=False))
+    backend.save(str(tmp_path / "tokenizer.json"))
+    plain = PreTrainedTokenizerFast(tokenizer_file=str(tmp_path / "tokenizer.json"))
+    text = "the whale\tran"
+    assert "\t" not in "".join(plain.convert_ids_to_tokens(plain(text)["input_ids"]))  # the tab is gone
+    for mode in ("bpe", "lbpe"):
+        ours = LBPETokenizer.from_pretrained(str(tmp_path / "tokenizer.json"), mode=mode)
+        got = [ours(text, **options)["input_ids"] for options in ({}, {"return_offsets_mapping": True})]
+        got.append(ours(text, return_tensors="np")["input_ids"][0].tolist())
+        assert got[0] == got[1] == got[2], mode
+        if mode == "bpe":
+            assert got[0] == plain(text)["input_ids"]
+
+
 def test_the_readmes_transformers_example_runs_as_printed(tmp_path):
     import os
     import subprocess
