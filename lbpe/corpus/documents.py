@@ -36,6 +36,7 @@ from pathlib import Path
 from lbpe.corpus.parallel import align_chunks
 from lbpe.corpus.textio import CHUNK_BYTES, decode, iter_chunks
 from lbpe.errors import LbpeError, NotUtf8Error
+from lbpe.formats._json import json_type
 
 __all__ = [
     "check_words",
@@ -242,13 +243,13 @@ def records_of_bytes(
 
 def _field(obj: object, text_field: str, where: str) -> tuple[str | None, str | None]:
     if not isinstance(obj, dict):
-        return None, f"{where}: a JSON {type(obj).__name__}, not an object with a {text_field!r} field"
+        return None, f"{where}: {json_type(obj)}, not an object with a {text_field!r} field"
     if text_field not in obj:
         fields = ", ".join(list(obj)[:8]) or "none"
         return None, f'{where}: no "{text_field}" field (fields: {fields}); choose one with --text-field'
     value = obj[text_field]
     if not isinstance(value, str):
-        return None, f'{where}: "{text_field}" is a JSON {type(value).__name__}, not a string'
+        return None, f'{where}: "{text_field}" is {json_type(value)}, not a string'
     return value, None
 
 

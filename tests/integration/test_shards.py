@@ -137,6 +137,17 @@ def test_vocab_hash_follows_the_ids_not_the_object():
     assert vocab_sha256(load_preset("gpt2")) != vocab_sha256(load_preset("cl100k_base"))
 
 
+def test_a_document_of_the_wrong_json_kind_is_named_in_json_words(tmp_path):
+    path = tmp_path / "kinds.jsonl"
+    path.write_text('{"text": null}\n["a list"]\n{"text": 2.5}\n{"text": "kept"}\n', encoding="utf-8")
+    index = export_shards(load_preset("gpt2"), [path], tmp_path / "out", mode="bpe", skip_bad=True)
+    assert [m.split("/")[-1] for m in index["skipped_messages"]] == [
+        'kinds.jsonl:1: "text" is null, not a string',
+        "kinds.jsonl:2: an array, not an object with a 'text' field",
+        'kinds.jsonl:3: "text" is a fractional number, not a string',
+    ]
+
+
 def test_bad_documents_are_named_kept_before_or_skipped(tmp_path):
     tok = load_preset("gpt2")
     good = paragraphs(50)
@@ -159,7 +170,7 @@ def test_bad_documents_are_named_kept_before_or_skipped(tmp_path):
     messages = index["skipped_messages"]
     assert "bad.jsonl:11: not JSON" in messages[0]
     assert 'bad.jsonl:12: no "text" field (fields: body); choose one with --text-field' in messages[1]
-    assert 'bad.jsonl:13: "text" is a JSON int, not a string' in messages[2]
+    assert 'bad.jsonl:13: "text" is an integer, not a string' in messages[2]
     assert "bad.jsonl:24: not UTF-8 text (byte 0xe9 at offset 13)" in messages[3]
     # resume after the stop: skipping now, it completes without redoing the first ten
     index = export_shards(tok, [path], tmp_path / "stop", mode="bpe", resume=True, skip_bad=True)
