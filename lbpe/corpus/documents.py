@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lbpe.corpus.parallel import align_chunks
-from lbpe.corpus.textio import CHUNK_BYTES, decode, iter_chunks
+from lbpe.corpus.textio import CHUNK_BYTES, cannot_read, decode, iter_chunks
 from lbpe.errors import LbpeError, NotUtf8Error
 from lbpe.formats._json import json_type
 
@@ -104,7 +104,7 @@ def input_bytes(paths: Sequence[str | os.PathLike[str]]) -> int:
         try:
             total += os.path.getsize(p)
         except OSError as exc:
-            raise LbpeError(f"{p}: cannot be read ({exc.strerror})") from None
+            raise cannot_read(p, exc) from None
     return total
 
 
@@ -116,7 +116,7 @@ def _open(path: Path):
     try:
         f = open(path, "rb", buffering=CHUNK_BYTES)  # long lines: few system calls
     except OSError as exc:
-        raise LbpeError(f"{path}: cannot be read ({exc.strerror})") from None
+        raise cannot_read(path, exc) from None
     if path.name.lower().endswith(".gz"):
         return gzip.GzipFile(fileobj=f, mode="rb"), f
     return f, f

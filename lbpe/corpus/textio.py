@@ -101,6 +101,13 @@ def iter_chunks(
             progress(len(buf))
 
 
+def cannot_read(source: object, exc: OSError) -> LbpeError:
+    """The error for an input that cannot be opened or read; a folder is told to give its files."""
+    if isinstance(exc, IsADirectoryError):
+        return LbpeError(f"{source}: is a folder; give the files in it (a shell glob such as {source}/*.txt)")
+    return LbpeError(f"{source}: cannot be read ({exc.strerror or exc})")
+
+
 def _file_chunks(
     path: str | os.PathLike[str], size: int, source: str, progress: Callable[[int], None] | None
 ) -> Iterator[str]:
@@ -108,7 +115,7 @@ def _file_chunks(
         with open(path, "rb") as f:
             yield from iter_chunks(iter(lambda: f.read(size), b""), size=size, source=source, progress=progress)
     except OSError as exc:
-        raise LbpeError(f"{source}: cannot be read ({exc.strerror})") from None
+        raise cannot_read(source, exc) from None
 
 
 def _boundary(buf: bytearray, size: int) -> int:
