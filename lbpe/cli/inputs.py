@@ -60,7 +60,25 @@ def loader(args: argparse.Namespace):
                 "--special-token applies to rank files (.tiktoken); a bundled preset has its own special tokens"
             )
         return functools.partial(load_preset, spec or DEFAULT_PRESET)
+    if not Path(spec).exists():
+        raise LbpeError(unknown_vocab(spec))
     return functools.partial(load, spec, pattern=args.pattern, special_tokens=special)
+
+
+#: tiktoken's encodings that are not bundled here, and what to give instead.
+_NOT_BUNDLED = {
+    "r50k_base": "r50k_base is GPT-2's vocabulary: --vocab gpt2",
+    "p50k_base": "give p50k_base's rank file, p50k_base.tiktoken",
+    "p50k_edit": "give p50k_edit's rank file, p50k_edit.tiktoken",
+}
+
+
+def unknown_vocab(spec: str) -> str:
+    """What to say of a --vocab that is no file, no folder and no bundled vocabulary."""
+    from lbpe.presets import VOCAB_PRESETS
+
+    instead = f"; {_NOT_BUNDLED[spec]}" if spec in _NOT_BUNDLED else ""
+    return f"{spec}: no such file or folder, nor a bundled vocabulary ({', '.join(VOCAB_PRESETS)}){instead}"
 
 
 def tokenizer(args: argparse.Namespace) -> Tokenizer:

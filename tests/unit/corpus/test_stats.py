@@ -101,11 +101,14 @@ def test_cli_stats_default_vocabulary_and_errors(tmp_path):
     bad.write_bytes(b"fine\n\xff\xfe")
     result = run_cli("stats", "-q", str(bad))
     assert result.returncode == 2 and "not UTF-8" in result.stderr and "Traceback" not in result.stderr
-    # a folder given as an input
+    # a folder given as an input, and a vocabulary name that is neither a file nor bundled
     result = run_cli("stats", "-q", str(tmp_path))
     assert result.returncode == 2 and f"{tmp_path}: is a folder; give the files in it" in result.stderr
     result = run_cli("export", "--mode", "bpe", "-q", "--out", str(tmp_path / "o"), str(tmp_path))
     assert result.returncode == 2 and f"{tmp_path}: is a folder; give the files in it" in result.stderr
+    result = run_cli("stats", "--vocab", "r50k_base", "-q", str(path))
+    assert result.returncode == 2 and "r50k_base: no such file or folder, nor a bundled vocabulary (" in result.stderr
+    assert "r50k_base is GPT-2's vocabulary: --vocab gpt2" in result.stderr
 
 
 def test_cli_export_separator_and_dtype(tmp_path):
