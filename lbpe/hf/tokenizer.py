@@ -124,6 +124,11 @@ class LBPETokenizer:
             _check_mode(mode)
         for key in ("trust_remote_code", "_from_auto", "_commit_hash", "revision", "code_revision"):
             kwargs.pop(key, None)  # what AutoTokenizer passes along; a local folder needs none of them
+        subfolder = kwargs.pop("subfolder", None) or ""
+        if subfolder:  # a tokenizer in a folder of a model's folder, as transformers reads it
+            if not (Path(path) / subfolder).is_dir():
+                raise LbpeError(f"{path}: no folder named {subfolder!r} in it (subfolder=); is it the model's folder?")
+            path = Path(path) / subfolder
         path = _preset_or_path(path)
         fmt, file = _saved(path) or _source(path)
         if special_tokens is not None and fmt != "tiktoken":

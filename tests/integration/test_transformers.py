@@ -645,6 +645,22 @@ def test_every_path_treats_a_lone_surrogate_and_an_unknown_character_as_transfor
             assert got[0] == plain(text)["input_ids"]
 
 
+def test_a_tokenizer_in_a_subfolder_loads_as_transformers_loads_it(tmp_path):
+    import shutil
+
+    (tmp_path / "repo" / "tokenizer").mkdir(parents=True)
+    shutil.copy(data_file("hf/llama3/tokenizer.json"), tmp_path / "repo" / "tokenizer" / "tokenizer.json")
+    own = AutoTokenizer.from_pretrained(tmp_path / "repo", subfolder="tokenizer")
+    tok = LBPETokenizer.from_pretrained(tmp_path / "repo", subfolder="tokenizer", mode="bpe")
+    text = "Subfolders hold tokenizers in multi-part repositories."
+    assert tok(text)["input_ids"] == own(text)["input_ids"]
+    tok.save_pretrained(tmp_path / "saved" / "tokenizer")
+    again = LBPETokenizer.from_pretrained(tmp_path / "saved", subfolder="tokenizer")
+    assert again.lbpe_mode == "bpe" and again(text)["input_ids"] == own(text)["input_ids"]
+    with pytest.raises(lbpe.LbpeError, match="no folder named .missing. in"):
+        LBPETokenizer.from_pretrained(tmp_path / "repo", subfolder="missing")
+
+
 def test_the_readmes_transformers_example_runs_as_printed(tmp_path):
     import os
     import subprocess
