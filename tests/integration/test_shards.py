@@ -139,13 +139,19 @@ def test_vocab_hash_follows_the_ids_not_the_object():
 
 def test_a_document_of_the_wrong_json_kind_is_named_in_json_words(tmp_path):
     path = tmp_path / "kinds.jsonl"
-    path.write_text('{"text": null}\n["a list"]\n{"text": 2.5}\n{"text": "kept"}\n', encoding="utf-8")
+    path.write_text(
+        '{"text": null}\n["a list"]\n{"text": 2.5}\n{"text": "kept"}\n{"text": "half of \\ud83d a pair"}\n',
+        encoding="utf-8",
+    )
     index = export_shards(load_preset("gpt2"), [path], tmp_path / "out", mode="bpe", skip_bad=True)
     assert [m.split("/")[-1] for m in index["skipped_messages"]] == [
         'kinds.jsonl:1: "text" is null, not a string',
         "kinds.jsonl:2: an array, not an object with a 'text' field",
         'kinds.jsonl:3: "text" is a fractional number, not a string',
+        'kinds.jsonl:5: "text" holds half of a surrogate pair (\\ud83d at character 8), which is no text; '
+        "the file that wrote it cut a pair in two",
     ]
+    assert index["documents"] == 1
 
 
 def test_bad_documents_are_named_kept_before_or_skipped(tmp_path):
