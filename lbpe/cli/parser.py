@@ -228,7 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
         "\\\\ a backslash, \\n \\r \\t a line end or tab, \\xNN a byte of a character split across tokens "
         "(80-ff) or a control character (00-1f, 7f), \\uNNNN a control character 0080-009f or a character "
         "that shows nothing or moves the text (a zero-width space, a direction override, a variation selector), "
-        "\\UNNNNNNNN one beyond ffff (a tag character).",
+        "\\UNNNNNNNN one beyond ffff (a tag character); a combining mark that starts a token as \\uNNNN too.",
     )
     common(p)
     p.add_argument(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import unicodedata
 from typing import Literal, TextIO
 
 from lbpe.analysis.trace import SHOWN
@@ -77,9 +78,15 @@ def _shown(segment) -> str:
     control characters escaped, and the bytes of a character split across tokens as ``\\xNN``
     (80-ff)."""
     if not segment.partial:
-        return segment.label.translate(_ESCAPES)
-    text = segment.token.decode("utf-8", "surrogateescape")  # a split byte: U+DC80 to U+DCFF
-    return "".join(f"\\x{ord(c) - 0xDC00:02x}" if "\udc80" <= c <= "\udcff" else c.translate(_ESCAPES) for c in text)
+        shown = segment.label.translate(_ESCAPES)
+    else:
+        text = segment.token.decode("utf-8", "surrogateescape")  # a split byte: U+DC80 to U+DCFF
+        shown = "".join(
+            f"\\x{ord(c) - 0xDC00:02x}" if "\udc80" <= c <= "\udcff" else c.translate(_ESCAPES) for c in text
+        )
+    if shown and unicodedata.category(shown[0]) in ("Mn", "Me"):  # it would stack on the bar before it
+        shown = f"\\u{ord(shown[0]):04x}{shown[1:]}"
+    return shown
 
 
 def cmd_explain(args: argparse.Namespace, out: TextIO) -> None:

@@ -145,6 +145,11 @@ def test_compare_escapes_what_would_make_its_lines_ambiguous(tmp_path):
     path.write_text(" 😀|", encoding="utf-8")
     split = run_cli("compare", "--vocab", str(data_file("openai/r50k_base.tiktoken")), str(path), timeout=120)
     assert split.stdout.splitlines()[:2] == ["bpe: 3 tokens", r" \xf0\x9f\x98|\x80|\|"], split.stdout
+    # a token that starts with a combining mark would stack on the bar before it: escaped
+    # (tiktoken's cl100k_base: "ca" "fe" "\u0301" " x"; a mark inside a token stays as it is)
+    path.write_text("cafe\u0301 x e\u0301", encoding="utf-8")
+    mark = run_cli("compare", "--vocab", "cl100k_base", str(path), timeout=120)
+    assert mark.stdout.splitlines()[1].startswith(r"ca|fe|\u0301| x|"), mark.stdout
     path.write_text("a", encoding="utf-8")
     one = run_cli("compare", "--vocab", "gpt2", str(path), timeout=120)
     assert one.stdout.splitlines() == ["bpe: 1 token", "a", "lbpe: 1 token", "a", "lbpe - bpe: +0 tokens"], one.stdout
