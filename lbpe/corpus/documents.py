@@ -28,7 +28,6 @@ import gzip
 import io
 import json
 import os
-import re
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -38,6 +37,7 @@ from lbpe.corpus.parallel import align_chunks
 from lbpe.corpus.textio import CHUNK_BYTES, cannot_read, decode, iter_chunks
 from lbpe.errors import LbpeError, NotUtf8Error
 from lbpe.formats._json import json_type
+from lbpe.tokenizer.checks import surrogate_at
 
 __all__ = [
     "check_words",
@@ -251,17 +251,13 @@ def _field(obj: object, text_field: str, where: str) -> tuple[str | None, str | 
     value = obj[text_field]
     if not isinstance(value, str):
         return None, f'{where}: "{text_field}" is {json_type(value)}, not a string'
-    lone = None if value.isascii() else _SURROGATE.search(value)
-    if lone:  # JSON's \ud83d escape alone: no character (tokenizers refuses such a string)
+    at = surrogate_at(value)
+    if at is not None:  # JSON's \ud83d escape alone: no character (tokenizers refuses such a string)
         return None, (
-            f'{where}: "{text_field}" holds half of a surrogate pair (\\u{ord(lone.group()):04x} at character '
-            f"{lone.start()}), which is no text; the file that wrote it cut a pair in two"
+            f'{where}: "{text_field}" holds half of a surrogate pair (\\u{ord(value[at]):04x} at character '
+            f"{at}), which is no text; the file that wrote it cut a pair in two"
         )
     return value, None
-
-
-#: A lone surrogate: half of a UTF-16 pair, which JSON can spell but is no character.
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _lines(path: Path, progress) -> Iterator[Record]:

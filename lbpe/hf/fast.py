@@ -6,7 +6,6 @@ full path when first asked for."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,6 +13,7 @@ from lbpe.errors import NoTokenError
 from lbpe.hf.full import encode_full
 from lbpe.literals import Literals
 from lbpe.tokenizer import Tokenizer, buffers
+from lbpe.tokenizer.checks import surrogate_at
 
 #: transformers' own keyword arguments of ``_encode_plus`` that the fast path reproduces.
 _FAST_OPTIONS = frozenset(
@@ -154,16 +154,12 @@ def encode_fast(owner: Any, text, text_pair, options: dict):
     texts = list(text) if batched else [text]
     if not texts or not all(isinstance(t, str) for t in texts):
         return None
-    if any(not t.isascii() and _SURROGATE.search(t) for t in texts):
+    if any(surrogate_at(t) is not None for t in texts):
         return None
     try:
         return _encode_fast(owner, texts, batched, options)
     except NoTokenError:
         return None
-
-
-#: A lone surrogate: not text to tokenizers, whose binding refuses the string.
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _encode_fast(owner: Any, texts: list[str], batched: bool, options: dict):

@@ -83,6 +83,15 @@ def check_dropout(mode: str, dropout: object, seed: object) -> float | None:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+def surrogate_at(text: str) -> int | None:
+    """Where the first surrogate code point of ``text`` is (half of a UTF-16 pair, which a
+    Python string or JSON can hold but is no character), or ``None``."""
+    if text.isascii():
+        return None
+    found = _SURROGATE.search(text)
+    return None if found is None else found.start()
+
+
 def replace_surrogates(text: str) -> str:
     """Text that UTF-8 can encode: surrogate pairs joined, lone surrogates -> U+FFFD (as tiktoken)."""
     if _SURROGATE.search(text) is None:
