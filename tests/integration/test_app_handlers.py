@@ -312,8 +312,10 @@ def test_sessions_are_isolated_and_bounded(tmp_path, limits):
     with pytest.raises(gr.Error, match="Unknown vocabulary"):
         app.compare("hi", name, True, False, bob)
     names = [name]
-    for _ in range(2):
-        alice, dropdown, _ = app.upload_vocab([upload(tmp_path, src, "r50k_base.tiktoken")], "auto", alice)
+    lines = src.read_bytes().splitlines(keepends=True)
+    for fewer in (1, 2):  # other files under the same name (the last ranks left out)
+        again = upload(tmp_path, b"".join(lines[:-fewer]), "r50k_base.tiktoken")
+        alice, dropdown, _ = app.upload_vocab([again], "auto", alice)
         names.append(dropdown["value"])
     assert names[1:] == ["upload: r50k_base.tiktoken (2)", "upload: r50k_base.tiktoken (3)"]
     assert list(alice.vocabs) == names[1:]  # the oldest was dropped
@@ -830,6 +832,33 @@ def test_a_failure_is_kept_for_its_session_until_shown(tmp_path):
     with pytest.raises(gr.Error):
         app.upload_vocab([upload(tmp_path, b"{", "x<b>.json")], "auto", mine)
     assert "&lt;b&gt;" in app.failure_note("upload_vocab", mine)
+
+
+def test_an_upload_name_means_one_vocabulary_for_the_whole_session(tmp_path, limits):
+    """A name in a download or a link must not come to mean another model: a dropped name is not
+    given again, and the same file uploaded again is the vocabulary already kept, not a copy that
+    pushes another out."""
+    limits(session_vocabs=2)
+    session = app.new_session()
+    files = {n: data_file(f"openai/{n}.tiktoken") for n in ("r50k_base", "cl100k_base", "o200k_base")}
+    names = []
+    for n in ("r50k_base", "cl100k_base", "o200k_base"):
+        session, dropdown, _ = app.upload_vocab([upload(tmp_path, files[n], "vocab.tiktoken")], "cl100k_base", session)
+        names.append(dropdown["value"])
+    assert names == ["upload: vocab.tiktoken", "upload: vocab.tiktoken (2)", "upload: vocab.tiktoken (3)"]
+    assert list(session.vocabs) == names[1:]  # the first was dropped; its name stays its own
+    session, dropdown, _ = app.upload_vocab(
+        [upload(tmp_path, files["o200k_base"], "vocab.tiktoken")], "cl100k_base", session
+    )
+    assert dropdown["value"] == names[2] and list(session.vocabs) == names[1:]  # the same file: kept once
+    assert app.upload_note(session) == ""  # nothing dropped for it
+    session, dropdown, _ = app.upload_vocab(
+        [upload(tmp_path, files["r50k_base"], "vocab.tiktoken")], "cl100k_base", session
+    )
+    assert dropdown["value"] == names[0]  # the dropped file again: its name again, since it means the same
+    assert app.get_tokenizer(names[0], session).vocab.tokens == load_preset("gpt2").vocab.tokens
+    session, dropdown, _ = app.upload_vocab([upload(tmp_path, files["cl100k_base"], "vocab.tiktoken")], "gpt2", session)
+    assert dropdown["value"] == "upload: vocab.tiktoken (4)"  # the same file read another way is another vocabulary
 
 
 def test_an_upload_over_the_session_limit_says_which_vocabulary_it_dropped(tmp_path):

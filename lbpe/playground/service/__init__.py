@@ -48,6 +48,7 @@ from lbpe.playground.service.files import (
     open_vocabulary,
     read_upload,
     text_head,
+    upload_fingerprint,
     upload_size,
     without_folder,
 )
@@ -74,6 +75,7 @@ __all__ = [
     "read_upload",
     "without_folder",
     "text_head",
+    "upload_fingerprint",
     "upload_size",
     "MAX_LINK_TEXT",
     "VIEWS",

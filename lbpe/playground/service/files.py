@@ -28,6 +28,7 @@ lbpe.errors.LbpeError: notes.txt: unrecognised vocabulary format; ...
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import secrets
 import shutil
@@ -131,6 +132,20 @@ def open_upload(
         target = folder if len(files) == 2 else folder / files[0].name
         shown = " + ".join(GPT2_PAIR) if len(files) == 2 else files[0].name
         return open_vocabulary(target, pattern=pattern, limits=limits, scratch=folder, shown=shown)
+
+
+def upload_fingerprint(paths: Sequence[str | os.PathLike[str]], pattern: str | None) -> str:
+    """What an upload of vocabulary files was read from: their names and bytes and the
+    pre-tokenizer chosen for them (the same files read with another pattern are another
+    vocabulary), as a SHA-256."""
+    digest = hashlib.sha256(repr(pattern).encode())
+    for p in sorted(Path(p) for p in paths):
+        digest.update(p.name.encode("utf-8", "surrogatepass") + b"\0")
+        with open(p, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+        digest.update(b"\0")
+    return digest.hexdigest()
 
 
 def upload_size(path: str | os.PathLike[str]) -> int:

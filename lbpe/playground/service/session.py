@@ -47,8 +47,9 @@ class Busy(LbpeError):
 
 class Session:
     """A visitor's vocabularies (name -> tokenizer, the oldest dropped beyond ``keep``; the
-    names the last :meth:`remember` dropped in ``dropped``, every one dropped in ``let_go``),
-    the name of the one trained last,
+    names the last :meth:`remember` dropped in ``dropped``, every one dropped in ``let_go``;
+    what each name was made from in ``made_from``: a name means one vocabulary for the whole
+    session), the name of the one trained last,
     the Stop flag, and the kinds of job running (:meth:`job`)."""
 
     def __init__(self, *, keep: int = 8) -> None:
@@ -57,6 +58,7 @@ class Session:
         self.trained: str | None = None
         self.dropped: list[str] = []
         self.let_go: set[str] = set()  # every name dropped to stay within ``keep``
+        self.made_from: dict[str, str] = {}  # name -> what made it (an upload's fingerprint), every name given
         self.stop = False
         self.running: set[str] = set()
 
@@ -122,14 +124,25 @@ class Session:
             return load_preset(name)
         raise LbpeError(f"Unknown vocabulary {name!r}; choose one of: {', '.join(n for _, n in self.choices())}.")
 
-    def remember(self, base: str, tok: Tokenizer) -> str:
-        """Keep ``tok`` under a new name made from ``base`` (``base (2)``, ... when taken);
-        returns the name."""
-        name, n = base, 2
-        while name in self.vocabs or name in VOCAB_PRESETS:
-            name, n = f"{base} ({n})", n + 1
+    def named(self, made_from: str) -> str | None:
+        """The name this session gave what ``made_from`` fingerprints, or ``None``."""
+        return next((name for name, made in self.made_from.items() if made == made_from), None)
+
+    def remember(self, base: str, tok: Tokenizer, *, made_from: str = "") -> str:
+        """Keep ``tok`` under a name made from ``base`` (``base (2)``, ... when this session
+        gave it before: a name in a download or a link never comes to mean another
+        vocabulary). ``made_from``: a fingerprint of what ``tok`` was read from; the same
+        again gets the name it got before, kept once. Returns the name."""
+        name = self.named(made_from) if made_from else None
+        if name is None:
+            name, n = base, 2
+            while name in self.made_from or name in self.vocabs or name in VOCAB_PRESETS:
+                name, n = f"{base} ({n})", n + 1
         tok.name = name
+        self.vocabs.pop(name, None)  # kept again: the newest
+        self.let_go.discard(name)
         self.vocabs[name] = tok
+        self.made_from[name] = made_from or name
         self.dropped = []
         while len(self.vocabs) > self.keep:
             oldest = next(iter(self.vocabs))

@@ -25,7 +25,16 @@ from lbpe import limits as _limits
 from lbpe.errors import LbpeError, PatternNeededError
 from lbpe.limits import MB, Limits
 from lbpe.playground.app.addresses import trusted_proxies, visitor_address
-from lbpe.playground.service import AUTO_PATTERN, Downloads, Session, Stopped, Uploads, describe, open_upload
+from lbpe.playground.service import (
+    AUTO_PATTERN,
+    Downloads,
+    Session,
+    Stopped,
+    Uploads,
+    describe,
+    open_upload,
+    upload_fingerprint,
+)
 from lbpe.playground.service.visitors import for_visitors as visitor_message
 from lbpe.presets import DEFAULT_PRESET
 from lbpe.tokenizer import Tokenizer
@@ -428,10 +437,11 @@ def upload_vocab(files: Any, pattern: str = AUTO_PATTERN, state: Any = None):
     try:
         with _read_once(paths):
             tok = open_upload(paths, pattern=pattern, limits=LIMITS)
+            made_from = upload_fingerprint(paths, pattern)
     except PatternNeededError as exc:
         raise gr.Error(f"{exc} (in the app: choose the pre-tokenizer next to the upload, then upload again)") from None
     label = "gpt2 files" if len(paths) == 2 else paths[0].name
-    name = session.remember(f"upload: {label}", tok)
+    name = session.remember(f"upload: {label}", tok, made_from=made_from)
     return session, gr.update(choices=session.choices(), value=name), None
 
 
