@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -129,18 +128,22 @@ def gradio_space(kind: str = "index") -> dict[str, bytes]:
 
 
 def write(folder: Path, files: dict[str, bytes]) -> None:
-    """Replace ``folder`` with exactly ``files``."""
-    if folder.exists():
-        if (
-            not (folder / "README.md").is_file()
-            or b"scripts/build_spaces.py" not in (folder / "README.md").read_bytes()
-        ):
-            raise SystemExit(f"{folder} exists and was not made by this script; remove it first")
-        shutil.rmtree(folder)
-    for rel, data in sorted(files.items()):
-        path = folder / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+    """Put ``files`` into ``folder`` in place of the files this script wrote there before; a
+    Space's git checkout keeps its .git and any file of its own."""
+    sys.path.insert(0, str(ROOT))
+    from lbpe.errors import LbpeError
+    from lbpe.playground.page.site import install_build
+
+    try:
+        install_build(folder, files, legacy=_made_here)
+    except LbpeError as exc:
+        raise SystemExit(str(exc)) from None
+
+
+def _made_here(folder: Path) -> bool:
+    """Whether ``folder`` holds a Space this script wrote before it listed its files."""
+    readme = folder / "README.md"
+    return readme.is_file() and b"scripts/build_spaces.py" in readme.read_bytes()
 
 
 def static_space(folder: Path, kind: str = "index") -> list[str]:

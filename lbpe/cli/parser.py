@@ -143,7 +143,11 @@ def _add_train(sub) -> None:
 
 def _add_build_web(sub) -> None:
     p = sub.add_parser("build-web", help="assemble the offline browser page (Pyodide + lbpe) into a static folder")
-    p.add_argument("--out", required=True, help="the folder to write (emptied first if it holds an earlier build)")
+    p.add_argument(
+        "--out",
+        required=True,
+        help="the folder to write: an earlier build's files there are replaced, any other file kept",
+    )
     p.add_argument(
         "--space",
         nargs="?",

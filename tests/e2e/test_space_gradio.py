@@ -53,6 +53,18 @@ def test_the_space_is_pinned_like_pyproject(space):
     assert not list(space.rglob("*.so")) and not list(space.rglob("__pycache__"))
 
 
+def test_a_rebuild_in_a_space_checkout_keeps_its_git_and_own_files(tmp_path):
+    script = _script()
+    folder = tmp_path / "space"
+    script.write(folder, {"README.md": b"made by scripts/build_spaces.py", "app.py": b"one", "old.py": b"gone next"})
+    (folder / ".git").mkdir()
+    (folder / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (folder / "NOTES.md").write_text("mine")
+    script.write(folder, {"README.md": b"made by scripts/build_spaces.py", "app.py": b"two"})
+    assert (folder / ".git" / "HEAD").is_file() and (folder / "NOTES.md").read_text() == "mine"
+    assert (folder / "app.py").read_bytes() == b"two" and not (folder / "old.py").exists()
+
+
 def test_a_readme_pinning_another_gradio_stops_the_build(tmp_path, monkeypatch):
     script = _script()
     sources = script.read_sources("tree")

@@ -5,6 +5,7 @@ folders it did not make."""
 from __future__ import annotations
 
 import hashlib
+import json
 import subprocess
 import sys
 import zipfile
@@ -47,7 +48,11 @@ def test_the_static_space_is_the_page_plus_its_readme_and_becomes_ready(tmp_path
     assert "\nsdk: static\n" in front and "\napp_file: index.html\n" in front, front
     site = tmp_path / "site"
     build_site(site)
-    assert {k: v for k, v in _digests(space).items() if k != "README.md"} == _digests(site)
+    listed = ".lbpe-build.json"  # the files each build wrote: the space's has its README too
+    assert {k: v for k, v in _digests(space).items() if k not in ("README.md", listed)} == {
+        k: v for k, v in _digests(site).items() if k != listed
+    }
+    assert json.loads((space / listed).read_text()) == sorted([*json.loads((site / listed).read_text()), "README.md"])
     server = Server(space)
     try:
         with sync_playwright() as p:
@@ -93,6 +98,29 @@ def test_build_refuses_to_empty_a_foreign_folder(tmp_path):
     with pytest.raises(LbpeError, match="holds no earlier build"):
         build_site(tmp_path)
     assert (tmp_path / "notes.txt").read_text() == "keep me"
+
+
+def test_a_rebuild_replaces_the_earlier_builds_files_and_keeps_the_rest(tmp_path):
+    """A Space's git checkout rebuilt in place keeps its .git and the person's own files; a
+    folder whose site.json is someone else's is no earlier build."""
+    site, space = tmp_path / "site", tmp_path / "space"
+    files = build_site(site, space=space)
+    for folder in (site, space):
+        (folder / ".git").mkdir()
+        (folder / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+        (folder / "NOTES.md").write_text("mine")
+    assert build_site(site, space=space) == files
+    for folder in (site, space):
+        assert (folder / ".git" / "HEAD").read_text() == "ref: refs/heads/main\n"
+        assert (folder / "NOTES.md").read_text() == "mine"
+    assert "NOTES.md" not in (site / "sw.js").read_text("utf-8")  # not the page's: not precached
+    blog = tmp_path / "blog"
+    (blog / "posts").mkdir(parents=True)
+    (blog / "site.json").write_text('{"name": "my blog"}')
+    (blog / "posts" / "a.md").write_text("a post")
+    with pytest.raises(LbpeError, match="holds no earlier build"):
+        build_site(blog)
+    assert (blog / "posts" / "a.md").read_text() == "a post"
 
 
 def test_build_without_npm_packages_says_to_run_npm_ci(tmp_path):

@@ -40,7 +40,9 @@ import hashlib
 import json
 import shutil
 import sys
+import tempfile
 import zipfile
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from lbpe.errors import LbpeError
@@ -276,15 +278,14 @@ def _npm_version(node_modules: Path, package: str) -> str:
 
 
 def build_site(out: Path, *, root: Path | None = None, space: Path | None = None, sources: str = "tree") -> list[str]:
-    """Assemble the page into ``out`` (emptied first if it holds an earlier build); return the
-    site's files, sorted.
+    """Assemble the page into ``out`` (in place of an earlier build's files, any other file
+    kept: see :func:`install_build`); return the site's files, sorted.
 
     ``space``: also write a Hugging Face static Space folder there (the same files plus the
     hand-written ``spaces/static/README.md`` with the Space's front matter). ``sources``:
     ``"tree"`` (the working tree) or ``"index"`` (git's index); see the module docstring.
     """
     from lbpe import __version__ as version
-    from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, preset_label
 
     root = find_root(root)
     src = _Sources(root, sources)
@@ -294,9 +295,29 @@ def build_site(out: Path, *, root: Path | None = None, space: Path | None = None
     pyodide_version = _npm_version(node_modules, "pyodide")
     plotly_version = _npm_version(node_modules, "plotly.js-dist-min")
 
-    out = Path(out)
-    _clear_earlier_build(out)
-    out.mkdir(parents=True, exist_ok=True)
+    final, space = Path(out), None if space is None else Path(space)
+    for folder in (final, space):
+        if folder is not None:
+            earlier_build(folder, None, legacy=_is_site_build)  # refused before the build, not after it
+    with tempfile.TemporaryDirectory(prefix="lbpe-site-") as tmp:
+        out = Path(tmp) / "site"
+        files = _assemble(out, src, root, sources, (version, pyodide_version, plotly_version))
+        install_build(final, {f: out / f for f in files}, legacy=_is_site_build)
+        if space is not None:
+            with_readme: dict[str, bytes | Path] = {f: out / f for f in files}
+            with_readme["README.md"] = src.read(SPACE_README)
+            install_build(space, with_readme, legacy=_is_site_build)
+    return files
+
+
+def _assemble(out: Path, src: _Sources, root: Path, sources: str, versions: tuple[str, str, str]) -> list[str]:
+    """Write the site into the new folder ``out``; returns its files. ``versions``: lbpe's,
+    Pyodide's and plotly.js's."""
+    version, pyodide_version, plotly_version = versions
+    from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS, preset_label
+
+    node_modules = root / "node_modules"
+    out.mkdir(parents=True)
 
     for name in STATIC_FILES:
         data = src.read(f"static/{name}")
@@ -334,14 +355,7 @@ def build_site(out: Path, *, root: Path | None = None, space: Path | None = None
         f"const BUILD = {json.dumps(digest.hexdigest()[:16])};\nconst PRECACHE = {json.dumps(precache, indent=1)};",
     )
     _write(out / "sw.js", filled.encode("utf-8"))
-    files = _files(out)
-
-    if space is not None:
-        space = Path(space)
-        _clear_earlier_build(space)
-        shutil.copytree(out, space, dirs_exist_ok=True)
-        _write(space / "README.md", src.read(SPACE_README))
-    return files
+    return _files(out)
 
 
 def _with_first_view(page: bytes) -> bytes:
@@ -359,26 +373,75 @@ def _files(folder: Path) -> list[str]:
     return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
 
 
-def _clear_earlier_build(folder: Path) -> None:
-    """Empty ``folder`` if it holds an earlier build (it has a site.json); refuse anything else
-    that is not empty, so a mistyped --out never wipes unrelated files."""
+#: The files a build wrote into a folder, listed there: the next build replaces those and
+#: leaves every other file (a Space's git checkout keeps its .git, a person's own notes).
+BUILD_MANIFEST = ".lbpe-build.json"
+
+
+def install_build(folder: Path, files: Mapping[str, bytes | Path], *, legacy: Callable[[Path], bool]) -> None:
+    """Put ``files`` (a path in ``folder`` -> its bytes, or a file to copy) into ``folder``,
+    in place of the files the build before wrote there (:data:`BUILD_MANIFEST`), and list
+    them. A folder that is not empty and holds no earlier build is refused, so a mistyped
+    output folder never loses a file; ``legacy``: whether a folder holds a build made before
+    builds listed their files (its files of the names this build writes are replaced)."""
+    for rel in earlier_build(folder, files, legacy=legacy):
+        path = folder / rel
+        if path.is_file() or path.is_symlink():
+            path.unlink()
+        for parent in path.parents:  # the folders the build made, once empty
+            if parent == folder or not parent.is_dir() or any(parent.iterdir()):
+                break
+            parent.rmdir()
+    for rel, data in sorted(files.items()):
+        if isinstance(data, Path):
+            _copy(data, folder / rel)
+        else:
+            _write(folder / rel, data)
+    _write(folder / BUILD_MANIFEST, (json.dumps(sorted(files), indent=1) + "\n").encode("utf-8"))
+
+
+def earlier_build(folder: Path, files: Mapping[str, object] | None, *, legacy: Callable[[Path], bool]) -> list[str]:
+    """The files of the build before in ``folder`` (none for a new or empty folder), or
+    :class:`LbpeError` for a folder that holds other things. ``files``: this build's (for a
+    build from before the list; ``None`` only checks)."""
     if not folder.exists():
-        return
+        return []
     if not folder.is_dir():
         raise LbpeError(f"{folder} exists and is not a folder")
-    if any(folder.iterdir()) and not (folder / "site.json").is_file():
-        raise LbpeError(
-            f"{folder} is not empty and holds no earlier build (no site.json); choose a new or empty folder"
-        )
-    _empty(folder)
+    listed = folder / BUILD_MANIFEST
+    if listed.is_file():
+        try:
+            names = json.loads(listed.read_text("utf-8"))
+        except (OSError, ValueError) as exc:
+            raise LbpeError(f"{listed}: not readable ({exc}); remove the earlier build by hand") from None
+        if not isinstance(names, list) or not all(_inside(n) for n in names):
+            raise LbpeError(f"{listed}: not a list of files in the folder; remove the earlier build by hand")
+        return names
+    if not any(folder.iterdir()):
+        return []
+    if legacy(folder):
+        tops = {name.split("/")[0] for name in files or ()}
+        return [f for f in _files(folder) if f.split("/")[0] in tops]
+    raise LbpeError(
+        f"{folder} is not empty and holds no earlier build (no {BUILD_MANIFEST}); choose a new or empty folder"
+    )
 
 
-def _empty(folder: Path) -> None:
-    for child in folder.iterdir():
-        if child.is_dir() and not child.is_symlink():
-            shutil.rmtree(child)
-        else:
-            child.unlink()
+def _inside(name: object) -> bool:
+    """Whether ``name`` is a relative path that stays inside its folder."""
+    if not isinstance(name, str) or not name or name.startswith("/") or "\\" in name:
+        return False
+    return all(part not in ("", ".", "..") for part in name.split("/"))
+
+
+def _is_site_build(folder: Path) -> bool:
+    """Whether ``folder`` holds a page built before builds listed their files: its site.json
+    is this builder's (the wheel, Pyodide and the presets named), not any site.json."""
+    try:
+        site = json.loads((folder / "site.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(site, dict) and {"lbpe", "wheel", "pyodide", "presets"} <= site.keys()
 
 
 #: Content types the page needs (module scripts must be JavaScript, WebAssembly streams only
