@@ -20,7 +20,10 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> None:
 
     llama = args.style == "llama"
     check_train_options(style=args.style, unit=args.unit, pattern=args.pattern)  # before any file is read
-    given = {role: getattr(args, role) for role in ("bos", "eos", "pad", "unk") if getattr(args, role)}
+    given = {role: getattr(args, role) for role in ("bos", "eos", "pad", "unk") if getattr(args, role) is not None}
+    for role, token in given.items():
+        if not token:  # an unset shell variable: no such token would be written, with no word
+            raise LbpeError(f"--{role} is empty (an unset shell variable?): give the token's text, or leave it out")
     if llama and given.get("unk", "<unk>") != "<unk>":  # the model's unknown token is id 0's
         raise LbpeError(
             "--style llama keeps <unk> as the unknown token (id 0, what the tokenizer.json model names): "

@@ -621,6 +621,9 @@ def test_cli_train_llama_puts_the_chosen_bos_before_each_text(tmp_path):
         (["--vocab-size", "100"], "smaller than the"),
         (["--vocab-size", "1000", "--pattern", "nope"], "no HF regex for the pre-tokenizer 'nope'"),
         (["--vocab-size", "1000", "MISSING"], "cannot be read"),
+        # an unset shell variable (--eos "$EOS") gave no end-of-text token, with no word
+        (["--vocab-size", "1000", "--eos="], "--eos is empty"),
+        (["--vocab-size", "1000", "--style", "llama", "--bos="], "--bos is empty"),
     ],
 )
 def test_cli_train_errors_are_one_line(tmp_path, args, message):
