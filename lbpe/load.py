@@ -106,16 +106,18 @@ def detect_format(path: str | os.PathLike[str]) -> tuple[str, Path]:
     if p.is_dir():
         if (p / "encoder.json").is_file() and (p / "vocab.bpe").is_file():
             return "gpt2", p / "encoder.json"
-        if (p / "tokenizer.json").is_file():
-            return "hf", p / "tokenizer.json"
-        ranks = sorted(p.glob("*.tiktoken"))
+        for name in ("tokenizer.json", "tokenizer.json.gz"):  # lbpe train -o may gzip it
+            if (p / name).is_file():
+                return "hf", p / name
+        ranks = sorted([*p.glob("*.tiktoken"), *p.glob("*.tiktoken.gz")])
         if len(ranks) == 1:
             return "tiktoken", ranks[0]
         if len(ranks) > 1:
             names = ", ".join(r.name for r in ranks[:5])
             raise VocabFormatError(str(p), f"holds {len(ranks)} .tiktoken files ({names}); give the one you mean")
-        if (p / "tokenizer.model").is_file():
-            return "sentencepiece", p / "tokenizer.model"
+        for name in ("tokenizer.model", "tokenizer.model.gz"):
+            if (p / name).is_file():
+                return "sentencepiece", p / name
         found = ", ".join(sorted(x.name for x in p.iterdir())[:10]) or "nothing"
         raise VocabFormatError(
             str(p), f"no vocabulary found in this folder (found: {found}); expected {' or '.join(FORMATS.values())}"

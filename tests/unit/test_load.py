@@ -34,6 +34,23 @@ def test_load_folder_and_either_gpt2_file(tmp_path):
     assert ids == {15496}  # "Hello" in GPT-2
 
 
+def test_a_folder_holding_a_gzipped_vocabulary_loads_as_the_file_does(tmp_path):
+    # lbpe train -o folder/tokenizer.json.gz writes one; each format's usual name, gzipped
+    import gzip
+
+    sources = {
+        "tokenizer.json.gz": data_file("hf/llama3/tokenizer.json"),
+        "tokenizer.model.gz": data_file("sentencepiece/mistral_tokenizer.model.v1"),
+        "cl100k_base.tiktoken.gz": data_file("openai/cl100k_base.tiktoken"),
+    }
+    for name, source in sources.items():
+        folder = tmp_path / name.replace(".", "_")
+        folder.mkdir()
+        (folder / name).write_bytes(gzip.compress(source.read_bytes()))
+        text = "Gzipped vocabularies, in folders."
+        assert lbpe.load(folder).encode(text, mode="bpe") == lbpe.load(source).encode(text, mode="bpe"), name
+
+
 def test_unknown_rank_file_name_needs_a_pattern(tmp_path):
     path = tmp_path / "mine.tiktoken"
     path.write_bytes(_rank_lines([b"YWI= 256"]))
