@@ -53,6 +53,24 @@ def test_the_space_is_pinned_like_pyproject(space):
     assert not list(space.rglob("*.so")) and not list(space.rglob("__pycache__"))
 
 
+@pytest.mark.parametrize("kind", ["gradio", "static"])
+def test_the_space_readme_names_every_bundled_vocabulary(kind):
+    from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS
+
+    readme = " ".join((ROOT / "spaces" / kind / "README.md").read_text("utf-8").split())
+    named = {
+        "mistral-7b": "Mistral-7B v0.1's SentencePiece model, the default",
+        "lbpe-llama-32k": "LLaMA-style",
+        "lbpe-32k": "GPT-2 style",
+        "gpt2": "GPT-2",
+        "cl100k_base": "cl100k_base",
+        "o200k_base": "o200k_base",
+    }
+    assert set(named) == set(VOCAB_PRESETS) and DEFAULT_PRESET == "mistral-7b"  # a new preset: name it here and there
+    for name, words in named.items():
+        assert words in readme, (kind, name)
+
+
 def test_a_rebuild_in_a_space_checkout_keeps_its_git_and_own_files(tmp_path):
     script = _script()
     folder = tmp_path / "space"
