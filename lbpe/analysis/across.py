@@ -96,7 +96,7 @@ ACROSS_HEADERS = [
     f"LBPE long tokens % (≥{LONG_TOKEN} units)",
     "long-token share change (points)",
     "short/long frequency ratio change %",
-    "Rényi efficiency change",
+    "Rényi efficiency change (difference)",
     "words segmented identically %",
 ]
 

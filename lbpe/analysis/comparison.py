@@ -21,6 +21,8 @@ JSON layout of :func:`compare_json`::
      "change": {"tokens": float, "bytes_per_token": float, ...   # each metric of lbpe.analysis.metrics.CATALOGUE
                 "length_share_points": {"1-3": float, ...},
                 "frequency_by_length": {"1-3": float | None, ...}},     # relative change of the mean
+     "change_units": {"tokens": "relative", "renyi_efficiency": "difference", ...,  # each key of "change"
+                      "length_share_points": "percentage points", "frequency_by_length": "relative"},
      # when both modes encoded the same text (corpus_stats, parallel_stats; see Agreement):
      "agreement": {"words": int, "identical_words": int, "word_agreement": float,
                    "bpe_boundaries": int, "lbpe_boundaries": int, "common_boundaries": int,
@@ -78,7 +80,11 @@ def compare_json(
             else None
             for k, v in l_json["frequency_by_length"].items()
         }
-    out = {"vocab": vocab, "unit": unit, "bpe": b_json, "lbpe": l_json, "change": change}
+    units: dict[str, str] = {m.key: m.change for m in metrics.CATALOGUE if m.key in change}
+    units["length_share_points"] = "percentage points"
+    if "frequency_by_length" in change:
+        units["frequency_by_length"] = "relative"
+    out = {"vocab": vocab, "unit": unit, "bpe": b_json, "lbpe": l_json, "change": change, "change_units": units}
     if lbpe.agreement is not None:
         out["agreement"] = lbpe.agreement.to_json()
     return out

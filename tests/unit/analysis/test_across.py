@@ -34,6 +34,13 @@ def tokenizers():
     return {name: load_preset(name) for name in VOCAB_PRESETS}
 
 
+def test_every_change_column_says_its_unit():
+    from lbpe.analysis.across import ACROSS_HEADERS
+
+    changes = [h for h in ACROSS_HEADERS if "change" in h]
+    assert changes and all(h.endswith(("%", "(points)", "(difference)")) for h in changes), changes
+
+
 def test_each_summary_is_that_vocabularys_own_statistics(tokenizers):
     summaries = across_vocabularies(tokenizers, [TEXT])
     assert [s["vocab"] for s in summaries] == list(VOCAB_PRESETS)

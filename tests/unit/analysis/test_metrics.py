@@ -102,6 +102,12 @@ def test_stats_json_has_the_metrics_and_their_change():
         )
         assert side["short_long_frequency_ratio"] > 1  # short tokens are the frequent ones
     assert doc["change"]["renyi_efficiency"] == doc["lbpe"]["renyi_efficiency"] - doc["bpe"]["renyi_efficiency"]
+    # what each change is, said beside it (a fraction for tokens, a difference for the efficiencies)
+    units = doc["change_units"]
+    assert set(units) == set(doc["change"])
+    assert units["tokens"] == "relative" and doc["change"]["tokens"] == doc["lbpe"]["tokens"] / doc["bpe"]["tokens"] - 1
+    assert units["renyi_efficiency"] == "difference" and units["length_share_points"] == "percentage points"
+    assert units["frequency_by_length"] == "relative"
     length = token_lengths(tok)
     assert all(length(i) > 0 for i in corpus_stats(tok, ["plain words"])["bpe"].token_counts)
 
