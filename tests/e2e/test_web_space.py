@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -121,6 +122,22 @@ def test_a_rebuild_replaces_the_earlier_builds_files_and_keeps_the_rest(tmp_path
     with pytest.raises(LbpeError, match="holds no earlier build"):
         build_site(blog)
     assert (blog / "posts" / "a.md").read_text() == "a post"
+
+
+def test_a_rebuild_never_reaches_through_a_link_out_of_the_folder(tmp_path):
+    from lbpe.playground.page.site import install_build
+
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "gpt2.json").write_text("the person's own")
+    out = tmp_path / "out"
+    install_build(out, {"index.html": b"one", "vocab/gpt2.json": b"{}"}, legacy=lambda folder: False)
+    shutil.rmtree(out / "vocab")
+    (out / "vocab").symlink_to(mine)  # the build's folder, replaced by a link to the person's own
+    with pytest.raises(LbpeError, match="vocab is a link"):
+        install_build(out, {"index.html": b"two", "vocab/gpt2.json": b"{}"}, legacy=lambda folder: False)
+    assert (mine / "gpt2.json").read_text() == "the person's own"
+    assert (out / "index.html").read_bytes() == b"one"  # refused before anything was removed
 
 
 def test_build_without_npm_packages_says_to_run_npm_ci(tmp_path):

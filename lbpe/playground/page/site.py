@@ -384,20 +384,39 @@ def install_build(folder: Path, files: Mapping[str, bytes | Path], *, legacy: Ca
     them. A folder that is not empty and holds no earlier build is refused, so a mistyped
     output folder never loses a file; ``legacy``: whether a folder holds a build made before
     builds listed their files (its files of the names this build writes are replaced)."""
-    for rel in earlier_build(folder, files, legacy=legacy):
-        path = folder / rel
-        if path.is_file() or path.is_symlink():
-            path.unlink()
-        for parent in path.parents:  # the folders the build made, once empty
-            if parent == folder or not parent.is_dir() or any(parent.iterdir()):
-                break
-            parent.rmdir()
-    for rel, data in sorted(files.items()):
-        if isinstance(data, Path):
-            _copy(data, folder / rel)
-        else:
-            _write(folder / rel, data)
-    _write(folder / BUILD_MANIFEST, (json.dumps(sorted(files), indent=1) + "\n").encode("utf-8"))
+    earlier = earlier_build(folder, files, legacy=legacy)
+    for rel in [*earlier, *files]:  # nothing is removed or written through a link out of the folder
+        _no_link_above(folder, rel)
+    try:
+        for rel in earlier:
+            path = folder / rel
+            if path.is_file() or path.is_symlink():
+                path.unlink()
+            for parent in path.parents:  # the folders the build made, once empty
+                if parent == folder or not parent.is_dir() or any(parent.iterdir()):
+                    break
+                parent.rmdir()
+        for rel, data in sorted(files.items()):
+            if isinstance(data, Path):
+                _copy(data, folder / rel)
+            else:
+                _write(folder / rel, data)
+        _write(folder / BUILD_MANIFEST, (json.dumps(sorted(files), indent=1) + "\n").encode("utf-8"))
+    except OSError as exc:
+        raise LbpeError(f"{folder}: the build could not be written ({exc})") from None
+
+
+def _no_link_above(folder: Path, rel: str) -> None:
+    """Refuse a path of a build whose folders inside ``folder`` include a link (which may lead
+    out of it, to files the build never wrote)."""
+    parts = rel.split("/")[:-1]
+    for k in range(1, len(parts) + 1):
+        inside = folder.joinpath(*parts[:k])
+        if inside.is_symlink():
+            raise LbpeError(
+                f"{inside} is a link, and the build would write or remove files through it; "
+                "remove the link (or build into another folder)"
+            )
 
 
 def earlier_build(folder: Path, files: Mapping[str, object] | None, *, legacy: Callable[[Path], bool]) -> list[str]:
