@@ -6,7 +6,7 @@ line end, the text after it encoded without the dummy prefix."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from lbpe import native
 from lbpe.normalize import Aligned, Normalizer
@@ -102,11 +102,8 @@ def normalized_piece_cut(
     cut = piece_cut(normal, pattern, preset_code, vocab)
     if cut is None or min(cut, len(normal) - cut) < max(reach, 1):
         return None
-    tail = len(normal) - cut
-    if normal is text or normal == text:
-        at: int | None = cut
-    else:  # the raw position of the cut, from the alignment of a stretch of the text's end
-        at = _raw_position(text, normalizer, normal, cut, start=max(len(text) - 2 * tail - 256, 0))
+    raw = _raw_positions(text, normalizer, normal, len(normal) - cut)
+    at = None if raw is None else raw(cut)
     if at is None or min(at, len(text) - at) < max(reach, 1) or not (text[at - 1].isspace() or text[at].isspace()):
         return None
     if normalizer(text[at:]) != normal[cut:] or normalizer(text[:at]) != normal[:cut]:
@@ -150,21 +147,21 @@ def unmerged_cut(
         return None
     inside, added = pairs
     normal = normalizer(text)
-    same = normal is text or normal == text
     byte = vocab.unit == "byte"
     wide = len(delimiter) - 1
-    for cut in range(len(normal) - max(reach, 1), max(len(normal) - (1 << 16), reach, 1) - 1, -1):
+    lowest = max(len(normal) - _SCANNED, reach, 1)
+    raw = _raw_positions(text, normalizer, normal, len(normal) - lowest)  # aligned once, not per place
+    if raw is None:
+        return None
+    for cut in range(len(normal) - max(reach, 1), lowest - 1, -1):
         left, right = normal[cut - 1], normal[cut]
         if (left.encode()[-1:] + right.encode()[:1] if byte else left + right) in inside:
             continue
         if wide > 0 and delimiter in normal[cut - wide : cut + wide]:
             continue
-        if same:
-            at: int | None = cut
-        else:
-            at = _raw_position(text, normalizer, normal, cut, start=max(len(text) - 2 * (len(normal) - cut) - 256, 0))
+        at = raw(cut)
         if at is None or min(at, len(text) - at) < max(reach, 1):
-            return None
+            continue
         if not (text[at - 1].isspace() or text[at].isspace()) or text[at - 1 : at + 1] in added:
             continue
         if normalizer(text[at:]) != normal[cut:] or normalizer(text[:at]) != normal[:cut]:
@@ -173,16 +170,24 @@ def unmerged_cut(
     return None
 
 
-def _raw_position(text: str, normalizer: Normalizer, normal: str, cut: int, *, start: int) -> int | None:
-    """Where in ``text`` the normalised text's position ``cut`` comes from, read from the
-    alignment of ``text`` from the white space at or before ``start`` (checked by the
-    caller), or ``None``."""
+#: How far from a text's end :func:`unmerged_cut` looks for a cut, in characters.
+_SCANNED = 1 << 16
+
+
+def _raw_positions(text: str, normalizer: Normalizer, normal: str, tail: int) -> Callable[[int], int | None] | None:
+    """Where in ``text`` a position among the last ``tail`` of the normalised text ``normal``
+    comes from (``None`` for one it cannot tell; each answer is checked by the caller), read
+    from one alignment of ``text``'s end from white space; ``None`` when that alignment does
+    not give the end of ``normal``."""
+    if normal is text or normal == text:
+        return lambda cut: cut
+    start = max(len(text) - 2 * tail - 256, 0)
     floor = max(start - 1024, 0)
     while start > floor and not text[start].isspace():
         start -= 1
     part: Aligned = normalizer.aligned(text[start:])
     out, origin = part
     offset = len(normal) - len(out)
-    if offset < 0 or cut < offset or not normal.endswith(out) or cut - offset >= len(origin):
+    if offset < 0 or not normal.endswith(out):
         return None
-    return start + origin[cut - offset]
+    return lambda cut: start + origin[cut - offset] if 0 <= cut - offset < len(origin) else None

@@ -300,6 +300,25 @@ def test_a_cut_where_no_token_spans_keeps_added_tokens_whole():
     assert with_added.encode("b a b", mode="bpe") == [1, 2, 4]
 
 
+def test_a_cut_where_no_token_spans_aligns_the_text_once():
+    """The search for a cut maps places back to the raw text from one alignment, however many
+    places it tries (per place it was quadratic: 32,000 characters with no white space, 14 s)."""
+    from lbpe.normalize import Replace
+    from lbpe.pretokenize.splitters import Split
+
+    class Counted(Replace):
+        calls = 0
+
+        def aligned(self, text):
+            Counted.calls += 1
+            return super().aligned(text)
+
+    vocab = Vocab({b"a": 0, b"b": 1, "\u2581".encode(): 2, "\U00010000".encode(): 3}, unit="char")
+    tok = Tokenizer(vocab, Split(" ", "MergedWithPrevious", literal=True), normalizer=Counted(" ", "\u2581"))
+    text = "a b " + "\U00010000" * 5000  # every place a candidate, none beside white space but the first
+    assert tok.safe_cut(text) == 4 and Counted.calls == 1  # after "a b "
+
+
 def test_continued_only_where_nothing_looks_at_the_start_of_a_text():
     from lbpe.normalize import Prepend, Replace, Sequence, Strip
     from lbpe.pretokenize.splitters import Sequence as Steps
