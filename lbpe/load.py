@@ -109,7 +109,8 @@ def detect_format(path: str | os.PathLike[str]) -> tuple[str, Path]:
         for name in ("tokenizer.json", "tokenizer.json.gz"):  # lbpe train -o may gzip it
             if (p / name).is_file():
                 return "hf", p / name
-        ranks = sorted([*p.glob("*.tiktoken"), *p.glob("*.tiktoken.gz")])
+        plain = sorted(p.glob("*.tiktoken"))
+        ranks = plain or sorted(p.glob("*.tiktoken.gz"))  # a gzipped one where no plain one is
         if len(ranks) == 1:
             return "tiktoken", ranks[0]
         if len(ranks) > 1:

@@ -49,6 +49,12 @@ def test_a_folder_holding_a_gzipped_vocabulary_loads_as_the_file_does(tmp_path):
         (folder / name).write_bytes(gzip.compress(source.read_bytes()))
         text = "Gzipped vocabularies, in folders."
         assert lbpe.load(folder).encode(text, mode="bpe") == lbpe.load(source).encode(text, mode="bpe"), name
+    # beside its plain twin, the plain file is read, as before gzipped ones were found at all
+    both = tmp_path / "cl100k_base_tiktoken_gz"
+    shutil.copy(sources["cl100k_base.tiktoken.gz"], both / "cl100k_base.tiktoken")
+    assert lbpe.load(both).encode("twins", mode="bpe") == lbpe.load(sources["cl100k_base.tiktoken.gz"]).encode(
+        "twins", mode="bpe"
+    )
 
 
 def test_unknown_rank_file_name_needs_a_pattern(tmp_path):
