@@ -232,7 +232,8 @@ def build_parser() -> argparse.ArgumentParser:
         "\\\\ a backslash, \\n \\r \\t a line end or tab, \\xNN a byte of a character split across tokens "
         "(80-ff) or a control character (00-1f, 7f), \\uNNNN a control character 0080-009f or a character "
         "that shows nothing or moves the text (a zero-width space, a direction override, a variation selector), "
-        "\\UNNNNNNNN one beyond ffff (a tag character); a combining mark that starts a token as \\uNNNN too.",
+        "\\UNNNNNNNN one beyond ffff (a tag character); a combining mark or skin tone that starts a token "
+        "escaped too.",
     )
     common(p)
     p.add_argument(

@@ -84,9 +84,17 @@ def _shown(segment) -> str:
         shown = "".join(
             f"\\x{ord(c) - 0xDC00:02x}" if "\udc80" <= c <= "\udcff" else c.translate(_ESCAPES) for c in text
         )
-    if shown and unicodedata.category(shown[0]) in ("Mn", "Me"):  # it would stack on the bar before it
-        shown = f"\\u{ord(shown[0]):04x}{shown[1:]}"
+    if shown and _joins_the_one_before(shown[0]):  # it would stack on the bar before it
+        shown = (
+            f"\\u{ord(shown[0]):04x}{shown[1:]}" if ord(shown[0]) <= 0xFFFF else f"\\U{ord(shown[0]):08x}{shown[1:]}"
+        )
     return shown
+
+
+def _joins_the_one_before(char: str) -> bool:
+    """Whether a terminal draws ``char`` on the character before it: a combining mark (spacing
+    ones too, as U+093E), or a skin-tone modifier."""
+    return unicodedata.category(char) in ("Mn", "Me", "Mc") or "\U0001f3fb" <= char <= "\U0001f3ff"
 
 
 def cmd_explain(args: argparse.Namespace, out: TextIO) -> None:

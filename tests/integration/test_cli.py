@@ -150,6 +150,12 @@ def test_compare_escapes_what_would_make_its_lines_ambiguous(tmp_path):
     path.write_text("cafe\u0301 x e\u0301", encoding="utf-8")
     mark = run_cli("compare", "--vocab", "cl100k_base", str(path), timeout=120)
     assert mark.stdout.splitlines()[1].startswith(r"ca|fe|\u0301| x|"), mark.stdout
+    # so does a spacing mark (Devanagari's vowel sign AA) or a skin tone, whatever the token is
+    from lbpe.cli.text import _shown
+    from lbpe.tokenizer import Segment
+
+    for char, written in (("\u093e", r"\u093e"), ("\U0001f3fd", r"\U0001f3fd"), ("a\u093e", "a\u093e")):
+        assert _shown(Segment(1, 0, len(char), char.encode())) == written
     path.write_text("a", encoding="utf-8")
     one = run_cli("compare", "--vocab", "gpt2", str(path), timeout=120)
     assert one.stdout.splitlines() == ["bpe: 1 token", "a", "lbpe: 1 token", "a", "lbpe - bpe: +0 tokens"], one.stdout
