@@ -238,3 +238,26 @@ def test_a_file_the_server_refuses_outlives_the_comparison_running_when_it_came(
         "latin.txt: not UTF-8 text (byte 0xff at offset 0)",
         whole=False,
     )
+
+
+def test_a_file_of_a_type_a_view_does_not_read_is_refused_beside_it(page, tmp_path):
+    """Gradio's own refusal of a file type is a notice that fades, far from the box; the view's
+    note says it, and what to do, and stays."""
+    open_tab(page, "Corpus")
+    status = page.locator("#corpus-status")
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text('{"text": "a document"}\n', "utf-8")
+    page.locator("#corpus-upload input[type=file]").set_input_files(str(docs))
+    expect(status).to_contain_text("docs.jsonl: this view reads a plain text file (.txt)")
+    expect(status).to_contain_text("lbpe stats docs.jsonl")
+    page.wait_for_timeout(6000)  # longer than Gradio's notice stays
+    expect(status).to_contain_text("docs.jsonl: this view reads a plain text file")
+    page.evaluate(
+        DROP_JS.replace('"text/plain"', '"application/vnd.apache.parquet"'), ["#corpus-upload", "more.parquet", 10]
+    )
+    expect(status).to_contain_text("more.parquet: this view reads a plain text file (.txt)")
+    # a file it reads, chosen after: the refusal of the file before is gone
+    good = tmp_path / "good.txt"
+    good.write_text("plain words", "utf-8")
+    page.locator("#corpus-upload input[type=file]").set_input_files(str(good))
+    expect(status).to_have_text("good.txt is ready: press Compute statistics.")

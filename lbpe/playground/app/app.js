@@ -28,35 +28,46 @@ document.addEventListener("click", (event) => {
   if (view) view.scrollIntoView({ behavior: "smooth", block: "start" });
 });
 
-// Files over the server's limit for an upload zone are refused here, before they are sent: the
-// hidden #<zone>-refused box asks the server for its own words (refused_note), shown in the zone's
-// note. Gradio refuses past the largest upload only with a notice that fades, in MiB, and the
-// reason of the file before stayed in the note. A capture listener runs before Gradio's own.
-const refuseOversize = (event) => {
+// Files of a type an upload zone does not take, or over the server's limit for it, are refused
+// here, before they are sent: the hidden #<zone>-refused box asks the server for its own words
+// (refused_note), shown in the zone's note. Gradio refuses either only with a notice that fades,
+// far from the box (the limit in MiB), and the reason of the file before stayed in the note. A
+// capture listener runs before Gradio's own.
+// Gradio's rule for file_types: the name's extension, or "text" for any text/* type.
+const takes = (types, file) =>
+  !types ||
+  !types.length ||
+  types.some((t) =>
+    t.startsWith(".") ? file.name.toLowerCase().endsWith(t.toLowerCase()) : (file.type || "").startsWith(t + "/"),
+  );
+const refuseUploads = (event) => {
   const target = event.target;
   if (!target || !target.closest) return;
   for (const [zone, rule] of Object.entries(LBPE.uploads || {})) {
-    if (!rule.limit || !target.closest("#" + zone)) continue;
+    if (!target.closest("#" + zone)) continue;
     const dropped = event.type === "drop" ? event.dataTransfer && event.dataTransfer.files : target.files;
     const files = Array.from(dropped || []);
     if (!files.length) return;
     const sizes = files.map((f) => f.size);
     const size = rule.together ? sizes.reduce((a, b) => a + b, 0) : Math.max(...sizes);
-    if (size <= rule.limit) return;
+    const other = files.find((f) => !takes(rule.types, f));
+    if (!other && (!rule.limit || size <= rule.limit)) return;
     event.stopImmediatePropagation();
     event.preventDefault();
     if (event.type === "change") target.value = "";
-    const name = rule.together ? "" : files[sizes.indexOf(size)].name;
     const box = document.querySelector(`#${zone}-refused textarea, #${zone}-refused input`);
     if (!box) return;
     refusedAt[zone] = compares.started;
-    box.value = JSON.stringify([name, size, files.length, Date.now()]);
+    const asked = other
+      ? [other.name, other.size, files.length, Date.now(), "type"]
+      : [rule.together ? "" : files[sizes.indexOf(size)].name, size, files.length, Date.now()];
+    box.value = JSON.stringify(asked);
     box.dispatchEvent(new Event("input", { bubbles: true }));
     return;
   }
 };
-document.addEventListener("change", refuseOversize, true);
-document.addEventListener("drop", refuseOversize, true);
+document.addEventListener("change", refuseUploads, true);
+document.addEventListener("drop", refuseUploads, true);
 
 const busyNotes = () => document.querySelectorAll("#bpe-pane .lbpe-busy, #lbpe-pane .lbpe-busy");
 

@@ -13,6 +13,7 @@ import gradio as gr
 from lbpe.playground.app.handlers import (
     LIMITS,
     PATTERN_CHOICES,
+    UPLOAD_TYPES,
     _link_note,
     describe_vocab,
     input_error,
@@ -84,7 +85,7 @@ def build() -> gr.Blocks:
                 vocab_files = gr.File(
                     label="Vocabulary file",
                     file_count="multiple",
-                    file_types=[".json", ".tiktoken", ".bpe", ".model", ".gz", ".txt"],
+                    file_types=UPLOAD_TYPES["vocab-upload"][0],
                     scale=3,
                     height=150,
                     elem_id="vocab-upload",

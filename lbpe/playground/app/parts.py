@@ -17,6 +17,7 @@ from lbpe.playground.app.handlers import (
     AXIS_CHOICES,
     LIMITS,
     UPLOAD_LIMITS,
+    UPLOAD_TYPES,
     _mb,
     axis_controls,
     failure_note,
@@ -49,7 +50,11 @@ APP_JS = (
             "methods": list(METHODS),
             # each upload zone's limit in bytes, and whether its files count together
             "uploads": {
-                zone: {"limit": getattr(LIMITS, key), "together": together is not None}
+                zone: {
+                    "limit": getattr(LIMITS, key),
+                    "together": together is not None,
+                    "types": UPLOAD_TYPES[zone][0],
+                }
                 for zone, (key, together) in UPLOAD_LIMITS.items()
             },
         }
@@ -140,6 +145,17 @@ def refusing(zone: str, note: Any) -> None:
         api_visibility="private",
         show_progress="hidden",
     )
+
+
+def announcing(upload: Any, status: Any, then: str) -> None:
+    """A file the visitor puts in ``upload`` replaces whatever ``status`` said of the file before
+    (a refusal, an error) with that it is ready and ``then`` (what to press)."""
+
+    def ready(files: Any) -> str:
+        names = [Path(str(f)).name for f in (files if isinstance(files, list) else [files]) if f]
+        return f"{', '.join(names)} {'is' if len(names) == 1 else 'are'} ready: {then}." if names else gr.skip()
+
+    upload.upload(ready, upload, status, queue=False, api_visibility="private", show_progress="hidden")
 
 
 def interactive(on: bool, n: int) -> Any:

@@ -22,6 +22,7 @@ from lbpe.playground.app.handlers.common import (
     PATTERN_CHOICES,
     TRUSTED_PROXIES,
     UPLOAD_LIMITS,
+    UPLOAD_TYPES,
     ClientGone,
     _mb,  # noqa: F401  (the tabs' layouts use it)
     client_address,
@@ -84,6 +85,7 @@ __all__ = [
     "LIMITS",
     "TRUSTED_PROXIES",
     "UPLOAD_LIMITS",
+    "UPLOAD_TYPES",
     "PATTERN_CHOICES",
     "PAUSE",
     "PLAY",

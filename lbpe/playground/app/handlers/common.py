@@ -229,18 +229,54 @@ UPLOAD_LIMITS: dict[str, tuple[str, str | None]] = {
 }
 
 
+#: The file types each upload zone takes (Gradio's ``file_types``: an extension, or ``"text"`` for
+#: any text/* type), and what to do with another kind of file.
+TEXT_FILES = [".txt", "text"]
+UPLOAD_TYPES: dict[str, tuple[list[str], str]] = {
+    "vocab-upload": (
+        [".json", ".tiktoken", ".bpe", ".model", ".gz", ".txt"],
+        "this box reads a vocabulary: a tokenizer.json, a .tiktoken rank file, GPT-2's encoder.json and "
+        "vocab.bpe together, a SentencePiece .model, or any of them .gz",
+    ),
+    "text-upload": (TEXT_FILES, "Compare reads a plain text file (.txt); paste other text into the box"),
+    "corpus-upload": (
+        TEXT_FILES,
+        "this view reads a plain text file (.txt); JSON lines, Parquet and .gz corpora are read on your own "
+        "machine: pip install lbpe, then lbpe stats {name}",
+    ),
+    "across-upload": (
+        TEXT_FILES,
+        "this view reads a plain text file (.txt); JSON lines, Parquet and .gz corpora are read on your own "
+        "machine: pip install lbpe, then lbpe stats --across {name}",
+    ),
+    "train-upload": (
+        TEXT_FILES,
+        "training here reads plain text files (.txt); JSON lines, Parquet and .gz corpora are read on your own "
+        "machine: pip install lbpe, then lbpe train {name}",
+    ),
+}
+
+
 def refused_note(zone: str, asked: Any) -> Any:
     """Why the page refused the files chosen in upload ``zone`` before sending them (app.js sends
     ``asked`` as JSON ``[file name, bytes, file count, when]``, the bytes of the files together
-    where the zone holds them to one limit): the words the server gives for the same files, as a
-    red note. Nothing (``gr.skip()``) when they are within the limit or ``asked`` is not that."""
+    where the zone holds them to one limit, and ``"type"`` after them for a file of a type the
+    zone does not take): the words the server gives for the same files, as a red note. Nothing
+    (``gr.skip()``) when they are within the limit or ``asked`` is not that."""
     try:
-        name, size, count, _ = json.loads(asked or "")
+        name, size, count, _, *why = json.loads(asked or "")
         size, count = int(size), int(count)
     except (TypeError, ValueError):
         return gr.skip()
+    if why == ["type"] and zone in UPLOAD_TYPES:
+        return _red_note(f"{name}: {UPLOAD_TYPES[zone][1].format(name=_shell_word(str(name)))}.")
     note = over_limit_note(zone, str(name), size, count)
     return gr.skip() if note is None else note
+
+
+def _shell_word(name: str) -> str:
+    """A file name as a shell reads it back: quoted when it holds anything but plain characters."""
+    return name if re.fullmatch(r"[\w.,+-]+", name) else "'" + name.replace("'", "'\\''") + "'"
 
 
 def over_limit_note(zone: str, name: str, size: int, count: int) -> str | None:

@@ -9,8 +9,8 @@ import gradio as gr
 
 from lbpe.analysis.across import ACROSS_HEADERS, ACROSS_TYPES
 from lbpe.analysis.methods import METHODS_HEADERS, METHODS_TYPES
-from lbpe.playground.app.handlers import LIMITS, _mb, across, across_methods, stop
-from lbpe.playground.app.parts import Axis, axis_picker, long_job, refusing
+from lbpe.playground.app.handlers import LIMITS, UPLOAD_TYPES, _mb, across, across_methods, stop
+from lbpe.playground.app.parts import Axis, announcing, axis_picker, long_job, refusing
 from lbpe.playground.app.tabs import Shared
 
 
@@ -32,7 +32,7 @@ def build(shared: Shared) -> tuple[Any, Axis]:
         with gr.Row(equal_height=False):
             across_file = gr.File(
                 label="…or a text file instead of the Compare text",
-                file_types=[".txt", "text"],
+                file_types=UPLOAD_TYPES["across-upload"][0],
                 height=140,
                 scale=3,
                 elem_id="across-upload",
@@ -45,6 +45,7 @@ def build(shared: Shared) -> tuple[Any, Axis]:
                 across_stop = gr.Button("Stop", variant="stop", elem_id="across-stop")
         across_status = gr.Markdown("", label="Across status", elem_id="across-status")
         refusing("across-upload", across_status)
+        announcing(across_file, across_status, "press Compare across vocabularies (or across methods)")
         with gr.Column(elem_id="across-vocabularies-results") as vocab_results:
             across_table = gr.Dataframe(
                 label="Per vocabulary (click a header to sort)",

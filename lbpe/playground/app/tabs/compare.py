@@ -13,6 +13,7 @@ from lbpe.playground.app.handlers import (
     DEFAULT_TEXT,
     LIMITS,
     PLAY,
+    UPLOAD_TYPES,
     compare,
     compare_key,
     compare_on_page,
@@ -123,7 +124,7 @@ def build(shared: Shared) -> CompareTab:
                     seed = gr.Number(0, precision=0, label="Seed (empty: fresh)", visible=False, elem_id="dropout-seed")
                 text_file = gr.File(
                     label="…or upload a .txt file",
-                    file_types=[".txt", "text"],
+                    file_types=UPLOAD_TYPES["text-upload"][0],
                     height=150,
                     elem_id="text-upload",
                 )

@@ -11,6 +11,7 @@ from lbpe.analysis.methods import METHODS_HEADERS, METHODS_TYPES
 from lbpe.playground.app.handlers import (
     LIMITS,
     STATS_HEADERS,
+    UPLOAD_TYPES,
     _mb,
     corpus,
     corpus_methods,
@@ -18,7 +19,7 @@ from lbpe.playground.app.handlers import (
     corpus_sample_methods,
     stop,
 )
-from lbpe.playground.app.parts import Axis, axis_picker, long_job, refusing
+from lbpe.playground.app.parts import Axis, announcing, axis_picker, long_job, refusing
 from lbpe.playground.app.tabs import Shared
 
 
@@ -43,7 +44,11 @@ def build(shared: Shared) -> tuple[Any, Axis]:
         axis = axis_picker("corpus")
         with gr.Row(equal_height=False):
             corpus_file = gr.File(
-                label="Text file", file_types=[".txt", "text"], height=140, scale=3, elem_id="corpus-upload"
+                label="Text file",
+                file_types=UPLOAD_TYPES["corpus-upload"][0],
+                height=140,
+                scale=3,
+                elem_id="corpus-upload",
             )
             with gr.Column(scale=1, min_width=180):
                 with gr.Column(elem_id="corpus-vocabularies-buttons") as vocab_buttons:
@@ -59,6 +64,7 @@ def build(shared: Shared) -> tuple[Any, Axis]:
             "Choose a text file, then press Compute statistics.", label="Corpus status", elem_id="corpus-status"
         )
         refusing("corpus-upload", corpus_status)
+        announcing(corpus_file, corpus_status, "press Compute statistics")
         with gr.Column(visible=False, elem_id="corpus-methods-results") as methods_results:
             methods_table = gr.Dataframe(
                 label="Per method, with the vocabulary chosen above (click a header to sort)",

@@ -6,7 +6,7 @@ from typing import Any
 
 import gradio as gr
 
-from lbpe.playground.app.handlers import CHOOSE_FILES, LIMITS, _mb, files_note, stop, train, use_trained
+from lbpe.playground.app.handlers import CHOOSE_FILES, LIMITS, UPLOAD_TYPES, _mb, files_note, stop, train, use_trained
 from lbpe.playground.app.parts import js, long_job, refusing, says_why
 from lbpe.playground.app.tabs import Shared
 
@@ -27,7 +27,7 @@ def build(shared: Shared) -> Any:
             train_files = gr.File(
                 label="Training text files",
                 file_count="multiple",
-                file_types=[".txt", "text"],
+                file_types=UPLOAD_TYPES["train-upload"][0],
                 height=140,
                 scale=2,
                 elem_id="train-upload",
