@@ -518,6 +518,15 @@ def test_stop_ends_training_and_corpus_statistics(tmp_path):
     )
     assert press.calls == 2 and rows == [] and lengths is frequency is json_file is csv_file is None
     assert status.startswith("Stopped at ") and "of c.txt with **gpt2**" in status
+    # Across: what was kept (nothing), and that its file box is empty now (the upload is read once)
+    press = PressStop(state, 2)
+    *_, status, _ = app.across("", upload(tmp_path, text.encode(), "a.txt"), state, progress=press)
+    assert status.startswith("Stopped at ") and "of a.txt: nothing is shown for a part of a file" in status
+    assert "choose a.txt again" in status, status
+    press = PressStop(state, 2)
+    *_, status, _ = app.across(text[:50_000], None, state, progress=press)
+    assert "of the Compare text: nothing is shown for a part of it" in status
+    assert "Press Compare across vocabularies to run it again" in status, status
     # the next run starts afresh
     assert app.train([upload(tmp_path, b"abc abd abe\n", "s.txt")], 260, "byte", False, state)[0].trained
 

@@ -105,6 +105,20 @@ def across(text: str, file: Any = None, state: Any = None, progress: gr.Progress
         return _across(text, paths, session, progress)
 
 
+def _across_stopped(stop: Stopped, source: str, uploaded: bool, button: str) -> str:
+    """What Stop left of an Across run, and how to run it again (an upload is read once: its
+    box is empty by now)."""
+    if uploaded:
+        return (
+            f"Stopped at {stop.fraction:.0%} of {source}: nothing is shown for a part of a file. To run it "
+            f"again, choose {source} again (an upload is read once), then press {button}."
+        )
+    return (
+        f"Stopped at {stop.fraction:.0%} of {source}: nothing is shown for a part of it. "
+        f"Press {button} to run it again."
+    )
+
+
 def _across(text: str, paths: list[Path], session: Session, progress: Any):
     source = paths[0].name if paths else "the Compare text"
     # made first: a Stop pressed from here on (while the file is read) stops this run
@@ -121,7 +135,7 @@ def _across(text: str, paths: list[Path], session: Session, progress: Any):
             chart={"title": f"LBPE vs BPE on {source}, per vocabulary"},
         )
     except Stopped as stop:
-        return [], None, None, None, f"Stopped at {stop.fraction:.0%} of {source}.", None
+        return [], None, None, None, _across_stopped(stop, source, bool(paths), "Compare across vocabularies"), None
     stem = Path(source).stem if paths else "text"
     json_path = _DOWNLOADS.write(f"{stem}-across.json", view["json"])
     csv_path = _DOWNLOADS.write(f"{stem}-across.csv", view["csv"])
@@ -211,7 +225,7 @@ def across_methods(
                 **options,
             )
         except Stopped as stop:
-            return [], None, None, None, f"Stopped at {stop.fraction:.0%} of {source}.", None
+            return [], None, None, None, _across_stopped(stop, source, bool(paths), "Compare across methods"), None
         stem = f"{Path(source).stem if paths else 'text'}-{file_stem(tok.name)}"
         json_path = _DOWNLOADS.write(f"{stem}-methods.json", view["json"])
         csv_path = _DOWNLOADS.write(f"{stem}-methods.csv", view["csv"])
