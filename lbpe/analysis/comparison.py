@@ -23,6 +23,7 @@ JSON layout of :func:`compare_json`::
                 "frequency_by_length": {"1-3": float | None, ...}},     # relative change of the mean
      "change_units": {"tokens": "relative", "renyi_efficiency": "difference", ...,  # each key of "change"
                       "length_share_points": "percentage points", "frequency_by_length": "relative"},
+     "special_token_text": "ordinary",   # text spelling a special token is counted as ordinary text
      # when both modes encoded the same text (corpus_stats, parallel_stats; see Agreement):
      "agreement": {"words": int, "identical_words": int, "word_agreement": float,
                    "bpe_boundaries": int, "lbpe_boundaries": int, "common_boundaries": int,
@@ -85,6 +86,7 @@ def compare_json(
     if "frequency_by_length" in change:
         units["frequency_by_length"] = "relative"
     out = {"vocab": vocab, "unit": unit, "bpe": b_json, "lbpe": l_json, "change": change, "change_units": units}
+    out["special_token_text"] = "ordinary"  # counted as text, as lbpe.analysis.counting encodes it
     if lbpe.agreement is not None:
         out["agreement"] = lbpe.agreement.to_json()
     return out

@@ -363,6 +363,7 @@ def test_corpus_equals_lbpe_stats_on_the_whole_file(tmp_path):
     )
     assert Path(json_path).name == "moby-cl100k_base-stats.json" and Path(csv_path).name == "moby-cl100k_base-stats.csv"
     assert f"BPE {stats['bpe'].tokens:,} tokens" in status
+    assert "text that spells a special token (`<|endoftext|>`, ...) is counted as ordinary text" in status
     assert list(figure.data[0].y) == list(
         display.shift_from_stats(stats["bpe"], stats["lbpe"], unit="byte").bpe_buckets
     )

@@ -137,9 +137,23 @@ def corpus_view(
         "frequency_figure": display.frequency_spec(summary, **(frequency_chart or {})),
         "status": (
             f"{name}: {len(data):,} bytes with **{tok.name}**: BPE {tokens['bpe']:,} tokens, "
-            f"LBPE {tokens['lbpe']:,} tokens ({100 * summary['change']['tokens']:+.2f}%)."
+            f"LBPE {tokens['lbpe']:,} tokens ({100 * summary['change']['tokens']:+.2f}%)." + _specials_note(tok)
         ),
     }
+
+
+def _specials_note(tok: Tokenizer) -> str:
+    """What the counts do with text that spells one of ``tok``'s special tokens (nothing to say
+    for a vocabulary with none)."""
+    specials = sorted({*tok.special_tokens, *tok.added_tokens}, key=lambda t: (len(t), t))
+    if not specials:
+        return ""
+    first = specials[0] if "`" not in specials[0] else specials[0].replace("`", "'")
+    shown = f"`{first}`" + (", ..." if len(specials) > 1 else "")
+    return (
+        f" As in lbpe export and stats, text that spells a special token ({shown}) is counted as ordinary "
+        "text, not as that token."
+    )
 
 
 def stats_view(

@@ -108,6 +108,8 @@ def test_stats_json_has_the_metrics_and_their_change():
     assert units["tokens"] == "relative" and doc["change"]["tokens"] == doc["lbpe"]["tokens"] / doc["bpe"]["tokens"] - 1
     assert units["renyi_efficiency"] == "difference" and units["length_share_points"] == "percentage points"
     assert units["frequency_by_length"] == "relative"
+    # special tokens' text in the counted text is counted as ordinary text: said, since HF counts it as one token
+    assert doc["special_token_text"] == "ordinary"
     length = token_lengths(tok)
     assert all(length(i) > 0 for i in corpus_stats(tok, ["plain words"])["bpe"].token_counts)
 
