@@ -136,12 +136,16 @@ def train_view(
         if made < vocab_size
         else ""
     )
+    from lbpe.corpus.documents import input_kind
+
+    stored = any(input_kind(p) != "text" for p in paths)  # sized on disk, framing and compression too
+    counted = "of files as stored (JSON lines and Parquet with their framing)" if stored else "of text"
     return {
         "vocab": vocab,
         "tokens": made,
         "scaffold": len(vocab.scaffold),
         "bytes": total,
-        "message": f"{made:,} tokens{extra} from {total:,} bytes{short}",
+        "message": f"{made:,} tokens{extra} from {total:,} bytes {counted}{short}",
     }
 
 

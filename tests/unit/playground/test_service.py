@@ -372,6 +372,14 @@ def test_train_view_checks_first_then_trains_as_the_library(tmp_path):
     with pytest.raises(LbpeError, match=r"the training corpus \(1 file\(s\)\) is more than 0.01 MB, over the limit"):
         train_view([packed], vocab_size=400, unit="byte", limits=Limits(train_bytes=10_000))
     assert train_view([packed], vocab_size=400, unit="byte")["bytes"] == len(text.encode())
+    assert f"from {len(text.encode()):,} bytes of text" in train_view([path], vocab_size=400, unit="byte")["message"]
+    # a JSON lines file's size holds its framing: the message says what the number counts
+    import json
+
+    lines = tmp_path / "t.jsonl"
+    lines.write_text("".join(json.dumps({"text": p, "id": 1}) + "\n" for p in text.split("\n\n")), "utf-8")
+    said = train_view([lines], vocab_size=400, unit="byte")["message"]
+    assert f"from {lines.stat().st_size:,} bytes of files as stored (JSON lines and Parquet with their framing)" in said
     # a size the corpus cannot reach is said (SentencePiece refuses it; lbpe stops when no pair is left)
     path.write_text("ab ab ab", "utf-8")
     tiny = train_view([path], vocab_size=100_000, unit="byte")
