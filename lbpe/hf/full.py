@@ -29,13 +29,10 @@ class _MethodSplit:
         vocab = tok.vocab
         # a run of characters without a token is one unknown token (HF's fuse_unk), so one piece
         self.unknown = (lambda key: key not in vocab.tokens) if vocab.fuse_unk and vocab.byte_fallback is None else None
-        self.cache: dict[str, list[int]] = {}
+        self.cache: dict[str, list] = {}  # piece -> its tokens
 
     def lengths(self, piece: str) -> list[int]:
         """Token lengths, in characters of the piece as the pipeline spells it."""
-        cached = self.cache.get(piece)
-        if cached is not None:
-            return cached
         if self.byte_level:  # the piece is in GPT-2's byte alphabet: one character per byte
             try:
                 raw = self.stand_in_bytes(piece)
@@ -46,17 +43,18 @@ class _MethodSplit:
                 out = [len(key) for key in self.tok.split_piece(text, mode=self.mode)]
         else:
             out = _char_lengths(self.tok.split_piece(piece, mode=self.mode), self.unknown)
-        if len(self.cache) >= PIECE_CACHE:
-            self.cache.clear()
-        self.cache[piece] = out
         return out
 
     def tokens(self, piece: str) -> list:
         """The piece's tokens: each part of :meth:`lengths` given to the model, which keeps it
         whole (one vocabulary token, or its unknown or byte-fallback tokens for it); offsets in
-        UTF-8 bytes of the piece, as the model gives them."""
+        UTF-8 bytes of the piece, as the model gives them. Remembered per piece (pieces repeat:
+        the model is asked once for each)."""
         from tokenizers import Token
 
+        cached = self.cache.get(piece)
+        if cached is not None:
+            return cached
         out, at, shift = [], 0, 0
         for n in self.lengths(piece):
             part = piece[at : at + n]
@@ -64,6 +62,9 @@ class _MethodSplit:
                 start, end = token.offsets
                 out.append(Token(token.id, token.value, (start + shift, end + shift)))
             at, shift = at + n, shift + len(part.encode("utf-8"))
+        if len(self.cache) >= PIECE_CACHE:
+            self.cache.clear()
+        self.cache[piece] = out
         return out
 
     def pre_tokenize(self, pretok) -> None:
