@@ -138,6 +138,11 @@ def test_a_rebuild_never_reaches_through_a_link_out_of_the_folder(tmp_path):
         install_build(out, {"index.html": b"two", "vocab/gpt2.json": b"{}"}, legacy=lambda folder: False)
     assert (mine / "gpt2.json").read_text() == "the person's own"
     assert (out / "index.html").read_bytes() == b"one"  # refused before anything was removed
+    (out / "vocab").unlink()
+    (out / "new.html").symlink_to(mine / "gpt2.json")  # where the next build writes a file it never wrote
+    with pytest.raises(LbpeError, match="new.html is a link the build would write through"):
+        install_build(out, {"index.html": b"two", "new.html": b"<p>"}, legacy=lambda folder: False)
+    assert (mine / "gpt2.json").read_text() == "the person's own"
 
 
 def test_build_without_npm_packages_says_to_run_npm_ci(tmp_path):

@@ -387,6 +387,9 @@ def install_build(folder: Path, files: Mapping[str, bytes | Path], *, legacy: Ca
     earlier = earlier_build(folder, files, legacy=legacy)
     for rel in [*earlier, *files]:  # nothing is removed or written through a link out of the folder
         _no_link_above(folder, rel)
+    for rel in set(files) - set(earlier):  # a link the build did not make, where it would write
+        if (folder / rel).is_symlink():
+            raise LbpeError(f"{folder / rel} is a link the build would write through; remove it (or build elsewhere)")
     try:
         for rel in earlier:
             path = folder / rel
