@@ -12,6 +12,7 @@ lbpe.errors.VocabFormatError: x.json: the key 'a' appears twice in one JSON obje
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from lbpe.errors import VocabFormatError
@@ -86,5 +87,12 @@ def load_json(data: bytes, *, source: str) -> Any:
         ) from None
     except RecursionError:
         raise VocabFormatError(source, "JSON nested too deeply to be a vocabulary (hundreds of levels)") from None
-    except ValueError as exc:  # e.g. an integer with more digits than Python converts
+    except ValueError as exc:
+        digits = re.search(r"integer string conversion.* has (\d+) digits", str(exc))  # Python's digit limit
+        if digits:
+            raise VocabFormatError(
+                source,
+                f"the JSON holds an integer of {digits[1]} digits, too large to be a token id or any setting; "
+                "is the file damaged?",
+            ) from None
         raise VocabFormatError(source, f"not a usable JSON file: {exc}") from None

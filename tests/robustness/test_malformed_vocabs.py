@@ -306,7 +306,15 @@ CASES = [
     Case("gpt2-id-is-a-bool", _gpt2(encoder=_encoder(xyz=True)), "a boolean", names="encoder.json"),
     Case("gpt2-id-negative", _gpt2(encoder=_encoder(xyz=-1)), "non-negative integers", names="encoder.json"),
     Case(
-        "gpt2-id-5000-digits", _gpt2(encoder=b'{"a": ' + b"7" * 5000 + b"}"), "not a usable JSON", names="encoder.json"
+        "gpt2-id-5000-digits",
+        _gpt2(encoder=b'{"a": ' + b"7" * 5000 + b"}"),
+        "an integer of 5000 digits, too large to be a token id",  # not sys.set_int_max_str_digits
+        names="encoder.json",
+    ),
+    Case(
+        "hf-id-5000-digits",
+        _hf(raw=b'{"model": {"vocab": {"a": -' + b"7" * 5000 + b"}}}"),
+        "integer of 5000 digits, too large",
     ),
     Case("gpt2-duplicate-id", _gpt2(encoder=_encoder(xyz=5)), "id 5 is used by both", names="encoder.json"),
     Case("gpt2-duplicate-key", _gpt2(encoder=b'{"a": 0, "a": 1}'), "appears twice", names="encoder.json"),
