@@ -96,7 +96,10 @@ def open_vocabulary(
     except PatternNeededError as exc:
         raise PatternNeededError(without_folder(exc.source, folder), exc.problem) from None
     except LbpeError as exc:
-        raise LbpeError(without_folder(str(exc), folder)) from None
+        message = without_folder(str(exc), folder)
+        if folder is not None:  # a vocabulary read from the folder is named after it (below)
+            message = message.replace(f"vocabulary {folder.name} ", f"vocabulary {shown or target.name} ")
+        raise LbpeError(message) from None
     except RecursionError:
         raise LbpeError(f"{shown or target.name}: nested too deeply to be a vocabulary") from None
     except (ValueError, KeyError, IndexError, TypeError, MemoryError, OverflowError) as exc:

@@ -98,6 +98,12 @@ def test_bad_files_are_named_as_chosen_never_by_the_private_folder(tmp_path, mon
     with pytest.raises(LbpeError) as info:
         open_upload([bad])
     assert str(info.value).startswith("tokenizer.json") and "lbpe-vocab-" not in str(info.value)
+    # a message that names the vocabulary by its folder (an empty one) names the file instead
+    bad.write_text('{"model": {"type": "BPE", "vocab": {}, "merges": []}}')
+    with pytest.raises(LbpeError) as info:
+        open_upload([bad])
+    assert "vocabulary tokenizer.json has no tokens" in str(info.value), str(info.value)
+    assert "lbpe-vocab-" not in str(info.value)
     big = copy(tmp_path, data_file("openai/o200k_base.tiktoken"), "o200k_base.tiktoken")
     with pytest.raises(
         LbpeError, match=r"o200k_base.tiktoken is 3.6\d* MB, over the limit of 3 MB.*LBPE_APP_MAX_VOCAB_MB"
