@@ -22,7 +22,7 @@ import pytest
 from gradio_client import Client, handle_file
 from gradio_client.exceptions import AppError
 
-from tests.support.app import running_server, upload
+from tests.support.app import ROOT, running_server, upload
 from tests.support.data import data_file
 
 pytestmark = pytest.mark.slow(reason="real playground servers, trainings run to their time limit")
@@ -55,7 +55,10 @@ SMALL = data_file("text/moby_dick.txt").read_text("utf-8")[:20_000]
 def server(tmp_path_factory):
     cache = tmp_path_factory.mktemp("gradio-cache")
     env = {**SERVER_ENV, "GRADIO_TEMP_DIR": str(cache)}
-    with running_server([sys.executable, "app.py", "--host", "127.0.0.1", "--port", "{port}"], env=env) as s:
+    # run from the folder that holds Gradio's (as a container run from / does): Gradio then
+    # refuses uploads whose names start with "."
+    command = [sys.executable, str(ROOT / "app.py"), "--host", "127.0.0.1", "--port", "{port}"]
+    with running_server(command, env=env, cwd=cache.parent) as s:
         s.gradio_cache = cache  # type: ignore[attr-defined]  (Gradio's uploads and files)
         yield s
 
@@ -245,7 +248,7 @@ def test_another_sessions_identical_upload_leaves_a_corpus_file_usable(server, t
 # ---- Gradio's own input errors, and what visitors are told ----
 
 
-def test_gradio_input_errors_are_messages_without_tracebacks(server):
+def test_gradio_input_errors_are_messages_without_tracebacks(server, tmp_path):
     """Values Gradio itself refuses before a handler runs (wrong types, choices not offered,
     files not uploaded here, an empty file path): a message naming the problem for the caller,
     and no traceback on the server's console (there were 11)."""
@@ -273,6 +276,19 @@ def test_gradio_input_errors_are_messages_without_tracebacks(server):
         event, payload = _call(server.url, "upload_vocab", [value, "auto"])
         assert event == "error" and payload is not None, f"{what}: {event} {payload}"
         assert "uploaded to this server" in str(payload), f"{what}: {payload}"
+    # too few or too many values over plain HTTP: how many the endpoint takes, not Gradio's
+    # list of component objects and their addresses
+    for given in (["hi", "gpt2", True, False, False, "bpe", "lbpe"], ["hi", "gpt2", True, False, False] + [0] * 7):
+        event, payload = _call(server.url, "compare", given)
+        assert event == "error", (event, payload)
+        told = str(payload)
+        assert "takes 9 values" in told and f"gave {len(given)}" in told, told
+        assert "object at 0x" not in told and len(told) < 400, told
+    # a file whose name starts with "." (Gradio will not keep it): said so, not "upload it first"
+    dotted = tmp_path / "..tiktoken"
+    dotted.write_bytes(data_file("openai/r50k_base.tiktoken").read_bytes())
+    told = _message(lambda: c.predict([handle_file(str(dotted))], "gpt2", api_name="/upload_vocab"))
+    assert 'starts with "."' in told and "rename" in told, told
     # Gradio's direct route skips the queue: closed (it answered HTTP 500 with a traceback)
     with httpx.Client(timeout=60) as http:
         direct = http.post(

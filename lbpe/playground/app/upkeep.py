@@ -72,6 +72,17 @@ class SessionBlocks(gr.Blocks):
 
     async def preprocess_data(self, block_fn: Any, inputs: Any, state: Any, *args: Any, **kwargs: Any) -> Any:
         try:
+            if self.input_error is not None and len(inputs) != len(block_fn.inputs):
+                # Gradio fills in the session's own values (gr.State) when a call gives the
+                # others; a call that gave another number of values was misread or refused
+                # with a list of component objects
+                takes = sum(not getattr(block, "stateful", False) for block in block_fn.inputs)
+                raise self.input_error(
+                    gr.Error(
+                        f"This endpoint takes {takes} values, in the order /gradio_api/info lists them; "
+                        f"the call gave {len(inputs)}."
+                    )
+                )
             return await super().preprocess_data(block_fn, inputs, state, *args, **kwargs)
         except Exception as exc:
             if self.input_error is None:

@@ -378,6 +378,8 @@ def input_error(exc: Exception) -> gr.Error:
 
     if isinstance(exc, gr.Error):
         message = str(exc.message)
+    elif isinstance(exc, InvalidPathError) and "Dotfiles" in str(exc):
+        message = 'A file whose name starts with "." is not accepted: rename it (e.g. vocab.tiktoken), upload again.'
     elif isinstance(exc, InvalidPathError):
         message = "A file input must be a file uploaded to this server: upload it first (gradio_client: handle_file)."
     elif isinstance(exc, ComponentProcessingError):
