@@ -1033,24 +1033,45 @@ async function loadVocabFiles(files) {
   runExplain();
 }
 
+/** A text file's text exactly as its bytes say, a byte-order mark included (as Python's
+ * open(...).read() and the command line read it). */
 async function readText(file) {
   const bytes = await file.arrayBuffer();
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     throw new Error(`${file.name}: not UTF-8 text; convert it to UTF-8 first (e.g. iconv -t UTF-8)`);
   }
 }
 
+/** What the page says about an opened file whose text a text box cannot hold as it is ("" when
+ * nothing): CR line ends (a text box keeps only LF) and a byte-order mark (invisible). */
+function fileTextNote(name, text) {
+  const notes = [];
+  if (text.includes("\r")) {
+    const kind = /\r(?!\n)/.test(text) ? "CR or CRLF" : "CRLF";
+    notes.push(`its ${kind} line ends are counted as they are in the file, though the text box shows them as ` +
+      "LF; editing the text makes them LF");
+  }
+  if (text.startsWith("\ufeff")) notes.push("it starts with a byte-order mark (U+FEFF), counted as a character");
+  return notes.length ? `About ${name}: ${notes.join("; ")}.` : "";
+}
+
+let fileNote = "";
+
 async function openTextFile(file) {
   showError("");
+  let text;
   try {
-    ui.text.value = await readText(file);
+    text = await readText(file);
   } catch (error) {
     showError(error.message);
     return;
   }
-  state.text = ui.text.value;
+  ui.text.value = text;
+  state.text = text; // not the text box's value, which has only LF line ends
+  fileNote = fileTextNote(file.name, text);
+  showError(fileNote);
   writeFragment();
   schedule(0);
 }
@@ -1085,6 +1106,8 @@ function wire(presets) {
   });
   ui.text.addEventListener("input", () => {
     state.text = ui.text.value;
+    if (fileNote && ui.error.textContent === fileNote) showError(""); // the file's text is gone
+    fileNote = "";
     writeFragment();
     schedule();
   });

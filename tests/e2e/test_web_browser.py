@@ -255,6 +255,22 @@ def test_opening_text_files(session, server, tmp_path):
     assert "latin1.txt: not UTF-8 text" in page.inner_text("#error")
     assert page.input_value("#text") == good.read_text("utf-8")  # the text box is left alone
 
+    # a file written on Windows: counted as it is (as tiktoken counts the file's text), though a
+    # text box keeps only LF line ends; the page says so
+    windows = tmp_path / "windows.txt"
+    windows.write_bytes("\ufeffline one\r\nline two\r\n\r\nend\r\n".encode())
+    exact = windows.read_bytes().decode("utf-8")  # the byte-order mark and the CRs kept
+    page.set_input_files("#text-file", str(windows))
+    wait_rendered(page, exact, DEFAULT_PRESET)
+    assert_matches_cpython(page, load_preset(DEFAULT_PRESET), exact, "a file with CRLF and a byte-order mark")
+    note = page.inner_text("#error")
+    assert "windows.txt" in note and "CRLF" in note and "byte-order mark" in note, note
+    page.reload()  # the file's text survives a reload through the link, CRs and all
+    wait_rendered(page, exact, DEFAULT_PRESET)
+    page.fill("#text", "typed")  # a new text: the note about the file goes
+    wait_rendered(page, "typed", DEFAULT_PRESET)
+    assert "CRLF" not in page.inner_text("#error")
+
 
 def test_loading_a_vocabulary_file(session, server, tmp_path):
     page = session.page
