@@ -185,6 +185,8 @@ const state = {
   methods: ["bpe", "lbpe"], rate: "0.1", seed: "0",
   axis: "vocabularies", axisMethods: null, axisRate: "0.1", axisSeed: "0",
 };
+/** The settings a link may leave out, as a new page has them (links made here say ws and ids). */
+const LINK_DEFAULTS = { ws: state.ws, ids: state.ids, special: state.special };
 const DEFAULT_PAIR = ["bpe", "lbpe"];
 let METHOD_ORDER = []; // lbpe.METHODS, from Python (lbpe.playground.page.methods)
 let METHOD_NAMES = { bpe: "BPE", lbpe: "LBPE" }; // every method's name, from Python (lbpe.playground.page.methods)
@@ -1225,12 +1227,14 @@ function wire(presets) {
   window.addEventListener("hashchange", async () => {
     const next = readFragment();
     const vocabChanged = next.preset && next.preset !== state.preset && presets.includes(next.preset);
-    const unknown = next.preset && next.preset !== FILE_VOCAB && !presets.includes(next.preset) ? next.preset : "";
-    Object.assign(state, next);
+    // the file entry is one of the page's vocabularies only while a file is loaded
+    const known = (name) => presets.includes(name) || (name === FILE_VOCAB && fileVocab !== null);
+    const unknown = next.preset && !known(next.preset) ? next.preset : "";
+    Object.assign(state, LINK_DEFAULTS, next); // what the link leaves out is as on a new page
     const axisBefore = state.axis;
     const { pairError, axisError } = await linkOptions(next);
     if (state.axis !== axisBefore) clearAcross();
-    if (!presets.includes(state.preset) && state.preset !== FILE_VOCAB) state.preset = ui.preset.value;
+    if (!known(state.preset)) state.preset = ui.preset.value;
     applyState();
     $("#explain-text").value = state.explain;
     if (vocabChanged) {

@@ -950,6 +950,29 @@ def test_an_empty_text_clears_the_charts_and_one_character_is_said_so(session, s
     assert page.is_hidden("#error"), page.inner_text("#error")
 
 
+def test_a_link_pasted_into_an_open_page_means_what_it_means_in_a_new_one(session, server):
+    """A setting a link leaves out is its default, whatever the page showed before (a link made
+    with special tokens off, pasted into a page that had them on, showed their ids), and a link
+    to a vocabulary file while none is loaded is said, as a new page says it."""
+    page = session.page
+    open_page(page, f"{server.url}#v=cl100k_base&t=a")
+    wait_rendered(page, "a", "cl100k_base")
+    page.check("#show-special")
+    page.wait_for_function("() => location.hash.includes('sp=1')", timeout=STEP_MS)
+    text = "a<|endoftext|>b"
+    page.evaluate("(t) => { location.hash = '#v=cl100k_base&t=' + encodeURIComponent(t); }", text)
+    wait_rendered(page, text, "cl100k_base")
+    assert not page.is_checked("#show-special")
+    assert_matches_cpython(page, load_preset("cl100k_base"), text, "a link without sp=1")  # special text as text
+    page.evaluate("() => { location.hash = '#v=__file__&t=hello%20file'; }")
+    wait_rendered(page, "hello file", "cl100k_base")
+    page.wait_for_function("() => document.querySelector('#error').textContent.includes('__file__')", timeout=STEP_MS)
+    assert "cl100k_base is shown" in page.inner_text("#error"), page.inner_text("#error")
+    page.fill("#text", "hello again")
+    wait_rendered(page, "hello again", "cl100k_base")
+    assert "v=cl100k_base" in page.url  # the link the page makes names what it shows
+
+
 def test_a_link_says_everything_it_cannot_show_opened_or_pasted(session, server):
     """A link with several faults names each of them, whether the page opens on it or it is
     pasted into the address bar of an open page (the second fault's note replaced the first, and
