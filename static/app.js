@@ -192,6 +192,7 @@ let METHOD_ORDER = []; // lbpe.METHODS, from Python (lbpe.playground.page.method
 let METHOD_NAMES = { bpe: "BPE", lbpe: "LBPE" }; // every method's name, from Python (lbpe.playground.page.methods)
 let fileVocab = null; // {files: [{name, data}], label} of the loaded vocabulary file
 let lastFiles = null; // the files of the last attempt, kept to retry with another pre-tokenizer
+let patternAsked = false; // the last attempt asked for a pre-tokenizer
 
 /** The first ``most`` characters of ``text`` (code points: an emoji is never cut in two), with
  * "…" when there were more. */
@@ -980,6 +981,24 @@ function describe(info) {
   ui.vocabInfo.textContent = `${info.name}: ${number.format(info.tokens)} tokens, ${unit}, ${pre} · ${source}`;
 }
 
+async function runDecode() {
+  try {
+    const result = JSON.parse(await call("decode", { ids: $("#decode-input").value }));
+    $("#decoded").innerHTML = result.html;
+  } catch (error) {
+    $("#decoded").innerHTML = "";
+    const p = document.createElement("p");
+    p.className = "error";
+    p.textContent = `Could not decode: ${error.message}`;
+    $("#decoded").append(p);
+  }
+}
+
+/** Decode again what is shown decoded, with the vocabulary now chosen (never another's words). */
+function redecode() {
+  if ($("#decoded").textContent.trim()) runDecode();
+}
+
 async function choosePreset(name) {
   showError("");
   setStatus("busy", `Loading the ${name} vocabulary…`);
@@ -993,6 +1012,7 @@ async function choosePreset(name) {
   writeFragment();
   schedule(0);
   runExplain(); // the steps depend on the vocabulary
+  redecode();
 }
 
 async function loadVocabFiles(files) {
@@ -1009,6 +1029,7 @@ async function loadVocabFiles(files) {
   } catch (error) {
     info = { error: error.message };
   }
+  patternAsked = Boolean(info.error && info.needs_pattern);
   if (info.error) {
     showError(`Could not load ${label}: ${info.error}`);
     if (info.needs_pattern) {
@@ -1033,6 +1054,7 @@ async function loadVocabFiles(files) {
   writeFragment();
   schedule(0);
   runExplain();
+  redecode();
 }
 
 /** A text file's text exactly as its bytes say, a byte-order mark included (as Python's
@@ -1098,8 +1120,13 @@ function wire(presets) {
     if (files.length) loadVocabFiles(files);
   });
   ui.pattern.addEventListener("change", () => {
-    // Applies to rank files: retry the last file chosen (loaded or not) with this pre-tokenizer.
-    if (lastFiles) loadVocabFiles(lastFiles);
+    // Applies to rank files: read the last file chosen again with this pre-tokenizer while it is
+    // shown or asked for one; a bundled vocabulary (or a file no longer shown) is kept.
+    if (lastFiles && (state.preset === FILE_VOCAB || patternAsked)) loadVocabFiles(lastFiles);
+    else {
+      showError(`The pre-tokenizer menu applies to a .tiktoken file you load; ${state.preset} has its own ` +
+        "pre-tokenizer and is kept.");
+    }
   });
   ui.textFile.addEventListener("change", () => {
     const file = ui.textFile.files[0];
@@ -1160,18 +1187,6 @@ function wire(presets) {
       writeFragment();
     });
   }
-  const runDecode = async () => {
-    try {
-      const result = JSON.parse(await call("decode", { ids: $("#decode-input").value }));
-      $("#decoded").innerHTML = result.html;
-    } catch (error) {
-      $("#decoded").innerHTML = "";
-      const p = document.createElement("p");
-      p.className = "error";
-      p.textContent = `Could not decode: ${error.message}`;
-      $("#decoded").append(p);
-    }
-  };
   $("#decode-run").addEventListener("click", runDecode);
   $("#decode-input").addEventListener("keydown", (event) => { if (event.key === "Enter") runDecode(); });
   for (const button of document.querySelectorAll(".copy-ids")) {

@@ -322,6 +322,24 @@ def test_loading_a_vocabulary_file(session, server, tmp_path):
     set_text(page, "ranks with a chosen pre-tokenizer", "__file__")
     assert_matches_cpython(page, lbpe.load(unnamed, pattern="gpt2"), "ranks with a chosen pre-tokenizer", "my_ranks")
 
+    # ids decoded with the file's vocabulary are decoded again when a bundled one is chosen
+    page.click("#decode-box summary")
+    page.fill("#decode-input", "9906 1917")
+    page.click("#decode-run")
+    page.wait_for_selector("#decoded .lbpe-decoded")
+    assert page.inner_text("#decoded .lbpe-decoded-text") == lbpe.load(unnamed, pattern="gpt2").decode([9906, 1917])
+    choose_preset(page, "cl100k_base", "ranks with a chosen pre-tokenizer")
+    want = load_preset("cl100k_base").decode([9906, 1917])
+    page.wait_for_function("(w) => document.querySelector('#decoded').textContent.includes(w)", arg=want)
+    # the pre-tokenizer menu is for rank files: changing it while a bundled vocabulary is shown
+    # keeps that vocabulary (it loaded the last file again in its place) and says so
+    page.select_option("#pattern", "o200k_base")
+    page.wait_for_selector("#error:not([hidden])", timeout=STEP_MS)
+    assert "cl100k_base" in page.inner_text("#error") and "pre-tokenizer" in page.inner_text("#error")
+    time.sleep(1)  # a file loaded in its place would be shown by now
+    assert page.input_value("#preset") == "cl100k_base"
+    assert page.evaluate("() => window.lbpePage.rendered.preset") == "cl100k_base" and "v=cl100k_base" in page.url
+
 
 def test_a_hostile_pattern_cannot_freeze_the_page(session, server, tmp_path):
     """A tokenizer.json whose Split pattern backtracks polynomially, on 50,000 characters: the
