@@ -519,6 +519,23 @@ def test_across_vocabularies_sorts_and_matches_cpython(session, server):
     ARTIFACTS.mkdir(exist_ok=True)
     page.locator("section[aria-labelledby='across-heading']").screenshot(path=str(ARTIFACTS / "web_across.png"))
 
+    # with special tokens shown in the panes, Across (which counts their text as ordinary text,
+    # as lbpe stats does) says so beside its table, since its counts then differ from the panes'
+    special = "Hello world <|endoftext|> again"
+    choose_preset(page, "cl100k_base", TEXT)
+    set_text(page, special, "cl100k_base")
+    page.check("#show-special")
+    page.wait_for_function("() => location.hash.includes('sp=1')", timeout=STEP_MS)
+    page.click("#across-run")
+    page.wait_for_function(
+        "() => document.querySelector('#across-info').textContent.includes('<|endoftext|>')", timeout=4 * STEP_MS
+    )
+    info = page.inner_text("#across-info")
+    assert "counted here as ordinary text" in info, info
+    cells = page.eval_on_selector_all("#across-table tbody tr", read)
+    counted = {c[0]: c[3] for c in cells}
+    assert counted["cl100k_base"] == f"{len(load_preset('cl100k_base').encode_ordinary(special, mode='bpe')):,}"
+
 
 def wait_explained(page, html: str) -> None:
     """Wait until the Explain view shows ``html`` (both parsed by the browser, so entity

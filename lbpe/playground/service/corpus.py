@@ -79,6 +79,7 @@ class AcrossView(TypedDict):
     json: str
     csv: str
     status: str  # Markdown
+    special_text: list[str]  # special tokens the text spells, counted as ordinary text (special_text_in)
 
 
 class MethodsView(TypedDict):
@@ -92,6 +93,7 @@ class MethodsView(TypedDict):
     json: str
     csv: str
     status: str  # Markdown
+    special_text: list[str]  # as AcrossView's
 
 
 def corpus_view(
@@ -154,6 +156,22 @@ def _specials_note(tok: Tokenizer) -> str:
         f" As in lbpe export and stats, text that spells a special token ({shown}) is counted as ordinary "
         "text, not as that token."
     )
+
+
+def special_text_in(text: str, tokenizers: Iterable[Tokenizer]) -> list[str]:
+    """The special tokens (of any of ``tokenizers``) whose text ``text`` spells, shortest first:
+    the views count that text as ordinary text, where a compare with special tokens shown
+    reads the token."""
+    found = {name for tok in tokenizers for name in tok.special_tokens if name in text}
+    return sorted(found, key=lambda t: (len(t), t))
+
+
+def _spelled_note(found: list[str]) -> str:
+    """What the status says when the text spells special tokens (``""`` when it spells none)."""
+    if not found:
+        return ""
+    shown = ", ".join(f"`{name.replace('`', chr(39))}`" for name in found[:3]) + (", ..." if len(found) > 3 else "")
+    return f" The text spells special tokens ({shown}): counted here as ordinary text, as lbpe stats counts them."
 
 
 def stats_view(
@@ -225,6 +243,7 @@ def across_view(
         if not (text or "").strip():
             raise LbpeError("Type or paste a text first.")
         texts = [text]
+    spelled = special_text_in(text or "", tokenizers.values()) if data is None else []
     if progress is not None:
         progress(0.0)
     size = len(data) if data is not None else len(text or "")
@@ -249,7 +268,8 @@ def across_view(
         "figure": across_spec(summaries, **(chart or {})),
         "json": json.dumps({"source": source, "vocabularies": summaries}, indent=2, ensure_ascii=False) + "\n",
         "csv": across_csv(rows),
-        "status": f"{source} with {len(summaries)} vocabularies: {verdict}.",
+        "status": f"{source} with {len(summaries)} vocabularies: {verdict}." + _spelled_note(spelled),
+        "special_text": spelled,
     }
 
 
@@ -294,6 +314,7 @@ def methods_view(
             raise LbpeError("Type or paste a text first.")
         texts = [text or ""]
         size = len((text or "").encode("utf-8", "surrogatepass"))
+    spelled = special_text_in(text or "", [tok]) if data is None else []
     if progress is not None:
         progress(0.0)
     prepared(tok)
@@ -332,5 +353,6 @@ def methods_view(
         "figure": methods_spec(doc, **(chart or {})),
         "json": json.dumps({"source": source, **doc}, indent=2, ensure_ascii=False) + "\n",
         "csv": methods_csv(rows),
-        "status": (f"{source} with **{tok.name}** and {len(chosen)} methods{drawn}: {fewest}"),
+        "status": f"{source} with **{tok.name}** and {len(chosen)} methods{drawn}: {fewest}" + _spelled_note(spelled),
+        "special_text": spelled,
     }

@@ -28,6 +28,7 @@ from lbpe.playground.service import (
     explain_target,
     explain_view,
     link_state,
+    methods_view,
     open_upload,
     open_vocabulary,
     text_head,
@@ -463,3 +464,19 @@ def test_views_of_a_file_with_no_words_say_there_is_nothing_to_measure(data):
         across_view({"gpt2": tok}, data=data, source="blank.txt")
     with pytest.raises(LbpeError, match=re.escape(message)):
         methods_view(tok, data=data, source="blank.txt", methods="bpe,lbpe")
+
+
+def test_across_views_say_when_the_text_spells_a_special_token():
+    """Across counts text that spells a special token as ordinary text (as lbpe stats): the
+    views name the tokens the text spells, and say nothing for a text that spells none."""
+    tok = load_preset("cl100k_base")
+    text = "one <|endoftext|> two <|fim_prefix|>"
+    ordinary = len(tok.encode_ordinary(text, mode="bpe"))
+    view = across_view({"cl100k_base": tok, "gpt2": load_preset("gpt2")}, text=text)
+    assert view["special_text"] == ["<|endoftext|>", "<|fim_prefix|>"]
+    assert "spells special tokens (`<|endoftext|>`, `<|fim_prefix|>`): counted here as ordinary" in view["status"]
+    assert view["vocabularies"][0]["bpe"]["tokens"] == ordinary
+    methods = methods_view(tok, text=text, methods="bpe,lbpe")
+    assert methods["special_text"] == ["<|endoftext|>", "<|fim_prefix|>"] and "ordinary text" in methods["status"]
+    plain = across_view({"cl100k_base": tok}, text="one two")
+    assert plain["special_text"] == [] and "special" not in plain["status"]
