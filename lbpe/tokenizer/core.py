@@ -26,7 +26,7 @@ from lbpe.tokenizer.checks import check_mode as _check_mode
 from lbpe.tokenizer.checks import checked_ids as _checked_ids
 from lbpe.tokenizer.checks import checked_text as _checked_text
 from lbpe.tokenizer.compiled import compiled_ids
-from lbpe.tokenizer.offsets import Segment, located, segments
+from lbpe.tokenizer.offsets import Segment, in_given_text, located, segments
 from lbpe.tokenizer.specials import checked_names, nothing_to_find, special_matcher, split_specials
 from lbpe.user_regex import deadline
 from lbpe.vocab import Vocab
@@ -506,10 +506,12 @@ class Tokenizer(BulkEncoding):
         ``encode`` gives)."""
         mode = _check_mode(mode)
         split = self._split_for(mode, dropout_options(mode, dropout, seed))
-        text = replace_surrogates(_checked_text(text))
+        given = _checked_text(text)
+        text = replace_surrogates(given)
         with self._deadline(text):
             chunks = self._chunks(text, allowed_special, disallowed_special)
-            return segments(chunks, self.vocab, self.normalizer, self._splitter, split, self._matched_id)
+            segs = segments(chunks, self.vocab, self.normalizer, self._splitter, split, self._matched_id)
+        return segs if text is given else in_given_text(segs, given)  # a surrogate pair is two characters there
 
     def located_pieces(
         self, text: str, *, allowed_special: Literal["all"] | AbstractSet[str] = frozenset()
@@ -520,9 +522,14 @@ class Tokenizer(BulkEncoding):
         pipeline with a normaliser (its pieces are of the normalised text)."""
         if self.normalizer is not None:
             return None
-        text = replace_surrogates(_checked_text(text))
+        given = _checked_text(text)
+        text = replace_surrogates(given)
         with self._deadline(text):
-            return located(self._chunks(text, allowed_special, ()), self._splitter)
+            pieces = located(self._chunks(text, allowed_special, ()), self._splitter)
+        if text is given:
+            return pieces
+        where = in_given_text([Segment(0, start, end, b"") for _, start, end, _ in pieces], given)
+        return [(piece, at.start, at.end, special) for (piece, _, _, special), at in zip(pieces, where)]
 
     def special_spans(self, text: str) -> list[tuple[int, int]]:
         """Where :meth:`segment` finds the text of a special or added token in ``text`` (left to

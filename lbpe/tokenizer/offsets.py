@@ -16,7 +16,7 @@ from lbpe.pretokenize.splitters import Splitter
 from lbpe.tokenizer.keys import key_groups, key_ids
 from lbpe.vocab import Vocab
 
-__all__ = ["Segment", "segments", "located", "locate_bytes", "locate_chars"]
+__all__ = ["Segment", "segments", "located", "locate_bytes", "locate_chars", "in_given_text"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +109,19 @@ def _realigned(segs: list[Segment], origin: Sequence[int], size: int) -> list[Se
         return origin[i] if i < len(origin) else size
 
     return [_moved(s, back(s.start, False), max(back(s.end, True), back(s.start, False))) for s in segs]
+
+
+def in_given_text(segs: list[Segment], given: str) -> list[Segment]:
+    """``segs`` of ``replace_surrogates(given)`` carried back to ``given``, where a surrogate
+    pair joined into one character there is two (a lone surrogate stays one character)."""
+    starts: list[int] = []
+    i = 0
+    while i < len(given):
+        starts.append(i)
+        pair = "\ud800" <= given[i] <= "\udbff" and i + 1 < len(given) and "\udc00" <= given[i + 1] <= "\udfff"
+        i += 2 if pair else 1
+    starts.append(len(given))
+    return [_moved(s, starts[s.start], starts[s.end]) for s in segs]
 
 
 def _shifted(segs: list[Segment], offset: int) -> list[Segment]:

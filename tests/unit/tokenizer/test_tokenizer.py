@@ -221,6 +221,22 @@ def test_segments_cover_text_and_match_encode():
             pos = s.end
 
 
+def test_segments_after_a_surrogate_pair_lie_in_the_text_given():
+    """A text holding a surrogate pair (as JSON's "\\ud83d\\ude00" decodes) is encoded as the
+    character the pair spells, and its segments' offsets are into the text given, not into the
+    shorter text with the pair joined (" ab" lay at 1-4, over half the pair)."""
+    tok = cl100k()
+    text = "\ud83d\ude00 ab cd \ud800 ef"
+    joined = "\U0001f600 ab cd \ufffd ef"
+    for mode in lbpe.MODES:
+        segs = tok.segment(text, mode=mode)
+        assert [s.id for s in segs] == tok.encode(joined, mode=mode)
+        words = [(s.label, text[s.start : s.end]) for s in segs if not s.partial]
+        assert words and all(label == at for label, at in words if "\ufffd" not in label), words
+        assert segs[-1].end == len(text)
+    assert [(p, text[a:b]) for p, a, b, _ in tok.located_pieces(text)][1:3] == [(" ab", " ab"), (" cd", " cd")]
+
+
 def test_partial_utf8_tokens_are_marked_not_replaced():
     tok = cl100k()
     text = "語"  # three bytes; cl100k has no token for it, so it splits inside the character
