@@ -81,15 +81,20 @@ class Unicode(Normalizer):
         out = self(text)
         if out is text:
             return out, list(range(len(text)))
-        # normalise runs that start at a character with combining class 0 separately
-        starts = [i for i, c in enumerate(text) if unicodedata.combining(c) == 0] or [0]
-        if starts[0] != 0:
-            starts.insert(0, 0)
-        bounds = starts + [len(text)]
-        chunks = [unicodedata.normalize(self.form, text[a:b]) for a, b in zip(bounds, bounds[1:])]
-        if "".join(chunks) == out:
-            return out, [a for a, chunk in zip(bounds, chunks) for _ in chunk]
-        return out, [0] * len(out)
+        # normalise the runs that start at a character of combining class 0 one by one; a run
+        # whose result is not what the whole text has there composes with the next (Hangul's
+        # jamo and a few two-part vowels are of class 0): they are taken together
+        starts = [i for i, c in enumerate(text) if unicodedata.combining(c) == 0 and i] + [len(text)]
+        where: list[int] = []
+        first = 0  # where the runs not yet placed begin
+        for end in starts:
+            part = unicodedata.normalize(self.form, text[first:end])
+            if end == len(text) or out.startswith(part, len(where)):
+                where += [first] * len(part)
+                first = end
+        if len(where) != len(out):  # a run placed too early: no offsets rather than wrong ones
+            return out, [0] * len(out)
+        return out, where
 
     def continued(self) -> Normalizer:
         return self  # composition stays within a character and its combining marks, none across a line end

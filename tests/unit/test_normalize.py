@@ -40,3 +40,21 @@ def test_known_answers(settings, text, want):
 def test_the_whole_text_path_equals_the_alignment(settings, text):
     normalizer = SentencePieceNormalizer(**settings)
     assert normalizer(text) == normalizer.aligned(text)[0]
+
+
+def test_unicode_alignment_stays_local_where_starters_compose():
+    """Characters of combining class 0 can compose too (Hangul's jamo, Oriya's two-part vowel):
+    their run is aligned as one, and the rest of the text keeps its own offsets (every output
+    character pointed at 0 once one such run was in the text)."""
+    import unicodedata
+
+    from lbpe.normalize import Unicode
+
+    korean = unicodedata.normalize("NFD", "한국")  # six jamo, two syllables in NFC
+    text = "ab " + korean + " cd \u0b47\u0b3e e"
+    out, where = Unicode("NFC").aligned(text)
+    assert out == unicodedata.normalize("NFC", text) == "ab 한국 cd \u0b4b e"
+    assert [text[i] for i in where[:3]] == ["a", "b", " "]
+    assert where[3:5] == [3, 6]  # each syllable at its first jamo
+    assert [text[i] for i in where[5:9]] == [" ", "c", "d", " "]
+    assert where[9] == text.index("\u0b47") and [text[i] for i in where[10:]] == [" ", "e"]
