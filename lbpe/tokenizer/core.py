@@ -271,6 +271,7 @@ class Tokenizer(BulkEncoding):
         ([b'a', b'bc'], [b'a', b'b', b'c'])
         """
         mode = _check_mode(mode)
+        piece = replace_surrogates(_checked_text(piece))  # as encode takes a text
         found = self._split_for(mode, dropout_options(mode, dropout, seed))(piece)
         return found if self.vocab.unit == "byte" else [k.encode("utf-8") for k in found]
 

@@ -601,3 +601,16 @@ def test_a_file_decoder_leaves_its_ids_and_spelling_to_the_files_reader():
     texts = {i: t.decode("latin-1") for t, i in base.vocab.tokens.items()}
     tok = Tokenizer(base.vocab, "paper", added_tokens={"Ġa": 97}, bos=[999], decoder=Tokens(texts))
     assert tok.encode("Ġa", mode="bpe", add_special_tokens=True) == [999, 97]
+
+
+def test_split_piece_checks_its_piece_as_encode_checks_a_text():
+    """split_piece took bytes, None or a number to an AttributeError deep inside, and a lone
+    surrogate (which pieces() gives back from a text encode takes) to a UnicodeEncodeError."""
+    tok = cl100k()
+    for bad, hint in ((b"x", "decode bytes first"), (None, "not NoneType"), (5, "not int")):
+        with pytest.raises(TypeError, match=hint):
+            tok.split_piece(bad, mode="bpe")
+    pieces = tok.pieces("x\ud800 y")
+    for mode in ("bpe", "lbpe"):
+        split = [tok.split_piece(p, mode=mode) for p in pieces]
+        assert [tok.vocab.tokens[k] for keys in split for k in keys] == tok.encode("x\ud800 y", mode=mode)
