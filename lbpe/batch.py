@@ -12,7 +12,6 @@ import os
 import signal
 from array import array
 from collections.abc import Collection, Sequence
-from collections.abc import Set as AbstractSet
 from itertools import chain, islice
 from typing import Literal, Protocol
 
@@ -35,8 +34,8 @@ class Encoder(Protocol):
         text: str,
         *,
         mode: Method,
-        allowed_special: Literal["all"] | AbstractSet[str] = ...,
-        disallowed_special: Literal["all"] | Collection[str] = ...,
+        allowed_special: Literal["all"] | Collection[str] | None = ...,
+        disallowed_special: Literal["all"] | Collection[str] | None = ...,
         add_special_tokens: bool = ...,
     ) -> list[int]: ...
 

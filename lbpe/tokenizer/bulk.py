@@ -9,7 +9,6 @@ import os
 import sys
 from array import array
 from collections.abc import Collection, Iterable
-from collections.abc import Set as AbstractSet
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Literal
 
@@ -58,8 +57,8 @@ class BulkEncoding:
         text: str,
         *,
         mode: Method,
-        allowed_special: Literal["all"] | AbstractSet[str] = frozenset(),
-        disallowed_special: Literal["all"] | Collection[str] = "all",
+        allowed_special: Literal["all"] | Collection[str] | None = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] | None = "all",
         add_special_tokens: bool = False,
         dropout: float | None = None,
         seed: int | None = None,
@@ -69,8 +68,8 @@ class BulkEncoding:
     def _chunks(
         self,
         text: str,
-        allowed_special: Literal["all"] | AbstractSet[str],
-        disallowed_special: Literal["all"] | Collection[str],
+        allowed_special: Literal["all"] | Collection[str] | None,
+        disallowed_special: Literal["all"] | Collection[str] | None,
     ) -> list[tuple[bool, str]]:
         raise NotImplementedError
 
@@ -89,8 +88,8 @@ class BulkEncoding:
         *,
         mode: Method,
         workers: int | None = 1,
-        allowed_special: Literal["all"] | AbstractSet[str] = frozenset(),
-        disallowed_special: Literal["all"] | Collection[str] = "all",
+        allowed_special: Literal["all"] | Collection[str] | None = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] | None = "all",
         add_special_tokens: bool = False,
         dropout: float | None = None,
         seed: int | None = None,
@@ -172,8 +171,8 @@ class BulkEncoding:
         text: str,
         *,
         mode: Method,
-        allowed_special: Literal["all"] | AbstractSet[str] = frozenset(),
-        disallowed_special: Literal["all"] | Collection[str] = "all",
+        allowed_special: Literal["all"] | Collection[str] | None = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] | None = "all",
         add_special_tokens: bool = False,
         dropout: float | None = None,
         seed: int | None = None,
@@ -211,8 +210,8 @@ class BulkEncoding:
         text: str,
         *,
         mode: Method,
-        allowed_special: Literal["all"] | AbstractSet[str] = frozenset(),
-        disallowed_special: Literal["all"] | Collection[str] = "all",
+        allowed_special: Literal["all"] | Collection[str] | None = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] | None = "all",
         add_special_tokens: bool = False,
         dropout: float | None = None,
         seed: int | None = None,

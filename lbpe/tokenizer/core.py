@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from collections.abc import Set as AbstractSet
 from contextlib import nullcontext
 from typing import TYPE_CHECKING, Literal, cast
 
@@ -395,8 +394,8 @@ class Tokenizer(BulkEncoding):
         text: str,
         *,
         mode: Method,
-        allowed_special: Literal["all"] | AbstractSet[str] = frozenset(),
-        disallowed_special: Literal["all"] | Collection[str] = "all",
+        allowed_special: Literal["all"] | Collection[str] | None = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] | None = "all",
         add_special_tokens: bool = False,
         dropout: float | None = None,
         seed: int | None = None,
@@ -481,8 +480,8 @@ class Tokenizer(BulkEncoding):
     def _chunks(
         self,
         text: str,
-        allowed_special: Literal["all"] | AbstractSet[str],
-        disallowed_special: Literal["all"] | Collection[str],
+        allowed_special: Literal["all"] | Collection[str] | None,
+        disallowed_special: Literal["all"] | Collection[str] | None,
     ) -> list[tuple[bool, str]]:
         """Split text into (is_special, chunk) after checking for disallowed special tokens."""
         specials = self.vocab.special
@@ -497,8 +496,8 @@ class Tokenizer(BulkEncoding):
         text: str,
         *,
         mode: Method,
-        allowed_special: Literal["all"] | AbstractSet[str] = frozenset(),
-        disallowed_special: Literal["all"] | Collection[str] = "all",
+        allowed_special: Literal["all"] | Collection[str] | None = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] | None = "all",
         dropout: float | None = None,
         seed: int | None = None,
     ) -> list[Segment]:
@@ -515,7 +514,7 @@ class Tokenizer(BulkEncoding):
         return segs if text is given else in_given_text(segs, given)  # a surrogate pair is two characters there
 
     def located_pieces(
-        self, text: str, *, allowed_special: Literal["all"] | AbstractSet[str] = frozenset()
+        self, text: str, *, allowed_special: Literal["all"] | Collection[str] | None = frozenset()
     ) -> list[tuple[str, int, int, bool]] | None:
         """The pieces :meth:`segment` (with ``disallowed_special=()``) encodes one by one, where
         they lie in ``text``: ``(piece, start, end, special)``, a special or added token being a

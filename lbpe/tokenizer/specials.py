@@ -88,8 +88,8 @@ def split_specials(
     matcher: Literals | None,
     specials: Mapping[str, int],
     added_tokens: Mapping[str, int],
-    allowed_special: Literal["all"] | AbstractSet[str],
-    disallowed_special: Literal["all"] | Collection[str],
+    allowed_special: Literal["all"] | Collection[str] | None,
+    disallowed_special: Literal["all"] | Collection[str] | None,
 ) -> list[tuple[bool, str]]:
     """Split text into (is_special, chunk) after checking for disallowed special tokens:
     ``specials`` are the vocabulary's special tokens, ``added_tokens`` always match, and

@@ -6,6 +6,7 @@ which is pytest. Each runs from the repository root, whatever the working direct
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -61,3 +62,35 @@ def test_the_pre_commit_hooks_are_valid_and_run_the_pinned_ruff():
     # local hooks: the ruff the test line installed, nothing fetched at commit time
     assert [h["entry"].split()[:2] for h in hooks] == [["ruff", "check"], ["ruff", "format"]]
     assert {h["language"] for h in hooks} == {"system"}
+
+
+USER_SCRIPT = """
+import lbpe
+
+tok = lbpe.load_preset("gpt2")
+text = "a <|endoftext|> b"
+ids: list[int] = tok.encode(text, mode="bpe", allowed_special=["<|endoftext|>"], disallowed_special=None)
+ids = tok.encode(text, mode="lbpe", allowed_special=None, disallowed_special=())
+ids = tok.encode(text, mode="bpe", allowed_special={"<|endoftext|>"}, disallowed_special="all")
+segs = tok.segment(text, mode="bpe", allowed_special=("<|endoftext|>",))
+batch: list[list[int]] = tok.encode_batch([text], mode="bpe", allowed_special="all", disallowed_special=[])
+"""
+
+
+@pytest.mark.slow(reason="mypy on a user's script")
+def test_the_documented_special_token_arguments_type_check(tmp_path):
+    """encode's docstring takes allowed_special / disallowed_special as "all", a set, list or
+    tuple, or None, and so does the code: a user's script under mypy --strict must too (the
+    hints said a set or "all", and refused a list or None)."""
+    script = tmp_path / "user.py"
+    script.write_text(USER_SCRIPT, encoding="utf-8")
+    command = [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--follow-imports=silent", str(script)]
+    proc = subprocess.run(
+        command,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "MYPYPATH": str(ROOT)},
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
