@@ -215,6 +215,26 @@ def test_upload_vocab_every_format_then_compare(tmp_path, files, reference):
     assert re.match(rf"\*\*{re.escape(name)}\*\*: [\d,]+ tokens, ", app.describe_vocab(name, state))
 
 
+def test_sessions_uploading_the_same_files_share_one_vocabulary(tmp_path):
+    """Every session that uploads the same files (names, bytes, pre-tokenizer) gets a tokenizer
+    of its own name over one vocabulary: the server held a copy per session (about 120 MB each
+    for Gemma 3's tokenizer.json). Other files, or the same with another pre-tokenizer, are not
+    shared, and each session's name stays its own."""
+    src = data_file("openai/r50k_base.tiktoken")
+    first, d1, _ = app.upload_vocab([upload(tmp_path, src, "r50k_base.tiktoken")], "auto", app.new_session())
+    other = app.new_session()
+    app.upload_vocab([upload(tmp_path, data_file("openai/p50k_base.tiktoken"), "p.tiktoken")], "gpt2", other)
+    second, d2, _ = app.upload_vocab([upload(tmp_path, src, "r50k_base.tiktoken")], "auto", other)
+    a, b = first.tokenizer(d1["value"]), second.tokenizer(d2["value"])
+    assert a.vocab is b.vocab and a is not b
+    assert (d1["value"], d2["value"]) == ("upload: r50k_base.tiktoken", "upload: r50k_base.tiktoken")
+    assert a.name == b.name == "upload: r50k_base.tiktoken"
+    assert a.encode(TEXT, mode="lbpe") == b.encode(TEXT, mode="lbpe") == load_preset("gpt2").encode(TEXT, mode="lbpe")
+    assert second.tokenizer("upload: p.tiktoken").vocab is not a.vocab
+    third, d3, _ = app.upload_vocab([upload(tmp_path, src, "r50k_base.tiktoken")], "gpt2", app.new_session())
+    assert third.tokenizer(d3["value"]).vocab is not a.vocab  # another pre-tokenizer chosen: another vocabulary
+
+
 def test_the_vocabulary_line_counts_its_tokens_not_its_largest_id(tmp_path):
     """A rank file with a gap in its ids (256 bytes, then id 1000) has 257 tokens, not 1,001;
     cl100k_base has its 100,256 ranks and 5 special tokens (ids up to 100,276)."""

@@ -28,6 +28,7 @@ lbpe.errors.LbpeError: notes.txt: unrecognised vocabulary format; ...
 from __future__ import annotations
 
 import contextlib
+import copy
 import hashlib
 import os
 import secrets
@@ -35,7 +36,8 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+import weakref
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from pathlib import Path
 
 from lbpe import limits as _limits
@@ -127,14 +129,22 @@ def open_upload(
         raise LbpeError("Upload one vocabulary file (or GPT-2's encoder.json and vocab.bpe together).")
     if len(files) == 2 and tuple(names) != GPT2_PAIR:
         raise LbpeError(f"Two files can only be GPT-2's encoder.json and vocab.bpe, not {' and '.join(names)}.")
+    check_upload_sizes(files, limits=limits)
     with _limits.using(limits), tempfile.TemporaryDirectory(prefix="lbpe-vocab-") as tmp:
         folder = Path(tmp)
         for p in files:
-            _limits.check("vocab_bytes", upload_size(p), p.name)
             shutil.copyfile(p, folder / p.name)
         target = folder if len(files) == 2 else folder / files[0].name
         shown = " + ".join(GPT2_PAIR) if len(files) == 2 else files[0].name
         return open_vocabulary(target, pattern=pattern, limits=limits, scratch=folder, shown=shown)
+
+
+def check_upload_sizes(paths: Sequence[str | os.PathLike[str]], *, limits: Limits | None = None) -> None:
+    """Each uploaded vocabulary file within ``vocab_bytes`` (of ``limits``, else the
+    environment's), before anything reads it; ``LbpeError`` saying which is over, or gone."""
+    with _limits.using(limits):
+        for p in paths:
+            _limits.check("vocab_bytes", upload_size(p), Path(p).name)
 
 
 def upload_fingerprint(paths: Sequence[str | os.PathLike[str]], pattern: str | None) -> str:
@@ -149,6 +159,41 @@ def upload_fingerprint(paths: Sequence[str | os.PathLike[str]], pattern: str | N
                 digest.update(block)
         digest.update(b"\0")
     return digest.hexdigest()
+
+
+class SharedUploads:
+    """The vocabularies a server read from uploads, one for each distinct upload (its
+    :func:`upload_fingerprint` and limits) whatever the number of sessions that sent it: each session
+    gets a tokenizer of its own (its own name) over the one vocabulary, its tables and its
+    piece caches, which live while any session's tokenizer does.
+
+    >>> from lbpe.vocab import Vocab
+    >>> shared = SharedUploads()
+    >>> a = shared.get("fingerprint", lambda: Tokenizer(Vocab({bytes([b]): b for b in range(256)}), "paper"))
+    >>> b = shared.get("fingerprint", lambda: 1 / 0)  # read once
+    >>> a is not b and a.vocab is b.vocab
+    True
+    """
+
+    def __init__(self) -> None:
+        self._read: weakref.WeakValueDictionary[Hashable, Tokenizer] = weakref.WeakValueDictionary()
+        self._held: weakref.WeakKeyDictionary[Tokenizer, Tokenizer] = weakref.WeakKeyDictionary()  # own -> read
+        self._lock = threading.Lock()
+
+    def get(self, made_from: Hashable, read: Callable[[], Tokenizer]) -> Tokenizer:
+        """A tokenizer of the caller's own over the vocabulary ``made_from`` names (an upload's
+        fingerprint, with the limits it is read under), ``read()`` when no session holds it (two
+        sessions reading it at once keep the first)."""
+        with self._lock:
+            first = self._read.get(made_from)
+        if first is None:
+            read_now = read()
+            with self._lock:
+                first = self._read.setdefault(made_from, read_now)
+        own = copy.copy(first)  # its name is the session's; the vocabulary and caches are shared
+        with self._lock:
+            self._held[own] = first
+        return own
 
 
 def upload_size(path: str | os.PathLike[str]) -> int:

@@ -29,8 +29,10 @@ from lbpe.playground.service import (
     AUTO_PATTERN,
     Downloads,
     Session,
+    SharedUploads,
     Stopped,
     Uploads,
+    check_upload_sizes,
     describe,
     open_upload,
     upload_fingerprint,
@@ -57,6 +59,8 @@ _DOWNLOADS = Downloads(ttl=LIMITS.file_ttl)
 #: stays ``LBPE_APP_FILE_TTL`` after its last use, so it can be run again).
 UPLOAD_GRACE = 120
 _UPLOADS = Uploads(grace=min(UPLOAD_GRACE, LIMITS.file_ttl))
+#: The vocabularies read from uploads, one for every session that sent the same files
+_SHARED_UPLOADS = SharedUploads()
 #: Seconds between two sweeps of the downloads and uploads.
 SWEEP_SECONDS = max(1.0, min(60.0, _UPLOADS.grace / 2))
 
@@ -474,8 +478,10 @@ def upload_vocab(files: Any, pattern: str = AUTO_PATTERN, state: Any = None):
     session, paths = _session(state), _paths(files)
     try:
         with _read_once(paths):
-            tok = open_upload(paths, pattern=pattern, limits=LIMITS)
+            check_upload_sizes(paths, limits=LIMITS)  # before the fingerprint reads them
             made_from = upload_fingerprint(paths, pattern)
+            read = lambda: open_upload(paths, pattern=pattern, limits=LIMITS)  # noqa: E731
+            tok = _SHARED_UPLOADS.get((made_from, LIMITS), read)  # read under these limits
     except PatternNeededError as exc:
         raise gr.Error(f"{exc} (in the app: choose the pre-tokenizer next to the upload, then upload again)") from None
     label = "gpt2 files" if len(paths) == 2 else paths[0].name
