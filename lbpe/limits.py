@@ -216,6 +216,14 @@ PLAYGROUND: dict[str, Limit] = {
             scale=1,
         ),
         Limit(
+            "server_vocabs",
+            "LBPE_APP_SERVER_VOCABS",
+            16,
+            "vocabularies",
+            "distinct uploaded vocabularies the server holds for all its sessions together (one more is refused)",
+            scale=1,
+        ),
+        Limit(
             "train_seconds",
             "LBPE_APP_TRAIN_SECONDS",
             300,
@@ -280,6 +288,7 @@ class Limits:
     train_bytes: int = PLAYGROUND["train_bytes"].default
     train_vocab: int = PLAYGROUND["train_vocab"].default
     session_vocabs: int = PLAYGROUND["session_vocabs"].default
+    server_vocabs: int = PLAYGROUND["server_vocabs"].default
     train_seconds: int = PLAYGROUND["train_seconds"].default
     jobs: int = PLAYGROUND["jobs"].default
     address_jobs: int = PLAYGROUND["address_jobs"].default

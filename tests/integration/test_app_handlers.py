@@ -235,6 +235,25 @@ def test_sessions_uploading_the_same_files_share_one_vocabulary(tmp_path):
     assert third.tokenizer(d3["value"]).vocab is not a.vocab  # another pre-tokenizer chosen: another vocabulary
 
 
+def test_the_server_holds_a_bounded_number_of_uploaded_vocabularies(tmp_path, limits):
+    """Sessions each kept their uploads with no bound over all of them: a few dozen scripted
+    sessions could exhaust the server's memory. Past LBPE_APP_SERVER_VOCABS distinct uploads
+    held at once, another is refused (saying why and what to do) until one is let go; the same
+    files again are shared, never refused."""
+    limits(server_vocabs=1)
+    r50k, p50k = data_file("openai/r50k_base.tiktoken"), data_file("openai/p50k_base.tiktoken")
+    first, _, _ = app.upload_vocab([upload(tmp_path, r50k, "held.tiktoken")], "gpt2", app.new_session())
+    with pytest.raises(gr.Error) as refused:
+        app.upload_vocab([upload(tmp_path, p50k, "more.tiktoken")], "gpt2", app.new_session())
+    message = refused.value.message
+    assert "holds 1 uploaded vocabulary" in message and "bundled" in message and "LBPE_" not in message, message
+    again, dropdown, _ = app.upload_vocab([upload(tmp_path, r50k, "held.tiktoken")], "gpt2", app.new_session())
+    assert again.tokenizer(dropdown["value"]).vocab is first.tokenizer("upload: held.tiktoken").vocab
+    del first, again
+    gc.collect()  # the sessions are gone (as Gradio forgets them after LBPE_APP_SESSION_TTL)
+    app.upload_vocab([upload(tmp_path, p50k, "more.tiktoken")], "gpt2", app.new_session())
+
+
 def test_the_vocabulary_line_counts_its_tokens_not_its_largest_id(tmp_path):
     """A rank file with a gap in its ids (256 bytes, then id 1000) has 257 tokens, not 1,001;
     cl100k_base has its 100,256 ranks and 5 special tokens (ids up to 100,276)."""

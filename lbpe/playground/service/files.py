@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import gc
 import hashlib
 import os
 import secrets
@@ -180,12 +181,23 @@ class SharedUploads:
         self._held: weakref.WeakKeyDictionary[Tokenizer, Tokenizer] = weakref.WeakKeyDictionary()  # own -> read
         self._lock = threading.Lock()
 
-    def get(self, made_from: Hashable, read: Callable[[], Tokenizer]) -> Tokenizer:
+    def get(self, made_from: Hashable, read: Callable[[], Tokenizer], *, most: int | None = None) -> Tokenizer:
         """A tokenizer of the caller's own over the vocabulary ``made_from`` names (an upload's
         fingerprint, with the limits it is read under), ``read()`` when no session holds it (two
-        sessions reading it at once keep the first)."""
+        sessions reading it at once keep the first). ``most``: how many distinct vocabularies
+        may be held; one more raises :class:`~lbpe.errors.LbpeError` until one is let go."""
         with self._lock:
             first = self._read.get(made_from)
+        if first is None and most is not None and len(self._read) >= most:
+            for _ in range(2):  # tokenizers no session holds any more (a session's goes first, then the one it held)
+                gc.collect()
+            if len(self._read) >= most:
+                held = f"{most} uploaded vocabular{'y' if most == 1 else 'ies'}"
+                raise LbpeError(
+                    f"The server holds {held} for its visitors, as many as it keeps at once; upload this one "
+                    "again later (a session's uploads are let go after a while without requests), or use a "
+                    "bundled vocabulary."
+                )
         if first is None:
             read_now = read()
             with self._lock:
