@@ -95,12 +95,15 @@ def test_dropout_reads_the_rate_and_seed_boxes(tok):
         # beyond 64 bits an answer's JSON cannot hold it: said here, not an error after the handler
         (("bpe", "dropout", 0.1, 1e30), "The seed must be a whole number from 0 to 999,999,999,999"),
         (("bpe", "dropout", 0.1, 2.0**64), "The seed must be a whole number from 0 to 999,999,999,999"),
+        (("bpe", "dropout", 0.1, 10**30), "The seed must be a whole number from 0 to 999,999,999,999"),
         (("bpe", "dropout", 0.1, -3.0), "The seed must be a whole number from 0 to 999,999,999,999"),
     ],
 )
 def test_a_wrong_pair_is_a_readable_error(args, message):
-    with pytest.raises(gr.Error, match=re.escape(message)):
+    with pytest.raises(gr.Error, match=re.escape(message)) as refused:
         app.handlers.compare(TEXT, VOCAB, True, False, None, False, *args)
+    if args[-1] == 10**30:  # the seed as sent, cut short visibly: not 20 of its digits as if whole
+        assert "not '10000000000000000000…' (31 digits)" in refused.value.message, refused.value.message
 
 
 def test_the_pair_controls_name_the_id_boxes_and_show_dropouts_options():

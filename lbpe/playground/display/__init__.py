@@ -71,6 +71,7 @@ from lbpe.playground.display.model import (
     differences,
     differing_spans,
     parse_ids,
+    quoted,
 )
 from lbpe.playground.display.pair_explain import pair_html, pair_names, pair_text
 from lbpe.playground.display.render import (
@@ -135,6 +136,7 @@ __all__ = [
     "DEFAULT_METHODS",
     "SEED_MOST",
     "SEED_RULE",
+    "quoted",
     "check_methods",
     "COLORS",
     "MAX_LISTED_DIFFERENCES",

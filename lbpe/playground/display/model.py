@@ -59,7 +59,22 @@ DEFAULT_METHODS: tuple[Method, Method] = ("bpe", "lbpe")
 #: answers, whose numbers hold 64 bits, and is typed by hand.
 SEED_MOST = 999_999_999_999
 
+
 #: What a seed may be, as the playground says it.
+def quoted(value: object, most: int = 20) -> str:
+    """``value`` as a message quotes it: its text, cut to ``most`` characters with "…" where it
+    is longer (and a number's count of digits), so a cut value never reads as a whole one.
+
+    >>> quoted(10**30), quoted("x3")
+    ("'10000000000000000000…' (31 digits)", "'x3'")
+    """
+    text = str(value)
+    if len(text) <= most:
+        return repr(text)
+    digits = f" ({len(text):,} digits)" if text.isascii() and text.isdigit() else ""
+    return repr(text[:most] + "…") + digits
+
+
 SEED_RULE = f"a whole number from 0 to {SEED_MOST:,}, or empty for fresh draws on every change"
 
 
@@ -354,9 +369,11 @@ def parse_ids(text: str) -> list[int]:
         raise LbpeError(f"decode takes at most {DECODE_MOST_IDS:,} ids at a time; this paste has {len(parts):,}")
     # ASCII digits only (int() would read other scripts' digits), and few enough for int()
     bad = next((p for p in parts if not (p.isascii() and p.isdigit() and len(p) <= 12)), None)
+    if bad is not None and bad.isascii() and bad.isdigit():
+        raise LbpeError(f"{quoted(bad)} is a whole number of {len(bad):,} digits, too large to be a token id")
     if bad is not None:
         raise LbpeError(
-            f"{bad[:20]!r} is not a token id; ids are whole numbers such as 15496, separated by spaces or commas"
+            f"{quoted(bad)} is not a token id; ids are whole numbers such as 15496, separated by spaces or commas"
         )
     return [int(p) for p in parts]
 

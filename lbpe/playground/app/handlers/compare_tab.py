@@ -245,7 +245,7 @@ def _seed(value: Any) -> int | None:
     except (TypeError, ValueError):
         number = 0.5
     if not number.is_integer() or not 0 <= number <= display.SEED_MOST:
-        raise gr.Error(f"The seed must be {display.SEED_RULE}: not {str(value)[:20]!r}.")
+        raise gr.Error(f"The seed must be {display.SEED_RULE}: not {display.quoted(value)}.")
     return int(number)
 
 
