@@ -100,6 +100,15 @@ def _read_up_to(f, n: int) -> bytes:
     return b"".join(parts)
 
 
+def _preset_hint(missing: Path) -> str:
+    """For a missing bare name (``cl100k_base``, ``gpt2.tiktoken``), how a bundled vocabulary of
+    that name opens (this layer does not know their names: :mod:`lbpe.presets` reads through it)."""
+    if len(missing.parts) != 1:
+        return ""
+    name = missing.name.removesuffix(".gz").removesuffix(".tiktoken")
+    return f"; if {name!r} is a bundled vocabulary, open it with lbpe.load_preset({name!r})"
+
+
 def detect_format(path: str | os.PathLike[str]) -> tuple[str, Path]:
     """Return ``(format name, the file to read)`` for a vocabulary file or folder."""
     p = Path(path)
@@ -124,7 +133,7 @@ def detect_format(path: str | os.PathLike[str]) -> tuple[str, Path]:
             str(p), f"no vocabulary found in this folder (found: {found}); expected {' or '.join(FORMATS.values())}"
         )
     if not p.exists():
-        raise VocabFormatError(str(p), "no such file or folder")
+        raise VocabFormatError(str(p), "no such file or folder" + _preset_hint(p))
     name = p.name.lower()
     if name.endswith(".gz"):
         name = name[: -len(".gz")]
@@ -167,6 +176,13 @@ def load(
     the snapshot's variables. A vocabulary whose longest token is over the ``token_bytes``
     limit (``LBPE_MAX_TOKEN_BYTES``, 1 KiB) is refused: no real one comes near it.
     """
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(
+            f"path must be a vocabulary file's or folder's path (str or os.PathLike), not {type(path).__name__}; "
+            "for a bundled vocabulary use lbpe.load_preset(name)"
+        )
     if special_tokens is not None and not isinstance(special_tokens, Mapping):
         raise TypeError(
             "special_tokens must map each special token's text to its id, e.g. {'<|endoftext|>': 100257}; "

@@ -173,6 +173,21 @@ def test_empty_and_unrecognised_files(tmp_path):
         lbpe.load(tmp_path / "missing.tiktoken")
 
 
+def test_a_path_that_is_no_path_or_names_a_preset_says_what_to_pass(tmp_path, monkeypatch):
+    """load(None) and load(b"...") ended in pathlib's TypeError (which, for None, offered bytes);
+    a bundled vocabulary's name as a path said only "no such file or folder"."""
+    for bad in (None, 5):
+        with pytest.raises(TypeError, match=rf"path must be .*not {type(bad).__name__}.*load_preset"):
+            lbpe.load(bad)
+    shutil.copy(data_file("openai/r50k_base.tiktoken"), tmp_path / "r50k_base.tiktoken")
+    assert lbpe.load(str(tmp_path / "r50k_base.tiktoken").encode()).encode("hi there", mode="bpe") == [5303, 612]
+    monkeypatch.chdir(tmp_path)
+    for name in ("cl100k_base", "cl100k_base.tiktoken", "gpt2"):
+        want = r"no such file or folder.*lbpe.load_preset\((.)(cl100k_base|gpt2)\1\)"
+        with pytest.raises(VocabFormatError, match=want):
+            lbpe.load(name)
+
+
 def test_gpt2_merge_naming_unknown_token(tmp_path):
     shutil.copy(data_file("gpt2/encoder.json"), tmp_path / "encoder.json")
     (tmp_path / "vocab.bpe").write_text("#version: 0.2\nĠ t\nqq zz\n", encoding="utf-8")
