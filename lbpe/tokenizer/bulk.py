@@ -19,6 +19,7 @@ from lbpe.tokenizer import buffers
 from lbpe.tokenizer.checks import (
     Dropout,
     check_dropout,
+    checked_flag,
     checked_text,
     checked_workers,
     dropout_options,
@@ -117,6 +118,7 @@ class BulkEncoding:
         if not isinstance(texts, Iterable):
             raise TypeError(f"texts must be a list of str (an iterable of texts), not {type(texts).__name__}")
         texts = [checked_text(t) for t in texts]
+        add_special_tokens = checked_flag(add_special_tokens, "add_special_tokens")
         # read by every text's split: an iterator only once
         allowed_special = read_once(allowed_special)  # type: ignore[assignment]
         disallowed_special = read_once(disallowed_special)  # type: ignore[assignment]
@@ -187,6 +189,7 @@ class BulkEncoding:
         array('I', [256, 99, 32, 256])
         """
         mode = _check_mode(mode)
+        add_special_tokens = checked_flag(add_special_tokens, "add_special_tokens")
         options = dropout_options(mode, dropout, seed)
         if options is not None:
             text = replace_surrogates(checked_text(text))  # before any draw, as encode does

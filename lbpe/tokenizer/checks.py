@@ -11,6 +11,7 @@ import os
 import random
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, NamedTuple, SupportsIndex, TypeGuard
 
 from lbpe.errors import LbpeError
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from lbpe.vocab import Vocab
 
 __all__ = [
+    "checked_flag",
     "check_mode",
     "check_dropout",
     "checked_added",
@@ -106,6 +108,21 @@ def checked_text(text: object) -> str:
     return text
 
 
+def checked_flag(value: object, name: str) -> bool:
+    """A yes/no option (``add_special_tokens``) as a bool: ``True``, ``False`` or numpy's bool;
+    anything else is a ``TypeError`` (``"no"`` is truthy and would have meant yes).
+
+    >>> checked_flag("no", "add_special_tokens")
+    Traceback (most recent call last):
+    ...
+    TypeError: add_special_tokens must be True or False, not str 'no'
+    """
+    kind = type(value)
+    if kind is bool or (kind.__module__ == "numpy" and kind.__name__ in ("bool_", "bool")):
+        return bool(value)
+    raise TypeError(f"{name} must be True or False, not {kind.__name__} {value!r:.40}")
+
+
 def checked_ids(ids: object) -> list:
     """The ids ``decode`` was given, as a list: an iterable of whole numbers (``int``, numpy's
     integers: anything with ``__index__``; an array is read by its ``tolist()``). A float equal
@@ -120,6 +137,10 @@ def checked_ids(ids: object) -> list:
     if not _many(ids):
         hint = f"; for one id, decode([{ids!r}])" if hasattr(type(ids), "__index__") else ""
         raise TypeError(f"ids must be a sequence of token ids, not {type(ids).__name__}{hint}")
+    if isinstance(ids, (AbstractSet, Mapping)):  # no order (or keys): the text would come out shuffled
+        raise TypeError(
+            f"ids must be a sequence of token ids in order (a list, tuple or array), not {type(ids).__name__}"
+        )
     if type(ids) is not list and hasattr(ids, "tolist"):  # numpy, array.array, torch: plain numbers
         return checked_ids(ids.tolist())
     out = ids if type(ids) is list else list(ids)

@@ -20,7 +20,14 @@ from lbpe.pretokenize.compiled import PresetPattern
 from lbpe.pretokenize.splitters import Regex, Splitter
 from lbpe.tokenizer import cuts, keys
 from lbpe.tokenizer.bulk import CACHED_PIECE_CHARS, BulkEncoding
-from lbpe.tokenizer.checks import Dropout, checked_added, checked_ends, dropout_options, replace_surrogates
+from lbpe.tokenizer.checks import (
+    Dropout,
+    checked_added,
+    checked_ends,
+    checked_flag,
+    dropout_options,
+    replace_surrogates,
+)
 from lbpe.tokenizer.checks import check_mode as _check_mode
 from lbpe.tokenizer.checks import checked_ids as _checked_ids
 from lbpe.tokenizer.checks import checked_text as _checked_text
@@ -433,7 +440,7 @@ class Tokenizer(BulkEncoding):
         :mod:`lbpe.limits` for the caps the CLI and the app apply to untrusted input).
         """
         if (
-            not add_special_tokens
+            add_special_tokens is False
             and dropout is None
             and seed is None
             and (
@@ -451,6 +458,7 @@ class Tokenizer(BulkEncoding):
             if ids is not None:
                 return ids
         mode = _check_mode(mode)
+        add_special_tokens = checked_flag(add_special_tokens, "add_special_tokens")
         options = dropout_options(mode, dropout, seed)
         if options is not None:
             text = replace_surrogates(_checked_text(text))  # before any draw (see encode_ordinary)

@@ -614,3 +614,17 @@ def test_split_piece_checks_its_piece_as_encode_checks_a_text():
     for mode in ("bpe", "lbpe"):
         split = [tok.split_piece(p, mode=mode) for p in pieces]
         assert [tok.vocab.tokens[k] for keys in split for k in keys] == tok.encode("x\ud800 y", mode=mode)
+
+
+def test_yes_no_options_and_unordered_ids_are_refused():
+    """add_special_tokens="no" is truthy: it added BOS/EOS; a set or dict of ids decoded in
+    no particular order (tiktoken takes a sequence only)."""
+    tok = lbpe.load(data_file("sentencepiece/mistral_tokenizer.model.v1"))
+    for bad in ("no", None, 0):
+        for method, text in ((tok.encode, "hi"), (tok.encode_batch, ["hi"]), (tok.encode_to_array, "hi")):
+            with pytest.raises(TypeError, match="add_special_tokens must be True or False"):
+                method(text, mode="bpe", add_special_tokens=bad)
+    assert tok.encode("hi", mode="bpe", add_special_tokens=True)[0] == tok.bos[0]
+    for bad in ({1, 2}, {1: "a"}, frozenset({1})):
+        with pytest.raises(TypeError, match="sequence of token ids in order"):
+            tok.decode(bad)
