@@ -54,17 +54,28 @@ class NotUtf8Error(LbpeError):
     ``byte`` is the first bad byte and ``offset`` its offset in bytes from the start of what
     ``source`` names."""
 
-    def __init__(self, source: str, byte: int, offset: int) -> None:
+    def __init__(self, source: str, byte: int, offset: int, *, utf16: bool = False) -> None:
         self.source = source
         self.byte = byte
         self.offset = offset
+        self.utf16 = utf16  # it starts with a UTF-16 byte-order mark
+        if utf16:
+            super().__init__(
+                f"{source}: UTF-16 text, not UTF-8 (it starts with a UTF-16 byte-order mark); convert it to "
+                "UTF-8 first (e.g. iconv -f UTF-16 -t UTF-8)"
+            )
+            return
         super().__init__(
             f"{source}: not UTF-8 text (byte 0x{byte:02x} at offset {offset}); "
             "convert it to UTF-8 first (e.g. iconv -t UTF-8)"
         )
 
     def __reduce__(self):  # pickles intact, so it reaches the caller of a multiprocessing pool
-        return (type(self), (self.source, self.byte, self.offset))
+        return (_not_utf8, (self.source, self.byte, self.offset, self.utf16))
+
+
+def _not_utf8(source: str, byte: int, offset: int, utf16: bool) -> NotUtf8Error:
+    return NotUtf8Error(source, byte, offset, utf16=utf16)
 
 
 class VocabSizeError(LbpeError):

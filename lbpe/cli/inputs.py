@@ -17,8 +17,9 @@ __all__ = ["STREAM_HINT", "loader", "read_text", "tokenizer"]
 STREAM_HINT = "lbpe stats and lbpe export stream files of any size"
 
 
-def read_text(name: str) -> str:
-    """The whole of a UTF-8 text file (or standard input), within the ``text_bytes`` limit."""
+def read_text(name: str, *, command: str = "encode") -> str:
+    """The whole of a UTF-8 text file (or standard input), within the ``text_bytes`` limit.
+    ``command`` (``"encode"``) is named in the hint for a text given where its file goes."""
     limit = limits.get("text_bytes")
     if name == "-":
         data = sys.stdin.buffer.read(limit + 1) if limit else sys.stdin.buffer.read()
@@ -28,6 +29,12 @@ def read_text(name: str) -> str:
             with open(name, "rb") as f:
                 limits.check("text_bytes", os.fstat(f.fileno()).st_size, name, hint=STREAM_HINT)
                 data = f.read(limit + 1) if limit else f.read()
+        except FileNotFoundError:
+            shown = name if len(name) <= 40 else name[:40] + "…"
+            raise LbpeError(
+                f"{shown}: no such file; lbpe {command} reads a file (or - for standard input): to give it a text "
+                f"itself, pipe it in, e.g. echo 'hello world' | lbpe {command} ..."
+            ) from None
         except OSError as exc:
             raise LbpeError(f"{name}: cannot be read ({exc.strerror})") from None
         source = name

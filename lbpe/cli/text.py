@@ -24,7 +24,7 @@ def cmd_encode(args: argparse.Namespace, out: TextIO) -> None:
         raise LbpeError(f"--dropout must be from 0 to 1 (e.g. 0.1), not {args.dropout}")
     tok = tokenizer(args)
     ids = tok.encode(
-        read_text(args.file),
+        read_text(args.file, command="encode"),
         mode=args.mode,
         allowed_special=_allowed(args),
         disallowed_special=(),
@@ -55,7 +55,7 @@ def cmd_compare(args: argparse.Namespace, out: TextIO) -> None:
     spec = getattr(args, "methods", "bpe,lbpe")
     methods = _methods(spec, args)
     tok = tokenizer(args)
-    text = read_text(args.file)
+    text = read_text(args.file, command="compare")
     counts = []
     for method in methods:
         options = {"dropout": args.dropout, "seed": args.seed} if method == "dropout" else {}

@@ -56,7 +56,8 @@ def decode(data: bytes, source: str, offset: int = 0) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise NotUtf8Error(source, data[exc.start], offset + exc.start) from None
+        utf16 = offset == exc.start == 0 and data[:2] in (b"\xff\xfe", b"\xfe\xff")
+        raise NotUtf8Error(source, data[exc.start], offset + exc.start, utf16=utf16) from None
 
 
 def iter_chunks(

@@ -311,3 +311,16 @@ def test_ctrl_c_ends_a_command_with_one_line(tmp_path, command):
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 130 and err == f"lbpe {command}: interrupted\n", (proc.returncode, err[-500:])
+
+
+@pytest.mark.parametrize("command", ["encode", "compare"])
+def test_a_text_where_a_file_goes_and_a_utf16_file_say_what_to_do(tmp_path, command):
+    """`lbpe encode --mode bpe "hello world"` said only "hello world: cannot be read"; a UTF-16
+    file (as Windows' Notepad and PowerShell write) only "not UTF-8 text (byte 0xff at offset 0)"."""
+    mode = ["--mode", "bpe"] if command == "encode" else []
+    told = one_line_error(run_cli(command, "--vocab", "gpt2", *mode, "hello world", cwd=tmp_path), command)
+    assert "hello world: no such file" in told and "pipe it in" in told and f"| lbpe {command}" in told, told
+    utf16 = tmp_path / "notes.txt"
+    utf16.write_bytes("hello".encode("utf-16"))  # a byte-order mark first
+    told = one_line_error(run_cli(command, "--vocab", "gpt2", *mode, str(utf16)), command)
+    assert "notes.txt: UTF-16 text, not UTF-8" in told and "iconv -f UTF-16 -t UTF-8" in told, told

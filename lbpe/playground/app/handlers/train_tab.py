@@ -84,7 +84,7 @@ def _train(session: Session, paths: list[Path], size: int, unit: str, scaffold: 
         )
     except NotUtf8Error as bad:  # named as the person uploaded it, not by the server's folder
         source = functools.reduce(without_folder, {p.parent for p in paths}, bad.source)
-        raise NotUtf8Error(source, bad.byte, bad.offset) from None
+        raise NotUtf8Error(source, bad.byte, bad.offset, utf16=bad.utf16) from None
     except VocabSizeError as small:  # in this view's words: it has a size box, no other option to change
         raise LbpeError(
             f"The vocabulary size {small.vocab_size:,} is smaller than the {small.base:,} base tokens of "
