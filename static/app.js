@@ -221,7 +221,7 @@ function readFragment() {
     const chars = Number(params.get("tl")) || 0;
     const kept = longText();
     if (kept !== null && kept.length === chars) out.text = kept;
-    else out.linkedTextChars = chars;
+    else out.linkedTextChars = chars > 0 ? chars : -1; // -1: a length no link of this page writes
   }
   // the Across view's axis as the link spells it (ax=methods, ms=, mdr=, mseed=): Python checks it (checkedAxis)
   if (params.has("ax")) {
@@ -519,9 +519,11 @@ function linkNotes(linked, { pairError = "", axisError = "", unknown = "" } = {}
   }
   if (pairError) notes.push(pairError.replace(/^Its/, "its").replace(/\.$/, ""));
   if (axisError) notes.push(axisError.replace(/^(Its|It)\b/, (w) => w.toLowerCase()).replace(/\.$/, ""));
-  if (linked.linkedTextChars) {
+  if (linked.linkedTextChars > 0) {
     notes.push(`its text had ${number.format(linked.linkedTextChars)} characters, more than a link carries ` +
       `(${number.format(MAX_URL_TEXT)}): paste the text again`);
+  } else if (linked.linkedTextChars) {
+    notes.push("its text was longer than a link carries: paste the text again");
   }
   return notes.length ? `About this link: ${notes.join("; ")}.` : "";
 }
@@ -627,6 +629,11 @@ function showResult(result) {
   for (const mode of modes) {
     window.lbpePanes.draw($(`.pane[data-mode="${mode}"]`), result.panes[mode]); // only the runs that changed
     $(`.ids[data-mode="${mode}"]`).textContent = summary[mode].ids.join(" ");
+    // a long text's ids are its drawn part's: said beside them, with the whole text's count
+    const whole = result.whole ? result.whole[mode] : null; // the pane slots' counts
+    $(`.ids-part[data-mode="${mode}"]`).textContent = whole === null ? "" :
+      ` (the first ${number.format(summary[mode].ids.length)} of the whole text's ${number.format(whole)}, ` +
+      `for its first ${number.format(result.shown_chars)} characters)`;
   }
   $("#metrics").innerHTML = result.metrics;
   $("#differences").innerHTML = result.differences;

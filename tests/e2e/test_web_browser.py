@@ -184,8 +184,14 @@ def test_page_shows_cpython_ids_for_every_preset(session, server):
     o200k = load_preset("o200k_base")
     whole = [len(o200k.encode(long_text, mode=m, disallowed_special=())) for m in MODES]
     assert f"the whole text is {whole[0]:,} BPE and {whole[1]:,} LBPE tokens" in info, info
+    # the ids listed (and copied) are the drawn part's: their box says so, with the whole's count
+    for mode, count in zip(MODES, whole):
+        listed = len(page.text_content(f'.ids[data-mode="{mode}"]').split())
+        summary = page.inner_text(f'.ids-box:has(.ids[data-mode="{mode}"]) summary')
+        assert listed < count and f"the first {listed:,} of the whole text's {count:,}" in summary, summary
 
     set_text(page, TEXT, "o200k_base")
+    assert "first" not in page.inner_text('.ids-box:has(.ids[data-mode="bpe"]) summary')
     choose_preset(page, DEFAULT_PRESET, TEXT)
     assert page.locator(".pane .lbpe-diff").count() > 0, "the sample differs between BPE and LBPE here"
     page.wait_for_selector("#chart .main-svg", timeout=STEP_MS)
@@ -1024,6 +1030,10 @@ def test_a_link_says_everything_it_cannot_show_opened_or_pasted(session, server)
     second = page.inner_text("#error")
     assert "“elsewhere” is not one of this page's" in second and "“foo,baz”" in second, second
     assert "zzz" in second, second
+    # a text length that is no number (a link edited by hand) still says the text is not there
+    open_page(page, f"{server.url}#tl=abc")
+    page.wait_for_selector("#error:not([hidden])", timeout=STEP_MS)
+    assert "its text was longer than a link carries" in page.inner_text("#error"), page.inner_text("#error")
     # a seed too long for Python's int() is a note, never a page that stays starting
     open_page(page, f"{server.url}#t=abe&m=bpe,dropout&dr=0.5&seed={'0' * 4400}1")
     wait_rendered(page, "abe", DEFAULT_PRESET)
