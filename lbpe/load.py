@@ -27,7 +27,7 @@ __all__ = ["load", "detect_format", "read_limited", "FORMATS"]
 #: Formats :func:`load` recognises, and how it recognises them.
 FORMATS = {
     "tiktoken": "a .tiktoken rank file (or a file of '<base64> <rank>' lines)",
-    "gpt2": "GPT-2 encoder.json + vocab.bpe (give either file, or their folder)",
+    "gpt2": "GPT-2 encoder.json + vocab.bpe side by side (the path of either, or of their folder; upload both)",
     "hf": "a HF tokenizer.json with a BPE model",
     "sentencepiece": "a SentencePiece .model file of type BPE",
 }
