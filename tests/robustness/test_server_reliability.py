@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -372,8 +373,12 @@ def test_files_are_swept_on_a_timer_and_at_shutdown(tmp_path):
         swept = _wait_for(lambda: not _files(cache) and not _files(scratch), 30)
         assert swept is not None, f"left 30 s after their 4 s lifetime: {_files(cache) + _files(scratch)}"
         work()
+        _upload_raw(server.url, b"sent, never used", "unused.txt")  # no handler ever learns of it
         server.proc.send_signal(signal.SIGTERM)
         server.proc.wait(60)
         left = _files(cache) + _files(scratch)
         assert left == [], f"left after SIGTERM: {left}"
+        # nor the folders Gradio made for each upload (it deletes their files, not them)
+        folders = [p.name for p in cache.rglob("*") if p.is_dir() and re.fullmatch(r"[0-9a-f]{20,}", p.name)]
+        assert folders == [], f"empty upload folders left after SIGTERM: {folders}"
         assert [p for p in scratch.iterdir() if p.name.startswith("lbpe-")] == []
