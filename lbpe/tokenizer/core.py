@@ -509,7 +509,8 @@ class Tokenizer(BulkEncoding):
         dropout: float | None = None,
         seed: int | None = None,
     ) -> list[Segment]:
-        """Encode ``text`` and locate every token in it (character offsets); see :class:`Segment`.
+        """Encode ``text`` and locate every token in it (character offsets into ``text`` as given,
+        where a surrogate pair that encodes as one character is two); see :class:`Segment`.
         ``mode``, ``dropout`` and ``seed`` as for :meth:`encode` (the same seed gives the tokens
         ``encode`` gives)."""
         mode = _check_mode(mode)
