@@ -64,6 +64,12 @@ def _per_char(text: str, out: str, fn) -> Aligned:
 UnicodeForm = Literal["NFC", "NFD", "NFKC", "NFKD"]
 
 
+#: How many runs :meth:`Unicode.aligned` takes together before it stops placing the rest of a
+#: text: composition joins two or three (a Hangul syllable's jamo); a text whose runs never
+#: place alone (U+0F73 after marks it reorders with) would otherwise cost time cubic in its length.
+_MOST_RUNS = 8
+
+
 class Unicode(Normalizer):
     """NFC, NFD, NFKC or NFKD (with the running Python's Unicode tables)."""
 
@@ -87,11 +93,15 @@ class Unicode(Normalizer):
         starts = [i for i, c in enumerate(text) if unicodedata.combining(c) == 0 and i] + [len(text)]
         where: list[int] = []
         first = 0  # where the runs not yet placed begin
+        taken = 0  # runs taken together since then
         for end in starts:
             part = unicodedata.normalize(self.form, text[first:end])
             if end == len(text) or out.startswith(part, len(where)):
                 where += [first] * len(part)
-                first = end
+                first, taken = end, 0
+            elif (taken := taken + 1) > _MOST_RUNS:  # no place within reach: the rest at this run's start
+                break
+        where += [first] * (len(out) - len(where))
         if len(where) != len(out):  # a run placed too early: no offsets rather than wrong ones
             return out, [0] * len(out)
         return out, where
