@@ -11,7 +11,8 @@ from __future__ import annotations
 import os
 import signal
 from array import array
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from itertools import chain, islice
 from typing import Literal, Protocol
 
@@ -34,8 +35,8 @@ class Encoder(Protocol):
         text: str,
         *,
         mode: Method,
-        allowed_special: Literal["all"] | Collection[str] | None = ...,
-        disallowed_special: Literal["all"] | Collection[str] | None = ...,
+        allowed_special: Literal["all"] | AbstractSet[str] | list[str] | tuple[str, ...] | None = ...,
+        disallowed_special: Literal["all"] | AbstractSet[str] | list[str] | tuple[str, ...] | None = ...,
         add_special_tokens: bool = ...,
     ) -> list[int]: ...
 

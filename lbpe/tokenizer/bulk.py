@@ -8,9 +8,9 @@ from __future__ import annotations
 import os
 import sys
 from array import array
-from collections.abc import Collection, Iterable
+from collections.abc import Iterable
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from lbpe import native
 from lbpe.model import Method
@@ -27,7 +27,7 @@ from lbpe.tokenizer.checks import (
 )
 from lbpe.tokenizer.checks import check_mode as _check_mode
 from lbpe.tokenizer.compiled import encode_on_threads
-from lbpe.tokenizer.specials import read_once
+from lbpe.tokenizer.specials import SpecialNames, read_once
 from lbpe.vocab import Vocab
 
 if TYPE_CHECKING:
@@ -58,8 +58,8 @@ class BulkEncoding:
         text: str,
         *,
         mode: Method,
-        allowed_special: Literal["all"] | Collection[str] | None = frozenset(),
-        disallowed_special: Literal["all"] | Collection[str] | None = "all",
+        allowed_special: SpecialNames = frozenset(),
+        disallowed_special: SpecialNames = "all",
         add_special_tokens: bool = False,
         dropout: float | None = None,
         seed: int | None = None,
@@ -69,8 +69,8 @@ class BulkEncoding:
     def _chunks(
         self,
         text: str,
-        allowed_special: Literal["all"] | Collection[str] | None,
-        disallowed_special: Literal["all"] | Collection[str] | None,
+        allowed_special: SpecialNames,
+        disallowed_special: SpecialNames,
     ) -> list[tuple[bool, str]]:
         raise NotImplementedError
 
@@ -89,8 +89,8 @@ class BulkEncoding:
         *,
         mode: Method,
         workers: int | None = 1,
-        allowed_special: Literal["all"] | Collection[str] | None = frozenset(),
-        disallowed_special: Literal["all"] | Collection[str] | None = "all",
+        allowed_special: SpecialNames = frozenset(),
+        disallowed_special: SpecialNames = "all",
         add_special_tokens: bool = False,
         dropout: float | None = None,
         seed: int | None = None,
@@ -173,8 +173,8 @@ class BulkEncoding:
         text: str,
         *,
         mode: Method,
-        allowed_special: Literal["all"] | Collection[str] | None = frozenset(),
-        disallowed_special: Literal["all"] | Collection[str] | None = "all",
+        allowed_special: SpecialNames = frozenset(),
+        disallowed_special: SpecialNames = "all",
         add_special_tokens: bool = False,
         dropout: float | None = None,
         seed: int | None = None,
@@ -213,8 +213,8 @@ class BulkEncoding:
         text: str,
         *,
         mode: Method,
-        allowed_special: Literal["all"] | Collection[str] | None = frozenset(),
-        disallowed_special: Literal["all"] | Collection[str] | None = "all",
+        allowed_special: SpecialNames = frozenset(),
+        disallowed_special: SpecialNames = "all",
         add_special_tokens: bool = False,
         dropout: float | None = None,
         seed: int | None = None,

@@ -7,9 +7,9 @@ caches) and orchestrates the stages; what each stage does on its own lives besid
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import nullcontext
-from typing import TYPE_CHECKING, Literal, cast
+from typing import TYPE_CHECKING, cast
 
 from lbpe import budget, native
 from lbpe.decoders import Decoder
@@ -33,7 +33,7 @@ from lbpe.tokenizer.checks import checked_ids as _checked_ids
 from lbpe.tokenizer.checks import checked_text as _checked_text
 from lbpe.tokenizer.compiled import compiled_ids
 from lbpe.tokenizer.offsets import Segment, in_given_text, located, segments
-from lbpe.tokenizer.specials import checked_names, nothing_to_find, special_matcher, split_specials
+from lbpe.tokenizer.specials import SpecialNames, checked_names, nothing_to_find, special_matcher, split_specials
 from lbpe.user_regex import deadline
 from lbpe.vocab import Vocab
 
@@ -401,8 +401,8 @@ class Tokenizer(BulkEncoding):
         text: str,
         *,
         mode: Method,
-        allowed_special: Literal["all"] | Collection[str] | None = frozenset(),
-        disallowed_special: Literal["all"] | Collection[str] | None = "all",
+        allowed_special: SpecialNames = frozenset(),
+        disallowed_special: SpecialNames = "all",
         add_special_tokens: bool = False,
         dropout: float | None = None,
         seed: int | None = None,
@@ -488,8 +488,8 @@ class Tokenizer(BulkEncoding):
     def _chunks(
         self,
         text: str,
-        allowed_special: Literal["all"] | Collection[str] | None,
-        disallowed_special: Literal["all"] | Collection[str] | None,
+        allowed_special: SpecialNames,
+        disallowed_special: SpecialNames,
     ) -> list[tuple[bool, str]]:
         """Split text into (is_special, chunk) after checking for disallowed special tokens."""
         specials = self.vocab.special
@@ -504,8 +504,8 @@ class Tokenizer(BulkEncoding):
         text: str,
         *,
         mode: Method,
-        allowed_special: Literal["all"] | Collection[str] | None = frozenset(),
-        disallowed_special: Literal["all"] | Collection[str] | None = "all",
+        allowed_special: SpecialNames = frozenset(),
+        disallowed_special: SpecialNames = "all",
         dropout: float | None = None,
         seed: int | None = None,
     ) -> list[Segment]:
@@ -523,7 +523,7 @@ class Tokenizer(BulkEncoding):
         return segs if text is given else in_given_text(segs, given)  # a surrogate pair is two characters there
 
     def located_pieces(
-        self, text: str, *, allowed_special: Literal["all"] | Collection[str] | None = frozenset()
+        self, text: str, *, allowed_special: SpecialNames = frozenset()
     ) -> list[tuple[str, int, int, bool]] | None:
         """The pieces :meth:`segment` (with ``disallowed_special=()``) encodes one by one, where
         they lie in ``text``: ``(piece, start, end, special)``, a special or added token being a

@@ -6,14 +6,19 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Mapping
 from collections.abc import Set as AbstractSet
-from typing import Literal, cast
+from typing import Literal, TypeAlias, cast
 
 from lbpe.errors import DisallowedSpecialError, LbpeError
 from lbpe.literals import MAX_ADDED_TOKEN_CHARS, Literals
 
-__all__ = ["checked_names", "nothing_to_find", "read_once", "special_matcher", "split_specials"]
+__all__ = ["SpecialNames", "checked_names", "nothing_to_find", "read_once", "special_matcher", "split_specials"]
 
 _NO_NAMES: frozenset[str] = frozenset()
+
+#: What ``allowed_special`` and ``disallowed_special`` take: ``"all"``, a set, list or tuple of
+#: token texts, or ``None`` (none). Not ``Collection[str]``, which a single string is: one is
+#: refused (:func:`checked_names`), and the type says so.
+SpecialNames: TypeAlias = Literal["all"] | AbstractSet[str] | list[str] | tuple[str, ...] | None
 
 
 def checked_names(
@@ -88,8 +93,8 @@ def split_specials(
     matcher: Literals | None,
     specials: Mapping[str, int],
     added_tokens: Mapping[str, int],
-    allowed_special: Literal["all"] | Collection[str] | None,
-    disallowed_special: Literal["all"] | Collection[str] | None,
+    allowed_special: SpecialNames,
+    disallowed_special: SpecialNames,
 ) -> list[tuple[bool, str]]:
     """Split text into (is_special, chunk) after checking for disallowed special tokens:
     ``specials`` are the vocabulary's special tokens, ``added_tokens`` always match, and

@@ -76,6 +76,14 @@ segs = tok.segment(text, mode="bpe", allowed_special=("<|endoftext|>",))
 batch: list[list[int]] = tok.encode_batch([text], mode="bpe", allowed_special="all", disallowed_special=[])
 """
 
+#: A call the code refuses (a single string, read as its characters, would let the token through
+#: in silence): the types must refuse it too.
+USER_MISTAKE = """
+import lbpe
+
+lbpe.load_preset("gpt2").encode("a", mode="bpe", allowed_special="<|endoftext|>")
+"""
+
 
 @pytest.mark.slow(reason="mypy on a user's script")
 def test_the_documented_special_token_arguments_type_check(tmp_path):
@@ -94,3 +102,7 @@ def test_the_documented_special_token_arguments_type_check(tmp_path):
         env={**os.environ, "MYPYPATH": str(ROOT)},
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    script.write_text(USER_MISTAKE, encoding="utf-8")
+    env = {**os.environ, "MYPYPATH": str(ROOT)}
+    proc = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
+    assert proc.returncode == 1 and 'Argument "allowed_special"' in proc.stdout, proc.stdout + proc.stderr
