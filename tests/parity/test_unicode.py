@@ -177,7 +177,7 @@ def _every_character() -> list[str]:
 
 
 def test_lowercase_is_hf_tokenizers_on_every_code_point():
-    """HF lowercases each character alone at Unicode 16.0 (Rust's char::to_lowercase): no
+    """HF lowercases each character alone at Unicode 17.0 (Rust's char::to_lowercase): no
     final sigma, and the case pairs Unicode 15 and 16 added, whatever the Python."""
     from tokenizers import normalizers
 

@@ -60,7 +60,6 @@ DEFAULT_METHODS: tuple[Method, Method] = ("bpe", "lbpe")
 SEED_MOST = 999_999_999_999
 
 
-#: What a seed may be, as the playground says it.
 def quoted(value: object, most: int = 20) -> str:
     """``value`` as a message quotes it: its text, cut to ``most`` characters with "…" where it
     is longer (and a number's count of digits), so a cut value never reads as a whole one.
@@ -75,6 +74,7 @@ def quoted(value: object, most: int = 20) -> str:
     return repr(text[:most] + "…") + digits
 
 
+#: What a seed may be, as the playground says it.
 SEED_RULE = f"a whole number from 0 to {SEED_MOST:,}, or empty for fresh draws on every change"
 
 
