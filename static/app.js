@@ -1100,6 +1100,12 @@ function fileTextNote(name, text) {
 
 let fileNote = "";
 
+/** The text is no longer the opened file's: its note goes (if it is still the one shown). */
+function dropFileNote() {
+  if (fileNote && ui.error.textContent === fileNote) showError("");
+  fileNote = "";
+}
+
 async function openTextFile(file) {
   showError("");
   let text;
@@ -1139,7 +1145,8 @@ function wire(presets) {
   ui.pattern.addEventListener("change", () => {
     // Applies to rank files: read the last file chosen again with this pre-tokenizer while it is
     // shown or asked for one; a bundled vocabulary (or a file no longer shown) is kept.
-    if (lastFiles && (state.preset === FILE_VOCAB || patternAsked)) loadVocabFiles(lastFiles);
+    if (patternAsked && lastFiles) loadVocabFiles(lastFiles);
+    else if (state.preset === FILE_VOCAB && fileVocab) loadVocabFiles(fileVocab.files);
     else {
       showError(`The pre-tokenizer menu applies to a .tiktoken file you load; ${state.preset} has its own ` +
         "pre-tokenizer and is kept.");
@@ -1152,8 +1159,7 @@ function wire(presets) {
   });
   ui.text.addEventListener("input", () => {
     state.text = ui.text.value;
-    if (fileNote && ui.error.textContent === fileNote) showError(""); // the file's text is gone
-    fileNote = "";
+    dropFileNote();
     writeFragment();
     schedule();
   });
@@ -1236,6 +1242,7 @@ function wire(presets) {
     ui.example.value = "";
     if (!chosen) return;
     state.text = chosen.text;
+    dropFileNote();
     applyState();
     setExplain(chosen.explain, { write: false, at: String(chosen.text.indexOf(chosen.explain)) });
     if (chosen.vocabulary !== state.preset && presets.includes(chosen.vocabulary)) {
@@ -1262,6 +1269,8 @@ function wire(presets) {
     // the file entry is one of the page's vocabularies only while a file is loaded
     const known = (name) => presets.includes(name) || (name === FILE_VOCAB && fileVocab !== null);
     const unknown = next.preset && !known(next.preset) ? next.preset : "";
+    const fileWanted = next.preset === FILE_VOCAB && fileVocab !== null && state.preset !== FILE_VOCAB;
+    if ("text" in next) dropFileNote();
     Object.assign(state, LINK_DEFAULTS, next); // what the link leaves out is as on a new page
     const axisBefore = state.axis;
     const { pairError, axisError } = await linkOptions(next);
@@ -1272,6 +1281,8 @@ function wire(presets) {
     if (vocabChanged) {
       ui.preset.value = state.preset;
       await choosePreset(state.preset); // it clears the error line: the link's notes come after
+    } else if (fileWanted) {
+      await loadVocabFiles(fileVocab.files); // the file loaded last, shown again
     } else {
       schedule(0);
       runExplain();

@@ -271,6 +271,10 @@ def test_opening_text_files(session, server, tmp_path):
     assert_matches_cpython(page, load_preset(DEFAULT_PRESET), exact, "a file with CRLF and a byte-order mark")
     note = page.inner_text("#error")
     assert "windows.txt" in note and "CRLF" in note and "byte-order mark" in note, note
+    page.select_option("#example", index=1)  # another text: the note about the file goes
+    page.wait_for_function("() => !document.querySelector('#error').textContent.includes('CRLF')")
+    page.set_input_files("#text-file", str(windows))
+    wait_rendered(page, exact, DEFAULT_PRESET)
     page.reload()  # the file's text survives a reload through the link, CRs and all
     wait_rendered(page, exact, DEFAULT_PRESET)
     page.fill("#text", "typed")  # a new text: the note about the file goes
@@ -345,6 +349,26 @@ def test_loading_a_vocabulary_file(session, server, tmp_path):
     time.sleep(1)  # a file loaded in its place would be shown by now
     assert page.input_value("#preset") == "cl100k_base"
     assert page.evaluate("() => window.lbpePage.rendered.preset") == "cl100k_base" and "v=cl100k_base" in page.url
+    # a file that fails for another reason than its pre-tokenizer is not what the menu reads
+    # again: the file shown is
+    page.select_option("#preset", "__file__")
+    wait_rendered(page, "ranks with a chosen pre-tokenizer", "__file__")
+    broken = tmp_path / "broken.tiktoken"
+    broken.write_bytes(b"not a rank file\n")
+    page.set_input_files("#vocab-file", str(broken))
+    page.wait_for_function("() => document.querySelector('#error').textContent.includes('broken.tiktoken')")
+    page.select_option("#pattern", "gpt2")
+    page.wait_for_function(
+        "() => document.querySelector(\"#preset option[value='__file__']\").textContent.includes('my_ranks')"
+        " && !document.querySelector('#error').textContent.includes('broken')",
+        timeout=STEP_MS,
+    )
+    # a link to the file entry, pasted while a bundled vocabulary is shown, shows the file
+    choose_preset(page, "gpt2", "ranks with a chosen pre-tokenizer")
+    page.evaluate("() => { location.hash = '#v=__file__&t=the%20file%20again'; }")
+    wait_rendered(page, "the file again", "__file__")
+    assert page.input_value("#preset") == "__file__"
+    assert_matches_cpython(page, lbpe.load(unnamed, pattern="gpt2"), "the file again", "a link to the file entry")
 
 
 def test_a_hostile_pattern_cannot_freeze_the_page(session, server, tmp_path):
