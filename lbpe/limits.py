@@ -218,9 +218,17 @@ PLAYGROUND: dict[str, Limit] = {
         Limit(
             "server_vocabs",
             "LBPE_APP_SERVER_VOCABS",
-            16,
+            24,
             "vocabularies",
             "distinct uploaded vocabularies the server holds for all its sessions together (one more is refused)",
+            scale=1,
+        ),
+        Limit(
+            "address_vocabs",
+            "LBPE_APP_ADDRESS_VOCABS",
+            4,
+            "vocabularies",
+            "distinct uploaded vocabularies held for one network address (every tab and client there together)",
             scale=1,
         ),
         Limit(
@@ -289,6 +297,7 @@ class Limits:
     train_vocab: int = PLAYGROUND["train_vocab"].default
     session_vocabs: int = PLAYGROUND["session_vocabs"].default
     server_vocabs: int = PLAYGROUND["server_vocabs"].default
+    address_vocabs: int = PLAYGROUND["address_vocabs"].default
     train_seconds: int = PLAYGROUND["train_seconds"].default
     jobs: int = PLAYGROUND["jobs"].default
     address_jobs: int = PLAYGROUND["address_jobs"].default

@@ -254,6 +254,36 @@ def test_the_server_holds_a_bounded_number_of_uploaded_vocabularies(tmp_path, li
     app.upload_vocab([upload(tmp_path, p50k, "more.tiktoken")], "gpt2", app.new_session())
 
 
+def test_one_address_cannot_take_every_place_for_uploaded_vocabularies(tmp_path, limits, monkeypatch):
+    """Past LBPE_APP_ADDRESS_VOCABS distinct uploads held for one network address (over all its
+    sessions), another from there is refused, saying so, while another address's is read: one
+    visitor with a few scripted sessions of tiny files took every place of the server's."""
+    import base64
+
+    limits(server_vocabs=3, address_vocabs=2)
+    here = "203.0.113.7"
+    monkeypatch.setattr(app.handlers.common, "client_address", lambda: here)
+    tiny = [tmp_path / f"tiny{k}.tiktoken" for k in range(4)]
+    for k, path in enumerate(tiny):
+        path.write_text(
+            "\n".join(f"{base64.b64encode(bytes([b])).decode()} {b}" for b in range(256))
+            + f"\n{base64.b64encode(b'ab' * (k + 1)).decode()} 256\n"
+        )
+    held = [
+        app.upload_vocab([upload(tmp_path, tiny[k], f"t{k}.tiktoken")], "gpt2", app.new_session())[0] for k in (0, 1)
+    ]
+    with pytest.raises(gr.Error) as refused:
+        app.upload_vocab([upload(tmp_path, tiny[2], "t2.tiktoken")], "gpt2", app.new_session())
+    message = refused.value.message
+    assert "Your network address holds 2 uploaded vocabularies" in message and "LBPE_" not in message, message
+    again = app.upload_vocab(
+        [upload(tmp_path, tiny[0], "t0.tiktoken")], "gpt2", app.new_session()
+    )  # shared: never refused
+    here = "198.51.100.9"  # another visitor still gets the place left
+    app.upload_vocab([upload(tmp_path, tiny[2], "t2.tiktoken")], "gpt2", app.new_session())
+    assert held and again
+
+
 def test_the_vocabulary_line_counts_its_tokens_not_its_largest_id(tmp_path):
     """A rank file with a gap in its ids (256 bytes, then id 1000) has 257 tokens, not 1,001;
     cl100k_base has its 100,256 ranks and 5 special tokens (ids up to 100,276)."""

@@ -178,34 +178,77 @@ class SharedUploads:
 
     def __init__(self) -> None:
         self._read: weakref.WeakValueDictionary[Hashable, Tokenizer] = weakref.WeakValueDictionary()
-        self._held: weakref.WeakKeyDictionary[Tokenizer, Tokenizer] = weakref.WeakKeyDictionary()  # own -> read
+        # own -> (the tokenizer read, the address it was uploaded from)
+        self._held: weakref.WeakKeyDictionary[Tokenizer, tuple[Tokenizer, str | None]] = weakref.WeakKeyDictionary()
+        self._reading: dict[Hashable, str | None] = {}  # read now, not yet held: counted as held
         self._lock = threading.Lock()
 
-    def get(self, made_from: Hashable, read: Callable[[], Tokenizer], *, most: int | None = None) -> Tokenizer:
+    def get(
+        self,
+        made_from: Hashable,
+        read: Callable[[], Tokenizer],
+        *,
+        most: int | None = None,
+        address: str | None = None,
+        per_address: int | None = None,
+    ) -> Tokenizer:
         """A tokenizer of the caller's own over the vocabulary ``made_from`` names (an upload's
         fingerprint, with the limits it is read under), ``read()`` when no session holds it (two
         sessions reading it at once keep the first). ``most``: how many distinct vocabularies
-        may be held; one more raises :class:`~lbpe.errors.LbpeError` until one is let go."""
+        may be held; ``per_address``: how many for the network ``address`` the upload came
+        from. One more raises :class:`~lbpe.errors.LbpeError` until one is let go."""
         with self._lock:
             first = self._read.get(made_from)
-        if first is None and most is not None and len(self._read) >= most:
+            problem = (
+                None if first is not None or made_from in self._reading else self._full(most, address, per_address)
+            )
+        if problem is not None:
             for _ in range(2):  # tokenizers no session holds any more (a session's goes first, then the one it held)
                 gc.collect()
-            if len(self._read) >= most:
-                held = f"{most} uploaded vocabular{'y' if most == 1 else 'ies'}"
-                raise LbpeError(
-                    f"The server holds {held} for its visitors, as many as it keeps at once; upload this one "
-                    "again later (a session's uploads are let go after a while without requests), or use a "
-                    "bundled vocabulary."
-                )
-        if first is None:
+        with self._lock:
+            first = self._read.get(made_from)
+            reading = first is None and made_from not in self._reading
+            if reading:
+                problem = self._full(most, address, per_address)
+                if problem is not None:
+                    raise LbpeError(problem)
+                self._reading[made_from] = address
+        if reading:
+            try:
+                read_now = read()
+            finally:
+                with self._lock:
+                    self._reading.pop(made_from, None)
+            with self._lock:
+                first = self._read.setdefault(made_from, read_now)
+        elif first is None:  # another session is reading it now: read it too (the first kept)
             read_now = read()
             with self._lock:
                 first = self._read.setdefault(made_from, read_now)
         own = copy.copy(first)  # its name is the session's; the vocabulary and caches are shared
         with self._lock:
-            self._held[own] = first
+            self._held[own] = (first, address)
         return own
+
+    def _full(self, most: int | None, address: str | None, per_address: int | None) -> str | None:
+        """What is full for one more vocabulary from ``address`` (``None``: nothing); under the lock."""
+        if most is not None and len(self._read) + len(self._reading) >= most:
+            held = f"{most} uploaded vocabular{'y' if most == 1 else 'ies'}"
+            return (
+                f"The server holds {held} for its visitors, as many as it keeps at once; upload this one again "
+                "later (a session's uploads are let go after a while without requests), or use a bundled vocabulary."
+            )
+        if address is None or per_address is None:
+            return None
+        mine = {id(first) for first, at in self._held.values() if at == address}
+        mine |= {id(key) for key, at in self._reading.items() if at == address}
+        if len(mine) >= per_address:
+            held = f"{per_address} uploaded vocabular{'y' if per_address == 1 else 'ies'}"
+            return (
+                f"Your network address holds {held} here (over all its tabs), as many as one address may; "
+                "let one go (a tab's uploads go when it is closed, after a while) or use a bundled vocabulary."
+            )
+        return None
 
 
 def upload_size(path: str | os.PathLike[str]) -> int:

@@ -481,7 +481,13 @@ def upload_vocab(files: Any, pattern: str = AUTO_PATTERN, state: Any = None):
             check_upload_sizes(paths, limits=LIMITS)  # before the fingerprint reads them
             made_from = upload_fingerprint(paths, pattern)
             read = lambda: open_upload(paths, pattern=pattern, limits=LIMITS)  # noqa: E731
-            tok = _SHARED_UPLOADS.get((made_from, LIMITS), read, most=LIMITS.server_vocabs)  # read under these limits
+            tok = _SHARED_UPLOADS.get(  # read under these limits
+                (made_from, LIMITS),
+                read,
+                most=LIMITS.server_vocabs,
+                address=client_address(),
+                per_address=LIMITS.address_vocabs,
+            )
     except PatternNeededError as exc:
         raise gr.Error(f"{exc} (in the app: choose the pre-tokenizer next to the upload, then upload again)") from None
     label = "gpt2 files" if len(paths) == 2 else paths[0].name
