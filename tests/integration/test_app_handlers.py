@@ -260,7 +260,7 @@ def test_one_address_cannot_take_every_place_for_uploaded_vocabularies(tmp_path,
     visitor with a few scripted sessions of tiny files took every place of the server's."""
     import base64
 
-    limits(server_vocabs=3, address_vocabs=2)
+    limits(server_vocabs=4, address_vocabs=2)
     here = "203.0.113.7"
     monkeypatch.setattr(app.handlers.common, "client_address", lambda: here)
     tiny = [tmp_path / f"tiny{k}.tiktoken" for k in range(4)]
@@ -276,12 +276,33 @@ def test_one_address_cannot_take_every_place_for_uploaded_vocabularies(tmp_path,
         app.upload_vocab([upload(tmp_path, tiny[2], "t2.tiktoken")], "gpt2", app.new_session())
     message = refused.value.message
     assert "Your network address holds 2 uploaded vocabularies" in message and "LBPE_" not in message, message
-    again = app.upload_vocab(
-        [upload(tmp_path, tiny[0], "t0.tiktoken")], "gpt2", app.new_session()
-    )  # shared: never refused
-    here = "198.51.100.9"  # another visitor still gets the place left
-    app.upload_vocab([upload(tmp_path, tiny[2], "t2.tiktoken")], "gpt2", app.new_session())
-    assert held and again
+    # one it holds already is shared, not refused
+    again = app.upload_vocab([upload(tmp_path, tiny[0], "t0.tiktoken")], "gpt2", app.new_session())
+    here = "198.51.100.9"  # another visitor still gets the places left
+    kept = app.upload_vocab([upload(tmp_path, tiny[2], "t2.tiktoken")], "gpt2", app.new_session())
+    assert held and again and kept
+    # a vocabulary another address holds counts for this one too: joining it at the bound is refused
+    # (else one address could hold any number, each first uploaded from another and then let go)
+    other = app.upload_vocab([upload(tmp_path, tiny[3], "t3.tiktoken")], "gpt2", app.new_session())
+    with pytest.raises(gr.Error, match="Your network address holds 2"):
+        app.upload_vocab([upload(tmp_path, tiny[0], "t0.tiktoken")], "gpt2", app.new_session())
+    assert other
+
+
+def test_one_tab_uploads_more_vocabularies_than_it_keeps(tmp_path, limits, monkeypatch):
+    """A session at its bound drops its oldest upload for a new one: that one does not count
+    against its address (the fifth upload of one tab was refused)."""
+    import base64
+
+    limits(session_vocabs=2, address_vocabs=2)
+    monkeypatch.setattr(app.handlers.common, "client_address", lambda: "203.0.113.8")
+    session = app.new_session()
+    for k in range(4):
+        path = tmp_path / f"own{k}.tiktoken"
+        lines = [f"{base64.b64encode(bytes([b])).decode()} {b}" for b in range(256)]
+        path.write_text("\n".join(lines) + f"\n{base64.b64encode(b'xy' * (k + 1)).decode()} 256\n")
+        session, dropdown, _ = app.upload_vocab([upload(tmp_path, path, f"own{k}.tiktoken")], "gpt2", session)
+    assert list(session.vocabs) == ["upload: own2.tiktoken", "upload: own3.tiktoken"]
 
 
 def test_the_vocabulary_line_counts_its_tokens_not_its_largest_id(tmp_path):

@@ -38,7 +38,7 @@ import tempfile
 import threading
 import time
 import weakref
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from lbpe import limits as _limits
@@ -178,9 +178,10 @@ class SharedUploads:
 
     def __init__(self) -> None:
         self._read: weakref.WeakValueDictionary[Hashable, Tokenizer] = weakref.WeakValueDictionary()
-        # own -> (the tokenizer read, the address it was uploaded from)
+        # own -> (the tokenizer read, the address it is held for)
         self._held: weakref.WeakKeyDictionary[Tokenizer, tuple[Tokenizer, str | None]] = weakref.WeakKeyDictionary()
-        self._reading: dict[Hashable, str | None] = {}  # read now, not yet held: counted as held
+        # read now, not yet held (counted as held): for whom, and set when the read ends
+        self._reading: dict[Hashable, tuple[str | None, threading.Event]] = {}
         self._lock = threading.Lock()
 
     def get(
@@ -191,48 +192,61 @@ class SharedUploads:
         most: int | None = None,
         address: str | None = None,
         per_address: int | None = None,
+        releasing: Iterable[Tokenizer] = (),
     ) -> Tokenizer:
         """A tokenizer of the caller's own over the vocabulary ``made_from`` names (an upload's
-        fingerprint, with the limits it is read under), ``read()`` when no session holds it (two
-        sessions reading it at once keep the first). ``most``: how many distinct vocabularies
-        may be held; ``per_address``: how many for the network ``address`` the upload came
-        from. One more raises :class:`~lbpe.errors.LbpeError` until one is let go."""
-        with self._lock:
-            first = self._read.get(made_from)
-            problem = (
-                None if first is not None or made_from in self._reading else self._full(most, address, per_address)
-            )
-        if problem is not None:
-            for _ in range(2):  # tokenizers no session holds any more (a session's goes first, then the one it held)
-                gc.collect()
-        with self._lock:
-            first = self._read.get(made_from)
-            reading = first is None and made_from not in self._reading
-            if reading:
-                problem = self._full(most, address, per_address)
-                if problem is not None:
-                    raise LbpeError(problem)
-                self._reading[made_from] = address
-        if reading:
-            try:
-                read_now = read()
-            finally:
-                with self._lock:
-                    self._reading.pop(made_from, None)
+        fingerprint, with the limits it is read under), ``read()`` when no session holds it (a
+        session asking while another reads it waits for that read). ``most``: how many distinct
+        vocabularies may be held; ``per_address``: how many for the network ``address`` the
+        upload came from, those it shares with others included; ``releasing``: the caller's
+        own tokenizers it lets go when it keeps this one (not counted). One more raises
+        :class:`~lbpe.errors.LbpeError` until one is let go."""
+        let_go = {id(tok) for tok in releasing}
+        collected = False
+        while True:
             with self._lock:
-                first = self._read.setdefault(made_from, read_now)
-        elif first is None:  # another session is reading it now: read it too (the first kept)
+                first = self._read.get(made_from)
+                pending = self._reading.get(made_from)
+                problem = None if pending else self._full(first, address, most, per_address, let_go)
+                if pending is None and problem is None:
+                    if first is not None:  # held already: shared
+                        own = copy.copy(first)  # its name is the session's; the vocabulary and caches are shared
+                        self._held[own] = (first, address)
+                        return own
+                    done = threading.Event()
+                    self._reading[made_from] = (address, done)
+                    break
+            if pending is not None:
+                pending[1].wait()  # then held, or the read failed: asked again
+            elif collected:
+                raise LbpeError(problem)
+            else:
+                # tokenizers no session holds any more (a session's copy goes first, then the one it held)
+                for _ in range(2):
+                    gc.collect()
+                collected = True
+        try:
             read_now = read()
+            own = copy.copy(read_now)
             with self._lock:
-                first = self._read.setdefault(made_from, read_now)
-        own = copy.copy(first)  # its name is the session's; the vocabulary and caches are shared
-        with self._lock:
-            self._held[own] = (first, address)
-        return own
+                self._read[made_from] = read_now
+                self._held[own] = (read_now, address)
+            return own
+        finally:
+            with self._lock:
+                self._reading.pop(made_from, None)
+            done.set()
 
-    def _full(self, most: int | None, address: str | None, per_address: int | None) -> str | None:
-        """What is full for one more vocabulary from ``address`` (``None``: nothing); under the lock."""
-        if most is not None and len(self._read) + len(self._reading) >= most:
+    def _full(
+        self, first: Tokenizer | None, address: str | None, most: int | None, per_address: int | None, let_go: set[int]
+    ) -> str | None:
+        """Why ``address`` may not hold one more vocabulary (``first``: the one asked for, when
+        held already), or ``None``; under the lock."""
+        holders: dict[int, set[str | None]] = {}  # each vocabulary held -> the addresses holding it
+        for own, (read_one, at) in list(self._held.items()):
+            if id(own) not in let_go:
+                holders.setdefault(id(read_one), set()).add(at)
+        if first is None and most is not None and len(holders) + len(self._reading) >= most:
             held = f"{most} uploaded vocabular{'y' if most == 1 else 'ies'}"
             return (
                 f"The server holds {held} for its visitors, as many as it keeps at once; upload this one again "
@@ -240,9 +254,9 @@ class SharedUploads:
             )
         if address is None or per_address is None:
             return None
-        mine = {id(first) for first, at in self._held.values() if at == address}
-        mine |= {id(key) for key, at in self._reading.items() if at == address}
-        if len(mine) >= per_address:
+        mine = {key for key, at in holders.items() if address in at}
+        mine |= {id(key) for key, (at, _) in self._reading.items() if at == address}
+        if (first is None or id(first) not in mine) and len(mine) >= per_address:
             held = f"{per_address} uploaded vocabular{'y' if per_address == 1 else 'ies'}"
             return (
                 f"Your network address holds {held} here (over all its tabs), as many as one address may; "

@@ -151,6 +151,13 @@ class Session:
             self.let_go.add(oldest)
         return name
 
+    def to_let_go(self, made_from: str) -> list[Tokenizer]:
+        """What :meth:`remember` would drop to keep the vocabulary ``made_from`` fingerprints (the
+        oldest, when the session holds as many as it keeps and not that one)."""
+        if self.named(made_from) is not None or len(self.vocabs) < self.keep:
+            return []
+        return [next(iter(self.vocabs.values()))]
+
     def dropped_note(self) -> str:
         """What the last :meth:`remember` dropped, said for a person; empty when nothing.
 

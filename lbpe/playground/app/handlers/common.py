@@ -487,6 +487,7 @@ def upload_vocab(files: Any, pattern: str = AUTO_PATTERN, state: Any = None):
                 most=LIMITS.server_vocabs,
                 address=client_address(),
                 per_address=LIMITS.address_vocabs,
+                releasing=session.to_let_go(made_from),
             )
     except PatternNeededError as exc:
         raise gr.Error(f"{exc} (in the app: choose the pre-tokenizer next to the upload, then upload again)") from None
