@@ -13,6 +13,7 @@ the encoder's hot path; ``aligned`` feeds display offsets.
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from collections.abc import Sequence as Seq
@@ -64,10 +65,12 @@ def _per_char(text: str, out: str, fn) -> Aligned:
 UnicodeForm = Literal["NFC", "NFD", "NFKC", "NFKD"]
 
 
-#: How many runs :meth:`Unicode.aligned` takes together before it stops placing the rest of a
-#: text: composition joins two or three (a Hangul syllable's jamo); a text whose runs never
-#: place alone (U+0F73 after marks it reorders with) would otherwise cost time cubic in its length.
+#: How many runs, and characters, :meth:`Unicode.aligned` takes together before it places a
+#: stretch as one, up to the next white space: composition joins two or three runs (a Hangul
+#: syllable's jamo); runs that never place alone (U+0F73 after marks it reorders with) would
+#: otherwise cost time cubic in their length.
 _MOST_RUNS = 8
+_MOST_CHARS = 64
 
 
 class Unicode(Normalizer):
@@ -93,14 +96,26 @@ class Unicode(Normalizer):
         starts = [i for i, c in enumerate(text) if unicodedata.combining(c) == 0 and i] + [len(text)]
         where: list[int] = []
         first = 0  # where the runs not yet placed begin
-        taken = 0  # runs taken together since then
-        for end in starts:
+        k = 0  # the first of starts after first
+        taken = 0  # runs taken together since first
+        while first < len(text):
+            end = starts[k]
             part = unicodedata.normalize(self.form, text[first:end])
-            if end == len(text) or out.startswith(part, len(where)):
-                where += [first] * len(part)
-                first, taken = end, 0
-            elif (taken := taken + 1) > _MOST_RUNS:  # no place within reach: the rest at this run's start
-                break
+            if end < len(text) and not out.startswith(part, len(where)):
+                taken += 1
+                if taken < _MOST_RUNS and end - first < _MOST_CHARS:
+                    k += 1  # taken with the next run
+                    continue
+                # no place within reach: the stretch up to the next white space, which composes
+                # with nothing (reach()), placed as one
+                space = _SPACE.search(text, end)
+                end = space.start() if space else len(text)
+                part = unicodedata.normalize(self.form, text[first:end])
+                if end < len(text) and not out.startswith(part, len(where)):
+                    break  # cannot happen; the rest at this stretch's start below
+            where += [first] * len(part)
+            first, taken = end, 0
+            k = bisect.bisect_right(starts, end)
         where += [first] * (len(out) - len(where))
         if len(where) != len(out):  # a run placed too early: no offsets rather than wrong ones
             return out, [0] * len(out)
@@ -133,6 +148,7 @@ class Lowercase(Normalizer):
 #: Unicode's White_Space characters, which Rust's ``trim`` removes (``str.strip`` also removes
 #: U+001C-U+001F)
 _WHITE_SPACE = "".join(chr(c) for first, last in WHITE_SPACE_RANGES for c in range(first, last + 1))
+_SPACE = re.compile(f"[{re.escape(_WHITE_SPACE)}]")
 
 
 class Strip(Normalizer):

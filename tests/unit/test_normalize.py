@@ -72,3 +72,19 @@ def test_unicode_alignment_stays_linear_where_no_run_aligns():
     started = time.process_time()
     out, where = Unicode("NFC").aligned(text)
     assert len(where) == len(out) and time.process_time() - started < 20
+
+
+def test_unicode_alignment_resumes_after_a_stretch_that_never_aligns():
+    """Past the runs taken together, the stretch up to the next white space is placed as one
+    and the text after it keeps its own offsets (they all pointed at the stretch's start)."""
+    import unicodedata
+
+    from lbpe.normalize import Unicode
+
+    tail = " hello " + unicodedata.normalize("NFD", "한국") + " end"
+    text = "x" + "\u0f74\u0f73" * 10 + tail
+    out, where = Unicode("NFC").aligned(text)
+    assert out == unicodedata.normalize("NFC", text)
+    at = out.index(" hello")
+    assert where[at : at + 6] == list(range(text.index(" hello"), text.index(" hello") + 6))
+    assert text[where[out.index(" end") + 1]] == "e"
