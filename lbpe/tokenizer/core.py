@@ -430,9 +430,10 @@ class Tokenizer(BulkEncoding):
         :class:`~lbpe.errors.DisallowedSpecialError` unless it is in ``allowed_special`` (then it
         becomes that special token) or excluded from ``disallowed_special`` (then it is
         encoded as ordinary text). Added (non-special) tokens are always matched. Each of the
-        two takes ``"all"`` or a collection of token texts (a set, list, tuple or numpy array;
-        empty or ``None``: none); a lone string other than ``"all"``, or a text the vocabulary
-        has no special (or, refused, added) token for, is an error rather than a silent no-op.
+        two takes ``"all"`` or a collection of token texts (a set, list or tuple, as the types
+        say; a numpy array of str works too, untyped; empty or ``None``: none); a lone string
+        other than ``"all"``, or a text the vocabulary has no special (or, refused, added) token
+        for, is an error rather than a silent no-op.
         ``add_special_tokens=True`` adds the vocabulary's BOS/EOS ids (off by default, so counts
         never silently include them). Lone surrogates in ``text`` (which UTF-8 cannot encode) are
         replaced by U+FFFD and surrogate pairs joined before encoding, as tiktoken does, so
