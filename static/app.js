@@ -1032,6 +1032,8 @@ async function choosePreset(name) {
   redecode();
 }
 
+/** Read vocabulary files into Python and show them; whether they loaded (if not, the error is
+ * shown and the vocabulary before stays). */
 async function loadVocabFiles(files) {
   showError("");
   lastFiles = files;
@@ -1055,7 +1057,7 @@ async function loadVocabFiles(files) {
     }
     setStatus("ready", "Ready");
     ui.preset.value = state.preset;
-    return;
+    return false;
   }
   fileVocab = { files, label };
   let option = ui.preset.querySelector(`option[value="${FILE_VOCAB}"]`);
@@ -1072,6 +1074,7 @@ async function loadVocabFiles(files) {
   schedule(0);
   runExplain();
   redecode();
+  return true;
 }
 
 /** A text file's text exactly as its bytes say, a byte-order mark included (as Python's
@@ -1270,8 +1273,10 @@ function wire(presets) {
     const known = (name) => presets.includes(name) || (name === FILE_VOCAB && fileVocab !== null);
     const unknown = next.preset && !known(next.preset) ? next.preset : "";
     const fileWanted = next.preset === FILE_VOCAB && fileVocab !== null && state.preset !== FILE_VOCAB;
+    const shown = state.preset;
     if ("text" in next) dropFileNote();
     Object.assign(state, LINK_DEFAULTS, next); // what the link leaves out is as on a new page
+    if (fileWanted) state.preset = shown; // the file, once it has loaded again
     const axisBefore = state.axis;
     const { pairError, axisError } = await linkOptions(next);
     if (state.axis !== axisBefore) clearAcross();
@@ -1281,13 +1286,15 @@ function wire(presets) {
     if (vocabChanged) {
       ui.preset.value = state.preset;
       await choosePreset(state.preset); // it clears the error line: the link's notes come after
-    } else if (fileWanted) {
-      await loadVocabFiles(fileVocab.files); // the file loaded last, shown again
-    } else {
+    }
+    // the file loaded last, shown again; if it cannot be, what was shown stays, with the reason
+    const fileFailed = fileWanted && !(await loadVocabFiles(fileVocab.files));
+    const failure = fileFailed ? ui.error.textContent : "";
+    if (!vocabChanged && !(fileWanted && !fileFailed)) {
       schedule(0);
       runExplain();
     }
-    showError(linkNotes(next, { pairError, axisError, unknown }));
+    showError([failure, linkNotes(next, { pairError, axisError, unknown })].filter(Boolean).join(" "));
   });
 }
 

@@ -369,6 +369,15 @@ def test_loading_a_vocabulary_file(session, server, tmp_path):
     wait_rendered(page, "the file again", "__file__")
     assert page.input_value("#preset") == "__file__"
     assert_matches_cpython(page, lbpe.load(unnamed, pattern="gpt2"), "the file again", "a link to the file entry")
+    # and when the file cannot be read again (the menu set back to "from its name"), the page
+    # stays on the vocabulary it showed and says both what failed and what the link could not show
+    choose_preset(page, "gpt2", "the file again")
+    page.select_option("#pattern", "")
+    page.evaluate("() => { location.hash = '#v=__file__&t=the%20file%20once%20more'; }")
+    wait_rendered(page, "the file once more", "gpt2")
+    page.wait_for_function("() => document.querySelector('#error').textContent.includes('my_ranks')")
+    assert page.input_value("#preset") == "gpt2"
+    assert_matches_cpython(page, load_preset("gpt2"), "the file once more", "a file that cannot be read again")
 
 
 def test_a_hostile_pattern_cannot_freeze_the_page(session, server, tmp_path):
