@@ -289,6 +289,23 @@ def test_one_address_cannot_take_every_place_for_uploaded_vocabularies(tmp_path,
     assert other
 
 
+def test_this_machines_own_tabs_are_bounded_by_the_server_only(tmp_path, limits, monkeypatch):
+    """A server run locally sees every tab of its person as 127.0.0.1 (or ::1): the per-address
+    bound would count them all as one visitor, so it does not apply there."""
+    import base64
+
+    limits(server_vocabs=4, address_vocabs=1)
+    for address in ("127.0.0.1", "::1"):
+        monkeypatch.setattr(app.handlers.common, "client_address", lambda: address)  # noqa: B023
+        held = []
+        for k in range(2):
+            path = tmp_path / f"local{address.count(':')}{k}.tiktoken"
+            lines = [f"{base64.b64encode(bytes([b])).decode()} {b}" for b in range(256)]
+            path.write_text("\n".join(lines) + f"\n{base64.b64encode(b'zq' * (k + 2)).decode()} 256\n")
+            held.append(app.upload_vocab([upload(tmp_path, path, path.name)], "gpt2", app.new_session())[0])
+        assert len(held) == 2
+
+
 def test_one_tab_uploads_more_vocabularies_than_it_keeps(tmp_path, limits, monkeypatch):
     """A session at its bound drops its oldest upload for a new one: that one does not count
     against its address (the fifth upload of one tab was refused)."""

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 
 from lbpe.errors import LbpeError
 
-__all__ = ["ENV_VAR", "trusted_proxies", "visitor_address"]
+__all__ = ["ENV_VAR", "is_local", "trusted_proxies", "visitor_address"]
 
 ENV_VAR = "LBPE_APP_TRUSTED_PROXIES"
 
@@ -72,9 +72,21 @@ def _address(text: str) -> Address | None:
 
 
 def _bucket(address: Address) -> str:
-    if isinstance(address, ipaddress.IPv6Address):
+    if isinstance(address, ipaddress.IPv6Address) and not address.is_loopback:
         return str(ipaddress.ip_network(f"{address}/64", strict=False))
     return str(address)
+
+
+def is_local(visitor: str) -> bool:
+    """Whether a visitor, as :func:`visitor_address` names it, is this machine itself.
+
+    >>> is_local("127.0.0.1"), is_local("::1"), is_local("192.0.2.44"), is_local("2001:db8::/64")
+    (True, True, False, False)
+    """
+    try:
+        return ipaddress.ip_network(visitor, strict=False).is_loopback
+    except ValueError:
+        return False
 
 
 def visitor_address(peer: str, forwarded: Iterable[str], trusted: Iterable[Network]) -> str:

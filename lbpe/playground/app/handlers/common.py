@@ -24,7 +24,7 @@ import plotly.graph_objects as go
 from lbpe import limits as _limits
 from lbpe.errors import LbpeError, PatternNeededError
 from lbpe.limits import MB, Limits
-from lbpe.playground.app.addresses import trusted_proxies, visitor_address
+from lbpe.playground.app.addresses import is_local, trusted_proxies, visitor_address
 from lbpe.playground.service import (
     AUTO_PATTERN,
     Downloads,
@@ -480,13 +480,14 @@ def upload_vocab(files: Any, pattern: str = AUTO_PATTERN, state: Any = None):
         with _read_once(paths):
             check_upload_sizes(paths, limits=LIMITS)  # before the fingerprint reads them
             made_from = upload_fingerprint(paths, pattern)
+            address = client_address()  # this machine's own visitors are bounded by the server's bound only
             read = lambda: open_upload(paths, pattern=pattern, limits=LIMITS)  # noqa: E731
             tok = _SHARED_UPLOADS.get(  # read under these limits
                 (made_from, LIMITS),
                 read,
                 most=LIMITS.server_vocabs,
-                address=client_address(),
-                per_address=LIMITS.address_vocabs,
+                address=address,
+                per_address=None if address is None or is_local(address) else LIMITS.address_vocabs,
                 releasing=session.to_let_go(made_from),
             )
     except PatternNeededError as exc:
