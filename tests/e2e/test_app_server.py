@@ -168,7 +168,7 @@ def test_bad_uploads_give_a_clear_message_and_the_server_keeps_serving(client, t
         r".*; this server allows no more",
     ):
         client.predict([handle_file(big)], "auto", api_name="/upload_vocab")
-    with pytest.raises(AppError, match="not UTF-8 text"):
+    with pytest.raises(AppError, match="UTF-16 text, not UTF-8"):  # it starts with a UTF-16 byte-order mark
         client.predict(handle_file(upload(tmp_path, b"\xff\xfe\x00", "x.txt")), api_name="/load_text")
     with pytest.raises(AppError, match="Unknown vocabulary"):
         client.predict("hi", "no-such-vocab", True, False, api_name="/compare")
