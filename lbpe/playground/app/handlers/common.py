@@ -78,8 +78,9 @@ def sweep_files(*, everything: bool = False) -> None:
 
 def _sweep_upload_leftovers(age: float) -> None:
     """Gradio's upload route writes each file to a temporary file at the top of its folder and
-    renames it into place; it leaves some (empty) ones behind, which it never deletes. Those
-    older than ``age`` seconds go (an upload under way is younger: its file is being written)."""
+    renames it into place, in a folder of its own named by a hash; it leaves some (empty)
+    temporary files, and the folders its files were deleted from, behind. Those older than
+    ``age`` seconds go (an upload under way is younger: its file is being written)."""
     try:
         from gradio.utils import get_upload_folder
 
@@ -91,6 +92,13 @@ def _sweep_upload_leftovers(age: float) -> None:
         try:
             if path.is_file() and not path.is_symlink() and now - path.stat().st_mtime > age:
                 path.unlink()
+        except OSError:
+            pass
+    for path in folder.iterdir():
+        try:
+            hashed = re.fullmatch(r"[0-9a-f]{20,}", path.name) is not None
+            if hashed and path.is_dir() and not path.is_symlink() and now - path.stat().st_mtime > age:
+                path.rmdir()  # only when empty
         except OSError:
             pass
 
@@ -108,6 +116,7 @@ def remove_served_files(blocks: Any) -> None:
                     remove()
                 except OSError:
                     pass
+    _sweep_upload_leftovers(-1.0)  # the folders emptied just now too: nothing is uploaded any more
 
 
 def _sweeping() -> None:
