@@ -32,7 +32,7 @@ from lbpe.tokenizer.checks import check_mode as _check_mode
 from lbpe.tokenizer.checks import checked_ids as _checked_ids
 from lbpe.tokenizer.checks import checked_text as _checked_text
 from lbpe.tokenizer.compiled import compiled_ids
-from lbpe.tokenizer.offsets import Segment, in_given_text, located, segments
+from lbpe.tokenizer.offsets import Segment, given_positions, in_given_text, located, segments
 from lbpe.tokenizer.specials import SpecialNames, checked_names, nothing_to_find, special_matcher, split_specials
 from lbpe.user_regex import deadline
 from lbpe.vocab import Vocab
@@ -538,8 +538,8 @@ class Tokenizer(BulkEncoding):
             pieces = located(self._chunks(text, allowed_special, ()), self._splitter)
         if text is given:
             return pieces
-        where = in_given_text([Segment(0, start, end, b"") for _, start, end, _ in pieces], given)
-        return [(piece, at.start, at.end, special) for (piece, _, _, special), at in zip(pieces, where)]
+        at = given_positions(given)  # a surrogate pair is two characters there
+        return [(piece, at[start], at[end], special) for piece, start, end, special in pieces]
 
     def special_spans(self, text: str) -> list[tuple[int, int]]:
         """Where :meth:`segment` finds the text of a special or added token in ``text`` (left to

@@ -16,7 +16,7 @@ from lbpe.pretokenize.splitters import Splitter
 from lbpe.tokenizer.keys import key_groups, key_ids
 from lbpe.vocab import Vocab
 
-__all__ = ["Segment", "segments", "located", "locate_bytes", "locate_chars", "in_given_text"]
+__all__ = ["Segment", "segments", "located", "locate_bytes", "locate_chars", "in_given_text", "given_positions"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,9 +111,9 @@ def _realigned(segs: list[Segment], origin: Sequence[int], size: int) -> list[Se
     return [_moved(s, back(s.start, False), max(back(s.end, True), back(s.start, False))) for s in segs]
 
 
-def in_given_text(segs: list[Segment], given: str) -> list[Segment]:
-    """``segs`` of ``replace_surrogates(given)`` carried back to ``given``, where a surrogate
-    pair joined into one character there is two (a lone surrogate stays one character)."""
+def given_positions(given: str) -> list[int]:
+    """Where each character of ``replace_surrogates(given)`` starts in ``given``, and its end: a
+    surrogate pair joined into one character there is two here (a lone surrogate stays one)."""
     starts: list[int] = []
     i = 0
     while i < len(given):
@@ -121,7 +121,13 @@ def in_given_text(segs: list[Segment], given: str) -> list[Segment]:
         pair = "\ud800" <= given[i] <= "\udbff" and i + 1 < len(given) and "\udc00" <= given[i + 1] <= "\udfff"
         i += 2 if pair else 1
     starts.append(len(given))
-    return [_moved(s, starts[s.start], starts[s.end]) for s in segs]
+    return starts
+
+
+def in_given_text(segs: list[Segment], given: str) -> list[Segment]:
+    """``segs`` of ``replace_surrogates(given)`` carried back to ``given`` (:func:`given_positions`)."""
+    at = given_positions(given)
+    return [_moved(s, at[s.start], at[s.end]) for s in segs]
 
 
 def _shifted(segs: list[Segment], offset: int) -> list[Segment]:
