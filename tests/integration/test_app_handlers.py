@@ -899,8 +899,8 @@ def test_decode_pasted_ids_and_the_copy_boxes():
         # digits that are not ASCII are no ids (int() reads "١٢" as 12), nor is a 5,000-digit number
         ("12 ²", "'²' is not a token id"),
         ("١٢٣", "'١٢٣' is not a token id"),
-        ("12 " + "9" * 5000, "a whole number of 5,000 digits, too large to be a token id"),
-        ("12 " + "9" * 26, "a whole number of 26 digits, too large to be a token id"),
+        ("12 " + "9" * 5000, "'99999999999999999999…' \\(5,000 digits\\) is too large to be a token id"),
+        ("12 " + "9" * 26, "'99999999999999999999…' \\(26 digits\\) is too large to be a token id"),
         # a paste larger than the panes ever show is refused before it is drawn (15 MB of HTML)
         (" ".join(["15"] * 20_001), "at most 20,000 ids at a time; this paste has 20,001"),
         ("1 " * 650_000, "at most 20,000 ids at a time"),

@@ -370,7 +370,7 @@ def parse_ids(text: str) -> list[int]:
     # ASCII digits only (int() would read other scripts' digits), and few enough for int()
     bad = next((p for p in parts if not (p.isascii() and p.isdigit() and len(p) <= 12)), None)
     if bad is not None and bad.isascii() and bad.isdigit():
-        raise LbpeError(f"{quoted(bad)} is a whole number of {len(bad):,} digits, too large to be a token id")
+        raise LbpeError(f"{quoted(bad)} is too large to be a token id (ids have at most 12 digits)")
     if bad is not None:
         raise LbpeError(
             f"{quoted(bad)} is not a token id; ids are whole numbers such as 15496, separated by spaces or commas"
