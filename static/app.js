@@ -976,18 +976,9 @@ function renderAcross(result, text) {
     ? `${rows.length} methods with ${result.vocab} on this text${part}, as it was when you pressed the button: ` +
       result.status.replace(/\*\*|`/g, "").replace(/^the text with \S+ and \d+ methods(?: \([^)]*\))?: /, "")
     : `${rows.length} vocabularies on this text${part}, as it was when you pressed the button.` +
-      spelledNote(result.special_text);
+      (state.special && result.special_note ? ` ${result.special_note.replace(/`/g, "")}` : "");
   if (!result.methods) ui.acrossDownloads.hidden = true;
   drawChart(ui.acrossChart, result.figure).catch((error) => showError(`The chart could not be drawn: ${error.message}`));
-}
-
-/** What the Across info line says when its text spells special tokens while the panes show them
- * as tokens ("" otherwise: the methods axis's status says it in Python's words). */
-function spelledNote(found) {
-  if (!state.special || !found || !found.length) return "";
-  const shown = found.slice(0, 3).join(", ") + (found.length > 3 ? ", …" : "");
-  return ` The text spells special tokens (${shown}): counted here as ordinary text, as lbpe stats counts ` +
-    "them, where the panes show each as its token.";
 }
 
 function describe(info) {

@@ -80,6 +80,7 @@ class AcrossView(TypedDict):
     csv: str
     status: str  # Markdown
     special_text: list[str]  # special tokens the text spells, counted as ordinary text (special_text_in)
+    special_note: str  # what the status says of them ("" when none), for a front end's own line
 
 
 class MethodsView(TypedDict):
@@ -94,6 +95,7 @@ class MethodsView(TypedDict):
     csv: str
     status: str  # Markdown
     special_text: list[str]  # as AcrossView's
+    special_note: str
 
 
 def corpus_view(
@@ -171,7 +173,7 @@ def _spelled_note(found: list[str]) -> str:
     if not found:
         return ""
     shown = ", ".join(f"`{name.replace('`', chr(39))}`" for name in found[:3]) + (", ..." if len(found) > 3 else "")
-    return f" The text spells special tokens ({shown}): counted here as ordinary text, as lbpe stats counts them."
+    return f"The text spells special tokens ({shown}): counted here as ordinary text, as lbpe stats counts them."
 
 
 def stats_view(
@@ -244,6 +246,7 @@ def across_view(
             raise LbpeError("Type or paste a text first.")
         texts = [text]
     spelled = special_text_in(text or "", tokenizers.values()) if data is None else []
+    note = _spelled_note(spelled)
     if progress is not None:
         progress(0.0)
     size = len(data) if data is not None else len(text or "")
@@ -268,8 +271,9 @@ def across_view(
         "figure": across_spec(summaries, **(chart or {})),
         "json": json.dumps({"source": source, "vocabularies": summaries}, indent=2, ensure_ascii=False) + "\n",
         "csv": across_csv(rows),
-        "status": f"{source} with {len(summaries)} vocabularies: {verdict}." + _spelled_note(spelled),
+        "status": f"{source} with {len(summaries)} vocabularies: {verdict}." + (f" {note}" if note else ""),
         "special_text": spelled,
+        "special_note": note,
     }
 
 
@@ -315,6 +319,7 @@ def methods_view(
         texts = [text or ""]
         size = len((text or "").encode("utf-8", "surrogatepass"))
     spelled = special_text_in(text or "", [tok]) if data is None else []
+    note = _spelled_note(spelled)
     if progress is not None:
         progress(0.0)
     prepared(tok)
@@ -343,6 +348,7 @@ def methods_view(
         named = ", ".join(f"**{m}**" for m in tied[:-1]) + f" and **{tied[-1]}**"
         fewest = f"{named} need the fewest tokens ({least:,})."
     drawn = f" (dropout rate {dropout:g}, seed {seed})" if dropout is not None else ""
+    headline = f"{source} with **{tok.name}** and {len(chosen)} methods{drawn}: {fewest}"
     return {
         "methods": list(chosen),
         "headers": METHODS_HEADERS,
@@ -353,6 +359,7 @@ def methods_view(
         "figure": methods_spec(doc, **(chart or {})),
         "json": json.dumps({"source": source, **doc}, indent=2, ensure_ascii=False) + "\n",
         "csv": methods_csv(rows),
-        "status": f"{source} with **{tok.name}** and {len(chosen)} methods{drawn}: {fewest}" + _spelled_note(spelled),
+        "status": headline + (f" {note}" if note else ""),
         "special_text": spelled,
+        "special_note": note,
     }
