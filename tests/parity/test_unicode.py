@@ -176,16 +176,24 @@ def _every_character() -> list[str]:
     return [chr(cp) for cp in range(0x110000) if not 0xD800 <= cp < 0xE000]
 
 
+# The capitals Unicode 17.0 gave a lowercase: three Latin letters and Beria Erfe's 25.
+_UNICODE_17_CAPITALS = ["U+A7CE", "U+A7D2", "U+A7D4"] + [f"U+{cp:04X}" for cp in range(0x16EA0, 0x16EB9)]
+
+
 def test_lowercase_is_hf_tokenizers_on_every_code_point():
-    """HF lowercases each character alone at Unicode 17.0 (Rust's char::to_lowercase): no
-    final sigma, and the case pairs Unicode 15 and 16 added, whatever the Python."""
+    """HF lowercases each character alone (Rust's char::to_lowercase): no final sigma, and
+    the case pairs Unicode 15 and 16 added, whatever the Python. Our table is Unicode 17.0,
+    as tokenizers 0.23 is; an older tokenizers (0.22, built on Unicode 16) leaves the
+    capitals 17.0 added as they are, and those are the only characters we may differ on."""
     from tokenizers import normalizers
 
     from lbpe.normalize import Lowercase
 
     hf, ours = normalizers.Lowercase(), Lowercase()
     wrong = [f"U+{ord(c):04X}" for c in _every_character() if ours(c) != hf.normalize_str(c)]
-    assert wrong == []
+    before_17 = hf.normalize_str("\ua7ce") == "\ua7ce"
+    assert wrong == (_UNICODE_17_CAPITALS if before_17 else [])
+    assert ours("\ua7ce\U00016ea0") == "\ua7cf\U00016ebb"
     for text in ("ΟΔΟΣ", "ΟΔΟΣ ΟΔΟΣ. ΣΑΣ", "AΣ\u0301b", "\ua7cb\ua7dc\U00010d50 İSTANBUL"):
         assert ours(text) == hf.normalize_str(text), text
         out, where = ours.aligned(text)
