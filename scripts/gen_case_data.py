@@ -21,29 +21,20 @@ Usage:
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
-from generated import write_or_check
+from generated import unicode_property, write_or_check
 
 CASE_VERSION = "17.0.0"
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGE = ROOT / "node_modules" / "@unicode" / "unicode-17.0.0"
 TARGET = ROOT / "lbpe" / "_case_data.py"
 
 
 def _module_map(member: str) -> dict[int, object]:
-    """The ``Map`` a module of the package exports (code point -> value), read by Node (the
-    modules hold their data compressed, for ``node:zlib``)."""
-    module = PACKAGE / member / "code-points.mjs"
-    if not module.is_file():
-        raise SystemExit(f"gen_case_data: {module} is missing; run `npm ci` (scripts/install_test_deps.sh)")
-    script = f"import m from {json.dumps(module.as_uri())}; console.log(JSON.stringify([...m.entries()]));"
-    out = subprocess.run(["node", "--input-type=module", "-e", script], check=True, capture_output=True, text=True)
-    return {int(k): v for k, v in json.loads(out.stdout)}
+    """The ``Map`` a module of the package exports (code point -> value)."""
+    return {int(k): v for k, v in unicode_property(CASE_VERSION, member)}  # type: ignore[attr-defined]
 
 
 def lowercase() -> dict[int, str]:

@@ -1,14 +1,21 @@
 """What the generators of checked-in files share: the ``--check``/``--out`` command line of the
-data modules (``gen_unicode_data.py``, ``gen_script_data.py``), writing the module or checking
-that the file in the tree is what the generator writes, and gzip bytes that are the same on
+data modules (``gen_unicode_data.py``, ``gen_script_data.py``, ...), writing the module or
+checking that the file in the tree is what the generator writes, reading the npm packages of
+the Unicode Character Database with Node, and gzip bytes that are the same on
 every Python (the bundled vocabularies and the sample corpus)."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import subprocess
 import sys
 import zlib
 from pathlib import Path
+
+#: The npm packages of the Unicode Character Database (pinned in package.json, installed by
+#: ``npm ci`` in scripts/install_test_deps.sh).
+UNICODE_PACKAGES = Path(__file__).resolve().parent.parent / "node_modules" / "@unicode"
 
 
 def gzip_bytes(data: bytes) -> bytes:
@@ -37,3 +44,17 @@ def write_or_check(doc: str, target: Path, render, argv: list[str] | None = None
     args.out.write_text(text, encoding="utf-8")
     print(f"wrote {args.out} ({len(text)} bytes" + (f", {about})" if about else ")"))
     return 0
+
+
+def unicode_property(version: str, member: str, export: str = "code-points") -> object:
+    """What a module of the npm package ``@unicode/unicode-<version>`` exports, as JSON: for
+    ``code-points`` a ``Map`` (as ``[code point, value]`` pairs) or an array of code points,
+    for ``ranges`` ``{begin, end}`` objects (``end`` excluded). The modules hold their data
+    compressed for ``node:zlib``, so Node reads them."""
+    module = UNICODE_PACKAGES / f"unicode-{version}" / member / f"{export}.mjs"
+    if not module.is_file():
+        raise SystemExit(f"{module} is missing; run `npm ci` (scripts/install_test_deps.sh)")
+    value = "m instanceof Map ? [...m.entries()] : m"
+    script = f"import m from {json.dumps(module.as_uri())}; console.log(JSON.stringify({value}));"
+    out = subprocess.run(["node", "--input-type=module", "-e", script], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
