@@ -21,7 +21,7 @@ from typing import Literal, cast
 
 from lbpe.errors import LbpeError
 from lbpe.pretokenize.classes import WHITE_SPACE_RANGES
-from lbpe.unicode import lowercase
+from lbpe.unicode import lowercase, normalize
 from lbpe.user_regex import UserRegex, deadline
 
 __all__ = ["Normalizer", "Unicode", "Lowercase", "Strip", "Prepend", "Replace", "Sequence", "SentencePieceNormalizer"]
@@ -74,7 +74,8 @@ _MOST_CHARS = 64
 
 
 class Unicode(Normalizer):
-    """NFC, NFD, NFKC or NFKD (with the running Python's Unicode tables)."""
+    """NFC, NFD, NFKC or NFKD, as HF tokenizers' normalisers: Unicode 9.0's tables
+    (:func:`lbpe.unicode.normalize`)."""
 
     def __init__(self, form: str) -> None:
         if form not in ("NFC", "NFD", "NFKC", "NFKD"):
@@ -82,9 +83,7 @@ class Unicode(Normalizer):
         self.form = cast(UnicodeForm, form)  # checked just above
 
     def __call__(self, text: str) -> str:
-        if unicodedata.is_normalized(self.form, text):
-            return text
-        return unicodedata.normalize(self.form, text)
+        return normalize(self.form, text)
 
     def aligned(self, text: str) -> Aligned:
         out = self(text)
@@ -100,7 +99,7 @@ class Unicode(Normalizer):
         taken = 0  # runs taken together since first
         while first < len(text):
             end = starts[k]
-            part = unicodedata.normalize(self.form, text[first:end])
+            part = normalize(self.form, text[first:end])
             if end < len(text) and not out.startswith(part, len(where)):
                 taken += 1
                 if taken < _MOST_RUNS and end - first < _MOST_CHARS:
@@ -110,7 +109,7 @@ class Unicode(Normalizer):
                 # with nothing (reach()), placed as one
                 space = _SPACE.search(text, end)
                 end = space.start() if space else len(text)
-                part = unicodedata.normalize(self.form, text[first:end])
+                part = normalize(self.form, text[first:end])
                 if end < len(text) and not out.startswith(part, len(where)):
                     break  # cannot happen; the rest at this stretch's start below
             where += [first] * len(part)

@@ -38,6 +38,12 @@ def test_generated_case_module_is_current():
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+def test_generated_normal_module_is_current():
+    script = ROOT / "scripts" / "gen_normal_data.py"  # reads the npm packages @unicode/unicode-{9,17}.0.0
+    proc = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
 def test_generated_script_module_is_current():
     made_by = re.search(r"from the ``regex`` module (\S+);", (ROOT / "lbpe" / "_script_data.py").read_text("utf-8"))
     assert made_by, "lbpe/_script_data.py does not say which regex wrote it"
@@ -213,3 +219,37 @@ def test_strip_is_hf_tokenizers_on_every_code_point():
         assert wrong == [], (left, right)
     assert Strip().aligned("\x1c a \x1f") == ("\x1c a \x1f", [0, 1, 2, 3, 4])
     assert Strip().aligned("\u3000a\x85") == ("a", [1])
+
+
+def _in_contexts(chars: list[str]) -> list[str]:
+    """Each character alone, between marks of two combining classes (reordering), after a
+    letter (composition) and before a mark: blocks HF normalises in one call each."""
+    return [f"{c} a\u0323{c}\u0301 \u0301{c}\u0316 {c}\u0301\u0323 " for c in chars]
+
+
+@pytest.mark.parametrize("form", ["NFC", "NFD", "NFKC", "NFKD"])
+def test_unicode_forms_are_hf_tokenizers_on_every_code_point(form):
+    """HF normalises with Unicode 9.0's tables (unicode-normalization-alignments 0.1.12), which
+    know nothing of the characters assigned since: they stay as they are and reorder and
+    compose with nothing, whatever the running Python's tables say."""
+    from tokenizers import normalizers
+
+    from lbpe.normalize import Unicode
+
+    hf, ours = getattr(normalizers, form)(), Unicode(form)
+    chars = _every_character()
+    blocks = ["".join(_in_contexts(chars[i : i + 4096])) for i in range(0, len(chars), 4096)]
+    wrong = []
+    for i, block in enumerate(blocks):
+        if ours(block) != hf.normalize_str(block):
+            for c in chars[i * 4096 : (i + 1) * 4096]:
+                text = _in_contexts([c])[0]
+                if ours(text) != hf.normalize_str(text):
+                    wrong.append(f"U+{ord(c):04X}")
+    assert wrong == []
+    # known answers: new since 9.0 (Dives Akuru's two-part vowel, 13.0; the Reiwa square, 12.1)
+    for text in ("\U00011938", "\U00011935\U00011930", "\u32ff", "\u1e9b\u0323 \ufb01 \uac00\u11a8"):
+        assert ours(text) == hf.normalize_str(text), (form, text)
+        out, where = ours.aligned("x" + text + "\U000f0000")
+        assert out == ours("x" + text + "\U000f0000") and len(where) == len(out) and where[-1] == len(text) + 1
+    assert ours("\U00011935\U00011930\u32ff") == "\U00011935\U00011930\u32ff"

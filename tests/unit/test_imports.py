@@ -121,6 +121,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "lbpe._unicode_data",
         "lbpe._script_data",
         "lbpe._case_data",
+        "lbpe._normal_data",
         "lbpe.unicode",
         "lbpe.literals",
         "lbpe.progress",
