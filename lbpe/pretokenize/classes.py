@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import sys
 
-from lbpe.unicode import category_ranges
+from lbpe.unicode import category_ranges, hf_class_ranges
 
 __all__ = [
     "Ranges",
@@ -27,6 +27,8 @@ __all__ = [
     "WHITE_SPACE_RANGES",
     "FIELDS",
     "class_body",
+    "hf_numeric_body",
+    "hf_punctuation_body",
     "field_ranges",
     "field_bodies",
     "escaped_body",
@@ -153,6 +155,25 @@ def class_body(categories: str) -> str:
     ['1', '٣']
     """
     return escaped_body(category_ranges(categories))
+
+
+@functools.cache
+def hf_numeric_body() -> str:
+    """HF ``Digits``' class as a class body: Rust's ``char::is_numeric``, the numbers (N) at
+    Unicode 17.0, so ``"²"`` and ``"½"`` too (:func:`lbpe.unicode.hf_class_ranges`).
+
+    >>> import re; re.findall("[" + hf_numeric_body() + "]", "a1²½b")
+    ['1', '²', '½']
+    """
+    return escaped_body(hf_class_ranges("numeric"))
+
+
+@functools.cache
+def hf_punctuation_body() -> str:
+    """HF ``Punctuation``'s class as a class body: ASCII punctuation, and the punctuation (P)
+    at Unicode 8.0, the tables of the crate it takes ``is_punctuation`` from."""
+    ascii_punct = tuple((ord(c), ord(c)) for c in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+    return escaped_body(merge(hf_class_ranges("punctuation") + ascii_punct))
 
 
 #: Unicode ``White_Space`` (stable since Unicode 6.3) as a class body. Python's own ``\\s``

@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence as Seq
 
 from lbpe.errors import LbpeError
-from lbpe.pretokenize.classes import WHITE_SPACE, class_body
+from lbpe.pretokenize.classes import WHITE_SPACE, hf_numeric_body, hf_punctuation_body
 from lbpe.pretokenize.compiled import PresetPattern, compile_pattern, resolve_pattern
 from lbpe.user_regex import UserRegex, deadline
 
@@ -211,10 +211,11 @@ class Metaspace(Splitter):
 
 
 class Digits(Splitter):
-    """HF ``Digits``: digits apart from the rest, one by one or in runs."""
+    """HF ``Digits``: numbers (``char::is_numeric``: "7", "²", "½") apart from the rest, one
+    by one or in runs."""
 
     def __init__(self, *, individual_digits: bool = False) -> None:
-        body = class_body("Nd")
+        body = hf_numeric_body()
         self._split = Split("[" + body + "]", "Isolated" if individual_digits else "Contiguous", trusted=True)
 
     def split(self, text: str) -> list[Piece]:
@@ -222,11 +223,10 @@ class Digits(Splitter):
 
 
 class Punctuation(Splitter):
-    """HF ``Punctuation``: ASCII punctuation and Unicode P* characters apart from the rest."""
+    """HF ``Punctuation``: ASCII punctuation and Unicode 8.0's punctuation apart from the rest."""
 
     def __init__(self, *, behavior: str = "Isolated") -> None:
-        ascii_punct = "".join(re.escape(c) for c in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
-        self._split = Split("[" + ascii_punct + class_body("P") + "]", behavior, trusted=True)
+        self._split = Split("[" + hf_punctuation_body() + "]", behavior, trusted=True)
 
     def split(self, text: str) -> list[Piece]:
         return self._split.split(text)

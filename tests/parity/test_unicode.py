@@ -44,6 +44,12 @@ def test_generated_normal_module_is_current():
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+def test_generated_hf_class_module_is_current():
+    script = ROOT / "scripts" / "gen_hf_class_data.py"  # reads the npm packages @unicode/unicode-{8,17}.0.0
+    proc = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
 def test_generated_script_module_is_current():
     made_by = re.search(r"from the ``regex`` module (\S+);", (ROOT / "lbpe" / "_script_data.py").read_text("utf-8"))
     assert made_by, "lbpe/_script_data.py does not say which regex wrote it"

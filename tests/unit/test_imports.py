@@ -122,6 +122,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "lbpe._script_data",
         "lbpe._case_data",
         "lbpe._normal_data",
+        "lbpe._hf_class_data",
         "lbpe.unicode",
         "lbpe.literals",
         "lbpe.progress",
