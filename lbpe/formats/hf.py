@@ -12,7 +12,9 @@ Supported, each translated to this package's own pipeline stages:
 * normalizers ``NFC``, ``NFD``, ``NFKC``, ``NFKD``, ``Lowercase``, ``Strip``, ``Prepend``,
   ``Replace``, ``Sequence``;
 * pre-tokenizers ``ByteLevel``, ``Split`` (String or Regex, every behavior, ``invert``),
-  ``Digits``, ``Metaspace``, ``Punctuation``, ``WhitespaceSplit``, ``Sequence``;
+  ``Digits``, ``Metaspace``, ``Punctuation``, ``WhitespaceSplit``, ``Sequence``; after a
+  ``ByteLevel``, whose byte-mapped text HF runs the later steps on, only a ``Split`` of printable
+  ASCII (which the mapping keeps);
 * decoders ``ByteLevel``, ``Metaspace``, ``ByteFallback``, ``Fuse``, ``Strip``, ``Replace``,
   ``Sequence``;
 * post-processor ``TemplateProcessing`` (its BOS/EOS, used only on request), ``ByteLevel``

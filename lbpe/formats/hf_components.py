@@ -144,10 +144,60 @@ def _has_byte_level(node: Any) -> bool:
     return node.get("type") == "Sequence" and isinstance(steps, list) and any(_has_byte_level(n) for n in steps)
 
 
+#: A Split pattern made of these alone matches printable ASCII alone (U+0021-U+007E), which
+#: ByteLevel's byte mapping keeps as it is and gives no other byte: it cuts the mapped text where
+#: it cuts the text. Literals, escaped punctuation, ``\d``, classes of those (not negated),
+#: quantifiers, alternation and plain groups; never ``.``, ``\s``, ``\w``, ``\p{..}``, POSIX
+#: brackets, flags, look-arounds or anchors.
+_ESCAPED = r"\\(?:[!-/:-@\[-`{-~]|d)"  # escaped ASCII punctuation, or \d
+_ASCII_ONLY = re.compile(
+    rf"""(?:[A-Za-z0-9!"#%&',/:;<=>@_`~-] | {_ESCAPED}
+    | \[ (?:[!-Z_-~]|{_ESCAPED}) (?:[!-Z^-~]|{_ESCAPED})* \]
+    | \{{\d+(?:,\d*)?\}}[?+]? | [?*+][?+]? | \| | \((?!\?) | \(\?: | \) )*""",
+    re.VERBOSE,
+)
+
+
+def _kept_by_byte_mapping(node: Any) -> bool:
+    """Whether a pre-tokenizer step cuts HF's byte-mapped text (after a ByteLevel) where it
+    cuts the text itself: a Split of printable ASCII alone."""
+    if not isinstance(node, dict) or node.get("type") != "Split" or not isinstance(node.get("pattern"), dict):
+        return False
+    pattern = node["pattern"]
+    if isinstance(pattern.get("String"), str):
+        return all("!" <= c <= "~" for c in pattern["String"]) and pattern["String"] != ""
+    return isinstance(pattern.get("Regex"), str) and _ASCII_ONLY.fullmatch(pattern["Regex"]) is not None
+
+
+def _steps(node: Any) -> list[Any]:
+    """A pre-tokenizer's steps in the order they run, nested sequences flattened."""
+    if isinstance(node, dict) and node.get("type") == "Sequence" and isinstance(node.get("pretokenizers"), list):
+        return [step for sub in node["pretokenizers"] for step in _steps(sub)]
+    return [node]
+
+
+def _check_after_byte_level(node: Any) -> None:
+    """HF runs the steps after a ByteLevel on the byte-mapped text, one character per byte of
+    UTF-8, where they may cut inside a character (Falcon's Digits cuts "м", D0 BC, into "Ð" and
+    "¼"). lbpe's pieces are text: such a step is refused rather than run on the text."""
+    steps = _steps(node)
+    kinds = [step.get("type") if isinstance(step, dict) else None for step in steps]
+    if "ByteLevel" not in kinds:
+        return
+    for step, kind in zip(steps[kinds.index("ByteLevel") + 1 :], kinds[kinds.index("ByteLevel") + 1 :]):
+        if not _kept_by_byte_mapping(step):
+            raise _Refused(
+                f"pre-tokenizer {kind!r} after ByteLevel is not supported: HF runs it on the byte-mapped "
+                "text (each byte of UTF-8 one character), where it can cut inside a character, and lbpe's "
+                "pieces are text. Only a Split of printable ASCII alone (such as [0-9]{3}) may follow ByteLevel"
+            )
+
+
 def _pretokenizer(node: Any) -> sp.Splitter | None:
     if node is None:
         return None
     node = _obj(node, "pre_tokenizer")
+    _check_after_byte_level(node)
     kind = node.get("type")
     if kind == "ByteLevel":
         return sp.ByteLevel(

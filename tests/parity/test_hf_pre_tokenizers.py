@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+import lbpe
 from lbpe.pretokenize import splitters as sp
 
 _BLOCK = 4096
@@ -91,3 +92,70 @@ def test_known_answers():
         ",",
         "d\u2e4fe",
     ]
+
+
+# ---- steps after ByteLevel: HF runs them on the byte-mapped text ----
+
+_FALCON = {  # tiiuae/falcon-7b's pre_tokenizer
+    "type": "Sequence",
+    "pretokenizers": [
+        {"type": "Punctuation", "behavior": "Contiguous"},
+        {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
+        {"type": "Digits", "individual_digits": False},
+        {"type": "Split", "pattern": {"Regex": "[0-9][0-9][0-9]"}, "behavior": "Isolated", "invert": False},
+    ],
+}
+_TEXT = "Привет, мир! x² ½ 1234567 — 你好，世界。 a\u061db [1, 22, 333]\n\tend"
+
+
+def _with_pre_tokenizer(tmp_path, pre_tokenizer) -> str:
+    import json
+
+    from tests.support.data import data_file
+
+    spec = json.loads(data_file("hf/llama3/tokenizer.json").read_text("utf-8"))
+    spec["pre_tokenizer"] = pre_tokenizer
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(spec), "utf-8")
+    return str(path)
+
+
+def test_a_step_that_cuts_inside_characters_after_byte_level_is_refused(tmp_path):
+    """Falcon's Digits runs after ByteLevel, on the byte-mapped text, where the bytes B2, B3,
+    B9, BC-BE read as numbers ("м" is D0 BC: "Ð", "¼"): its pieces end inside characters,
+    which lbpe's text pieces cannot, so it is refused, saying why, rather than giving other ids."""
+    from lbpe.errors import VocabFormatError
+
+    path = _with_pre_tokenizer(tmp_path, _FALCON)
+    with pytest.raises(VocabFormatError, match=r"Digits.*after ByteLevel.*byte-mapped"):
+        lbpe.load(path)
+    for step in (
+        {"type": "Punctuation", "behavior": "Isolated"},
+        {"type": "WhitespaceSplit"},
+        {"type": "Split", "pattern": {"String": " "}, "behavior": "Isolated", "invert": False},
+        {"type": "Split", "pattern": {"Regex": "\\p{L}+"}, "behavior": "Isolated", "invert": False},
+    ):
+        spec = {"type": "Sequence", "pretokenizers": [{"type": "ByteLevel", "use_regex": True}, step]}
+        with pytest.raises(VocabFormatError, match="after ByteLevel"):
+            lbpe.load(_with_pre_tokenizer(tmp_path, spec))
+
+
+@pytest.mark.parametrize("pattern", [{"Regex": "[0-9][0-9][0-9]"}, {"Regex": "\\d{1,3}"}, {"String": "::"}])
+def test_a_step_the_byte_mapping_does_not_change_is_kept(tmp_path, pattern):
+    """A Split that matches printable ASCII only (which the mapping keeps) cuts the mapped text
+    where it cuts the text: such files load and give HF's ids."""
+    from tokenizers import Tokenizer
+
+    spec = {
+        "type": "Sequence",
+        "pretokenizers": [
+            {"type": "Punctuation", "behavior": "Contiguous"},
+            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
+            {"type": "Split", "pattern": pattern, "behavior": "Isolated", "invert": False},
+        ],
+    }
+    path = _with_pre_tokenizer(tmp_path, spec)
+    text = _TEXT + " a::b 9::9"
+    assert (
+        lbpe.load(path).encode(text, mode="bpe") == Tokenizer.from_file(path).encode(text, add_special_tokens=False).ids
+    )
