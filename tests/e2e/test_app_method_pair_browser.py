@@ -161,3 +161,25 @@ def test_a_seeded_dropout_link_never_shows_other_draws(page, app_server):
     # the link's text is seed 7's
     of_link = [d.split("|")[1] for d in drawn if "overcomplicated" in d.split("|")[0]]
     assert of_link and set(of_link) == {" ".join(map(str, wanted))}, of_link
+
+
+def test_a_dropout_rate_gradio_refuses_says_why_beside_the_text(page, app_server):
+    """Gradio refuses a rate past the control's bounds before the handler runs: the reason,
+    naming the control and its range, stays beside the text after the notice fades, and goes
+    when a rate it takes is given."""
+    tok = load_preset(VOCAB)
+    page.goto(f"{app_server.url}?t={quote(TEXT)}&v={VOCAB}&m=bpe,dropout&dr=0.1&seed=0")
+    expect_pane(page, "lbpe", "BPE-dropout 0.1", tok.encode(TEXT, mode="dropout", dropout=0.1, seed=0))
+    rate = page.locator("#dropout-rate input")
+    rate.fill("1.5")
+    rate.press("Enter")
+    note = page.locator("#compare-note .lbpe-failed")
+    expect(note).to_contain_text("1.5")
+    expect(note).to_contain_text("Dropout rate")
+    expect(note).to_contain_text("from 0 to 1")
+    expect(page.locator(".toast-body")).to_have_count(0, timeout=30_000)  # the notice has faded...
+    expect(note).to_contain_text("1.5")  # ...the reason stays
+    rate.fill("0.3")
+    rate.press("Enter")
+    expect_pane(page, "lbpe", "BPE-dropout 0.3", tok.encode(TEXT, mode="dropout", dropout=0.3, seed=0))
+    expect(note).to_have_count(0)

@@ -120,8 +120,12 @@ def says_why(event: Any, fn: Any, state: Any, note: Any, *also: Any, kept: Any =
     output that holds a value only while an earlier run's results are shown (a download); the
     reason then says whose results they are."""
 
+    # an input Gradio refused before the event's function ran is kept under that function's
+    # name (input_error), which may call ``fn`` (the page's Compare calls compare)
+    names = dict.fromkeys([fn.__name__, getattr(getattr(event, "fn", None), "__name__", fn.__name__)])
+
     def show(session: Any, *held: Any) -> Any:
-        reason = failure_note(fn.__name__, session)
+        reason = "".join(failure_note(name, session) for name in names)
         if reason and held and held[0]:
             reason += KEPT_NOTE
         return (reason, *[gr.update(interactive=True) for _ in also]) if also else reason

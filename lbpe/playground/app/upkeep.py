@@ -57,16 +57,24 @@ def forget_values(state: Any) -> None:
         values.clear()
 
 
+def _session_values(block_fn: Any, state: Any) -> list[Any]:
+    """The values the session holds for an event's stateful inputs (its ``gr.State``)."""
+    if state is None:
+        return []
+    return [state.get(block._id) for block in block_fn.inputs if getattr(block, "stateful", False)]
+
+
 class SessionBlocks(gr.Blocks):
     """``gr.Blocks`` that keeps no copy of the values its events read or wrote in the session
     state (:func:`forget_values`), notes when the last event step ended (``last_step``,
     ``time.monotonic()``; 0 before any), and, given ``input_error``, raises what it makes of
     an input that Gradio itself refused before the event's function ran (instead of Gradio's
-    traceback on the console and, for most, no reason in the page)."""
+    traceback on the console and, for most, no reason in the page); it is called with the
+    exception, the event (``block_fn``) and the values of the event's ``gr.State`` inputs."""
 
     last_step = 0.0
 
-    def __init__(self, *args: Any, input_error: Callable[[Exception], Exception] | None = None, **kwargs: Any):
+    def __init__(self, *args: Any, input_error: Callable[..., Exception] | None = None, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.input_error = input_error
 
@@ -87,7 +95,7 @@ class SessionBlocks(gr.Blocks):
         except Exception as exc:
             if self.input_error is None:
                 raise
-            raise self.input_error(exc) from None
+            raise self.input_error(exc, block_fn=block_fn, sessions=_session_values(block_fn, state)) from None
         finally:
             forget_values(state)
             _touch(state)

@@ -383,14 +383,47 @@ def _job(session: Session, kind: str, what: str):
     return session.job(kind, what, address=client_address(), per_address=LIMITS.address_jobs)
 
 
-def input_error(exc: Exception) -> gr.Error:
+#: Gradio's refusal of a number outside its control's bounds (``Number.raise_if_out_of_bounds``).
+_OUT_OF_BOUNDS = re.compile(r"Value (\S+) is (?:greater|less) than (?:maximum|minimum) value \S+?\.")
+
+
+def _bounds_named(message: str, inputs: Any) -> str:
+    """Gradio's "Value 1.5 is greater than maximum value 1." said with the control's label and
+    range, when one of the event's inputs is a number with both bounds (else as it was)."""
+    found = _OUT_OF_BOUNDS.fullmatch(message)
+    bounded = [
+        block
+        for block in inputs
+        if isinstance(block, gr.Number) and block.minimum is not None and block.maximum is not None
+    ]
+    if found is None or len(bounded) != 1:
+        return message
+    block = bounded[0]
+    low, high = f"{block.minimum:g}", f"{block.maximum:g}"
+    return f"{block.label or 'The number'} {found.group(1)} is out of range: give a number from {low} to {high}."
+
+
+def input_error(exc: Exception, *, block_fn: Any = None, sessions: Any = ()) -> gr.Error:
     """What a visitor is told when Gradio itself refused an input before any handler ran: a
-    value of the wrong type, a choice not offered, a file that was not uploaded here (a short
-    message for the visitor and one line in the server's log; :class:`SessionBlocks` raises it)."""
+    value of the wrong type or out of bounds, a choice not offered, a file that was not
+    uploaded here (a short message for the visitor and one line in the server's log;
+    :class:`SessionBlocks` raises it). The message is kept, as a handler's own failure is, for
+    each :class:`Session` among ``sessions`` under the event's function name, so the page's
+    note beside the control says it after the notice fades (:func:`failure_note`)."""
+    message = _refusal(exc, getattr(block_fn, "inputs", ()))
+    name = getattr(getattr(block_fn, "fn", None), "__name__", None)
+    for session in sessions:
+        if isinstance(session, Session) and name:
+            _FAILURES.setdefault(session, {})[name] = message
+    return gr.Error(message, print_exception=False)
+
+
+def _refusal(exc: Exception, inputs: Any) -> str:
+    """:func:`input_error`'s message for ``exc``, logged."""
     from gradio.exceptions import ComponentProcessingError, InvalidPathError
 
     if isinstance(exc, gr.Error):
-        message = str(exc.message)
+        message = _bounds_named(str(exc.message), inputs)
     elif isinstance(exc, InvalidPathError) and "Dotfiles" in str(exc):
         message = 'A file whose name starts with "." is not accepted: rename it (e.g. vocab.tiktoken), upload again.'
     elif isinstance(exc, InvalidPathError):
@@ -409,7 +442,7 @@ def input_error(exc: Exception) -> gr.Error:
     else:
         message = f"The input could not be read ({type(exc).__name__}: {' '.join(str(exc).split())[:300]})."
     log.info("refused an input before its handler ran: %s: %s", type(exc).__name__, " ".join(str(exc).split())[:500])
-    return gr.Error(for_visitors(message), print_exception=False)
+    return for_visitors(message)
 
 
 def _reporter(progress: Any, session: Session, desc: str):
