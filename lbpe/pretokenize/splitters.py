@@ -53,6 +53,11 @@ class Splitter:
     def findall(self, text: str) -> list[str]:
         return [p for p, _, _ in self.split(text)]
 
+    def later(self) -> Splitter:
+        """This splitter for a text that does not start the input (after a special token, or
+        a piece an earlier step cut off after the start): itself, unless it acts at the start."""
+        return self
+
 
 def _whole_matches(pattern: re.Pattern[str], text: str) -> list[str]:
     return [m.group() for m in pattern.finditer(text)]
@@ -172,6 +177,8 @@ class ByteLevel(Splitter):
 
     def split(self, text: str) -> list[Piece]:
         shift = 0
+        if not text:  # HF: nothing to put a space before
+            return []
         if self.add_prefix_space and not text.startswith(" "):
             text = " " + text
             shift = 1
@@ -192,9 +199,16 @@ class Metaspace(Splitter):
         self.replacement = replacement
         self.prepend_scheme = prepend_scheme
         self.split_pieces = split
-        self.first = first  # whether the text given is the first section (for scheme "first")
+        self.first = first  # whether the text given starts the input (for scheme "first")
+
+    def later(self) -> Metaspace:
+        if self.prepend_scheme != "first" or not self.first:
+            return self
+        return Metaspace(replacement=self.replacement, prepend_scheme="first", split=self.split_pieces, first=False)
 
     def split(self, text: str) -> list[Piece]:
+        if not text:  # HF: nothing to put the prefix before
+            return []
         replaced = text.replace(" ", self.replacement)
         prepend = self.prepend_scheme == "always" or (self.prepend_scheme == "first" and self.first)
         shift = 0
@@ -251,13 +265,20 @@ class Sequence(Splitter):
         with deadline(len(text)):  # the steps' patterns share one time allowance
             return self._split_all(text)
 
+    def later(self) -> Sequence:
+        steps = [step.later() for step in self.steps]
+        if all(a is b for a, b in zip(steps, self.steps)):
+            return self
+        return Sequence(steps)
+
     def _split_all(self, text: str) -> list[Piece]:
         pieces: list[Piece] = [(text, 0, len(text))] if text else []
         for step in self.steps:
             nxt: list[Piece] = []
+            later = step.later()
             for piece, start, end in pieces:
                 exact = end - start == len(piece)
-                for sub, s, e in step.split(piece):
+                for sub, s, e in (later if start else step).split(piece):
                     if exact:
                         nxt.append((sub, start + s, start + e))
                     else:  # the piece was rewritten (▁ or prefix space): keep the outer span

@@ -77,7 +77,9 @@ class BulkEncoding:
     def _matched_id(self, chunk: str) -> int:
         raise NotImplementedError
 
-    def _ordinary(self, text: str, mode: Method, dropout: Dropout | None, buffer: bool = False) -> list[int] | bytes:
+    def _ordinary(
+        self, text: str, mode: Method, dropout: Dropout | None, buffer: bool = False, first: bool = True
+    ) -> list[int] | bytes:
         raise NotImplementedError
 
     def _deadline(self, text: object) -> AbstractContextManager:
@@ -195,11 +197,11 @@ class BulkEncoding:
             text = replace_surrogates(checked_text(text))  # before any draw, as encode does
         out = array(buffers.ID_TYPECODE, self.bos if add_special_tokens else ())
         with self._deadline(text):
-            for is_special, chunk in self._chunks(text, allowed_special, disallowed_special):
+            for at, (is_special, chunk) in enumerate(self._chunks(text, allowed_special, disallowed_special)):
                 if is_special:
                     out.append(self._matched_id(chunk))
                     continue
-                ids = self._ordinary(chunk, mode, options, True)
+                ids = self._ordinary(chunk, mode, options, True, first=not at)
                 if isinstance(ids, bytes):
                     buffers.extend(out, ids)
                 else:

@@ -90,6 +90,8 @@ class Tokenizer(BulkEncoding):
             self.pretokenizer_name = pretokenizer_name or (pretokenizer if isinstance(pretokenizer, str) else "custom")
             self._splitter = Regex(pretokenizer)
         self._findall = self._splitter.findall
+        # for a text after a special token (Metaspace's "first" puts no ▁ there)
+        self._later_findall = self._splitter.later().findall
         # a preset the compiled path splits itself (None: the splitter's findall does)
         self._preset_code = native.splitter_code(self._splitter)
         self.normalizer = normalizer
@@ -120,7 +122,7 @@ class Tokenizer(BulkEncoding):
     # ---- pickling (worker processes, datasets.map, Ray): caches stay behind ----
 
     # bound to this object or process, or derived: rebuilt
-    _UNPICKLED = ("_findall", "_split", "_preset_code", "_continuation")
+    _UNPICKLED = ("_findall", "_later_findall", "_split", "_preset_code", "_continuation")
 
     def __getstate__(self) -> dict:
         """Everything that defines the tokenizer; the piece caches travel empty."""
@@ -132,6 +134,7 @@ class Tokenizer(BulkEncoding):
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self._findall = self._splitter.findall
+        self._later_findall = self._splitter.later().findall
         # this process's compiled path (it may lack the extension, or not have set it up yet)
         self._preset_code = native.splitter_code(self._splitter)
         self._split = self._splitters()
@@ -330,16 +333,19 @@ class Tokenizer(BulkEncoding):
             return None
         return cast("list[int]", ids)
 
-    def _ordinary(self, text: str, mode: Method, dropout: Dropout | None, buffer: bool = False) -> list[int] | bytes:
+    def _ordinary(
+        self, text: str, mode: Method, dropout: Dropout | None, buffer: bool = False, first: bool = True
+    ) -> list[int] | bytes:
         """``text``'s ids; with ``buffer``, bytes of native-endian int32 where the compiled path
-        encodes it (no Python int per id), a list elsewhere."""
+        encodes it (no Python int per id), a list elsewhere. ``first``: whether ``text`` starts
+        the input (it is not the text after a special token)."""
         if self._guarded:
             with deadline(len(text)):
-                return self._encode_guarded(text, mode, dropout, buffer)
-        return self._encode_ordinary(text, mode, text, dropout, buffer)
+                return self._encode_guarded(text, mode, dropout, buffer, first)
+        return self._encode_ordinary(text, mode, text, dropout, buffer, first)
 
     def _encode_guarded(
-        self, text: str, mode: Method, dropout: Dropout | None, buffer: bool = False
+        self, text: str, mode: Method, dropout: Dropout | None, buffer: bool = False, first: bool = True
     ) -> list[int] | bytes:
         original = text
         if self.normalizer is not None:
@@ -347,10 +353,16 @@ class Tokenizer(BulkEncoding):
                 text = self.normalizer(text)
             except UnicodeEncodeError:  # a normaliser that works on UTF-8 met a lone surrogate
                 return self._without_surrogates(original, mode)
-        return self._encode_ordinary(text, mode, original, dropout, buffer)
+        return self._encode_ordinary(text, mode, original, dropout, buffer, first)
 
     def _encode_ordinary(
-        self, text: str, mode: Method, original: str, dropout: Dropout | None, buffer: bool = False
+        self,
+        text: str,
+        mode: Method,
+        original: str,
+        dropout: Dropout | None,
+        buffer: bool = False,
+        first: bool = True,
     ) -> list[int] | bytes:
         """The pieces of the (normalised) ``text`` encoded; ``original``: the text before the
         normaliser, to encode again when it holds a lone surrogate. The compiled path encodes
@@ -358,6 +370,7 @@ class Tokenizer(BulkEncoding):
         method on the pure path, runs the pure model stage on the compiled pre-tokeniser's
         pieces (or the splitter's)."""
         limit = self.cache_size
+        findall = self._findall if first else self._later_findall
         model = native.model_for(self.vocab) if mode in native.METHOD_CODES else None
         try:
             if model is not None:  # the compiled path (lbpe/_native.c): the same ids, faster
@@ -366,7 +379,7 @@ class Tokenizer(BulkEncoding):
                     model,
                     text,
                     code,
-                    self._findall,
+                    findall,
                     method=native.METHOD_CODES[mode],
                     limit=limit,
                     cached_chars=CACHED_PIECE_CHARS,
@@ -374,7 +387,7 @@ class Tokenizer(BulkEncoding):
                 )
             pieces = native.pieces(text, self._preset_code)
             if pieces is None:
-                pieces = self._findall(text)
+                pieces = findall(text)
             if dropout is not None:  # never cached: every piece, repeated or not, draws anew
                 vocab, split = self.vocab, self._split_for(mode, dropout)
                 out: list[int] = []
@@ -470,11 +483,11 @@ class Tokenizer(BulkEncoding):
             chunks = self._chunks(text, allowed_special, disallowed_special)
             if not add_special_tokens and len(chunks) == 1 and not chunks[0][0]:
                 return cast("list[int]", self._ordinary(chunks[0][1], mode, options))  # a new list: no copy
-            for is_special, chunk in chunks:
+            for at, (is_special, chunk) in enumerate(chunks):
                 if is_special:
                     out.append(self._matched_id(chunk))
                 else:
-                    out += cast("list[int]", self._ordinary(chunk, mode, options))
+                    out += cast("list[int]", self._ordinary(chunk, mode, options, first=not at))
         if add_special_tokens:
             out += self.eos
         return out

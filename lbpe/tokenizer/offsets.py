@@ -153,7 +153,7 @@ def segments(
             i = matched_id(chunk)
             out.append(Segment(i, offset, offset + len(chunk), chunk.encode(), special=chunk in vocab.special))
         else:
-            out += _segment_chunk(chunk, offset, vocab, normalizer, splitter, split)
+            out += _segment_chunk(chunk, offset, vocab, normalizer, splitter if not offset else splitter.later(), split)
         offset += len(chunk)
     return out
 
@@ -197,6 +197,7 @@ def located(chunks: Sequence[tuple[bool, str]], splitter: Splitter) -> list[tupl
         if is_special:
             out.append((chunk, offset, offset + len(chunk), True))
         else:
-            out += [(piece, start + offset, end + offset, False) for piece, start, end in splitter.split(chunk)]
+            pieces = (splitter if not offset else splitter.later()).split(chunk)
+            out += [(piece, start + offset, end + offset, False) for piece, start, end in pieces]
         offset += len(chunk)
     return out

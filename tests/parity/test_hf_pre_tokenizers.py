@@ -159,3 +159,59 @@ def test_a_step_the_byte_mapping_does_not_change_is_kept(tmp_path, pattern):
     assert (
         lbpe.load(path).encode(text, mode="bpe") == Tokenizer.from_file(path).encode(text, add_special_tokens=False).ids
     )
+
+
+# ---- Metaspace's prepend_scheme "first", and empty texts ----
+
+_METASPACE_TEXTS = ["<s>Hello", "Hello <s> world", "", "  ", "a b", " a b", "<s>", "<s> x</s>y", "Hi\n<s>\nthere"]
+
+
+@pytest.mark.parametrize(
+    "pre_tokenizer",
+    [
+        {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first", "split": False},
+        {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first", "split": True},
+        {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True},
+        {
+            "type": "Sequence",
+            "pretokenizers": [
+                {"type": "WhitespaceSplit"},
+                {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first", "split": True},
+            ],
+        },
+    ],
+)
+def test_metaspace_prefixes_only_the_start_of_the_text(tmp_path, pre_tokenizer):
+    """HF's Metaspace with prepend_scheme "first" puts ``▁`` before the piece at the text's
+    start alone: not after a special token, not before a later word another step split off
+    (Mistral's and Llama 2's newer files); an empty text, or one a step leaves empty, has no
+    piece to put it before."""
+    import json
+
+    from tokenizers import Tokenizer
+
+    from tests.support.data import data_file
+
+    spec = json.loads(data_file("hf/mistral_v0.1/tokenizer.json").read_text("utf-8"))
+    spec["normalizer"], spec["pre_tokenizer"] = None, pre_tokenizer
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(spec), "utf-8")
+    hf, ours = Tokenizer.from_file(str(path)), lbpe.load(path)
+    for text in _METASPACE_TEXTS:
+        want = hf.encode(text, add_special_tokens=False).ids
+        assert ours.encode(text, mode="bpe", allowed_special="all") == want, text
+        assert list(ours.encode_to_array(text, mode="bpe", allowed_special="all")) == want, text
+        assert [s.id for s in ours.segment(text, mode="bpe", allowed_special="all")] == want, text
+    assert ours.encode_batch(_METASPACE_TEXTS, mode="bpe", allowed_special="all") == [
+        hf.encode(t, add_special_tokens=False).ids for t in _METASPACE_TEXTS
+    ]
+
+
+def test_byte_level_prefix_space_adds_nothing_to_an_empty_text(tmp_path):
+    from tokenizers import Tokenizer
+
+    spec = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}
+    path = _with_pre_tokenizer(tmp_path, spec)
+    hf, ours = Tokenizer.from_file(path), lbpe.load(path)
+    for text in ["", "a", "<|begin_of_text|>", "<|begin_of_text|>x"]:
+        assert ours.encode(text, mode="bpe", allowed_special="all") == hf.encode(text, add_special_tokens=False).ids
