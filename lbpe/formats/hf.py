@@ -8,7 +8,8 @@ Supported, each translated to this package's own pipeline stages:
   ``continuing_subword_prefix``/``end_of_word_suffix``;
 * added tokens: special ones become special tokens (tiktoken rules apply), the others are
   matched in the text before anything else, as HF does (one with ``lstrip``, ``rstrip`` or
-  ``single_word`` is refused: lbpe does not match those);
+  ``single_word`` is refused: lbpe does not match those; so is one with ``normalized`` in a
+  file with a normaliser, which HF matches in the normalised text);
 * normalizers ``NFC``, ``NFD``, ``NFKC``, ``NFKD``, ``Lowercase``, ``Strip``, ``Prepend``,
   ``Replace``, ``Sequence``;
 * pre-tokenizers ``ByteLevel``, ``Split`` (String or Regex, every behavior, ``invert``),
@@ -186,6 +187,12 @@ def _build(spec: Any, *, source: str, name: str, leave_stripped: bool) -> Tokeni
             raise _Refused(f"added token {entry['content']!r} uses single_word, which is not supported")
         if entry.get("lstrip") or entry.get("rstrip"):
             raise _Refused(f"added token {entry['content']!r} uses lstrip/rstrip, which is not supported")
+        if entry.get("normalized") and normalizer is not None:
+            raise _Refused(
+                f"added token {entry['content']!r} is matched in the normalized text (\"normalized\": true), "
+                'which is not supported: lbpe matches added tokens in the text as given; set "normalized": false '
+                "in the file if that is what is meant"
+            )
 
     def key_of(text: str) -> bytes:
         if not byte_level:

@@ -215,3 +215,40 @@ def test_byte_level_prefix_space_adds_nothing_to_an_empty_text(tmp_path):
     hf, ours = Tokenizer.from_file(path), lbpe.load(path)
     for text in ["", "a", "<|begin_of_text|>", "<|begin_of_text|>x"]:
         assert ours.encode(text, mode="bpe", allowed_special="all") == hf.encode(text, add_special_tokens=False).ids
+
+
+def test_added_tokens_matched_after_the_normaliser_are_refused(tmp_path):
+    """HF matches an added token with ``"normalized": true`` in the normalised text (with a
+    Lowercase normaliser, "AB" is the token "ab"); lbpe matches added tokens in the text as
+    given, so such a file with a normaliser is refused, saying what to change, and one without
+    a normaliser (DeepSeek-V3's: its normaliser does nothing) keeps HF's ids."""
+    import json
+
+    from tokenizers import Tokenizer
+
+    from lbpe.errors import VocabFormatError
+    from tests.support.data import data_file
+
+    spec = json.loads(data_file("hf/llama3/tokenizer.json").read_text("utf-8"))
+    spec["added_tokens"].append(
+        {
+            "id": 128256,
+            "content": "<tag>",
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": True,
+            "special": False,
+        }
+    )
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(spec), "utf-8")
+    text = "a <tag> b <TAG>"
+    assert (
+        lbpe.load(path).encode(text, mode="bpe")
+        == Tokenizer.from_file(str(path)).encode(text, add_special_tokens=False).ids
+    )
+    spec["normalizer"] = {"type": "Lowercase"}
+    path.write_text(json.dumps(spec), "utf-8")
+    with pytest.raises(VocabFormatError, match=r"'<tag>'.*normalized.*\"normalized\": false"):
+        lbpe.load(path)
