@@ -95,12 +95,12 @@ def explain(tok: Tokenizer, text: str, *, specials: bool = True) -> Explanation:
     text = replace_surrogates(text)  # as the encoders read a lone surrogate: U+FFFD
     vocab = tok.vocab
     pieces: list[PieceTrace] = []
-    for is_special, chunk in tok._chunks(text, "all" if specials else frozenset(), ()):
+    for at, (is_special, chunk) in enumerate(tok._chunks(text, "all" if specials else frozenset(), ())):
         if is_special:
             i = tok._matched_id(chunk)
             pieces.append(PieceTrace(chunk, [chunk], [], [chunk], [i], [], [chunk], [i], special=True))
             continue
-        for piece in tok.pieces(chunk):
+        for piece in tok._pieces(chunk, not at):
             pieces.append(_trace_piece(tok, piece))
     return Explanation(
         text=text,
@@ -196,7 +196,8 @@ def _span_parts(tok: Tokenizer, text: str, start: int, end: int, *, specials: bo
                 trace = PieceTrace(chunk, [chunk], [], [chunk], [i], [], [chunk], [i], special=True)
                 found.append((c0, offset, trace))
                 continue
-            found += [(a + c0, b + c0, item) for a, b, item in _chunk_parts(tok, chunk, start - c0, end - c0)]
+            parts = _chunk_parts(tok, chunk, start - c0, end - c0, first=not c0)
+            found += [(a + c0, b + c0, item) for a, b, item in parts]
     return found
 
 
@@ -217,12 +218,13 @@ def aligned_chunk(tok: Tokenizer, chunk: str) -> tuple[str, Callable[[int, bool]
     return norm, back
 
 
-def _chunk_parts(tok: Tokenizer, chunk: str, start: int, end: int) -> list[tuple[int, int, Any]]:
-    """:func:`_span_parts` within one ordinary chunk (offsets in the chunk)."""
+def _chunk_parts(tok: Tokenizer, chunk: str, start: int, end: int, *, first: bool) -> list[tuple[int, int, Any]]:
+    """:func:`_span_parts` within one ordinary chunk (offsets in the chunk; ``first``: it
+    starts the text)."""
     norm, back = aligned_chunk(tok, chunk)
     vocab = tok.vocab
     out = []
-    for piece, ps, pe in tok._splitter.split(norm):
+    for piece, ps, pe in tok._splitter_at(first).split(norm):
         if pe <= ps:
             continue
         # a character of the piece stands where segment() places a token starting with it

@@ -165,11 +165,11 @@ def explain_pair(
     text = replace_surrogates(text)  # as the encoders read a lone surrogate: U+FFFD
     draw = random.Random(seed).random
     pieces: list[PairPiece] = []
-    for is_special, chunk in tok._chunks(text, "all" if specials else frozenset(), ()):
+    for at, (is_special, chunk) in enumerate(tok._chunks(text, "all" if specials else frozenset(), ())):
         if is_special:
             pieces.append(_special(chunk, tok._matched_id(chunk), pair))
             continue
-        for piece in tok.pieces(chunk):
+        for piece in tok._pieces(chunk, not at):
             pieces.append(_pair_piece(tok, piece, pair, dropout, draw))
     return PairExplanation(text, tok.name, tok.vocab.unit, pair, pieces, dropout, seed)
 
@@ -215,7 +215,7 @@ def explain_pair_span(
                 if offset > start:
                     found.append((c0, offset, _special(chunk, tok._matched_id(chunk), pair)))
                 continue
-            for a, b, item in _chunk_pieces(tok, chunk, start - c0, end - c0, pair, dropout, draw):
+            for a, b, item in _chunk_pieces(tok, chunk, start - c0, end - c0, pair, dropout, draw, first=not c0):
                 found.append((a + c0, b + c0, item))
     if not found:
         raise LbpeError(
@@ -237,15 +237,18 @@ def _chunk_pieces(
     pair: tuple[str, str],
     rate: float | None,
     draw: Callable[[], float],
+    *,
+    first: bool,
 ) -> list[tuple[int, int, PairPiece]]:
-    """:func:`explain_pair_span` within one ordinary chunk (offsets in the chunk); every piece
+    """:func:`explain_pair_span` within one ordinary chunk (offsets in the chunk; ``first``: it
+    starts the text); every piece
     before the span still takes its BPE-dropout draws."""
     from lbpe.tokenizer import keys
 
     norm, back = aligned_chunk(tok, chunk)
     vocab = tok.vocab
     out = []
-    for piece, ps, pe in tok._splitter.split(norm):
+    for piece, ps, pe in tok._splitter_at(first).split(norm):
         if pe <= ps:
             continue
         chosen = [k for k in range(len(piece)) if start <= back(min(ps + k, pe - 1), False) < end]

@@ -189,7 +189,7 @@ def _build(spec: Any, *, source: str, name: str, leave_stripped: bool) -> Tokeni
             raise _Refused(f"added token {entry['content']!r} uses lstrip/rstrip, which is not supported")
         if entry.get("normalized") and normalizer is not None:
             raise _Refused(
-                f"added token {entry['content']!r} is matched in the normalized text (\"normalized\": true), "
+                f'added token {entry["content"]!r} is matched in the normalized text ("normalized": true), '
                 'which is not supported: lbpe matches added tokens in the text as given; set "normalized": false '
                 "in the file if that is what is meant"
             )

@@ -200,18 +200,18 @@ def _encode_fast(owner: Any, texts: list[str], batched: bool, options: dict):
         if arrays is not None:
             _warn_too_long(owner, arrays["input_ids"], max_length, options)
             return _batch_encoding(owner, texts, options, arrays)
-    encode = owner._lbpe.tok.encode_ordinary
+    tok = owner._lbpe.tok
     ids_of = []
     for plan in plans:
         if len(plan) == 1 and isinstance(plan[0], str):
-            ids_of.append(encode(plan[0], mode=owner.lbpe_mode))
+            ids_of.append(tok.encode_ordinary(plan[0], mode=owner.lbpe_mode))
             continue
         ids: list[int] = []
-        for part in plan:
+        for at, part in enumerate(plan):
             if isinstance(part, int):
                 ids.append(part)
-            else:
-                ids += encode(part, mode=owner.lbpe_mode)
+            else:  # a part after an added token does not start the text (Metaspace's "first")
+                ids += tok._ordinary_part(part, mode=owner.lbpe_mode, first=not at)
         ids_of.append(ids)
     if room is not None:
         left = owner.truncation_side == "left"
@@ -303,16 +303,17 @@ def _array_rows(
     from array import array
 
     before, after, types_before, types_after, seq_type = specials
-    encode = owner._lbpe.tok.encode_to_array
+    tok = owner._lbpe.tok
     contents = []
     for plan in plans:
         ids = None
-        for part in plan:
-            found = (
-                array(buffers.ID_TYPECODE, (part,))
-                if isinstance(part, int)
-                else encode(part, mode=owner.lbpe_mode, disallowed_special=())
-            )
+        for at, part in enumerate(plan):
+            if isinstance(part, int):
+                found = array(buffers.ID_TYPECODE, (part,))
+            elif not at or tok._later_splitter is tok._splitter:
+                found = tok.encode_to_array(part, mode=owner.lbpe_mode, disallowed_special=())
+            else:  # after an added token, where Metaspace's "first" puts no ▁
+                found = array(buffers.ID_TYPECODE, tok._ordinary_part(part, mode=owner.lbpe_mode, first=False))
             if ids is None:
                 ids = found
             else:

@@ -204,7 +204,11 @@ class Metaspace(Splitter):
     def later(self) -> Metaspace:
         if self.prepend_scheme != "first" or not self.first:
             return self
-        return Metaspace(replacement=self.replacement, prepend_scheme="first", split=self.split_pieces, first=False)
+        if "_later" not in self.__dict__:
+            self._later = Metaspace(
+                replacement=self.replacement, prepend_scheme="first", split=self.split_pieces, first=False
+            )
+        return self._later
 
     def split(self, text: str) -> list[Piece]:
         if not text:  # HF: nothing to put the prefix before
@@ -266,10 +270,10 @@ class Sequence(Splitter):
             return self._split_all(text)
 
     def later(self) -> Sequence:
-        steps = [step.later() for step in self.steps]
-        if all(a is b for a, b in zip(steps, self.steps)):
-            return self
-        return Sequence(steps)
+        if "_later" not in self.__dict__:
+            steps = [step.later() for step in self.steps]
+            self._later = self if all(a is b for a, b in zip(steps, self.steps)) else Sequence(steps)
+        return self._later
 
     def _split_all(self, text: str) -> list[Piece]:
         pieces: list[Piece] = [(text, 0, len(text))] if text else []

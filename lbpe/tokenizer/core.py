@@ -91,7 +91,8 @@ class Tokenizer(BulkEncoding):
             self._splitter = Regex(pretokenizer)
         self._findall = self._splitter.findall
         # for a text after a special token (Metaspace's "first" puts no ▁ there)
-        self._later_findall = self._splitter.later().findall
+        self._later_splitter = self._splitter.later()
+        self._later_findall = self._later_splitter.findall
         # a preset the compiled path splits itself (None: the splitter's findall does)
         self._preset_code = native.splitter_code(self._splitter)
         self.normalizer = normalizer
@@ -122,7 +123,7 @@ class Tokenizer(BulkEncoding):
     # ---- pickling (worker processes, datasets.map, Ray): caches stay behind ----
 
     # bound to this object or process, or derived: rebuilt
-    _UNPICKLED = ("_findall", "_later_findall", "_split", "_preset_code", "_continuation")
+    _UNPICKLED = ("_findall", "_later_splitter", "_later_findall", "_split", "_preset_code", "_continuation")
 
     def __getstate__(self) -> dict:
         """Everything that defines the tokenizer; the piece caches travel empty."""
@@ -134,7 +135,8 @@ class Tokenizer(BulkEncoding):
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self._findall = self._splitter.findall
-        self._later_findall = self._splitter.later().findall
+        self._later_splitter = self._splitter.later()
+        self._later_findall = self._later_splitter.findall
         # this process's compiled path (it may lack the extension, or not have set it up yet)
         self._preset_code = native.splitter_code(self._splitter)
         self._split = self._splitters()
@@ -209,11 +211,29 @@ class Tokenizer(BulkEncoding):
 
     def pieces(self, text: str) -> list[str]:
         """The pre-tokens of ``text`` (after normalisation), as the model sees them."""
+        return self._pieces(text, True)
+
+    def _pieces(self, text: str, first: bool) -> list[str]:
+        """:meth:`pieces` of ``text``; ``first`` false for a text after a special or added token."""
         text = _checked_text(text)
         with self._deadline(text):
             if self.normalizer is not None:
                 text = self.normalizer(text)
-            return self._findall(text)
+            return (self._findall if first else self._later_findall)(text)
+
+    def _splitter_at(self, first: bool) -> Splitter:
+        """The splitter of a text that starts the input (``first``) or follows a special token."""
+        return self._splitter if first else self._later_splitter
+
+    def _ordinary_part(self, text: str, *, mode: Method, first: bool) -> list[int]:
+        """:meth:`encode_ordinary` of a part of a text (between its special or added tokens);
+        ``first`` false for a part after one (Metaspace's "first" puts no ``▁`` there)."""
+        if first:
+            return self.encode_ordinary(text, mode=mode)
+        mode = _check_mode(mode)
+        return cast(
+            "list[int]", self._ordinary(_checked_text(text), mode, dropout_options(mode, None, None), first=False)
+        )
 
     @property
     def n_vocab(self) -> int:
@@ -352,7 +372,7 @@ class Tokenizer(BulkEncoding):
             try:
                 text = self.normalizer(text)
             except UnicodeEncodeError:  # a normaliser that works on UTF-8 met a lone surrogate
-                return self._without_surrogates(original, mode)
+                return self._without_surrogates(original, mode, first)
         return self._encode_ordinary(text, mode, original, dropout, buffer, first)
 
     def _encode_ordinary(
@@ -398,16 +418,16 @@ class Tokenizer(BulkEncoding):
             cache, split = self._caches.setdefault(mode, {}), self._split[mode]
             return keys.cached_ids(self.vocab, pieces, cache, split, limit, CACHED_PIECE_CHARS)
         except UnicodeEncodeError:
-            return self._without_surrogates(original, mode)
+            return self._without_surrogates(original, mode, first)
 
-    def _without_surrogates(self, text: str, mode: Method) -> list[int]:
+    def _without_surrogates(self, text: str, mode: Method, first: bool = True) -> list[int]:
         """Lone surrogates cannot be UTF-8 encoded: encode the text with them replaced by
         U+FFFD (surrogate pairs joined), as tiktoken does. The replacement is made on the text
         as given, before any normaliser, so the normaliser runs once."""
         fixed = replace_surrogates(text)
         if fixed is text:  # the surrogate came from the vocabulary's own normaliser
             raise LbpeError(f"vocabulary {self.name or '(unnamed)'}: its normaliser produced a lone surrogate")
-        return self.encode_ordinary(fixed, mode=mode)
+        return self._ordinary_part(fixed, mode=mode, first=first)
 
     def encode(
         self,

@@ -207,6 +207,45 @@ def test_metaspace_prefixes_only_the_start_of_the_text(tmp_path, pre_tokenizer):
     ]
 
 
+def test_metaspace_first_in_every_view_of_the_ids(tmp_path):
+    """Every path that encodes the text after a special token leaves Metaspace's "first"
+    prefix out there, as ``encode`` and HF do: explain (whole text and a span), the method pair's
+    steps, a lone surrogate's second encoding, and the transformers bridge."""
+    import json
+    import shutil
+
+    from tokenizers import Tokenizer
+
+    from lbpe.analysis.explain import explain, explain_span
+    from lbpe.analysis.pair_steps import explain_pair, explain_pair_span
+    from tests.support.data import data_file
+
+    spec = json.loads(data_file("hf/mistral_v0.1/tokenizer.json").read_text("utf-8"))
+    spec["normalizer"] = None
+    spec["pre_tokenizer"] = {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first", "split": False}
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(spec), "utf-8")
+    hf, tok = Tokenizer.from_file(str(path)), lbpe.load(path)
+    text = "<s>Hello world</s>Again"
+    want = hf.encode(text, add_special_tokens=False).ids
+    assert [i for p in explain(tok, text).pieces for i in p.bpe_ids] == want
+    assert [i for p in explain_span(tok, text, 18, 23, specials=True).pieces for i in p.bpe_ids] == want[-2:]
+    assert [i for p in explain_pair(tok, text, ["bpe", "lbpe"]).pieces for i in p.sides[0].ids] == want
+    span = explain_pair_span(tok, text, 18, 23, ["bpe", "lbpe"], specials=True)
+    assert [i for p in span.pieces for i in p.sides[0].ids] == want[-2:]
+    lone = hf.encode("<s>Hi\ufffd", add_special_tokens=False).ids
+    assert tok.encode("<s>Hi\ud800", mode="bpe", allowed_special="all") == lone
+    from lbpe.hf import LBPETokenizer
+
+    folder = tmp_path / "model"
+    folder.mkdir()
+    shutil.copy(path, folder / "tokenizer.json")
+    bridge = LBPETokenizer.from_pretrained(str(folder), mode="lbpe")
+    lbpe_ids = tok.encode(text, mode="lbpe", allowed_special="all")
+    assert bridge(text, add_special_tokens=False)["input_ids"] == lbpe_ids
+    assert bridge([text], add_special_tokens=False, return_tensors="np")["input_ids"].tolist() == [lbpe_ids]
+
+
 def test_byte_level_prefix_space_adds_nothing_to_an_empty_text(tmp_path):
     from tokenizers import Tokenizer
 
