@@ -36,6 +36,7 @@ from lbpe import decoders as dec
 from lbpe.errors import LbpeError, VocabFormatError
 from lbpe.formats._json import json_type, load_json
 from lbpe.formats.hf_components import (
+    _check_after_byte_level,
     _decoder,
     _flag,
     _has_byte_level,
@@ -169,6 +170,7 @@ def _build(spec: Any, *, source: str, name: str, leave_stripped: bool) -> Tokeni
         if model.get(affix):
             raise _Refused(f"model {affix} {model[affix]!r} is not supported")
 
+    _check_after_byte_level(spec.get("pre_tokenizer"))
     splitter = _simplify(_pretokenizer(spec.get("pre_tokenizer")))
     byte_level = _has_byte_level(spec.get("pre_tokenizer"))
     normalizer = _normalizer(spec.get("normalizer"))

@@ -146,10 +146,10 @@ def _has_byte_level(node: Any) -> bool:
 
 #: A Split pattern made of these alone matches printable ASCII alone (U+0021-U+007E), which
 #: ByteLevel's byte mapping keeps as it is and gives no other byte: it cuts the mapped text where
-#: it cuts the text. Literals, escaped punctuation, ``\d``, classes of those (not negated),
+#: it cuts the text. Literals, escaped punctuation, classes of those (not negated),
 #: quantifiers, alternation and plain groups; never ``.``, ``\s``, ``\w``, ``\p{..}``, POSIX
 #: brackets, flags, look-arounds or anchors.
-_ESCAPED = r"\\(?:[!-/:-@\[-`{-~]|d)"  # escaped ASCII punctuation, or \d
+_ESCAPED = r"\\[!-/:-@\[-`{-~]"  # escaped ASCII punctuation (not \d: Oniguruma's is every Nd)
 _ASCII_ONLY = re.compile(
     rf"""(?:[A-Za-z0-9!"#%&',/:;<=>@_`~-] | {_ESCAPED}
     | \[ (?:[!-Z_-~]|{_ESCAPED}) (?:[!-Z^-~]|{_ESCAPED})* \]
@@ -166,7 +166,11 @@ def _kept_by_byte_mapping(node: Any) -> bool:
     pattern = node["pattern"]
     if isinstance(pattern.get("String"), str):
         return all("!" <= c <= "~" for c in pattern["String"]) and pattern["String"] != ""
-    return isinstance(pattern.get("Regex"), str) and _ASCII_ONLY.fullmatch(pattern["Regex"]) is not None
+    raw = pattern.get("Regex")
+    if not isinstance(raw, str) or _ASCII_ONLY.fullmatch(raw) is None:
+        return False
+    # HF cuts at every empty match (between the bytes of one character, on the mapped text)
+    return re.fullmatch(translate_regex(raw), "") is None
 
 
 def _steps(node: Any) -> list[Any]:
@@ -189,7 +193,8 @@ def _check_after_byte_level(node: Any) -> None:
             raise _Refused(
                 f"pre-tokenizer {kind!r} after ByteLevel is not supported: HF runs it on the byte-mapped "
                 "text (each byte of UTF-8 one character), where it can cut inside a character, and lbpe's "
-                "pieces are text. Only a Split of printable ASCII alone (such as [0-9]{3}) may follow ByteLevel"
+                "pieces are text, so it cannot give this file's ids. Only a Split of printable ASCII alone "
+                "that matches no empty text (such as [0-9]{3}) may follow ByteLevel"
             )
 
 
@@ -197,7 +202,6 @@ def _pretokenizer(node: Any) -> sp.Splitter | None:
     if node is None:
         return None
     node = _obj(node, "pre_tokenizer")
-    _check_after_byte_level(node)
     kind = node.get("type")
     if kind == "ByteLevel":
         return sp.ByteLevel(
