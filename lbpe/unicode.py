@@ -211,9 +211,10 @@ def _unseen() -> frozenset[str]:
     return frozenset(chr(cp) for lo, hi in _hex_ranges(UNSEEN) for cp in range(lo, hi + 1))
 
 
-#: Where the stand-ins for unseen characters come from: plane 15's private use, which no
-#: Unicode version decomposes, reorders or composes.
-_STAND_INS = 0xF0000
+#: Where the stand-ins for unseen characters come from: private use, which no Unicode version
+#: decomposes, reorders or composes; the Basic Multilingual Plane's first (a text of it stays
+#: two bytes a character), plane 15's after.
+_STAND_INS = ((0xE000, 0xF900), (0xF0000, 0xFFFFE))
 
 
 def normalize(form: str, text: str) -> str:
@@ -232,9 +233,12 @@ def normalize(form: str, text: str) -> str:
     unseen = _unseen().intersection(text)
     if not unseen:
         return unicodedata.normalize(form, text)  # type: ignore[arg-type]
-    held = set(text)
-    free = (c for c in map(chr, range(_STAND_INS, 0x110000)) if c not in held)
-    aside = {ord(c): stand for c, stand in zip(sorted(unseen), free)}
-    back = {ord(stand): chr(cp) for cp, stand in aside.items()}
-    out = unicodedata.normalize(form, text.translate(aside)).translate(back)  # type: ignore[arg-type]
+    free = (chr(cp) for lo, hi in _STAND_INS for cp in range(lo, hi) if chr(cp) not in text)
+    aside = list(zip(sorted(unseen), free))  # (unseen character, its stand-in)
+    masked = text
+    for char, stand in aside:
+        masked = masked.replace(char, stand)
+    out = unicodedata.normalize(form, masked)  # type: ignore[arg-type]
+    for char, stand in aside:
+        out = out.replace(stand, char)
     return text if out == text else out
