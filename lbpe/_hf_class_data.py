@@ -1,7 +1,7 @@
 """The character classes of HF tokenizers' Digits and Punctuation pre-tokenizers. Generated;
 do not edit.
 
-Written by ``scripts/gen_hf_class_data.py``; read by :mod:`lbpe.pretokenize.classes`.
+Written by ``scripts/gen_hf_class_data.py``; read by :mod:`lbpe.unicode`.
 Inclusive code point ranges in hexadecimal (``lo-hi``, or one code point). ``NUMERIC``: the
 numbers (N) at Unicode 17.0.0, Rust's ``char::is_numeric``. ``PUNCTUATION``: the
 punctuation (P) at Unicode 8.0.0, unicode_categories' ``is_punctuation``.

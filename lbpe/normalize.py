@@ -21,7 +21,7 @@ from typing import Literal, cast
 
 from lbpe.errors import LbpeError
 from lbpe.pretokenize.classes import WHITE_SPACE_RANGES
-from lbpe.unicode import lowercase, normalize
+from lbpe.unicode import lowercase, normal_form
 from lbpe.user_regex import UserRegex, deadline
 
 __all__ = ["Normalizer", "Unicode", "Lowercase", "Strip", "Prepend", "Replace", "Sequence", "SentencePieceNormalizer"]
@@ -75,7 +75,7 @@ _MOST_CHARS = 64
 
 class Unicode(Normalizer):
     """NFC, NFD, NFKC or NFKD, as HF tokenizers' normalisers: Unicode 9.0's tables
-    (:func:`lbpe.unicode.normalize`)."""
+    (:func:`lbpe.unicode.normal_form`)."""
 
     def __init__(self, form: str) -> None:
         if form not in ("NFC", "NFD", "NFKC", "NFKD"):
@@ -83,7 +83,7 @@ class Unicode(Normalizer):
         self.form = cast(UnicodeForm, form)  # checked just above
 
     def __call__(self, text: str) -> str:
-        return normalize(self.form, text)
+        return normal_form(self.form, text)
 
     def aligned(self, text: str) -> Aligned:
         out = self(text)
@@ -99,7 +99,7 @@ class Unicode(Normalizer):
         taken = 0  # runs taken together since first
         while first < len(text):
             end = starts[k]
-            part = normalize(self.form, text[first:end])
+            part = normal_form(self.form, text[first:end])
             if end < len(text) and not out.startswith(part, len(where)):
                 taken += 1
                 if taken < _MOST_RUNS and end - first < _MOST_CHARS:
@@ -109,7 +109,7 @@ class Unicode(Normalizer):
                 # with nothing (reach()), placed as one
                 space = _SPACE.search(text, end)
                 end = space.start() if space else len(text)
-                part = normalize(self.form, text[first:end])
+                part = normal_form(self.form, text[first:end])
                 if end < len(text) and not out.startswith(part, len(where)):
                     break  # cannot happen; the rest at this stretch's start below
             where += [first] * len(part)

@@ -54,7 +54,7 @@ def render() -> str:
         '"""The character classes of HF tokenizers\' Digits and Punctuation pre-tokenizers. Generated;\n'
         "do not edit.\n"
         "\n"
-        "Written by ``scripts/gen_hf_class_data.py``; read by :mod:`lbpe.pretokenize.classes`.\n"
+        "Written by ``scripts/gen_hf_class_data.py``; read by :mod:`lbpe.unicode`.\n"
         "Inclusive code point ranges in hexadecimal (``lo-hi``, or one code point). ``NUMERIC``: the\n"
         "numbers (N) at Unicode %s, Rust's ``char::is_numeric``. ``PUNCTUATION``: the\n"
         "punctuation (P) at Unicode %s, unicode_categories' ``is_punctuation``.\n"

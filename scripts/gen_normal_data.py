@@ -9,7 +9,7 @@ its own. Python's ``unicodedata`` has the running interpreter's tables (13.0 in 
 Pyodide's 3.14), which decompose, reorder and compose some of them: U+11938 (Dives Akuru, 13.0)
 into two characters, U+32FF (the Reiwa square, 12.1) into two ideographs under NFKC.
 
-:func:`lbpe.unicode.normalize` stands such characters aside while Python normalises the text. A
+:func:`lbpe.unicode.normal_form` stands such characters aside while Python normalises the text. A
 character belongs in this list when Unicode 9.0 left it unassigned and Unicode 17.0 (the newest
 here, so every Python's tables are covered) gives it a decomposition, makes it a mark (combining
 classes other than 0 are marks'), or puts it in a decomposition (so no composition can form one).
