@@ -21,10 +21,9 @@ Usage:
 from __future__ import annotations
 
 import sys
-import textwrap
 from pathlib import Path
 
-from generated import unicode_property, write_or_check
+from generated import hex_ranges_text, merged_ranges, unicode_property, write_or_check
 
 NUMERIC_VERSION = "17.0.0"
 PUNCTUATION_VERSION = "8.0.0"
@@ -34,19 +33,8 @@ TARGET = ROOT / "lbpe" / "_hf_class_data.py"
 
 def _ranges(version: str, category: str) -> list[tuple[int, int]]:
     """Inclusive, merged ranges of a general category (the package's ``end`` is excluded)."""
-    merged: list[tuple[int, int]] = []
-    for r in sorted(unicode_property(version, f"General_Category/{category}", "ranges"), key=lambda r: r["begin"]):  # type: ignore[arg-type]
-        lo, hi = r["begin"], r["end"] - 1
-        if merged and lo <= merged[-1][1] + 1:
-            merged[-1] = (merged[-1][0], max(hi, merged[-1][1]))
-        else:
-            merged.append((lo, hi))
-    return merged
-
-
-def _lines(ranges: list[tuple[int, int]]) -> str:
-    body = " ".join(f"{lo:x}" if lo == hi else f"{lo:x}-{hi:x}" for lo, hi in ranges)
-    return "\n".join(textwrap.wrap(body, 96, break_on_hyphens=False))
+    ranges = unicode_property(version, f"General_Category/{category}", "ranges")
+    return merged_ranges((r["begin"], r["end"] - 1) for r in ranges)  # type: ignore[attr-defined]
 
 
 def render() -> str:
@@ -69,8 +57,8 @@ def render() -> str:
     ) % (
         NUMERIC_VERSION,
         PUNCTUATION_VERSION,
-        _lines(_ranges(NUMERIC_VERSION, "Number")),
-        _lines(_ranges(PUNCTUATION_VERSION, "Punctuation")),
+        hex_ranges_text(_ranges(NUMERIC_VERSION, "Number")),
+        hex_ranges_text(_ranges(PUNCTUATION_VERSION, "Punctuation")),
         NUMERIC_VERSION,
         PUNCTUATION_VERSION,
     )

@@ -26,10 +26,9 @@ Usage:
 from __future__ import annotations
 
 import sys
-import textwrap
 from pathlib import Path
 
-from generated import unicode_property, write_or_check
+from generated import hex_ranges_text, merged_ranges, unicode_property, write_or_check
 
 HF_VERSION = "9.0.0"
 NEWEST = "17.0.0"
@@ -57,19 +56,7 @@ def unseen() -> list[int]:
     return sorted(touched & new)
 
 
-def _ranges(points: list[int]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    for cp in points:
-        if out and cp == out[-1][1] + 1:
-            out[-1] = (out[-1][0], cp)
-        else:
-            out.append((cp, cp))
-    return out
-
-
 def render(points: list[int]) -> str:
-    body = " ".join(f"{lo:x}" if lo == hi else f"{lo:x}-{hi:x}" for lo, hi in _ranges(points))
-    lines = textwrap.wrap(body, 96, break_on_hyphens=False)
     return (
         '"""The characters HF tokenizers\' normal forms (Unicode %s) leave as they are and Python\'s\n'
         "may not. Generated; do not edit.\n"
@@ -82,7 +69,14 @@ def render(points: list[int]) -> str:
         'UNSEEN = """\n%s\n"""\n'
         "\n"
         'HF_NORMAL_VERSION = "%s"\n'
-    ) % (HF_VERSION, HF_VERSION, NEWEST, len(points), "\n".join(lines), HF_VERSION)
+    ) % (
+        HF_VERSION,
+        HF_VERSION,
+        NEWEST,
+        len(points),
+        hex_ranges_text(merged_ranges((cp, cp) for cp in points)),
+        HF_VERSION,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,7 +10,9 @@ import argparse
 import json
 import subprocess
 import sys
+import textwrap
 import zlib
+from collections.abc import Iterable
 from pathlib import Path
 
 #: The npm packages of the Unicode Character Database (pinned in package.json, installed by
@@ -58,3 +60,21 @@ def unicode_property(version: str, member: str, export: str = "code-points") -> 
     script = f"import m from {json.dumps(module.as_uri())}; console.log(JSON.stringify({value}));"
     out = subprocess.run(["node", "--input-type=module", "-e", script], check=True, capture_output=True, text=True)
     return json.loads(out.stdout)
+
+
+def merged_ranges(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Inclusive ``(lo, hi)`` code point ranges sorted, with touching ones joined."""
+    merged: list[tuple[int, int]] = []
+    for lo, hi in sorted(ranges):
+        if merged and lo <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(hi, merged[-1][1]))
+        else:
+            merged.append((lo, hi))
+    return merged
+
+
+def hex_ranges_text(ranges: Iterable[tuple[int, int]]) -> str:
+    """Ranges as the generated tables spell them: ``7fd 897-89f``, lines of at most 96
+    characters (read back by ``lbpe.unicode``)."""
+    body = " ".join(f"{lo:x}" if lo == hi else f"{lo:x}-{hi:x}" for lo, hi in ranges)
+    return "\n".join(textwrap.wrap(body, 96, break_on_hyphens=False))
