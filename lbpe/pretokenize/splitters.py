@@ -115,19 +115,20 @@ class Split(Splitter):
     def split(self, text: str) -> list[Piece]:
         spans: list[tuple[int, int, bool]] = []  # (start, end, is_delimiter)
         pos = 0
+        last: int | None = None  # where the last match ended
         for m in self.regex.finditer(text):
             s, e = m.span()
-            if s == e:
+            if s == e and s == last:  # Oniguruma's iteration skips an empty match right after a match
                 continue
             if s > pos:
                 spans.append((pos, s, False))
-            spans.append((s, e, True))
-            pos = e
+            spans.append((s, e, True))  # an empty match cuts there, as HF's does
+            pos = last = e
         if pos < len(text):
             spans.append((pos, len(text), False))
         if self.invert:
             spans = [(s, e, not d) for s, e, d in spans]
-        return [(text[s:e], s, e) for s, e in _apply_behavior(spans, self.behavior)]
+        return [(text[s:e], s, e) for s, e in _apply_behavior(spans, self.behavior) if e > s]
 
 
 def _apply_behavior(spans: list[tuple[int, int, bool]], behavior: str) -> list[tuple[int, int]]:
@@ -158,9 +159,10 @@ def _apply_behavior(spans: list[tuple[int, int, bool]], behavior: str) -> list[t
         if pending is not None:
             out.append([pending, spans[-1][1]])
         return [(s, e) for s, e in out]
-    # Contiguous: runs of delimiters become one piece
+    # Contiguous: neighbouring spans of one kind become one piece (delimiters; with invert, the
+    # text between matches that met)
     for s, e, d in spans:
-        if d and out and out[-1][2]:
+        if out and out[-1][2] == d:
             out[-1][1] = e
         else:
             out.append([s, e, d])

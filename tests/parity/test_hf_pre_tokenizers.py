@@ -296,3 +296,30 @@ def test_added_tokens_matched_after_the_normaliser_are_refused(tmp_path):
     path.write_text(json.dumps(spec), "utf-8")
     with pytest.raises(VocabFormatError, match=r"'<tag>'.*normalized.*\"normalized\": false"):
         lbpe.load(path)
+
+
+# ---- Split: every behavior, inverted or not, with patterns that match empty text ----
+
+_SPLIT_PATTERNS = ["x*", "\\s*", "a?", "$", "^", "\\Z", " ", "a+", "(?=b)", "b|", "\\d{0,2}"]
+_SPLIT_TEXTS = ["ab", "a  b", "aab b\nab", "", " ", "xax", "12b34 ", "b\n\nb"]
+
+
+@pytest.mark.parametrize("invert", [False, True])
+@pytest.mark.parametrize("behavior", ["Isolated", "Removed", "MergedWithPrevious", "MergedWithNext", "Contiguous"])
+def test_split_is_hf_with_empty_matches_and_invert(behavior, invert):
+    """HF cuts at an empty match (but not at one right after a match, as Oniguruma iterates),
+    and Contiguous joins neighbouring spans of the same kind, also those that invert makes."""
+    import tokenizers
+
+    from lbpe.pretokenize.onig import translate_regex
+
+    snake = re.sub(r"(?<!^)([A-Z])", r"_\1", behavior).lower()
+    wrong = []
+    for pattern in _SPLIT_PATTERNS:
+        hf = tokenizers.pre_tokenizers.Split(tokenizers.Regex(pattern), snake, invert=invert)
+        ours = sp.Split(translate_regex(pattern), behavior, invert=invert)
+        for text in _SPLIT_TEXTS:
+            want = [(p, a, b) for p, (a, b) in hf.pre_tokenize_str(text)]
+            if [tuple(p) for p in ours.split(text)] != want:
+                wrong.append((pattern, text, want))
+    assert wrong == []
