@@ -26,6 +26,7 @@ from collections.abc import Sequence as Seq
 from typing import Any
 
 from lbpe.errors import LbpeError
+from lbpe.user_regex import onig_sub
 
 __all__ = [
     "Decoder",
@@ -267,8 +268,7 @@ class Replace(Step):
         self.pattern, self.content = pattern, content
 
     def __call__(self, tokens: list[str], *, errors: str = "replace") -> list[str]:
-        content = self.content
-        return [self.pattern.sub(lambda m: content, t) for t in tokens]
+        return [onig_sub(self.pattern, self.content, t) for t in tokens]
 
 
 class Metaspace(Step):

@@ -22,7 +22,7 @@ from typing import Literal, cast
 from lbpe.errors import LbpeError
 from lbpe.pretokenize.classes import WHITE_SPACE_RANGES
 from lbpe.unicode import lowercase, normal_form
-from lbpe.user_regex import UserRegex, deadline
+from lbpe.user_regex import UserRegex, deadline, onig_spans, onig_sub
 
 __all__ = ["Normalizer", "Unicode", "Lowercase", "Strip", "Prepend", "Replace", "Sequence", "SentencePieceNormalizer"]
 
@@ -195,7 +195,7 @@ class Replace(Normalizer):
     def __init__(self, pattern: str, content: str, *, regex: bool = False, shown: str | None = None) -> None:
         self.literal = None if regex else pattern
         self.regex: UserRegex | re.Pattern[str] = (
-            UserRegex(pattern, what="the Replace normalizer's pattern", shown=shown)
+            UserRegex(pattern, re.MULTILINE, what="the Replace normalizer's pattern", shown=shown)
             if regex
             else re.compile(re.escape(pattern))
         )
@@ -212,16 +212,13 @@ class Replace(Normalizer):
     def __call__(self, text: str) -> str:
         if self.literal is not None:
             return text.replace(self.literal, self.content)
-        return self.regex.sub(lambda m: self.content, text)
+        return onig_sub(self.regex, self.content, text)
 
     def aligned(self, text: str) -> Aligned:
         out: list[str] = []
         origin: list[int] = []
         pos = 0
-        for m in self.regex.finditer(text):
-            s, e = m.span()
-            if s == e:
-                continue
+        for s, e in onig_spans(self.regex, text):
             out.append(text[pos:s])
             origin += range(pos, s)
             out.append(self.content)

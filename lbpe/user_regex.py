@@ -41,7 +41,7 @@ from typing import Any
 from lbpe import limits
 from lbpe.errors import LbpeError
 
-__all__ = ["UserRegex", "RegexTimeoutError", "deadline", "engine"]
+__all__ = ["UserRegex", "RegexTimeoutError", "deadline", "engine", "onig_spans", "onig_sub"]
 
 _MIB = 1 << 20
 
@@ -198,3 +198,35 @@ class UserRegex:
 
 def _rebuild(pattern: str, flags: int, what: str, shown: str) -> UserRegex:
     return UserRegex(pattern, flags, what=what, shown=shown)
+
+
+def onig_spans(pattern: UserRegex | re.Pattern[str], text: str) -> list[tuple[int, int]]:
+    """The spans of ``pattern``'s matches in ``text`` as HF tokenizers' engine (Oniguruma)
+    finds them: an empty match counts, except one right after a match (which Python's own
+    iteration gives: ``a*`` in ``"aa"`` is one match there, two here), and an empty text has none.
+
+    >>> onig_spans(re.compile("a*"), "aab")
+    [(0, 2), (3, 3)]
+    """
+    if not text:
+        return []
+    out: list[tuple[int, int]] = []
+    last = None  # where the last match ended
+    for m in pattern.finditer(text):
+        start, end = m.span()
+        if start == end == last:
+            continue
+        out.append((start, end))
+        last = end
+    return out
+
+
+def onig_sub(pattern: UserRegex | re.Pattern[str], content: str, text: str) -> str:
+    """``text`` with each match of :func:`onig_spans` replaced by ``content``, taken literally."""
+    parts: list[str] = []
+    pos = 0
+    for start, end in onig_spans(pattern, text):
+        parts += (text[pos:start], content)
+        pos = end
+    parts.append(text[pos:])
+    return "".join(parts)

@@ -314,7 +314,7 @@ def _decoder(node: Any) -> dec.Step | None:
     if kind == "Replace":
         pattern, is_regex, raw = _pattern(node.get("pattern"))
         regex = (
-            UserRegex(pattern, what="the Replace decoder's pattern", shown=raw)
+            UserRegex(pattern, re.MULTILINE, what="the Replace decoder's pattern", shown=raw)
             if is_regex
             else re.compile(re.escape(pattern))
         )

@@ -25,7 +25,7 @@ from collections.abc import Sequence as Seq
 from lbpe.errors import LbpeError
 from lbpe.pretokenize.classes import WHITE_SPACE, hf_numeric_body, hf_punctuation_body
 from lbpe.pretokenize.compiled import PresetPattern, compile_pattern, resolve_pattern
-from lbpe.user_regex import UserRegex, deadline
+from lbpe.user_regex import UserRegex, deadline, onig_spans
 
 __all__ = [
     "Splitter",
@@ -115,15 +115,11 @@ class Split(Splitter):
     def split(self, text: str) -> list[Piece]:
         spans: list[tuple[int, int, bool]] = []  # (start, end, is_delimiter)
         pos = 0
-        last: int | None = None  # where the last match ended
-        for m in self.regex.finditer(text):
-            s, e = m.span()
-            if s == e and s == last:  # Oniguruma's iteration skips an empty match right after a match
-                continue
+        for s, e in onig_spans(self.regex, text):
             if s > pos:
                 spans.append((pos, s, False))
             spans.append((s, e, True))  # an empty match cuts there, as HF's does
-            pos = last = e
+            pos = e
         if pos < len(text):
             spans.append((pos, len(text), False))
         if self.invert:

@@ -323,3 +323,29 @@ def test_split_is_hf_with_empty_matches_and_invert(behavior, invert):
             if [tuple(p) for p in ours.split(text)] != want:
                 wrong.append((pattern, text, want))
     assert wrong == []
+
+
+def test_replace_with_a_pattern_is_hf():
+    """HF's Replace (normaliser and decoder) reads ``^`` and ``$`` at every line, as
+    Oniguruma does, and replaces an empty match as its Split cuts at one."""
+    import tokenizers
+
+    from lbpe.decoders import Replace as ReplaceStep
+    from lbpe.normalize import Replace
+    from lbpe.pretokenize.onig import translate_regex
+    from lbpe.user_regex import UserRegex
+
+    wrong = []
+    for pattern in ["^", "$", "^a", "a$", "a*", "x*", "\\s*", "b|", " +", "(?=b)"]:
+        hf = tokenizers.normalizers.Replace(tokenizers.Regex(pattern), "X")
+        ours = Replace(translate_regex(pattern), "X", regex=True)
+        hf_step = tokenizers.decoders.Replace(tokenizers.Regex(pattern), "X")
+        step = ReplaceStep(UserRegex(translate_regex(pattern), re.MULTILINE), "X")
+        for text in ["a\nb", "aa", "aab\n\nab  b", "", " ", "ba"]:
+            want = hf.normalize_str(text)
+            out, origin = ours.aligned(text)
+            if ours(text) != want or out != want or len(origin) != len(out):
+                wrong.append(("normalizer", pattern, text, want))
+            if text and "".join(step([text])) != hf_step.decode([text]):
+                wrong.append(("decoder", pattern, text, hf_step.decode([text])))
+    assert wrong == []
