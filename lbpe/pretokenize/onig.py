@@ -78,8 +78,10 @@ def translate_regex(pattern: str) -> str:
 
     ``\\p{..}``/``\\P{..}`` general categories, ``\\s``/``\\S`` (Unicode White_Space) and
     ``\\d`` (decimal numbers) become explicit classes; ``$``/``^`` keep Oniguruma's line
-    meaning through ``re.MULTILINE`` (see :class:`Regex`). ``\\w``, ``\\b``, POSIX brackets
-    and class operations raise :class:`UnsupportedRegex`.
+    meaning through ``re.MULTILINE`` (see :class:`Regex`). As in Oniguruma's Ruby syntax,
+    ``\\pL`` without braces is the letters "pL" and the option ``(?m)`` lets ``.`` match a line
+    end (Python's ``(?s)``). ``\\w``, ``\\b``, POSIX brackets, class operations and options
+    other than ``i``, ``m`` and ``x`` raise :class:`UnsupportedRegex`.
     """
     out: list[str] = []
     i, n = 0, len(pattern)
@@ -91,6 +93,10 @@ def translate_regex(pattern: str) -> str:
             if i + 1 >= n:
                 raise UnsupportedRegex(f"pattern ends with a lone backslash: {pattern!r}")
             e = pattern[i + 1]
+            if e in "pP" and not pattern.startswith("{", i + 2):
+                out.append(e)  # Oniguruma (Ruby syntax) reads \pL as the letters "pL"
+                i += 2
+                continue
             if e in "pP":
                 name, i = _property_name(pattern, i + 2)
                 negate = (e == "P") != name.startswith("^")
@@ -149,6 +155,14 @@ def translate_regex(pattern: str) -> str:
             out.append(c)
             i += 1
             continue
+        options = _OPTIONS.match(pattern, i) if c == "(" else None
+        if options is not None:
+            letters = options.group(1)
+            if set(letters) - set("imx-"):
+                raise UnsupportedRegex(f"Oniguruma's options are i, m and x; {options.group()!r} in {pattern!r}")
+            out.append("(?" + letters.replace("m", "s"))  # Ruby syntax: (?m) lets . match a line end
+            i = options.end()
+            continue
         if c == "[":
             in_class = True
             out.append(c)
@@ -173,6 +187,8 @@ def translate_regex(pattern: str) -> str:
 
 
 _INTERVAL = re.compile(r"\{(\d*)(?:(,)(\d*))?\}")
+#: An option group's start, ``(?i:``, ``(?m)``, ``(?-i:``: the letters Oniguruma knows and the rest.
+_OPTIONS = re.compile(r"\(\?([a-zA-Z-]+)(?=[:)])")
 
 
 def _quantifier(pattern: str, i: int) -> tuple[int, int, bool, bool]:

@@ -349,3 +349,22 @@ def test_replace_with_a_pattern_is_hf():
             if text and "".join(step([text])) != hf_step.decode([text]):
                 wrong.append(("decoder", pattern, text, hf_step.decode([text])))
     assert wrong == []
+
+
+def test_oniguruma_spellings_split_as_hf():
+    """Oniguruma (Ruby syntax) reads ``\\pL`` as the letters "pL" and ``(?m)`` as "a dot
+    matches a line end" (Python's ``(?s)``); it has no ``(?s)``, which lbpe refuses too."""
+    import tokenizers
+
+    from lbpe.pretokenize.onig import UnsupportedRegex, translate_regex
+
+    for pattern in ["\\pL", "\\PL+", "(?m:.)+", "(?m).+", "a(?m:.)", "(?i:'S|'t)", "(?x) a | b"]:
+        hf = tokenizers.pre_tokenizers.Split(tokenizers.Regex(pattern), "isolated")
+        ours = sp.Split(translate_regex(pattern), "Isolated")
+        for text in ["ab pL PLL", "a\nb\n", "It'S a b", "a\n\n"]:
+            assert [tuple(p) for p in ours.split(text)] == [(p, a, b) for p, (a, b) in hf.pre_tokenize_str(text)], (
+                pattern,
+                text,
+            )
+    with pytest.raises(UnsupportedRegex, match="options are i, m and x"):
+        translate_regex("(?s:.)+")
