@@ -272,23 +272,20 @@ class Replace(Step):
 
 
 class Metaspace(Step):
-    """``replacement`` (``▁``) back to a space; with ``strip_first``, the first text loses the
-    space it starts with (the one the pre-tokenizer prepended).
+    """``replacement`` (``▁``) back to a space; with ``strip_first`` (a prefix scheme), the first
+    text's are dropped instead, as HF's decoder does (its prefix among them).
 
-    >>> Metaspace("\u2581", strip_first=True)(["\u2581a\u2581b", "\u2581c"])
-    ['a b', ' c']
+    >>> Metaspace("\u2581", strip_first=True)(["\u2581a", "\u2581b\u2581c"])
+    ['a', ' b c']
     """
 
     def __init__(self, replacement: str = "\u2581", *, strip_first: bool = True) -> None:
         self.replacement, self.strip_first = replacement, strip_first
 
     def __call__(self, tokens: list[str], *, errors: str = "replace") -> list[str]:
-        out = []
-        for i, t in enumerate(tokens):
-            t = t.replace(self.replacement, " ")
-            if i == 0 and self.strip_first and t.startswith(" "):
-                t = t[1:]
-            out.append(t)
+        out = [t.replace(self.replacement, " ") for t in tokens]
+        if out and self.strip_first:
+            out[0] = tokens[0].replace(self.replacement, "")
         return out
 
 

@@ -368,3 +368,17 @@ def test_oniguruma_spellings_split_as_hf():
             )
     with pytest.raises(UnsupportedRegex, match="options are i, m and x"):
         translate_regex("(?s:.)+")
+
+
+@pytest.mark.parametrize("scheme", ["always", "first", "never"])
+def test_metaspace_decoder_is_hf(scheme):
+    """HF's Metaspace decoder drops every ``▁`` of the first token (with a prefix scheme) and
+    makes the others spaces; a space that was a space stays."""
+    import tokenizers
+
+    from lbpe.decoders import Metaspace
+
+    hf = tokenizers.decoders.Metaspace(replacement="\u2581", prepend_scheme=scheme)
+    ours = Metaspace("\u2581", strip_first=scheme != "never")
+    for tokens in (["\u2581a\u2581"], [" ", "a"], ["\u2581a", "\u2581b"], ["a\u2581\u2581b", " c\u2581"], [""]):
+        assert "".join(ours(tokens)) == hf.decode(tokens), tokens
