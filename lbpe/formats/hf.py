@@ -252,7 +252,13 @@ def _build(spec: Any, *, source: str, name: str, leave_stripped: bool) -> Tokeni
             if len(parts) != 2 or not all(isinstance(p, str) and p for p in parts):
                 raise ValueError(f"merge #{rank + 1} is {merge!r:.60}; expected exactly two non-empty parts")
             a, b = key_of(parts[0]), key_of(parts[1])
-            for needed in (a, b, a + b):
+            for needed, spelled in ((a, parts[0]), (b, parts[1]), (a + b, parts[0] + parts[1])):
+                if needed not in tokens and spelled in special_texts:
+                    raise _Refused(
+                        f"merge #{rank + 1} {parts[0][:40]!r} + {parts[1][:40]!r} uses {spelled[:40]!r}, which the "
+                        "file also makes a special token; lbpe keeps special tokens out of the model's merges "
+                        "(they are matched in the text whole), so it cannot read this file"
+                    )
                 if needed not in tokens:
                     raise ValueError(
                         f"merge #{rank + 1} {parts[0][:40]!r} + {parts[1][:40]!r} needs the token "

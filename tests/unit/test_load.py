@@ -278,3 +278,32 @@ def test_a_special_id_past_32_bits_is_refused(tmp_path):
     with pytest.raises(LbpeError, match=r"special token '<\|x\|>' has id 4294967296; ids are 32-bit .*4,294,967,295"):
         lbpe.load(path, pattern="gpt2", special_tokens={"<|x|>": 2**32})
     assert lbpe.load(path, pattern="gpt2", special_tokens={"<|x|>": 2**32 - 1}).special_tokens == {"<|x|>": 2**32 - 1}
+
+
+def test_a_merge_of_a_special_token_is_refused_saying_so(tmp_path):
+    """A tokenizer.json whose special token is also a part of a merge (HF loads it) was refused
+    as if the token were missing from the vocabulary; lbpe keeps special tokens out of the
+    model, and now says that is why."""
+    import json
+
+    vocab = {"<unk>": 0, "a": 1, "b": 2, "ab": 3}
+    spec = {
+        "model": {"type": "BPE", "vocab": vocab, "merges": ["a b"], "unk_token": "<unk>"},
+        "added_tokens": [
+            {
+                "id": 1,
+                "content": "a",
+                "special": True,
+                "normalized": False,
+                "lstrip": False,
+                "rstrip": False,
+                "single_word": False,
+            }
+        ],
+    }
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(spec), "utf-8")
+    with pytest.raises(
+        VocabFormatError, match=r"merge #1 'a' \+ 'b' uses 'a', which the file also makes a special token"
+    ):
+        lbpe.load(path)
