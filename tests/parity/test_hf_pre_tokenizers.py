@@ -45,34 +45,54 @@ def _differences(hf, ours) -> list[str]:
     return wrong
 
 
+def _snake(behavior: str) -> str:
+    return re.sub(r"(?<!^)([A-Z])", r"_\1", behavior).lower()  # the Python binding's spelling
+
+
 @pytest.mark.slow(reason="every code point through HF")
-@pytest.mark.parametrize("individual", [True, False])
-def test_digits_is_hf_on_every_code_point(individual):
+def test_digits_is_hf_on_every_code_point():
     """HF's Digits cuts at Rust's ``char::is_numeric``: every number (Nd, Nl, No), so "²",
-    "½" and "Ⅻ" too, not decimal digits alone."""
+    "½" and "Ⅻ" too, not decimal digits alone (the class; the settings below)."""
+    from tokenizers import pre_tokenizers
+
+    hf, ours = pre_tokenizers.Digits(individual_digits=True), sp.Digits(individual_digits=True)
+    before_17 = len(hf.pre_tokenize_str("x\U00011de0")) == 1  # tokenizers 0.22: Rust's Unicode 16
+    assert _differences(hf, ours) == (_UNICODE_17_NUMBERS if before_17 else [])
+
+
+@pytest.mark.slow(reason="every code point through HF")
+def test_punctuation_is_hf_on_every_code_point():
+    """HF's Punctuation cuts at ASCII punctuation and at unicode_categories' ``is_punctuation``,
+    whose tables are Unicode 8.0's: "؝" (U+061D, Po since 14.0) is a letter to it, and
+    "᙭" (U+166D, So since 12.0) still punctuation (the class; the behaviors below)."""
+    from tokenizers import pre_tokenizers
+
+    hf, ours = pre_tokenizers.Punctuation("isolated"), sp.Punctuation(behavior="Isolated")
+    assert _differences(hf, ours) == []
+    assert [p[0] for p in ours.split("a\u061db\u166dc")] == ["a\u061db", "\u166d", "c"]
+
+
+#: Runs of numbers and punctuation of several scripts, with letters and spaces between.
+_MIXED = "x²½Ⅻ7 y.,!¡¿ «a» — 1,234.5 ٣٤ z؟؝ ᙭ “q” ...!? (a)[b]{c} 12³ §¶ ٫ end."
+
+
+@pytest.mark.parametrize("individual", [True, False])
+def test_digits_settings_are_hf(individual):
     from tokenizers import pre_tokenizers
 
     hf, ours = pre_tokenizers.Digits(individual_digits=individual), sp.Digits(individual_digits=individual)
-    before_17 = len(hf.pre_tokenize_str("x\U00011de0")) == 1  # tokenizers 0.22: Rust's Unicode 16
-    assert _differences(hf, ours) == (_UNICODE_17_NUMBERS if before_17 else [])
+    assert [tuple(p) for p in ours.split(_MIXED)] == [(p, a, b) for p, (a, b) in hf.pre_tokenize_str(_MIXED)]
     assert [p[0] for p in ours.split("x²½Ⅻ7y")] == (
         ["x", "²", "½", "Ⅻ", "7", "y"] if individual else ["x", "²½Ⅻ7", "y"]
     )
 
 
-@pytest.mark.slow(reason="every code point through HF")
 @pytest.mark.parametrize("behavior", ["Isolated", "Removed", "MergedWithPrevious", "MergedWithNext", "Contiguous"])
-def test_punctuation_is_hf_on_every_code_point(behavior):
-    """HF's Punctuation cuts at ASCII punctuation and at unicode_categories' ``is_punctuation``,
-    whose tables are Unicode 8.0's: "؝" (U+061D, Po since 14.0) is a letter to it, and
-    "᙭" (U+166D, So since 12.0) still punctuation."""
+def test_punctuation_behaviors_are_hf(behavior):
     from tokenizers import pre_tokenizers
 
-    snake = re.sub(r"(?<!^)([A-Z])", r"_\1", behavior).lower()  # the Python binding's spelling
-    hf, ours = pre_tokenizers.Punctuation(snake), sp.Punctuation(behavior=behavior)
-    assert _differences(hf, ours) == []
-    if behavior == "Isolated":
-        assert [p[0] for p in ours.split("a\u061db\u166dc")] == ["a\u061db", "\u166d", "c"]
+    hf, ours = pre_tokenizers.Punctuation(_snake(behavior)), sp.Punctuation(behavior=behavior)
+    assert [tuple(p) for p in ours.split(_MIXED)] == [(p, a, b) for p, (a, b) in hf.pre_tokenize_str(_MIXED)]
 
 
 @pytest.mark.slow(reason="every code point through HF")
@@ -313,7 +333,7 @@ def test_split_is_hf_with_empty_matches_and_invert(behavior, invert):
 
     from lbpe.pretokenize.onig import translate_regex
 
-    snake = re.sub(r"(?<!^)([A-Z])", r"_\1", behavior).lower()
+    snake = _snake(behavior)
     wrong = []
     for pattern in _SPLIT_PATTERNS:
         hf = tokenizers.pre_tokenizers.Split(tokenizers.Regex(pattern), snake, invert=invert)
