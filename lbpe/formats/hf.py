@@ -84,17 +84,18 @@ def _component_depth(spec: dict) -> int:
     return deepest
 
 
-def parse_hf_tokenizer(data: bytes, *, source: str, name: str = "", leave_stripped: bool = False) -> Tokenizer:
+def parse_hf_tokenizer(data: bytes, *, source: str, name: str = "", leave_to_transformers: bool = False) -> Tokenizer:
     """Parse the bytes of a ``tokenizer.json`` into a :class:`~lbpe.tokenizer.Tokenizer`.
 
-    ``leave_stripped``: leave out the added tokens with ``lstrip``, ``rstrip`` or
-    ``single_word`` instead of refusing the file, for a caller that matches those itself before
-    lbpe sees the text (transformers, in :class:`lbpe.hf.LBPETokenizer`)."""
+    ``leave_to_transformers``: leave out the added tokens lbpe does not match (``lstrip``,
+    ``rstrip``, ``single_word``, or ``normalized`` in a file with a normaliser) instead of
+    refusing the file, for a caller that matches those itself before lbpe sees the text
+    (transformers, in :class:`lbpe.hf.LBPETokenizer`)."""
     spec = load_json(data, source=source)
     if isinstance(spec, dict) and _component_depth(spec) > MAX_COMPONENT_DEPTH:
         raise VocabFormatError(source, "components nested too deeply (Sequence inside Sequence ...)")
     try:
-        return _build(spec, source=source, name=name, leave_stripped=leave_stripped)
+        return _build(spec, source=source, name=name, leave_to_transformers=leave_to_transformers)
     except _Refused as exc:
         raise VocabFormatError(source, f"{exc} (lbpe reads BPE tokenizer.json files; see lbpe.formats.hf)") from None
     except UnsupportedRegex as exc:
@@ -158,7 +159,7 @@ def _well_formed_merges(
     return merges
 
 
-def _build(spec: Any, *, source: str, name: str, leave_stripped: bool) -> Tokenizer:
+def _build(spec: Any, *, source: str, name: str, leave_to_transformers: bool) -> Tokenizer:
     spec = _obj(spec, "the top level")
     model = _obj(spec.get("model"), '"model"')
     kind = model.get("type", "BPE" if "merges" in model else None)
@@ -180,8 +181,13 @@ def _build(spec: Any, *, source: str, name: str, leave_stripped: bool) -> Tokeni
     problem = vocab_problem(len(vocab_json), max(ids, default=None))
     if problem:
         raise VocabFormatError(source, problem)
-    if leave_stripped:
-        added = [a for a in added if not (a.get("lstrip") or a.get("rstrip") or a.get("single_word"))]
+    if leave_to_transformers:
+        added = [
+            a
+            for a in added
+            if not (a.get("lstrip") or a.get("rstrip") or a.get("single_word"))
+            and not (a.get("normalized") and normalizer is not None)
+        ]
     special_texts = {a["content"]: a["id"] for a in added if a.get("special")}
     plain_added = {a["content"]: a["id"] for a in added if not a.get("special")}
     for entry in added:

@@ -189,13 +189,14 @@ class LBPETokenizer:
 
 def _own_tokenizer(file: Path) -> Tokenizer:
     """lbpe's tokenizer of the model's tokenizer.json. Added tokens with ``lstrip``, ``rstrip``
-    or ``single_word`` (which :func:`lbpe.load` refuses) are left to transformers, which
-    matches them before lbpe sees the text, as for such a token added in memory."""
+    or ``single_word``, or matched in the normalised text (which :func:`lbpe.load` refuses),
+    are left to transformers, which matches them before lbpe sees the text, as for such a
+    token added in memory."""
     from lbpe.formats.hf import parse_hf_tokenizer
     from lbpe.load import FORMATS, read_limited
 
     data = read_limited(file, expected=FORMATS["hf"])
-    return parse_hf_tokenizer(data, source=str(file), name=file.parent.name or file.stem, leave_stripped=True)
+    return parse_hf_tokenizer(data, source=str(file), name=file.parent.name or file.stem, leave_to_transformers=True)
 
 
 #: The modes an LBPE tokenizer encodes with: every inference method but BPE-dropout, whose

@@ -612,6 +612,35 @@ def test_a_token_added_with_lstrip_and_rstrip_saves_and_loads_back(tmp_path, mod
     assert auto(text, add_special_tokens=False)["input_ids"] == want
 
 
+@pytest.mark.parametrize("mode", ["bpe", "lbpe"])
+def test_a_token_added_in_a_file_with_a_normaliser_saves_and_loads_back(mode, tmp_path, modules_cache):
+    """transformers' add_tokens marks a token "normalized": true by default, which lbpe.load
+    refuses in a file with a normaliser (Mistral's); the folder such a tokenizer is saved to must
+    still load back, with the ids it gave before and, in mode bpe, the model's own."""
+    from tokenizers import AddedToken
+
+    folder = str(data_file("hf/mistral_v0.1/tokenizer.json").parent)
+    tok = LBPETokenizer.from_pretrained(folder, mode=mode)
+    own = AutoTokenizer.from_pretrained(folder)
+    for t in (tok, own):
+        t.add_tokens(["Moby", AddedToken("<raw>", normalized=False)])
+    text = "Call me Ishmael. Moby Dick<raw>internationalization, Moby"
+    ids = tok(text)["input_ids"]
+    assert own.convert_tokens_to_ids("<raw>") in ids
+    if mode == "bpe":
+        assert ids == own(text)["input_ids"]
+    tok.save_pretrained(tmp_path / "saved")
+    own.save_pretrained(tmp_path / "own")
+    saved = json.loads((tmp_path / "saved" / "tokenizer.json").read_text("utf-8"))
+    assert any(a["content"] == "Moby" and a["normalized"] for a in saved["added_tokens"])
+    again = LBPETokenizer.from_pretrained(tmp_path / "saved")
+    assert again.lbpe_mode == mode and again(text)["input_ids"] == ids
+    auto = AutoTokenizer.from_pretrained(tmp_path / "saved", trust_remote_code=True)
+    assert auto(text)["input_ids"] == ids
+    if mode == "bpe":
+        assert ids == AutoTokenizer.from_pretrained(tmp_path / "own")(text)["input_ids"]
+
+
 def test_every_path_treats_a_lone_surrogate_and_an_unknown_character_as_transformers_does(tmp_path):
     """Options that pick the path (offsets or not, tensors or not) must not change whether a
     text is refused or what its ids are."""
