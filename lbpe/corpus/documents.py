@@ -205,7 +205,8 @@ def _jsonl_record(source: str, number: int, line: bytes, text_field: str) -> Rec
         try:
             obj = json.loads(text)
         except json.JSONDecodeError as exc:
-            error = f"{where}: not JSON ({exc.msg} at column {exc.colno})"
+            # (some of json's messages end in "at": "Unterminated string starting at")
+            error = f"{where}: not JSON ({exc.msg.removesuffix(' at')} at column {exc.colno})"
         else:
             text, error = _field(obj, text_field, where)
     return Record(source, where, text=text if error is None else None, error=error)

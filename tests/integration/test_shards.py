@@ -189,6 +189,16 @@ def test_bad_documents_are_named_kept_before_or_skipped(tmp_path):
     assert "broken.txt: not UTF-8 text (byte 0xff at offset 3000000)" in index["skipped_messages"][-1]
 
 
+def test_a_line_that_is_not_json_is_named_in_one_clause(tmp_path):
+    path = tmp_path / "notjson.jsonl"
+    path.write_text('{"text": "a"}\n{"text": "tab\there"}\n{"text": "cut off', encoding="utf-8")
+    index = export_shards(load_preset("gpt2"), [path], tmp_path / "out", mode="bpe", skip_bad=True)
+    assert [m.split("/")[-1] for m in index["skipped_messages"]] == [
+        "notjson.jsonl:2: not JSON (Invalid control character at column 14)",
+        "notjson.jsonl:3: not JSON (Unterminated string starting at column 10)",
+    ]
+
+
 def test_options_as_one_value_write_what_the_keywords_write(tmp_path):
     """ExportOptions: checked when made, frozen, and the same export as its keywords; given both
     ways at once, refused."""
