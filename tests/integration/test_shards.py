@@ -199,6 +199,15 @@ def test_a_line_that_is_not_json_is_named_in_one_clause(tmp_path):
     ]
 
 
+def test_one_input_may_be_given_as_a_path_alone(tmp_path):
+    tok = load_preset("gpt2")
+    path = write_jsonl(tmp_path / "a.jsonl", paragraphs(20))
+    for one in (str(path), path):
+        out = tmp_path / f"out-{type(one).__name__}"
+        index = export_shards(tok, one, out, mode="bpe")
+        assert index["inputs"] == [str(path)] and read_shards(out)[1] == encoded(tok, paragraphs(20), "bpe")
+
+
 def test_options_as_one_value_write_what_the_keywords_write(tmp_path):
     """ExportOptions: checked when made, frozen, and the same export as its keywords; given both
     ways at once, refused."""

@@ -117,7 +117,7 @@ class ExportOptions:
 
 def export_shards(
     tok: Tokenizer,
-    inputs: Sequence[str | os.PathLike[str]],
+    inputs: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     out: str | os.PathLike[str],
     options: ExportOptions | None = None,
     *,
@@ -140,8 +140,9 @@ def export_shards(
     address: str | None = None,
     checking: Callable[[int, int], None] | None = None,
 ) -> dict:
-    """Encode the documents of ``inputs`` into shards of ``format`` (:data:`FORMATS`) in the
-    folder ``out``; returns the index (also written to ``out/lbpe-index.json``).
+    """Encode the documents of ``inputs`` (a file, or a list of them) into shards of ``format``
+    (:data:`FORMATS`) in the folder ``out``; returns the index (also written to
+    ``out/lbpe-index.json``).
 
     The options come as one :class:`ExportOptions` (``options``) or as keywords of the same
     names (``mode`` is then required), not both.
@@ -170,6 +171,8 @@ def export_shards(
     ``engine="local"``. A line-based input is cut into runs of about 16 MB, read by the workers
     themselves (on a cluster the files must be on a file system every node sees).
     """
+    if isinstance(inputs, (str, os.PathLike)):  # one file (a str is a sequence too: of characters)
+        inputs = [inputs]
     keywords = ExportOptions(
         mode=mode if mode is not None else "bpe",  # checked below: required unless options are given
         format=format,
