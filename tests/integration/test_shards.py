@@ -208,6 +208,24 @@ def test_one_input_may_be_given_as_a_path_alone(tmp_path):
         assert index["inputs"] == [str(path)] and read_shards(out)[1] == encoded(tok, paragraphs(20), "bpe")
 
 
+@pytest.mark.parametrize("fmt", ["npy", "nanogpt", "litdata"])
+def test_an_export_of_no_documents_is_refused_and_leaves_nothing_to_read(tmp_path, fmt):
+    """A trainer's reader cannot open an export of nothing (nanoGPT's np.memmap of an empty
+    train.bin fails): say so where the export ran, as lbpe stats does for an empty corpus."""
+    tok = load_preset("gpt2")
+    blank = tmp_path / "blank.jsonl"
+    blank.write_text("\n\n  \n", encoding="utf-8")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"text": 1}\n{"body": "b"}\n', encoding="utf-8")
+    for path, why in ((blank, "holds no documents"), (bad, r"all 2 documents were bad and skipped \(--skip-bad\)")):
+        out = tmp_path / f"{path.stem}-{fmt}"
+        with pytest.raises(LbpeError, match=rf"{path.name}.*nothing to export: .*{why}"):
+            export_shards(tok, [path], out, mode="bpe", format=fmt, eos="<|endoftext|>", skip_bad=True)
+        assert sorted(p.name for p in out.rglob("*") if p.is_file() and not p.name.startswith(".lbpe-export")) == []
+    cli = run_cli("export", "--vocab", "gpt2", "--mode", "bpe", "--out", str(tmp_path / "cli"), str(blank))
+    assert cli.returncode == 2 and "nothing to export" in cli.stderr and "Traceback" not in cli.stderr
+
+
 def test_options_as_one_value_write_what_the_keywords_write(tmp_path):
     """ExportOptions: checked when made, frozen, and the same export as its keywords; given both
     ways at once, refused."""

@@ -142,7 +142,7 @@ def export_shards(
 ) -> dict:
     """Encode the documents of ``inputs`` (a file, or a list of them) into shards of ``format``
     (:data:`FORMATS`) in the folder ``out``; returns the index (also written to
-    ``out/lbpe-index.json``).
+    ``out/lbpe-index.json``). An export that finds no document to write is refused.
 
     The options come as one :class:`ExportOptions` (``options``) or as keywords of the same
     names (``mode`` is then required), not both.

@@ -271,6 +271,8 @@ class _Shards:
     def finish(self) -> dict:
         """Close the last shards, write what the format makes of a whole export, and mark it complete."""
         self.close_shard()
+        if not any(s.shards for s in self.streams.values()):
+            raise LbpeError(self._nothing_to_export())
         with _interrupts_deferred():
             splits = {split: s.shards for split, s in self.streams.items()}
             for split, shards in splits.items():
@@ -278,6 +280,19 @@ class _Shards:
                     self.fmt.folder_files(self.out, split, shards)
             made = self.fmt.complete(self.out, splits)
             return self.write_index(complete=True, files={name: _file_digest(self.out / name) for name in made})
+
+    def _nothing_to_export(self) -> str:
+        inputs = self.header["inputs"]
+        if self.skipped > 1:
+            why = f"all {self.skipped:,} documents were bad and skipped (--skip-bad), the first: {self.messages[0]}"
+        elif self.skipped:
+            why = f"its one document was bad and skipped (--skip-bad): {self.messages[0]}"
+        else:
+            why = f"{'it holds' if len(inputs) == 1 else 'they hold'} no documents (blank lines only)"
+        return (
+            f"{', '.join(inputs)}: nothing to export: {why}; no trainer could read an export of nothing, "
+            "so none was written"
+        )
 
     def write_index(self, *, complete: bool, files: dict | None = None) -> dict:
         train, val = self.streams["train"].shards, self.streams["val"].shards
