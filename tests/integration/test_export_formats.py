@@ -354,6 +354,27 @@ def test_litdata_streaming_dataset_reads_it(tmp_path):
     same_bytes_everywhere(load_preset("gpt2"), path, tmp_path / "bytes", "litdata", shuffle=True, seed=5)
 
 
+def test_a_stopped_litdata_export_is_no_dataset_until_resumed(tmp_path):
+    """LitData reads a split's index.json as the whole dataset: after a stop (the shards kept
+    for --resume) there is none, so no trainer takes the part for the whole."""
+    from litdata import StreamingDataset
+
+    path, docs = corpus(tmp_path, 600)
+    tok = load_preset("gpt2")
+    out = tmp_path / "cut"
+    options = dict(mode="lbpe", format="litdata", eos=EOT, shard_tokens=7_000)
+    with pytest.raises(KeyboardInterrupt):
+        export_shards(tok, [path], out, progress=Stop(150), **options)
+    index = json.loads((out / INDEX_NAME).read_text())
+    assert not index["complete"] and index["shards"] and list((out / "train").glob("chunk-*.bin"))
+    assert not (out / "train" / "index.json").exists()
+    with pytest.raises(ValueError, match="contain any index.json"):
+        StreamingDataset(str(out / "train"), cache_dir=str(tmp_path / "cache-cut"))
+    export_shards(tok, [path], out, resume=True, **options)
+    ds = StreamingDataset(str(out / "train"), cache_dir=str(tmp_path / "cache-done"))
+    assert [ds[i].tolist() for i in range(len(ds))] == encoded(tok, docs, eos=tok.special_tokens[EOT])
+
+
 @pytest.mark.slow(reason="Ray")
 def test_ray_engine_writes_the_same_bytes_in_every_format(tmp_path, ray_local):
     tok = load_preset("gpt2")

@@ -183,9 +183,9 @@ class _Shards:
         # read before Ctrl-C is held: a partial shard is redone on resume, so needs none
         digest = None if partial or self.consumed is None else self.consumed.digest_at(self.records)
         with _interrupts_deferred():
+            # (the format's files of a whole split, LitData's index.json, wait for finish: a
+            # stopped export is no dataset a trainer could take for the whole)
             closed = [s for s in self.streams.values() if self._close(s, partial=partial, digest=digest)]
-            for s in closed:
-                self.fmt.folder_files(self.out, s.split, s.shards)
             if closed:
                 self.write_index(complete=False)
 
