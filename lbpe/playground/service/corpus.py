@@ -258,9 +258,16 @@ def across_view(
     if data is not None:
         check_words(summaries[0]["bpe"]["words"], [source], fix=UPLOAD_FIX)
     rows = across_rows(summaries)
-    most = max(summaries, key=lambda s: abs(s["change"]["tokens"]))
-    if most["change"]["tokens"]:
-        verdict = f"LBPE changes the token count most with **{most['vocab']}** ({100 * most['change']['tokens']:+.2f}%)"
+    largest = max(abs(s["change"]["tokens"]) for s in summaries)
+    if largest:
+        # every vocabulary at the largest share as shown (a tie is no single winner)
+        shown = f"{100 * largest:.2f}"
+        most = [s for s in summaries if f"{100 * abs(s['change']['tokens']):.2f}" == shown]
+        bold = [f"**{s['vocab']}**" for s in most]
+        names = bold[0] if len(bold) == 1 else ", ".join(bold[:-1]) + " and " + bold[-1]
+        shares = sorted({f"{100 * s['change']['tokens']:+.2f}%" for s in most})
+        each = f"{shares[0]} each" if len(most) > 1 and len(shares) == 1 else " / ".join(shares)
+        verdict = f"LBPE changes the token count most with {names} ({each})"
     else:
         verdict = "LBPE and BPE need as many tokens with every vocabulary"
     return {

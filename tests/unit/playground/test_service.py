@@ -283,6 +283,20 @@ def test_a_session_runs_one_job_of_a_kind_at_a_time():
 # ---- views ----
 
 
+def test_across_view_names_every_vocabulary_tied_for_the_largest_change():
+    """Two vocabularies whose token counts LBPE changes by the same share are both named."""
+    text = "Tokenization matters. The Capitals of Europe, unrescinded redelivery 12345."
+    toks = {name: load_preset(name) for name in ("lbpe-32k", "lbpe-llama-32k", "gpt2")}
+    change = {}
+    for name, tok in toks.items():
+        bpe, ours = (len(tok.encode(text, mode=m, disallowed_special=())) for m in ("bpe", "lbpe"))
+        change[name] = (ours - bpe) / bpe
+    assert change["lbpe-32k"] == change["lbpe-llama-32k"] != 0 and abs(change["gpt2"]) < abs(change["lbpe-32k"])
+    status = across_view(toks, text=text)["status"]
+    share = f"{100 * change['lbpe-32k']:+.2f}%"
+    assert f"most with **lbpe-32k** and **lbpe-llama-32k** ({share} each)" in status, status
+
+
 def test_across_view_of_a_text_and_of_its_file_equal_the_library():
     text = data_file("text/moby_dick.txt").read_text("utf-8")[:30_000]
     toks = {name: load_preset(name) for name in ("gpt2", "mistral-7b")}
