@@ -62,6 +62,16 @@ def limits(monkeypatch):
 # ---- Compare ----
 
 
+def test_the_special_tokens_box_names_no_token_some_vocabularies_lack():
+    """The box is shown for every vocabulary: its label names none of them (the vocabulary's
+    line under the list does)."""
+    by_elem = {c["props"].get("elem_id"): c for c in app.demo.get_config_file()["components"]}
+    label = by_elem["show-special"]["props"]["label"]
+    assert label.startswith("Special tokens") and not any(
+        t in label for name in VOCAB_PRESETS for t in load_preset(name).special_tokens
+    ), label
+
+
 @pytest.mark.parametrize("name", list(VOCAB_PRESETS))
 def test_compare_equals_lbpe_called_directly(name):
     tok = load_preset(name)

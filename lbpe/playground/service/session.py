@@ -15,6 +15,7 @@ True
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -192,12 +193,20 @@ class Session:
         return report
 
 
+#: Special tokens a vocabulary's line names (the rest are counted).
+NAMED_SPECIALS = 3
+
+
 def describe(tok: Tokenizer) -> str:
     """One line about a vocabulary (markdown): its name once (with the models a preset belongs
-    to), its size and units.
+    to), its size and units, its pre-tokenizer and its special tokens.
 
-    >>> describe(load_preset("gpt2"))
-    '**gpt2** (GPT-2 / r50k_base): 50,257 tokens, bytes as units.'
+    >>> for part in describe(load_preset("gpt2")).split(", "):
+    ...     print(part)
+    **gpt2** (GPT-2 / r50k_base): 50,257 tokens
+    bytes as units
+    pre-tokenizer r50k_base
+    special token `<|endoftext|>`.
     """
     units = (
         "bytes"
@@ -215,4 +224,28 @@ def describe(tok: Tokenizer) -> str:
         else:
             who = about.split(":")[0]
         who = f" ({who.replace(' (default)', ', the default')})" if who else ""
-    return f"**{tok.name}**{who}: {vocab_tokens(tok):,} tokens, {units} as units."
+    pre = tok.pretokenizer_name
+    pre = (
+        f"the pre-tokenizer of its {pre}"
+        if pre == "tokenizer.json"
+        else "its own pre-tokenizer"
+        if pre == tok.name
+        else f"pre-tokenizer {pre}"
+    )
+    return f"**{tok.name}**{who}: {vocab_tokens(tok):,} tokens, {units} as units, {pre}, {_specials(tok)}."
+
+
+def _specials(tok: Tokenizer) -> str:
+    names = list(tok.special_tokens)
+    if not names:
+        return "no special tokens"
+    shown = ", ".join(_code(t) for t in names[:NAMED_SPECIALS])
+    more = f" and {len(names) - NAMED_SPECIALS:,} more" if len(names) > NAMED_SPECIALS else ""
+    return f"special token{'' if len(names) == 1 else 's'} {shown}{more}"
+
+
+def _code(text: str) -> str:
+    """``text`` as a markdown code span (shown as written: ``<s>`` is no HTML tag there)."""
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"

@@ -25,6 +25,7 @@ from lbpe.playground.service import (
     Uploads,
     across_view,
     corpus_view,
+    describe,
     explain_target,
     explain_view,
     link_state,
@@ -281,6 +282,24 @@ def test_a_session_runs_one_job_of_a_kind_at_a_time():
 
 
 # ---- views ----
+
+
+def test_a_vocabularys_line_names_its_pre_tokenizer_and_special_tokens():
+    """What the "Special tokens as specials" box turns on, and which pre-tokenizer an upload was
+    read with (two uploads of one file with two patterns are otherwise alike)."""
+    assert describe(load_preset("mistral-7b")).endswith(
+        ": 32,000 tokens, characters with byte fallback as units, pre-tokenizer sentencepiece, special tokens "
+        "`<unk>`, `<s>`, `</s>`."
+    )
+    assert describe(load_preset("cl100k_base")).endswith(
+        "100,261 tokens, bytes as units, its own pre-tokenizer, special tokens `<|endoftext|>`, "
+        "`<|fim_prefix|>`, `<|fim_middle|>` and 2 more."
+    )
+    assert describe(load_preset("lbpe-32k")).endswith(
+        "as units, the pre-tokenizer of its tokenizer.json, no special tokens."
+    )
+    with_pattern = lbpe.load(data_file("openai/r50k_base.tiktoken"), pattern="o200k_base", special_tokens={})
+    assert "pre-tokenizer o200k_base, no special tokens." in describe(with_pattern)
 
 
 def test_across_view_names_every_vocabulary_tied_for_the_largest_change():

@@ -105,7 +105,10 @@ def build(shared: Shared) -> CompareTab:
                 show_ws = gr.Checkbox(True, label="Show whitespace (· → ↵)", elem_id="show-ws")
                 show_ids = gr.Checkbox(False, label="Show token ids", elem_id="show-ids")
                 show_special = gr.Checkbox(
-                    False, label="Special tokens (<|endoftext|>) as specials", elem_id="show-special"
+                    False,
+                    label="Special tokens as specials",
+                    info="the vocabulary's own, named under its list; off, their spelling is text",
+                    elem_id="show-special",
                 )
                 methods = [(METHOD_NAMES[m], m) for m in METHODS]
                 # stacked: side by side, the column's width cuts "Longest prefix" short
