@@ -142,3 +142,28 @@ def test_the_methods_axis_over_the_api(app_server, tmp_path):
     assert rows["data"][0][:2] == ["lbpe", len(tok.encode(TEXT, mode="lbpe", disallowed_special=()))]
     with pytest.raises(AppError, match="Tick at least one method"):
         client.predict(TEXT, None, VOCAB, [], 0.1, 0, api_name="/across_methods")
+
+
+@pytest.mark.parametrize(
+    ("tab", "view", "buttons"),
+    [
+        ("Corpus", "corpus", ("Compute statistics", "Compute statistics per method")),
+        ("Across vocabularies", "across", ("Compare across vocabularies", "Compare across methods")),
+    ],
+)
+def test_a_file_put_in_a_view_names_the_button_its_axis_shows(page, app_server, tmp_path, tab, view, buttons):
+    """The note a file brings says which button to press: the one the view shows now."""
+    good = tmp_path / "good.txt"
+    good.write_text("plain words", "utf-8")
+    page.goto(app_server.url)
+    open_tab(page, tab)
+    status = page.locator(f"#{view}-status")
+    page.locator(f"#{view}-upload input[type=file]").set_input_files(str(good))
+    expect(status).to_have_text(f"good.txt is ready: press {buttons[0]}.")
+    page.locator(f"#{view}-axis").get_by_label("methods (one vocabulary, every method)").check()
+    expect(page.locator(f"#{view}-methods-run")).to_have_text(buttons[1])
+    more = tmp_path / "more.txt"
+    more.write_text("more plain words", "utf-8")
+    page.locator(f"#{view}-upload .icon-button-wrapper button[aria-label=Clear]").click()
+    page.locator(f"#{view}-upload input[type=file]").set_input_files(str(more))
+    expect(status).to_have_text(f"more.txt is ready: press {buttons[1]}.")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -151,15 +152,18 @@ def refusing(zone: str, note: Any) -> None:
     )
 
 
-def announcing(upload: Any, status: Any, then: str) -> None:
+def announcing(upload: Any, status: Any, then: str | Mapping[str, str], *, axis: Any = None) -> None:
     """A file the visitor puts in ``upload`` replaces whatever ``status`` said of the file before
-    (a refusal, an error) with that it is ready and ``then`` (what to press)."""
+    (a refusal, an error) with that it is ready and ``then`` (what to press; with ``axis``, the
+    view's axis picker, ``then`` maps each of its values to the button that axis shows)."""
 
-    def ready(files: Any) -> str:
+    def ready(files: Any, shown: str | None = None) -> str:
         names = [Path(str(f)).name for f in (files if isinstance(files, list) else [files]) if f]
-        return f"{', '.join(names)} {'is' if len(names) == 1 else 'are'} ready: {then}." if names else gr.skip()
+        press = then if isinstance(then, str) else then[shown or "vocabularies"]
+        return f"{', '.join(names)} {'is' if len(names) == 1 else 'are'} ready: {press}." if names else gr.skip()
 
-    upload.upload(ready, upload, status, queue=False, api_visibility="private", show_progress="hidden")
+    inputs = [upload] if axis is None else [upload, axis]
+    upload.upload(ready, inputs, status, queue=False, api_visibility="private", show_progress="hidden")
 
 
 def interactive(on: bool, n: int) -> Any:

@@ -45,7 +45,12 @@ def build(shared: Shared) -> tuple[Any, Axis]:
                 across_stop = gr.Button("Stop", variant="stop", elem_id="across-stop")
         across_status = gr.Markdown("", label="Across status", elem_id="across-status")
         refusing("across-upload", across_status)
-        announcing(across_file, across_status, "press Compare across vocabularies (or across methods)")
+        announcing(
+            across_file,
+            across_status,
+            {"vocabularies": "press Compare across vocabularies", "methods": "press Compare across methods"},
+            axis=axis.choice,
+        )
         with gr.Column(elem_id="across-vocabularies-results") as vocab_results:
             across_table = gr.Dataframe(
                 label="Per vocabulary (click a header to sort)",

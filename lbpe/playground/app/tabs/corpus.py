@@ -64,7 +64,12 @@ def build(shared: Shared) -> tuple[Any, Axis]:
             "Choose a text file, then press Compute statistics.", label="Corpus status", elem_id="corpus-status"
         )
         refusing("corpus-upload", corpus_status)
-        announcing(corpus_file, corpus_status, "press Compute statistics")
+        announcing(
+            corpus_file,
+            corpus_status,
+            {"vocabularies": "press Compute statistics", "methods": "press Compute statistics per method"},
+            axis=axis.choice,
+        )
         with gr.Column(visible=False, elem_id="corpus-methods-results") as methods_results:
             methods_table = gr.Dataframe(
                 label="Per method, with the vocabulary chosen above (click a header to sort)",
