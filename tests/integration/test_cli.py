@@ -6,7 +6,7 @@ import pytest
 
 import lbpe
 from tests.support.cli import run_cli
-from tests.support.data import data_file
+from tests.support.data import data_file, tiktoken_encoding
 
 
 def test_encode_prints_the_library_ids():
@@ -177,7 +177,7 @@ def test_a_renamed_rank_file_gets_its_special_tokens_from_the_flag(tmp_path):
     special = {"<|endoftext|>": 100257, "<|a=b|>": 100300}
     theirs = tiktoken.Encoding(
         "mine",
-        pat_str=tiktoken.get_encoding("cl100k_base")._pat_str,
+        pat_str=tiktoken_encoding("cl100k_base")._pat_str,
         mergeable_ranks=tiktoken.load.load_tiktoken_bpe(str(vocab)),
         special_tokens=special,
     )
