@@ -213,6 +213,7 @@ def test_an_export_of_no_documents_is_refused_and_leaves_nothing_to_read(tmp_pat
     """A trainer's reader cannot open an export of nothing (nanoGPT's np.memmap of an empty
     train.bin fails): say so where the export ran, as lbpe stats does for an empty corpus."""
     tok = load_preset("gpt2")
+    eot = "<|endoftext|>"
     blank = tmp_path / "blank.jsonl"
     blank.write_text("\n\n  \n", encoding="utf-8")
     bad = tmp_path / "bad.jsonl"
@@ -220,10 +221,22 @@ def test_an_export_of_no_documents_is_refused_and_leaves_nothing_to_read(tmp_pat
     for path, why in ((blank, "holds no documents"), (bad, r"all 2 documents were bad and skipped \(--skip-bad\)")):
         out = tmp_path / f"{path.stem}-{fmt}"
         with pytest.raises(LbpeError, match=rf"{path.name}.*nothing to export: .*{why}"):
-            export_shards(tok, [path], out, mode="bpe", format=fmt, eos="<|endoftext|>", skip_bad=True)
+            export_shards(tok, [path], out, mode="bpe", format=fmt, eos=eot, skip_bad=True)
         assert sorted(p.name for p in out.rglob("*") if p.is_file() and not p.name.startswith(".lbpe-export")) == []
     cli = run_cli("export", "--vocab", "gpt2", "--mode", "bpe", "--out", str(tmp_path / "cli"), str(blank))
     assert cli.returncode == 2 and "nothing to export" in cli.stderr and "Traceback" not in cli.stderr
+    # documents, but not one id among them (empty texts, no end-of-text token): nothing either
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    empties = tmp_path / "empties.jsonl"
+    empties.write_text('{"text": ""}\n{"text": ""}\n', encoding="utf-8")
+    for path, n in ((empty, "1 document is"), (empties, "2 documents are")):
+        out = tmp_path / f"{path.stem}-{fmt}"
+        with pytest.raises(LbpeError, match=rf"{path.name}: nothing to export: its {n} empty and no --eos"):
+            export_shards(tok, path, out, mode="bpe", format=fmt)
+        assert sorted(p.name for p in out.rglob("*") if p.is_file() and not p.name.startswith(".lbpe-export")) == []
+        index = export_shards(tok, path, tmp_path / f"{path.stem}-{fmt}-eos", mode="bpe", format=fmt, eos=eot)
+        assert index["tokens"] == index["documents"] == int(n[0])  # each document is its end-of-text id
 
 
 def test_options_as_one_value_write_what_the_keywords_write(tmp_path):

@@ -21,7 +21,7 @@ from lbpe.corpus.shards.folder import _folder_lock, _our_files, _resume_state
 from lbpe.corpus.shards.index import INDEX_NAME, SHARD_FORMAT, vocab_sha256
 from lbpe.corpus.shards.local import _ordered, _pooled
 from lbpe.corpus.shards.ray import _ray_ordered
-from lbpe.corpus.shards.writer import _Shards
+from lbpe.corpus.shards.writer import NothingToExport, _Shards
 from lbpe.corpus.workers import process_pool
 from lbpe.errors import LbpeError
 from lbpe.tokenizer import MODES, Mode, Tokenizer
@@ -379,6 +379,8 @@ def _export_locked(
         if exc.errno in _FULL:
             raise LbpeError(_full_message(out, exc, shards)) from None
         raise
+    except NothingToExport:
+        raise  # nothing is kept: no shard a reader could open
     except BaseException:
         try:
             shards.close_shard(partial=True)  # keep every document completed before the stop

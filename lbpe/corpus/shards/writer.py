@@ -32,6 +32,11 @@ def _in_val(seed: int, record: int, fraction: float) -> bool:
     return int.from_bytes(digest[:8], "little") < fraction * (1 << 64)
 
 
+class NothingToExport(LbpeError):
+    """The inputs hold no id to write (no documents, or only empty ones and no end-of-text id):
+    the export stops with nothing written."""
+
+
 class _Stream:
     """The shards of one split and the shard being written (its temporary token file)."""
 
@@ -270,9 +275,19 @@ class _Shards:
 
     def finish(self) -> dict:
         """Close the last shards, write what the format makes of a whole export, and mark it complete."""
+        streams = self.streams.values()
+        ids = sum(shard["tokens"] for s in streams for shard in s.shards) + sum(s.count for s in streams)
+        if not ids:  # (the shard being written is removed as the export stops)
+            documents = sum(shard["documents"] for s in streams for shard in s.shards)
+            message = self._nothing_to_export(documents + sum(len(s.offsets) - 1 for s in streams))
+            for s in streams:  # shards of empty documents, closed as batches were written whole
+                for shard in s.shards:
+                    for name in shard["files"]:
+                        (self.out / name).unlink(missing_ok=True)
+                s.shards = []
+            (self.out / INDEX_NAME).unlink(missing_ok=True)
+            raise NothingToExport(message)
         self.close_shard()
-        if not any(s.shards for s in self.streams.values()):
-            raise LbpeError(self._nothing_to_export())
         with _interrupts_deferred():
             splits = {split: s.shards for split, s in self.streams.items()}
             for split, shards in splits.items():
@@ -281,9 +296,13 @@ class _Shards:
             made = self.fmt.complete(self.out, splits)
             return self.write_index(complete=True, files={name: _file_digest(self.out / name) for name in made})
 
-    def _nothing_to_export(self) -> str:
+    def _nothing_to_export(self, documents: int) -> str:
         inputs = self.header["inputs"]
-        if self.skipped > 1:
+        its = "its" if len(inputs) == 1 else "their"
+        if documents:
+            are = "1 document is" if documents == 1 else f"{documents:,} documents are"
+            why = f"{its} {are} empty and no --eos (eos=) was given, so there is not one id"
+        elif self.skipped > 1:
             why = f"all {self.skipped:,} documents were bad and skipped (--skip-bad), the first: {self.messages[0]}"
         elif self.skipped:
             why = f"its one document was bad and skipped (--skip-bad): {self.messages[0]}"
