@@ -54,19 +54,20 @@ def read_limited(
     """
     if limit is None:
         limit = limits.get("vocab_bytes") or -1
+    gzipped = path.name.endswith(".gz")
     try:
         size = path.stat().st_size
-        if limit >= 0 and size > limit:
+        if limit >= 0 and size > limit and not gzipped:  # (the limit counts a .gz file's decompressed bytes)
             raise VocabFormatError(str(path), limits.exceeded("vocab_bytes", size, "the file") or "too large")
         want = 4096 if head else (limit + 1 if limit >= 0 else -1)
-        if path.name.endswith(".gz"):
+        if gzipped:  # read to the limit, no further (a gzip bomb): its size is not known
             with gzip.open(path, "rb") as f:
                 data = _read_up_to(f, want)
         else:  # not only regular files: a pipe or a device has no size to check up front
             with open(path, "rb") as f:
                 data = _read_up_to(f, want)
         if not head and limit >= 0 and len(data) > limit:
-            grows = "decompresses to" if path.name.endswith(".gz") else "holds"
+            grows = "decompresses to" if gzipped else "holds"
             raise VocabFormatError(
                 str(path),
                 f"{grows} more than {limits.amount('vocab_bytes', limit)}, the limit for vocabulary files; "

@@ -496,6 +496,22 @@ def test_the_size_limit_follows_the_environment(worker, tmp_path):
     assert worker.load(path, env={"LBPE_MAX_VOCAB_BYTES": "0"})["loaded"]  # 0: no limit
 
 
+def test_a_gzipped_vocabulary_over_the_limit_is_measured_decompressed(worker, tmp_path):
+    """The limit counts decompressed bytes: a .gz file smaller than the limit but larger
+    decompressed is refused as such, and one larger only compressed is not told a size that
+    would not load it (the compressed size)."""
+    raw = tv.tiktoken_bytes()
+    path = tmp_path / "cl100k_base.tiktoken.gz"
+    path.write_bytes(gzip.compress(raw))
+    assert len(raw) > path.stat().st_size > 500
+    result = worker.load(path, env={"LBPE_MAX_VOCAB_BYTES": "500"})
+    assert not result["loaded"], result
+    assert "decompresses to more than 500 bytes" in result["message"], result["message"]
+    assert f"={path.stat().st_size}" not in result["message"], result["message"]
+    assert worker.load(path, env={"LBPE_MAX_VOCAB_BYTES": str(len(raw))})["loaded"]
+    assert not worker.load(path, env={"LBPE_MAX_VOCAB_BYTES": str(len(raw) - 1)})["loaded"]
+
+
 def test_gzip_bomb_under_a_raised_limit_is_only_read_to_the_limit(worker, tmp_path):
     path = _gzip_bomb(tmp_path)
     result = worker.load(path, env={"LBPE_MAX_VOCAB_BYTES": "4M"})
