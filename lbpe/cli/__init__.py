@@ -23,6 +23,7 @@ Inputs are capped by :mod:`lbpe.limits`: ``encode``/``compare`` read at most
 from __future__ import annotations
 
 import errno
+import io
 import os
 import sys
 from collections.abc import Sequence
@@ -52,11 +53,24 @@ def _refusal(exc: OSError) -> str:
     return f"{where}{exc.strerror or exc}" + (f" ({fix})" if fix else "")
 
 
+class _ClosedOutput(io.TextIOBase):
+    """Standard output when the process was started without one."""
+
+    def write(self, text: str) -> int:
+        raise LbpeError(
+            "standard output is closed; give the command somewhere to write (`> out.txt`, or "
+            "`> /dev/null` to keep only its files)"
+        )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    # started with it closed (`lbpe encode ... >&-`), Python has none: a command that writes only
+    # files still runs, one that writes there says so
+    out = sys.stdout if sys.stdout is not None else _ClosedOutput()
     try:
-        args.run(args, sys.stdout)
-        sys.stdout.flush()
+        args.run(args, out)
+        out.flush()
     except BrokenPipeError:
         # the reader stopped early (`lbpe compare ... | head -1`): end quietly, as `cat` does, and
         # send what is still buffered nowhere so that the exit's own flush cannot fail

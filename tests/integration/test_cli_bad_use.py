@@ -100,6 +100,29 @@ def test_a_reader_that_stops_early_gets_no_traceback(tmp_path, command):
     assert stderr == "", stderr  # as quiet as `cat` is: the reader chose to stop
 
 
+def test_a_command_run_with_its_output_closed_says_so(small_text, tmp_path):
+    """``lbpe encode ... >&-`` starts Python with no standard output (sys.stdout is None)."""
+    result = subprocess.run(
+        [*CLI, "encode", "--vocab", "gpt2", "--mode", "lbpe", str(small_text)],
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        preexec_fn=lambda: os.close(1),  # noqa: PLW1509 (the child's own standard output, closed)
+    )
+    assert "standard output is closed" in one_line_error(result, "encode")
+    # a command that writes only files still runs
+    done = subprocess.run(
+        [*CLI, "train", "-q", "--vocab-size", "300", "-o", str(tmp_path / "t.json"), str(small_text)],
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=300,
+        preexec_fn=lambda: os.close(1),  # noqa: PLW1509
+    )
+    assert done.returncode == 0, done.stderr
+
+
 def test_explain_refuses_arguments_that_are_not_utf8():
     result = subprocess.run(
         [*CLI, "explain", "--vocab", "gpt2", os.fsdecode(b"caf\xff")], capture_output=True, text=True, timeout=120
