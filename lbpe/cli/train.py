@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -47,6 +48,12 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> None:
         max_chars=args.max_chars,
         character_coverage=args.character_coverage,
     )
+    if args.output.endswith(("/", os.sep)) or Path(args.output).is_dir():
+        folder = args.output.rstrip("/" + os.sep) or args.output
+        raise LbpeError(
+            f"-o takes the file to write, not a folder: give -o {Path(folder) / 'tokenizer.json'} "
+            "(transformers' files are written beside a tokenizer.json)"
+        )
     _check_folder(Path(args.output).parent)  # before a long training, not after it
     _check_not_an_input(Path(args.output), args.files)
     bar = Bar(enabled=not args.quiet)

@@ -123,6 +123,15 @@ def test_a_command_run_with_its_output_closed_says_so(small_text, tmp_path):
     assert done.returncode == 0, done.stderr
 
 
+def test_train_given_a_folder_for_its_output_names_the_file_to_give(small_text, tmp_path):
+    (tmp_path / "made").mkdir()
+    for output in (f"{tmp_path / 'made'}/", str(tmp_path / "made"), f"{tmp_path / 'new'}/"):
+        result = run_cli("train", "-q", "--vocab-size", "300", "-o", output, str(small_text), timeout=120)
+        error = one_line_error(result, "train")
+        assert "-o takes the file to write, not a folder" in error and "tokenizer.json" in error, error
+    assert not (tmp_path / "new").exists()
+
+
 def test_explain_refuses_arguments_that_are_not_utf8():
     result = subprocess.run(
         [*CLI, "explain", "--vocab", "gpt2", os.fsdecode(b"caf\xff")], capture_output=True, text=True, timeout=120
