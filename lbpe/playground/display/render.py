@@ -489,20 +489,16 @@ def metrics_html(comparison: Comparison, summary: dict | None = None) -> str:
 
     rows = []
     dt = lb.tokens - b.tokens
-    rel = (lb.tokens / b.tokens - 1) if b.tokens else 0.0
-    rows.append(
-        (
-            "tokens",
-            f"{b.tokens}",
-            f"{lb.tokens}",
-            f"{dt:+d} ({signed(rel, percent=True)})".replace("-", "\u2212"),
-            verdict(dt, True),
-        )
-    )
+    none = "\u2014"  # no tokens: a share or a figure per token is no number
+    rel = signed(lb.tokens / b.tokens - 1, percent=True) if b.tokens else none
+    rows.append(("tokens", f"{b.tokens}", f"{lb.tokens}", f"{dt:+d} ({rel})".replace("-", "\u2212"), verdict(dt, True)))
     for label, bv, lv in (
         ("bytes / token", b.bytes_per_token, lb.bytes_per_token),
         ("characters / token", b.chars_per_token, lb.chars_per_token),
     ):
+        if not (b.tokens and lb.tokens):
+            rows.append((label, f"{bv:.3f}" if b.tokens else none, f"{lv:.3f}" if lb.tokens else none, none, ""))
+            continue
         d = lv - bv
         r = (lv / bv - 1) if bv else 0.0
         rows.append((label, f"{bv:.3f}", f"{lv:.3f}", f"{signed(d, 3)} ({signed(r, percent=True)})", verdict(d, False)))

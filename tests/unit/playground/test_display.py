@@ -300,6 +300,16 @@ def test_render_pane_and_metrics():
     assert empty.differ == () and display.metrics_html(empty)
 
 
+def test_a_text_of_no_tokens_has_no_per_token_figures():
+    """Nothing over nothing is no number: an empty text's bytes and characters per token read
+    as not applicable, not 0.000."""
+    table = display.metrics_html(display.compare(toy(), ""))
+    rows = dict(re.findall(r"<tr><td>([^<]+)</td>(.*?)</tr>", table))
+    assert rows["bytes / token"].count("—") == 3 and "0.000" not in rows["bytes / token"], rows
+    assert rows["characters / token"].count("—") == 3, rows
+    assert "<td>0</td><td>0</td>" in rows["tokens"] and "—" in rows["tokens"], rows
+
+
 # ---- length shift and the chart ----
 
 
