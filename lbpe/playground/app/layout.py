@@ -13,6 +13,7 @@ import gradio as gr
 from lbpe.playground.app.handlers import (
     LIMITS,
     PATTERN_CHOICES,
+    PATTERN_LABEL,
     UPLOAD_TYPES,
     _link_note,
     describe_vocab,
@@ -93,7 +94,7 @@ def build() -> gr.Blocks:
                 pattern = gr.Dropdown(
                     PATTERN_CHOICES,
                     value="auto",
-                    label="Pre-tokenizer for .tiktoken / GPT-2 files",
+                    label=PATTERN_LABEL,
                     scale=1,
                     info="auto: from the file name",
                     elem_id="pattern",

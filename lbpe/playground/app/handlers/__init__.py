@@ -20,6 +20,7 @@ from __future__ import annotations
 from lbpe.playground.app.handlers.common import (
     LIMITS,
     PATTERN_CHOICES,
+    PATTERN_LABEL,
     TRUSTED_PROXIES,
     UPLOAD_LIMITS,
     UPLOAD_TYPES,
@@ -87,6 +88,7 @@ __all__ = [
     "UPLOAD_LIMITS",
     "UPLOAD_TYPES",
     "PATTERN_CHOICES",
+    "PATTERN_LABEL",
     "PAUSE",
     "PLAY",
     "SAMPLE_NAME",

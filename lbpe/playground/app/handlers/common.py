@@ -471,6 +471,8 @@ def _figure(spec: dict | None) -> go.Figure | None:
 # ---- vocabularies: bundled presets plus what this session uploaded or trained ----
 
 PATTERN_CHOICES = [AUTO_PATTERN, "gpt2", "cl100k_base", "o200k_base", "paper"]
+#: The label of the menu of :data:`PATTERN_CHOICES` beside the vocabulary upload.
+PATTERN_LABEL = "Pre-tokenizer for .tiktoken / GPT-2 files"
 
 
 def new_session() -> Session:
@@ -533,7 +535,11 @@ def upload_vocab(files: Any, pattern: str = AUTO_PATTERN, state: Any = None):
                 releasing=session.to_let_go(made_from),
             )
     except PatternNeededError as exc:
-        raise gr.Error(f"{exc} (in the app: choose the pre-tokenizer next to the upload, then upload again)") from None
+        *first, last = [c for c in PATTERN_CHOICES if c != AUTO_PATTERN]
+        raise gr.Error(
+            f"{exc.source}: the file name does not tell which pre-tokenizer this rank file uses: choose "
+            f"{', '.join(first)} or {last} in the menu “{PATTERN_LABEL}” beside the upload, then upload it again"
+        ) from None
     label = "gpt2 files" if len(paths) == 2 else paths[0].name
     name = session.remember(f"upload: {label}", tok, made_from=made_from)
     return session, gr.update(choices=session.choices(), value=name), None
