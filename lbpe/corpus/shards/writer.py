@@ -305,7 +305,7 @@ class _Shards:
         elif self.skipped > 1:
             why = f"all {self.skipped:,} documents were bad and skipped (--skip-bad), the first: {self.messages[0]}"
         elif self.skipped:
-            why = f"its one document was bad and skipped (--skip-bad): {self.messages[0]}"
+            why = f"the one document was bad and skipped (--skip-bad): {self.messages[0]}"
         else:
             why = f"{'it holds' if len(inputs) == 1 else 'they hold'} no documents (blank lines only)"
         return (
