@@ -107,8 +107,10 @@ def app_page(
     browser: Any, url: str, unanswered: Unanswered, *, timeout_ms: int, prepare: Callable[[Any], None] | None = None
 ) -> Iterator[Any]:
     """A page of the playground at ``url`` in a context of its own, its requests watched
-    (:func:`watch_requests`), once its panes are drawn; ``prepare`` is given the context before
-    the page opens (to watch or route more). The context is closed after."""
+    (:func:`watch_requests`), once its panes are drawn and its load events (a link's restore)
+    are answered, whose outputs would overwrite what a test does before them; ``prepare`` is
+    given the context before the page opens (to watch or route more). The context is closed
+    after."""
     from playwright.sync_api import expect
 
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
@@ -120,6 +122,7 @@ def app_page(
         page.set_default_timeout(timeout_ms)
         page.goto(url)
         expect(page.locator("#bpe-pane .lbpe-pane")).to_be_visible()
+        page.wait_for_function("() => document.documentElement.dataset.lbpeRestored === '1'")
         yield page
     finally:
         context.close()

@@ -149,6 +149,7 @@ window.lbpeApp = {
   // the default text and what was computed from it)
   restored() {
     document.documentElement.classList.remove("lbpe-opening");
+    document.documentElement.dataset.lbpeRestored = "1"; // the page's load events are answered
     return [];
   },
   // the open tab into the URL (null: Compare, the default)

@@ -201,7 +201,11 @@ def build() -> gr.Blocks:
             show_progress_on=link_note,
             queue=False,
         )
-        shown = js("restored()", "(document.documentElement.classList.remove('lbpe-opening'), [])")
+        shown = js(
+            "restored()",
+            "(document.documentElement.classList.remove('lbpe-opening'), "
+            "document.documentElement.dataset.lbpeRestored = '1', [])",
+        )
         restoring.then(None, None, None, js=shown, api_visibility="private", queue=False)
         for step in (seeded, restoring):
             step.failure(None, None, None, js=shown, api_visibility="private", queue=False)
