@@ -354,6 +354,7 @@ def test_litdata_streaming_dataset_reads_it(tmp_path):
     same_bytes_everywhere(load_preset("gpt2"), path, tmp_path / "bytes", "litdata", shuffle=True, seed=5)
 
 
+@pytest.mark.slow(reason="imports torch and LitData (~7 s)")
 def test_a_stopped_litdata_export_is_no_dataset_until_resumed(tmp_path):
     """LitData reads a split's index.json as the whole dataset: after a stop (the shards kept
     for --resume) there is none, so no trainer takes the part for the whole."""

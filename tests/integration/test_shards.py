@@ -208,7 +208,9 @@ def test_one_input_may_be_given_as_a_path_alone(tmp_path):
         assert index["inputs"] == [str(path)] and read_shards(out)[1] == encoded(tok, paragraphs(20), "bpe")
 
 
-@pytest.mark.parametrize("fmt", ["npy", "nanogpt", "litdata"])
+@pytest.mark.parametrize(
+    "fmt", ["npy", "nanogpt", pytest.param("litdata", marks=pytest.mark.slow(reason="LitData's writer imports torch"))]
+)
 def test_an_export_of_no_documents_is_refused_and_leaves_nothing_to_read(tmp_path, fmt):
     """A trainer's reader cannot open an export of nothing (nanoGPT's np.memmap of an empty
     train.bin fails): say so where the export ran, as lbpe stats does for an empty corpus."""
