@@ -11,7 +11,7 @@ import random
 import re
 import shutil
 import urllib.request
-from urllib.parse import urlparse
+from urllib.parse import parse_qs, quote, urlparse
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
@@ -634,6 +634,49 @@ def test_a_link_restores_the_view(browser, app_server, requests):
     expect(page.get_by_role("tab", name="Train")).to_have_attribute("aria-selected", "true")
     context.close()
     assert not [u for u in requests if urlparse(u).hostname not in (None, "127.0.0.1")]
+
+
+def test_a_link_answered_late_still_opens_on_its_own_state(browser, app_server, requests):
+    """The page's restore reads the link from the address when it is sent, after the first
+    load step's answer: until then nothing the page does as it opens may rewrite the address
+    (it once put the default text there first, and the Compare tab, selected as the page
+    opens, dropped the view). Here the network holds that first step (restore_dropout)."""
+    text = "Plattsburg unrescinded redelivery"
+    query = "?t=" + quote(text) + "&v=o200k_base&view=across"
+    with urllib.request.urlopen(app_server.url + "config", timeout=30) as r:
+        config = json.load(r)
+    first = {d["id"] for d in config["dependencies"] if d.get("api_name") == "restore_dropout"}
+    assert first, "no load event named restore_dropout"
+    held = []
+
+    def hold(route):  # the load's first step, until released
+        if json.loads(route.request.post_data or "{}").get("fn_index") in first:
+            held.append(route)
+        else:
+            route.continue_()
+
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.on("request", lambda r: requests.append(r.url))
+    context.route("**/gradio_api/run/**", hold)
+    try:
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(app_server.url + query)
+        for _ in range(600):
+            if held:
+                break
+            page.wait_for_timeout(50)
+        assert held, "the page's load did not ask for restore_dropout"
+        page.wait_for_timeout(2000)  # what the page does as it opens has run
+        assert parse_qs(urlparse(page.url).query)["t"] == [text], page.url
+        held[0].continue_()
+        page.wait_for_function("() => document.documentElement.dataset.lbpeRestored === '1'")
+        expect(page.locator("#text textarea")).to_have_value(text)
+        expect(page.get_by_role("tab", name="Across vocabularies")).to_have_attribute("aria-selected", "true")
+        assert parse_qs(urlparse(page.url).query)["t"] == [text], page.url
+        assert parse_qs(urlparse(page.url).query)["view"] == ["across"], page.url
+    finally:
+        context.close()
 
 
 def test_a_link_sends_its_panes_once(browser, app_server):

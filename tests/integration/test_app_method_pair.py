@@ -6,6 +6,7 @@ gives what comparing afresh gives when the pair changes."""
 
 from __future__ import annotations
 
+import json
 import re
 import urllib.parse
 from types import SimpleNamespace
@@ -14,7 +15,7 @@ import pytest
 
 from lbpe.playground.service import link_state
 from lbpe.presets import load_preset
-from tests.support.app import app_script_query, load_app
+from tests.support.app import app_script_query, load_app, run_app_script
 
 app = load_app()
 gr = app.handlers.common.gr
@@ -150,6 +151,34 @@ def test_a_links_seed_that_is_no_seed_is_named(seed):
     axis = link_state({"ax": "methods", "ms": "bpe,dropout", "mseed": seed}, text_chars=10)
     assert axis["axis_methods"] == ("bpe", "dropout") and any(f"“{seed[:20]}”" in n for n in axis["notes"])
     assert axis.get("axis_seed") is None
+
+
+def test_the_address_waits_for_the_pages_load_to_be_answered():
+    """Until restored() the page's changes leave the address (the link restore is about to
+    read); restored() writes the last value of each key, and later changes go straight in."""
+    body = """
+    const seen = [location.href];
+    window.lbpeApp.link("default text", "cl100k_base", true, false, false, "", "", "bpe", "lbpe", 0.1, 0);
+    window.lbpeApp.view(null);
+    window.lbpeApp.link("linked text", "cl100k_base", false, false, false, "", "", "bpe", "lbpe", 0.1, 0);
+    seen.push(location.href);
+    window.lbpeApp.restored();
+    seen.push(location.href);
+    window.lbpeApp.view("train");
+    seen.push(location.href);
+    process.stdout.write(JSON.stringify(seen));
+    """
+    start = "http://127.0.0.1/?t=linked%20text&view=across"
+    seen = json.loads(run_app_script(body, address=start, restored=False))
+    assert seen[:2] == [start, start]
+    address = [query(urllib.parse.urlparse(url).query) for url in seen[2:]]
+    assert address[0] == {"t": "linked text", "v": "cl100k_base", "ws": "0"}  # view(null): Compare
+    assert address[1] == {"t": "linked text", "v": "cl100k_base", "ws": "0", "view": "train"}
+    # a restore that failed: the page shows the defaults, the address keeps the link to try again
+    failed = body.replace("window.lbpeApp.restored();", "window.lbpeApp.restored(false);")
+    seen = json.loads(run_app_script(failed, address=start, restored=False))
+    assert seen[:3] == [start, start, start]
+    assert query(urllib.parse.urlparse(seen[3]).query) == {"t": "linked text", "view": "train"}
 
 
 def test_a_link_leaves_out_the_default_pair():

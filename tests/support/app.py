@@ -218,10 +218,13 @@ def app_script_query(call: str, args: Sequence, *, address: str = "http://127.0.
     return urllib.parse.urlsplit(run_app_script(body, address=address, page=page)).query
 
 
-def run_app_script(body: str, *, address: str = "http://127.0.0.1/", page: dict | None = None) -> str:
+def run_app_script(
+    body: str, *, address: str = "http://127.0.0.1/", page: dict | None = None, restored: bool = True
+) -> str:
     """What ``body`` (JavaScript) writes to its output, run in Node after the app's own script
     (lbpe/playground/app/app.js), with a stand-in for the browser that starts at ``address``;
-    ``page`` adds to the data the app gives its script (``window.LBPE``)."""
+    ``page`` adds to the data the app gives its script (``window.LBPE``). ``restored``: the
+    page's load events are answered first (``restored()``), as in a page a person uses."""
     import json
 
     node = shutil.which("node")
@@ -234,9 +237,11 @@ globalThis.window = globalThis;
 globalThis.location = {{ href: {json.dumps(address)} }};
 globalThis.history = {{ replaceState: (a, b, url) => {{ location.href = String(url); }} }};
 globalThis.document = {{ addEventListener() {{}}, querySelector() {{ return null; }},
-  querySelectorAll() {{ return []; }}, documentElement: {{ classList: {{ remove() {{}}, add() {{}} }} }} }};
+  querySelectorAll() {{ return []; }},
+  documentElement: {{ classList: {{ remove() {{}}, add() {{}} }}, dataset: {{}} }} }};
 globalThis.LBPE = {json.dumps(given)};
 {script}
+{"window.lbpeApp.restored();" if restored else ""}
 {body}
 """
     done = subprocess.run([node, "-e", harness], capture_output=True, text=True, timeout=60, check=True)

@@ -4,8 +4,16 @@
 // maxLinkText: the longest text a link carries, uploads: {zone id: {limit: bytes (0: none), together}}}).
 // The app's events call window.lbpeApp's functions by name; they never reach the server.
 
-// the view's state in the URL query (see lbpe.playground.service.links.link_state); uploaded files never go in a link
+// the view's state in the URL query (see lbpe.playground.service.links.link_state); uploaded files never go in a link.
+// Until the page's load events are answered (restored()) changes wait, the last of each key kept:
+// the server's restore reads a link from the address when its request is sent, after the page
+// has opened and set its first values (which would have put the default text there first).
+let linkWaiting = null;
 window.lbpeLink = (changes) => {
+  if (document.documentElement.dataset.lbpeRestored !== "1") {
+    linkWaiting = Object.assign(linkWaiting || {}, changes);
+    return;
+  }
   const url = new URL(location.href);
   for (const [key, value] of Object.entries(changes)) {
     if (value === null || value === undefined || value === "") url.searchParams.delete(key);
@@ -146,10 +154,17 @@ window.lbpeApp = {
     return [];
   },
   // a link's own text and panes are in place (lbpe.playground.app.handlers.restore): show them (APP_HEAD hid
-  // the default text and what was computed from it)
-  restored() {
+  // the default text and what was computed from it). ``applied`` false: the restore failed, and
+  // the address keeps the link (reloaded, it is tried again) rather than the defaults shown
+  restored(applied = true) {
     document.documentElement.classList.remove("lbpe-opening");
     document.documentElement.dataset.lbpeRestored = "1"; // the page's load events are answered
+    if (!applied) linkWaiting = null;
+    if (linkWaiting) {
+      const waiting = linkWaiting;
+      linkWaiting = null;
+      window.lbpeLink(waiting);
+    }
     return [];
   },
   // the open tab into the URL (null: Compare, the default)

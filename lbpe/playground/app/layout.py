@@ -201,12 +201,11 @@ def build() -> gr.Blocks:
             show_progress_on=link_note,
             queue=False,
         )
-        shown = js(
-            "restored()",
+        without_app = (
             "(document.documentElement.classList.remove('lbpe-opening'), "
-            "document.documentElement.dataset.lbpeRestored = '1', [])",
+            "document.documentElement.dataset.lbpeRestored = '1', [])"
         )
-        restoring.then(None, None, None, js=shown, api_visibility="private", queue=False)
+        restoring.then(None, None, None, js=js("restored(true)", without_app), api_visibility="private", queue=False)
         for step in (seeded, restoring):
-            step.failure(None, None, None, js=shown, api_visibility="private", queue=False)
+            step.failure(None, None, None, js=js("restored(false)", without_app), api_visibility="private", queue=False)
     return demo
