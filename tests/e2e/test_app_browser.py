@@ -465,6 +465,71 @@ def _fn_indexes(page, api_name: str) -> set[int]:
     return found
 
 
+def test_a_token_clicked_while_the_page_loads_stays_explained_where_it_stands(browser, app_server, requests):
+    """A person can click a token of the opening panes before the page's load events are
+    answered (a busy server): the load's answer, coming after the click's explanation, leaves
+    that explanation alone. Here the network holds the load's restore until the click is drawn."""
+    from lbpe.analysis.explain import explain_span
+    from lbpe.playground.examples import DEFAULT_EXAMPLE
+
+    tok = load_preset(DEFAULT_EXAMPLE.vocabulary)
+    c = display.compare(tok, DEFAULT_EXAMPLE.text)
+    word_at = DEFAULT_EXAMPLE.text.index(" geographers") + 4
+    a, b = next((a, b) for a, b in c.differ if a <= word_at < b)
+    clicked = next(s for s in c.lbpe.segments if s.start <= word_at < s.end)
+    placed = explain_span(tok, DEFAULT_EXAMPLE.text, a, b)
+    alone = explain_span(tok, DEFAULT_EXAMPLE.text[a:b], 0, b - a)
+    assert placed.frames != alone.frames  # the two are told apart by their steps
+    with urllib.request.urlopen(app_server.url + "config", timeout=30) as r:
+        config = json.load(r)
+    restoring = {d["id"] for d in config["dependencies"] if d.get("api_name") == "restore"}
+    assert restoring, "no load event named restore"
+    held = []
+
+    def hold(route):  # the load's restore, until released
+        if json.loads(route.request.post_data or "{}").get("fn_index") in restoring:
+            held.append(route)
+        else:
+            route.continue_()
+
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.on("request", lambda r: requests.append(r.url))
+    context.route("**/gradio_api/run/**", hold)
+    try:
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(app_server.url)
+        head = page.locator("#explain .lbpe-x-head")
+        page.locator(f'#lbpe-pane .lbpe-tok[data-s="{clicked.start}"]').click()
+        expect(head).to_contain_text(f"Step {placed.frames - 1} of {placed.frames - 1}")
+        expect(head).to_contain_text(f"characters {a:,}-{b:,} of the text")
+        assert held, "the page's load did not ask for restore"
+        for route in held:
+            route.continue_()
+        page.wait_for_function("() => document.documentElement.dataset.lbpeRestored === '1'")
+        page.wait_for_timeout(2000)  # what the restore's answer starts has ended
+        expect(head).to_contain_text(f"Step {placed.frames - 1} of {placed.frames - 1}", timeout=1)
+        expect(head).to_contain_text(f"characters {a:,}-{b:,} of the text", timeout=1)
+        expect(page.locator("#explain-text textarea, #explain-text input").first).to_have_value(
+            DEFAULT_EXAMPLE.text[a:b], timeout=1
+        )
+    finally:
+        context.close()
+
+
+def test_the_opening_span_is_explained_where_it_stands_with_another_vocabulary(page):
+    """The opening " Capitals" is a span of the opening text: another vocabulary explains it
+    there too (the page gives it its place as it opens), not as a word on its own."""
+    from lbpe.playground.examples import DEFAULT_EXAMPLE
+
+    at = DEFAULT_EXAMPLE.text.index(DEFAULT_EXAMPLE.explain)
+    end = at + len(DEFAULT_EXAMPLE.explain)
+    head = page.locator("#explain .lbpe-x-head")
+    choose_vocab(page, "gpt2")
+    expect(head).to_contain_text("with gpt2")
+    expect(head).to_contain_text(f"at characters {at:,}-{end:,} of the text")
+
+
 def test_a_step_taken_is_not_undone_by_the_same_explanation_again(page):
     """Explain runs again whenever one of its controls changes, also when the explanation stays
     the same (a click sets the span and its place: two changes, so Gradio's page runs it twice).

@@ -176,6 +176,11 @@ def build() -> gr.Blocks:
         for tab, view in ((c.tab, None), (corpus_tab, "corpus"), (across_tab, "across"), (train_tab, "train")):
             in_browser(tab.select, None, None, f"view({json.dumps(view)})")
         in_browser(copy_link.click, [c.text, vocab], None, "copy(...a)")
+        # the opening span's place in the opening text, set in the page as it opens: from the
+        # server it could come after a token clicked meanwhile had its own (the box's value stays
+        # "" for the API, where a span without a place is explained on its own)
+        opening_at = json.dumps(str(DEFAULT_EXAMPLE.text.index(DEFAULT_EXAMPLE.explain)))
+        demo.load(None, None, c.explain_where, js=f"() => {opening_at}", api_visibility="private", queue=False)
         # a link's text and panes arrive together; until then APP_HEAD keeps the default's hidden.
         # Dropout's rate and seed first: the comparisons the link's other changes ask read them
         seeded = demo.load(

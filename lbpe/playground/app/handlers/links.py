@@ -8,7 +8,7 @@ from typing import Any
 import gradio as gr
 
 from lbpe.playground.app.handlers import common
-from lbpe.playground.app.handlers.compare_tab import DEFAULT_EXPLAIN, DEFAULT_TEXT, compare, compare_key, pair_controls
+from lbpe.playground.app.handlers.compare_tab import DEFAULT_TEXT, compare, compare_key, pair_controls
 from lbpe.playground.examples import DEFAULT_EXAMPLE
 from lbpe.playground.service import link_state
 from lbpe.tokenizer import METHODS
@@ -52,10 +52,9 @@ def restore(request: gr.Request):
     wanted = link_state(dict(request.query_params) if request is not None else {}, text_chars=common.LIMITS.text_chars)
     keep = gr.update()
     picked = [wanted.get(key, keep) for key in ("text", "vocab", "show_whitespace", "show_ids", "specials", "explain")]
-    # where the span stands in the text: the link's, else the opening span's
-    picked.append(
-        str(wanted.get("explain_at", "")) if "explain" in wanted else str(DEFAULT_TEXT.index(DEFAULT_EXPLAIN))
-    )
+    # where the span stands in the text: the link's; else kept (the page set the opening span's
+    # as it opened, and a token clicked before this answer is explained where the click put it)
+    picked.append(str(wanted.get("explain_at", "")) if "explain" in wanted else keep)
     tabs = gr.update(selected=wanted["view"]) if "view" in wanted else keep
     note = "About this link: " + " ".join(wanted["notes"]) if wanted["notes"] else ""
     shown: tuple = (keep,) * 7
