@@ -120,7 +120,7 @@ def parse_sentencepiece_tokenizer(data: bytes, *, source: str, name: str = "") -
 
 def _build(data: bytes, *, source: str, name: str) -> Tokenizer:
     pieces: list[tuple[str, float, int]] = []
-    trainer = b""
+    trainer: bytes | None = None
     normalizer = b""
     for field, wire, value in read_fields(data):
         if field == 1 and wire == 2:
@@ -139,6 +139,15 @@ def _build(data: bytes, *, source: str, name: str) -> Tokenizer:
             normalizer = _bytes(value)
     if not pieces:
         raise _Corrupt("no pieces")
+    if trainer is None:
+        # protobuf's default type is UNIGRAM, but a model without the spec is far more often
+        # a file cut short after its pieces than a unigram model
+        raise VocabFormatError(
+            source,
+            f"the file ends after its {len(pieces):,} pieces, without the trainer_spec that gives the "
+            "model's type (SentencePiece writes one into every model): it looks cut short. "
+            "Use the complete .model file.",
+        )
     problem = vocab_problem(len(pieces))
     if problem:
         raise VocabFormatError(source, problem)

@@ -220,6 +220,25 @@ def _sp_real_truncated() -> bytes:
     return data[: len(data) // 2]
 
 
+def _sp_real_pieces_only() -> bytes:
+    """The real BPE model cut where its pieces end, a field boundary: the trainer_spec that
+    says its type (and the normaliser's) are gone, and every field read is whole."""
+    data = data_file("sentencepiece/test/botchan_en_bpe_1000.model").read_bytes()
+    pos = 0
+    while data[pos] == 0x0A:  # field 1, length-delimited: a piece; its length a varint
+        length, shift, pos = 0, 0, pos + 1
+        while True:
+            byte = data[pos]
+            pos += 1
+            length |= (byte & 0x7F) << shift
+            shift += 7
+            if byte < 0x80:
+                break
+        pos += length
+    assert 1000 < pos < len(data)
+    return data[:pos]
+
+
 def _sp_bad_charsmap() -> bytes:
     normalizer = tv.field(1, b"nmt_nfkc") + tv.field(2, b"\xff\xff\x00\x00garbage") + tv.field(3, 1)
     return tv.sp_model_bytes(normalizer=normalizer)
@@ -436,6 +455,7 @@ CASES = [
     # ---- SentencePiece .model ----
     Case("sp-empty", _file("tokenizer.model", b""), "empty"),
     Case("sp-truncated", _file("botchan.model", _sp_real_truncated), "not a valid SentencePiece model"),
+    Case("sp-cut-after-its-pieces", _file("botchan.model", _sp_real_pieces_only), "without the trainer_spec"),
     Case("sp-random-bytes", _file("x.model", bytes(range(7, 256)) * 10), "not a valid SentencePiece model"),
     Case("sp-unigram", _file("u.model", lambda: tv.sp_model_bytes(model_type=1)), "model type UNIGRAM"),
     Case("sp-unknown-model-type", _file("u.model", lambda: tv.sp_model_bytes(model_type=9)), "model type 9"),
