@@ -27,6 +27,7 @@ import io
 import os
 import sys
 from collections.abc import Sequence
+from typing import TextIO
 
 from lbpe.cli.parser import build_parser
 from lbpe.errors import LbpeError
@@ -63,11 +64,54 @@ class _ClosedOutput(io.TextIOBase):
         )
 
 
+class _StandardOutput(io.TextIOBase):
+    """Standard output, whose refusals (a full disk under `> out.txt`) name it: the system's
+    error for a write carries no file name."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return self._stream.encoding
+
+    def isatty(self) -> bool:
+        return self._stream.isatty()
+
+    def fileno(self) -> int:
+        return self._stream.fileno()
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _named(exc) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _named(exc) from None
+
+
+def _named(exc: OSError) -> OSError:
+    if exc.filename is None:
+        exc.filename = "standard output"
+    return exc
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     # started with it closed (`lbpe encode ... >&-`), Python has none: a command that writes only
     # files still runs, one that writes there says so
-    out = sys.stdout if sys.stdout is not None else _ClosedOutput()
+    out = _StandardOutput(sys.stdout) if sys.stdout is not None else _ClosedOutput()
     try:
         args.run(args, out)
         out.flush()

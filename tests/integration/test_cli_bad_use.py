@@ -123,6 +123,25 @@ def test_a_command_run_with_its_output_closed_says_so(small_text, tmp_path):
     assert done.returncode == 0, done.stderr
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="/dev/full is Linux's always-full device")
+@pytest.mark.parametrize("command", ["encode", "stats"])
+def test_a_full_disk_under_standard_output_is_named(small_text, command):
+    """``lbpe encode ... > /dev/full``: the system's refusal names where the command wrote."""
+    args = {"encode": ["encode", "--mode", "lbpe"], "stats": ["stats", "-q"]}[command]
+    with open("/dev/full", "w") as full:
+        result = subprocess.run(
+            [*CLI, *args, "--vocab", "gpt2", str(small_text)],
+            stdin=subprocess.DEVNULL,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    error = one_line_error(result, command)
+    assert "standard output: No space left on device" in error and "free some space" in error, error
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
 def test_train_given_a_folder_for_its_output_names_the_file_to_give(small_text, tmp_path):
     (tmp_path / "made").mkdir()
     for output in (f"{tmp_path / 'made'}/", str(tmp_path / "made"), f"{tmp_path / 'new'}/"):
