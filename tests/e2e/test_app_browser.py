@@ -265,6 +265,23 @@ def test_a_failed_run_says_why_beside_its_button_and_can_run_again(page, app_ser
     assert "Traceback" not in app_server.tail(400), app_server.tail(400)
 
 
+def test_the_llama_style_offers_only_the_units_it_trains(page):
+    """The LLaMA style trains characters with byte fallback: picked, the Unit shows char and
+    cannot be set to byte (a choice that would only be refused); GPT-2 style frees it again."""
+    open_tab(page, "Train")
+    unit = page.locator("#train-unit")
+    unit.get_by_label("byte", exact=True).check()
+    page.locator("#train-style").get_by_label("LLaMA style (SentencePiece's)").check()
+    expect(unit.get_by_label("char", exact=True)).to_be_checked()
+    expect(unit.get_by_label("byte", exact=True)).to_be_disabled()
+    expect(unit).to_contain_text("LLaMA style trains characters")
+    page.locator("#train-style").get_by_label("GPT-2 style (the paper's regex)").check()
+    expect(unit.get_by_label("byte", exact=True)).to_be_enabled()
+    expect(unit).not_to_contain_text("LLaMA style trains characters")
+    unit.get_by_label("byte", exact=True).check()
+    expect(unit.get_by_label("byte", exact=True)).to_be_checked()
+
+
 def test_panes_stack_on_a_narrow_screen(browser, app_server, requests):
     """On a phone (390x844) the text box is on the first screen and the two panes come right
     after it, stacked, before the secondary controls (the toggles, the .txt drop zone, the

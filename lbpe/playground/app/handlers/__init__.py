@@ -78,7 +78,14 @@ from lbpe.playground.app.handlers.corpus_tab import (
     corpus_sample_methods,
 )
 from lbpe.playground.app.handlers.links import _link_note, restore, restore_dropout  # noqa: F401  (the layout uses _link_note)
-from lbpe.playground.app.handlers.train_tab import CHOOSE_FILES, files_note, train, use_trained
+from lbpe.playground.app.handlers.train_tab import (
+    CHOOSE_FILES,
+    GPT2_UNITS,
+    files_note,
+    style_units,
+    train,
+    use_trained,
+)
 
 __all__ = [
     "DEFAULT_EXPLAIN",
@@ -138,6 +145,8 @@ __all__ = [
     "train",
     "upload_note",
     "upload_vocab",
+    "GPT2_UNITS",
+    "style_units",
     "use_trained",
     "vocab_choices",
 ]

@@ -115,6 +115,21 @@ def _train(session: Session, paths: list[Path], size: int, unit: str, scaffold: 
     return session, gr.update(choices=session.choices()), path, status
 
 
+#: Beside the Unit: what each means in the GPT-2 style, and the LLaMA style's one.
+GPT2_UNITS = "char: characters, plus 256 byte-fallback tokens; byte: the 256 bytes."
+LLAMA_UNITS = "The LLaMA style trains characters, with byte fallback."
+
+
+def style_units(style: str = "gpt2"):
+    """The Train view's style changed: the LLaMA style trains only characters (byte units would
+    be refused), so its Unit is char and fixed, with why; GPT-2 style offers both.
+
+    Returns an update of the Unit radio."""
+    if style == "llama":
+        return gr.update(value="char", interactive=False, info=LLAMA_UNITS)
+    return gr.update(interactive=True, info=GPT2_UNITS)
+
+
 @_handler
 def use_trained(state: Any = None):
     """Select the vocabulary trained last in this session and switch to Compare.

@@ -6,7 +6,18 @@ from typing import Any
 
 import gradio as gr
 
-from lbpe.playground.app.handlers import CHOOSE_FILES, LIMITS, UPLOAD_TYPES, _mb, files_note, stop, train, use_trained
+from lbpe.playground.app.handlers import (
+    CHOOSE_FILES,
+    GPT2_UNITS,
+    LIMITS,
+    UPLOAD_TYPES,
+    _mb,
+    files_note,
+    stop,
+    style_units,
+    train,
+    use_trained,
+)
 from lbpe.playground.app.parts import js, long_job, refusing, says_why
 from lbpe.playground.app.tabs import Shared
 
@@ -18,9 +29,9 @@ def build(shared: Shared) -> Any:
         gr.Markdown(
             f"Train a BPE vocabulary on your UTF-8 text (at most **{_mb(LIMITS.train_bytes)}** in all, "
             f"vocabulary size up to **{LIMITS.train_vocab:,}**). GPT-2 style: words split by the paper's "
-            "regex pre-tokenizer; `char` units are characters plus 256 byte-fallback tokens, `byte` units "
-            "256 byte tokens. LLaMA style: SentencePiece's way, as the paper's LLaMA vocabularies (lines "
-            "with a ▁ prefix, digits alone, characters with byte fallback). Scaffold-BPE removes "
+            "regex pre-tokenizer (the Unit says what it splits them into). LLaMA style: SentencePiece's "
+            "way, as the paper's LLaMA vocabularies (lines with a ▁ prefix, digits alone, characters "
+            "with byte fallback). Scaffold-BPE removes "
             "low-frequency scaffold tokens (Lian et al. 2024)."
         )
         with gr.Row(equal_height=False):
@@ -48,7 +59,9 @@ def build(shared: Shared) -> Any:
                     label="Style",
                     elem_id="train-style",
                 )
-                train_unit = gr.Radio(["char", "byte"], value="char", label="Unit", elem_id="train-unit")
+                train_unit = gr.Radio(
+                    ["char", "byte"], value="char", label="Unit", info=GPT2_UNITS, elem_id="train-unit"
+                )
                 train_scaffold = gr.Checkbox(False, label="Scaffold-BPE", elem_id="train-scaffold")
         with gr.Row():
             train_btn = gr.Button("Train", variant="primary", elem_id="train-run")
@@ -66,6 +79,10 @@ def build(shared: Shared) -> Any:
         with gr.Row(equal_height=False):
             train_out = gr.File(label="tokenizer.json", interactive=False, elem_id="train-download")
             use_btn = gr.Button("Use it in Compare", elem_id="train-use")
+    # the LLaMA style has one unit: it is shown, fixed, with why
+    train_style.change(
+        style_units, train_style, train_unit, queue=False, api_visibility="private", show_progress="hidden"
+    )
     train_inputs = [train_files, train_size, train_unit, train_scaffold, state, train_style]
     train_outputs = [state, vocab, train_out, train_status]
     long_job(train_btn, train, train_inputs, train_outputs, "train", train_status, state, kept=train_out)
