@@ -253,6 +253,21 @@ def test_stop_ends_a_running_training(server, client, tmp_path):
     client.predict(api_name="/stop_corpus")  # nothing running: a no-op
 
 
+def test_a_number_that_is_not_whole_is_refused_not_rounded(client, tmp_path):
+    """A seed or a vocabulary size of 3.7 or 260.5 is refused with the rule, never rounded in
+    silence (Gradio's whole-number boxes round what is sent before a handler sees it)."""
+    with pytest.raises(AppError, match=r"The seed must be .*not .?3\.7"):
+        client.predict(TEXT, "gpt2", True, False, False, "bpe", "dropout", 0.1, 3.7, api_name="/compare")
+    with pytest.raises(AppError, match=r"The seed must be .*not .?3\.7"):
+        client.predict(TEXT, None, "gpt2", ["dropout"], 0.1, 3.7, api_name="/across_methods")
+    with pytest.raises(AppError, match=r"The vocabulary size must be a whole number .*not .?260\.5"):
+        client.predict([handle_file(upload(tmp_path, b"abc abd\n", "s.txt"))], 260.5, "byte", False, api_name="/train")
+    # whole numbers are taken as they are
+    dropped = client.predict(TEXT, "gpt2", True, False, False, "bpe", "dropout", 0.1, 4.0, api_name="/compare")[5]
+    tok = load_preset("gpt2")
+    assert dropped["lbpe"]["ids"] == tok.encode(TEXT, mode="dropout", dropout=0.1, seed=4, disallowed_special=())
+
+
 def test_lbpe_serve_launches_the_same_app(tmp_path):
     with running_server([sys.executable, "-m", "lbpe", "serve", "--host", "127.0.0.1", "--port", "{port}"]) as s:
         c = Client(s.url, verbose=False)

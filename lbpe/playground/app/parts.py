@@ -272,9 +272,8 @@ def axis_picker(view: str) -> Axis:
             min_width=140,
             elem_id=f"{view}-dropout-rate",
         )
-        seed = gr.Number(
-            0, precision=0, label="Seed (empty: fresh)", scale=1, min_width=140, elem_id=f"{view}-dropout-seed"
-        )
+        # no precision: Gradio would round 3.7 to 4 unseen; the handlers refuse it with the rule
+        seed = gr.Number(0, label="Seed (empty: fresh)", scale=1, min_width=140, elem_id=f"{view}-dropout-seed")
     return Axis(choice=choice, methods=methods, dropout=dropout, seed=seed, options=options)
 
 

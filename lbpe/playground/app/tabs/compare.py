@@ -124,7 +124,8 @@ def build(shared: Shared) -> CompareTab:
                         visible=False,
                         elem_id="dropout-rate",
                     )
-                    seed = gr.Number(0, precision=0, label="Seed (empty: fresh)", visible=False, elem_id="dropout-seed")
+                    # no precision: Gradio would round 3.7 to 4 unseen; compare() refuses it with the rule
+                    seed = gr.Number(0, label="Seed (empty: fresh)", visible=False, elem_id="dropout-seed")
                 text_file = gr.File(
                     label="…or upload a .txt file",
                     file_types=UPLOAD_TYPES["text-upload"][0],

@@ -45,11 +45,11 @@ def build(shared: Shared) -> Any:
             )
             with gr.Column(scale=1, min_width=220):
                 # no minimum or maximum here: Gradio would refuse such a number with a
-                # traceback on the server; train() says what is wrong beside the button
+                # traceback on the server, and no precision, with which it rounds 300.5 unseen;
+                # train() says what is wrong beside the button
                 train_size = gr.Number(
                     8000,
                     label="Vocabulary size",
-                    precision=0,
                     info=f"1 to {LIMITS.train_vocab:,}",
                     elem_id="train-size",
                 )
