@@ -237,6 +237,7 @@ def test_a_failed_run_says_why_beside_its_button_and_can_run_again(page, app_ser
     good.write_text("Plain text for the statistics. " * 20, "utf-8")
     page.locator("#corpus-upload button[aria-label=Clear]").click()
     page.locator("#corpus-upload input[type=file]").set_input_files(str(good))
+    expect(status).to_contain_text("plain.txt is ready")  # the file's note, then the run
     run.click()
     expect(status).to_contain_text("plain.txt: 620 bytes")  # the next run replaces the reason
     expect(run).to_be_enabled()
@@ -414,6 +415,8 @@ def test_nothing_is_cut_or_broken_on_a_desktop(page, tmp_path):
     small = tmp_path / "small.txt"
     small.write_text("Plain text for the statistics. " * 20, "utf-8")
     page.locator("#corpus-upload input[type=file]").set_input_files(str(small))
+    # the file's note first, as a person sees it: on a busy server it could come after the run's
+    expect(page.locator("#corpus-status")).to_contain_text("small.txt is ready")
     page.locator("#corpus-run").click()
     expect(page.locator("#corpus-status")).to_contain_text("small.txt: 620 bytes")
     expect(page.locator("#corpus-table th").last).to_contain_text("meaning")

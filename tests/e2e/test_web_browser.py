@@ -273,6 +273,8 @@ def test_opening_text_files(session, server, tmp_path):
     assert "windows.txt" in note and "CRLF" in note and "byte-order mark" in note, note
     page.select_option("#example", index=1)  # another text: the note about the file goes
     page.wait_for_function("() => !document.querySelector('#error').textContent.includes('CRLF')")
+    # drawn before the file comes again: else the file's earlier drawing would pass for the new one
+    wait_rendered(page, EXAMPLES[0].text, EXAMPLES[0].vocabulary)
     page.set_input_files("#text-file", str(windows))
     wait_rendered(page, exact, DEFAULT_PRESET)
     page.reload()  # the file's text survives a reload through the link, CRs and all
