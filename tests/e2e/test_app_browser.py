@@ -485,6 +485,25 @@ def _fn_indexes(page, api_name: str) -> set[int]:
     return found
 
 
+def _hold_load_step(context, url: str, api_name: str) -> list:
+    """Hold the requests of the page's queue-less load step ``api_name`` in ``context`` (each
+    waits in the list returned until the test continues it); every other request goes on."""
+    with urllib.request.urlopen(url + "config", timeout=30) as r:
+        config = json.load(r)
+    ids = {d["id"] for d in config["dependencies"] if d.get("api_name") == api_name}
+    assert ids, f"no load event named {api_name}"
+    held: list = []
+
+    def hold(route):
+        if json.loads(route.request.post_data or "{}").get("fn_index") in ids:
+            held.append(route)
+        else:
+            route.continue_()
+
+    context.route("**/gradio_api/run/**", hold)
+    return held
+
+
 def test_a_token_clicked_while_the_page_loads_stays_explained_where_it_stands(browser, app_server, requests):
     """A person can click a token of the opening panes before the page's load events are
     answered (a busy server): the load's answer, coming after the click's explanation, leaves
@@ -500,21 +519,9 @@ def test_a_token_clicked_while_the_page_loads_stays_explained_where_it_stands(br
     placed = explain_span(tok, DEFAULT_EXAMPLE.text, a, b)
     alone = explain_span(tok, DEFAULT_EXAMPLE.text[a:b], 0, b - a)
     assert placed.frames != alone.frames  # the two are told apart by their steps
-    with urllib.request.urlopen(app_server.url + "config", timeout=30) as r:
-        config = json.load(r)
-    restoring = {d["id"] for d in config["dependencies"] if d.get("api_name") == "restore"}
-    assert restoring, "no load event named restore"
-    held = []
-
-    def hold(route):  # the load's restore, until released
-        if json.loads(route.request.post_data or "{}").get("fn_index") in restoring:
-            held.append(route)
-        else:
-            route.continue_()
-
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     context.on("request", lambda r: requests.append(r.url))
-    context.route("**/gradio_api/run/**", hold)
+    held = _hold_load_step(context, app_server.url, "restore")
     try:
         page = context.new_page()
         page.set_default_timeout(TIMEOUT_MS)
@@ -728,21 +735,9 @@ def test_a_link_answered_late_still_opens_on_its_own_state(browser, app_server, 
     opens, dropped the view). Here the network holds that first step (restore_dropout)."""
     text = "Plattsburg unrescinded redelivery"
     query = "?t=" + quote(text) + "&v=o200k_base&view=across"
-    with urllib.request.urlopen(app_server.url + "config", timeout=30) as r:
-        config = json.load(r)
-    first = {d["id"] for d in config["dependencies"] if d.get("api_name") == "restore_dropout"}
-    assert first, "no load event named restore_dropout"
-    held = []
-
-    def hold(route):  # the load's first step, until released
-        if json.loads(route.request.post_data or "{}").get("fn_index") in first:
-            held.append(route)
-        else:
-            route.continue_()
-
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     context.on("request", lambda r: requests.append(r.url))
-    context.route("**/gradio_api/run/**", hold)
+    held = _hold_load_step(context, app_server.url, "restore_dropout")  # the load's first step
     try:
         page = context.new_page()
         page.set_default_timeout(TIMEOUT_MS)
