@@ -92,7 +92,7 @@ def expect_counts(page, tok, text: str) -> display.Comparison:
     for mode in ("bpe", "lbpe"):
         expect(pane(page, mode)).to_have_attribute("data-tokens", str(c.side(mode).tokens), timeout=TIMEOUT_MS)
         expect(pane(page, mode).locator(".lbpe-count")).to_have_text(
-            f"{c.side(mode).tokens} tokens", timeout=TIMEOUT_MS
+            f"{c.side(mode).tokens:,} tokens", timeout=TIMEOUT_MS
         )
     return c
 

@@ -54,7 +54,7 @@ def pick(page, box: str, name: str) -> None:
 def expect_pane(page, role: str, name: str, ids: list[int]) -> None:
     expect(pane(page, role).locator(".lbpe-mode")).to_have_text(name)
     expect(pane(page, role)).to_have_attribute("data-tokens", str(len(ids)))
-    expect(pane(page, role).locator(".lbpe-count")).to_have_text(f"{len(ids)} tokens")
+    expect(pane(page, role).locator(".lbpe-count")).to_have_text(f"{len(ids):,} tokens")
 
 
 #: Counts the page's own presses of "Compare again" (app.js presses it when an answer is of

@@ -451,11 +451,11 @@ def _pane(comparison: Comparison, mode: str, body: str) -> str:
     else:
         keys = f"{name} tokens: the arrow keys move between them, Enter explains one"
         body = body.replace("<div ", f'<div tabindex="0" role="group" aria-label="{keys}" ', 1)
-    diff_note = f'<span class="lbpe-ndiff">{ndiff} differing span{"s" if ndiff != 1 else ""}</span>' if ndiff else ""
+    diff_note = f'<span class="lbpe-ndiff">{ndiff:,} differing span{"s" if ndiff != 1 else ""}</span>' if ndiff else ""
     return (
         f'<div class="lbpe-pane" data-mode="{mode}"{method} data-tokens="{side.tokens}" data-differ="{ndiff}">'
         f'<div class="lbpe-head"><span class="lbpe-mode">{name}</span>'
-        f'<span class="lbpe-count">{side.tokens} token{"s" if side.tokens != 1 else ""}</span>{diff_note}</div>'
+        f'<span class="lbpe-count">{side.tokens:,} token{"s" if side.tokens != 1 else ""}</span>{diff_note}</div>'
         f"{body}</div>"
     )
 

@@ -300,6 +300,17 @@ def test_render_pane_and_metrics():
     assert empty.differ == () and display.metrics_html(empty)
 
 
+def test_a_pane_heading_groups_its_thousands_as_the_status_lines_do():
+    # "aabbb" is one differing span, LBPE "aab" "bb" (the test above); "." is a token of its
+    # own: 3 tokens a repeat on both sides
+    c = display.compare(toy(), "aabbb." * 1000)
+    for mode in ("bpe", "lbpe"):
+        pane = display.render_pane(c, mode)
+        assert '<span class="lbpe-count">3,000 tokens</span>' in pane, pane[:300]
+        assert '<span class="lbpe-ndiff">1,000 differing spans</span>' in pane, pane[:300]
+        assert 'data-tokens="3000"' in pane  # the attribute stays a number scripts read
+
+
 def test_a_text_of_no_tokens_has_no_per_token_figures():
     """Nothing over nothing is no number: an empty text's bytes and characters per token read
     as not applicable, not 0.000."""
