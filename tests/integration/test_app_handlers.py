@@ -1156,6 +1156,17 @@ def test_no_event_shows_progress_on_a_layout_block_or_a_token_pane():
     assert shown == []
 
 
+def test_the_explain_box_says_how_much_it_holds():
+    """The browser stops the Explain box at its length without a word (a longer paste is cut):
+    its label says the limit, and it is Explain's own."""
+    from lbpe.analysis.explain import MAX_EXPLAIN_CHARS
+
+    config = app.demo.get_config_file()
+    box = next(c for c in config["components"] if c["props"].get("elem_id") == "explain-text")
+    assert box["props"]["max_length"] == MAX_EXPLAIN_CHARS == 400
+    assert "up to 400 characters" in box["props"]["label"], box["props"]["label"]
+
+
 def test_the_tabs_hold_only_tabs():
     """Gradio's tabs count their children as tabs: any other component among them (a
     ``gr.State`` made while the tabs are open) shifts the tabs a link selects."""

@@ -74,7 +74,7 @@ def build(shared: Shared) -> CompareTab:
         # made here so the examples below can fill it; shown in the Explain box
         explain_box = gr.Textbox(
             DEFAULT_EXAMPLE.explain,
-            label="Word or span",
+            label=f"Word or span (up to {MAX_EXPLAIN_CHARS} characters)",
             scale=3,
             render=False,
             max_length=MAX_EXPLAIN_CHARS,
