@@ -488,10 +488,17 @@ def _fn_indexes(page, api_name: str) -> set[int]:
 def _hold_load_step(context, url: str, api_name: str) -> list:
     """Hold the requests of the page's queue-less load step ``api_name`` in ``context`` (each
     waits in the list returned until the test continues it); every other request goes on."""
+    return _hold_steps(context, url, lambda d, _: d.get("api_name") == api_name, f"no load event named {api_name}")
+
+
+def _hold_steps(context, url: str, chosen, missing: str) -> list:
+    """Hold the requests of the queue-less events ``chosen(dependency, components by id)``
+    picks from the server's config, as :func:`_hold_load_step` does."""
     with urllib.request.urlopen(url + "config", timeout=30) as r:
         config = json.load(r)
-    ids = {d["id"] for d in config["dependencies"] if d.get("api_name") == api_name}
-    assert ids, f"no load event named {api_name}"
+    by_id = {c["id"]: c for c in config["components"]}
+    ids = {d["id"] for d in config["dependencies"] if chosen(d, by_id)}
+    assert ids, missing
     held: list = []
 
     def hold(route):
@@ -540,6 +547,45 @@ def test_a_token_clicked_while_the_page_loads_stays_explained_where_it_stands(br
         expect(page.locator("#explain-text textarea, #explain-text input").first).to_have_value(
             DEFAULT_EXAMPLE.text[a:b], timeout=1
         )
+    finally:
+        context.close()
+
+
+def test_a_run_clicked_at_once_keeps_its_result_over_the_file_note(browser, app_server, tmp_path):
+    """A person who picks a corpus file and presses Compute statistics at once sees the run's
+    result, whenever the server answers: the file's "is ready" note, answered late on a busy
+    server, never replaces it. Here the network holds every answer to a file's arrival until
+    the run has finished."""
+
+    def on_upload(d, by_id):
+        return d.get("backend_fn") and any(
+            by_id.get(t[0], {}).get("props", {}).get("elem_id") == "corpus-upload" and t[1] == "upload"
+            for t in d.get("targets", [])
+        )
+
+    small = tmp_path / "small.txt"
+    small.write_text("Plain text for the statistics. " * 20, "utf-8")
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        # an app that says a file is ready from the server has such a step; one that says it in
+        # the page has none, and holds nothing
+        held: list = []
+        with contextlib.suppress(AssertionError):
+            held = _hold_steps(context, app_server.url, on_upload, "")
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(app_server.url)
+        open_tab(page, "Corpus")
+        page.locator("#corpus-upload input[type=file]").set_input_files(str(small))
+        expect(page.locator("#corpus-upload")).to_contain_text("small.txt")
+        page.locator("#corpus-run").click()
+        status = page.locator("#corpus-status")
+        expect(status).to_contain_text("small.txt: 620 bytes")
+        for route in held:
+            route.continue_()
+        page.wait_for_timeout(2000)  # what a late answer would start has ended
+        expect(status).to_contain_text("small.txt: 620 bytes", timeout=1)
+        expect(status).not_to_contain_text("is ready", timeout=1)
     finally:
         context.close()
 

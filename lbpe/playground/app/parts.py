@@ -155,15 +155,21 @@ def refusing(zone: str, note: Any) -> None:
 def announcing(upload: Any, status: Any, then: str | Mapping[str, str], *, axis: Any = None) -> None:
     """A file the visitor puts in ``upload`` replaces whatever ``status`` said of the file before
     (a refusal, an error) with that it is ready and ``then`` (what to press; with ``axis``, the
-    view's axis picker, ``then`` maps each of its values to the button that axis shows)."""
+    view's axis picker, ``then`` maps each of its values to the button that axis shows).
 
-    def ready(files: Any, shown: str | None = None) -> str:
-        names = [Path(str(f)).name for f in (files if isinstance(files, list) else [files]) if f]
-        press = then if isinstance(then, str) else then[shown or "vocabularies"]
-        return f"{', '.join(names)} {'is' if len(names) == 1 else 'are'} ready: {press}." if names else gr.skip()
-
-    inputs = [upload] if axis is None else [upload, axis]
-    upload.upload(ready, inputs, status, queue=False, api_visibility="private", show_progress="hidden")
+    Said by the page itself, at once: an answer from the server could come after a run pressed
+    the moment the file arrived, and replace that run's result with the note."""
+    press = json.dumps(then if isinstance(then, Mapping) else {"vocabularies": then})
+    inputs = [upload, status] if axis is None else [upload, status, axis]
+    ready = (
+        "(files, said, shown) => {"
+        f" const press = {press}[shown || 'vocabularies'];"
+        " const names = (Array.isArray(files) ? files : [files]).filter((f) => f)"
+        "   .map((f) => f.orig_name || String(f.path || f).split(/[\\\\/]/).pop()).filter((n) => n);"
+        " if (!names.length) return said;"
+        " return `${names.join(', ')} ${names.length === 1 ? 'is' : 'are'} ready: ${press}.`; }"
+    )
+    upload.upload(None, inputs, status, js=ready, queue=False, api_visibility="private", show_progress="hidden")
 
 
 def interactive(on: bool, n: int) -> Any:
