@@ -241,6 +241,30 @@ def test_an_export_of_no_documents_is_refused_and_leaves_nothing_to_read(tmp_pat
         assert index["tokens"] == index["documents"] == int(n[0])  # each document is its end-of-text id
 
 
+@pytest.mark.parametrize("fmt", ["npy", "nanogpt", "llmc"])
+def test_a_val_split_that_takes_every_document_is_refused(tmp_path, fmt):
+    """A val fraction that draws every document leaves the train split empty: nanoGPT's
+    np.memmap of an empty train.bin fails, the other readers find no train file. Refused as an
+    export of nothing is, with nothing left to read, at the API and in the CLI."""
+    tok = load_preset("gpt2")
+    path = tmp_path / "few.jsonl"
+    path.write_text("".join(json.dumps({"text": f"document {i}"}) + "\n" for i in range(8)), encoding="utf-8")
+    out = tmp_path / fmt
+    with pytest.raises(
+        LbpeError, match=r"few\.jsonl: nothing to train on: --val-fraction 0\.99 .*drew all 8 documents.*smaller"
+    ):
+        export_shards(tok, [path], out, mode="bpe", format=fmt, eos=50256, val_fraction=0.99)
+    assert sorted(p.name for p in out.rglob("*") if p.is_file() and not p.name.startswith(".lbpe-export")) == []
+    cli = run_cli(
+        "export", "--vocab", "gpt2", "--mode", "bpe", "--format", fmt, "--eos", "50256",
+        "--val-fraction", "0.99", "--out", str(tmp_path / "cli"), str(path),
+    )  # fmt: skip
+    assert cli.returncode == 2 and "nothing to train on" in cli.stderr and "Traceback" not in cli.stderr
+    # a fraction that leaves some documents for training still exports both splits
+    index = export_shards(tok, [path], tmp_path / f"{fmt}-half", mode="bpe", format=fmt, eos=50256, val_fraction=0.5)
+    assert index["documents"] and index["val_documents"] and index["documents"] + index["val_documents"] == 8
+
+
 def test_options_as_one_value_write_what_the_keywords_write(tmp_path):
     """ExportOptions: checked when made, frozen, and the same export as its keywords; given both
     ways at once, refused."""

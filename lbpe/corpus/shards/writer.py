@@ -16,7 +16,7 @@ from array import array
 from collections.abc import Iterator
 from itertools import accumulate
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NoReturn
 
 from lbpe.corpus.containers import Container, tmp_name, write_file
 from lbpe.corpus.shards.consumed import Consumed
@@ -279,14 +279,17 @@ class _Shards:
         ids = sum(shard["tokens"] for s in streams for shard in s.shards) + sum(s.count for s in streams)
         if not ids:  # (the shard being written is removed as the export stops)
             documents = sum(shard["documents"] for s in streams for shard in s.shards)
-            message = self._nothing_to_export(documents + sum(len(s.offsets) - 1 for s in streams))
-            for s in streams:  # shards of empty documents, closed as batches were written whole
-                for shard in s.shards:
-                    for name in shard["files"]:
-                        (self.out / name).unlink(missing_ok=True)
-                s.shards = []
-            (self.out / INDEX_NAME).unlink(missing_ok=True)
-            raise NothingToExport(message)
+            self._remove_shards(self._nothing_to_export(documents + sum(len(s.offsets) - 1 for s in streams)))
+        train = self.streams["train"]
+        if not sum(shard["tokens"] for shard in train.shards) + train.count:
+            val = self.streams["val"]
+            drawn = sum(shard["documents"] for shard in val.shards) + len(val.offsets) - 1
+            self._remove_shards(
+                f"{', '.join(self.header['inputs'])}: nothing to train on: --val-fraction {self.val_fraction:g} "
+                f"(val_fraction=) drew all {drawn:,} document{'' if drawn == 1 else 's'} for the val split, "
+                "and no trainer could read a train split of nothing, so none was written; give more documents "
+                "or a smaller rate"
+            )
         self.close_shard()
         with _interrupts_deferred():
             splits = {split: s.shards for split, s in self.streams.items()}
@@ -295,6 +298,16 @@ class _Shards:
                     self.fmt.folder_files(self.out, split, shards)
             made = self.fmt.complete(self.out, splits)
             return self.write_index(complete=True, files={name: _file_digest(self.out / name) for name in made})
+
+    def _remove_shards(self, message: str) -> NoReturn:
+        """Remove every shard closed so far and the index, and refuse the export with ``message``."""
+        for s in self.streams.values():  # shards of empty documents, closed as batches were written whole
+            for shard in s.shards:
+                for name in shard["files"]:
+                    (self.out / name).unlink(missing_ok=True)
+            s.shards = []
+        (self.out / INDEX_NAME).unlink(missing_ok=True)
+        raise NothingToExport(message)
 
     def _nothing_to_export(self, documents: int) -> str:
         inputs = self.header["inputs"]
