@@ -70,20 +70,26 @@ class Agreement:
         }
 
 
-_SPACE_BYTES = frozenset(b" \t\n\r\x0b\x0c")
+#: White space as ``str.split`` (the words row) takes it: these bytes, and the characters
+#: beyond ASCII _WIDE_SPACE finds, spelled as spaces of their length in the stream.
+_SPACE_BYTES = frozenset(b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f ")
+_WIDE_SPACE = re.compile(rb"\xc2[\x85\xa0]|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xa8\xa9\xaf]|\xe2\x81\x9f|\xe3\x80\x80")
 _METASPACE = "\u2581".encode()
-_STREAM_WORD = re.compile(rb"[^ \t\n\r\x0b\x0c]+")
+_STREAM_WORD = re.compile(rb"[^\t-\r\x1c- ]+")
 
 
 def _stream(tok: Tokenizer, ids: Ids, text: str | None, size: int) -> bytes:
-    """The token stream's bytes (``size`` of them), ``▁`` spelled as spaces: the text's own
-    UTF-8 when the tokens spell it unchanged (no normaliser, same size; cheaper than joining
-    the tokens), else the tokens joined."""
+    """The token stream's bytes (``size`` of them), ``▁`` and every white space beyond ASCII
+    spelled as spaces: the text's own UTF-8 when the tokens spell it unchanged (no normaliser,
+    same size; cheaper than joining the tokens), else the tokens joined."""
+    raw = None
     if text is not None and tok.normalizer is None:
         raw = text.encode("utf-8", "surrogatepass")
-        if len(raw) == size and "\u2581" not in text:
-            return raw
-    return tok.decode_bytes(id_list(ids)).replace(_METASPACE, b"   ")
+        if len(raw) != size or "\u2581" in text:
+            raw = None
+    if raw is None:
+        raw = tok.decode_bytes(id_list(ids)).replace(_METASPACE, b"   ")
+    return _WIDE_SPACE.sub(lambda m: b" " * len(m.group()), raw)
 
 
 def _agreement_numpy(tok: Tokenizer, bpe_ids: Ids, arrays: tuple, text: str | None, np) -> Agreement:

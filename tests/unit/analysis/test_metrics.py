@@ -164,6 +164,41 @@ def test_agreement_equals_a_naive_count_on_both_paths(name):
     assert 0.5 < a.word_agreement < 1  # they differ somewhere, not everywhere
 
 
+@pytest.mark.parametrize("name", ["cl100k_base", "gpt2"])
+def test_agreement_splits_words_where_the_words_row_does(name):
+    """The words the agreement counts are the words row's (``str.split``): every white space of
+    Unicode, the no-break spaces of French and of grouped numbers and the ideographic space
+    too, not ASCII's alone. Counted here on byte offsets: each token's bytes, each word's."""
+    import re
+    from itertools import accumulate
+
+    from lbpe.analysis import counting, stats
+
+    tok = load_preset(name)
+    spaces = [chr(c) for c in range(0x110000) if chr(c).isspace()]
+    assert len(spaces) == 29
+    words = ["Prix", "10", "000", "euros,", "antidisestablishmentarianism", "Capitals", "naïve", "x"]
+    text = "".join(f"{words[i % len(words)]}{sp}" for i, sp in enumerate(spaces * 3)) + "\u00a0: 10\u00a0000\u202f€"
+
+    def ends(mode: str) -> set[int]:
+        ids = tok.encode(text, mode=mode, disallowed_special=())
+        return set(accumulate(len(tok.vocab.id_to_bytes[i]) for i in ids))
+
+    b, ln = ends("bpe"), ends("lbpe")
+    one_side = sorted(b ^ ln)
+    spans = [(len(text[: m.start()].encode()), len(text[: m.end()].encode())) for m in re.finditer(r"\S+", text)]
+    assert len(spans) == len(text.split()) == counting.count_words(text)
+    identical = sum(1 for s, e in spans if not any(s < x < e for x in one_side))
+    expected = (len(spans), identical, len(b), len(ln), len(b & ln))
+    for override in ([], [None]):  # numpy, then the standard library
+        counting._numpy_override[:] = override
+        try:
+            a = stats.text_stats_both(tok, text)["lbpe"].agreement
+        finally:
+            counting._numpy_override[:] = []
+        assert (a.words, a.identical_words, a.bpe_boundaries, a.lbpe_boundaries, a.common_boundaries) == expected
+
+
 def test_agreement_merges_over_chunks_and_workers():
     import functools
 
