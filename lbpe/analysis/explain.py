@@ -341,6 +341,21 @@ def _why(trace: PieceTrace, raw: list, bpe_keys: list, lbpe_keys: list, priority
     for (a, b), name in zip(lbpe_spans, trace.lbpe_tokens):
         if (a, b) in bpe_spans or b - a < 2:
             continue
+        made = next(
+            (k for k, (start, left, right, _, _) in enumerate(raw) if (start, len(left) + len(right)) == (a, b - a)),
+            None,
+        )
+        if made is not None:  # made, then merged into a longer token
+            for k in range(made + 1, len(raw)):
+                start, left, right, p, _ = raw[k]
+                if start <= a and b <= start + len(left) + len(right):
+                    lines.append(
+                        f"BPE makes {quoted(name)} at its step {made + 1}, then its step {k + 1} merges "
+                        f"{quoted(show_key(left))} + {quoted(show_key(right))} ({priority} {p:,}) into "
+                        f"{quoted(show_key(left + right))}, which holds it."
+                    )
+                    break
+            continue
         for k, (start, left, right, p, _) in enumerate(raw):
             end = start + len(left) + len(right)
             if start < a < end or start < b < end:

@@ -349,3 +349,51 @@ def test_a_lone_surrogate_is_explained_as_the_encoders_read_it(name):
     assert want == tok.encode("ab\ufffdcd \ufffd", mode="lbpe")
     assert explain(tok, text).lbpe_ids == want
     assert explain_pair(tok, text, ("bpe", "lbpe")).text == "ab\ufffdcd \ufffd"
+
+
+def _spans_bpe_makes(piece: bytes, ranks: dict) -> list[tuple[int, int]]:
+    """The byte span each merge of BPE (least rank first, leftmost among equals) makes, in order."""
+    parts = [(i, i + 1) for i in range(len(piece))]
+    made = []
+    while True:
+        found = [
+            (ranks[piece[a:e]], k) for k, ((a, _), (_, e)) in enumerate(zip(parts, parts[1:])) if piece[a:e] in ranks
+        ]
+        if not found:
+            return made
+        k = min(found)[1]
+        parts[k : k + 2] = [(parts[k][0], parts[k + 1][1])]
+        made.append(parts[k])
+
+
+@pytest.mark.parametrize(
+    "text", [" antidisestablishmentarianism", " Capitals", " unquestionably electroencephalographers"]
+)
+def test_why_says_bpe_never_makes_only_tokens_it_never_makes(text):
+    """A token LBPE places and BPE's result lacks may have been made by BPE and then merged into a
+    longer one: that is said with both steps, and "never makes" only of a span no merge made.
+    BPE's steps are counted here from the ranks, apart from explain."""
+    tok = tokenizer("cl100k_base")
+    ranks = tok.vocab.tokens  # cl100k_base: a token's rank is its id
+    for piece in explain(tok, text).pieces:
+        raw = piece.piece.encode()
+        made = _spans_bpe_makes(raw, ranks)
+        ends = [0]
+        for i in piece.lbpe_ids:
+            ends.append(ends[-1] + len(tok.vocab.id_to_bytes[i]))
+        lbpe_spans = dict(zip(piece.lbpe_tokens, zip(ends, ends[1:])))
+        bpe_ends = [0]
+        for i in piece.bpe_ids:
+            bpe_ends.append(bpe_ends[-1] + len(tok.vocab.id_to_bytes[i]))
+        kept = set(zip(bpe_ends, bpe_ends[1:]))  # BPE's result: nothing to say of these
+        bpe_lines = [line for line in piece.why if line.startswith("BPE ")]
+        for name, span in lbpe_spans.items():
+            if span in kept:
+                continue
+            said = [line for line in bpe_lines if re.match(f'BPE (never )?makes "{re.escape(name)}"', line)]
+            if span in made:
+                step = made.index(span) + 1
+                assert said and f'makes "{name}" at its step {step},' in said[0], (name, said)
+                assert "never" not in said[0], said
+            elif said:
+                assert said[0].startswith(f'BPE never makes "{name}"'), said
