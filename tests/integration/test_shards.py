@@ -189,6 +189,28 @@ def test_bad_documents_are_named_kept_before_or_skipped(tmp_path):
     assert "broken.txt: not UTF-8 text (byte 0xff at offset 3000000)" in index["skipped_messages"][-1]
 
 
+def test_a_stopped_export_is_not_read_as_the_whole_corpus(tmp_path):
+    """An export that stopped part way (a bad document here) looks like a finished one to a
+    reader of its shards; ShardDataset reads its index and refuses it, saying how to finish it,
+    unless the caller asks for the documents written so far."""
+    tok = load_preset("gpt2")
+    good = [f"document number {i}" for i in range(12)]
+    path = tmp_path / "stops.jsonl"
+    path.write_text("".join(json.dumps({"text": d}) + "\n" for d in good[:5]) + "{not json\n", encoding="utf-8")
+    with pytest.raises(LbpeError, match="not JSON"):
+        export_shards(tok, [path], tmp_path / "stop", mode="bpe")
+    with pytest.raises(
+        LbpeError, match=r"stop: the export stopped before its end \(5 documents written\).*--resume.*partial=True"
+    ):
+        ShardDataset(tmp_path / "stop")
+    ds = ShardDataset(tmp_path / "stop", partial=True)
+    assert [ds[i].tolist() for i in range(len(ds))] == encoded(tok, good[:5], "bpe")
+    path.write_text("".join(json.dumps({"text": d}) + "\n" for d in good), encoding="utf-8")
+    export_shards(tok, [path], tmp_path / "stop", mode="bpe", resume=True)
+    ds = ShardDataset(tmp_path / "stop")
+    assert [ds[i].tolist() for i in range(len(ds))] == encoded(tok, good, "bpe")
+
+
 def test_a_line_that_is_not_json_is_named_in_one_clause(tmp_path):
     path = tmp_path / "notjson.jsonl"
     path.write_text('{"text": "a"}\n{"text": "tab\there"}\n{"text": "cut off', encoding="utf-8")

@@ -76,17 +76,25 @@ def read_index(folder: str | os.PathLike[str]) -> dict:
 class ShardDataset:
     """The documents of a shard folder as a sequence (a PyTorch-style map dataset): ``len(ds)``
     documents, ``ds[i]`` the ids of document ``i`` as a read-only numpy view into the
-    memory-mapped shard (nothing is read until used). Needs numpy::
+    memory-mapped shard (nothing is read until used). An export that stopped before its end
+    is refused unless ``partial=True`` (its documents so far). Needs numpy::
 
         ds = ShardDataset("shards/")
         loader = torch.utils.data.DataLoader(ds, batch_size=None)
     """
 
-    def __init__(self, folder: str | os.PathLike[str], *, split: str = "train") -> None:
+    def __init__(self, folder: str | os.PathLike[str], *, split: str = "train", partial: bool = False) -> None:
         import numpy as np
 
         self.folder = Path(folder)
         self.index = read_index(self.folder)
+        if not self.index.get("complete", True) and not partial:
+            n = self.index.get("documents", 0) + self.index.get("val_documents", 0)
+            raise LbpeError(
+                f"{self.folder}: the export stopped before its end ({n:,} document{'' if n == 1 else 's'} written): "
+                "finish it with the same lbpe export command and --resume, or pass partial=True to read the "
+                "documents written so far"
+            )
         kind = self.index.get("container", "npy")
         if kind != "npy":
             raise LbpeError(
