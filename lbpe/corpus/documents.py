@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lbpe.corpus.parallel import align_chunks
-from lbpe.corpus.textio import CHUNK_BYTES, cannot_read, decode, iter_chunks
+from lbpe.corpus.textio import BOM, CHUNK_BYTES, cannot_read, decode, iter_chunks
 from lbpe.errors import LbpeError, NotUtf8Error
 from lbpe.formats._json import json_type
 from lbpe.tokenizer.checks import surrogate_at
@@ -153,11 +153,6 @@ def iter_records(
                 yield record
 
 
-#: UTF-8's byte order mark, which Windows tools write at the start of a file: no part of a
-#: JSONL file's first record (json.loads refuses it), so dropped there.
-BOM = b"\xef\xbb\xbf"
-
-
 def _lines_of(path: Path, progress) -> Iterator[tuple[int, bytes]]:
     stream, raw = _open(path)
     seen = 0
@@ -168,7 +163,7 @@ def _lines_of(path: Path, progress) -> Iterator[tuple[int, bytes]]:
                 if at != seen:
                     progress(at - seen)
                     seen = at
-            yield number, line
+            yield number, line.removeprefix(BOM) if number == 1 else line
         if progress is not None and raw.tell() != seen:
             progress(raw.tell() - seen)
     except GZIP_ERRORS as exc:
@@ -189,8 +184,6 @@ def _decode(data: bytes, where: str) -> tuple[str | None, str | None]:
 def _jsonl(path: Path, text_field: str, progress, parse: bool = True) -> Iterator[Record]:
     source = str(path)
     for number, line in _lines_of(path, progress):
-        if number == 1:
-            line = line.removeprefix(BOM)
         if line.strip():
             if parse:
                 yield _jsonl_record(source, number, line, text_field)
@@ -225,9 +218,9 @@ def records_of_bytes(
         except GZIP_ERRORS as exc:
             raise LbpeError(f"{source}: cannot be read ({exc})") from None
     kind = input_kind(source)
+    if first_line == 1:
+        data = data.removeprefix(BOM)
     if kind == "jsonl":
-        if first_line == 1:
-            data = data.removeprefix(BOM)
         return [
             _jsonl_record(source, n, line, text_field)
             for n, line in enumerate(io.BytesIO(data), first_line)

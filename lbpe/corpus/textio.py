@@ -10,7 +10,7 @@ builds on it.
 ``str`` chunks of about ``size`` UTF-8 bytes. The cut policy, the same for every caller:
 
 * a cut is **never inside a UTF-8 sequence**: every chunk decodes on its own, and the chunks
-  joined are the whole input decoded;
+  joined are the whole input decoded (less a byte order mark at its start, :data:`BOM`);
 * a cut goes **after a line end where possible**: after the last single ``"\\n"`` between two
   visible ASCII characters within about ``size`` bytes (every preset pre-tokeniser makes that
   newline a piece of its own whether or not the text is cut right after it); failing that,
@@ -44,10 +44,15 @@ from collections.abc import Callable, Iterable, Iterator
 
 from lbpe.errors import LbpeError, NotUtf8Error
 
-__all__ = ["CHUNK_BYTES", "iter_chunks", "decode"]
+__all__ = ["BOM", "CHUNK_BYTES", "iter_chunks", "decode"]
 
 #: Default chunk size in bytes.
 CHUNK_BYTES = 1 << 20
+
+#: UTF-8's byte order mark, which Windows tools write at the start of a file: no part of its
+#: text, so every reader of inputs drops it there (a JSONL file's first record could not be
+#: read with it: json.loads refuses it).
+BOM = b"\xef\xbb\xbf"
 
 
 def decode(data: bytes, source: str, offset: int = 0) -> str:
@@ -83,8 +88,16 @@ def iter_chunks(
     buf = bytearray()
     consumed = 0  # bytes of the input before buf
     name = "input" if source is None else source
+    started = False  # whether the input's first bytes were checked for a BOM
     for block in blocks:
         buf += block
+        if not started and (len(buf) >= len(BOM) or not BOM.startswith(buf)):
+            started = True
+            if buf.startswith(BOM):
+                del buf[: len(BOM)]
+                consumed = len(BOM)
+                if progress is not None:
+                    progress(len(BOM))
         while len(buf) >= size:
             cut = _boundary(buf, size)
             if not cut:

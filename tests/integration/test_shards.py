@@ -403,6 +403,36 @@ def test_cli_export_messages(tmp_path):
     assert "Traceback" not in missing.stderr
 
 
+def test_a_byte_order_mark_is_no_part_of_any_text_read(tmp_path):
+    """Windows tools start a UTF-8 file with a byte order mark (EF BB BF). It is no part of the
+    text: export (whole files and lines, one process and several), stats and training read a
+    file with one as the same file without it, as they already read a JSONL file."""
+    from lbpe.train import train
+
+    tok = load_preset("cl100k_base")
+    lines = ["First line of the file", "Second, with caf\u00e9 and more", "Third"]
+    body = "\r\n".join(lines) + "\r\n"
+    bom, plain = tmp_path / "bom.txt", tmp_path / "plain.txt"
+    bom.write_bytes(b"\xef\xbb\xbf" + body.encode())
+    plain.write_bytes(body.encode())
+    whole = tok.encode(body, mode="bpe", disallowed_special=())
+    assert whole[0] == tok.encode("First", mode="bpe")[0]  # what a reader without the mark gives
+    for num_proc in (1, 2):
+        export_shards(tok, [bom], tmp_path / f"whole-{num_proc}", mode="bpe", num_proc=num_proc)
+        assert read_shards(tmp_path / f"whole-{num_proc}")[1] == [whole]
+        export_shards(tok, [bom], tmp_path / f"lines-{num_proc}", mode="bpe", num_proc=num_proc, lines=True)
+        assert read_shards(tmp_path / f"lines-{num_proc}")[1] == encoded(tok, lines, "bpe")
+    for workers in ("1", "2"):
+        got = json.loads(
+            run_cli("stats", "--json", "-q", "--vocab", "cl100k_base", "--workers", workers, str(bom)).stdout
+        )
+        assert got["bpe"]["tokens"] == len(whole) and got["bpe"]["bytes"] == len(body.encode()), got["bpe"]
+    with_mark = train([bom], vocab_size=300, unit="char")
+    without = train([plain], vocab_size=300, unit="char")
+    assert not any("\ufeff".encode() in t for t in with_mark.tokens)
+    assert with_mark.tokens == without.tokens
+
+
 def test_stats_reads_the_same_inputs(tmp_path):
     docs = paragraphs(300)
     path = write_jsonl(tmp_path / "a.jsonl", docs)

@@ -66,10 +66,9 @@ class _Lines:
     blocks: :meth:`advance` hashes its bytes through the end of a later record's line. Each
     byte is looked at once, however long its line."""
 
-    def __init__(self, path: Path, *, jsonl: bool, told: Callable[[int], None]) -> None:
+    def __init__(self, path: Path, *, told: Callable[[int], None]) -> None:
         self.path = path
         self.stream, self.raw = _open(path)
-        self.jsonl = jsonl
         self.told = told  # the bytes read from the file (compressed, for .gz) since the last call
         self.seen = 0
         self.pending = b""  # read and not hashed: what follows the last record asked for
@@ -95,10 +94,9 @@ class _Lines:
 
     def _has_text(self, data: bytes, start: int, end: int) -> bool:
         part = data[start:end]
-        if self.first:
+        if self.first:  # a BOM before the first line is no text (lbpe.corpus.textio.BOM)
             self.first = False
-            if self.jsonl:
-                part = part.removeprefix(BOM)
+            part = part.removeprefix(BOM)
         return bool(part.strip())
 
     def advance(self, want: int, update: Callable[[bytes | memoryview], object]) -> int:
@@ -160,7 +158,7 @@ class Consumed:
         self._hash.update(_marker(self._place))
         kind = input_kind(path)
         if kind == "jsonl" or (self._lines and kind == "text"):
-            self._reader = _Lines(path, jsonl=kind == "jsonl", told=self._told)
+            self._reader = _Lines(path, told=self._told)
         elif kind == "text":  # one document: the whole file
             stream, raw = _open(path)
             try:

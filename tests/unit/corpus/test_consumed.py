@@ -94,15 +94,17 @@ def test_long_lines_and_asking_past_the_end(tmp_path):
     the digest through the last record is the same asked before or after."""
     a = tmp_path / "a.txt"
     long = b"x" * (3 << 20) + b" end"
-    a.write_bytes(b"\xef\xbb\xbf\n" + long + b"\n \n")  # in --lines, a byte order mark alone is a line of text
+    # a byte order mark alone on the first line is no text (as the readers of --lines take it):
+    # a blank line, hashed with the record after it
+    a.write_bytes(b"\xef\xbb\xbf\n" + long + b"\n \n")
     e = tmp_path / "e.txt"
     e.write_bytes(b"")
     want = expected(marker(0), b"\xef\xbb\xbf\n" + long + b"\n")
     c = Consumed([a, e], lines=True, text_field="text")
-    assert c.digest_at(2) == want
-    assert c.digest_at(3) == "only 2 records" and c.count() == 2
-    assert c.digest_at(2) == want
-    assert c.sources(1, 3) == str(a)  # the empty input is named for no record
+    assert c.digest_at(1) == want
+    assert c.digest_at(2) == "only 1 records" and c.count() == 1
+    assert c.digest_at(1) == want
+    assert c.sources(1, 2) == str(a)  # the empty input is named for no record
 
 
 def test_sources_names_at_most_three_inputs(tmp_path):
