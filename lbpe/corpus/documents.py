@@ -173,10 +173,10 @@ def _lines_of(path: Path, progress) -> Iterator[tuple[int, bytes]]:
         raw.close()
 
 
-def _decode(data: bytes, where: str) -> tuple[str | None, str | None]:
-    """A line's text, or why it is not UTF-8 (the offset counts from the start of the line)."""
+def _decode(data: bytes, where: str, number: int) -> tuple[str | None, str | None]:
+    """Line ``number``'s text, or why it is not UTF-8 (the offset counts from the start of the line)."""
     try:
-        return decode(data, where), None
+        return decode(data, where, file_start=number == 1), None
     except NotUtf8Error as exc:
         return None, str(exc)
 
@@ -193,7 +193,7 @@ def _jsonl(path: Path, text_field: str, progress, parse: bool = True) -> Iterato
 
 def _jsonl_record(source: str, number: int, line: bytes, text_field: str) -> Record:
     where = f"{source}:{number}"
-    text, error = _decode(line, where)
+    text, error = _decode(line, where, number)
     if text is not None:  # decoded (no error)
         try:
             obj = json.loads(text)
@@ -262,7 +262,7 @@ def _lines(path: Path, progress) -> Iterator[Record]:
 
 def _line_record(source: str, number: int, line: bytes) -> Record:
     where = f"{source}:{number}"
-    text, error = _decode(line.rstrip(b"\r\n"), where)
+    text, error = _decode(line.rstrip(b"\r\n"), where, number)
     return Record(source, where, text=text, error=error)
 
 

@@ -55,13 +55,14 @@ CHUNK_BYTES = 1 << 20
 BOM = b"\xef\xbb\xbf"
 
 
-def decode(data: bytes, source: str, offset: int = 0) -> str:
+def decode(data: bytes, source: str, offset: int = 0, *, file_start: bool = True) -> str:
     """``data`` decoded as UTF-8; :class:`~lbpe.errors.NotUtf8Error` naming ``source`` and the
-    bad byte's offset (``offset`` plus its index in ``data``) when it is not UTF-8."""
+    bad byte's offset (``offset`` plus its index in ``data``) when it is not UTF-8. A UTF-16
+    mark at offset 0 is named as one unless ``file_start`` is false (a later line of a file)."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        utf16 = offset == exc.start == 0 and data[:2] in (b"\xff\xfe", b"\xfe\xff")
+        utf16 = file_start and offset == exc.start == 0 and data[:2] in (b"\xff\xfe", b"\xfe\xff")
         raise NotUtf8Error(source, data[exc.start], offset + exc.start, utf16=utf16) from None
 
 

@@ -233,3 +233,27 @@ def test_a_byte_order_mark_before_a_blank_first_line_or_in_a_gzip_file(tmp_path)
     packed.write_bytes(gzip.compress('\ufeff{"text": "one"}\n'.encode()))
     assert [(r.text, r.error) for r in iter_records([packed])] == [("one", None)]
     assert [(r.text, r.error) for r in records_of_bytes(str(packed), packed.read_bytes())] == [("one", None)]
+
+
+def test_a_utf16_mark_is_named_only_at_the_start_of_a_file(tmp_path):
+    """FF FE opening a file is UTF-16's mark, and the advice is to convert the file from UTF-16.
+    The same bytes opening a later line are a bad byte of that line: converting the whole file
+    from UTF-16 would ruin it. Both the disk and the workers' readers of lines, and of JSONL."""
+    later = tmp_path / "later.txt"
+    later.write_bytes(b"good\n\xff\xfe bad\n")
+    first = tmp_path / "first.txt"
+    first.write_bytes("a UTF-16 file\n".encode("utf-16"))
+    for path in (later, first):
+        for read in (
+            lambda p: list(iter_records([p], lines=True)),
+            lambda p: records_of_bytes(str(p), p.read_bytes(), lines=True),
+        ):
+            errors = [r.error for r in read(path) if r.error]
+            if path is later:
+                assert errors == [f"{path}:2: not UTF-8 text (byte 0xff at offset 0); {FIX}"], errors
+            else:
+                assert errors and errors[0].startswith(f"{path}:1: UTF-16 text, not UTF-8"), errors
+    jsonl = tmp_path / "later.jsonl"
+    jsonl.write_bytes(b'{"text": "good"}\n\xff\xfe{"text": "bad"}\n')
+    for records in (list(iter_records([jsonl])), records_of_bytes(str(jsonl), jsonl.read_bytes())):
+        assert [r.error for r in records if r.error] == [f"{jsonl}:2: not UTF-8 text (byte 0xff at offset 0); {FIX}"]
