@@ -7,7 +7,7 @@ import sys
 from typing import TextIO
 
 from lbpe.cli.inputs import loader, processes, tokenizer
-from lbpe.corpus.documents import check_words
+from lbpe.corpus.documents import check_reading, check_words
 from lbpe.errors import LbpeError
 from lbpe.progress import Bar
 
@@ -19,6 +19,7 @@ def cmd_stats(args: argparse.Namespace, out: TextIO) -> None:
 
     from lbpe.playground.service import stats_view
 
+    check_reading(args.files, lines=args.lines, text_field=args.text_field)
     if args.methods is not None:
         _methods_stats(args, out)
         return

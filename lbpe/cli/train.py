@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from lbpe.corpus.documents import check_reading
 from lbpe.errors import LbpeError
 from lbpe.progress import Bar
 
@@ -21,6 +22,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> None:
 
     llama = args.style == "llama"
     check_train_options(style=args.style, unit=args.unit, pattern=args.pattern)  # before any file is read
+    check_reading(args.files, text_field=args.text_field)
     given = {role: getattr(args, role) for role in ("bos", "eos", "pad", "unk") if getattr(args, role) is not None}
     for role, token in given.items():
         if not token:  # an unset shell variable: no such token would be written, with no word

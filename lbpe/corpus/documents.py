@@ -40,6 +40,7 @@ from lbpe.formats._json import json_type
 from lbpe.tokenizer.checks import surrogate_at
 
 __all__ = [
+    "check_reading",
     "check_words",
     "Record",
     "BadRecord",
@@ -96,6 +97,24 @@ def input_kind(path: str | os.PathLike[str]) -> str:
     if name.endswith(".parquet"):
         return "parquet"
     return "text"
+
+
+def check_reading(paths: Sequence[str | os.PathLike[str]], *, lines: bool = False, text_field: str = "text") -> None:
+    """Refuse a way of reading that none of ``paths`` takes: ``lines`` splits text files, and
+    ``text_field`` names the field of ``.jsonl`` lines and ``.parquet`` rows (an option no input
+    takes would do nothing, without a word)."""
+    kinds = {input_kind(p) for p in paths}
+    names = ", ".join(os.fsdecode(p) for p in list(paths)[:3]) + (" ..." if len(paths) > 3 else "")
+    if lines and "text" not in kinds:
+        raise LbpeError(
+            f"--lines (lines=True) makes each line of a text file a document, and none of the inputs is a text "
+            f"file ({names}: each line or row of these is a document already); drop --lines"
+        )
+    if text_field != "text" and not kinds & {"jsonl", "parquet"}:
+        raise LbpeError(
+            f"--text-field {text_field} (text_field=) names the field of .jsonl lines or .parquet rows, and none "
+            f"of the inputs is a .jsonl or .parquet file ({names}: a text file is all text); drop --text-field"
+        )
 
 
 def input_bytes(paths: Sequence[str | os.PathLike[str]]) -> int:

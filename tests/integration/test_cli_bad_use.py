@@ -216,6 +216,38 @@ def test_options_that_do_not_apply_are_refused(small_text, tmp_path):
         TrainOptions(vocab_size=300, unit="byte", max_chars=5)
 
 
+def test_reading_options_no_input_takes_are_refused(small_text, tmp_path):
+    """--lines splits text files, --text-field names a field of JSONL lines and Parquet rows:
+    given where no input is of that kind, each was accepted and did nothing. Refused with the
+    reason, by every command that reads corpora, and by export_shards; an input of the kind
+    among others takes it."""
+    from lbpe.corpus.shards import export_shards
+    from lbpe.errors import LbpeError
+    from lbpe.presets import load_preset
+
+    jsonl = tmp_path / "a.jsonl"
+    jsonl.write_text('{"text": "one"}\n{"text": "two"}\n', encoding="utf-8")
+    out = ("--out", str(tmp_path / "o"))
+    for command in (("stats", "-q"), ("stats", "-q", "--methods", "bpe,lbpe"), ("export", "-q", "--mode", "bpe", *out)):
+        lines = run_cli(*command, "--vocab", "gpt2", "--lines", str(jsonl), timeout=120)
+        said = one_line_error(lines, command[0])
+        assert "--lines" in said and "a.jsonl" in said and "none of the inputs is a text file" in said, said
+        field = run_cli(*command, "--vocab", "gpt2", "--text-field", "body", str(small_text), timeout=120)
+        said = one_line_error(field, command[0])
+        assert "--text-field body" in said and "none of the inputs is a .jsonl or .parquet file" in said, said
+    train = run_cli(
+        "train", "-q", "--vocab-size", "300", "--text-field", "body",
+        "-o", str(tmp_path / "t" / "tokenizer.json"), str(small_text), timeout=120,
+    )  # fmt: skip
+    assert "--text-field body" in one_line_error(train, "train")
+    assert not (tmp_path / "o").exists() and not (tmp_path / "t").exists()
+    tok = load_preset("gpt2")
+    with pytest.raises(LbpeError, match="--lines"):
+        export_shards(tok, [jsonl], tmp_path / "api", mode="bpe", lines=True)
+    both = run_cli("stats", "-q", "--json", "--vocab", "gpt2", "--lines", str(jsonl), str(small_text), timeout=120)
+    assert both.returncode == 0, both.stderr
+
+
 def test_out_of_range_values_name_their_flags(small_text, tmp_path):
     export = ["export", "-q", "--vocab", "gpt2", "--mode", "bpe", "--out", str(tmp_path / "o"), str(small_text)]
     train = ["train", "-q", "-o", str(tmp_path / "t" / "tokenizer.json"), str(small_text)]

@@ -335,8 +335,11 @@ def test_resume_refuses_another_vocabulary_and_a_full_folder(tmp_path):
         export_shards(load_preset("cl100k_base"), [path], tmp_path / "out", mode="bpe", resume=True)
     with pytest.raises(LbpeError, match=r"another --mode \(mode=\) \('bpe', now 'lbpe'\)"):
         export_shards(load_preset("gpt2"), [path], tmp_path / "out", mode="lbpe", resume=True)
+    text = tmp_path / "b.txt"  # (--lines reads text files only)
+    text.write_text("\n".join(paragraphs(5)), encoding="utf-8")
+    export_shards(load_preset("gpt2"), [text], tmp_path / "text", mode="bpe")
     with pytest.raises(LbpeError, match=r"another --lines \(lines=\) \(False, now True\)"):
-        export_shards(load_preset("gpt2"), [path], tmp_path / "out", mode="bpe", lines=True, resume=True)
+        export_shards(load_preset("gpt2"), [text], tmp_path / "text", mode="bpe", lines=True, resume=True)
     with pytest.raises(LbpeError, match=r"another --eos \(eos=\) \(None, now 50256\)"):
         export_shards(load_preset("gpt2"), [path], tmp_path / "out", mode="bpe", eos=50256, resume=True)
     with pytest.raises(LbpeError, match=r"another --format \(format=\) \('npy', now 'llmc'\)"):

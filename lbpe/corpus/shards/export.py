@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lbpe.corpus.containers import Container, container
-from lbpe.corpus.documents import input_bytes, iter_records
+from lbpe.corpus.documents import check_reading, input_bytes, iter_records
 from lbpe.corpus.parallel import pool_size
 from lbpe.corpus.shards.batches import one_by_one
 from lbpe.corpus.shards.consumed import Consumed
@@ -223,6 +223,7 @@ def export_shards(
         "shard_tokens": options.shard_tokens,
     }
     input_bytes(inputs)  # every input readable, before anything is written
+    check_reading(inputs, lines=options.lines, text_field=options.text_field)
     out.mkdir(parents=True, exist_ok=True)
     warn = warn or (lambda message: None)
     with _folder_lock(out):
