@@ -436,6 +436,20 @@ def test_a_byte_order_mark_is_no_part_of_any_text_read(tmp_path):
     assert with_mark.tokens == without.tokens
 
 
+def test_an_ordinary_token_as_the_end_of_text_is_warned_of(tmp_path):
+    """gpt2's id 13 is "." : given as --eos, a document's end looks like every full stop of the
+    text. It is written as asked, with a warning that names the token and the special one to
+    give instead; a special token gets no such warning."""
+    path = write_jsonl(tmp_path / "a.jsonl", ["First. Second.", "Third."])
+    out = ("export", "--vocab", "gpt2", "--mode", "bpe")
+    dot = run_cli(*out, "--eos", "13", "--out", str(tmp_path / "dot"), str(path))
+    assert dot.returncode == 0, dot.stderr
+    assert "--eos 13 (eos=) is '.', an ordinary token of gpt2" in dot.stderr, dot.stderr
+    assert "<|endoftext|> (id 50256)" in dot.stderr, dot.stderr
+    eot = run_cli(*out, "--eos", "50256", "--out", str(tmp_path / "eot"), str(path))
+    assert eot.returncode == 0 and "ordinary token" not in eot.stderr, eot.stderr
+
+
 def test_stats_reads_the_same_inputs(tmp_path):
     docs = paragraphs(300)
     path = write_jsonl(tmp_path / "a.jsonl", docs)

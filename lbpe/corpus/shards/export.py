@@ -226,6 +226,8 @@ def export_shards(
     check_reading(inputs, lines=options.lines, text_field=options.text_field)
     out.mkdir(parents=True, exist_ok=True)
     warn = warn or (lambda message: None)
+    if eos_value is not None and eos_value not in {**tok.special_tokens, **tok.added_tokens}.values():
+        warn(_ordinary_eos(tok, eos_value))
     with _folder_lock(out):
         index = _export_locked(
             tok, inputs, out, header, fmt, eos_value, options, progress=progress, warn=warn, checking=checking
@@ -244,6 +246,17 @@ def export_shards(
 
 #: End-of-text tokens a vocabulary's special tokens may hold, for the advice to give one.
 _END_OF_TEXT = ("<|endoftext|>", "<|end_of_text|>", "</s>", "<eos>", "<|im_end|>")
+
+
+def _ordinary_eos(tok: Tokenizer, eos: int) -> str:
+    known = {**tok.special_tokens, **tok.added_tokens}
+    eot = next((t for t in _END_OF_TEXT if t in known), None)
+    which = f"its end-of-text token, {eot} (id {known[eot]})" if eot else "a special token's id"
+    shown = tok.decode_bytes([eos]).decode("utf-8", "backslashreplace")
+    return (
+        f"--eos {eos} (eos=) is {shown!r}, an ordinary token of {tok.name or 'the vocabulary'}, not a special one: "
+        f"a trainer cannot tell a document's end from that token in the text; give {which}"
+    )
 
 
 def _runs_together(tok: Tokenizer, fmt: Container, documents: int) -> str:
