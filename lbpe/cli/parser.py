@@ -12,6 +12,7 @@ from lbpe.cli.corpus import cmd_export, cmd_stats
 from lbpe.cli.playground import cmd_build_web, cmd_serve
 from lbpe.cli.text import cmd_compare, cmd_encode, cmd_explain
 from lbpe.cli.train import cmd_train
+from lbpe.corpus.containers import FORMATS
 from lbpe.native import backend
 from lbpe.tokenizer import METHODS, MODES
 
@@ -334,10 +335,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="the folder for the shards and lbpe-index.json")
     p.add_argument(
         "--format",
-        choices=("npy", "nanogpt", "llmc", "megatron", "datatrove", "litdata"),
+        choices=FORMATS,
         default="npy",
         help="npy (default: tokens-*.npy + offsets-*.npy), nanogpt (train.bin/val.bin), llmc (llm.c .bin), "
-        "megatron (.bin + .idx), datatrove (.ds + .ds.index), litdata (StreamingDataset chunks)",
+        "megatron (.bin + .idx), datatrove (.ds + .ds.index), litdata (StreamingDataset chunks, an item a "
+        "document), litdata-tokens (the same for TokensLoader, as LitGPT pretrains)",
     )
     p.add_argument(
         "--eos",

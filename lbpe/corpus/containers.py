@@ -16,6 +16,8 @@ llmc     ``train_000000.bin`` (``val_000000.bin``): 256 int32   llm.c's dataload
 megatron ``train-00000.bin`` + ``.idx`` (``val-00000.*``)       megatron-core ``IndexedDataset``
 datatrove ``train/00000.ds`` + ``.ds.index`` (``val/``)         datatrove ``DatatroveFolderDataset``
 litdata  ``train/index.json`` + ``chunk-0-N.bin`` (``val/``)    LitData ``StreamingDataset``
+litdata- the same files, the ids as one stream for LitData's      ``StreamingDataset(...,
+tokens   ``TokensLoader`` (LitGPT's pretraining data)           item_loader=TokensLoader(block_size))``
 ======== ====================================================== ==========================================
 """
 
@@ -36,7 +38,7 @@ from lbpe.errors import LbpeError
 
 __all__ = ["FORMATS", "Container", "container", "tmp_name", "write_file"]
 
-FORMATS = ("npy", "nanogpt", "llmc", "megatron", "datatrove", "litdata")
+FORMATS = ("npy", "nanogpt", "llmc", "megatron", "datatrove", "litdata", "litdata-tokens")
 
 #: llm.c's header: 256 little-endian int32; (magic, version) by token width, as llm.c's
 #: dev/data/data_common.py writes and its loaders check.
@@ -274,7 +276,9 @@ class LitData(Container):
         work = tmp_name(out / split / f".litdata-{number:05d}")
         try:
             # chunks numbered from the shard's number, so a redone shard overwrites its own names
-            writer = BinaryWriter(str(work), chunk_bytes=self.CHUNK_BYTES, chunk_index=number * 100_000)
+            writer = BinaryWriter(
+                str(work), chunk_bytes=self.CHUNK_BYTES, chunk_index=number * 100_000, **self._writer_options()
+            )
             for k in range(len(offsets) - 1):
                 writer.add_item(k, ids[offsets[k] : offsets[k + 1]])
             writer.done()
@@ -289,6 +293,9 @@ class LitData(Container):
         tmp.unlink()
         return [*names, f"{split}/.chunks-{number:05d}.json"]
 
+    def _writer_options(self) -> dict:
+        return {}
+
     def folder_files(self, out: Path, split: str, shards: list[dict]) -> list[str]:
         chunks, config = [], None
         for number in range(len(shards)):
@@ -302,6 +309,23 @@ class LitData(Container):
         return [f"{split}/index.json"]
 
 
+class LitDataTokens(LitData):
+    """LitData's chunks for its ``TokensLoader``, as LitGPT prepares pretraining data: the same
+    files, written by LitData's writer with that loader, so each chunk records its count of ids
+    and a reader takes blocks of ``block_size`` ids from the stream of a chunk's documents
+    (the ids left after a chunk's last whole block are not read, as LitData does)."""
+
+    name = "litdata-tokens"
+    runs_together_in = "LitData's TokensLoader blocks"
+
+    def _writer_options(self) -> dict:
+        try:
+            from litdata.streaming.item_loader import TokensLoader
+        except ImportError:
+            raise LbpeError("--format litdata-tokens needs LitData: python -m pip install litdata") from None
+        return {"item_loader": TokensLoader()}
+
+
 _CONTAINERS: dict[str, type[Container]] = {
     "npy": Npy,
     "nanogpt": NanoGpt,
@@ -309,6 +333,7 @@ _CONTAINERS: dict[str, type[Container]] = {
     "megatron": Megatron,
     "datatrove": Datatrove,
     "litdata": LitData,
+    "litdata-tokens": LitDataTokens,
 }
 
 

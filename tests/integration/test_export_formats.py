@@ -355,6 +355,34 @@ def test_litdata_streaming_dataset_reads_it(tmp_path):
 
 
 @pytest.mark.slow(reason="imports torch and LitData (~7 s)")
+def test_litdata_tokens_loader_reads_it_in_blocks(tmp_path):
+    """LitGPT pretrains on LitData chunks read by TokensLoader: blocks of block_size ids from
+    each chunk's stream of documents, the ids after a chunk's last whole block left unread
+    (the per-document litdata export records no count of ids a chunk, which that loader needs)."""
+    from litdata import StreamingDataset
+    from litdata.streaming.item_loader import TokensLoader
+
+    path, docs = corpus(tmp_path)
+    block = 64
+    for preset in ("gpt2", "cl100k_base"):
+        tok = load_preset(preset)
+        stream = [i for ids in encoded(tok, docs, eos=tok.special_tokens[EOT]) for i in ids]
+        out = tmp_path / preset
+        index = export_shards(tok, [path], out, mode="lbpe", format="litdata-tokens", eos=EOT, shard_tokens=5_000)
+        assert len(index["shards"]) > 2 and index["tokens"] == len(stream)
+        ds = StreamingDataset(
+            str(out / "train"), item_loader=TokensLoader(block_size=block), cache_dir=str(tmp_path / f"c-{preset}")
+        )
+        got = [ds[i].tolist() for i in range(len(ds))]
+        chunks = json.loads((out / "train" / "index.json").read_text())["chunks"]
+        want, at = [], 0
+        for chunk in chunks:  # LitData's own record of each chunk's ids
+            want += [stream[at + k * block : at + (k + 1) * block] for k in range(chunk["dim"] // block)]
+            at += chunk["dim"]
+        assert at == len(stream) and got == want and len(got) > 10
+
+
+@pytest.mark.slow(reason="imports torch and LitData (~7 s)")
 def test_a_stopped_litdata_export_is_no_dataset_until_resumed(tmp_path):
     """LitData reads a split's index.json as the whole dataset: after a stop (the shards kept
     for --resume) there is none, so no trainer takes the part for the whole."""
@@ -380,7 +408,7 @@ def test_a_stopped_litdata_export_is_no_dataset_until_resumed(tmp_path):
 def test_ray_engine_writes_the_same_bytes_in_every_format(tmp_path, ray_local):
     tok = load_preset("gpt2")
     path, _ = corpus(tmp_path, 600)
-    for fmt in ("npy", "nanogpt", "llmc", "megatron", "datatrove", "litdata"):
+    for fmt in ("npy", "nanogpt", "llmc", "megatron", "datatrove", "litdata", "litdata-tokens"):
         kwargs = dict(mode="lbpe", format=fmt, shard_tokens=7_000, eos=EOT, shuffle=True, seed=5, val_fraction=0.05)
         export_shards(tok, [path], tmp_path / f"{fmt}-local", **kwargs)
         export_shards(tok, [path], tmp_path / f"{fmt}-ray", engine="ray", **kwargs)
