@@ -84,12 +84,17 @@ def parse_methods(spec: str | Iterable[str]) -> tuple[Method, ...]:
     """
     names = [n.strip() for n in spec.split(",")] if isinstance(spec, str) else [str(n).strip() for n in spec]
     names = [n for n in names if n]
-    if names == ["all"]:
+    if names and set(names) == {"all"}:
         return METHODS
     valid = ", ".join(METHODS)
     if not names:
         raise LbpeError(f"no method given; name some of {valid} (comma-separated), or all")
     out: list[Method] = []
+    if "all" in names:
+        others = ", ".join(n for n in names if n != "all")
+        raise LbpeError(
+            f"'all' stands for every method and goes alone, not with {others}: give all, or name the methods"
+        )
     for name in names:
         if name not in METHODS:
             spelled = name.lower().replace("_", "-").replace(" ", "-")

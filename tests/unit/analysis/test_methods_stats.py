@@ -129,6 +129,9 @@ def test_parse_methods_and_option_errors():
         parse_methods("bpe,longest_prefix")
     with pytest.raises(LbpeError, match="the methods are bpe, lbpe, longest-prefix, longest-suffix, least-tokens"):
         parse_methods("bogus")
+    # "all" is a method list of its own: beside others it is named as such, not as unknown
+    with pytest.raises(LbpeError, match=r"^'all' stands for every method and goes alone, not with dropout: give all, "):
+        parse_methods("all,dropout")
     with pytest.raises(LbpeError, match="needs a rate"):
         methods_stats(tiny(), TEXT, methods="bpe,dropout")
     with pytest.raises(LbpeError, match="only applies to the dropout method"):
