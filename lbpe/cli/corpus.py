@@ -200,6 +200,7 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> None:
             mode=args.mode,
             format=args.format,
             eos=eos,
+            bos=args.bos,
             lines=args.lines,
             text_field=args.text_field,
             shard_tokens=args.shard_tokens,

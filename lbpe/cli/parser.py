@@ -348,6 +348,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="the end-of-text token, by spelling (e.g. '<|endoftext|>', '</s>') or id, once per document "
         "(before each for llmc, as llm.c does; after each for the others)",
     )
+    p.add_argument(
+        "--bos",
+        default=None,
+        metavar="TOKEN",
+        help="the start-of-text token, by spelling (e.g. '<s>', '<bos>', '<|begin_of_text|>') or id, before "
+        "each document, as LLaMA's, Mistral's and Gemma's tokenizers put it (after --eos for llmc)",
+    )
     p.add_argument("--shuffle", action="store_true", help="documents of each shard in a random order (see --seed)")
     p.add_argument("--seed", type=int, default=0, help="seed of --shuffle and --val-fraction (default 0)")
     p.add_argument(

@@ -337,6 +337,40 @@ def test_datatrove_writes_the_same_files_in_bpe_mode(tmp_path):
         assert (tmp_path / "ours" / "train" / f"00000{suffix}").read_bytes() == theirs
 
 
+@pytest.mark.parametrize(("name", "bos", "eos"), [("mistral_v0.1", "<s>", "</s>"), ("gemma3", "<bos>", "<eos>")])
+def test_each_document_starts_with_the_bos_its_tokenizer_puts(tmp_path, name, bos, eos):
+    """Mistral's and Gemma's tokenizers start every text with their start-of-text token (their
+    post-processor): --bos exports each document as HF tokenizers encodes it with its special
+    tokens, then --eos; llm.c's end-of-text goes first, then the start-of-text token."""
+    from tokenizers import Tokenizer as HfTokenizer
+
+    file = data_file(f"hf/{name}/tokenizer.json")
+    hf = HfTokenizer.from_file(str(file))
+    tok = lbpe.load(file)
+    docs = paragraphs(40)
+    path = tmp_path / "in.jsonl"
+    path.write_text("".join(json.dumps({"text": d}) + "\n" for d in docs), encoding="utf-8")
+    b, e = hf.token_to_id(bos), hf.token_to_id(eos)
+    theirs = [hf.encode(d).ids for d in docs]
+    assert all(ids[0] == b for ids in theirs)  # the tokenizer's own start-of-text
+    index = export_shards(tok, [path], tmp_path / "npy", mode="bpe", bos=bos, eos=eos)
+    assert index["bos_id"] == b and index["eos_id"] == e
+    ds = ShardDataset(tmp_path / "npy")
+    assert [ds[i].tolist() for i in range(len(ds))] == [[*ids, e] for ids in theirs]
+    export_shards(tok, [path], tmp_path / "llmc", mode="bpe", format="llmc", bos=b, eos=eos)
+    _, tokens = llmc_read(next((tmp_path / "llmc").glob("train_*.bin")))
+    assert tokens.tolist() == flat([[e, *ids] for ids in theirs])
+    cli = run_cli(
+        "export", "--vocab", str(file), "--mode", "bpe", "--bos", bos, "--out", str(tmp_path / "c"), str(path)
+    )
+    assert cli.returncode == 0, cli.stderr
+    ds = ShardDataset(tmp_path / "c")
+    assert [ds[i].tolist() for i in range(len(ds))] == theirs
+    # a resume asked with another start-of-text token is refused, as for --eos
+    with pytest.raises(LbpeError, match=r"another --bos \(bos=\)"):
+        export_shards(tok, [path], tmp_path / "npy", mode="bpe", eos=eos, resume=True)
+
+
 @pytest.mark.slow(reason="imports torch and LitData (~7 s)")
 def test_litdata_streaming_dataset_reads_it(tmp_path):
     from litdata import StreamingDataset

@@ -46,7 +46,7 @@ def _whole_or_one_by_one(items, shards: _Shards, progress, read_bytes: Callable[
         _, metas, (lengths, ids) = item
         if shards.add_documents(metas, lengths, ids):
             if progress is not None:
-                progress(read_bytes(), len(lengths), len(ids) + len(lengths) * len(shards.eos))
+                progress(read_bytes(), len(lengths), len(ids) + len(lengths) * shards.added)
             yield None
             continue
         yield from one_by_one(metas, lengths, ids)
@@ -55,23 +55,29 @@ def _whole_or_one_by_one(items, shards: _Shards, progress, read_bytes: Callable[
 def eos_id(tok: Tokenizer, eos: str | int) -> int:
     """The id of the end-of-text token ``eos``: a special or added token's spelling (e.g.
     ``"<|endoftext|>"``, ``"</s>"``) or an id."""
+    return _token_id(tok, eos, "--eos")
+
+
+def _token_id(tok: Tokenizer, token: str | int, flag: str) -> int:
+    """The id of ``token`` given to ``flag`` (``--eos``, ``--bos``): a special or added token's
+    spelling or an id."""
     specials = {**tok.special_tokens, **tok.added_tokens}
-    if isinstance(eos, int) or (isinstance(eos, str) and eos.isascii() and eos.isdigit()):
-        if isinstance(eos, str) and len(eos) > 20:  # no id has so many digits (and int() refuses 4,300)
-            raise LbpeError(f"--eos {eos[:20]}… is not an id of this vocabulary (0 to {tok.n_vocab - 1:,})")
-        i = int(eos)
+    if isinstance(token, int) or (isinstance(token, str) and token.isascii() and token.isdigit()):
+        if isinstance(token, str) and len(token) > 20:  # no id has so many digits (and int() refuses 4,300)
+            raise LbpeError(f"{flag} {token[:20]}… is not an id of this vocabulary (0 to {tok.n_vocab - 1:,})")
+        i = int(token)
         if not 0 <= i < tok.n_vocab:
-            raise LbpeError(f"--eos {i} is not an id of this vocabulary (0 to {tok.n_vocab - 1:,})")
+            raise LbpeError(f"{flag} {i} is not an id of this vocabulary (0 to {tok.n_vocab - 1:,})")
         try:
             tok.decode_bytes([i])
         except LbpeError:
-            raise LbpeError(f"--eos {i} is not an id of this vocabulary (no token has it)") from None
+            raise LbpeError(f"{flag} {i} is not an id of this vocabulary (no token has it)") from None
         return i
-    if eos in specials:
-        return specials[eos]
+    if token in specials:
+        return specials[token]
     listed = ", ".join(sorted(specials, key=specials.__getitem__)[:20]) or "none"
     raise LbpeError(
-        f"--eos {eos!r} is not a special token of {tok.name} (its special tokens: {listed}); give one or an id"
+        f"{flag} {token!r} is not a special token of {tok.name} (its special tokens: {listed}); give one or an id"
     )
 
 
@@ -84,6 +90,7 @@ class ExportOptions:
     mode: Mode
     format: str = "npy"
     eos: str | int | None = None
+    bos: str | int | None = None
     lines: bool = False
     text_field: str = "text"
     shard_tokens: int = DEFAULT_SHARD_TOKENS
@@ -124,6 +131,7 @@ def export_shards(
     mode: Mode | None = None,
     format: str = "npy",
     eos: str | int | None = None,
+    bos: str | int | None = None,
     lines: bool = False,
     text_field: str = "text",
     shard_tokens: int = DEFAULT_SHARD_TOKENS,
@@ -152,7 +160,8 @@ def export_shards(
     its file and line named, after keeping the documents before it; ``skip_bad`` counts and
     skips it instead. ``eos`` (a special token's spelling or an id) is added once per document
     where the format puts it: before each document for ``llmc`` (as llm.c's prepare scripts),
-    after it for the others. ``shuffle`` puts the documents of each shard in a random order
+    after it for the others. ``bos`` (likewise) starts each document, as LLaMA's, Mistral's and
+    Gemma's tokenizers do (after ``eos`` for ``llmc``). ``shuffle`` puts the documents of each shard in a random order
     seeded by ``seed``; ``val_fraction`` holds that share of the documents out as a validation
     split, chosen by a hash of ``seed`` and the document's number (the same on any engine and
     number of processes). ``warn`` receives what a resume had to redo (damaged shards) and a val split left empty.
@@ -177,6 +186,7 @@ def export_shards(
         mode=mode if mode is not None else "bpe",  # checked below: required unless options are given
         format=format,
         eos=eos,
+        bos=bos,
         lines=lines,
         text_field=text_field,
         shard_tokens=shard_tokens,
@@ -204,6 +214,7 @@ def export_shards(
     out = Path(out)
     dtype = fmt.dtype(tok.n_vocab)
     eos_value = None if options.eos is None else eos_id(tok, options.eos)
+    bos_value = None if options.bos is None else _token_id(tok, options.bos, "--bos")
     header = {
         "format": SHARD_FORMAT,
         "container": fmt.name,
@@ -217,6 +228,7 @@ def export_shards(
         "text_field": options.text_field,
         "eos_id": eos_value,
         "eos_position": None if eos_value is None else "before" if fmt.eos_before else "after",
+        "bos_id": bos_value,
         "shuffle": options.shuffle,
         "seed": options.seed,
         "val_fraction": options.val_fraction,
@@ -226,13 +238,14 @@ def export_shards(
     check_reading(inputs, lines=options.lines, text_field=options.text_field)
     out.mkdir(parents=True, exist_ok=True)
     warn = warn or (lambda message: None)
-    if eos_value is not None and eos_value not in {**tok.special_tokens, **tok.added_tokens}.values():
-        warn(_ordinary_eos(tok, eos_value))
+    for flag, given in (("--eos", eos_value), ("--bos", bos_value)):
+        if given is not None and given not in {**tok.special_tokens, **tok.added_tokens}.values():
+            warn(_ordinary_token(tok, given, flag))
     with _folder_lock(out):
         index = _export_locked(
             tok, inputs, out, header, fmt, eos_value, options, progress=progress, warn=warn, checking=checking
         )
-    if eos_value is None and fmt.runs_together_in and index["documents"] > 1:
+    if eos_value is None and bos_value is None and fmt.runs_together_in and index["documents"] > 1:
         warn(_runs_together(tok, fmt, index["documents"]))
     if options.val_fraction and not index["val_documents"]:  # a trainer would find no val file
         n = index["documents"]
@@ -248,14 +261,15 @@ def export_shards(
 _END_OF_TEXT = ("<|endoftext|>", "<|end_of_text|>", "</s>", "<eos>", "<|im_end|>")
 
 
-def _ordinary_eos(tok: Tokenizer, eos: int) -> str:
+def _ordinary_token(tok: Tokenizer, given: int, flag: str) -> str:
     known = {**tok.special_tokens, **tok.added_tokens}
-    eot = next((t for t in _END_OF_TEXT if t in known), None)
+    eot = next((t for t in _END_OF_TEXT if t in known), None) if flag == "--eos" else None
     which = f"its end-of-text token, {eot} (id {known[eot]})" if eot else "a special token's id"
-    shown = tok.decode_bytes([eos]).decode("utf-8", "backslashreplace")
+    shown = tok.decode_bytes([given]).decode("utf-8", "backslashreplace")
+    where = "end" if flag == "--eos" else "start"
     return (
-        f"--eos {eos} (eos=) is {shown!r}, an ordinary token of {tok.name or 'the vocabulary'}, not a special one: "
-        f"a trainer cannot tell a document's end from that token in the text; give {which}"
+        f"{flag} {given} ({flag[2:]}=) is {shown!r}, an ordinary token of {tok.name or 'the vocabulary'}, not a "
+        f"special one: a trainer cannot tell a document's {where} from that token in the text; give {which}"
     )
 
 
@@ -320,6 +334,7 @@ def _export_locked(
         options.shard_tokens,
         fmt,
         eos=eos,
+        bos=header["bos_id"],
         val_fraction=options.val_fraction,
         seed=options.seed,
         shuffle=options.shuffle,
@@ -372,7 +387,7 @@ def _export_locked(
                 before = s.count - s.offsets[-1] if s.file is not None else 0
                 shards.end_document(number, payload)
                 if progress is not None:
-                    progress(read_bytes, 1, before + (0 if shards.fmt.eos_before else len(shards.eos)))
+                    progress(read_bytes, 1, before + len(shards.tail))
                     read_bytes = 0
                 continue
             # a bad document: its ids so far are dropped

@@ -105,6 +105,7 @@ _RESUMED_AS_GIVEN = {
     "lines": "--lines (lines=)",
     "text_field": "--text-field (text_field=)",
     "eos_id": "--eos (eos=)",
+    "bos_id": "--bos (bos=)",
     "val_fraction": "--val-fraction (val_fraction=)",
     "seed": "--seed (seed=)",
     "shuffle": "--shuffle (shuffle=)",

@@ -60,6 +60,7 @@ class _Shards:
         fmt: Container,
         *,
         eos: int | None,
+        bos: int | None = None,
         val_fraction: float,
         seed: int,
         shuffle: bool,
@@ -75,7 +76,12 @@ class _Shards:
         self.shuffle = shuffle
         self.itemsize = 2 if header["dtype"] == "uint16" else 4
         self.typecode = "H" if self.itemsize == 2 else "I" if array("I").itemsize == 4 else "L"
-        self.eos = array("I", [] if eos is None else [eos])
+        # the ids that start and end each document: llm.c's end-of-text first, the start-of-text
+        # token next; the others' end-of-text last
+        ends = [] if eos is None else [eos]
+        self.head = array("I", (ends if fmt.eos_before else []) + ([] if bos is None else [bos]))
+        self.tail = array("I", [] if fmt.eos_before else ends)
+        self.added = len(self.head) + len(self.tail)  # ids added to each document
         self.streams = {split: _Stream(split) for split in SPLITS}
         self.skipped = 0
         self.messages: list[str] = []
@@ -112,8 +118,8 @@ class _Shards:
     def _begin(self, s: _Stream) -> None:
         if not s.started:
             s.started = True
-            if self.fmt.eos_before and self.eos:
-                self._write(s, self.eos)
+            if self.head:
+                self._write(s, self.head)
 
     def add(self, record: int, ids: array) -> None:
         s = self.stream_of(record)
@@ -123,8 +129,8 @@ class _Shards:
     def end_document(self, record: int, source: str) -> None:
         s = self.stream_of(record)
         self._begin(s)
-        if self.eos and not self.fmt.eos_before:
-            self._write(s, self.eos)
+        if self.tail:
+            self._write(s, self.tail)
         if s.file is None:
             self._open(s)
         s.offsets.append(s.count)
@@ -139,8 +145,8 @@ class _Shards:
         """Whole documents at once (``lengths[k]`` ids each, in ``ids``), when they fit in the
         shards being written without reaching their size; ``False`` (nothing written) otherwise,
         and the caller adds them one by one."""
-        eos, before = self.eos, self.fmt.eos_before
-        if not eos and not self.val_fraction:  # the common case: one run, written as it is
+        head, tail = self.head, self.tail
+        if not self.added and not self.val_fraction:  # the common case: one run, written as it is
             groups = {"train": (ids, list(accumulate(lengths)), metas)}
         else:
             parts: dict[str, tuple[array, list[int], list]] = {}
@@ -148,11 +154,9 @@ class _Shards:
             for meta, n in zip(metas, lengths):
                 split = self.stream_of(meta[0]).split
                 buf, ends, mine = parts.setdefault(split, (array("I"), [], []))
-                if before:
-                    buf.extend(eos)
+                buf.extend(head)
                 buf.extend(ids[at : at + n])
-                if not before:
-                    buf.extend(eos)
+                buf.extend(tail)
                 at += n
                 ends.append(len(buf))
                 mine.append(meta)
