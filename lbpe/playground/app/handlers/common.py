@@ -24,6 +24,7 @@ import plotly.graph_objects as go
 from lbpe import limits as _limits
 from lbpe.errors import LbpeError, PatternNeededError
 from lbpe.limits import MB, Limits
+from lbpe.playground import display
 from lbpe.playground.app.addresses import is_local, trusted_proxies, visitor_address
 from lbpe.playground.service import (
     AUTO_PATTERN,
@@ -42,6 +43,21 @@ from lbpe.presets import DEFAULT_PRESET
 from lbpe.tokenizer import Tokenizer
 
 log = logging.getLogger("lbpe.playground.app")
+
+
+def whole_number(value: Any, rule: str, *, empty: Any, most: int | None = None) -> Any:
+    """A number box's value as a whole number (``empty`` for an empty box): Gradio's own whole
+    number boxes round what they send, so the boxes send what was typed and a fraction, a word
+    or a value past ``most`` is refused here with the box's ``rule``."""
+    if value is None or value == "":
+        return empty
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = 0.5
+    if not number.is_integer() or (most is not None and not 0 <= number <= most):
+        raise gr.Error(f"{rule}: not {display.quoted(value)}.")
+    return int(number)
 
 
 def _limits_at_start() -> tuple[Limits, tuple]:

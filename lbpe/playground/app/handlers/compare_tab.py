@@ -238,15 +238,7 @@ def _rate(value: Any) -> float | None:
 
 def _seed(value: Any) -> int | None:
     """The seed box's value as a whole number (``None``: empty, fresh randomness each time)."""
-    if value is None or value == "":
-        return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        number = 0.5
-    if not number.is_integer() or not 0 <= number <= display.SEED_MOST:
-        raise gr.Error(f"The seed must be {display.SEED_RULE}: not {display.quoted(value)}.")
-    return int(number)
+    return common.whole_number(value, f"The seed must be {display.SEED_RULE}", empty=None, most=display.SEED_MOST)
 
 
 def pair_controls(left: str = "bpe", right: str = "lbpe"):

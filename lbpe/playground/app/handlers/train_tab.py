@@ -12,7 +12,6 @@ import gradio as gr
 from lbpe.errors import LbpeError, NotUtf8Error, VocabSizeError
 from lbpe.formats.hf_write import write_tokenizer_json
 from lbpe.limits import PLAYGROUND
-from lbpe.playground import display
 from lbpe.playground.app.handlers import common
 from lbpe.playground.app.handlers.common import _DOWNLOADS, _handler, _job, _kept, _paths, _reporter, _session
 from lbpe.playground.service import Session, Stopped, TrainTimeError, open_vocabulary, train_view, without_folder
@@ -68,18 +67,8 @@ def train(
 
 def _whole_size(value: Any) -> int:
     """The size box's value as a whole number (empty: 0, which training refuses with its range)."""
-    if value is None or value == "":
-        return 0
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        number = 0.5
-    if not number.is_integer():
-        raise gr.Error(
-            f"The vocabulary size must be a whole number between 1 and {common.LIMITS.train_vocab:,}: "
-            f"not {display.quoted(value)}."
-        )
-    return int(number)
+    rule = f"The vocabulary size must be a whole number between 1 and {common.LIMITS.train_vocab:,}"
+    return common.whole_number(value, rule, empty=0)
 
 
 def _train(session: Session, paths: list[Path], size: int, unit: str, scaffold: bool, progress: Any, style: str):
