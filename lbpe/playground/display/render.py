@@ -491,7 +491,9 @@ def metrics_html(comparison: Comparison, summary: dict | None = None) -> str:
     dt = lb.tokens - b.tokens
     none = "\u2014"  # no tokens: a share or a figure per token is no number
     rel = signed(lb.tokens / b.tokens - 1, percent=True) if b.tokens else none
-    rows.append(("tokens", f"{b.tokens}", f"{lb.tokens}", f"{dt:+d} ({rel})".replace("-", "\u2212"), verdict(dt, True)))
+    rows.append(
+        ("tokens", f"{b.tokens:,}", f"{lb.tokens:,}", f"{dt:+,d} ({rel})".replace("-", "\u2212"), verdict(dt, True))
+    )
     for label, bv, lv in (
         ("bytes / token", b.bytes_per_token, lb.bytes_per_token),
         ("characters / token", b.chars_per_token, lb.chars_per_token),
@@ -508,8 +510,8 @@ def metrics_html(comparison: Comparison, summary: dict | None = None) -> str:
     )
     ndiff = len(comparison.differ)
     note = (
-        f"{b.bytes} bytes, {b.chars} characters; "
-        f"{ndiff} differing span{'s' if ndiff != 1 else ''} covering {comparison.differing_chars} characters; "
+        f"{b.bytes:,} bytes, {b.chars:,} characters; "
+        f"{ndiff:,} differing span{'s' if ndiff != 1 else ''} covering {comparison.differing_chars:,} characters; "
         f"vocabulary {html.escape(comparison.vocab or '?')} ({unit} as units)"
     )
     more = ""

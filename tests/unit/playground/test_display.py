@@ -309,6 +309,9 @@ def test_a_pane_heading_groups_its_thousands_as_the_status_lines_do():
         assert '<span class="lbpe-count">3,000 tokens</span>' in pane, pane[:300]
         assert '<span class="lbpe-ndiff">1,000 differing spans</span>' in pane, pane[:300]
         assert 'data-tokens="3000"' in pane  # the attribute stays a number scripts read
+    table = display.metrics_html(c)  # the table under the panes, and its note, alike
+    assert "<td>tokens</td><td>3,000</td><td>3,000</td>" in table, table
+    assert "6,000 bytes, 6,000 characters; 1,000 differing spans covering 5,000 characters" in table, table
 
 
 def test_a_text_of_no_tokens_has_no_per_token_figures():
