@@ -40,9 +40,9 @@ def read_text(name: str, *, command: str = "encode") -> str:
         source = name
     if limit and len(data) > limit:  # standard input, a pipe or a device: no size up front
         limits.check("text_bytes", len(data), source, hint=STREAM_HINT, at_least=True)
-    from lbpe.corpus.textio import decode
+    from lbpe.corpus.textio import decode_file
 
-    return decode(data, source)
+    return decode_file(data, source)
 
 
 def loader(args: argparse.Namespace):

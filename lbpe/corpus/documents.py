@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lbpe.corpus.parallel import align_chunks
-from lbpe.corpus.textio import BOM, CHUNK_BYTES, cannot_read, decode, iter_chunks
+from lbpe.corpus.textio import BOM, CHUNK_BYTES, cannot_read, decode, decode_file, iter_chunks
 from lbpe.errors import LbpeError, NotUtf8Error
 from lbpe.formats._json import json_type
 from lbpe.tokenizer.checks import surrogate_at
@@ -237,6 +237,11 @@ def records_of_bytes(
         except GZIP_ERRORS as exc:
             raise LbpeError(f"{source}: cannot be read ({exc})") from None
     kind = input_kind(source)
+    if kind == "text" and not lines:
+        try:  # decoded as the disk reader decodes it, for the same message
+            return [Record(source, source, text=decode_file(data, source))]
+        except NotUtf8Error as exc:
+            return [Record(source, source, error=str(exc))]
     if first_line == 1:
         data = data.removeprefix(BOM)
     if kind == "jsonl":
@@ -245,13 +250,8 @@ def records_of_bytes(
             for n, line in enumerate(io.BytesIO(data), first_line)
             if line.strip()
         ]  # lines as a file gives them
-    if kind == "text" and lines:
-        return [_line_record(source, n, line) for n, line in enumerate(io.BytesIO(data), first_line) if line.strip()]
     if kind == "text":
-        try:  # decoded as the disk reader decodes it, for the same message
-            return [Record(source, source, text=decode(data, source))]
-        except NotUtf8Error as exc:
-            return [Record(source, source, error=str(exc))]
+        return [_line_record(source, n, line) for n, line in enumerate(io.BytesIO(data), first_line) if line.strip()]
     raise LbpeError(f"{source}: Parquet files are read by their own reader, not as bytes")
 
 

@@ -44,7 +44,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from lbpe.errors import LbpeError, NotUtf8Error
 
-__all__ = ["BOM", "CHUNK_BYTES", "iter_chunks", "decode"]
+__all__ = ["BOM", "CHUNK_BYTES", "iter_chunks", "decode", "decode_file"]
 
 #: Default chunk size in bytes.
 CHUNK_BYTES = 1 << 20
@@ -64,6 +64,14 @@ def decode(data: bytes, source: str, offset: int = 0, *, file_start: bool = True
     except UnicodeDecodeError as exc:
         utf16 = file_start and offset == exc.start == 0 and data[:2] in (b"\xff\xfe", b"\xfe\xff")
         raise NotUtf8Error(source, data[exc.start], offset + exc.start, utf16=utf16) from None
+
+
+def decode_file(data: bytes, source: str) -> str:
+    """A whole file's bytes (or its start) as :func:`decode` gives them, less a :data:`BOM` at
+    its start (a bad byte's offset still counts the mark, as the file's own)."""
+    if data.startswith(BOM):
+        return decode(data[len(BOM) :], source, len(BOM))
+    return decode(data, source)
 
 
 def iter_chunks(

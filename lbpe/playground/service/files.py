@@ -42,7 +42,7 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from lbpe import limits as _limits
-from lbpe.corpus.textio import decode
+from lbpe.corpus.textio import decode_file
 from lbpe.errors import LbpeError, PatternNeededError
 from lbpe.limits import Limits
 from lbpe.load import detect_format, load
@@ -305,7 +305,7 @@ def text_head(path: str | os.PathLike[str], chars: int) -> tuple[str, int | None
                 continue
             data = data[: len(data) - back]
             break
-    text = decode(data, path.name)
+    text = decode_file(data, path.name)
     return text[:chars], (len(text) if whole else None)
 
 

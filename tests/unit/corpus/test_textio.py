@@ -257,3 +257,39 @@ def test_a_utf16_mark_is_named_only_at_the_start_of_a_file(tmp_path):
     jsonl.write_bytes(b'{"text": "good"}\n\xff\xfe{"text": "bad"}\n')
     for records in (list(iter_records([jsonl])), records_of_bytes(str(jsonl), jsonl.read_bytes())):
         assert [r.error for r in records if r.error] == [f"{jsonl}:2: not UTF-8 text (byte 0xff at offset 0); {FIX}"]
+
+
+def test_a_byte_order_mark_is_dropped_by_every_reader_of_a_whole_file(tmp_path):
+    """A file's UTF-8 byte order mark is no text: the chunk reader, the workers' reader of a
+    whole file, the commands that read one text (encode, compare, explain) and the playground's
+    text upload give the text after it, and a bad byte's offset still counts it, as the file's."""
+    from lbpe.cli.inputs import read_text
+    from lbpe.playground.service.files import text_head
+
+    good = tmp_path / "good.txt"
+    good.write_bytes(b"\xef\xbb\xbfhello world")
+    assert "".join(iter_chunks(good)) == "hello world"
+    assert [r.text for r in records_of_bytes(str(good), good.read_bytes())] == ["hello world"]
+    assert read_text(str(good)) == "hello world"
+    assert text_head(good, 100) == ("hello world", 11)
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"\xef\xbb\xbfab\xffcd")
+    said = f"{bad}: not UTF-8 text (byte 0xff at offset 5); {FIX}"
+    with pytest.raises(NotUtf8Error) as info:
+        list(iter_chunks(bad))
+    assert str(info.value) == said
+    assert _first_error(iter_records([bad])) == said  # a whole file's record fails as it is read
+    assert [r.error for r in records_of_bytes(str(bad), bad.read_bytes())] == [said]
+    with pytest.raises(NotUtf8Error, match="offset 5"):
+        read_text(str(bad))
+
+
+def _first_error(records) -> str:
+    try:
+        for r in records:
+            if r.error is not None:
+                return r.error
+            list(r.pieces())
+    except BadRecord as exc:
+        return str(exc)
+    return ""
