@@ -282,6 +282,17 @@ def test_a_val_split_that_takes_every_document_is_refused(tmp_path, fmt):
         "--val-fraction", "0.99", "--out", str(tmp_path / "cli"), str(path),
     )  # fmt: skip
     assert cli.returncode == 2 and "nothing to train on" in cli.stderr and "Traceback" not in cli.stderr
+    # train documents that are all empty, without an end-of-text token: said as that
+    export_shards(tok, [path], tmp_path / f"{fmt}-probe", mode="bpe", eos=50256, val_fraction=0.5)
+    val = ShardDataset(tmp_path / f"{fmt}-probe", split="val")
+    drawn = {tok.decode(val[i].tolist()[:-1]) for i in range(len(val))}  # the val split's texts
+    texts = [f"document {i}" for i in range(8)]
+    assert 0 < len(drawn) < 8 and drawn <= set(texts)
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text("".join(json.dumps({"text": t if t in drawn else ""}) + "\n" for t in texts), encoding="utf-8")
+    kept = 8 - len(drawn)
+    with pytest.raises(LbpeError, match=rf"nothing to train on: the train split's {kept} documents are empty .*--eos"):
+        export_shards(tok, [mixed], tmp_path / f"{fmt}-mixed", mode="bpe", format=fmt, val_fraction=0.5)
     # a fraction that leaves some documents for training still exports both splits
     index = export_shards(tok, [path], tmp_path / f"{fmt}-half", mode="bpe", format=fmt, eos=50256, val_fraction=0.5)
     assert index["documents"] and index["val_documents"] and index["documents"] + index["val_documents"] == 8

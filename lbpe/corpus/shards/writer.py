@@ -286,13 +286,25 @@ class _Shards:
             self._remove_shards(self._nothing_to_export(documents + sum(len(s.offsets) - 1 for s in streams)))
         train = self.streams["train"]
         if not sum(shard["tokens"] for shard in train.shards) + train.count:
+            kept = sum(shard["documents"] for shard in train.shards) + len(train.offsets) - 1
             val = self.streams["val"]
             drawn = sum(shard["documents"] for shard in val.shards) + len(val.offsets) - 1
+            inputs = ", ".join(self.header["inputs"])
+            if kept:
+                why = (
+                    f"the train split's {kept:,} document{' is' if kept == 1 else 's are'} empty (--val-fraction "
+                    "drew the others) and no --eos (eos=) was given, so it has not one id"
+                )
+                fix = "give --eos"
+            else:
+                why = (
+                    f"--val-fraction {self.val_fraction:g} (val_fraction=) drew all {drawn:,} "
+                    f"document{'' if drawn == 1 else 's'} for the val split"
+                )
+                fix = "give more documents or a smaller rate"
             self._remove_shards(
-                f"{', '.join(self.header['inputs'])}: nothing to train on: --val-fraction {self.val_fraction:g} "
-                f"(val_fraction=) drew all {drawn:,} document{'' if drawn == 1 else 's'} for the val split, "
-                "and no trainer could read a train split of nothing, so none was written; give more documents "
-                "or a smaller rate"
+                f"{inputs}: nothing to train on: {why}; no trainer could read a train split of nothing, so none "
+                f"was written: {fix}"
             )
         self.close_shard()
         with _interrupts_deferred():
