@@ -405,7 +405,7 @@ def check_words(
     >>> check_words(0, ["a.txt"], fix="choose a file with text")
     Traceback (most recent call last):
     ...
-    lbpe.errors.LbpeError: a.txt holds no words to measure (no text but white space); choose a file with text
+    lbpe.errors.LbpeError: a.txt holds no words to measure (it is empty or white space only); choose a file with text
     """
     if words:
         return
@@ -414,5 +414,5 @@ def check_words(
     if skipped:
         why = f"every document was bad or blank; {len(skipped):,} bad, the first: {skipped[0]}"
     else:
-        why = "no text but white space"
+        why = f"{'it is' if len(paths) == 1 else 'they are'} empty or white space only"
     raise LbpeError(f"{names} {verb} no words to measure ({why}); {fix}")

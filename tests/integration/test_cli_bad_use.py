@@ -310,7 +310,7 @@ def test_stats_of_a_corpus_with_no_words_is_refused(tmp_path, content, methods):
     path.write_text(content, encoding="utf-8")
     result = run_cli("stats", "-q", "--vocab", "gpt2", *methods, str(path), timeout=120)
     message = one_line_error(result, "stats")
-    assert "blank.txt holds no words to measure (no text but white space)" in message, message
+    assert "blank.txt holds no words to measure (it is empty or white space only)" in message, message
     assert result.stdout == ""
 
 

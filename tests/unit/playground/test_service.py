@@ -490,7 +490,7 @@ def test_views_of_a_file_with_no_words_say_there_is_nothing_to_measure(data):
     from lbpe.playground.service import methods_view
 
     tok = lbpe.load_preset("gpt2")
-    message = "blank.txt holds no words to measure (no text but white space); choose a file with text"
+    message = "blank.txt holds no words to measure (it is empty or white space only); choose a file with text"
     with pytest.raises(LbpeError, match=re.escape(message)):
         corpus_view(tok, data, "blank.txt")
     with pytest.raises(LbpeError, match=re.escape(message)):
