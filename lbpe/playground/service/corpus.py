@@ -27,7 +27,7 @@ from lbpe.analysis.metrics import RENYI_POWER
 from lbpe.analysis.stats import corpus_stats
 from lbpe.budget import time_budget
 from lbpe.corpus.documents import check_words
-from lbpe.corpus.textio import decode
+from lbpe.corpus.textio import BOM, decode
 from lbpe.errors import LbpeError
 from lbpe.playground import display
 from lbpe.playground.service.shared import file_stem, prepared, text_chunks
@@ -140,10 +140,16 @@ def corpus_view(
         "figure": display.plotly_spec(shift, **(lengths_chart or {})),
         "frequency_figure": display.frequency_spec(summary, **(frequency_chart or {})),
         "status": (
-            f"{name}: {len(data):,} bytes with **{tok.name}**: BPE {tokens['bpe']:,} tokens, "
-            f"LBPE {tokens['lbpe']:,} tokens ({100 * summary['change']['tokens']:+.2f}%)." + _specials_note(tok)
+            f"{name}: {stats['bpe'].bytes:,} bytes{_mark_note(data)} with **{tok.name}**: "
+            f"BPE {tokens['bpe']:,} tokens, LBPE {tokens['lbpe']:,} tokens "
+            f"({100 * summary['change']['tokens']:+.2f}%)." + _specials_note(tok)
         ),
     }
+
+
+def _mark_note(data: bytes) -> str:
+    """What the status says of a file's UTF-8 byte order mark, which no count includes."""
+    return " of text (its byte order mark left out)" if data.startswith(BOM) else ""
 
 
 def _specials_note(tok: Tokenizer) -> str:

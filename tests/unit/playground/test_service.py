@@ -140,6 +140,29 @@ def test_corpus_view_counts_a_whole_file_exactly_with_progress():
         corpus_view(tok, b"abc\xff", "x.txt")
 
 
+def test_a_files_byte_order_mark_is_counted_nowhere_on_the_page():
+    """A file saved with a UTF-8 byte order mark: the status line and the table under it give
+    the same bytes, the text's, and the tokens of the text without the mark; the Across and
+    methods views alike."""
+    from lbpe.playground.service import methods_view
+
+    tok = lbpe.load_preset("gpt2")
+    text = "Plain text for the statistics, with caf\u00e9. " * 3
+    body = text.encode("utf-8")
+    view = corpus_view(tok, b"\xef\xbb\xbf" + body, "bom.txt")
+    assert view["summary"]["bpe"]["bytes"] == len(body)
+    assert view["status"].startswith(f"bom.txt: {len(body):,} bytes of text (its byte order mark left out) "), view[
+        "status"
+    ]
+    assert view["tokens"]["bpe"] == len(tok.encode(text, mode="bpe", disallowed_special=()))
+    plain = corpus_view(tok, body, "plain.txt")
+    assert plain["status"].startswith(f"plain.txt: {len(body):,} bytes with "), plain["status"]
+    across = json.loads(across_view({"gpt2": tok}, data=b"\xef\xbb\xbf" + body, source="bom.txt")["json"])
+    assert across["vocabularies"][0]["bpe"]["bytes"] == len(body)
+    methods = methods_view(tok, data=b"\xef\xbb\xbf" + body, source="bom.txt", methods="bpe,lbpe")
+    assert json.loads(methods["json"])["methods"]["bpe"]["bytes"] == len(body)
+
+
 TEXT_CHARS = 5_000  # a Compare limit above the longest text a link carries (MAX_LINK_TEXT)
 
 
