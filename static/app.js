@@ -5,6 +5,13 @@
 const $ = (selector) => document.querySelector(selector);
 const modes = ["bpe", "lbpe"];
 const MAX_URL_TEXT = 2000; // characters of text kept in a shared link
+
+/** A text's length in characters (code points), as Python and a link's limit count it. */
+function characters(text) {
+  let n = 0;
+  for (const _ of text) n += 1;
+  return n;
+}
 const MAX_RENDER_CHARS = 60000; // lbpe.playground.page.MAX_RENDER_CHARS: the part of a text the views measure
 const FILE_VOCAB = "__file__";
 // The opening text is the first of lbpe.playground.examples (the Gradio app opens on it too); it arrives
@@ -220,7 +227,7 @@ function readFragment() {
     // a text too long for a link: this tab's own, kept for a reload (another tab has none)
     const chars = Number(params.get("tl")) || 0;
     const kept = longText();
-    if (kept !== null && kept.length === chars) out.text = kept;
+    if (kept !== null && characters(kept) === chars) out.text = kept;
     else out.linkedTextChars = chars > 0 ? chars : -1; // -1: a length no link of this page writes
   }
   // the Across view's axis as the link spells it (ax=methods, ms=, mdr=, mseed=): Python checks it (checkedAxis)
@@ -238,8 +245,9 @@ function fragment() {
   params.set("ws", state.ws ? "1" : "0");
   params.set("ids", state.ids ? "1" : "0");
   if (state.special) params.set("sp", "1");
-  if (state.text.length <= MAX_URL_TEXT) params.set("t", state.text);
-  else params.set("tl", String(state.text.length)); // says what the link leaves out
+  const chars = characters(state.text);
+  if (chars <= MAX_URL_TEXT) params.set("t", state.text);
+  else params.set("tl", String(chars)); // says what the link leaves out
   if (state.preset === FILE_VOCAB && fileVocab) params.set("vf", clip(fileVocab.label, 120)); // the name only
   // the methods only when they are not the classic pair, as the app's links (lbpe.playground.service.links)
   if (!isDefaultPair()) params.set("m", state.methods.join(","));
@@ -446,7 +454,7 @@ const LONG_TEXT_KEY = "lbpe-long-text";
 
 function keepLongText() {
   try {
-    if (state.text.length > MAX_URL_TEXT) sessionStorage.setItem(LONG_TEXT_KEY, state.text);
+    if (characters(state.text) > MAX_URL_TEXT) sessionStorage.setItem(LONG_TEXT_KEY, state.text);
     else sessionStorage.removeItem(LONG_TEXT_KEY);
   } catch {
     // storage full or disabled: a reload says the text was left out, as a link does (never an
@@ -1249,7 +1257,7 @@ function wire(presets) {
   });
   ui.share.addEventListener("click", async () => {
     writeFragment();
-    const note = state.text.length > MAX_URL_TEXT ? ` (text over ${number.format(MAX_URL_TEXT)} characters is not included)` : "";
+    const note = characters(state.text) > MAX_URL_TEXT ? ` (text over ${number.format(MAX_URL_TEXT)} characters is not included)` : "";
     try {
       await navigator.clipboard.writeText(location.href);
       setStatus("ready", `Link copied${note}`);

@@ -1076,6 +1076,23 @@ def test_a_link_says_everything_it_cannot_show_opened_or_pasted(session, server)
     assert "its seed “00000000000000000000” cannot be used" in page.inner_text("#error"), page.inner_text("#error")
 
 
+def test_a_link_carries_a_text_of_emoji_by_its_characters(session, server):
+    """The link's limit is in characters, as Python counts them: 1,500 emoji (3,000 UTF-16
+    units in the page's script) go in the link, and the page opened on it shows them."""
+    import urllib.parse
+
+    text = "\U0001f600" * 1500
+    page = session.page
+    open_page(page, f"{server.url}#v=cl100k_base&t=" + urllib.parse.quote(text))
+    wait_rendered(page, text, "cl100k_base")
+    page.fill("#text", text + " ")  # the page writes its own link for the text
+    wait_rendered(page, text + " ", "cl100k_base")
+    page.wait_for_function("(n) => location.hash.includes('t=') && !location.hash.includes('tl=')", timeout=STEP_MS)
+    params = urllib.parse.parse_qs(page.url.split("#", 1)[1])
+    assert params["t"] == [text + " "] and "tl" not in params, sorted(params)
+    assert page.inner_text("#error").strip() == "" or not page.is_visible("#error")
+
+
 def test_a_refused_span_is_quoted_whole_characters_with_an_ellipsis(session, server):
     """Explain's refusal quotes the start of the span: whole characters (an emoji cut in two
     showed as a lone surrogate), and "…" where it is cut."""

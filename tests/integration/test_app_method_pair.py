@@ -13,7 +13,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from lbpe.playground.service import link_state
+from lbpe.playground.service import MAX_LINK_TEXT, link_state
 from lbpe.presets import load_preset
 from tests.support.app import app_script_query, load_app, run_app_script
 
@@ -135,6 +135,23 @@ def page_link(*args) -> str:
 
 def query(link: str) -> dict[str, str]:
     return dict(urllib.parse.parse_qsl(link))
+
+
+def test_a_link_carries_a_text_by_its_characters_and_an_empty_one_too():
+    """The link carries the text up to MAX_LINK_TEXT characters, counted as Python counts them
+    (restore takes it back): 1,500 emoji are 1,500 characters, not the 3,000 UTF-16 units the
+    page's script sees. An empty text is carried as empty, not left to the default text."""
+    emoji = "\U0001f600" * 1500
+    assert len(emoji) == 1500 <= MAX_LINK_TEXT < len(emoji.encode("utf-16-le")) // 2
+    args = ["cl100k_base", True, False, False, "", "", "bpe", "lbpe", "0.1", "0"]
+    carried = query(page_link(emoji, *args))
+    assert carried.get("t") == emoji and "tl" not in carried, sorted(carried)
+    assert link_state(carried, text_chars=5_000)["text"] == emoji
+    longer = emoji + "\U0001f600" * (MAX_LINK_TEXT - 1500 + 1)
+    assert query(page_link(longer, *args)).get("tl") == str(MAX_LINK_TEXT + 1)
+    empty = urllib.parse.parse_qs(page_link("", *args), keep_blank_values=True)
+    assert empty.get("t") == [""], empty
+    assert link_state({k: v[0] for k, v in empty.items()}, text_chars=5_000)["text"] == ""
 
 
 @pytest.mark.parametrize(

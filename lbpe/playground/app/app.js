@@ -16,7 +16,7 @@ window.lbpeLink = (changes) => {
   }
   const url = new URL(location.href);
   for (const [key, value] of Object.entries(changes)) {
-    if (value === null || value === undefined || value === "") url.searchParams.delete(key);
+    if (value === null || value === undefined) url.searchParams.delete(key); // "" stays: an empty text
     else url.searchParams.set(key, value);
   }
   // only on a change: a same-document navigation restyles the whole page (0.2 s with two long panes)
@@ -96,6 +96,13 @@ const utf16Crc32 = (text) => {
   return (c ^ 0xffffffff) >>> 0;
 };
 
+// A text's length in characters (code points), as Python counts it: a link's limit is Python's.
+const characters = (text) => {
+  let n = 0;
+  for (const _ of text) n += 1;
+  return n;
+};
+
 // Comparisons started and ended (answered or failed), and the controls last asked again for.
 // Two comparisons of one page can be in flight at once (Gradio starts a second one when a change
 // comes before the first is under way) and the older text's can end last.
@@ -109,10 +116,12 @@ window.lbpeApp = {
     // the methods only when they are not the classic pair; dropout's rate and seed while it is one of them
     const pair = left && right && (left !== "bpe" || right !== "lbpe") ? `${left},${right}` : null;
     const dropout = left === "dropout" || right === "dropout";
+    const chars = typeof text === "string" ? characters(text) : 0;
     window.lbpeLink({
-      t: text && text.length <= LBPE.maxLinkText ? text : null,
+      // the text, an empty one too (a link without one opens on the default text)
+      t: typeof text === "string" && chars <= LBPE.maxLinkText ? text : null,
       // a text too long for a link: its length, so the receiver is told what was left out
-      tl: text && text.length > LBPE.maxLinkText ? String(text.length) : null,
+      tl: chars > LBPE.maxLinkText ? String(chars) : null,
       v: LBPE.presets.includes(vocab) ? vocab : null,
       ws: ws ? null : "0",
       ids: ids ? "1" : null,
@@ -175,7 +184,7 @@ window.lbpeApp = {
   // Copy link: the URL to the clipboard, and what the link leaves out
   copy(text, vocab) {
     const left = [];
-    if (text && text.length > LBPE.maxLinkText) {
+    if (typeof text === "string" && characters(text) > LBPE.maxLinkText) {
       left.push(`the text (over ${LBPE.maxLinkText.toLocaleString("en-US")} characters)`);
     }
     if (!LBPE.presets.includes(vocab)) {
