@@ -648,7 +648,7 @@ def test_stop_ends_training_and_corpus_statistics(tmp_path):
     assert "choose a.txt again" in status, status
     press = PressStop(state, 2)
     *_, status, _ = app.across(text[:50_000], None, state, progress=press)
-    assert "of the Compare text: nothing is shown for a part of it" in status
+    assert f"of {compare_text_named(text[:50_000])}: nothing is shown for a part of it" in status
     assert "Press Compare across vocabularies to run it again" in status, status
     # the next run starts afresh
     assert app.train([upload(tmp_path, b"abc abd abe\n", "s.txt")], 260, "byte", False, state)[0].trained
@@ -711,6 +711,31 @@ def test_an_unexpected_failure_is_a_short_message(monkeypatch):
 # ---- Across vocabularies ----
 
 
+def compare_text_named(text: str) -> str:
+    """How an Across run names the Compare text it measured: its length and its start, so a
+    result still shown after the text changed says what it was computed on."""
+    start = " ".join(text.split()).replace("`", "'")
+    return f"the Compare text ({len(text):,} characters: `{start[:24]}{'…' if len(start) > 24 else ''}`)"
+
+
+def test_across_names_the_compare_text_it_measured():
+    """Results stay on the Across view after the Compare text changes: the status, the chart and
+    the files name the text they were computed on, so an earlier run never passes for the text
+    now in the box."""
+    state = app.new_session()
+    for text in (TEXT, "Totally different text now.", "  two\nlines with `ticks`  "):
+        _, figure, json_path, _, status, _ = app.across(text, None, state)
+        named = compare_text_named(text)
+        assert status.startswith(named + " with "), status
+        assert named in figure.layout.title.text
+        assert json.loads(Path(json_path).read_text("utf-8"))["source"] == named
+        _, figure, json_path, _, status, _ = app.handlers.across_methods(
+            text, None, "gpt2", state, ["bpe", "lbpe"], None, None
+        )
+        assert status.startswith(named + " with "), status
+        assert json.loads(Path(json_path).read_text("utf-8"))["source"] == named
+
+
 def test_across_covers_every_preset_and_the_sessions_own_vocabulary(tmp_path):
     from lbpe.analysis.across import ACROSS_HEADERS
 
@@ -721,7 +746,7 @@ def test_across_covers_every_preset_and_the_sessions_own_vocabulary(tmp_path):
     names = [r[0] for r in rows]
     assert names == [*VOCAB_PRESETS, dropdown["value"]] and cleared is None
     doc = json.loads(Path(json_path).read_text("utf-8"))
-    assert doc["source"] == "the Compare text"
+    assert doc["source"] == compare_text_named(TEXT)
     for summary in doc["vocabularies"]:
         tok = app.get_tokenizer(summary["vocab"], state)
         want = compare_json(text_stats_both(tok, TEXT), vocab=summary["vocab"], unit=tok.vocab.unit, tok=tok)

@@ -63,7 +63,7 @@ def test_across_methods_counts_each_methods_tokens(tok):
     for row in rows:
         assert row[1] == len(encoded(tok, TEXT, row[0])), row[0]
     doc = json.loads(Path(json_path).read_text("utf-8"))
-    assert doc["source"] == "the Compare text" and doc["vocab"] == VOCAB
+    assert doc["source"].startswith(f"the Compare text ({len(TEXT):,} characters: `") and doc["vocab"] == VOCAB
     assert (doc["dropout"], doc["seed"]) == (RATE, SEED)
     assert Path(csv_path).read_text("utf-8").splitlines()[0].startswith("method,tokens,")
     assert sorted(figure.data[0].y) == sorted(METHODS)

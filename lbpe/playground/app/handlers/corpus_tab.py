@@ -119,8 +119,17 @@ def _across_stopped(stop: Stopped, source: str, uploaded: bool, button: str) -> 
     )
 
 
+def _compare_text(text: str | None) -> str:
+    """The Compare text as an Across run names it: its length and its start (as code, which
+    Markdown leaves as it is), so results still shown after the text changed say what they were
+    computed on."""
+    text = text or ""
+    start = " ".join(text.split()).replace("`", "'")
+    return f"the Compare text ({len(text):,} characters: `{start[:24]}{'…' if len(start) > 24 else ''}`)"
+
+
 def _across(text: str, paths: list[Path], session: Session, progress: Any):
-    source = paths[0].name if paths else "the Compare text"
+    source = paths[0].name if paths else _compare_text(text)
     # made first: a Stop pressed from here on (while the file is read) stops this run
     report = _reporter(progress, session, f"{source}: encoding with every vocabulary")
     text, data = _across_input(text, paths)
@@ -210,7 +219,7 @@ def across_methods(
     paths, session = _paths(file), _session(state)
     options = _methods_options(methods, dropout, seed)
     with _job(session, "across", "A comparison across vocabularies or methods"):
-        source = paths[0].name if paths else "the Compare text"
+        source = paths[0].name if paths else _compare_text(text)
         tok = get_tokenizer(vocab, session)
         report = _reporter(progress, session, f"{source} with {tok.name}: encoding with every method")
         text, data = _across_input(text, paths)
