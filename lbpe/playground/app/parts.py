@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -190,13 +190,15 @@ def long_job(
     others: tuple = (),
     queue: str | None = None,
     kept: Any = None,
+    ran: tuple[Any, str] | None = None,
 ) -> None:
     """A button that runs a long view (progress over ``status``), disabled while it runs with
     the ``others`` of its view that write the same outputs: one run per view at a time. On the
     server ``LBPE_APP_JOBS`` run at once per ``queue`` (default ``api_name``), one per session
     (the handler refuses a second). A failure says why in ``status`` (and, while ``kept`` holds a
     value, that the results shown are an earlier run's: :func:`says_why`) and enables the
-    buttons again."""
+    buttons again. ``ran`` (a hidden box, a value): a run that ends well puts the value there
+    (the axis it ran on, :meth:`Axis.wire`)."""
     buttons = [button, *others]
     job = button.click(
         functools.partial(interactive, False, len(buttons)), None, buttons, queue=False, api_visibility="private"
@@ -210,6 +212,9 @@ def long_job(
         show_progress_on=status,
     )
     job.then(functools.partial(interactive, True, len(buttons)), None, buttons, queue=False, api_visibility="private")
+    if ran is not None:
+        box, value = ran
+        job.success(None, None, box, js=f"() => {json.dumps(value)}", queue=False, api_visibility="private")
     says_why(job, fn, state, status, *buttons, kept=kept)
 
 
@@ -229,9 +234,12 @@ class Axis:
         """What a link carries: the choice, the methods, the rate and the seed."""
         return [self.choice, self.methods, self.dropout, self.seed]
 
-    def wire(self, vocabularies: list, methods: list) -> None:
+    def wire(self, vocabularies: list, methods: list, *, shared: Sequence[Any] = (), ran: Any = None) -> None:
         """Show ``vocabularies`` (components) on the vocabularies axis, ``methods`` and the
-        options on the methods axis (:func:`lbpe.playground.app.handlers.axis_controls`)."""
+        options on the methods axis (:func:`lbpe.playground.app.handlers.axis_controls`).
+        ``shared``: what either axis's runs fill (the chart, the files), shown on the axis whose
+        run made them (``ran``, the hidden box :func:`long_job` sets), so on the other axis they
+        never pass for its results; before any run, on both."""
         shown = [*vocabularies, self.options, *methods]
 
         def show(axis: str) -> list:
@@ -248,6 +256,15 @@ class Axis:
             show_progress="hidden",
             show_progress_on=self.choice,
         )
+        if ran is None or not shared:
+            return
+        # in the page: the axis and the last run's axis are both there, nothing to ask the server
+        visible = (
+            "(axis, made) => { const on = !made || made === axis; "
+            f"return Array({len(shared)}).fill({{ visible: on, __type__: 'update' }}); }}"
+        )
+        for event in (self.choice.change, ran.change):
+            event(None, [self.choice, ran], list(shared), js=visible, queue=False, api_visibility="private")
 
 
 def axis_picker(view: str) -> Axis:

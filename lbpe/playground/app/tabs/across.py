@@ -73,7 +73,14 @@ def build(shared: Shared) -> tuple[Any, Axis]:
         with gr.Row():
             across_json = gr.File(label="across.json", interactive=False, elem_id="across-json")
             across_csv = gr.File(label="across.csv", interactive=False, elem_id="across-csv")
-    axis.wire([vocab_buttons, vocab_results], [methods_buttons, methods_results])
+        # the axis the chart and files above were made on (set as a run ends well)
+        ran = gr.Textbox("", elem_id="across-ran", elem_classes="lbpe-hidden", container=False)
+    axis.wire(
+        [vocab_buttons, vocab_results],
+        [methods_buttons, methods_results],
+        shared=[across_plot, across_json, across_csv],
+        ran=ran,
+    )
     across_outputs = [across_table, across_plot, across_json, across_csv, across_status, across_file]
     long_job(
         across_btn,
@@ -85,6 +92,7 @@ def build(shared: Shared) -> tuple[Any, Axis]:
         state,
         kept=across_json,
         others=(methods_btn,),
+        ran=(ran, "vocabularies"),
     )
     long_job(
         methods_btn,
@@ -97,6 +105,7 @@ def build(shared: Shared) -> tuple[Any, Axis]:
         kept=across_json,
         others=(across_btn,),
         queue="across_vocabularies",  # one queue: both fill the same plot and files
+        ran=(ran, "methods"),
     )
     across_stop.click(stop, state, None, api_name="stop_across", queue=False)
     return tab, axis

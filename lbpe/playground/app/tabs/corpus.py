@@ -98,21 +98,46 @@ def build(shared: Shared) -> tuple[Any, Axis]:
         with gr.Row():
             corpus_json = gr.File(label="statistics.json", interactive=False, elem_id="corpus-json")
             corpus_csv = gr.File(label="statistics.csv", interactive=False, elem_id="corpus-csv")
-    axis.wire([vocab_buttons, corpus_table, corpus_frequency], [methods_buttons, methods_results])
+        # the axis the chart and files above were made on (set as a run ends well)
+        ran = gr.Textbox("", elem_id="corpus-ran", elem_classes="lbpe-hidden", container=False)
+    axis.wire(
+        [vocab_buttons, corpus_table, corpus_frequency],
+        [methods_buttons, methods_results],
+        shared=[corpus_plot, corpus_json, corpus_csv],
+        ran=ran,
+    )
     corpus_outputs = [corpus_table, corpus_plot, corpus_frequency, corpus_json, corpus_csv, corpus_status]
     methods_outputs = [methods_table, *corpus_outputs[1:]]
     options = [axis.methods, axis.dropout, axis.seed]
     buttons = (corpus_btn, sample_btn, methods_btn, methods_sample_btn)
     # one corpus run at a time: every button waits while one runs (they fill one plot and files)
-    for button, fn, inputs, outputs, api_name in (
-        (corpus_btn, corpus, [corpus_file, vocab, state], corpus_outputs, "corpus_stats"),
-        (sample_btn, corpus_sample, [vocab, state], corpus_outputs, "corpus_sample"),
-        (methods_btn, corpus_methods, [corpus_file, vocab, state, *options], methods_outputs, "corpus_methods"),
-        (methods_sample_btn, corpus_sample_methods, [vocab, state, *options], methods_outputs, "corpus_sample_methods"),
+    with_file, with_sample = [corpus_file, vocab, state], [vocab, state]
+    for button, fn, inputs, outputs, api_name, on in (
+        (corpus_btn, corpus, with_file, corpus_outputs, "corpus_stats", "vocabularies"),
+        (sample_btn, corpus_sample, with_sample, corpus_outputs, "corpus_sample", "vocabularies"),
+        (methods_btn, corpus_methods, [*with_file, *options], methods_outputs, "corpus_methods", "methods"),
+        (
+            methods_sample_btn,
+            corpus_sample_methods,
+            [*with_sample, *options],
+            methods_outputs,
+            "corpus_sample_methods",
+            "methods",
+        ),
     ):
         others = tuple(b for b in buttons if b is not button)
         long_job(
-            button, fn, inputs, outputs, api_name, corpus_status, state, others=others, queue="corpus", kept=corpus_json
+            button,
+            fn,
+            inputs,
+            outputs,
+            api_name,
+            corpus_status,
+            state,
+            others=others,
+            queue="corpus",
+            kept=corpus_json,
+            ran=(ran, on),
         )
     # Stop asks the running job to end at its next progress step; it then says where it stopped
     corpus_stop.click(stop, state, None, api_name="stop_corpus", queue=False)
