@@ -94,6 +94,12 @@ def test_across_on_the_methods_axis_counts_each_methods_tokens(page, app_server)
     page.screenshot(path=str(SCREENS / "app_across_methods.png"), full_page=True)
 
 
+def all_shown(page, boxes, shown: bool) -> None:
+    """Wait until every one of ``boxes`` (selectors) is shown, or every one hidden."""
+    for box in boxes:
+        (expect(page.locator(box)).to_be_visible if shown else expect(page.locator(box)).to_be_hidden)()
+
+
 def test_an_axis_shows_only_its_own_runs_chart_and_files(page, app_server):
     """The chart and the files below the tables are the last run's: on the other axis they
     would pass for its results under its empty table. They show on the axis that made them,
@@ -104,44 +110,35 @@ def test_an_axis_shows_only_its_own_runs_chart_and_files(page, app_server):
     page.locator("#across-run").click()
     expect(page.locator("#across-status")).to_contain_text("vocabularies:", timeout=TIMEOUT_MS)
     shared = ("#across-plot", "#across-json", "#across-csv")
-    for box in shared:
-        expect(page.locator(box)).to_be_visible()
+    all_shown(page, shared, True)
     methods = page.locator("#across-axis").get_by_label("methods (one vocabulary, every method)")
     vocabularies = page.locator("#across-axis").get_by_label("vocabularies", exact=True)
     methods.check()
     expect(page.locator("#across-methods-run")).to_be_visible()
-    for box in shared:
-        expect(page.locator(box)).to_be_hidden()
+    all_shown(page, shared, False)
     vocabularies.check()
-    for box in shared:
-        expect(page.locator(box)).to_be_visible()
+    all_shown(page, shared, True)
     expect(page.locator("#across-plot")).to_contain_text("per vocabulary")
     methods.check()
     page.locator("#across-methods-run").click()
     expect(page.locator("#across-status")).to_contain_text("methods", timeout=TIMEOUT_MS)
-    for box in shared:
-        expect(page.locator(box)).to_be_visible()
+    all_shown(page, shared, True)
     expect(page.locator("#across-plot")).to_contain_text("Each method vs BPE")
     vocabularies.check()
-    for box in shared:
-        expect(page.locator(box)).to_be_hidden()
+    all_shown(page, shared, False)
     # the Corpus view alike, on its sample corpus
     open_tab(page, "Corpus")
     page.locator("#corpus-sample").click()
     expect(page.locator("#corpus-status")).to_contain_text("bytes with", timeout=TIMEOUT_MS)
     shared = ("#corpus-plot", "#corpus-json", "#corpus-csv")
-    for box in shared:
-        expect(page.locator(box)).to_be_visible()
+    all_shown(page, shared, True)
     page.locator("#corpus-axis").get_by_label("methods (one vocabulary, every method)").check()
-    for box in shared:
-        expect(page.locator(box)).to_be_hidden()
+    all_shown(page, shared, False)
     page.locator("#corpus-methods-sample").click()
     expect(page.locator("#corpus-status")).to_contain_text("methods", timeout=TIMEOUT_MS)
-    for box in shared:
-        expect(page.locator(box)).to_be_visible()
+    all_shown(page, shared, True)
     page.locator("#corpus-axis").get_by_label("vocabularies", exact=True).check()
-    for box in shared:
-        expect(page.locator(box)).to_be_hidden()
+    all_shown(page, shared, False)
 
 
 def test_a_link_opens_the_methods_axis(page, app_server):

@@ -147,19 +147,26 @@ def naive_agreement(tok, text: str) -> tuple[int, int, int, int, int]:
     return len(words), identical, len(ends["bpe"]), len(ends["lbpe"]), common
 
 
-@pytest.mark.parametrize("name", ["cl100k_base", "lbpe-32k", "gpt2"])
-def test_agreement_equals_a_naive_count_on_both_paths(name):
+def agreements_on_both_paths(tok, text: str) -> list:
+    """The agreement of ``text``'s two encodings with numpy, then with the standard library."""
     from lbpe.analysis import counting, stats
 
+    out = []
+    for override in ([], [None]):
+        counting._numpy_override[:] = override
+        try:
+            out.append(stats.text_stats_both(tok, text)["lbpe"].agreement)
+        finally:
+            counting._numpy_override[:] = []
+    return out
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "lbpe-32k", "gpt2"])
+def test_agreement_equals_a_naive_count_on_both_paths(name):
     tok = load_preset(name)
     text = "".join(ch for ch in english_text(120_000)[:120_000] if ch.isascii())
     expected = naive_agreement(tok, text)
-    for override in ([], [None]):  # numpy, then the standard library
-        counting._numpy_override[:] = override
-        try:
-            a = stats.text_stats_both(tok, text)["lbpe"].agreement
-        finally:
-            counting._numpy_override[:] = []
+    for a in agreements_on_both_paths(tok, text):
         assert (a.words, a.identical_words, a.bpe_boundaries, a.lbpe_boundaries, a.common_boundaries) == expected
     assert 0.5 < a.word_agreement < 1  # they differ somewhere, not everywhere
 
@@ -172,7 +179,7 @@ def test_agreement_splits_words_where_the_words_row_does(name):
     import re
     from itertools import accumulate
 
-    from lbpe.analysis import counting, stats
+    from lbpe.analysis import counting
 
     tok = load_preset(name)
     spaces = [chr(c) for c in range(0x110000) if chr(c).isspace()]
@@ -190,12 +197,7 @@ def test_agreement_splits_words_where_the_words_row_does(name):
     assert len(spans) == len(text.split()) == counting.count_words(text)
     identical = sum(1 for s, e in spans if not any(s < x < e for x in one_side))
     expected = (len(spans), identical, len(b), len(ln), len(b & ln))
-    for override in ([], [None]):  # numpy, then the standard library
-        counting._numpy_override[:] = override
-        try:
-            a = stats.text_stats_both(tok, text)["lbpe"].agreement
-        finally:
-            counting._numpy_override[:] = []
+    for a in agreements_on_both_paths(tok, text):
         assert (a.words, a.identical_words, a.bpe_boundaries, a.lbpe_boundaries, a.common_boundaries) == expected
 
 
