@@ -57,6 +57,7 @@ from lbpe.analysis.trace import (
 from lbpe.errors import LbpeError
 from lbpe.model.lbpe import NOT_A_TOKEN
 from lbpe.tokenizer import Tokenizer, replace_surrogates
+from lbpe.tokenizer.keys import key_groups
 
 __all__ = [
     "MAX_EXPLAIN_CHARS",
@@ -311,10 +312,10 @@ def _trace_piece(tok: Tokenizer, piece: str, *, part: bool = False, before: str 
         piece=piece,
         units=[show_key(units[i : i + 1]) for i in range(len(units))],
         bpe=merges,
-        bpe_tokens=[show_key(k) for k in bpe_keys],
+        bpe_tokens=_shown_tokens(tok, bpe_keys),
         bpe_ids=tok._key_ids(bpe_keys),
         lbpe=placements,
-        lbpe_tokens=[show_key(k) for k in lbpe_keys],
+        lbpe_tokens=_shown_tokens(tok, lbpe_keys),
         lbpe_ids=tok._key_ids(lbpe_keys),
         whole=whole,
         scaffold=scaffold,
@@ -324,6 +325,23 @@ def _trace_piece(tok: Tokenizer, piece: str, *, part: bool = False, before: str 
     if trace.differs:
         trace.why = _why(trace, raw, bpe_keys, lbpe_keys, "rank" if vocab.merges is None else "merge")
     return trace
+
+
+def _shown_tokens(tok: Tokenizer, keys: Sequence) -> list[str]:
+    """The token of each id the keys encode to, as shown: a character without a token of its own
+    shows the tokens it falls back to (its bytes as ``<F0>``, or the unknown token's name), so the
+    tokens line up with the ids."""
+    vocab = tok.vocab
+    if vocab.unit == "byte":
+        return [show_key(k) for k in keys]
+    table = vocab.model_tokens
+    out = []
+    for key, ids in zip(keys, key_groups(vocab, keys)):
+        if key in table:
+            out.append(show_key(key))
+        else:
+            out += [show_key(vocab.token_bytes(i)) for i in ids]
+    return out
 
 
 def _spans(keys: Sequence) -> list[tuple[int, int]]:

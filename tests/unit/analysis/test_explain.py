@@ -397,3 +397,23 @@ def test_why_says_bpe_never_makes_only_tokens_it_never_makes(text):
                 assert "never" not in said[0], said
             elif said:
                 assert said[0].startswith(f'BPE never makes "{name}"'), said
+
+
+@pytest.mark.parametrize("mode", ["bpe", "lbpe"])
+def test_a_character_without_a_token_shows_its_fallback_tokens(mode):
+    """Mistral's SentencePiece model has no token for "🤖": it takes four byte-fallback ids, and
+    explain shows four tokens beside them, one a byte, as SentencePiece names them."""
+    import sentencepiece
+
+    path = data_file("sentencepiece/mistral_tokenizer.model.v1")
+    sp = sentencepiece.SentencePieceProcessor(model_file=str(path))
+    ex = explain(lbpe.load(path), "🤖x")
+    [piece] = ex.pieces
+    tokens, ids = getattr(piece, f"{mode}_tokens"), getattr(piece, f"{mode}_ids")
+    assert ids == sp.encode("🤖x")
+    assert tokens == ["▁", "<F0>", "<9F>", "<A4>", "<96>", "x"]
+    assert [sp.id_to_piece(i) for i in ids] == ["▁", "<0xF0>", "<0x9F>", "<0xA4>", "<0x96>", "x"]
+    shown = explain_text(ex)
+    assert f"tokens: {'|'.join(tokens)}   ids {ids}" in shown
+    [data] = ex.to_json()["pieces"]
+    assert len(data[mode]["tokens"]) == len(data[mode]["ids"]) == 6
