@@ -223,7 +223,11 @@ def _parse(
     # the formats that carry their own pipeline: the parser builds the Tokenizer
     if fmt == "hf":
         if pattern is not None:
-            raise VocabFormatError(str(file), "a tokenizer.json carries its own pre-tokenizer; do not pass pattern=")
+            raise VocabFormatError(
+                str(file),
+                "a tokenizer.json carries its own pre-tokenizer; do not pass pattern= "
+                "(on the command line, leave out --pattern)",
+            )
         from lbpe.formats.hf import parse_hf_tokenizer
 
         return parse_hf_tokenizer(
@@ -232,7 +236,9 @@ def _parse(
     if fmt == "sentencepiece":
         if pattern is not None:
             raise VocabFormatError(
-                str(file), "a SentencePiece model carries its own normalisation; do not pass pattern="
+                str(file),
+                "a SentencePiece model carries its own normalisation; do not pass pattern= "
+                "(on the command line, leave out --pattern)",
             )
         from lbpe.formats.sentencepiece import parse_sentencepiece_tokenizer
 

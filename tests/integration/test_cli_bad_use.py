@@ -407,3 +407,15 @@ def test_a_text_where_a_file_goes_and_a_utf16_file_say_what_to_do(tmp_path, comm
     utf16.write_bytes("hello".encode("utf-16"))  # a byte-order mark first
     told = one_line_error(run_cli(command, "--vocab", "gpt2", *mode, str(utf16)), command)
     assert "notes.txt: UTF-16 text, not UTF-8" in told and "iconv -f UTF-16 -t UTF-8" in told, told
+
+
+@pytest.mark.parametrize("vocab", ["hf/llama3/tokenizer.json", "sentencepiece/mistral_tokenizer.model.v1"])
+def test_a_pattern_for_a_file_with_its_own_pipeline_names_the_flag(small_text, vocab):
+    """The refusal names the command line's --pattern, not the library's pattern=."""
+    from tests.support.data import data_file
+
+    result = run_cli(
+        "encode", "--mode", "bpe", "--vocab", str(data_file(vocab)), "--pattern", "gpt2", str(small_text), timeout=120
+    )
+    said = one_line_error(result, "encode")
+    assert "leave out --pattern" in said, said
