@@ -138,8 +138,16 @@ def train_view(
     )
     from lbpe.corpus.documents import input_kind
 
-    stored = any(input_kind(p) != "text" for p in paths)  # sized on disk, framing and compression too
-    counted = "of files as stored (JSON lines and Parquet with their framing)" if stored else "of text"
+    # JSON lines and Parquet are counted with their framing: on disk, or once unpacked for .gz
+    framed = any(input_kind(p) != "text" for p in paths)
+    packed = any(p.name.lower().endswith(".gz") for p in paths)
+    counted = (
+        "of text"
+        if not framed
+        else "of files (JSON lines and Parquet with their framing, .gz files unpacked)"
+        if packed
+        else "of files as stored (JSON lines and Parquet with their framing)"
+    )
     return {
         "vocab": vocab,
         "tokens": made,

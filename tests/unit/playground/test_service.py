@@ -443,6 +443,13 @@ def test_train_view_checks_first_then_trains_as_the_library(tmp_path):
     lines.write_text("".join(json.dumps({"text": p, "id": 1}) + "\n" for p in text.split("\n\n")), "utf-8")
     said = train_view([lines], vocab_size=400, unit="byte")["message"]
     assert f"from {lines.stat().st_size:,} bytes of files as stored (JSON lines and Parquet with their framing)" in said
+    # ... and a packed one's is its size once unpacked, not as stored
+    packed_lines = tmp_path / "t.jsonl.gz"
+    packed_lines.write_bytes(gzip.compress(lines.read_bytes()))
+    said = train_view([packed_lines], vocab_size=400, unit="byte")["message"]
+    unpacked = lines.stat().st_size
+    assert packed_lines.stat().st_size != unpacked
+    assert f"from {unpacked:,} bytes of files (JSON lines and Parquet with their framing, .gz files unpacked)" in said
     # a size the corpus cannot reach is said (SentencePiece refuses it; lbpe stops when no pair is left)
     path.write_text("ab ab ab", "utf-8")
     tiny = train_view([path], vocab_size=100_000, unit="byte")
