@@ -91,7 +91,13 @@ def parse_hf_tokenizer(data: bytes, *, source: str, name: str = "", leave_to_tra
     ``rstrip``, ``single_word``, or ``normalized`` in a file with a normaliser) instead of
     refusing the file, for a caller that matches those itself before lbpe sees the text
     (transformers, in :class:`lbpe.hf.LBPETokenizer`)."""
-    spec = load_json(data, source=source)
+    return parse_hf_spec(
+        load_json(data, source=source), source=source, name=name, leave_to_transformers=leave_to_transformers
+    )
+
+
+def parse_hf_spec(spec: Any, *, source: str, name: str = "", leave_to_transformers: bool = False) -> Tokenizer:
+    """:func:`parse_hf_tokenizer` of a ``tokenizer.json`` already read as JSON."""
     if isinstance(spec, dict) and _component_depth(spec) > MAX_COMPONENT_DEPTH:
         raise VocabFormatError(source, "components nested too deeply (Sequence inside Sequence ...)")
     try:

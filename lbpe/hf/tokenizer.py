@@ -169,7 +169,7 @@ class LBPETokenizer:
                 source = folder / named
                 tok = load(source, pattern=recorded.get(PATTERN_KEY), special_tokens=recorded.get(SPECIALS_KEY))
             elif not file.name.endswith(".gz"):
-                tok = _own_tokenizer(file)
+                tok = _own_tokenizer(file, hf.backend_tokenizer)
         else:  # a rank file, GPT-2's files or a SentencePiece model: the same pipeline as tokenizer.json
             tok = load(file, pattern=pattern, special_tokens=special_tokens)
             backend = Backend.from_str(json.dumps(tokenizer_json_of(tok)))
@@ -187,16 +187,39 @@ class LBPETokenizer:
         return hf
 
 
-def _own_tokenizer(file: Path) -> Tokenizer:
-    """lbpe's tokenizer of the model's tokenizer.json. Added tokens with ``lstrip``, ``rstrip``
-    or ``single_word``, or matched in the normalised text (which :func:`lbpe.load` refuses),
-    are left to transformers, which matches them before lbpe sees the text, as for such a
-    token added in memory."""
-    from lbpe.formats.hf import parse_hf_tokenizer
+def _own_tokenizer(file: Path, backend: Any) -> Tokenizer:
+    """lbpe's tokenizer of the model's tokenizer.json, with the pipeline transformers runs
+    (``backend``'s, where its class builds one of its own). Added tokens with ``lstrip``,
+    ``rstrip`` or ``single_word``, or matched in the normalised text (which :func:`lbpe.load`
+    refuses), are left to transformers, which matches them before lbpe sees the text, as for
+    such a token added in memory."""
+    from lbpe.formats._json import load_json
+    from lbpe.formats.hf import parse_hf_spec
     from lbpe.load import FORMATS, read_limited
 
-    data = read_limited(file, expected=FORMATS["hf"])
-    return parse_hf_tokenizer(data, source=str(file), name=file.parent.name or file.stem, leave_to_transformers=True)
+    spec = load_json(read_limited(file, expected=FORMATS["hf"]), source=str(file))
+    if _rebuilt(backend, spec):
+        spec = load_json(backend.to_str().encode("utf-8"), source=str(file))
+    return parse_hf_spec(spec, source=str(file), name=file.parent.name or file.stem, leave_to_transformers=True)
+
+
+#: The model's settings that change how a text is encoded, besides its tokens and merges.
+_MODEL_SETTINGS = ("unk_token", "byte_fallback", "fuse_unk", "continuing_subword_prefix", "end_of_word_suffix")
+
+
+def _rebuilt(backend: Any, written: Any) -> bool:
+    """Whether transformers runs another pipeline than the file's (``written``, as read): some
+    classes build their own (transformers 5's LlamaTokenizer, given Mistral-7B's file, a
+    Metaspace pre-tokenizer in place of its Prepend normaliser)."""
+    if not isinstance(written, dict):
+        return False  # the parser says what is wrong with the file
+    for part in ("normalizer", "pre_tokenizer"):
+        component = getattr(backend, part)
+        if (None if component is None else json.loads(component.__getstate__())) != written.get(part):
+            return True
+    model = written.get("model")
+    model = model if isinstance(model, dict) else {}
+    return any(getattr(backend.model, key, None) != model.get(key) for key in _MODEL_SETTINGS)
 
 
 #: The modes an LBPE tokenizer encodes with: every inference method but BPE-dropout, whose

@@ -710,3 +710,28 @@ def test_the_readmes_transformers_example_runs_as_printed(tmp_path):
         [sys.executable, "-c", example + check], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
     )
     assert result.returncode == 0, result.stderr[-3000:]
+
+
+@pytest.mark.slow(reason="transformers over real text")
+def test_a_class_whose_pipeline_transformers_rebuilds_is_encoded_with_that_pipeline(tmp_path, texts):
+    """Mistral-7B's folder names LlamaTokenizer, for which transformers 5 builds its own pipeline
+    (a Metaspace pre-tokenizer, no Prepend normaliser) instead of the file's: every path encodes
+    with the pipeline transformers runs, as the model's own tokenizer does."""
+    folder = tmp_path / "mistral"
+    folder.mkdir()
+    (folder / "tokenizer.json").write_bytes(data_file("hf/mistral_v0.1/tokenizer.json").read_bytes())
+    config = {"tokenizer_class": "LlamaTokenizer", "bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>"}
+    (folder / "tokenizer_config.json").write_text(json.dumps({**config, "add_bos_token": True, "legacy": True}))
+    own = AutoTokenizer.from_pretrained(str(folder))
+    tok = LBPETokenizer.from_pretrained(str(folder), mode="lbpe")
+    # texts whose BPE and LBPE splits agree: the ids are the model's own
+    shown = {" ": ["<s>", "▁"], "  two": ["<s>", "▁", "▁two"], "Hi</s> ok": ["<s>", "▁Hi", "</s>", "▁ok"]}
+    for text, tokens in shown.items():
+        assert own.convert_ids_to_tokens(own(text)["input_ids"]) == tokens  # transformers' own pipeline
+        for options in ({}, {"return_offsets_mapping": True}):
+            assert tok.convert_ids_to_tokens(tok(text, **options)["input_ids"]) == tokens, (text, options)
+    sample = texts[::50]
+    assert tok(sample)["input_ids"] == tok(sample, return_offsets_mapping=True)["input_ids"]
+    assert tok.decode(tok("Hi</s> ok")["input_ids"], skip_special_tokens=True) == own.decode(
+        own("Hi</s> ok")["input_ids"], skip_special_tokens=True
+    )
