@@ -735,3 +735,16 @@ def test_a_class_whose_pipeline_transformers_rebuilds_is_encoded_with_that_pipel
     assert tok.decode(tok("Hi</s> ok")["input_ids"], skip_special_tokens=True) == own.decode(
         own("Hi</s> ok")["input_ids"], skip_special_tokens=True
     )
+
+
+@pytest.mark.slow(reason="transformers")
+def test_a_saved_folder_loaded_by_a_class_named_outright_is_classic_bpe(tmp_path, texts):
+    """What the README says of a saved folder read with a transformers class by name: the
+    model's own files, so classic BPE (only AutoTokenizer reads the LBPE class)."""
+    folder = str(data_file("hf/llama3/tokenizer.json").parent)
+    tok = LBPETokenizer.from_pretrained(folder, mode="lbpe")
+    tok.save_pretrained(tmp_path / "saved")
+    plain = PreTrainedTokenizerFast.from_pretrained(str(tmp_path / "saved"))
+    sample = texts[::200]
+    own = AutoTokenizer.from_pretrained(folder)(sample)["input_ids"]
+    assert plain(sample)["input_ids"] == own != tok(sample)["input_ids"]
