@@ -13,7 +13,7 @@ from lbpe.hf.fast import encode_fast
 from lbpe.hf.full import encode_full
 from lbpe.hf.saving import record_folder
 from lbpe.hf.state import HOME, _State
-from lbpe.tokenizer import Method, Tokenizer
+from lbpe.tokenizer import METHODS, Method, Tokenizer
 
 _T = TypeVar("_T")
 
@@ -41,10 +41,29 @@ def _subclass(base: type[_T]) -> type[_T]:
     return found
 
 
+#: The modes an LBPE tokenizer encodes with: every inference method but BPE-dropout, whose
+#: draws would change from call to call (``datasets`` caches and fingerprints would be wrong).
+HF_MODES = tuple(m for m in METHODS if m != "dropout")
+
+
+def _mode_list() -> str:
+    return ", ".join(repr(m) for m in HF_MODES)
+
+
+def _check_mode(mode: object) -> None:
+    if mode == "dropout":
+        raise LbpeError(
+            "LBPETokenizer encodes the same text the same way every time, and BPE-dropout draws afresh "
+            "on each call: use lbpe.Tokenizer.encode(text, mode='dropout', dropout=..., seed=...) for "
+            f"training-time dropout, or one of {_mode_list()} here"
+        )
+    if mode not in HF_MODES:
+        raise LbpeError(f"mode must be one of {_mode_list()}, not {mode!r}")
+
+
 class _LBPEMixin:
     """What a wrapped tokenizer adds: the mode, LBPE's encoding, saving a folder that loads back."""
 
-    lbpe_mode: Method = "bpe"
     _lbpe: _State
     _lbpe_base: Any  # the model's own transformers class
     _tokenizer: Any  # the tokenizers.Tokenizer inside (an attribute of the transformers class)
@@ -52,6 +71,17 @@ class _LBPEMixin:
     def _lbpe_setup(self, tok: Tokenizer, mode: Method, source: Path | None) -> None:
         self._lbpe = _State(tok, source)
         self.lbpe_mode = mode
+
+    @property
+    def lbpe_mode(self) -> Method:
+        """The inference method the tokenizer encodes with; set it to any of :data:`HF_MODES`
+        (another value is refused when set)."""
+        return self.__dict__.get("lbpe_mode", "bpe")
+
+    @lbpe_mode.setter
+    def lbpe_mode(self, mode: Method) -> None:
+        _check_mode(mode)
+        self.__dict__["lbpe_mode"] = mode  # where pickles and datasets' fingerprints find it
 
     # ---- encoding ----
 

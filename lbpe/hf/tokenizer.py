@@ -15,11 +15,11 @@ from typing import Any
 
 from lbpe.errors import LbpeError, VocabFormatError
 from lbpe.formats.hf_write import tokenizer_json_of
-from lbpe.hf.mixin import _subclass
+from lbpe.hf.mixin import HF_MODES, _check_mode, _mode_list, _subclass
 from lbpe.hf.saving import BASE_KEY, CLASS_NAME, MODE_KEY, PATTERN_KEY, SOURCE_KEY, SPECIALS_KEY
 from lbpe.hf.state import HOME
 from lbpe.load import detect_format, load
-from lbpe.tokenizer import METHODS, Tokenizer
+from lbpe.tokenizer import Tokenizer
 
 
 def _source(path: str | os.PathLike[str]) -> tuple[str, Path]:
@@ -220,26 +220,6 @@ def _rebuilt(backend: Any, written: Any) -> bool:
     model = written.get("model")
     model = model if isinstance(model, dict) else {}
     return any(getattr(backend.model, key, None) != model.get(key) for key in _MODEL_SETTINGS)
-
-
-#: The modes an LBPE tokenizer encodes with: every inference method but BPE-dropout, whose
-#: draws would change from call to call (``datasets`` caches and fingerprints would be wrong).
-HF_MODES = tuple(m for m in METHODS if m != "dropout")
-
-
-def _mode_list() -> str:
-    return ", ".join(repr(m) for m in HF_MODES)
-
-
-def _check_mode(mode: object) -> None:
-    if mode == "dropout":
-        raise LbpeError(
-            "LBPETokenizer encodes the same text the same way every time, and BPE-dropout draws afresh "
-            "on each call: use lbpe.Tokenizer.encode(text, mode='dropout', dropout=..., seed=...) for "
-            f"training-time dropout, or one of {_mode_list()} here"
-        )
-    if mode not in HF_MODES:
-        raise LbpeError(f"mode must be one of {_mode_list()}, not {mode!r}")
 
 
 def _saved(path: str | os.PathLike[str]) -> tuple[str, Path] | None:

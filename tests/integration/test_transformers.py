@@ -748,3 +748,20 @@ def test_a_saved_folder_loaded_by_a_class_named_outright_is_classic_bpe(tmp_path
     sample = texts[::200]
     own = AutoTokenizer.from_pretrained(folder)(sample)["input_ids"]
     assert plain(sample)["input_ids"] == own != tok(sample)["input_ids"]
+
+
+@pytest.mark.slow(reason="transformers")
+def test_a_mode_set_on_the_tokenizer_is_checked_when_set(tmp_path):
+    """lbpe_mode is checked as from_pretrained(mode=) checks it, when it is set: a bad value is
+    refused there, with the modes it takes, and never encoded with or saved."""
+    tok = LBPETokenizer.from_pretrained(str(data_file("hf/llama3/tokenizer.json").parent), mode="lbpe")
+    for bad, said in (("nonsense", "mode must be one of 'bpe', 'lbpe'"), ("dropout", "BPE-dropout draws afresh")):
+        with pytest.raises(lbpe.LbpeError, match=said):
+            tok.lbpe_mode = bad
+        assert tok.lbpe_mode == "lbpe"
+    tok.lbpe_mode = "longest-prefix"
+    assert tok("hello world", add_special_tokens=False)["input_ids"] == lbpe.load(
+        data_file("hf/llama3/tokenizer.json")
+    ).encode("hello world", mode="longest-prefix")
+    tok.save_pretrained(tmp_path / "saved")
+    assert LBPETokenizer.from_pretrained(str(tmp_path / "saved")).lbpe_mode == "longest-prefix"
