@@ -17,6 +17,7 @@ const FILE_VOCAB = "__file__";
 // The opening text is the first of lbpe.playground.examples (the Gradio app opens on it too); it arrives
 // with Python, so the text box stays empty (and disabled) until then.
 let EXAMPLES = [];
+let OPENING = null; // the example a new page opens on (its vocabulary is the default one)
 
 const ui = {
   status: $("#status"),
@@ -208,6 +209,14 @@ function clip(text, most) {
   return chars.length > most ? `${chars.slice(0, most).join("")}…` : text;
 }
 
+/** The Explain box of a link that leaves it out, as a new page has it: the opening example's
+ * span, where it stands when ``text`` is the opening text. */
+function openingExplain(text) {
+  if (!OPENING) return { explain: "", explainAt: "" };
+  const at = text === OPENING.text ? String(OPENING.text.indexOf(OPENING.explain)) : "";
+  return { explain: OPENING.explain, explainAt: at };
+}
+
 function readFragment() {
   const params = new URLSearchParams(location.hash.slice(1));
   const out = {};
@@ -265,7 +274,7 @@ function fragment() {
       if (state.axisSeed !== "") params.set("mseed", state.axisSeed);
     }
   }
-  if (state.explain) params.set("x", state.explain);
+  params.set("x", state.explain); // an empty box too (a link without x opens on the default span)
   const at = state.explainAt === "" ? -1 : Number(state.explainAt);
   if (state.explain && at >= 0 && state.text.slice(at, at + state.explain.length) === state.explain) {
     params.set("xa", state.explainAt);
@@ -1274,6 +1283,7 @@ function wire(presets) {
     const fileWanted = next.preset === FILE_VOCAB && fileVocab !== null && state.preset !== FILE_VOCAB;
     const shown = state.preset;
     if ("text" in next) dropFileNote();
+    if (!("explain" in next)) Object.assign(next, openingExplain("text" in next ? next.text : state.text));
     Object.assign(state, LINK_DEFAULTS, next); // what the link leaves out is as on a new page
     if (fileWanted) state.preset = shown; // the file, once it has loaded again
     const axisBefore = state.axis;
@@ -1375,12 +1385,9 @@ async function main() {
     delete linked.linkedTextChars;
   }
   const { pairError, axisError } = await linkOptions(linked);
-  const opening = EXAMPLES.find((e) => e.vocabulary === boot.site.default_preset) || EXAMPLES[0];
-  if (!("text" in linked) && opening) state.text = opening.text;
-  if (!("explain" in linked) && opening) {
-    state.explain = opening.explain;
-    state.explainAt = state.text === opening.text ? String(opening.text.indexOf(opening.explain)) : "";
-  }
+  OPENING = EXAMPLES.find((e) => e.vocabulary === boot.site.default_preset) || EXAMPLES[0] || null;
+  if (!("text" in linked) && OPENING) state.text = OPENING.text;
+  if (!("explain" in linked)) Object.assign(state, openingExplain(state.text));
   applyState();
   $("#explain-text").value = state.explain;
   state.preset = boot.site.default_preset;

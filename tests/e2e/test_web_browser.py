@@ -1049,6 +1049,37 @@ def test_a_link_pasted_into_an_open_page_means_what_it_means_in_a_new_one(sessio
     assert "v=cl100k_base" in page.url  # the link the page makes names what it shows
 
 
+def test_a_link_made_with_the_explain_box_emptied_opens_it_empty(browser, server):
+    """Emptied by hand, the Explain box goes in the link as x= and a page opened on the link
+    shows it empty (the link left x out, and the page opened on the default span); a link
+    without x, pasted into an open page, gives the span a new page gives."""
+    s = Session(browser, server.url, step_ms=SESSION_STEP_MS)
+    page = s.page
+    s.context.set_default_timeout(STEP_MS)
+    open_page(page, f"{server.url}#v=cl100k_base&t=Some%20other%20text%20entirely.")
+    wait_rendered(page, "Some other text entirely.", "cl100k_base")
+    page.fill("#explain-text", "")
+    page.wait_for_function("() => /(^#|&)x=(&|$)/.test(location.hash)", timeout=STEP_MS)
+    url = page.url
+    other = s.context.new_page()
+    open_page(other, url)
+    wait_rendered(other, "Some other text entirely.", "cl100k_base")
+    other.wait_for_timeout(1000)
+    assert other.input_value("#explain-text") == "" and " Capitals" not in other.url, other.url
+    fresh = s.context.new_page()  # what a new page opened on a link without x explains
+    open_page(fresh, f"{server.url}#v=cl100k_base&t=abc")
+    wait_rendered(fresh, "abc", "cl100k_base")
+    default = fresh.input_value("#explain-text")
+    assert default.strip(), default
+    page.fill("#explain-text", "entirely")
+    page.wait_for_function("() => location.hash.includes('x=entirely')", timeout=STEP_MS)
+    page.evaluate("() => { location.hash = '#v=cl100k_base&t=abc'; }")
+    wait_rendered(page, "abc", "cl100k_base")
+    page.wait_for_function("(x) => document.querySelector('#explain-text').value === x", arg=default, timeout=STEP_MS)
+    s.context.close()
+    assert not s.foreign_requests() and not s.errors, (s.foreign_requests(), s.errors)
+
+
 def test_a_link_says_everything_it_cannot_show_opened_or_pasted(session, server):
     """A link with several faults names each of them, whether the page opens on it or it is
     pasted into the address bar of an open page (the second fault's note replaced the first, and

@@ -154,6 +154,16 @@ def test_a_link_carries_a_text_by_its_characters_and_an_empty_one_too():
     assert link_state({k: v[0] for k, v in empty.items()}, text_chars=5_000)["text"] == ""
 
 
+def test_a_link_carries_an_emptied_explain_box_as_empty():
+    """An Explain box emptied by hand is carried as x= and restored empty, not left out of the
+    link, which then opened on the default span."""
+    args = [TEXT, "cl100k_base", True, False, False, "", "", "bpe", "lbpe", "0.1", "0"]
+    carried = urllib.parse.parse_qs(page_link(*args), keep_blank_values=True)
+    assert carried.get("x") == [""] and "xa" not in carried, carried
+    assert link_state({k: v[0] for k, v in carried.items()}, text_chars=5_000)["explain"] == ""
+    assert "explain" not in link_state({"t": TEXT}, text_chars=5_000)  # no x at all: the default span
+
+
 @pytest.mark.parametrize(
     "seed", ["1234567890123", "abc", "1.5", "-4", "１２", "0" * 21 + "1234567890123", "0" * 4400 + "1"]
 )

@@ -126,7 +126,8 @@ window.lbpeApp = {
       ws: ws ? null : "0",
       ids: ids ? "1" : null,
       sp: sp ? "1" : null,
-      x: span || null,
+      // the Explain box, an empty one too (a link without it opens on the default span)
+      x: typeof span === "string" ? span : null,
       // where the span stands in the text, while it is there (a typed word is explained on its own)
       xa: span && text && where !== "" && text.slice(Number(where), Number(where) + span.length) === span ? where : null,
       m: pair,

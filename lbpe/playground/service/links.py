@@ -84,10 +84,10 @@ def link_state(params: dict[str, str], *, text_chars: int) -> dict[str, Any]:
     _methods(params, out)
     _axis(params, out)
     span = params.get("x")
-    if span:
+    if span is not None:  # an empty one too: the Explain box was emptied
         out["explain"] = span[:MAX_EXPLAIN_CHARS]
         at = params.get("xa", "")
-        if at.isascii() and at.isdigit() and len(at) <= 9:
+        if span and at.isascii() and at.isdigit() and len(at) <= 9:
             out["explain_at"] = int(at)
     if params.get("view") in VIEWS:
         out["view"] = params["view"]
