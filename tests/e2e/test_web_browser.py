@@ -728,6 +728,34 @@ def test_the_page_follows_light_and_dark_and_fits_a_phone(browser, server):
         assert not s.foreign_requests() and not s.errors, (s.foreign_requests(), s.errors)
 
 
+def test_the_file_buttons_are_reached_and_pressed_by_keyboard(session, server, tmp_path):
+    """Tab reaches both file buttons (their inputs were out of the tab order), each shows where
+    the focus is, and the space bar opens its file chooser: a text file opened that way is shown."""
+    page = session.page
+    open_page(page, f"{server.url}#v=cl100k_base&t=a")
+    wait_rendered(page, "a", "cl100k_base")
+    page.focus("#preset")
+    reached = []
+    for _ in range(60):
+        page.keyboard.press("Tab")
+        reached.append(page.evaluate("() => document.activeElement.id"))
+    assert "vocab-file" in reached and "text-file" in reached, reached
+    assert reached.index("vocab-file") < reached.index("pattern") < reached.index("text-file"), reached
+    for box in ("vocab-file", "text-file"):
+        page.focus("#preset")
+        while page.evaluate("() => document.activeElement.id") != box:
+            page.keyboard.press("Tab")
+        ring = page.evaluate(f"() => getComputedStyle(document.querySelector('#{box}-label')).outlineStyle")
+        assert ring not in ("", "none"), (box, ring)
+        with page.expect_file_chooser() as chooser:
+            page.keyboard.press(" ")
+        if box == "text-file":
+            path = tmp_path / "typed.txt"
+            path.write_text("opened by keyboard", "utf-8")
+            chooser.value.set_files(str(path))
+            wait_rendered(page, "opened by keyboard", "cl100k_base")
+
+
 def test_the_page_lists_differences_and_links_the_panes(browser, server):
     """The page loads the app's lbpe/playground/display/panes.js: the list of differences scrolls both panes to a
     span and lights it; hovering a token shows its card and lights the other pane."""
