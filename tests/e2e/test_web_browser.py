@@ -756,6 +756,20 @@ def test_the_file_buttons_are_reached_and_pressed_by_keyboard(session, server, t
             wait_rendered(page, "opened by keyboard", "cl100k_base")
 
 
+def test_the_metrics_details_scroll_inside_their_card_on_a_phone(session, server):
+    """At 390 px the opened metrics details keep to their card: the page itself never scrolls
+    sideways (the table was 460 px wide in a 324 px card)."""
+    page = session.page
+    page.set_viewport_size({"width": 390, "height": 844})
+    open_page(page, f"{server.url}#v=cl100k_base&t=Long-token-first%20encoding%20of%20geographers")
+    wait_rendered(page, "Long-token-first encoding of geographers", "cl100k_base")
+    page.evaluate("() => document.querySelectorAll('details.lbpe-more').forEach((d) => { d.open = true; })")
+    page.wait_for_timeout(300)
+    assert page.locator("details.lbpe-more table.lbpe-metrics").count() >= 1
+    widths = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert widths[0] <= widths[1], widths
+
+
 def test_the_page_lists_differences_and_links_the_panes(browser, server):
     """The page loads the app's lbpe/playground/display/panes.js: the list of differences scrolls both panes to a
     span and lights it; hovering a token shows its card and lights the other pane."""
