@@ -669,6 +669,14 @@ function showResult(result) {
 }
 
 /** "1 character", "2,000 characters". */
+/** What the panes show while the pair picked cannot be compared: the last comparison made. */
+function lastComparison() {
+  const [left, right] = (rendered.methods || DEFAULT_PAIR).map((m) => METHOD_NAMES[m] || m);
+  const vocab = rendered.preset === FILE_VOCAB && fileVocab ? fileVocab.label : rendered.preset;
+  return `the panes, dimmed, show the last comparison that could be made: ${left} and ${right} with ` +
+    `${vocab} on “${clip(rendered.text, 40)}”`;
+}
+
 function counted(n, what) {
   return `${number.format(n)} ${what}${n === 1 ? "" : "s"}`;
 }
@@ -717,10 +725,17 @@ async function runCompare() {
   }
   const problem = pairProblem();
   if (problem) {
-    // said where the person looks; the panes keep the last pair that could be compared
+    // said where the person looks; the panes keep the last pair that could be compared, dimmed,
+    // and the line under the text says what they show
     compareFailed = true;
     showError(problem);
     markPair();
+    setStatus("ready", "Ready"); // a vocabulary chosen meanwhile has loaded
+    if (rendered.text !== null) {
+      document.body.classList.add("updating");
+      ui.textInfo.textContent = `${counted(characters(state.text), "character")}, ` +
+        `${counted(new TextEncoder().encode(state.text).length, "byte")} · ${lastComparison()}`;
+    }
     return;
   }
   busy = true;

@@ -243,3 +243,37 @@ def test_a_fragment_changed_in_place_follows_its_pair(session, server, tok):
     assert "unknown inference method 'nonsense'" in page.inner_text("#error")
     assert page.input_value("#left-method") == "bpe" and page.input_value("#right-method") == "lbpe"
     assert_pair_matches_cpython(page, tok, TEXT, ["bpe", "lbpe"])
+
+
+def test_panes_a_refused_pair_leaves_are_dimmed_and_said_to_be_the_last_ones(session, server, tok):
+    """While the pair cannot be compared the panes keep the last comparison: they are dimmed,
+    and the line under the text gives the text in the box and says what the panes show (they
+    showed another vocabulary's ids, or another text's, as if current)."""
+    page = session.page
+    open_page(page, link(server, v="cl100k_base", t="Hello world"))
+    wait_methods(page, "Hello world", ["bpe", "lbpe"])
+
+    def dimmed() -> bool:
+        return page.evaluate("() => getComputedStyle(document.querySelector('.results .pane')).opacity") == "0.5"
+
+    assert not dimmed()
+    page.select_option("#right-method", "dropout")
+    page.fill("#dropout-rate", "2")
+    page.wait_for_function("() => document.querySelector('#error').textContent.includes('dropout rate')")
+    page.select_option("#preset", "gpt2")
+    page.wait_for_function("() => getComputedStyle(document.querySelector('.results .pane')).opacity === '0.5'")
+    info = page.inner_text("#text-info")
+    assert "the last comparison that could be made" in info and "cl100k_base" in info, info
+    page.select_option("#right-method", "bpe")  # one method on both sides
+    text = "a completely different second text"
+    page.fill("#text", text)
+    said = f"{len(text)} characters, {len(text.encode())} bytes"
+    page.wait_for_function("(n) => document.querySelector('#text-info').textContent.startsWith(n)", arg=said)
+    assert dimmed() and "Pick two different methods" in page.inner_text("#error")
+    info = page.inner_text("#text-info")
+    assert "“Hello world”" in info and "Loading" not in page.inner_text("#status"), info
+    page.select_option("#right-method", "lbpe")
+    wait_methods(page, text, ["bpe", "lbpe"])
+    assert not dimmed()
+    ids = [int(i) for i in page.text_content(".ids[data-mode='lbpe']").split()]
+    assert ids == load_preset("gpt2").encode(text, mode="lbpe")
