@@ -668,7 +668,6 @@ function showResult(result) {
   ui.textInfo.textContent = info;
 }
 
-/** "1 character", "2,000 characters". */
 /** What the panes show while the pair picked cannot be compared: the last comparison made. */
 function lastComparison() {
   const [left, right] = (rendered.methods || DEFAULT_PAIR).map((m) => METHOD_NAMES[m] || m);
@@ -677,6 +676,7 @@ function lastComparison() {
     `${vocab} on “${clip(rendered.text, 40)}”`;
 }
 
+/** "1 character", "2,000 characters". */
 function counted(n, what) {
   return `${number.format(n)} ${what}${n === 1 ? "" : "s"}`;
 }
