@@ -81,6 +81,14 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> None:
             "lbpe.load() of the file encodes as trained (train without --scaffold for a file they encode alike)",
             file=sys.stderr,
         )
+    for special in specials:
+        if special.isalnum():  # a word: HF matches a special token wherever a text spells it
+            print(
+                f"note: special token {special!r} is spelled as ordinary text: Hugging Face tokenizers and "
+                "transformers take it as the special token wherever a text spells it, inside words too, and "
+                f"decoding with skip_special_tokens drops it; give it a spelling no text has, e.g. '<|{special}|>'",
+                file=sys.stderr,
+            )
     if Path(args.output).name == "tokenizer.json":
         folder = Path(args.output).parent
         names = write_transformers_config(folder, roles)

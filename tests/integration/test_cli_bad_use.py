@@ -419,3 +419,18 @@ def test_a_pattern_for_a_file_with_its_own_pipeline_names_the_flag(small_text, v
     )
     said = one_line_error(result, "encode")
     assert "leave out --pattern" in said, said
+
+
+def test_a_special_token_spelled_as_a_word_is_noted(small_text, tmp_path):
+    """HF matches a special token wherever a text spells it: one spelled as a word ("the") cuts
+    "there" and "other" apart in transformers, so train says so; a bracketed one is not noted."""
+    for special, noted in (("the", True), ("<|sep|>", False)):
+        out = tmp_path / special.strip("<|>") / "tokenizer.json"
+        result = run_cli("train", "-q", "--vocab-size", "300", "--special", special, "-o", str(out), str(small_text))
+        assert result.returncode == 0, result.stderr
+        said = f"note: special token {special!r} is spelled as ordinary text"
+        assert (said in result.stderr) == noted, result.stderr
+    from tokenizers import Tokenizer as HF
+
+    hf = HF.from_file(str(tmp_path / "the" / "tokenizer.json"))
+    assert "the" in hf.encode("there").tokens  # what the note warns of, in HF's own reading
