@@ -183,3 +183,31 @@ def test_a_dropout_rate_gradio_refuses_says_why_beside_the_text(page, app_server
     rate.press("Enter")
     expect_pane(page, "lbpe", "BPE-dropout 0.3", tok.encode(TEXT, mode="dropout", dropout=0.3, seed=0))
     expect(note).to_have_count(0)
+
+
+def test_panes_a_refused_comparison_leaves_are_dimmed_and_said_to_be_old(page, app_server):
+    """While the pair cannot be compared, the panes keep the last comparison: they are dimmed,
+    the reason says whose they are, and a new text does not make them look current."""
+    tok = load_preset(VOCAB)
+    page.goto(f"{app_server.url}?t={quote(TEXT)}&v={VOCAB}&m=bpe,dropout&dr=0.1&seed=0")
+    ids = tok.encode(TEXT, mode="dropout", dropout=0.1, seed=0)
+    expect_pane(page, "lbpe", "BPE-dropout 0.1", ids)
+    panes = page.locator(".lbpe-panes")
+    expect(panes).to_have_css("opacity", "1")
+    rate = page.locator("#dropout-rate input")
+    rate.fill("1.5")
+    rate.press("Enter")
+    note = page.locator("#compare-note")
+    expect(note.locator(".lbpe-failed")).to_contain_text("1.5")
+    expect(note).to_contain_text("still those of the last")
+    expect(panes).not_to_have_css("opacity", "1")
+    page.locator("#text textarea").fill("A new text the panes have not seen.")
+    expect(note).to_contain_text("still those of the last")
+    expect(panes).not_to_have_css("opacity", "1")
+    expect_pane(page, "lbpe", "BPE-dropout 0.1", ids)  # still the last comparison, dimmed
+    rate.fill("0.3")
+    rate.press("Enter")
+    new = "A new text the panes have not seen."
+    expect_pane(page, "lbpe", "BPE-dropout 0.3", tok.encode(new, mode="dropout", dropout=0.3, seed=0))
+    expect(note.locator(".lbpe-failed")).to_have_count(0)
+    expect(panes).to_have_css("opacity", "1")

@@ -314,9 +314,10 @@ def build(shared: Shared) -> CompareTab:
     now = [details, text, vocab, show_ws, show_ids, show_special, left, right, dropout, seed]
     compared.then(None, now, None, js=js("done(...a)"), api_visibility="private", queue=False)
     compared.failure(None, None, None, js=js("failed()"), api_visibility="private", queue=False)
-    # the reason stays above the panes (which still show the last text compared) until a comparison
-    # succeeds; a .txt file refused (by the page or the server) while it ran, until the next one does
-    says_why(compared, compare, state, compare_note)
+    # the reason stays above the panes (which still show the last text compared, dimmed: app.css)
+    # until a comparison succeeds; a .txt file refused (by the page or the server) while it ran,
+    # until the next one does
+    says_why(compared, compare, state, compare_note, kept=compare_shown)
     compared.success(
         None,
         compare_note,
