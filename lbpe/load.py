@@ -260,8 +260,11 @@ def _tiktoken_tokenizer(
     special = dict(encoding.special_tokens or {}) if encoding is not None else {}
     if special_tokens is not None:
         special = dict(special_tokens)
-    # a file that cannot be read is refused before asking for a pattern
+    # a file that cannot be read, or is no rank file, is refused before asking for a pattern
     data = read_limited(file, expected=FORMATS["tiktoken"])
+    from lbpe.formats.tiktoken import parse_tiktoken_vocab
+
+    vocab = parse_tiktoken_vocab(data, source=str(file), special=special, name=stem)
     if pattern is None:
         if preset is None:
             raise PatternNeededError(
@@ -273,9 +276,6 @@ def _tiktoken_tokenizer(
             )
         pattern = preset
     compiled = _pattern_for(file, pattern)
-    from lbpe.formats.tiktoken import parse_tiktoken_vocab
-
-    vocab = parse_tiktoken_vocab(data, source=str(file), special=special, name=stem)
     return Tokenizer(vocab, pattern if isinstance(pattern, str) else compiled, name=stem)
 
 

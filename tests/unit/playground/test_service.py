@@ -77,6 +77,17 @@ def test_a_rank_file_without_a_known_name_asks_for_its_pretokenizer(tmp_path):
     assert open_vocabulary(hf, pattern="gpt2").encode(TEXT, mode="bpe") == lbpe.load(hf).encode(TEXT, mode="bpe")
 
 
+def test_a_file_that_is_not_a_rank_file_is_refused_before_a_pretokenizer_is_asked(tmp_path):
+    """Choosing a pre-tokenizer for a file that cannot be one is wasted: the format's fault is
+    said first."""
+    junk = tmp_path / "mine.tiktoken"
+    junk.write_bytes(bytes(range(256)) * 20)
+    with pytest.raises(LbpeError) as info:
+        open_upload([junk])
+    assert not isinstance(info.value, PatternNeededError)
+    assert "mine.tiktoken" in str(info.value) and "line 1" in str(info.value)
+
+
 @pytest.mark.parametrize(
     "files, message",
     [
