@@ -65,9 +65,12 @@ class Literals:
         self._lengths: dict[str, tuple[int, ...]] = {}
         self._starts = _NOTHING
         self._firsts: tuple[str, ...] = ()
+        firsts = {s[0] for s in self.strings}
+        # the first character of every string when they all share one ("<", most often): a text
+        # without it holds none of them, which one str.find tells
+        self._first = next(iter(firsts)) if len(firsts) == 1 else None
         if len(self.strings) <= trie_max:
             self._pattern = re.compile(literal_trie_pattern(self.strings))
-            firsts = {s[0] for s in self.strings}
             if len(firsts) <= FIND_FIRSTS_MAX:
                 self._firsts = tuple(sorted(firsts))
             return
@@ -79,6 +82,8 @@ class Literals:
 
     def search(self, text: str, pos: int = 0) -> re.Match[str] | Found | None:
         """The first match at or after ``pos``, or ``None``."""
+        if self._first is not None and pos >= 0 and text.find(self._first, pos) < 0:
+            return None  # (all a short text's search costs, with most vocabularies)
         if self._pattern is not None:
             return self._found_first(self._pattern, text, pos) if self._firsts else self._pattern.search(text, pos)
         return next(self._scan(text, pos), None)
@@ -87,7 +92,8 @@ class Literals:
         """``pattern.search(text, pos)``: a match starts with one of the first characters, so
         the places holding one are tried in order, each found once by ``str.find``; after
         :data:`FIND_TRIES` of them start no string, the pattern searches on from there."""
-        pos = max(pos, 0)  # as ``re`` takes a negative pos (``find`` would count from the end)
+        if pos < 0:  # as ``re`` takes a negative pos (``find`` would count from the end)
+            pos = 0
         ahead = {ch: text.find(ch, pos) for ch in self._firsts}
         for _ in range(FIND_TRIES):
             found = [at for at in ahead.values() if at >= 0]

@@ -312,7 +312,7 @@ class Tokenizer(BulkEncoding):
         """Encode ``text`` treating special-token strings as ordinary text; ``mode``,
         ``dropout`` and ``seed`` as for :meth:`encode`."""
         if dropout is None and seed is None:
-            ids = self._plain_ids(text, mode, specials=False)
+            ids = self._plain_ids(text, mode, False)
             if ids is not None:
                 return ids
         mode = _check_mode(mode)
@@ -322,27 +322,26 @@ class Tokenizer(BulkEncoding):
             text = replace_surrogates(text)  # before any draw, so the draws are those of the fixed text
         return cast("list[int]", self._ordinary(text, mode, options))
 
-    def _plain_ids(self, text: object, mode: object, *, specials: bool) -> list[int] | None:
+    def _plain_ids(self, text: object, mode: object, specials: bool) -> list[int] | None:
         """The ids of a text that needs none of the general path's steps, else ``None`` (then
         that path runs): a ``str``, a method the compiled path encodes with a preset pattern, no
         normaliser or pattern from a file, no time budget in force (:mod:`lbpe.budget`), and
         with ``specials``, no special or added token's text in it. The general path's own last
         call, without its layers of checks and chunks, which cost a short text as much as its
-        encoding."""
-        if type(text) is not str or type(mode) is not str or self._guarded or self._preset_code is None:
+        encoding (so each check here is the cheapest that decides)."""
+        code = self._preset_code
+        if code is None or self._guarded or type(text) is not str or type(mode) is not str:
             return None
         method = native.METHOD_CODES.get(mode)
-        if method is None or budget.remaining() is not None:
-            return None
-        if specials and self._specials is not None and self._specials.search(text):
+        if method is None or (specials and self._specials is not None and self._specials.search(text)):
             return None
         model = native.model_for(self.vocab)
-        if model is None:
+        if model is None or budget.remaining() is not None:
             return None
         try:
             ids = model.encode_text(
                 text,
-                self._preset_code,
+                code,
                 method=method,
                 limit=self.cache_size,
                 cached_chars=CACHED_PIECE_CHARS,
@@ -488,7 +487,7 @@ class Tokenizer(BulkEncoding):
                 # checked once (an iterator is read here), then used as checked below
                 refused = disallowed_special = checked_names(refused, "disallowed_special", known)
             look = not nothing_to_find(self.added_tokens, allowed_special, refused)
-            ids = self._plain_ids(text, mode, specials=look)  # (no name in allowed_special to check)
+            ids = self._plain_ids(text, mode, look)  # (no name in allowed_special to check)
             if ids is not None:
                 return ids
         mode = _check_mode(mode)

@@ -206,6 +206,22 @@ def test_the_trie_search_past_many_places_that_start_nothing():
     assert found.search("<|endoftext|>", -5).start() == 0  # as re: a negative start is 0
 
 
+@pytest.mark.parametrize("trie_max", [TRIE_PATTERN_MAX, 0])
+def test_strings_with_one_first_character_known_answers(trie_max):
+    """Strings that all start with one character: a text without it holds none of them, and a
+    text with it is searched as any other, from any start."""
+    found = Literals(["<|endoftext|>", "<|fim|>", "<s>"], trie_max=trie_max)
+    assert found.search("no angle brackets here") is None
+    assert found.search("") is None
+    m = found.search("a <|fim|> <s>")
+    assert (m.start(), m.group()) == (2, "<|fim|>")
+    m = found.search("a <|fim|> <s>", 3)
+    assert (m.start(), m.group()) == (10, "<s>")
+    assert found.search("<s>", -2).start() == 0  # as re: a negative start is 0
+    assert found.search("<s>x", 1) is None
+    assert found.search("<" * 50 + "<s>").start() == 50  # past many places that start nothing
+
+
 def test_the_dictionary_known_answers():
     found = Literals(["<s>", "<sep>", "<", "ab", "abc"], trie_max=0)
     spans = [(m.start(), m.group()) for m in found.finditer("x<sep><s>abcab<se")]
