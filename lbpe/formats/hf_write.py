@@ -69,6 +69,7 @@ __all__ = [
     "SCAFFOLD_KEY",
     "PATTERN_KEY",
     "rank_merges",
+    "scaffold_entry",
     "tokenizer_json",
     "tokenizer_json_of",
     "llama_tokenizer_json",
@@ -80,6 +81,12 @@ __all__ = [
 SCAFFOLD_KEY = "lbpe_scaffold"
 #: Key in ``"model"`` holding the pre-tokeniser preset name.
 PATTERN_KEY = "lbpe_pattern"
+
+
+def scaffold_entry(vocab: Vocab) -> dict[str, list[int]]:
+    """``model["lbpe_scaffold"]`` of ``vocab``: each scaffold token's id, as a decimal string,
+    to the ids of its two parts (empty when it has no scaffold tokens)."""
+    return {str(i): [a, b] for i, (a, b) in sorted((vocab.scaffold or {}).items())}
 
 
 def _preset(name: str) -> tuple[str, str]:
@@ -192,7 +199,7 @@ def tokenizer_json(
         PATTERN_KEY: name,
     }
     if vocab.scaffold:
-        model[SCAFFOLD_KEY] = {str(i): [a, b] for i, (a, b) in sorted(vocab.scaffold.items())}
+        model[SCAFFOLD_KEY] = scaffold_entry(vocab)
     split = {"type": "Split", "pattern": {"Regex": regex}, "behavior": "Isolated", "invert": False}
     if vocab.unit == "char":
         pre_tokenizer: dict[str, Any] = split
@@ -300,7 +307,7 @@ def _sentencepiece_form(
         "merges": merges,
     }
     if vocab.scaffold:
-        model[SCAFFOLD_KEY] = {str(i): [a, b] for i, (a, b) in sorted(vocab.scaffold.items())}
+        model[SCAFFOLD_KEY] = scaffold_entry(vocab)
     return {
         "version": "1.0",
         "truncation": None,

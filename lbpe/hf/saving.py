@@ -8,6 +8,8 @@ import json
 import shutil
 from pathlib import Path
 
+from lbpe.errors import LbpeError
+from lbpe.formats.hf_write import SCAFFOLD_KEY, scaffold_entry
 from lbpe.tokenizer import Tokenizer
 
 #: The key in ``tokenizer_config.json`` that records the encoding mode.
@@ -71,6 +73,23 @@ def record_folder(folder: Path, *, mode: str, base: str, tok: Tokenizer, source:
         if rank_file:
             data[SPECIALS_KEY] = tok.special_tokens
     config.write_text(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    if tok.vocab.scaffold:
+        _keep_scaffold(folder / "tokenizer.json", tok)
     module = folder / f"{MODULE_NAME}.py"
     module.write_text(MODULE_SOURCE, encoding="utf-8")
     return module
+
+
+def _keep_scaffold(file: Path, tok: Tokenizer) -> None:
+    """Put Scaffold-BPE's scaffold tokens back into the ``tokenizer.json`` transformers wrote:
+    it writes the file from its own backend, which drops lbpe's keys of the model, and without
+    them lbpe would emit the scaffold ids the training data never holds."""
+    data = json.loads(file.read_text("utf-8")) if file.is_file() else {}
+    model = data.get("model")
+    if not isinstance(model, dict) or model.get("type") != "BPE":
+        raise LbpeError(
+            f"save_pretrained wrote no BPE tokenizer.json in {file.parent}, so this vocabulary's scaffold tokens "
+            "could not be kept: save a tokenizer loaded from the tokenizer.json lbpe train wrote"
+        )
+    model[SCAFFOLD_KEY] = scaffold_entry(tok.vocab)
+    file.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -765,3 +765,30 @@ def test_a_mode_set_on_the_tokenizer_is_checked_when_set(tmp_path):
     ).encode("hello world", mode="longest-prefix")
     tok.save_pretrained(tmp_path / "saved")
     assert LBPETokenizer.from_pretrained(str(tmp_path / "saved")).lbpe_mode == "longest-prefix"
+
+
+@pytest.mark.slow(reason="trains, saves and loads, both modes")
+def test_a_scaffold_vocabulary_saves_and_loads_back_with_its_scaffold(texts, tmp_path, modules_cache):
+    """Scaffold-BPE's scaffold tokens are lbpe's own key in tokenizer.json, which transformers
+    drops when it writes the file again: a saved folder keeps them, so it encodes as the file
+    the training data was exported with."""
+    corpus = tmp_path / "c.txt"
+    corpus.write_text(data_file("text/moby_dick.txt").read_text("utf-8")[:300_000], encoding="utf-8")
+    trained = tmp_path / "tok"
+    args = ("--vocab-size", "1500", "--scaffold", "--eos", "<|endoftext|>", "-q")
+    result = run_cli("train", *args, "-o", str(trained / "tokenizer.json"), str(corpus))
+    assert result.returncode == 0, result.stderr
+    ours = lbpe.load(trained / "tokenizer.json")  # the file lbpe export reads
+    scaffold = set(ours.vocab.scaffold)
+    assert scaffold
+    sample = texts[::40]
+    for mode in ("bpe", "lbpe"):
+        want = [ours.encode(text, mode=mode, allowed_special="all") for text in sample]
+        assert not scaffold & {i for ids in want for i in ids}  # lbpe splits scaffold tokens back
+        folder = tmp_path / f"saved-{mode}"
+        LBPETokenizer.from_pretrained(str(trained), mode=mode).save_pretrained(folder)
+        saved = json.loads((folder / "tokenizer.json").read_text("utf-8"))
+        original = json.loads((trained / "tokenizer.json").read_text("utf-8"))
+        assert saved["model"]["lbpe_scaffold"] == original["model"]["lbpe_scaffold"]
+        again = lbpe.load(folder / "tokenizer.json")
+        assert [again.encode(text, mode=mode, allowed_special="all") for text in sample] == want
