@@ -31,7 +31,8 @@ In ``mode="lbpe"`` encoding takes one of two exact paths:
 
 Both give ``input_ids`` equal to ``lbpe.load(path).encode(text, mode="lbpe",
 allowed_special="all")`` plus the special tokens the model adds (the tests hold the two paths
-equal); ``mode="bpe"`` is the model's own tokenizer. The other deterministic inference methods
+equal); ``mode="bpe"`` is the model's own tokenizer (for a Scaffold-BPE vocabulary, lbpe's BPE:
+transformers emits its scaffold tokens). The other deterministic inference methods
 (``"longest-prefix"``, ``"longest-suffix"``, ``"least-tokens"``) take the same two paths with
 their own tokens in LBPE's place.
 

@@ -85,8 +85,13 @@ class _LBPEMixin:
 
     # ---- encoding ----
 
+    def _models_own(self) -> bool:
+        """Whether transformers' own tokenizer encodes: mode "bpe", but for a vocabulary with
+        Scaffold-BPE's scaffold tokens, which transformers emits where lbpe splits them back."""
+        return self.lbpe_mode == "bpe" and not self._lbpe.tok.vocab.scaffold
+
     def _encode_plus(self, text, text_pair=None, **options):
-        if self.lbpe_mode == "bpe":
+        if self._models_own():
             return super()._encode_plus(text, text_pair=text_pair, **options)
         if options.get("sanitize_control_tokens"):  # a chat template's own path: it calls encode() per part
             return super()._encode_plus(text, text_pair=text_pair, **options)
@@ -95,14 +100,14 @@ class _LBPEMixin:
 
     def _batch_encode_plus(self, batch_text_or_text_pairs, **options):
         # transformers 4.x sends batches here (5.x has _encode_plus alone)
-        if self.lbpe_mode == "bpe":
+        if self._models_own():
             return super()._batch_encode_plus(batch_text_or_text_pairs, **options)
         batch = list(batch_text_or_text_pairs)
         fast = encode_fast(self, batch, None, options)
         return fast if fast is not None else encode_full(self, batch, None, options, method="_batch_encode_plus")
 
     def _encode_without_added_tokens(self, text: str) -> list[int]:
-        if self.lbpe_mode == "bpe":
+        if self._models_own():
             return super()._encode_without_added_tokens(text)  # type: ignore[misc]
         return self._lbpe.tok.encode_ordinary(text, mode=self.lbpe_mode)
 

@@ -792,3 +792,8 @@ def test_a_scaffold_vocabulary_saves_and_loads_back_with_its_scaffold(texts, tmp
         assert saved["model"]["lbpe_scaffold"] == original["model"]["lbpe_scaffold"]
         again = lbpe.load(folder / "tokenizer.json")
         assert [again.encode(text, mode=mode, allowed_special="all") for text in sample] == want
+        # transformers' own BPE emits scaffold ids: the wrapper encodes as lbpe in mode "bpe" too
+        loaded = AutoTokenizer.from_pretrained(str(folder), trust_remote_code=True)
+        assert loaded(sample, add_special_tokens=False)["input_ids"] == want
+        offsets = loaded(sample[:20], add_special_tokens=False, return_offsets_mapping=True)  # the full path
+        assert offsets["input_ids"] == want[:20]
