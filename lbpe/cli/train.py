@@ -78,7 +78,8 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> None:
         print(
             f"note: Hugging Face tokenizers and transformers read {len(scaffold)} scaffold tokens in it (ids "
             f"{scaffold[0]} to {scaffold[-1]}) as ordinary ones and emit them where lbpe's BPE splits them back; "
-            "lbpe.load() of the file encodes as trained (train without --scaffold for a file they encode alike)",
+            "lbpe.load() of the file and lbpe.hf.LBPETokenizer of its folder encode as trained (train without "
+            "--scaffold for a file they encode alike)",
             file=sys.stderr,
         )
     for special in specials:
