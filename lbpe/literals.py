@@ -66,9 +66,9 @@ class Literals:
         self._starts = _NOTHING
         self._firsts: tuple[str, ...] = ()
         firsts = {s[0] for s in self.strings}
-        # the first character of every string when they all share one ("<", most often): a text
-        # without it holds none of them, which one str.find tells
-        self._first = next(iter(firsts)) if len(firsts) == 1 else None
+        #: The first character of every string when they all share one (``"<"``, most often): a
+        #: text without it holds none of them, which one ``str.find`` tells; else ``None``.
+        self.first_char = next(iter(firsts)) if len(firsts) == 1 else None
         if len(self.strings) <= trie_max:
             self._pattern = re.compile(literal_trie_pattern(self.strings))
             if len(firsts) <= FIND_FIRSTS_MAX:
@@ -82,7 +82,7 @@ class Literals:
 
     def search(self, text: str, pos: int = 0) -> re.Match[str] | Found | None:
         """The first match at or after ``pos``, or ``None``."""
-        if self._first is not None and pos >= 0 and text.find(self._first, pos) < 0:
+        if self.first_char is not None and pos >= 0 and text.find(self.first_char, pos) < 0:
             return None  # (all a short text's search costs, with most vocabularies)
         if self._pattern is not None:
             return self._found_first(self._pattern, text, pos) if self._firsts else self._pattern.search(text, pos)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import nullcontext
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Literal, cast
 
 from lbpe import budget, native
 from lbpe.decoders import Decoder
@@ -45,6 +45,10 @@ __all__ = ["Tokenizer", "DEFAULT_CACHE_SIZE"]
 
 #: Default bound on the number of cached pieces per mode.
 DEFAULT_CACHE_SIZE = 200_000
+#: ``encode``'s defaults: no special token's text allowed, every one refused (told apart by
+#: identity, so that a call with both costs two comparisons)
+NO_NAMES: frozenset[str] = frozenset()
+ALL_NAMES: Literal["all"] = "all"
 
 
 class Tokenizer(BulkEncoding):
@@ -116,6 +120,7 @@ class Tokenizer(BulkEncoding):
         self._part_caches: dict[str, dict[str, tuple]] = {"bpe": {}, "lbpe": {}}
         self._split = self._splitters()
         self._specials = special_matcher(set(vocab.special) | set(self.added_tokens))
+        self._quick = self._quick_path()
 
     def __repr__(self) -> str:
         return f"Tokenizer(name={self.name!r}, pattern={self.pretokenizer_name!r}, vocab={self.vocab!r})"
@@ -123,7 +128,7 @@ class Tokenizer(BulkEncoding):
     # ---- pickling (worker processes, datasets.map, Ray): caches stay behind ----
 
     # bound to this object or process, or derived: rebuilt
-    _UNPICKLED = ("_findall", "_later_splitter", "_later_findall", "_split", "_preset_code", "_continuation")
+    _UNPICKLED = ("_findall", "_later_splitter", "_later_findall", "_split", "_preset_code", "_quick", "_continuation")
 
     def __getstate__(self) -> dict:
         """Everything that defines the tokenizer; the piece caches travel empty."""
@@ -139,6 +144,7 @@ class Tokenizer(BulkEncoding):
         self._later_findall = self._later_splitter.findall
         # this process's compiled path (it may lack the extension, or not have set it up yet)
         self._preset_code = native.splitter_code(self._splitter)
+        self._quick = self._quick_path()
         self._split = self._splitters()
 
     def clear_cache(self) -> None:
@@ -322,6 +328,15 @@ class Tokenizer(BulkEncoding):
             text = replace_surrogates(text)  # before any draw, so the draws are those of the fixed text
         return cast("list[int]", self._ordinary(text, mode, options))
 
+    def _quick_path(self) -> tuple[int, str | None] | None:
+        """What :meth:`_plain_ids` needs of the tokenizer: the code of the preset the compiled
+        path splits with and the first character of every special and added token's text (or
+        ``None``: they have several, or there are none); ``None`` when a normaliser or a pattern
+        from a file runs, or the compiled path does not split with this pattern."""
+        if self._guarded or self._preset_code is None:
+            return None
+        return (self._preset_code, None if self._specials is None else self._specials.first_char)
+
     def _plain_ids(self, text: object, mode: object, specials: bool) -> list[int] | None:
         """The ids of a text that needs none of the general path's steps, else ``None`` (then
         that path runs): a ``str``, a method the compiled path encodes with a preset pattern, no
@@ -329,19 +344,22 @@ class Tokenizer(BulkEncoding):
         with ``specials``, no special or added token's text in it. The general path's own last
         call, without its layers of checks and chunks, which cost a short text as much as its
         encoding (so each check here is the cheapest that decides)."""
-        code = self._preset_code
-        if code is None or self._guarded or type(text) is not str or type(mode) is not str:
+        quick = self._quick
+        if quick is None or type(text) is not str or type(mode) is not str:
             return None
         method = native.METHOD_CODES.get(mode)
-        if method is None or (specials and self._specials is not None and self._specials.search(text)):
+        if method is None:
+            return None
+        matcher = self._specials
+        if specials and matcher is not None and (quick[1] is None or quick[1] in text) and matcher.search(text):
             return None
         model = native.model_for(self.vocab)
         if model is None or budget.remaining() is not None:
             return None
         try:
-            ids = model.encode_text(
+            return model.encode_text(  # type: ignore[return-value]  # a list without buffer=True
                 text,
-                code,
+                quick[0],
                 method=method,
                 limit=self.cache_size,
                 cached_chars=CACHED_PIECE_CHARS,
@@ -350,7 +368,6 @@ class Tokenizer(BulkEncoding):
             )
         except UnicodeEncodeError:  # a lone surrogate: the general path replaces it
             return None
-        return cast("list[int]", ids)
 
     def _ordinary(
         self, text: str, mode: Method, dropout: Dropout | None, buffer: bool = False, first: bool = True
@@ -433,8 +450,8 @@ class Tokenizer(BulkEncoding):
         text: str,
         *,
         mode: Method,
-        allowed_special: SpecialNames = frozenset(),
-        disallowed_special: SpecialNames = "all",
+        allowed_special: SpecialNames = NO_NAMES,
+        disallowed_special: SpecialNames = ALL_NAMES,
         add_special_tokens: bool = False,
         dropout: float | None = None,
         seed: int | None = None,
@@ -472,7 +489,12 @@ class Tokenizer(BulkEncoding):
         ``decode(encode(text)) == replace_surrogates(text)``. There is no size limit here (see
         :mod:`lbpe.limits` for the caps the CLI and the app apply to untrusted input).
         """
-        if (
+        if allowed_special is NO_NAMES and disallowed_special is ALL_NAMES and add_special_tokens is False:
+            # the defaults (every call a chat or a dataset's map makes): the compiled path at once
+            ids = self._plain_ids(text, mode, True) if dropout is None and seed is None else None
+            if ids is not None:
+                return ids
+        elif (
             add_special_tokens is False
             and dropout is None
             and seed is None
