@@ -266,6 +266,40 @@ def test_a_failed_run_says_why_beside_its_button_and_can_run_again(page, app_ser
     assert "Traceback" not in app_server.tail(400), app_server.tail(400)
 
 
+def test_a_stopped_run_leaves_the_last_results_where_they_were(page, tmp_path):
+    """Stop ends a run and keeps nothing of it, but what the last finished run showed stays
+    (its download too) and the status says whose it is: stopping is no reason to lose work."""
+    open_tab(page, "Train")
+    run, stop, status = page.locator("#train-run"), page.locator("#train-stop"), page.locator("#train-status")
+    small = tmp_path / "small.txt"
+    small.write_text("Plain text to train a small vocabulary on. " * 20, "utf-8")
+    page.locator("#train-upload input[type=file]").set_input_files(str(small))
+    page.locator("#train-size input").fill("300")
+    run.click()
+    expect(status).to_contain_text("Done:")
+    download = page.locator("#train-download a")
+    expect(download).to_have_count(1)
+    first = download.get_attribute("href")
+    # 2 MB of made-up words and 30,000 merges: seconds of training, whatever the machine
+    rng = random.Random(5)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    big = tmp_path / "big.txt"
+    big.write_text(" ".join("".join(rng.choices(letters, k=rng.randint(3, 12))) for _ in range(250_000)), "utf-8")
+    page.locator("#train-upload button[aria-label=Clear]").click()
+    page.locator("#train-upload input[type=file]").set_input_files(str(big))
+    expect(page.locator("#train-upload")).to_contain_text("big.txt")
+    page.locator("#train-size input").fill("30000")
+    run.click()
+    expect(run).to_be_disabled()
+    stop.click()
+    expect(status).to_contain_text("Stopped at", timeout=60_000)
+    expect(download).to_have_count(1)
+    assert download.get_attribute("href") == first
+    expect(status).to_contain_text("this run kept nothing")
+    expect(status).to_contain_text(KEPT)
+    expect(run).to_be_enabled()
+
+
 def test_the_llama_style_offers_only_the_units_it_trains(page):
     """The LLaMA style trains characters with byte fallback: picked, the Unit shows char and
     cannot be set to byte (a choice that would only be refused); GPT-2 style frees it again."""

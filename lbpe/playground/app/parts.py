@@ -16,6 +16,7 @@ import gradio as gr
 from lbpe.playground import display
 from lbpe.playground.app.handlers import (
     AXIS_CHOICES,
+    KEPT_NOTE,
     LIMITS,
     UPLOAD_LIMITS,
     UPLOAD_TYPES,
@@ -111,7 +112,6 @@ def in_browser(event: Any, inputs: Any, outputs: Any, call: str, otherwise: str 
 
 
 #: Said below a failed run's reason while the results of an earlier run are still shown.
-KEPT_NOTE = '<p class="lbpe-kept">The results below are still those of the last run that finished.</p>'
 
 
 def says_why(event: Any, fn: Any, state: Any, note: Any, *also: Any, kept: Any = None) -> None:

@@ -18,6 +18,7 @@ when its client has gone away.
 from __future__ import annotations
 
 from lbpe.playground.app.handlers.common import (
+    KEPT_NOTE,
     LIMITS,
     PATTERN_CHOICES,
     PATTERN_LABEL,
@@ -120,6 +121,7 @@ __all__ = [
     "explain_move",
     "explain_on_page",
     "failure_note",
+    "KEPT_NOTE",
     "files_note",
     "get_tokenizer",
     "ids_text",

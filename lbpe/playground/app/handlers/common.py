@@ -393,6 +393,17 @@ def client_address() -> str | None:
     return visitor_address(host, forwarded, TRUSTED_PROXIES)
 
 
+#: Said after a failure or a Stop while an earlier run's results are still below.
+KEPT_NOTE = '<p class="lbpe-kept">The results below are still those of the last run that finished.</p>'
+
+
+def stopped(session: Session, view: str, status: str, results: int) -> tuple:
+    """What a run Stop ended returns: its ``results`` outputs left as they are (an earlier
+    run's stay on the page, as after a failure) and ``status``, which then says whose they are
+    (a run of ``view`` finished before in this session)."""
+    return (*[gr.skip()] * results, status + (KEPT_NOTE if view in session.shown else ""))
+
+
 def _job(session: Session, kind: str, what: str):
     """:meth:`Session.job` for this request: one of a kind per session, and at most
     ``LBPE_APP_JOBS_PER_ADDRESS`` of a kind from the visitor's address (:func:`client_address`)."""

@@ -21,6 +21,7 @@ from lbpe.playground.app.handlers.common import (
     _reporter,
     _session,
     get_tokenizer,
+    stopped,
 )
 from lbpe.playground.app.handlers.compare_tab import _rate, _seed
 from lbpe.playground.service import (
@@ -85,9 +86,10 @@ def _corpus(data: bytes, name: str, vocab: str, state: Any, progress: Any):
             f"Stopped at {stop.fraction:.0%} of {name} with **{tok.name}**: nothing is shown for a "
             "part of a file. Press Compute statistics to run it again."
         )
-        return [], None, None, None, None, status
+        return stopped(_session(state), "corpus", status, 5)
     json_path = _DOWNLOADS.write(f"{view['stem']}-stats.json", view["json"])
     csv_path = _DOWNLOADS.write(f"{view['stem']}-stats.csv", view["csv"])
+    _session(state).shown.add("corpus")
     return view["rows"], _figure(view["figure"]), _figure(view["frequency_figure"]), json_path, csv_path, view["status"]
 
 
@@ -144,7 +146,9 @@ def _across(text: str, paths: list[Path], session: Session, progress: Any):
             chart={"title": f"LBPE vs BPE on {source}, per vocabulary"},
         )
     except Stopped as stop:
-        return [], None, None, None, _across_stopped(stop, source, bool(paths), "Compare across vocabularies"), None
+        status = _across_stopped(stop, source, bool(paths), "Compare across vocabularies")
+        return (*stopped(session, "across", status, 4), None)
+    session.shown.add("across")
     stem = Path(source).stem if paths else "text"
     json_path = _DOWNLOADS.write(f"{stem}-across.json", view["json"])
     csv_path = _DOWNLOADS.write(f"{stem}-across.csv", view["csv"])
@@ -234,7 +238,9 @@ def across_methods(
                 **options,
             )
         except Stopped as stop:
-            return [], None, None, None, _across_stopped(stop, source, bool(paths), "Compare across methods"), None
+            status = _across_stopped(stop, source, bool(paths), "Compare across methods")
+            return (*stopped(session, "across-methods", status, 4), None)
+        session.shown.add("across-methods")
         stem = f"{Path(source).stem if paths else 'text'}-{file_stem(tok.name)}"
         json_path = _DOWNLOADS.write(f"{stem}-methods.json", view["json"])
         csv_path = _DOWNLOADS.write(f"{stem}-methods.csv", view["csv"])
@@ -301,7 +307,8 @@ def _corpus_methods(data: bytes, name: str, vocab: str, state: Any, progress: An
             f"Stopped at {stop.fraction:.0%} of {name} with **{tok.name}**: nothing is shown for a "
             "part of a file. Press Compute statistics per method to run it again."
         )
-        return [], None, None, None, None, status
+        return stopped(_session(state), "corpus-methods", status, 5)
+    _session(state).shown.add("corpus-methods")
     stem = f"{Path(name).stem or 'corpus'}-{file_stem(tok.name)}"
     json_path = _DOWNLOADS.write(f"{stem}-methods.json", view["json"])
     csv_path = _DOWNLOADS.write(f"{stem}-methods.csv", view["csv"])

@@ -13,7 +13,16 @@ from lbpe.errors import LbpeError, NotUtf8Error, VocabSizeError
 from lbpe.formats.hf_write import write_tokenizer_json
 from lbpe.limits import PLAYGROUND
 from lbpe.playground.app.handlers import common
-from lbpe.playground.app.handlers.common import _DOWNLOADS, _handler, _job, _kept, _paths, _reporter, _session
+from lbpe.playground.app.handlers.common import (
+    _DOWNLOADS,
+    _handler,
+    _job,
+    _kept,
+    _paths,
+    _reporter,
+    _session,
+    stopped,
+)
 from lbpe.playground.service import Session, Stopped, TrainTimeError, open_vocabulary, train_view, without_folder
 
 log = logging.getLogger("lbpe.playground.app")
@@ -107,15 +116,16 @@ def _train(session: Session, paths: list[Path], size: int, unit: str, scaffold: 
     except Stopped as stop:
         status = (
             f"Stopped at {stop.fraction:.0%} of training a {size:,}-token {unit} vocabulary on {names}; "
-            "nothing was kept. Press Train to start again."
+            "this run kept nothing. Press Train to start again."
         )
-        return session, gr.update(), None, status
+        return (session, *stopped(session, "train", status, 2))
     corpus_name = paths[0].name if len(paths) == 1 else f"{len(paths)} files"
     kind = f"{size} {unit}{' scaffold' if scaffold else ''}{' llama' if style == 'llama' else ''}"
     path = _DOWNLOADS.write(f"tokenizer-{kind.replace(' ', '-')}.json", b"")
     write_tokenizer_json(trained["vocab"], path)  # in the style and with the preset it was trained with
     tok = open_vocabulary(path, scratch=Path(path).parent)  # exactly what the download holds
     session.trained = name = session.remember(f"trained: {kind} on {corpus_name}", tok)
+    session.shown.add("train")
     status = f"Done: **{name}**, {trained['message']} ({names}). Download it below, or use it in Compare."
     if session.dropped:
         status += " " + session.dropped_note()
