@@ -17,7 +17,7 @@ __all__ = ["cmd_train"]
 
 def cmd_train(args: argparse.Namespace, out: TextIO) -> None:
     from lbpe.formats.hf_write import write_tokenizer_json, write_transformers_config
-    from lbpe.playground.service import check_train_options, train_view
+    from lbpe.playground.service import check_train_options, scaffold_note, train_view
     from lbpe.train import TrainOptions
 
     llama = args.style == "llama"
@@ -73,15 +73,9 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> None:
     # as trained: its style and preset; llama's post-processor puts the bos asked for before each text
     write_tokenizer_json(trained["vocab"], args.output, bos=roles.get("bos") if llama else None)
     print(f"wrote {args.output}: {trained['message']}", file=sys.stderr)
-    scaffold = sorted(trained["vocab"].scaffold)
+    scaffold = scaffold_note(trained["vocab"])
     if scaffold:  # what a reader that knows nothing of them does with the file
-        print(
-            f"note: Hugging Face tokenizers and transformers read {len(scaffold)} scaffold tokens in it (ids "
-            f"{scaffold[0]} to {scaffold[-1]}) as ordinary ones and emit them where lbpe's BPE splits them back; "
-            "lbpe.load() of the file and lbpe.hf.LBPETokenizer of its folder encode as trained (train without "
-            "--scaffold for a file they encode alike)",
-            file=sys.stderr,
-        )
+        print(f"note: {scaffold}", file=sys.stderr)
     for special in specials:
         if special.isalnum():  # a word: HF matches a special token wherever a text spells it
             print(

@@ -57,7 +57,7 @@ from lbpe.playground.service.files import (
 from lbpe.playground.service.links import MAX_LINK_TEXT, VIEWS, link_state
 from lbpe.playground.service.session import Busy, Session, Stopped, describe
 from lbpe.playground.service.shared import CORPUS_CHUNK_BYTES, file_stem
-from lbpe.playground.service.train import TrainTimeError, TrainView, check_train_options, train_view
+from lbpe.playground.service.train import TrainTimeError, TrainView, check_train_options, scaffold_note, train_view
 
 __all__ = [
     "AcrossView",
@@ -93,6 +93,7 @@ __all__ = [
     "methods_view",
     "DEFAULT_DROPOUT",
     "check_train_options",
+    "scaffold_note",
     "compare_view",
     "corpus_view",
     "stats_view",

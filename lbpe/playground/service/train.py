@@ -17,7 +17,7 @@ from lbpe.vocab import Vocab
 if TYPE_CHECKING:
     from lbpe.train import TrainOptions
 
-__all__ = ["TrainTimeError", "TrainView", "check_train_options", "train_view"]
+__all__ = ["TrainTimeError", "TrainView", "check_train_options", "scaffold_note", "train_view"]
 
 
 class TrainView(TypedDict):
@@ -155,6 +155,20 @@ def train_view(
         "bytes": total,
         "message": f"{made:,} tokens{extra} from {total:,} bytes {counted}{short}",
     }
+
+
+def scaffold_note(vocab: Vocab) -> str:
+    """What readers that know nothing of Scaffold-BPE do with a trained file's scaffold tokens
+    (empty without them): the ids lbpe's own readers never emit."""
+    scaffold = sorted(vocab.scaffold or ())
+    if not scaffold:
+        return ""
+    return (
+        f"Hugging Face tokenizers and transformers read its {len(scaffold):,} scaffold tokens (ids {scaffold[0]} "
+        f"to {scaffold[-1]}) as ordinary ones and emit them where lbpe's BPE splits them back; lbpe.load() of "
+        "the file and lbpe.hf.LBPETokenizer of its folder encode as trained (train without Scaffold-BPE for a "
+        "file they encode alike)"
+    )
 
 
 def _text_bytes(paths: Sequence[Path], most: int | None) -> tuple[int, bool]:

@@ -23,7 +23,15 @@ from lbpe.playground.app.handlers.common import (
     _session,
     stopped,
 )
-from lbpe.playground.service import Session, Stopped, TrainTimeError, open_vocabulary, train_view, without_folder
+from lbpe.playground.service import (
+    Session,
+    Stopped,
+    TrainTimeError,
+    open_vocabulary,
+    scaffold_note,
+    train_view,
+    without_folder,
+)
 
 log = logging.getLogger("lbpe.playground.app")
 
@@ -127,6 +135,8 @@ def _train(session: Session, paths: list[Path], size: int, unit: str, scaffold: 
     session.trained = name = session.remember(f"trained: {kind} on {corpus_name}", tok)
     session.shown.add("train")
     status = f"Done: **{name}**, {trained['message']} ({names}). Download it below, or use it in Compare."
+    if trained["vocab"].scaffold:  # what other readers of the download do with them
+        status += f" Note: {scaffold_note(trained['vocab'])}."
     if session.dropped:
         status += " " + session.dropped_note()
     return session, gr.update(choices=session.choices()), path, status
