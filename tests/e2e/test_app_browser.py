@@ -354,6 +354,33 @@ def test_panes_stack_on_a_narrow_screen(browser, app_server, requests):
     assert not [u for u in requests if urlparse(u).hostname not in (None, "127.0.0.1")]
 
 
+def test_the_corpus_table_scrolls_rather_than_breaking_numbers_on_a_phone(browser, app_server, requests):
+    """At 390 px the statistics table keeps each number and each header word whole: it scrolls
+    sideways inside its box (as the Across table does), and the page itself does not."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    context.on("request", lambda r: requests.append(r.url))
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(app_server.url)
+    expect(pane(page, "lbpe")).to_be_visible()
+    tab = page.get_by_role("tab", name="Corpus")
+    if not tab.is_visible():  # folded into the tab bar's overflow menu
+        page.locator(".overflow-menu button, button.overflow-menu").first.click()
+    open_tab(page, "Corpus")
+    page.locator("#corpus-sample").click()
+    expect(page.locator("#corpus-status")).to_contain_text("sample-corpus.txt:", timeout=120_000)
+    # every column but the last, whose long sentences wrap by design
+    cells = '#corpus-table [role="gridcell"]:not([aria-colindex="6"]), #corpus-table th'
+    cell = page.locator('#corpus-table [role="gridcell"]')
+    expect(cell.filter(has_text="bytes per token").first).to_be_visible()
+    broken = page.evaluate(BROKEN_WORDS_JS, cells)
+    assert broken == [], broken
+    assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth + 1")
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENS / "app_phone_corpus.png"), full_page=True)
+    context.close()
+
+
 #: JS ``(th) => [text, overlap]``: a header cell's text and how many pixels of it lie under the cell's
 #: menu button (Gradio shows the button at the cell's right edge while the pointer is over it).
 HEADER_UNDER_MENU_JS = """(th) => {
