@@ -18,7 +18,7 @@ from lbpe.playground.app.handlers import (
     train,
     use_trained,
 )
-from lbpe.playground.app.parts import js, long_job, refusing, says_why
+from lbpe.playground.app.parts import announcing, js, long_job, refusing, says_why
 from lbpe.playground.app.tabs import Shared
 
 
@@ -68,6 +68,7 @@ def build(shared: Shared) -> Any:
             train_stop = gr.Button("Stop", variant="stop", elem_id="train-stop")
         train_status = gr.Markdown(CHOOSE_FILES, label="Training status", elem_id="train-status")
         refusing("train-upload", train_status)
+        announcing(train_files, train_status, "press Train")
         train_files.change(
             files_note,
             [train_files, train_status],
