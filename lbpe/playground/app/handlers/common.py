@@ -39,7 +39,7 @@ from lbpe.playground.service import (
     upload_fingerprint,
 )
 from lbpe.playground.service.visitors import for_visitors as visitor_message
-from lbpe.presets import DEFAULT_PRESET
+from lbpe.presets import DEFAULT_PRESET, VOCAB_PRESETS
 from lbpe.tokenizer import Tokenizer
 
 log = logging.getLogger("lbpe.playground.app")
@@ -518,6 +518,11 @@ def vocab_choices(state: Any = None) -> list[tuple[str, str]]:
 
 def get_tokenizer(name: str, state: Any = None) -> Tokenizer:
     """A bundled preset by name, or a vocabulary this session uploaded or trained."""
+    if not isinstance(name, str):  # over the API: the dropdown's value passed as another type
+        raise gr.Error(
+            f"The vocabulary is given by its name, e.g. 'cl100k_base', not a {type(name).__name__}; "
+            f"the names: {', '.join(VOCAB_PRESETS)} and the session's uploaded and trained ones."
+        )
     session = _session(state)
     if name in session.let_go and name not in session.vocabs:
         raise gr.Error(
