@@ -317,68 +317,73 @@ def test_the_llama_style_offers_only_the_units_it_trains(page):
     expect(unit.get_by_label("byte", exact=True)).to_be_checked()
 
 
+@contextlib.contextmanager
+def phone_page(browser, app_server, requests):
+    """The playground on a phone's screen (390x844), its requests kept in ``requests``."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    context.on("request", lambda r: requests.append(r.url))
+    try:
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(app_server.url)
+        expect(pane(page, "lbpe")).to_be_visible()
+        yield page
+    finally:
+        context.close()
+
+
 def test_panes_stack_on_a_narrow_screen(browser, app_server, requests):
     """On a phone (390x844) the text box is on the first screen and the two panes come right
     after it, stacked, before the secondary controls (the toggles, the .txt drop zone, the
     vocabulary upload); the examples and the Explain view follow them. Nothing is cut: the
     vocabulary's name stays clear of its chevron, the Step buttons keep one line, the charts'
     titles stay inside them and Plotly's mode bar leaves the legend uncovered."""
-    context = browser.new_context(viewport={"width": 390, "height": 844})
-    context.on("request", lambda r: requests.append(r.url))
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT_MS)
-    page.goto(app_server.url)
-    expect(pane(page, "lbpe")).to_be_visible()
-    bpe, lbpe = pane(page, "bpe").bounding_box(), pane(page, "lbpe").bounding_box()
-    assert lbpe["y"] >= bpe["y"] + bpe["height"] - 1 and abs(lbpe["x"] - bpe["x"]) < 2, (bpe, lbpe)
-    text = page.locator("#text textarea").bounding_box()
-    assert text["y"] < 844 - 100, text  # the text box starts on the first screen
-    examples, explain = page.locator("#examples").bounding_box(), page.locator("#explain-box").first.bounding_box()
-    assert text["y"] < bpe["y"] < lbpe["y"] < examples["y"] < explain["y"]
-    assert bpe["y"] < 844, bpe  # the BPE pane starts on the first screen
-    for secondary in ("#show-ws", "#show-ids", "#show-special", "#text-upload", "#vocab-upload-box"):
-        box = page.locator(secondary).bounding_box()
-        assert box["y"] > lbpe["y"] + lbpe["height"] - 1, (secondary, box, lbpe)
-    # the vocabulary's name: whole, and clear of the dropdown's chevron
-    name = page.locator("#vocab input")
-    assert name.evaluate("(e) => e.scrollWidth <= e.clientWidth"), "the vocabulary's name is cut"
-    assert name.evaluate(NAME_ENDS_BEFORE_CHEVRON), "the vocabulary's name runs under the chevron"
-    assert [b for b in page.evaluate(LINES_JS, "#explain-prev, #explain-next, #explain-play") if b["lines"] != 1] == []
-    check_charts(page, ("#length-plot", "#frequency-plot"))
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "app_narrow.png"), full_page=True)
-    SCREENS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENS / "app_phone.png"))
-    page.screenshot(path=str(SCREENS / "app_phone_full.png"), full_page=True)
-    context.close()
+    with phone_page(browser, app_server, requests) as page:
+        bpe, lbpe = pane(page, "bpe").bounding_box(), pane(page, "lbpe").bounding_box()
+        assert lbpe["y"] >= bpe["y"] + bpe["height"] - 1 and abs(lbpe["x"] - bpe["x"]) < 2, (bpe, lbpe)
+        text = page.locator("#text textarea").bounding_box()
+        assert text["y"] < 844 - 100, text  # the text box starts on the first screen
+        examples, explain = page.locator("#examples").bounding_box(), page.locator("#explain-box").first.bounding_box()
+        assert text["y"] < bpe["y"] < lbpe["y"] < examples["y"] < explain["y"]
+        assert bpe["y"] < 844, bpe  # the BPE pane starts on the first screen
+        for secondary in ("#show-ws", "#show-ids", "#show-special", "#text-upload", "#vocab-upload-box"):
+            box = page.locator(secondary).bounding_box()
+            assert box["y"] > lbpe["y"] + lbpe["height"] - 1, (secondary, box, lbpe)
+        # the vocabulary's name: whole, and clear of the dropdown's chevron
+        name = page.locator("#vocab input")
+        assert name.evaluate("(e) => e.scrollWidth <= e.clientWidth"), "the vocabulary's name is cut"
+        assert name.evaluate(NAME_ENDS_BEFORE_CHEVRON), "the vocabulary's name runs under the chevron"
+        steps = page.evaluate(LINES_JS, "#explain-prev, #explain-next, #explain-play")
+        assert [b for b in steps if b["lines"] != 1] == []
+        check_charts(page, ("#length-plot", "#frequency-plot"))
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "app_narrow.png"), full_page=True)
+        SCREENS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENS / "app_phone.png"))
+        page.screenshot(path=str(SCREENS / "app_phone_full.png"), full_page=True)
     assert not [u for u in requests if urlparse(u).hostname not in (None, "127.0.0.1")]
 
 
 def test_the_corpus_table_scrolls_rather_than_breaking_numbers_on_a_phone(browser, app_server, requests):
     """At 390 px the statistics table keeps each number and each header word whole: it scrolls
     sideways inside its box (as the Across table does), and the page itself does not."""
-    context = browser.new_context(viewport={"width": 390, "height": 844})
-    context.on("request", lambda r: requests.append(r.url))
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT_MS)
-    page.goto(app_server.url)
-    expect(pane(page, "lbpe")).to_be_visible()
-    tab = page.get_by_role("tab", name="Corpus")
-    if not tab.is_visible():  # folded into the tab bar's overflow menu
-        page.locator(".overflow-menu button, button.overflow-menu").first.click()
-    open_tab(page, "Corpus")
-    page.locator("#corpus-sample").click()
-    expect(page.locator("#corpus-status")).to_contain_text("sample-corpus.txt:", timeout=120_000)
-    # every column but the last, whose long sentences wrap by design
-    cells = '#corpus-table [role="gridcell"]:not([aria-colindex="6"]), #corpus-table th'
-    cell = page.locator('#corpus-table [role="gridcell"]')
-    expect(cell.filter(has_text="bytes per token").first).to_be_visible()
-    broken = page.evaluate(BROKEN_WORDS_JS, cells)
-    assert broken == [], broken
-    assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth + 1")
-    SCREENS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENS / "app_phone_corpus.png"), full_page=True)
-    context.close()
+    with phone_page(browser, app_server, requests) as page:
+        tab = page.get_by_role("tab", name="Corpus")
+        if not tab.is_visible():  # folded into the tab bar's overflow menu
+            page.locator(".overflow-menu button, button.overflow-menu").first.click()
+        open_tab(page, "Corpus")
+        page.locator("#corpus-sample").click()
+        expect(page.locator("#corpus-status")).to_contain_text("sample-corpus.txt:", timeout=120_000)
+        # every column but the last, whose long sentences wrap by design
+        cells = '#corpus-table [role="gridcell"]:not([aria-colindex="6"]), #corpus-table th'
+        cell = page.locator('#corpus-table [role="gridcell"]')
+        expect(cell.filter(has_text="bytes per token").first).to_be_visible()
+        broken = page.evaluate(BROKEN_WORDS_JS, cells)
+        assert broken == [], broken
+        assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth + 1")
+        SCREENS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENS / "app_phone_corpus.png"), full_page=True)
+    assert not [u for u in requests if urlparse(u).hostname not in (None, "127.0.0.1")]
 
 
 #: JS ``(th) => [text, overlap]``: a header cell's text and how many pixels of it lie under the cell's
