@@ -641,23 +641,29 @@ def test_stop_ends_training_and_corpus_statistics(tmp_path):
     state, dropdown, out, status = app.train(
         [upload(tmp_path, text.encode(), "t.txt")], 2000, "char", False, state, progress=press
     )
-    # nothing of the run is kept, and nothing shown is touched (no run finished: nothing is below)
-    unchanged = gr.skip()
-    assert press.calls == 5 and state.trained is None and state.vocabs == {} and out == unchanged
+    # nothing of the run is kept, and no run finished before: nothing is below
+    assert press.calls == 5 and state.trained is None and state.vocabs == {} and out is None
     assert status.startswith("Stopped at ") and "2,000-token char vocabulary on t.txt" in status
     assert "still those of the last run" not in status
     press = PressStop(state, 2)
     rows, lengths, frequency, json_file, csv_file, status = app.corpus(
         upload(tmp_path, text.encode(), "c.txt"), "gpt2", state, progress=press
     )
-    assert press.calls == 2 and [rows, lengths, frequency, json_file, csv_file] == [unchanged] * 5
+    assert press.calls == 2 and rows == [] and lengths is frequency is json_file is csv_file is None
     assert status.startswith("Stopped at ") and "of c.txt with **gpt2**" in status
     assert "still those of the last run" not in status
-    # after a run that finished, its results stay below a stopped one, which says whose they are
+    # after a run that finished, its results stay below a stopped run of the same view, which
+    # says whose they are...
     assert app.corpus(upload(tmp_path, b"some words here\n", "s.txt"), "gpt2", state)[0]
     press = PressStop(state, 2)
     *results, status = app.corpus(upload(tmp_path, text.encode(), "c.txt"), "gpt2", state, progress=press)
-    assert results == [unchanged] * 5 and "still those of the last run that finished" in status
+    assert results == [gr.skip()] * 5 and "still those of the last run that finished" in status
+    # ...but not below one of the other axis, whose chart and files they share
+    press = PressStop(state, 2)
+    *results, status = app.handlers.corpus_methods(
+        upload(tmp_path, text.encode(), "c.txt"), "gpt2", state, ["bpe", "lbpe"], None, None, progress=press
+    )
+    assert results == [[], None, None, None, None] and "still those of the last run" not in status
     # Across: what was kept (nothing), and that its file box is empty now (the upload is read once)
     press = PressStop(state, 2)
     *_, status, _ = app.across("", upload(tmp_path, text.encode(), "a.txt"), state, progress=press)

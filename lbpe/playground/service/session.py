@@ -62,7 +62,7 @@ class Session:
         self.made_from: dict[str, str] = {}  # name -> what made it (an upload's fingerprint), every name given
         self.stop = False
         self.running: set[str] = set()
-        self.shown: set[str] = set()  # the views ("corpus", ...) whose results a finished run put on the page
+        self.shown: dict[str, str] = {}  # tab -> the view ("corpus-methods", ...) whose finished run fills it
 
     @contextlib.contextmanager
     def job(self, kind: str, what: str, *, address: str | None = None, per_address: int = 0) -> Iterator[None]:

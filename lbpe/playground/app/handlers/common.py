@@ -397,11 +397,20 @@ def client_address() -> str | None:
 KEPT_NOTE = '<p class="lbpe-kept">The results below are still those of the last run that finished.</p>'
 
 
-def stopped(session: Session, view: str, status: str, results: int) -> tuple:
-    """What a run Stop ended returns: its ``results`` outputs left as they are (an earlier
-    run's stay on the page, as after a failure) and ``status``, which then says whose they are
-    (a run of ``view`` finished before in this session)."""
-    return (*[gr.skip()] * results, status + (KEPT_NOTE if view in session.shown else ""))
+def stopped(session: Session, tab: str, view: str, status: str, cleared: tuple) -> tuple:
+    """What a run of ``view`` that Stop ended on ``tab`` returns: when the results on the tab
+    are a finished run of that view (:meth:`shown`), they stay (as after a failure) and
+    ``status`` says whose they are; otherwise its outputs take the ``cleared`` values (a run of
+    the tab's other axis filled the chart and files they share: they must not pass for this
+    one's)."""
+    if session.shown.get(tab) == view:
+        return (*[gr.skip()] * len(cleared), status + "\n\n" + KEPT_NOTE)
+    return (*cleared, status)
+
+
+def shown(session: Session, tab: str, view: str) -> None:
+    """Record that a run of ``view`` finished and filled ``tab``'s results (see :func:`stopped`)."""
+    session.shown[tab] = view
 
 
 def _job(session: Session, kind: str, what: str):

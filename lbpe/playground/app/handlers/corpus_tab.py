@@ -21,6 +21,7 @@ from lbpe.playground.app.handlers.common import (
     _reporter,
     _session,
     get_tokenizer,
+    shown,
     stopped,
 )
 from lbpe.playground.app.handlers.compare_tab import _rate, _seed
@@ -86,10 +87,10 @@ def _corpus(data: bytes, name: str, vocab: str, state: Any, progress: Any):
             f"Stopped at {stop.fraction:.0%} of {name} with **{tok.name}**: nothing is shown for a "
             "part of a file. Press Compute statistics to run it again."
         )
-        return stopped(_session(state), "corpus", status, 5)
+        return stopped(_session(state), "corpus", "corpus", status, ([], None, None, None, None))
     json_path = _DOWNLOADS.write(f"{view['stem']}-stats.json", view["json"])
     csv_path = _DOWNLOADS.write(f"{view['stem']}-stats.csv", view["csv"])
-    _session(state).shown.add("corpus")
+    shown(_session(state), "corpus", "corpus")
     return view["rows"], _figure(view["figure"]), _figure(view["frequency_figure"]), json_path, csv_path, view["status"]
 
 
@@ -147,8 +148,8 @@ def _across(text: str, paths: list[Path], session: Session, progress: Any):
         )
     except Stopped as stop:
         status = _across_stopped(stop, source, bool(paths), "Compare across vocabularies")
-        return (*stopped(session, "across", status, 4), None)
-    session.shown.add("across")
+        return (*stopped(session, "across", "across", status, ([], None, None, None)), None)
+    shown(session, "across", "across")
     stem = Path(source).stem if paths else "text"
     json_path = _DOWNLOADS.write(f"{stem}-across.json", view["json"])
     csv_path = _DOWNLOADS.write(f"{stem}-across.csv", view["csv"])
@@ -239,8 +240,8 @@ def across_methods(
             )
         except Stopped as stop:
             status = _across_stopped(stop, source, bool(paths), "Compare across methods")
-            return (*stopped(session, "across-methods", status, 4), None)
-        session.shown.add("across-methods")
+            return (*stopped(session, "across", "across-methods", status, ([], None, None, None)), None)
+        shown(session, "across", "across-methods")
         stem = f"{Path(source).stem if paths else 'text'}-{file_stem(tok.name)}"
         json_path = _DOWNLOADS.write(f"{stem}-methods.json", view["json"])
         csv_path = _DOWNLOADS.write(f"{stem}-methods.csv", view["csv"])
@@ -307,8 +308,8 @@ def _corpus_methods(data: bytes, name: str, vocab: str, state: Any, progress: An
             f"Stopped at {stop.fraction:.0%} of {name} with **{tok.name}**: nothing is shown for a "
             "part of a file. Press Compute statistics per method to run it again."
         )
-        return stopped(_session(state), "corpus-methods", status, 5)
-    _session(state).shown.add("corpus-methods")
+        return stopped(_session(state), "corpus", "corpus-methods", status, ([], None, None, None, None))
+    shown(_session(state), "corpus", "corpus-methods")
     stem = f"{Path(name).stem or 'corpus'}-{file_stem(tok.name)}"
     json_path = _DOWNLOADS.write(f"{stem}-methods.json", view["json"])
     csv_path = _DOWNLOADS.write(f"{stem}-methods.csv", view["csv"])

@@ -21,6 +21,7 @@ from lbpe.playground.app.handlers.common import (
     _paths,
     _reporter,
     _session,
+    shown,
     stopped,
 )
 from lbpe.playground.service import (
@@ -126,14 +127,14 @@ def _train(session: Session, paths: list[Path], size: int, unit: str, scaffold: 
             f"Stopped at {stop.fraction:.0%} of training a {size:,}-token {unit} vocabulary on {names}; "
             "this run kept nothing. Press Train to start again."
         )
-        return (session, *stopped(session, "train", status, 2))
+        return (session, *stopped(session, "train", "train", status, (gr.update(), None)))
     corpus_name = paths[0].name if len(paths) == 1 else f"{len(paths)} files"
     kind = f"{size} {unit}{' scaffold' if scaffold else ''}{' llama' if style == 'llama' else ''}"
     path = _DOWNLOADS.write(f"tokenizer-{kind.replace(' ', '-')}.json", b"")
     write_tokenizer_json(trained["vocab"], path)  # in the style and with the preset it was trained with
     tok = open_vocabulary(path, scratch=Path(path).parent)  # exactly what the download holds
     session.trained = name = session.remember(f"trained: {kind} on {corpus_name}", tok)
-    session.shown.add("train")
+    shown(session, "train", "train")
     status = f"Done: **{name}**, {trained['message']} ({names}). Download it below, or use it in Compare."
     if trained["vocab"].scaffold:  # what other readers of the download do with them
         status += f" Note: {scaffold_note(trained['vocab'])}."
