@@ -59,6 +59,11 @@ class Literals:
     """The strings in ``strings`` (empty ones ignored), found in texts: :meth:`search` and
     :meth:`finditer` as a compiled pattern's, the longest string at the leftmost position."""
 
+    #: The first character of every string when they all share one (``"<"``, most often): a
+    #: text without it holds none of them, which one ``str.find`` tells; else ``None`` (also
+    #: for an object pickled before it was kept).
+    first_char: str | None = None
+
     def __init__(self, strings: Iterable[str], *, trie_max: int = TRIE_PATTERN_MAX) -> None:
         self.strings = frozenset(s for s in strings if s)
         self._pattern: re.Pattern[str] | None = None
@@ -66,8 +71,6 @@ class Literals:
         self._starts = _NOTHING
         self._firsts: tuple[str, ...] = ()
         firsts = {s[0] for s in self.strings}
-        #: The first character of every string when they all share one (``"<"``, most often): a
-        #: text without it holds none of them, which one ``str.find`` tells; else ``None``.
         self.first_char = next(iter(firsts)) if len(firsts) == 1 else None
         if len(self.strings) <= trie_max:
             self._pattern = re.compile(literal_trie_pattern(self.strings))

@@ -306,3 +306,17 @@ def test_added_tokens_longer_than_the_limit_are_refused(tmp_path):
         LbpeError, match=r"is 300 characters long; lbpe matches added and special tokens of at most 256"
     ):
         lbpe.load(path)
+
+
+def test_literals_pickled_before_the_first_character_was_kept_still_search():
+    """A ``Literals`` pickled by an older lbpe has no ``first_char`` of its own: it searches
+    the long way, and finds the same."""
+    import pickle
+
+    found = Literals(["<|endoftext|>", "<s>"])
+    old = pickle.loads(pickle.dumps(found))
+    del old.__dict__["first_char"]
+    assert old.first_char is None
+    for text in ("no brackets", "a <s> b", "<|endoftext|>", ""):
+        assert (old.search(text) and old.search(text).span()) == (found.search(text) and found.search(text).span())
+    assert found.search("<s>", 10) is None and old.search("<s>", 10) is None  # past the end
