@@ -348,13 +348,13 @@ class Tokenizer(BulkEncoding):
         if quick is None or type(text) is not str or type(mode) is not str:
             return None
         method = native.METHOD_CODES.get(mode)
-        if method is None:
+        if method is None or budget.remaining() is not None:
             return None
         matcher = self._specials
         if specials and matcher is not None and (quick[1] is None or quick[1] in text) and matcher.search(text):
             return None
         model = native.model_for(self.vocab)
-        if model is None or budget.remaining() is not None:
+        if model is None:
             return None
         try:
             return model.encode_text(  # type: ignore[return-value]  # a list without buffer=True

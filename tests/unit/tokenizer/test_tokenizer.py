@@ -628,3 +628,52 @@ def test_yes_no_options_and_unordered_ids_are_refused():
     for bad in ({1, 2}, {1: "a"}, frozenset({1})):
         with pytest.raises(TypeError, match="sequence of token ids in order"):
             tok.decode(bad)
+
+
+# ---- encode with its defaults: the short way to the compiled path equals the long one ----
+
+SHORT_WAY_TEXTS = [
+    "",
+    "a < b and c > d, <html> but no special token",
+    "<|endoftext",  # a special token's start, not the whole of it
+    "plain words only",
+    "lone \ud800 surrogate",
+    "[X] an added token whose first character is another",
+]
+
+
+def _spelled_out(tok, text, mode):
+    """``tok.encode`` by the long way: the pure path, every option given."""
+    before = native.backend().name
+    native.use("pure")
+    try:
+        return tok.encode(text, mode=mode, allowed_special=set(), disallowed_special="all", add_special_tokens=False)
+    finally:
+        native.use(before)
+
+
+def test_encode_with_its_defaults_equals_the_options_spelled_out(encode_path):
+    """encode(text, mode=...) takes a short way with its default options (told apart by
+    identity): the ids are those of the long way, and the same texts are refused, with added
+    tokens of another first character, after a pickle and under a time budget."""
+    import pickle
+
+    from lbpe.budget import time_budget
+    from lbpe.errors import DisallowedSpecialError
+
+    base = lbpe.load_preset("cl100k_base")
+    added = Tokenizer(base.vocab, "cl100k_base", added_tokens={"[X]": 100_300})
+    for tok in (base, added, pickle.loads(pickle.dumps(added))):
+        for text in [*SHORT_WAY_TEXTS, "a text with <|endoftext|> in it"]:
+            for mode in ("bpe", "lbpe", "least-tokens"):
+                try:
+                    want = _spelled_out(tok, text, mode)
+                except DisallowedSpecialError:
+                    with pytest.raises(DisallowedSpecialError):
+                        tok.encode(text, mode=mode)
+                    continue
+                assert tok.encode(text, mode=mode) == want, (text, mode)
+                with time_budget(len(text) + 1000, what="a test"):
+                    assert tok.encode(text, mode=mode) == want, (text, mode)
+    # "[X]" is matched as the added token (its "[" is no special token's first character)
+    assert 100_300 in added.encode("a [X] b", mode="bpe")
