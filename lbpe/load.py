@@ -260,8 +260,10 @@ def _tiktoken_tokenizer(
     special = dict(encoding.special_tokens or {}) if encoding is not None else {}
     if special_tokens is not None:
         special = dict(special_tokens)
-    # a file that cannot be read, or is no rank file, is refused before asking for a pattern
+    # a file that cannot be read, or is no rank file, is refused before asking for a pattern (a
+    # pattern given is checked first: a mistyped one is said at once)
     data = read_limited(file, expected=FORMATS["tiktoken"])
+    checked = None if pattern is None else _pattern_for(file, pattern)
     from lbpe.formats.tiktoken import parse_tiktoken_vocab
 
     vocab = parse_tiktoken_vocab(data, source=str(file), special=special, name=stem)
@@ -275,7 +277,7 @@ def _tiktoken_tokenizer(
                 "tokens: give them with special_tokens= (on the command line --special-token TEXT=ID)",
             )
         pattern = preset
-    compiled = _pattern_for(file, pattern)
+    compiled = checked if checked is not None else _pattern_for(file, pattern)
     return Tokenizer(vocab, pattern if isinstance(pattern, str) else compiled, name=stem)
 
 

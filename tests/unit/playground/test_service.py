@@ -86,6 +86,9 @@ def test_a_file_that_is_not_a_rank_file_is_refused_before_a_pretokenizer_is_aske
         open_upload([junk])
     assert not isinstance(info.value, PatternNeededError)
     assert "mine.tiktoken" in str(info.value) and "line 1" in str(info.value)
+    # a pattern given is checked before the file is read through: a mistyped one is said first
+    with pytest.raises(LbpeError, match="unknown pre-tokenizer pattern 'nonsense'"):
+        open_upload([junk], pattern="nonsense")
 
 
 @pytest.mark.parametrize(
