@@ -50,7 +50,11 @@ def record_folder(folder: Path, *, mode: str, base: str, tok: Tokenizer, source:
     """Writes into ``folder`` (the model's files saved there) what loads it back as an LBPE
     tokenizer: in ``tokenizer_config.json`` the class, ``auto_map``, the mode and the model's own
     class ``base``; ``source``, the file a tokenizer was built from (a SentencePiece model or a
-    rank file), copied beside tokenizer.json; and ``lbpe_tokenizer.py``, whose path it returns."""
+    rank file), copied beside tokenizer.json; and ``lbpe_tokenizer.py``, whose path it returns.
+    A Scaffold-BPE vocabulary's scaffold tokens go back into the tokenizer.json transformers
+    wrote (first: a folder without one is refused before anything of lbpe's is written)."""
+    if tok.vocab.scaffold:
+        _keep_scaffold(folder / "tokenizer.json", tok)
     config = folder / "tokenizer_config.json"
     data = json.loads(config.read_text("utf-8")) if config.is_file() else {}
     data[MODE_KEY] = mode
@@ -73,8 +77,6 @@ def record_folder(folder: Path, *, mode: str, base: str, tok: Tokenizer, source:
         if rank_file:
             data[SPECIALS_KEY] = tok.special_tokens
     config.write_text(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
-    if tok.vocab.scaffold:
-        _keep_scaffold(folder / "tokenizer.json", tok)
     module = folder / f"{MODULE_NAME}.py"
     module.write_text(MODULE_SOURCE, encoding="utf-8")
     return module

@@ -108,8 +108,8 @@ class LBPETokenizer:
     ):
         """The model's own tokenizer from ``path`` (a folder, a file or a bundled vocabulary's
         name; ``local_files_only`` is forced), encoding in ``mode``: "lbpe", "bpe" (the model's
-        own) or another deterministic inference method of :data:`lbpe.METHODS` (default: the
-        folder's recorded mode, else "lbpe"). ``pattern`` and ``special_tokens``: the
+        own; a Scaffold-BPE vocabulary's, lbpe's) or another deterministic inference method of
+        :data:`lbpe.METHODS` (default: the folder's recorded mode, else "lbpe"). ``pattern`` and ``special_tokens``: the
         pre-tokenizer preset and the special tokens of a rank file whose name does not tell them
         (as :func:`lbpe.load`; a saved folder keeps them). Other keyword arguments go to
         transformers (``pad_token=...``, ...)."""
