@@ -73,7 +73,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> None:
     # as trained: its style and preset; llama's post-processor puts the bos asked for before each text
     write_tokenizer_json(trained["vocab"], args.output, bos=roles.get("bos") if llama else None)
     print(f"wrote {args.output}: {trained['message']}", file=sys.stderr)
-    scaffold = scaffold_note(trained["vocab"])
+    scaffold = scaffold_note(trained["vocab"], option="--scaffold")
     if scaffold:  # what a reader that knows nothing of them does with the file
         print(f"note: {scaffold}", file=sys.stderr)
     for special in specials:

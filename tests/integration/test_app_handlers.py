@@ -527,7 +527,7 @@ def test_train_downloads_the_tokenizer_json_and_compare_uses_it(tmp_path):
     assert "value" not in dropdown and f"**{name}**, 600 tokens" in status and "(moby.txt)" in status
     # the download's scaffold tokens, which HF's reader emits and lbpe's does not, are named
     scaffold = sorted(json.loads(Path(out).read_text("utf-8"))["model"]["lbpe_scaffold"], key=int)
-    assert f"read its {len(scaffold)} scaffold tokens (ids {scaffold[0]} to {scaffold[-1]})" in status
+    assert f"read its {len(scaffold):,} scaffold tokens (ids {scaffold[0]} to {scaffold[-1]})" in status
     from tokenizers import Tokenizer as HfTokenizer
 
     ids = set(map(int, scaffold))

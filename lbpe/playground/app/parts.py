@@ -111,9 +111,6 @@ def in_browser(event: Any, inputs: Any, outputs: Any, call: str, otherwise: str 
     event(None, inputs, outputs, js=js(call, otherwise), api_visibility="private", queue=False)
 
 
-#: Said below a failed run's reason while the results of an earlier run are still shown.
-
-
 def says_why(event: Any, fn: Any, state: Any, note: Any, *also: Any, kept: Any = None) -> None:
     """When ``event`` (a call of handler ``fn``) fails, its reason goes into ``note`` (beside
     the control) and stays there after Gradio's notice fades; ``also`` are buttons to enable

@@ -157,16 +157,17 @@ def train_view(
     }
 
 
-def scaffold_note(vocab: Vocab) -> str:
+def scaffold_note(vocab: Vocab, *, option: str = "Scaffold-BPE") -> str:
     """What readers that know nothing of Scaffold-BPE do with a trained file's scaffold tokens
-    (empty without them): the ids lbpe's own readers never emit."""
+    (empty without them): the ids lbpe's own readers never emit. ``option``: what the person
+    turned on to get them (the command line's ``--scaffold``, the app's box)."""
     scaffold = sorted(vocab.scaffold or ())
     if not scaffold:
         return ""
     return (
         f"Hugging Face tokenizers and transformers read its {len(scaffold):,} scaffold tokens (ids {scaffold[0]} "
         f"to {scaffold[-1]}) as ordinary ones and emit them where lbpe's BPE splits them back; lbpe.load() of "
-        "the file and lbpe.hf.LBPETokenizer of its folder encode as trained (train without Scaffold-BPE for a "
+        f"the file and lbpe.hf.LBPETokenizer of its folder encode as trained (train without {option} for a "
         "file they encode alike)"
     )
 

@@ -545,7 +545,8 @@ def test_cli_train_writes_what_train_makes(tmp_path):
     # the note is true: HF's reader emits scaffold ids that lbpe's own reading of the file does not
     scaffold = sorted(expect.scaffold)
     assert scaffold and scaffold[0] == 600
-    assert f"read its {len(scaffold)} scaffold tokens (ids 600 to {scaffold[-1]})" in result.stderr
+    assert f"read its {len(scaffold):,} scaffold tokens (ids 600 to {scaffold[-1]})" in result.stderr
+    assert "train without --scaffold" in result.stderr
     from tokenizers import Tokenizer as HfTokenizer
 
     text = corpus.read_text("utf-8")[:50_000]

@@ -529,7 +529,7 @@ def get_tokenizer(name: str, state: Any = None) -> Tokenizer:
     """A bundled preset by name, or a vocabulary this session uploaded or trained."""
     if not isinstance(name, str):  # over the API: the dropdown's value passed as another type
         raise gr.Error(
-            f"The vocabulary is given by its name, e.g. 'cl100k_base', not a {type(name).__name__}; "
+            f"The vocabulary is given by its name, e.g. {DEFAULT_PRESET!r}, not a {type(name).__name__}; "
             f"the names: {', '.join(VOCAB_PRESETS)} and the session's uploaded and trained ones."
         )
     session = _session(state)
