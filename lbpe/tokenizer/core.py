@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import nullcontext
-from typing import TYPE_CHECKING, Literal, cast
+from typing import TYPE_CHECKING, cast
 
 from lbpe import budget, native
 from lbpe.decoders import Decoder
@@ -33,7 +33,15 @@ from lbpe.tokenizer.checks import checked_ids as _checked_ids
 from lbpe.tokenizer.checks import checked_text as _checked_text
 from lbpe.tokenizer.compiled import compiled_ids
 from lbpe.tokenizer.offsets import Segment, given_positions, in_given_text, located, segments
-from lbpe.tokenizer.specials import SpecialNames, checked_names, nothing_to_find, special_matcher, split_specials
+from lbpe.tokenizer.specials import (
+    ALL_NAMES,
+    NO_NAMES,
+    SpecialNames,
+    checked_names,
+    nothing_to_find,
+    special_matcher,
+    split_specials,
+)
 from lbpe.user_regex import deadline
 from lbpe.vocab import Vocab
 
@@ -45,10 +53,6 @@ __all__ = ["Tokenizer", "DEFAULT_CACHE_SIZE"]
 
 #: Default bound on the number of cached pieces per mode.
 DEFAULT_CACHE_SIZE = 200_000
-#: ``encode``'s defaults: no special token's text allowed, every one refused (told apart by
-#: identity, so that a call with both costs two comparisons)
-NO_NAMES: frozenset[str] = frozenset()
-ALL_NAMES: Literal["all"] = "all"
 
 
 class Tokenizer(BulkEncoding):
@@ -328,14 +332,11 @@ class Tokenizer(BulkEncoding):
             text = replace_surrogates(text)  # before any draw, so the draws are those of the fixed text
         return cast("list[int]", self._ordinary(text, mode, options))
 
-    def _quick_path(self) -> tuple[int, str | None] | None:
-        """What :meth:`_plain_ids` needs of the tokenizer: the code of the preset the compiled
-        path splits with and the first character of every special and added token's text (or
-        ``None``: they have several, or there are none); ``None`` when a normaliser or a pattern
-        from a file runs, or the compiled path does not split with this pattern."""
-        if self._guarded or self._preset_code is None:
-            return None
-        return (self._preset_code, None if self._specials is None else self._specials.first_char)
+    def _quick_path(self) -> int | None:
+        """The code of the preset the compiled path splits with, which :meth:`_plain_ids`
+        needs; ``None`` when a normaliser or a pattern from a file runs, or the compiled path
+        does not split with this pattern."""
+        return None if self._guarded else self._preset_code
 
     def _plain_ids(self, text: object, mode: object, specials: bool) -> list[int] | None:
         """The ids of a text that needs none of the general path's steps, else ``None`` (then
@@ -351,15 +352,17 @@ class Tokenizer(BulkEncoding):
         if method is None or budget.remaining() is not None:
             return None
         matcher = self._specials
-        if specials and matcher is not None and (quick[1] is None or quick[1] in text) and matcher.search(text):
-            return None
+        if specials and matcher is not None:
+            first = matcher.first_char  # (a text without it holds no special token, without a call)
+            if (first is None or first in text) and matcher.search(text):
+                return None
         model = native.model_for(self.vocab)
         if model is None:
             return None
         try:
             return model.encode_text(  # type: ignore[return-value]  # a list without buffer=True
                 text,
-                quick[0],
+                quick,
                 method=method,
                 limit=self.cache_size,
                 cached_chars=CACHED_PIECE_CHARS,

@@ -11,9 +11,21 @@ from typing import Literal, TypeAlias, cast
 from lbpe.errors import DisallowedSpecialError, LbpeError
 from lbpe.literals import MAX_ADDED_TOKEN_CHARS, Literals
 
-__all__ = ["SpecialNames", "checked_names", "nothing_to_find", "read_once", "special_matcher", "split_specials"]
+__all__ = [
+    "ALL_NAMES",
+    "NO_NAMES",
+    "SpecialNames",
+    "checked_names",
+    "nothing_to_find",
+    "read_once",
+    "special_matcher",
+    "split_specials",
+]
 
-_NO_NAMES: frozenset[str] = frozenset()
+#: No names, and every name: ``encode``'s defaults for ``allowed_special`` and
+#: ``disallowed_special`` (told apart by identity, so a call with both costs two comparisons).
+NO_NAMES: frozenset[str] = frozenset()
+ALL_NAMES: Literal["all"] = "all"
 
 #: What ``allowed_special`` and ``disallowed_special`` take: ``"all"``, a set, list or tuple of
 #: token texts, or ``None`` (none). Not ``Collection[str]``, which a single string is: one is
@@ -29,7 +41,7 @@ def checked_names(
     collection name nothing. A string other than ``"all"`` is refused: read as a collection it
     would be its characters, and the token it names would be let through or refused in silence."""
     if type(value) is tuple and not value:  # the usual "nothing refused", at no cost
-        return _NO_NAMES
+        return NO_NAMES
     if isinstance(value, str):
         if value == "all":
             return "all"
@@ -38,7 +50,7 @@ def checked_names(
             f"such as {parameter}={{{value!r}}}"
         )
     if value is None:
-        return _NO_NAMES
+        return NO_NAMES
     names: AbstractSet[object] | None
     if isinstance(value, (frozenset, set)):
         names = value

@@ -163,6 +163,7 @@ class _Counted:
 
     def __init__(self, matcher) -> None:
         self.matcher, self.searches = matcher, 0
+        self.first_char = matcher.first_char
 
     def search(self, text, pos=0):
         self.searches += 1
