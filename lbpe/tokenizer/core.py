@@ -124,7 +124,6 @@ class Tokenizer(BulkEncoding):
         self._part_caches: dict[str, dict[str, tuple]] = {"bpe": {}, "lbpe": {}}
         self._split = self._splitters()
         self._specials = special_matcher(set(vocab.special) | set(self.added_tokens))
-        self._quick = self._quick_path()
 
     def __repr__(self) -> str:
         return f"Tokenizer(name={self.name!r}, pattern={self.pretokenizer_name!r}, vocab={self.vocab!r})"
@@ -132,7 +131,7 @@ class Tokenizer(BulkEncoding):
     # ---- pickling (worker processes, datasets.map, Ray): caches stay behind ----
 
     # bound to this object or process, or derived: rebuilt
-    _UNPICKLED = ("_findall", "_later_splitter", "_later_findall", "_split", "_preset_code", "_quick", "_continuation")
+    _UNPICKLED = ("_findall", "_later_splitter", "_later_findall", "_split", "_preset_code", "_continuation")
 
     def __getstate__(self) -> dict:
         """Everything that defines the tokenizer; the piece caches travel empty."""
@@ -148,7 +147,6 @@ class Tokenizer(BulkEncoding):
         self._later_findall = self._later_splitter.findall
         # this process's compiled path (it may lack the extension, or not have set it up yet)
         self._preset_code = native.splitter_code(self._splitter)
-        self._quick = self._quick_path()
         self._split = self._splitters()
 
     def clear_cache(self) -> None:
@@ -332,12 +330,6 @@ class Tokenizer(BulkEncoding):
             text = replace_surrogates(text)  # before any draw, so the draws are those of the fixed text
         return cast("list[int]", self._ordinary(text, mode, options))
 
-    def _quick_path(self) -> int | None:
-        """The code of the preset the compiled path splits with, which :meth:`_plain_ids`
-        needs; ``None`` when a normaliser or a pattern from a file runs, or the compiled path
-        does not split with this pattern."""
-        return None if self._guarded else self._preset_code
-
     def _plain_ids(self, text: object, mode: object, specials: bool) -> list[int] | None:
         """The ids of a text that needs none of the general path's steps, else ``None`` (then
         that path runs): a ``str``, a method the compiled path encodes with a preset pattern, no
@@ -345,8 +337,8 @@ class Tokenizer(BulkEncoding):
         with ``specials``, no special or added token's text in it. The general path's own last
         call, without its layers of checks and chunks, which cost a short text as much as its
         encoding (so each check here is the cheapest that decides)."""
-        quick = self._quick
-        if quick is None or type(text) is not str or type(mode) is not str:
+        code = self._preset_code
+        if code is None or self._guarded or type(text) is not str or type(mode) is not str:
             return None
         method = native.METHOD_CODES.get(mode)
         if method is None or budget.remaining() is not None:
@@ -362,7 +354,7 @@ class Tokenizer(BulkEncoding):
         try:
             return model.encode_text(  # type: ignore[return-value]  # a list without buffer=True
                 text,
-                quick,
+                code,
                 method=method,
                 limit=self.cache_size,
                 cached_chars=CACHED_PIECE_CHARS,
