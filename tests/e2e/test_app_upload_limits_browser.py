@@ -116,7 +116,7 @@ def test_training_files_added_one_at_a_time_are_told_over_the_limit_at_once(page
     files = page.locator("#train-upload input[type=file]")
     files.set_input_files(parts[0])
     expect(page.locator("#train-upload")).to_contain_text("part0")
-    expect(status).to_have_text("Choose text files, then press Train.")
+    expect(status).to_have_text("part0.txt is ready: press Train.")
     files.set_input_files(parts[1])  # added to the first
     expect(page.locator("#train-upload")).to_contain_text("part1")
     # said at once, before Train is pressed
@@ -127,6 +127,9 @@ def test_training_files_added_one_at_a_time_are_told_over_the_limit_at_once(page
     expect(status.locator(".lbpe-failed")).to_have_count(1)
     # one removed: within the limit again, and the refusal is gone
     page.locator("#train-upload button[aria-label='Remove this file']").first.click()
+    expect(page.locator("#train-upload")).not_to_contain_text("part0")
+    expect(status).to_have_text("part1.txt is ready: press Train.")
+    page.locator("#train-upload button[aria-label='Clear']").click()  # the last one
     expect(status).to_have_text("Choose text files, then press Train.")
 
 

@@ -589,10 +589,15 @@ def test_the_training_files_note_says_at_once_when_they_pass_the_limit_together(
     assert within == {"__type__": "update"}  # the status stays as it is
     assert "the training corpus (2 file(s)) is 1.2e-05 MB, over the limit of 1e-05 MB" in over
     assert 'class="lbpe-failed"' in over and "LBPE_APP" not in over
-    # one removed: the refusal gives way; any other status (a training's result) stays
-    assert app.files_note([second], over) == "Choose text files, then press Train."
+    # one removed: the refusal gives way to what is left; any other status (a training's result) stays
+    assert app.files_note([second], over) == "e.txt is ready: press Train."
     assert app.files_note([second], "Trained 300 tokens on d.txt") == {"__type__": "update"}
     assert app.files_note(None, over) == "Choose text files, then press Train."
+    # a note that files are ready names those there are, not one removed
+    both = "d.txt, e.txt are ready: press Train."
+    assert app.files_note([first], both) == "d.txt is ready: press Train."
+    assert app.files_note([], both) == "Choose text files, then press Train."
+    assert app.files_note([first], "d.txt is ready: press Train.") == {"__type__": "update"}
 
 
 def test_train_says_the_least_vocabulary_size_in_the_views_words(tmp_path):

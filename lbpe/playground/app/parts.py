@@ -155,7 +155,9 @@ def announcing(upload: Any, status: Any, then: str | Mapping[str, str], *, axis:
     view's axis picker, ``then`` maps each of its values to the button that axis shows).
 
     Said by the page itself, at once: an answer from the server could come after a run pressed
-    the moment the file arrived, and replace that run's result with the note."""
+    the moment the file arrived, and replace that run's result with the note. The server says
+    the same words, :func:`~lbpe.playground.app.handlers.common.ready_note`, of files left after
+    one is removed."""
     press = json.dumps(then if isinstance(then, Mapping) else {"vocabularies": then})
     inputs = [upload, status] if axis is None else [upload, status, axis]
     ready = (

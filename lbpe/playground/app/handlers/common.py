@@ -308,6 +308,12 @@ def _shell_word(name: str) -> str:
     return name if re.fullmatch(r"[\w.,+-]+", name) else "'" + name.replace("'", "'\\''") + "'"
 
 
+def ready_note(names: list[str], press: str) -> str:
+    """That the files ``names`` are ready, and what to press: the words the page itself says
+    when a file arrives (:func:`lbpe.playground.app.parts.announcing`)."""
+    return f"{', '.join(names)} {'is' if len(names) == 1 else 'are'} ready: {press}."
+
+
 def over_limit_note(zone: str, name: str, size: int, count: int) -> str | None:
     """The red note for ``count`` files of upload ``zone`` (the one called ``name``, or all of
     them where the zone holds them to one limit) of ``size`` bytes over the zone's limit, in the

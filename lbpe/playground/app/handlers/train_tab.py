@@ -43,9 +43,10 @@ CHOOSE_FILES = "Choose text files, then press Train."
 def files_note(files: Any, status: Any):
     """The training files changed (chosen, added to, removed). The page refuses a choice over the
     limit before sending it, but files added one at a time are each within it: while together
-    they are over it, ``status`` says so now rather than when Train is pressed; once within it
-    again, that refusal gives way to :data:`CHOOSE_FILES`. Anything else the status says stays
-    (``gr.skip()``)."""
+    they are over it, ``status`` says so now rather than when Train is pressed. Once within it
+    again, that refusal, or a note that files are ready naming others than those there are, gives
+    way to the files that are ready (:data:`CHOOSE_FILES` when none is). Anything else the status
+    says stays (``gr.skip()``)."""
     paths = _paths(files)
     size = 0
     for path in paths:
@@ -56,8 +57,11 @@ def files_note(files: Any, status: Any):
     note = common.over_limit_note("train-upload", "", size, len(paths))
     if note is not None:
         return note
-    if PLAYGROUND["train_bytes"].what in str(status or ""):  # the words of that refusal
-        return CHOOSE_FILES
+    said = str(status or "")
+    ready = common.ready_note([path.name for path in paths], "press Train") if paths else CHOOSE_FILES
+    refused = PLAYGROUND["train_bytes"].what in said  # the words of that refusal
+    if said != ready and (refused or said.endswith(" ready: press Train.")):
+        return ready
     return gr.skip()
 
 
