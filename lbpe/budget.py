@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextvars
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from lbpe import limits
@@ -80,6 +81,11 @@ class time_budget:
         if self._token is not None:
             _current.reset(self._token)
             self._token = None
+
+
+#: The budget in force, or ``None`` outside one: whether there is a budget, at the cost of one
+#: C call (the compiled path's quick call asks it of every text).
+in_force: Callable[[], object] = _current.get
 
 
 def remaining() -> float | None:

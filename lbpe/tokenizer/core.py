@@ -341,7 +341,7 @@ class Tokenizer(BulkEncoding):
         if code is None or self._guarded or type(text) is not str or type(mode) is not str:
             return None
         method = native.METHOD_CODES.get(mode)
-        if method is None or budget.remaining() is not None:
+        if method is None or budget.in_force() is not None:
             return None
         matcher = self._specials
         if specials and matcher is not None:
