@@ -49,10 +49,12 @@
 typedef struct {
     PyObject_HEAD
     Model core;
-    PyThread_type_lock lock; /* held by the call using the caches and scratch */
-    unsigned long owner;     /* the thread that holds it (0: none) */
-    PyObject *fallback;      /* callable(char) -> list[int] */
-    PyObject **longs;        /* shared ints of ids 0..n_longs-1 (NULL: not made yet) */
+    pthread_mutex_t lock; /* held by the call using the caches and scratch (a mutex, not a
+                           * PyThread lock: that one reads the clock even when not waiting) */
+    int has_lock;         /* lock was initialised */
+    unsigned long owner;  /* the thread that holds it (0: none) */
+    PyObject *fallback;   /* callable(char) -> list[int] */
+    PyObject **longs;     /* shared ints of ids 0..n_longs-1 (NULL: not made yet) */
     Py_ssize_t n_longs;
     int ready; /* Model.__init__ finished (a failed one leaves tables half built) */
 } NativeModel;
@@ -86,18 +88,18 @@ static const unsigned char *classes_of(const State *st) {
 }
 
 static int model_enter(NativeModel *self) {
-    if (!self->ready || !self->lock) {
+    if (!self->ready || !self->has_lock) {
         PyErr_SetString(PyExc_RuntimeError, "lbpe._native.Model was not initialised");
         return -1;
     }
     unsigned long me = PyThread_get_thread_ident();
-    if (!PyThread_acquire_lock(self->lock, NOWAIT_LOCK)) {
+    if (pthread_mutex_trylock(&self->lock) != 0) {
         if (self->owner == me) {
             PyErr_SetString(PyExc_RuntimeError, "lbpe._native.Model is not re-entrant");
             return -1;
         }
         Py_BEGIN_ALLOW_THREADS
-        PyThread_acquire_lock(self->lock, WAIT_LOCK);
+        pthread_mutex_lock(&self->lock);
         Py_END_ALLOW_THREADS
     }
     self->owner = me;
@@ -106,7 +108,7 @@ static int model_enter(NativeModel *self) {
 
 static void model_exit(NativeModel *self) {
     self->owner = 0;
-    PyThread_release_lock(self->lock);
+    pthread_mutex_unlock(&self->lock);
 }
 
 /* ------------------------------------------------------------------ helpers */
@@ -1150,7 +1152,7 @@ static PyObject *Model_clear_cache(NativeModel *self, PyObject *Py_UNUSED(ignore
 static void Model_dealloc(NativeModel *self) {
     model_free(&self->core);
     Py_XDECREF(self->fallback);
-    if (self->lock) PyThread_free_lock(self->lock);
+    if (self->has_lock) pthread_mutex_destroy(&self->lock);
     if (self->longs) {
         for (Py_ssize_t x = 0; x < self->n_longs; x++) Py_XDECREF(self->longs[x]);
         PyMem_RawFree(self->longs);
@@ -1243,10 +1245,12 @@ static int Model_init(NativeModel *self, PyObject *args, PyObject *kw) {
         return -1;
     }
     m->thresholds = &model_state(self)->thresholds;
-    self->lock = PyThread_allocate_lock();
-    if (!self->lock) {
-        PyErr_NoMemory();
-        return -1;
+    if (!self->has_lock) { /* (a failed __init__ may have made it) */
+        if (pthread_mutex_init(&self->lock, NULL) != 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        self->has_lock = 1;
     }
     m->char_units = char_units;
     m->whole_piece_first = wpf;
