@@ -71,7 +71,11 @@ typedef struct {
     PyTypeObject *model_type;
     ClassTable *classes; /* the presets' classes (NULL until set_classes), older tables behind */
     Thresholds thresholds;
+    PyObject *option_names[5]; /* OPTION_NAMES, interned */
 } State;
+
+/* The keyword options of encode_text and encode_pieces, in EncodeOptions' order. */
+#define OPTION_NAMES {"method", "limit", "cached_chars", "seconds", "buffer"}
 
 static State *module_state(PyObject *mod) { return (State *)PyModule_GetState(mod); }
 static State *model_state(NativeModel *self) {
@@ -557,9 +561,9 @@ static int int_arg(const char *fn, const char *name, PyObject *o, int *out) {
  * TypeError naming the argument. Matched against the names directly, where
  * PyArg_ParseTupleAndKeywords needs a dict made for the call and a string made for each name it
  * looks up: about half of a short text's encode. */
-static int encode_options(const char *fn, Py_ssize_t nargs, Py_ssize_t npos, PyObject *const *args,
-                          PyObject *kwnames, EncodeOptions *o) {
-    static const char *names[] = {"method", "limit", "cached_chars", "seconds", "buffer"};
+static int encode_options(State *st, const char *fn, Py_ssize_t nargs, Py_ssize_t npos,
+                          PyObject *const *args, PyObject *kwnames, EncodeOptions *o) {
+    static const char *names[] = OPTION_NAMES;
     PyObject *value[5] = {NULL, NULL, NULL, NULL, NULL};
     if (nargs != npos) {
         PyErr_Format(PyExc_TypeError, "%s() takes %zd positional argument%s (%zd given)", fn, npos,
@@ -569,8 +573,14 @@ static int encode_options(const char *fn, Py_ssize_t nargs, Py_ssize_t npos, PyO
     Py_ssize_t nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
     for (Py_ssize_t j = 0; j < nk; j++) {
         PyObject *name = PyTuple_GET_ITEM(kwnames, j);
+        /* a call site's names are interned, as the module's own are: most calls compare
+         * pointers only; a name built at run time is compared by its characters */
         int k = 0;
-        while (k < 5 && PyUnicode_CompareWithASCIIString(name, names[k]) != 0) k++;
+        while (k < 5 && name != st->option_names[k]) k++;
+        if (k == 5) {
+            k = 0;
+            while (k < 5 && PyUnicode_CompareWithASCIIString(name, names[k]) != 0) k++;
+        }
         if (k == 5 || value[k]) {
             PyErr_Format(PyExc_TypeError, "%s() got %s keyword argument '%U'", fn,
                          k == 5 ? "an unexpected" : "a repeated", name);
@@ -600,7 +610,8 @@ static PyObject *Model_encode_text(NativeModel *self, PyObject *const *args, Py_
     Model *m = &self->core;
     EncodeOptions o;
     int preset;
-    if (encode_options("encode_text", nargs, 2, args, kwnames, &o) < 0) return NULL;
+    if (encode_options(model_state(self), "encode_text", nargs, 2, args, kwnames, &o) < 0)
+        return NULL;
     PyObject *text = args[0];
     if (!PyUnicode_Check(text)) {
         PyErr_Format(PyExc_TypeError, "encode_text(): text must be str, not %s",
@@ -986,7 +997,8 @@ static PyObject *Model_encode_pieces(NativeModel *self, PyObject *const *args, P
                                      PyObject *kwnames) {
     Model *m = &self->core;
     EncodeOptions o;
-    if (encode_options("encode_pieces", nargs, 1, args, kwnames, &o) < 0) return NULL;
+    if (encode_options(model_state(self), "encode_pieces", nargs, 1, args, kwnames, &o) < 0)
+        return NULL;
     PyObject *pieces = args[0];
     if (!PyList_Check(pieces)) {
         PyErr_Format(PyExc_TypeError, "encode_pieces(): pieces must be a list, not %s",
@@ -1578,6 +1590,9 @@ static int module_exec(PyObject *mod) {
     st->thresholds.short_bpe = SHORT_BPE;
     st->thresholds.long_bpe = LONG_BPE;
     st->thresholds.handover_slack = HANDOVER_SLACK;
+    static const char *names[] = OPTION_NAMES;
+    for (int k = 0; k < 5; k++)
+        if (!(st->option_names[k] = PyUnicode_InternFromString(names[k]))) return -1;
     st->model_type = (PyTypeObject *)PyType_FromModuleAndSpec(mod, &model_spec, NULL);
     if (!st->model_type) return -1;
     return PyModule_AddType(mod, st->model_type);
@@ -1586,12 +1601,14 @@ static int module_exec(PyObject *mod) {
 static int module_traverse(PyObject *mod, visitproc visit, void *arg) {
     State *st = module_state(mod);
     Py_VISIT(st->model_type);
+    for (int k = 0; k < 5; k++) Py_VISIT(st->option_names[k]);
     return 0;
 }
 
 static int module_clear(PyObject *mod) {
     State *st = module_state(mod);
     Py_CLEAR(st->model_type);
+    for (int k = 0; k < 5; k++) Py_CLEAR(st->option_names[k]);
     return 0;
 }
 

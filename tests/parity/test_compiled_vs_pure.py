@@ -1397,6 +1397,15 @@ def test_model_keywords_are_named():
         model.encode_pieces(["ab"], True, 100, 64, 0.0)
     got = model.encode_pieces(["ab"], method=1, limit=100, cached_chars=64, seconds=0.0, buffer=False)
     assert got == [vocab.tokens[b"ab"]]
+    # names made at run time (not the interned strings a call site passes) are the same names
+    made = {"".join(name): value for name, value in ((("meth", "od"), 1), (("lim", "it"), 100))}
+    made |= {"".join(("cached", "_chars")): 64, "".join(("sec", "onds")): 0.0, "".join(("buf", "fer")): False}
+    assert all(sys.intern(name) is not name for name in made)
+    assert model.encode_pieces(["ab"], **made) == [vocab.tokens[b"ab"]]
+    with pytest.raises(TypeError, match="unexpected keyword argument 'methods'"):
+        model.encode_pieces(["ab"], **made, **{"".join(("meth", "ods")): 1})
+    with pytest.raises(TypeError, match="missing required keyword argument 'buffer'"):
+        model.encode_pieces(["ab"], method=1, limit=100, cached_chars=64, seconds=0.0)
     # buffer=True: the same ids as bytes of native-endian int32, one per id
     raw = model.encode_pieces(["ab", " x"], method=1, limit=100, cached_chars=64, seconds=0.0, buffer=True)
     assert raw == struct.pack("=2i", vocab.tokens[b"ab"], vocab.tokens[b" x"])
