@@ -66,12 +66,13 @@ def _import_extension() -> tuple[object | None, str]:
 
 
 _extension, _reason = _import_extension()
-_enabled = _extension is not None
+#: Whether the compiled path is active: read it, never set it (:func:`use` does).
+enabled = _extension is not None
 
 
 def backend() -> Backend:
     """The active encoding path and why (``lbpe.backend()``)."""
-    if _enabled:
+    if enabled:
         return Backend("compiled", _reason, True)
     if _extension is not None:
         return Backend("pure", "switched off by lbpe.native.use('pure')", True)
@@ -84,13 +85,13 @@ def use(name: Literal["compiled", "pure"]) -> Backend:
     ``use("compiled")`` raises :class:`RuntimeError` (saying why) when the extension is not
     available.
     """
-    global _enabled
+    global enabled
     if name == "pure":
-        _enabled = False
+        enabled = False
     elif name == "compiled":
         if _extension is None:
             raise RuntimeError(f"the compiled path is not available: {_reason}")
-        _enabled = True
+        enabled = True
     else:
         raise ValueError(f"backend must be 'compiled' or 'pure', not {name!r}")
     return backend()
@@ -140,7 +141,7 @@ class Tables(Protocol):
 def model_for(vocab: Tables) -> CompiledModel | None:
     """The compiled tables of ``vocab`` (built on first use, kept on the vocabulary), or
     ``None`` when the pure path is active."""
-    if not _enabled:
+    if not enabled:
         return None
     model = vocab.__dict__.get(_KEY, False)
     if model is False:
@@ -228,7 +229,7 @@ def split(text: str, name: str) -> list[str]:
 def pieces(text: str, code: int | None) -> list[str] | None:
     """The compiled pre-tokeniser's pieces of ``text`` for the preset with ``code`` (see
     :func:`preset_code`) while the compiled path is on; ``None`` otherwise (the caller splits)."""
-    if not _enabled or code is None:
+    if not enabled or code is None:
         return None
     return _extension.split(text, code)  # type: ignore[union-attr]
 
@@ -247,7 +248,7 @@ def parse_ranks(data: bytes) -> dict[bytes, int] | None:
     """The tokens of a ``.tiktoken`` rank file read by the compiled path, while it is on;
     ``None`` when it is off or the file is not plainly well formed (a rank beyond four times
     the line count included): :mod:`lbpe.formats.tiktoken` then reads it in Python."""
-    if not _enabled:
+    if not enabled:
         return None
     return _extension.parse_ranks(data)  # type: ignore[union-attr]
 

@@ -107,6 +107,9 @@ class Tokenizer(BulkEncoding):
         # patterns from a file may run in the normaliser or the splitter: one time allowance per
         # text for all of them (lbpe.user_regex); a preset splitter alone needs none
         self._guarded = normalizer is not None or not isinstance(self._splitter, Regex)
+        # what the compiled path's quick call needs: a preset and nothing before it (or None)
+        self._plain_code = None if self._guarded else self._preset_code
+        self._compiled: native.CompiledModel | None = None  # the vocabulary's, once asked for
         # with a decoder of a file's own, the file's reader checks its ids and spelling
         own = decoder is None
         self.added_tokens: dict[str, int] = checked_added(added_tokens, vocab, own_bytes=own)
@@ -131,7 +134,16 @@ class Tokenizer(BulkEncoding):
     # ---- pickling (worker processes, datasets.map, Ray): caches stay behind ----
 
     # bound to this object or process, or derived: rebuilt
-    _UNPICKLED = ("_findall", "_later_splitter", "_later_findall", "_split", "_preset_code", "_continuation")
+    _UNPICKLED = (
+        "_findall",
+        "_later_splitter",
+        "_later_findall",
+        "_split",
+        "_preset_code",
+        "_plain_code",
+        "_compiled",
+        "_continuation",
+    )
 
     def __getstate__(self) -> dict:
         """Everything that defines the tokenizer; the piece caches travel empty."""
@@ -147,6 +159,8 @@ class Tokenizer(BulkEncoding):
         self._later_findall = self._later_splitter.findall
         # this process's compiled path (it may lack the extension, or not have set it up yet)
         self._preset_code = native.splitter_code(self._splitter)
+        self._plain_code = None if self._guarded else self._preset_code
+        self._compiled = None
         self._split = self._splitters()
 
     def clear_cache(self) -> None:
@@ -337,8 +351,8 @@ class Tokenizer(BulkEncoding):
         with ``specials``, no special or added token's text in it. The general path's own last
         call, without its layers of checks and chunks, which cost a short text as much as its
         encoding (so each check here is the cheapest that decides)."""
-        code = self._preset_code
-        if code is None or self._guarded or type(text) is not str or type(mode) is not str:
+        code = self._plain_code
+        if code is None or not native.enabled or type(text) is not str or type(mode) is not str:
             return None
         method = native.METHOD_CODES.get(mode)
         if method is None or budget.in_force() is not None:
@@ -348,9 +362,11 @@ class Tokenizer(BulkEncoding):
             first = matcher.first_char  # (a text without it holds no special token, without a call)
             if (first is None or first in text) and matcher.search(text):
                 return None
-        model = native.model_for(self.vocab)
+        model = self._compiled
         if model is None:
-            return None
+            model = self._compiled = native.model_for(self.vocab)
+            if model is None:
+                return None
         try:
             return model.encode_text(  # type: ignore[return-value]  # a list without buffer=True
                 text,

@@ -81,6 +81,24 @@ def test_use_switches_paths_and_names_them():
         native.use("compiled")
 
 
+def test_use_switches_a_tokenizer_that_already_ran_compiled():
+    """A tokenizer keeps its compiled model once asked for: use("pure") still takes it off it
+    (the model's cache of pieces does not grow), and use("compiled") puts it back on."""
+    tok = tokenizer("cl100k_base")
+    model = native.model_for(tok.vocab)
+    tok.clear_cache()
+    tok.encode("a first text", mode="bpe")
+    before = model.cached()
+    try:
+        native.use("pure")
+        assert tok.encode(" unseen words here", mode="bpe") == tok.encode_ordinary(" unseen words here", mode="bpe")
+        assert model.cached() == before
+    finally:
+        native.use("compiled")
+    tok.encode(" other unseen words", mode="bpe")
+    assert model.cached() != before
+
+
 def test_env_var_forces_pure_path_in_a_fresh_process():
     code = "import lbpe; b = lbpe.backend(); print(b.name, '|', b.reason)"
     env = {**os.environ, native.ENV_VAR: "1"}
