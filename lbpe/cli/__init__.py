@@ -64,6 +64,11 @@ class _ClosedOutput(io.TextIOBase):
         )
 
 
+#: Characters written to standard output at a time: at most 4 KiB of UTF-8, what its buffer
+#: holds (the file system's block size, 4 KiB on Linux's pipes and files).
+_SLICE = 1024
+
+
 class _StandardOutput(io.TextIOBase):
     """Standard output, whose refusals (a full disk under `> out.txt`) name it: the system's
     error for a write carries no file name."""
@@ -86,7 +91,12 @@ class _StandardOutput(io.TextIOBase):
 
     def write(self, text: str) -> int:
         try:
-            return self._stream.write(text)
+            # in slices the stream's buffer takes whole: one write longer than it goes to the
+            # system at once, and when the reader stops part-way Python drops the rest without
+            # an error (the command would end with 0, its output cut off)
+            for at in range(0, len(text), _SLICE):
+                self._stream.write(text[at : at + _SLICE])
+            return len(text)
         except BrokenPipeError:
             raise
         except OSError as exc:

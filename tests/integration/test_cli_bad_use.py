@@ -100,6 +100,22 @@ def test_a_reader_that_stops_early_gets_no_traceback(tmp_path, command):
     assert stderr == "", stderr  # as quiet as `cat` is: the reader chose to stop
 
 
+def test_output_cut_off_by_the_reader_is_not_called_a_success(tmp_path):
+    """One long line (``encode``'s ids) that the reader stops taking part-way: the write of it
+    was cut short without an error, and the command said 0 as if the reader had it all."""
+    path = tmp_path / "long.txt"
+    path.write_text("Capitals of Europe hold the maps. " * 30_000, encoding="utf-8")
+    reader = subprocess.Popen(
+        [*CLI, "encode", "--vocab", "gpt2", "--mode", "bpe", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert reader.stdout is not None and reader.stderr is not None
+    assert reader.stdout.read(10)
+    reader.stdout.close()  # as `| head -c 10` does, long before the line's end
+    stderr = reader.stderr.read().decode()
+    assert reader.wait(timeout=300) == 1  # as `cat` ends when its reader is gone
+    assert stderr == "", stderr
+
+
 def test_a_command_run_with_its_output_closed_says_so(small_text, tmp_path):
     """``lbpe encode ... >&-`` starts Python with no standard output (sys.stdout is None)."""
     result = subprocess.run(
