@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 
 from lbpe import __version__
 from lbpe.analysis.metrics import RENYI_POWER
@@ -19,14 +20,22 @@ from lbpe.tokenizer import METHODS, MODES
 __all__ = ["build_parser"]
 
 
-def _input_file(name: str) -> str:
-    """A file stats, export and train read (by size, in parallel; export resumes): not standard input."""
-    if name == "-" and not os.path.exists(name):
-        raise argparse.ArgumentTypeError(
-            "standard input (-) is not read here: these files are read by their size and in parallel "
-            "(and export resumes); save it to a file first and name that (a file called - is ./-)"
-        )
-    return name
+def _input_file(command: str) -> Callable[[str], str]:
+    """The argument type of a file ``command`` reads by its size and in parallel (stats, export,
+    train; export also resumes): not standard input."""
+    why = f"{command} reads its files by their size and in parallel"
+    if command == "export":
+        why += ", and resumes where it stopped"
+
+    def input_file(name: str) -> str:
+        if name == "-" and not os.path.exists(name):
+            raise argparse.ArgumentTypeError(
+                f"standard input (-) is not read here: {why}; save it to a file first and name that "
+                "(a file called - is ./-)"
+            )
+        return name
+
+    return input_file
 
 
 def _special_token(value: str) -> tuple[str, int]:
@@ -136,7 +145,7 @@ def _add_train(sub) -> None:
         "files",
         nargs="+",
         metavar="FILE",
-        type=_input_file,
+        type=_input_file("train"),
         help="UTF-8 text files (.txt: one document each), .jsonl/.ndjson (optionally .gz) or .parquet",
     )
     p.set_defaults(run=cmd_train)
@@ -173,7 +182,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", required=True)
 
-    def common(p: argparse.ArgumentParser, *, many: bool = False) -> None:
+    def common(p: argparse.ArgumentParser, *, many: str = "") -> None:
+        # many: the command, which reads files of any size (else one text, or - for standard input)
         p.add_argument(
             "--vocab",
             default=None,
@@ -188,7 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
                 "files",
                 nargs="+",
                 metavar="INPUT",
-                type=_input_file,
+                type=_input_file(many),
                 help="UTF-8 text files (.txt; one document each, or per line with --lines), "
                 ".jsonl/.ndjson (optionally .gz) or .parquet",
             )
@@ -290,7 +300,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_serve(sub)
 
     p = sub.add_parser("stats", help="corpus statistics for BPE and LBPE (token lengths, compression)")
-    common(p, many=True)
+    common(p, many="stats")
     _add_inputs(p)
     p.add_argument(
         "--json",
@@ -329,7 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=cmd_stats)
 
     p = sub.add_parser("export", help="token ids of a corpus as shards a trainer reads (npy, nanoGPT, llm.c, ...)")
-    common(p, many=True)
+    common(p, many="export")
     _add_inputs(p)
     p.add_argument("--mode", required=True, choices=MODES, help="bpe (classic) or lbpe (long-token-first)")
     p.add_argument("--out", required=True, help="the folder for the shards and lbpe-index.json")

@@ -375,6 +375,9 @@ def test_standard_input_is_refused_by_the_commands_that_take_files(tmp_path, com
     error = one_line_error(result, command)
     assert "standard input (-)" in error and "save it to a file" in error, error
     assert "No such file" not in error and not (tmp_path / "o").exists()
+    # the reason is this command's own
+    assert f"{command} reads its files" in error, error
+    assert ("resume" in error) == (command == "export"), error
 
 
 @pytest.mark.parametrize("command", ["train", "stats", "encode"])
