@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import shlex
+import sys
 from typing import TextIO
 
 from lbpe.errors import LbpeError
@@ -20,12 +22,14 @@ def cmd_build_web(args: argparse.Namespace, out: TextIO) -> None:
     # A Space folder is deployed: build it from git's index, never from uncommitted edits.
     files = build_site(Path(args.out), root=root, space=space, sources="tree" if space is None else "index")
     size = sum((Path(args.out) / f).stat().st_size for f in files)
-    out.write(
+    # what was done goes to standard error, as train's and export's reports do
+    print(
         f"wrote {args.out}: {len(files)} files, {size / 1e6:.1f} MB; serve it over http "
-        f"(e.g. python -m http.server -d {args.out})\n"
+        f"(e.g. python -m http.server -d {shlex.quote(str(args.out))})",
+        file=sys.stderr,
     )
     if space is not None:
-        out.write(f"wrote the static Space folder {space} (lbpe code and static/ as staged in git's index)\n")
+        print(f"wrote the static Space folder {space} (lbpe code and static/ as git's index has it)", file=sys.stderr)
 
 
 def cmd_serve(args: argparse.Namespace, out: TextIO) -> None:

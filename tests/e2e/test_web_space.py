@@ -157,10 +157,14 @@ def test_build_without_npm_packages_says_to_run_npm_ci(tmp_path):
 def test_cli_build_web(tmp_path, capsys):
     from lbpe.cli import main
 
-    assert main(["build-web", "--out", str(tmp_path / "site"), "--space", str(tmp_path / "space")]) == 0
-    out = capsys.readouterr().out
-    assert "wrote" in out and "http" in out
-    assert (tmp_path / "site" / "index.html").is_file() and (tmp_path / "site" / "sw.js").is_file()
+    site = tmp_path / "the site"
+    assert main(["build-web", "--out", str(site), "--space", str(tmp_path / "space")]) == 0
+    said = capsys.readouterr()
+    assert said.out == ""  # what it did goes where train's and export's go: standard error
+    # the command it suggests runs as pasted, a folder with a space in its name too
+    assert f"python -m http.server -d '{site}'" in said.err, said.err
+    assert "wrote the static Space folder" in said.err
+    assert (site / "index.html").is_file() and (site / "sw.js").is_file()
     assert (tmp_path / "space" / "README.md").read_text("utf-8").startswith("---\n")
     (tmp_path / "foreign").mkdir()
     (tmp_path / "foreign" / "keep.txt").write_text("x")
