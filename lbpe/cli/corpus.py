@@ -229,15 +229,19 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> None:
         bar.close()
     skipped = f"; skipped {index['skipped_documents']:,} bad document(s)" if index["skipped_documents"] else ""
     val = (
-        f"; val: {len(index['val_shards'])} shard(s), {index['val_documents']:,} documents, {index['val_tokens']:,} ids"
+        f"; val: {len(index['val_shards'])} shard(s), {_documents(index['val_documents'])}, {index['val_tokens']:,} ids"
         if index["val_shards"]
         else ""
     )
     print(
-        f"wrote {args.out} ({index['container']}): {len(index['shards'])} shard(s), {index['documents']:,} documents, "
+        f"wrote {args.out} ({index['container']}): {len(index['shards'])} shard(s), {_documents(index['documents'])}, "
         f"{index['tokens']:,} ids as {index['dtype']}{val}{skipped}",
         file=sys.stderr,
     )
+
+
+def _documents(n: int) -> str:
+    return f"{n:,} document{'' if n == 1 else 's'}"
 
 
 def _kept(folder: str) -> str:

@@ -407,9 +407,12 @@ def test_interrupted_export_keeps_complete_shards_and_resumes(tmp_path):
 
 def test_cli_export_messages(tmp_path):
     path = write_jsonl(tmp_path / "a.jsonl", ["hello world"] * 3)
+    single = write_jsonl(tmp_path / "one.jsonl", ["hello world"])
     ok = run_cli("export", "--vocab", "gpt2", "--mode", "bpe", "--out", str(tmp_path / "o"), str(path))
     assert ok.returncode == 0 and "1 shard(s), 3 documents, 6 ids as uint16" in ok.stderr
     assert "\r" not in ok.stderr  # not a terminal: no progress frames in a log
+    one = run_cli("export", "--vocab", "gpt2", "--mode", "bpe", "--out", str(tmp_path / "one"), str(single))
+    assert one.returncode == 0 and "1 shard(s), 1 document, 2 ids as uint16" in one.stderr, one.stderr
     missing = run_cli(
         "export", "--vocab", "gpt2", "--mode", "bpe", "--text-field", "body", "--out", str(tmp_path / "m"), str(path)
     )
