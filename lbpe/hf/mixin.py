@@ -12,7 +12,7 @@ from lbpe.errors import LbpeError
 from lbpe.hf.fast import encode_fast
 from lbpe.hf.full import encode_full
 from lbpe.hf.saving import record_folder
-from lbpe.hf.state import HOME, _State
+from lbpe.hf.state import HOME, _State, backend_tokenizer
 from lbpe.tokenizer import METHODS, Method, Tokenizer
 
 _T = TypeVar("_T")
@@ -68,6 +68,17 @@ class _LBPEMixin:
     _lbpe_base: Any  # the model's own transformers class
     _tokenizer: Any  # the tokenizers.Tokenizer inside (an attribute of the transformers class)
 
+    def __init__(self, *args: Any, lbpe_mode: Method | None = None, **kwargs: Any) -> None:
+        """What transformers runs when it makes a tokenizer of this class itself
+        (``train_new_from_iterator``, ``type(tok)(...)``, ``type(tok).from_pretrained``):
+        the model's class builds its tokenizer, and lbpe's is the pipeline that one runs,
+        encoding in ``lbpe_mode`` (a saved folder's config passes its own; else "lbpe").
+        :func:`lbpe.hf.LBPETokenizer.from_pretrained` makes its tokenizers without this."""
+        super().__init__(*args, **kwargs)
+        name = Path(str(getattr(self, "name_or_path", "") or "")).name or "transformers"
+        tok = backend_tokenizer(self._tokenizer, source=f"the tokenizer transformers built ({name})", name=name)
+        self._lbpe_setup(tok, lbpe_mode or "lbpe", None)
+
     def _lbpe_setup(self, tok: Tokenizer, mode: Method, source: Path | None) -> None:
         self._lbpe = _State(tok, source)
         self.lbpe_mode = mode
@@ -112,8 +123,17 @@ class _LBPEMixin:
         return self._lbpe.tok.encode_ordinary(text, mode=self.lbpe_mode)
 
     def _add_tokens(self, new_tokens, special_tokens: bool = False) -> int:
-        self._lbpe.version += 1
+        state = self.__dict__.get("_lbpe")  # (none yet while transformers' __init__ adds its tokens)
+        if state is not None:
+            state.version += 1
         return super()._add_tokens(new_tokens, special_tokens=special_tokens)  # type: ignore[misc]
+
+    def train_new_from_iterator(self, *args: Any, **kwargs: Any) -> Any:
+        """transformers' training of a new vocabulary on this tokenizer's pipeline; the new
+        tokenizer encodes in this one's mode."""
+        new = super().train_new_from_iterator(*args, **kwargs)  # type: ignore[misc]
+        new.lbpe_mode = self.lbpe_mode
+        return new
 
     # ---- pickling, saving ----
 

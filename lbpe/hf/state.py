@@ -16,6 +16,16 @@ from lbpe.tokenizer import Tokenizer
 HOME = "lbpe.hf"
 
 
+def backend_tokenizer(backend: Any, *, source: str, name: str) -> Tokenizer:
+    """lbpe's tokenizer of the pipeline a ``tokenizers.Tokenizer`` runs (``backend``, as
+    transformers built or trained it); ``source`` names it in errors."""
+    from lbpe.formats._json import load_json
+    from lbpe.formats.hf import parse_hf_spec
+
+    spec = load_json(backend.to_str().encode("utf-8"), source=source)
+    return parse_hf_spec(spec, source=source, name=name, leave_to_transformers=True)
+
+
 def _fingerprint(sha: str, source: str | None) -> None:
     """What unpickling an :class:`_State` alone meets: it pickles as its fingerprint only."""
     raise LbpeError(

@@ -17,7 +17,7 @@ from lbpe.errors import LbpeError, VocabFormatError
 from lbpe.formats.hf_write import tokenizer_json_of
 from lbpe.hf.mixin import HF_MODES, _check_mode, _mode_list, _subclass
 from lbpe.hf.saving import BASE_KEY, CLASS_NAME, MODE_KEY, PATTERN_KEY, SOURCE_KEY, SPECIALS_KEY
-from lbpe.hf.state import HOME
+from lbpe.hf.state import HOME, backend_tokenizer
 from lbpe.load import detect_format, load
 from lbpe.tokenizer import Tokenizer
 
@@ -199,7 +199,7 @@ def _own_tokenizer(file: Path, backend: Any) -> Tokenizer:
 
     spec = load_json(read_limited(file, expected=FORMATS["hf"]), source=str(file))
     if _rebuilt(backend, spec):
-        spec = load_json(backend.to_str().encode("utf-8"), source=str(file))
+        return backend_tokenizer(backend, source=str(file), name=file.parent.name or file.stem)
     return parse_hf_spec(spec, source=str(file), name=file.parent.name or file.stem, leave_to_transformers=True)
 
 

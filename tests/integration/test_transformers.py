@@ -797,3 +797,34 @@ def test_a_scaffold_vocabulary_saves_and_loads_back_with_its_scaffold(texts, tmp
         assert loaded(sample, add_special_tokens=False)["input_ids"] == want
         offsets = loaded(sample[:20], add_special_tokens=False, return_offsets_mapping=True)  # the full path
         assert offsets["input_ids"] == want[:20]
+
+
+@pytest.mark.slow(reason="transformers, trains")
+def test_transformers_makes_new_tokenizers_of_the_lbpe_class(tmp_path, texts):
+    """transformers makes a tokenizer of a tokenizer's own class when it trains a new one
+    (``train_new_from_iterator``) or is asked to (``type(tok)(...)``, ``type(tok).from_pretrained``):
+    each is an LBPE tokenizer of the vocabulary it was built with, in the mode it was given, or
+    the trained one's mode, else "lbpe"."""
+    folder = data_file("hf/llama3/tokenizer.json").parent
+    tok = LBPETokenizer.from_pretrained(str(folder), mode="longest-prefix")
+    sample = texts[::300]
+    own = lbpe.load(folder / "tokenizer.json")
+    want = [own.encode(t, mode="lbpe", allowed_special="all") for t in sample]
+    made = type(tok)(tokenizer_file=str(folder / "tokenizer.json"))
+    loaded = type(tok).from_pretrained(str(folder))
+    for new in (made, loaded):
+        assert new.lbpe_mode == "lbpe"
+        assert new(sample, add_special_tokens=False)["input_ids"] == want
+    assert (
+        type(tok).from_pretrained(str(folder), lbpe_mode="bpe")(sample)["input_ids"]
+        == (PreTrainedTokenizerFast(tokenizer_file=str(folder / "tokenizer.json"))(sample)["input_ids"])
+    )
+    # trained anew: the new vocabulary, encoded as the trained tokenizer was (longest-prefix)
+    trained = tok.train_new_from_iterator(texts[:2000], vocab_size=600)
+    assert trained.lbpe_mode == "longest-prefix" and len(trained) == 600
+    trained.backend_tokenizer.save(str(tmp_path / "tokenizer.json"))
+    reference = lbpe.load(tmp_path / "tokenizer.json")
+    assert trained(sample, add_special_tokens=False)["input_ids"] == [
+        reference.encode(t, mode="longest-prefix", allowed_special="all") for t in sample
+    ]
+    assert [trained.decode(ids) for ids in trained(sample, add_special_tokens=False)["input_ids"]] == sample
