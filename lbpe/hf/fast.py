@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lbpe.errors import NoTokenError
+from lbpe.errors import LbpeError, NoTokenError
 from lbpe.hf.full import encode_full
 from lbpe.literals import Literals
 from lbpe.tokenizer import Tokenizer, buffers
@@ -83,6 +83,11 @@ class _Added:
         return parts
 
 
+def _made_by(owner) -> tuple:
+    """What a fast-path result's encodings depend on besides its text and options."""
+    return (owner.lbpe_mode, owner._lbpe.version)
+
+
 class _LazyEncodings(Sequence):
     """The ``tokenizers`` encodings of a fast-path result, computed by the full path when first
     asked for (``word_ids``, ``tokens``, ``char_to_token`` ...)."""
@@ -90,10 +95,17 @@ class _LazyEncodings(Sequence):
     def __init__(self, owner, text, options: dict) -> None:
         self._owner, self._text, self._options, self._n = owner, text, options, len(text)
         self._done: list | None = None
+        self._made_by = _made_by(owner)
 
     def _all(self) -> list:
         if self._done is None:
             owner = self._owner
+            if _made_by(owner) != self._made_by:
+                raise LbpeError(
+                    "this result's encodings (tokens, word ids, offsets) are made when first asked for, and "
+                    "the tokenizer has changed since (tokens added, or lbpe_mode set): they would no longer "
+                    "match its ids; encode the text again, or ask for them before changing the tokenizer"
+                )
             # a list of texts is a batch to 5.x's _encode_plus; 4.x takes batches in _batch_encode_plus
             method = "_batch_encode_plus" if hasattr(owner._lbpe_base, "_batch_encode_plus") else "_encode_plus"
             self._done = list(encode_full(owner, self._text, None, self._options, method=method).encodings)

@@ -828,3 +828,24 @@ def test_transformers_makes_new_tokenizers_of_the_lbpe_class(tmp_path, texts):
         reference.encode(t, mode="longest-prefix", allowed_special="all") for t in sample
     ]
     assert [trained.decode(ids) for ids in trained(sample, add_special_tokens=False)["input_ids"]] == sample
+
+
+@pytest.mark.slow(reason="transformers")
+def test_a_results_encodings_are_never_those_of_a_changed_tokenizer():
+    """The fast path's result makes its ``tokenizers`` encodings (tokens, word_ids, ...) when
+    first asked for: after tokens were added or the mode was set, they would be another
+    tokenizer's, out of step with the result's ids; asked for then, they are refused, saying why."""
+    tok = LBPETokenizer.from_pretrained(str(data_file("hf/llama3/tokenizer.json").parent), mode="lbpe")
+    kept = tok("The quick brown fox")
+    kept.tokens()  # made before the change: kept as they were
+    for change in (lambda: tok.add_tokens(["quick"]), lambda: setattr(tok, "lbpe_mode", "bpe")):
+        tok.lbpe_mode = "lbpe"
+        result = tok("The quick brown fox")
+        ids = result["input_ids"]
+        change()
+        with pytest.raises(lbpe.LbpeError, match="changed since .* encode the text again"):
+            result.tokens()
+        assert len(kept.tokens()) == len(kept["input_ids"])
+        assert result["input_ids"] == ids
+    again = tok("The quick brown fox")
+    assert len(again.tokens()) == len(again["input_ids"])
