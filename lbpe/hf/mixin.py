@@ -104,6 +104,7 @@ class _LBPEMixin:
     def _encode_plus(self, text, text_pair=None, **options):
         if self._models_own():
             return super()._encode_plus(text, text_pair=text_pair, **options)
+        self._check_stride(text_pair, options)
         if options.get("sanitize_control_tokens"):  # a chat template's own path: it calls encode() per part
             return super()._encode_plus(text, text_pair=text_pair, **options)
         fast = encode_fast(self, text, text_pair, options)
@@ -114,8 +115,25 @@ class _LBPEMixin:
         if self._models_own():
             return super()._batch_encode_plus(batch_text_or_text_pairs, **options)
         batch = list(batch_text_or_text_pairs)
+        self._check_stride(any(isinstance(t, (list, tuple)) for t in batch) or None, options)
         fast = encode_fast(self, batch, None, options)
         return fast if fast is not None else encode_full(self, batch, None, options, method="_batch_encode_plus")
+
+    def _check_stride(self, text_pair, options: dict) -> None:
+        """Refuse a stride of at least the room truncation leaves (``max_length`` less the special
+        tokens added), which ``tokenizers`` meets with a Rust panic or transformers refuses."""
+        stride, max_length = options.get("stride") or 0, options.get("max_length")
+        truncation = getattr(options.get("truncation_strategy"), "value", options.get("truncation_strategy"))
+        if not stride or max_length is None or truncation in (None, "do_not_truncate"):
+            return
+        added = 0
+        if options.get("add_special_tokens", True):
+            added = self.num_special_tokens_to_add(pair=text_pair is not None)  # type: ignore[attr-defined]
+        if stride >= max_length - added:
+            raise ValueError(
+                f"stride={stride} leaves nothing new in each overflowing part: truncating to max_length={max_length}"
+                f" less the {added} special token(s) added leaves {max_length - added}; give a smaller stride"
+            )
 
     def _encode_without_added_tokens(self, text: str) -> list[int]:
         if self._models_own():

@@ -849,3 +849,21 @@ def test_a_results_encodings_are_never_those_of_a_changed_tokenizer():
         assert result["input_ids"] == ids
     again = tok("The quick brown fox")
     assert len(again.tokens()) == len(again["input_ids"])
+
+
+@pytest.mark.slow(reason="transformers")
+def test_a_stride_as_long_as_the_room_left_is_refused_on_every_path():
+    """Truncating to ``max_length`` with a ``stride`` of at least what is left of it after the
+    special tokens: transformers refuses it (a ValueError; at exactly that length ``tokenizers``
+    stops with a Rust panic). An LBPE tokenizer refuses both with a ValueError that says so,
+    whether its result overflows or not; a shorter stride runs."""
+    folder = str(data_file("hf/mistral_v0.1/tokenizer.json").parent)
+    tok = LBPETokenizer.from_pretrained(folder, mode="lbpe")
+    text = "The quick brown fox jumps over the lazy dog"
+    room = 4 - tok.num_special_tokens_to_add()
+    for stride in (10, room):
+        for overflow in (False, True):
+            with pytest.raises(ValueError, match=f"stride={stride} .* max_length=4"):
+                tok(text, truncation=True, max_length=4, stride=stride, return_overflowing_tokens=overflow)
+    short = tok(text, truncation=True, max_length=4, stride=room - 1)["input_ids"]
+    assert short == tok(text, truncation=True, max_length=4)["input_ids"]
