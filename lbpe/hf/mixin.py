@@ -4,6 +4,8 @@ fast or the full path, pickles (by its base, :func:`_rebuild`) and saves a folde
 
 from __future__ import annotations
 
+import logging
+import os
 import sys
 from pathlib import Path
 from typing import Any, TypeVar
@@ -185,6 +187,11 @@ class _LBPEMixin:
             )
         if kwargs.get("filename_prefix"):
             raise LbpeError("a filename_prefix hides tokenizer_config.json from AutoTokenizer; save without one")
+        if os.path.isfile(save_directory):  # as transformers does: said in its log, nothing written
+            logging.getLogger("transformers.tokenization_utils_base").error(
+                f"Provided path ({save_directory}) should be a directory, not a file"
+            )
+            return None
         files = super().save_pretrained(save_directory, *args, **kwargs)
         module = record_folder(
             Path(save_directory),

@@ -867,3 +867,21 @@ def test_a_stride_as_long_as_the_room_left_is_refused_on_every_path():
                 tok(text, truncation=True, max_length=4, stride=stride, return_overflowing_tokens=overflow)
     short = tok(text, truncation=True, max_length=4, stride=room - 1)["input_ids"]
     assert short == tok(text, truncation=True, max_length=4)["input_ids"]
+
+
+@pytest.mark.slow(reason="transformers")
+@pytest.mark.parametrize("source", ["hf/llama3", "mistral-7b"])
+def test_saving_to_a_file_does_as_transformers_does(tmp_path, source):
+    """save_pretrained given a file, not a folder: transformers logs that it should be a folder
+    and returns None; an LBPE tokenizer does the same (it raised the system's NotADirectoryError
+    from writing its own files into it), and the file is left as it was."""
+    path = str(data_file(f"{source}/tokenizer.json").parent) if "/" in source else source
+    tok = LBPETokenizer.from_pretrained(path, mode="lbpe")
+    afile = tmp_path / "afile"
+    afile.write_text("kept\n")
+    assert (
+        PreTrainedTokenizerFast(tokenizer_file=str(data_file("hf/llama3/tokenizer.json"))).save_pretrained(str(afile))
+        is None
+    )
+    assert tok.save_pretrained(str(afile)) is None
+    assert afile.read_text() == "kept\n" and sorted(tmp_path.iterdir()) == [afile]
