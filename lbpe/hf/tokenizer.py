@@ -9,6 +9,7 @@ import gzip
 import json
 import logging
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -27,12 +28,22 @@ def _source(path: str | os.PathLike[str]) -> tuple[str, Path]:
     try:
         fmt, file = detect_format(path)
     except VocabFormatError as exc:
+        hub = ""
+        if isinstance(path, str) and _HUB_ID.fullmatch(path) and not os.path.exists(path):
+            hub = (
+                f"; lbpe reads local files only, never the Hub: download the tokenizer's files first "
+                f"(huggingface-cli download {path} --include 'tokenizer*' --local-dir DIR) and give DIR"
+            )
         raise LbpeError(
-            f"{exc}; LBPETokenizer takes a model folder (tokenizer.json, tokenizer.model or a .tiktoken file), "
+            f"{exc}{hub}; LBPETokenizer takes a model folder (tokenizer.json, tokenizer.model or a .tiktoken file), "
             "a tokenizer.json, a SentencePiece .model, a .tiktoken file or a bundled vocabulary's name "
             "(lbpe.presets.VOCAB_PRESETS)"
         ) from None
     return fmt, file
+
+
+#: What a model's name on the Hugging Face Hub looks like (``owner/name``).
+_HUB_ID = re.compile(r"[\w.-]+/[\w.-]+")
 
 
 def _roles(tok: Tokenizer) -> dict[str, str]:
@@ -90,6 +101,13 @@ class LBPETokenizer:
     :meth:`from_pretrained`."""
 
     __module__ = HOME  # where a saved folder's module, pickles and datasets' fingerprints find it
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise LbpeError(
+            "LBPETokenizer is not built directly: LBPETokenizer.from_pretrained(path, mode='lbpe') makes the "
+            "model's own transformers tokenizer encode with LBPE (path: a model folder, a tokenizer.json, "
+            "a .model or .tiktoken file, or a bundled vocabulary's name)"
+        )
 
     @classmethod
     def register_for_auto_class(cls, auto_class: str = "AutoTokenizer") -> None:

@@ -284,9 +284,15 @@ def test_datasets_map_with_the_wrapper(tmp_path, texts):
     assert out["input_ids"] == tok(texts[:300], add_special_tokens=False)["input_ids"]
 
 
-def test_errors_say_what_to_give(tmp_path):
+def test_errors_say_what_to_give(tmp_path, monkeypatch):
     with pytest.raises(lbpe.LbpeError, match="no vocabulary found in this folder.*LBPETokenizer takes a model folder"):
         LBPETokenizer.from_pretrained(tmp_path)
+    # a Hub id: nothing is downloaded, and the error says how to have the files
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(lbpe.LbpeError, match="reads local files only.*huggingface-cli download meta-llama/Llama-3-8B"):
+        LBPETokenizer.from_pretrained("meta-llama/Llama-3-8B")
+    with pytest.raises(lbpe.LbpeError, match=r"LBPETokenizer.from_pretrained\(path, mode=.*\)"):
+        LBPETokenizer(tokenizer_file="tokenizer.json")
     (tmp_path / "notes.txt").write_text("hello")
     with pytest.raises(lbpe.LbpeError, match="LBPETokenizer takes"):
         LBPETokenizer.from_pretrained(tmp_path / "notes.txt")
