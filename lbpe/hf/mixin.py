@@ -117,7 +117,11 @@ class _LBPEMixin:
         if self._models_own():
             return super()._batch_encode_plus(batch_text_or_text_pairs, **options)
         batch = list(batch_text_or_text_pairs)
-        self._check_stride(any(isinstance(t, (list, tuple)) for t in batch) or None, options)
+        first = batch[0] if batch else None  # a pair: two texts (two lists of words, split into words)
+        paired = isinstance(first, (list, tuple)) and len(first) == 2
+        if paired and options.get("is_split_into_words"):
+            paired = isinstance(first[0], (list, tuple))
+        self._check_stride(True if paired else None, options)
         fast = encode_fast(self, batch, None, options)
         return fast if fast is not None else encode_full(self, batch, None, options, method="_batch_encode_plus")
 
