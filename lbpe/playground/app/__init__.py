@@ -16,8 +16,8 @@ beside it: ``app.js``, ``pane.js``, ``app.css``). This module builds ``demo`` an
 server. Needs the ``app``
 extra (``pip install "lbpe[app]"``); ``import lbpe`` never imports it.
 
-Uploaded files are read as data only, deleted as soon as they are read (Corpus and Train keep
-theirs for the session), and uploaded or trained vocabularies live in the session's
+Uploaded files are read as data only and deleted within three minutes of their last arrival
+(Corpus and Train keep theirs while the session uses them), and uploaded or trained vocabularies live in the session's
 ``gr.State``: another visitor never sees them. Bad input gives a readable message in the page
 (``gr.Error``), never a traceback, and the app keeps serving. The limits are
 :data:`lbpe.limits.PLAYGROUND`'s (``LBPE_APP_*``), read once at start-up. The app starts
