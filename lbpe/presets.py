@@ -37,7 +37,7 @@ VOCAB_PRESETS: dict[str, tuple[str, str]] = {
         "mistral/tokenizer.model.v1.gz",
         "Mistral-7B v0.1's SentencePiece model (default): 32K BPE over characters with byte fallback, the LLaMA "
         "family, the paper's kind of vocabulary (PyPI mistral-common 1.13.1; Apache-2.0, (c) Mistral AI: "
-        "lbpe/data/mistral/LICENSE)",
+        "LICENSE and NOTICE beside the file)",
     ),
     "lbpe-llama-32k": (
         "llama/tokenizer.json.gz",

@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "build" / "spaces"
 
 #: Files of the checkout the Gradio Space is made of (``lbpe/`` recursively).
-SOURCES = ("app.py", "lbpe")
+SOURCES = ("app.py", "lbpe", "LICENSE")
 #: Never copied: caches and editor leftovers.
 _SKIP = re.compile(r"(^|/)(__pycache__|\.[^/]*)(/|$)|\.(pyc|pyo|tmp|orig|rej|so)$|~$")
 #: The hand-written README of the Gradio Space (front matter and text).

@@ -51,6 +51,10 @@ def test_the_space_is_pinned_like_pyproject(space):
     assert requirements == sorted(f"{k}=={v}" for k, v in pins.items() if k != "gradio")
     assert (space / "app.py").read_bytes() == (ROOT / "app.py").read_bytes()
     assert not list(space.rglob("*.so")) and not list(space.rglob("__pycache__"))
+    # what it redistributes carries its licences: lbpe's, and the Mistral model's beside it
+    assert (space / "LICENSE").read_bytes() == (ROOT / "LICENSE").read_bytes()
+    for name in ("LICENSE", "NOTICE"):
+        assert (space / "lbpe/data/mistral" / name).read_bytes() == (ROOT / "lbpe/data/mistral" / name).read_bytes()
 
 
 @pytest.mark.parametrize("kind", ["gradio", "static"])

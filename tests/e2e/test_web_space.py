@@ -47,6 +47,10 @@ def test_the_static_space_is_the_page_plus_its_readme_and_becomes_ready(tmp_path
     assert readme == (ROOT / "spaces" / "static" / "README.md").read_bytes()
     front = readme.decode("utf-8").split("---")[1]
     assert "\nsdk: static\n" in front and "\napp_file: index.html\n" in front, front
+    # what it redistributes carries its licences: lbpe's, and each bundled vocabulary's beside it
+    assert (space / "LICENSE").read_bytes() == (ROOT / "LICENSE").read_bytes()
+    for name in ("LICENSE", "NOTICE"):
+        assert (space / "vocab/mistral" / name).read_bytes() == (ROOT / "lbpe/data/mistral" / name).read_bytes()
     site = tmp_path / "site"
     build_site(site)
     listed = ".lbpe-build.json"  # the files each build wrote: the space's has its README too

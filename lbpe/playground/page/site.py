@@ -14,13 +14,15 @@ with the network off::
     site.json                                          wheel name, presets, versions (for app.js)
     pyodide/    pyodide.mjs  pyodide.asm.mjs  pyodide.asm.wasm  python_stdlib.zip
                 pyodide-lock.json                      Pyodide's core, from node_modules (npm ci)
+    LICENSE                                            lbpe's
     plotly/     plotly.min.js  LICENSE                 plotly.js, from node_modules
     wheels/     lbpe-<version>-py3-none-any.whl        the package's code (no vocabularies)
     vocab/      mistral/tokenizer.model.v1.gz  llama/tokenizer.json.gz
                 default/tokenizer.json  openai/*.tiktoken.gz
                                                        the bundled vocabularies, fetched when
                                                        chosen and written where lbpe.presets
-                                                       looks for them
+                                                       looks for them, with the LICENSE and
+                                                       NOTICE of those that have them
 
 The build is reproducible: the wheel is a stored (uncompressed) zip with fixed timestamps and
 sorted members, and every other file is copied byte for byte, so the same sources give the
@@ -129,6 +131,10 @@ class _Sources:
                 self._index[name] = blobs[header_end + 1 : header_end + 1 + size]
                 pos = header_end + 1 + size + 1
         return self._index
+
+    def has(self, rel: str) -> bool:
+        """Whether the file ``rel`` is there."""
+        return rel in self._load_index() if self.kind == "index" else (self.root / rel).is_file()
 
     def read(self, rel: str) -> bytes:
         if self.kind == "index":
@@ -332,6 +338,11 @@ def _assemble(out: Path, src: _Sources, root: Path, sources: str, versions: tupl
     for name, (file, description) in VOCAB_PRESETS.items():
         _write(out / "vocab" / file, src.read(f"lbpe/data/{file}"))
         presets.append({"name": name, "label": preset_label(name), "file": file, "description": description})
+        folder = file.rpartition("/")[0]
+        for terms in ("LICENSE", "NOTICE"):  # a bundled vocabulary's own terms go where it goes
+            if src.has(f"lbpe/data/{folder}/{terms}"):
+                _write(out / "vocab" / folder / terms, src.read(f"lbpe/data/{folder}/{terms}"))
+    _write(out / "LICENSE", src.read("LICENSE"))  # lbpe's, whose code the wheel carries
     site = {
         "lbpe": version,
         "wheel": f"wheels/{wheel.name}",
