@@ -87,6 +87,22 @@ def test_a_rebuild_in_a_space_checkout_keeps_its_git_and_own_files(tmp_path):
     assert (folder / "app.py").read_bytes() == b"two" and not (folder / "old.py").exists()
 
 
+def test_a_rebuild_takes_away_the_bytecode_python_left_beside_its_modules(tmp_path):
+    """Running a Space's app in the folder it was built in (its README says how) leaves Python's
+    __pycache__ beside its modules, holding this machine's paths: the next build removes them,
+    so an upload of the folder never carries them."""
+    script = _script()
+    folder = tmp_path / "space"
+    files = {"README.md": b"made by scripts/build_spaces.py", "app.py": b"x = 1\n", "lbpe/m.py": b"y = 2\n"}
+    script.write(folder, files)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(folder)], check=True)
+    assert len(list(folder.rglob("__pycache__"))) == 2
+    (folder / "NOTES.md").write_text("mine")
+    script.write(folder, files)
+    assert not list(folder.rglob("__pycache__")) and (folder / "NOTES.md").read_text() == "mine"
+    assert (folder / "lbpe" / "m.py").read_bytes() == b"y = 2\n"
+
+
 def test_a_readme_pinning_another_gradio_stops_the_build(tmp_path, monkeypatch):
     script = _script()
     sources = script.read_sources("tree")

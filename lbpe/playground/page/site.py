@@ -402,6 +402,11 @@ def install_build(folder: Path, files: Mapping[str, bytes | Path], *, legacy: Ca
         if (folder / rel).is_symlink():
             raise LbpeError(f"{folder / rel} is a link the build would write through; remove it (or build elsewhere)")
     try:
+        # Python's bytecode of the build's modules (its app run where it was built), which holds
+        # this machine's paths: never the build's to keep, nor anyone else's
+        for cache in sorted({(folder / rel).parent / "__pycache__" for rel in earlier if rel.endswith(".py")}):
+            if cache.is_dir() and not cache.is_symlink():
+                shutil.rmtree(cache)
         for rel in earlier:
             path = folder / rel
             if path.is_file() or path.is_symlink():
