@@ -87,6 +87,24 @@ def test_a_rebuild_in_a_space_checkout_keeps_its_git_and_own_files(tmp_path):
     assert (folder / "app.py").read_bytes() == b"two" and not (folder / "old.py").exists()
 
 
+def test_a_first_build_goes_into_a_fresh_clone_of_a_space(tmp_path):
+    """A Space's fresh git clone holds .git and .gitattributes (kept, as on a rebuild) and
+    Hugging Face's template README.md, which the build would replace: it says to remove it."""
+    script = _script()
+    folder = tmp_path / "space"
+    (folder / ".git").mkdir(parents=True)
+    (folder / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (folder / ".gitattributes").write_text("*.wasm filter=lfs\n")
+    (folder / "README.md").write_text("---\ntitle: template\n---\n")
+    files = {"README.md": b"made by scripts/build_spaces.py", "app.py": b"x = 1\n"}
+    with pytest.raises(SystemExit, match="README.md .*remove it"):
+        script.write(folder, files)
+    (folder / "README.md").unlink()
+    script.write(folder, files)
+    assert (folder / "app.py").read_bytes() == b"x = 1\n" and (folder / ".gitattributes").is_file()
+    assert (folder / ".git" / "HEAD").is_file()
+
+
 def test_a_rebuild_takes_away_the_bytecode_python_left_beside_its_modules(tmp_path):
     """Running a Space's app in the folder it was built in (its README says how) leaves Python's
     __pycache__ beside its modules, holding this machine's paths: the next build removes them,

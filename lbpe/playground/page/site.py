@@ -455,14 +455,25 @@ def earlier_build(folder: Path, files: Mapping[str, object] | None, *, legacy: C
         if not isinstance(names, list) or not all(_inside(n) for n in names):
             raise LbpeError(f"{listed}: not a list of files in the folder; remove the earlier build by hand")
         return names
-    if not any(folder.iterdir()):
+    own = sorted(p.name for p in folder.iterdir() if p.name not in CLONES_OWN)
+    if not own:
         return []
     if legacy(folder):
         tops = {name.split("/")[0] for name in files or ()}
         return [f for f in _files(folder) if f.split("/")[0] in tops]
+    if own == ["README.md"] and (folder / ".git").exists():
+        raise LbpeError(
+            f"{folder} is a git clone (a Space's?) whose README.md the build would replace with the Space's "
+            "own: remove it, then build again"
+        )
     raise LbpeError(
         f"{folder} is not empty and holds no earlier build (no {BUILD_MANIFEST}); choose a new or empty folder"
     )
+
+
+#: What a folder may hold that a build neither writes nor removes: a git clone's own (a Space's
+#: repository, cloned to build into).
+CLONES_OWN = frozenset({".git", ".gitattributes"})
 
 
 def _inside(name: object) -> bool:
