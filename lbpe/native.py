@@ -58,8 +58,16 @@ def _import_extension() -> tuple[object | None, str]:
     try:
         from lbpe import _native
     except ImportError as exc:
+        here = os.path.dirname(os.path.abspath(__file__))
+        if not any(n.startswith("_native.") and not n.endswith((".c", ".pyi")) for n in os.listdir(here)):
+            # only its C source beside the modules
+            return None, (
+                "the compiled extension lbpe._native is not built here (lbpe runs from its source files); "
+                "`python -m pip install lbpe`, or `python -m pip install -e .` in a checkout, builds it with "
+                "a C compiler for the fast path"
+            )
         return None, (
-            f"the compiled extension lbpe._native is not built ({exc}); reinstall with a C compiler "
+            f"the compiled extension lbpe._native does not load ({exc}); reinstall with a C compiler "
             "(`python -m pip install -e .`) for the fast path"
         )
     return _native, "lbpe._native is built and loaded"

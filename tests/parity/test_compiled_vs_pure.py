@@ -99,6 +99,21 @@ def test_use_switches_a_tokenizer_that_already_ran_compiled():
     assert model.cached() != before
 
 
+def test_lbpe_run_from_its_sources_says_the_extension_is_not_built(tmp_path):
+    """lbpe copied as source, unbuilt (as a Gradio Space carries it): the pure path, and a
+    reason that says the extension was never built there, not an import error's words."""
+    import shutil
+
+    shutil.copytree(ROOT / "lbpe", tmp_path / "lbpe", ignore=shutil.ignore_patterns("*.so", "__pycache__", "data"))
+    code = "import lbpe; b = lbpe.backend(); print(b.name, '|', b.reason)"
+    # -S: no site-packages, so no installed lbpe can answer in place of the copy
+    out = subprocess.run(
+        [sys.executable, "-S", "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True
+    ).stdout
+    assert out.startswith("pure | the compiled extension lbpe._native is not built here"), out
+    assert "circular" not in out and "pip install" in out, out
+
+
 def test_env_var_forces_pure_path_in_a_fresh_process():
     code = "import lbpe; b = lbpe.backend(); print(b.name, '|', b.reason)"
     env = {**os.environ, native.ENV_VAR: "1"}
