@@ -101,15 +101,11 @@ class Tokenizer(BulkEncoding):
         # for a text after a special token (Metaspace's "first" puts no ▁ there)
         self._later_splitter = self._splitter.later()
         self._later_findall = self._later_splitter.findall
-        # a preset the compiled path splits itself (None: the splitter's findall does)
-        self._preset_code = native.splitter_code(self._splitter)
         self.normalizer = normalizer
         # patterns from a file may run in the normaliser or the splitter: one time allowance per
         # text for all of them (lbpe.user_regex); a preset splitter alone needs none
         self._guarded = normalizer is not None or not isinstance(self._splitter, Regex)
-        # what the compiled path's quick call needs: a preset and nothing before it (or None)
-        self._plain_code = None if self._guarded else self._preset_code
-        self._compiled: native.CompiledModel | None = None  # the vocabulary's, once asked for
+        self._bind_compiled()
         # with a decoder of a file's own, the file's reader checks its ids and spelling
         own = decoder is None
         self.added_tokens: dict[str, int] = checked_added(added_tokens, vocab, own_bytes=own)
@@ -157,11 +153,17 @@ class Tokenizer(BulkEncoding):
         self._findall = self._splitter.findall
         self._later_splitter = self._splitter.later()
         self._later_findall = self._later_splitter.findall
-        # this process's compiled path (it may lack the extension, or not have set it up yet)
+        self._bind_compiled()  # this process's (it may lack the extension, or not have set it up yet)
+        self._split = self._splitters()
+
+    def _bind_compiled(self) -> None:
+        """What the compiled path needs of this tokenizer in this process: the code of the
+        preset it splits with itself (``None``: the splitter's findall splits), that code again
+        where the quick call applies (a preset and nothing before it), and the vocabulary's
+        model, fetched on the quick call's first use."""
         self._preset_code = native.splitter_code(self._splitter)
         self._plain_code = None if self._guarded else self._preset_code
-        self._compiled = None
-        self._split = self._splitters()
+        self._compiled: native.CompiledModel | None = None
 
     def clear_cache(self) -> None:
         """Empty the piece caches (every method's) and what the vocabulary remembered about text
