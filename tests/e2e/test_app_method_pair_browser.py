@@ -211,3 +211,39 @@ def test_panes_a_refused_comparison_leaves_are_dimmed_and_said_to_be_old(page, a
     expect_pane(page, "lbpe", "BPE-dropout 0.3", tok.encode(new, mode="dropout", dropout=0.3, seed=0))
     expect(note.locator(".lbpe-failed")).to_have_count(0)
     expect(panes).to_have_css("opacity", "1")
+
+
+#: Holds back, by 1.5 s, the page's requests that carry the dropout rate 1.5 (a slow server's
+#: answer to it), so the controls' next change arrives while that comparison still runs.
+SLOW_RATE = """
+(() => {
+  const fetch0 = window.fetch.bind(window);
+  window.fetch = async (url, init) => {
+    const body = init && typeof init.body === "string" ? init.body : "";
+    if (String(url).includes("/queue/join") && body.includes(",1.5,")) {
+      await new Promise((go) => setTimeout(go, 1500));
+    }
+    return fetch0(url, init);
+  };
+})();
+"""
+
+
+def test_panes_a_change_made_while_a_refused_comparison_ran_is_compared(page, app_server):
+    """A comparison refused (rate 1.5) while the text and rate changed again: Gradio's page drops
+    the change it held back behind a failed run, so the page asks for the controls it holds."""
+    tok = load_preset(VOCAB)
+    page.add_init_script(SLOW_RATE)
+    page.goto(f"{app_server.url}?t={quote(TEXT)}&v={VOCAB}&m=bpe,dropout&dr=0.1&seed=0")
+    expect_pane(page, "lbpe", "BPE-dropout 0.1", tok.encode(TEXT, mode="dropout", dropout=0.1, seed=0))
+    rate = page.locator("#dropout-rate input")
+    rate.fill("1.5")
+    rate.press("Enter")
+    new = "A new text the panes have not seen."
+    page.locator("#text textarea").fill(new)
+    rate.fill("0.3")
+    rate.press("Enter")
+    expect_pane(page, "lbpe", "BPE-dropout 0.3", tok.encode(new, mode="dropout", dropout=0.3, seed=0))
+    note = page.locator("#compare-note")
+    expect(note.locator(".lbpe-failed")).to_have_count(0)
+    expect(page.locator(".lbpe-panes")).to_have_css("opacity", "1")

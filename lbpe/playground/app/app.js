@@ -103,10 +103,37 @@ const characters = (text) => {
   return n;
 };
 
-// Comparisons started and ended (answered or failed), and the controls last asked again for.
-// Two comparisons of one page can be in flight at once (Gradio starts a second one when a change
-// comes before the first is under way) and the older text's can end last.
-const compares = { started: 0, ended: 0, askedAgain: null };
+// Comparisons started and ended (answered or failed), the controls the last one started sent,
+// and the controls last asked again for. Two comparisons of one page can be in flight at once
+// (Gradio starts a second one when a change comes before the first is under way) and the older
+// text's can end last.
+const compares = { started: 0, ended: 0, sent: null, askedAgain: null };
+
+// The comparison's controls as one string: the text by its length and CRC (as the server's
+// details.asked gives it); dropout's rate and seed only while it is compared (their hidden
+// boxes keep a value)
+const compareKey = (text, vocab, ws, ids, sp, left, right, rate, seed) => {
+  text = text || "";
+  if (left !== "dropout" && right !== "dropout") rate = seed = null;
+  return JSON.stringify([text.length, utf16Crc32(text), vocab, ws, ids, sp, left, right, rate, seed]);
+};
+
+// The panes are not of the controls ``now`` holds: unless another comparison starts or ends in
+// a moment (that one's end checks again), the page presses "Compare again", once for the same
+// controls until an answer agrees.
+const askAgain = (now) => {
+  const { started, ended } = compares;
+  setTimeout(() => {
+    if (compares.started !== started || compares.ended !== ended) return;
+    if (compares.askedAgain === now) {
+      console.warn("lbpe: the comparison shown is not of the text and options now set; edit them to compare again");
+      return;
+    }
+    compares.askedAgain = now;
+    const again = document.querySelector("#compare-again");
+    if (again) again.click();
+  }, 250);
+};
 // upload zone -> how many comparisons had started when a file was last refused there
 const refusedAt = {};
 
@@ -211,22 +238,21 @@ window.lbpeApp = {
   // class set on a pane) would restyle every token of both panes, twice per keystroke
   busy(inputs) {
     compares.started += 1;
+    // inputs: the key shown, the text, vocabulary, three checkboxes, the session, specials, the pair, rate, seed
+    const [, text, vocab, ws, ids, , sp, left, right, rate, seed] = inputs;
+    compares.sent = compareKey(text, vocab, ws, ids, sp, left, right, rate, seed);
     for (const note of busyNotes()) note.hidden = false;
     return inputs;
   },
   // ...hidden when the comparison ends (also when its panes came out unchanged). The answer
   // now on the panes must be of the controls as they are now (details.asked, from the server):
-  // if it is not, and no other comparison starts or ends in a moment (that one's end checks
-  // again), the page asks again, once for the same controls until an answer agrees.
+  // if it is not, the page asks again.
   done(details, text, vocab, ws, ids, sp, left, right, rate, seed) {
     compares.ended += 1;
     for (const note of busyNotes()) note.hidden = true;
     const asked = details && details.asked;
     if (!asked) return [];
-    text = text || "";
-    // dropout's rate and seed only while it is compared (their hidden boxes keep a value)
-    if (left !== "dropout" && right !== "dropout") rate = seed = null;
-    const now = JSON.stringify([text.length, utf16Crc32(text), vocab, ws, ids, sp, left, right, rate, seed]);
+    const now = compareKey(text, vocab, ws, ids, sp, left, right, rate, seed);
     const shown = JSON.stringify([
       asked.text_units, asked.text_crc32, asked.vocab, asked.whitespace, asked.ids, asked.specials,
       asked.left, asked.right, asked.dropout, asked.seed,
@@ -235,17 +261,7 @@ window.lbpeApp = {
       compares.askedAgain = null;
       return [];
     }
-    const { started, ended } = compares;
-    setTimeout(() => {
-      if (compares.started !== started || compares.ended !== ended) return;
-      if (compares.askedAgain === now) {
-        console.warn("lbpe: the comparison shown is not of the text and options now set; edit them to compare again");
-        return;
-      }
-      compares.askedAgain = now;
-      const again = document.querySelector("#compare-again");
-      if (again) again.click();
-    }, 250);
+    askAgain(now);
     return [];
   },
   // A comparison succeeded: its view's note (the reason of a failed one) is cleared, unless a
@@ -259,10 +275,14 @@ window.lbpeApp = {
     refusedAt[zone] = compares.started;
     return [];
   },
-  // a comparison failed: its reason shows above the panes, which keep the last one
-  failed() {
+  // a comparison failed: its reason shows above the panes, which keep the last one. Gradio's page
+  // drops a change it held back while the failed one ran ("always_last" runs it only after a
+  // success), so if the controls changed since that comparison started, the page asks again.
+  failed(text, vocab, ws, ids, sp, left, right, rate, seed) {
     compares.ended += 1;
     for (const note of busyNotes()) note.hidden = true;
+    const now = compareKey(text, vocab, ws, ids, sp, left, right, rate, seed);
+    if (compares.sent !== null && now !== compares.sent) askAgain(now);
     return [];
   },
   // the ids boxes and, while its accordion is open, the JSON view, filled from the comparison's

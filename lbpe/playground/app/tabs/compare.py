@@ -313,7 +313,7 @@ def build(shared: Shared) -> CompareTab:
     # the answer is checked against the controls as they are now (app.js asks again if it is of others)
     now = [details, text, vocab, show_ws, show_ids, show_special, left, right, dropout, seed]
     compared.then(None, now, None, js=js("done(...a)"), api_visibility="private", queue=False)
-    compared.failure(None, None, None, js=js("failed()"), api_visibility="private", queue=False)
+    compared.failure(None, now[1:], None, js=js("failed(...a)"), api_visibility="private", queue=False)
     # the reason stays above the panes (which still show the last text compared, dimmed: app.css)
     # until a comparison succeeds; a .txt file refused (by the page or the server) while it ran,
     # until the next one does
