@@ -20,6 +20,7 @@ Every decoder and step is a plain object of a module-level class, so a tokenizer
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections.abc import Mapping
 from collections.abc import Sequence as Seq
@@ -88,6 +89,21 @@ def stand_in_bytes(text: str) -> bytes:
     return text.translate(_TO_BYTE_CODE_POINT).encode("latin-1")
 
 
+def _each_bad_byte(exc: UnicodeError) -> tuple[str, int]:
+    """An error handler for :meth:`bytes.decode`: one U+FFFD for the first byte that starts no
+    character, decoding going on at the next byte (Python's ``"replace"`` gives one for a whole
+    cut sequence)."""
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    return "\ufffd", exc.start + 1
+
+
+#: SentencePiece's decoding of bytes that are not UTF-8: U+FFFD for each byte that starts no
+#: character (``b"\xf0\xa0"``, a character cut after two bytes, gives two)
+EACH_BAD_BYTE = "lbpe.each_bad_byte"
+codecs.register_error(EACH_BAD_BYTE, _each_bad_byte)
+
+
 class Decoder:
     """Ids -> text. Raises :class:`lbpe.errors.LbpeError` for an id not in the vocabulary.
     ``errors`` is how bytes that are not UTF-8 are decoded, as for :meth:`bytes.decode`
@@ -127,7 +143,9 @@ class SentencePiece(Decoder):
     byte is in ``byte_of``; ``""``: a control piece); ``space``: the piece spelling of a space
     (``▁``, or ``" "`` when white space is not escaped). At the very start one ``space`` is
     dropped (``dummy``: the dummy prefix), or all of them (``squeeze``: extra white space is
-    removed on encoding); control pieces do not end the start.
+    removed on encoding); control pieces do not end the start. With ``errors="replace"``, bytes
+    that are not UTF-8 give one U+FFFD for each byte that starts no character, as SentencePiece
+    gives.
 
     >>> SentencePiece({0: "", 1: "\u2581a", 2: None}, {2: 0x21}, dummy=True)([0, 1, 2])
     'a!'
@@ -147,6 +165,8 @@ class SentencePiece(Decoder):
 
     def __call__(self, ids: Seq[int], *, errors: str = "replace") -> str:
         surfaces, byte_of, space = self.surfaces, self.byte_of, self.space
+        if errors == "replace":
+            errors = EACH_BAD_BYTE
         out: list[str] = []
         pending = bytearray()
         at_start = True

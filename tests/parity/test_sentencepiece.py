@@ -67,6 +67,23 @@ def test_decode_equals_sentencepiece_on_random_ids(name):
         assert tok.decode(ids) == sp.decode(ids), ids
 
 
+def test_decode_of_cut_byte_runs_equals_sentencepiece():
+    """Runs of byte pieces that are not whole UTF-8 (a stream cut mid-character): one U+FFFD
+    for each byte that starts no character, as SentencePiece gives, between the text pieces."""
+    tok, sp = ours("mistral_v1"), theirs("mistral_v1")
+    byte_ids = [i for i in range(sp.get_piece_size()) if sp.is_byte(i)]
+    assert len(byte_ids) == 256
+    lead = [i for i in byte_ids if sp.id_to_piece(i) >= "<0xC2>"]  # the first bytes of characters
+    text_ids = sp.encode("a é 字")
+    rng = random.Random(11)
+    for _ in range(3000):
+        ids = [rng.choice(lead if rng.random() < 0.5 else byte_ids) for _ in range(rng.randrange(1, 7))]
+        if rng.random() < 0.3:
+            ids[rng.randrange(len(ids)) :] = [*text_ids, *ids[rng.randrange(len(ids)) :]]
+        assert tok.decode(ids) == sp.decode(ids), ids
+    assert tok.decode([243, 163]) == "\ufffd\ufffd" == sp.decode([243, 163])  # <0xF0><0xA0>
+
+
 @pytest.mark.parametrize("name", list(MODELS))
 def test_decode_is_strict_when_asked(name):
     """errors="strict" raises exactly when the ids' bytes are not UTF-8; otherwise it decodes as
