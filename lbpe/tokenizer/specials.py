@@ -45,10 +45,14 @@ def checked_names(
     if isinstance(value, str):
         if value == "all":
             return "all"
-        raise LbpeError(
-            f'{parameter}={value!r} is a single string: pass "all" or a collection of token texts, '
-            f"such as {parameter}={{{value!r}}}"
-        )
+        word = value.strip().lower()
+        if word == "all":
+            fix = 'pass "all" (in lower case) for every one'
+        elif word in ("", "none"):
+            fix = 'pass () for none, "all" for every one, or a collection of token texts'
+        else:
+            fix = f'pass "all" or a collection of token texts, such as {parameter}={{{value!r}}}'
+        raise LbpeError(f"{parameter}={value!r} is a single string: {fix}")
     if value is None:
         return NO_NAMES
     names: AbstractSet[object] | None

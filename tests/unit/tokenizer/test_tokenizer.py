@@ -75,8 +75,16 @@ def test_a_lone_string_of_special_tokens_is_refused_with_the_fix(parameter, text
     for call in (tok.encode, tok.encode_to_array, tok.segment):
         with pytest.raises(lbpe.LbpeError, match=re.escape(parameter + "={'<|end|>'}")):
             call(text, mode="bpe", **{parameter: "<|end|>"})
-    with pytest.raises(lbpe.LbpeError, match=re.escape(parameter + "={'none'}")):
-        tok.encode_batch([text, text], mode="bpe", **{parameter: "none"})
+    # words meant as "every one" or "none" get those, not a set of a token the vocabulary lacks
+    for word in ("ALL", "All", " all"):
+        with pytest.raises(lbpe.LbpeError, match=re.escape(f"{parameter}={word!r}") + '.*pass "all"') as refused:
+            tok.encode_batch([text, text], mode="bpe", **{parameter: word})
+        assert "={" not in str(refused.value)
+    for word in ("none", "None", ""):
+        none = re.escape(f"{parameter}={word!r}") + r".*pass \(\) for none"
+        with pytest.raises(lbpe.LbpeError, match=none) as refused:
+            tok.encode(text, mode="bpe", **{parameter: word})
+        assert "={" not in str(refused.value)
 
 
 @pytest.mark.parametrize("parameter", ["allowed_special", "disallowed_special"])
