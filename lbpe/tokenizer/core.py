@@ -611,6 +611,7 @@ class Tokenizer(BulkEncoding):
     def special_spans(self, text: str) -> list[tuple[int, int]]:
         """Where :meth:`segment` finds the text of a special or added token in ``text`` (left to
         right, before it decides which become tokens)."""
+        text = _checked_text(text)
         if self._specials is None:
             return []
         return [(m.start(), m.end()) for m in self._specials.finditer(text)]

@@ -95,6 +95,14 @@ def test_special_names_that_are_not_texts_are_refused_clearly(parameter, value):
         tok.encode("aa<|end|>", mode="bpe", **{parameter: value})
 
 
+@pytest.mark.parametrize("value", [None, b"aa<|end|>", 5])
+def test_special_spans_refuses_what_is_not_a_text(value):
+    """As every other call taking a text, with or without special tokens to look for."""
+    for tok in (tiny(), Tokenizer(Vocab({bytes([b]): b for b in range(256)}), "paper")):
+        with pytest.raises(TypeError, match="text must be str, not "):
+            tok.special_spans(value)
+
+
 def test_special_names_may_come_in_any_collection():
     """A list, a tuple, a dict's keys or a numpy array of texts names the same tokens as a set;
     an empty one (numpy's too) or ``None`` names none."""
