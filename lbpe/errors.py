@@ -9,6 +9,7 @@ __all__ = [
     "NotUtf8Error",
     "VocabSizeError",
     "NoTokenError",
+    "UnknownTokenError",
     "no_token_error",
 ]
 
@@ -31,6 +32,14 @@ class VocabFormatError(LbpeError):
 class PatternNeededError(VocabFormatError):
     """A rank file whose name does not tell its pre-tokenizer: the caller must choose one
     (``lbpe.load(..., pattern=...)``; the app and the page ask for it in their menu)."""
+
+
+class UnknownTokenError(LbpeError, KeyError):
+    """No token has these bytes, or this id (:meth:`lbpe.Tokenizer.encode_single_token` and
+    :meth:`~lbpe.Tokenizer.decode_single_token_bytes`); also a ``KeyError``, as tiktoken raises."""
+
+    def __str__(self) -> str:  # the message as it is (a KeyError's str() would quote it)
+        return str(self.args[0]) if self.args else ""
 
 
 class DisallowedSpecialError(LbpeError):

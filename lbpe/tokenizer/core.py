@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, cast
 
 from lbpe import budget, native
 from lbpe.decoders import Decoder
-from lbpe.errors import LbpeError
+from lbpe.errors import LbpeError, UnknownTokenError
 from lbpe.model import Method, Mode
 from lbpe.normalize import Normalizer
 from lbpe.pretokenize.compiled import PresetPattern
@@ -268,6 +268,85 @@ class Tokenizer(BulkEncoding):
     @property
     def special_tokens(self) -> dict[str, int]:
         return dict(self.vocab.special)
+
+    # ---- tiktoken's names for what the vocabulary holds ----
+
+    @property
+    def special_tokens_set(self) -> set[str]:
+        """The special tokens' texts (tiktoken's ``special_tokens_set``)."""
+        return set(self.vocab.special)
+
+    @property
+    def max_token_value(self) -> int:
+        """The largest id an encoding can hold, ``n_vocab - 1`` (tiktoken's ``max_token_value``)."""
+        return self.n_vocab - 1
+
+    @property
+    def eot_token(self) -> int:
+        """The id of the special token ``<|endoftext|>`` (tiktoken's ``eot_token``); a vocabulary
+        without it raises :class:`lbpe.errors.UnknownTokenError`, naming the ones it has.
+
+        >>> from lbpe import load_preset
+        >>> load_preset("gpt2").eot_token
+        50256
+        """
+        try:
+            return self.vocab.special["<|endoftext|>"]
+        except KeyError:
+            raise UnknownTokenError(
+                f"this vocabulary has no special token '<|endoftext|>'; its special tokens: "
+                f"{sorted(self.vocab.special)[:8] or 'none'} (special_tokens has their ids)"
+            ) from None
+
+    def encode_single_token(self, text_or_bytes: str | bytes) -> int:
+        """The id of the one token spelled ``text_or_bytes`` (a str is taken as its UTF-8): an
+        ordinary token, else a special or added one, as tiktoken looks it up. Anything else
+        raises :class:`lbpe.errors.UnknownTokenError` (a ``KeyError``, as tiktoken's).
+
+        >>> from lbpe import load_preset
+        >>> load_preset("cl100k_base").encode_single_token(" hello")
+        24748
+        """
+        if isinstance(text_or_bytes, str):
+            data = text_or_bytes.encode("utf-8", "surrogatepass")
+        elif isinstance(text_or_bytes, (bytes, bytearray, memoryview)):
+            data = bytes(text_or_bytes)
+        else:
+            raise TypeError(f"text_or_bytes must be str or bytes, not {type(text_or_bytes).__name__}")
+        found = self.vocab.tokens.get(data)
+        if found is not None:
+            return found
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            text = None
+        if text is not None:
+            found = self.vocab.special.get(text, self.added_tokens.get(text))
+            if found is not None:
+                return found
+        raise UnknownTokenError(
+            f"no single token is {text_or_bytes!r:.80}: encode it to get its tokens "
+            "(a SentencePiece-style vocabulary spells a space \u2581)"
+        )
+
+    def decode_single_token_bytes(self, token: int) -> bytes:
+        """The bytes of one token, in the vocabulary's own spelling (tiktoken's name); an id that
+        is no token raises :class:`lbpe.errors.UnknownTokenError` (a ``KeyError``, as tiktoken's).
+
+        >>> from lbpe import load_preset
+        >>> load_preset("cl100k_base").decode_single_token_bytes(24748)
+        b' hello'
+        """
+        try:
+            return self._joined(_checked_ids([token]))
+        except UnknownTokenError:
+            raise
+        except LbpeError as exc:
+            raise UnknownTokenError(str(exc)) from None
+
+    def token_byte_values(self) -> list[bytes]:
+        """Every ordinary token's bytes, sorted (tiktoken's ``token_byte_values``)."""
+        return sorted(self.vocab.tokens)
 
     # ---- the model stage for one piece (lbpe.tokenizer.keys), with this tokenizer's part caches ----
 

@@ -103,3 +103,48 @@ def test_special_tokens_match_tiktoken(name):
 def test_lone_surrogates_encode_as_tiktoken(name):
     text = "a\ud800b \udfff c \ud83d\ude42"
     assert ours(name).encode(text, mode="bpe") == tiktoken_encoding(name).encode(text)
+
+
+@pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])
+def test_tiktoken_names_for_the_vocabulary_give_tiktoken_answers(name):
+    """special_tokens_set, max_token_value, eot_token, token_byte_values and the single-token
+    lookups answer as tiktoken's do on the same file, and fail where tiktoken's fail, with a
+    KeyError (what tiktoken raises) that says what is wrong."""
+    tok, ref = ours(name), tiktoken_encoding(name)
+    assert tok.special_tokens_set == ref.special_tokens_set
+    assert tok.max_token_value == ref.max_token_value
+    assert tok.eot_token == ref.eot_token
+    assert tok.token_byte_values() == ref.token_byte_values()
+    gaps = 0
+    for i in [*range(0, ref.n_vocab, 97), *range(ref.max_token_value - 40, ref.n_vocab + 2)]:
+        try:
+            token = ref.decode_single_token_bytes(i)
+        except KeyError:  # a gap among the ids, or past the last
+            gaps += 1
+            with pytest.raises(KeyError, match="not in the vocabulary"):
+                tok.decode_single_token_bytes(i)
+            continue
+        assert tok.decode_single_token_bytes(i) == token, i
+        assert tok.encode_single_token(token) == ref.encode_single_token(token) == i
+    assert gaps >= 2
+    for text in ["<|endoftext|>", " hello", "hello"]:
+        assert tok.encode_single_token(text) == ref.encode_single_token(text)
+    for missing in [" hello world", b"\xff\xfe\xfd", "<|nope|>"]:
+        with pytest.raises(KeyError):
+            ref.encode_single_token(missing)
+        with pytest.raises(KeyError, match="no single token is") as refused:
+            tok.encode_single_token(missing)
+        assert isinstance(refused.value, lbpe.LbpeError) and not str(refused.value).startswith("'")
+    with pytest.raises(KeyError):
+        ref.decode_single_token_bytes(ref.n_vocab + 5)
+    with pytest.raises(KeyError, match="not in the vocabulary"):
+        tok.decode_single_token_bytes(ref.n_vocab + 5)
+
+
+def test_a_vocabulary_without_endoftext_names_the_special_tokens_it_has():
+    tok = lbpe.load(data_file("hf/llama3/tokenizer.json"))
+    with pytest.raises(KeyError, match="no special token '<\\|endoftext\\|>'.*<\\|begin_of_text\\|>"):
+        _ = tok.eot_token
+    assert "<|begin_of_text|>" in tok.special_tokens_set
+    with pytest.raises(TypeError, match="text_or_bytes must be str or bytes, not int"):
+        tok.encode_single_token(5)
