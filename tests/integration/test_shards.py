@@ -360,6 +360,22 @@ def test_resume_refuses_another_vocabulary_and_a_full_folder(tmp_path):
         export_shards(load_preset("gpt2"), [path], tmp_path / "out", mode="bpe", shard_tokens=3000, resume=True)
 
 
+def test_resume_takes_the_same_inputs_however_their_paths_are_spelled(tmp_path, monkeypatch):
+    """An input is the file it names: ./a.jsonl, a.jsonl and its absolute path are one file (a
+    different file at the same path is still caught by the inputs' checksums)."""
+    monkeypatch.chdir(tmp_path)
+    path = write_jsonl(tmp_path / "a.jsonl", paragraphs(20))
+    first = export_shards(load_preset("gpt2"), ["a.jsonl"], tmp_path / "out", mode="bpe", shard_tokens=200)
+    for spelled in ["./a.jsonl", str(path), str(tmp_path / "." / "a.jsonl")]:
+        again = export_shards(
+            load_preset("gpt2"), [spelled], tmp_path / "out", mode="bpe", shard_tokens=200, resume=True
+        )
+        assert again["shards"] == first["shards"]
+    other = write_jsonl(tmp_path / "b.jsonl", paragraphs(20))
+    with pytest.raises(LbpeError, match=r"another list of inputs \(\['a.jsonl'\], now \['b.jsonl'\]\)"):
+        export_shards(load_preset("gpt2"), [other.name], tmp_path / "out", mode="bpe", shard_tokens=200, resume=True)
+
+
 @pytest.mark.slow(reason="an export stopped and resumed")
 def test_interrupted_export_keeps_complete_shards_and_resumes(tmp_path):
     docs = paragraphs(6000) * 6

@@ -113,6 +113,18 @@ _RESUMED_AS_GIVEN = {
 }
 
 
+def _same_files(was: object, now: object) -> bool:
+    """Whether the inputs an index recorded are the inputs given now, however each path is
+    spelled (``./a.jsonl``, ``a.jsonl``, its absolute path); a changed file is caught later, by
+    the checksums of what each shard read."""
+    if not isinstance(was, list) or not isinstance(now, list) or len(was) != len(now):
+        return False
+    return all(
+        isinstance(a, str) and isinstance(b, str) and (a == b or os.path.realpath(a) == os.path.realpath(b))
+        for a, b in zip(was, now)
+    )
+
+
 def _resume_state(
     out: Path,
     header: dict,
@@ -138,6 +150,8 @@ def _resume_state(
     except (OSError, ValueError) as exc:
         raise LbpeError(f"{index_path}: cannot be read to resume ({exc}); start again in an empty folder") from None
     for key, what in _RESUMED_AS_GIVEN.items():
+        if key == "inputs" and _same_files(index.get(key), header.get(key)):
+            continue
         if index.get(key) != header.get(key):
             was, now = index.get(key), header.get(key)
             if key == "vocab_sha256" and index.get("vocab") != header.get("vocab"):  # names, when they tell
