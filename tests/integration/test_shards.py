@@ -376,6 +376,22 @@ def test_resume_takes_the_same_inputs_however_their_paths_are_spelled(tmp_path, 
         export_shards(load_preset("gpt2"), [other.name], tmp_path / "out", mode="bpe", shard_tokens=200, resume=True)
 
 
+def test_resume_into_a_folder_of_other_files_says_so_and_leaves_nothing(tmp_path):
+    """A folder that holds files no export wrote (notes, another tool's shards) is not an export
+    stopped early, and a refused export adds nothing to it, not even its lock."""
+    path = write_jsonl(tmp_path / "a.jsonl", paragraphs(5))
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("hi", "utf-8")
+    before = sorted(p.name for p in folder.iterdir())
+    for resume in (True, False):
+        with pytest.raises(LbpeError) as refused:
+            export_shards(load_preset("gpt2"), [path], folder, mode="bpe", resume=resume)
+        assert "notes.txt" in str(refused.value) and "the export there was stopped" not in str(refused.value)
+        assert sorted(p.name for p in folder.iterdir()) == before
+    assert "is not empty (notes.txt); export into an empty folder" in str(refused.value)
+
+
 @pytest.mark.slow(reason="an export stopped and resumed")
 def test_interrupted_export_keeps_complete_shards_and_resumes(tmp_path):
     docs = paragraphs(6000) * 6

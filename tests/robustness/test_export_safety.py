@@ -318,7 +318,7 @@ def test_resume_without_an_index_says_there_is_nothing_to_resume(tmp_path):
     (out / "tokens-00000.npy").write_bytes(b"half a shard")
     done = run_cli(*export_args(out, path, "--resume"), timeout=120)
     assert done.returncode != 0
-    assert f"no {INDEX_NAME}" in done.stderr and "nothing to resume" in done.stderr
+    assert f"no {INDEX_NAME}" in done.stderr and "no lbpe export to resume" in done.stderr
     assert "pass --resume" not in done.stderr and "Traceback" not in done.stderr
     assert (out / "tokens-00000.npy").read_bytes() == b"half a shard"  # nothing of the person's is removed
 

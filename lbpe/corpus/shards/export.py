@@ -17,8 +17,8 @@ from lbpe.corpus.documents import check_reading, input_bytes, iter_records
 from lbpe.corpus.parallel import pool_size
 from lbpe.corpus.shards.batches import one_by_one
 from lbpe.corpus.shards.consumed import Consumed
-from lbpe.corpus.shards.folder import _folder_lock, _our_files, _resume_state
-from lbpe.corpus.shards.index import INDEX_NAME, SHARD_FORMAT, vocab_sha256
+from lbpe.corpus.shards.folder import LOCK_NAME, _folder_lock, _our_files, _resume_state
+from lbpe.corpus.shards.index import INDEX_NAME, OLD_INDEX_NAME, SHARD_FORMAT, vocab_sha256
 from lbpe.corpus.shards.local import _ordered, _pooled
 from lbpe.corpus.shards.ray import _ray_ordered
 from lbpe.corpus.shards.writer import NothingToExport, _Shards
@@ -241,6 +241,8 @@ def export_shards(
     for flag, given in (("--eos", eos_value), ("--bos", bos_value)):
         if given is not None and given not in {**tok.special_tokens, **tok.added_tokens}.values():
             warn(_ordinary_token(tok, given, flag))
+    if not any((out / name).exists() for name in (LOCK_NAME, INDEX_NAME, OLD_INDEX_NAME)):
+        _refuse_files(out, resume=options.resume)  # a folder no export wrote: left as it was
     with _folder_lock(out):
         index = _export_locked(
             tok, inputs, out, header, fmt, eos_value, options, progress=progress, warn=warn, checking=checking
@@ -283,6 +285,23 @@ def _runs_together(tok: Tokenizer, fmt: Container, documents: int) -> str:
     )
 
 
+def _refuse_files(out: Path, *, resume: bool) -> None:
+    """Refuse an export into ``out``, which has no index to resume from, when it holds files."""
+    leftovers = sorted(p.relative_to(out).as_posix() for p in _our_files(out))
+    if not leftovers:
+        return
+    listed = f"{', '.join(leftovers[:3])}{', ...' if len(leftovers) > 3 else ''}"
+    if resume:
+        raise LbpeError(
+            f"{out} holds files ({listed}) but no {INDEX_NAME}, so it holds no lbpe export to resume (an "
+            "export interrupted before it recorded its first shard leaves none either: remove what it "
+            "left); export into an empty folder"
+        )
+    raise LbpeError(
+        f"{out} is not empty ({listed}); export into an empty folder, or pass --resume to continue an export there"
+    )
+
+
 def _export_locked(
     tok: Tokenizer,
     inputs,
@@ -316,18 +335,7 @@ def _export_locked(
     if checking is not None and done:
         checking(done, done)  # all that needed reading was read: the phase ends full, not at a share of the inputs
     if previous is None:
-        leftovers = sorted(p.relative_to(out).as_posix() for p in _our_files(out))
-        listed = f"{', '.join(leftovers[:3])}{', ...' if len(leftovers) > 3 else ''}"
-        if leftovers and options.resume:
-            raise LbpeError(
-                f"{out} has files ({listed}) but no {INDEX_NAME}: the export there was stopped before it "
-                "recorded its first shard, so there is nothing to resume; export into an empty folder"
-            )
-        if leftovers:
-            raise LbpeError(
-                f"{out} is not empty ({listed}); "
-                "export into an empty folder, or pass --resume to continue an export there"
-            )
+        _refuse_files(out, resume=options.resume)
     shards = _Shards(
         out,
         header,
