@@ -97,6 +97,12 @@ class Container:
     #: where the documents' ids run into one another when no end-of-text id parts them (a format
     #: with no offsets), for the warning; "" for a format that keeps each document's extent
     runs_together_in = ""
+    #: how many times a shard's ids are on the disk at once while it is written (LitData's
+    #: writer makes its chunks from the shard's token file), for the advice on a full disk
+    shard_copies = 1
+    #: the files :meth:`complete` joins the split's shards into (nanoGPT's train.bin, val.bin),
+    #: which take the shards' size again until the shards are removed
+    joined_into = ""
 
     def dtype(self, n_vocab: int) -> str:
         return "uint16" if n_vocab <= 1 << 16 else "uint32"
@@ -160,6 +166,7 @@ class NanoGpt(Container):
 
     name = "nanogpt"
     runs_together_in = "train.bin"
+    joined_into = "train.bin and val.bin"
 
     def dtype(self, n_vocab: int) -> str:
         if n_vocab > 1 << 16:
@@ -259,6 +266,7 @@ class LitData(Container):
 
     name = "litdata"
     CHUNK_BYTES = 1 << 26
+    shard_copies = 2  # the shard's ids, and the chunks made of them
 
     def token_file(self, split: str, number: int) -> str:
         return f"{split}/.ids-{number:05d}.raw"

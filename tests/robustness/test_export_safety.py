@@ -373,6 +373,67 @@ def test_a_full_disk_is_one_line_and_leaves_nothing_half_written(tmp_path, fmt):
         assert documents(out) == want
     else:
         assert np.memmap(out / "train.bin", dtype=np.uint16, mode="r").tolist() == [i for d in want for i in d]
+        # the parts fit, train.bin did not: a smaller shard would not help, a higher limit would
+        assert "lower --shard-tokens" not in lines[0]
+        assert f"raise the limit above {(out / 'train.bin').stat().st_size:,} bytes" in lines[0]
+
+
+#: An export onto a small disk of its own (tmpfs, in a mount namespace of its own: nothing is
+#: mounted outside it), then the disk grown by the room the message asked for, then --resume.
+#: Arguments: the disk's size, the folder to mount it on, then the export's command.
+_ON_A_SMALL_DISK = r"""
+set -u
+size=$1 disk=$2
+shift 2
+mkdir -p "$disk"
+mount -t tmpfs -o size="$size" tmpfs "$disk"
+"$@" 2> "$disk.first"
+echo $? > "$disk.first_rc"
+more=$(sed -n 's/.* free \(at least \)\?\([0-9,]*\) more .*/\2/p' "$disk.first" | tr -d ,)
+if [ -n "$more" ]; then
+  mount -o remount,size=$(( $(df -B1 --output=size "$disk" | tail -1) + more )) "$disk"
+  "$@" --resume 2> "$disk.second"
+  echo $? > "$disk.second_rc"
+  ls "$disk/out" > "$disk.listed"
+fi
+umount "$disk"
+"""
+
+
+@pytest.mark.slow(reason="exports in subprocesses")
+@pytest.mark.parametrize("fmt", ["nanogpt", "npy"])
+def test_a_full_disk_asks_for_room_that_lets_the_export_go_on(tmp_path, fmt):
+    """A real full disk (ENOSPC, a tmpfs): the message asks for more room than there is, and
+    the room it names is enough to go on. nanoGPT's parts fit and joining them into train.bin
+    does not: the room asked is train.bin's, and with it the resume completes. npy: the room for
+    the next shard, and with it more shards are written."""
+    docs = paragraphs(2000)
+    path = jsonl(tmp_path / "a.jsonl", docs)
+    disk = tmp_path / "disk"
+    export = [*CLI, "export", "--vocab", "gpt2", "--mode", "bpe", "--format", fmt, "--out", str(disk / "out")]
+    export += ["-q", "--shard-tokens", "4000", str(path)]
+    size = "600k" if fmt == "nanogpt" else "300k"
+    ran = subprocess.run(
+        ["unshare", "-rm", "bash", "-c", _ON_A_SMALL_DISK, "bash", size, str(disk), *export],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert ran.returncode == 0, ran.stderr
+    first = (tmp_path / "disk.first").read_text()
+    assert (tmp_path / "disk.first_rc").read_text().strip() == "2" and "Traceback" not in first
+    assert first.count("\n") == 1 and "No space left on device" in first and "--resume" in first, first
+    assert (tmp_path / "disk.second_rc").exists(), f"no room was asked for: {first}"
+    second = (tmp_path / "disk.second").read_text()
+    if fmt == "nanogpt":
+        joined = 2 * sum(len(ids) for ids in encoded(load_preset("gpt2"), docs, "bpe"))  # train.bin's uint16 ids
+        assert f"complete shards into train.bin and val.bin needs {joined:,} bytes free" in first, first
+        assert (tmp_path / "disk.second_rc").read_text().strip() == "0", second
+        assert "train.bin" in (tmp_path / "disk.listed").read_text().split()
+    else:
+        assert "for the next shard" in first
+        kept = [int(line.split("; the ")[1].split()[0]) for line in (first, second)]
+        assert kept[1] > kept[0], (first, second)
 
 
 def test_a_damaged_gzip_input_is_named_not_a_traceback(tmp_path):

@@ -438,16 +438,38 @@ def _export_locked(
 
 
 def _full_message(out: Path, exc: OSError, shards: _Shards) -> str:
-    """One line for a full disk (or a file-size limit): what stopped, what to free, what is kept."""
+    """One line for a full disk (or a file-size limit): what stopped, what to free, what is kept.
+    The room asked for is what the step that failed needs: a shard (more when a long document
+    ends it), or the files a format joins its shards into."""
     kept = sum(len(s.shards) for s in shards.streams.values())
     shard_bytes = shards.shard_tokens * shards.itemsize
+    fmt = shards.fmt
+    joining = sum(shards.joining.values())
     if exc.errno == errno.EFBIG:
         what = f"a file reached the size limit of this process ({exc.strerror}; see ulimit -f)"
-        fix = f"raise the limit or lower --shard-tokens (a shard is up to {shard_bytes:,} bytes)"
+        if joining:
+            largest = max(shards.joining.values())
+            fix = f"raise the limit above {largest:,} bytes (the size of the largest of {fmt.joined_into})"
+        else:
+            fix = f"raise the limit or lower --shard-tokens (a shard is about {shard_bytes:,} bytes)"
     else:
         free = shutil.disk_usage(out).free
         what = f"the disk of {out} is full ({exc.strerror}; {free:,} bytes free)"
-        fix = f"free at least {shard_bytes:,} bytes there (one shard of --shard-tokens) or export to another disk"
+        if joining:
+            fix = (
+                f"joining the {kept} complete shards into {fmt.joined_into} needs {joining:,} bytes free "
+                f"there: free {max(joining - free, 1):,} more or export to another disk"
+            )
+        else:
+            # a shard (twice, for LitData), and the index written again beside the one it replaces
+            # (a page more for each file's last part)
+            index = out / INDEX_NAME
+            need = shard_bytes * fmt.shard_copies + (index.stat().st_size if index.exists() else 0) + 3 * 4096
+            if need > free:
+                fix = f"free at least {need - free:,} more bytes there for the next shard"
+            else:
+                fix = f"free more than the {free:,} bytes there are now for the next shard (about {shard_bytes:,})"
+            fix += " (more when a long document ends it) and room for the shards still to come, or export elsewhere"
     return (
         f"{what}: {fix}, then rerun with --resume; the {kept} complete shard(s) are kept "
         "and nothing half-written is left"
