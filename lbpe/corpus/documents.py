@@ -346,7 +346,8 @@ def parquet_record(source: str, row: int, value: object, text_field: str) -> Rec
     where = f"{source}: row {row}"
     if isinstance(value, str):
         return Record(source, where, text=value)
-    kind = "missing" if value is None else f"a {type(value).__name__}"
+    name = type(value).__name__
+    kind = "missing" if value is None else f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
     return Record(source, where, error=f'{where}: "{text_field}" is {kind}, not a string')
 
 

@@ -170,6 +170,10 @@ def test_bad_documents_are_named_kept_before_or_skipped(tmp_path):
         export_shards(tok, [path], tmp_path / "stop", mode="bpe")
     index, docs = read_shards(tmp_path / "stop")
     assert docs == encoded(tok, good[:10], "bpe") and not index["complete"]
+    one = tmp_path / "one.jsonl"  # one document, then a bad one: counted in words that agree
+    one.write_text(lines[0] + "\n" + lines[10] + "\n", "utf-8")
+    with pytest.raises(LbpeError, match=r"one\.jsonl:2: not JSON .*; the 1 document before it is kept: fix it"):
+        export_shards(tok, [one], tmp_path / "one", mode="bpe")
     index = export_shards(tok, [path], tmp_path / "skip", mode="bpe", skip_bad=True)
     assert read_shards(tmp_path / "skip")[1] == encoded(tok, good[:21], "bpe")
     assert index["skipped_documents"] == 4
@@ -531,6 +535,8 @@ def test_parquet_input(tmp_path):
         export_shards(tok, [path], tmp_path / "none", mode="lbpe")
     with pytest.raises(LbpeError, match=r'c\.parquet: row 301: "body" is missing, not a string'):
         export_shards(tok, [path], tmp_path / "stop", mode="lbpe", text_field="body")
+    with pytest.raises(LbpeError, match=r'c\.parquet: row 1: "id" is an int, not a string; nothing before it'):
+        export_shards(tok, [path], tmp_path / "ints", mode="lbpe", text_field="id")
     index = export_shards(tok, [path], tmp_path / "out", mode="lbpe", text_field="body", skip_bad=True, num_proc=2)
     assert read_shards(tmp_path / "out")[1] == encoded(tok, docs, "lbpe") and index["skipped_documents"] == 1
     # with --lines beside a text file, on worker processes: the rows are still the documents

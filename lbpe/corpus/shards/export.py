@@ -402,10 +402,14 @@ def _export_locked(
             shards.drop_document(number)
             if not options.skip_bad:
                 kept = shards.records_kept()
-                raise LbpeError(
-                    f"{payload}; the {kept:,} documents "
-                    "before it are kept: fix it and rerun with --resume, or pass --skip-bad"
+                so_far = (
+                    "nothing before it was written"
+                    if not kept
+                    else "the 1 document before it is kept"
+                    if kept == 1
+                    else f"the {kept:,} documents before it are kept"
                 )
+                raise LbpeError(f"{payload}; {so_far}: fix it and rerun with --resume, or pass --skip-bad")
             shards.skipped += 1
             shards.records = number
             if len(shards.messages) < KEPT_MESSAGES:
