@@ -137,6 +137,19 @@ def test_vocab_hash_follows_the_ids_not_the_object():
     assert vocab_sha256(load_preset("gpt2")) != vocab_sha256(load_preset("cl100k_base"))
 
 
+def test_an_input_that_is_no_regular_file_is_refused_before_anything_is_written(tmp_path):
+    """A pipe or a device (/dev/stdin) is read once, and an export reads its inputs more than
+    once (to check them, to encode, to resume): refused up front, as "-" is, with the fix."""
+    out = tmp_path / "out"
+    done = run_cli(
+        "export", "--vocab", "gpt2", "--mode", "bpe", "--out", str(out), "/dev/stdin", input='{"text": "a"}\n'
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "/dev/stdin: not a regular file (a pipe or a device)" in done.stderr, done.stderr
+    assert "save it to a file first" in done.stderr and "--resume" not in done.stderr
+    assert not out.exists()
+
+
 def test_a_document_of_the_wrong_json_kind_is_named_in_json_words(tmp_path):
     path = tmp_path / "kinds.jsonl"
     path.write_text(

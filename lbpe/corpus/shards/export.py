@@ -7,6 +7,7 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+import stat
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -234,6 +235,16 @@ def export_shards(
         "val_fraction": options.val_fraction,
         "shard_tokens": options.shard_tokens,
     }
+    for path in inputs:  # read more than once (checked, encoded, resumed): a pipe would be empty the second time
+        try:
+            kind = os.stat(path).st_mode
+        except OSError:
+            continue  # input_bytes names it
+        if not (stat.S_ISREG(kind) or stat.S_ISDIR(kind)):  # a folder is named below, with its own fix
+            raise LbpeError(
+                f"{path}: not a regular file (a pipe or a device); export reads its inputs more than once: "
+                "save it to a file first"
+            )
     input_bytes(inputs)  # every input readable, before anything is written
     check_reading(inputs, lines=options.lines, text_field=options.text_field)
     out.mkdir(parents=True, exist_ok=True)
