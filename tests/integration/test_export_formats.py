@@ -214,6 +214,27 @@ def test_val_split_and_shuffle_are_seeded(tmp_path):
     assert cli.returncode == 0 and "drew none of the 1 document for the val split" in cli.stderr, cli.stderr
 
 
+#: nanoGPT's train.py reads val.bin to estimate the loss (its first step): an export without it is said to lack it
+NO_VAL_BIN = (
+    "--format nanogpt wrote no val.bin, which nanoGPT's train.py reads to estimate the loss: give "
+    "--val-fraction (val_fraction=), such as 0.0005 as its openwebtext/prepare.py keeps"
+)
+
+
+def test_nanogpt_without_a_val_split_says_train_py_needs_one(tmp_path):
+    tok = load_preset("gpt2")
+    path = tmp_path / "docs.jsonl"
+    path.write_text("".join(json.dumps({"text": f"document {i}"}) + "\n" for i in range(40)), encoding="utf-8")
+    said: list[str] = []
+    export_shards(tok, [path], tmp_path / "none", mode="bpe", format="nanogpt", eos=EOT, warn=said.append)
+    assert said == [NO_VAL_BIN] and not (tmp_path / "none" / "val.bin").exists()
+    said.clear()
+    export_shards(
+        tok, [path], tmp_path / "val", mode="bpe", format="nanogpt", eos=EOT, val_fraction=0.2, warn=said.append
+    )
+    assert said == [] and (tmp_path / "val" / "val.bin").exists()
+
+
 def test_a_flat_format_without_eos_says_its_documents_run_together(tmp_path):
     """nanogpt's train.bin and llm.c's shards are one run of ids: without --eos nothing marks
     where a document ends (nanoGPT's prepare.py and llm.c's fineweb.py always put one)."""
@@ -223,14 +244,15 @@ def test_a_flat_format_without_eos_says_its_documents_run_together(tmp_path):
     for fmt, where in (("nanogpt", "train.bin"), ("llmc", "its shards")):
         said: list[str] = []
         export_shards(tok, [path], tmp_path / fmt, mode="bpe", format=fmt, warn=said.append)
-        assert said == [
+        assert said[0] == (
             f"--format {fmt} keeps no document boundaries and no --eos (eos=) was given: the 2 documents run "
             f"into one another in {where}; give --eos with the vocabulary's end-of-text token "
             "(gpt2: <|endoftext|>)"
-        ]
+        )
+        assert said[1:] == ([NO_VAL_BIN] if fmt == "nanogpt" else [])
         said.clear()
         export_shards(tok, [path], tmp_path / f"{fmt}-eos", mode="bpe", format=fmt, eos=EOT, warn=said.append)
-        assert said == []
+        assert said == ([NO_VAL_BIN] if fmt == "nanogpt" else [])
     said = []
     export_shards(tok, [path], tmp_path / "npy", mode="bpe", format="npy", warn=said.append)  # offsets keep them
     assert said == []

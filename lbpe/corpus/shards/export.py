@@ -260,6 +260,11 @@ def export_shards(
         )
     if eos_value is None and bos_value is None and fmt.runs_together_in and index["documents"] > 1:
         warn(_runs_together(tok, fmt, index["documents"]))
+    if fmt.name == "nanogpt" and not options.val_fraction:  # its train.py fails at its first eval
+        warn(
+            "--format nanogpt wrote no val.bin, which nanoGPT's train.py reads to estimate the loss: give "
+            "--val-fraction (val_fraction=), such as 0.0005 as its openwebtext/prepare.py keeps"
+        )
     if options.val_fraction and not index["val_documents"]:  # a trainer would find no val file
         n = index["documents"]
         warn(
