@@ -125,6 +125,9 @@ def test_eos_by_spelling_or_id_and_a_clear_error(tmp_path):
         export_shards(tok, [path], tmp_path / "b", mode="bpe", eos=EOT)
     with pytest.raises(LbpeError, match=r"--eos 99999 is not an id of this vocabulary \(0 to 31,999\)"):
         export_shards(tok, [path], tmp_path / "c", mode="bpe", eos=99999)
+    for negative in ("-1", -1):  # an id, as the command line gives it or as Python does: named as one
+        with pytest.raises(LbpeError, match=r"--eos -1 is not an id of this vocabulary \(0 to 31,999\)"):
+            export_shards(tok, [path], tmp_path / "c", mode="bpe", eos=negative)
     bad = run_cli(
         "export", "--vocab", "gpt2", "--mode", "bpe", "--eos", "</s>", "--out", str(tmp_path / "d"), str(path)
     )

@@ -63,7 +63,8 @@ def _token_id(tok: Tokenizer, token: str | int, flag: str) -> int:
     """The id of ``token`` given to ``flag`` (``--eos``, ``--bos``): a special or added token's
     spelling or an id."""
     specials = {**tok.special_tokens, **tok.added_tokens}
-    if isinstance(token, int) or (isinstance(token, str) and token.isascii() and token.isdigit()):
+    digits = token.removeprefix("-") if isinstance(token, str) else ""
+    if isinstance(token, int) or (digits.isascii() and digits.isdigit()):  # an id, negative ones too
         if isinstance(token, str) and len(token) > 20:  # no id has so many digits (and int() refuses 4,300)
             raise LbpeError(f"{flag} {token[:20]}… is not an id of this vocabulary (0 to {tok.n_vocab - 1:,})")
         i = int(token)
