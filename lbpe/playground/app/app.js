@@ -238,9 +238,8 @@ window.lbpeApp = {
   // class set on a pane) would restyle every token of both panes, twice per keystroke
   busy(inputs) {
     compares.started += 1;
-    // inputs: the key shown, the text, vocabulary, three checkboxes, the session, specials, the pair, rate, seed
-    const [, text, vocab, ws, ids, , sp, left, right, rate, seed] = inputs;
-    compares.sent = compareKey(text, vocab, ws, ids, sp, left, right, rate, seed);
+    // kept as sent, made a key only if the comparison fails (a text's CRC is not made per keystroke)
+    compares.sent = inputs.slice();
     for (const note of busyNotes()) note.hidden = false;
     return inputs;
   },
@@ -281,8 +280,11 @@ window.lbpeApp = {
   failed(text, vocab, ws, ids, sp, left, right, rate, seed) {
     compares.ended += 1;
     for (const note of busyNotes()) note.hidden = true;
+    if (compares.sent === null) return [];
+    // sent: the key shown, the text, vocabulary, three checkboxes, the session, specials, the pair, rate, seed
+    const [, text0, vocab0, ws0, ids0, , sp0, left0, right0, rate0, seed0] = compares.sent;
     const now = compareKey(text, vocab, ws, ids, sp, left, right, rate, seed);
-    if (compares.sent !== null && now !== compares.sent) askAgain(now);
+    if (now !== compareKey(text0, vocab0, ws0, ids0, sp0, left0, right0, rate0, seed0)) askAgain(now);
     return [];
   },
   // the ids boxes and, while its accordion is open, the JSON view, filled from the comparison's
