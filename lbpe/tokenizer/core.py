@@ -283,15 +283,15 @@ class Tokenizer(BulkEncoding):
 
     @property
     def eot_token(self) -> int:
-        """The id of the special token ``<|endoftext|>`` (tiktoken's ``eot_token``); a vocabulary
-        without it raises :class:`lbpe.errors.UnknownTokenError`, naming the ones it has.
+        """The id of the special (or added) token ``<|endoftext|>`` (tiktoken's ``eot_token``); a
+        vocabulary without it raises :class:`lbpe.errors.UnknownTokenError`, naming the ones it has.
 
         >>> from lbpe import load_preset
         >>> load_preset("gpt2").eot_token
         50256
         """
         try:
-            return self.vocab.special["<|endoftext|>"]
+            return {**self.added_tokens, **self.vocab.special}["<|endoftext|>"]
         except KeyError:
             raise UnknownTokenError(
                 f"this vocabulary has no special token '<|endoftext|>'; its special tokens: "
@@ -300,8 +300,9 @@ class Tokenizer(BulkEncoding):
 
     def encode_single_token(self, text_or_bytes: str | bytes) -> int:
         """The id of the one token spelled ``text_or_bytes`` (a str is taken as its UTF-8): an
-        ordinary token, else a special or added one, as tiktoken looks it up. Anything else
-        raises :class:`lbpe.errors.UnknownTokenError` (a ``KeyError``, as tiktoken's).
+        ordinary token, else a byte piece (``<0x41>``, where no ordinary token is that byte),
+        else a special or added one, as tiktoken looks it up. Anything else raises
+        :class:`lbpe.errors.UnknownTokenError` (a ``KeyError``, as tiktoken's).
 
         >>> from lbpe import load_preset
         >>> load_preset("cl100k_base").encode_single_token(" hello")
@@ -314,6 +315,8 @@ class Tokenizer(BulkEncoding):
         else:
             raise TypeError(f"text_or_bytes must be str or bytes, not {type(text_or_bytes).__name__}")
         found = self.vocab.tokens.get(data)
+        if found is None and len(data) == 1 and self.vocab.byte_fallback:  # a byte piece, <0xNN>
+            found = self.vocab.byte_fallback.get(data[0])
         if found is not None:
             return found
         try:
@@ -324,10 +327,10 @@ class Tokenizer(BulkEncoding):
             found = self.vocab.special.get(text, self.added_tokens.get(text))
             if found is not None:
                 return found
-        raise UnknownTokenError(
-            f"no single token is {text_or_bytes!r:.80}: encode it to get its tokens "
-            "(a SentencePiece-style vocabulary spells a space \u2581)"
-        )
+        hint = ": encode it to get its tokens" if isinstance(text_or_bytes, str) else ""
+        if self.vocab.unit == "char":
+            hint += " (this vocabulary spells a space \u2581)"
+        raise UnknownTokenError(f"no single token is {text_or_bytes!r:.80}{hint}")
 
     def decode_single_token_bytes(self, token: int) -> bytes:
         """The bytes of one token, in the vocabulary's own spelling (tiktoken's name); an id that
@@ -345,7 +348,8 @@ class Tokenizer(BulkEncoding):
             raise UnknownTokenError(str(exc)) from None
 
     def token_byte_values(self) -> list[bytes]:
-        """Every ordinary token's bytes, sorted (tiktoken's ``token_byte_values``)."""
+        """Every ordinary token's bytes, sorted (tiktoken's ``token_byte_values``: the tokens
+        merges make; not special tokens, nor a SentencePiece-style vocabulary's byte pieces)."""
         return sorted(self.vocab.tokens)
 
     # ---- the model stage for one piece (lbpe.tokenizer.keys), with this tokenizer's part caches ----

@@ -140,3 +140,25 @@ def test_corrupt_models_are_refused(tmp_path):
         with pytest.raises(lbpe.VocabFormatError) as info:
             lbpe.load(path)
         assert str(path) in str(info.value)
+
+
+def test_single_token_lookups_of_byte_pieces():
+    """A byte piece's bytes are its byte; that byte gives the byte piece back unless an ordinary
+    piece is the same byte ("A" is a piece and <0x41> too: the piece, as a merge would make it)."""
+    tok, sp = ours("mistral_v1"), theirs("mistral_v1")
+    plain = tok.vocab.tokens
+    checked = 0
+    for i in range(sp.get_piece_size()):
+        if sp.is_control(i) or sp.is_unknown(i):
+            continue
+        data = tok.decode_single_token_bytes(i)
+        if sp.is_byte(i):
+            assert data == bytes([int(sp.id_to_piece(i)[3:5], 16)])
+            assert tok.encode_single_token(data) == plain.get(data, i)
+        else:
+            assert data == sp.id_to_piece(i).encode() and tok.encode_single_token(data) == i
+        checked += 1
+    assert checked > 31_000
+    assert tok.encode_single_token(b"\x00") == sp.piece_to_id("<0x00>")  # no piece is NUL
+    with pytest.raises(KeyError, match="spells a space \u2581"):
+        tok.encode_single_token(" the")

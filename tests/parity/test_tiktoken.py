@@ -148,3 +148,6 @@ def test_a_vocabulary_without_endoftext_names_the_special_tokens_it_has():
     assert "<|begin_of_text|>" in tok.special_tokens_set
     with pytest.raises(TypeError, match="text_or_bytes must be str or bytes, not int"):
         tok.encode_single_token(5)
+    plain = lbpe.load(data_file("openai/cl100k_base.tiktoken"), special_tokens={})
+    added = lbpe.Tokenizer(plain.vocab, "cl100k_base", added_tokens={"<|endoftext|>": 100_300})  # as HF may add it
+    assert added.eot_token == added.encode_single_token("<|endoftext|>") == 100_300
