@@ -388,25 +388,35 @@ def test_resume_takes_the_same_inputs_however_their_paths_are_spelled(tmp_path, 
             load_preset("gpt2"), [spelled], tmp_path / "out", mode="bpe", shard_tokens=200, resume=True
         )
         assert again["shards"] == first["shards"]
+    # from another folder, the input named from there: the same file
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path / "sub")
+    again = export_shards(load_preset("gpt2"), ["../a.jsonl"], "../out", mode="bpe", shard_tokens=200, resume=True)
+    assert again["shards"] == first["shards"]
+    monkeypatch.chdir(tmp_path)
     other = write_jsonl(tmp_path / "b.jsonl", paragraphs(20))
     with pytest.raises(LbpeError, match=r"another list of inputs \(\['a.jsonl'\], now \['b.jsonl'\]\)"):
         export_shards(load_preset("gpt2"), [other.name], tmp_path / "out", mode="bpe", shard_tokens=200, resume=True)
 
 
-def test_resume_into_a_folder_of_other_files_says_so_and_leaves_nothing(tmp_path):
-    """A folder that holds files no export wrote (notes, another tool's shards) is not an export
-    stopped early, and a refused export adds nothing to it, not even its lock."""
+@pytest.mark.parametrize("theirs", [["notes.txt"], ["index.json", "notes.txt"]])
+def test_resume_into_a_folder_of_other_files_says_so_and_leaves_nothing(tmp_path, theirs):
+    """A folder that holds files no export wrote (notes, another tool's shards, LitData's
+    index.json: the name an earlier lbpe gave its index) is not an export stopped early, and a
+    refused export adds nothing to it, not even its lock."""
     path = write_jsonl(tmp_path / "a.jsonl", paragraphs(5))
     folder = tmp_path / "mine"
     folder.mkdir()
-    (folder / "notes.txt").write_text("hi", "utf-8")
+    for name in theirs:
+        (folder / name).write_text('{"chunks": [], "config": {}}' if name == "index.json" else "hi", "utf-8")
     before = sorted(p.name for p in folder.iterdir())
     for resume in (True, False):
         with pytest.raises(LbpeError) as refused:
             export_shards(load_preset("gpt2"), [path], folder, mode="bpe", resume=resume)
         assert "notes.txt" in str(refused.value) and "the export there was stopped" not in str(refused.value)
+        assert "earlier lbpe" not in str(refused.value)
         assert sorted(p.name for p in folder.iterdir()) == before
-    assert "is not empty (notes.txt); export into an empty folder" in str(refused.value)
+    assert f"is not empty ({', '.join(theirs)}); export into an empty folder" in str(refused.value)
 
 
 @pytest.mark.slow(reason="an export stopped and resumed")

@@ -19,7 +19,7 @@ from lbpe.corpus.parallel import pool_size
 from lbpe.corpus.shards.batches import one_by_one
 from lbpe.corpus.shards.consumed import Consumed
 from lbpe.corpus.shards.folder import LOCK_NAME, _folder_lock, _our_files, _resume_state
-from lbpe.corpus.shards.index import INDEX_NAME, OLD_INDEX_NAME, SHARD_FORMAT, vocab_sha256
+from lbpe.corpus.shards.index import INDEX_NAME, SHARD_FORMAT, has_old_index, vocab_sha256
 from lbpe.corpus.shards.local import _ordered, _pooled
 from lbpe.corpus.shards.ray import _ray_ordered
 from lbpe.corpus.shards.writer import NothingToExport, _Shards
@@ -226,6 +226,7 @@ def export_shards(
         "mode": options.mode,
         "dtype": dtype,
         "inputs": [str(p) for p in inputs],
+        "input_paths": [os.path.realpath(p) for p in inputs],  # what a resume compares, wherever it runs
         "lines": options.lines,
         "text_field": options.text_field,
         "eos_id": eos_value,
@@ -253,7 +254,7 @@ def export_shards(
     for flag, given in (("--eos", eos_value), ("--bos", bos_value)):
         if given is not None and given not in {**tok.special_tokens, **tok.added_tokens}.values():
             warn(_ordinary_token(tok, given, flag))
-    if not any((out / name).exists() for name in (LOCK_NAME, INDEX_NAME, OLD_INDEX_NAME)):
+    if not (out / LOCK_NAME).exists() and not (out / INDEX_NAME).exists() and not has_old_index(out):
         _refuse_files(out, resume=options.resume)  # a folder no export wrote: left as it was
     with _folder_lock(out):
         index = _export_locked(

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from lbpe.corpus.shards.consumed import Consumed
-from lbpe.corpus.shards.index import INDEX_NAME, OLD_INDEX_NAME
+from lbpe.corpus.shards.index import INDEX_NAME, OLD_INDEX_NAME, has_old_index
 from lbpe.errors import LbpeError
 
 #: One writer per folder: held with ``fcntl.flock`` while an export writes there.
@@ -113,16 +113,20 @@ _RESUMED_AS_GIVEN = {
 }
 
 
-def _same_files(was: object, now: object) -> bool:
+def _same_files(index: dict, header: dict) -> bool:
     """Whether the inputs an index recorded are the inputs given now, however each path is
-    spelled (``./a.jsonl``, ``a.jsonl``, its absolute path); a changed file is caught later, by
-    the checksums of what each shard read."""
-    if not isinstance(was, list) or not isinstance(now, list) or len(was) != len(now):
-        return False
-    return all(
-        isinstance(a, str) and isinstance(b, str) and (a == b or os.path.realpath(a) == os.path.realpath(b))
-        for a, b in zip(was, now)
-    )
+    spelled (``./a.jsonl``, ``a.jsonl``, its absolute path) and wherever the command runs: by
+    the absolute paths the export recorded (an index without them: by the paths as given,
+    resolved here). A changed file is caught later, by the checksums of what each shard read."""
+    was, now = index.get("input_paths"), header.get("input_paths")
+    if not isinstance(was, list):  # an index of an earlier lbpe
+        was = index.get("inputs")
+        was = (
+            [os.path.realpath(a) for a in was]
+            if isinstance(was, list) and all(isinstance(a, str) for a in was)
+            else None
+        )
+    return was == now
 
 
 def _resume_state(
@@ -139,7 +143,7 @@ def _resume_state(
     there is nothing to resume."""
     index_path = out / INDEX_NAME
     if not index_path.is_file():
-        if (out / OLD_INDEX_NAME).is_file():
+        if has_old_index(out):
             raise LbpeError(
                 f"{out} was written by an earlier lbpe (its {OLD_INDEX_NAME} records no checksums), so it cannot "
                 "be resumed safely: export again into an empty folder (ShardDataset still reads the old folder)"
@@ -150,7 +154,7 @@ def _resume_state(
     except (OSError, ValueError) as exc:
         raise LbpeError(f"{index_path}: cannot be read to resume ({exc}); start again in an empty folder") from None
     for key, what in _RESUMED_AS_GIVEN.items():
-        if key == "inputs" and _same_files(index.get(key), header.get(key)):
+        if key == "inputs" and _same_files(index, header):
             continue
         if index.get(key) != header.get(key):
             was, now = index.get(key), header.get(key)

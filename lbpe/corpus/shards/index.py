@@ -54,6 +54,16 @@ def vocab_sha256(tok: Tokenizer) -> str:
     return h.hexdigest()
 
 
+def has_old_index(folder: str | os.PathLike[str]) -> bool:
+    """Whether ``folder`` holds an earlier lbpe's ``index.json`` (not another tool's file of
+    that name: LitData's, say)."""
+    try:
+        index = json.loads((Path(folder) / OLD_INDEX_NAME).read_text("utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(index, dict) and index.get("format") == OLD_SHARD_FORMAT
+
+
 def read_index(folder: str | os.PathLike[str]) -> dict:
     """The index of an export folder: ``lbpe-index.json``, or the ``index.json`` of an earlier
     lbpe (npy shards) when it is lbpe's format."""
