@@ -104,6 +104,10 @@ class Container:
     #: which take the shards' size again until the shards are removed
     joined_into = ""
 
+    def joined_file(self, split: str) -> str:
+        """The file :meth:`complete` joins the split's shards into ("": none)."""
+        return ""
+
     def dtype(self, n_vocab: int) -> str:
         return "uint16" if n_vocab <= 1 << 16 else "uint32"
 
@@ -178,6 +182,9 @@ class NanoGpt(Container):
 
     def token_file(self, split: str, number: int) -> str:
         return f"{split}.bin.{number:05d}.part"
+
+    def joined_file(self, split: str) -> str:
+        return f"{split}.bin"
 
     def complete(self, out: Path, splits: dict[str, list[dict]]) -> dict[str, str]:
         done = {}

@@ -460,39 +460,57 @@ def _export_locked(
 
 
 def _full_message(out: Path, exc: OSError, shards: _Shards) -> str:
-    """One line for a full disk (or a file-size limit): what stopped, what to free, what is kept.
-    The room asked for is what the step that failed needs: a shard (more when a long document
-    ends it), or the files a format joins its shards into."""
+    """One line for a full disk, a disk quota or a file-size limit: what stopped, what to free,
+    what is kept. The room asked for is what the step that failed needs: a shard (more when a
+    long document ends it), or the files a format joins its shards into."""
     kept = sum(len(s.shards) for s in shards.streams.values())
     shard_bytes = shards.shard_tokens * shards.itemsize
     fmt = shards.fmt
     joining = sum(shards.joining.values())
+    # a shard (twice, for LitData), and the index written again beside the one it replaces (a
+    # page more for each file's last part); files that grow with the documents make it more
+    index = out / INDEX_NAME
+    next_shard = shard_bytes * fmt.shard_copies + (index.stat().st_size if index.exists() else 0) + 3 * 4096
+    shards_kept = f"{kept} complete shard{'' if kept == 1 else 's'}"
     if exc.errno == errno.EFBIG:
         what = f"a file reached the size limit of this process ({exc.strerror}; see ulimit -f)"
         if joining:
             largest = max(shards.joining.values())
             fix = f"raise the limit above {largest:,} bytes (the size of the largest of {fmt.joined_into})"
         else:
-            fix = f"raise the limit or lower --shard-tokens (a shard is about {shard_bytes:,} bytes)"
+            fix = f"raise the limit above {shard_bytes:,} bytes (a shard, more when a long document ends it)"
+    elif exc.errno == errno.EDQUOT:
+        what = f"the disk quota for {out} is used up ({exc.strerror})"
+        room = (
+            f"{joining:,} bytes to join the {shards_kept} into {fmt.joined_into}"
+            if joining
+            else (f"about {next_shard:,} bytes for the next shard and room for the shards still to come")
+        )
+        fix = f"free room under your quota ({room}) or export to another disk"
     else:
         free = shutil.disk_usage(out).free
         what = f"the disk of {out} is full ({exc.strerror}; {free:,} bytes free)"
         if joining:
+            # a joined file already made is made again on the resume: its room counts as free
+            made = sum(_size(out / fmt.joined_file(split)) for split in shards.joining)
+            more = joining - free - made
             fix = (
-                f"joining the {kept} complete shards into {fmt.joined_into} needs {joining:,} bytes free "
-                f"there: free {max(joining - free, 1):,} more or export to another disk"
+                f"joining the {shards_kept} into {fmt.joined_into} needs {joining:,} bytes free there: "
+                + (f"free {more:,} more" if more > 0 else "free more room")
+                + " or export to another disk"
             )
         else:
-            # a shard (twice, for LitData), and the index written again beside the one it replaces
-            # (a page more for each file's last part)
-            index = out / INDEX_NAME
-            need = shard_bytes * fmt.shard_copies + (index.stat().st_size if index.exists() else 0) + 3 * 4096
-            if need > free:
-                fix = f"free at least {need - free:,} more bytes there for the next shard"
+            if next_shard > free:
+                fix = f"free at least {next_shard - free:,} more bytes there for the next shard"
             else:
                 fix = f"free more than the {free:,} bytes there are now for the next shard (about {shard_bytes:,})"
             fix += " (more when a long document ends it) and room for the shards still to come, or export elsewhere"
-    return (
-        f"{what}: {fix}, then rerun with --resume; the {kept} complete shard(s) are kept "
-        "and nothing half-written is left"
-    )
+    return f"{what}: {fix}, then rerun with --resume; the {shards_kept} are kept and nothing half-written is left"
+
+
+def _size(path: Path) -> int:
+    """The size of ``path``, 0 when it is not there."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0

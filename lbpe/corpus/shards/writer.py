@@ -320,6 +320,7 @@ class _Shards:
                 if shards:
                     self.fmt.folder_files(self.out, split, shards)
             made = self.fmt.complete(self.out, splits)
+            self.joining = {}
             return self.write_index(complete=True, files={name: _file_digest(self.out / name) for name in made})
 
     def _remove_shards(self, message: str) -> NoReturn:
