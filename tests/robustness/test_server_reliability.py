@@ -315,6 +315,18 @@ def test_no_route_writes_or_shows_another_sessions_state(server):
     assert written == []
 
 
+def test_an_out_of_range_number_is_named_by_its_own_box(server):
+    """Gradio's "Value -3 is less than minimum value 0." said of the box that holds -3: the
+    Explain step, not the dropout rate beside it (the only box with two bounds)."""
+    data = ["Capitals", "gpt2", -3, "The Capitals", "", False, "bpe", "lbpe", 0.1, 0]
+    event, payload = _call(server.url, "explain_frame", data)
+    assert event == "error", (event, payload)
+    assert "Step -3 is out of range: give a number 0 or more" in str(payload), payload
+    data = ["Capitals", "gpt2", 2, "The Capitals", "", False, "bpe", "dropout", 1.5, 0]
+    event, payload = _call(server.url, "explain_frame", data)
+    assert "Dropout rate 1.5 is out of range: give a number from 0 to 1" in str(payload), payload
+
+
 def _message(call) -> str:
     with pytest.raises(AppError) as err:
         call()

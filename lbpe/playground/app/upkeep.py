@@ -95,7 +95,9 @@ class SessionBlocks(gr.Blocks):
         except Exception as exc:
             if self.input_error is None:
                 raise
-            raise self.input_error(exc, block_fn=block_fn, sessions=_session_values(block_fn, state)) from None
+            raise self.input_error(
+                exc, block_fn=block_fn, sessions=_session_values(block_fn, state), values=inputs
+            ) from None
         finally:
             forget_values(state)
             _touch(state)

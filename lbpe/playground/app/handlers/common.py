@@ -429,30 +429,51 @@ def _job(session: Session, kind: str, what: str):
 _OUT_OF_BOUNDS = re.compile(r"Value (\S+) is (?:greater|less) than (?:maximum|minimum) value \S+?\.")
 
 
-def _bounds_named(message: str, inputs: Any) -> str:
+def _bounds_named(message: str, inputs: Any, values: Any = ()) -> str:
     """Gradio's "Value 1.5 is greater than maximum value 1." said with the control's label and
-    range, when one of the event's inputs is a number with both bounds (else as it was)."""
+    range: the number box whose value the call gave is that one (``values``, in the order of
+    ``inputs``), else the only bounded one among the event's inputs (else as it was)."""
     found = _OUT_OF_BOUNDS.fullmatch(message)
-    bounded = [
-        block
-        for block in inputs
-        if isinstance(block, gr.Number) and block.minimum is not None and block.maximum is not None
-    ]
-    if found is None or len(bounded) != 1:
+    if found is None:
         return message
-    block = bounded[0]
-    low, high = f"{block.minimum:g}", f"{block.maximum:g}"
-    return f"{block.label or 'The number'} {found.group(1)} is out of range: give a number from {low} to {high}."
+    bounded = [
+        (i, block)
+        for i, block in enumerate(inputs)
+        if isinstance(block, gr.Number) and (block.minimum is not None or block.maximum is not None)
+    ]
+    if len(values) == len(inputs):
+        given = [(i, block) for i, block in bounded if _same_number(values[i], found.group(1))]
+        bounded = given or bounded
+    if len(bounded) != 1:
+        return message
+    block = bounded[0][1]
+    low, high = block.minimum, block.maximum
+    wanted = (
+        f"from {low:g} to {high:g}"
+        if low is not None and high is not None
+        else f"{low:g} or more"
+        if low is not None
+        else f"{high:g} or less"
+    )
+    return f"{block.label or 'The number'} {found.group(1)} is out of range: give a number {wanted}."
 
 
-def input_error(exc: Exception, *, block_fn: Any = None, sessions: Any = ()) -> gr.Error:
+def _same_number(value: Any, shown: str) -> bool:
+    """Whether a call's raw ``value`` is the number Gradio's message shows as ``shown``."""
+    try:
+        return float(value) == float(shown)
+    except (TypeError, ValueError, OverflowError):
+        return False
+
+
+def input_error(exc: Exception, *, block_fn: Any = None, sessions: Any = (), values: Any = ()) -> gr.Error:
     """What a visitor is told when Gradio itself refused an input before any handler ran: a
     value of the wrong type or out of bounds, a choice not offered, a file that was not
     uploaded here (a short message for the visitor and one line in the server's log;
     :class:`SessionBlocks` raises it). The message is kept, as a handler's own failure is, for
     each :class:`Session` among ``sessions`` under the event's function name, so the page's
     note beside the control says it after the notice fades (:func:`failure_note`)."""
-    message = _refusal(exc, getattr(block_fn, "inputs", ()))
+    message = _refusal(exc, getattr(block_fn, "inputs", ()), values)
     name = getattr(getattr(block_fn, "fn", None), "__name__", None)
     for session in sessions:
         if isinstance(session, Session) and name:
@@ -460,12 +481,12 @@ def input_error(exc: Exception, *, block_fn: Any = None, sessions: Any = ()) -> 
     return gr.Error(message, print_exception=False)
 
 
-def _refusal(exc: Exception, inputs: Any) -> str:
-    """:func:`input_error`'s message for ``exc``, logged."""
+def _refusal(exc: Exception, inputs: Any, values: Any = ()) -> str:
+    """:func:`input_error`'s message for ``exc`` (``values``: what the call gave), logged."""
     from gradio.exceptions import ComponentProcessingError, InvalidPathError
 
     if isinstance(exc, gr.Error):
-        message = _bounds_named(str(exc.message), inputs)
+        message = _bounds_named(str(exc.message), inputs, values)
     elif isinstance(exc, InvalidPathError) and "Dotfiles" in str(exc):
         message = 'A file whose name starts with "." is not accepted: rename it (e.g. vocab.tiktoken), upload again.'
     elif isinstance(exc, InvalidPathError):
