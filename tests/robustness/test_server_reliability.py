@@ -327,6 +327,22 @@ def test_an_out_of_range_number_is_named_by_its_own_box(server):
     assert "Dropout rate 1.5 is out of range: give a number from 0 to 1" in str(payload), payload
 
 
+def test_training_names_what_it_was_given_and_why_a_token_is_too_long(server, tmp_path):
+    """The API's defaults (None) train as the page's do, and are named as such; a text that is
+    one run of 100,000 bytes trains a token of that length, past the server's limit, and is
+    told so in the text's terms, not as a refusal of a file the visitor never sent."""
+    c = Client(server.url, verbose=False)
+    text = tmp_path / "mixed.txt"
+    text.write_text("the cat sat on the mat, the dog sat on the log. " * 200, "utf-8")
+    done = c.predict([handle_file(str(text))], 300, None, False, None, api_name="/train")
+    assert "None" not in done[-1] and "300 char" in done[-1], done[-1]
+    nul = tmp_path / "nul.txt"
+    nul.write_bytes(b"\x00" * 100_000)
+    told = _message(lambda: c.predict([handle_file(str(nul))], 500, "byte", False, "gpt2", api_name="/train"))
+    assert "tokenizer-" not in told and "a token of 100,000 bytes" in told, told
+    assert "1,024 bytes" in told and "nul.txt" in told, told
+
+
 def _message(call) -> str:
     with pytest.raises(AppError) as err:
         call()

@@ -9,6 +9,7 @@ from typing import Any
 
 import gradio as gr
 
+from lbpe import limits
 from lbpe.errors import LbpeError, NotUtf8Error, VocabSizeError
 from lbpe.formats.hf_write import write_tokenizer_json
 from lbpe.limits import PLAYGROUND
@@ -82,6 +83,7 @@ def train(
     Returns ``(state, vocabulary dropdown update, tokenizer.json file, status markdown)``.
     """
     size = _whole_size(vocab_size)
+    unit, style = unit or "char", style or "gpt2"  # the API's None: the defaults, named as such
     session, paths = _session(state), _paths(files)
     with _job(session, "train", "A training"), _kept(paths):
         return _train(session, paths, size, unit, bool(scaffold), progress, style)
@@ -133,6 +135,15 @@ def _train(session: Session, paths: list[Path], size: int, unit: str, scaffold: 
         )
         return (session, *stopped(session, "train", "train", status, (gr.update(), None)))
     corpus_name = paths[0].name if len(paths) == 1 else f"{len(paths)} files"
+    with limits.using(common.LIMITS):
+        most = limits.get("token_bytes")
+    longest = max(map(len, trained["vocab"].tokens), default=0)
+    if most and longest > most:  # else the server's check of the file written next names that file
+        raise LbpeError(
+            f"Training on {names} made a token of {longest:,} bytes, over the {most:,} bytes this server "
+            "allows in a token: the text holds a run that long with no break the pre-tokenizer splits at "
+            "(merges joined it whole). Train on text without such a run, or with lbpe train on your machine."
+        )
     kind = f"{size} {unit}{' scaffold' if scaffold else ''}{' llama' if style == 'llama' else ''}"
     path = _DOWNLOADS.write(f"tokenizer-{kind.replace(' ', '-')}.json", b"")
     write_tokenizer_json(trained["vocab"], path)  # in the style and with the preset it was trained with
