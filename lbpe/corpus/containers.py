@@ -100,12 +100,10 @@ class Container:
     #: how many times a shard's ids are on the disk at once while it is written (LitData's
     #: writer makes its chunks from the shard's token file), for the advice on a full disk
     shard_copies = 1
-    #: the files :meth:`complete` joins the split's shards into (nanoGPT's train.bin, val.bin),
-    #: which take the shards' size again until the shards are removed
-    joined_into = ""
 
     def joined_file(self, split: str) -> str:
-        """The file :meth:`complete` joins the split's shards into ("": none)."""
+        """The file :meth:`complete` joins the split's shards into ("": none), which takes the
+        shards' size again until they are removed (nanoGPT's train.bin)."""
         return ""
 
     def dtype(self, n_vocab: int) -> str:
@@ -170,7 +168,6 @@ class NanoGpt(Container):
 
     name = "nanogpt"
     runs_together_in = "train.bin"
-    joined_into = "train.bin and val.bin"
 
     def dtype(self, n_vocab: int) -> str:
         if n_vocab > 1 << 16:
@@ -191,7 +188,7 @@ class NanoGpt(Container):
         for split, shards in splits.items():
             if split == "val" and not shards:
                 continue
-            final = out / f"{split}.bin"
+            final = out / self.joined_file(split)
             tmp = tmp_name(final)
             try:
                 with open(tmp, "wb") as dst:

@@ -467,6 +467,7 @@ def _full_message(out: Path, exc: OSError, shards: _Shards) -> str:
     shard_bytes = shards.shard_tokens * shards.itemsize
     fmt = shards.fmt
     joining = sum(shards.joining.values())
+    joined = " and ".join(fmt.joined_file(split) for split in shards.joining)  # train.bin (and val.bin)
     # a shard (twice, for LitData), and the index written again beside the one it replaces (a
     # page more for each file's last part); files that grow with the documents make it more
     index = out / INDEX_NAME
@@ -475,14 +476,14 @@ def _full_message(out: Path, exc: OSError, shards: _Shards) -> str:
     if exc.errno == errno.EFBIG:
         what = f"a file reached the size limit of this process ({exc.strerror}; see ulimit -f)"
         if joining:
-            largest = max(shards.joining.values())
-            fix = f"raise the limit above {largest:,} bytes (the size of the largest of {fmt.joined_into})"
+            largest = max(shards.joining, key=shards.joining.__getitem__)
+            fix = f"raise the limit above {shards.joining[largest]:,} bytes (the size of {fmt.joined_file(largest)})"
         else:
             fix = f"raise the limit above {shard_bytes:,} bytes (a shard, more when a long document ends it)"
     elif exc.errno == errno.EDQUOT:
         what = f"the disk quota for {out} is used up ({exc.strerror})"
         room = (
-            f"{joining:,} bytes to join the {shards_kept} into {fmt.joined_into}"
+            f"{joining:,} bytes to join the {shards_kept} into {joined}"
             if joining
             else (f"about {next_shard:,} bytes for the next shard and room for the shards still to come")
         )
@@ -495,7 +496,7 @@ def _full_message(out: Path, exc: OSError, shards: _Shards) -> str:
             made = sum(_size(out / fmt.joined_file(split)) for split in shards.joining)
             more = joining - free - made
             fix = (
-                f"joining the {shards_kept} into {fmt.joined_into} needs {joining:,} bytes free there: "
+                f"joining the {shards_kept} into {joined} needs {joining:,} bytes free there: "
                 + (f"free {more:,} more" if more > 0 else "free more room")
                 + " or export to another disk"
             )

@@ -86,7 +86,7 @@ class _Shards:
         self.skipped = 0
         self.messages: list[str] = []
         self.records = 0  # records consumed through the last completed document
-        #: split -> the bytes of its joined file (Container.joined_into), while they are joined
+        #: split -> the bytes of its joined file (Container.joined_file), while they are joined
         self.joining: dict[str, int] = {}
 
     def stream_of(self, record: int) -> _Stream:
@@ -311,10 +311,11 @@ class _Shards:
         self.close_shard()
         with _interrupts_deferred():
             splits = {split: s.shards for split, s in self.streams.items()}
-            if self.fmt.joined_into:  # what the joined files take, for the advice on a full disk
+            if self.fmt.joined_file("train"):  # what the joined files take, for the advice on a full disk
                 self.joining = {
                     split: sum(shard["files"][shard["tokens_file"]]["bytes"] for shard in shards)
                     for split, shards in splits.items()
+                    if shards
                 }
             for split, shards in splits.items():
                 if shards:
